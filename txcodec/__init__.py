@@ -1,0 +1,10 @@
+"""txcodec: read, convert and write the session transcripts of AI coding agents."""
+
+from __future__ import annotations
+
+from .api import detect, load
+from .native import NativeSession, Opaque
+
+__version__ = "0.1.0"
+
+__all__ = ["NativeSession", "Opaque", "detect", "load", "__version__"]

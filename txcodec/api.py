@@ -1,0 +1,62 @@
+"""The library API that the CLI calls. No click here."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from . import registry
+from .jsonl import split_lines
+from .native import NativeSession, decode_session, json_source
+
+_SAMPLE_LINES = 40
+_sniff = msgspec.json.Decoder()
+
+
+def read_bytes(path: str | os.PathLike[str]) -> bytes:
+    """A file's bytes; ``.zst`` files are decompressed."""
+    path = Path(path)
+    data = path.read_bytes()
+    if path.suffix == ".zst":
+        import zstandard
+
+        data = zstandard.ZstdDecompressor().stream_reader(data).read()
+    return data
+
+
+def detect(data: bytes) -> str:
+    """The harness whose format the leading lines match best; ``jsonl`` when none does."""
+    sample: list[Any] = []
+    for line in split_lines(data[: 1 << 20] if len(data) > 1 << 20 else data)[0]:
+        if len(sample) >= _SAMPLE_LINES:
+            break
+        if not line.strip():
+            continue
+        try:
+            sample.append(_sniff.decode(json_source(line)))
+        except msgspec.DecodeError:
+            sample.append(None)
+    best, best_score = "jsonl", 0
+    for name, harness in registry.harnesses().items():
+        score = harness.detect(sample)
+        if score > best_score:
+            best, best_score = name, score
+    return best
+
+
+def load(source: bytes | str | os.PathLike[str], harness: str | None = None) -> NativeSession:
+    """Load a native session from bytes or a path; the harness is detected when ``None``.
+
+    ``load(b).dump() == b`` for every input.
+    """
+    path = None
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        data = bytes(source)
+    else:
+        path = Path(source)
+        data = read_bytes(path)
+    name = harness or detect(data)
+    return decode_session(data, registry.get(name).codec, name, path)

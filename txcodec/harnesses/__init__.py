@@ -1,0 +1,2 @@
+"""One package per harness, the same module names in each: records, codec, store,
+read, write."""

@@ -1,0 +1,88 @@
+"""Claude Code line codec: bytes -> typed record, and back.
+
+The fast path is one msgspec decode into the tagged record union. A line that it refuses
+takes the lenient path: a known record whose content holds an unknown block type (or a
+``tool_result.content`` that is neither a string nor a block list) is still typed, with
+those values kept as :class:`msgspec.Raw`; anything else becomes an :class:`Opaque`
+record with a diagnostic. Decoding never raises.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from ...native import json_source, merge_record, opaque_for
+from .records import BLOCK_TYPES, RECORD_TYPES, Record, ResultPart
+
+_decoder = msgspec.json.Decoder(Record)
+_dict_decoder = msgspec.json.Decoder()
+_part_decoders = {name: msgspec.json.Decoder(cls) for name, cls in BLOCK_TYPES.items()}
+
+
+class ClaudeCodeCodec:
+    name = "claude_code"
+
+    def decode(self, line: bytes) -> Any:
+        try:
+            return _decoder.decode(json_source(line))
+        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+            return _lenient(line, exc)
+
+    def encode(self, record: Any, original: bytes | None) -> bytes:
+        return merge_record(record, original)
+
+
+def _lenient(line: bytes, error: Exception) -> Any:
+    try:
+        value = _dict_decoder.decode(json_source(line))
+    except msgspec.DecodeError:
+        return opaque_for(line, error)
+    cls = RECORD_TYPES.get(value.get("type")) if isinstance(value, dict) else None
+    message = value.get("message") if cls is not None else None
+    content = message.get("content") if isinstance(message, dict) else None
+    if not isinstance(content, list):
+        return opaque_for(line, error)
+    # Type the record without its content, then put the blocks back one by one.
+    blocks = [_block(b) for b in content]
+    message["content"] = []
+    try:
+        record = msgspec.convert(value, cls)
+    except msgspec.ValidationError:
+        return opaque_for(line, error)
+    record.message.content = blocks
+    return record
+
+
+def _block(value: Any) -> Any:
+    raw = msgspec.Raw(msgspec.json.encode(value))
+    decoder = _part_decoders.get(value.get("type")) if isinstance(value, dict) else None
+    if decoder is None:
+        return raw
+    try:
+        return decoder.decode(raw)
+    except msgspec.ValidationError:
+        if value.get("type") != "tool_result" or "content" not in value:
+            return raw
+    # A tool_result whose content is neither a string nor a block list: keep the rest
+    # typed and the content as it was.
+    inner = value.pop("content")
+    block = _part_decoders["tool_result"].decode(msgspec.json.encode(value))
+    block.content = _result_content(inner)
+    return block
+
+
+def _result_content(value: Any) -> Any:
+    if isinstance(value, list):
+        parts = []
+        for item in value:
+            try:
+                parts.append(msgspec.convert(item, ResultPart))
+            except msgspec.ValidationError:
+                parts.append(msgspec.Raw(msgspec.json.encode(item)))
+        return parts
+    return msgspec.Raw(msgspec.json.encode(value))
+
+
+CODEC = ClaudeCodeCodec()

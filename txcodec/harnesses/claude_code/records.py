@@ -1,0 +1,395 @@
+"""Typed records of a Claude Code session file (seed 004 section 4, seed 003's table,
+formats.md for the types newer clients write).
+
+Every line is a JSON object tagged by ``type``. The structs name the fields a reader
+uses; everything else stays in the line's bytes (the native session keeps them), so an
+untouched line is re-emitted exactly and an edited one keeps its unknown keys.
+``UNSET`` keeps "absent" apart from ``null``. Values whose shape varies by tool or by
+client version (``toolUseResult``, ``compactMetadata``, ``attachment`` bodies, ...) are
+kept as :class:`msgspec.Raw` and shape-checked where they are read.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, Union
+
+import msgspec
+from msgspec import UNSET, Raw, UnsetType, field
+
+# --- content blocks ----------------------------------------------------------------
+
+
+class _Block(msgspec.Struct, tag_field="type", omit_defaults=True):
+    pass
+
+
+class TextBlock(_Block, tag="text"):
+    text: str = ""
+    citations: Raw | UnsetType = UNSET
+
+
+class ThinkingBlock(_Block, tag="thinking"):
+    thinking: str = ""
+    signature: str | UnsetType = UNSET
+
+
+class RedactedThinkingBlock(_Block, tag="redacted_thinking"):
+    data: str = ""
+
+
+class ToolUseBlock(_Block, tag="tool_use"):
+    id: str = ""
+    name: str = ""
+    input: Raw | UnsetType = UNSET  # the API wants an object; files hold whatever was sent
+    caller: Raw | UnsetType = UNSET
+
+
+class ServerToolUseBlock(_Block, tag="server_tool_use"):
+    id: str = ""
+    name: str = ""
+    input: Raw | UnsetType = UNSET
+
+
+class ImageBlock(_Block, tag="image"):
+    source: Raw | UnsetType = UNSET
+
+
+class DocumentBlock(_Block, tag="document"):
+    source: Raw | UnsetType = UNSET
+    title: str | None | UnsetType = UNSET
+
+
+class ToolReferenceBlock(_Block, tag="tool_reference"):
+    tool_name: str = ""
+
+
+ResultPart = Union[TextBlock, ImageBlock, DocumentBlock, ToolReferenceBlock]
+
+
+class ToolResultBlock(_Block, tag="tool_result"):
+    tool_use_id: str = ""
+    # a string or a list of blocks (seed 004 section 5); any other JSON is kept as
+    # :class:`msgspec.Raw` by the codec's lenient path
+    content: str | list[ResultPart] | UnsetType = UNSET
+    is_error: bool | None | UnsetType = UNSET
+
+
+Block = Union[
+    TextBlock,
+    ThinkingBlock,
+    RedactedThinkingBlock,
+    ToolUseBlock,
+    ServerToolUseBlock,
+    ToolResultBlock,
+    ImageBlock,
+    DocumentBlock,
+    ToolReferenceBlock,
+]
+"""A content block. An unknown block type is kept in the content list as
+:class:`msgspec.Raw` (its exact bytes)."""
+
+BLOCK_TYPES: dict[str, type] = {cls.__struct_config__.tag: cls for cls in Block.__args__}
+
+
+class Usage(msgspec.Struct, omit_defaults=True):
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cache_creation_input_tokens: int | None = None
+    cache_read_input_tokens: int | None = None
+
+
+class Message(msgspec.Struct, omit_defaults=True):
+    role: str | UnsetType = UNSET
+    content: str | list[Block] | UnsetType = UNSET
+    id: str | UnsetType = UNSET
+    model: str | UnsetType = UNSET
+    type: str | UnsetType = UNSET
+    stop_reason: str | None | UnsetType = UNSET
+    stop_sequence: str | None | UnsetType = UNSET
+    usage: Usage | None | UnsetType = UNSET
+
+
+# --- records -------------------------------------------------------------------------
+
+
+class _Record(msgspec.Struct, tag_field="type", rename="camel", omit_defaults=True):
+    pass
+
+
+class _Envelope(_Record):
+    """Fields that user / assistant / system / attachment / progress lines share."""
+
+    uuid: str | None | UnsetType = UNSET
+    parent_uuid: str | None | UnsetType = UNSET
+    logical_parent_uuid: str | None | UnsetType = UNSET
+    session_id: str | UnsetType = UNSET
+    timestamp: str | UnsetType = UNSET
+    cwd: str | UnsetType = UNSET
+    git_branch: str | UnsetType = UNSET
+    version: str | UnsetType = UNSET
+    is_sidechain: bool | UnsetType = UNSET
+    user_type: str | UnsetType = UNSET
+    entrypoint: str | UnsetType = UNSET
+    agent_id: str | UnsetType = UNSET
+    slug: str | UnsetType = UNSET
+    is_meta: bool | UnsetType = UNSET
+
+
+class UserRecord(_Envelope, tag="user"):
+    message: Message = msgspec.field(default_factory=Message)
+    tool_use_result: Raw | UnsetType = UNSET  # object, bare string, array or JSON-in-string
+    source_tool_assistant_uuid: str | UnsetType = field(default=UNSET, name="sourceToolAssistantUUID")
+    source_tool_use_id: str | UnsetType = field(default=UNSET, name="sourceToolUseID")
+    is_compact_summary: bool | UnsetType = UNSET
+    is_visible_in_transcript_only: bool | UnsetType = UNSET
+    origin: Raw | UnsetType = UNSET
+    prompt_id: str | UnsetType = UNSET
+    prompt_source: str | UnsetType = UNSET
+    permission_mode: str | UnsetType = UNSET
+    tool_denial_kind: str | UnsetType = UNSET
+    interrupted_message_id: str | UnsetType = UNSET
+    forked_from: Raw | UnsetType = UNSET
+    mcp_meta: Raw | UnsetType = UNSET
+
+
+class AssistantRecord(_Envelope, tag="assistant"):
+    message: Message = msgspec.field(default_factory=Message)
+    request_id: str | UnsetType = UNSET
+    api_block_index: int | UnsetType = UNSET
+    is_api_error_message: bool | UnsetType = UNSET
+    api_error_status: int | None | UnsetType = UNSET
+    error: Raw | UnsetType = UNSET
+    is_aborted_mid_stream: bool | UnsetType = UNSET
+    truncated_after_output: bool | UnsetType = UNSET
+    forked_from: Raw | UnsetType = UNSET
+    effort: str | None | UnsetType = UNSET
+
+
+class SystemRecord(_Envelope, tag="system"):
+    """``subtype`` is an open set: local_command, compact_boundary, api_error,
+    turn_duration, stop_hook_summary, away_summary, informational, ..."""
+
+    subtype: str | UnsetType = UNSET
+    content: Raw | UnsetType = UNSET
+    level: str | UnsetType = UNSET
+    compact_metadata: Raw | UnsetType = UNSET
+    duration_ms: float | UnsetType = UNSET
+    retry_attempt: int | UnsetType = UNSET
+    max_retries: int | UnsetType = UNSET
+    error: Raw | UnsetType = UNSET
+    tool_use_id: str | UnsetType = field(default=UNSET, name="toolUseID")
+
+
+class AttachmentBody(msgspec.Struct, omit_defaults=True):
+    type: str | UnsetType = UNSET
+    origin: Raw | UnsetType = UNSET
+
+
+class AttachmentRecord(_Envelope, tag="attachment"):
+    attachment: AttachmentBody | Raw | UnsetType = UNSET
+
+
+class ProgressRecord(_Envelope, tag="progress"):
+    data: Raw | UnsetType = UNSET
+    tool_use_id: str | UnsetType = field(default=UNSET, name="toolUseID")
+    parent_tool_use_id: str | UnsetType = field(default=UNSET, name="parentToolUseID")
+
+
+class SummaryRecord(_Record, tag="summary"):
+    summary: str | UnsetType = UNSET
+    leaf_uuid: str | None | UnsetType = UNSET
+
+
+class CustomTitleRecord(_Record, tag="custom-title"):
+    custom_title: str | UnsetType = UNSET
+    session_id: str | UnsetType = UNSET
+
+
+class AgentNameRecord(_Record, tag="agent-name"):
+    agent_name: str | UnsetType = UNSET
+    session_id: str | UnsetType = UNSET
+
+
+class AiTitleRecord(_Record, tag="ai-title"):
+    ai_title: str | UnsetType = UNSET
+    session_id: str | UnsetType = UNSET
+
+
+class LastPromptRecord(_Record, tag="last-prompt"):
+    session_id: str | UnsetType = UNSET
+    leaf_uuid: str | None | UnsetType = UNSET
+    last_prompt: str | UnsetType = UNSET
+
+
+class FileHistorySnapshotRecord(_Record, tag="file-history-snapshot"):
+    message_id: str | UnsetType = UNSET
+    snapshot: Raw | UnsetType = UNSET  # keyed by absolute paths: private by design
+    is_snapshot_update: bool | UnsetType = UNSET
+
+
+class FileHistoryDeltaRecord(_Record, tag="file-history-delta"):
+    message_id: str | UnsetType = UNSET
+    session_id: str | UnsetType = UNSET
+
+
+class QueueOperationRecord(_Record, tag="queue-operation"):
+    operation: str | UnsetType = UNSET
+    timestamp: str | UnsetType = UNSET
+    session_id: str | UnsetType = UNSET
+    content: Raw | UnsetType = UNSET
+
+
+class ModeRecord(_Record, tag="mode"):
+    mode: str | UnsetType = UNSET
+    session_id: str | UnsetType = UNSET
+
+
+class PermissionModeRecord(_Record, tag="permission-mode"):
+    permission_mode: str | UnsetType = UNSET
+    session_id: str | UnsetType = UNSET
+
+
+# Records that newer clients and hosts write (formats.md, seed 004's taxonomy): typed
+# only by the fields that every one of them carries; their bodies ride along as bytes.
+class _SessionTagged(_Record):
+    session_id: str | UnsetType = UNSET
+    timestamp: str | UnsetType = UNSET
+
+
+class ApiRequestRecord(_SessionTagged, tag="api-request"):
+    id: str | UnsetType = UNSET
+
+
+class ApiRequestBlobRecord(_SessionTagged, tag="api-request-blob"):
+    hash: str | UnsetType = UNSET
+
+
+class ApiRequestShapeRecord(_SessionTagged, tag="api-request-shape"):
+    shape_hash: str | UnsetType = UNSET
+
+
+class ToolsUsedRecord(_SessionTagged, tag="tools-used"):
+    pass
+
+
+class AtisLatchRecord(_SessionTagged, tag="atis-latch"):
+    pass
+
+
+class CostStateRecord(_SessionTagged, tag="cost-state"):
+    total_cost_usd: float | UnsetType = field(default=UNSET, name="totalCostUSD")
+
+
+class BridgeSessionRecord(_SessionTagged, tag="bridge-session"):
+    bridge_session_id: str | UnsetType = UNSET
+
+
+class PrLinkRecord(_SessionTagged, tag="pr-link"):
+    pr_url: str | UnsetType = UNSET
+
+
+class FrameLinkRecord(_SessionTagged, tag="frame-link"):
+    pass
+
+
+class WorktreeStateRecord(_SessionTagged, tag="worktree-state"):
+    pass
+
+
+class RelocatedRecord(_SessionTagged, tag="relocated"):
+    relocated_cwd: str | UnsetType = UNSET
+
+
+Record = Union[
+    UserRecord,
+    AssistantRecord,
+    SystemRecord,
+    AttachmentRecord,
+    ProgressRecord,
+    SummaryRecord,
+    CustomTitleRecord,
+    AgentNameRecord,
+    AiTitleRecord,
+    LastPromptRecord,
+    FileHistorySnapshotRecord,
+    FileHistoryDeltaRecord,
+    QueueOperationRecord,
+    ModeRecord,
+    PermissionModeRecord,
+    ApiRequestRecord,
+    ApiRequestBlobRecord,
+    ApiRequestShapeRecord,
+    ToolsUsedRecord,
+    AtisLatchRecord,
+    CostStateRecord,
+    BridgeSessionRecord,
+    PrLinkRecord,
+    FrameLinkRecord,
+    WorktreeStateRecord,
+    RelocatedRecord,
+]
+
+RECORD_TYPES: dict[str, type] = {cls.__struct_config__.tag: cls for cls in Record.__args__}
+
+ConversationRecord = Union[UserRecord, AssistantRecord]
+
+# --- side files ----------------------------------------------------------------------
+
+
+class AgentMeta(msgspec.Struct, rename="camel", omit_defaults=True):
+    """``subagents/agent-<id>.meta.json`` (seed 004 section 3)."""
+
+    agent_type: str | UnsetType = UNSET
+    spawn_depth: int | UnsetType = UNSET  # absent on some sidecars: read as 1
+    model: str | UnsetType = UNSET
+    description: str | UnsetType = UNSET
+    tool_use_id: str | UnsetType = UNSET
+    parent_agent_id: str | UnsetType = UNSET
+    is_fork: bool | UnsetType = UNSET
+
+
+class JournalStarted(msgspec.Struct, tag_field="type", tag="started", rename="camel", omit_defaults=True):
+    """Workflow ``journal.jsonl``: which children belong to a run (seed 000)."""
+
+    key: str | UnsetType = UNSET
+    agent_id: str | UnsetType = UNSET
+
+
+class JournalResult(msgspec.Struct, tag_field="type", tag="result", rename="camel", omit_defaults=True):
+    key: str | UnsetType = UNSET
+    agent_id: str | UnsetType = UNSET
+    result: Raw | UnsetType = UNSET
+
+
+JournalRecord = Union[JournalStarted, JournalResult]
+
+
+def raw_json(raw: Raw | UnsetType) -> Any:
+    """Decode a kept :class:`msgspec.Raw` value; ``UNSET`` stays ``UNSET``."""
+    if raw is UNSET:
+        return UNSET
+    return msgspec.json.decode(raw)
+
+
+ToolUseResultShape = Literal["object", "string", "array", "json-string", "other", "absent"]
+
+
+def tool_use_result_shape(raw: Raw | UnsetType) -> tuple[ToolUseResultShape, Any]:
+    """Shape-check ``toolUseResult`` before any field access (seed 000: ~7% are bare
+    strings; seed 004: some arrays, some JSON encoded in a string)."""
+    if raw is UNSET:
+        return "absent", None
+    value = msgspec.json.decode(raw)
+    if isinstance(value, dict):
+        return "object", value
+    if isinstance(value, list):
+        return "array", value
+    if isinstance(value, str):
+        text = value.lstrip()
+        if text[:1] in ("{", "["):
+            try:
+                return "json-string", msgspec.json.decode(text)
+            except msgspec.DecodeError:
+                pass
+        return "string", value
+    return "other", value

@@ -1,0 +1,61 @@
+"""The harness registry: built-in harnesses plus those installed under the
+``txcodec.harnesses`` entry-point group. One id names a harness everywhere: the package,
+``--from``/``--to``, the golden folder and the docs page."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib import import_module, metadata
+from typing import Any
+
+from .native import Codec
+
+BUILTIN = ("claude_code", "codex", "stream_json", "gemini_cli", "qwen_code", "pi", "jsonl")
+
+
+@dataclass(frozen=True)
+class Harness:
+    name: str
+    title: str
+    codec: Codec
+    # How sure we are that these decoded leading lines (dicts, or None for non-JSON)
+    # come from this harness: 0 = not at all.
+    detect: Callable[[list[Any]], int]
+    read: Callable[..., Any] | None = None  # NativeSession -> Conversation
+    write: Callable[..., Any] | None = None  # Conversation -> written files
+    store: Any = None  # discovery module, where the harness has a store
+
+
+class UnknownHarness(ValueError):
+    pass
+
+
+_cache: dict[str, Harness] = {}
+
+
+def _load_all() -> dict[str, Harness]:
+    if not _cache:
+        for name in BUILTIN:
+            try:
+                _cache[name] = import_module(f"txcodec.harnesses.{name}").HARNESS
+            except ModuleNotFoundError as exc:
+                if exc.name != f"txcodec.harnesses.{name}":
+                    raise
+        for ep in metadata.entry_points(group="txcodec.harnesses"):
+            _cache.setdefault(ep.name, ep.load())
+    return _cache
+
+
+def harnesses() -> dict[str, Harness]:
+    return dict(_load_all())
+
+
+def get(name: str) -> Harness:
+    found = _load_all().get(name)
+    if found is None:
+        close = difflib.get_close_matches(name, list(_load_all()), n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise UnknownHarness(f"unknown harness {name!r}{hint}; known: {', '.join(sorted(_load_all()))}")
+    return found
