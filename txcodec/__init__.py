@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from .api import detect, load
+from .api import detect, load, to_common
 from .native import NativeSession, Opaque
 
 __version__ = "0.1.0"
 
-__all__ = ["NativeSession", "Opaque", "detect", "load", "__version__"]
+__all__ = ["NativeSession", "Opaque", "detect", "load", "to_common", "__version__"]

@@ -9,6 +9,8 @@ from typing import Any
 import msgspec
 
 from . import registry
+from .common import Conversation
+from .loss import LossReport
 from .jsonl import split_lines
 from .native import NativeSession, decode_session, json_source
 
@@ -60,3 +62,18 @@ def load(source: bytes | str | os.PathLike[str], harness: str | None = None) -> 
         data = read_bytes(path)
     name = harness or detect(data)
     return decode_session(data, registry.get(name).codec, name, path)
+
+
+class NotSupported(ValueError):
+    pass
+
+
+def to_common(session: NativeSession, loss: LossReport | None = None) -> Conversation:
+    """The session as a Common conversation (with subagents, when side files exist).
+
+    What Common cannot carry is added to ``loss`` when one is given.
+    """
+    harness = registry.get(session.harness)
+    if harness.read is None:
+        raise NotSupported(f"reading {harness.title} into Common is not supported yet")
+    return harness.read(session, loss if loss is not None else LossReport())

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import import_module, metadata
 from typing import Any
 
@@ -15,17 +15,43 @@ from .native import Codec
 BUILTIN = ("claude_code", "codex", "stream_json", "gemini_cli", "qwen_code", "pi", "jsonl")
 
 
+@dataclass
+class Written:
+    """What a writer produced: files by path relative to the client's store root
+    (POSIX separators), the first being the main session file."""
+
+    session_id: str
+    files: dict[str, bytes] = field(default_factory=dict)
+
+    @property
+    def main(self) -> str:
+        return next(iter(self.files))
+
+
+@dataclass
+class WriteOptions:
+    session_id: str | None = None  # keep the source id when None, else derive one
+    cwd: str | None = None  # the project folder the client will resume from
+
+
 @dataclass(frozen=True)
 class Harness:
+    """What a harness package registers. Only ``codec`` and ``detect`` are required."""
+
     name: str
     title: str
     codec: Codec
     # How sure we are that these decoded leading lines (dicts, or None for non-JSON)
     # come from this harness: 0 = not at all.
     detect: Callable[[list[Any]], int]
-    read: Callable[..., Any] | None = None  # NativeSession -> Conversation
-    write: Callable[..., Any] | None = None  # Conversation -> written files
-    store: Any = None  # discovery module, where the harness has a store
+    # read(session: NativeSession, loss: LossReport) -> Conversation
+    read: Callable[..., Any] | None = None
+    # write(conversation: Conversation, loss: LossReport, options: WriteOptions) -> Written
+    write: Callable[..., Any] | None = None
+    # a module with default_root() -> Path and discover(root) -> list[SessionInfo]
+    store: Any = None
+    # check_resume(path: Path, **options) -> ResumeReport: what the real client sends
+    check_resume: Callable[..., Any] | None = None
 
 
 class UnknownHarness(ValueError):

@@ -1,0 +1,232 @@
+"""The Common model: one conversation in the Anthropic Messages shape.
+
+Every harness reads into it and writes from it. A message is a role and a list of
+content blocks; tool calls and their results are blocks joined by id. ``UNSET`` marks
+a value the source did not have, which differs from ``null``. What a source carries
+but Common has no slot for goes to the ``extra`` bags or, when it cannot be carried,
+to the loss report (:mod:`txcodec.loss`).
+
+The JSON form is one object with top-level ``version``, ``meta`` and ``messages``;
+subagent conversations nest under ``children``, never inside the main ``messages``.
+``schemas/common.schema.json`` is generated from these structs.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Literal, Union
+
+import msgspec
+from msgspec import UNSET, UnsetType
+
+COMMON_VERSION = "1.0"
+
+
+class _Struct(msgspec.Struct, omit_defaults=True, forbid_unknown_fields=False):
+    pass
+
+
+# --- blocks --------------------------------------------------------------------------
+
+
+class _Block(_Struct, tag_field="type"):
+    pass
+
+
+class Text(_Block, tag="text"):
+    text: str
+
+
+class Thinking(_Block, tag="thinking"):
+    """Reasoning. Claude Code usually keeps only the ``signature`` (seed 004 section 8:
+    95% of thinking blocks have no text); Codex keeps ``encrypted`` content."""
+
+    thinking: str = ""
+    signature: str | UnsetType = UNSET
+    encrypted: str | UnsetType = UNSET
+
+
+class ToolUse(_Block, tag="tool_use"):
+    """A tool call. ``input`` is exactly what the source held (not always an object);
+    :attr:`tool` gives the typed view, and ``kind`` the normalized family."""
+
+    id: str
+    name: str
+    input: Any = None
+    kind: str = "generic"
+
+    @property
+    def tool(self) -> Any:
+        from .tools import typed_tool
+
+        return typed_tool(self.name, self.input)
+
+
+class ToolResult(_Block, tag="tool_result"):
+    """A tool's result. ``is_error`` is ``None`` when the source did not say: an absent
+    flag is unknown, never success (seed 000, seed 004 section 7)."""
+
+    tool_use_id: str
+    content: str | list[Block] = ""
+    is_error: bool | None = None
+    structured: Any = UNSET  # Claude Code's ``toolUseResult``, as it was
+
+
+class Image(_Block, tag="image"):
+    media_type: str | UnsetType = UNSET
+    data: str | UnsetType = UNSET  # base64
+    url: str | UnsetType = UNSET
+    file_id: str | UnsetType = UNSET
+
+
+class Document(_Block, tag="document"):
+    media_type: str | UnsetType = UNSET
+    data: str | UnsetType = UNSET  # base64, or plain text when media_type is text/plain
+    url: str | UnsetType = UNSET
+    title: str | UnsetType = UNSET
+
+
+class Artifact(_Block, tag="artifact"):
+    """A file the agent published. ``data`` (base64) holds inline bytes when the
+    source had them; a writer materializes them beneath the session's folder."""
+
+    path: str
+    description: str | UnsetType = UNSET
+    media_type: str | UnsetType = UNSET
+    data: str | UnsetType = UNSET
+
+
+class Command(_Block, tag="command"):
+    """A slash command the user ran, with its arguments and what it printed."""
+
+    name: str
+    args: str | UnsetType = UNSET
+    message: str | UnsetType = UNSET
+    output: str | UnsetType = UNSET
+
+
+class RawBlock(_Block, tag="raw"):
+    """A block Common has no type for, kept as the source held it."""
+
+    source_type: str
+    value: Any = None
+
+
+Block = Union[Text, Thinking, ToolUse, ToolResult, Image, Document, Artifact, Command, RawBlock]
+
+
+# --- messages ------------------------------------------------------------------------
+
+
+class Usage(_Struct):
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_creation_input_tokens: int = 0
+    cache_read_input_tokens: int = 0
+    reasoning_output_tokens: int | UnsetType = UNSET
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.input_tokens + other.input_tokens,
+            self.output_tokens + other.output_tokens,
+            self.cache_creation_input_tokens + other.cache_creation_input_tokens,
+            self.cache_read_input_tokens + other.cache_read_input_tokens,
+        )
+
+
+Role = Literal["user", "assistant"]
+
+
+class Message(_Struct):
+    role: Role
+    content: list[Block] = msgspec.field(default_factory=list)
+    id: str | UnsetType = UNSET  # the provider's message id (assistant) when known
+    timestamp: str | UnsetType = UNSET
+    source_ids: list[str] = msgspec.field(default_factory=list)  # native record ids, in order
+    model: str | UnsetType = UNSET
+    stop_reason: str | None | UnsetType = UNSET
+    usage: Usage | UnsetType = UNSET  # only for a finished call (seed 000)
+    synthetic: bool = False  # written by the client, not the model or the user
+    compact_summary: bool = False  # the summary that opens a compaction epoch
+    interrupted: bool = False
+    api_error: bool = False
+    meta: bool = False  # injected context the user did not type (isMeta)
+    origin: str | UnsetType = UNSET  # human, task-notification, ... (an open set)
+    extra: dict[str, Any] = msgspec.field(default_factory=dict)
+
+
+# --- conversation --------------------------------------------------------------------
+
+
+class Meta(_Struct):
+    id: str | UnsetType = UNSET
+    title: str | UnsetType = UNSET
+    cwd: str | UnsetType = UNSET
+    git_branch: str | UnsetType = UNSET
+    client_version: str | UnsetType = UNSET
+    models: list[str] = msgspec.field(default_factory=list)
+    started_at: str | UnsetType = UNSET
+    ended_at: str | UnsetType = UNSET
+    source_harness: str | UnsetType = UNSET
+    extra: dict[str, Any] = msgspec.field(default_factory=dict)
+
+
+class Epoch(_Struct):
+    """A compaction: from ``start`` (index into ``messages`` of the summary message)
+    the context is the summary plus the preserved messages. Ids may be unresolved."""
+
+    start: int
+    boundary_id: str | UnsetType = UNSET
+    logical_parent_id: str | None | UnsetType = UNSET
+    preserved_ids: list[str] = msgspec.field(default_factory=list)
+    trigger: str | UnsetType = UNSET
+    pre_tokens: int | UnsetType = UNSET
+
+
+class ChildLink(_Struct):
+    """How a subagent conversation was joined to its parent, and how sure that is."""
+
+    via: str  # meta.toolUseId | toolUseResult.agentId | journal | parentAgentId | none
+    tool_use_id: str | UnsetType = UNSET
+    agent_id: str | UnsetType = UNSET
+    parent_agent_id: str | UnsetType = UNSET
+    status: str | UnsetType = UNSET  # async_launched | forked | completed | ...
+    workflow_run: str | UnsetType = UNSET
+
+
+class Conversation(msgspec.Struct):
+    """Every field is always written, ``version`` first."""
+
+    version: str = COMMON_VERSION
+    meta: Meta = msgspec.field(default_factory=Meta)
+    messages: list[Message] = msgspec.field(default_factory=list)
+    children: list[Child] = msgspec.field(default_factory=list)
+    epochs: list[Epoch] = msgspec.field(default_factory=list)
+
+    SCHEMA_ID: ClassVar[str] = "https://txcodec.dev/schemas/common.schema.json"
+
+
+class Child(_Struct):
+    link: ChildLink
+    conversation: Conversation
+    agent_type: str | UnsetType = UNSET
+    description: str | UnsetType = UNSET
+    spawn_depth: int = 1
+
+
+# --- JSON ----------------------------------------------------------------------------
+
+_encoder = msgspec.json.Encoder()
+_decoder = msgspec.json.Decoder(Conversation)
+
+
+def to_json(conversation: Conversation) -> bytes:
+    return _encoder.encode(conversation)
+
+
+def from_json(data: bytes | str) -> Conversation:
+    return _decoder.decode(data)
+
+
+def json_schema() -> dict[str, Any]:
+    schema = msgspec.json.schema(Conversation)
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": Conversation.SCHEMA_ID, **schema}

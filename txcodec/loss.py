@@ -1,0 +1,44 @@
+"""The loss report: what a conversion could not carry, counted by kind, with where.
+
+Readers record what the Common model has no slot for (bookkeeping records, attachments,
+unknown blocks, fields); writers record what the target cannot hold and what they had to
+change so the real client accepts the file. Nothing is dropped without an entry here.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import msgspec
+from msgspec import UNSET, UnsetType
+
+
+class Loss(msgspec.Struct, omit_defaults=True):
+    kind: str  # e.g. "record:file-history-snapshot", "block:server_tool_use", "write:wrapped-input"
+    detail: str = ""
+    file: str | UnsetType = UNSET
+    line: int | UnsetType = UNSET  # 1-based line in the source file
+
+
+class LossReport(msgspec.Struct, omit_defaults=True):
+    entries: list[Loss] = msgspec.field(default_factory=list)
+
+    def add(self, kind: str, detail: str = "", *, file: str | None = None, line: int | None = None) -> None:
+        self.entries.append(
+            Loss(kind, detail, UNSET if file is None else file, UNSET if line is None else line)
+        )
+
+    def extend(self, other: LossReport) -> None:
+        self.entries.extend(other.entries)
+
+    def counts(self) -> dict[str, int]:
+        return dict(sorted(Counter(e.kind for e in self.entries).items()))
+
+    def lines(self, kind: str) -> list[int]:
+        return [e.line for e in self.entries if e.kind == kind and e.line is not UNSET]
+
+    def __bool__(self) -> bool:
+        return bool(self.entries)
+
+    def to_dict(self) -> dict:
+        return {"counts": self.counts(), "entries": msgspec.to_builtins(self.entries)}
