@@ -1,0 +1,41 @@
+"""What a real client sent when it resumed a session file."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import msgspec
+
+from ..common import Message
+
+
+class ResumeReport(msgspec.Struct, omit_defaults=True):
+    harness: str
+    client: str  # e.g. "claude 2.1.332"
+    session_id: str
+    exit_code: int
+    requests: int  # model requests the client made
+    sent: list[Message] = msgspec.field(default_factory=list)  # the history of the first request, in Common
+    rejected: list[str] = msgspec.field(default_factory=list)  # what the strict mock answered 400 for
+    stderr: str = ""
+
+    @property
+    def resumed(self) -> bool:
+        """The client ran, made a request, and nothing was rejected."""
+        return self.exit_code == 0 and self.requests > 0 and not self.rejected
+
+
+def find_client(name: str) -> Path | None:
+    """A client binary: ``$TXCODEC_CLIENTS/.bin``, the repository's ``clients/`` folder,
+    then PATH."""
+    candidates = []
+    if os.environ.get("TXCODEC_CLIENTS"):
+        candidates.append(Path(os.environ["TXCODEC_CLIENTS"]) / "node_modules" / ".bin" / name)
+    candidates.append(Path(__file__).resolve().parents[2] / "clients" / "node_modules" / ".bin" / name)
+    for c in candidates:
+        if c.exists():
+            return c
+    found = shutil.which(name)
+    return Path(found) if found else None
