@@ -1,0 +1,112 @@
+"""The side files of one Claude Code session, found from its main transcript's path.
+
+Layout (seed 000 "Collection", seed 004 section 2)::
+
+    <project>/<sid>.jsonl                                     main transcript
+    <project>/<sid>/subagents/agent-<id>.jsonl (+ .meta.json)   subagents
+    <project>/<sid>/subagents/workflows/<wf>/agent-<id>.jsonl  workflow children
+    <project>/<sid>/subagents/workflows/<wf>/journal.jsonl     which children a run has
+    <project>/<sid>/workflows/wf_<run>.json                    workflow runs
+    <project>/<sid>/workflows/scripts/<label>-wf_<run>.js      scripts (may live elsewhere)
+    <project>/<sid>/tool-results/<id>.txt                      persisted tool output
+
+Directories behind symlinks are not followed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import msgspec
+
+from .records import AgentMeta
+
+_meta_decoder = msgspec.json.Decoder(AgentMeta)
+
+
+@dataclass
+class AgentFile:
+    agent_id: str  # the part after "agent-"
+    transcript: Path
+    meta_path: Path | None = None
+    workflow: str | None = None  # the workflow folder name for workflow children
+
+    def meta(self) -> AgentMeta | None:
+        """The ``.meta.json`` sidecar, or ``None`` when absent or unreadable."""
+        if self.meta_path is None:
+            return None
+        try:
+            return _meta_decoder.decode(self.meta_path.read_bytes())
+        except (OSError, msgspec.MsgspecError):
+            return None
+
+
+@dataclass
+class SessionFiles:
+    session_id: str
+    main: Path | None  # None when the main transcript was pruned
+    folder: Path | None  # <project>/<sid>/ when it exists
+    agents: list[AgentFile] = field(default_factory=list)
+    journals: dict[str, Path] = field(default_factory=dict)  # workflow folder -> journal.jsonl
+    workflow_runs: list[Path] = field(default_factory=list)
+    workflow_scripts: list[Path] = field(default_factory=list)
+    tool_results: list[Path] = field(default_factory=list)
+    orphan_metas: list[Path] = field(default_factory=list)  # .meta.json without a transcript
+
+    def tool_result_file(self, name: str) -> Path | None:
+        for path in self.tool_results:
+            if path.name == name or path.stem == name:
+                return path
+        return None
+
+
+def _dir(path: Path) -> bool:
+    return path.is_dir() and not path.is_symlink()
+
+
+def _files(folder: Path, pattern: str) -> list[Path]:
+    if not _dir(folder):
+        return []
+    return sorted(p for p in folder.glob(pattern) if p.is_file())
+
+
+def _agents(folder: Path, workflow: str | None, out: SessionFiles) -> None:
+    transcripts = {p.name[len("agent-") : -len(".jsonl")]: p for p in _files(folder, "agent-*.jsonl")}
+    metas = {p.name[len("agent-") : -len(".meta.json")]: p for p in _files(folder, "agent-*.meta.json")}
+    for agent_id, path in transcripts.items():
+        out.agents.append(AgentFile(agent_id, path, metas.get(agent_id), workflow))
+    out.orphan_metas.extend(p for a, p in metas.items() if a not in transcripts)
+
+
+def session_files(main: Path, session_id: str | None = None) -> SessionFiles:
+    """Everything that belongs to the session whose main transcript is (or was) ``main``."""
+    sid = session_id or main.name.removesuffix(".jsonl")
+    folder = main.parent / sid
+    out = SessionFiles(sid, main if main.is_file() else None, folder if _dir(folder) else None)
+    if out.folder is None:
+        return out
+    subagents = folder / "subagents"
+    _agents(subagents, None, out)
+    workflows = subagents / "workflows"
+    if _dir(workflows):
+        for wf in sorted(p for p in workflows.iterdir() if _dir(p)):
+            _agents(wf, wf.name, out)
+            journal = wf / "journal.jsonl"
+            if journal.is_file():
+                out.journals[wf.name] = journal
+    out.workflow_runs = _files(folder / "workflows", "wf_*.json")
+    out.workflow_scripts = _files(folder / "workflows" / "scripts", "*.js")
+    results = folder / "tool-results"
+    if _dir(results):
+        subdirs = sorted(d for d in results.iterdir() if _dir(d))  # pdf-<uuid>/<n>.jpg
+        out.tool_results = _files(results, "*") + [p for d in subdirs for p in _files(d, "*")]
+    return out
+
+
+def script_run_id(name: str) -> str | None:
+    """``<label>-wf_<run-id>.js`` -> ``wf_<run-id>``, split on the *last* ``-wf_``: a run
+    id itself contains hyphens (seed 000)."""
+    stem = name.removesuffix(".js")
+    label, sep, run = stem.rpartition("-wf_")
+    return f"wf_{run}" if sep and label else None
