@@ -22,4 +22,11 @@ def detect(sample: list[Any]) -> int:
     return score
 
 
-HARNESS = Harness(name="claude_code", title="Claude Code", codec=CODEC, detect=detect)
+def check_resume(path: Any, **options: Any) -> Any:
+    """What the real ``claude --resume`` sends for this file (see :mod:`txcodec.clients.claude`)."""
+    from ...clients.claude import check_resume as run
+
+    return run(path, **options)
+
+
+HARNESS = Harness(name="claude_code", title="Claude Code", codec=CODEC, detect=detect, check_resume=check_resume)

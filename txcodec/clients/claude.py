@@ -1,0 +1,182 @@
+"""Run the real ``claude`` CLI offline against the mock Anthropic API, and check that a
+session file resumes.
+
+The environment follows real-clients.md: a throw-away ``HOME`` (the store is
+``$HOME/.claude/projects``; ``CLAUDE_CONFIG_DIR`` is never inherited from the caller, so a
+user's setting cannot send the run to their real store), ``ANTHROPIC_BASE_URL`` at the
+loopback mock, a dummy key, the ``DISABLE_*`` switches, and ``IS_SANDBOX=1`` so
+``--dangerously-skip-permissions`` works as root. ``CLAUDE_CODE_MAX_RETRIES=0`` keeps a
+rejected request from being retried (each retry backs off for seconds).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..api import read_bytes
+from .anthropic import AnthropicMock, request_messages
+from .mockserver import MockServer
+from .report import ResumeReport, find_client
+
+_UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
+RESUME_PROMPT = "continue"
+
+
+class ClientMissing(RuntimeError):
+    pass
+
+
+def munge_cwd(cwd: str) -> str:
+    """The project folder name: every character outside ``[A-Za-z0-9]`` becomes ``-``
+    (formats.md; ``/tmp/my_proj.v2 x`` -> ``-tmp-my-proj-v2-x``)."""
+    return re.sub(r"[^A-Za-z0-9]", "-", cwd)
+
+
+def claude_binary() -> Path:
+    found = find_client("claude")
+    if found is None:
+        raise ClientMissing("the claude CLI is not installed (npm install @anthropic-ai/claude-code; see clients/)")
+    return found
+
+
+@functools.lru_cache(maxsize=4)
+def client_version(binary: Path | None = None) -> str:
+    out = subprocess.run([str(binary or claude_binary()), "--version"], capture_output=True, text=True, timeout=30)
+    return out.stdout.strip().split(" ")[0] if out.returncode == 0 else "unknown"
+
+
+def claude_env(home: Path, server: MockServer) -> dict[str, str]:
+    return {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(home),
+        "ANTHROPIC_BASE_URL": server.url,
+        "ANTHROPIC_API_KEY": "dummy",
+        "DISABLE_TELEMETRY": "1",
+        "DISABLE_ERROR_REPORTING": "1",
+        "DISABLE_AUTOUPDATER": "1",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "CLAUDE_CODE_MAX_RETRIES": "0",
+        "IS_SANDBOX": "1",
+        "LANG": "C.UTF-8",
+    }
+
+
+@dataclass
+class Run:
+    exit_code: int
+    stdout: str
+    stderr: str
+
+
+def run_claude(args: list[str], cwd: Path, home: Path, server: MockServer, timeout: float = 60) -> Run:
+    """``claude ARGS`` in ``cwd`` with a throw-away ``home``; a timeout is exit code 124."""
+    cmd = [str(claude_binary()), *args, "--dangerously-skip-permissions"]
+    try:
+        done = subprocess.run(
+            cmd, cwd=cwd, env=claude_env(home, server), capture_output=True, text=True, timeout=timeout,
+            stdin=subprocess.DEVNULL,
+        )
+    except subprocess.TimeoutExpired as exc:
+        return Run(124, _text(exc.stdout), _text(exc.stderr) + f"\n[timed out after {timeout}s]")
+    return Run(done.returncode, done.stdout, done.stderr)
+
+
+def _text(value: bytes | str | None) -> str:
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else value.decode("utf-8", "replace")
+
+
+def place_session(path: Path, home: Path, cwd: Path, session_id: str) -> Path:
+    """Copy a session file (and its ``<id>/`` side folder) into ``home``'s store, under
+    the project folder of ``cwd``, named ``<session_id>.jsonl``."""
+    project = home / ".claude" / "projects" / munge_cwd(str(cwd))
+    project.mkdir(parents=True, exist_ok=True)
+    target = project / f"{session_id}.jsonl"
+    target.write_bytes(read_bytes(path))
+    side = path.parent / (path.name.removesuffix(".zst").removesuffix(".jsonl"))
+    if side.is_dir():
+        shutil.copytree(side, project / session_id, symlinks=False, dirs_exist_ok=True)
+    return target
+
+
+def session_id_for(path: Path) -> str:
+    """The id Claude Code will look the file up by: its stem when that is a UUID, else
+    the first ``sessionId`` inside."""
+    stem = path.name.removesuffix(".zst").removesuffix(".jsonl")
+    if _UUID.match(stem):
+        return stem
+    import json
+
+    for line in read_bytes(path).splitlines():
+        try:
+            value = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(value, dict) and isinstance(value.get("sessionId"), str) and _UUID.match(value["sessionId"]):
+            return value["sessionId"]
+    raise ValueError(f"{path}: no session id (neither the file name nor a sessionId is a UUID)")
+
+
+def session_cwd(path: Path) -> str | None:
+    import json
+
+    for line in read_bytes(path).splitlines():
+        try:
+            value = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(value, dict) and isinstance(value.get("cwd"), str) and value["cwd"].startswith("/"):
+            return value["cwd"]
+    return None
+
+
+def check_resume(
+    path: str | os.PathLike[str],
+    cwd: str | None = None,
+    *,
+    strict: bool = True,
+    timeout: float = 60,
+    prompt: str = RESUME_PROMPT,
+    keep: Path | None = None,
+) -> ResumeReport:
+    """Resume ``path`` with the real ``claude -p --resume <id> PROMPT`` against a strict
+    mock and report the conversation it sent (first request, in Common, the trailing
+    prompt included), the exit code and what the mock rejected.
+
+    The file (and its side folder) is copied into a throw-away store; the original is
+    never touched. The project folder is made from ``cwd`` (default: a throw-away
+    folder), since Claude Code only finds a session under its cwd's project folder.
+    """
+    path = Path(path)
+    binary = claude_binary()
+    session_id = session_id_for(path)
+    with tempfile.TemporaryDirectory(prefix="txcodec-claude-") as tmp:
+        root = Path(keep) if keep else Path(tmp)
+        home = root / "home"
+        home.mkdir(parents=True, exist_ok=True)
+        work = Path(cwd) if cwd else root / "work"
+        work.mkdir(parents=True, exist_ok=True)
+        place_session(path, home, work.resolve(), session_id)
+        mock = AnthropicMock(strict=strict)
+        with MockServer(mock) as server:
+            run = run_claude(["-p", "--resume", session_id, prompt], work, home, server, timeout)
+            bodies = [r.json() for r in server.requests if r.method == "POST" and r.path.split("?")[0] == "/v1/messages"]
+    sent = request_messages(bodies[0]) if bodies else []
+    return ResumeReport(
+        harness="claude_code",
+        client=f"claude {client_version(binary)}",
+        session_id=session_id,
+        exit_code=run.exit_code,
+        requests=len(bodies),
+        sent=sent,
+        rejected=list(mock.rejected),
+        stderr=run.stderr[-4000:],
+    )
