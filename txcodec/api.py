@@ -12,7 +12,7 @@ from . import registry
 from .common import Conversation
 from .loss import LossReport
 from .jsonl import split_lines
-from .native import NativeSession, decode_session, json_source
+from .native import NativeSession, decode_document, decode_session, json_source
 
 _SAMPLE_LINES = 40
 _sniff = msgspec.json.Decoder()
@@ -41,12 +41,31 @@ def detect(data: bytes) -> str:
             sample.append(_sniff.decode(json_source(line)))
         except msgspec.DecodeError:
             sample.append(None)
+    return _best_harness(sample)
+
+
+def _best_harness(sample: list[Any]) -> str:
     best, best_score = "jsonl", 0
     for name, harness in registry.harnesses().items():
         score = harness.detect(sample)
         if score > best_score:
             best, best_score = name, score
     return best
+
+
+def is_document(path: Path) -> bool:
+    """A ``.json`` file (or ``.json.zst``) is one JSON document, not JSON Lines."""
+    suffixes = path.suffixes[-2:]
+    return path.suffix == ".json" or suffixes == [".json", ".zst"]
+
+
+def _load_document(data: bytes, harness: str | None, path: Path) -> NativeSession | None:
+    try:
+        value = _sniff.decode(json_source(data))
+    except msgspec.DecodeError:
+        return None  # not one document after all: read it as lines
+    name = harness or _best_harness([value])
+    return decode_document(data, registry.get(name).codec, name, path)
 
 
 def load(source: bytes | str | os.PathLike[str], harness: str | None = None) -> NativeSession:
@@ -60,6 +79,10 @@ def load(source: bytes | str | os.PathLike[str], harness: str | None = None) -> 
     else:
         path = Path(source)
         data = read_bytes(path)
+        if is_document(path):
+            session = _load_document(data, harness, path)
+            if session is not None:
+                return session
     name = harness or detect(data)
     return decode_session(data, registry.get(name).codec, name, path)
 

@@ -101,6 +101,14 @@ def decode_session(data: bytes, codec: Codec, harness: str, path: Path | None = 
     return NativeSession(harness, codec, lines, final_newline, path)
 
 
+def decode_document(data: bytes, codec: Codec, harness: str, path: Path | None = None) -> NativeSession:
+    """A ``.json`` side file holds one JSON document, often pretty-printed over many
+    lines: it is kept as a single line (its LFs included) so that it decodes whole."""
+    final_newline = data.endswith(b"\n")
+    body = data[:-1] if final_newline else data
+    return NativeSession(harness, codec, [Line(body, codec.decode(body))], final_newline, path)
+
+
 def mark_cut_off(line: Line) -> None:
     """A last line without LF that fails to decode is a write in progress, not garbage."""
     record = line.record

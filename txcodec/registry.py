@@ -65,10 +65,14 @@ def _load_all() -> dict[str, Harness]:
     if not _cache:
         for name in BUILTIN:
             try:
-                _cache[name] = import_module(f"txcodec.harnesses.{name}").HARNESS
+                module = import_module(f"txcodec.harnesses.{name}")
             except ModuleNotFoundError as exc:
                 if exc.name != f"txcodec.harnesses.{name}":
                     raise
+                continue
+            harness = getattr(module, "HARNESS", None)
+            if harness is not None:  # a package still being built registers nothing yet
+                _cache[name] = harness
         for ep in metadata.entry_points(group="txcodec.harnesses"):
             _cache.setdefault(ep.name, ep.load())
     return _cache

@@ -5,28 +5,29 @@ from __future__ import annotations
 from typing import Any
 
 from ...registry import Harness
+from . import store
 from .codec import CODEC
-from .records import RECORD_TYPES
+from .records import RECORD_TYPES, UNTAGGED
 
 _ID_KEYS = ("sessionId", "uuid", "leafUuid", "parentUuid")
+_JOURNAL = ("started", "result")
+
+
+def _score(value: Any) -> int:
+    if not isinstance(value, dict) or "payload" in value or "session_id" in value:
+        return 0
+    kind = value.get("type")
+    if kind is None:  # a side file: agent-*.meta.json, workflows/wf_*.json
+        return 2 if any(key in value for key in UNTAGGED) else 0
+    if kind not in RECORD_TYPES:
+        return 0
+    if kind in _JOURNAL:  # journal lines carry agentId and key, nothing else
+        return 2 if "agentId" in value and "key" in value else 0
+    return 2 if any(k in value for k in _ID_KEYS) else 1
 
 
 def detect(sample: list[Any]) -> int:
-    score = 0
-    for value in sample:
-        if isinstance(value, dict) and value.get("type") in RECORD_TYPES and "payload" not in value:
-            if any(k in value for k in _ID_KEYS):
-                score += 2
-            elif "session_id" not in value:
-                score += 1
-    return score
+    return sum(_score(value) for value in sample)
 
 
-def check_resume(path: Any, **options: Any) -> Any:
-    """What the real ``claude --resume`` sends for this file (see :mod:`txcodec.clients.claude`)."""
-    from ...clients.claude import check_resume as run
-
-    return run(path, **options)
-
-
-HARNESS = Harness(name="claude_code", title="Claude Code", codec=CODEC, detect=detect, check_resume=check_resume)
+HARNESS = Harness(name="claude_code", title="Claude Code", codec=CODEC, detect=detect, store=store)

@@ -13,12 +13,14 @@ from typing import Any
 
 import msgspec
 
-from ...native import json_source, merge_record, opaque_for
-from .records import BLOCK_TYPES, RECORD_TYPES, Record, ResultPart
+from ...native import Opaque, json_source, merge_record, opaque_for
+from .records import BLOCK_TYPES, RECORD_TYPES, UNTAGGED, Record, ResultPart
 
 _decoder = msgspec.json.Decoder(Record)
 _dict_decoder = msgspec.json.Decoder()
 _part_decoders = {name: msgspec.json.Decoder(cls) for name, cls in BLOCK_TYPES.items()}
+_untagged_decoders = {cls: msgspec.json.Decoder(cls) for cls in set(UNTAGGED.values())}
+_result_part_decoder = msgspec.json.Decoder(ResultPart)
 
 
 class ClaudeCodeCodec:
@@ -39,7 +41,12 @@ def _lenient(line: bytes, error: Exception) -> Any:
         value = _dict_decoder.decode(json_source(line))
     except msgspec.DecodeError:
         return opaque_for(line, error)
-    cls = RECORD_TYPES.get(value.get("type")) if isinstance(value, dict) else None
+    if isinstance(value, dict) and "type" not in value:
+        return _untagged(line, value, error)
+    kind = value.get("type") if isinstance(value, dict) else None
+    if isinstance(kind, str) and kind not in RECORD_TYPES:
+        return Opaque(line, f"unknown record type {kind!r}", type=kind)  # rides along verbatim
+    cls = RECORD_TYPES.get(kind)
     message = value.get("message") if cls is not None else None
     content = message.get("content") if isinstance(message, dict) else None
     if not isinstance(content, list):
@@ -48,11 +55,24 @@ def _lenient(line: bytes, error: Exception) -> Any:
     blocks = [_block(b) for b in content]
     message["content"] = []
     try:
-        record = msgspec.convert(value, cls)
+        # re-encoded rather than msgspec.convert()ed: convert cannot fill Raw fields
+        record = _decoder.decode(msgspec.json.encode(value))
     except msgspec.ValidationError:
         return opaque_for(line, error)
     record.message.content = blocks
     return record
+
+
+def _untagged(line: bytes, value: dict, error: Exception) -> Any:
+    """A side file that is one object without ``type`` (``agent-*.meta.json``,
+    ``workflows/wf_*.json``), recognized by the key that marks it."""
+    for key, cls in UNTAGGED.items():
+        if key in value:
+            try:
+                return _untagged_decoders[cls].decode(json_source(line))
+            except msgspec.ValidationError as exc:
+                return Opaque(line, f"invalid {cls.__name__}: {exc}")
+    return opaque_for(line, error)
 
 
 def _block(value: Any) -> Any:
@@ -77,10 +97,11 @@ def _result_content(value: Any) -> Any:
     if isinstance(value, list):
         parts = []
         for item in value:
+            raw = msgspec.json.encode(item)
             try:
-                parts.append(msgspec.convert(item, ResultPart))
+                parts.append(_result_part_decoder.decode(raw))
             except msgspec.ValidationError:
-                parts.append(msgspec.Raw(msgspec.json.encode(item)))
+                parts.append(msgspec.Raw(raw))
         return parts
     return msgspec.Raw(msgspec.json.encode(value))
 

@@ -96,6 +96,8 @@ class Usage(msgspec.Struct, omit_defaults=True):
     output_tokens: int | None = None
     cache_creation_input_tokens: int | None = None
     cache_read_input_tokens: int | None = None
+    # the rest (cache_creation, service_tier, server_tool_use, iterations, speed, ...)
+    # varies by client version and rides along in the line's bytes
 
 
 class Message(msgspec.Struct, omit_defaults=True):
@@ -107,6 +109,7 @@ class Message(msgspec.Struct, omit_defaults=True):
     stop_reason: str | None | UnsetType = UNSET
     stop_sequence: str | None | UnsetType = UNSET
     usage: Usage | None | UnsetType = UNSET
+    diagnostics: Raw | UnsetType = UNSET  # {cache_miss_reason: ...} or null
 
 
 # --- records -------------------------------------------------------------------------
@@ -133,6 +136,8 @@ class _Envelope(_Record):
     agent_id: str | UnsetType = UNSET
     slug: str | UnsetType = UNSET
     is_meta: bool | UnsetType = UNSET
+    forked_from: Raw | UnsetType = UNSET  # {sessionId, messageUuid}: the resume/fork link
+    is_visible_in_transcript_only: bool | UnsetType = UNSET
 
 
 class UserRecord(_Envelope, tag="user"):
@@ -141,15 +146,14 @@ class UserRecord(_Envelope, tag="user"):
     source_tool_assistant_uuid: str | UnsetType = field(default=UNSET, name="sourceToolAssistantUUID")
     source_tool_use_id: str | UnsetType = field(default=UNSET, name="sourceToolUseID")
     is_compact_summary: bool | UnsetType = UNSET
-    is_visible_in_transcript_only: bool | UnsetType = UNSET
-    origin: Raw | UnsetType = UNSET
+    origin: Raw | UnsetType = UNSET  # {kind: human | task-notification | coordinator | peer | ...}
     prompt_id: str | UnsetType = UNSET
     prompt_source: str | UnsetType = UNSET
     permission_mode: str | UnsetType = UNSET
     tool_denial_kind: str | UnsetType = UNSET
     interrupted_message_id: str | UnsetType = UNSET
-    forked_from: Raw | UnsetType = UNSET
     mcp_meta: Raw | UnsetType = UNSET
+    todos: Raw | UnsetType = UNSET
 
 
 class AssistantRecord(_Envelope, tag="assistant"):
@@ -161,8 +165,14 @@ class AssistantRecord(_Envelope, tag="assistant"):
     error: Raw | UnsetType = UNSET
     is_aborted_mid_stream: bool | UnsetType = UNSET
     truncated_after_output: bool | UnsetType = UNSET
-    forked_from: Raw | UnsetType = UNSET
     effort: str | None | UnsetType = UNSET
+    per_turn_effort: Raw | UnsetType = UNSET
+    attribution_agent: Raw | UnsetType = UNSET
+    attribution_skill: Raw | UnsetType = UNSET
+    attribution_mcp_server: Raw | UnsetType = UNSET
+    attribution_mcp_tool: Raw | UnsetType = UNSET
+    attribution_plugin: Raw | UnsetType = UNSET
+    advisor_model: Raw | UnsetType = UNSET
 
 
 class SystemRecord(_Envelope, tag="system"):
@@ -292,12 +302,36 @@ class FrameLinkRecord(_SessionTagged, tag="frame-link"):
     pass
 
 
+class ArtifactAutoreactLedgerRecord(_SessionTagged, tag="artifact-autoreact-ledger"):
+    pass
+
+
+class ArtifactCommentMonitorRecord(_SessionTagged, tag="artifact-comment-monitor"):
+    pass
+
+
 class WorktreeStateRecord(_SessionTagged, tag="worktree-state"):
     pass
 
 
 class RelocatedRecord(_SessionTagged, tag="relocated"):
     relocated_cwd: str | UnsetType = UNSET
+
+
+# Workflow ``subagents/workflows/<wf>/journal.jsonl`` lines (seed 004 section 4, seed 000
+# "Agent spawn"): no sessionId, version or timestamp; they say which children a run has.
+class JournalStarted(_Record, tag="started"):
+    key: str | UnsetType = UNSET
+    agent_id: str | UnsetType = UNSET
+
+
+class JournalResult(_Record, tag="result"):
+    key: str | UnsetType = UNSET
+    agent_id: str | UnsetType = UNSET
+    result: Raw | UnsetType = UNSET  # a string or an object
+
+
+JournalRecord = Union[JournalStarted, JournalResult]
 
 
 Record = Union[
@@ -325,8 +359,12 @@ Record = Union[
     BridgeSessionRecord,
     PrLinkRecord,
     FrameLinkRecord,
+    ArtifactAutoreactLedgerRecord,
+    ArtifactCommentMonitorRecord,
     WorktreeStateRecord,
     RelocatedRecord,
+    JournalStarted,
+    JournalResult,
 ]
 
 RECORD_TYPES: dict[str, type] = {cls.__struct_config__.tag: cls for cls in Record.__args__}
@@ -346,22 +384,35 @@ class AgentMeta(msgspec.Struct, rename="camel", omit_defaults=True):
     tool_use_id: str | UnsetType = UNSET
     parent_agent_id: str | UnsetType = UNSET
     is_fork: bool | UnsetType = UNSET
+    request_non_interactive: bool | UnsetType = UNSET
+    request_shape: Raw | UnsetType = UNSET
+    spawned_with_worktree: bool | UnsetType = UNSET
+    worktree_branch: str | UnsetType = UNSET
+    worktree_path: str | UnsetType = UNSET
+    stopped_by_user: bool | UnsetType = UNSET
+
+    @property
+    def depth(self) -> int:
+        """``spawnDepth``, read as 1 when absent (seed 000)."""
+        return self.spawn_depth if isinstance(self.spawn_depth, int) else 1
 
 
-class JournalStarted(msgspec.Struct, tag_field="type", tag="started", rename="camel", omit_defaults=True):
-    """Workflow ``journal.jsonl``: which children belong to a run (seed 000)."""
+class WorkflowRun(msgspec.Struct, rename="camel", omit_defaults=True):
+    """``<sid>/workflows/wf_<run>.json``: one workflow run (seed 004 section 2). Typed
+    only by the fields that name the run; the script, args and totals ride along."""
 
-    key: str | UnsetType = UNSET
-    agent_id: str | UnsetType = UNSET
+    run_id: str | UnsetType = UNSET
+    task_id: str | UnsetType = UNSET
+    status: str | UnsetType = UNSET
+    workflow_name: str | UnsetType = UNSET
+    timestamp: str | UnsetType = UNSET
+    script_path: str | UnsetType = UNSET
 
 
-class JournalResult(msgspec.Struct, tag_field="type", tag="result", rename="camel", omit_defaults=True):
-    key: str | UnsetType = UNSET
-    agent_id: str | UnsetType = UNSET
-    result: Raw | UnsetType = UNSET
+# Side files that are one JSON object without a ``type`` tag: the key that marks each.
+UNTAGGED: dict[str, type] = {"agentType": AgentMeta, "spawnDepth": AgentMeta, "runId": WorkflowRun}
 
 
-JournalRecord = Union[JournalStarted, JournalResult]
 
 
 def raw_json(raw: Raw | UnsetType) -> Any:

@@ -1,0 +1,390 @@
+"""Finding Claude Code sessions in a store (seeds 000 "Discovery is session-first", 003
+"On disk", 004 section 2).
+
+The root is ``$CLAUDE_CONFIG_DIR/projects`` when that variable is set and non-empty,
+else ``~/.claude/projects``. Under it, one folder per project working directory (the cwd
+with every character outside ``[A-Za-z0-9]`` replaced by ``-``: :func:`munge_cwd`).
+
+Discovery is *session-first*: every project folder is scanned for entries whose name has
+the shape of a session id (``<uuid>.jsonl`` files and ``<uuid>/`` folders), and the
+entries are grouped by session id across folders, because Claude Code files a workflow's
+script under whatever cwd the agent had at the time (seed 000). Everything else
+(``memory/``, stray files) is not a session. Ids are compared byte-exactly, never
+case-folded (seed 000 "Local data hazards"). Directories behind symlinks are not
+followed; a file that cannot be read is reported on its session, never fatal.
+
+Listing needs only a few fields per session, so :func:`scan` reads each line into a
+small struct naming just those fields; msgspec skips the rest of the line without
+building it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from ...jsonl import BOM
+from .sidefiles import AgentFile, SessionFiles, script_run_id, session_files
+
+HARNESS = "claude_code"
+
+# A session id is a UUID (formats.md: the CLI finds a file only when it is named
+# <uuid>.jsonl). Upper-case hex is allowed: ids are not reliably lower-case (seed 000).
+SESSION_ID = re.compile(r"[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}")
+_MUNGE = re.compile(r"[^A-Za-z0-9]")
+
+# user / assistant lines are the conversation; every other type is metadata (seed 000:
+# "some files contain no conversation records at all").
+CONVERSATION_TYPES = frozenset({"user", "assistant"})
+
+
+def default_root() -> Path:
+    configured = os.environ.get("CLAUDE_CONFIG_DIR")
+    base = Path(configured) if configured else Path.home() / ".claude"
+    return base / "projects"
+
+
+def munge_cwd(cwd: str) -> str:
+    """The project folder name for a working directory (formats.md). Not reversible:
+    distinct paths can collide, and the real cwd is known only from the records."""
+    return _MUNGE.sub("-", cwd)
+
+
+def is_session_id(name: str) -> bool:
+    return SESSION_ID.fullmatch(name) is not None
+
+
+# --- shallow scan ----------------------------------------------------------------------
+
+
+class _Peek(msgspec.Struct):
+    """The handful of fields a listing reads. ``Any`` so that an odd value in one field
+    never hides the others; everything else in the line is skipped unbuilt."""
+
+    type: Any = None
+    sessionId: Any = None
+    cwd: Any = None
+    gitBranch: Any = None
+    version: Any = None
+    timestamp: Any = None
+    customTitle: Any = None
+    agentName: Any = None
+    summary: Any = None
+
+
+_peek = msgspec.json.Decoder(_Peek)
+
+
+@dataclass
+class Scan:
+    """What one pass over a transcript found, without decoding its records."""
+
+    session_id: str | None = None  # the sessionId field of the first record carrying one
+    cwd: str | None = None
+    git_branch: str | None = None
+    version: str | None = None
+    custom_title: str | None = None  # the last one wins: a rename replaces the title
+    agent_name: str | None = None
+    summary: str | None = None
+    first_timestamp: str | None = None
+    last_timestamp: str | None = None
+    lines: int = 0
+    messages: int = 0  # user + assistant lines
+    metadata: int = 0  # every other parsed line
+    unparsed: int = 0  # lines that are not a JSON object (blank, cut off, garbage)
+    bytes: int = 0
+
+    @property
+    def title(self) -> tuple[str | None, str | None]:
+        """``(title, source)``: custom-title > agent-name > summary (seed 003)."""
+        for source in ("custom_title", "agent_name", "summary"):
+            value = getattr(self, source)
+            if value:
+                return value, source.replace("_", "-")
+        return None, None
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def scan(path: Path) -> Scan:
+    """One streaming pass over ``path``; raises :class:`OSError` when it cannot be read."""
+    out = Scan()
+    with open(path, "rb") as stream:
+        for n, line in enumerate(stream):
+            out.lines += 1
+            out.bytes += len(line)
+            body = line[3:] if n == 0 and line.startswith(BOM) else line
+            try:
+                peek = _peek.decode(body)
+            except msgspec.MsgspecError:
+                out.unparsed += 1
+                continue
+            _take(out, peek)
+    return out
+
+
+def _take(out: Scan, peek: _Peek) -> None:
+    kind = peek.type
+    if kind in CONVERSATION_TYPES:
+        out.messages += 1
+    else:
+        out.metadata += 1
+    if out.session_id is None:
+        out.session_id = _text(peek.sessionId)
+    if out.cwd is None:
+        out.cwd = _text(peek.cwd)
+    if out.git_branch is None:
+        out.git_branch = _text(peek.gitBranch)
+    if out.version is None:
+        out.version = _text(peek.version)
+    stamp = _text(peek.timestamp)
+    if stamp:
+        # ISO 8601 UTC strings order lexicographically; line order is not time order
+        if out.first_timestamp is None or stamp < out.first_timestamp:
+            out.first_timestamp = stamp
+        if out.last_timestamp is None or stamp > out.last_timestamp:
+            out.last_timestamp = stamp
+    if kind == "custom-title" and _text(peek.customTitle):
+        out.custom_title = peek.customTitle
+    elif kind == "agent-name" and _text(peek.agentName):
+        out.agent_name = peek.agentName
+    elif kind == "summary" and _text(peek.summary) and out.summary is None:
+        out.summary = peek.summary  # the first summary (seed 003)
+
+
+# --- discovery -------------------------------------------------------------------------
+
+
+@dataclass
+class SessionInfo:
+    """One session, gathered from every project folder that holds a piece of it.
+
+    ``status``: ``ok``; ``metadata-only`` (the main file holds no user/assistant record);
+    ``empty`` (a zero-line main file); ``pruned`` (the main transcript is gone, children
+    survive: a normal state, seed 000); ``unreadable`` (the main file could not be read).
+    """
+
+    session_id: str
+    status: str
+    path: Path | None  # the main transcript
+    files: SessionFiles
+    project_dirs: list[Path] = field(default_factory=list)  # the primary one first
+    cwd: str | None = None
+    git_branch: str | None = None
+    version: str | None = None
+    title: str | None = None
+    title_source: str | None = None
+    started: str | None = None
+    updated: str | None = None
+    counts: dict[str, int] = field(default_factory=dict)
+    workflow_scripts: dict[str, list[Path]] = field(default_factory=dict)  # run id -> scripts
+    legacy_agents: list[Path] = field(default_factory=list)  # CC 2.0.x flat agent-*.jsonl
+    copies: list[Path] = field(default_factory=list)  # the same id's main file elsewhere
+    errors: list[str] = field(default_factory=list)
+
+    harness: str = HARNESS
+
+    @property
+    def primary_dir(self) -> Path | None:
+        return self.project_dirs[0] if self.project_dirs else None
+
+
+class Sessions(list):
+    """The sessions found, newest first, plus what could not be read at all."""
+
+    def __init__(self, root: Path, items: list[SessionInfo] | None = None, errors: list[str] | None = None):
+        super().__init__(items or [])
+        self.root = root
+        self.errors: list[str] = errors or []
+
+
+def _real_dir(path: Path) -> bool:
+    return path.is_dir() and not path.is_symlink()
+
+
+def discover(root: str | os.PathLike[str] | None = None) -> Sessions:
+    root = Path(root) if root is not None else default_root()
+    mains: dict[str, list[Path]] = {}
+    folders: dict[str, list[Path]] = {}
+    flat_agents: list[Path] = []
+    errors: list[str] = []
+    try:
+        projects = sorted(root.iterdir()) if _real_dir(root) else []
+    except OSError as exc:
+        return Sessions(root, errors=[f"{root}: {exc.strerror or exc}"])
+    for project in projects:
+        if not _real_dir(project):
+            continue  # a stray file, or a symlinked folder (not followed)
+        try:
+            entries = sorted(project.iterdir())
+        except OSError as exc:
+            errors.append(f"{project}: {exc.strerror or exc}")
+            continue
+        for entry in entries:
+            _sort_entry(entry, mains, folders, flat_agents)
+    sessions = [_gather(sid, mains.get(sid, []), folders.get(sid, [])) for sid in sorted(set(mains) | set(folders))]
+    found = {s.session_id: s for s in sessions if s is not None}
+    _attach_flat_agents(flat_agents, found, errors)
+    items = sorted(found.values(), key=lambda s: (s.updated or "", s.session_id), reverse=True)
+    return Sessions(root, items, errors)
+
+
+def _sort_entry(entry: Path, mains: dict, folders: dict, flat_agents: list) -> None:
+    name = entry.name
+    if name.endswith(".jsonl"):
+        stem = name[: -len(".jsonl")]
+        if entry.is_file():  # a symlinked *file* still lists (seed 003)
+            if is_session_id(stem):
+                mains.setdefault(stem, []).append(entry.parent)
+            elif name.startswith("agent-"):
+                flat_agents.append(entry)
+    elif is_session_id(name) and _real_dir(entry):
+        folders.setdefault(name, []).append(entry.parent)
+    # anything else (memory/, notes, a folder not named like a session) is not a session
+
+
+def _collected(files: SessionFiles) -> bool:
+    return bool(
+        files.main or files.agents or files.journals or files.workflow_runs
+        or files.workflow_scripts or files.tool_results or files.orphan_metas
+    )
+
+
+def _gather(sid: str, main_dirs: list[Path], folder_dirs: list[Path]) -> SessionInfo | None:
+    merged: SessionFiles | None = None
+    dirs: list[Path] = []
+    copies: list[Path] = []
+    # the folder holding the main transcript is primary; then the others in name order
+    ordered = main_dirs + [d for d in folder_dirs if d not in main_dirs]
+    for project in ordered:
+        part = session_files(project / f"{sid}.jsonl", sid)
+        if not _collected(part):
+            continue  # a folder counts only once it yields something we collect
+        dirs.append(project)
+        if merged is None:
+            merged = part
+            continue
+        if part.main is not None:
+            if merged.main is None:
+                merged.main = part.main
+            else:
+                copies.append(part.main)
+        merged.folder = merged.folder or part.folder
+        merged.agents += part.agents
+        for wf, journal in part.journals.items():
+            merged.journals.setdefault(wf, journal)
+        merged.workflow_runs += part.workflow_runs
+        merged.workflow_scripts += part.workflow_scripts
+        merged.tool_results += part.tool_results
+        merged.orphan_metas += part.orphan_metas
+    if merged is None:
+        return None
+    if merged.main is None:  # pruned: conversation data decides the primary folder
+        dirs.sort(key=lambda d: not (d / sid / "subagents").is_dir())
+    info = SessionInfo(sid, "ok", merged.main, merged, dirs, copies=copies)
+    for script in merged.workflow_scripts:
+        run = script_run_id(script.name)
+        if run is not None:
+            info.workflow_scripts.setdefault(run, []).append(script)
+    _describe(info)
+    return info
+
+
+def _describe(info: SessionInfo) -> None:
+    files = info.files
+    info.counts = {
+        "subagents": sum(1 for a in files.agents if a.workflow is None),
+        "workflow_agents": sum(1 for a in files.agents if a.workflow is not None),
+        "workflows": len({a.workflow for a in files.agents if a.workflow} | set(files.journals)),
+        "tool_results": len(files.tool_results),
+    }
+    if files.main is not None:
+        try:
+            found = scan(files.main)
+        except OSError as exc:
+            info.status = "unreadable"
+            info.errors.append(f"{files.main}: {exc.strerror or exc}")
+            return
+        info.status = "empty" if found.lines == 0 else "ok" if found.messages else "metadata-only"
+        info.counts.update(lines=found.lines, messages=found.messages, metadata=found.metadata, unparsed=found.unparsed)
+    else:
+        info.status = "pruned"
+        found = _scan_first_child(info)
+    if found is None:
+        return
+    info.cwd, info.git_branch, info.version = found.cwd, found.git_branch, found.version
+    info.title, info.title_source = found.title
+    info.started, info.updated = found.first_timestamp, found.last_timestamp
+
+
+def _scan_first_child(info: SessionInfo) -> Scan | None:
+    """A pruned session's context (cwd, version, ...) from its first readable child."""
+    for agent in info.files.agents:
+        try:
+            return scan(agent.transcript)
+        except OSError as exc:
+            info.errors.append(f"{agent.transcript}: {exc.strerror or exc}")
+    return None
+
+
+def _attach_flat_agents(paths: list[Path], found: dict[str, SessionInfo], errors: list[str]) -> None:
+    """CC 2.0.x wrote ``agent-<id>.jsonl`` beside the sessions; the parent is named only
+    by the records' ``sessionId``."""
+    for path in paths:
+        try:
+            parent = scan(path).session_id
+        except OSError as exc:
+            errors.append(f"{path}: {exc.strerror or exc}")
+            continue
+        if parent is not None and parent in found:
+            found[parent].legacy_agents.append(path)
+            found[parent].counts["subagents"] += 1
+
+
+def side_files(path: Path) -> dict[str, list[Path]]:
+    """The side files that belong to the transcript at ``path``, for ``txcodec inspect``:
+    for a main transcript its whole session folder, for a subagent its ``.meta.json``."""
+    path = Path(path)
+    name = path.name
+    if name.startswith("agent-") and name.endswith(".jsonl"):
+        meta = path.with_name(name[: -len(".jsonl")] + ".meta.json")
+        out: dict[str, list[Path]] = {"meta": [meta] if meta.is_file() else []}
+        journal = path.with_name("journal.jsonl")
+        if path.parent.parent.name == "workflows" and journal.is_file():
+            out["journal"] = [journal]
+        return {k: v for k, v in out.items() if v}
+    if not name.endswith(".jsonl"):
+        return {}
+    files = session_files(path)
+    out = {
+        "subagents": [a.transcript for a in files.agents if a.workflow is None],
+        "subagent_meta": [a.meta_path for a in files.agents if a.meta_path is not None],
+        "workflow_agents": [a.transcript for a in files.agents if a.workflow is not None],
+        "journals": list(files.journals.values()),
+        "workflow_runs": files.workflow_runs,
+        "workflow_scripts": files.workflow_scripts,
+        "tool_results": files.tool_results,
+        "orphan_meta": files.orphan_metas,
+    }
+    return {k: v for k, v in out.items() if v}
+
+
+__all__ = [
+    "AgentFile",
+    "Scan",
+    "SessionInfo",
+    "Sessions",
+    "default_root",
+    "discover",
+    "is_session_id",
+    "munge_cwd",
+    "scan",
+    "side_files",
+]
