@@ -1,0 +1,194 @@
+"""Run the real ``codex`` CLI offline against the mock Responses API.
+
+Everything happens in a throw-away ``CODEX_HOME`` and ``HOME`` (real-clients.md): a
+``config.toml`` names a loopback ``model_provider`` and turns off the features that would
+reach the internet; stdin is ``/dev/null`` so ``codex exec`` does not wait for input.
+
+:func:`check_resume` installs a rollout into such a home, runs ``codex exec resume <id>``
+and reports the history the first model request carried. Codex exits 0 and quietly starts
+a *new* session when it cannot use the file (a non-UUID id, ``--last`` from another cwd),
+so "resumed" here means the request's ``input`` really holds the file's conversation.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..api import read_bytes
+from .mockserver import MockServer, Request
+from .report import ResumeReport, find_client
+from .responses import Item, handler, input_to_common, model_requests
+
+MODEL = "gpt-5.1-codex"
+
+CONFIG = """\
+model = "{model}"
+model_provider = "mock"
+approval_policy = "never"
+sandbox_mode = "danger-full-access"
+[model_providers.mock]
+name = "mock"
+base_url = "{url}/v1"
+env_key = "MOCK_API_KEY"
+wire_api = "responses"
+request_max_retries = 0
+stream_max_retries = 0
+[analytics]
+enabled = false
+[features]
+plugins = false
+remote_plugin = false
+plugin_sharing = false
+apps = false
+tool_suggest = false
+skill_mcp_dependency_install = false
+"""
+
+
+class ClientMissing(RuntimeError):
+    pass
+
+
+def codex_binary() -> Path:
+    found = find_client("codex")
+    if found is None:
+        raise ClientMissing(
+            "the codex CLI is not installed: run `npm install --prefix clients` (clients/package.json pins it)"
+        )
+    return found
+
+
+def client_version(binary: Path | None = None) -> str:
+    out = subprocess.run([str(binary or codex_binary()), "--version"], capture_output=True, text=True, timeout=30)
+    return out.stdout.strip().replace("codex-cli ", "codex ") or "codex (unknown version)"
+
+
+@dataclass
+class Run:
+    """One ``codex`` invocation: its exit code, output, the model requests it made, and
+    the folders it ran in (still on disk until the :class:`Sandbox` is closed)."""
+
+    exit_code: int
+    stdout: str
+    stderr: str
+    requests: list[Request]
+    home: Path
+    cwd: Path
+
+    def rollouts(self) -> list[Path]:
+        return sorted((self.home / "sessions").rglob("rollout-*.jsonl"))
+
+    @property
+    def inputs(self) -> list[list[Any]]:
+        return [r.json().get("input", []) for r in self.requests]
+
+
+@dataclass
+class Sandbox:
+    """A throw-away CODEX_HOME + HOME + project folder; ``with Sandbox() as box: ...``."""
+
+    root: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="txcodec-codex-")))
+    model: str = MODEL
+
+    @property
+    def home(self) -> Path:
+        return self.root / "codex_home"
+
+    @property
+    def cwd(self) -> Path:
+        return self.root / "project"
+
+    def __enter__(self) -> Sandbox:
+        self.home.mkdir(parents=True, exist_ok=True)
+        self.cwd.mkdir(parents=True, exist_ok=True)
+        (self.root / "home").mkdir(exist_ok=True)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        shutil.rmtree(self.root, ignore_errors=True)
+
+    def run(self, args: list[str], script: list[list[Item]] | None = None, timeout: float = 60) -> Run:
+        binary = codex_binary()
+        with MockServer(handler(script or [])) as server:
+            (self.home / "config.toml").write_text(CONFIG.format(model=self.model, url=server.url))
+            env = {
+                "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+                "HOME": str(self.root / "home"),
+                "CODEX_HOME": str(self.home),
+                "MOCK_API_KEY": "dummy",
+                "NO_COLOR": "1",
+                "RUST_LOG": "error",
+            }
+            with open(os.devnull, "rb") as devnull:
+                try:
+                    done = subprocess.run(
+                        [str(binary), "exec", "--skip-git-repo-check", "--json", *args],
+                        cwd=self.cwd, env=env, stdin=devnull, capture_output=True, timeout=timeout,
+                    )
+                    code, out, err = done.returncode, done.stdout, done.stderr
+                except subprocess.TimeoutExpired as exc:
+                    code, out, err = -9, exc.stdout or b"", (exc.stderr or b"") + b"\n[txcodec: codex timed out]"
+            return Run(code, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"), model_requests(server), self.home, self.cwd)
+
+
+def install(home: Path, data: bytes, relpath: str) -> Path:
+    from ..atomic import write_atomic
+
+    return write_atomic(home / relpath, data)
+
+
+def check_resume(path: str | os.PathLike[str], prompt: str = "continue", timeout: float = 60, **_: Any) -> ResumeReport:
+    """Install the rollout at ``path`` in a throw-away CODEX_HOME, run
+    ``codex exec resume <id> <prompt>`` and report the history Codex sent."""
+    from ..harnesses.codex.store import session_id_of
+
+    path = Path(path)
+    data = read_bytes(path)
+    session_id = session_id_of(data) or ""
+    name = path.name[: -len(".zst")] if path.name.endswith(".zst") else path.name
+    if not name.startswith("rollout-"):
+        name = f"rollout-{name}"
+    binary = codex_binary()
+    with Sandbox() as box:
+        install(box.home, data, f"sessions/{name}")
+        run = box.run(["resume", session_id, prompt], timeout=timeout)
+        first = run.inputs[0] if run.inputs else []
+        sent = input_to_common(first)
+        rejected = []
+        if run.exit_code == 0 and run.requests and not _carries_history(first, prompt):
+            rejected.append("codex started a new session: the request input holds no history from the file")
+        return ResumeReport(
+            harness="codex",
+            client=client_version(binary),
+            session_id=session_id,
+            exit_code=run.exit_code,
+            requests=len(run.requests),
+            sent=sent,
+            rejected=rejected,
+            stderr=run.stderr[-4000:],
+        )
+
+
+def _carries_history(items: list[Any], prompt: str) -> bool:
+    """Whether ``input`` holds anything besides what a brand-new session sends: the
+    preludes (developer / environment context) and the new prompt itself."""
+    from ..harnesses.codex.prelude import prelude_kind
+
+    for item in items:
+        if not isinstance(item, dict):
+            continue
+        if item.get("type", "message") != "message":
+            return True
+        texts = [p.get("text", "") for p in item.get("content") or [] if isinstance(p, dict)]
+        if item.get("role") in ("developer", "system"):
+            continue
+        if item.get("role") == "user" and all(prelude_kind(t) or t == prompt for t in texts):
+            continue
+        return True
+    return False

@@ -1,0 +1,66 @@
+"""Codex CLI: ``$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<ts>-<uuid>.jsonl``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...registry import Harness
+from . import store
+from .codec import CODEC
+from .records import LINE_TYPES, RESPONSE_ITEM_TYPES
+
+# Envelope line types newer builds write that the codec keeps as OtherLine.
+_NEWER_LINES = {"world_state", "token_usage_record", "inter_agent_communication_metadata"}
+
+
+def detect(sample: list[Any]) -> int:
+    """Score leading lines: the ``{timestamp, type, payload}`` envelope is Codex's alone;
+    2025 files start with a bare ``{id, timestamp, instructions}`` meta and carry
+    ``{"record_type": "state"}`` markers and bare response items."""
+    score = 0
+    for n, value in enumerate(sample):
+        if not isinstance(value, dict):
+            continue
+        kind = value.get("type")
+        if "payload" in value and isinstance(kind, str):
+            if kind in LINE_TYPES:
+                score += 3 if kind == "session_meta" else 2
+            elif kind in _NEWER_LINES:
+                score += 1
+        elif kind is None and value.get("record_type") == "state":
+            score += 2
+        elif n == 0 and kind is None and "id" in value and ("instructions" in value or "git" in value):
+            score += 3
+        elif kind in RESPONSE_ITEM_TYPES and "role" in value or kind in ("reasoning", "function_call_output"):
+            score += 1
+    return score
+
+
+def _read(session, loss):
+    from .read import read
+
+    return read(session, loss)
+
+
+def _write(conversation, loss, options):
+    from .write import write
+
+    return write(conversation, loss, options)
+
+
+def _check_resume(path, **options):
+    from ...clients.codex import check_resume
+
+    return check_resume(path, **options)
+
+
+HARNESS = Harness(
+    name="codex",
+    title="Codex CLI",
+    codec=CODEC,
+    detect=detect,
+    read=_read,
+    write=_write,
+    store=store,
+    check_resume=_check_resume,
+)

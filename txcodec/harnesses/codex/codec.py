@@ -1,0 +1,96 @@
+"""Codex rollout line codec: bytes -> typed record, and back.
+
+The fast path is one msgspec decode into the tagged union of envelope lines. A line that
+it refuses takes the lenient path: the envelope is typed on its own and the payload is
+typed when its ``type`` is known and its shape fits, else kept as :class:`msgspec.Raw`
+(an unknown event never makes its line opaque). Line types this codec does not know ride
+along as :class:`OtherLine`; 2025 lines without an envelope are recognized. Only what is
+not a JSON object, or lacks any recognizable shape, becomes :class:`Opaque`. Decoding
+never raises.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from ...native import Opaque, json_source, merge_record, opaque_for
+from .records import (
+    LINE_TYPES,
+    PAYLOAD_TYPES,
+    RESPONSE_ITEM_TYPES,
+    LegacyMeta,
+    LegacyState,
+    OtherLine,
+    ResponseItem,
+    RolloutLine,
+)
+
+_decoder = msgspec.json.Decoder(RolloutLine)
+_dict_decoder = msgspec.json.Decoder()
+_item_decoder = msgspec.json.Decoder(ResponseItem)
+
+
+class CodexCodec:
+    name = "codex"
+
+    def decode(self, line: bytes) -> Any:
+        try:
+            return _decoder.decode(json_source(line))
+        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+            return _lenient(line, exc)
+
+    def encode(self, record: Any, original: bytes | None) -> bytes:
+        if isinstance(record, Opaque):
+            return record.raw
+        return merge_record(record, original)
+
+
+def _lenient(line: bytes, error: Exception) -> Any:
+    try:
+        value = _dict_decoder.decode(json_source(line))
+    except msgspec.DecodeError:
+        return opaque_for(line, error)
+    if not isinstance(value, dict):
+        return opaque_for(line, error)
+    kind = value.get("type")
+    if "payload" in value and isinstance(kind, str):
+        return _envelope(line, value, kind, error)
+    if kind is None and isinstance(value.get("record_type"), str):
+        return _convert(line, value, LegacyState, error)
+    if kind is None and isinstance(value.get("id"), str):
+        return _convert(line, value, LegacyMeta, error)
+    if kind in RESPONSE_ITEM_TYPES:
+        return _convert(line, value, ResponseItem, error)
+    return opaque_for(line, error)
+
+
+def _envelope(line: bytes, value: dict, kind: str, error: Exception) -> Any:
+    cls = LINE_TYPES.get(kind, OtherLine)
+    payload = value.pop("payload")
+    try:
+        record = msgspec.convert(value, cls)
+    except msgspec.ValidationError as exc:  # e.g. a timestamp that is not a string
+        return opaque_for(line, exc)
+    record.payload = _payload(PAYLOAD_TYPES.get(cls), payload)
+    return record
+
+
+def _payload(kind: Any, payload: Any) -> Any:
+    if kind is not None:
+        try:
+            return msgspec.convert(payload, kind)
+        except msgspec.ValidationError:
+            pass
+    return msgspec.Raw(msgspec.json.encode(payload))
+
+
+def _convert(line: bytes, value: dict, cls: Any, error: Exception) -> Any:
+    try:
+        return msgspec.convert(value, cls)
+    except msgspec.ValidationError as exc:
+        return opaque_for(line, exc)
+
+
+CODEC = CodexCodec()

@@ -1,0 +1,194 @@
+"""Where Codex keeps rollouts, and a shallow listing of them.
+
+``$CODEX_HOME`` (default ``~/.codex``) holds ``sessions/YYYY/MM/DD/rollout-<ts>-<uuid>
+.jsonl`` and ``archived_sessions/`` (formats.md). Newer builds may keep a ``.jsonl.zst``
+instead: it is read through :func:`txcodec.api.read_bytes` and :func:`save` writes it
+back compressed. The SQLite files next to them are an index Codex rebuilds; a lone rollout
+resumes by id (real-clients.md), so they are neither read nor written here.
+
+The listing never builds message payloads: each line is split into its envelope with the
+payload kept as raw bytes, and only ``session_meta`` / ``turn_context`` payloads are
+decoded. Unreadable files are skipped, a missing root lists nothing, and a file without
+a meta id falls back to the id in its name.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import msgspec
+from msgspec import UNSET, UnsetType
+
+from ...atomic import write_atomic
+from ...jsonl import split_lines
+from ...native import json_source
+
+SUFFIXES = (".jsonl", ".jsonl.zst")
+# rollout-YYYY-MM-DDThh-mm-ss-<uuid>.jsonl: the uuid is the last 36 characters
+_NAME_ID = re.compile(r"([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$")
+
+
+def default_root() -> Path:
+    home = os.environ.get("CODEX_HOME")
+    return Path(home) if home else Path.home() / ".codex"
+
+
+class SessionInfo(msgspec.Struct, omit_defaults=True):
+    id: str
+    path: str
+    archived: bool = False
+    compressed: bool = False
+    cwd: str | UnsetType = UNSET
+    cli_version: str | UnsetType = UNSET
+    originator: str | UnsetType = UNSET
+    model: str | UnsetType = UNSET
+    first_timestamp: str | UnsetType = UNSET
+    last_timestamp: str | UnsetType = UNSET
+    lines: int = 0
+    user_messages: int = 0
+    assistant_messages: int = 0
+    tool_calls: int = 0
+    forked_from_id: str | UnsetType = UNSET
+
+
+class _Peek(msgspec.Struct):
+    type: str | None = None
+    timestamp: Any = None
+    payload: msgspec.Raw | None = None
+
+
+class _PayloadPeek(msgspec.Struct):
+    type: str | None = None
+    role: str | None = None
+    id: Any = None
+    cwd: Any = None
+    cli_version: Any = None
+    originator: Any = None
+    model: Any = None
+    forked_from_id: Any = None
+
+
+_peek = msgspec.json.Decoder(_Peek)
+_payload_peek = msgspec.json.Decoder(_PayloadPeek)
+_CALLS = {"function_call", "custom_tool_call", "local_shell_call", "web_search_call"}
+
+
+def rollout_files(root: Path) -> list[tuple[Path, bool]]:
+    """``(path, archived)`` for every rollout under ``sessions/`` and ``archived_sessions/``."""
+    found = []
+    for sub, archived in (("sessions", False), ("archived_sessions", True)):
+        base = root / sub
+        if not base.is_dir():
+            continue
+        for path in base.rglob("rollout-*"):
+            if path.name.endswith(SUFFIXES) and path.is_file():
+                found.append((path, archived))
+    return sorted(found)
+
+
+def discover(root: str | os.PathLike[str] | None = None) -> list[SessionInfo]:
+    root = Path(root) if root is not None else default_root()
+    sessions = []
+    for path, archived in rollout_files(root):
+        try:
+            info = scan(path)
+        except (OSError, ValueError):
+            continue  # unreadable, or a broken compressed file
+        info.archived = archived
+        sessions.append(info)
+    return sessions
+
+
+def scan(path: Path, data: bytes | None = None) -> SessionInfo:
+    if data is None:
+        from ...api import read_bytes
+
+        data = read_bytes(path)
+    info = SessionInfo(id="", path=str(path), compressed=path.name.endswith(".zst"))
+    lines, _ = split_lines(data)
+    for raw in lines:
+        if not raw.strip():
+            continue
+        info.lines += 1
+        try:
+            line = _peek.decode(json_source(raw))
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            continue
+        if isinstance(line.timestamp, str):
+            if info.first_timestamp is UNSET:
+                info.first_timestamp = line.timestamp
+            info.last_timestamp = line.timestamp
+        if line.payload is None:
+            continue
+        try:
+            body = _payload_peek.decode(line.payload)
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            continue
+        _count(info, line.type, body)
+    if not info.id:
+        info.id = id_from_name(path.name) or path.name
+    return info
+
+
+def _count(info: SessionInfo, kind: str | None, body: _PayloadPeek) -> None:
+    if kind == "session_meta" and not info.id:  # the first meta is the file's own
+        info.id = body.id if isinstance(body.id, str) else ""
+        for name in ("cwd", "cli_version", "originator", "forked_from_id"):
+            value = getattr(body, name)
+            if isinstance(value, str):
+                setattr(info, name, value)
+    elif kind == "turn_context" and isinstance(body.model, str):
+        info.model = body.model
+    elif kind == "response_item":
+        if body.type == "message" and body.role == "user":
+            info.user_messages += 1
+        elif body.type == "message" and body.role == "assistant":
+            info.assistant_messages += 1
+        elif body.type in _CALLS:
+            info.tool_calls += 1
+
+
+def id_from_name(name: str) -> str | None:
+    stem = name.split(".", 1)[0]
+    m = _NAME_ID.search(stem)
+    return m.group(1) if m else None
+
+
+def session_id_of(data: bytes) -> str | None:
+    """The id in the first ``session_meta`` (or 2025 bare meta) line."""
+    for raw in split_lines(data[: 1 << 22])[0][:50]:
+        try:
+            value = msgspec.json.decode(json_source(raw))
+        except msgspec.DecodeError:
+            continue
+        if not isinstance(value, dict):
+            continue
+        payload = value.get("payload")
+        if value.get("type") == "session_meta" and isinstance(payload, dict) and isinstance(payload.get("id"), str):
+            return payload["id"]
+        if "type" not in value and isinstance(value.get("id"), str):
+            return value["id"]
+    return None
+
+
+def rollout_relpath(timestamp: str, session_id: str) -> str:
+    """``sessions/YYYY/MM/DD/rollout-YYYY-MM-DDThh-mm-ss-<id>.jsonl`` for an RFC 3339
+    timestamp. 0.171 refuses to resume a file with ``ordinal`` lines under any other
+    name ("does not have a canonical rollout filename")."""
+    date, _, clock = timestamp.partition("T")
+    y, m, d = date.split("-")[:3]
+    hms = clock[:8].replace(":", "-")
+    return f"sessions/{y}/{m}/{d}/rollout-{y}-{m}-{d}T{hms}-{session_id}.jsonl"
+
+
+def save(path: str | os.PathLike[str], data: bytes, *, overwrite: bool = False) -> Path:
+    """Write a rollout atomically; a ``.zst`` path is written zstandard-compressed."""
+    path = Path(path)
+    if path.name.endswith(".zst"):
+        import zstandard
+
+        data = zstandard.ZstdCompressor().compress(data)
+    return write_atomic(path, data, overwrite=overwrite)
