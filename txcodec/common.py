@@ -101,7 +101,9 @@ class Command(_Block, tag="command"):
     name: str
     args: str | UnsetType = UNSET
     message: str | UnsetType = UNSET
-    output: str | UnsetType = UNSET
+    output: str | UnsetType = UNSET  # stdout, terminal escapes removed
+    stderr: str | UnsetType = UNSET
+    contents: str | UnsetType = UNSET  # a prompt command's expanded text, when recorded
 
 
 class RawBlock(_Block, tag="raw"):
