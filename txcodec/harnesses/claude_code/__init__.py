@@ -30,4 +30,25 @@ def detect(sample: list[Any]) -> int:
     return sum(_score(value) for value in sample)
 
 
-HARNESS = Harness(name="claude_code", title="Claude Code", codec=CODEC, detect=detect, store=store)
+def check_resume(path: Any, **options: Any) -> Any:
+    """What the real ``claude --resume`` sends for this file (:mod:`txcodec.clients.claude`)."""
+    from ...clients.claude import check_resume as run
+
+    return run(path, **options)
+
+
+def write(conversation: Any, loss: Any, options: Any) -> Any:
+    from .write import write as run
+
+    return run(conversation, loss, options)
+
+
+HARNESS = Harness(
+    name="claude_code",
+    title="Claude Code",
+    codec=CODEC,
+    detect=detect,
+    store=store,
+    write=write,
+    check_resume=check_resume,
+)

@@ -1,0 +1,580 @@
+"""Common -> Claude Code: a session file that the real ``claude --resume`` loads.
+
+The layout is the one Claude Code 2.1.332 writes itself (formats.md, real-clients.md):
+
+- one ``user``/``assistant`` record per line, chained by ``parentUuid``; an assistant
+  message is written as one record per content block, all with the same ``message.id``
+  (the CLI merges them back into one message when it resumes);
+- each ``tool_result`` is its own user record whose ``parentUuid`` is the record of its
+  own ``tool_use``; the next record hangs off the last result;
+- entry ids are UUIDv5 in one fixed namespace, named from the session id and the entry's
+  position, so the same conversation always gives the same bytes;
+- every conversation line carries ``sessionId``, ``timestamp``, ``cwd``, ``gitBranch``,
+  ``version``, ``isSidechain``, ``userType`` and ``entrypoint``;
+- a ``summary`` line (first) and a ``custom-title`` line when there is a title, and a
+  closing ``last-prompt`` record, all naming the leaf: the last user/assistant record;
+- slash commands as ``system``/``local_command`` records holding envelope markup (the
+  newer CLIs' shape, seed 003), escaped so a payload cannot forge or cut an envelope;
+- compaction epochs as a ``compact_boundary`` record (a new root, ``logicalParentUuid``
+  naming the last pre-compaction record) followed by the ``isCompactSummary`` message;
+- subagents as ``<sid>/subagents/agent-<id>.jsonl`` + ``.meta.json``.
+
+What the Messages API would reject is changed so that it accepts the request, and each
+change is recorded in the loss report (``write:*`` kinds): non-object tool inputs are
+wrapped as ``{"input": value}``, tool_result content that is not a string or a valid
+block list is flattened to text, thinking without a signature is dropped, a tool_use
+without a result gets an ``is_error`` result, a result without its call becomes text,
+and blocks the API has no type for become text.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import json
+import re
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+from msgspec import UNSET
+
+from ...common import (
+    Artifact,
+    Block,
+    Child,
+    Command,
+    Conversation,
+    Document,
+    Epoch,
+    Image,
+    Message,
+    RawBlock,
+    Text,
+    Thinking,
+    ToolResult,
+    ToolUse,
+    to_json,
+)
+from ...loss import LossReport
+from ...registry import WriteOptions, Written
+from .envelopes import render_command, render_output
+
+# One fixed namespace for every id this writer makes (never change it: ids would move).
+NAMESPACE = uuid.UUID("5d3c1e0a-7f3b-5b8e-9c44-2f0a6c1d7e91")
+# The client version this writer's output was tested against (real-client tests).
+TESTED_VERSION = "2.1.332"
+_UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
+_AGENT_ID = re.compile(r"^a[0-9a-f]{16}$")
+_EPOCH_TS = "1970-01-01T00:00:00.000Z"
+MISSING_RESULT = "[Tool result missing: the source recorded no result for this call]"
+# Block types that may sit in a tool_result's content list.
+_RESULT_PART_TYPES = {"text", "image", "document", "search_result", "tool_reference"}
+# RawBlocks the API takes as they are (they carry their own integrity data).
+_PASS_THROUGH = {"assistant": {"redacted_thinking"}, "user": set()}
+
+
+def munge_cwd(cwd: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]", "-", cwd)
+
+
+def entry_id(session_id: str, position: str) -> str:
+    return str(uuid.uuid5(NAMESPACE, f"{session_id}/{position}"))
+
+
+def session_id_for(conversation: Conversation, options: WriteOptions) -> str:
+    if options.session_id:
+        if not _UUID.match(options.session_id):
+            raise ValueError(f"session id {options.session_id!r} is not a UUID (Claude Code only resumes UUIDs)")
+        return options.session_id
+    source = conversation.meta.id
+    if isinstance(source, str) and _UUID.match(source):
+        return source.lower()
+    name = source if isinstance(source, str) else hashlib.sha256(to_json(conversation)).hexdigest()
+    return str(uuid.uuid5(NAMESPACE, f"session:{name}"))
+
+
+def dumps(value: Any) -> bytes:
+    """Compact JSON as ``JSON.stringify`` writes it: non-ASCII raw, lone surrogates
+    escaped (they cannot be UTF-8)."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    text = re.sub(r"[\ud800-\udfff]", lambda m: f"\\u{ord(m.group()):04x}", text)
+    return text.encode("utf-8")
+
+
+# --- one stream (main or subagent) --------------------------------------------------
+
+
+@dataclass
+class _Stream:
+    sid: str
+    cwd: str
+    branch: str
+    version: str
+    entrypoint: str
+    loss: LossReport
+    file: str
+    agent_id: str | None = None
+    lines: list[dict[str, Any]] = field(default_factory=list)
+    tail: str | None = None  # the uuid the next record hangs off
+    leaf: str | None = None  # the last user/assistant record
+    last_prompt: str | None = None
+    timestamp: str = _EPOCH_TS
+    tool_records: dict[str, str] = field(default_factory=dict)  # tool_use id -> record uuid
+    open_calls: set[str] = field(default_factory=set)  # calls the next user message may answer
+    counter: int = 0
+
+    def new_id(self) -> str:
+        self.counter += 1
+        scope = f"agent-{self.agent_id}" if self.agent_id else "main"
+        return entry_id(self.sid, f"{scope}/{self.counter}")
+
+    def envelope(self, kind: str, parent: str | None) -> dict[str, Any]:
+        record: dict[str, Any] = {"parentUuid": parent, "isSidechain": self.agent_id is not None}
+        if self.agent_id:
+            record["agentId"] = self.agent_id
+        record.update(type=kind)
+        return record
+
+    def finish(self, record: dict[str, Any], uid: str) -> None:
+        record.update(
+            uuid=uid,
+            timestamp=self.timestamp,
+            userType="external",
+            entrypoint=self.entrypoint,
+            cwd=self.cwd,
+            sessionId=self.sid,
+            version=self.version,
+            gitBranch=self.branch,
+        )
+        self.lines.append(record)
+
+    def conversation_record(self, role: str, message: dict[str, Any], parent: str | None, **top: Any) -> str:
+        uid = self.new_id()
+        record = self.envelope(role, parent)
+        record["message"] = message
+        record.update({k: v for k, v in top.items() if v is not UNSET and v is not None})
+        self.finish(record, uid)
+        self.tail = self.leaf = uid
+        return uid
+
+    def system_record(self, subtype: str, parent: str | None, **fields: Any) -> str:
+        uid = self.new_id()
+        record = self.envelope("system", parent)
+        record["subtype"] = subtype
+        record.update(fields)
+        self.finish(record, uid)
+        self.tail = uid
+        return uid
+
+
+# --- blocks -------------------------------------------------------------------------
+
+
+def _flatten(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _media_block(block: Image | Document, kind: str) -> dict[str, Any] | None:
+    if isinstance(block, Image) and block.file_id is not UNSET:
+        return {"type": kind, "source": {"type": "file", "file_id": block.file_id}}
+    if block.data is not UNSET:
+        media = block.media_type if block.media_type is not UNSET else ("text/plain" if kind == "document" else "image/png")
+        source_type = "text" if media == "text/plain" else "base64"
+        out: dict[str, Any] = {"type": kind, "source": {"type": source_type, "media_type": media, "data": block.data}}
+    elif block.url is not UNSET:
+        out = {"type": kind, "source": {"type": "url", "url": block.url}}
+    else:
+        return None
+    if kind == "document" and isinstance(block, Document) and block.title is not UNSET:
+        out["title"] = block.title
+    return out
+
+
+def _result_content(result: ToolResult, loss: LossReport, where: str) -> str | list[dict[str, Any]]:
+    content = result.content
+    if isinstance(content, str):
+        return content
+    parts: list[dict[str, Any]] = []
+    for block in content:
+        if isinstance(block, Text):
+            parts.append({"type": "text", "text": block.text})
+        elif isinstance(block, (Image, Document)):
+            media = _media_block(block, block.__struct_config__.tag)
+            if media is None:
+                loss.add("write:empty-media", f"{where}: a {block.__struct_config__.tag} without data", file=where)
+                parts.append({"type": "text", "text": f"[{block.__struct_config__.tag} without data]"})
+            else:
+                parts.append(media)
+        elif isinstance(block, RawBlock) and block.source_type in _RESULT_PART_TYPES and isinstance(block.value, dict):
+            parts.append(block.value)
+        else:
+            loss.add("write:result-part-as-text", f"{where}: a {_tag(block)} block inside a tool result became text", file=where)
+            parts.append({"type": "text", "text": _flatten(_plain(block))})
+    return parts
+
+
+def _plain(block: Any) -> Any:
+    if isinstance(block, RawBlock):
+        return block.value
+    import msgspec
+
+    return msgspec.to_builtins(block)
+
+
+def _tag(block: Any) -> str:
+    if isinstance(block, RawBlock):
+        return block.source_type
+    return block.__struct_config__.tag
+
+
+def _tool_input(block: ToolUse, loss: LossReport, where: str) -> dict[str, Any]:
+    if isinstance(block.input, dict):
+        return block.input
+    loss.add("write:wrapped-input", f"{where}: {block.name} input was {type(block.input).__name__}, wrapped as {{\"input\": ...}}", file=where)
+    return {"input": block.input}
+
+
+# --- the writer ---------------------------------------------------------------------
+
+
+@dataclass
+class _Writer:
+    conversation: Conversation
+    loss: LossReport
+    sid: str
+    cwd: str
+    root_rel: str  # the project folder, relative to the projects root
+    files: dict[str, bytes] = field(default_factory=dict)
+    artifacts: int = 0
+
+    def stream(self, conversation: Conversation, file: str, agent_id: str | None) -> _Stream:
+        meta = conversation.meta
+        native = meta.source_harness == "claude_code"
+        version = meta.client_version if native and meta.client_version is not UNSET else TESTED_VERSION
+        entrypoint = meta.extra.get("entrypoint") if isinstance(meta.extra.get("entrypoint"), str) else "cli"
+        return _Stream(
+            sid=self.sid,
+            cwd=self.cwd,
+            branch=meta.git_branch if meta.git_branch is not UNSET else "HEAD",
+            version=version,
+            entrypoint=entrypoint,
+            loss=self.loss,
+            file=file,
+            agent_id=agent_id,
+            timestamp=meta.started_at if meta.started_at is not UNSET else _EPOCH_TS,
+        )
+
+    def write_messages(self, conversation: Conversation, s: _Stream) -> None:
+        epochs = {e.start: e for e in conversation.epochs}
+        pending = _unanswered_calls(conversation.messages)
+        for index, message in enumerate(conversation.messages):
+            if message.timestamp is not UNSET:
+                s.timestamp = message.timestamp
+            where = f"{s.file}#message{index}"
+            if index in epochs:
+                self.boundary(epochs[index], s)
+            if message.role == "assistant":
+                self.assistant(message, s, where)
+                s.open_calls = {b.id for b in message.content if isinstance(b, ToolUse)}
+                missing = pending.get(index, [])
+                if missing:
+                    self.missing_results(missing, s, where)
+                    s.open_calls -= set(missing)
+            else:
+                self.user(message, s, where)
+                s.open_calls = set()
+
+    # compaction: the boundary is a new root; the summary hangs off it
+    def boundary(self, epoch: Epoch, s: _Stream) -> None:
+        metadata: dict[str, Any] = {"trigger": epoch.trigger if epoch.trigger is not UNSET else "manual"}
+        if epoch.pre_tokens is not UNSET:
+            metadata["preTokens"] = epoch.pre_tokens
+        if epoch.preserved_ids:
+            self.loss.add(
+                "write:preserved-messages",
+                f"{len(epoch.preserved_ids)} preserved message ids are not relinked; the resumed context is the summary and what follows it",
+                file=s.file,
+            )
+        s.system_record(
+            "compact_boundary",
+            None,
+            content="Conversation compacted",
+            level="info",
+            isMeta=False,
+            compactMetadata=metadata,
+            logicalParentUuid=s.tail,
+        )
+
+    def assistant(self, message: Message, s: _Stream, where: str) -> None:
+        msg_id = message.id if message.id is not UNSET else "msg_" + entry_id(s.sid, f"{s.file}/{where}/message").replace("-", "")[:24]
+        blocks: list[dict[str, Any]] = []
+        artifact_results: list[tuple[str, Artifact]] = []
+        for i, block in enumerate(message.content):
+            converted = self.assistant_block(block, s, f"{where}.{i}")
+            if converted is None:
+                continue
+            if isinstance(block, Artifact):
+                artifact_results.append((converted["id"], block))
+            blocks.append(converted)
+        if not blocks:
+            self.loss.add("write:empty-message", f"{where}: an assistant message with nothing the API accepts; left out", file=s.file)
+            return
+        body: dict[str, Any] = {"id": msg_id, "type": "message", "role": "assistant"}
+        body["model"] = message.model if message.model is not UNSET else ("<synthetic>" if message.synthetic else UNSET)
+        stop = message.stop_reason
+        usage = _usage(message)
+        for block in blocks:
+            record_body = {k: v for k, v in body.items() if v is not UNSET}
+            record_body["content"] = [block]
+            if stop is not UNSET:
+                record_body["stop_reason"] = stop
+                record_body["stop_sequence"] = None
+            if usage is not None:
+                record_body["usage"] = usage
+            top: dict[str, Any] = {}
+            if message.api_error:
+                top["isApiErrorMessage"] = True
+            uid = s.conversation_record("assistant", record_body, s.tail, **top)
+            if block["type"] == "tool_use":
+                s.tool_records[block["id"]] = uid
+        for tool_id, artifact in artifact_results:
+            published = next(b["input"]["file_path"] for b in blocks if b.get("id") == tool_id)
+            s.conversation_record(
+                "user",
+                {"role": "user", "content": [{"tool_use_id": tool_id, "type": "tool_result", "content": f"Published {published}"}]},
+                s.tool_records.get(tool_id, s.tail),
+                sourceToolAssistantUUID=s.tool_records.get(tool_id),
+            )
+
+    def assistant_block(self, block: Block, s: _Stream, where: str) -> dict[str, Any] | None:
+        if isinstance(block, Text):
+            if not block.text:
+                self.loss.add("write:empty-text", f"{where}: empty text block left out", file=s.file)
+                return None
+            return {"type": "text", "text": block.text}
+        if isinstance(block, Thinking):
+            if block.signature is UNSET:
+                self.loss.add("write:thinking-without-signature", f"{where}: thinking without a signature left out ({len(block.thinking)} chars)", file=s.file)
+                return None
+            return {"type": "thinking", "thinking": block.thinking, "signature": block.signature}
+        if isinstance(block, ToolUse):
+            return {"type": "tool_use", "id": block.id, "name": block.name, "input": _tool_input(block, self.loss, where)}
+        if isinstance(block, Artifact):
+            return self.artifact(block, s, where)
+        if isinstance(block, RawBlock) and block.source_type in _PASS_THROUGH["assistant"] and isinstance(block.value, dict):
+            return block.value
+        return self.as_text(block, s, where)
+
+    def as_text(self, block: Block, s: _Stream, where: str) -> dict[str, Any] | None:
+        if isinstance(block, (Image, Document)):
+            media = _media_block(block, _tag(block))
+            if media is not None:
+                return media
+        self.loss.add("write:block-as-text", f"{where}: a {_tag(block)} block the API has no place for here became text", file=s.file)
+        return {"type": "text", "text": f"[{_tag(block)}] {_flatten(_plain(block))}"}
+
+    def artifact(self, block: Artifact, s: _Stream, where: str) -> dict[str, Any]:
+        path = block.path
+        if block.data is not UNSET:
+            try:
+                data = base64.b64decode(block.data, validate=True)
+            except (binascii.Error, ValueError):
+                self.loss.add("write:artifact-bad-data", f"{where}: artifact {block.path!r} data is not base64; not materialized", file=s.file)
+            else:
+                self.artifacts += 1
+                rel = f"{s.sid}/artifacts/{self.artifacts:03d}-{_safe_name(block.path)}"
+                self.files[f"{self.root_rel}/{rel}"] = data
+                path = rel
+        tool_input: dict[str, Any] = {"file_path": path}
+        if block.description is not UNSET:
+            tool_input["description"] = block.description
+        tool_id = "toolu_" + entry_id(s.sid, f"{where}/artifact").replace("-", "")[:24]
+        return {"type": "tool_use", "id": tool_id, "name": "Artifact", "input": tool_input}
+
+    def missing_results(self, ids: list[str], s: _Stream, where: str) -> None:
+        for tool_id in ids:
+            self.loss.add("write:missing-tool-result", f"{where}: tool_use {tool_id} had no result; an is_error result was added", file=s.file)
+            s.conversation_record(
+                "user",
+                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": tool_id, "content": MISSING_RESULT, "is_error": True}]},
+                s.tool_records.get(tool_id, s.tail),
+                sourceToolAssistantUUID=s.tool_records.get(tool_id),
+            )
+
+    def user(self, message: Message, s: _Stream, where: str) -> None:
+        results = [b for b in message.content if isinstance(b, ToolResult)]
+        others = [b for b in message.content if not isinstance(b, ToolResult)]
+        if results and others and any(not isinstance(b, ToolResult) for b in message.content[: len(results)]):
+            self.loss.add("write:reordered-results", f"{where}: tool results moved before the message's other blocks (the API requires it)", file=s.file)
+        top = _user_top(message)
+        for i, result in enumerate(results):
+            self.tool_result(result, message, s, f"{where}.result{i}", top)
+        commands = [b for b in others if isinstance(b, Command)]
+        rest = [b for b in others if not isinstance(b, Command)]
+        for command in commands:
+            self.command(command, s)
+        if not rest:
+            if not results and not commands:
+                self.loss.add("write:empty-message", f"{where}: an empty user message left out", file=s.file)
+            return
+        content = self.user_content(rest, s, where)
+        if not content:
+            self.loss.add("write:empty-message", f"{where}: a user message with nothing the API accepts; left out", file=s.file)
+            return
+        if message.compact_summary:
+            top["isCompactSummary"] = True
+            top["isVisibleInTranscriptOnly"] = True
+        s.conversation_record("user", {"role": "user", "content": content}, s.tail, **top)
+        if not message.meta and not message.compact_summary and isinstance(content, str):
+            s.last_prompt = content
+
+    def user_content(self, blocks: list[Block], s: _Stream, where: str) -> str | list[dict[str, Any]]:
+        if len(blocks) == 1 and isinstance(blocks[0], Text):
+            return blocks[0].text if blocks[0].text else []
+        out = []
+        for i, block in enumerate(blocks):
+            if isinstance(block, Text):
+                if block.text:
+                    out.append({"type": "text", "text": block.text})
+                else:
+                    self.loss.add("write:empty-text", f"{where}.{i}: empty text block left out", file=s.file)
+            elif isinstance(block, ToolUse):
+                self.loss.add("write:block-as-text", f"{where}.{i}: a tool_use in a user message became text", file=s.file)
+                out.append({"type": "text", "text": f"[tool_use {block.name}] {_flatten(block.input)}"})
+            else:
+                converted = self.as_text(block, s, f"{where}.{i}")
+                if converted is not None:
+                    out.append(converted)
+        return out
+
+    def tool_result(self, result: ToolResult, message: Message, s: _Stream, where: str, top: dict[str, Any]) -> None:
+        content = _result_content(result, self.loss, where)
+        call = s.tool_records.get(result.tool_use_id) if result.tool_use_id in s.open_calls else None
+        s.open_calls.discard(result.tool_use_id)
+        if call is None:
+            self.loss.add("write:orphan-result", f"{where}: result for unknown tool_use {result.tool_use_id} written as text", file=s.file)
+            text = content if isinstance(content, str) else _flatten(content)
+            s.conversation_record("user", {"role": "user", "content": [{"type": "text", "text": f"[tool result {result.tool_use_id}] {text}"}]}, s.tail, **top)
+            return
+        block: dict[str, Any] = {"tool_use_id": result.tool_use_id, "type": "tool_result", "content": content}
+        if result.is_error is not None:
+            block["is_error"] = result.is_error
+        extra = dict(top)
+        if result.structured is not UNSET:
+            extra["toolUseResult"] = result.structured
+        extra["sourceToolAssistantUUID"] = call
+        s.conversation_record("user", {"role": "user", "content": [block]}, call, **extra)
+
+    def command(self, command: Command, s: _Stream) -> None:
+        body = render_command(
+            command.name,
+            message=command.message if command.message is not UNSET else None,
+            args=command.args if command.args is not UNSET else None,
+        )
+        s.system_record("local_command", s.tail, content=body, level="info", isMeta=False)
+        if command.output is not UNSET:
+            s.system_record("local_command", s.tail, content=render_output(command.output), level="info", isMeta=False)
+
+    # --- files ---------------------------------------------------------------------
+
+    def render(self, s: _Stream, title: str | None) -> bytes:
+        lines: list[dict[str, Any]] = []
+        if title and s.leaf:
+            lines.append({"type": "summary", "summary": title, "leafUuid": s.leaf})
+        lines.extend(s.lines)
+        if title and s.leaf and s.agent_id is None:
+            lines.append({"type": "custom-title", "customTitle": title, "sessionId": s.sid})
+        if s.leaf and s.agent_id is None:
+            last: dict[str, Any] = {"type": "last-prompt"}
+            if s.last_prompt is not None:
+                last["lastPrompt"] = s.last_prompt
+            last.update(leafUuid=s.leaf, sessionId=s.sid)
+            lines.append(last)
+        return b"".join(dumps(line) + b"\n" for line in lines)
+
+    def children(self, children: list[Child], parent_agent: str | None, used: set[str]) -> None:
+        for n, child in enumerate(children):
+            agent_id = child.link.agent_id if child.link.agent_id is not UNSET else None
+            if not agent_id or not _AGENT_ID.match(agent_id) or agent_id in used:
+                agent_id = "a" + entry_id(self.sid, f"agent/{parent_agent}/{n}").replace("-", "")[:16]
+            used.add(agent_id)
+            base = f"{self.root_rel}/{self.sid}/subagents/agent-{agent_id}"
+            s = self.stream(child.conversation, f"{base}.jsonl", agent_id)
+            self.write_messages(child.conversation, s)
+            if child.conversation.epochs:
+                self.loss.add("write:child-epochs", f"{base}.jsonl: subagent compaction written in the child file", file=s.file)
+            self.files[f"{base}.jsonl"] = self.render(s, None)
+            meta: dict[str, Any] = {"agentType": child.agent_type if child.agent_type is not UNSET else "general-purpose"}
+            if child.description is not UNSET:
+                meta["description"] = child.description
+            if child.link.tool_use_id is not UNSET:
+                meta["toolUseId"] = child.link.tool_use_id
+            if parent_agent:
+                meta["parentAgentId"] = parent_agent
+            meta["spawnDepth"] = child.spawn_depth
+            self.files[f"{base}.meta.json"] = dumps(meta)
+            self.children(child.conversation.children, agent_id, used)
+
+
+def _usage(message: Message) -> dict[str, int] | None:
+    if message.usage is UNSET:
+        return None
+    u = message.usage
+    return {
+        "input_tokens": u.input_tokens,
+        "cache_creation_input_tokens": u.cache_creation_input_tokens,
+        "cache_read_input_tokens": u.cache_read_input_tokens,
+        "output_tokens": u.output_tokens,
+    }
+
+
+def _user_top(message: Message) -> dict[str, Any]:
+    top: dict[str, Any] = {}
+    if message.meta:
+        top["isMeta"] = True
+    if message.origin is not UNSET:
+        top["origin"] = {"kind": message.origin}
+    return top
+
+
+def _unanswered_calls(messages: list[Message]) -> dict[int, list[str]]:
+    """For each assistant message, the tool_use ids the next message does not answer
+    (the API wants every call answered in the very next message)."""
+    out: dict[int, list[str]] = {}
+    for i, message in enumerate(messages):
+        if message.role != "assistant":
+            continue
+        calls = [b.id for b in message.content if isinstance(b, ToolUse)]
+        nxt = messages[i + 1] if i + 1 < len(messages) else None
+        got = {b.tool_use_id for b in nxt.content if isinstance(b, ToolResult)} if nxt and nxt.role == "user" else set()
+        missing = [c for c in calls if c not in got]
+        if missing:
+            out[i] = missing
+    return out
+
+
+def _safe_name(path: str) -> str:
+    name = path.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
+    name = re.sub(r"[^A-Za-z0-9._-]", "_", name).lstrip(".")
+    return name[:100] or "artifact"
+
+
+def write(conversation: Conversation, loss: LossReport, options: WriteOptions) -> Written:
+    """The session's files, by path relative to the Claude projects root: the main
+    ``<munged cwd>/<sid>.jsonl`` first, then subagents and materialized artifacts."""
+    sid = session_id_for(conversation, options)
+    cwd = options.cwd or (conversation.meta.cwd if conversation.meta.cwd is not UNSET else "/")
+    root_rel = munge_cwd(cwd)
+    writer = _Writer(conversation, loss, sid, cwd, root_rel)
+    main_file = f"{root_rel}/{sid}.jsonl"
+    s = writer.stream(conversation, main_file, None)
+    writer.write_messages(conversation, s)
+    if s.leaf is None:
+        loss.add("write:no-conversation", "no user or assistant message to write; Claude Code will not find this session", file=main_file)
+    title = conversation.meta.title if conversation.meta.title is not UNSET else None
+    files = {main_file: writer.render(s, title)}
+    writer.children(conversation.children, None, set())
+    files.update(writer.files)
+    return Written(sid, files)
