@@ -59,22 +59,33 @@ class UnknownHarness(ValueError):
 
 
 _cache: dict[str, Harness] = {}
+_all_loaded = False
+
+
+def _builtin(name: str) -> Harness | None:
+    """Import one built-in harness package; ``None`` when it does not exist (yet)."""
+    if name in _cache:
+        return _cache[name]
+    try:
+        module = import_module(f"txcodec.harnesses.{name}")
+    except ModuleNotFoundError as exc:
+        if exc.name != f"txcodec.harnesses.{name}":
+            raise
+        return None
+    harness = getattr(module, "HARNESS", None)
+    if harness is not None:  # a package still being built registers nothing yet
+        _cache[name] = harness
+    return harness
 
 
 def _load_all() -> dict[str, Harness]:
-    if not _cache:
+    global _all_loaded
+    if not _all_loaded:
         for name in BUILTIN:
-            try:
-                module = import_module(f"txcodec.harnesses.{name}")
-            except ModuleNotFoundError as exc:
-                if exc.name != f"txcodec.harnesses.{name}":
-                    raise
-                continue
-            harness = getattr(module, "HARNESS", None)
-            if harness is not None:  # a package still being built registers nothing yet
-                _cache[name] = harness
+            _builtin(name)
         for ep in metadata.entry_points(group="txcodec.harnesses"):
             _cache.setdefault(ep.name, ep.load())
+        _all_loaded = True
     return _cache
 
 
@@ -83,7 +94,8 @@ def harnesses() -> dict[str, Harness]:
 
 
 def get(name: str) -> Harness:
-    found = _load_all().get(name)
+    # a built-in is imported alone: using one harness never imports the others
+    found = (_builtin(name) if name in BUILTIN else None) or _load_all().get(name)
     if found is None:
         close = difflib.get_close_matches(name, list(_load_all()), n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""

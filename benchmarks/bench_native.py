@@ -1,0 +1,241 @@
+"""Native Claude Code codec throughput, measured against msgspec's own untyped decoder.
+
+Builds a ~60 MB session shaped like a real one (seed 004: assistant records one per
+content block, tool results with ``toolUseResult`` carriers, attachments and bookkeeping,
+Read results up to ~1 MB per line) in a temp dir and prints, from one run, MB/s for
+
+  raw read      reading the file's bytes
+  R             ``msgspec.json.Decoder().decode_lines`` of the same bytes (the yardstick)
+  load          ``txcodec.load`` (every line decoded eagerly into its typed record)
+  load+dump     ``load`` then ``dump``, asserted byte-identical
+
+with each figure's ratio to R (targets: load >= 1.2 R, load+dump >= 0.6 R), and the peak
+RSS of ``txcodec verify`` on the file, run in a subprocess (target: <= 64 MB plus the
+largest line). Absolute speeds drift on shared machines; the ratios are the figures.
+
+    python benchmarks/bench_native.py [--mb 60] [--repeat 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import random
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import msgspec
+
+import txcodec
+
+SID = "5d0c3a9e-7b1f-4c2a-9e3d-1f2a3b4c5d6e"
+WORDS = "the parser reads each line and keeps its bytes so that nothing is lost when it is written back".split()
+
+
+def _text(rng: random.Random, n: int) -> str:
+    out, size = [], 0
+    while size < n:
+        w = rng.choice(WORDS)
+        out.append(w)
+        size += len(w) + 1
+    return " ".join(out)
+
+
+def _code(rng: random.Random, n: int) -> str:
+    lines, size = [], 0
+    i = 0
+    while size < n:
+        i += 1
+        line = f'{i:>6}\tdef f_{i}(x):  # {_text(rng, 40)} "quoted" \\ tab\there é ü'
+        lines.append(line)
+        size += len(line) + 1
+    return "\n".join(lines)
+
+
+class _Builder:
+    def __init__(self, seed: int = 7) -> None:
+        self.rng = random.Random(seed)
+        self.n = 0
+        self.parent: str | None = None
+        self.lines: list[bytes] = []
+
+    def uid(self) -> str:
+        self.n += 1
+        return f"{self.n:08x}-1111-4222-8333-{self.n:012x}"
+
+    def stamp(self) -> str:
+        s = self.n
+        return f"2026-09-18T{(s // 3600) % 24:02d}:{(s // 60) % 60:02d}:{s % 60:02d}.{s % 1000:03d}Z"
+
+    def envelope(self, kind: str) -> dict:
+        uid = self.uid()
+        rec = {
+            "parentUuid": self.parent,
+            "isSidechain": False,
+            "userType": "external",
+            "cwd": "/home/dev/src/project",
+            "sessionId": SID,
+            "version": "2.1.276",
+            "gitBranch": "main",
+            "type": kind,
+            "uuid": uid,
+            "timestamp": self.stamp(),
+        }
+        self.parent = uid
+        return rec
+
+    def add(self, rec: dict) -> None:
+        self.lines.append(json.dumps(rec, ensure_ascii=False, separators=(",", ":")).encode())
+
+    def prompt(self) -> None:
+        rec = self.envelope("user")
+        rec["message"] = {"role": "user", "content": _text(self.rng, 300)}
+        rec["promptId"] = self.uid()
+        rec["permissionMode"] = "default"
+        self.add(rec)
+
+    def assistant_call(self, tools: list[tuple[str, str, dict, str, object]]) -> None:
+        mid = f"msg_{self.n:020d}"
+        usage = {"input_tokens": 12, "output_tokens": 340, "cache_creation_input_tokens": 1200,
+                 "cache_read_input_tokens": 90000, "service_tier": "standard",
+                 "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 1200}}
+        blocks: list[dict] = [
+            {"type": "thinking", "thinking": "", "signature": "Eq" + "A" * 600},
+            {"type": "text", "text": _text(self.rng, 400)},
+        ]
+        for tid, name, inp, _, _ in tools:
+            blocks.append({"type": "tool_use", "id": tid, "name": name, "input": inp})
+        for i, block in enumerate(blocks):
+            rec = self.envelope("assistant")
+            rec["message"] = {"model": "claude-opus-5", "id": mid, "type": "message", "role": "assistant",
+                              "content": [block], "stop_reason": "tool_use", "stop_sequence": None,
+                              "usage": usage}
+            rec["requestId"] = f"req_{self.n:024d}"
+            rec["apiBlockIndex"] = i
+            rec["effort"] = "high"
+            self.add(rec)
+        for tid, _, _, text, carrier in tools:
+            rec = self.envelope("user")
+            rec["message"] = {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": tid, "content": text, "is_error": False}]}
+            rec["toolUseResult"] = carrier
+            rec["sourceToolAssistantUUID"] = self.parent
+            self.add(rec)
+
+    def bash(self, size: int) -> tuple:
+        out = _code(self.rng, size)
+        return (f"toolu_{self.uid()[:8]}", "Bash", {"command": "make test", "description": "run tests"}, out,
+                {"stdout": out, "stderr": "", "interrupted": False, "isImage": False, "noOutputExpected": False})
+
+    def read(self, size: int) -> tuple:
+        body = _code(self.rng, size)
+        return (f"toolu_{self.uid()[:8]}", "Read", {"file_path": "/home/dev/src/project/big.py"}, body,
+                {"type": "text", "file": {"filePath": "/home/dev/src/project/big.py", "content": body,
+                                          "numLines": body.count("\n") + 1, "startLine": 1, "totalLines": 9999}})
+
+    def bookkeeping(self) -> None:
+        rec = self.envelope("attachment")
+        rec["attachment"] = {"type": "hook_success", "hookName": "PostToolUse", "content": _text(self.rng, 200),
+                             "stdout": "", "stderr": "", "exitCode": 0}
+        self.add(rec)
+        self.add({"type": "queue-operation", "operation": "enqueue", "timestamp": self.stamp(), "sessionId": SID,
+                  "content": _text(self.rng, 80)})
+        self.add({"type": "last-prompt", "sessionId": SID, "leafUuid": self.parent})
+        rec = self.envelope("system")
+        rec.update(subtype="turn_duration", durationMs=5123, isMeta=False)
+        self.add(rec)
+
+
+def build_session(target_bytes: int, seed: int = 7) -> bytes:
+    """A session of about ``target_bytes``: ordinary turns, with a ~1 MB Read result
+    every ~10 MB."""
+    b = _Builder(seed)
+    size = 0
+    turn = 0
+    while size < target_bytes:
+        turn += 1
+        b.prompt()
+        tools = [b.bash(b.rng.randint(500, 8000))]
+        if turn % 3 == 0:
+            tools.append(b.read(b.rng.randint(5_000, 60_000)))  # a parallel pair
+        if turn % 120 == 0:
+            tools = [b.read(480_000)]  # body + carrier copy: a ~1 MB line
+        b.assistant_call(tools)
+        b.bookkeeping()
+        size = sum(len(x) + 1 for x in b.lines)
+    return b"\n".join(b.lines) + b"\n"
+
+
+def _best(fn, repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        gc.collect()
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return min(times)
+
+
+def _verify_rss(path: Path) -> tuple[int, int]:
+    """Run ``txcodec verify`` in a child; return (exit code, its peak RSS in bytes)."""
+    code = (
+        "import resource, sys\n"
+        "from txcodec.cli import main\n"
+        "try:\n"
+        f"    main(['verify', {str(path)!r}], standalone_mode=False)\n"
+        "    rc = 0\n"
+        "except SystemExit as e:\n"
+        "    rc = e.code or 0\n"
+        "print(rc, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    rc, rss = out.stdout.split()[-2:]
+    return int(rc), int(rss)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--mb", type=float, default=60)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+
+    data = build_session(int(args.mb * 1e6))
+    lines = data.split(b"\n")
+    largest = max(len(x) for x in lines)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / f"{SID}.jsonl"
+        path.write_bytes(data)
+        mb = len(data) / 1e6
+        print(f"session: {mb:.1f} MB, {len(lines) - 1} lines, largest line {largest / 1e6:.2f} MB")
+
+        decoder = msgspec.json.Decoder()
+        t_raw = _best(path.read_bytes, args.repeat)
+        t_r = _best(lambda: decoder.decode_lines(data), args.repeat)
+        t_load = _best(lambda: txcodec.load(data, harness="claude_code"), args.repeat)
+        session = txcodec.load(data, harness="claude_code")
+        assert not session.diagnostics, session.diagnostics[:3]
+
+        def load_dump() -> None:
+            assert txcodec.load(data, harness="claude_code").dump() == data
+
+        t_both = _best(load_dump, args.repeat)
+        rows = [("raw read", t_raw), ("R = msgspec decode_lines", t_r), ("typed load", t_load),
+                ("load + dump (byte-identical)", t_both)]
+        for name, t in rows:
+            print(f"{name:30s} {mb / t:9.1f} MB/s   {t_r / t:5.2f} x R")
+        print(f"targets: typed load >= 1.20 x R; load + dump >= 0.60 x R")
+
+        rc, rss = _verify_rss(path)
+        budget = 64 * 2**20 + largest
+        print(f"verify: exit {rc}, peak RSS {rss / 2**20:.1f} MB (budget {budget / 2**20:.1f} MB: 64 MB + largest line)")
+        if rc != 0 or rss > budget:
+            sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
