@@ -100,3 +100,52 @@ def to_common(session: NativeSession, loss: LossReport | None = None) -> Convers
     if harness.read is None:
         raise NotSupported(f"reading {harness.title} into Common is not supported yet")
     return harness.read(session, loss if loss is not None else LossReport())
+
+
+def convert(
+    source: bytes | str | os.PathLike[str] | Conversation,
+    to: str,
+    *,
+    from_: str | None = None,
+    session_id: str | None = None,
+    cwd: str | None = None,
+    prompts: list[str] | None = None,
+) -> tuple[registry.Written, LossReport]:
+    """Read ``source`` (a native session: path or bytes, harness detected unless
+    ``from_`` names it; ``from_="common"`` for Common JSON; or a :class:`Conversation`)
+    and write it as harness ``to``. Returns the files and everything that was not carried.
+
+    ``prompts`` is for sources that do not record what the user typed (stream-json
+    output): they are handed to the reader as ``session.prompts``.
+    """
+    from .common import from_json
+
+    loss = LossReport()
+    if isinstance(source, Conversation):
+        conversation = source
+    elif from_ == "common":
+        data = bytes(source) if isinstance(source, (bytes, bytearray, memoryview)) else read_bytes(source)
+        conversation = from_json(data)
+    else:
+        session = load(source, from_)
+        if prompts is not None:
+            session.prompts = list(prompts)  # type: ignore[attr-defined]
+        conversation = to_common(session, loss)
+    target = registry.get(to)
+    if target.write is None:
+        raise NotSupported(f"writing {target.title} is not supported yet")
+    written = target.write(conversation, loss, registry.WriteOptions(session_id=session_id, cwd=cwd))
+    return written, loss
+
+
+def install(written: registry.Written, harness: str, root: str | os.PathLike[str] | None = None) -> list[Path]:
+    """Put ``written`` into the harness's store (its default root unless ``root``),
+    atomically, refusing before writing anything when a file already exists."""
+    from .atomic import install_files
+
+    target = registry.get(harness)
+    if root is None:
+        if target.store is None:
+            raise NotSupported(f"{target.title} has no store to install into")
+        root = target.store.default_root()
+    return install_files(root, written.files)

@@ -1,0 +1,58 @@
+"""``txcodec check-resume``: what the real client sends when it resumes a file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+import msgspec
+
+from .. import api, registry
+from .common import echo_json, user_errors
+
+
+def _line(message) -> str:
+    parts = []
+    for block in message.content:
+        tag = block.__struct_config__.tag
+        if tag == "text":
+            text = block.text.replace("\n", " ")
+            parts.append(repr(text[:60] + ("..." if len(text) > 60 else "")))
+        elif tag == "tool_use":
+            parts.append(f"tool_use {block.name} {block.id}")
+        elif tag == "tool_result":
+            parts.append(f"tool_result {block.tool_use_id}{' (error)' if block.is_error else ''}")
+        else:
+            parts.append(tag)
+    return f"{message.role:9s} " + ", ".join(parts)
+
+
+def register(group: click.Group) -> None:
+    @group.command("check-resume")
+    @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+    @click.option("--harness", type=str, help="The file's harness (detected when left out).")
+    @click.option("--cwd", type=str, help="Project folder to resume from (default: a throw-away folder).")
+    @click.option("--json", "as_json", is_flag=True, help="The whole report as JSON.")
+    def check_resume(file: Path, harness: str | None, cwd: str | None, as_json: bool) -> None:
+        """Resume FILE with the real client against a strict local mock model and
+        report what it sent. Exit status 1 when the resume failed or was rejected."""
+        with user_errors():
+            name = harness or api.load(file).harness
+            target = registry.get(name)
+            if target.check_resume is None:
+                raise click.ClickException(f"no resume check for {target.title}")
+            options = {"cwd": cwd} if cwd else {}
+            report = target.check_resume(file, **options)
+        if as_json:
+            echo_json(msgspec.to_builtins(report) | {"resumed": report.resumed})
+        else:
+            click.echo(f"{report.client}: session {report.session_id}, exit {report.exit_code}, {report.requests} request(s)")
+            for message in report.sent:
+                click.echo("  " + _line(message))
+            for why in report.rejected:
+                click.echo(f"  REJECTED {why}")
+            if not report.resumed and report.stderr.strip():
+                click.echo(report.stderr.strip()[-1500:], err=True)
+            click.echo("resumed" if report.resumed else "NOT resumed")
+        if not report.resumed:
+            raise SystemExit(1)

@@ -1,0 +1,91 @@
+"""``txcodec convert`` and ``txcodec resume``: Common-mediated conversion between harnesses."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import click
+
+from .. import api, registry
+from ..atomic import install_files, write_atomic
+from ..loss import LossReport
+from .common import echo_json, user_errors
+
+
+def _summary(loss: LossReport) -> None:
+    counts = loss.counts()
+    if not counts:
+        click.echo("loss: nothing", err=True)
+        return
+    click.echo(f"loss: {sum(counts.values())} entries", err=True)
+    for kind, n in counts.items():
+        click.echo(f"  {n:6d}  {kind}", err=True)
+
+
+def _write_out(written: registry.Written, out: Path) -> list[Path]:
+    """One file to ``out``; several files beneath ``out`` as a folder (paths kept)."""
+    if len(written.files) == 1 and not out.is_dir():
+        return [write_atomic(out, written.files[written.main])]
+    return install_files(out, written.files)
+
+
+def _resume_line(harness: str, written: registry.Written) -> str:
+    return {"claude_code": f"claude --resume {written.session_id}"}.get(harness, f"(resume session {written.session_id})")
+
+
+def register(group: click.Group) -> None:
+    @group.command("convert")
+    @click.argument("src", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+    @click.option("--from", "from_", type=str, help="Source harness (detected when left out; 'common' for Common JSON).")
+    @click.option("--to", "to", type=str, required=True, help="Target harness (claude_code, codex, ...).")
+    @click.option("-o", "--output", "out", type=click.Path(path_type=Path), help="Output file, or a folder for several files.")
+    @click.option("--install", is_flag=True, help="Install into the target's store (never overwrites).")
+    @click.option("--cwd", type=str, help="The project folder the target client will resume from.")
+    @click.option("--session-id", type=str, help="The new session's id (a UUID for Claude Code).")
+    @click.option("--loss", "show_loss", is_flag=True, help="Print the whole loss report as JSON on stdout.")
+    def convert(src: Path, from_: str | None, to: str, out: Path | None, install: bool, cwd: str | None,
+                session_id: str | None, show_loss: bool) -> None:
+        """Convert SRC to another harness's native format."""
+        if out is not None and install:
+            raise click.UsageError("-o and --install exclude each other")
+        with user_errors():
+            if install and cwd is None:
+                cwd = os.getcwd()
+            written, loss = api.convert(src, to, from_=from_, session_id=session_id, cwd=cwd)
+            if install:
+                for path in api.install(written, to):
+                    click.echo(f"installed {path}", err=True)
+                click.echo(_resume_line(to, written))
+            elif out is not None:
+                for path in _write_out(written, out):
+                    click.echo(f"wrote {path}", err=True)
+            elif not show_loss:
+                sys.stdout.buffer.write(written.files[written.main])
+                if len(written.files) > 1:
+                    click.echo(f"note: {len(written.files) - 1} side files not shown; use -o DIR or --install", err=True)
+            _summary(loss)
+            if show_loss:
+                echo_json(loss.to_dict())
+
+    @group.command("resume")
+    @click.argument("src", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+    @click.option("--from", "from_", type=str, help="Source harness (detected when left out).")
+    @click.option("--cwd", type=str, help="Project folder (default: the current folder).")
+    def resume(src: Path, from_: str | None, cwd: str | None) -> None:
+        """Convert SRC to Claude Code, install it, and run ``claude --resume`` on it."""
+        with user_errors():
+            cwd = cwd or os.getcwd()
+            written, loss = api.convert(src, "claude_code", from_=from_, cwd=cwd)
+            api.install(written, "claude_code")
+            _summary(loss)
+            line = _resume_line("claude_code", written)
+            claude = shutil.which("claude")
+            if claude is None:
+                click.echo(f"claude is not on PATH; run: {line}")
+                return
+            click.echo(f"+ {line}", err=True)
+            raise SystemExit(subprocess.call([claude, "--resume", written.session_id], cwd=cwd))
