@@ -1,0 +1,54 @@
+"""stream-json: Claude Code's live protocol (``claude -p --output-format stream-json
+--verbose``; ``--input-format stream-json`` on stdin), as captured by the tools that
+drive it. Not a store: captures live wherever their host kept them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...registry import Harness
+from .codec import CODEC
+from .read import read
+from .records import LINE_TYPES, PROTOCOL_ONLY
+from .write import write, write_input
+
+# Keys only a Claude Code session file uses (camelCase envelope). One of them rules a
+# capture out: stream-json lines say session_id / parent_tool_use_id instead.
+_SESSION_FILE_KEYS = ("sessionId", "parentUuid", "leafUuid", "isSidechain")
+_CAPTURE_KEYS = ("session_id", "parent_tool_use_id")
+
+
+def detect(sample: list[Any]) -> int:
+    """Score the leading decoded lines: a ``system``/``init``, a ``result``, control or
+    stream lines, or snake_case ``session_id`` on conversation lines say "capture"; a
+    camelCase session-file key says "not a capture" (score 0)."""
+    score = 0
+    for value in sample:
+        if not isinstance(value, dict):
+            continue
+        if any(k in value for k in _SESSION_FILE_KEYS):
+            return 0
+        kind = value.get("type")
+        if kind not in LINE_TYPES:
+            continue
+        if kind in PROTOCOL_ONLY:
+            score += 3
+        elif kind == "system" and value.get("subtype") == "init" and "session_id" in value:
+            score += 4
+        elif any(k in value for k in _CAPTURE_KEYS):
+            score += 2
+        elif kind == "user" and "message" in value and "uuid" not in value:
+            score += 2  # a prompt on stdin: {"type": "user", "message": {...}}
+    return score
+
+
+HARNESS = Harness(
+    name="stream_json",
+    title="Claude Code stream-json",
+    codec=CODEC,
+    detect=detect,
+    read=read,
+    write=write,
+)
+
+__all__ = ["HARNESS", "CODEC", "detect", "read", "write", "write_input"]

@@ -1,0 +1,622 @@
+"""stream-json capture -> Common conversation.
+
+A capture is a sequence of *runs*: each prompt makes the CLI print a ``system``/``init``
+line, the assistant and user (tool result) lines, and a ``result`` line (observed on
+2.1.332, also for the second prompt of one ``--input-format stream-json`` process).
+Captures of several ``claude -p`` invocations may be concatenated.
+
+The prompt that started a run is not on stdout (it was an argument) unless the host
+passed ``--replay-user-messages`` (a ``user`` line with ``isReplay``). It is taken, in
+order, from: that replayed line; the input side (``{"type":"user",...}`` lines without a
+``uuid``, interleaved in the same file or passed as ``input_session``); ``prompts`` (one
+per run, from the user); else a placeholder user message marked
+``extra["missing_prompt"]`` and a ``prompt:missing`` loss entry, so the conversation
+still alternates and a written session still resumes.
+
+Assembly: the assistant lines of one API message (one content block per line, same
+``message.id``) become one message; partial ``stream_event`` deltas only fill in what no
+assistant line carried (a message cut off mid-stream), and their ``message_delta``
+gives the final ``stop_reason`` and output tokens; consecutive tool-result lines become
+one user message; the ``result`` text is added only when no assistant text of that run
+carried it (seed 002's deduplication). Lines with ``parent_tool_use_id`` go to a child
+conversation under that tool call (seed 002's subagent nesting).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+from msgspec import UNSET
+
+from ...common import Child, ChildLink, Conversation, Message, Meta, Text, Thinking, ToolResult, ToolUse, Usage
+from ...loss import LossReport
+from ...native import NativeSession, Opaque
+from ...tools import tool_kind
+from .blocks import content_to_common
+from .records import (
+    AssistantLine,
+    ControlCancelRequestLine,
+    ControlRequestLine,
+    ControlResponseLine,
+    ResultLine,
+    StreamEventLine,
+    SystemLine,
+    UserLine,
+)
+
+MISSING_PROMPT_TEXT = "[prompt not captured: the stream-json output does not contain the prompt of this run]"
+
+
+def _set(value: Any) -> Any:
+    return None if value is UNSET else value
+
+
+def _usage(value: Any) -> Usage | None:
+    if not isinstance(value, dict):
+        return None
+    fields = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+    return Usage(**{k: value[k] for k in fields if isinstance(value.get(k), int)})
+
+
+@dataclass
+class _Stream:
+    """Partial deltas of one API message (``--include-partial-messages``)."""
+
+    message: Message
+    blocks: dict[int, dict[str, Any]] = field(default_factory=dict)
+    lines_seen: int = 0  # assistant lines that carried a finished block
+    stopped: bool = False
+    start_usage: dict[str, Any] | None = None
+
+
+@dataclass
+class _Thread:
+    """The messages of the main conversation or of one subagent."""
+
+    messages: list[Message] = field(default_factory=list)
+    by_id: dict[str, Message] = field(default_factory=dict)  # API message id -> message
+    results_open: bool = False  # the last message is a user message of tool results only
+
+    def add_assistant(self, line: AssistantLine, n: int) -> Message:
+        m = line.message
+        mid = m.id if isinstance(m.id, str) else None
+        blocks = content_to_common(m.content)
+        target = self.by_id.get(mid) if mid else None
+        if target is None:
+            target = Message(role="assistant", id=mid if mid else UNSET)
+            if isinstance(m.model, str):
+                target.model = m.model
+            if isinstance(line.timestamp, str):
+                target.timestamp = line.timestamp
+            self.messages.append(target)
+            if mid:
+                self.by_id[mid] = target
+        target.content.extend(blocks)
+        if isinstance(line.uuid, str):
+            target.source_ids.append(line.uuid)
+        if line.is_api_error_message:
+            target.api_error = True
+            if line.api_error_status is not UNSET:
+                target.extra["api_error_status"] = line.api_error_status
+        if m.model == "<synthetic>":
+            target.synthetic = True
+        if isinstance(m.stop_reason, str):  # null on the live lines; set on replays of finished ones
+            target.stop_reason = m.stop_reason
+        self.results_open = False
+        return target
+
+    def add_user(self, line: UserLine, message_content: list, n: int) -> Message:
+        only_results = bool(message_content) and all(isinstance(b, ToolResult) for b in message_content)
+        if only_results and self.results_open:
+            target = self.messages[-1]
+            target.content.extend(message_content)
+        else:
+            target = Message(role="user", content=list(message_content))
+            if isinstance(line.timestamp, str):
+                target.timestamp = line.timestamp
+            self.messages.append(target)
+        if isinstance(line.uuid, str):
+            target.source_ids.append(line.uuid)
+        if line.tool_use_result is not UNSET and only_results and len(message_content) == 1:
+            message_content[0].structured = line.tool_use_result
+        if isinstance(line.tool_result_meta, list):
+            target.extra.setdefault("tool_result_meta", []).extend(line.tool_result_meta)
+        if line.is_synthetic:
+            target.synthetic = True
+        self.results_open = only_results
+        return target
+
+
+@dataclass
+class _Run:
+    line: int
+    session_id: str | None = None
+    model: str | None = None
+    cwd: str | None = None
+    slot: int = 0  # where the run's prompt goes in the main thread
+    prompted: bool = False
+    prompt_source: str = ""
+    streamed_text: bool = False
+    last_assistant: Message | None = None
+    result: dict[str, Any] | None = None
+
+    def summary(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"line": self.line, "prompt": self.prompt_source}
+        for key in ("session_id", "model", "cwd"):
+            if getattr(self, key) is not None:
+                out[key] = getattr(self, key)
+        if self.result is not None:
+            out["result"] = self.result
+        return out
+
+
+class _Reader:
+    def __init__(
+        self, loss: LossReport, file: str | None, prompts: list[str] | None, input_only: bool = False
+    ) -> None:
+        self.loss = loss
+        self.input_only = input_only  # every prompt line is the stdin side
+        self.file = file
+        self.prompts = list(prompts or [])
+        self.main = _Thread()
+        self.children: dict[str, _Thread] = {}  # parent tool_use id -> subagent thread
+        self.child_info: dict[str, dict[str, Any]] = {}
+        self.tool_holder: dict[str, str | None] = {}  # tool_use id -> thread key (None = main)
+        self.runs: list[_Run] = []
+        self.run: _Run | None = None
+        self.inputs: deque[Message] = deque()
+        self.streams: dict[str, _Stream] = {}
+        self.permissions: list[dict[str, Any]] = []
+        self.requests: dict[str, dict[str, Any]] = {}
+        self.meta = Meta(source_harness="stream_json")
+        self.session_ids: list[str] = []
+        self.init: dict[str, Any] = {}
+
+    # --- dispatch ----------------------------------------------------------------------
+    def feed(self, record: Any, n: int) -> None:
+        handler = self.HANDLERS.get(type(record))
+        if handler is None:
+            if isinstance(record, Opaque):
+                kind = f"record:{record.type}" if record.type else "opaque"
+                self.loss.add(kind, record.diagnostic, file=self.file, line=n)
+            else:
+                tag = type(record).__struct_config__.tag
+                self.loss.add(f"record:{tag}", "protocol line; no Common form", file=self.file, line=n)
+            return
+        handler(self, record, n)
+        sid = getattr(record, "session_id", None)
+        if isinstance(sid, str) and sid and sid not in self.session_ids:
+            self.session_ids.append(sid)
+
+    def _thread(self, parent: Any) -> tuple[_Thread, str | None]:
+        if isinstance(parent, str) and parent:
+            return self.children.setdefault(parent, _Thread()), parent
+        return self.main, None
+
+    # --- runs ----------------------------------------------------------------------------
+    def _open_run(self, n: int) -> _Run:
+        run = _Run(line=n, slot=len(self.main.messages))
+        self.runs.append(run)
+        self.run = run
+        return run
+
+    def _ensure_run(self, n: int) -> _Run:
+        return self.run if self.run is not None else self._open_run(n)
+
+    def _close_run(self) -> None:
+        run = self.run
+        if run is None:
+            return
+        self.run = None
+        self._finish_streams()
+        if run.prompted:
+            return
+        index = len(self.runs) - 1
+        if self.inputs:
+            prompt, run.prompt_source = self.inputs.popleft(), "input"
+        elif index < len(self.prompts) and self.prompts[index] is not None:
+            prompt, run.prompt_source = Message(role="user", content=[Text(self.prompts[index])]), "supplied"
+            prompt.extra["supplied_prompt"] = True
+        else:
+            prompt = Message(role="user", content=[Text(MISSING_PROMPT_TEXT)], extra={"missing_prompt": True})
+            run.prompt_source = "missing"
+            self.loss.add(
+                "prompt:missing",
+                f"run {index + 1} (init at line {run.line}): the prompt is not in the capture; "
+                "pass it with --prompt (one per run) or capture with --replay-user-messages",
+                file=self.file,
+                line=run.line,
+            )
+        self.main.messages.insert(run.slot, prompt)
+        run.prompted = True
+        if run.slot == len(self.main.messages) - 1:  # nothing to merge tool results into now
+            self.main.results_open = False
+
+    def on_system(self, line: SystemLine, n: int) -> None:
+        handler = self.SYSTEM.get(line.subtype if isinstance(line.subtype, str) else "")
+        if handler is not None:
+            handler(self, line, n)
+        else:
+            self.loss.add(f"record:system/{_set(line.subtype)}", "progress or bookkeeping line", file=self.file, line=n)
+
+    def on_init(self, line: SystemLine, n: int) -> None:
+        self._close_run()
+        run = self._open_run(n)
+        run.session_id = line.session_id if isinstance(line.session_id, str) else None
+        run.model = line.model if isinstance(line.model, str) else None
+        run.cwd = line.cwd if isinstance(line.cwd, str) else None
+        meta = self.meta
+        if run.session_id and meta.id is UNSET:
+            meta.id = run.session_id
+        if run.cwd and meta.cwd is UNSET:
+            meta.cwd = run.cwd
+        if run.model and run.model not in meta.models:
+            meta.models.append(run.model)
+        if isinstance(line.claude_code_version, str) and meta.client_version is UNSET:
+            meta.client_version = line.claude_code_version
+        if not self.init:
+            keep = ("tools", "mcp_servers", "permission_mode", "slash_commands", "agents", "output_style")
+            self.init = {k: getattr(line, k) for k in keep if getattr(line, k) is not UNSET}
+
+    def on_task_started(self, line: SystemLine, n: int) -> None:
+        if isinstance(line.tool_use_id, str):
+            info = self.child_info.setdefault(line.tool_use_id, {})
+            for key in ("task_id", "subagent_type", "description", "prompt"):
+                if getattr(line, key) is not UNSET:
+                    info[key] = getattr(line, key)
+
+    def on_task_notification(self, line: SystemLine, n: int) -> None:
+        if isinstance(line.tool_use_id, str):
+            info = self.child_info.setdefault(line.tool_use_id, {})
+            if line.status is not UNSET:
+                info["status"] = line.status
+            if isinstance(line.summary, str):
+                info["summary"] = line.summary
+
+    def on_permission_denied(self, line: SystemLine, n: int) -> None:
+        self._permission(
+            tool_use_id=_set(line.tool_use_id), tool_name=_set(line.tool_name), decision="deny",
+            reason=_set(line.decision_reason), message=_set(line.message), source="system/permission_denied", line=n,
+        )
+
+    def _quiet(self, line: SystemLine, n: int) -> None:
+        """Progress lines whose facts live elsewhere (the messages, the result)."""
+        self.loss.add(f"record:system/{line.subtype}", "progress line; no Common form", file=self.file, line=n)
+
+    # --- conversation --------------------------------------------------------------------
+    def on_assistant(self, line: AssistantLine, n: int) -> None:
+        run = self._ensure_run(n)
+        thread, key = self._thread(line.parent_tool_use_id)
+        message = thread.add_assistant(line, n)
+        for block in message.content:
+            if isinstance(block, ToolUse):
+                self.tool_holder.setdefault(block.id, key)
+        model = line.message.model
+        if isinstance(model, str) and model != "<synthetic>" and key is None and model not in self.meta.models:
+            self.meta.models.append(model)
+        stream = self.streams.get(message.id) if isinstance(message.id, str) else None
+        if stream is not None:
+            stream.lines_seen += 1
+        if key is None:
+            run.last_assistant = message
+            if any(isinstance(b, Text) and b.text for b in content_to_common(line.message.content)):
+                run.streamed_text = True
+        self._timestamp(line.timestamp)
+
+    def on_user(self, line: UserLine, n: int) -> None:
+        content = content_to_common(line.message.content)
+        thread, key = self._thread(line.parent_tool_use_id)
+        is_prompt = key is None and not any(isinstance(b, ToolResult) for b in content)
+        if is_prompt and (self.input_only or (not isinstance(line.uuid, str) and not line.is_replay)):
+            # the input side: a prompt sent on stdin
+            self.inputs.append(Message(role="user", content=content, extra={"input_line": n}))
+            return
+        run = self._ensure_run(n)
+        if is_prompt and line.is_replay and self.inputs:
+            self.inputs.popleft()  # the same prompt, seen from both sides
+        message = thread.add_user(line, content, n)
+        # the run's own prompt only when nothing of the run came before it
+        if is_prompt and not run.prompted and run.slot == len(self.main.messages) - 1:
+            run.prompted = True
+            run.prompt_source = "replay" if line.is_replay else "output"
+        if line.is_replay:
+            message.origin = "replay"
+        self._timestamp(line.timestamp)
+
+    def on_result(self, line: ResultLine, n: int) -> None:
+        run = self._ensure_run(n)
+        self._finish_streams()
+        text = line.result.get("text") if isinstance(line.result, dict) else line.result
+        if isinstance(text, str) and text and not run.streamed_text:
+            # seed 002: the result text duplicates streamed text; add it only when nothing streamed
+            message = Message(role="assistant", content=[Text(text)], extra={"from_result": True})
+            self.main.messages.append(message)
+            self.main.results_open = False
+            run.last_assistant = message
+        summary = _result_summary(line)
+        run.result = summary
+        if run.last_assistant is not None:
+            run.last_assistant.extra["turn"] = summary
+            if isinstance(line.stop_reason, str) and run.last_assistant.stop_reason is UNSET:
+                run.last_assistant.stop_reason = line.stop_reason
+        for denial in line.permission_denials if isinstance(line.permission_denials, list) else []:
+            if isinstance(denial, dict):
+                self._permission(
+                    tool_use_id=denial.get("tool_use_id"), tool_name=denial.get("tool_name"),
+                    decision="deny", input=denial.get("tool_input"), source="result.permission_denials", line=n,
+                )
+        if isinstance(line.session_id, str) and self.meta.id is UNSET:
+            self.meta.id = line.session_id
+        self._close_run()
+
+    # --- partial messages ---------------------------------------------------------------
+    def on_stream_event(self, line: StreamEventLine, n: int) -> None:
+        event = line.event if isinstance(line.event, dict) else {}
+        kind = event.get("type")
+        thread, key = self._thread(line.parent_tool_use_id)
+        mid = line.api_message_id if isinstance(line.api_message_id, str) else None
+        if kind == "message_start" and isinstance(event.get("message"), dict):
+            self._ensure_run(n)
+            body = event["message"]
+            mid = body.get("id") if isinstance(body.get("id"), str) else mid
+            if mid is None or mid in self.streams:
+                return
+            message = thread.by_id.get(mid)
+            if message is None:
+                message = Message(role="assistant", id=mid)
+                if isinstance(body.get("model"), str):
+                    message.model = body["model"]
+                thread.messages.append(message)
+                thread.by_id[mid] = message
+                thread.results_open = False
+            self.streams[mid] = _Stream(message, start_usage=body.get("usage"))
+            return
+        stream = self.streams.get(mid) if mid else None
+        if stream is None:
+            # events of a message whose start we did not see: the deltas have no home
+            self.loss.add("stream:orphan-event", f"{kind} without message_start", file=self.file, line=n)
+            return
+        index = event.get("index")
+        if kind == "content_block_start" and isinstance(index, int):
+            stream.blocks[index] = dict(event.get("content_block") or {}, _json="")
+        elif kind == "content_block_delta" and isinstance(index, int):
+            _apply_delta(stream.blocks.setdefault(index, {"_json": ""}), event.get("delta") or {})
+        elif kind == "message_delta":
+            delta = event.get("delta") or {}
+            if isinstance(delta.get("stop_reason"), str):
+                stream.message.stop_reason = delta["stop_reason"]
+            usage = dict(stream.start_usage or {})
+            usage.update({k: v for k, v in (event.get("usage") or {}).items() if isinstance(v, int)})
+            final = _usage(usage)
+            if final is not None:
+                stream.message.usage = final
+        elif kind == "message_stop":
+            stream.stopped = True
+
+    def _finish_streams(self) -> None:
+        """Blocks that streamed but never arrived as an assistant line (a run cut off
+        mid-message) are rebuilt from their deltas."""
+        for mid, stream in list(self.streams.items()):
+            missing = [stream.blocks[i] for i in sorted(stream.blocks)][stream.lines_seen :]
+            for block in missing:
+                rebuilt = _rebuild(block)
+                if rebuilt is not None:
+                    stream.message.content.append(rebuilt)
+            if missing:
+                stream.message.extra["from_stream_events"] = True
+            if not stream.stopped:
+                stream.message.interrupted = True
+                self.loss.add("stream:unfinished-message", f"{mid}: no message_stop; kept what streamed", file=self.file)
+            if not stream.message.content:
+                self.loss.add("stream:empty-message", f"{mid}: nothing streamed", file=self.file)
+            del self.streams[mid]
+
+    # --- control plane ------------------------------------------------------------------
+    def on_control_request(self, line: ControlRequestLine, n: int) -> None:
+        request = line.request if isinstance(line.request, dict) else {}
+        subtype = request.get("subtype")
+        if subtype == "can_use_tool" and isinstance(line.request_id, str):
+            entry = self._permission(
+                tool_use_id=request.get("tool_use_id"), tool_name=request.get("tool_name"), decision=None,
+                input=request.get("input"), request_id=line.request_id, source="control_request", line=n,
+            )
+            self.requests[line.request_id] = entry
+            return
+        self.loss.add(f"record:control_request/{subtype}", "control plane; no Common form", file=self.file, line=n)
+
+    def on_control_response(self, line: ControlResponseLine, n: int) -> None:
+        response = line.response if isinstance(line.response, dict) else {}
+        request_id = response.get("request_id", _set(line.request_id))
+        entry = self.requests.get(request_id) if isinstance(request_id, str) else None
+        body = response.get("response", response.get("result"))
+        if entry is not None and isinstance(body, dict):
+            entry["decision"] = body.get("behavior", body.get("decision"))
+            for key in ("message", "interrupt", "updatedInput", "updatedPermissions"):
+                if key in body:
+                    entry[key] = body[key]
+            return
+        self.loss.add("record:control_response", "control plane; no Common form", file=self.file, line=n)
+
+    def on_control_cancel(self, line: ControlCancelRequestLine, n: int) -> None:
+        entry = self.requests.get(line.request_id) if isinstance(line.request_id, str) else None
+        if entry is not None:
+            entry["decision"] = "cancelled"
+        else:
+            self.loss.add("record:control_cancel_request", "no matching request", file=self.file, line=n)
+
+    def _permission(self, **fields: Any) -> dict[str, Any]:
+        tool_use_id = fields.get("tool_use_id")
+        for entry in self.permissions:  # one entry per tool call, however many lines told of it
+            if tool_use_id and entry.get("tool_use_id") == tool_use_id:
+                for k, v in fields.items():
+                    if v is not None and (k not in entry or entry[k] is None):
+                        entry[k] = v
+                entry.setdefault("sources", []).append(fields["source"])
+                return entry
+        entry = {k: v for k, v in fields.items() if v is not None and k != "source"}
+        entry["sources"] = [fields["source"]]
+        self.permissions.append(entry)
+        return entry
+
+    def _timestamp(self, value: Any) -> None:
+        if isinstance(value, str):
+            if self.meta.started_at is UNSET:
+                self.meta.started_at = value
+            self.meta.ended_at = value
+
+    # --- the end ------------------------------------------------------------------------
+    def finish(self) -> Conversation:
+        self._close_run()
+        while self.inputs:  # prompts sent but never answered (or an input-only file)
+            message = self.inputs.popleft()
+            self.main.messages.append(message)
+        unused = len(self.prompts) - len(self.runs)
+        if unused > 0:
+            self.loss.add("prompt:unused", f"{unused} supplied prompt(s) beyond the {len(self.runs)} run(s)")
+        meta = self.meta
+        if meta.id is UNSET and self.session_ids:
+            meta.id = self.session_ids[0]
+        if len(self.session_ids) > 1:
+            meta.extra["session_ids"] = self.session_ids
+        if self.init:
+            meta.extra["init"] = msgspec.to_builtins(self.init)
+        if self.runs:
+            meta.extra["runs"] = [r.summary() for r in self.runs]
+        if self.permissions:
+            meta.extra["permissions"] = self.permissions
+        conversation = Conversation(meta=meta, messages=self.main.messages)
+        conversation.children = self._children()
+        return conversation
+
+    def _children(self) -> list[Child]:
+        built: dict[str, Child] = {}
+        for tool_id, thread in self.children.items():
+            info = self.child_info.get(tool_id, {})
+            link = ChildLink(via="parent_tool_use_id", tool_use_id=tool_id)
+            if isinstance(info.get("task_id"), str):
+                link.agent_id = info["task_id"]
+            if isinstance(info.get("status"), str):
+                link.status = info["status"]
+            child_meta = Meta(source_harness="stream_json")
+            if isinstance(info.get("summary"), str):
+                child_meta.extra["summary"] = info["summary"]
+            child = Child(link=link, conversation=Conversation(meta=child_meta, messages=thread.messages))
+            if isinstance(info.get("subagent_type"), str):
+                child.agent_type = info["subagent_type"]
+            if isinstance(info.get("description"), str):
+                child.description = info["description"]
+            built[tool_id] = child
+        top: list[Child] = []
+        for tool_id, child in built.items():
+            holder = self.tool_holder.get(tool_id)
+            parent = built.get(holder) if holder else None
+            if parent is not None and parent is not child:
+                child.spawn_depth = parent.spawn_depth + 1
+                parent.conversation.children.append(child)
+            else:
+                top.append(child)
+        return top
+
+    HANDLERS: dict[type, Any] = {
+        SystemLine: on_system,
+        AssistantLine: on_assistant,
+        UserLine: on_user,
+        ResultLine: on_result,
+        StreamEventLine: on_stream_event,
+        ControlRequestLine: on_control_request,
+        ControlResponseLine: on_control_response,
+        ControlCancelRequestLine: on_control_cancel,
+    }
+    SYSTEM: dict[str, Any] = {
+        "init": on_init,
+        "task_started": on_task_started,
+        "task_notification": on_task_notification,
+        "permission_denied": on_permission_denied,
+        "status": _quiet,
+        "thinking_tokens": _quiet,
+        "task_progress": _quiet,
+        "task_updated": _quiet,
+    }
+
+
+def _apply_delta(block: dict[str, Any], delta: dict[str, Any]) -> None:
+    kind = delta.get("type")
+    if kind == "text_delta":
+        block["text"] = block.get("text", "") + str(delta.get("text", ""))
+    elif kind == "thinking_delta":
+        block["thinking"] = block.get("thinking", "") + str(delta.get("thinking", ""))
+    elif kind == "signature_delta":
+        block["signature"] = block.get("signature", "") + str(delta.get("signature", ""))
+    elif kind == "input_json_delta":
+        block["_json"] = block.get("_json", "") + str(delta.get("partial_json", ""))
+
+
+def _rebuild(block: dict[str, Any]) -> Any:
+    kind = block.get("type")
+    if kind == "text":
+        return Text(block.get("text", ""))
+    if kind == "thinking":
+        signature = block.get("signature")
+        return Thinking(block.get("thinking", ""), signature=signature if signature else UNSET)
+    if kind == "tool_use":
+        raw = block.get("_json", "")
+        try:
+            value = json.loads(raw) if raw else block.get("input", {})
+        except ValueError:
+            value = {"partial_json": raw}
+        name = str(block.get("name", ""))
+        return ToolUse(id=str(block.get("id", "")), name=name, input=value, kind=tool_kind(name))
+    return None
+
+
+def _result_summary(line: ResultLine) -> dict[str, Any]:
+    """What the result line says about its run: usage and cost per turn."""
+    out: dict[str, Any] = {}
+    names = (
+        "subtype", "is_error", "num_turns", "duration_ms", "duration_api_ms", "total_cost_usd", "cost_usd",
+        "usage", "stop_reason", "terminal_reason", "errors", "api_error_status",
+        "total_input_tokens", "total_output_tokens",
+    )
+    for name in names:
+        value = getattr(line, name)
+        if value is not UNSET:
+            out[name] = value
+    per_run = line.model_usage_since_last_result
+    if isinstance(per_run, dict):
+        out["model_usage"] = per_run
+        costs = [v.get("costUSD") for v in per_run.values() if isinstance(v, dict)]
+        if costs and all(isinstance(c, (int, float)) for c in costs):
+            out["turn_cost_usd"] = sum(costs)
+    elif line.model_usage_camel is not UNSET:
+        out["model_usage"] = line.model_usage_camel
+    elif line.model_usage is not UNSET:
+        out["model_usage"] = line.model_usage
+    if line.model_usage_camel is not UNSET:
+        out["model_usage_total"] = line.model_usage_camel
+    return msgspec.to_builtins(out)
+
+
+def read(
+    session: NativeSession,
+    loss: LossReport,
+    *,
+    prompts: list[str] | None = None,
+    input_session: NativeSession | None = None,
+) -> Conversation:
+    """A capture as a Common conversation. ``prompts`` fill in, one per run, the
+    prompts the capture lacks; ``input_session`` is the stdin side when it was kept in a
+    file of its own."""
+    file = str(session.path) if session.path is not None else None
+    reader = _Reader(loss, file, prompts)
+    if input_session is not None:
+        side = _Reader(loss, str(input_session.path) if input_session.path else None, None, input_only=True)
+        for n, record in enumerate(input_session, 1):
+            side.feed(record, n)
+        reader.inputs.extend(side.inputs)
+    for n, record in enumerate(session, 1):
+        reader.feed(record, n)
+    return reader.finish()
