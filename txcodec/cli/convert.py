@@ -47,15 +47,18 @@ def register(group: click.Group) -> None:
     @click.option("--cwd", type=str, help="The project folder the target client will resume from.")
     @click.option("--session-id", type=str, help="The new session's id (a UUID for Claude Code).")
     @click.option("--loss", "show_loss", is_flag=True, help="Print the whole loss report as JSON on stdout.")
+    @click.option("--prompt", "prompts", multiple=True,
+                  help="The prompt of one run, for a stream_json capture that lacks it (repeat: one per run, in order).")
     def convert(src: Path, from_: str | None, to: str, out: Path | None, install: bool, cwd: str | None,
-                session_id: str | None, show_loss: bool) -> None:
+                session_id: str | None, show_loss: bool, prompts: tuple[str, ...]) -> None:
         """Convert SRC to another harness's native format."""
         if out is not None and install:
             raise click.UsageError("-o and --install exclude each other")
         with user_errors():
             if install and cwd is None:
                 cwd = os.getcwd()
-            written, loss = api.convert(src, to, from_=from_, session_id=session_id, cwd=cwd)
+            written, loss = api.convert(src, to, from_=from_, session_id=session_id, cwd=cwd,
+                                        prompts=list(prompts) if prompts else None)
             if install:
                 for path in api.install(written, to):
                     click.echo(f"installed {path}", err=True)

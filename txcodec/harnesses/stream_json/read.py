@@ -611,6 +611,8 @@ def read(
     prompts the capture lacks; ``input_session`` is the stdin side when it was kept in a
     file of its own."""
     file = str(session.path) if session.path is not None else None
+    if prompts is None:  # api.convert(..., prompts=) hands them over on the session
+        prompts = getattr(session, "prompts", None)
     reader = _Reader(loss, file, prompts)
     if input_session is not None:
         side = _Reader(loss, str(input_session.path) if input_session.path else None, None, input_only=True)
