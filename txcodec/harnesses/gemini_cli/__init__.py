@@ -1,0 +1,53 @@
+"""Gemini CLI: ``~/.gemini/tmp/<project slug>/chats/session-<time>-<sid8>.jsonl``.
+
+``records`` (typed records), ``codec`` (bytes <-> records, the legacy ``.json`` document
+too), ``store`` (discovery and installing into a store), ``read`` (-> Common) and
+``write`` (Common -> a file ``gemini --resume`` accepts).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...registry import Harness
+from . import store
+from .codec import CODEC
+from .read import read
+from .write import write
+
+_MESSAGE_TYPES = {"user", "gemini", "info", "error", "warning"}
+
+
+def detect(sample: list[Any]) -> int:
+    """A metadata line (``sessionId`` + ``projectHash``) is decisive; ``$set`` /
+    ``$rewindTo`` records and ``{id, type: gemini|user...}`` messages without Claude's
+    ``uuid`` add to it."""
+    score = 0
+    for i, value in enumerate(sample):
+        if not isinstance(value, dict):
+            continue
+        if isinstance(value.get("sessionId"), str) and isinstance(value.get("projectHash"), str):
+            score += 10 if i == 0 else 3
+        elif isinstance(value.get("$set"), dict) or isinstance(value.get("$rewindTo"), str):
+            score += 3
+        elif isinstance(value.get("id"), str) and value.get("type") in _MESSAGE_TYPES and "uuid" not in value:
+            score += 3 if value.get("type") == "gemini" else 1
+    return score
+
+
+def _check_resume(path: Any, **options: Any) -> Any:
+    from ...clients.gemini import check_resume
+
+    return check_resume(path, **options)
+
+
+HARNESS = Harness(
+    name="gemini_cli",
+    title="Gemini CLI",
+    codec=CODEC,
+    detect=detect,
+    read=read,
+    write=write,
+    store=store,
+    check_resume=_check_resume,
+)

@@ -1,0 +1,63 @@
+"""Gemini CLI codec: one line (or a whole legacy ``.json`` document) -> typed record.
+
+Records have no ``type`` tag, so a line is peeked at as a plain object and classified
+the way the CLI's own loader does (``$rewindTo`` string, then ``id`` string, then
+``$set`` object, then ``sessionId`` + ``projectHash`` strings; see :mod:`.records`), then
+converted to that Struct. Whatever does not fit stays :class:`~txcodec.native.Opaque`
+with its bytes. The legacy single-object ``session-*.json`` is pretty-printed over many
+lines: :func:`~txcodec.native.decode_document` keeps it as one "line" and this codec
+decodes it whole (a :class:`~.records.Metadata` with ``messages``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from ...native import Opaque, json_source, merge_record, opaque_for
+from .records import Metadata, MessageRecord, Rewind, SetRecord
+
+_peek = msgspec.json.Decoder()
+
+
+def classify(value: Any) -> type | None:
+    """The record class for a decoded JSON value, in the CLI's order; ``None`` if none."""
+    if not isinstance(value, dict):
+        return None
+    if isinstance(value.get("$rewindTo"), str):
+        return Rewind
+    if isinstance(value.get("id"), str):
+        return MessageRecord
+    if isinstance(value.get("$set"), dict):
+        return SetRecord
+    if isinstance(value.get("sessionId"), str) and isinstance(value.get("projectHash"), str):
+        return Metadata
+    return None
+
+
+class GeminiCodec:
+    name = "gemini_cli"
+
+    def decode(self, line: bytes) -> Any:
+        try:
+            value = _peek.decode(json_source(line))
+        except msgspec.DecodeError as exc:
+            return opaque_for(line, exc)
+        cls = classify(value)
+        if cls is None:
+            if isinstance(value, dict):
+                return Opaque(line, "not a Gemini CLI record: no $rewindTo, id, $set or sessionId+projectHash")
+            return opaque_for(line, ValueError("not an object"))
+        try:
+            return msgspec.convert(value, cls)
+        except msgspec.ValidationError as exc:
+            return Opaque(line, f"invalid {cls.__name__} record: {exc}")
+
+    def encode(self, record: Any, original: bytes | None) -> bytes:
+        if isinstance(record, Opaque):
+            return record.raw
+        return merge_record(record, original)
+
+
+CODEC = GeminiCodec()

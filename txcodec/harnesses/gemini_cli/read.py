@@ -1,0 +1,382 @@
+"""Gemini CLI session -> Common conversation.
+
+First the *effective* history, computed the way the CLI's loader does
+(``loadConversationRecord``): message records are upserted by ``id`` (a repeat replaces
+the earlier record in place, keeping its position), ``$rewindTo`` drops that message and
+everything after it (everything, when the id is unknown), ``$set`` merges metadata and
+``$set.messages`` replaces the whole history, and a metadata line may carry ``messages``
+(the legacy whole-session record).
+
+Then each message, the way ``convertSessionToClientHistory`` builds the request:
+
+- ``gemini`` messages: when ``content`` holds ``functionCall`` or ``thought`` parts it is
+  the whole turn; otherwise the turn is ``thoughts`` (as ``**subject** description``),
+  then ``content``, then ``toolCalls`` as calls. Each tool call's ``result`` becomes a
+  tool_result in a user message that follows.
+- ``user`` messages: the CLI also records every tool result as a separate user record of
+  ``functionResponse`` parts (and an earlier resume may have added ``<id>_response``
+  records): a result whose call id was already answered is a duplicate and is skipped,
+  so no result appears twice. A ``<session_context>`` turn is injected context (``meta``).
+- ``info`` / ``error`` / ``warning`` are UI notices the model never sees: loss report.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any
+
+import msgspec
+from msgspec import UNSET
+
+from ...common import (
+    Block, Child, ChildLink, Conversation, Document, Image, Message, Meta, RawBlock, Text, Thinking,
+    ToolResult, ToolUse, Usage,
+)
+from ...loss import LossReport
+from ...native import NativeSession, Opaque, plain
+from ...tools import tool_kind
+from .records import Content, Metadata, MessageRecord, Part, Rewind, SetRecord, Tokens, ToolCall
+
+CONTEXT_PREFIXES = ("<session_context>", "<hook_context>")
+_META_FIELDS = ("start_time", "last_updated", "summary", "memory_scratchpad", "directories", "kind")
+
+
+# --- effective history ----------------------------------------------------------------
+
+
+class History:
+    """The metadata and messages in effect after every record, each message with the
+    1-based line it came from."""
+
+    def __init__(self) -> None:
+        self.meta: dict[str, Any] = {}
+        self.first_start: str | None = None
+        self.messages: dict[str, tuple[MessageRecord, int]] = {}
+        # the newest record of each id written on its own line: a checkpoint ($set.messages)
+        # rewrites messages without tokens/model, which these still have
+        self.versions: dict[str, MessageRecord] = {}
+        self.rewound = 0
+
+    def apply(self, record: Any, line: int) -> None:
+        handler = _APPLY.get(type(record))
+        if handler is not None:
+            handler(self, record, line)
+
+    def _message(self, record: MessageRecord, line: int) -> None:
+        self.messages[record.id] = (record, line)  # dict keeps the first position
+        self.versions[record.id] = record
+
+    def _rewind(self, record: Rewind, line: int) -> None:
+        ids = list(self.messages)
+        cut = ids.index(record.rewind_to) if record.rewind_to in self.messages else 0
+        for key in ids[cut:]:
+            del self.messages[key]
+        self.rewound += len(ids) - cut
+
+    def _set(self, record: SetRecord, line: int) -> None:
+        self._merge(record.set, line, checkpoint=True)
+
+    def _metadata(self, record: Metadata, line: int) -> None:
+        if self.first_start is None and record.start_time is not UNSET:
+            self.first_start = record.start_time
+        self._merge(record, line, checkpoint=False)
+
+    def _merge(self, patch: Any, line: int, checkpoint: bool) -> None:
+        for name in ("session_id", "project_hash", *_META_FIELDS):
+            value = getattr(patch, name)
+            if value is not UNSET:
+                self.meta[name] = value
+        if patch.messages is not UNSET:
+            # a checkpoint ($set) clears the history; a metadata line's messages add to it
+            if checkpoint:
+                self.messages.clear()
+            for message in patch.messages:
+                self.messages[message.id] = (message, line)
+
+
+_APPLY = {
+    MessageRecord: History._message,
+    Rewind: History._rewind,
+    SetRecord: History._set,
+    Metadata: History._metadata,
+}
+
+
+def effective_history(session: NativeSession) -> History:
+    history = History()
+    for n, record in enumerate(session.records, 1):
+        history.apply(record, n)
+    return history
+
+
+# --- parts -> blocks ------------------------------------------------------------------
+
+
+def as_parts(content: Content | None | Any) -> list[Part]:
+    """``PartListUnion`` as a list of parts (strings become text parts)."""
+    if content is UNSET or content is None:
+        return []
+    if isinstance(content, str):
+        return [Part(text=content)]
+    if isinstance(content, Part):
+        return [content]
+    return [Part(text=p) if isinstance(p, str) else p for p in content]
+
+
+def text_of(content: Any) -> str:
+    return "".join(p.text for p in as_parts(content) if isinstance(p.text, str) and p.thought is not True)
+
+
+def part_block(part: Part, loss: LossReport, line: int) -> Block:
+    if part.function_call is not UNSET:
+        fc = part.function_call
+        if part.thought_signature is not UNSET:
+            loss.add("field:thoughtSignature", "a functionCall part's thought signature", line=line)
+        name = fc.name if fc.name is not UNSET else ""
+        return ToolUse(id=fc.id if fc.id is not UNSET else "", name=name, input=_unset_none(fc.args), kind=tool_kind(name))
+    if part.function_response is not UNSET:
+        fr = part.function_response
+        content, is_error = response_content(fr.response)
+        return ToolResult(tool_use_id=fr.id if fr.id is not UNSET else "", content=content, is_error=is_error)
+    if part.text is not UNSET:
+        if part.thought is True:
+            sig = part.thought_signature
+            return Thinking(thinking=part.text, signature=sig)
+        return Text(part.text)
+    if part.inline_data is not UNSET:
+        blob = part.inline_data
+        cls = Image if str(blob.mime_type or "").startswith("image/") else Document
+        return cls(media_type=blob.mime_type, data=blob.data)
+    if part.file_data is not UNSET:
+        return Document(media_type=part.file_data.mime_type, url=part.file_data.file_uri)
+    loss.add("block:gemini-part", "a Gemini part Common has no type for (kept as raw)", line=line)
+    return RawBlock("gemini_part", plain(part))
+
+
+def response_content(response: Any) -> tuple[str, bool | None]:
+    """The CLI wraps a tool's answer as ``{"output": text}`` or ``{"error": text}``."""
+    import json
+
+    if isinstance(response, dict) and len(response) == 1:
+        (key, value), = response.items()
+        if key == "output" and isinstance(value, str):
+            return value, None
+        if key == "error" and isinstance(value, str):
+            return value, True
+    return json.dumps(_unset_none(response), ensure_ascii=False), None
+
+
+_STATUS_ERROR = {"success": False, "error": True, "cancelled": True}
+
+
+def result_block(call: ToolCall, loss: LossReport, line: int) -> ToolResult | None:
+    """A tool call's ``result`` (``functionResponse`` parts, plus any sibling parts such
+    as images) as one tool_result."""
+    if call.result is UNSET or call.result is None or call.result == "" or call.result == []:
+        return None
+    is_error = _STATUS_ERROR.get(call.status) if isinstance(call.status, str) else None
+    structured = call.result_display if call.result_display is not UNSET else UNSET
+    if isinstance(call.result, str):
+        return ToolResult(call.id, call.result, is_error, structured)
+    text: str | None = None
+    extras: list[Block] = []
+    for part in as_parts(call.result):
+        if part.function_response is not UNSET and text is None:
+            text, flagged = response_content(part.function_response.response)
+            if flagged and is_error is None:
+                is_error = True
+        else:
+            extras.append(part_block(part, loss, line))
+    content: str | list[Block] = (text or "") if not extras else ([Text(text)] if text else []) + extras
+    return ToolResult(call.id, content, is_error, structured)
+
+
+def usage_of(tokens: Tokens | None | Any) -> Any:
+    """Gemini counts cached tokens inside ``input`` and thoughts outside ``output``;
+    Common (Anthropic's shape) counts input without cache reads and output with thinking."""
+    if not isinstance(tokens, Tokens):
+        return UNSET
+    thoughts = tokens.thoughts if tokens.thoughts is not UNSET else 0
+    tool = tokens.tool if tokens.tool is not UNSET else 0
+    return Usage(
+        input_tokens=max(tokens.input + tool - tokens.cached, 0),
+        output_tokens=tokens.output + thoughts,
+        cache_read_input_tokens=tokens.cached,
+        reasoning_output_tokens=thoughts if tokens.thoughts is not UNSET else UNSET,
+    )
+
+
+def _unset_none(value: Any) -> Any:
+    return None if value is UNSET else plain(value)
+
+
+# --- messages ---------------------------------------------------------------------------
+
+
+class _Reader:
+    def __init__(self, loss: LossReport, file: str | None, versions: dict[str, MessageRecord]) -> None:
+        self.loss = loss
+        self.versions = versions
+        self.file = file
+        self.answered: set[str] = set()
+        self.messages: list[Message] = []
+        self.models: list[str] = []
+
+    def add(self, record: MessageRecord, line: int) -> None:
+        kind = record.type if isinstance(record.type, str) else ""
+        handler = {"user": self.user, "gemini": self.gemini}.get(kind)
+        if handler is None:
+            self.loss.add(f"message:{kind or 'untyped'}", text_of(record.content)[:200], file=self.file, line=line)
+            return
+        handler(record, line)
+
+    def _base(self, role: str, record: MessageRecord, blocks: list[Block]) -> Message:
+        return Message(role=role, content=blocks, timestamp=record.timestamp, source_ids=[record.id])
+
+    def user(self, record: MessageRecord, line: int) -> None:
+        blocks: list[Block] = []
+        dropped = False
+        for part in as_parts(record.content):
+            block = part_block(part, self.loss, line)
+            if isinstance(block, ToolResult) and block.tool_use_id in self.answered:
+                dropped = True  # the CLI's second copy of a result already read
+                continue
+            if isinstance(block, ToolResult):
+                self.answered.add(block.tool_use_id)
+            blocks.append(block)
+        if not blocks:
+            if dropped and self.messages:
+                self.messages[-1].source_ids.append(record.id)
+            return
+        message = self._base("user", record, blocks)
+        first = text_of(record.content).lstrip()
+        if first.startswith(CONTEXT_PREFIXES):
+            message.meta = True
+        if record.display_content is not UNSET:
+            message.extra["gemini_display_content"] = plain(record.display_content)
+        self.messages.append(message)
+
+    def gemini(self, record: MessageRecord, line: int) -> None:
+        parts = as_parts(record.content)
+        calls = record.tool_calls if record.tool_calls is not UNSET else []
+        if any(p.function_call is not UNSET or p.thought is True for p in parts):
+            blocks = [part_block(p, self.loss, line) for p in parts]
+        else:
+            blocks = [Thinking(thinking=_thought_text(t)) for t in (record.thoughts or [])]
+            blocks += [part_block(p, self.loss, line) for p in parts if not (p.text == "" and p.thought is UNSET)]
+            blocks += [ToolUse(id=c.id, name=c.name, input=_unset_none(c.args), kind=tool_kind(c.name)) for c in calls]
+        message = self._base("assistant", record, blocks)
+        older = self.versions.get(record.id)
+        if older is not None and older is not record:
+            if record.model is UNSET:
+                record = msgspec.structs.replace(record, model=older.model)
+            if record.tokens is UNSET:
+                record = msgspec.structs.replace(record, tokens=older.tokens)
+        if isinstance(record.model, str):
+            message.model = record.model
+            if record.model not in self.models:
+                self.models.append(record.model)
+        message.usage = usage_of(record.tokens)
+        ui = {c.id: _ui_fields(c) for c in calls if _ui_fields(c)}
+        if ui:
+            message.extra["gemini_tool_calls"] = ui
+        self.messages.append(message)
+        results = [r for c in calls if (r := result_block(c, self.loss, line)) is not None]
+        if results:
+            self.answered.update(r.tool_use_id for r in results)
+            self.messages.append(Message(role="user", content=results, timestamp=record.timestamp, source_ids=[record.id]))
+
+
+def _thought_text(thought: Any) -> str:
+    subject = thought.subject if isinstance(thought.subject, str) else ""
+    description = thought.description if isinstance(thought.description, str) else ""
+    return f"**{subject}** {description}" if subject else description
+
+
+def _ui_fields(call: ToolCall) -> dict[str, Any]:
+    keys = ("status", "timestamp", "display_name", "description", "render_output_as_markdown", "agent_id")
+    return {k: getattr(call, k) for k in keys if getattr(call, k) is not UNSET}
+
+
+# --- the conversation -------------------------------------------------------------------
+
+
+def read(session: NativeSession, loss: LossReport, _depth: int = 0) -> Conversation:
+    file = str(session.path) if session.path else None
+    history = History()
+    for n, record in enumerate(session.records, 1):
+        if isinstance(record, Opaque):
+            loss.add("record:opaque", record.diagnostic, file=file, line=n)
+        history.apply(record, n)
+    if history.rewound:
+        loss.add("rewind:dropped", f"{history.rewound} message(s) rewound away by $rewindTo (not in the history)", file=file)
+    reader = _Reader(loss, file, history.versions)
+    for record, line in history.messages.values():
+        reader.add(record, line)
+    meta = _meta(history, session.path, reader.models)
+    conversation = Conversation(meta=meta, messages=reader.messages)
+    if _depth == 0 and session.path is not None:
+        conversation.children = _children(session.path, meta, reader.messages, loss)
+    return conversation
+
+
+def _meta(history: History, path: Path | None, models: list[str]) -> Meta:
+    m = history.meta
+    meta = Meta(source_harness="gemini_cli", models=models)
+    if "session_id" in m:
+        meta.id = m["session_id"]
+    if history.first_start or "start_time" in m:
+        meta.started_at = history.first_start or m["start_time"]
+    if "last_updated" in m:
+        meta.ended_at = m["last_updated"]
+    if isinstance(m.get("summary"), str):
+        meta.title = m["summary"]
+    for key, name in (("project_hash", "projectHash"), ("kind", "kind"), ("directories", "directories"),
+                      ("memory_scratchpad", "memoryScratchpad")):
+        if key in m:
+            meta.extra[f"gemini_{name}"] = plain(m[key])
+    cwd = project_root_for(path, m.get("project_hash"))
+    if cwd is not None:
+        meta.cwd = cwd
+    return meta
+
+
+def project_root_for(path: Path | None, project_hash: Any) -> str | None:
+    """The cwd, from the ``.project_root`` marker of the session's project folder, when
+    its sha256 is the session's ``projectHash``."""
+    if path is None or not isinstance(project_hash, str):
+        return None
+    for folder in list(path.resolve().parents)[:3]:
+        marker = folder / ".project_root"
+        if marker.is_file():
+            try:
+                root = marker.read_text(encoding="utf-8").strip()
+            except (OSError, UnicodeDecodeError):
+                return None
+            return root if hashlib.sha256(root.encode()).hexdigest() == project_hash else None
+    return None
+
+
+def _children(path: Path, meta: Meta, messages: list[Message], loss: LossReport) -> list[Child]:
+    """Subagent chats: ``chats/<parent session id>/<subagent session id>.jsonl``."""
+    from ...api import load
+
+    if not isinstance(meta.id, str):
+        return []
+    folder = path.parent / meta.id
+    if not folder.is_dir():
+        return []
+    calls = {}
+    for message in messages:
+        for call_id, ui in message.extra.get("gemini_tool_calls", {}).items():
+            if "agent_id" in ui:
+                calls[ui["agent_id"]] = call_id
+    children = []
+    for child_path in sorted(folder.glob("*.jsonl")):
+        child = read(load(child_path, "gemini_cli"), loss, _depth=1)
+        agent = child.meta.id if isinstance(child.meta.id, str) else child_path.stem
+        link = ChildLink(via="toolCalls.agentId", tool_use_id=calls[agent], agent_id=agent) if agent in calls else (
+            ChildLink(via="folder", agent_id=agent))
+        children.append(Child(link=link, conversation=child))
+    return children
