@@ -1,0 +1,45 @@
+"""pi: ``~/.pi/agent/sessions/--<cwd>--/<timestamp>_<uuidv7>.jsonl``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...registry import Harness
+from . import store
+from .codec import CODEC
+from .read import read
+from .records import ENTRY_TYPES
+from .write import write
+
+
+def detect(sample: list[Any]) -> int:
+    """A ``session`` header with a string ``id`` first (pi's own validity test), then
+    entries tagged by pi's entry types."""
+    if not sample or not isinstance(sample[0], dict):
+        return 0
+    header = sample[0]
+    if header.get("type") != "session" or not isinstance(header.get("id"), str):
+        return 0
+    score = 10
+    for value in sample[1:]:
+        if isinstance(value, dict) and value.get("type") in ENTRY_TYPES:
+            score += 2
+    return score
+
+
+def _check_resume(path: Any, **options: Any) -> Any:
+    from ...clients.pi import check_resume
+
+    return check_resume(path, **options)
+
+
+HARNESS = Harness(
+    name="pi",
+    title="pi",
+    codec=CODEC,
+    detect=detect,
+    read=read,
+    write=write,
+    store=store,
+    check_resume=_check_resume,
+)

@@ -1,0 +1,349 @@
+"""pi session -> Common conversation.
+
+The history is what pi 0.73.1 sends when it resumes (``buildSessionContext``): the leaf
+is the last entry of the file, the path is walked back through ``parentId`` (a cycle or
+a missing parent ends it), and messages are taken in path order, converted as its
+``convertToLlm`` does (``bashExecution`` -> user text, ``custom`` -> user content,
+branch and compaction summaries -> user text with their fixed prefixes).
+
+Version 1 files (no ``id``/``parentId``) are linked in file order and version 2
+``hookMessage`` roles read as ``custom``, as the client's migrations do.
+
+A ``compaction`` entry on the path opens an :class:`~txcodec.common.Epoch`: the messages
+before it stay in ``messages`` (the full history), then come the summary message
+(``compact_summary``) and what followed; ``preserved_ids`` names the entries pi keeps
+(from ``firstKeptEntryId`` up to the compaction). Model and thinking-level changes are
+listed in ``meta.extra`` with the index of the message they precede.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any
+
+import msgspec
+
+from ...common import (
+    Block,
+    Conversation,
+    Epoch,
+    Image,
+    Message,
+    Meta,
+    RawBlock,
+    Text,
+    Thinking,
+    ToolResult,
+    ToolUse,
+    Usage,
+)
+from ...loss import LossReport
+from ...native import NativeSession, Opaque, json_source, plain
+from ...tools import tool_kind
+
+COMPACTION_PREFIX = "The conversation history before this point was compacted into the following summary:\n\n<summary>\n"
+COMPACTION_SUFFIX = "\n</summary>"
+BRANCH_PREFIX = "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n"
+BRANCH_SUFFIX = "</summary>"
+STOP_REASONS = {"stop": "end_turn", "toolUse": "tool_use", "length": "max_tokens", "error": "error", "aborted": "aborted"}
+
+_json = msgspec.json.Decoder()
+
+
+def line_dicts(session: NativeSession) -> list[tuple[int, Any]]:
+    out = []
+    for n, line in enumerate(session.lines, 1):
+        record = line.record
+        if isinstance(record, Opaque):
+            raw = record.raw
+        elif line.raw is not None and session.codec.decode(line.raw) == record:
+            raw = line.raw
+        else:
+            raw = msgspec.json.encode(plain(record))
+        try:
+            out.append((n, _json.decode(json_source(raw))))
+        except msgspec.DecodeError:
+            out.append((n, None))
+    return out
+
+
+def entries_of(values: list[tuple[int, Any]], loss: LossReport, file: str | None) -> tuple[dict, list[tuple[int, dict]]]:
+    """The header and the entries, migrated to version 3 as the client does."""
+    parsed = [(n, v) for n, v in values if isinstance(v, dict)]
+    for n, v in values:
+        if not isinstance(v, dict):
+            loss.add("record:invalid", "not a JSON object (pi skips it)", file=file, line=n)
+    header = next((v for _, v in parsed if v.get("type") == "session"), {})
+    version = header.get("version") if isinstance(header.get("version"), int) else 1
+    entries = [(n, v) for n, v in parsed if v.get("type") != "session"]
+    if version < 2:
+        previous = None
+        for k, (n, v) in enumerate(entries):
+            v["id"], v["parentId"] = f"v1-{k:06d}", previous
+            previous = v["id"]
+        for n, v in entries:
+            index = v.pop("firstKeptEntryIndex", None) if v.get("type") == "compaction" else None
+            if isinstance(index, int) and 0 <= index < len(parsed) and parsed[index][1].get("type") != "session":
+                v["firstKeptEntryId"] = parsed[index][1].get("id")
+    if version < 3:
+        for _, v in entries:
+            message = v.get("message")
+            if v.get("type") == "message" and isinstance(message, dict) and message.get("role") == "hookMessage":
+                message["role"] = "custom"
+    return header, entries
+
+
+def path_to_leaf(entries: list[tuple[int, dict]], loss: LossReport, file: str | None) -> list[tuple[int, dict]]:
+    by_id = {v.get("id"): (n, v) for n, v in entries if isinstance(v.get("id"), str)}
+    path: list[tuple[int, dict]] = []
+    seen: set[str] = set()
+    current = entries[-1] if entries else None
+    while current is not None:
+        ident = current[1].get("id")
+        if ident in seen:
+            loss.add("chain:cycle", f"parentId cycle at {ident}", file=file)
+            break
+        seen.add(ident)
+        path.append(current)
+        parent = current[1].get("parentId")
+        if not parent:
+            break
+        if parent not in by_id:
+            loss.add("chain:gap", f"{ident} names a missing parent {parent}", file=file)
+            break
+        current = by_id[parent]
+    path.reverse()
+    on_path = {v.get("id") for _, v in path}
+    for n, v in entries:
+        if v.get("id") not in on_path and v.get("type") in ("message", "custom_message", "branch_summary", "compaction"):
+            loss.add("record:off-branch", "not on the path to the last entry", file=file, line=n)
+    return path
+
+
+def read(session: NativeSession, loss: LossReport) -> Conversation:
+    file = str(session.path) if session.path else None
+    header, entries = entries_of(line_dicts(session), loss, file)
+    meta = Meta(source_harness="pi")
+    for key, attr in (("id", "id"), ("cwd", "cwd"), ("timestamp", "started_at")):
+        if isinstance(header.get(key), str):
+            setattr(meta, attr, header[key])
+    if isinstance(header.get("parentSession"), str):
+        meta.extra["parent_session"] = header["parentSession"]
+    meta.extra["pi_version"] = header.get("version", 1)
+    conversation = Conversation(meta=meta)
+    builder = _Builder(conversation, loss, file)
+    for n, entry in path_to_leaf(entries, loss, file):
+        builder.entry(n, entry)
+    for _, entry in entries:  # the newest name anywhere in the file, as pi shows it
+        if entry.get("type") == "session_info":
+            name = entry.get("name")
+            meta.title = name.strip() if isinstance(name, str) and name.strip() else msgspec.UNSET
+    if conversation.messages and isinstance(conversation.messages[-1].timestamp, str):
+        meta.ended_at = conversation.messages[-1].timestamp
+    return conversation
+
+
+class _Builder:
+    def __init__(self, conversation: Conversation, loss: LossReport, file: str | None) -> None:
+        self.c, self.loss, self.file = conversation, loss, file
+        self.seen_ids: list[str] = []  # message entry ids on the path, in order
+
+    @property
+    def messages(self) -> list[Message]:
+        return self.c.messages
+
+    def add(self, message: Message, entry: dict, merge_results: bool = False) -> None:
+        message.source_ids = [entry["id"]] if isinstance(entry.get("id"), str) else []
+        if isinstance(entry.get("timestamp"), str):
+            message.timestamp = entry["timestamp"]
+        last = self.messages[-1] if self.messages else None
+        if merge_results and last is not None and last.role == "user" and last.content and all(
+            isinstance(b, ToolResult) for b in last.content
+        ):
+            last.content.extend(message.content)
+            last.source_ids.extend(message.source_ids)
+            return
+        self.messages.append(message)
+
+    def entry(self, n: int, entry: dict) -> None:
+        kind = entry.get("type")
+        handler = getattr(self, f"on_{kind}", None)
+        if handler is None:
+            self.loss.add(f"record:{kind}", "no place in Common (not part of the model's history)", file=self.file, line=n)
+            return
+        handler(n, entry)
+
+    def on_model_change(self, n: int, entry: dict) -> None:
+        model = entry.get("modelId")
+        if isinstance(model, str) and model not in self.c.meta.models:
+            self.c.meta.models.append(model)
+        self.c.meta.extra.setdefault("model_changes", []).append(
+            {"at": len(self.messages), "provider": entry.get("provider"), "model": model}
+        )
+
+    def on_thinking_level_change(self, n: int, entry: dict) -> None:
+        self.c.meta.extra.setdefault("thinking_levels", []).append(
+            {"at": len(self.messages), "level": entry.get("thinkingLevel")}
+        )
+
+    def on_session_info(self, n: int, entry: dict) -> None:
+        pass  # read from the whole file in read()
+
+    def on_compaction(self, n: int, entry: dict) -> None:
+        summary = entry.get("summary") if isinstance(entry.get("summary"), str) else ""
+        ids = [i for m in self.messages for i in m.source_ids]
+        first = entry.get("firstKeptEntryId")
+        preserved = ids[ids.index(first):] if first in ids else []
+        epoch = Epoch(start=len(self.messages), preserved_ids=preserved)
+        if isinstance(entry.get("id"), str):
+            epoch.boundary_id = entry["id"]
+        if isinstance(entry.get("tokensBefore"), int):
+            epoch.pre_tokens = entry["tokensBefore"]
+        if entry.get("fromHook") is True:
+            epoch.trigger = "hook"
+        self.c.epochs.append(epoch)
+        message = Message("user", [Text(COMPACTION_PREFIX + summary + COMPACTION_SUFFIX)], synthetic=True, compact_summary=True)
+        self.add(message, entry)
+
+    def on_branch_summary(self, n: int, entry: dict) -> None:
+        summary = entry.get("summary")
+        if isinstance(summary, str) and summary:
+            message = Message("user", [Text(BRANCH_PREFIX + summary + BRANCH_SUFFIX)], synthetic=True, origin="branch_summary")
+            self.add(message, entry)
+
+    def on_custom_message(self, n: int, entry: dict) -> None:
+        blocks = self.blocks(entry.get("content"), n)
+        self.add(Message("user", blocks, meta=True, origin=f"custom:{entry.get('customType')}"), entry)
+
+    def on_message(self, n: int, entry: dict) -> None:
+        message = entry.get("message")
+        role = message.get("role") if isinstance(message, dict) else None
+        handler = getattr(self, f"role_{role}", None)
+        if handler is None:
+            self.loss.add(f"message:{role}", "a message role Common has no place for", file=self.file, line=n)
+            return
+        handler(n, entry, message)
+
+    def role_user(self, n: int, entry: dict, m: dict) -> None:
+        self.add(Message("user", self.blocks(m.get("content"), n)), entry)
+
+    def role_assistant(self, n: int, entry: dict, m: dict) -> None:
+        blocks: list[Block] = []
+        for part in m.get("content") or []:
+            kind = part.get("type") if isinstance(part, dict) else None
+            if kind == "text":
+                blocks.append(Text(part.get("text", "")))
+                if "textSignature" in part:
+                    self.loss.add("field:textSignature", "a text block's signature has no slot in Common", file=self.file, line=n)
+            elif kind == "thinking":
+                thinking = Thinking(part.get("thinking", ""))
+                signature = part.get("thinkingSignature")
+                if isinstance(signature, str):
+                    if part.get("redacted"):
+                        thinking.encrypted = signature
+                    else:
+                        thinking.signature = signature
+                blocks.append(thinking)
+            elif kind == "toolCall":
+                name = part.get("name", "")
+                blocks.append(ToolUse(part.get("id", ""), name, part.get("arguments", {}), tool_kind(name)))
+            else:
+                blocks.append(self.raw(part, n))
+        message = Message("assistant", blocks)
+        if isinstance(m.get("model"), str):
+            message.model = m["model"]
+            if m["model"] not in self.c.meta.models:
+                self.c.meta.models.append(m["model"])
+        if isinstance(m.get("responseId"), str):
+            message.id = m["responseId"]
+        stop = m.get("stopReason")
+        if isinstance(stop, str):
+            message.stop_reason = STOP_REASONS.get(stop, stop)
+            message.api_error = stop == "error"
+            message.interrupted = stop == "aborted"
+        if isinstance(m.get("errorMessage"), str):
+            message.extra["error_message"] = m["errorMessage"]
+        for key in ("api", "provider"):
+            if isinstance(m.get(key), str):
+                message.extra[key] = m[key]
+        usage = m.get("usage")
+        if isinstance(usage, dict):
+            message.usage = Usage(
+                input_tokens=_int(usage.get("input")),
+                output_tokens=_int(usage.get("output")),
+                cache_read_input_tokens=_int(usage.get("cacheRead")),
+                cache_creation_input_tokens=_int(usage.get("cacheWrite")),
+            )
+            if isinstance(usage.get("cost"), dict):
+                message.extra["cost"] = usage["cost"]
+        self.add(message, entry)
+
+    def role_toolResult(self, n: int, entry: dict, m: dict) -> None:
+        content = self.blocks(m.get("content"), n)
+        result = ToolResult(m.get("toolCallId", ""), content, is_error=m.get("isError") if isinstance(m.get("isError"), bool) else None)
+        message = Message("user", [result])
+        if "details" in m:
+            message.extra["details"] = {result.tool_use_id: m["details"]}
+        self.add(message, entry, merge_results=True)
+        if "details" in m and self.messages[-1] is not message:
+            self.messages[-1].extra.setdefault("details", {})[result.tool_use_id] = m["details"]
+
+    def role_bashExecution(self, n: int, entry: dict, m: dict) -> None:
+        if m.get("excludeFromContext"):
+            self.loss.add("message:bashExecution", "excluded from the model's context (!! command)", file=self.file, line=n)
+            return
+        self.add(Message("user", [Text(bash_text(m))], meta=True, origin="bash"), entry)
+
+    def role_custom(self, n: int, entry: dict, m: dict) -> None:
+        blocks = self.blocks(m.get("content"), n)
+        self.add(Message("user", blocks, meta=True, origin=f"custom:{m.get('customType')}"), entry)
+
+    def role_branchSummary(self, n: int, entry: dict, m: dict) -> None:
+        text = BRANCH_PREFIX + str(m.get("summary", "")) + BRANCH_SUFFIX
+        self.add(Message("user", [Text(text)], synthetic=True, origin="branch_summary"), entry)
+
+    def role_compactionSummary(self, n: int, entry: dict, m: dict) -> None:
+        text = COMPACTION_PREFIX + str(m.get("summary", "")) + COMPACTION_SUFFIX
+        self.add(Message("user", [Text(text)], synthetic=True, compact_summary=True), entry)
+
+    def blocks(self, content: Any, n: int) -> list[Block]:
+        if isinstance(content, str):
+            return [Text(content)]
+        out: list[Block] = []
+        for part in content or []:
+            kind = part.get("type") if isinstance(part, dict) else None
+            if kind == "text":
+                out.append(Text(part.get("text", "")))
+            elif kind == "image":
+                out.append(Image(media_type=part.get("mimeType", ""), data=part.get("data", "")))
+            else:
+                out.append(self.raw(part, n))
+        return out
+
+    def raw(self, part: Any, n: int) -> RawBlock:
+        kind = part.get("type") if isinstance(part, dict) else type(part).__name__
+        self.loss.add(f"block:{kind}", "a content block Common has no type for (kept as raw)", file=self.file, line=n)
+        return RawBlock(str(kind), part)
+
+
+def bash_text(m: dict) -> str:
+    """pi's ``bashExecutionToText``: how a ``!command`` reaches the model."""
+    text = f"Ran `{m.get('command', '')}`\n"
+    text += f"```\n{m['output']}\n```" if m.get("output") else "(no output)"
+    if m.get("cancelled"):
+        text += "\n\n(command cancelled)"
+    elif isinstance(m.get("exitCode"), int) and m["exitCode"] != 0:
+        text += f"\n\nCommand exited with code {m['exitCode']}"
+    if m.get("truncated") and m.get("fullOutputPath"):
+        text += f"\n\n[Output truncated. Full output: {m['fullOutputPath']}]"
+    return text
+
+
+def _int(value: Any) -> int:
+    return value if isinstance(value, int) else 0
+
+
+def iso_from_ms(value: Any) -> str | None:
+    if not isinstance(value, (int, float)):
+        return None
+    return datetime.fromtimestamp(value / 1000, timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")

@@ -1,0 +1,49 @@
+"""Qwen Code: ``~/.qwen/projects/<munged cwd>/chats/<session id>.jsonl``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...registry import Harness
+from . import store
+from .codec import CODEC
+from .read import read
+from .records import RECORD_TYPES
+from .write import write
+
+
+def detect(sample: list[Any]) -> int:
+    """Qwen records look like Claude Code's (``uuid``, ``parentUuid``, ``sessionId``,
+    ``type: user|assistant|system``) but hold ``message.parts`` where Claude Code holds
+    ``message.content``; ``tool_result`` records and ``systemPayload`` are Qwen's alone.
+    Each such line scores above what Claude Code's detector gives any line."""
+    score = 0
+    for value in sample:
+        if not isinstance(value, dict) or value.get("type") not in RECORD_TYPES or "sessionId" not in value:
+            continue
+        message = value.get("message")
+        if isinstance(message, dict) and "content" in message:
+            return 0  # a Claude Code record
+        if isinstance(message, dict) and isinstance(message.get("parts"), list):
+            score += 4
+        elif value.get("type") == "tool_result" or "systemPayload" in value:
+            score += 3
+    return score
+
+
+def _check_resume(path: Any, **options: Any) -> Any:
+    from ...clients.qwen import check_resume
+
+    return check_resume(path, **options)
+
+
+HARNESS = Harness(
+    name="qwen_code",
+    title="Qwen Code",
+    codec=CODEC,
+    detect=detect,
+    read=read,
+    write=write,
+    store=store,
+    check_resume=_check_resume,
+)

@@ -1,0 +1,36 @@
+"""Qwen Code line codec: bytes -> :class:`~.records.Record`, and back.
+
+A line that is not an object with the identity fields and a known ``type`` (or whose
+parts do not fit :class:`~.records.Part`) becomes an :class:`~txcodec.native.Opaque`
+record that keeps its bytes: it rides along untouched. Decoding never raises.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from ...native import json_source, merge_record, opaque_for
+from .records import RECORD_TYPES, Record
+
+_decoder = msgspec.json.Decoder(Record)
+
+
+class QwenCodeCodec:
+    name = "qwen_code"
+
+    def decode(self, line: bytes) -> Any:
+        try:
+            record = _decoder.decode(json_source(line))
+        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+            return opaque_for(line, exc)
+        if record.type not in RECORD_TYPES:
+            return opaque_for(line, ValueError(f"unknown record type {record.type!r}"))
+        return record
+
+    def encode(self, record: Any, original: bytes | None) -> bytes:
+        return merge_record(record, original)
+
+
+CODEC = QwenCodeCodec()

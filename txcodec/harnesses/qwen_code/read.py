@@ -1,0 +1,289 @@
+"""Qwen Code session -> Common conversation.
+
+The conversation is rebuilt as the client rebuilds it when resuming (0.24.4,
+``prepareTranscriptRecords``): the leaf is the last conversation record (records of the
+artifact / source-snapshot subtypes do not count), the chain is walked back through
+``parentUuid`` (stopping at a missing parent or a cycle), and lines sharing a ``uuid``
+are joined, their parts concatenated. A ``system`` record with subtype
+``chat_compression`` replaces the history with its ``compressedHistory``: that opens a
+compaction :class:`~txcodec.common.Epoch`.
+
+One Common message per record: ``user`` and ``tool_result`` records are user messages,
+``assistant`` records (role ``model``) assistant messages. Parts map to blocks: ``text``
+-> Text (``thought: true`` -> Thinking), ``functionCall`` -> ToolUse, ``functionResponse``
+-> ToolResult, ``inlineData`` -> Image/Document; anything else -> RawBlock.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import msgspec
+
+from ...common import (
+    Block,
+    Conversation,
+    Document,
+    Epoch,
+    Image,
+    Message,
+    Meta,
+    RawBlock,
+    Text,
+    Thinking,
+    ToolResult,
+    ToolUse,
+    Usage,
+)
+from ...loss import LossReport
+from ...native import NativeSession, Opaque, json_source, plain
+from ...tools import tool_kind
+from .records import RECORD_TYPES, SIDE_SUBTYPES
+
+_json = msgspec.json.Decoder()
+
+
+def line_dicts(session: NativeSession) -> list[tuple[int, Any]]:
+    """``(line number, the line as plain JSON)``; ``None`` for a line that is not JSON."""
+    out = []
+    for n, line in enumerate(session.lines, 1):
+        record = line.record
+        if isinstance(record, Opaque):
+            raw = record.raw
+        elif line.raw is not None and session.codec.decode(line.raw) == record:
+            raw = line.raw
+        else:
+            raw = msgspec.json.encode(plain(record))
+        try:
+            out.append((n, _json.decode(json_source(raw))))
+        except msgspec.DecodeError:
+            out.append((n, None))
+    return out
+
+
+def _is_conversation(value: dict) -> bool:
+    return value.get("type") in RECORD_TYPES and value.get("subtype") not in SIDE_SUBTYPES
+
+
+def active_chain(values: list[tuple[int, Any]], loss: LossReport, file: str | None) -> list[tuple[int, dict]]:
+    """The records of the active branch, oldest first, fragments joined."""
+    valid: list[tuple[int, dict]] = []
+    for n, value in values:
+        if not (
+            isinstance(value, dict)
+            and isinstance(value.get("uuid"), str)
+            and value["uuid"]
+            and (value.get("parentUuid") is None or isinstance(value.get("parentUuid"), str))
+            and isinstance(value.get("sessionId"), str)
+        ):
+            loss.add("record:invalid", "not a Qwen Code record (the client skips it)", file=file, line=n)
+            continue
+        if value.get("type") not in RECORD_TYPES:
+            loss.add(f"record:{value.get('type')}", "unknown record type (the client skips it)", file=file, line=n)
+            continue
+        valid.append((n, value))
+    fragments: dict[str, list[tuple[int, dict]]] = {}
+    leaf = None
+    for n, value in valid:
+        if _is_conversation(value):
+            fragments.setdefault(value["uuid"], []).append((n, value))
+            leaf = value["uuid"]
+    chain: list[str] = []
+    seen: set[str] = set()
+    current = leaf
+    while current and current in fragments:
+        if current in seen:
+            loss.add("chain:cycle", f"parentUuid cycle at {current}", file=file)
+            break
+        seen.add(current)
+        chain.append(current)
+        parent = fragments[current][0][1].get("parentUuid")
+        if parent and parent not in fragments:
+            loss.add("chain:gap", f"{current} names a missing parent {parent}", file=file)
+        current = parent
+    chain.reverse()
+    on_chain = set(chain)
+    for n, value in valid:
+        if value["uuid"] not in on_chain and _is_conversation(value):
+            loss.add("record:off-branch", "not on the active parentUuid chain", file=file, line=n)
+    return [_join(fragments[u]) for u in chain]
+
+
+def _join(fragments: list[tuple[int, dict]]) -> tuple[int, dict]:
+    n, first = fragments[0]
+    if len(fragments) == 1:
+        return n, first
+    base = dict(first)
+    message = dict(first["message"]) if isinstance(first.get("message"), dict) else None
+    if message is not None:
+        message["parts"] = list(message.get("parts") or [])
+    for _, value in fragments[1:]:
+        extra = value.get("message")
+        if isinstance(extra, dict):
+            if message is None:
+                message = dict(extra, parts=list(extra.get("parts") or []))
+            else:
+                message["parts"] += list(extra.get("parts") or [])
+        for key in ("usageMetadata", "toolCallResult", "model"):
+            if key in value and (key == "usageMetadata" or key not in base):
+                base[key] = value[key]
+    base["message"] = message
+    return n, base
+
+
+def read(session: NativeSession, loss: LossReport) -> Conversation:
+    file = str(session.path) if session.path else None
+    values = line_dicts(session)
+    chain = active_chain(values, loss, file)
+    meta = Meta(source_harness="qwen_code")
+    conversation = Conversation(meta=meta)
+    names: dict[str, str] = {}
+    for n, value in chain:
+        if meta.id is msgspec.UNSET:
+            meta.id = value["sessionId"]
+        for key, attr in (("cwd", "cwd"), ("version", "client_version")):
+            if isinstance(value.get(key), str) and getattr(meta, attr) is msgspec.UNSET:
+                setattr(meta, attr, value[key])
+        if isinstance(value.get("timestamp"), str):
+            if meta.started_at is msgspec.UNSET:
+                meta.started_at = value["timestamp"]
+            meta.ended_at = value["timestamp"]
+        kind = value["type"]
+        if kind == "system":
+            _system(value, conversation, loss, file, n)
+            continue
+        message = _message(value, names, loss, file, n)
+        if message is not None:
+            conversation.messages.append(message)
+            if message.model is not msgspec.UNSET and message.model not in meta.models:
+                meta.models.append(message.model)
+    for n, value in values:  # a title set anywhere in the file counts
+        if isinstance(value, dict) and value.get("subtype") == "custom_title":
+            payload = value.get("systemPayload")
+            title = payload.get("customTitle") if isinstance(payload, dict) else None
+            if isinstance(title, str):
+                meta.title = title
+    return conversation
+
+
+def _system(value: dict, conversation: Conversation, loss: LossReport, file: str | None, n: int) -> None:
+    subtype = value.get("subtype")
+    payload = value.get("systemPayload")
+    if subtype == "chat_compression" and isinstance(payload, dict) and isinstance(payload.get("compressedHistory"), list):
+        start = len(conversation.messages)
+        names: dict[str, str] = {}
+        for content in payload["compressedHistory"]:
+            message = _content(content, names, loss, file, n)
+            if message is not None:
+                message.synthetic = True
+                conversation.messages.append(message)
+        if len(conversation.messages) > start:
+            conversation.messages[start].compact_summary = True
+            info = payload.get("info") if isinstance(payload.get("info"), dict) else {}
+            epoch = Epoch(start=start, boundary_id=value["uuid"], trigger="auto")
+            if isinstance(info.get("originalTokenCount"), int):
+                epoch.pre_tokens = info["originalTokenCount"]
+            conversation.epochs.append(epoch)
+        return
+    if subtype == "custom_title":
+        return
+    loss.add(f"record:system:{subtype}", "client bookkeeping, not part of the model's history", file=file, line=n)
+
+
+def _message(value: dict, names: dict[str, str], loss: LossReport, file: str | None, n: int) -> Message | None:
+    content = value.get("message")
+    if not isinstance(content, dict):
+        loss.add(f"record:{value['type']}", "a record without a message", file=file, line=n)
+        return None
+    message = _content(content, names, loss, file, n)
+    if message is None:
+        return None
+    message.source_ids = [value["uuid"]]
+    if isinstance(value.get("timestamp"), str):
+        message.timestamp = value["timestamp"]
+    if message.role == "assistant":
+        if isinstance(value.get("model"), str):
+            message.model = value["model"]
+        usage = _usage(value.get("usageMetadata"))
+        if usage is not None:
+            message.usage = usage
+        message.stop_reason = "tool_use" if any(isinstance(b, ToolUse) for b in message.content) else "end_turn"
+    if value["type"] == "tool_result" and isinstance(value.get("toolCallResult"), dict):
+        message.extra["toolCallResult"] = value["toolCallResult"]
+    if value["type"] == "user" and isinstance(value.get("provenance"), str) and value["provenance"] != "real_user":
+        message.origin = value["provenance"]
+    if value.get("subtype"):
+        message.extra["subtype"] = value["subtype"]
+    return message
+
+
+def _content(content: Any, names: dict[str, str], loss: LossReport, file: str | None, n: int) -> Message | None:
+    if not isinstance(content, dict):
+        return None
+    role = "assistant" if content.get("role") == "model" else "user"
+    blocks: list[Block] = []
+    for part in content.get("parts") or []:
+        block = _part(part, names)
+        if isinstance(block, RawBlock):
+            loss.add(f"part:{block.source_type}", "a part Common has no type for (kept as raw)", file=file, line=n)
+        blocks.append(block)
+    return Message(role, blocks)
+
+
+def _part(part: Any, names: dict[str, str]) -> Block:
+    if not isinstance(part, dict):
+        return RawBlock("part", part)
+    if isinstance(part.get("text"), str):
+        if part.get("thought") is True:
+            thinking = Thinking(part["text"])
+            if isinstance(part.get("thoughtSignature"), str):
+                thinking.signature = part["thoughtSignature"]
+            return thinking
+        return Text(part["text"])
+    call = part.get("functionCall")
+    if isinstance(call, dict):
+        name = call.get("name") or ""
+        ident = call.get("id") or ""
+        names[ident] = name
+        return ToolUse(ident, name, call.get("args", {}), tool_kind(name))
+    response = part.get("functionResponse")
+    if isinstance(response, dict):
+        return _result(response)
+    data = part.get("inlineData")
+    if isinstance(data, dict):
+        mime = data.get("mimeType") or ""
+        if mime.startswith("image/"):
+            return Image(media_type=mime, data=data.get("data", ""))
+        return Document(media_type=mime, data=data.get("data", ""))
+    return RawBlock(next(iter(part), "part"), part)
+
+
+def _result(response: dict) -> ToolResult:
+    """Qwen Code answers ``{output: text}`` on success and ``{error: text}`` on failure."""
+    body = response.get("response")
+    ident = response.get("id") or ""
+    if isinstance(body, dict) and set(body) <= {"output", "error"} and len(body) == 1:
+        key, value = next(iter(body.items()))
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        return ToolResult(ident, text, is_error=key == "error")
+    text = body if isinstance(body, str) else json.dumps(body, ensure_ascii=False)
+    return ToolResult(ident, text)
+
+
+def _usage(value: Any) -> Usage | None:
+    if not isinstance(value, dict):
+        return None
+    def count(key: str) -> int:
+        v = value.get(key)
+        return v if isinstance(v, int) else 0
+
+    cached = count("cachedContentTokenCount")
+    usage = Usage(
+        input_tokens=max(count("promptTokenCount") - cached, 0),
+        output_tokens=count("candidatesTokenCount"),
+        cache_read_input_tokens=cached,
+    )
+    if "thoughtsTokenCount" in value:
+        usage.reasoning_output_tokens = count("thoughtsTokenCount")
+    return usage

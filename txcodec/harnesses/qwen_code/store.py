@@ -1,0 +1,100 @@
+"""Where Qwen Code keeps sessions, and a shallow listing of them.
+
+Qwen Code 0.24.4 (its ``Storage`` class): the runtime base directory is
+``$QWEN_RUNTIME_DIR``, else ``$QWEN_HOME``, else ``~/.qwen``; a project's sessions are
+``<base>/projects/<cwd with every character outside [A-Za-z0-9] replaced by ->/chats/
+<session id>.jsonl``. Resume finds a file only under the cwd's folder, only when its name
+matches ``^[0-9a-fA-F-]{32,36}\\.jsonl$``, and only when the ``cwd`` of its first record is
+the project root (the client compares their sha256 hashes).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import msgspec
+from msgspec import UNSET, UnsetType
+
+from ...jsonl import split_lines
+from ...native import json_source
+
+SESSION_FILE = re.compile(r"^[0-9a-fA-F-]{32,36}\.jsonl$")
+
+
+def default_root() -> Path:
+    for name in ("QWEN_RUNTIME_DIR", "QWEN_HOME"):
+        value = os.environ.get(name)
+        if value:
+            return Path(value).expanduser().resolve()
+    return Path.home() / ".qwen"
+
+
+def munge(cwd: str) -> str:
+    return re.sub(r"[^a-zA-Z0-9]", "-", cwd)
+
+
+def session_relpath(cwd: str, session_id: str) -> str:
+    return f"projects/{munge(cwd)}/chats/{session_id}.jsonl"
+
+
+class SessionInfo(msgspec.Struct, omit_defaults=True):
+    id: str
+    path: str
+    cwd: str | UnsetType = UNSET
+    version: str | UnsetType = UNSET
+    first_timestamp: str | UnsetType = UNSET
+    last_timestamp: str | UnsetType = UNSET
+    lines: int = 0
+    messages: int = 0
+
+
+class _Peek(msgspec.Struct):
+    sessionId: str | None = None
+    type: str | None = None
+    cwd: str | None = None
+    version: str | None = None
+    timestamp: str | None = None
+
+
+_peek = msgspec.json.Decoder(_Peek)
+
+
+def session_files(root: Path) -> list[Path]:
+    projects = root / "projects"
+    if not projects.is_dir():
+        return []
+    return sorted(p for p in projects.glob("*/chats/*.jsonl") if SESSION_FILE.match(p.name))
+
+
+def describe(path: Path) -> SessionInfo | None:
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    lines = split_lines(data)[0]
+    info = SessionInfo(id=path.stem, path=str(path), lines=len(lines))
+    for line in lines:
+        try:
+            peek = _peek.decode(json_source(line))
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            continue
+        if info.cwd is UNSET and peek.cwd:
+            info.cwd = peek.cwd
+        if info.version is UNSET and peek.version:
+            info.version = peek.version
+        if peek.timestamp:
+            if info.first_timestamp is UNSET:
+                info.first_timestamp = peek.timestamp
+            info.last_timestamp = peek.timestamp
+        if peek.type in ("user", "assistant", "tool_result"):
+            info.messages += 1
+    return info
+
+
+def discover(root: Path | None = None) -> list[SessionInfo]:
+    """Every session file under ``root`` (the default store when ``None``)."""
+    root = Path(root) if root is not None else default_root()
+    found = (describe(p) for p in session_files(root))
+    return [info for info in found if info is not None]

@@ -1,0 +1,189 @@
+"""Common conversation -> a Qwen Code session file that ``qwen --resume <id>`` loads.
+
+What 0.24.4 needs (found by removing fields one by one, and in its source): records
+``{uuid, parentUuid, sessionId, timestamp, type, cwd, version, message}``, each record's
+parent written before it (the client walks ``parentUuid`` back from the last record), a
+``cwd`` equal to the project the client runs in (a record without one crashes it), roles
+``user`` / ``model`` (``assistant`` crashes it) and the content in ``parts`` (``content``
+resumes an empty history, silently). The file is ``projects/<munged cwd>/chats/<uuid>.jsonl``
+under the store root.
+
+Mapping: an assistant message is one ``assistant`` record; a user message's tool results
+are one ``tool_result`` record (``functionResponse{id, name, response: {output|error}}``,
+the shape the client writes) and its other blocks a ``user`` record after it. Blocks a
+Gemini part cannot hold become text, and the loss report says so. Compaction epochs are
+flattened: the summary message stays in the history as ordinary text.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from datetime import datetime, timezone
+from typing import Any
+
+import msgspec
+
+from ...common import (
+    Command,
+    Conversation,
+    Document,
+    Image,
+    Message,
+    RawBlock,
+    Text,
+    Thinking,
+    ToolResult,
+    ToolUse,
+)
+from ...loss import LossReport
+from ...registry import WriteOptions, Written
+from .store import SESSION_FILE, session_relpath
+
+CLIENT_VERSION = "0.24.4"
+_NAMESPACE = uuid.UUID("6f2d8a52-3c1b-4c55-9a59-0e7f4c4d2a10")
+
+
+def session_id_for(conversation: Conversation, options: WriteOptions) -> str:
+    if options.session_id:
+        return options.session_id
+    source = conversation.meta.id if isinstance(conversation.meta.id, str) else ""
+    if source and SESSION_FILE.match(f"{source}.jsonl"):
+        return source
+    return str(uuid.uuid5(_NAMESPACE, source or json.dumps(msgspec.to_builtins(conversation.messages[:3]))))
+
+
+def write(conversation: Conversation, loss: LossReport, options: WriteOptions) -> Written:
+    sid = session_id_for(conversation, options)
+    if not SESSION_FILE.match(f"{sid}.jsonl"):
+        raise ValueError(f"Qwen Code only finds sessions whose id is a UUID; got {sid!r}")
+    cwd = options.cwd or (conversation.meta.cwd if isinstance(conversation.meta.cwd, str) else None)
+    if not cwd:
+        raise ValueError("Qwen Code needs the project folder (cwd) of the session: pass WriteOptions(cwd=...)")
+    if conversation.epochs:
+        loss.add("write:compaction", f"{len(conversation.epochs)} compaction epoch(s) flattened: summaries kept as text")
+    if conversation.children:
+        loss.add("write:subagents", f"{len(conversation.children)} subagent conversation(s) not written")
+    writer = _Writer(sid, cwd, loss, conversation)
+    for message in conversation.messages:
+        writer.message(message)
+    data = b"".join(msgspec.json.encode(r) + b"\n" for r in writer.records)
+    return Written(sid, {session_relpath(cwd, sid): data})
+
+
+class _Writer:
+    def __init__(self, sid: str, cwd: str, loss: LossReport, conversation: Conversation) -> None:
+        self.sid, self.cwd, self.loss = sid, cwd, loss
+        self.records: list[dict[str, Any]] = []
+        self.parent: str | None = None
+        self.names: dict[str, str] = {}
+        started = conversation.meta.started_at
+        self.clock = started if isinstance(started, str) else _now()
+
+    def record(self, kind: str, role: str, parts: list[dict], message: Message, **extra: Any) -> None:
+        ident = str(uuid.uuid5(uuid.UUID(self.sid), str(len(self.records))))
+        if isinstance(message.timestamp, str):
+            self.clock = message.timestamp
+        record = {
+            "uuid": ident,
+            "parentUuid": self.parent,
+            "sessionId": self.sid,
+            "timestamp": self.clock,
+            "type": kind,
+            "cwd": self.cwd,
+            "version": CLIENT_VERSION,
+            **extra,
+            "message": {"role": role, "parts": parts},
+        }
+        self.records.append(record)
+        self.parent = ident
+
+    def message(self, message: Message) -> None:
+        if message.role == "assistant":
+            parts = [p for block in message.content for p in self.assistant_part(block)]
+            extra: dict[str, Any] = {}
+            if isinstance(message.model, str):
+                extra["model"] = message.model
+            if parts:
+                self.record("assistant", "model", parts, message, **extra)
+                if message.usage is not msgspec.UNSET:
+                    u = message.usage
+                    self.records[-1]["usageMetadata"] = {
+                        "promptTokenCount": u.input_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens,
+                        "candidatesTokenCount": u.output_tokens,
+                        "thoughtsTokenCount": u.reasoning_output_tokens if isinstance(u.reasoning_output_tokens, int) else 0,
+                        "totalTokenCount": u.input_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens + u.output_tokens,
+                        "cachedContentTokenCount": u.cache_read_input_tokens,
+                    }
+            else:
+                self.loss.add("write:empty-message", "an assistant message with nothing to write")
+            return
+        results = [b for b in message.content if isinstance(b, ToolResult)]
+        others = [b for b in message.content if not isinstance(b, ToolResult)]
+        if results:
+            self.record("tool_result", "user", [self.result_part(b) for b in results], message)
+        parts = [p for block in others for p in self.user_part(block)]
+        if parts:
+            self.record("user", "user", parts, message)
+
+    def assistant_part(self, block: Any) -> list[dict]:
+        if isinstance(block, Text):
+            return [{"text": block.text}] if block.text else []
+        if isinstance(block, Thinking):
+            if not block.thinking:
+                self.loss.add("write:thinking", "a thinking block without text (signature/encrypted only) dropped")
+                return []
+            part: dict[str, Any] = {"text": block.thinking, "thought": True}
+            return [part]
+        if isinstance(block, ToolUse):
+            self.names[block.id] = block.name
+            args = block.input
+            if not isinstance(args, dict):
+                self.loss.add("write:wrapped-input", f"tool {block.name} input is not an object; wrapped as {{'input': ...}}")
+                args = {"input": args}
+            return [{"functionCall": {"id": block.id, "name": block.name, "args": args}}]
+        return self.as_text(block)
+
+    def user_part(self, block: Any) -> list[dict]:
+        if isinstance(block, Text):
+            return [{"text": block.text}] if block.text else []
+        if isinstance(block, (Image, Document)) and isinstance(block.data, str) and isinstance(block.media_type, str):
+            if isinstance(block, Document) and block.media_type == "text/plain":
+                return [{"text": block.data}]
+            return [{"inlineData": {"mimeType": block.media_type, "data": block.data}}]
+        return self.as_text(block)
+
+    def result_part(self, block: ToolResult) -> dict:
+        if isinstance(block.content, str):
+            text = block.content
+        else:
+            pieces = []
+            for inner in block.content:
+                if isinstance(inner, Text):
+                    pieces.append(inner.text)
+                else:
+                    self.loss.add("write:result-block", f"a {type(inner).__name__} inside a tool result became text")
+                    pieces.append(_render(inner))
+            text = "\n".join(pieces)
+        key = "error" if block.is_error else "output"
+        name = self.names.get(block.tool_use_id, "")
+        return {"functionResponse": {"id": block.tool_use_id, "name": name, "response": {key: text}}}
+
+    def as_text(self, block: Any) -> list[dict]:
+        kind = getattr(block, "type", type(block).__name__)
+        if isinstance(block, RawBlock):
+            kind = block.source_type
+        self.loss.add(f"write:block:{kind}", "Qwen Code has no part for this block; written as text")
+        return [{"text": _render(block)}]
+
+
+def _render(block: Any) -> str:
+    if isinstance(block, Command):
+        return " ".join(x for x in (block.name, block.args if isinstance(block.args, str) else "") if x)
+    if isinstance(block, Text):
+        return block.text
+    return json.dumps(msgspec.to_builtins(block), ensure_ascii=False)
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
