@@ -140,10 +140,16 @@ def convert(
 
 def install(written: registry.Written, harness: str, root: str | os.PathLike[str] | None = None) -> list[Path]:
     """Put ``written`` into the harness's store (its default root unless ``root``),
-    atomically, refusing before writing anything when a file already exists."""
+    atomically, refusing before writing anything when a file already exists.
+
+    A store module may define ``install(files, root)`` for what plain file copying cannot
+    do (Gemini CLI: merge ``projects.json``, reuse a project's existing folder)."""
     from .atomic import install_files
 
     target = registry.get(harness)
+    special = getattr(target.store, "install", None)
+    if special is not None:
+        return special(written.files, root)
     if root is None:
         if target.store is None:
             raise NotSupported(f"{target.title} has no store to install into")
