@@ -180,3 +180,61 @@ def check_resume(
         rejected=list(mock.rejected),
         stderr=run.stderr[-4000:],
     )
+
+
+# --- comparing conversations ----------------------------------------------------------
+
+_NO_RESPONSE = "No response requested."
+
+
+def comparable(messages: list, prompt: str | None = RESUME_PROMPT) -> list[tuple[str, list[tuple]]]:
+    """A conversation reduced to what the request carries, for comparing what Claude
+    Code sent with what a file meant: consecutive same-role messages merged (the API and
+    the client both merge them), the client's own ``<system-reminder>`` texts and
+    thinking blocks left out (2.1.332 sends no thinking from earlier turns), the trailing
+    resume ``prompt`` and the "No response requested." filler the client puts before it
+    removed, and one trailing newline of a text ignored (the client adds one when it
+    merges consecutive user turns). Blocks become plain tuples (role, [(type, ...)])."""
+    import msgspec
+
+    from ..common import Command, Text, Thinking, ToolResult, ToolUse
+    from ..harnesses.claude_code.envelopes import render_command, render_output
+
+    def block_view(block) -> list[tuple]:
+        if isinstance(block, Thinking):
+            return []
+        if isinstance(block, Text):
+            if block.text.startswith("<system-reminder>"):
+                return []
+            # merging consecutive user turns, the client ends each but the last text
+            # with a newline: one trailing newline is not a difference
+            return [("text", block.text.removesuffix("\n"))]
+        if isinstance(block, ToolUse):
+            value = block.input if isinstance(block.input, dict) else {"input": block.input}
+            return [("tool_use", block.id, block.name, value)]
+        if isinstance(block, ToolResult):
+            content = block.content
+            if not isinstance(content, str):
+                content = [v for part in content for v in block_view(part)]
+            return [("tool_result", block.tool_use_id, content, bool(block.is_error))]
+        if isinstance(block, Command):
+            out = [("text", render_command(block.name, message=block.message or None, args=block.args or None))]
+            if isinstance(block.output, str):
+                out.append(("text", render_output(block.output)))
+            return out
+        return [(block.__struct_config__.tag, msgspec.to_builtins(block))]
+
+    merged: list[tuple[str, list[tuple]]] = []
+    for message in messages:
+        blocks = [v for b in message.content for v in block_view(b)]
+        if merged and merged[-1][0] == message.role:
+            merged[-1][1].extend(blocks)
+        else:
+            merged.append((message.role, blocks))
+    if prompt is not None and merged and merged[-1][0] == "user" and merged[-1][1][-1:] == [("text", prompt)]:
+        merged[-1][1].pop()
+        if not merged[-1][1]:
+            merged.pop()
+            if merged and merged[-1] == ("assistant", [("text", _NO_RESPONSE)]):
+                merged.pop()
+    return [m for m in merged if m[1]]
