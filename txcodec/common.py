@@ -69,6 +69,9 @@ class ToolResult(_Block, tag="tool_result"):
     content: str | list[Block] = ""
     is_error: bool | None = None
     structured: Any = UNSET  # Claude Code's ``toolUseResult``, as it was
+    # the whole output when ``content`` holds only a preview and the client saved the
+    # rest to a side file (Claude Code's ``<persisted-output>``, read from tool-results/)
+    persisted_output: str | UnsetType = UNSET
 
 
 class Image(_Block, tag="image"):

@@ -37,6 +37,12 @@ def check_resume(path: Any, **options: Any) -> Any:
     return run(path, **options)
 
 
+def read(session: Any, loss: Any) -> Any:
+    from .read import read as run
+
+    return run(session, loss)
+
+
 def write(conversation: Any, loss: Any, options: Any) -> Any:
     from .write import write as run
 
@@ -48,6 +54,7 @@ HARNESS = Harness(
     title="Claude Code",
     codec=CODEC,
     detect=detect,
+    read=read,
     store=store,
     write=write,
     check_resume=check_resume,

@@ -1,0 +1,690 @@
+"""Claude Code session -> Common conversation, by the reconstruction rules of seeds 000,
+001 and 004 (each rule below names its source; docs/claude_code_reader.md lists them).
+
+1. Duplicate records are dropped by ``(file, uuid)``, the first kept (seed 000 rule 1).
+2. Messages are assembled by ``(message.id, line order)``; ``parentUuid`` is never walked
+   (seed 000 rule 2). A call's fragments may be far apart; the tool results of one
+   assistant turn join one user message, as the Messages API requires.
+3. Every block of a content array is read (seed 000 rule 3).
+4. A call's usage is its last fragment's in line order, and only when the call has a
+   ``stop_reason`` (seed 000 "Provider calls"); usage is never summed.
+5. ``toolUseResult`` is shape-checked before any field access (seed 000, seed 004 s5).
+
+Nothing is dropped silently: what Common has no slot for goes to the loss report with
+its line number.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import msgspec
+from msgspec import UNSET
+
+from ...common import (
+    Artifact,
+    Child,
+    ChildLink,
+    Command,
+    Conversation,
+    Document,
+    Epoch,
+    Image,
+    Message,
+    Meta,
+    RawBlock,
+    Text,
+    Thinking,
+    ToolResult,
+    ToolUse,
+    Usage,
+)
+from ...loss import LossReport
+from ...native import NativeSession, Opaque
+from ...tools import tool_kind
+from . import envelopes
+from .records import (
+    AgentNameRecord,
+    AssistantRecord,
+    AttachmentBody,
+    AttachmentRecord,
+    CustomTitleRecord,
+    DocumentBlock,
+    ImageBlock,
+    RedactedThinkingBlock,
+    ServerToolUseBlock,
+    SummaryRecord,
+    SystemRecord,
+    TextBlock,
+    ThinkingBlock,
+    ToolReferenceBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    UserRecord,
+    tool_use_result_shape,
+)
+
+HARNESS = "claude_code"
+INTERRUPT_PREFIX = "[Request interrupted by user"
+SYNTHETIC_MODEL = "<synthetic>"
+PERSISTED_TAG = "<persisted-output>"
+
+_decode = msgspec.json.decode
+
+
+def _raw(value: Any) -> Any:
+    return UNSET if value is UNSET else _decode(value)
+
+
+# --- blocks --------------------------------------------------------------------------
+
+
+def _source(raw: Any) -> dict:
+    value = _raw(raw)
+    return value if isinstance(value, dict) else {}
+
+
+def _image(block: ImageBlock) -> Image:
+    s = _source(block.source)
+    return Image(
+        media_type=s.get("media_type", UNSET), data=s.get("data", UNSET), url=s.get("url", UNSET), file_id=s.get("file_id", UNSET)
+    )
+
+
+def _document(block: DocumentBlock) -> Document:
+    s = _source(block.source)
+    title = block.title if isinstance(block.title, str) else UNSET
+    return Document(media_type=s.get("media_type", UNSET), data=s.get("data", UNSET), url=s.get("url", UNSET), title=title)
+
+
+def _raw_block(kind: str, value: Any) -> RawBlock:
+    return RawBlock(source_type=kind, value=value)
+
+
+@dataclass
+class _Call:
+    """One provider call: the assistant message its fragments build."""
+
+    message: Message
+    last_usage: Any = None  # the native usage of the last fragment in line order
+    stopped: bool = False  # some fragment carried a stop_reason
+    results: Message | None = None  # the user message holding this turn's tool results
+
+
+@dataclass
+class _PendingBoundary:
+    uuid: str | None
+    line: int
+    logical_parent: Any
+    metadata: dict
+
+
+@dataclass
+class _Spawn:
+    """A parent call that started (or may have started) a subagent."""
+
+    tool_use_id: str
+    status: Any = UNSET
+    run_id: Any = UNSET
+    line: int = 0
+
+
+class _FileReader:
+    """Reads one transcript file (main or subagent) into a Conversation."""
+
+    def __init__(self, session: NativeSession, loss: LossReport, file: str, tool_results: dict[str, Path]):
+        self.session = session
+        self.loss = loss
+        self.file = file
+        self.tool_results = tool_results
+        self.messages: list[Message] = []
+        self.calls: dict[str, _Call] = {}
+        self.owner: dict[str, _Call] = {}  # tool_use_id -> the call that made it
+        self.artifact_calls: set[str] = set()
+        self.last_call: _Call | None = None
+        self.meta = Meta(source_harness=HARNESS)
+        self.models: dict[str, None] = {}
+        self.first_ts: str | None = None
+        self.last_ts: str | None = None
+        self.titles: dict[str, str] = {}
+        self.epochs: list[Epoch] = []
+        self.boundaries: list[_PendingBoundary] = []
+        self.commands: dict[str, Command] = {}  # record uuid -> the command it recorded
+        self.spawns: dict[str, _Spawn] = {}  # agentId -> spawn (toolUseResult.agentId)
+        self.runs: dict[str, _Spawn] = {}  # workflow runId -> spawn
+        self.pending_origin: tuple[str, int] | None = None
+        self.seen: set[str] = set()
+
+    # -- helpers ---------------------------------------------------------------------
+    def lose(self, kind: str, detail: str, line: int) -> None:
+        self.loss.add(kind, detail, file=self.file, line=line)
+
+    def _envelope_meta(self, rec: Any) -> None:
+        m = self.meta
+        if m.id is UNSET and rec.session_id is not UNSET:
+            m.id = rec.session_id
+        if m.cwd is UNSET and rec.cwd is not UNSET:
+            m.cwd = rec.cwd
+        if m.git_branch is UNSET and rec.git_branch is not UNSET:
+            m.git_branch = rec.git_branch
+        if m.client_version is UNSET and rec.version is not UNSET:
+            m.client_version = rec.version
+        ts = rec.timestamp
+        if ts is not UNSET and isinstance(ts, str):
+            if self.first_ts is None or ts < self.first_ts:
+                self.first_ts = ts
+            if self.last_ts is None or ts > self.last_ts:
+                self.last_ts = ts
+
+    def _new_message(self, role: str, rec: Any, line: int) -> Message:
+        msg = Message(role=role, timestamp=rec.timestamp if isinstance(rec.timestamp, str) else UNSET)
+        if rec.uuid:
+            msg.source_ids.append(rec.uuid)
+        self.messages.append(msg)
+        return msg
+
+    # -- the pass --------------------------------------------------------------------
+    def run(self) -> Conversation:
+        handlers = _HANDLERS
+        seen = self.seen
+        for n, line in enumerate(self.session.lines, 1):
+            rec = line.record
+            handler = handlers.get(type(rec))
+            if handler is None:
+                if isinstance(rec, Opaque):
+                    self.lose("opaque", rec.diagnostic, n)
+                else:
+                    kind = getattr(rec, "__struct_config__", None)
+                    tag = kind.tag if kind is not None else type(rec).__name__
+                    self.lose(f"record:{tag}", "bookkeeping record; Common has no slot", n)
+                continue
+            uuid = getattr(rec, "uuid", None)
+            if uuid:  # rule 1: (file, uuid), keep the first
+                if uuid in seen:
+                    self.lose("duplicate", f"uuid {uuid} already read; the first copy is kept", n)
+                    continue
+                seen.add(uuid)
+            handler(self, rec, n)
+        return self.finish()
+
+    def finish(self) -> Conversation:
+        meta = self.meta
+        meta.models = list(self.models)
+        if self.first_ts is not None:
+            meta.started_at = self.first_ts
+            meta.ended_at = self.last_ts
+        for key in ("custom-title", "agent-name", "summary"):  # seed 003's precedence
+            if key in self.titles:
+                meta.title = self.titles[key]
+                break
+        for b in self.boundaries:  # a boundary whose summary never came
+            self.epochs.append(_epoch(b, len(self.messages)))
+            self.lose("compaction:no-summary", f"compact_boundary {b.uuid} has no following isCompactSummary record", b.line)
+        if self.pending_origin is not None:
+            self.lose("origin:unattached", f"attachment origin {self.pending_origin[0]!r} precedes no user message", self.pending_origin[1])
+        return Conversation(meta=meta, messages=self.messages, epochs=self.epochs)
+
+    # -- assistant -------------------------------------------------------------------
+    def assistant(self, rec: AssistantRecord, n: int) -> None:
+        self._envelope_meta(rec)
+        m = rec.message
+        key = m.id if m.id is not UNSET else f"\0line{n}"  # rule 2: (message.id, line order)
+        call = self.calls.get(key)
+        if call is None:
+            msg = self._new_message("assistant", rec, n)
+            if m.id is not UNSET:
+                msg.id = m.id
+            if m.model is not UNSET:
+                msg.model = m.model
+                if m.model == SYNTHETIC_MODEL:
+                    msg.synthetic = True
+                else:
+                    self.models[m.model] = None
+            call = self.calls[key] = _Call(msg)
+        else:
+            msg = call.message
+            if rec.uuid:
+                msg.source_ids.append(rec.uuid)
+        self.last_call = call
+        if rec.is_api_error_message is True:
+            msg.api_error = True
+        if rec.is_aborted_mid_stream is True or rec.truncated_after_output is True:
+            msg.interrupted = True
+        if m.stop_reason is not UNSET:
+            if m.stop_reason is not None:
+                call.stopped = True
+                msg.stop_reason = m.stop_reason
+            elif msg.stop_reason is UNSET:
+                msg.stop_reason = None
+        if m.usage is not UNSET and m.usage is not None:
+            call.last_usage = m.usage  # rule 4: the last fragment in line order
+        if call.stopped and call.last_usage is not None:
+            msg.usage = _usage(call.last_usage)
+        content = m.content
+        if isinstance(content, str):
+            if content:
+                msg.content.append(Text(content))
+            return
+        if content is UNSET:
+            return
+        out = msg.content
+        for block in content:  # rule 3: the whole array
+            t = type(block)
+            if t is TextBlock:
+                out.append(Text(block.text))
+                if block.citations is not UNSET:
+                    self.lose("field:citations", "text citations have no Common slot", n)
+            elif t is ToolUseBlock:
+                out.append(self._tool_use(block, call, n))
+            elif t is ThinkingBlock:
+                out.append(Thinking(block.thinking, block.signature))
+            elif t is RedactedThinkingBlock:
+                out.append(Thinking(encrypted=block.data))
+            else:
+                out.append(self._other_block(block, n))
+
+    def _tool_use(self, block: ToolUseBlock, call: _Call, n: int) -> Any:
+        value = _raw(block.input)
+        self.owner[block.id] = call
+        if block.name == "Artifact" and isinstance(value, dict) and isinstance(value.get("file_path"), str):
+            # seed 003: an Artifact call and its result are one published file
+            self.artifact_calls.add(block.id)
+            desc = value.get("description")
+            extra = set(value) - {"file_path", "description"}
+            if extra:
+                self.lose("field:artifact-input", f"Artifact input keys without a slot: {sorted(extra)}", n)
+            return Artifact(path=value["file_path"], description=desc if isinstance(desc, str) else UNSET)
+        if block.caller is not UNSET:
+            self.lose("field:caller", f"tool_use {block.id} caller has no Common slot", n)
+        return ToolUse(id=block.id, name=block.name, input=None if value is UNSET else value, kind=tool_kind(block.name))
+
+    def _other_block(self, block: Any, n: int) -> Any:
+        t = type(block)
+        if t is ImageBlock:
+            return _image(block)
+        if t is DocumentBlock:
+            return _document(block)
+        if t is ServerToolUseBlock:
+            # a server-side tool has no client tool_result: kept raw, so no tool_use
+            # in Common waits for a result that never comes
+            self.lose("block:server_tool_use", "kept as a raw block", n)
+            return _raw_block("server_tool_use", msgspec.to_builtins(_plain_block(block)))
+        if t is ToolReferenceBlock:
+            return _raw_block("tool_reference", {"tool_name": block.tool_name})
+        if isinstance(block, msgspec.Raw):
+            value = _decode(block)
+            kind = value.get("type") if isinstance(value, dict) else None
+            self.lose(f"block:{kind}", "unknown block type, kept as a raw block", n)
+            return _raw_block(str(kind), value)
+        if t is ToolResultBlock:  # a tool_result on an assistant line: keep it raw
+            self.lose("block:tool_result", "tool_result on an assistant line, kept as a raw block", n)
+            return _raw_block("tool_result", msgspec.to_builtins(_plain_block(block)))
+        self.lose(f"block:{type(block).__name__}", "unexpected block, kept as a raw block", n)
+        return _raw_block(type(block).__name__, msgspec.to_builtins(_plain_block(block)))
+
+    # -- user ------------------------------------------------------------------------
+    def user(self, rec: UserRecord, n: int) -> None:
+        self._envelope_meta(rec)
+        content = rec.message.content
+        if isinstance(content, str):
+            if self._envelope(rec, content, n):
+                return
+            blocks: list[Any] = [Text(content)]
+            results = False
+        elif content is UNSET:
+            blocks, results = [], False
+            self.lose("record:user", "user record without message.content", n)
+        else:
+            if len(content) == 1 and type(content[0]) is TextBlock and self._envelope(rec, content[0].text, n):
+                return
+            blocks, results = self._user_blocks(rec, content, n)
+        if results:
+            owner = None
+            for b in blocks:
+                if type(b) is ToolResult:
+                    owner = self.owner.get(b.tool_use_id)
+                    break
+            if owner is not None and owner is self.last_call:
+                if owner.results is None:
+                    owner.results = self._new_message("user", rec, n)
+                    self._mark_user(owner.results, rec, n)
+                else:
+                    if rec.uuid:
+                        owner.results.source_ids.append(rec.uuid)
+                    self._mark_user(owner.results, rec, n)
+                owner.results.content.extend(blocks)
+                return
+        msg = self._new_message("user", rec, n)
+        msg.content = blocks
+        self._mark_user(msg, rec, n)
+        if rec.is_compact_summary is True:
+            self._open_epoch(msg, rec, n)
+
+    def _mark_user(self, msg: Message, rec: UserRecord, n: int) -> None:
+        if rec.is_meta is True:
+            msg.meta = True
+        origin = _origin_kind(rec.origin)
+        if origin is not None:
+            msg.origin = origin
+        elif self.pending_origin is not None and msg.origin is UNSET:
+            msg.origin = self.pending_origin[0]
+        self.pending_origin = None
+        if rec.tool_denial_kind is not UNSET:
+            msg.extra["tool_denial_kind"] = rec.tool_denial_kind
+        if rec.interrupted_message_id is not UNSET:
+            msg.extra["interrupted_message_id"] = rec.interrupted_message_id
+        for b in msg.content:
+            if type(b) is Text and b.text.startswith(INTERRUPT_PREFIX):
+                msg.interrupted = True
+                break
+
+    def _user_blocks(self, rec: UserRecord, content: list, n: int) -> tuple[list[Any], bool]:
+        out: list[Any] = []
+        results = False
+        structured_used = False
+        for block in content:  # rule 3: the whole array ([image, text] is not a text prompt)
+            t = type(block)
+            if t is ToolResultBlock:
+                results = True
+                result = self._tool_result(block, n)
+                if not structured_used:
+                    structured_used = True
+                    self._structured(result, rec, n)
+                if block.tool_use_id in self.artifact_calls:
+                    self.lose("artifact-result", f"result of Artifact call {block.tool_use_id} folded into the artifact block", n)
+                    continue
+                out.append(result)
+            elif t is TextBlock:
+                out.append(Text(block.text))
+            else:
+                out.append(self._other_block(block, n))
+        if not structured_used and rec.tool_use_result is not UNSET:
+            self.lose("field:toolUseResult", "toolUseResult on a record without a tool_result", n)
+        return out, results
+
+    def _tool_result(self, block: ToolResultBlock, n: int) -> ToolResult:
+        content = block.content
+        if content is UNSET:
+            value: Any = ""
+        elif isinstance(content, str):
+            value = content
+        elif isinstance(content, msgspec.Raw):
+            value = _raw_block("json", _decode(content))
+            value = [value]
+            self.lose("tool_result:content-not-blocks", "tool_result content neither string nor blocks; kept raw", n)
+        else:
+            value = []
+            for part in content:
+                t = type(part)
+                if t is TextBlock:
+                    value.append(Text(part.text))
+                else:
+                    value.append(self._other_block(part, n))
+        is_error = block.is_error if isinstance(block.is_error, bool) else None  # absent = unknown
+        return ToolResult(tool_use_id=block.tool_use_id, content=value, is_error=is_error)
+
+    def _structured(self, result: ToolResult, rec: UserRecord, n: int) -> None:
+        shape, value = tool_use_result_shape(rec.tool_use_result)  # rule 5
+        if shape == "absent":
+            self._persisted(result, None, n)
+            return
+        result.structured = _raw(rec.tool_use_result)
+        if shape == "object":
+            agent_id = value.get("agentId")
+            if isinstance(agent_id, str):
+                self.spawns.setdefault(agent_id, _Spawn(result.tool_use_id, value.get("status", UNSET), line=n))
+            run_id = value.get("runId")
+            if isinstance(run_id, str):
+                self.runs.setdefault(run_id, _Spawn(result.tool_use_id, value.get("status", UNSET), run_id, n))
+            self._persisted(result, value, n)
+        else:
+            self._persisted(result, None, n)
+
+    def _persisted(self, result: ToolResult, structured: dict | None, n: int) -> None:
+        """seed 004 s9: the marker names a side file that may be gone."""
+        content = result.content
+        text = content if isinstance(content, str) else None
+        if text is None or PERSISTED_TAG not in text:
+            if structured is None or not isinstance(structured.get("persistedOutputPath"), str):
+                return
+        path = structured.get("persistedOutputPath") if structured else None
+        name = Path(path).name if isinstance(path, str) else _persisted_name(text or "")
+        found = self.tool_results.get(name) if name else None
+        if found is None:
+            self.lose("persisted-output:missing", f"side file {name or '?'} not found; the preview is kept", n)
+            return
+        try:
+            result.persisted_output = found.read_bytes().decode("utf-8", "replace")
+        except OSError as exc:
+            self.lose("persisted-output:unreadable", f"{found}: {exc}", n)
+
+    def _envelope(self, rec: Any, body: str, n: int) -> bool:
+        """A command envelope (user or system/local_command line): True when consumed."""
+        env = envelopes.parse_envelope(body)
+        if env is None:
+            return False
+        if env.is_caveat_only:
+            self.lose("envelope:caveat", "local-command caveat (fixed boilerplate) dropped", n)
+            return True
+        parent = rec.parent_uuid if isinstance(rec.parent_uuid, str) else None
+        if env.is_command:
+            name = env.name or ("/" + (env.get(envelopes.COMMAND_MESSAGE) or "").split(" ", 1)[0])
+            cmd = Command(name=name)
+            for tag, attr in _COMMAND_FIELDS:
+                v = env.get(tag)
+                if v is not None:
+                    setattr(cmd, attr, v)
+            self._command_output(cmd, env, n)
+            msg = self._new_message("user", rec, n)
+            msg.content.append(cmd)
+            if type(rec) is SystemRecord:
+                msg.extra["subtype"] = "local_command"
+            else:
+                self._mark_user(msg, rec, n)
+            if rec.uuid:
+                self.commands[rec.uuid] = cmd
+            return True
+        if env.is_output:
+            cmd = self.commands.get(parent) if parent else None  # paired via parentUuid (seed 003)
+            if cmd is None or cmd.output is not UNSET or cmd.stderr is not UNSET:
+                cmd = None
+            if cmd is None:
+                # output with no command to pair with: carried as an unnamed command
+                self.lose("envelope:unpaired-output", "command output without its command record", n)
+                cmd = Command(name="")
+                msg = self._new_message("user", rec, n)
+                msg.content.append(cmd)
+            else:
+                # the output record's id joins the command's message
+                for msg in reversed(self.messages):
+                    if cmd in msg.content:
+                        if rec.uuid:
+                            msg.source_ids.append(rec.uuid)
+                        break
+            self._command_output(cmd, env, n)
+            if rec.uuid:
+                self.commands[rec.uuid] = cmd
+            return True
+        return False
+
+    def _command_output(self, cmd: Command, env: envelopes.Envelope, n: int) -> None:
+        for tag, attr in ((envelopes.STDOUT, "output"), (envelopes.STDERR, "stderr")):
+            v = env.get(tag)
+            if v is None:
+                continue
+            clean = envelopes.strip_ansi(v)
+            if clean != v:
+                self.lose("envelope:ansi-stripped", f"terminal escape codes removed from {tag}", n)
+            setattr(cmd, attr, clean)
+        if env.get(envelopes.CAVEAT) is not None:
+            self.lose("envelope:caveat", "local-command caveat (fixed boilerplate) dropped", n)
+
+    # -- system ----------------------------------------------------------------------
+    def system(self, rec: SystemRecord, n: int) -> None:
+        self._envelope_meta(rec)
+        sub = rec.subtype
+        if sub == "local_command":
+            content = _raw(rec.content)
+            if isinstance(content, str) and self._envelope(rec, content, n):
+                return
+        elif sub == "compact_boundary":
+            meta = _raw(rec.compact_metadata)
+            self.boundaries.append(
+                _PendingBoundary(rec.uuid if isinstance(rec.uuid, str) else None, n, rec.logical_parent_uuid, meta if isinstance(meta, dict) else {})
+            )
+            return
+        self.lose(f"record:system/{sub if sub is not UNSET else '?'}", "system record; Common has no slot", n)
+
+    def _open_epoch(self, msg: Message, rec: UserRecord, n: int) -> None:
+        """compact_boundary + the following isCompactSummary record form an epoch
+        (seed 000 "Context epochs"): matched by id, never by timestamp."""
+        msg.compact_summary = True
+        parent = rec.parent_uuid
+        chosen = None
+        for b in self.boundaries:
+            if b.uuid is not None and b.uuid == parent:
+                chosen = b
+                break
+        if chosen is None and self.boundaries:
+            chosen = self.boundaries[-1]
+            self.lose("compaction:unlinked-summary", "summary's parentUuid is not its boundary; paired with the last boundary", n)
+        if chosen is not None:
+            self.boundaries.remove(chosen)
+            self.epochs.append(_epoch(chosen, len(self.messages) - 1))
+        else:
+            self.epochs.append(Epoch(start=len(self.messages) - 1))
+            self.lose("compaction:no-boundary", "isCompactSummary record without a compact_boundary", n)
+
+    # -- attachments and titles ------------------------------------------------------
+    def attachment(self, rec: AttachmentRecord, n: int) -> None:
+        body = rec.attachment
+        kind = "?"
+        origin = None
+        if isinstance(body, AttachmentBody):
+            kind = body.type if isinstance(body.type, str) else "?"
+            origin = _origin_kind(body.origin)
+        if origin is not None:
+            self.pending_origin = (origin, n)  # seed 000: origin also sits on attachment.origin
+        self.lose(f"attachment:{kind}", "context injection; Common has no slot" + (f" (origin {origin})" if origin else ""), n)
+
+    def summary(self, rec: SummaryRecord, n: int) -> None:
+        if isinstance(rec.summary, str):
+            self.titles.setdefault("summary", rec.summary)  # the first summary
+        else:
+            self.lose("record:summary", "summary without text", n)
+
+    def custom_title(self, rec: CustomTitleRecord, n: int) -> None:
+        if isinstance(rec.custom_title, str):
+            self.titles["custom-title"] = rec.custom_title  # the latest rename wins
+
+    def agent_name(self, rec: AgentNameRecord, n: int) -> None:
+        if isinstance(rec.agent_name, str):
+            self.titles["agent-name"] = rec.agent_name
+
+
+_COMMAND_FIELDS = (
+    (envelopes.COMMAND_ARGS, "args"),
+    (envelopes.COMMAND_MESSAGE, "message"),
+    (envelopes.COMMAND_CONTENTS, "contents"),
+)
+
+_HANDLERS = {
+    UserRecord: _FileReader.user,
+    AssistantRecord: _FileReader.assistant,
+    SystemRecord: _FileReader.system,
+    AttachmentRecord: _FileReader.attachment,
+    SummaryRecord: _FileReader.summary,
+    CustomTitleRecord: _FileReader.custom_title,
+    AgentNameRecord: _FileReader.agent_name,
+}
+
+
+def _plain_block(block: Any) -> Any:
+    from ...native import plain
+
+    return plain(block)
+
+
+def _usage(u: Any) -> Usage:
+    return Usage(
+        input_tokens=u.input_tokens or 0,
+        output_tokens=u.output_tokens or 0,
+        cache_creation_input_tokens=u.cache_creation_input_tokens or 0,
+        cache_read_input_tokens=u.cache_read_input_tokens or 0,
+    )
+
+
+def _origin_kind(raw: Any) -> str | None:
+    """``origin.kind`` (an open set: human, task-notification, coordinator, peer, ...)."""
+    if raw is UNSET:
+        return None
+    value = _decode(raw)
+    if isinstance(value, dict) and isinstance(value.get("kind"), str):
+        return value["kind"]
+    if isinstance(value, str):
+        return value
+    return None
+
+
+def _epoch(b: _PendingBoundary, start: int) -> Epoch:
+    md = b.metadata
+    preserved = md.get("preservedMessages")
+    ids: list[str] = []
+    if isinstance(preserved, dict):
+        all_ids = preserved.get("allUuids", preserved.get("uuids"))
+        if isinstance(all_ids, list):
+            ids = [i for i in all_ids if isinstance(i, str)]
+    trigger = md.get("trigger")
+    pre = md.get("preTokens")
+    return Epoch(
+        start=start,
+        boundary_id=b.uuid if b.uuid is not None else UNSET,
+        logical_parent_id=b.logical_parent if b.logical_parent is not UNSET else UNSET,
+        preserved_ids=ids,  # may name records never written (unresolved by design)
+        trigger=trigger if isinstance(trigger, str) else UNSET,
+        pre_tokens=pre if isinstance(pre, int) and not isinstance(pre, bool) else UNSET,
+    )
+
+
+def _persisted_name(text: str) -> str | None:
+    marker = "tool-results/"
+    i = text.find(marker)
+    if i < 0:
+        return None
+    j = i + len(marker)
+    k = j
+    while k < len(text) and not text[k].isspace():
+        k += 1
+    return text[j:k] or None
+
+
+# --- sessions with side files --------------------------------------------------------
+
+
+def read_file(session: NativeSession, loss: LossReport, file: str | None = None, tool_results: dict[str, Path] | None = None) -> tuple[Conversation, _FileReader]:
+    name = file if file is not None else (str(session.path) if session.path else "<bytes>")
+    reader = _FileReader(session, loss, name, tool_results or {})
+    conversation = reader.run()
+    if conversation.meta.id is UNSET and session.path is not None:
+        conversation.meta.id = session.path.name.removesuffix(".jsonl")
+    return conversation, reader
+
+
+def read(session: NativeSession, loss: LossReport) -> Conversation:
+    """The session as a Common conversation; subagents nest under ``children`` when the
+    session was loaded from a path whose side files exist."""
+    from .subagents import attach_children
+
+    files = None
+    tool_results: dict[str, Path] = {}
+    if session.path is not None:
+        from .sidefiles import session_files
+
+        files = session_files(Path(session.path))
+        tool_results = {p.name: p for p in files.tool_results}
+    conversation, reader = read_file(session, loss, tool_results=tool_results)
+    if files is not None:
+        attach_children(conversation, reader, files, loss)
+    return conversation
