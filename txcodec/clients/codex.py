@@ -12,6 +12,7 @@ so "resumed" here means the request's ``input`` really holds the file's conversa
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -21,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ..api import read_bytes
+from ..jsonl import split_lines
 from .mockserver import MockServer, Request
 from .report import ResumeReport, find_client
 from .responses import Item, handler, input_to_common, model_requests
@@ -29,17 +31,10 @@ MODEL = "gpt-5.1-codex"
 
 CONFIG = """\
 model = "{model}"
-model_provider = "mock"
+model_provider = "{provider}"
 approval_policy = "never"
 sandbox_mode = "danger-full-access"
-[model_providers.mock]
-name = "mock"
-base_url = "{url}/v1"
-env_key = "MOCK_API_KEY"
-wire_api = "responses"
-request_max_retries = 0
-stream_max_retries = 0
-[analytics]
+{provider_table}[analytics]
 enabled = false
 [features]
 plugins = false
@@ -48,6 +43,19 @@ plugin_sharing = false
 apps = false
 tool_suggest = false
 skill_mcp_dependency_install = false
+"""
+
+# A custom provider on the mock. A rollout names its provider and 0.171 refuses to resume
+# it under another one; the built-in ``openai`` cannot be redefined, so it is pointed at
+# the mock with ``openai_base_url`` instead.
+PROVIDER = """\
+[model_providers.{provider}]
+name = "{provider}"
+base_url = "{url}/v1"
+env_key = "MOCK_API_KEY"
+wire_api = "responses"
+request_max_retries = 0
+stream_max_retries = 0
 """
 
 
@@ -95,6 +103,7 @@ class Sandbox:
 
     root: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="txcodec-codex-")))
     model: str = MODEL
+    provider: str = "mock"  # a rollout names its provider; resume refuses another one
 
     @property
     def home(self) -> Path:
@@ -116,12 +125,17 @@ class Sandbox:
     def run(self, args: list[str], script: list[list[Item]] | None = None, timeout: float = 60) -> Run:
         binary = codex_binary()
         with MockServer(handler(script or [])) as server:
-            (self.home / "config.toml").write_text(CONFIG.format(model=self.model, url=server.url))
+            if self.provider == "openai":
+                table = f'openai_base_url = "{server.url}/v1"\n'
+            else:
+                table = PROVIDER.format(provider=self.provider, url=server.url)
+            (self.home / "config.toml").write_text(CONFIG.format(model=self.model, provider=self.provider, provider_table=table))
             env = {
                 "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
                 "HOME": str(self.root / "home"),
                 "CODEX_HOME": str(self.home),
                 "MOCK_API_KEY": "dummy",
+                "OPENAI_API_KEY": "dummy",
                 "NO_COLOR": "1",
                 "RUST_LOG": "error",
             }
@@ -143,23 +157,50 @@ def install(home: Path, data: bytes, relpath: str) -> Path:
     return write_atomic(home / relpath, data)
 
 
+def canonical_relpath(data: bytes) -> tuple[str, str]:
+    """``(session id, path under CODEX_HOME)`` for a rollout: 0.171 resumes a file with
+    ``ordinal`` lines only under its canonical ``rollout-<ts>-<id>.jsonl`` name."""
+    from ..harnesses.codex.store import rollout_relpath, session_id_of
+    from ..harnesses.codex.write import normalize_ts
+
+    session_id = session_id_of(data) or ""
+    first = split_lines(data[:1 << 22])[0][:1]
+    try:
+        stamp = json.loads(first[0]).get("timestamp") if first else None
+    except (ValueError, AttributeError):
+        stamp = None
+    return session_id, rollout_relpath(normalize_ts(stamp) or "2026-01-01T00:00:00.000Z", session_id or "unknown")
+
+
+def resume(box: "Sandbox", data: bytes, prompt: str = "continue", timeout: float = 60) -> tuple[str, Run]:
+    """Install ``data`` in ``box`` and run ``codex exec resume <id> <prompt>``."""
+    session_id, relpath = canonical_relpath(data)
+    box.provider = _provider_of(data) or box.provider
+    install(box.home, data, relpath)
+    return session_id, box.run(["resume", session_id, prompt], timeout=timeout)
+
+
+def _provider_of(data: bytes) -> str | None:
+    first = split_lines(data[:1 << 22])[0][:1]
+    try:
+        payload = json.loads(first[0]).get("payload") if first else None
+    except (ValueError, AttributeError):
+        return None
+    provider = payload.get("model_provider") if isinstance(payload, dict) else None
+    return provider if isinstance(provider, str) and provider.replace("-", "").replace("_", "").isalnum() else None
+
+
 def check_resume(path: str | os.PathLike[str], prompt: str = "continue", timeout: float = 60, **_: Any) -> ResumeReport:
     """Install the rollout at ``path`` in a throw-away CODEX_HOME, run
     ``codex exec resume <id> <prompt>`` and report the history Codex sent."""
     from ..harnesses.codex.store import session_id_of
 
-    path = Path(path)
-    data = read_bytes(path)
-    session_id = session_id_of(data) or ""
-    name = path.name[: -len(".zst")] if path.name.endswith(".zst") else path.name
-    if not name.startswith("rollout-"):
-        name = f"rollout-{name}"
+    data = read_bytes(Path(path))
     binary = codex_binary()
     with Sandbox() as box:
-        install(box.home, data, f"sessions/{name}")
-        run = box.run(["resume", session_id, prompt], timeout=timeout)
+        session_id, run = resume(box, data, prompt, timeout)
         first = run.inputs[0] if run.inputs else []
-        sent = input_to_common(first)
+        sent = input_to_common(history_items(first, prompt))
         rejected = []
         if run.exit_code == 0 and run.requests and not _carries_history(first, prompt):
             rejected.append("codex started a new session: the request input holds no history from the file")
@@ -192,3 +233,63 @@ def _carries_history(items: list[Any], prompt: str) -> bool:
             continue
         return True
     return False
+
+
+def history_items(items: list[Any], prompt: str) -> list[Any]:
+    """``input`` without what the resumed turn itself appended at the end: its developer
+    and environment preludes and the new prompt."""
+    from ..harnesses.codex.prelude import prelude_kind
+
+    end = len(items)
+    while end > 0:
+        item = items[end - 1]
+        if not isinstance(item, dict) or item.get("type", "message") != "message":
+            break
+        texts = [p.get("text", "") for p in item.get("content") or [] if isinstance(p, dict)]
+        if item.get("role") == "developer" and end < len(items):
+            end -= 1
+            continue
+        if item.get("role") == "user" and texts and all(prelude_kind(t) or t == prompt for t in texts):
+            end -= 1
+            continue
+        break
+    return items[:end]
+
+
+_KEEP = {
+    "message": ("role", "content"),
+    "reasoning": ("summary", "encrypted_content"),
+    "function_call": ("name", "arguments", "call_id"),
+    "function_call_output": ("call_id", "output"),
+    "custom_tool_call": ("name", "input", "call_id"),
+    "custom_tool_call_output": ("call_id", "output"),
+    "local_shell_call": ("call_id", "action"),
+    "web_search_call": ("action",),
+}
+
+
+def normalize(items: list[Any]) -> list[Any]:
+    """Request items reduced to what the model reads: ids, statuses, phases and
+    annotations dropped; arguments parsed; consecutive text parts of a role kept."""
+    out = []
+    for item in items:
+        if not isinstance(item, dict):
+            out.append(item)
+            continue
+        kind = item.get("type", "message")
+        keep = _KEEP.get(kind)
+        if keep is None:
+            out.append(item)
+            continue
+        value = {"type": kind, **{k: item.get(k) for k in keep}}
+        if kind == "message":
+            value["content"] = [
+                {k: v for k, v in part.items() if k in ("type", "text", "image_url")} for part in item.get("content") or []
+            ]
+        if kind == "function_call" and isinstance(value["arguments"], str):
+            try:
+                value["arguments"] = json.loads(value["arguments"])
+            except ValueError:
+                pass
+        out.append(value)
+    return out

@@ -1,0 +1,431 @@
+"""Codex rollout -> Common.
+
+The conversation is what the model sees: the ``response_item`` lines, in order.
+Consecutive model-side items (reasoning, assistant text, tool calls) make one assistant
+message; consecutive tool outputs make one user message; calls and outputs are joined by
+``call_id``. ``event_msg`` lines are the UI's mirror of the same turns, so they are not
+read twice: a file with no ``response_item`` message at all (an events-only rollout) is
+read from its ``user_message`` / ``agent_message`` events instead.
+
+* Preludes Codex injects (developer / system messages, ``<environment_context>``,
+  AGENTS.md ``<user_instructions>``, ...) become ``meta`` user messages whose
+  ``extra["codex_prelude"]`` names the kind (:mod:`.prelude`); they are not prompts.
+* Reasoning keeps both the summary text and ``encrypted_content`` in one Thinking block.
+* ``function_call.arguments`` (a JSON string) is parsed into the ToolUse input;
+  ``custom_tool_call`` input stays the freeform string (``apply_patch`` reads as a typed
+  :class:`~txcodec.tools.Patch` edit); ``local_shell_call`` and ``web_search_call`` are
+  ToolUses named ``local_shell`` / ``web_search``.
+* Usage comes from ``token_count`` events: each counted event's ``last_token_usage`` goes
+  to the assistant message(s) of that model call. A repeated event (same running total)
+  and the token counts a fork replays from its parent are not counted again.
+* A ``compacted`` line opens an :class:`~txcodec.common.Epoch` with its summary.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import msgspec
+from msgspec import UNSET
+
+from ...common import Conversation, Epoch, Image, Message, Meta, RawBlock, Text, Thinking, ToolResult, ToolUse, Usage
+from ...loss import LossReport
+from ...native import NativeSession, Opaque
+from ...tools import tool_kind
+from . import records as R
+from .prelude import prelude_kind
+
+MIRROR_EVENTS = {"user_message", "agent_message", "agent_reasoning", "agent_reasoning_raw_content", "item_completed"}
+CONSUMED_EVENTS = {"token_count", "context_compacted", "turn_aborted", "error"}
+_DATA_URL = re.compile(r"^data:([^;,]+);base64,(.*)$", re.S)
+
+
+def read(session: NativeSession, loss: LossReport) -> Conversation:
+    return _Reader(session, loss).run()
+
+
+class _Reader:
+    def __init__(self, session: NativeSession, loss: LossReport) -> None:
+        self.session = session
+        self.loss = loss
+        self.file = str(session.path) if session.path else None
+        self.conv = Conversation(meta=Meta(source_harness="codex"))
+        self.model: str | None = None
+        self.own_id: str | None = None
+        self.replaying = False
+        self.last_total: tuple | None = None
+        self.pending_usage_from = 0  # messages from this index get the next token_count
+        self.events_only = not any(
+            isinstance(R.payload_of(r), R.MessageItem) for r in session.records if not isinstance(r, Opaque)
+        )
+        self.calls: dict[str, ToolUse] = {}
+
+    # --- helpers ------------------------------------------------------------------
+    def lose(self, kind: str, detail: str, n: int) -> None:
+        self.loss.add(kind, detail, file=self.file, line=n)
+
+    def message(self, role: str, ts: Any, **kw: Any) -> Message:
+        msg = Message(role=role, timestamp=ts if isinstance(ts, str) else UNSET, **kw)
+        if role == "assistant" and self.model:
+            msg.model = self.model
+        self.conv.messages.append(msg)
+        return msg
+
+    def side(self, role: str, ts: Any) -> Message:
+        """The open message of ``role`` to add a block to, or a new one."""
+        msgs = self.conv.messages
+        last = msgs[-1] if msgs else None
+        if last is not None and last.role == role and not (last.meta or last.synthetic or last.compact_summary):
+            if role == "assistant" or all(isinstance(b, ToolResult) for b in last.content):
+                return last
+        return self.message(role, ts)
+
+    # --- main loop ----------------------------------------------------------------
+    def run(self) -> Conversation:
+        for n, record in enumerate(self.session.records, 1):
+            handler = _LINE_HANDLERS.get(type(record))
+            if handler is not None:
+                handler(self, record, n)
+            elif isinstance(record, Opaque):
+                self.lose("opaque", record.diagnostic, n)
+            elif type(record) in R.RESPONSE_ITEM_TYPES.values():  # 2025: a bare item
+                self.item(record, None, n)
+            else:
+                self.lose("record:unknown", type(record).__name__, n)
+        self.finish()
+        return self.conv
+
+    def finish(self) -> None:
+        msgs = self.conv.messages
+        stamps = [m.timestamp for m in msgs if isinstance(m.timestamp, str)]
+        if stamps:
+            if self.conv.meta.started_at is UNSET:
+                self.conv.meta.started_at = stamps[0]
+            self.conv.meta.ended_at = stamps[-1]
+        for call_id, use in self.calls.items():
+            if use.name != "web_search":
+                self.loss.add("tool:no-output", f"{use.name} call {call_id} has no output in the rollout", file=self.file)
+
+    # --- lines ----------------------------------------------------------------------
+    def session_meta(self, line: R.SessionMetaLine, n: int) -> None:
+        p = line.payload
+        if self.own_id is None:
+            self.own_id = p.id if isinstance(p.id, str) else ""
+            meta = self.conv.meta
+            meta.id = p.id
+            meta.cwd = p.cwd
+            meta.client_version = p.cli_version
+            meta.started_at = p.timestamp if isinstance(p.timestamp, str) else line.timestamp
+            if isinstance(p.git, R.GitInfo) and isinstance(p.git.branch, str):
+                meta.git_branch = p.git.branch
+            extra = {k: v for k, v in msgspec.to_builtins(p).items() if k not in ("id", "cwd", "cli_version", "timestamp")}
+            if extra:
+                meta.extra["codex_session_meta"] = extra
+            return
+        # A second meta is the parent's, copied by a fork ahead of the replayed history.
+        if p.id != self.own_id:
+            self.replaying = True
+            self.conv.meta.extra.setdefault("forked_from_id", p.id)
+        self.lose("record:session_meta", f"another session's meta ({p.id}): fork replay follows", n)
+
+    def legacy_meta(self, line: R.LegacyMeta, n: int) -> None:
+        if self.own_id is None:
+            self.own_id = line.id
+            self.conv.meta.id = line.id
+            if isinstance(line.timestamp, str):
+                self.conv.meta.started_at = line.timestamp
+            if isinstance(line.instructions, str):
+                self.conv.meta.extra["codex_session_meta"] = {"instructions": line.instructions}
+
+    def legacy_state(self, line: R.LegacyState, n: int) -> None:
+        self.lose("record:state", "2025 bookkeeping marker", n)
+
+    def turn_context(self, line: R.TurnContextLine, n: int) -> None:
+        p = line.payload
+        if isinstance(p.model, str):
+            self.model = p.model
+            if p.model not in self.conv.meta.models:
+                self.conv.meta.models.append(p.model)
+        if self.replaying and self._after_fork(p.turn_id):
+            self.replaying = False
+        self.lose("record:turn_context", "turn settings (approval, sandbox, effort) are not carried", n)
+
+    def compacted(self, line: R.CompactedLine, n: int) -> None:
+        p = line.payload
+        msg = self.message("user", line.timestamp, content=[Text(p.message)], compact_summary=True, synthetic=True)
+        msg.source_ids.append(f"line:{n}")
+        if isinstance(p.replacement_history, list):
+            msg.extra["codex_replacement_history"] = p.replacement_history
+        self.conv.epochs.append(Epoch(start=len(self.conv.messages) - 1, trigger="codex"))
+
+    def other(self, line: R.OtherLine, n: int) -> None:
+        self.lose(f"record:{line.type}", "line type Common does not carry", n)
+
+    def response_item(self, line: R.ResponseItemLine, n: int) -> None:
+        self.item(line.payload, line.timestamp, n)
+
+    def event(self, line: R.EventMsgLine, n: int) -> None:
+        p = line.payload
+        if isinstance(p, msgspec.Raw):
+            kind = R.raw_json(p).get("type") if isinstance(R.raw_json(p), dict) else None
+            self.lose(f"event:{kind}", "event Common does not carry", n)
+            return
+        handler = _EVENT_HANDLERS.get(type(p))
+        if handler is not None:
+            handler(self, p, line.timestamp, n)
+            return
+        kind = type(p).__struct_config__.tag
+        if kind not in MIRROR_EVENTS:
+            self.lose(f"event:{kind}", "UI event Common does not carry", n)
+
+    # --- response items -------------------------------------------------------------
+    def item(self, p: Any, ts: Any, n: int) -> None:
+        if isinstance(p, msgspec.Raw):
+            value = R.raw_json(p)
+            kind = value.get("type") if isinstance(value, dict) else None
+            self.lose(f"item:{kind}", "response item Common does not carry", n)
+            return
+        handler = _ITEM_HANDLERS.get(type(p))
+        if handler is None:
+            self.lose(f"item:{type(p).__struct_config__.tag}", "response item Common does not carry", n)
+            return
+        handler(self, p, ts, n)
+
+    def message_item(self, p: R.MessageItem, ts: Any, n: int) -> None:
+        blocks = [_part(part) for part in p.content]
+        if p.role == "assistant":
+            msg = self.side("assistant", ts)
+            msg.content.extend(blocks)
+            if isinstance(p.id, str):
+                msg.source_ids.append(p.id)
+                if msg.id is UNSET:
+                    msg.id = p.id
+            if isinstance(p.phase, str):
+                msg.extra.setdefault("codex_phase", p.phase)
+            return
+        texts = [b.text for b in blocks if isinstance(b, Text)]
+        kinds = {prelude_kind(t) for t in texts}
+        if p.role in ("developer", "system") or (texts and None not in kinds):
+            kind = p.role if p.role in ("developer", "system") else next(iter(sorted(kinds)))
+            msg = self.message("user", ts, content=blocks, meta=True, extra={"codex_role": p.role, "codex_prelude": kind})
+        else:
+            msg = self.message("user", ts, content=blocks, origin="human")
+        if isinstance(p.id, str):
+            msg.source_ids.append(p.id)
+
+    def reasoning(self, p: R.ReasoningItem, ts: Any, n: int) -> None:
+        text = "\n\n".join(s.text for s in p.summary)
+        block = Thinking(text)
+        if isinstance(p.encrypted_content, str):
+            block.encrypted = p.encrypted_content
+        if isinstance(p.content, list) and p.content:
+            self.lose("field:reasoning.content", "raw reasoning text is not carried next to the summary", n)
+        msg = self.side("assistant", ts)
+        msg.content.append(block)
+        if isinstance(p.id, str):
+            msg.source_ids.append(p.id)
+
+    def tool_call(self, use: ToolUse, ts: Any, item_id: Any) -> None:
+        msg = self.side("assistant", ts)
+        msg.content.append(use)
+        if isinstance(item_id, str):
+            msg.source_ids.append(item_id)
+        self.calls[use.id] = use
+
+    def function_call(self, p: R.FunctionCallItem, ts: Any, n: int) -> None:
+        args = p.arguments
+        if isinstance(args, str):
+            try:
+                value = json.loads(args)
+            except ValueError:
+                value = args
+                self.lose("tool:arguments-not-json", f"{p.name} arguments kept as the string they were", n)
+        else:
+            value = args if args is not UNSET else None
+            self.lose("tool:arguments-not-string", f"{p.name} arguments are {type(args).__name__}; codex drops such a call", n)
+        self.tool_call(ToolUse(p.call_id, p.name, value, tool_kind(p.name)), ts, p.id)
+
+    def custom_tool_call(self, p: R.CustomToolCallItem, ts: Any, n: int) -> None:
+        self.tool_call(ToolUse(p.call_id, p.name, p.input, tool_kind(p.name)), ts, p.id)
+        # which calls were freeform, so a Codex writer gives them back their item type
+        self.conv.messages[-1].extra.setdefault("codex_custom_calls", []).append(p.call_id)
+
+    def local_shell_call(self, p: R.LocalShellCallItem, ts: Any, n: int) -> None:
+        call_id = p.call_id if isinstance(p.call_id, str) else p.id if isinstance(p.id, str) else f"line:{n}"
+        action = msgspec.to_builtins(p.action) if p.action is not UNSET else None
+        self.tool_call(ToolUse(call_id, "local_shell", action, "shell_exec"), ts, p.id)
+
+    def web_search_call(self, p: R.WebSearchCallItem, ts: Any, n: int) -> None:
+        call_id = p.id if isinstance(p.id, str) else f"ws_line{n}"
+        action = msgspec.to_builtins(p.action) if isinstance(p.action, R.WebSearchAction) else None
+        self.tool_call(ToolUse(call_id, "web_search", action, "http_request"), ts, p.id)
+        # The search runs on the provider's side: the rollout has no output item. A
+        # synthetic empty result keeps the call paired for targets that require it.
+        result = self.message("user", ts, content=[ToolResult(call_id, "")], synthetic=True)
+        result.extra["codex_web_search"] = True
+        self.calls.pop(call_id, None)
+
+    def call_output(self, p: Any, ts: Any, n: int) -> None:
+        output = p.output
+        is_error = None
+        if isinstance(output, str):
+            content: Any = output
+        elif isinstance(output, list):
+            content = [_part(msgspec.convert(part, R.ContentPart)) if _is_part(part) else RawBlock("codex_output_part", part) for part in output]
+        else:
+            content = json.dumps(output) if output is not UNSET else ""
+            self.lose("tool:output-shape", "output neither string nor list: codex reads it as 'aborted'", n)
+        if isinstance(output, dict) and output.get("success") is False:
+            is_error = True
+        msg = self.side("user", ts)
+        msg.content.append(ToolResult(p.call_id, content, is_error))
+        if isinstance(p.id, str):
+            msg.source_ids.append(p.id)
+        if self.calls.pop(p.call_id, None) is None:
+            self.lose("tool:orphan-output", f"output for {p.call_id} has no call before it (codex drops it)", n)
+
+    def compaction(self, p: Any, ts: Any, n: int) -> None:
+        msg = self.message("assistant", ts, content=[RawBlock("codex_compaction", msgspec.to_builtins(p))], compact_summary=True)
+        self.conv.epochs.append(Epoch(start=len(self.conv.messages) - 1, trigger="codex-remote"))
+
+    # --- events ---------------------------------------------------------------------
+    def token_count(self, p: R.TokenCountEvent, ts: Any, n: int) -> None:
+        info = p.info
+        if not isinstance(info, R.TokenInfo) or not isinstance(info.total_token_usage, R.TokenUsage):
+            return
+        total = msgspec.structs.astuple(info.total_token_usage)
+        if total == self.last_total:
+            return  # a repeat: the same running total again
+        previous, self.last_total = self.last_total, total
+        if self.replaying:
+            return  # the parent's usage, replayed by a fork: counted in the parent
+        last = info.last_token_usage if isinstance(info.last_token_usage, R.TokenUsage) else None
+        usage = _usage(last) if last is not None else _usage(info.total_token_usage)
+        targets = [m for m in self.conv.messages[self.pending_usage_from:] if m.role == "assistant" and not m.synthetic]
+        self.pending_usage_from = len(self.conv.messages)
+        if not targets:
+            extra = self.conv.meta.extra
+            extra["codex_unattributed_usage"] = msgspec.to_builtins(_usage_add(extra.get("codex_unattributed_usage"), usage))
+            return
+        target = targets[-1]
+        target.usage = usage if target.usage is UNSET else _usage_sum(target.usage, usage)
+
+    def turn_aborted(self, p: R.TurnAbortedEvent, ts: Any, n: int) -> None:
+        for msg in reversed(self.conv.messages):
+            if msg.role == "assistant":
+                msg.interrupted = True
+                if isinstance(p.reason, str):
+                    msg.extra["codex_abort_reason"] = p.reason
+                return
+
+    def error(self, p: R.ErrorEvent, ts: Any, n: int) -> None:
+        self.message("assistant", ts, content=[Text(p.message)], api_error=True, synthetic=True)
+
+    def task_started(self, p: R.TaskStartedEvent, ts: Any, n: int) -> None:
+        if self.replaying and self._after_fork(p.turn_id):
+            self.replaying = False
+
+    def mirror_user(self, p: R.UserMessageEvent, ts: Any, n: int) -> None:
+        if self.events_only:
+            self.message("user", ts, content=[Text(p.message)], origin="human", source_ids=[f"line:{n}"])
+
+    def mirror_agent(self, p: R.AgentMessageEvent, ts: Any, n: int) -> None:
+        if self.events_only:
+            self.side("assistant", ts).content.append(Text(p.message))
+
+    def mirror_reasoning(self, p: R.AgentReasoningEvent, ts: Any, n: int) -> None:
+        if self.events_only:
+            self.side("assistant", ts).content.append(Thinking(p.text))
+
+    def _after_fork(self, turn_id: Any) -> bool:
+        """Whether a turn began after the fork: turn ids and the fork's own id are
+        UUIDv7, whose first 48 bits are a millisecond clock."""
+        own, turn = _uuid7_ms(self.own_id), _uuid7_ms(turn_id)
+        return own is not None and turn is not None and turn >= own
+
+
+def _uuid7_ms(value: Any) -> int | None:
+    if not isinstance(value, str) or len(value) != 36 or value[14] != "7":
+        return None
+    try:
+        return int(value[:8] + value[9:13], 16)
+    except ValueError:
+        return None
+
+
+def _is_part(value: Any) -> bool:
+    return isinstance(value, dict) and value.get("type") in ("input_text", "output_text", "input_image")
+
+
+def _part(part: Any) -> Any:
+    if isinstance(part, (R.InputText, R.OutputText)):
+        return Text(part.text)
+    if isinstance(part, R.InputImage):
+        url = part.image_url if isinstance(part.image_url, str) else ""
+        m = _DATA_URL.match(url)
+        if m:
+            return Image(media_type=m.group(1), data=m.group(2))
+        return Image(url=url)
+    return RawBlock("codex_part", msgspec.to_builtins(part))
+
+
+def _usage(u: R.TokenUsage) -> Usage:
+    """OpenAI counts cached tokens inside ``input_tokens`` and reasoning inside
+    ``output_tokens``; Common follows Anthropic, where input excludes cache reads."""
+    cached = min(u.cached_input_tokens, u.input_tokens)
+    return Usage(
+        input_tokens=u.input_tokens - cached,
+        output_tokens=u.output_tokens,
+        cache_creation_input_tokens=u.cache_write_input_tokens if isinstance(u.cache_write_input_tokens, int) else 0,
+        cache_read_input_tokens=cached,
+        reasoning_output_tokens=u.reasoning_output_tokens,
+    )
+
+
+def _usage_sum(a: Usage, b: Usage) -> Usage:
+    total = a + b
+    ra, rb = a.reasoning_output_tokens, b.reasoning_output_tokens
+    if isinstance(ra, int) or isinstance(rb, int):
+        total.reasoning_output_tokens = (ra if isinstance(ra, int) else 0) + (rb if isinstance(rb, int) else 0)
+    return total
+
+
+def _usage_add(a: Any, b: Usage) -> Usage:
+    return b if not isinstance(a, dict) else _usage_sum(msgspec.convert(a, Usage), b)
+
+
+_LINE_HANDLERS = {
+    R.SessionMetaLine: _Reader.session_meta,
+    R.LegacyMeta: _Reader.legacy_meta,
+    R.LegacyState: _Reader.legacy_state,
+    R.TurnContextLine: _Reader.turn_context,
+    R.CompactedLine: _Reader.compacted,
+    R.OtherLine: _Reader.other,
+    R.ResponseItemLine: _Reader.response_item,
+    R.EventMsgLine: _Reader.event,
+}
+
+_ITEM_HANDLERS = {
+    R.MessageItem: _Reader.message_item,
+    R.ReasoningItem: _Reader.reasoning,
+    R.FunctionCallItem: _Reader.function_call,
+    R.CustomToolCallItem: _Reader.custom_tool_call,
+    R.LocalShellCallItem: _Reader.local_shell_call,
+    R.WebSearchCallItem: _Reader.web_search_call,
+    R.FunctionCallOutputItem: _Reader.call_output,
+    R.CustomToolCallOutputItem: _Reader.call_output,
+    R.CompactionItem: _Reader.compaction,
+    R.CompactionSummaryItem: _Reader.compaction,
+}
+
+_EVENT_HANDLERS = {
+    R.TokenCountEvent: _Reader.token_count,
+    R.TurnAbortedEvent: _Reader.turn_aborted,
+    R.ErrorEvent: _Reader.error,
+    R.TaskStartedEvent: _Reader.task_started,
+    R.UserMessageEvent: _Reader.mirror_user,
+    R.AgentMessageEvent: _Reader.mirror_agent,
+    R.AgentReasoningEvent: _Reader.mirror_reasoning,
+}

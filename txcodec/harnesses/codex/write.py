@@ -1,0 +1,438 @@
+"""Common -> Codex rollout.
+
+The file is what ``codex exec resume <id>`` rebuilds the model's ``input`` from
+(observed on 0.171.0, real-clients.md): a ``session_meta`` first line with the five
+fields the client requires, then ``response_item`` lines (what the model sees) next to
+the ``event_msg`` lines the UI shows (``user_message``, ``agent_message``,
+``token_count``, ``turn_aborted``, ``error``). Every line has a top-level ``timestamp``.
+
+* The thread id is the source's own when it came from Codex, else a UUIDv7 whose clock is
+  the conversation's start and whose other bits are a hash of the source id, so the same
+  source always gives the same file name: ``sessions/YYYY/MM/DD/rollout-<ts>-<id>.jsonl``.
+* ``function_call.arguments`` is always a JSON string and outputs are strings or content
+  lists: Codex drops a call whose arguments are an object, and reads an object output as
+  "aborted".
+* Codex tools keep their native names and shapes (``exec_command`` as a function call,
+  ``apply_patch`` as a custom tool call with its patch text). Tools from other harnesses
+  are mapped by :data:`TOOL_MAP` (Claude Code's Bash / Read / Write / Edit / MultiEdit /
+  Glob / Grep / TodoWrite); every mapped or kept-as-is call is in the loss report.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shlex
+import uuid
+from datetime import datetime, timezone
+from typing import Any, Callable
+
+import msgspec
+from msgspec import UNSET
+
+from ...common import (
+    Command,
+    Conversation,
+    Document,
+    Image,
+    Message,
+    RawBlock,
+    Text,
+    Thinking,
+    ToolResult,
+    ToolUse,
+    Usage,
+)
+from ...loss import LossReport
+from ...registry import WriteOptions, Written
+from . import records as R
+from .codec import CODEC
+from .store import rollout_relpath
+
+CLI_VERSION = "0.171.0"  # the Codex version the written files are tested against
+ORIGINATOR = "txcodec"
+CUSTOM_TOOLS = {"apply_patch"}  # freeform tools: input is a string, not JSON
+
+
+# --- tool mapping (other harnesses -> Codex) ----------------------------------------------
+
+Mapped = tuple[str, str, Any, str]  # (item kind: function|custom, name, input, what was approximated)
+
+
+def _bash(i: dict) -> Mapped:
+    dropped = sorted(k for k in i if k not in ("command",))
+    return "function", "exec_command", {"cmd": i.get("command", "")}, f"dropped {dropped}" if dropped else ""
+
+
+def _read(i: dict) -> Mapped:
+    path = shlex.quote(str(i.get("file_path", "")))
+    offset, limit = i.get("offset"), i.get("limit")
+    if isinstance(offset, int) or isinstance(limit, int):
+        start = offset if isinstance(offset, int) and offset > 0 else 1
+        end = f"{start + limit - 1}" if isinstance(limit, int) else "$"
+        return "function", "exec_command", {"cmd": f"sed -n '{start},{end}p' {path}"}, "Read as sed"
+    return "function", "exec_command", {"cmd": f"cat {path}"}, "Read as cat"
+
+
+def _patch_lines(prefix: str, text: str) -> list[str]:
+    return [prefix + line for line in text.split("\n")] if text else []
+
+
+def _write(i: dict) -> Mapped:
+    body = ["*** Begin Patch", f"*** Add File: {i.get('file_path', '')}", *_patch_lines("+", str(i.get("content", ""))), "*** End Patch"]
+    return "custom", "apply_patch", "\n".join(body), "Write as apply_patch Add File (overwrites become adds)"
+
+
+def _edits(path: str, edits: list[dict]) -> str:
+    body = ["*** Begin Patch", f"*** Update File: {path}"]
+    for e in edits:
+        body.append("@@")
+        body += _patch_lines("-", str(e.get("old_string", "")))
+        body += _patch_lines("+", str(e.get("new_string", "")))
+    body.append("*** End Patch")
+    return "\n".join(body)
+
+
+def _edit(i: dict) -> Mapped:
+    note = "Edit as apply_patch Update File" + (" (replace_all not expressible)" if i.get("replace_all") else "")
+    return "custom", "apply_patch", _edits(str(i.get("file_path", "")), [i]), note
+
+
+def _multi_edit(i: dict) -> Mapped:
+    edits = [e for e in i.get("edits") or [] if isinstance(e, dict)]
+    return "custom", "apply_patch", _edits(str(i.get("file_path", "")), edits), "MultiEdit as one apply_patch"
+
+
+def _glob(i: dict) -> Mapped:
+    cmd = f"rg --files -g {shlex.quote(str(i.get('pattern', '')))}"
+    if i.get("path"):
+        cmd += f" {shlex.quote(str(i['path']))}"
+    return "function", "exec_command", {"cmd": cmd}, "Glob as rg --files"
+
+
+def _grep(i: dict) -> Mapped:
+    cmd = f"rg -n {shlex.quote(str(i.get('pattern', '')))}"
+    if i.get("glob"):
+        cmd += f" -g {shlex.quote(str(i['glob']))}"
+    if i.get("path"):
+        cmd += f" {shlex.quote(str(i['path']))}"
+    return "function", "exec_command", {"cmd": cmd}, "Grep as rg (output_mode and flags dropped)"
+
+
+def _todos(i: dict) -> Mapped:
+    plan = [{"step": t.get("content", ""), "status": t.get("status", "pending")} for t in i.get("todos") or [] if isinstance(t, dict)]
+    return "function", "update_plan", {"plan": plan}, "TodoWrite as update_plan"
+
+
+TOOL_MAP: dict[str, Callable[[dict], Mapped]] = {
+    "Bash": _bash,
+    "Read": _read,
+    "Write": _write,
+    "Edit": _edit,
+    "MultiEdit": _multi_edit,
+    "Glob": _glob,
+    "Grep": _grep,
+    "TodoWrite": _todos,
+}
+"""Claude Code tool -> Codex tool. Everything else keeps its name as a function call."""
+
+
+# --- ids and times --------------------------------------------------------------------------
+
+
+def _now() -> str:
+    return _iso(datetime.now(timezone.utc))
+
+
+def _iso(dt: datetime) -> str:
+    return dt.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.") + f"{dt.microsecond // 1000:03d}Z"
+
+
+def normalize_ts(value: Any) -> str | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        return _iso(datetime.fromisoformat(value.replace("Z", "+00:00")))
+    except ValueError:
+        return None
+
+
+def uuid7(ts: str, seed: str) -> str:
+    """A UUIDv7 with ``ts``'s millisecond clock and 74 bits from a hash of ``seed``."""
+    ms = int(datetime.fromisoformat(ts.replace("Z", "+00:00")).timestamp() * 1000)
+    rand = int.from_bytes(hashlib.sha256(seed.encode()).digest()[:10], "big")
+    value = (ms & ((1 << 48) - 1)) << 80 | 0x7 << 76 | (rand >> 68 & 0xFFF) << 64 | 0b10 << 62 | (rand & ((1 << 62) - 1))
+    return str(uuid.UUID(int=value))
+
+
+def _is_uuid(value: Any) -> bool:
+    try:
+        return isinstance(value, str) and str(uuid.UUID(value)) == value.lower()
+    except ValueError:
+        return False
+
+
+# --- the writer -----------------------------------------------------------------------------
+
+
+def write(conversation: Conversation, loss: LossReport, options: WriteOptions | None = None) -> Written:
+    return _Writer(conversation, loss, options or WriteOptions()).run()
+
+
+class _Writer:
+    def __init__(self, conv: Conversation, loss: LossReport, options: WriteOptions) -> None:
+        self.conv, self.loss, self.options = conv, loss, options
+        meta = conv.meta
+        self.from_codex = meta.source_harness == "codex"
+        stamps = [normalize_ts(m.timestamp) for m in conv.messages]
+        self.start = normalize_ts(meta.started_at) or next((s for s in stamps if s), None) or _now()
+        if options.session_id:
+            self.id = options.session_id
+        elif self.from_codex and _is_uuid(meta.id):
+            self.id = str(meta.id)
+        else:
+            seed = meta.id if isinstance(meta.id, str) else hashlib.sha256(msgspec.json.encode(conv)).hexdigest()
+            self.id = uuid7(self.start, f"{meta.source_harness}:{seed}")
+        self.lines: list[bytes] = []
+        self.ts = self.start
+        self.call_kinds: dict[str, str] = {}  # call_id -> "function" | "custom" | "local_shell" | "web_search"
+        self.total = R.TokenUsage()
+        self.model: str | None = None
+
+    def emit(self, record: Any) -> None:
+        # 0.171 numbers every line; a file it reads as paginated must be numbered to
+        # the end ("final paginated rollout record ... is missing an ordinal").
+        record.ordinal = len(self.lines)
+        self.lines.append(CODEC.encode(record, None))
+
+    def item(self, payload: Any) -> None:
+        self.emit(R.ResponseItemLine(timestamp=self.ts, payload=payload))
+
+    def event(self, payload: Any) -> None:
+        self.emit(R.EventMsgLine(timestamp=self.ts, payload=payload))
+
+    def run(self) -> Written:
+        self.session_meta()
+        for n, msg in enumerate(self.conv.messages):
+            self.ts = normalize_ts(msg.timestamp) or self.ts
+            if msg.compact_summary and msg.role == "user":
+                self.compacted(msg)
+            elif msg.role == "user":
+                self.user(msg, n)
+            else:
+                self.assistant(msg, n)
+        if self.conv.children:
+            self.loss.add("write:children", f"{len(self.conv.children)} subagent conversations are not written (Codex keeps them as separate threads)")
+        data = b"\n".join(self.lines) + b"\n"
+        return Written(self.id, {rollout_relpath(self.start, self.id): data})
+
+    # --- lines --------------------------------------------------------------------------
+    def session_meta(self) -> None:
+        meta = self.conv.meta
+        kept = dict(meta.extra.get("codex_session_meta") or {}) if self.from_codex else {}
+        payload = {
+            "id": self.id,
+            "timestamp": self.start,
+            "cwd": self.options.cwd or (meta.cwd if isinstance(meta.cwd, str) else "/"),
+            "originator": kept.pop("originator", ORIGINATOR),
+            "cli_version": meta.client_version if self.from_codex and isinstance(meta.client_version, str) else CLI_VERSION,
+            "source": kept.pop("source", "cli"),
+        }
+        # They name the source thread, not this one; and a file that names a provider
+        # resumes only under that provider (0.171), so the user's own provider is used.
+        for key in ("session_id", "forked_from_id", "parent_thread_id", "thread_source", "model_provider"):
+            kept.pop(key, None)
+        payload.update(kept)
+        if isinstance(meta.git_branch, str) and "git" not in payload:
+            payload["git"] = {"branch": meta.git_branch}
+        self.emit(R.SessionMetaLine(timestamp=self.start, payload=msgspec.convert(payload, R.SessionMeta)))
+        extra = {k: v for k, v in payload.items() if k not in msgspec.structs.fields(R.SessionMeta) and k not in {f.name for f in msgspec.structs.fields(R.SessionMeta)}}
+        if extra:  # fields the typed meta does not name: merge them back in
+            line = json.loads(self.lines[-1])
+            line["payload"].update(extra)
+            self.lines[-1] = msgspec.json.encode(line)
+
+    def turn_context(self, model: str) -> None:
+        if model == self.model:
+            return
+        self.model = model
+        cwd = self.options.cwd or (self.conv.meta.cwd if isinstance(self.conv.meta.cwd, str) else "/")
+        self.emit(R.TurnContextLine(timestamp=self.ts, payload=R.TurnContext(cwd=cwd, model=model, approval_policy="never", sandbox_policy={"type": "read-only"}, summary="auto")))
+
+    def compacted(self, msg: Message) -> None:
+        text = "\n".join(b.text for b in msg.content if isinstance(b, Text))
+        history = msg.extra.get("codex_replacement_history")
+        self.emit(R.CompactedLine(timestamp=self.ts, payload=R.Compacted(message=text, replacement_history=history if isinstance(history, list) else UNSET)))
+        self.event(R.ContextCompactedEvent())
+
+    def user(self, msg: Message, n: int) -> None:
+        parts: list[Any] = []
+        for block in msg.content:
+            if isinstance(block, ToolResult):
+                self.flush_user(msg, parts)
+                parts = []
+                self.tool_result(block, msg, n)
+            else:
+                parts.extend(self.user_part(block, n))
+        self.flush_user(msg, parts)
+
+    def flush_user(self, msg: Message, parts: list[Any]) -> None:
+        if not parts:
+            return
+        role = msg.extra.get("codex_role", "user") if msg.meta else "user"
+        self.item(R.MessageItem(role=role, content=parts))
+        if not msg.meta and not msg.synthetic:
+            text = "\n".join(p.text for p in parts if isinstance(p, R.InputText))
+            images = [p.image_url for p in parts if isinstance(p, R.InputImage) and isinstance(p.image_url, str)]
+            self.event(R.UserMessageEvent(message=text, images=images))
+
+    def user_part(self, block: Any, n: int) -> list[Any]:
+        if isinstance(block, Text):
+            return [R.InputText(block.text)]
+        if isinstance(block, Image):
+            return [R.InputImage(image_url=_image_url(block))]
+        return [R.InputText(self.as_text(block, n))]
+
+    def as_text(self, block: Any, n: int) -> str:
+        """A block Codex has no item for, as the text the model would have read."""
+        if isinstance(block, Command):
+            text = f"/{block.name} {block.args if isinstance(block.args, str) else ''}".rstrip()
+            if isinstance(block.output, str):
+                text += "\n" + block.output
+            self.loss.add("write:command-as-text", f"message {n}: /{block.name}")
+            return text
+        if isinstance(block, Document) and isinstance(block.data, str) and block.media_type == "text/plain":
+            self.loss.add("write:document-as-text", f"message {n}")
+            return block.data
+        self.loss.add(f"write:block:{getattr(block, 'type', type(block).__name__)}", f"message {n}: kept as JSON text")
+        return json.dumps(msgspec.to_builtins(block), ensure_ascii=False)
+
+    def tool_result(self, block: ToolResult, msg: Message, n: int) -> None:
+        kind = self.call_kinds.get(block.tool_use_id)
+        if kind == "web_search" or msg.extra.get("codex_web_search"):
+            return  # a provider-side search has no output item
+        if kind is None:
+            self.loss.add("write:orphan-result", f"message {n}: result for {block.tool_use_id} has no call before it; codex drops it")
+            return
+        output = self.output(block, n)
+        if block.is_error:
+            self.loss.add("write:is_error", f"message {n}: {block.tool_use_id} failed; Codex outputs carry no error flag")
+        cls = R.CustomToolCallOutputItem if kind == "custom" else R.FunctionCallOutputItem
+        self.item(cls(call_id=block.tool_use_id, output=output))
+
+    def output(self, block: ToolResult, n: int) -> Any:
+        content = block.content
+        if isinstance(content, str):
+            return content
+        parts = []
+        for b in content:
+            if isinstance(b, Text):
+                parts.append({"type": "input_text", "text": b.text})
+            elif isinstance(b, Image):
+                parts.append({"type": "input_image", "image_url": _image_url(b)})
+            elif isinstance(b, RawBlock) and b.source_type == "codex_output_part":
+                parts.append(b.value)
+            else:
+                parts.append({"type": "input_text", "text": self.as_text(b, n)})
+        if all(p.get("type") == "input_text" for p in parts) and not self.from_codex:
+            return "\n".join(p["text"] for p in parts)
+        return parts
+
+    def assistant(self, msg: Message, n: int) -> None:
+        if isinstance(msg.model, str):
+            self.turn_context(msg.model)
+        if msg.api_error and msg.synthetic:
+            self.event(R.ErrorEvent(message="\n".join(b.text for b in msg.content if isinstance(b, Text))))
+            return
+        texts: list[Any] = []
+        for block in msg.content:
+            if isinstance(block, Text):
+                texts.append(R.OutputText(block.text))
+                continue
+            self.flush_text(msg, texts)
+            texts = []
+            if isinstance(block, Thinking):
+                self.thinking(block, n)
+            elif isinstance(block, ToolUse):
+                self.tool_use(block, n, block.id in (msg.extra.get("codex_custom_calls") or ()))
+            elif isinstance(block, RawBlock) and block.source_type == "codex_compaction":
+                self.item(msgspec.convert(block.value, R.CompactionItem))
+            else:
+                texts.append(R.OutputText(self.as_text(block, n)))
+        self.flush_text(msg, texts)
+        if msg.usage is not UNSET:
+            self.token_count(msg.usage)
+        if msg.interrupted:
+            self.event(R.TurnAbortedEvent(reason=msg.extra.get("codex_abort_reason", "interrupted")))
+
+    def flush_text(self, msg: Message, parts: list[Any]) -> None:
+        if not parts:
+            return
+        phase = msg.extra.get("codex_phase")
+        self.item(R.MessageItem(role="assistant", content=parts, phase=phase if isinstance(phase, str) else UNSET))
+        self.event(R.AgentMessageEvent(message="\n".join(p.text for p in parts)))
+
+    def thinking(self, block: Thinking, n: int) -> None:
+        encrypted = block.encrypted if isinstance(block.encrypted, str) else None
+        if not block.thinking and encrypted is None:
+            self.loss.add("write:thinking-without-text", f"message {n}: a signature-only thinking block has nothing Codex can hold")
+            return
+        if block.signature is not UNSET:
+            self.loss.add("write:thinking-signature", f"message {n}: the provider signature is not carried; the text becomes a reasoning summary")
+        summary = [R.SummaryText(block.thinking)] if block.thinking else []
+        self.item(R.ReasoningItem(summary=summary, content=None, encrypted_content=encrypted))
+        if block.thinking:
+            self.event(R.AgentReasoningEvent(text=block.thinking))
+
+    def tool_use(self, use: ToolUse, n: int, custom: bool = False) -> None:
+        name, value = use.name, use.input
+        if name == "local_shell" and self.from_codex:
+            self.call_kinds[use.id] = "local_shell"
+            self.item(R.LocalShellCallItem(call_id=use.id, status="completed", action=msgspec.convert(value or {}, R.LocalShellAction)))
+            return
+        if name == "web_search" and self.from_codex:
+            self.call_kinds[use.id] = "web_search"
+            action = msgspec.convert(value, R.WebSearchAction) if isinstance(value, dict) else UNSET
+            self.item(R.WebSearchCallItem(id=use.id if not use.id.startswith("ws_line") else UNSET, status="completed", action=action))
+            return
+        mapper = None if self.from_codex else TOOL_MAP.get(name)
+        if mapper is not None and isinstance(value, dict):
+            kind, name, value, note = mapper(value)
+            self.loss.add("write:tool-mapped", f"message {n}: {use.name} -> {name}" + (f" ({note})" if note else ""))
+        elif custom or (name in CUSTOM_TOOLS and isinstance(value, str)):
+            kind = "custom"
+        else:
+            kind = "function"
+            if not self.from_codex:
+                self.loss.add("write:tool-unmapped", f"message {n}: {name} kept by name; Codex offers no such tool")
+        self.call_kinds[use.id] = kind
+        if kind == "custom":
+            text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+            self.item(R.CustomToolCallItem(call_id=use.id, name=name, input=text, status="completed"))
+        else:
+            args = value if isinstance(value, str) else json.dumps(value if value is not None else {}, ensure_ascii=False)
+            self.item(R.FunctionCallItem(name=name, arguments=args, call_id=use.id))
+
+    def token_count(self, usage: Usage) -> None:
+        reasoning = usage.reasoning_output_tokens if isinstance(usage.reasoning_output_tokens, int) else 0
+        last = R.TokenUsage(
+            input_tokens=usage.input_tokens + usage.cache_read_input_tokens,
+            cached_input_tokens=usage.cache_read_input_tokens,
+            output_tokens=usage.output_tokens,
+            reasoning_output_tokens=reasoning,
+            total_tokens=usage.input_tokens + usage.cache_read_input_tokens + usage.output_tokens,
+        )
+        if usage.cache_creation_input_tokens:
+            last.cache_write_input_tokens = usage.cache_creation_input_tokens
+        total = self.total
+        self.total = R.TokenUsage(
+            *(a + b for a, b in zip(msgspec.structs.astuple(total)[:5], msgspec.structs.astuple(last)[:5]))
+        )
+        self.event(R.TokenCountEvent(info=R.TokenInfo(total_token_usage=self.total, last_token_usage=last), rate_limits=None))
+
+
+def _image_url(block: Image) -> str:
+    if isinstance(block.data, str):
+        media = block.media_type if isinstance(block.media_type, str) else "image/png"
+        return f"data:{media};base64,{block.data}"
+    return block.url if isinstance(block.url, str) else ""
