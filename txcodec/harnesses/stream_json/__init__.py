@@ -14,7 +14,7 @@ from .write import write, write_input
 
 # Keys only a Claude Code session file uses (camelCase envelope). One of them rules a
 # capture out: stream-json lines say session_id / parent_tool_use_id instead.
-_SESSION_FILE_KEYS = ("sessionId", "parentUuid", "leafUuid", "isSidechain")
+_SESSION_FILE_KEYS = ("sessionId", "parentUuid", "leafUuid", "isSidechain", "agentId", "toolUseResult")
 _CAPTURE_KEYS = ("session_id", "parent_tool_use_id")
 
 

@@ -510,6 +510,13 @@ class _Reader:
             if isinstance(info.get("description"), str):
                 child.description = info["description"]
             built[tool_id] = child
+            # observed on 2.1.332: a subagent's tool calls, results and prompt are streamed,
+            # its text blocks are not (the task_notification carries a summary)
+            self.loss.add(
+                "stream:subagent-text-not-streamed",
+                f"subagent under {tool_id}: the CLI does not stream a subagent's text; its session file has it",
+                file=self.file,
+            )
         top: list[Child] = []
         for tool_id, child in built.items():
             holder = self.tool_holder.get(tool_id)

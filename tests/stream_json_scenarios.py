@@ -1,0 +1,179 @@
+"""Genuine stream-json captures: the real ``claude -p --output-format stream-json
+--verbose`` (2.1.332) run offline against the scripted mock Messages API.
+
+Used by the real-client tests (each run keeps the capture, the stdin side and the
+session file the CLI wrote) and to (re)generate ``golden/stream_json/<case>/``:
+
+    python tests/stream_json_scenarios.py    # rewrites the golden captures
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from txcodec.clients.anthropic import AnthropicMock, Reply, error, text, tool_use, tool_uses  # noqa: E402
+from txcodec.clients.claude import claude_binary, claude_env, munge_cwd  # noqa: E402
+from txcodec.clients.mockserver import MockServer  # noqa: E402
+
+OUTPUT = ["-p", "--output-format", "stream-json", "--verbose", "--dangerously-skip-permissions"]
+STREAM_INPUT = ["--input-format", "stream-json", "--replay-user-messages"]
+TIMEOUT = 60
+
+
+@dataclass
+class Invocation:
+    """One ``claude -p`` process: its prompts (argv when ``stdin`` is False, else one
+    stream-json ``user`` line each) and extra flags."""
+
+    prompts: list[str]
+    flags: list[str] = field(default_factory=list)
+    stdin: bool = False
+    resume: bool = False  # --resume the session of the previous invocation
+
+
+@dataclass
+class Scenario:
+    name: str
+    script: list[Reply]
+    invocations: list[Invocation]
+    about: str = ""
+
+    @property
+    def prompts(self) -> list[str]:
+        return [p for inv in self.invocations for p in inv.prompts]
+
+
+@dataclass
+class Capture:
+    stdout: bytes  # every invocation's stdout, concatenated
+    stdin: bytes  # the stream-json input lines that were sent (empty when none)
+    session: Path  # the session file the CLI wrote
+    session_id: str
+    cwd: Path
+    exit_codes: list[int]
+    stderr: str
+
+
+SCENARIOS = {
+    s.name: s
+    for s in [
+        Scenario(
+            "parallel_tools",
+            [
+                tool_uses(
+                    ("toolu_par_1", "Bash", {"command": "echo one"}),
+                    ("toolu_par_2", "Bash", {"command": "echo two"}),
+                    say="Running both.",
+                ),
+                text("Both printed."),
+            ],
+            [Invocation(["run two commands"], ["--include-partial-messages"])],
+            "prompt as argument (not in the capture); parallel tool calls; partial messages",
+        ),
+        Scenario(
+            "subagent",
+            [
+                tool_use(
+                    "Agent",
+                    {"description": "count files", "prompt": "Count the files here", "subagent_type": "general-purpose",
+                     "run_in_background": False},
+                    "toolu_agent_1",
+                    say="Delegating.",
+                ),
+                tool_use("Bash", {"command": "echo sub"}, "toolu_sub_1", say="sub: checking"),
+                text("sub: there are 0 files"),
+                text("The agent found 0 files."),
+            ],
+            [Invocation(["delegate the count"], STREAM_INPUT, stdin=True)],
+            "a foreground subagent; prompt on stdin and replayed",
+        ),
+        Scenario(
+            "error",
+            [
+                tool_use("Bash", {"command": "exit 3"}, "toolu_err_1", say="Trying."),
+                # after a 400 the CLI tries again in other shapes (observed: 6 more requests)
+                *[error(400, "mock says no", "invalid_request_error") for _ in range(8)],
+            ],
+            [Invocation(["fail please"])],
+            "a failing tool, then an API error (the CLI writes a synthetic assistant message)",
+        ),
+        Scenario(
+            "two_runs",
+            [
+                tool_use("Bash", {"command": "echo first"}, "toolu_run_1"),
+                text("First done."),
+                text("Second done."),
+            ],
+            [Invocation(["first prompt"]), Invocation(["second prompt"], resume=True)],
+            "two claude -p processes (the second with --resume), stdout concatenated",
+        ),
+    ]
+}
+
+
+def run(scenario: Scenario, workdir: Path) -> Capture:
+    """Run the scenario in ``workdir`` (a throw-away HOME and project folder)."""
+    home, cwd = workdir / "home", workdir / "project"
+    home.mkdir(parents=True, exist_ok=True)
+    cwd.mkdir(parents=True, exist_ok=True)
+    mock = AnthropicMock(list(scenario.script), strict=False)
+    stdout, stdin, codes, stderr = b"", b"", [], ""
+    session_id = None
+    with MockServer(mock) as server:
+        for inv in scenario.invocations:
+            args = [str(claude_binary()), *OUTPUT, *inv.flags]
+            if inv.resume:
+                args += ["--resume", session_id]
+            feed = None
+            if inv.stdin:
+                feed = b"".join(
+                    json.dumps({"type": "user", "message": {"role": "user", "content": p},
+                                "parent_tool_use_id": None, "session_id": ""}).encode() + b"\n"
+                    for p in inv.prompts
+                )
+                stdin += feed
+            else:
+                args += inv.prompts
+            done = subprocess.run(args, cwd=cwd, env=claude_env(home, server), input=feed, capture_output=True,
+                                  timeout=TIMEOUT, stdin=None if feed is not None else subprocess.DEVNULL)
+            stdout += done.stdout
+            codes.append(done.returncode)
+            stderr += done.stderr.decode("utf-8", "replace")
+            for line in done.stdout.splitlines():
+                value = json.loads(line)
+                if value.get("type") == "system" and value.get("subtype") == "init":
+                    session_id = value["session_id"]
+    if session_id is None:
+        raise RuntimeError(f"{scenario.name}: claude printed no init line (exit {codes}): {stderr[-2000:]}")
+    session = home / ".claude" / "projects" / munge_cwd(str(cwd.resolve())) / f"{session_id}.jsonl"
+    return Capture(stdout, stdin, session, session_id, cwd.resolve(), codes, stderr)
+
+
+def regenerate(root: Path = ROOT / "golden" / "stream_json") -> None:
+    """Rewrite the golden captures (``capture.jsonl``, ``input.jsonl``, ``prompts.json``)
+    from fresh runs; the expected Common files are rewritten by the golden test with
+    ``TXCODEC_UPDATE_GOLDEN=1``."""
+    import tempfile
+
+    for scenario in SCENARIOS.values():
+        with tempfile.TemporaryDirectory(prefix="sj-golden-") as tmp:
+            capture = run(scenario, Path(tmp))
+        folder = root / scenario.name
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "capture.jsonl").write_bytes(capture.stdout)
+        if capture.stdin:
+            (folder / "input.jsonl").write_bytes(capture.stdin)
+        (folder / "prompts.json").write_text(json.dumps(scenario.prompts, indent=1) + "\n")
+        print(f"{scenario.name}: {len(capture.stdout.splitlines())} lines, exit {capture.exit_codes}")
+
+
+if __name__ == "__main__":
+    regenerate()
