@@ -35,3 +35,12 @@ def manifest_sha256() -> dict[str, str]:
 
 def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
+
+
+def pytest_addoption(parser):
+    parser.addoption("--update-golden", action="store_true", default=False, help="(re)write golden expected files")
+
+
+@pytest.fixture
+def update_golden(request) -> bool:
+    return bool(request.config.getoption("--update-golden"))

@@ -340,6 +340,8 @@ class _FileReader:
             if len(content) == 1 and type(content[0]) is TextBlock and self._envelope(rec, content[0].text, n):
                 return
             blocks, results = self._user_blocks(rec, content, n)
+            if results and not blocks:  # only Artifact results, folded into their artifacts
+                return
         if results:
             owner = None
             for b in blocks:
