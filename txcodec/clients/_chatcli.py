@@ -1,0 +1,129 @@
+"""Shared plumbing for CLIs that talk Chat Completions (Qwen Code, pi): a throw-away
+HOME and project folder, one run against :class:`~.openai_chat.ChatMock`, and the
+history a resumed session sent, in Common."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from ..common import Message, Text, ToolResult
+from .mockserver import MockServer, Request
+from .openai_chat import ChatMock, Reply, chat_requests, request_messages
+from .report import find_client
+
+
+class ClientMissing(RuntimeError):
+    pass
+
+
+def binary(name: str, package: str) -> Path:
+    found = find_client(name)
+    if found is None:
+        raise ClientMissing(f"the {name} CLI is not installed: run `npm install --prefix clients` ({package} is pinned in clients/package.json)")
+    return found
+
+
+@dataclass
+class Run:
+    exit_code: int
+    stdout: str
+    stderr: str
+    requests: list[Request]
+    rejected: list[str]
+    home: Path
+    cwd: Path
+
+    @property
+    def bodies(self) -> list[Any]:
+        return [r.json() for r in self.requests]
+
+
+@dataclass
+class Sandbox:
+    """``with Sandbox("qwen") as box: box.run(...)``: HOME and project under one temp dir."""
+
+    prefix: str
+    root: Path = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.root = Path(tempfile.mkdtemp(prefix=f"txcodec-{self.prefix}-"))
+
+    @property
+    def home(self) -> Path:
+        return self.root / "home"
+
+    @property
+    def cwd(self) -> Path:
+        return self.root / "project"
+
+    def __enter__(self) -> Sandbox:
+        self.home.mkdir(parents=True, exist_ok=True)
+        self.cwd.mkdir(parents=True, exist_ok=True)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        shutil.rmtree(self.root, ignore_errors=True)
+
+    def run(
+        self,
+        argv: list[str],
+        script: list[Reply] | None,
+        env: Callable[[str], dict[str, str]],
+        prepare: Callable[[str], None] | None = None,
+        timeout: float = 90,
+    ) -> Run:
+        mock = ChatMock(list(script or []))
+        with MockServer(mock) as server:
+            if prepare is not None:
+                prepare(server.url)
+            environ = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(self.home), "NO_COLOR": "1", **env(server.url)}
+            try:
+                done = subprocess.run(argv, cwd=self.cwd, env=environ, stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout)
+                code, out, err = done.returncode, done.stdout, done.stderr
+            except subprocess.TimeoutExpired as exc:
+                code, out, err = -9, exc.stdout or b"", (exc.stderr or b"") + b"\n[txcodec: timed out]"
+            return Run(code, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"), chat_requests(server), list(mock.rejected), self.home, self.cwd)
+
+
+def history_sent(body: Any, prompt: str, strip: Callable[[Text], bool] = lambda t: False) -> list[Message]:
+    """The conversation a resumed client sent before the new prompt: the request's
+    messages in Common, without the client's own injected text (``strip``) and without
+    the trailing prompt."""
+    messages = request_messages(body)
+    for message in messages:
+        message.content = [b for b in message.content if not (isinstance(b, Text) and strip(b))]
+    if messages and messages[-1].role == "user":
+        last = messages[-1]
+        if last.content and isinstance(last.content[-1], Text) and last.content[-1].text == prompt:
+            last.content.pop()
+        if not last.content:
+            messages.pop()
+    return [m for m in messages if m.content]
+
+
+def carries_history(sent: list[Message]) -> bool:
+    return any(m.role == "assistant" or any(isinstance(b, ToolResult) for b in m.content) for m in sent) or bool(sent)
+
+
+def rewrite_cwd(data: bytes, cwd: str, key: str = "cwd") -> bytes:
+    """Point every line's ``cwd`` at the folder the check runs in (the clients only
+    resume a session in its own project folder); other bytes are kept."""
+    import json
+
+    out = []
+    for line in data.split(b"\n"):
+        try:
+            value = json.loads(line) if line.strip() else None
+        except ValueError:
+            value = None
+        if isinstance(value, dict) and isinstance(value.get(key), str) and value[key] != cwd:
+            value[key] = cwd
+            line = json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
+        out.append(line)
+    return b"\n".join(out)
