@@ -1,0 +1,35 @@
+"""``txcodec show FILE``: a readable terminal view of a session (subagents indented)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from .. import api
+from ..render import terminal
+from .common import user_errors
+
+
+def register(group: click.Group) -> None:
+    @group.command("show")
+    @click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+    @click.option("--from", "harness", type=str, help="The file's harness (detected when left out).")
+    @click.option("--color/--no-color", default=None, help="Colour the output (default: when stdout is a terminal).")
+    def show(path: Path, harness: str | None, color: bool | None) -> None:
+        """Show the conversation in PATH, its subagents indented under their calls."""
+        with user_errors():
+            conv = api.to_common(api.load(path, harness))
+        use_color = click.get_text_stream("stdout").isatty() if color is None else color
+        if use_color:
+            try:
+                from rich.console import Console
+                from rich.text import Text
+            except ImportError:  # rich is optional: plain text then
+                use_color = False
+        if not use_color:
+            click.echo(terminal.render(conv), nl=False)
+            return
+        console = Console(highlight=False, force_terminal=True)
+        for style, line in terminal.lines(conv):
+            console.print(Text(line, style=terminal.STYLES.get(style, "")))

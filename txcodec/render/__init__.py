@@ -1,0 +1,1 @@
+"""Common -> human-readable text: :mod:`.markdown` for files, :mod:`.terminal` for ``show``."""
