@@ -57,7 +57,7 @@ class SessionInfo(msgspec.Struct, omit_defaults=True):
 class _Peek(msgspec.Struct):
     type: str | None = None
     timestamp: Any = None
-    payload: msgspec.Raw | None = None
+    payload: msgspec.Raw = msgspec.Raw(b"null")
 
 
 class _PayloadPeek(msgspec.Struct):
@@ -121,8 +121,6 @@ def scan(path: Path, data: bytes | None = None) -> SessionInfo:
             if info.first_timestamp is UNSET:
                 info.first_timestamp = line.timestamp
             info.last_timestamp = line.timestamp
-        if line.payload is None:
-            continue
         try:
             body = _payload_peek.decode(line.payload)
         except (msgspec.DecodeError, msgspec.ValidationError):

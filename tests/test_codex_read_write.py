@@ -1,0 +1,164 @@
+"""Codex reader/writer/store rules (no client needed)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import zstandard
+
+from txcodec import api
+from txcodec.common import Conversation, Message, Meta, Text, Thinking, ToolResult, ToolUse, from_json, to_json
+from txcodec.harnesses.codex import store
+from txcodec.harnesses.codex.write import TOOL_MAP, write
+from txcodec.loss import LossReport
+from txcodec.registry import WriteOptions
+from txcodec.tools import Patch
+
+from conftest import GOLDEN, corpus_files
+
+CASES = sorted(p for p in (GOLDEN / "codex").iterdir() if p.is_dir())
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda p: p.name)
+def test_golden(case):
+    session = api.load(case / "rollout.jsonl")
+    assert session.harness == "codex"
+    conv = api.to_common(session)
+    assert json.loads(to_json(conv)) == json.loads((case / "common.json").read_bytes())
+    written = write(from_json((case / "common.json").read_bytes()), LossReport(), WriteOptions())
+    assert written.files[written.main] == (case / "written.jsonl").read_bytes()
+    assert api.load(written.files[written.main]).diagnostics == []
+
+
+def _hand_built():
+    return api.to_common(api.load(GOLDEN / "codex" / "hand_built" / "rollout.jsonl"))
+
+
+def test_preludes_are_meta_not_prompts():
+    msgs = _hand_built().messages
+    assert [m.extra.get("codex_prelude") for m in msgs[:2]] == ["developer", "user_instructions"]
+    assert all(m.meta for m in msgs[:2]) and not msgs[2].meta and msgs[2].origin == "human"
+
+
+def test_reasoning_calls_and_patch():
+    msgs = _hand_built().messages
+    thinking, call = msgs[3].content[:2]
+    assert isinstance(thinking, Thinking) and thinking.thinking == "Read the file first." and thinking.encrypted == "gAAAAB-opaque"
+    assert isinstance(call, ToolUse) and call.input == {"cmd": "cat hello.py", "workdir": "/work/demo"}
+    assert msgs[4].content[0].tool_use_id == "call_1"
+    patch = msgs[5].content[0]
+    assert isinstance(patch.tool, Patch) and patch.kind == "modify_file"
+
+
+def test_usage_repeats_not_double_counted():
+    msgs = _hand_built().messages
+    usages = [m.usage for m in msgs if m.role == "assistant" and m.usage]
+    # two identical token_count events count once; cached tokens move to cache_read
+    assert [(u.input_tokens, u.cache_read_input_tokens, u.output_tokens) for u in usages] == [(800, 200, 50), (600, 700, 30)]
+
+
+def test_fork_replay_usage_not_counted():
+    own, parent = "01a30000-0000-7000-8000-000000000002", "01a20000-0000-7000-8000-000000000001"
+    tc = lambda n: {"type": "event_msg", "payload": {"type": "token_count", "info": {"total_token_usage": {"input_tokens": n, "output_tokens": 1}, "last_token_usage": {"input_tokens": n, "output_tokens": 1}}}}
+    lines = [
+        {"type": "session_meta", "payload": {"id": own, "forked_from_id": parent}},
+        {"type": "session_meta", "payload": {"id": parent}},
+        {"type": "event_msg", "payload": {"type": "task_started", "turn_id": "01a20000-0001-7000-8000-000000000000"}},
+        {"type": "response_item", "payload": {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "parent"}]}},
+        tc(100),
+        {"type": "event_msg", "payload": {"type": "task_started", "turn_id": "01a30000-0001-7000-8000-000000000000"}},
+        {"type": "response_item", "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "go"}]}},
+        {"type": "response_item", "payload": {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "child"}]}},
+        tc(250),
+    ]
+    data = b"".join(json.dumps({"timestamp": "2026-01-01T00:00:00Z", **l}).encode() + b"\n" for l in lines)
+    conv = api.to_common(api.load(data))
+    assert conv.messages[0].usage is msgspec_unset()
+    assert conv.messages[2].usage.input_tokens == 250
+    assert conv.meta.extra["forked_from_id"] == parent
+
+
+def msgspec_unset():
+    import msgspec
+
+    return msgspec.UNSET
+
+
+def test_every_corpus_file_reads():
+    for path in corpus_files("codex", suffixes=(".jsonl",)):
+        loss = LossReport()
+        api.to_common(api.load(path), loss)
+        assert all(e.line is not None for e in loss.entries)
+
+
+def test_events_only_rollout_reads_from_events():
+    (path,) = [p for p in corpus_files("codex") if "malformed" in str(p)]
+    loss = LossReport()
+    conv = api.to_common(api.load(path), loss)
+    assert [m.content[0].text for m in conv.messages] == ["Safe line before malformed input."]
+    assert loss.lines("opaque") == [3]
+
+
+def claude_like() -> Conversation:
+    return Conversation(
+        meta=Meta(id="6f9619ff-8b86-d011-b42d-00cf4fc964ff", cwd="/work/p", source_harness="claude_code", started_at="2026-03-04T05:06:07.089Z"),
+        messages=[
+            Message("user", [Text("Fix it, nonce OMEGA-3")]),
+            Message("assistant", [Thinking("", signature="sig"), Text("Looking."), ToolUse("toolu_1", "Bash", {"command": "ls", "description": "list"})]),
+            Message("user", [ToolResult("toolu_1", "a.py", False)]),
+            Message("assistant", [ToolUse("toolu_2", "Edit", {"file_path": "a.py", "old_string": "x = 1", "new_string": "x = 2"})]),
+            Message("user", [ToolResult("toolu_2", [Text("ok")], True)]),
+            Message("assistant", [Text("Done.")]),
+        ],
+    )
+
+
+def test_writer_maps_claude_tools_and_reports():
+    loss = LossReport()
+    written = write(claude_like(), loss, WriteOptions())
+    lines = [json.loads(l) for l in written.files[written.main].splitlines()]
+    meta = lines[0]["payload"]
+    assert lines[0]["type"] == "session_meta" and {"id", "timestamp", "cwd", "originator", "cli_version"} <= set(meta)
+    assert meta["id"][14] == "7" and written.main.endswith(f"-{meta['id']}.jsonl") and written.main.startswith("sessions/2026/03/04/rollout-2026-03-04T05-06-07-")
+    assert written.session_id == write(claude_like(), LossReport(), WriteOptions()).session_id  # deterministic
+    items = [l["payload"] for l in lines if l["type"] == "response_item"]
+    calls = [i for i in items if i["type"] in ("function_call", "custom_tool_call")]
+    assert calls[0] == {"type": "function_call", "name": "exec_command", "arguments": json.dumps({"cmd": "ls"}), "call_id": "toolu_1"}
+    assert calls[1]["type"] == "custom_tool_call" and calls[1]["name"] == "apply_patch"
+    assert "-x = 1\n+x = 2" in calls[1]["input"]
+    outputs = [i for i in items if i["type"].endswith("_output")]
+    assert [o["type"] for o in outputs] == ["function_call_output", "custom_tool_call_output"]
+    assert all(isinstance(o["output"], (str, list)) for o in outputs)
+    assert all("timestamp" in l for l in lines) and [l["ordinal"] for l in lines] == list(range(len(lines)))
+    events = [l["payload"]["type"] for l in lines if l["type"] == "event_msg"]
+    assert "user_message" in events and "agent_message" in events
+    counts = loss.counts()
+    assert counts["write:tool-mapped"] == 2 and counts["write:is_error"] == 1 and counts["write:thinking-without-text"] == 1
+
+
+def test_tool_map_table_is_documented():
+    from conftest import ROOT
+
+    doc = (ROOT / "docs" / "mapping.md").read_text(encoding="utf-8")
+    for name in TOOL_MAP:
+        assert f"`{name}`" in doc, f"docs/mapping.md does not list {name}"
+
+
+def test_store_discover_and_zst(tmp_path, monkeypatch):
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path))
+    assert store.default_root() == tmp_path
+    assert store.discover() == []
+    written = write(claude_like(), LossReport(), WriteOptions())
+    data = written.files[written.main]
+    store.save(tmp_path / written.main, data)
+    z = tmp_path / "archived_sessions" / "rollout-2026-01-01T00-00-00-01990000-0000-7000-8000-00000000000a.jsonl.zst"
+    store.save(z, data)
+    assert zstandard.ZstdDecompressor().stream_reader(z.read_bytes()).read() == data
+    assert api.load(z).dump() == data
+    (tmp_path / "sessions" / "rollout-broken.jsonl").write_bytes(b"\xff\n{")
+    infos = {i.path: i for i in store.discover()}
+    main = infos[str(tmp_path / written.main)]
+    assert main.id == written.session_id and main.cwd == "/work/p" and main.user_messages == 1 and main.tool_calls == 2
+    assert infos[str(z)].archived and infos[str(z)].compressed
+    assert infos[str(tmp_path / "sessions" / "rollout-broken.jsonl")].id == "rollout-broken.jsonl"
