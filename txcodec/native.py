@@ -13,6 +13,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+import contextlib
+import gc
+import operator
+
 import msgspec
 
 from .jsonl import BOM, join_lines, split_lines
@@ -38,10 +42,50 @@ class Codec(Protocol):
     def encode(self, record: Any, original: bytes | None) -> bytes: ...
 
 
-@dataclass(slots=True)
 class Line:
-    raw: bytes | None  # None for a record added after loading
-    record: Any
+    """One line: its exact bytes and its decoded record.
+
+    ``touched`` says whether the record was ever handed out (or replaced) since it was
+    decoded: a record nobody has seen cannot have been modified, so :meth:`NativeSession.emit`
+    re-emits its bytes without checking it. A line built by hand starts touched.
+    """
+
+    __slots__ = ("_raw", "_record", "touched")
+
+    def __init__(self, raw: bytes | memoryview | None, record: Any, touched: bool = True) -> None:
+        self._raw = raw  # a memoryview into the loaded data until someone asks for bytes
+        self._record = record
+        self.touched = touched
+
+    @property
+    def raw(self) -> bytes | None:  # None for a record added after loading
+        raw = self._raw
+        if raw is not None and type(raw) is not bytes:
+            raw = self._raw = bytes(raw)
+        return raw
+
+    @raw.setter
+    def raw(self, value: bytes | None) -> None:
+        self._raw = value
+        self.touched = True
+
+    @property
+    def record(self) -> Any:
+        self.touched = True
+        return self._record
+
+    @record.setter
+    def record(self, value: Any) -> None:
+        self._record = value
+        self.touched = True
+
+    def __repr__(self) -> str:
+        return f"Line(raw={self.raw!r}, record={self._record!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Line):
+            return NotImplemented
+        return self.raw == other.raw and self._record == other._record
 
 
 @dataclass
@@ -77,28 +121,122 @@ class NativeSession:
     @property
     def diagnostics(self) -> list[tuple[int, Opaque]]:
         """``(line number from 1, opaque record)`` for every line kept only as bytes."""
-        return [(n, line.record) for n, line in enumerate(self.lines, 1) if isinstance(line.record, Opaque)]
+        return [(n, line._record) for n, line in enumerate(self.lines, 1) if type(line._record) is Opaque]
 
     # --- bytes --------------------------------------------------------------------
-    def dump(self) -> bytes:
-        return join_lines([self.emit(line) for line in self.lines], self.final_newline)
+    # What the session was decoded from, and its lines as they were: while every line is
+    # the same untouched object in the same place, dump() can hand back the input itself.
+    _source: bytes | None = None
+    _source_lines: tuple[Line, ...] = ()
+    _source_final_newline: bool = True
 
-    def emit(self, line: Line) -> bytes:
-        record = line.record
-        if isinstance(record, Opaque):
+    def _pristine(self) -> bool:
+        lines, source_lines = self.lines, self._source_lines
+        return (
+            self._source is not None
+            and len(lines) == len(source_lines)
+            and self.final_newline == self._source_final_newline
+            and all(map(operator.is_, lines, source_lines))
+            and not any(line.touched for line in lines)
+        )
+
+    def dump(self) -> bytes:
+        if self._pristine():
+            return self._source  # type: ignore[return-value]
+        emit = self.emit
+        with _no_cycle_collection():
+            return join_lines([emit(line) for line in self.lines], self.final_newline)
+
+    def emit(self, line: Line) -> bytes | memoryview:
+        """A line's bytes: the original ones unless its record was changed."""
+        record = line._record
+        if type(record) is Opaque:
             return record.raw
-        if line.raw is not None and self.codec.decode(line.raw) == record:
-            return line.raw
+        raw = line._raw
+        if raw is not None and (not line.touched or self.codec.decode(raw) == record):
+            return raw
         return self.codec.encode(record, line.raw)
 
 
+@contextlib.contextmanager
+def _no_cycle_collection() -> Iterator[None]:
+    """Decoding allocates objects by the hundred thousand and none of them can be part
+    of a cycle yet: the cycle collector would only re-scan them again and again."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()
+
+
+_BATCH = 128  # lines per decode_lines() call on the fast path
+
+
 def decode_session(data: bytes, codec: Codec, harness: str, path: Path | None = None) -> NativeSession:
-    raws, final_newline = split_lines(data)
-    decode = codec.decode
-    lines = [Line(raw, decode(raw)) for raw in raws]
+    data = bytes(data)
+    with _no_cycle_collection():
+        if getattr(codec, "accepts_buffers", False):
+            lines, final_newline = _decode_views(data, codec)
+        else:
+            raws, final_newline = split_lines(data)
+            decode = codec.decode
+            lines = [Line(raw, decode(raw), False) for raw in raws]
     if lines and not final_newline:
         mark_cut_off(lines[-1])
-    return NativeSession(harness, codec, lines, final_newline, path)
+    session = NativeSession(harness, codec, lines, final_newline, path)
+    session._source, session._source_lines, session._source_final_newline = data, tuple(lines), final_newline
+    return session
+
+
+def _decode_views(data: bytes, codec: Any) -> tuple[list[Line], bool]:
+    """Decode from views into ``data`` (no copy of each line), a batch of lines per
+    ``codec.decode_batch`` call when the codec has one, line by line otherwise and
+    wherever a batch is refused."""
+    view = memoryview(data)
+    starts, ends = [], []
+    find, start = data.find, 0
+    while (end := find(b"\n", start)) >= 0:
+        starts.append(start)
+        ends.append(end)
+        start = end + 1
+    final_newline = bool(data) and start == len(data)
+    if start < len(data):
+        starts.append(start)
+        ends.append(len(data))
+    decode = codec.decode
+    batch = getattr(codec, "decode_batch", None)
+    lines: list[Line] = []
+    append = lines.append
+    for i in range(0, len(starts), _BATCH):
+        s, e = starts[i : i + _BATCH], ends[i : i + _BATCH]
+        records = None
+        if batch is not None and _one_object_per_line(data, s, e):
+            records = batch(view[s[0] : e[-1]])
+            if records is not None and len(records) != len(s):
+                records = None
+        if records is None:
+            records = [decode(view[a:b]) for a, b in zip(s, e)]
+        for a, b, record in zip(s, e, records):
+            append(Line(view[a:b], record, False))
+    return lines, final_newline
+
+
+def _one_object_per_line(data: bytes, starts: list[int], ends: list[int]) -> bool:
+    """True when each line ``data[starts[i]:ends[i]]`` starts with ``{`` and ends with
+    ``}`` (a CR before the LF allowed). JSON strings cannot hold a raw LF, so then no value
+    can span two lines or leave one empty, and a ``decode_lines`` over them that yields
+    one value per line yielded them in line order."""
+    if len(starts) < 2 or starts[-1] >= ends[-1] or any(a >= b for a, b in zip(starts, ends)):
+        return False
+    firsts = operator.itemgetter(*starts)(data)
+    lasts = operator.itemgetter(*[b - 1 for b in ends])(data)
+    if firsts.count(0x7B) != len(firsts):
+        return False
+    if lasts.count(0x7D) == len(lasts):
+        return True
+    return all(data[b - 1] == 0x7D or (data[b - 1] == 0x0D and b - 2 >= a and data[b - 2] == 0x7D) for a, b in zip(starts, ends))
 
 
 def decode_document(data: bytes, codec: Codec, harness: str, path: Path | None = None) -> NativeSession:
@@ -106,14 +244,14 @@ def decode_document(data: bytes, codec: Codec, harness: str, path: Path | None =
     lines: it is kept as a single line (its LFs included) so that it decodes whole."""
     final_newline = data.endswith(b"\n")
     body = data[:-1] if final_newline else data
-    return NativeSession(harness, codec, [Line(body, codec.decode(body))], final_newline, path)
+    return NativeSession(harness, codec, [Line(body, codec.decode(body), False)], final_newline, path)
 
 
 def mark_cut_off(line: Line) -> None:
     """A last line without LF that fails to decode is a write in progress, not garbage."""
-    record = line.record
+    record = line._record
     if isinstance(record, Opaque) and record.diagnostic.startswith("not JSON"):
-        line.record = msgspec.structs.replace(
+        line._record = msgspec.structs.replace(
             record, partial=True, diagnostic="cut off: last line has no LF and is not complete JSON"
         )
 
@@ -123,8 +261,8 @@ def mark_cut_off(line: Line) -> None:
 _peek_decoder = msgspec.json.Decoder()
 
 
-def json_source(line: bytes) -> bytes:
-    return line[3:] if line.startswith(BOM) else line
+def json_source(line: bytes | memoryview) -> bytes | memoryview:
+    return line[3:] if line[:3] == BOM else line
 
 
 def opaque_for(line: bytes, error: Exception, tag: str = "type") -> Opaque:
@@ -169,11 +307,21 @@ def _merge(base: dict, value: msgspec.Struct) -> dict:
         v = getattr(value, f.name)
         if v is msgspec.UNSET:
             out.pop(f.encode_name, None)
+        elif f.encode_name not in base and _is_default(f, v):
+            continue  # absent before and still the default: stays absent
         elif isinstance(v, msgspec.Struct) and isinstance(out.get(f.encode_name), dict):
             out[f.encode_name] = _merge(out[f.encode_name], v)
         else:
             out[f.encode_name] = plain(v)
     return out
+
+
+def _is_default(f: msgspec.structs.FieldInfo, value: Any) -> bool:
+    if f.default is not msgspec.NODEFAULT:
+        return value == f.default
+    if f.default_factory is not msgspec.NODEFAULT:
+        return value == f.default_factory()
+    return False
 
 
 def plain(value: Any) -> Any:

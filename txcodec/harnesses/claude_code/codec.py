@@ -13,6 +13,7 @@ from typing import Any
 
 import msgspec
 
+from ...jsonl import BOM
 from ...native import Opaque, json_source, merge_record, opaque_for
 from .records import BLOCK_TYPES, RECORD_TYPES, UNTAGGED, Record, ResultPart
 
@@ -25,12 +26,21 @@ _result_part_decoder = msgspec.json.Decoder(ResultPart)
 
 class ClaudeCodeCodec:
     name = "claude_code"
+    accepts_buffers = True  # decode() takes a memoryview: no copy per line at load time
 
-    def decode(self, line: bytes) -> Any:
+    def decode(self, line: bytes | memoryview) -> Any:
         try:
-            return _decoder.decode(json_source(line))
+            return _decoder.decode(line[3:] if line[:3] == BOM else line)
         except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            return _lenient(line, exc)
+            return _lenient(bytes(line), exc)
+
+    def decode_batch(self, lines: bytes | memoryview) -> list[Any] | None:
+        """Several LF-separated lines in one call, or ``None`` when any of them needs
+        the lenient path (the caller then decodes them one by one)."""
+        try:
+            return _decoder.decode_lines(lines)
+        except (msgspec.ValidationError, msgspec.DecodeError):
+            return None
 
     def encode(self, record: Any, original: bytes | None) -> bytes:
         return merge_record(record, original)

@@ -1,6 +1,10 @@
 """Typed records of a Claude Code session file (seed 004 section 4, seed 003's table,
 formats.md for the types newer clients write).
 
+Records and blocks are ``gc=False`` structs: they form trees, never cycles, and keeping
+tens of thousands of them out of the cycle collector is most of what makes a typed load
+faster than an untyped one.
+
 Every line is a JSON object tagged by ``type``. The structs name the fields a reader
 uses; everything else stays in the line's bytes (the native session keeps them), so an
 untouched line is re-emitted exactly and an edited one keeps its unknown keys.
@@ -19,7 +23,7 @@ from msgspec import UNSET, Raw, UnsetType, field
 # --- content blocks ----------------------------------------------------------------
 
 
-class _Block(msgspec.Struct, tag_field="type", omit_defaults=True):
+class _Block(msgspec.Struct, tag_field="type", omit_defaults=True, gc=False):
     pass
 
 
@@ -91,7 +95,7 @@ Block = Union[
 BLOCK_TYPES: dict[str, type] = {cls.__struct_config__.tag: cls for cls in Block.__args__}
 
 
-class Usage(msgspec.Struct, omit_defaults=True):
+class Usage(msgspec.Struct, omit_defaults=True, gc=False):
     input_tokens: int | None = None
     output_tokens: int | None = None
     cache_creation_input_tokens: int | None = None
@@ -100,7 +104,7 @@ class Usage(msgspec.Struct, omit_defaults=True):
     # varies by client version and rides along in the line's bytes
 
 
-class Message(msgspec.Struct, omit_defaults=True):
+class Message(msgspec.Struct, omit_defaults=True, gc=False):
     role: str | UnsetType = UNSET
     content: str | list[Block] | UnsetType = UNSET
     id: str | UnsetType = UNSET
@@ -115,7 +119,7 @@ class Message(msgspec.Struct, omit_defaults=True):
 # --- records -------------------------------------------------------------------------
 
 
-class _Record(msgspec.Struct, tag_field="type", rename="camel", omit_defaults=True):
+class _Record(msgspec.Struct, tag_field="type", rename="camel", omit_defaults=True, gc=False):
     pass
 
 
