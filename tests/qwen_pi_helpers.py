@@ -10,7 +10,11 @@ import msgspec
 
 from txcodec import registry
 from txcodec.api import load, to_common
-from txcodec.common import Text, Thinking, ToolResult, ToolUse, to_json
+from txcodec.common import Image, Text, Thinking, ToolResult, ToolUse, to_json
+
+# pi's openai-completions provider sends a tool result's images as a user message with
+# this text after the tool messages (pi-ai ``convertMessages``)
+PI_IMAGE_NOTE = "Attached image(s) from tool result:"
 from txcodec.loss import LossReport
 from txcodec.native import decode_session
 from txcodec.registry import WriteOptions
@@ -50,16 +54,24 @@ def view(messages) -> list[tuple[str, list[tuple]]]:
             if isinstance(block, Thinking):
                 continue
             if isinstance(block, Text):
-                blocks.append(("text", block.text))
+                if block.text != PI_IMAGE_NOTE:
+                    blocks.append(("text", block.text))
+            elif isinstance(block, Image):
+                blocks.append(("image", block.media_type, block.data))
             elif isinstance(block, ToolUse):
                 blocks.append(("tool_use", block.id, block.name, block.input))
             elif isinstance(block, ToolResult):
                 content = block.content
+                images = []
                 if not isinstance(content, str):
+                    images = [("image", b.media_type, b.data) for b in content if isinstance(b, Image)]
                     content = "\n".join(b.text for b in content if isinstance(b, Text))
                 blocks.append(("tool_result", block.tool_use_id, content))
+                blocks.extend(images)
             else:
                 blocks.append((block.__struct_config__.tag, msgspec.to_builtins(block)))
+        # tool results first, as every client sends them, then the rest of the turn
+        blocks.sort(key=lambda b: b[0] != "tool_result")
         if out and out[-1][0] == message.role:
             out[-1][1].extend(blocks)
         else:
