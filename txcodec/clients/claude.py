@@ -194,11 +194,12 @@ def comparable(messages: list, prompt: str | None = RESUME_PROMPT) -> list[tuple
     thinking blocks left out (2.1.332 sends no thinking from earlier turns), the trailing
     resume ``prompt`` and the "No response requested." filler the client puts before it
     removed, and one trailing newline of a text ignored (the client adds one when it
-    merges consecutive user turns). Blocks become plain tuples (role, [(type, ...)])."""
+    merges consecutive user turns); command envelopes compare by their elements, without
+    layout or terminal colours. Blocks become plain tuples (role, [(type, ...)])."""
     import msgspec
 
     from ..common import Command, Text, Thinking, ToolResult, ToolUse
-    from ..harnesses.claude_code.envelopes import render_command, render_output
+    from ..harnesses.claude_code.envelopes import parse_envelope, render_command, render_output, strip_ansi
 
     def block_view(block) -> list[tuple]:
         if isinstance(block, Thinking):
@@ -206,6 +207,14 @@ def comparable(messages: list, prompt: str | None = RESUME_PROMPT) -> list[tuple
         if isinstance(block, Text):
             if block.text.startswith("<system-reminder>"):
                 return []
+            envelope = parse_envelope(block.text)
+            if envelope is not None and envelope.is_caveat_only:  # fixed boilerplate (seed 003)
+                return []
+            if envelope is not None:  # layout and terminal colours are not content
+                elements = {k: strip_ansi(v) for k, v in envelope.elements.items()}
+                if elements.get("command-args") == "":  # written empty or left out
+                    del elements["command-args"]
+                return [("envelope", elements)]
             # merging consecutive user turns, the client ends each but the last text
             # with a newline: one trailing newline is not a difference
             return [("text", block.text.removesuffix("\n"))]
@@ -218,10 +227,10 @@ def comparable(messages: list, prompt: str | None = RESUME_PROMPT) -> list[tuple
                 content = [v for part in content for v in block_view(part)]
             return [("tool_result", block.tool_use_id, content, bool(block.is_error))]
         if isinstance(block, Command):
-            out = [("text", render_command(block.name, message=block.message or None, args=block.args or None))]
+            texts = [render_command(block.name, message=block.message or None, args=block.args or None)]
             if isinstance(block.output, str):
-                out.append(("text", render_output(block.output)))
-            return out
+                texts.append(render_output(block.output))
+            return [v for t in texts for v in block_view(Text(t))]
         return [(block.__struct_config__.tag, msgspec.to_builtins(block))]
 
     merged: list[tuple[str, list[tuple]]] = []

@@ -59,7 +59,7 @@ from ...common import (
 )
 from ...loss import LossReport
 from ...registry import WriteOptions, Written
-from .envelopes import render_command, render_output
+from .envelopes import render_caveat, render_command, render_output
 
 # One fixed namespace for every id this writer makes (never change it: ids would move).
 NAMESPACE = uuid.UUID("5d3c1e0a-7f3b-5b8e-9c44-2f0a6c1d7e91")
@@ -123,6 +123,7 @@ class _Stream:
     timestamp: str = _EPOCH_TS
     tool_records: dict[str, str] = field(default_factory=dict)  # tool_use id -> record uuid
     open_calls: set[str] = field(default_factory=set)  # calls the next user message may answer
+    in_commands: bool = False  # the last thing written was a local command
     counter: int = 0
 
     def new_id(self) -> str:
@@ -277,14 +278,18 @@ class _Writer:
                 self.boundary(epochs[index], s)
             if message.role == "assistant":
                 self.assistant(message, s, where)
+                s.in_commands = False
                 s.open_calls = {b.id for b in message.content if isinstance(b, ToolUse)}
                 missing = pending.get(index, [])
                 if missing:
                     self.missing_results(missing, s, where)
                     s.open_calls -= set(missing)
             else:
+                before = len(s.lines)
                 self.user(message, s, where)
                 s.open_calls = set()
+                if not any(isinstance(b, Command) for b in message.content) and len(s.lines) > before:
+                    s.in_commands = False
 
     # compaction: the boundary is a new root; the summary hangs off it
     def boundary(self, epoch: Epoch, s: _Stream) -> None:
@@ -413,8 +418,12 @@ class _Writer:
             self.tool_result(result, message, s, f"{where}.result{i}", top)
         commands = [b for b in others if isinstance(b, Command)]
         rest = [b for b in others if not isinstance(b, Command)]
+        if any(c.output is not UNSET for c in commands) and not s.in_commands:
+            # the CLI puts this fixed caveat before a run of local commands (seed 000)
+            s.conversation_record("user", {"role": "user", "content": render_caveat()}, s.tail, isMeta=True)
         for command in commands:
             self.command(command, s)
+        s.in_commands = bool(commands) and not rest
         if not rest:
             if not results and not commands:
                 self.loss.add("write:empty-message", f"{where}: an empty user message left out", file=s.file)
