@@ -195,6 +195,39 @@ class SessionInfo:
     def primary_dir(self) -> Path | None:
         return self.project_dirs[0] if self.project_dirs else None
 
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-ready values (paths as strings), for ``txcodec list --json``."""
+        files = self.files
+        text = lambda paths: [str(p) for p in paths]  # noqa: E731
+        return {
+            "harness": self.harness,
+            "session_id": self.session_id,
+            "status": self.status,
+            "path": str(self.path) if self.path else None,
+            "project_dirs": text(self.project_dirs),
+            "cwd": self.cwd,
+            "git_branch": self.git_branch,
+            "version": self.version,
+            "title": self.title,
+            "title_source": self.title_source,
+            "started": self.started,
+            "updated": self.updated,
+            "counts": self.counts,
+            "subagents": [
+                {"agent_id": a.agent_id, "path": str(a.transcript), "meta": str(a.meta_path) if a.meta_path else None,
+                 "workflow": a.workflow}
+                for a in files.agents
+            ] + [{"agent_id": p.name[len("agent-"):-len(".jsonl")], "path": str(p), "meta": None, "workflow": None}
+                 for p in self.legacy_agents],
+            "journals": {wf: str(p) for wf, p in files.journals.items()},
+            "workflow_runs": text(files.workflow_runs),
+            "workflow_scripts": {run: text(paths) for run, paths in self.workflow_scripts.items()},
+            "tool_results": text(files.tool_results),
+            "orphan_meta": text(files.orphan_metas),
+            "copies": text(self.copies),
+            "errors": self.errors,
+        }
+
 
 class Sessions(list):
     """The sessions found, newest first, plus what could not be read at all."""

@@ -1,0 +1,89 @@
+"""``txcodec inspect FILE``: what a native file holds, line by line."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import click
+
+from .. import api, registry
+from ..native import NativeSession, Opaque
+from .common import echo_json, user_errors
+
+
+def kind(record: Any) -> str:
+    """A census key: the record's type tag (``opaque`` for a line kept as bytes), with a
+    ``system`` record's subtype or an ``attachment``'s own type after a colon."""
+    if isinstance(record, Opaque):
+        return f"opaque:{record.type}" if record.type else "opaque"
+    config = getattr(record, "__struct_config__", None)
+    name = config.tag if config is not None and isinstance(config.tag, str) else type(record).__name__
+    subtype = getattr(record, "subtype", None)
+    if isinstance(subtype, str):
+        return f"{name}:{subtype}"
+    inner = getattr(getattr(record, "attachment", None), "type", None)
+    if isinstance(inner, str):
+        return f"{name}:{inner}"
+    return name
+
+
+def report(session: NativeSession, size: int) -> dict[str, Any]:
+    harness = registry.get(session.harness)
+    census = Counter(kind(line._record) for line in session.lines)
+    sides: dict[str, list[Path]] = {}
+    finder = getattr(harness.store, "side_files", None)
+    if finder is not None and session.path is not None:
+        sides = finder(session.path)
+    return {
+        "path": str(session.path) if session.path else None,
+        "harness": session.harness,
+        "harness_title": harness.title,
+        "bytes": size,
+        "lines": len(session.lines),
+        "final_newline": session.final_newline,
+        "census": dict(sorted(census.items(), key=lambda kv: (-kv[1], kv[0]))),
+        "diagnostics": [
+            {"line": n, "type": o.type, "diagnostic": o.diagnostic, "partial": o.partial}
+            for n, o in session.diagnostics
+        ],
+        "side_files": {k: [str(p) for p in v] for k, v in sides.items()},
+    }
+
+
+def _echo_text(info: dict[str, Any]) -> None:
+    click.echo(f"file:      {info['path']}")
+    click.echo(f"harness:   {info['harness']} ({info['harness_title']})")
+    newline = "" if info["final_newline"] else ", no final newline"
+    click.echo(f"size:      {info['bytes']} bytes, {info['lines']} lines{newline}")
+    click.echo("records:")
+    for name, count in info["census"].items():
+        click.echo(f"  {count:7}  {name}")
+    if info["diagnostics"]:
+        click.echo(f"diagnostics ({len(info['diagnostics'])} lines kept as bytes):")
+        for d in info["diagnostics"]:
+            click.echo(f"  line {d['line']}: {d['diagnostic']}")
+    if info["side_files"]:
+        click.echo("side files:")
+        for group, paths in info["side_files"].items():
+            click.echo(f"  {group} ({len(paths)}):")
+            for path in paths:
+                click.echo(f"    {path}")
+
+
+def register(group: click.Group) -> None:
+    @group.command("inspect")
+    @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+    @click.option("--harness", metavar="NAME", help="Read FILE as this harness (detected when omitted).")
+    @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+    def inspect(file: Path, harness: str | None, as_json: bool) -> None:
+        """Show what FILE holds: its harness, a census of record types, every line kept
+        only as bytes (with its line number and why) and the session's side files."""
+        with user_errors():
+            session = api.load(file, harness)
+            info = report(session, file.stat().st_size)
+        if as_json:
+            echo_json(info)
+        else:
+            _echo_text(info)
