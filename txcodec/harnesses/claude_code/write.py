@@ -365,7 +365,12 @@ class _Writer:
                 return None
             return {"type": "thinking", "thinking": block.thinking, "signature": block.signature}
         if isinstance(block, ToolUse):
-            return {"type": "tool_use", "id": block.id, "name": block.name, "input": _tool_input(block, self.loss, where)}
+            tool_id, name = block.id, block.name
+            if not tool_id or not name:  # the API requires both
+                self.loss.add("write:tool-use-named", f"{where}: a tool_use without an id or a name got one", file=s.file)
+                tool_id = tool_id or "toolu_" + entry_id(s.sid, f"{where}/id").replace("-", "")[:24]
+                name = name or "unnamed_tool"
+            return {"type": "tool_use", "id": tool_id, "name": name, "input": _tool_input(block, self.loss, where)}
         if isinstance(block, Artifact):
             return self.artifact(block, s, where)
         if isinstance(block, RawBlock) and block.source_type in _PASS_THROUGH["assistant"] and isinstance(block.value, dict):

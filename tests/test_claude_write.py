@@ -1,0 +1,151 @@
+"""The Claude Code writer without the real client: bytes, chain shape, loss entries,
+the strict mock's rules, and hypothesis properties."""
+
+from __future__ import annotations
+
+import json
+import uuid
+
+from hypothesis import given, settings, strategies as st
+
+from txcodec.clients.anthropic import violations
+from txcodec.common import Artifact, Child, ChildLink, Command, Conversation, Epoch, Message, Meta, Text, ToolResult, ToolUse
+from txcodec.harnesses.claude_code.envelopes import parse_envelope
+from txcodec.harnesses.claude_code.write import NAMESPACE, write
+from txcodec.loss import LossReport
+from txcodec.registry import WriteOptions
+
+ENVELOPE = ("sessionId", "timestamp", "cwd", "gitBranch", "version", "isSidechain", "userType", "entrypoint")
+
+
+def _lines(data: bytes) -> list[dict]:
+    return [json.loads(line) for line in data.splitlines()]
+
+
+def _conv(**kw) -> Conversation:
+    return Conversation(
+        meta=Meta(id="s", title="T", cwd="/tmp/p q"),
+        messages=[
+            Message("user", [Text("hi")]),
+            Message("assistant", [Text("two"), ToolUse("t1", "Bash", {"command": "a"}), ToolUse("t2", "Bash", {"command": "b"})]),
+            Message("user", [ToolResult("t1", "A"), ToolResult("t2", "B")]),
+            Message("assistant", [Text("done")]),
+        ],
+        **kw,
+    )
+
+
+def test_same_input_same_bytes_and_uuid5_ids():
+    a = write(_conv(), LossReport(), WriteOptions())
+    b = write(_conv(), LossReport(), WriteOptions())
+    assert a.files == b.files
+    assert a.main == f"-tmp-p-q/{a.session_id}.jsonl"
+    for line in _lines(a.files[a.main]):
+        if "uuid" in line:
+            assert uuid.UUID(line["uuid"]).version == 5
+    assert uuid.UUID(a.session_id) == uuid.uuid5(NAMESPACE, "session:s")
+
+
+def test_chain_shape_matches_the_cli():
+    w = write(_conv(), LossReport(), WriteOptions())
+    lines = _lines(w.files[w.main])
+    convo = [l for l in lines if l["type"] in ("user", "assistant")]
+    for line in convo:
+        assert all(k in line for k in ENVELOPE)
+    by_call = {l["message"]["content"][0]["id"]: l["uuid"] for l in convo if l["type"] == "assistant" and l["message"]["content"][0]["type"] == "tool_use"}
+    results = [l for l in convo if l["type"] == "user" and isinstance(l["message"]["content"], list)]
+    assert [r["parentUuid"] for r in results] == [by_call["t1"], by_call["t2"]]
+    assert convo[-1]["parentUuid"] == results[-1]["uuid"]  # the next assistant hangs off the last result
+    ids = {l["message"]["id"] for l in convo if l["type"] == "assistant"}
+    assert len(ids) == 2  # one message id per assistant message, shared by its block records
+    assert lines[0] == {"type": "summary", "summary": "T", "leafUuid": convo[-1]["uuid"]}
+    assert lines[-2]["type"] == "custom-title" and lines[-1]["type"] == "last-prompt"
+    assert lines[-1]["leafUuid"] == convo[-1]["uuid"]
+
+
+def test_api_fixes_are_declared():
+    c = Conversation(messages=[
+        Message("user", [Text("x")]),
+        Message("assistant", [ToolUse("t", "apply_patch", "raw"), ToolUse("u", "Bash", None)]),
+        Message("user", [ToolResult("t", [ToolUse("z", "n", {})])]),
+    ])
+    loss = LossReport()
+    w = write(c, loss, WriteOptions())
+    assert loss.counts() == {"write:missing-tool-result": 1, "write:result-part-as-text": 1, "write:wrapped-input": 2}
+    inputs = [l["message"]["content"][0]["input"] for l in _lines(w.files[w.main]) if l["type"] == "assistant"]
+    assert inputs == [{"input": "raw"}, {"input": None}]
+
+
+def test_artifact_bytes_stay_beneath_the_session_folder():
+    c = Conversation(messages=[Message("user", [Text("x")]), Message("assistant", [Artifact("../../../etc/passwd", data="aGk=")])])
+    w = write(c, LossReport(), WriteOptions(cwd="/w"))
+    extra = [p for p in w.files if p != w.main]
+    assert extra == [f"-w/{w.session_id}/artifacts/001-passwd"] and w.files[extra[0]] == b"hi"
+
+
+def test_compaction_and_subagents():
+    child = Child(ChildLink("meta.toolUseId", tool_use_id="t1", agent_id="a0123456789abcdef"), _conv(), agent_type="Explore")
+    c = _conv(epochs=[Epoch(start=2, trigger="auto")], children=[child])
+    c.messages[2:2] = [Message("user", [Text("summary")], compact_summary=True)]
+    c.epochs[0].start = 2
+    w = write(c, LossReport(), WriteOptions())
+    lines = _lines(w.files[w.main])
+    boundary = next(l for l in lines if l.get("subtype") == "compact_boundary")
+    summary = next(l for l in lines if l.get("isCompactSummary"))
+    assert boundary["parentUuid"] is None and summary["parentUuid"] == boundary["uuid"]
+    base = f"-tmp-p-q/{w.session_id}/subagents/agent-a0123456789abcdef"
+    assert list(w.files)[1:] == [f"{base}.jsonl", f"{base}.meta.json"]
+    assert all(l["isSidechain"] and l["agentId"] == "a0123456789abcdef" for l in _lines(w.files[f"{base}.jsonl"]) if "uuid" in l)
+    assert json.loads(w.files[f"{base}.meta.json"])["toolUseId"] == "t1"
+
+
+def test_strict_mock_rules():
+    ok = {"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": [{"type": "tool_use", "id": "a", "name": "n", "input": {}}]},
+                       {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "a", "content": [{"type": "text", "text": "r"}]}]}]}
+    assert violations(ok) == []
+    bad_input = json.loads(json.dumps(ok)); bad_input["messages"][1]["content"][0]["input"] = "s"
+    assert any("valid dictionary" in v for v in violations(bad_input))
+    unpaired = {"messages": ok["messages"][:2] + [{"role": "user", "content": "x"}]}
+    assert any("without tool_result" in v for v in violations(unpaired))
+    bad_content = json.loads(json.dumps(ok)); bad_content["messages"][2]["content"][0]["content"] = [{"a": 1}]
+    assert violations(bad_content)
+    assert violations({"messages": [{"role": "user", "content": [{"type": "mystery"}]}]})
+    assert violations({"messages": [{"role": "user", "content": "x"}, {"role": "assistant", "content": [{"type": "thinking", "thinking": "t"}]}]})
+
+
+_text = st.text(st.characters(codec="utf-8"), max_size=40) | st.sampled_from(["</local-command-stdout>", "<\\/x>", "<\\\\/", "</command-name>"])
+
+
+@settings(max_examples=60, deadline=None)
+@given(name=_text, args=_text, out=_text)
+def test_hostile_command_payloads_survive(name, args, out):
+    c = Conversation(messages=[Message("user", [Command("/" + name, args=args, output=out)])])
+    w = write(c, LossReport(), WriteOptions())
+    bodies = [l["content"] for l in _lines(w.files[w.main]) if l.get("subtype") == "local_command"]
+    command, output = parse_envelope(bodies[0]), parse_envelope(bodies[1])
+    assert command.get("command-name") == "/" + name and command.get("command-args") == args
+    assert output.get("local-command-stdout") == out
+
+
+_block = st.one_of(st.builds(Text, _text), st.builds(ToolUse, st.sampled_from(["t1", "t2"]), st.text(max_size=5), st.none() | st.dictionaries(st.text(max_size=3), st.integers()) | _text))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["user", "assistant"]), st.lists(_block, max_size=3)), max_size=6))
+def test_written_twice_identical_and_api_valid(messages):
+    c = Conversation(messages=[Message(r, b) for r, b in messages])
+    a, b = write(c, LossReport(), WriteOptions()), write(c, LossReport(), WriteOptions())
+    assert a.files == b.files
+    # the records, merged the way the client does, make a request the API accepts
+    merged: list[dict] = []
+    for line in _lines(a.files[a.main]):
+        if line.get("type") not in ("user", "assistant"):
+            continue
+        content = line["message"]["content"]
+        content = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        if merged and merged[-1]["role"] == line["type"]:
+            merged[-1]["content"].extend(content)
+        else:
+            merged.append({"role": line["type"], "content": list(content)})
+    if merged:
+        assert [v for v in violations({"messages": merged}) if "tool_use ids must be unique" not in v] == []
