@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from ..common import Message, Text, ToolResult
+from ..common import Message, Text
 from .mockserver import MockServer, Request
 from .openai_chat import ChatMock, Reply, chat_requests, request_messages
 from .report import find_client
@@ -105,10 +105,6 @@ def history_sent(body: Any, prompt: str, strip: Callable[[Text], bool] = lambda 
         if not last.content:
             messages.pop()
     return [m for m in messages if m.content]
-
-
-def carries_history(sent: list[Message]) -> bool:
-    return any(m.role == "assistant" or any(isinstance(b, ToolResult) for b in m.content) for m in sent) or bool(sent)
 
 
 def rewrite_cwd(data: bytes, cwd: str, key: str = "cwd") -> bytes:
