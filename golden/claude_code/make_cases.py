@@ -579,7 +579,69 @@ def metadata_records(folder: Path) -> None:
     s.write(folder)
 
 
+SAMPLE = HERE.parent.parent / "txcodec" / "samples" / "claude_code"
+
+
+def write_sample() -> Path:
+    """The session bundled with the package (``txcodec sample``): a prompt, thinking with
+    a signature, a parallel pair of tool calls, a slash command and a custom title."""
+    s = Session("sample", sid="4f6c1d2e-8a3b-4c5d-9e7f-0a1b2c3d4e5f")
+    s.raw({"type": "custom-title", "customTitle": "Fix empty-cart checkout", "sessionId": s.sid})
+    s.raw({"type": "queue-operation", "operation": "enqueue", "timestamp": "2026-09-18T10:00:00.001Z",
+           "sessionId": s.sid, "content": "Checkout returns 500 for an empty cart. Find out why and fix it."})
+    s.raw({"type": "queue-operation", "operation": "dequeue", "timestamp": "2026-09-18T10:00:00.004Z",
+           "sessionId": s.sid})
+    s.prompt("Checkout returns 500 for an empty cart. Find out why and fix it.")
+    t1, t2, t3, t4 = (tool_id(s.case, i) for i in range(1, 5))
+    path = f"{CWD}/orders/handler.py"
+    body = ("def checkout(cart):\n    total = sum(i.price for i in cart.items)\n"
+            "    return total / len(cart.items)\n")
+    numbered = "".join(f"{n:>6}\t{line}\n" for n, line in enumerate(body.splitlines(), 1))
+    # thinking + text + two tool calls in one API response: one record per block
+    first = s.assistant([{"type": "thinking", "thinking": "", "signature": sig(s.case, 1)},
+                         text("I'll read the handler and run its tests at the same time.")])
+    read = s.assistant([{"type": "tool_use", "id": t1, "name": "Read", "input": {"file_path": path}}])[0]
+    s.parent = read["uuid"]
+    run = s.assistant([bash(t2, "pytest -q tests/test_orders.py", "Run order tests")])[0]
+    mid = first[0]["message"]["id"]
+    for rec in (read, run):  # the same response: same message.id and requestId, next block index
+        rec["message"]["id"] = mid
+        rec["requestId"] = first[0]["requestId"]
+    read["apiBlockIndex"], run["apiBlockIndex"] = 2, 3
+    s.lines[-2:] = [dumps(read), dumps(run)]
+    s.parent = read["uuid"]
+    s.result(t1, numbered, {"type": "text", "file": {"filePath": path, "content": body, "numLines": 3,
+                                                        "startLine": 1, "totalLines": 3}})
+    s.parent = run["uuid"]
+    out = "F.\nFAILED tests/test_orders.py::test_empty_cart - ZeroDivisionError: division by zero\n1 failed, 1 passed"
+    s.result(t2, f"Exit code 1\n{out}", f"Error: Exit code 1\n{out}", is_error=True)
+    old = "    return total / len(cart.items)"
+    new = "    if not cart.items:\n        return 0\n    return total / len(cart.items)"
+    s.assistant([text("`len(cart.items)` is zero for an empty cart. Guarding it:"),
+                 {"type": "tool_use", "id": t3, "name": "Edit",
+                  "input": {"file_path": path, "old_string": old, "new_string": new}}])
+    s.result(t3, f"The file {path} has been updated.",
+             {"filePath": path, "oldString": old, "newString": new, "originalFile": body,
+              "structuredPatch": [{"oldStart": 3, "oldLines": 1, "newStart": 3, "newLines": 3,
+                                   "lines": ["+    if not cart.items:", "+        return 0", " " + old]}],
+              "userModified": False, "replaceAll": False})
+    s.assistant([bash(t4, "pytest -q tests/test_orders.py", "Run order tests")])
+    s.result(t4, "..\n2 passed in 0.12s", bash_carrier("..\n2 passed in 0.12s"), is_error=False)
+    s.assistant([text("Fixed: `checkout` returns 0 for an empty cart, and both order tests pass.")], stop="end_turn")
+    s.envelope("user", {"message": {"role": "user", "content": "<command-name>/cost</command-name>\n"
+                                    "            <command-message>cost</command-message>\n"
+                                    "            <command-args></command-args>"}})
+    s.envelope("system", {"subtype": "local_command", "content": "<local-command-stdout>Total cost: $0.08"
+                                                                 "</local-command-stdout>", "level": "info"},
+               isMeta=False)
+    s.raw({"type": "last-prompt", "lastPrompt": "Checkout returns 500 for an empty cart. Find out why and fix it.",
+           "sessionId": s.sid, "leafUuid": s.parent})
+    SAMPLE.mkdir(parents=True, exist_ok=True)
+    return s.write(SAMPLE)
+
+
 def main() -> None:
+    write_sample()
     for fn in list(globals().values()):
         name = getattr(fn, "case", None)
         if name is None:
