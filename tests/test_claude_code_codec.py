@@ -1,0 +1,338 @@
+"""Claude Code native codec: bytes in, the same bytes out; typed records in between.
+
+Seed 004 (taxonomy, carriers, line-splitting guard), seed 000 (toolUseResult is not
+always an object), formats.md (new types ride along).
+"""
+
+from __future__ import annotations
+
+import json
+
+import msgspec
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import txcodec
+from txcodec.harnesses.claude_code import records as r
+from txcodec.native import Opaque
+
+from conftest import corpus_files, sha256
+
+SID = "4f6c1d2e-8a3b-4c5d-9e7f-0a1b2c3d4e5f"
+
+
+def load(data: bytes):
+    return txcodec.load(data, harness="claude_code")
+
+
+def touched_dump(session) -> bytes:
+    """dump() with every record handed out, so each is re-checked against its bytes."""
+    for _ in session:
+        pass
+    return session.dump()
+
+
+# --- any bytes --------------------------------------------------------------------------
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=2000))
+def test_any_bytes_round_trip(data):
+    assert load(data).dump() == data
+    assert touched_dump(load(data)) == data
+    assert txcodec.load(data).dump() == data  # whatever harness is detected
+
+
+_json_ish = st.lists(
+    st.sampled_from([b"{", b"}", b'"type":', b'"user"', b'"assistant"', b"\n", b"\r\n", b"\r", b",", b":", b"[",
+                     b"]", b'"message":{"role":"user","content":', b"\xe2\x80\xa8", b"\x00", b"\xff", b"\xef\xbb\xbf",
+                     b'"x"', b"1", b"null", b" "]),
+    max_size=60,
+).map(b"".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_json_ish)
+def test_json_shaped_bytes_round_trip(data):
+    assert load(data).dump() == data
+    assert touched_dump(load(data)) == data
+
+
+# --- generated valid sessions ------------------------------------------------------------
+
+_text = st.text(
+    alphabet=st.sampled_from(list("ab z{}\"\\/é😀") + ["\u2028", "\u2029", "\r", "\n", "\t", "\x00", "\x7f"]),
+    max_size=30,
+)
+
+
+def _record(kind: str, i: int, text: str, extra: dict) -> dict:
+    uid = f"00000000-0000-4000-8000-{i:012d}"
+    if kind == "user":
+        rec = {"parentUuid": None, "isSidechain": False, "type": "user",
+               "message": {"role": "user", "content": text}, "uuid": uid, "sessionId": SID}
+    elif kind == "assistant":
+        rec = {"parentUuid": None, "type": "assistant", "uuid": uid, "sessionId": SID,
+               "message": {"id": "msg_1", "role": "assistant", "model": "claude-opus-5",
+                           "content": [{"type": "thinking", "thinking": text, "signature": "sig"},
+                                       {"type": "text", "text": text},
+                                       {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"c": text}}],
+                           "stop_reason": None, "usage": {"input_tokens": 1, "output_tokens": 2}}}
+    elif kind == "result":
+        rec = {"type": "user", "uuid": uid, "sessionId": SID,
+               "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1",
+                                                        "content": text, "is_error": False}]},
+               "toolUseResult": {"stdout": text}}
+    elif kind == "system":
+        rec = {"type": "system", "subtype": "local_command", "content": text, "uuid": uid, "sessionId": SID}
+    else:
+        rec = {"type": kind, "sessionId": SID, "customTitle": text, "summary": text}
+    rec.update(extra)
+    return rec
+
+
+@st.composite
+def sessions(draw):
+    kinds = draw(st.lists(st.sampled_from(["user", "assistant", "result", "system", "custom-title", "summary",
+                                           "mode"]), min_size=1, max_size=8))
+    lines = []
+    for i, kind in enumerate(kinds):
+        extra = draw(st.dictionaries(st.sampled_from(["zz", "futureKey", "nested"]),
+                                     st.one_of(st.integers(), _text, st.just({"a": [1, 2.5, None]})), max_size=2))
+        rec = _record(kind, i, draw(_text), extra)
+        style = draw(st.sampled_from(["compact", "spaced", "ascii"]))
+        if style == "compact":
+            line = json.dumps(rec, ensure_ascii=False, separators=(",", ":"))
+        elif style == "spaced":
+            line = json.dumps(rec, ensure_ascii=False)
+        else:
+            line = json.dumps(rec)
+        raw = line.encode("utf-8", "surrogatepass")
+        if draw(st.booleans()) and draw(st.booleans()):
+            raw += b"\r"  # CRLF line ending
+        lines.append(raw)
+    data = b"\n".join(lines)
+    if draw(st.booleans()):
+        data = b"\xef\xbb\xbf" + data
+    ending = draw(st.sampled_from(["lf", "none", "cut", "blank"]))
+    if ending == "lf":
+        data += b"\n"
+    elif ending == "cut":
+        data += b'\n{"type":"user","message":{"role":"us'
+    elif ending == "blank":
+        data += b"\n\n"
+    return data, len(kinds), ending
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(sessions())
+def test_generated_sessions_round_trip_and_type(case):
+    data, n, ending = case
+    session = load(data)
+    assert session.dump() == data
+    assert touched_dump(load(data)) == data
+    typed = [rec for rec in session.records[:n]]
+    assert not any(isinstance(rec, Opaque) for rec in typed), [d for _, d in session.diagnostics]
+    if ending == "cut":
+        assert session.records[-1].partial
+        assert "cut off" in session.records[-1].diagnostic
+    assert txcodec.load(data).harness == "claude_code"
+
+
+def test_line_splitting_guard():
+    """U+2028 / U+2029 and CR inside strings are not line boundaries (seed 004 §11)."""
+    text = "a\u2028b\u2029c\rd"
+    line = json.dumps({"type": "user", "uuid": "u", "message": {"role": "user", "content": text}},
+                      ensure_ascii=False).encode()
+    data = line + b"\r\n" + line + b"\n"
+    session = load(data)
+    assert len(session) == 2
+    assert session[0].message.content == text
+    assert session.dump() == data
+
+
+def test_one_megabyte_lines():
+    big = "x" * 1_100_000 + "\u2028é"
+    lines = [json.dumps({"type": "user", "uuid": f"u{i}", "message": {"role": "user", "content": big}},
+                        ensure_ascii=False).encode() for i in range(3)]
+    data = b"\n".join(lines)  # and no final newline
+    session = load(data)
+    assert [type(rec) for rec in session] == [r.UserRecord] * 3
+    assert session[2].message.content == big
+    assert session.dump() == data
+    assert touched_dump(load(data)) == data
+
+
+def test_bom_nul_invalid_utf8_blank_lines():
+    data = (b'\xef\xbb\xbf{"type":"mode","mode":"normal","sessionId":"s"}\n\n'
+            b'{"type":"user","uuid":"\x00"}\n\xff\xfe garbage\n   \n{"type":"user","uuid":"a"}')
+    session = load(data)
+    assert isinstance(session[0], r.ModeRecord)
+    diagnostics = {n: o.diagnostic for n, o in session.diagnostics}
+    assert diagnostics[2].startswith("not JSON: blank")
+    assert 3 in diagnostics  # a raw NUL inside a JSON string is invalid JSON
+    assert diagnostics[4] == "not JSON: invalid UTF-8"
+    assert isinstance(session[5], r.UserRecord)
+    assert session.dump() == data
+
+
+# --- typed records ------------------------------------------------------------------------
+
+
+def test_tool_use_result_shapes():
+    """Read as raw JSON and shape-checked: object, bare string, array, JSON in a string."""
+    cases = {
+        b'{"stdout":"ok"}': "object",
+        b'"Error: Exit code 1"': "string",
+        b'[{"type":"text","text":"a"}]': "array",
+        b'"{\\"files\\":2}"': "json-string",
+    }
+    for raw, shape in cases.items():
+        line = b'{"type":"user","uuid":"u","message":{"role":"user","content":"x"},"toolUseResult":' + raw + b"}"
+        rec = load(line)[0]
+        assert isinstance(rec, r.UserRecord)
+        assert bytes(rec.tool_use_result) == raw
+        assert r.tool_use_result_shape(rec.tool_use_result)[0] == shape
+    assert r.tool_use_result_shape(msgspec.UNSET) == ("absent", None)
+
+
+def test_unknown_block_kept_record_typed():
+    line = (b'{"type":"user","uuid":"u","message":{"role":"user","content":[{"type":"fallback",'
+            b'"from":{"model":"a"}},{"type":"text","text":"hi"}]},"toolUseResult":{"a":1}}')
+    rec = load(line)[0]
+    assert isinstance(rec, r.UserRecord)
+    assert isinstance(rec.message.content[0], msgspec.Raw)
+    assert json.loads(bytes(rec.message.content[0])) == {"type": "fallback", "from": {"model": "a"}}
+    assert rec.message.content[1] == r.TextBlock(text="hi")
+    assert bytes(rec.tool_use_result) == b'{"a":1}'
+
+
+def test_unknown_type_and_bad_body_are_opaque_with_reason():
+    data = b'{"type":"brand-new-thing","x":1}\n{"type":"user","message":"not an object"}\n[1]\n'
+    session = load(data)
+    (n1, o1), (n2, o2), (n3, o3) = session.diagnostics
+    assert (n1, o1.type, o1.diagnostic) == (1, "brand-new-thing", "unknown record type 'brand-new-thing'")
+    assert n2 == 2 and o2.type == "user" and "$.message" in o2.diagnostic
+    assert n3 == 3 and o3.diagnostic == "not a JSON object: list"
+    assert session.dump() == data
+
+
+@pytest.mark.parametrize("kind, cls", sorted(r.RECORD_TYPES.items()))
+def test_every_record_type_decodes(kind, cls):
+    rec = load(json.dumps({"type": kind, "sessionId": SID}).encode())[0]
+    assert type(rec) is cls
+
+
+def test_taxonomy_is_covered():
+    """Every type seed 004's taxonomy and seed 003's table name has a struct."""
+    named = {"attachment", "assistant", "user", "last-prompt", "atis-latch", "mode", "permission-mode", "ai-title",
+             "queue-operation", "bridge-session", "pr-link", "cost-state", "system", "file-history-snapshot",
+             "custom-title", "agent-name", "file-history-delta", "frame-link", "started", "result",
+             "artifact-autoreact-ledger", "artifact-comment-monitor", "summary", "progress"}
+    assert named <= set(r.RECORD_TYPES)
+
+
+def test_side_files_are_typed():
+    meta = txcodec.load(b'{"agentType":"general-purpose","toolUseId":"toolu_1","parentAgentId":"a1"}')
+    assert meta.harness == "claude_code"
+    assert meta[0] == r.AgentMeta(agent_type="general-purpose", tool_use_id="toolu_1", parent_agent_id="a1")
+    assert meta[0].depth == 1  # spawnDepth absent reads as 1 (seed 000)
+    journal = txcodec.load(b'{"type":"started","key":"v2:k","agentId":"a1"}\n'
+                           b'{"type":"result","key":"v2:k","agentId":"a1","result":"done"}\n')
+    assert journal.harness == "claude_code"
+    assert journal.records == [r.JournalStarted(key="v2:k", agent_id="a1"),
+                               r.JournalResult(key="v2:k", agent_id="a1", result=msgspec.Raw(b'"done"'))]
+
+
+def test_pretty_printed_json_side_file(tmp_path):
+    data = b'{\n  "agentType": "workflow-subagent",\n  "spawnDepth": 2\n}'
+    path = tmp_path / "agent-a1.meta.json"
+    path.write_bytes(data)
+    session = txcodec.load(path)
+    assert session.harness == "claude_code" and len(session) == 1
+    assert session[0] == r.AgentMeta(agent_type="workflow-subagent", spawn_depth=2)
+    assert session.dump() == data
+    run = tmp_path / "wf_1.json"
+    run.write_bytes(b'{\n  "runId": "wf_1",\n  "status": "completed",\n  "script": "x"\n}\n')
+    loaded = txcodec.load(run)
+    assert loaded[0].run_id == "wf_1" and loaded.dump() == run.read_bytes()
+
+
+# --- modification -------------------------------------------------------------------------
+
+BASE = (
+    b'{"parentUuid":null,"type":"user","message":{"role":"user","content":"hi"},"uuid":"u1","futureKey":{"a":[1,2]}}\n'
+    b'{"type":"assistant","uuid":"a1","message":{"role":"assistant","content":[{"type":"text","text":"yo",'
+    b'"citations":null}],"usage":{"input_tokens":1,"service_tier":"standard"}},"zz":1.0e0}\n'
+    b'not json\n'
+    b'{"type":"custom-title","customTitle":"t","sessionId":"s"}\n'
+)
+
+
+def test_edit_in_place_changes_only_that_line():
+    session = load(BASE)
+    session[1].message.content[0].text = "hello"
+    out = session.dump().split(b"\n")
+    base = BASE.split(b"\n")
+    assert [i for i, (a, b) in enumerate(zip(out, base)) if a != b] == [1]
+    edited = json.loads(out[1])
+    assert edited["message"]["content"][0]["text"] == "hello"
+    assert edited["zz"] == 1.0  # unknown keys kept
+    assert edited["message"]["usage"]["service_tier"] == "standard"
+    assert edited["message"]["content"][0]["citations"] is None
+    assert list(edited) == list(json.loads(base[1]))  # key order kept
+
+
+def test_edit_keeps_unknown_keys_and_absent_fields_absent():
+    session = load(BASE)
+    session[0].uuid = "u9"
+    line = session.dump().split(b"\n")[0]
+    assert json.loads(line) == {"parentUuid": None, "type": "user", "message": {"role": "user", "content": "hi"},
+                                "uuid": "u9", "futureKey": {"a": [1, 2]}}
+
+
+def test_replace_append_and_untouched_reads():
+    session = load(BASE)
+    for _ in session:  # reading everything changes nothing
+        pass
+    assert session.dump() == BASE
+    session[3] = r.CustomTitleRecord(custom_title="new", session_id="s")
+    session.append(r.ModeRecord(mode="plan", session_id="s"))
+    out = session.dump()
+    assert out.startswith(b"\n".join(BASE.split(b"\n")[:3]) + b"\n")
+    assert out.split(b"\n")[3:] == [b'{"type":"custom-title","customTitle":"new","sessionId":"s"}',
+                                    b'{"type":"mode","mode":"plan","sessionId":"s"}', b""]
+
+
+def test_editing_a_line_object_directly():
+    session = load(BASE)
+    session.lines[0].record.message.content = "changed"
+    assert json.loads(session.dump().split(b"\n")[0])["message"]["content"] == "changed"
+    session = load(BASE)
+    del session.lines[2]  # dropping a line: the rest stays byte-identical
+    assert session.dump() == BASE.replace(b"not json\n", b"")
+
+
+# --- the public corpus ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", corpus_files(), ids=lambda p: str(p.relative_to(p.parents[2])))
+def test_corpus_round_trips(path):
+    data = path.read_bytes()
+    session = txcodec.load(path)
+    assert sha256(session.dump()) == sha256(data)
+    assert sha256(touched_dump(txcodec.load(path))) == sha256(data)
+
+
+@pytest.mark.parametrize("path", corpus_files("claude_code", suffixes=(".jsonl",)),
+                         ids=lambda p: str(p.relative_to(p.parents[2])))
+def test_corpus_claude_lines_are_typed(path):
+    """Only lines that are not a Claude Code record stay opaque: non-objects, typeless
+    objects, a legacy message string, the synthetic drift fixture's tool_use lines."""
+    session = txcodec.load(path)
+    assert session.harness == "claude_code"
+    allowed = {"not a JSON object", "no 'type' field", "unknown record type 'tool_use'",
+               "unknown record type 'tool_result'", "unknown or invalid 'user' record: Expected `object`, got `str`"}
+    for n, opaque in session.diagnostics:
+        assert any(opaque.diagnostic.startswith(a) for a in allowed), (n, opaque.diagnostic)
