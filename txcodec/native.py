@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+import bisect
 import contextlib
 import gc
 import operator
@@ -42,20 +43,18 @@ class Codec(Protocol):
     def encode(self, record: Any, original: bytes | None) -> bytes: ...
 
 
-class Line:
-    """One line: its exact bytes and its decoded record.
+class Line(msgspec.Struct, gc=False):
+    """One line: its exact bytes and its decoded record, ``Line(raw, record)``.
 
     ``touched`` says whether the record was ever handed out (or replaced) since it was
     decoded: a record nobody has seen cannot have been modified, so :meth:`NativeSession.emit`
-    re-emits its bytes without checking it. A line built by hand starts touched.
+    re-emits its bytes without checking it. A line built by hand starts touched. (A
+    struct rather than a class: a session makes one per line, and this is the cheap kind.)
     """
 
-    __slots__ = ("_raw", "_record", "touched")
-
-    def __init__(self, raw: bytes | memoryview | None, record: Any, touched: bool = True) -> None:
-        self._raw = raw  # a memoryview into the loaded data until someone asks for bytes
-        self._record = record
-        self.touched = touched
+    _raw: bytes | memoryview | None  # a view into the loaded data until someone asks for bytes
+    _record: Any
+    touched: bool = True
 
     @property
     def raw(self) -> bytes | None:  # None for a record added after loading
@@ -78,14 +77,6 @@ class Line:
     def record(self, value: Any) -> None:
         self._record = value
         self.touched = True
-
-    def __repr__(self) -> str:
-        return f"Line(raw={self.raw!r}, record={self._record!r})"
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Line):
-            return NotImplemented
-        return self.raw == other.raw and self._record == other._record
 
 
 @dataclass
@@ -171,7 +162,11 @@ def _no_cycle_collection() -> Iterator[None]:
             gc.enable()
 
 
-_BATCH = 128  # lines per decode_lines() call on the fast path
+# A batch of short lines goes to the codec's decode_batch() in one call, which saves the
+# per-call overhead that dominates on real sessions (most lines are a few KB); a long line
+# gains nothing from batching and is decoded alone.
+_BATCH = 128
+_BATCH_BYTES = 256 * 1024
 
 
 def decode_session(data: bytes, codec: Codec, harness: str, path: Path | None = None) -> NativeSession:
@@ -209,10 +204,17 @@ def _decode_views(data: bytes, codec: Any) -> tuple[list[Line], bool]:
     batch = getattr(codec, "decode_batch", None)
     lines: list[Line] = []
     append = lines.append
-    for i in range(0, len(starts), _BATCH):
-        s, e = starts[i : i + _BATCH], ends[i : i + _BATCH]
+    i, n = 0, len(starts)
+    while i < n:
+        # a batch: up to _BATCH lines and _BATCH_BYTES; a long line is decoded alone
+        j = min(i + _BATCH, n)
+        if j - i > 1 and ends[j - 1] - starts[i] > _BATCH_BYTES:
+            j = bisect.bisect_right(ends, starts[i] + _BATCH_BYTES, i, j) or i + 1
+            j = max(j, i + 1)
+        s, e = starts[i:j], ends[i:j]
+        i = j
         records = None
-        if batch is not None and _one_object_per_line(data, s, e):
+        if batch is not None and len(s) > 1 and _one_object_per_line(data, s, e):
             records = batch(view[s[0] : e[-1]])
             if records is not None and len(records) != len(s):
                 records = None
