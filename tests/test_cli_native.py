@@ -152,3 +152,31 @@ def test_verify_errors_are_reported(tmp_path):
     (tmp_path / "nothing").mkdir()
     result = run("verify", str(tmp_path / "nothing"))
     assert result.exit_code == 1 and "no .jsonl" in result.output
+
+
+def test_list_reads_other_stores_names():
+    """Stores of other harnesses name things differently (codex: id, last_timestamp)."""
+    from txcodec.cli.store import _field, _row
+
+    item = {"id": "019a-x", "last_timestamp": "2026-09-18T10:00:00Z", "user_messages": 2, "assistant_messages": 3,
+            "cwd": "/w", "path": "/r.jsonl"}
+    assert _field(item, "id") == "019a-x" and _field(item, "updated") == "2026-09-18T10:00:00Z"
+    assert "    5 msg" in _row(item) and "019a-x" in _row(item) and _row(item).startswith("2026-09-18 10:00")
+
+
+def test_list_survives_a_failing_store(monkeypatch, store_root):
+    from txcodec import registry
+    from txcodec.harnesses.codex import HARNESS as codex
+
+    class Broken:
+        @staticmethod
+        def default_root():
+            return store_root
+
+        @staticmethod
+        def discover(root=None):
+            raise OSError("store exploded")
+
+    monkeypatch.setitem(registry._cache, "codex", registry.Harness(**{**codex.__dict__, "store": Broken}))
+    result = run("list", "--root", str(store_root))
+    assert result.exit_code == 0 and SID in result.stdout and "codex: store exploded" in result.stderr

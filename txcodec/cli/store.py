@@ -1,9 +1,10 @@
 """``txcodec list`` (sessions in the harnesses' stores) and ``txcodec sample``.
 
 Generic over the registry: every harness whose ``store`` module has ``default_root()``
-and ``discover(root)`` is listed. A session item is read through a few attributes
-(``session_id``, ``status``, ``updated``, ``title``, ``cwd``, ``counts``, ``path``) and
-``to_dict()`` for ``--json``; a store may add ``errors`` (what it could not read).
+and ``discover(root)`` is listed. An item becomes a dict (its ``to_dict()``, else
+``msgspec.to_builtins``), read through a few keys, each with the aliases stores use
+(``session_id``/``id``, ``updated``/``last_timestamp``/..., ``title``/``summary``/``name``,
+``cwd``, ``status``, ``counts``); a store's result may carry ``errors``.
 """
 
 from __future__ import annotations
@@ -34,29 +35,58 @@ def _as_dict(item: Any) -> dict:
     return msgspec.to_builtins(item, enc_hook=str)
 
 
+# Stores name the same things differently: the first key present wins.
+_ALIASES = {
+    "id": ("session_id", "id"),
+    "updated": ("updated", "last_timestamp", "last_updated", "started", "first_timestamp", "start_time"),
+    "title": ("title", "summary", "name"),
+}
+
+
+def _field(item: dict, name: str) -> Any:
+    for key in _ALIASES[name]:
+        if item.get(key):
+            return item[key]
+    return None
+
+
+def _messages(item: dict) -> int | None:
+    counts = item.get("counts") or {}
+    for value in (counts.get("messages"), item.get("messages")):
+        if isinstance(value, int):
+            return value
+    if isinstance(item.get("user_messages"), int):
+        return item["user_messages"] + item.get("assistant_messages", 0)
+    return None
+
+
 def _row(item: dict) -> str:
     counts = item.get("counts") or {}
-    messages = counts.get("messages")
+    messages = _messages(item)
     children = counts.get("subagents", 0) + counts.get("workflow_agents", 0)
-    when = (item.get("updated") or "")[:16].replace("T", " ")
-    label = item.get("title") or item.get("cwd") or ""
+    when = (_field(item, "updated") or "")[:16].replace("T", " ")
+    label = _field(item, "title") or item.get("cwd") or ""
     sizes = f"{messages if messages is not None else '-':>5} msg"
     if children:
         sizes += f" +{children} agents"
-    return f"{when:16}  {item.get('status', ''):13}  {sizes:20}  {item['session_id']}  {label}"
+    return f"{when:16}  {item.get('status', ''):13}  {sizes:20}  {_field(item, 'id')}  {label}"
 
 
 def _stored_sessions(root: Path | None, harness: str | None) -> tuple[list[dict], list[str]]:
     items, errors = [], []
     for name, store in _stores(harness).items():
-        found = store.discover(root)
+        try:
+            found = store.discover(root)
+        except (OSError, ValueError) as exc:  # one store's trouble does not hide the others
+            errors.append(f"{name}: {exc}")
+            continue
         errors += [f"{name}: {e}" for e in getattr(found, "errors", [])]
         for item in found:
             row = _as_dict(item)
             row.setdefault("harness", name)
             items.append(row)
             errors += [f"{name}: {e}" for e in row.get("errors") or []]
-    items.sort(key=lambda row: row.get("updated") or "", reverse=True)
+    items.sort(key=lambda row: _field(row, "updated") or "", reverse=True)
     return items, errors
 
 
