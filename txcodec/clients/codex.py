@@ -293,3 +293,73 @@ def normalize(items: list[Any]) -> list[Any]:
                 pass
         out.append(value)
     return out
+
+
+# --- comparing conversations ----------------------------------------------------------
+
+
+def comparable(messages: list) -> list[tuple[str, list[tuple]]]:
+    """Common messages reduced to what a Responses ``input`` carries, for comparing what
+    codex sent on resume (``ResumeReport.sent``) with what a conversation meant.
+
+    Harness context is left out: developer / system messages and the preludes codex
+    injects (``<environment_context>``, AGENTS.md, ...), as the client adds its own on
+    every turn; so are the synthetic results of provider-side web searches. Consecutive
+    messages of one role are merged (the request has no message boundaries between
+    items). Thinking is its summary text and encrypted content (a signature-only block
+    has nothing Codex can hold); a tool result is its content without the error flag
+    (Responses outputs have none), a text-only block list read as its texts joined by
+    newlines, the way the writer joins them."""
+    import msgspec
+
+    from ..common import Command, Image, Text, Thinking, ToolResult, ToolUse
+    from ..harnesses.codex.prelude import prelude_kind
+    from ..harnesses.codex.write import command_text
+
+    def image(block) -> tuple:
+        if isinstance(block.data, str):
+            return ("image", block.media_type if isinstance(block.media_type, str) else "image/png", block.data)
+        return ("image_url", block.url if isinstance(block.url, str) else "")
+
+    def block_view(block) -> list[tuple]:
+        if isinstance(block, Text):
+            return [("text", block.text)]
+        if isinstance(block, Thinking):
+            encrypted = block.encrypted if isinstance(block.encrypted, str) else None
+            return [("reasoning", block.thinking, encrypted)] if block.thinking or encrypted else []
+        if isinstance(block, Image):
+            return [image(block)]
+        if isinstance(block, Command):
+            return [("text", command_text(block))]
+        if isinstance(block, ToolUse):
+            return [("call", block.id, block.name, block.input)]
+        if isinstance(block, ToolResult):
+            content = block.content
+            if not isinstance(content, str):
+                if all(isinstance(b, Text) for b in content):
+                    content = "\n".join(b.text for b in content)
+                else:
+                    content = [v for b in content for v in block_view(b)]
+            return [("output", block.tool_use_id, content)]
+        return [(block.__struct_config__.tag, msgspec.to_builtins(block))]
+
+    def context(message) -> bool:
+        if message.extra.get("codex_web_search"):
+            return True
+        return message.meta and message.extra.get("codex_role", message.extra.get("role")) in ("developer", "system")
+
+    def prelude(message, block) -> bool:
+        return message.role == "user" and isinstance(block, Text) and prelude_kind(block.text) is not None
+
+    merged: list[tuple[str, list[tuple]]] = []
+    for message in messages:
+        if context(message):
+            continue
+        blocks = [v for b in message.content if not prelude(message, b) for v in block_view(b)]
+        if not blocks:
+            continue
+        if merged and merged[-1][0] == message.role:
+            merged[-1][1].extend(blocks)
+        else:
+            merged.append((message.role, blocks))
+    return merged

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 from typing import Any
 
 from ..common import Image, Message, Text, Thinking, ToolResult, ToolUse
@@ -90,6 +91,9 @@ def model_requests(server: MockServer) -> list[Request]:
 # --- request input -> Common -------------------------------------------------------------
 
 
+_DATA_URL = re.compile(r"^data:([^;,]+);base64,(.*)$", re.S)
+
+
 def _content_blocks(parts: Any) -> list[Any]:
     if isinstance(parts, str):
         return [Text(parts)]
@@ -99,7 +103,9 @@ def _content_blocks(parts: Any) -> list[Any]:
         if kind in ("input_text", "output_text", "text"):
             blocks.append(Text(part.get("text", "")))
         elif kind == "input_image":
-            blocks.append(Image(url=part.get("image_url") or ""))
+            url = part.get("image_url") or ""
+            m = _DATA_URL.match(url)  # a data URL reads as the Codex reader reads it
+            blocks.append(Image(media_type=m.group(1), data=m.group(2)) if m else Image(url=url))
         else:
             blocks.append(Text(json.dumps(part, sort_keys=True)))
     return blocks
@@ -142,7 +148,7 @@ def input_to_common(items: list[Any]) -> list[Message]:
             for block in blocks:
                 push("assistant" if role == "assistant" else "user", block)
         elif kind == "reasoning":
-            summary = "\n".join(s.get("text", "") for s in item.get("summary") or [] if isinstance(s, dict))
+            summary = "\n\n".join(s.get("text", "") for s in item.get("summary") or [] if isinstance(s, dict))  # as the reader joins them
             enc = item.get("encrypted_content")
             push("assistant", Thinking(summary, **({"encrypted": enc} if isinstance(enc, str) else {})))
         elif kind == "function_call":

@@ -158,6 +158,12 @@ class _Reader:
         msg.source_ids.append(f"line:{n}")
         if isinstance(p.replacement_history, list):
             msg.extra["codex_replacement_history"] = p.replacement_history
+            kept = sum(1 for item in p.replacement_history if not _is_summary_item(item, p.message))
+        else:  # codex rebuilds the context from the user messages before, then the summary
+            kept = sum(1 for m in self.conv.messages[:-1] if m.role == "user" and m.origin == "human")
+        if kept:
+            self.lose("compaction:kept-history", f"codex resumes this compaction with {kept} earlier item(s) besides the summary; "
+                      "a Common epoch starts at the summary (kept in extra for Codex)", n)
         self.conv.epochs.append(Epoch(start=len(self.conv.messages) - 1, trigger="codex"))
 
     def other(self, line: R.OtherLine, n: int) -> None:
@@ -353,6 +359,14 @@ def _uuid7_ms(value: Any) -> int | None:
         return int(value[:8] + value[9:13], 16)
     except ValueError:
         return None
+
+
+def _is_summary_item(item: Any, summary: str) -> bool:
+    """Whether a replacement-history item is the compaction summary itself."""
+    if not isinstance(item, dict) or item.get("type", "message") != "message" or item.get("role") != "user":
+        return False
+    texts = [p.get("text") for p in item.get("content") or [] if isinstance(p, dict)]
+    return bool(summary) and texts == [summary]
 
 
 def _is_part(value: Any) -> bool:

@@ -47,11 +47,20 @@ from ...loss import LossReport
 from ...registry import WriteOptions, Written
 from . import records as R
 from .codec import CODEC
+from .prelude import DEVELOPER_KINDS, prelude_kind
 from .store import rollout_relpath
 
 CLI_VERSION = "0.171.0"  # the Codex version the written files are tested against
 ORIGINATOR = "txcodec"
 CUSTOM_TOOLS = {"apply_patch"}  # freeform tools: input is a string, not JSON
+# Tools Codex itself offers: the function tools of a 0.171 request (observed), and
+# apply_patch / update_plan / shell from other models and builds. A call by one of these
+# names that reaches us through another harness (Codex -> Claude Code -> Codex) is no
+# approximation. (web_search and local_shell are item types, not function tools.)
+CODEX_TOOLS = {
+    "exec_command", "write_stdin", "request_user_input", "view_image", "multi_agent_v1",
+    "get_goal", "create_goal", "update_goal", "apply_patch", "update_plan", "shell",
+}
 
 
 # --- tool mapping (other harnesses -> Codex) ----------------------------------------------
@@ -135,6 +144,19 @@ TOOL_MAP: dict[str, Callable[[dict], Mapped]] = {
     "TodoWrite": _todos,
 }
 """Claude Code tool -> Codex tool. Everything else keeps its name as a function call."""
+
+
+def codex_tool(name: str, value: Any) -> tuple[str, str, Any, str | None]:
+    """``(item kind, name, input, note)`` for a call from another harness: mapped by
+    :data:`TOOL_MAP` (``note`` says what was approximated, ``""`` for nothing), else kept
+    by name (``note`` is ``None``)."""
+    if name in CUSTOM_TOOLS and isinstance(value, dict) and list(value) == ["input"] and isinstance(value["input"], str):
+        value = value["input"]  # a freeform input another harness had to wrap in an object
+    mapper = TOOL_MAP.get(name)
+    if mapper is not None and isinstance(value, dict):
+        return mapper(value)
+    kind = "custom" if name in CUSTOM_TOOLS and isinstance(value, str) else "function"
+    return kind, name, value, None
 
 
 # --- ids and times --------------------------------------------------------------------------
@@ -262,6 +284,11 @@ class _Writer:
     def compacted(self, msg: Message) -> None:
         text = "\n".join(b.text for b in msg.content if isinstance(b, Text))
         history = msg.extra.get("codex_replacement_history")
+        if not isinstance(history, list) and not self.from_codex:
+            # Without a replacement history, codex resumes with the user messages before
+            # the compaction plus the summary; other harnesses (Claude Code) resume with
+            # the summary alone. Saying so keeps the model's context what the source meant.
+            history = [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}]
         self.emit(R.CompactedLine(timestamp=self.ts, payload=R.Compacted(message=text, replacement_history=history if isinstance(history, list) else UNSET)))
         self.event(R.ContextCompactedEvent())
 
@@ -279,7 +306,10 @@ class _Writer:
     def flush_user(self, msg: Message, parts: list[Any]) -> None:
         if not parts:
             return
-        role = msg.extra.get("codex_role", "user") if msg.meta else "user"
+        role = msg.extra.get("codex_role") if msg.meta else "user"
+        if not isinstance(role, str):  # a Codex prelude that came through another harness
+            kinds = {prelude_kind(p.text) for p in parts if isinstance(p, R.InputText)}
+            role = "developer" if kinds and kinds <= DEVELOPER_KINDS else "user"
         self.item(R.MessageItem(role=role, content=parts))
         if not msg.meta and not msg.synthetic:
             text = "\n".join(p.text for p in parts if isinstance(p, R.InputText))
@@ -296,11 +326,8 @@ class _Writer:
     def as_text(self, block: Any, n: int) -> str:
         """A block Codex has no item for, as the text the model would have read."""
         if isinstance(block, Command):
-            text = f"/{block.name} {block.args if isinstance(block.args, str) else ''}".rstrip()
-            if isinstance(block.output, str):
-                text += "\n" + block.output
-            self.loss.add("write:command-as-text", f"message {n}: /{block.name}")
-            return text
+            self.loss.add("write:command-as-text", f"message {n}: {block.name}")
+            return command_text(block)
         if isinstance(block, Document) and isinstance(block.data, str) and block.media_type == "text/plain":
             self.loss.add("write:document-as-text", f"message {n}")
             return block.data
@@ -310,7 +337,9 @@ class _Writer:
     def tool_result(self, block: ToolResult, msg: Message, n: int) -> None:
         kind = self.call_kinds.get(block.tool_use_id)
         if kind == "web_search" or msg.extra.get("codex_web_search"):
-            return  # a provider-side search has no output item
+            if block.content:  # the reader's stand-in is empty; anything else is dropped here
+                self.loss.add("write:web-search-result", f"message {n}: a provider-side search has no output item in Codex")
+            return
         if kind is None:
             self.loss.add("write:orphan-result", f"message {n}: result for {block.tool_use_id} has no call before it; codex drops it")
             return
@@ -386,24 +415,23 @@ class _Writer:
 
     def tool_use(self, use: ToolUse, n: int, custom: bool = False) -> None:
         name, value = use.name, use.input
-        if name == "local_shell" and self.from_codex:
+        native = self.from_codex or _item_shaped(name, value)  # back from another harness
+        if name == "local_shell" and native:
             self.call_kinds[use.id] = "local_shell"
             self.item(R.LocalShellCallItem(call_id=use.id, status="completed", action=msgspec.convert(value or {}, R.LocalShellAction)))
             return
-        if name == "web_search" and self.from_codex:
+        if name == "web_search" and native:
             self.call_kinds[use.id] = "web_search"
             action = msgspec.convert(value, R.WebSearchAction) if isinstance(value, dict) else UNSET
             self.item(R.WebSearchCallItem(id=use.id if not use.id.startswith("ws_line") else UNSET, status="completed", action=action))
             return
-        mapper = None if self.from_codex else TOOL_MAP.get(name)
-        if mapper is not None and isinstance(value, dict):
-            kind, name, value, note = mapper(value)
-            self.loss.add("write:tool-mapped", f"message {n}: {use.name} -> {name}" + (f" ({note})" if note else ""))
-        elif custom or (name in CUSTOM_TOOLS and isinstance(value, str)):
-            kind = "custom"
+        if self.from_codex:
+            kind = "custom" if custom or (name in CUSTOM_TOOLS and isinstance(value, str)) else "function"
         else:
-            kind = "function"
-            if not self.from_codex:
+            kind, name, value, note = codex_tool(name, value)
+            if note is not None:
+                self.loss.add("write:tool-mapped", f"message {n}: {use.name} -> {name}" + (f" ({note})" if note else ""))
+            elif name not in CODEX_TOOLS:
                 self.loss.add("write:tool-unmapped", f"message {n}: {name} kept by name; Codex offers no such tool")
         self.call_kinds[use.id] = kind
         if kind == "custom":
@@ -429,6 +457,25 @@ class _Writer:
             *(a + b for a, b in zip(msgspec.structs.astuple(total)[:5], msgspec.structs.astuple(last)[:5]))
         )
         self.event(R.TokenCountEvent(info=R.TokenInfo(total_token_usage=self.total, last_token_usage=last), rate_limits=None))
+
+
+# What the Codex reader makes of the two call items that are no function tools: a ToolUse
+# named after the item with the item's action as input.
+_ITEM_ACTIONS = {"local_shell": {"exec"}, "web_search": {"search", "open_page", "find_in_page"}}
+
+
+def _item_shaped(name: str, value: Any) -> bool:
+    return isinstance(value, dict) and value.get("type") in _ITEM_ACTIONS.get(name, ())
+
+
+def command_text(block: Command) -> str:
+    """A slash command as the text Codex gets: ``/name args``, then what it printed."""
+    name = block.name if block.name.startswith("/") else "/" + block.name
+    text = f"{name} {block.args if isinstance(block.args, str) else ''}".rstrip()
+    for out in (block.output, block.stderr):
+        if isinstance(out, str):
+            text += "\n" + out
+    return text
 
 
 def _image_url(block: Image) -> str:
