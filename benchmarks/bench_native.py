@@ -105,8 +105,8 @@ class _Builder:
                  "cache_read_input_tokens": 90000, "service_tier": "standard",
                  "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 1200}}
         blocks: list[dict] = [
-            {"type": "thinking", "thinking": "", "signature": "Eq" + "A" * 600},
-            {"type": "text", "text": _text(self.rng, 400)},
+            {"type": "thinking", "thinking": "", "signature": "Eq" + "A" * 1200},
+            {"type": "text", "text": _text(self.rng, self.rng.randint(300, 2500))},
         ]
         for tid, name, inp, _, _ in tools:
             blocks.append({"type": "tool_use", "id": tid, "name": name, "input": inp})
@@ -151,10 +151,12 @@ class _Builder:
                                       "lines": ["-" + old, "+" + new]}], "userModified": False, "replaceAll": False})
 
     def bookkeeping(self) -> None:
-        rec = self.envelope("attachment")
-        rec["attachment"] = {"type": "hook_success", "hookName": "PostToolUse", "content": _text(self.rng, 200),
-                             "stdout": "", "stderr": "", "exitCode": 0}
-        self.add(rec)
+        for hook in ("PostToolUse", "Stop"):  # attachments: the largest class by count (seed 004 §4)
+            rec = self.envelope("attachment")
+            out = _text(self.rng, self.rng.randint(500, 3000))
+            rec["attachment"] = {"type": "hook_success", "hookName": hook, "content": out, "stdout": out,
+                                 "stderr": "", "exitCode": 0}
+            self.add(rec)
         self.add({"type": "queue-operation", "operation": "enqueue", "timestamp": self.stamp(), "sessionId": SID,
                   "content": _text(self.rng, 80)})
         self.add({"type": "last-prompt", "sessionId": SID, "leafUuid": self.parent})
@@ -173,11 +175,11 @@ def build_session(target_bytes: int, seed: int = 7) -> bytes:
     while size < target_bytes:
         turn += 1
         b.prompt()
-        tools = [b.bash(b.rng.randint(500, 8000))]
+        tools = [b.bash(b.rng.randint(300, 4000))]
         if turn % 3 == 0:
-            tools.append(b.read(b.rng.randint(5_000, 40_000)))  # a parallel pair
-        if turn % 4 == 0:
-            tools.append(b.edit(b.rng.randint(5_000, 40_000)))
+            tools.append(b.read(b.rng.randint(3_000, 30_000)))  # a parallel pair
+        if turn % 2 == 0:
+            tools.append(b.edit(b.rng.randint(5_000, 30_000)))
         if turn % 120 == 0:
             tools = [b.read(480_000)]  # body + carrier copy: a ~1 MB line
         b.assistant_call(tools)
@@ -231,6 +233,21 @@ def _verify_rss(path: Path) -> tuple[int, int]:
     return int(rc), int(rss)
 
 
+def _shape(data: bytes) -> str:
+    """Share of the bytes by record type, and of the two tool-output carriers."""
+    decoder, shares, total = msgspec.json.Decoder(), {}, 0
+    for line in data.split(b"\n"):
+        if not line:
+            continue
+        value = decoder.decode(line)
+        total += len(line)
+        shares[value.get("type")] = shares.get(value.get("type"), 0) + len(line)
+        if "toolUseResult" in value:
+            shares["  toolUseResult"] = shares.get("  toolUseResult", 0) + len(msgspec.json.encode(value["toolUseResult"]))
+    top = sorted(shares.items(), key=lambda kv: -kv[1])[:6]
+    return ", ".join(f"{k.strip()} {v / total:.0%}" for k, v in top)
+
+
 def _print(times: dict[str, float], mb: float) -> None:
     t_r = times["R = msgspec decode_lines"]
     for name, t in times.items():
@@ -251,6 +268,7 @@ def main() -> None:
         path.write_bytes(data)
         mb = len(data) / 1e6
         print(f"session: {mb:.1f} MB, {len(lines) - 1} lines, largest line {largest / 1e6:.2f} MB")
+        print(f"  bytes by type: {_shape(data)}")
 
         decoder = msgspec.json.Decoder()
         session = txcodec.load(data, harness="claude_code")
@@ -285,6 +303,7 @@ def main() -> None:
         real = _corpus_sample()
         if real is not None:
             print(f"\nthe public corpus's Claude Code transcripts ({len(real) / 1e6:.1f} MB, real shapes):")
+            print(f"  bytes by type: {_shape(real)}")
             _print(_best_of({"R = msgspec decode_lines": lambda: decoder.decode_lines(real),
                              "typed load": lambda: txcodec.load(real, harness="claude_code")}, args.repeat),
                    len(real) / 1e6)

@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-import bisect
 import contextlib
 import gc
+import itertools
 import operator
 
 import msgspec
@@ -186,43 +186,38 @@ def decode_session(data: bytes, codec: Codec, harness: str, path: Path | None = 
 
 
 def _decode_views(data: bytes, codec: Any) -> tuple[list[Line], bool]:
-    """Decode from views into ``data`` (no copy of each line), a batch of lines per
-    ``codec.decode_batch`` call when the codec has one, line by line otherwise and
-    wherever a batch is refused."""
+    """Decode from views into ``data`` (no copy of each line). Lines are found and
+    decoded a batch at a time, so each batch is still in cache when it is decoded: up to
+    ``_BATCH`` lines and ``_BATCH_BYTES`` go to ``codec.decode_batch`` in one call when
+    the codec has one; a long line, or a batch the codec refuses, is decoded line by line."""
     view = memoryview(data)
-    starts, ends = [], []
-    find, start = data.find, 0
-    while (end := find(b"\n", start)) >= 0:
-        starts.append(start)
-        ends.append(end)
-        start = end + 1
-    final_newline = bool(data) and start == len(data)
-    if start < len(data):
-        starts.append(start)
-        ends.append(len(data))
     decode = codec.decode
     batch = getattr(codec, "decode_batch", None)
     lines: list[Line] = []
-    append = lines.append
-    i, n = 0, len(starts)
-    while i < n:
-        # a batch: up to _BATCH lines and _BATCH_BYTES; a long line is decoded alone
-        j = min(i + _BATCH, n)
-        if j - i > 1 and ends[j - 1] - starts[i] > _BATCH_BYTES:
-            j = bisect.bisect_right(ends, starts[i] + _BATCH_BYTES, i, j) or i + 1
-            j = max(j, i + 1)
-        s, e = starts[i:j], ends[i:j]
-        i = j
+    extend, untouched = lines.extend, itertools.repeat(False)
+    find, size, start = data.find, len(data), 0
+    while start < size:
+        starts, ends = [], []
+        limit = start + _BATCH_BYTES
+        while len(starts) < _BATCH:
+            end = find(b"\n", start)
+            if end < 0:
+                end = size
+            starts.append(start)
+            ends.append(end)
+            start = end + 1
+            if start >= size or start > limit:
+                break
         records = None
-        if batch is not None and len(s) > 1 and _one_object_per_line(data, s, e):
-            records = batch(view[s[0] : e[-1]])
-            if records is not None and len(records) != len(s):
+        if batch is not None and len(starts) > 1 and _one_object_per_line(data, starts, ends):
+            records = batch(view[starts[0] : ends[-1]])
+            if records is not None and len(records) != len(starts):
                 records = None
+        raws = list(map(view.__getitem__, map(slice, starts, ends)))
         if records is None:
-            records = [decode(view[a:b]) for a, b in zip(s, e)]
-        for a, b, record in zip(s, e, records):
-            append(Line(view[a:b], record, False))
-    return lines, final_newline
+            records = list(map(decode, raws))
+        extend(map(Line, raws, records, untouched))  # no bytecode per line
+    return lines, bool(data) and data[-1] == 0x0A
 
 
 def _one_object_per_line(data: bytes, starts: list[int], ends: list[int]) -> bool:
@@ -230,7 +225,7 @@ def _one_object_per_line(data: bytes, starts: list[int], ends: list[int]) -> boo
     ``}`` (a CR before the LF allowed). JSON strings cannot hold a raw LF, so then no value
     can span two lines or leave one empty, and a ``decode_lines`` over them that yields
     one value per line yielded them in line order."""
-    if len(starts) < 2 or starts[-1] >= ends[-1] or any(a >= b for a, b in zip(starts, ends)):
+    if len(starts) < 2 or min(map(operator.sub, ends, starts)) <= 0:  # an empty line
         return False
     firsts = operator.itemgetter(*starts)(data)
     lasts = operator.itemgetter(*[b - 1 for b in ends])(data)
