@@ -34,7 +34,8 @@ def _write_out(written: registry.Written, out: Path) -> list[Path]:
 
 
 def _resume_line(harness: str, written: registry.Written) -> str:
-    return {"claude_code": f"claude --resume {written.session_id}"}.get(harness, f"(resume session {written.session_id})")
+    lines = {"claude_code": f"claude --resume {written.session_id}", "codex": f"codex resume {written.session_id}"}
+    return lines.get(harness, f"(resume session {written.session_id})")
 
 
 def register(group: click.Group) -> None:

@@ -7,19 +7,38 @@ from pathlib import Path
 from typing import Any
 
 import click
+import msgspec
 
 from .. import api, registry
 from ..native import NativeSession, Opaque
 from .common import echo_json, user_errors
 
 
+class _TypePeek(msgspec.Struct):
+    type: Any = None
+
+
+_type_peek = msgspec.json.Decoder(_TypePeek)
+
+
 def kind(record: Any) -> str:
     """A census key: the record's type tag (``opaque`` for a line kept as bytes), with a
-    ``system`` record's subtype or an ``attachment``'s own type after a colon."""
+    ``system`` record's subtype, an ``attachment``'s own type or a Codex payload's type
+    after a colon."""
     if isinstance(record, Opaque):
         return f"opaque:{record.type}" if record.type else "opaque"
     config = getattr(record, "__struct_config__", None)
-    name = config.tag if config is not None and isinstance(config.tag, str) else type(record).__name__
+    own_type = getattr(record, "type", None)  # an untagged envelope that keeps its type (Codex OtherLine)
+    name = config.tag if config is not None and isinstance(config.tag, str) else own_type if isinstance(own_type, str) else type(record).__name__
+    payload = getattr(record, "payload", None)  # Codex: response_item:message, event_msg:token_count
+    inner = getattr(getattr(payload, "__struct_config__", None), "tag", None)
+    if isinstance(payload, msgspec.Raw):  # a payload type the codec does not know
+        try:
+            inner = _type_peek.decode(payload).type
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            inner = None
+    if isinstance(inner, str):
+        return f"{name}:{inner}"
     subtype = getattr(record, "subtype", None)
     if isinstance(subtype, str):
         return f"{name}:{subtype}"
