@@ -5,7 +5,6 @@ archived and a compressed rollout), inspect, verify, show, export, usage, conver
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -14,7 +13,7 @@ from click.testing import CliRunner
 
 from txcodec import api
 from txcodec.cli import main
-from txcodec.common import from_json, to_json
+from txcodec.common import from_json
 from txcodec.harnesses.codex.store import rollout_relpath
 
 from conftest import CORPUS, GOLDEN
