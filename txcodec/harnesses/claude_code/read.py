@@ -337,8 +337,8 @@ class _FileReader:
             blocks, results = [], False
             self.lose("record:user", "user record without message.content", n)
         else:
-            if len(content) == 1 and type(content[0]) is TextBlock and self._envelope(rec, content[0].text, n):
-                return
+            # an envelope is a string body (seed 004: "user.message.content strings
+            # containing <command-name>"); a text block that looks like one is text
             blocks, results = self._user_blocks(rec, content, n)
             if results and not blocks:  # only Artifact results, folded into their artifacts
                 return

@@ -59,7 +59,7 @@ from ...common import (
 )
 from ...loss import LossReport
 from ...registry import WriteOptions, Written
-from .envelopes import render_caveat, render_command, render_output
+from .envelopes import parse_envelope, render_caveat, render_command, render_output
 
 # One fixed namespace for every id this writer makes (never change it: ids would move).
 NAMESPACE = uuid.UUID("5d3c1e0a-7f3b-5b8e-9c44-2f0a6c1d7e91")
@@ -123,6 +123,8 @@ class _Stream:
     timestamp: str = _EPOCH_TS
     tool_records: dict[str, str] = field(default_factory=dict)  # tool_use id -> record uuid
     open_calls: set[str] = field(default_factory=set)  # calls the next user message may answer
+    calls: list[str] = field(default_factory=list)  # the last assistant message's calls, in order
+    records: list[str] = field(default_factory=list)  # every record written, for the message being written
     in_commands: bool = False  # the last thing written was a local command
     counter: int = 0
 
@@ -157,6 +159,7 @@ class _Stream:
         record["message"] = message
         record.update({k: v for k, v in top.items() if v is not UNSET and v is not None})
         self.finish(record, uid)
+        self.records.append(uid)
         self.tail = self.leaf = uid
         return uid
 
@@ -166,6 +169,7 @@ class _Stream:
         record["subtype"] = subtype
         record.update(fields)
         self.finish(record, uid)
+        self.records.append(uid)
         self.tail = uid
         return uid
 
@@ -268,40 +272,66 @@ class _Writer:
         )
 
     def write_messages(self, conversation: Conversation, s: _Stream) -> None:
+        messages = conversation.messages
         epochs = {e.start: e for e in conversation.epochs}
-        pending = _unanswered_calls(conversation.messages)
-        for index, message in enumerate(conversation.messages):
+        pending = _unanswered_calls(messages)
+        written: list[list[str]] = []  # message index -> the records written for it
+        deferred: list[str] = []  # unanswered calls whose added results join the next message
+        for index, message in enumerate(messages):
             if message.timestamp is not UNSET:
                 s.timestamp = message.timestamp
             where = f"{s.file}#message{index}"
-            if index in epochs:
-                self.boundary(epochs[index], s)
+            boundary = self.boundary(epochs[index], s) if index in epochs else None
+            s.records = []
             if message.role == "assistant":
                 self.assistant(message, s, where)
                 s.in_commands = False
-                s.open_calls = {b.id for b in message.content if isinstance(b, ToolUse)}
+                s.calls = [b.id for b in message.content if isinstance(b, ToolUse)]
                 missing = pending.get(index, [])
-                if missing:
-                    self.missing_results(missing, s, where)
-                    s.open_calls -= set(missing)
+                s.open_calls = set(s.calls) - set(missing)
+                for tool_id in missing:
+                    self.loss.add("write:missing-tool-result", f"{where}: tool_use {tool_id} had no result; an is_error result was added", file=s.file)
+                following = messages[index + 1] if index + 1 < len(messages) else None
+                if following is not None and following.role == "user" and index + 1 not in epochs:
+                    deferred = missing  # written with that message's results, in call order
+                else:
+                    self.missing_results(missing, s)
             else:
-                before = len(s.lines)
-                self.user(message, s, where)
+                self.user(message, s, where, deferred)
+                deferred = []
                 s.open_calls = set()
-                if not any(isinstance(b, Command) for b in message.content) and len(s.lines) > before:
-                    s.in_commands = False
+            written.append(s.records)
+            if boundary is not None:
+                self.relink(epochs[index], boundary, written, messages, s)
+
+    def relink(self, epoch: Epoch, boundary: dict[str, Any], written: list[list[str]], messages: list[Message], s: _Stream) -> None:
+        """Name the preserved messages' records in the boundary, as the CLI does
+        (``compactMetadata.preservedMessages``: on resume, 2.1.332 chains them after
+        the ``anchorUuid`` record, the summary, and hangs the later turns off the last)."""
+        wanted = set(epoch.preserved_ids)
+        if not wanted:
+            return
+        found: set[str] = set()
+        uuids: list[str] = []
+        for index in range(min(epoch.start, len(written))):
+            hit = wanted.intersection(messages[index].source_ids)
+            if hit and written[index]:
+                found |= hit
+                uuids.extend(written[index])
+        if wanted - found:
+            self.loss.add(
+                "write:preserved-unresolved",
+                f"{len(wanted - found)} preserved message ids name no message written before the boundary; left out",
+                file=s.file,
+            )
+        if uuids and s.tail is not None:
+            boundary["compactMetadata"]["preservedMessages"] = {"anchorUuid": s.tail, "uuids": uuids}
 
     # compaction: the boundary is a new root; the summary hangs off it
-    def boundary(self, epoch: Epoch, s: _Stream) -> None:
+    def boundary(self, epoch: Epoch, s: _Stream) -> dict[str, Any]:
         metadata: dict[str, Any] = {"trigger": epoch.trigger if epoch.trigger is not UNSET else "manual"}
         if epoch.pre_tokens is not UNSET:
             metadata["preTokens"] = epoch.pre_tokens
-        if epoch.preserved_ids:
-            self.loss.add(
-                "write:preserved-messages",
-                f"{len(epoch.preserved_ids)} preserved message ids are not relinked; the resumed context is the summary and what follows it",
-                file=s.file,
-            )
         s.system_record(
             "compact_boundary",
             None,
@@ -311,6 +341,7 @@ class _Writer:
             compactMetadata=metadata,
             logicalParentUuid=s.tail,
         )
+        return s.lines[-1]
 
     def assistant(self, message: Message, s: _Stream, where: str) -> None:
         msg_id = message.id if message.id is not UNSET else "msg_" + entry_id(s.sid, f"{s.file}/{where}/message").replace("-", "")[:24]
@@ -403,50 +434,89 @@ class _Writer:
         tool_id = "toolu_" + entry_id(s.sid, f"{where}/artifact").replace("-", "")[:24]
         return {"type": "tool_use", "id": tool_id, "name": "Artifact", "input": tool_input}
 
-    def missing_results(self, ids: list[str], s: _Stream, where: str) -> None:
+    def missing_results(self, ids: list[str], s: _Stream, top: dict[str, Any] | None = None) -> None:
+        """Results for calls the source never answered, right after their message
+        (when no user message follows to carry them)."""
         for tool_id in ids:
-            self.loss.add("write:missing-tool-result", f"{where}: tool_use {tool_id} had no result; an is_error result was added", file=s.file)
-            s.conversation_record(
-                "user",
-                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": tool_id, "content": MISSING_RESULT, "is_error": True}]},
-                s.tool_records.get(tool_id, s.tail),
-                sourceToolAssistantUUID=s.tool_records.get(tool_id),
-            )
+            self.result_record(_placeholder(tool_id), dict(top or {}), s)
 
-    def user(self, message: Message, s: _Stream, where: str) -> None:
+    def result_record(self, block: dict[str, Any], fields: dict[str, Any], s: _Stream, more: list[dict[str, Any]] = ()) -> None:
+        """One tool_result record hanging off the record of its own tool_use, as the CLI
+        writes it; ``more`` is the rest of the user message, in the same record."""
+        call = s.tool_records.get(block["tool_use_id"])
+        s.conversation_record("user", {"role": "user", "content": [block, *more]}, call or s.tail, **fields, sourceToolAssistantUUID=call)
+        s.in_commands = False
+
+    def user(self, message: Message, s: _Stream, where: str, missing: list[str]) -> None:
+        """A user message: its results (with the ones added for unanswered calls, in call
+        order) and its first run of other blocks in one message, then one message per
+        command and per later run (``write:split-message`` when that is more than one)."""
         results = [b for b in message.content if isinstance(b, ToolResult)]
         others = [b for b in message.content if not isinstance(b, ToolResult)]
         if results and others and any(not isinstance(b, ToolResult) for b in message.content[: len(results)]):
             self.loss.add("write:reordered-results", f"{where}: tool results moved before the message's other blocks (the API requires it)", file=s.file)
         top = _user_top(message)
+        answered: list[tuple[dict[str, Any], dict[str, Any]]] = []
+        orphans: list[Block] = []
         for i, result in enumerate(results):
-            self.tool_result(result, message, s, f"{where}.result{i}", top)
-        commands = [b for b in others if isinstance(b, Command)]
-        rest = [b for b in others if not isinstance(b, Command)]
-        if any(c.output is not UNSET for c in commands) and not s.in_commands:
-            # the CLI puts this fixed caveat before a run of local commands (seed 000)
-            s.conversation_record("user", {"role": "user", "content": render_caveat()}, s.tail, isMeta=True)
-        for command in commands:
-            self.command(command, s)
-        s.in_commands = bool(commands) and not rest
-        if not rest:
-            if not results and not commands:
-                self.loss.add("write:empty-message", f"{where}: an empty user message left out", file=s.file)
-            return
-        content = self.user_content(rest, s, where)
-        if not content:
+            done = self.tool_result(result, s, f"{where}.result{i}", top)
+            (orphans if isinstance(done, Text) else answered).append(done)
+        answered = _in_call_order(answered, [(_placeholder(t), dict(top)) for t in missing], s.calls)
+        runs: list[list[Block]] = [orphans]
+        for block in others:
+            if isinstance(block, Command):
+                runs += [[block], []]
+            else:
+                runs[-1].append(block)
+        pieces = 0
+        first = self.user_content(runs[0], s, where) if runs[0] else []
+        if answered:
+            for block, fields in answered[:-1]:
+                self.result_record(block, fields, s)
+            more = [{"type": "text", "text": first}] if isinstance(first, str) else first
+            self.result_record(*answered[-1], s, more)
+            pieces += 1
+        elif first:
+            self.text_record(first, message, s, top)
+            pieces += 1
+        for k, run in enumerate(runs[1:], 1):
+            if run and isinstance(run[0], Command):
+                later = [r[0] for r in runs[k:] if r and isinstance(r[0], Command)]
+                if not s.in_commands and any(c.output is not UNSET or c.stderr is not UNSET for c in later):
+                    # the CLI puts this fixed caveat before a run of local commands (seed 000)
+                    s.conversation_record("user", {"role": "user", "content": render_caveat()}, s.tail, isMeta=True)
+                self.command(run[0], s)
+                s.in_commands = True
+                pieces += 1
+            elif run:
+                content = self.user_content(run, s, f"{where}.run{k}")
+                if content:
+                    self.text_record(content, message, s, top)
+                    pieces += 1
+        if not pieces:
             self.loss.add("write:empty-message", f"{where}: a user message with nothing the API accepts; left out", file=s.file)
-            return
+        elif pieces > 1:
+            self.loss.add("write:split-message", f"{where}: a user message with commands written as {pieces} messages (a command is a record of its own)", file=s.file)
+
+    def text_record(self, content: str | list[dict[str, Any]], message: Message, s: _Stream, top: dict[str, Any]) -> None:
+        fields = dict(top)
         if message.compact_summary:
-            top["isCompactSummary"] = True
-            top["isVisibleInTranscriptOnly"] = True
-        s.conversation_record("user", {"role": "user", "content": content}, s.tail, **top)
+            fields["isCompactSummary"] = True
+            fields["isVisibleInTranscriptOnly"] = True
+        s.conversation_record("user", {"role": "user", "content": content}, s.tail, **fields)
+        s.in_commands = False
         if not message.meta and not message.compact_summary and isinstance(content, str):
             s.last_prompt = content
 
     def user_content(self, blocks: list[Block], s: _Stream, where: str) -> str | list[dict[str, Any]]:
         if len(blocks) == 1 and isinstance(blocks[0], Text):
-            return blocks[0].text if blocks[0].text else []
+            text = blocks[0].text
+            if not text:
+                self.loss.add("write:empty-text", f"{where}: empty text left out", file=s.file)
+                return []
+            # a plain string that is entirely envelope markup would read back as a
+            # command: the block form is never an envelope
+            return [{"type": "text", "text": text}] if parse_envelope(text) is not None else text
         out = []
         for i, block in enumerate(blocks):
             if isinstance(block, Text):
@@ -463,23 +533,22 @@ class _Writer:
                     out.append(converted)
         return out
 
-    def tool_result(self, result: ToolResult, message: Message, s: _Stream, where: str, top: dict[str, Any]) -> None:
+    def tool_result(self, result: ToolResult, s: _Stream, where: str, top: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]] | Text:
+        """The result block and its record fields; a result whose call is not open
+        (not in the message before) becomes a text block."""
         content = _result_content(result, self.loss, where)
-        call = s.tool_records.get(result.tool_use_id) if result.tool_use_id in s.open_calls else None
-        s.open_calls.discard(result.tool_use_id)
-        if call is None:
+        if result.tool_use_id not in s.open_calls:
             self.loss.add("write:orphan-result", f"{where}: result for unknown tool_use {result.tool_use_id} written as text", file=s.file)
             text = content if isinstance(content, str) else _flatten(content)
-            s.conversation_record("user", {"role": "user", "content": [{"type": "text", "text": f"[tool result {result.tool_use_id}] {text}"}]}, s.tail, **top)
-            return
+            return Text(f"[tool result {result.tool_use_id}] {text}")
+        s.open_calls.discard(result.tool_use_id)
         block: dict[str, Any] = {"tool_use_id": result.tool_use_id, "type": "tool_result", "content": content}
         if result.is_error is not None:
             block["is_error"] = result.is_error
-        extra = dict(top)
+        fields = dict(top)
         if result.structured is not UNSET:
-            extra["toolUseResult"] = result.structured
-        extra["sourceToolAssistantUUID"] = call
-        s.conversation_record("user", {"role": "user", "content": [block]}, call, **extra)
+            fields["toolUseResult"] = result.structured
+        return block, fields
 
     def command(self, command: Command, s: _Stream) -> None:
         body = render_command(
@@ -488,8 +557,14 @@ class _Writer:
             args=command.args if command.args is not UNSET else None,
         )
         s.system_record("local_command", s.tail, content=body, level="info", isMeta=False)
-        if command.output is not UNSET:
-            s.system_record("local_command", s.tail, content=render_output(command.output), level="info", isMeta=False)
+        if command.contents is not UNSET:
+            self.loss.add("write:command-contents", f"{command.name}: a prompt command's expanded text has no place in a local command record", file=s.file)
+        if command.output is not UNSET or command.stderr is not UNSET:
+            out = render_output(
+                command.output if command.output is not UNSET else None,
+                command.stderr if command.stderr is not UNSET else None,
+            )
+            s.system_record("local_command", s.tail, content=out, level="info", isMeta=False)
 
     # --- files ---------------------------------------------------------------------
 
@@ -512,7 +587,9 @@ class _Writer:
         for n, child in enumerate(children):
             agent_id = child.link.agent_id if child.link.agent_id is not UNSET else None
             if not agent_id or not _AGENT_ID.match(agent_id) or agent_id in used:
+                given = agent_id
                 agent_id = "a" + entry_id(self.sid, f"agent/{parent_agent}/{n}").replace("-", "")[:16]
+                self.loss.add("write:agent-id", f"subagent id {given!r} is missing, not a{{16 hex}} or taken; written as {agent_id}", file=self.root_rel)
             used.add(agent_id)
             base = f"{self.root_rel}/{self.sid}/subagents/agent-{agent_id}"
             s = self.stream(child.conversation, f"{base}.jsonl", agent_id)
@@ -551,6 +628,22 @@ def _user_top(message: Message) -> dict[str, Any]:
     if message.origin is not UNSET:
         top["origin"] = {"kind": message.origin}
     return top
+
+
+def _placeholder(tool_id: str) -> dict[str, Any]:
+    return {"type": "tool_result", "tool_use_id": tool_id, "content": MISSING_RESULT, "is_error": True}
+
+
+def _in_call_order(answered: list[tuple[dict, dict]], added: list[tuple[dict, dict]], calls: list[str]) -> list[tuple[dict, dict]]:
+    """The message's results with each added one before the first result of a later
+    call: call order when the source's results were in call order."""
+    rank = {c: i for i, c in enumerate(calls)}
+    out = list(answered)
+    for entry in added:
+        mine = rank.get(entry[0]["tool_use_id"], len(calls))
+        at = next((k for k, (b, _) in enumerate(out) if rank.get(b["tool_use_id"], -1) > mine), len(out))
+        out.insert(at, entry)
+    return out
 
 
 def _unanswered_calls(messages: list[Message]) -> dict[int, list[str]]:
