@@ -587,3 +587,12 @@ def _first_difference(a, b, path: str = "") -> str:
                 return _first_difference(x, y, f"{path}[{i}]")
         return f"{path}: length {len(a)} != {len(b)}: {a[len(b):]!r} / {b[len(a):]!r}"
     return f"{path}: read {a!r} != expected {b!r}"
+
+
+def test_every_declared_kind_is_documented():
+    """Each ``write:*`` kind the writer can declare has its row in docs/resume.md."""
+    root = Path(__file__).resolve().parents[1]
+    source = (root / "txcodec/harnesses/claude_code/write.py").read_text()
+    doc = (root / "docs/resume.md").read_text()
+    kinds = set(re.findall(r'"write:([a-z-]+)"', source))
+    assert kinds and not [k for k in sorted(kinds) if f"`{k}`" not in doc]

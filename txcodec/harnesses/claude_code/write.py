@@ -281,8 +281,8 @@ class _Writer:
             if message.timestamp is not UNSET:
                 s.timestamp = message.timestamp
             where = f"{s.file}#message{index}"
-            boundary = self.boundary(epochs[index], s) if index in epochs else None
             s.records = []
+            boundary = self.boundary(epochs[index], s) if index in epochs else None
             if message.role == "assistant":
                 self.assistant(message, s, where)
                 s.in_commands = False
