@@ -8,6 +8,8 @@ survive the edit.
 
 from __future__ import annotations
 
+import re
+
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -260,6 +262,31 @@ _peek_decoder = msgspec.json.Decoder()
 
 def json_source(line: bytes | memoryview) -> bytes | memoryview:
     return line[3:] if line[:3] == BOM else line
+
+
+_HIGH = rb"[dD][89abAB][0-9a-fA-F]{2}"
+_LOW = rb"[dD][c-fC-F][0-9a-fA-F]{2}"
+_LONE_SURROGATE = re.compile(
+    rb"(\\+)u" + _HIGH + rb"(?!\\u" + _LOW + rb")"  # a high half with no low half after it
+    rb"|(?<!\\u" + _HIGH + rb")(\\+)u" + _LOW  # a low half with no high half before it
+)
+
+
+def without_lone_surrogates(line: bytes) -> bytes | None:
+    """JavaScript writes a lone UTF-16 surrogate as a ``\\udXXX`` escape, which msgspec
+    refuses. Returns a copy with U+FFFD in its place for decoding (the line's own bytes
+    are still what is kept), or ``None`` when the line has no such escape."""
+
+    def fix(m: re.Match[bytes]) -> bytes:
+        slashes = m.group(1) or m.group(2)
+        if len(slashes) % 2 == 0:  # an escaped backslash followed by text "udXXX"
+            return m.group(0)
+        return slashes[:-1] + b"\\ufffd"
+
+    if b"\\u" not in line:
+        return None
+    fixed = _LONE_SURROGATE.sub(fix, line)
+    return None if fixed == line else fixed
 
 
 def opaque_for(line: bytes, error: Exception, tag: str = "type") -> Opaque:

@@ -14,7 +14,7 @@ from typing import Any
 import msgspec
 
 from ...jsonl import BOM
-from ...native import Opaque, json_source, merge_record, opaque_for
+from ...native import Opaque, json_source, merge_record, opaque_for, without_lone_surrogates
 from .records import BLOCK_TYPES, RECORD_TYPES, UNTAGGED, Record, ResultPart
 
 _decoder = msgspec.json.Decoder(Record)
@@ -47,6 +47,9 @@ class ClaudeCodeCodec:
 
 
 def _lenient(line: bytes, error: Exception) -> Any:
+    fixed = without_lone_surrogates(line)
+    if fixed is not None:
+        return CODEC.decode(fixed)
     try:
         value = _dict_decoder.decode(json_source(line))
     except msgspec.DecodeError:

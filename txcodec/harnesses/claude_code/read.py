@@ -312,7 +312,7 @@ class _FileReader:
             self.lose("block:server_tool_use", "kept as a raw block", n)
             return _raw_block("server_tool_use", msgspec.to_builtins(_plain_block(block)))
         if t is ToolReferenceBlock:
-            return _raw_block("tool_reference", {"tool_name": block.tool_name})
+            return _raw_block("tool_reference", {"type": "tool_reference", "tool_name": block.tool_name})
         if isinstance(block, msgspec.Raw):
             value = _decode(block)
             kind = value.get("type") if isinstance(value, dict) else None

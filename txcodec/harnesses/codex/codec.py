@@ -15,7 +15,7 @@ from typing import Any
 
 import msgspec
 
-from ...native import Opaque, json_source, merge_record, opaque_for
+from ...native import Opaque, json_source, merge_record, opaque_for, without_lone_surrogates
 from .records import (
     LINE_TYPES,
     PAYLOAD_TYPES,
@@ -48,6 +48,9 @@ class CodexCodec:
 
 
 def _lenient(line: bytes, error: Exception) -> Any:
+    fixed = without_lone_surrogates(line)
+    if fixed is not None:
+        return CODEC.decode(fixed)
     try:
         value = _dict_decoder.decode(json_source(line))
     except msgspec.DecodeError:

@@ -15,7 +15,7 @@ from typing import Any
 
 import msgspec
 
-from ...native import Opaque, json_source, merge_record, opaque_for
+from ...native import Opaque, json_source, merge_record, opaque_for, without_lone_surrogates
 from .records import Metadata, MessageRecord, Rewind, SetRecord
 
 _peek = msgspec.json.Decoder()
@@ -43,7 +43,8 @@ class GeminiCodec:
         try:
             value = _peek.decode(json_source(line))
         except msgspec.DecodeError as exc:
-            return opaque_for(line, exc)
+            fixed = without_lone_surrogates(line)
+            return opaque_for(line, exc) if fixed is None else self.decode(fixed)
         cls = classify(value)
         if cls is None:
             if isinstance(value, dict):

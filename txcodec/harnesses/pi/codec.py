@@ -12,7 +12,7 @@ from typing import Any
 
 import msgspec
 
-from ...native import json_source, merge_record, opaque_for
+from ...native import json_source, merge_record, opaque_for, without_lone_surrogates
 from .records import Entry
 
 _decoder = msgspec.json.Decoder(Entry)
@@ -25,7 +25,8 @@ class PiCodec:
         try:
             return _decoder.decode(json_source(line))
         except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            return opaque_for(line, exc)
+            fixed = without_lone_surrogates(line)
+            return opaque_for(line, exc) if fixed is None else self.decode(fixed)
 
     def encode(self, record: Any, original: bytes | None) -> bytes:
         return merge_record(record, original)

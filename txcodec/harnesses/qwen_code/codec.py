@@ -11,7 +11,7 @@ from typing import Any
 
 import msgspec
 
-from ...native import json_source, merge_record, opaque_for
+from ...native import json_source, merge_record, opaque_for, without_lone_surrogates
 from .records import RECORD_TYPES, Record
 
 _decoder = msgspec.json.Decoder(Record)
@@ -24,7 +24,8 @@ class QwenCodeCodec:
         try:
             record = _decoder.decode(json_source(line))
         except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            return opaque_for(line, exc)
+            fixed = without_lone_surrogates(line)
+            return opaque_for(line, exc) if fixed is None else self.decode(fixed)
         if record.type not in RECORD_TYPES:
             return opaque_for(line, ValueError(f"unknown record type {record.type!r}"))
         return record

@@ -14,7 +14,7 @@ from typing import Any
 
 import msgspec
 
-from ...native import json_source, merge_record, opaque_for
+from ...native import json_source, merge_record, opaque_for, without_lone_surrogates
 from ..claude_code.records import BLOCK_TYPES, ResultPart
 from .records import LINE_TYPES, Line
 
@@ -37,6 +37,9 @@ class StreamJsonCodec:
 
 
 def _lenient(line: bytes, error: Exception) -> Any:
+    fixed = without_lone_surrogates(line)
+    if fixed is not None:
+        return CODEC.decode(fixed)
     try:
         value = _any.decode(json_source(line))
     except msgspec.DecodeError:
