@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from txcodec.cli import main
+from txcodec.clients.report import find_client
 
 from conftest import CORPUS
 
@@ -40,3 +46,72 @@ def test_usage_json_matches_ccusage_on_a_2_1_332_file():
     [row] = json.loads(out.stdout)
     # ccusage 20.0.24 on the same file: input 49951, output 20 (docs/usage.md)
     assert (row["model"], row["input_tokens"], row["output_tokens"], row["calls_without_usage"]) == ("claude-opus-5-5", 49951, 20, 0)
+
+
+OLD_CLIENT = CORPUS / "claude_code" / "spotter" / "258c7280-ae70-4798-800f-63464d01a85d.jsonl"  # 2.1.39
+_TOKENS = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+
+
+def _last_fragment_usage(paths) -> dict[str, dict[str, int]]:
+    """Independently of the reader: per model, the sum over calls (message.id) of the last
+    fragment's usage in line order, across the main file and its subagent files."""
+    last: dict[str, tuple[str, dict]] = {}
+    for path in paths:
+        for line in path.read_bytes().splitlines():
+            r = json.loads(line)
+            m = r.get("message") if r.get("type") == "assistant" else None
+            if m and m.get("usage") and m.get("model") != "<synthetic>":
+                last[m["id"]] = (m["model"], m["usage"])
+    out: dict[str, dict[str, int]] = {}
+    for model, usage in last.values():
+        row = out.setdefault(model, dict.fromkeys(_TOKENS, 0))
+        for k in _TOKENS:
+            row[k] += usage.get(k, 0)
+    return out
+
+
+def _session_paths(main_path):
+    return [main_path, *sorted((main_path.parent / main_path.stem / "subagents").glob("*.jsonl"))]
+
+
+def test_usage_on_an_old_client_reports_unverified_not_zero():
+    """2.1.39 wrote stop_reason null on every fragment: no call has verified usage, and the
+    last fragments' usage is reported apart instead of silently as zero."""
+    out = CliRunner().invoke(main, ["usage", "--json", str(OLD_CLIENT)])
+    assert out.exit_code == 0, out.output
+    rows = {r["model"]: r for r in json.loads(out.stdout)}
+    expected = _last_fragment_usage(_session_paths(OLD_CLIENT))
+    assert set(rows) == set(expected)
+    for model, row in rows.items():
+        assert row["calls_unverified"] == row["calls"] > 0 and row["total_tokens"] == 0
+        assert {k: row["unverified_" + k] for k in _TOKENS} == expected[model]
+    table = CliRunner().invoke(main, ["usage", str(OLD_CLIENT)])
+    assert "claude-opus-4-6 (unverified)" in table.output and "unverified: calls that never reported a stop_reason" in table.output
+
+
+@pytest.mark.real_client
+def test_ccusage_equals_verified_plus_unverified(tmp_path):
+    """docs/usage.md: on these files ccusage's totals are txcodec's verified + unverified
+    (ccusage keeps one fragment per call, the one with the most tokens; on real files
+    that is the last)."""
+    ccusage = find_client("ccusage")
+    if ccusage is None:
+        pytest.fail("ccusage is not installed: npm install in clients/ (clients/package.json pins it)")
+    project = tmp_path / "projects" / "p"
+    project.mkdir(parents=True)
+    for path in (OLD_CLIENT, GENERATED):
+        shutil.copy(path, project / path.name)
+    shutil.copytree(OLD_CLIENT.parent / OLD_CLIENT.stem, project / OLD_CLIENT.stem)
+    env = {**os.environ, "CLAUDE_CONFIG_DIR": str(tmp_path)}
+    done = subprocess.run([str(ccusage), "session", "--json", "--offline"], env=env, capture_output=True, timeout=120, check=True)
+    theirs = {}
+    for s in json.loads(done.stdout)["session"]:
+        for b in s["modelBreakdowns"]:
+            theirs[(s["period"], b["modelName"])] = (b["inputTokens"], b["outputTokens"], b["cacheCreationTokens"], b["cacheReadTokens"])
+    out = CliRunner().invoke(main, ["usage", "--json", str(project)])
+    assert out.exit_code == 0, out.output
+    ours = {}
+    for r in json.loads(out.stdout):
+        session = r["session"] if r["path"].endswith(r["session"] + ".jsonl") else Path(r["path"]).stem  # ccusage keys by file name
+        ours[(session, r["model"])] = tuple(r[k] + r["unverified_" + k] for k in _TOKENS)
+    assert ours == theirs

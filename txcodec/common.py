@@ -150,6 +150,10 @@ class Message(_Struct):
     model: str | UnsetType = UNSET
     stop_reason: str | None | UnsetType = UNSET
     usage: Usage | UnsetType = UNSET  # only for a finished call (seed 000)
+    # a call that never reported a stop_reason still carries a usage block: kept apart,
+    # because seed 000 measured it to be a streaming stub on 2.1.220+, while clients
+    # before that wrote stop_reason null on (nearly) every call (docs/usage.md)
+    usage_unverified: Usage | UnsetType = UNSET
     synthetic: bool = False  # written by the client, not the model or the user
     compact_summary: bool = False  # the summary that opens a compaction epoch
     interrupted: bool = False

@@ -2,8 +2,12 @@
 
 A call's usage is the one the reader kept: its last fragment's in line order, and only
 when the call reported a ``stop_reason`` (seed 000 "Provider calls"). Calls are summed
-(one Common assistant message is one call); fragments never are. Calls without usable
-usage are counted apart so that a total never hides them.
+(one Common assistant message is one call); fragments never are.
+
+A call that never reported a ``stop_reason`` is not silently zero: its last fragment's
+usage (``Message.usage_unverified``) is summed in separate ``unverified_*`` counters.
+Claude Code before 2.1.220 wrote ``stop_reason: null`` on nearly every fragment, so on
+such files every call lands there; docs/usage.md says what those numbers are worth.
 """
 
 from __future__ import annotations
@@ -13,28 +17,48 @@ from collections.abc import Iterable
 import msgspec
 from msgspec import UNSET
 
-from .common import Conversation
+from .common import Conversation, Usage
+
+TOKEN_FIELDS = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
 
 
 class ModelUsage(msgspec.Struct):
     session: str
     model: str
-    calls: int = 0
-    calls_without_usage: int = 0  # no stop_reason: usage is a streaming stub, not counted
+    calls: int = 0  # every call of this model, whatever its usage
+    calls_unverified: int = 0  # no stop_reason: counted in unverified_* below
+    calls_without_usage: int = 0  # no usage block at all
     input_tokens: int = 0
     output_tokens: int = 0
     cache_creation_input_tokens: int = 0
     cache_read_input_tokens: int = 0
+    unverified_input_tokens: int = 0
+    unverified_output_tokens: int = 0
+    unverified_cache_creation_input_tokens: int = 0
+    unverified_cache_read_input_tokens: int = 0
 
     @property
     def total_tokens(self) -> int:
         return self.input_tokens + self.output_tokens + self.cache_creation_input_tokens + self.cache_read_input_tokens
+
+    @property
+    def unverified_total_tokens(self) -> int:
+        return sum(getattr(self, "unverified_" + f) for f in TOKEN_FIELDS)
+
+    def to_dict(self) -> dict:
+        return {**msgspec.to_builtins(self), "total_tokens": self.total_tokens, "unverified_total_tokens": self.unverified_total_tokens}
 
 
 def _conversations(conv: Conversation) -> Iterable[Conversation]:
     yield conv
     for child in conv.children:
         yield from _conversations(child.conversation)
+
+
+def _add(row: ModelUsage, u: Usage, prefix: str) -> None:
+    for f in TOKEN_FIELDS:
+        name = prefix + f
+        setattr(row, name, getattr(row, name) + getattr(u, f))
 
 
 def session_usage(conv: Conversation, *, subagents: bool = True) -> list[ModelUsage]:
@@ -56,12 +80,11 @@ def session_usage(conv: Conversation, *, subagents: bool = True) -> list[ModelUs
             if row is None:
                 row = rows[model] = ModelUsage(session, model)
             row.calls += 1
-            u = m.usage
-            if u is UNSET:
+            if m.usage is not UNSET:
+                _add(row, m.usage, "")
+            elif m.usage_unverified is not UNSET:
+                row.calls_unverified += 1
+                _add(row, m.usage_unverified, "unverified_")
+            else:
                 row.calls_without_usage += 1
-                continue
-            row.input_tokens += u.input_tokens
-            row.output_tokens += u.output_tokens
-            row.cache_creation_input_tokens += u.cache_creation_input_tokens
-            row.cache_read_input_tokens += u.cache_read_input_tokens
     return sorted(rows.values(), key=lambda r: r.model)

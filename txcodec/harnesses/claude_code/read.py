@@ -7,7 +7,8 @@
    assistant turn join one user message, as the Messages API requires.
 3. Every block of a content array is read (seed 000 rule 3).
 4. A call's usage is its last fragment's in line order, and only when the call has a
-   ``stop_reason`` (seed 000 "Provider calls"); usage is never summed.
+   ``stop_reason`` (seed 000 "Provider calls"); usage is never summed. A call without
+   one keeps that usage as ``usage_unverified`` (old clients wrote null everywhere).
 5. ``toolUseResult`` is shape-checked before any field access (seed 000, seed 004 s5).
 
 Nothing is dropped silently: what Common has no slot for goes to the loss report with
@@ -210,6 +211,12 @@ class _FileReader:
         return self.finish()
 
     def finish(self) -> Conversation:
+        for call in self.calls.values():  # rule 4, once every fragment is read
+            if call.last_usage is not None:
+                if call.stopped:
+                    call.message.usage = _usage(call.last_usage)
+                else:  # kept apart: not provably the call's final count
+                    call.message.usage_unverified = _usage(call.last_usage)
         meta = self.meta
         meta.models = list(self.models)
         if self.first_ts is not None:
@@ -260,8 +267,6 @@ class _FileReader:
                 msg.stop_reason = None
         if m.usage is not UNSET and m.usage is not None:
             call.last_usage = m.usage  # rule 4: the last fragment in line order
-        if call.stopped and call.last_usage is not None:
-            msg.usage = _usage(call.last_usage)
         content = m.content
         if isinstance(content, str):
             if content:

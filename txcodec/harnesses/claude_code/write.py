@@ -610,9 +610,11 @@ class _Writer:
 
 
 def _usage(message: Message) -> dict[str, int] | None:
-    if message.usage is UNSET:
+    # a call without a stop_reason keeps its (unverified) usage beside stop_reason null,
+    # as the client wrote it
+    u = message.usage if message.usage is not UNSET else message.usage_unverified
+    if u is UNSET:
         return None
-    u = message.usage
     return {
         "input_tokens": u.input_tokens,
         "cache_creation_input_tokens": u.cache_creation_input_tokens,
