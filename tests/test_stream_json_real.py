@@ -14,7 +14,9 @@ capture and the session file the CLI wrote, and checks that:
 from __future__ import annotations
 
 import json
+import os
 import subprocess
+import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -23,7 +25,7 @@ import pytest
 from tests.stream_json_scenarios import SCENARIOS, Capture, run
 from txcodec import api
 from txcodec.clients.anthropic import AnthropicMock, request_messages, text
-from txcodec.clients.claude import check_resume, claude_binary, claude_env, comparable
+from txcodec.clients.claude import check_resume, claude_binary, claude_env, comparable, munge_cwd
 from txcodec.clients.mockserver import MockServer
 from txcodec.clients.report import find_client
 from txcodec.common import Conversation, Message, Text, ToolResult, ToolUse
@@ -195,3 +197,50 @@ def test_written_input_lines_drive_the_real_cli(tmp_path):
     assert comparable(back.messages, prompt=None) == [
         ("user", [("text", "first question")]), ("assistant", [("text", "one")]),
         ("user", [("text", "second question")]), ("assistant", [("text", "two")])]
+
+
+def _strip_replays(stdout: bytes) -> bytes:
+    return b"".join(line + b"\n" for line in stdout.splitlines() if b'"isReplay":true' not in line)
+
+
+@pytest.mark.parametrize("name", ["two_runs", "subagent"])
+def test_cli_convert_install_then_claude_resumes_it(captures, name, tmp_path):
+    """The issue's item 4 as a user runs it: ``txcodec convert capture.jsonl --to
+    claude_code --install`` (format detected, prompts supplied with --prompt or from a
+    stdin-side file with --input) into a CLAUDE_CONFIG_DIR store, then the real
+    ``claude --resume`` under that CLAUDE_CONFIG_DIR sends the captured conversation."""
+    capture, scenario = captures[name], SCENARIOS[name]
+    config, project, home = tmp_path / "config", tmp_path / "project", tmp_path / "home"
+    for folder in (config, project, home):
+        folder.mkdir()
+    src = tmp_path / "capture.jsonl"
+    if name == "subagent":  # the prompt only on the stdin side, kept apart
+        src.write_bytes(_strip_replays(capture.stdout))
+        (tmp_path / "stdin.jsonl").write_bytes(capture.stdin)
+        extra = ["--input", str(tmp_path / "stdin.jsonl")]
+    else:
+        src.write_bytes(capture.stdout)
+        extra = [arg for p in scenario.prompts for arg in ("--prompt", p)]
+    env = dict(os.environ, CLAUDE_CONFIG_DIR=str(config))
+    done = subprocess.run([sys.executable, "-m", "txcodec", "convert", str(src), "--to", "claude_code", "--install",
+                           *extra], cwd=project, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == f"claude --resume {capture.session_id}"
+    assert "prompt:missing" not in done.stderr
+    installed = config / "projects" / munge_cwd(str(project.resolve())) / f"{capture.session_id}.jsonl"
+    assert installed.is_file(), done.stderr
+    if name == "subagent":
+        assert list((installed.parent / capture.session_id / "subagents").glob("agent-*.jsonl"))
+    # the real CLI, reading the store through CLAUDE_CONFIG_DIR
+    mock = AnthropicMock([text("resumed")], strict=True)
+    with MockServer(mock) as server:
+        run_env = dict(claude_env(home, server), CLAUDE_CONFIG_DIR=str(config))
+        resumed = subprocess.run([str(claude_binary()), "-p", "--resume", capture.session_id, "continue",
+                                  "--dangerously-skip-permissions"], cwd=project, env=run_env, capture_output=True,
+                                 text=True, timeout=60, stdin=subprocess.DEVNULL)
+        bodies = [r.json() for r in server.requests if r.path.split("?")[0] == "/v1/messages"]
+    assert resumed.returncode == 0 and not mock.rejected, (resumed.stderr[-1500:], mock.rejected)
+    assert resumed.stdout.strip() == "resumed"
+    expected = [m for m in _session_common(capture).messages if not m.api_error]
+    assert request_messages(bodies[0])[-1].content[-1] == Text("continue")
+    assert comparable(request_messages(bodies[0])) == comparable(expected, prompt=None)

@@ -59,7 +59,7 @@ def is_document(path: Path) -> bool:
     return path.suffix == ".json" or suffixes == [".json", ".zst"]
 
 
-def _load_document(data: bytes, harness: str | None, path: Path) -> NativeSession | None:
+def _load_document(data: bytes, harness: str | None, path: Path | None) -> NativeSession | None:
     try:
         value = _sniff.decode(json_source(data))
     except msgspec.DecodeError:
@@ -84,6 +84,12 @@ def load(source: bytes | str | os.PathLike[str], harness: str | None = None) -> 
             if session is not None:
                 return session
     name = harness or detect(data)
+    if name == "jsonl" and harness is None and data.lstrip()[:1] == b"{":
+        # no line matched a harness: bytes (or a file not named .json) may still be one
+        # pretty-printed document, such as a legacy Gemini CLI session
+        session = _load_document(data, None, path)
+        if session is not None and session.harness != "jsonl":
+            return session
     return decode_session(data, registry.get(name).codec, name, path)
 
 
@@ -110,13 +116,16 @@ def convert(
     session_id: str | None = None,
     cwd: str | None = None,
     prompts: list[str] | None = None,
+    input_side: bytes | str | os.PathLike[str] | None = None,
 ) -> tuple[registry.Written, LossReport]:
     """Read ``source`` (a native session: path or bytes, harness detected unless
     ``from_`` names it; ``from_="common"`` for Common JSON; or a :class:`Conversation`)
     and write it as harness ``to``. Returns the files and everything that was not carried.
 
-    ``prompts`` is for sources that do not record what the user typed (stream-json
-    output): they are handed to the reader as ``session.prompts``.
+    ``prompts`` and ``input_side`` are for sources that do not record what the user
+    typed (stream-json output): the prompts one per run, or the stdin side kept in a file
+    of its own. They are handed to the reader as ``session.prompts`` and
+    ``session.input_session``; a source of another harness refuses them.
     """
     from .common import from_json
 
@@ -128,14 +137,23 @@ def convert(
         conversation = from_json(data)
     else:
         session = load(source, from_)
+        if (prompts is not None or input_side is not None) and session.harness != "stream_json":
+            raise NotSupported(f"{_name(source)} is {session.harness}, not a stream_json capture: prompts and "
+                               "an input side only complete stream_json captures")
         if prompts is not None:
             session.prompts = list(prompts)  # type: ignore[attr-defined]
+        if input_side is not None:
+            session.input_session = load(input_side, "stream_json")  # type: ignore[attr-defined]
         conversation = to_common(session, loss)
     target = registry.get(to)
     if target.write is None:
         raise NotSupported(f"writing {target.title} is not supported yet")
     written = target.write(conversation, loss, registry.WriteOptions(session_id=session_id, cwd=cwd))
     return written, loss
+
+
+def _name(source: Any) -> str:
+    return "the input" if isinstance(source, (bytes, bytearray, memoryview)) else str(source)
 
 
 def install(written: registry.Written, harness: str, root: str | os.PathLike[str] | None = None) -> list[Path]:

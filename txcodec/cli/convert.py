@@ -50,8 +50,11 @@ def register(group: click.Group) -> None:
     @click.option("--loss", "show_loss", is_flag=True, help="Print the whole loss report as JSON on stdout.")
     @click.option("--prompt", "prompts", multiple=True,
                   help="The prompt of one run, for a stream_json capture that lacks it (repeat: one per run, in order).")
+    @click.option("--input", "input_side", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+                  help="The stdin side of a stream_json capture (the lines sent to --input-format stream-json), "
+                       "kept in a file of its own: it gives the prompts.")
     def convert(src: Path, from_: str | None, to: str, out: Path | None, install: bool, cwd: str | None,
-                session_id: str | None, show_loss: bool, prompts: tuple[str, ...]) -> None:
+                session_id: str | None, show_loss: bool, prompts: tuple[str, ...], input_side: Path | None) -> None:
         """Convert SRC to another harness's native format."""
         if out is not None and install:
             raise click.UsageError("-o and --install exclude each other")
@@ -59,7 +62,7 @@ def register(group: click.Group) -> None:
             if install and cwd is None:
                 cwd = os.getcwd()
             written, loss = api.convert(src, to, from_=from_, session_id=session_id, cwd=cwd,
-                                        prompts=list(prompts) if prompts else None)
+                                        prompts=list(prompts) if prompts else None, input_side=input_side)
             if install:
                 for path in api.install(written, to):
                     click.echo(f"installed {path}", err=True)

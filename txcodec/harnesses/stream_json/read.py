@@ -67,6 +67,8 @@ class _Stream:
     """Partial deltas of one API message (``--include-partial-messages``)."""
 
     message: Message
+    thread: _Thread
+    main: bool  # of the main conversation (not a subagent)
     blocks: dict[int, dict[str, Any]] = field(default_factory=dict)
     lines_seen: int = 0  # assistant lines that carried a finished block
     stopped: bool = False
@@ -373,7 +375,7 @@ class _Reader:
                 thread.messages.append(message)
                 thread.by_id[mid] = message
                 thread.results_open = False
-            self.streams[mid] = _Stream(message, start_usage=body.get("usage"))
+            self.streams[mid] = _Stream(message, thread, key is None, start_usage=body.get("usage"))
             return
         stream = self.streams.get(mid) if mid else None
         if stream is None:
@@ -406,14 +408,28 @@ class _Reader:
                 rebuilt = _rebuild(block)
                 if rebuilt is not None:
                     stream.message.content.append(rebuilt)
+                    if stream.main and self.run is not None:
+                        self.run.last_assistant = stream.message
+                        # seed 002: streamed text, even only as deltas, is not repeated from the result
+                        self.run.streamed_text |= isinstance(rebuilt, Text) and bool(rebuilt.text)
             if missing:
                 stream.message.extra["from_stream_events"] = True
-            if not stream.stopped:
+            del self.streams[mid]
+            if not stream.message.content:
+                # a message_start and nothing after it: no message to keep
+                self.loss.add("stream:empty-message", f"{mid}: nothing streamed; left out", file=self.file)
+                self._drop(stream)
+            elif not stream.stopped:
                 stream.message.interrupted = True
                 self.loss.add("stream:unfinished-message", f"{mid}: no message_stop; kept what streamed", file=self.file)
-            if not stream.message.content:
-                self.loss.add("stream:empty-message", f"{mid}: nothing streamed", file=self.file)
-            del self.streams[mid]
+
+    def _drop(self, stream: _Stream) -> None:
+        thread = stream.thread
+        thread.messages = [m for m in thread.messages if m is not stream.message]
+        thread.by_id.pop(stream.message.id, None)
+        last = thread.messages[-1] if thread.messages else None
+        thread.results_open = last is not None and last.role == "user" and bool(last.content) and all(
+            isinstance(b, ToolResult) for b in last.content)
 
     # --- control plane ------------------------------------------------------------------
     def on_control_request(self, line: ControlRequestLine, n: int) -> None:
@@ -618,8 +634,11 @@ def read(
     prompts the capture lacks; ``input_session`` is the stdin side when it was kept in a
     file of its own."""
     file = str(session.path) if session.path is not None else None
-    if prompts is None:  # api.convert(..., prompts=) hands them over on the session
+    # api.convert(..., prompts=, input_side=) hands them over on the session
+    if prompts is None:
         prompts = getattr(session, "prompts", None)
+    if input_session is None:
+        input_session = getattr(session, "input_session", None)
     reader = _Reader(loss, file, prompts)
     if input_session is not None:
         side = _Reader(loss, str(input_session.path) if input_session.path else None, None, input_only=True)
