@@ -23,7 +23,30 @@ GENERATED = CORPUS / "claude_code" / "generated" / "claude_bash_read.jsonl"
 def test_show_indents_subagents():
     out = CliRunner().invoke(main, ["show", str(SESSION), "--no-color"])
     assert out.exit_code == 0, out.output
-    assert "    ┌ subagent a93ccab" in out.output
+    lines = out.output.splitlines()
+    # each child right under the Task call that spawned it (checked by hand: the child's
+    # first prompt is that call's input.prompt), one level deeper
+    for agent, description in (("a93ccab", "Explore existing codebase"), ("aa84377", "Explore sync and transcript code")):
+        i = next(n for n, line in enumerate(lines) if line.startswith(f"    ┌ subagent {agent} (Explore): {description}"))
+        assert lines[i - 1].startswith("  ▸ Task ") and f'"description":"{description}"' in lines[i - 1]
+        assert lines[i + 1] == "    user"
+    # the compaction agent's transcript names no parent call: listed last, and said so
+    assert any(line.startswith("    ┌ subagent acompact-70d8e7 [no recorded parent call]") for line in lines)
+    # a whitespace-only text block ("\n\n", common before thinking) prints nothing
+    assert not [n for n, line in enumerate(lines[1:], 1) if not line.strip() and lines[n - 1].lstrip().startswith("assistant")]
+    assert any(line.startswith("    · injected: <system-reminder>") for line in lines)  # isMeta: one line
+    assert "◂ Bash result (ok): ✓ Updated issue: spotter-a0y.1" in out.output  # the tool's name, not its id
+
+
+def test_markdown_places_subagents_after_their_call():
+    out = CliRunner().invoke(main, ["export", str(SESSION), "--to", "markdown"])
+    assert out.exit_code == 0
+    heads = [line for line in out.stdout.splitlines() if line.startswith("#")]
+    i = heads.index("### Subagent a93ccab (Explore): Explore existing codebase")
+    assert heads[i - 1] == "## Assistant · claude-opus-4-6" and heads[i + 1] == "#### User"
+    # the parent resumes after the child's turns, with the Task result
+    j = next(n for n in range(i + 1, len(heads)) if heads[n].startswith(("## User", "## Assistant")))
+    assert heads[j] == "## User"
 
 
 def test_export_common_and_markdown(tmp_path):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import msgspec
 from msgspec import UNSET
 
-from ..common import Artifact, Command, Document, Image, RawBlock, Text, Thinking, ToolResult, ToolUse
+from ..common import Artifact, Child, Command, Conversation, Document, Image, RawBlock, Text, Thinking, ToolResult, ToolUse
 
 
 def compact_json(value) -> str:
@@ -30,13 +30,50 @@ def command_line(block: Command) -> str:
     return f"{block.name}{args}"
 
 
-def label(block) -> str:
+def tool_names(conv: Conversation) -> dict[str, str]:
+    """tool_use id -> tool name, so a result can say which tool it answers."""
+    return {b.id: b.name for m in conv.messages for b in m.content if type(b) is ToolUse}
+
+
+def children_by_call(conv: Conversation) -> tuple[dict[str, list[Child]], list[Child]]:
+    """Children keyed by the tool call that spawned them (when that call is in ``conv``),
+    and the rest (no recorded call, or a call in another file)."""
+    calls = tool_names(conv)
+    by_call: dict[str, list[Child]] = {}
+    rest: list[Child] = []
+    for child in conv.children:
+        tid = child.link.tool_use_id
+        if isinstance(tid, str) and tid in calls:
+            by_call.setdefault(tid, []).append(child)
+        else:
+            rest.append(child)
+    return by_call, rest
+
+
+def child_title(child: Child, call: ToolUse | None = None) -> str:
+    """``subagent a1b2 (Explore): what it was asked to do``."""
+    kind = child.agent_type if isinstance(child.agent_type, str) else ""
+    if not kind and call is not None and isinstance(call.input, dict) and isinstance(call.input.get("subagent_type"), str):
+        kind = call.input["subagent_type"]
+    desc = child.description if isinstance(child.description, str) else ""
+    if not desc and call is not None and isinstance(call.input, dict) and isinstance(call.input.get("description"), str):
+        desc = call.input["description"]
+    agent = child.link.agent_id if isinstance(child.link.agent_id, str) else "?"
+    title = f"subagent {agent}" + (f" ({kind})" if kind else "") + (f": {desc}" if desc else "")
+    if child.link.via == "none":
+        title += " [no recorded parent call]"
+    return title
+
+
+def label(block, names: dict[str, str] | None = None) -> str:
     """A one-line title for a non-text block."""
     t = type(block)
     if t is ToolUse:
         return f"tool call {block.name} [{block.kind}] {block.id}"
     if t is ToolResult:
-        return f"tool result {block.tool_use_id} ({status(block)})"
+        name = (names or {}).get(block.tool_use_id) or "tool"
+        # an absent is_error is unknown: no status is shown rather than a guessed "ok"
+        return f"{name} result" if block.is_error is None else f"{name} result ({status(block)})"
     if t is Thinking:
         return "thinking" + ("" if block.thinking else " (signature only)")
     if t is Image:

@@ -1,11 +1,13 @@
-"""Common conversation -> Markdown (one file; subagents as nested sections)."""
+"""Common conversation -> Markdown (one file). A subagent is a nested section placed
+right after the message whose tool call spawned it; children with no recorded call
+follow their conversation."""
 
 from __future__ import annotations
 
 from msgspec import UNSET
 
-from ..common import Artifact, Command, Conversation, Message, Text, Thinking, ToolResult, ToolUse
-from ._text import command_line, compact_json, label, result_text, status
+from ..common import Artifact, Child, Command, Conversation, Message, Text, Thinking, ToolResult, ToolUse
+from ._text import child_title, children_by_call, command_line, compact_json, label, result_text, tool_names
 
 
 def _fence(text: str, lang: str = "") -> str:
@@ -15,16 +17,17 @@ def _fence(text: str, lang: str = "") -> str:
     return f"{ticks}{lang}\n{text}\n{ticks}"
 
 
-def _block(block, out: list[str]) -> None:
+def _block(block, out: list[str], names: dict[str, str]) -> None:
     t = type(block)
     if t is Text:
-        out.append(block.text)
+        if block.text.strip():
+            out.append(block.text)
     elif t is Thinking:
         out.append("> *thinking*" + (f"\n>\n> " + block.thinking.replace("\n", "\n> ") if block.thinking else " (signature only)"))
     elif t is ToolUse:
         out.append(f"**Tool call** `{block.name}` ({block.kind})\n\n" + _fence(compact_json(block.input), "json"))
     elif t is ToolResult:
-        out.append(f"**Tool result** ({status(block)})\n\n" + _fence(result_text(block)))
+        out.append(f"**{label(block, names)[:1].upper()}{label(block, names)[1:]}**\n\n" + _fence(result_text(block)))
     elif t is Command:
         body = f"**Command** `{command_line(block)}`"
         if isinstance(block.output, str) and block.output:
@@ -40,14 +43,21 @@ def _block(block, out: list[str]) -> None:
 
 
 def _flags(m: Message) -> str:
-    names = [n for n in ("synthetic", "compact_summary", "interrupted", "api_error", "meta") if getattr(m, n)]
+    names = [n.replace("_", " ") for n in ("synthetic", "compact_summary", "interrupted", "api_error", "meta") if getattr(m, n)]
     if m.origin is not UNSET:
         names.append(f"origin {m.origin}")
     return f" *({', '.join(names)})*" if names else ""
 
 
+def _child(child: Child, call: ToolUse | None, out: list[str], level: int) -> None:
+    out.append(f"{'#' * (level + 1)} {child_title(child, call)[:1].upper()}{child_title(child, call)[1:]}")
+    _conversation(child.conversation, out, level + 1)
+
+
 def _conversation(conv: Conversation, out: list[str], level: int) -> None:
     epochs = {e.start for e in conv.epochs}
+    by_call, rest = children_by_call(conv)
+    names = tool_names(conv)
     for i, m in enumerate(conv.messages):
         if i in epochs:
             out.append("---\n\n*context compacted*")
@@ -55,12 +65,13 @@ def _conversation(conv: Conversation, out: list[str], level: int) -> None:
         model = f" · {m.model}" if m.role == "assistant" and m.model is not UNSET else ""
         out.append(f"{'#' * (level + 1)} {who}{model}{_flags(m)}")
         for b in m.content:
-            _block(b, out)
-    for child in conv.children:
-        kind = child.agent_type if child.agent_type is not UNSET else "subagent"
-        call = f" for tool call `{child.link.tool_use_id}`" if child.link.tool_use_id is not UNSET else ""
-        out.append(f"{'#' * (level + 1)} Subagent {child.link.agent_id if child.link.agent_id is not UNSET else ''} ({kind}){call}")
-        _conversation(child.conversation, out, level + 1)
+            _block(b, out, names)
+        for b in m.content:
+            if type(b) is ToolUse:
+                for child in by_call.get(b.id, ()):
+                    _child(child, b, out, level + 1)
+    for child in rest:
+        _child(child, None, out, level + 1)
 
 
 def render(conv: Conversation) -> str:

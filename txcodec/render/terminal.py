@@ -6,10 +6,11 @@ from collections.abc import Iterator
 
 from msgspec import UNSET
 
-from ..common import Conversation, Text, ToolResult, ToolUse
-from ._text import compact_json, label, result_text
+from ..common import Child, Command, Conversation, Text, ToolResult, ToolUse
+from ._text import child_title, children_by_call, compact_json, label, result_text, tool_names
 
 PREVIEW = 300
+ONE_LINE = 160
 
 
 def _short(text: str, width: int = PREVIEW) -> str:
@@ -17,42 +18,54 @@ def _short(text: str, width: int = PREVIEW) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
+def _flat(text: str, width: int = ONE_LINE) -> str:
+    """One line: runs of whitespace (newlines included) become one space."""
+    return _short(" ".join(text.split()), width)
+
+
 def lines(conv: Conversation, indent: int = 0) -> Iterator[tuple[str, str]]:
-    """``(style, text)`` pairs; style is one of user, assistant, tool, dim, child."""
+    """``(style, text)`` pairs; style is one of user, assistant, tool, dim, child, text."""
     pad = "    " * indent
-    children = {}
-    for child in conv.children:
-        children.setdefault(child.link.tool_use_id, []).append(child)
+    children, rest = children_by_call(conv)
+    names = tool_names(conv)
     epochs = {e.start for e in conv.epochs}
     for i, m in enumerate(conv.messages):
         if i in epochs:
             yield "dim", f"{pad}──── context compacted ────"
-        head = "user" if m.role == "user" else f"assistant{' · ' + m.model if m.model is not UNSET else ''}"
-        flags = [n for n in ("synthetic", "interrupted", "api_error", "compact_summary", "meta") if getattr(m, n)]
+        flags = [n.replace("_", " ") for n in ("synthetic", "interrupted", "api_error", "compact_summary") if getattr(m, n)]
+        if m.role == "user" and m.meta and not flags:
+            # context the client injected (hook output, reminders): one dim line, not a turn
+            text = " ".join(b.text for b in m.content if type(b) is Text)
+            yield "dim", f"{pad}· injected: {_flat(text)}"
+            continue
+        head = "user" if m.role == "user" else f"assistant{' · ' + m.model if isinstance(m.model, str) else ''}"
         yield m.role, f"{pad}{head}{' [' + ', '.join(flags) + ']' if flags else ''}"
         for b in m.content:
             t = type(b)
             if t is Text:
-                for part in _short(b.text).splitlines() or [""]:
-                    yield "text", f"{pad}  {part}"
+                if b.text.strip():
+                    for part in _short(b.text).splitlines():
+                        yield "text", f"{pad}  {part}"
             elif t is ToolUse:
-                yield "tool", f"{pad}  ▸ {b.name} {_short(compact_json(b.input), 160)}"
+                yield "tool", f"{pad}  ▸ {b.name} {_flat(compact_json(b.input))}"
                 for child in children.pop(b.id, []):
-                    yield from _child(child, indent + 1)
+                    yield from _child(child, b, indent + 1)
             elif t is ToolResult:
-                yield "dim", f"{pad}  ◂ {label(b)}: {_short(result_text(b), 160)}".replace("\n", " ")
+                yield "dim", f"{pad}  ◂ {label(b, names)}: {_flat(result_text(b))}"
+            elif t is Command:
+                yield "tool", f"{pad}  $ {label(b)}"
+                for out in (b.output, b.stderr):
+                    if isinstance(out, str) and out.strip():
+                        yield "dim", f"{pad}    {_flat(out)}"
             else:
                 yield "dim", f"{pad}  · {label(b)}"
-    for rest in children.values():  # children whose call is not in this conversation
-        for child in rest:
-            yield from _child(child, indent + 1)
+    for child in rest:  # no recorded call in this conversation: listed after it
+        yield from _child(child, None, indent + 1)
 
 
-def _child(child, indent: int) -> Iterator[tuple[str, str]]:
+def _child(child: Child, call: ToolUse | None, indent: int) -> Iterator[tuple[str, str]]:
     pad = "    " * indent
-    kind = child.agent_type if child.agent_type is not UNSET else "subagent"
-    agent = child.link.agent_id if child.link.agent_id is not UNSET else "?"
-    yield "child", f"{pad}┌ subagent {agent} ({kind}) via {child.link.via}"
+    yield "child", f"{pad}┌ {child_title(child, call)}"
     yield from lines(child.conversation, indent)
 
 
