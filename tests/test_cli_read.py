@@ -138,3 +138,22 @@ def test_ccusage_equals_verified_plus_unverified(tmp_path):
         session = r["session"] if r["path"].endswith(r["session"] + ".jsonl") else Path(r["path"]).stem  # ccusage keys by file name
         ours[(session, r["model"])] = tuple(r[k] + r["unverified_" + k] for k in _TOKENS)
     assert ours == theirs
+
+
+@pytest.mark.parametrize("body, message", [(b"", "empty file"), (b"garbage\n{\"x\":\n", "no known session format")])
+@pytest.mark.parametrize("command", [["show"], ["export", "--to", "markdown"], ["usage"]])
+def test_unrecognized_files_are_one_clear_line(tmp_path, body, message, command):
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(body)
+    out = CliRunner().invoke(main, [*command, str(path)])
+    assert out.exit_code == 1 and out.output == f"Error: {path}: {message}" + out.output.split(message, 1)[1]
+    assert "Traceback" not in out.output and out.output.count("\n") == 1
+
+
+def test_export_loss_names_lines_of_bad_input(tmp_path):
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b'{"type":"user","uuid":"u1","message":{"role":"user","content":"hi"}}\nnot json\n{"type":"progress"}\n')
+    out = CliRunner().invoke(main, ["export", "--from", "claude_code", str(path), "--to", "markdown", "-o", str(tmp_path / "o.md"), "--loss"])
+    assert out.exit_code == 0, out.output
+    entries = json.loads(out.stdout)["entries"]
+    assert [(e["kind"], e["file"], e["line"]) for e in entries] == [("opaque", str(path), 2), ("record:progress", str(path), 3)]

@@ -34,3 +34,21 @@ def user_errors() -> Iterator[None]:
 
 def stdout_binary() -> Any:
     return sys.stdout.buffer
+
+
+def read_common(path: Any, harness: str | None = None, loss: Any = None) -> Any:
+    """The Common conversation in the file at ``path``; errors name the file. A file no
+    harness recognizes (empty, or not a known session format) is refused here, with a
+    hint, rather than read as generic JSONL."""
+    from .. import api
+
+    try:
+        session = api.load(path, harness)
+        if harness is None and session.harness == "jsonl":
+            what = "empty file" if not session.lines else "no known session format in its first lines"
+            raise click.ClickException(f"{path}: {what}; name its harness with --from")
+        return api.to_common(session, loss)
+    except click.ClickException:
+        raise
+    except (OSError, ValueError, msgspec.MsgspecError) as exc:
+        raise click.ClickException(f"{path}: {exc}") from exc

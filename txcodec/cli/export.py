@@ -7,12 +7,11 @@ from pathlib import Path
 import click
 import msgspec
 
-from .. import api
 from ..atomic import write_atomic
 from ..common import to_json
 from ..loss import LossReport
 from ..render import markdown
-from .common import echo_json, stdout_binary, user_errors
+from .common import echo_json, read_common, stdout_binary, user_errors
 
 FORMATS = {
     "common": lambda conv: msgspec.json.format(to_json(conv), indent=2) + b"\n",
@@ -31,7 +30,7 @@ def register(group: click.Group) -> None:
         """Export the conversation in PATH as Common JSON or Markdown."""
         loss = LossReport()
         with user_errors():
-            conv = api.to_common(api.load(path, harness), loss)
+            conv = read_common(path, harness, loss)
             data = FORMATS[fmt](conv)
             if out == "-":
                 stdout_binary().write(data)

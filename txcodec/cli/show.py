@@ -6,9 +6,8 @@ from pathlib import Path
 
 import click
 
-from .. import api
 from ..render import terminal
-from .common import user_errors
+from .common import read_common, user_errors
 
 
 def register(group: click.Group) -> None:
@@ -19,7 +18,7 @@ def register(group: click.Group) -> None:
     def show(path: Path, harness: str | None, color: bool | None) -> None:
         """Show the conversation in PATH, its subagents indented under their calls."""
         with user_errors():
-            conv = api.to_common(api.load(path, harness))
+            conv = read_common(path, harness)
         use_color = click.get_text_stream("stdout").isatty() if color is None else color
         if use_color:
             try:

@@ -6,9 +6,8 @@ from pathlib import Path
 
 import click
 
-from .. import api
 from ..usage import TOKEN_FIELDS, ModelUsage, session_usage
-from .common import echo_json, user_errors
+from .common import echo_json, read_common, user_errors
 
 _HEADER = ("session", "model", "calls", "no usage", "input", "output", "cache write", "cache read", "total")
 _NOTE = (
@@ -58,7 +57,7 @@ def register(group: click.Group) -> None:
         rows: list[tuple[Path, ModelUsage]] = []
         with user_errors():
             for path in _paths(paths):
-                conv = api.to_common(api.load(path))
+                conv = read_common(path)
                 rows.extend((path, r) for r in session_usage(conv, subagents=not no_subagents))
         if as_json:
             echo_json([{"path": str(p), **r.to_dict()} for p, r in rows])
