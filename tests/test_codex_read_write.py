@@ -162,3 +162,45 @@ def test_store_discover_and_zst(tmp_path, monkeypatch):
     assert main.id == written.session_id and main.cwd == "/work/p" and main.user_messages == 1 and main.tool_calls == 2
     assert infos[str(z)].archived and infos[str(z)].compressed
     assert infos[str(tmp_path / "sessions" / "rollout-broken.jsonl")].id == "rollout-broken.jsonl"
+
+
+def _compacted(message: str, history: list) -> bytes:
+    meta = {"timestamp": "2026-01-01T00:00:00Z", "type": "session_meta", "payload": {"id": "01990000-0000-7000-8000-0000000000d1", "cwd": "/w", "originator": "o", "cli_version": "0.171.0"}}
+    line = {"timestamp": "2026-01-01T00:00:01Z", "type": "compacted", "payload": {"message": message, "replacement_history": history}}
+    return (json.dumps(meta) + "\n" + json.dumps(line) + "\n").encode()
+
+
+def _user(text: str, role: str = "user") -> dict:
+    return {"type": "message", "role": role, "content": [{"type": "input_text", "text": text}]}
+
+
+def test_remote_compaction_summary_comes_from_its_history():
+    """compact_remote.rs writes ``message: ""``: the summary is read from the history (the
+    kept messages, preludes left out), declared, and written back as codex wrote it."""
+    from txcodec.harnesses.codex.read import SUMMARY_PREFIX
+
+    history = [_user("<permissions instructions>x</permissions instructions>", "developer"), _user("keep NU-5"),
+               {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "ok"}]},
+               {"type": "compaction", "encrypted_content": "gAAA"}]
+    data = _compacted("", history)
+    loss = LossReport()
+    conv = api.to_common(api.load(data), loss)
+    (summary,) = conv.messages
+    text = summary.content[0].text
+    assert summary.compact_summary and "user: keep NU-5" in text and "assistant: ok" in text and "permissions" not in text
+    assert "encrypted" in text and loss.lines("compaction:summary-from-history") == [2]
+    assert "compaction:kept-history" not in loss.counts()
+    written = write(conv, LossReport(), WriteOptions())
+    line = json.loads(written.files[written.main].splitlines()[1])
+    assert line["payload"] == {"message": "", "replacement_history": history}
+    # a local compaction's summary message inside the history is the summary itself
+    local = SUMMARY_PREFIX + " (prompt)\nthe work so far"
+    conv = api.to_common(api.load(_compacted("  ", [_user("first ask"), _user(local)])))
+    assert conv.messages[0].content[0].text == local
+
+
+def test_corpus_empty_compaction_message_gets_a_summary():
+    (path,) = [p for p in corpus_files("codex") if p.name == "small.jsonl"]
+    conv = api.to_common(api.load(path))
+    summaries = [m.content[0].text for m in conv.messages if m.compact_summary and m.role == "user"]
+    assert summaries and all(s.strip() for s in summaries)

@@ -37,6 +37,7 @@ ROUND_TRIP = [
     CORPUS / "codex/generated/codex_exec_2turns.jsonl",
     CORPUS / "codex/session-migrate/codex-0.144.4/basic.jsonl",
     GOLDEN / "codex/hand_built/rollout.jsonl",
+    GOLDEN / "codex/compaction_remote/rollout.jsonl",
 ]
 
 

@@ -18,7 +18,8 @@ read from its ``user_message`` / ``agent_message`` events instead.
 * Usage comes from ``token_count`` events: each counted event's ``last_token_usage`` goes
   to the assistant message(s) of that model call. A repeated event (same running total)
   and the token counts a fork replays from its parent are not counted again.
-* A ``compacted`` line opens an :class:`~txcodec.common.Epoch` with its summary.
+* A ``compacted`` line opens an :class:`~txcodec.common.Epoch` with its summary; one that
+  wrote no summary (a remote compaction) gets one from its ``replacement_history``.
 """
 
 from __future__ import annotations
@@ -40,6 +41,8 @@ from .prelude import prelude_kind
 MIRROR_EVENTS = {"user_message", "agent_message", "agent_reasoning", "agent_reasoning_raw_content", "item_completed"}
 CONSUMED_EVENTS = {"token_count", "context_compacted", "turn_aborted", "error"}
 _DATA_URL = re.compile(r"^data:([^;,]+);base64,(.*)$", re.S)
+# How codex's local compaction summary starts (codex-rs/core/templates/compact/summary_prefix.md).
+SUMMARY_PREFIX = "Another language model started to solve this problem and produced a summary of its thinking process."
 
 
 def read(session: NativeSession, loss: LossReport) -> Conversation:
@@ -154,11 +157,22 @@ class _Reader:
 
     def compacted(self, line: R.CompactedLine, n: int) -> None:
         p = line.payload
-        msg = self.message("user", line.timestamp, content=[Text(p.message)], compact_summary=True, synthetic=True)
+        history = p.replacement_history if isinstance(p.replacement_history, list) else None
+        summary = p.message
+        derived = not summary.strip() and history is not None
+        if derived:  # a remote compaction (compact_remote.rs) writes an empty message
+            summary = summary_from_history(history)
+        msg = self.message("user", line.timestamp, content=[Text(summary)], compact_summary=True, synthetic=True)
         msg.source_ids.append(f"line:{n}")
-        if isinstance(p.replacement_history, list):
-            msg.extra["codex_replacement_history"] = p.replacement_history
-            kept = sum(1 for item in p.replacement_history if not _is_summary_item(item, p.message))
+        if history is not None:
+            msg.extra["codex_replacement_history"] = history
+        if derived:
+            msg.extra["codex_summary_from_history"] = True
+            self.lose("compaction:summary-from-history", "the compacted line has no summary text; the summary is its "
+                      "replacement history as text (a remote compaction's own summary is encrypted)", n)
+            kept = 0
+        elif history is not None:
+            kept = sum(1 for item in history if not _is_summary_item(item, p.message))
         else:  # codex rebuilds the context from the user messages before, then the summary
             kept = sum(1 for m in self.conv.messages[:-1] if m.role == "user" and m.origin == "human")
         if kept:
@@ -359,6 +373,46 @@ def _uuid7_ms(value: Any) -> int | None:
         return int(value[:8] + value[9:13], 16)
     except ValueError:
         return None
+
+
+def summary_from_history(history: list[Any]) -> str:
+    """The summary of a compaction that wrote none, from its replacement history: the
+    summary message a local compaction puts there (it starts with codex's
+    ``SUMMARY_PREFIX``), else the conversation it keeps, as text. A remote compaction
+    keeps the recent messages and an encrypted ``compaction`` item that only the
+    provider can read; the messages are what is left to read."""
+    for item in reversed(history):
+        text = _item_text(item)
+        if _role(item) == "user" and text.startswith(SUMMARY_PREFIX):
+            return text
+    lines = ["[Codex compaction: the conversation continued from the history below]"]
+    for item in history:
+        kind = item.get("type", "message") if isinstance(item, dict) else None
+        role = _role(item)
+        if kind == "message" and role in ("user", "assistant"):
+            text = _item_text(item)
+            if text and prelude_kind(text) is None:
+                lines.append(f"{role}: {text}")
+        elif kind in ("compaction", "compaction_summary"):
+            lines.append("[the summary of the earlier conversation is encrypted]")
+    return "\n\n".join(lines)
+
+
+def _role(item: Any) -> Any:
+    return item.get("role") if isinstance(item, dict) else None
+
+
+def _item_text(item: Any) -> str:
+    """The text parts of a message item joined by newlines (images as ``[image]``)."""
+    if not isinstance(item, dict) or not isinstance(item.get("content"), list):
+        return ""
+    texts = []
+    for part in item["content"]:
+        if isinstance(part, dict) and isinstance(part.get("text"), str):
+            texts.append(part["text"])
+        elif isinstance(part, dict) and part.get("type") == "input_image":
+            texts.append("[image]")
+    return "\n".join(texts)
 
 
 def _is_summary_item(item: Any, summary: str) -> bool:

@@ -289,6 +289,8 @@ class _Writer:
             # the compaction plus the summary; other harnesses (Claude Code) resume with
             # the summary alone. Saying so keeps the model's context what the source meant.
             history = [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}]
+        if isinstance(history, list) and msg.extra.get("codex_summary_from_history"):
+            text = ""  # the reader made the text up from the history; codex wrote none
         self.emit(R.CompactedLine(timestamp=self.ts, payload=R.Compacted(message=text, replacement_history=history if isinstance(history, list) else UNSET)))
         self.event(R.ContextCompactedEvent())
 
