@@ -4,7 +4,7 @@
 Used by the real-client tests (each run keeps the capture, the stdin side and the
 session file the CLI wrote) and to (re)generate ``golden/stream_json/<case>/``:
 
-    python tests/stream_json_scenarios.py    # rewrites the golden captures
+    python tests/stream_json_scenarios.py [NAME ...]   # rewrites the golden captures
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from txcodec.clients.anthropic import AnthropicMock, Reply, error, text, tool_use, tool_uses  # noqa: E402
+from txcodec.clients.anthropic import AnthropicMock, Reply, error, text, thinking, tool_use, tool_uses  # noqa: E402
 from txcodec.clients.claude import claude_binary, claude_env, munge_cwd  # noqa: E402
 from txcodec.clients.mockserver import MockServer  # noqa: E402
 
@@ -31,11 +31,12 @@ TIMEOUT = 60
 @dataclass
 class Invocation:
     """One ``claude -p`` process: its prompts (argv when ``stdin`` is False, else one
-    stream-json ``user`` line each) and extra flags."""
+    stream-json ``user`` line each, after the ``control`` lines) and extra flags."""
 
     prompts: list[str]
     flags: list[str] = field(default_factory=list)
     stdin: bool = False
+    control: list[dict] = field(default_factory=list)  # stdin lines sent before the prompts
     resume: bool = False  # --resume the session of the previous invocation
 
 
@@ -115,6 +116,15 @@ SCENARIOS = {
             [Invocation(["first prompt"]), Invocation(["second prompt"], resume=True)],
             "two claude -p processes (the second with --resume), stdout concatenated",
         ),
+        Scenario(
+            "sdk_host",
+            [thinking("the user greets me", then="Hello back.")],
+            [Invocation(["hello there"], ["--input-format", "stream-json", "--include-partial-messages"], stdin=True,
+                        control=[{"type": "control_request", "request_id": "req_init_1",
+                                  "request": {"subtype": "initialize", "hooks": None}}])],
+            "an SDK host: control_request initialize then the prompt on stdin, no replay; partial messages with "
+            "thinking (the capture starts with a control_response, the result line does not start with type)",
+        ),
     ]
 }
 
@@ -135,9 +145,9 @@ def run(scenario: Scenario, workdir: Path) -> Capture:
             feed = None
             if inv.stdin:
                 feed = b"".join(
-                    json.dumps({"type": "user", "message": {"role": "user", "content": p},
-                                "parent_tool_use_id": None, "session_id": ""}).encode() + b"\n"
-                    for p in inv.prompts
+                    json.dumps(line).encode() + b"\n"
+                    for line in inv.control + [{"type": "user", "message": {"role": "user", "content": p},
+                                                "parent_tool_use_id": None, "session_id": ""} for p in inv.prompts]
                 )
                 stdin += feed
             else:
@@ -157,13 +167,13 @@ def run(scenario: Scenario, workdir: Path) -> Capture:
     return Capture(stdout, stdin, session, session_id, cwd.resolve(), codes, stderr)
 
 
-def regenerate(root: Path = ROOT / "golden" / "stream_json") -> None:
+def regenerate(root: Path = ROOT / "golden" / "stream_json", names: list[str] | None = None) -> None:
     """Rewrite the golden captures (``capture.jsonl``, ``input.jsonl``, ``prompts.json``)
-    from fresh runs; the expected Common files are rewritten by the golden test with
-    ``TXCODEC_UPDATE_GOLDEN=1``."""
+    of the named scenarios (all by default) from fresh runs; the expected Common files
+    are rewritten by the golden test with ``TXCODEC_UPDATE_GOLDEN=1``."""
     import tempfile
 
-    for scenario in SCENARIOS.values():
+    for scenario in (SCENARIOS[n] for n in names) if names else SCENARIOS.values():
         with tempfile.TemporaryDirectory(prefix="sj-golden-") as tmp:
             capture = run(scenario, Path(tmp))
         folder = root / scenario.name
@@ -176,4 +186,4 @@ def regenerate(root: Path = ROOT / "golden" / "stream_json") -> None:
 
 
 if __name__ == "__main__":
-    regenerate()
+    regenerate(names=sys.argv[1:] or None)
