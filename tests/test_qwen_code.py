@@ -177,9 +177,30 @@ def test_writer_then_reader_keeps_the_history():
     assert back.meta.cwd == "/work/proj"
 
 
-def test_writer_needs_a_cwd():
-    with pytest.raises(ValueError, match="cwd"):
-        HARNESS.write(Conversation(messages=[Message("user", [Text("x")])]), LossReport(), WriteOptions())
+def test_writer_without_a_cwd_says_where_it_wrote():
+    loss = LossReport()
+    written = HARNESS.write(Conversation(messages=[Message("user", [Text("x")])]), loss, WriteOptions())
+    assert written.main.startswith("projects/-/chats/") and "write:cwd" in loss.counts()
+
+
+def test_writer_answers_unanswered_calls_and_carries_orphan_results_as_text():
+    """Qwen Code drops a call without a result, and a result without its call, from the
+    request (``cleanOrphanedToolCalls``): neither may vanish silently."""
+    conversation = Conversation(meta=Meta(cwd="/p"), messages=[
+        Message("user", [ToolResult("ghost", "boo"), Text("hi")]),
+        Message("assistant", [ToolUse("c1", "run_shell_command", {"command": "ls"})]),
+        Message("user", [Text("never mind")]),
+        Message("assistant", [ToolUse("c2", "read_file", {"file_path": "x"})]),
+    ])
+    loss = LossReport()
+    written = HARNESS.write(conversation, loss, WriteOptions())
+    records = [json.loads(line) for line in written.files[written.main].splitlines()]
+    assert [r["type"] for r in records] == ["user", "assistant", "tool_result", "user", "assistant", "tool_result"]
+    assert records[0]["message"]["parts"] == [{"text": "[tool result ghost]\nboo"}, {"text": "hi"}]
+    for r, call in ((records[2], "c1"), (records[5], "c2")):
+        (part,) = r["message"]["parts"]
+        assert part["functionResponse"]["id"] == call and "error" in part["functionResponse"]["response"]
+    assert loss.counts()["write:synthetic-result"] == 2 and loss.counts()["write:orphan-result"] == 1
 
 
 def test_store_root_overrides_and_discover(tmp_path, monkeypatch):

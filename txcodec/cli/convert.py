@@ -34,8 +34,10 @@ def _write_out(written: registry.Written, out: Path) -> list[Path]:
 
 
 def _resume_line(harness: str, written: registry.Written) -> str:
-    lines = {"claude_code": f"claude --resume {written.session_id}", "codex": f"codex resume {written.session_id}"}
-    return lines.get(harness, f"(resume session {written.session_id})")
+    sid = written.session_id
+    lines = {"claude_code": f"claude --resume {sid}", "codex": f"codex resume {sid}", "gemini_cli": f"gemini --resume {sid}",
+             "qwen_code": f"qwen --resume {sid}", "pi": f"pi --session {sid}"}
+    return lines.get(harness, f"(resume session {sid})")
 
 
 def register(group: click.Group) -> None:

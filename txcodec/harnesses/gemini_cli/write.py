@@ -66,6 +66,8 @@ def write(conversation: Conversation, loss: LossReport, options: WriteOptions | 
     header = Metadata(session_id=session_id, project_hash=project_hash(cwd), start_time=start, last_updated=last, kind="main")
     if isinstance(meta.title, str) and meta.title:
         header.summary = meta.title
+    if conversation.epochs:
+        loss.add("write:compaction", f"{len(conversation.epochs)} compaction epoch(s) flattened: summaries kept as text")
     for child in conversation.children:
         loss.add("write:subagent", f"subagent conversation {child.link.agent_id or '?'} not written (main chat only)")
     lines = [_encoder.encode(header)] + [_encoder.encode(r) for r in records]
@@ -115,6 +117,8 @@ class _Builder:
             if isinstance(block, Thinking):
                 if block.thinking:
                     thoughts.append(Thought(subject="", description=block.thinking, timestamp=stamp))
+                    if isinstance(block.signature, str) or isinstance(block.encrypted, str):
+                        self.loss.add("write:thinking-signature", "a thought has no signature field", line=index + 1)
                 else:
                     self.loss.add("write:thinking", "thinking without text (signature/encrypted only) dropped", line=index + 1)
             elif isinstance(block, Text):
@@ -186,6 +190,8 @@ class _Builder:
             for inner in block.content:
                 if isinstance(inner, (Image, Document)) and isinstance(inner.data, str):
                     parts.append(Part(inline_data=Blob(mime_type=inner.media_type or "application/octet-stream", data=inner.data)))
+                elif not isinstance(inner, Text):
+                    self.loss.add("write:result-block", f"a {type(inner).__name__} inside a tool result became text", line=index + 1)
         return parts, "error" if block.is_error else "success"
 
     def _cancel(self, call: ToolCall) -> None:

@@ -33,6 +33,7 @@ from .read import COMPACTION_PREFIX, COMPACTION_SUFFIX
 from .store import session_relpath
 
 VERSION = 3
+DEFAULT_CWD = "/"
 _UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 _STOP = {"tool_use": "toolUse", "max_tokens": "length", "end_turn": "stop", "stop_sequence": "stop"}
 
@@ -62,7 +63,9 @@ def write(conversation: Conversation, loss: LossReport, options: WriteOptions) -
     meta = conversation.meta
     cwd = options.cwd or (meta.cwd if isinstance(meta.cwd, str) else None)
     if not cwd:
-        raise ValueError("pi needs the project folder (cwd) of the session: pass WriteOptions(cwd=...)")
+        # pi needs an existing folder; "/" always is one
+        cwd = DEFAULT_CWD
+        loss.add("write:cwd", f"the conversation has no cwd; wrote it for {cwd} (pass --cwd)")
     started = _parse(meta.started_at) or next(
         (d for d in (_parse(m.timestamp) for m in conversation.messages) if d), None
     ) or datetime.now(timezone.utc)
@@ -210,8 +213,9 @@ class _Writer:
     def user(self, message: Message) -> None:
         details = message.extra.get("details") if isinstance(message.extra.get("details"), dict) else {}
         first = None
+        orphans = [b for b in message.content if isinstance(b, ToolResult) and b.tool_use_id not in self.names]
         for block in message.content:
-            if not isinstance(block, ToolResult):
+            if not isinstance(block, ToolResult) or block in orphans:
                 continue
             body: dict[str, Any] = {
                 "role": "toolResult",
@@ -225,7 +229,7 @@ class _Writer:
                 body["details"] = details[block.tool_use_id]
             ident = self.entry("message", message=body)
             first = first or ident
-        others = [b for b in message.content if not isinstance(b, ToolResult)]
+        others = [b for b in message.content if not isinstance(b, ToolResult) or b in orphans]
         if others:
             content = self.parts(others)
             custom = message.origin[len("custom:") :] if isinstance(message.origin, str) and message.origin.startswith("custom:") else None
@@ -242,6 +246,12 @@ class _Writer:
         for block in blocks:
             if isinstance(block, Text):
                 out.append({"type": "text", "text": block.text})
+            elif isinstance(block, ToolResult):
+                # a result without its call: an API rejects it as a tool message
+                self.loss.add("write:orphan-result", f"result for unknown call {block.tool_use_id} written as text")
+                inner = block.content if isinstance(block.content, list) else [Text(block.content)]
+                texts = [b.text if isinstance(b, Text) else json.dumps(msgspec.to_builtins(b), ensure_ascii=False) for b in inner]
+                out.append({"type": "text", "text": f"[tool result {block.tool_use_id}]\n" + "\n".join(texts)})
             elif isinstance(block, Image) and isinstance(block.data, str):
                 out.append({"type": "image", "data": block.data, "mimeType": block.media_type if isinstance(block.media_type, str) else "image/png"})
             elif isinstance(block, Document) and block.media_type == "text/plain" and isinstance(block.data, str):

@@ -41,6 +41,8 @@ from ...registry import WriteOptions, Written
 from .store import SESSION_FILE, session_relpath
 
 CLIENT_VERSION = "0.24.4"
+DEFAULT_CWD = "/"
+INTERRUPTED = "[Tool call interrupted: no result was recorded]"
 _NAMESPACE = uuid.UUID("6f2d8a52-3c1b-4c55-9a59-0e7f4c4d2a10")
 
 
@@ -59,7 +61,9 @@ def write(conversation: Conversation, loss: LossReport, options: WriteOptions) -
         raise ValueError(f"Qwen Code only finds sessions whose id is a UUID; got {sid!r}")
     cwd = options.cwd or (conversation.meta.cwd if isinstance(conversation.meta.cwd, str) else None)
     if not cwd:
-        raise ValueError("Qwen Code needs the project folder (cwd) of the session: pass WriteOptions(cwd=...)")
+        # the client resumes a session only from its own project folder: say so, don't fail
+        cwd = DEFAULT_CWD
+        loss.add("write:cwd", f"the conversation has no cwd; wrote it for {cwd} (pass --cwd)")
     if conversation.epochs:
         loss.add("write:compaction", f"{len(conversation.epochs)} compaction epoch(s) flattened: summaries kept as text")
     if conversation.children:
@@ -67,6 +71,7 @@ def write(conversation: Conversation, loss: LossReport, options: WriteOptions) -
     writer = _Writer(sid, cwd, loss, conversation)
     for message in conversation.messages:
         writer.message(message)
+    writer.answer_pending(None)
     data = b"".join(msgspec.json.encode(r) + b"\n" for r in writer.records)
     return Written(sid, {session_relpath(cwd, sid): data})
 
@@ -77,6 +82,7 @@ class _Writer:
         self.records: list[dict[str, Any]] = []
         self.parent: str | None = None
         self.names: dict[str, str] = {}
+        self.pending: dict[str, str] = {}  # calls of the last assistant turn without a result yet
         started = conversation.meta.started_at
         self.clock = started if isinstance(started, str) else _now()
 
@@ -98,8 +104,25 @@ class _Writer:
         self.records.append(record)
         self.parent = ident
 
+    def answer_pending(self, message: Message | None, parts: list[dict] | None = None) -> None:
+        """The client drops a call without a result from the request (and a result
+        without its call: ``cleanOrphanedToolCalls``), so each unanswered call gets an
+        error result here, in the turn that should have answered it."""
+        if not self.pending:
+            return
+        synthetic = []
+        for ident, name in self.pending.items():
+            self.loss.add("write:synthetic-result", f"call {ident} ({name}) had no result: answered with an error")
+            synthetic.append({"functionResponse": {"id": ident, "name": name, "response": {"error": INTERRUPTED}}})
+        self.pending = {}
+        if parts is not None:
+            parts.extend(synthetic)
+        else:
+            self.record("tool_result", "user", synthetic, message or Message("user", []))
+
     def message(self, message: Message) -> None:
         if message.role == "assistant":
+            self.answer_pending(message)
             parts = [p for block in message.content for p in self.assistant_part(block)]
             extra: dict[str, Any] = {}
             if isinstance(message.model, str):
@@ -118,10 +141,14 @@ class _Writer:
             else:
                 self.loss.add("write:empty-message", "an assistant message with nothing to write")
             return
-        results = [b for b in message.content if isinstance(b, ToolResult)]
-        others = [b for b in message.content if not isinstance(b, ToolResult)]
-        if results:
-            self.record("tool_result", "user", [self.result_part(b) for b in results], message)
+        results = [b for b in message.content if isinstance(b, ToolResult) and b.tool_use_id in self.pending]
+        others = [b for b in message.content if not any(b is r for r in results)]
+        parts = [self.result_part(b) for b in results]
+        for b in results:
+            self.pending.pop(b.tool_use_id, None)
+        self.answer_pending(message, parts)
+        if parts:
+            self.record("tool_result", "user", parts, message)
         parts = [p for block in others for p in self.user_part(block)]
         if parts:
             self.record("user", "user", parts, message)
@@ -133,10 +160,12 @@ class _Writer:
             if not block.thinking:
                 self.loss.add("write:thinking", "a thinking block without text (signature/encrypted only) dropped")
                 return []
-            part: dict[str, Any] = {"text": block.thinking, "thought": True}
-            return [part]
+            if isinstance(block.signature, str) or isinstance(block.encrypted, str):
+                self.loss.add("write:thinking-signature", "a thinking block's signature has no place in a Qwen part")
+            return [{"text": block.thinking, "thought": True}]
         if isinstance(block, ToolUse):
             self.names[block.id] = block.name
+            self.pending[block.id] = block.name
             args = block.input
             if not isinstance(args, dict):
                 self.loss.add("write:wrapped-input", f"tool {block.name} input is not an object; wrapped as {{'input': ...}}")
@@ -145,6 +174,9 @@ class _Writer:
         return self.as_text(block)
 
     def user_part(self, block: Any) -> list[dict]:
+        if isinstance(block, ToolResult):
+            self.loss.add("write:orphan-result", f"result for unknown call {block.tool_use_id} written as text")
+            return [{"text": f"[tool result {block.tool_use_id}]\n{self.result_text(block)}"}]
         if isinstance(block, Text):
             return [{"text": block.text}] if block.text else []
         if isinstance(block, (Image, Document)) and isinstance(block.data, str) and isinstance(block.media_type, str):
@@ -153,21 +185,22 @@ class _Writer:
             return [{"inlineData": {"mimeType": block.media_type, "data": block.data}}]
         return self.as_text(block)
 
-    def result_part(self, block: ToolResult) -> dict:
+    def result_text(self, block: ToolResult) -> str:
         if isinstance(block.content, str):
-            text = block.content
-        else:
-            pieces = []
-            for inner in block.content:
-                if isinstance(inner, Text):
-                    pieces.append(inner.text)
-                else:
-                    self.loss.add("write:result-block", f"a {type(inner).__name__} inside a tool result became text")
-                    pieces.append(_render(inner))
-            text = "\n".join(pieces)
+            return block.content
+        pieces = []
+        for inner in block.content:
+            if isinstance(inner, Text):
+                pieces.append(inner.text)
+            else:
+                self.loss.add("write:result-block", f"a {type(inner).__name__} inside a tool result became text")
+                pieces.append(_render(inner))
+        return "\n".join(pieces)
+
+    def result_part(self, block: ToolResult) -> dict:
         key = "error" if block.is_error else "output"
         name = self.names.get(block.tool_use_id, "")
-        return {"functionResponse": {"id": block.tool_use_id, "name": name, "response": {key: text}}}
+        return {"functionResponse": {"id": block.tool_use_id, "name": name, "response": {key: self.result_text(block)}}}
 
     def as_text(self, block: Any) -> list[dict]:
         kind = getattr(block, "type", type(block).__name__)
