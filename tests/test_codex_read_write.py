@@ -137,12 +137,41 @@ def test_writer_maps_claude_tools_and_reports():
     assert counts["write:tool-mapped"] == 2 and counts["write:is_error"] == 1 and counts["write:thinking-without-text"] == 1
 
 
-def test_tool_map_table_is_documented():
+def _claude_to_codex_table() -> dict[str, list[str]]:
+    """The rows of docs/mapping.md's Claude Code -> Codex table whose first cell is one
+    tool name: ``{tool: [codex cell, loss cell]}``."""
+    import re
+
     from conftest import ROOT
 
     doc = (ROOT / "docs" / "mapping.md").read_text(encoding="utf-8")
-    for name in TOOL_MAP:
-        assert f"`{name}`" in doc, f"docs/mapping.md does not list {name}"
+    section = doc.split("## Claude Code <-> Codex", 1)[1].split("\n## ", 1)[0]
+    table = section.split("| Claude Code | Codex | Declared loss |", 1)[1].split("\n\n", 1)[0]
+    rows = {}
+    for line in table.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        m = re.fullmatch(r"`([A-Za-z]+)`", cells[0])
+        if m:
+            assert m.group(1) not in rows, f"{m.group(1)} listed twice"
+            rows[m.group(1)] = cells[1:]
+    return rows
+
+
+def test_tool_map_table_matches_the_code():
+    """Every TOOL_MAP entry has exactly one row, naming the Codex tool and item kind the
+    mapper produces and the loss it declares; the table lists no tool the code does not map."""
+    rows = _claude_to_codex_table()
+    assert set(rows) == set(TOOL_MAP)
+    for name, mapper in TOOL_MAP.items():
+        kind, codex_name, _, note = mapper({})
+        codex_cell, loss_cell = rows[name]
+        assert codex_cell.startswith(f"`{codex_name}`"), (name, codex_cell)
+        assert ("custom call" in codex_cell) == (kind == "custom"), (name, codex_cell)
+        assert "`write:tool-mapped`" in loss_cell, (name, loss_cell)
+        loss = LossReport()
+        conv = Conversation(meta=Meta(source_harness="claude_code"), messages=[Message("assistant", [ToolUse("t1", name, {})])])
+        write(conv, loss, WriteOptions())
+        assert loss.counts() == {"write:tool-mapped": 1}, (name, loss.counts())
 
 
 def test_store_discover_and_zst(tmp_path, monkeypatch):
