@@ -208,3 +208,59 @@ def test_orphan_deltas_of_a_capture_cut_at_the_head_are_declared():
     loss = LossReport()
     read(api.load(data), loss)
     assert loss.lines("stream:orphan-event") == [1]
+
+
+# --- subagents ----------------------------------------------------------------------------
+
+
+def _assistant(mid: str, block: dict, parent: str | None) -> dict:
+    return {"type": "assistant", "message": {"id": mid, "role": "assistant", "model": "m", "content": [block]},
+            "session_id": "s1", "parent_tool_use_id": parent, "uuid": f"a-{mid}-{block.get('id', 't')}"}
+
+
+def _result(tool_id: str, text: str, parent: str | None) -> dict:
+    return {"type": "user", "message": {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": tool_id, "content": text}]},
+        "session_id": "s1", "parent_tool_use_id": parent, "uuid": f"r-{tool_id}"}
+
+
+def _prompt(text: str, parent: str) -> dict:
+    return {"type": "user", "message": {"role": "user", "content": [{"type": "text", "text": text}]},
+            "session_id": "s1", "parent_tool_use_id": parent, "uuid": f"p-{parent}"}
+
+
+def test_subagents_nest_by_parent_tool_use_id_and_write_back():
+    agent = lambda i, p: {"type": "tool_use", "id": i, "name": "Agent", "input": {"prompt": p}}  # noqa: E731
+    data = _lines(
+        INIT,
+        _assistant("m1", agent("toolu_A", "outer"), None),
+        _assistant("m1", agent("toolu_C", "sibling"), None),  # two subagents in parallel
+        _prompt("outer", "toolu_A"),
+        _assistant("m2", agent("toolu_B", "inner"), "toolu_A"),
+        _prompt("inner", "toolu_B"),
+        _assistant("m3", {"type": "tool_use", "id": "toolu_x", "name": "Bash", "input": {"command": "ls"}}, "toolu_B"),
+        _prompt("sibling", "toolu_C"),
+        _result("toolu_x", "a b", "toolu_B"),
+        _result("toolu_B", "inner done", "toolu_A"),
+        _result("toolu_A", "outer done", None),
+        _result("toolu_C", "sibling done", None),
+        {"type": "result", "subtype": "success", "is_error": False, "result": "", "session_id": "s1"},
+    )
+    conversation = read(api.load(data), LossReport(), prompts=["go"])
+    assert [m.role for m in conversation.messages] == ["user", "assistant", "user"]
+    assert len(conversation.messages[2].content) == 2  # both results, one message
+    outer, sibling = conversation.children
+    assert (outer.link.tool_use_id, sibling.link.tool_use_id) == ("toolu_A", "toolu_C")
+    [inner] = outer.conversation.children
+    assert inner.link.tool_use_id == "toolu_B" and inner.spawn_depth == outer.spawn_depth + 1
+    assert [m.role for m in inner.conversation.messages] == ["user", "assistant", "user"]
+    assert sibling.conversation.children == []
+    # the writer puts each subagent after its calling tool_use; reading it back nests the same way
+    from txcodec.harnesses.stream_json import write
+    from txcodec.registry import WriteOptions
+
+    written = write(conversation, LossReport(), WriteOptions())
+    back = read(api.load(written.files[written.main]), LossReport())
+    shape = lambda cs: [(c.link.tool_use_id, [(m.role, m.content) for m in c.conversation.messages],  # noqa: E731
+                         shape(c.conversation.children)) for c in cs]
+    assert shape(back.children) == shape(conversation.children)
