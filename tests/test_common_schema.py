@@ -33,7 +33,8 @@ _leaf_blocks = st.one_of(
     _builds(common.Image, media_type=_opt_text, data=_opt_text, url=_opt_text, file_id=_opt_text),
     _builds(common.Document, media_type=_opt_text, data=_opt_text, url=_opt_text, title=_opt_text),
     _builds(common.Artifact, path=st.text(min_size=1, max_size=10), description=_opt_text),
-    _builds(common.Command, name=st.text(max_size=8), args=_opt_text, message=_opt_text, output=_opt_text, stderr=_opt_text),
+    _builds(common.Command, name=st.text(max_size=8), args=_opt_text, message=_opt_text, output=_opt_text, stderr=_opt_text,
+            contents=_opt_text),
     _builds(common.RawBlock, source_type=st.text(max_size=8), value=_json),
 )
 _blocks = st.one_of(
@@ -52,8 +53,12 @@ _message = _builds(
     model=_opt_text,
     stop_reason=st.one_of(st.just(msgspec.UNSET), st.none(), st.text(max_size=8)),
     usage=_usage,
+    usage_unverified=_usage,
     synthetic=st.booleans(),
+    compact_summary=st.booleans(),
     interrupted=st.booleans(),
+    api_error=st.booleans(),
+    meta=st.booleans(),
     origin=_opt_text,
     source_ids=st.lists(st.text(max_size=6), max_size=2),
     extra=st.dictionaries(st.text(max_size=5), _json, max_size=2),
