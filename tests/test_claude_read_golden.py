@@ -54,12 +54,6 @@ def test_golden_common(case, update_golden):
     assert got_loss == expected_loss.read_bytes()
 
 
-def _walk(conv):
-    yield conv
-    for child in conv.children:
-        yield from _walk(child.conversation)
-
-
 def _native_pairs(path: Path) -> tuple[set[str], set[str]]:
     """tool_use ids and tool_result ids in the source file itself."""
     uses, results = set(), set()
@@ -85,7 +79,7 @@ def test_corpus_converts_and_pairs(path):
     loss = LossReport()
     conv = api.to_common(session, loss)
     data = to_json(conv)
-    assert api.to_common is not None and data.startswith(b'{"version"')
+    assert data.startswith(b'{"version"')
     native_uses, native_results = _native_pairs(path)
     unpaired_in_source = native_uses - native_results
     uses, results = set(), set()
@@ -96,8 +90,17 @@ def test_corpus_converts_and_pairs(path):
             elif type(b) is ToolResult:
                 results.add(b.tool_use_id)
     assert uses - results <= unpaired_in_source
-    # every loss entry names a line of this file or of one of its side files
-    assert all(e.kind for e in loss.entries)
+    # every loss entry names this file or one of its side files, and a line inside it
+    side = path.parent / path.stem
+    line_counts: dict[str, int] = {}
+    for e in loss.entries:
+        assert e.kind and isinstance(e.file, str), e
+        where = Path(e.file)
+        assert where == path or side in where.parents, e
+        if e.line is not msgspec.UNSET:
+            if e.file not in line_counts:
+                line_counts[e.file] = where.read_bytes().count(b"\n") + 1
+            assert 1 <= e.line <= line_counts[e.file], e
     # each tool result follows its call: the message after the call holds it
     position = {}
     for i, m in enumerate(conv.messages):
