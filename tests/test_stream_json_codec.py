@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import GOLDEN, corpus_files
+from conftest import GOLDEN, corpus_files
 from txcodec import api
 from txcodec.harnesses.claude_code.records import TextBlock, ToolResultBlock
 from txcodec.harnesses.stream_json import CODEC, detect

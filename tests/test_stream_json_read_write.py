@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from tests.conftest import GOLDEN
+from conftest import GOLDEN
 from txcodec import api
 from txcodec.common import Child, ChildLink, Conversation, Message, Meta, Text, Thinking, ToolResult, ToolUse, Usage, from_json, to_json
 from txcodec.harnesses.stream_json import read, write, write_input
