@@ -175,7 +175,6 @@ class _Writer:
         body_base: dict[str, Any] = {"id": mid, "type": "message", "role": "assistant"}
         if message.model is not UNSET:
             body_base["model"] = message.model
-        calls = [b for b in message.content if isinstance(b, ToolUse)]
         for k, block in enumerate(blocks or [None]):
             body = dict(body_base, content=[block] if block is not None else [])
             body["stop_reason"] = None if message.stop_reason is UNSET else message.stop_reason
@@ -192,7 +191,6 @@ class _Writer:
                 child = self.children.get(block["id"])
                 if child is not None and id(child) not in self.written_children:
                     self.child(child, block["id"])
-        del calls
 
     def user(self, message: Message, parent: str | None, where: str) -> None:
         blocks = [b for b in (to_api(x, self.loss, where) for x in message.content) if b is not None]
