@@ -108,6 +108,26 @@ def test_legacy_document_is_one_typed_record():
     assert session.dump() == data
 
 
+def test_legacy_document_is_detected_from_bytes_and_from_any_file_name(tmp_path):
+    """No line of a pretty-printed document is JSON by itself: detection must look at the
+    whole (bytes from a pipe, a backup named ``.bak``)."""
+    data = LEGACY.read_bytes()
+    for session in (api.load(data), api.load(data.rstrip(b"\n")), api.load(_copy(tmp_path / "session.bak", data))):
+        assert session.harness == "gemini_cli" and len(session) == 1 and not session.diagnostics
+        assert isinstance(session[0], R.Metadata)
+    assert api.load(data).dump() == data
+    conversation = api.to_common(api.load(data))
+    assert [m.role for m in conversation.messages][:2] == ["user", "assistant"]
+    # a pretty-printed object of no harness stays generic JSON lines, byte for byte
+    other = b'{\n  "hello": 1\n}\n'
+    assert api.load(other).harness == "jsonl" and api.load(other).dump() == other
+
+
+def _copy(path, data: bytes):
+    path.write_bytes(data)
+    return path
+
+
 def test_edited_record_keeps_unknown_keys():
     line = b'{"id":"a","type":"user","content":"hi","newField":{"x":1}}'
     session = decode_session(line + b"\n", CODEC, "gemini_cli")

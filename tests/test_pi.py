@@ -125,6 +125,31 @@ def test_version1_is_linked_in_file_order_with_compaction_and_hook_messages():
     assert c.meta.extra["model_changes"] == [{"at": 0, "provider": "anthropic", "model": "claude-sonnet-4-5"}]
 
 
+def test_version2_tree_with_hook_message_reads_as_version3():
+    """Version 2 added ``id``/``parentId`` (kept as written); version 3 renamed the
+    ``hookMessage`` role to ``custom`` (pi's ``migrateV2ToV3``)."""
+    header = dict(HEADER, version=2)
+    hook = {"type": "message", "id": "h", "parentId": "a", "message": {"role": "hookMessage", "customType": "note", "content": "remember"}}
+    side = user("s", "a", "a sibling branch")
+    data = lines(header, user("a", None, "q"), side, hook, assistant("b", "h", "yes"))
+    session = api.load(data)
+    assert session.harness == "pi" and session.dump() == data and not session.diagnostics
+    loss = LossReport()
+    c = HARNESS.read(session, loss)
+    assert [(m.role, m.origin if isinstance(m.origin, str) else None) for m in c.messages] == [
+        ("user", None), ("user", "custom:note"), ("assistant", None)]
+    assert [m.source_ids for m in c.messages] == [["a"], ["h"], ["b"]]
+    assert c.meta.extra["pi_version"] == 2 and "record:off-branch" in loss.counts()
+
+
+def test_version1_without_ids_from_bytes():
+    data = (GOLDEN / "pi" / "v1_compaction" / "session.jsonl").read_bytes()
+    session = api.load(data)
+    assert session.harness == "pi" and session.dump() == data
+    assert json.loads(data.split(b"\n")[1]).get("id") is None  # really version 1: no ids
+    assert api.to_common(session).epochs
+
+
 def _conversation() -> Conversation:
     return Conversation(
         meta=Meta(id="claude-session", cwd="/work/proj", started_at="2025-01-01T00:00:00.000Z", title="T"),
