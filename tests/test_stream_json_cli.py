@@ -264,3 +264,23 @@ def test_subagents_nest_by_parent_tool_use_id_and_write_back():
     shape = lambda cs: [(c.link.tool_use_id, [(m.role, m.content) for m in c.conversation.messages],  # noqa: E731
                          shape(c.conversation.children)) for c in cs]
     assert shape(back.children) == shape(conversation.children)
+
+
+@pytest.mark.parametrize("with_uuid", [False, True])
+def test_both_sides_in_one_file_give_each_run_its_prompt(with_uuid):
+    """A host that logs stdin and stdout in one file; an SDK host may give its stdin
+    lines a uuid (the CLI's own user lines come only after init)."""
+    def run(prompt: str, answer: str, mid: str) -> list[dict]:
+        sent = {"type": "user", "message": {"role": "user", "content": prompt}, "parent_tool_use_id": None,
+                "session_id": ""}
+        if with_uuid:
+            sent["uuid"] = f"in-{mid}"
+        return [sent, INIT, _assistant(mid, {"type": "text", "text": answer}, None),
+                {"type": "result", "subtype": "success", "is_error": False, "result": answer, "session_id": "s1"}]
+
+    loss = LossReport()
+    conversation = read(api.load(_lines(*run("q1", "a1", "m1"), *run("q2", "a2", "m2"))), loss)
+    assert [(m.role, m.content) for m in conversation.messages] == [
+        ("user", [Text("q1")]), ("assistant", [Text("a1")]), ("user", [Text("q2")]), ("assistant", [Text("a2")])]
+    assert [r["prompt"] for r in conversation.meta.extra["runs"]] == ["input", "input"]
+    assert loss.counts() == {}

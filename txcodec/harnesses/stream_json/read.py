@@ -313,8 +313,10 @@ class _Reader:
         content = content_to_common(line.message.content)
         thread, key = self._thread(line.parent_tool_use_id)
         is_prompt = key is None and not any(isinstance(b, ToolResult) for b in content)
-        if is_prompt and (self.input_only or (not isinstance(line.uuid, str) and not line.is_replay)):
-            # the input side: a prompt sent on stdin
+        # the input side: a prompt sent on stdin. The CLI prints its own user lines (with a
+        # uuid) only inside a run, after init; an SDK host may give its stdin lines a uuid too.
+        stdin_side = not line.is_replay and (not isinstance(line.uuid, str) or self.run is None)
+        if is_prompt and (self.input_only or stdin_side):
             self.inputs.append(Message(role="user", content=content, extra={"input_line": n}))
             return
         run = self._ensure_run(n)
