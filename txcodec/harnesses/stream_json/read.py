@@ -8,7 +8,8 @@ Captures of several ``claude -p`` invocations may be concatenated.
 The prompt that started a run is not on stdout (it was an argument) unless the host
 passed ``--replay-user-messages`` (a ``user`` line with ``isReplay``). It is taken, in
 order, from: that replayed line; the input side (``{"type":"user",...}`` lines without a
-``uuid``, interleaved in the same file or passed as ``input_session``); ``prompts`` (one
+``uuid`` or before the run's init, interleaved in the same file, or passed as
+``input_session``); ``prompts`` (one
 per run, from the user); else a placeholder user message marked
 ``extra["missing_prompt"]`` and a ``prompt:missing`` loss entry, so the conversation
 still alternates and a written session still resumes.
