@@ -40,7 +40,8 @@ def write_atomic(path: str | os.PathLike[str], data: bytes, *, overwrite: bool =
 
 def install_files(root: str | os.PathLike[str], files: dict[str, bytes]) -> list[Path]:
     """Write every file under ``root``; refuse (before writing anything) when one exists
-    or a relative path would escape ``root``."""
+    or a relative path would escape ``root``. When a write fails anyway (a file appeared
+    meanwhile, a full disk), the files already written are removed again."""
     root = Path(root).resolve()
     targets = []
     for rel, data in files.items():
@@ -50,7 +51,16 @@ def install_files(root: str | os.PathLike[str], files: dict[str, bytes]) -> list
         if target.exists():
             raise TargetExists(f"{target} already exists; not overwritten")
         targets.append((target, data))
-    return [write_atomic(target, data) for target, data in targets]
+    done: list[Path] = []
+    try:
+        for target, data in targets:
+            done.append(write_atomic(target, data))
+    except BaseException:
+        # all or nothing: a session missing its side files is worse than none
+        for path in done:
+            path.unlink(missing_ok=True)
+        raise
+    return done
 
 
 def _fsync_dir(path: Path) -> None:

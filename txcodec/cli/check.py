@@ -27,6 +27,13 @@ def _line(message) -> str:
     return f"{message.role:9s} " + ", ".join(parts)
 
 
+class CannotCheck(click.ClickException):
+    """The check did not run (not a resumable file, no client, no check for the
+    harness): exit status 2, so a script can tell it from "ran and was not resumed"."""
+
+    exit_code = 2
+
+
 def register(group: click.Group) -> None:
     @group.command("check-resume")
     @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
@@ -35,14 +42,24 @@ def register(group: click.Group) -> None:
     @click.option("--json", "as_json", is_flag=True, help="The whole report as JSON.")
     def check_resume(file: Path, harness: str | None, cwd: str | None, as_json: bool) -> None:
         """Resume FILE with the real client against a strict local mock model and
-        report what it sent. Exit status 1 when the resume failed or was rejected."""
-        with user_errors():
-            name = harness or api.load(file).harness
-            target = registry.get(name)
-            if target.check_resume is None:
-                raise click.ClickException(f"no resume check for {target.title}")
-            options = {"cwd": cwd} if cwd else {}
-            report = target.check_resume(file, **options)
+        report what it sent. Exit status: 0 resumed; 1 the client failed, made no
+        request, or sent something the real API would reject (400); 2 the check could
+        not run (FILE is not a session the client can look up, or the client is not
+        installed)."""
+        try:
+            with user_errors():
+                name = harness or api.load(file).harness
+                target = registry.get(name)
+                if target.check_resume is None:
+                    raise click.ClickException(f"{file}: read as {target.title}, which has no resume check (name the harness with --harness)")
+                options = {"cwd": cwd} if cwd else {}
+                report = target.check_resume(file, **options)
+        except click.ClickException as exc:
+            raise CannotCheck(exc.message) from exc
+        except RuntimeError as exc:  # each client module's ClientMissing
+            raise CannotCheck(str(exc)) from exc
+        # the client retries a rejected request: one line per distinct reason
+        report.rejected = list(dict.fromkeys(report.rejected))
         if as_json:
             echo_json(msgspec.to_builtins(report) | {"resumed": report.resumed})
         else:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -11,7 +12,7 @@ from pathlib import Path
 import click
 
 from .. import api, registry
-from ..atomic import install_files, write_atomic
+from ..atomic import TargetExists, install_files, write_atomic
 from ..loss import LossReport
 from .common import echo_json, user_errors
 
@@ -40,6 +41,27 @@ def _resume_line(harness: str, written: registry.Written) -> str:
     return lines.get(harness, f"(resume session {sid})")
 
 
+def _project_dir(cwd: str | None) -> str:
+    """The absolute project folder: the store's folder name and every record's ``cwd``
+    are made from it, so a relative ``--cwd`` would name the wrong folder."""
+    return os.path.abspath(cwd) if cwd is not None else os.getcwd()
+
+
+def _install(written: registry.Written, harness: str) -> None:
+    try:
+        paths = api.install(written, harness)
+    except TargetExists as exc:
+        raise click.ClickException(f"{exc} (choose a new id with --session-id)") from exc
+    for path in paths:
+        click.echo(f"installed {path}", err=True)
+
+
+def _run_from(cwd: str) -> None:
+    """Claude Code resumes into the folder it runs in: say so when that is not here."""
+    if os.path.abspath(os.getcwd()) != cwd:
+        click.echo(f"run it from {cwd}:  cd {shlex.quote(cwd)}", err=True)
+
+
 def register(group: click.Group) -> None:
     @group.command("convert")
     @click.argument("src", type=click.Path(exists=True, dir_okay=False, path_type=Path))
@@ -61,14 +83,15 @@ def register(group: click.Group) -> None:
         if out is not None and install:
             raise click.UsageError("-o and --install exclude each other")
         with user_errors():
-            if install and cwd is None:
-                cwd = os.getcwd()
+            if install or cwd is not None:
+                cwd = _project_dir(cwd)
             written, loss = api.convert(src, to, from_=from_, session_id=session_id, cwd=cwd,
                                         prompts=list(prompts) if prompts else None, input_side=input_side)
             if install:
-                for path in api.install(written, to):
-                    click.echo(f"installed {path}", err=True)
+                _install(written, to)
                 click.echo(_resume_line(to, written))
+                if to == "claude_code":
+                    _run_from(cwd)
             elif out is not None:
                 for path in _write_out(written, out):
                     click.echo(f"wrote {path}", err=True)
@@ -84,17 +107,22 @@ def register(group: click.Group) -> None:
     @click.argument("src", type=click.Path(exists=True, dir_okay=False, path_type=Path))
     @click.option("--from", "from_", type=str, help="Source harness (detected when left out).")
     @click.option("--cwd", type=str, help="Project folder (default: the current folder).")
-    def resume(src: Path, from_: str | None, cwd: str | None) -> None:
-        """Convert SRC to Claude Code, install it, and run ``claude --resume`` on it."""
+    @click.option("--session-id", type=str, help="The new session's id (a UUID).")
+    def resume(src: Path, from_: str | None, cwd: str | None, session_id: str | None) -> None:
+        """Convert SRC to Claude Code, install it, and run ``claude --resume`` on it in
+        the project folder (when ``claude`` is on PATH; else print the command)."""
         with user_errors():
-            cwd = cwd or os.getcwd()
-            written, loss = api.convert(src, "claude_code", from_=from_, cwd=cwd)
-            api.install(written, "claude_code")
+            cwd = _project_dir(cwd)
+            if not os.path.isdir(cwd):  # checked before installing: claude would run there
+                raise click.ClickException(f"{cwd}: not a folder (--cwd)")
+            written, loss = api.convert(src, "claude_code", from_=from_, session_id=session_id, cwd=cwd)
+            _install(written, "claude_code")
             _summary(loss)
             line = _resume_line("claude_code", written)
             claude = shutil.which("claude")
             if claude is None:
                 click.echo(f"claude is not on PATH; run: {line}")
+                _run_from(cwd)
                 return
             click.echo(f"+ {line}", err=True)
             raise SystemExit(subprocess.call([claude, "--resume", written.session_id], cwd=cwd))

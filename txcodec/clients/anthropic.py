@@ -6,31 +6,22 @@ one JSON body otherwise. Any other path gets a harmless empty success, so a clie
 probing an endpoint we do not model keeps going; the paths are recorded on the server.
 
 **Strict mode** answers 400 where the real API would (the rules are in :func:`violations`)
-and records each rejection in ``server.state["rejected"]``. The rules follow the
-Messages API documentation and what real-clients.md observed the real API reject:
-
-- ``messages`` empty; a role other than user/assistant; empty content (a list with no
-  block, an empty string, an empty text block), except the optional final assistant
-  message (the prefill slot);
-- an unknown block type, or one that does not belong to that role;
-- ``tool_use.input`` not an object (the observed ``Input should be a valid dictionary``);
-  a ``tool_use`` id that repeats;
-- a ``tool_use`` without a ``tool_result`` in the next message, a ``tool_result`` whose id
-  the previous assistant message did not call, and a ``tool_result`` after a text block
-  of its user message (results come first);
-- ``tool_result.content`` neither a string nor a list of text/image/document/search_result
-  /tool_reference blocks;
-- ``thinking`` without a string ``signature``; ``redacted_thinking`` without ``data``.
+and records each rejection in ``server.state["rejected"]``. Each rule names its source
+in a comment beside its check: the Messages API documentation
+(platform.claude.com/docs/en/agents-and-tools/tool-use/handle-tool-calls, "HTC" below),
+the real API's own 400 messages as users reported them (issue threads, named by
+repository and number), or what real-clients.md observed.
 
 Positions in the pairing rules skip ``system`` messages. Consecutive messages of the same
-role are **not** rejected: the API documents that it
-combines consecutive user or assistant turns into one.
+role are **not** rejected: the Messages API reference documents that consecutive user or
+assistant turns are combined into one.
 """
 
 from __future__ import annotations
 
-import json
 import itertools
+import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -113,7 +104,12 @@ _ASSISTANT_BLOCKS = {
     "mcp_tool_use",
     "mcp_tool_result",
 }
+# HTC: tool_result content is a string or a list of text, image, document or
+# search_result blocks; tool_reference is the tool-search tool's result part.
 _RESULT_PARTS = {"text", "image", "document", "search_result", "tool_reference"}
+# anomalyco/opencode#1279: "messages.1.content.1.tool_use.id: String should match
+# pattern '^[a-zA-Z0-9_-]+$'"
+_TOOL_ID = re.compile(r"^[a-zA-Z0-9_-]+$")
 # Claude Code 2.1.332 sends its environment context as a ``system`` message inside
 # ``messages`` (a beta the ``?beta=true`` endpoint accepts), text only.
 _ROLES = {"user": _USER_BLOCKS, "assistant": _ASSISTANT_BLOCKS, "system": {"text"}}
@@ -135,6 +131,8 @@ def violations(body: Any) -> list[str]:
             out.append(f"{where}.role: must be 'user', 'assistant' or 'system'")
             continue
         role, content = message["role"], message.get("content")
+        # anthropics/claude-code#6774: "messages.0: all messages must have non-empty
+        # content except for the optional final assistant message"
         prefill = role == "assistant" and i == last
         if isinstance(content, str):
             if not content and not prefill:
@@ -159,6 +157,8 @@ def _block_violations(block: Any, allowed: set[str]) -> list[str]:
     if not isinstance(block, dict):
         return ["block must be an object"]
     kind = block.get("type")
+    # real-clients.md: an unknown block type is passed through by the client and
+    # rejected by the real API; tool_use/tool_result belong to their own roles (HTC)
     if kind not in allowed:
         return [f"unexpected block type {kind!r}"]
     check = _BLOCK_CHECKS.get(kind)
@@ -168,15 +168,23 @@ def _block_violations(block: Any, allowed: set[str]) -> list[str]:
 def _text(block: dict) -> list[str]:
     if not isinstance(block.get("text"), str):
         return ["text: Field required"]
-    return [] if block["text"] else ["text content blocks must be non-empty"]
+    # aliasrobotics/cai#182: "messages: text content blocks must be non-empty";
+    # anthropics/claude-code#23440: "... must contain non-whitespace text"
+    if not block["text"]:
+        return ["text content blocks must be non-empty"]
+    return [] if block["text"].strip() else ["text content blocks must contain non-whitespace text"]
 
 
 def _tool_use(block: dict) -> list[str]:
     out = []
     if not isinstance(block.get("id"), str) or not block.get("id"):
         out.append("tool_use.id: Field required")
+    elif not _TOOL_ID.match(block["id"]):
+        out.append("tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'")
     if not isinstance(block.get("name"), str) or not block.get("name"):
         out.append("tool_use.name: Field required")
+    # HTC: input is "an object"; real-clients.md saw the real API answer a string
+    # input with "tool_use.input: Input should be a valid dictionary"
     if not isinstance(block.get("input"), dict):
         out.append("tool_use.input: Input should be a valid dictionary")
     return out
@@ -201,6 +209,8 @@ def _tool_result(block: dict) -> list[str]:
 
 
 def _thinking(block: dict) -> list[str]:
+    # lbjlaq/Antigravity-Manager#1650: "messages.1.content.0.thinking.signature: Field
+    # required" (real-clients.md: the client then retries without the thinking)
     if not isinstance(block.get("signature"), str):
         return ["thinking.signature: Field required"]
     return [] if isinstance(block.get("thinking"), str) else ["thinking.thinking: Field required"]
@@ -235,7 +245,13 @@ def _blocks(message: dict) -> list[dict]:
 
 def _pairing_violations(messages: list[Any]) -> list[str]:
     """tool_use ids must be answered in the very next message, which must be a user
-    message whose tool_result blocks come before its other blocks."""
+    message whose tool_result blocks come before its other blocks.
+
+    Sources: anthropics/claude-code#5989 ("`tool_use` ids were found without
+    `tool_result` blocks immediately after ... in the next message"), #13460
+    ("unexpected `tool_use_id` found in `tool_result` blocks ... in the previous
+    message"), #20901 ("`tool_use` ids must be unique"); HTC and QwenLM/qwen-code#8161
+    (checked against the real API): tool_result blocks come first in their message."""
     out: list[str] = []
     seen: set[str] = set()
     # in-conversation system messages do not take part in tool pairing

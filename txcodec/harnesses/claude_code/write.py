@@ -21,7 +21,8 @@ The layout is the one Claude Code 2.1.332 writes itself (formats.md, real-client
 
 What the Messages API would reject is changed so that it accepts the request, and each
 change is recorded in the loss report (``write:*`` kinds): non-object tool inputs are
-wrapped as ``{"input": value}``, tool_result content that is not a string or a valid
+wrapped as ``{"input": value}``, tool ids the API does not take are renamed (calls
+and results alike), tool_result content that is not a string or a valid
 block list is flattened to text, thinking without a signature is dropped, a tool_use
 without a result gets an ``is_error`` result, a result without its call becomes text,
 and blocks the API has no type for become text.
@@ -67,6 +68,9 @@ NAMESPACE = uuid.UUID("5d3c1e0a-7f3b-5b8e-9c44-2f0a6c1d7e91")
 TESTED_VERSION = "2.1.332"
 _UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 _AGENT_ID = re.compile(r"^a[0-9a-f]{16}$")
+# The ids the Messages API takes for tool_use (its 400: "tool_use.id: String should match
+# pattern '^[a-zA-Z0-9_-]+$'", anomalyco/opencode#1279).
+_API_TOOL_ID = re.compile(r"^[a-zA-Z0-9_-]+$")
 _EPOCH_TS = "1970-01-01T00:00:00.000Z"
 MISSING_RESULT = "[Tool result missing: the source recorded no result for this call]"
 # Block types that may sit in a tool_result's content list.
@@ -93,6 +97,14 @@ def session_id_for(conversation: Conversation, options: WriteOptions) -> str:
         return source.lower()
     name = source if isinstance(source, str) else hashlib.sha256(to_json(conversation)).hexdigest()
     return str(uuid.uuid5(NAMESPACE, f"session:{name}"))
+
+
+def api_tool_id(tool_id: str) -> str:
+    """``tool_id`` when the API takes it, else a stable ``toolu_`` id made from it (the
+    same for the call and its results, so the pair stays a pair)."""
+    if not tool_id or _API_TOOL_ID.match(tool_id):
+        return tool_id
+    return "toolu_" + uuid.uuid5(NAMESPACE, f"tool-id:{tool_id}").hex[:24]
 
 
 def dumps(value: Any) -> bytes:
@@ -396,7 +408,9 @@ class _Writer:
                 return None
             return {"type": "thinking", "thinking": block.thinking, "signature": block.signature}
         if isinstance(block, ToolUse):
-            tool_id, name = block.id, block.name
+            tool_id, name = api_tool_id(block.id), block.name
+            if tool_id != block.id:
+                self.loss.add("write:tool-id", f"{where}: tool id {block.id!r} is not one the API takes; written as {tool_id} (its results too)", file=s.file)
             if not tool_id or not name:  # the API requires both
                 self.loss.add("write:tool-use-named", f"{where}: a tool_use without an id or a name got one", file=s.file)
                 tool_id = tool_id or "toolu_" + entry_id(s.sid, f"{where}/id").replace("-", "")[:24]
@@ -461,7 +475,7 @@ class _Writer:
         for i, result in enumerate(results):
             done = self.tool_result(result, s, f"{where}.result{i}", top)
             (orphans if isinstance(done, Text) else answered).append(done)
-        answered = _in_call_order(answered, [(_placeholder(t), dict(top)) for t in missing], s.calls)
+        answered = _in_call_order(answered, [(_placeholder(t), dict(top)) for t in missing], [api_tool_id(c) for c in s.calls])
         runs: list[list[Block]] = [orphans]
         for block in others:
             if isinstance(block, Command):
@@ -542,7 +556,7 @@ class _Writer:
             text = content if isinstance(content, str) else _flatten(content)
             return Text(f"[tool result {result.tool_use_id}] {text}")
         s.open_calls.discard(result.tool_use_id)
-        block: dict[str, Any] = {"tool_use_id": result.tool_use_id, "type": "tool_result", "content": content}
+        block: dict[str, Any] = {"tool_use_id": api_tool_id(result.tool_use_id), "type": "tool_result", "content": content}
         if result.is_error is not None:
             block["is_error"] = result.is_error
         fields = dict(top)
@@ -601,7 +615,7 @@ class _Writer:
             if child.description is not UNSET:
                 meta["description"] = child.description
             if child.link.tool_use_id is not UNSET:
-                meta["toolUseId"] = child.link.tool_use_id
+                meta["toolUseId"] = api_tool_id(child.link.tool_use_id)
             if parent_agent:
                 meta["parentAgentId"] = parent_agent
             meta["spawnDepth"] = child.spawn_depth
@@ -633,7 +647,7 @@ def _user_top(message: Message) -> dict[str, Any]:
 
 
 def _placeholder(tool_id: str) -> dict[str, Any]:
-    return {"type": "tool_result", "tool_use_id": tool_id, "content": MISSING_RESULT, "is_error": True}
+    return {"type": "tool_result", "tool_use_id": api_tool_id(tool_id), "content": MISSING_RESULT, "is_error": True}
 
 
 def _in_call_order(answered: list[tuple[dict, dict]], added: list[tuple[dict, dict]], calls: list[str]) -> list[tuple[dict, dict]]:
