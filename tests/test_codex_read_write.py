@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import datetime, timezone
 
 import pytest
 import zstandard
@@ -233,3 +234,42 @@ def test_corpus_empty_compaction_message_gets_a_summary():
     conv = api.to_common(api.load(path))
     summaries = [m.content[0].text for m in conv.messages if m.compact_summary and m.role == "user"]
     assert summaries and all(s.strip() for s in summaries)
+
+
+def test_thread_id_is_a_time_ordered_uuid7():
+    import uuid
+
+    from txcodec.harnesses.codex.write import uuid7
+
+    ids = []
+    for start in ("2025-12-31T23:59:59.999Z", "2026-03-04T05:06:07.089Z", "2026-03-04T05:06:07.090+00:00", "2031-01-01T00:00:00"):
+        conv = claude_like()
+        conv.meta.started_at = start
+        sid = write(conv, LossReport(), WriteOptions()).session_id
+        u = uuid.UUID(sid)
+        assert (u.version, u.variant) == (7, uuid.RFC_4122) and str(u) == sid
+        ms = int(datetime.fromisoformat(start.replace("Z", "+00:00")).replace(tzinfo=timezone.utc).timestamp() * 1000)
+        assert u.int >> 80 == ms  # the first 48 bits are the start's millisecond clock (UTC)
+        ids.append(sid)
+    assert ids == sorted(ids)  # later starts sort later, as codex's own ids do
+    # deterministic: one source id, one thread id; another source id at the same time differs
+    assert uuid7("2026-01-01T00:00:00Z", "claude_code:a") == uuid7("2026-01-01T00:00:00.000Z", "claude_code:a")
+    assert uuid7("2026-01-01T00:00:00Z", "claude_code:a") != uuid7("2026-01-01T00:00:00Z", "claude_code:b")
+    # without a source id, the conversation itself is the seed
+    conv = claude_like()
+    conv.meta.id = msgspec_unset()
+    assert write(conv, LossReport(), WriteOptions()).session_id == write(claude_like_without_id(), LossReport(), WriteOptions()).session_id
+
+
+def claude_like_without_id() -> Conversation:
+    conv = claude_like()
+    conv.meta.id = msgspec_unset()
+    return conv
+
+
+def test_session_id_option_must_be_a_uuid():
+    with pytest.raises(ValueError, match="not a UUID"):
+        write(claude_like(), LossReport(), WriteOptions(session_id="my-session"))
+    sid = "0199AAAA-0000-7000-8000-000000000001"
+    written = write(claude_like(), LossReport(), WriteOptions(session_id=sid))
+    assert written.session_id == sid.lower() and written.main.endswith(f"-{sid.lower()}.jsonl")

@@ -9,7 +9,17 @@ import pytest
 
 from txcodec import api
 from txcodec.clients import responses as mock
-from txcodec.clients.codex import Sandbox, check_resume, codex_binary, history_items, normalize, resume
+from txcodec.clients.codex import (
+    Sandbox,
+    canonical_relpath,
+    check_resume,
+    codex_binary,
+    history_items,
+    install,
+    normalize,
+    picker_screen,
+    resume,
+)
 from txcodec.common import Text, ToolResult, ToolUse
 from txcodec.harnesses.codex.write import write
 from txcodec.loss import LossReport
@@ -110,3 +120,28 @@ def test_genuine_rollout_reads():
     assert "hello world" in results["call_a"].content and "call_b" in results
     assert sum(1 for m in conv.messages if m.usage) == 3  # one token_count per model call
     assert conv.meta.models == ["gpt-5.1-codex"] and conv.meta.client_version == "0.171.0"
+
+
+def test_written_rollout_is_listed_in_the_resume_picker():
+    """``codex resume`` (the TUI picker, cwd filter on) lists a converted session under its
+    first prompt. It lists a rollout only when it has a ``user_message`` event: the same
+    file without them shows "No sessions yet", which is why the writer emits the UI events
+    next to the response items."""
+    with Sandbox() as box:
+        cwd = str(box.cwd)
+    conv = claude_like()
+    written = write(conv, LossReport(), WriteOptions(cwd=cwd))
+    data = written.files[written.main].replace(cwd.encode(), b"@CWD@")
+
+    def listed(data: bytes) -> str:
+        with Sandbox() as box:
+            data = data.replace(b"@CWD@", str(box.cwd).encode())
+            install(box.home, data, canonical_relpath(data)[1])
+            return picker_screen(box, until="OMEGA-3")
+
+    assert "Fix it, nonce OMEGA-3" in listed(data)
+    lines = [l for l in data.splitlines() if b'"type":"user_message"' not in l]
+    assert len(lines) < len(data.splitlines())
+    renumbered = b"\n".join(json.dumps({**json.loads(l), "ordinal": n}).encode() for n, l in enumerate(lines)) + b"\n"
+    screen = listed(renumbered)
+    assert "OMEGA-3" not in screen and "0 / 0 ·" in screen

@@ -12,11 +12,17 @@ so "resumed" here means the request's ``input`` really holds the file's conversa
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
+import re
+import select
 import shutil
+import struct
 import subprocess
 import tempfile
+import termios
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -149,6 +155,55 @@ class Sandbox:
                 except subprocess.TimeoutExpired as exc:
                     code, out, err = -9, exc.stdout or b"", (exc.stderr or b"") + b"\n[txcodec: codex timed out]"
             return Run(code, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"), model_requests(server), self.home, self.cwd)
+
+
+_ANSI = re.compile(rb"\x1b\[[0-9;?>=$]*[A-Za-z~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\\\)|\x1b[=>()][0-9A-Za-z]?")
+_PICKER_DRAWN = re.compile(r"↑/↓ browse .*\d+ / \d+")  # the key help, then the first list drawn
+
+
+def picker_screen(box: Sandbox, args: tuple[str, ...] = (), until: str | None = None, timeout: float = 20) -> str:
+    """Everything ``codex resume`` (the interactive picker) drew in ``box``, as plain text
+    (escape sequences dropped): until ``until`` shows up, or the screen has been quiet for
+    two seconds after the list was drawn, or ``timeout``. The TUI needs a terminal: it
+    runs on a pseudo-terminal and is killed afterwards. The TUI redraws only the cells
+    that change, so look for words, not for whole lines."""
+    binary = codex_binary()
+    with MockServer(handler([])) as server:
+        table = PROVIDER.format(provider=box.provider, url=server.url)
+        (box.home / "config.toml").write_text(CONFIG.format(model=box.model, provider=box.provider, provider_table=table))
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(box.root / "home"), "CODEX_HOME": str(box.home),
+               "MOCK_API_KEY": "dummy", "TERM": "xterm-256color", "NO_COLOR": "1"}
+        leader, follower = os.openpty()
+        fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 200, 0, 0))
+        proc = subprocess.Popen([str(binary), "resume", *args], cwd=box.cwd, env=env, stdin=follower, stdout=follower,
+                                stderr=follower, start_new_session=True)
+        os.close(follower)
+        out, text = b"", ""
+        deadline = time.monotonic() + timeout
+        last = time.monotonic()
+        try:
+            while time.monotonic() < deadline and proc.poll() is None:
+                ready, _, _ = select.select([leader], [], [], 0.2)
+                if not ready:
+                    if _PICKER_DRAWN.search(text) and time.monotonic() - last > 2:
+                        break
+                    continue
+                last = time.monotonic()
+                try:
+                    chunk = os.read(leader, 65536)
+                except OSError:
+                    break
+                if b"\x1b[6n" in chunk:  # the TUI asks where the cursor is before it draws
+                    os.write(leader, b"\x1b[1;1R")
+                out += chunk
+                text = re.sub(r"\s+", " ", _ANSI.sub(b" ", out).decode("utf-8", "replace"))
+                if until is not None and until in text:
+                    break
+        finally:
+            proc.kill()
+            proc.wait()
+            os.close(leader)
+        return text
 
 
 def install(home: Path, data: bytes, relpath: str) -> Path:

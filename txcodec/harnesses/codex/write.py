@@ -167,6 +167,8 @@ def _now() -> str:
 
 
 def _iso(dt: datetime) -> str:
+    if dt.tzinfo is None:  # a time without an offset is taken as UTC, not as this machine's zone
+        dt = dt.replace(tzinfo=timezone.utc)
     return dt.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.") + f"{dt.microsecond // 1000:03d}Z"
 
 
@@ -180,8 +182,9 @@ def normalize_ts(value: Any) -> str | None:
 
 
 def uuid7(ts: str, seed: str) -> str:
-    """A UUIDv7 with ``ts``'s millisecond clock and 74 bits from a hash of ``seed``."""
-    ms = int(datetime.fromisoformat(ts.replace("Z", "+00:00")).timestamp() * 1000)
+    """A UUIDv7 (RFC 9562) with ``ts``'s millisecond clock and 74 bits from a hash of
+    ``seed``: ids sort by time like the ones codex makes, and one source gives one id."""
+    ms = int(datetime.fromisoformat(normalize_ts(ts) or ts).timestamp() * 1000)
     rand = int.from_bytes(hashlib.sha256(seed.encode()).digest()[:10], "big")
     value = (ms & ((1 << 48) - 1)) << 80 | 0x7 << 76 | (rand >> 68 & 0xFFF) << 64 | 0b10 << 62 | (rand & ((1 << 62) - 1))
     return str(uuid.UUID(int=value))
@@ -209,7 +212,10 @@ class _Writer:
         stamps = [normalize_ts(m.timestamp) for m in conv.messages]
         self.start = normalize_ts(meta.started_at) or next((s for s in stamps if s), None) or _now()
         if options.session_id:
-            self.id = options.session_id
+            if not _is_uuid(options.session_id.lower()):
+                # codex exec resume <non-uuid> silently starts a new session (real-clients.md)
+                raise ValueError(f"session id {options.session_id!r} is not a UUID (Codex only resumes a thread by its UUID)")
+            self.id = options.session_id.lower()
         elif self.from_codex and _is_uuid(meta.id):
             self.id = str(meta.id)
         else:
