@@ -140,7 +140,8 @@ def test_lossy_cases_resume_and_are_declared(tmp_path):
             U(Text("go")),
             A(Thinking("no signature"), ToolUse("toolu_a", "apply_patch", "*** Begin Patch"), ToolUse("toolu_b", "Bash", {"command": "x"})),
             U(ToolResult("toolu_a", "patched")),  # toolu_b never answered
-            A(Text("and an artifact"), Artifact("../../../etc/passwd", description="d", data="aGVsbG8=")),
+            # whitespace-only text: the real API rejects it, the client leaves it out
+            A(Text("and an artifact"), Text(" \n"), Artifact("../../../etc/passwd", description="d", data="aGVsbG8=")),
             U(ToolResult("toolu_zzz", "orphan"), Text("thanks")),
             A(Text("bye")),
         ],
