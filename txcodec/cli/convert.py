@@ -109,8 +109,10 @@ def register(group: click.Group) -> None:
     @click.option("--cwd", type=str, help="Project folder (default: the current folder).")
     @click.option("--session-id", type=str, help="The new session's id (a UUID).")
     def resume(src: Path, from_: str | None, cwd: str | None, session_id: str | None) -> None:
-        """Convert SRC to Claude Code, install it, and run ``claude --resume`` on it in
-        the project folder (when ``claude`` is on PATH; else print the command)."""
+        """Convert SRC to Claude Code, install it, and run ``claude --resume`` on it.
+
+        The client runs in the project folder (--cwd) when ``claude`` is on PATH;
+        otherwise the command to run is printed."""
         with user_errors():
             cwd = _project_dir(cwd)
             if not os.path.isdir(cwd):  # checked before installing: claude would run there
