@@ -177,3 +177,29 @@ def test_check_resume_cli(tmp_path):
     bad.write_bytes(GENUINE.read_bytes().replace(GENUINE_ID.encode(), b"not-a-uuid-session"))
     result = run("check-resume", str(bad))
     assert result.exit_code == 1 and "NOT resumed" in result.stdout
+
+
+def test_zst_written_compressed_and_read_back(tmp_path):
+    """``-o X.jsonl.zst`` writes zstd (not plain text under a .zst name); every command
+    reads it back; ``verify`` checks the decompressed bytes."""
+    out = tmp_path / "rollout-x.jsonl.zst"
+    result = run("convert", str(HAND_BUILT), "--to", "codex", "-o", str(out))
+    assert result.exit_code == 0, result.output
+    data = zstandard.ZstdDecompressor().stream_reader(out.read_bytes()).read()
+    assert api.load(data).harness == "codex" and out.read_bytes()[:4] == b"\x28\xb5\x2f\xfd"  # zstd magic
+    report = json.loads(run("verify", "--json", str(out)).stdout)
+    assert report["ok"] and report["results"][0]["bytes"] == len(data)
+    shown = run("show", str(out))
+    assert shown.exit_code == 0 and "Fix the greeting nonce ZETA-7" in shown.stdout
+
+
+def test_corrupt_zst_is_one_error_line(tmp_path):
+    bad = tmp_path / "rollout-bad.jsonl.zst"
+    bad.write_bytes(b"\x28\xb5\x2f\xfd not really zstd")
+    for args in (["show"], ["usage"], ["inspect"], ["export", "--to", "markdown"], ["convert", "--to", "claude_code"]):
+        result = run(*args, str(bad))
+        assert result.exit_code == 1 and isinstance(result.exception, SystemExit), (args, result.exception)
+        assert f"{bad}: not a readable zstd file" in result.output, (args, result.output)
+        assert "Traceback" not in result.output
+    report = json.loads(run("verify", "--json", str(bad)).stdout)
+    assert not report["ok"] and "zstd" in report["results"][0]["error"].lower()

@@ -25,7 +25,10 @@ def read_bytes(path: str | os.PathLike[str]) -> bytes:
     if path.suffix == ".zst":
         import zstandard
 
-        data = zstandard.ZstdDecompressor().stream_reader(data).read()
+        try:
+            data = zstandard.ZstdDecompressor().stream_reader(data).read()
+        except zstandard.ZstdError as exc:  # a ValueError, so callers report it as bad input
+            raise ValueError(f"{path}: not a readable zstd file ({exc})") from exc
     return data
 
 

@@ -51,4 +51,4 @@ def read_common(path: Any, harness: str | None = None, loss: Any = None) -> Any:
     except click.ClickException:
         raise
     except (OSError, ValueError, msgspec.MsgspecError) as exc:
-        raise click.ClickException(f"{path}: {exc}") from exc
+        raise click.ClickException(str(exc) if str(exc).startswith(f"{path}:") else f"{path}: {exc}") from exc

@@ -30,7 +30,12 @@ def _summary(loss: LossReport) -> None:
 def _write_out(written: registry.Written, out: Path) -> list[Path]:
     """One file to ``out``; several files beneath ``out`` as a folder (paths kept)."""
     if len(written.files) == 1 and not out.is_dir():
-        return [write_atomic(out, written.files[written.main])]
+        data = written.files[written.main]
+        if out.name.endswith(".zst"):  # named compressed: written compressed (read back by every command)
+            import zstandard
+
+            data = zstandard.ZstdCompressor().compress(data)
+        return [write_atomic(out, data)]
     return install_files(out, written.files)
 
 
