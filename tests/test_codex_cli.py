@@ -104,9 +104,10 @@ def test_show_marks_preludes_and_shows_tools(store):
     assert result.exit_code == 0, result.output
     text = result.stdout
     assert "What is in notes.txt?" in text and "Write answer.py printing 42 and run it" in text
-    assert text.count("exec_command") == 3
-    prelude = text.index("<environment_context>")
-    assert "[meta]" in text[:prelude]  # a prelude is shown as injected context, not as a prompt
+    assert text.count("▸ exec_command") == 3 and text.count("◂ exec_command result") == 3
+    # a prelude is shown as injected context, not as a prompt
+    (line,) = [l for l in text.splitlines() if "<environment_context>" in l]
+    assert line.startswith("· injected:")
 
 
 def test_export_common_and_markdown(store, tmp_path):
