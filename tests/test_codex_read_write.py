@@ -273,3 +273,27 @@ def test_session_id_option_must_be_a_uuid():
     sid = "0199AAAA-0000-7000-8000-000000000001"
     written = write(claude_like(), LossReport(), WriteOptions(session_id=sid))
     assert written.session_id == sid.lower() and written.main.endswith(f"-{sid.lower()}.jsonl")
+
+
+LOCALPUSH = [p for p in corpus_files("codex", suffixes=(".jsonl",)) if "localpush" in str(p)]
+
+
+@pytest.mark.parametrize("path", LOCALPUSH, ids=lambda p: p.name[:40])
+def test_usage_sums_to_codex_running_total(path):
+    """Real sessions write every token_count twice (after the call, and again at the next
+    turn_context). Summed over the conversation, the usage the reader keeps must equal the
+    running total codex itself wrote last: nothing counted twice, nothing missed."""
+    totals = []
+    for raw in path.read_bytes().splitlines():
+        line = json.loads(raw)
+        payload = line.get("payload") or {}
+        if line["type"] == "event_msg" and payload.get("type") == "token_count" and payload.get("info"):
+            totals.append(payload["info"]["total_token_usage"])
+    assert len(totals) > len({json.dumps(t, sort_keys=True) for t in totals}) or len(totals) == 1  # repeats are there
+    final = totals[-1]
+    usages = [m.usage for m in api.to_common(api.load(path)).messages if m.usage is not msgspec_unset()]
+    assert len(usages) == len({json.dumps(t, sort_keys=True) for t in totals})  # one per model call
+    assert sum(u.input_tokens + u.cache_read_input_tokens for u in usages) == final["input_tokens"]
+    assert sum(u.cache_read_input_tokens for u in usages) == final["cached_input_tokens"]
+    assert sum(u.output_tokens for u in usages) == final["output_tokens"]
+    assert sum(u.reasoning_output_tokens for u in usages) == final["reasoning_output_tokens"]
