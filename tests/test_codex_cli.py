@@ -151,8 +151,12 @@ def test_convert_install_into_codex_home(store):
     src = CORPUS / "claude_code/session-migrate/claude-2.1.209/basic.jsonl"
     result = run("convert", str(src), "--from", "claude_code", "--to", "codex", "--install", "--cwd", "/work", env=store["env"])
     assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("codex resume ") and result.stdout.count("\n") == 1
     session_id = result.stdout.strip().removeprefix("codex resume ")
-    (installed,) = [p for p in (store["home"] / "sessions").rglob(f"*{session_id}.jsonl")]
+    (installed,) = [p for p in (store["home"] / "sessions").rglob(f"*{session_id}*")]
+    # the date folder and name come from the session's start (its first record, 2026-08-17T12:00:00Z)
+    assert installed == store["home"] / f"sessions/2026/08/17/rollout-2026-08-17T12-00-00-{session_id}.jsonl"
+    assert all(p.name.startswith("rollout-") and p.name.endswith((".jsonl", ".zst")) for p in installed.parent.iterdir())  # no temp file left
     before = installed.read_bytes()
     assert api.load(before).harness == "codex"
     listed = json.loads(run("list", "--harness", "codex", "--json", env=store["env"]).stdout)
