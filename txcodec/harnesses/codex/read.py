@@ -38,8 +38,9 @@ from ...tools import tool_kind
 from . import records as R
 from .prelude import prelude_kind
 
-MIRROR_EVENTS = {"user_message", "agent_message", "agent_reasoning", "agent_reasoning_raw_content", "item_completed"}
-CONSUMED_EVENTS = {"token_count", "context_compacted", "turn_aborted", "error"}
+# UI events that repeat what a response item or the ``compacted`` line already carries:
+# not read twice, and nothing is lost without them.
+MIRROR_EVENTS = {"user_message", "agent_message", "agent_reasoning", "agent_reasoning_raw_content", "item_completed", "context_compacted"}
 _DATA_URL = re.compile(r"^data:([^;,]+);base64,(.*)$", re.S)
 # How codex's local compaction summary starts (codex-rs/core/templates/compact/summary_prefix.md).
 SUMMARY_PREFIX = "Another language model started to solve this problem and produced a summary of its thinking process."

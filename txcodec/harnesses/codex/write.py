@@ -274,7 +274,7 @@ class _Writer:
         if isinstance(meta.git_branch, str) and "git" not in payload:
             payload["git"] = {"branch": meta.git_branch}
         self.emit(R.SessionMetaLine(timestamp=self.start, payload=msgspec.convert(payload, R.SessionMeta)))
-        extra = {k: v for k, v in payload.items() if k not in msgspec.structs.fields(R.SessionMeta) and k not in {f.name for f in msgspec.structs.fields(R.SessionMeta)}}
+        extra = {k: v for k, v in payload.items() if k not in _META_FIELDS}
         if extra:  # fields the typed meta does not name: merge them back in
             line = json.loads(self.lines[-1])
             line["payload"].update(extra)
@@ -466,6 +466,8 @@ class _Writer:
         )
         self.event(R.TokenCountEvent(info=R.TokenInfo(total_token_usage=self.total, last_token_usage=last), rate_limits=None))
 
+
+_META_FIELDS = frozenset(f.name for f in msgspec.structs.fields(R.SessionMeta))
 
 # What the Codex reader makes of the two call items that are no function tools: a ToolUse
 # named after the item with the item's action as input.
