@@ -221,3 +221,15 @@ def test_store_root_overrides_and_discover(tmp_path, monkeypatch):
 
 def test_munge_matches_the_client():
     assert store.munge("/tmp/my_proj.v2 x") == "-tmp-my-proj-v2-x"
+
+
+def test_session_id_is_one_qwen_resume_accepts():
+    """``qwen --resume`` takes UUIDs of versions 1-5 only (``isValidSessionId``): a pi or
+    Codex id (UUIDv7) gets a UUIDv5 derived from it; an explicit bad id is refused."""
+    v7 = "01a22b27-cff0-775a-a765-ec94d7b57cbe"
+    written = HARNESS.write(Conversation(meta=Meta(id=v7, cwd="/p"), messages=[Message("user", [Text("x")])]), LossReport(), WriteOptions())
+    assert written.session_id != v7 and written.session_id[14] == "5"
+    v4 = "5d06eef2-06f8-4930-a0d8-9c3fa21aa3e0"
+    assert HARNESS.write(Conversation(meta=Meta(id=v4, cwd="/p")), LossReport(), WriteOptions()).session_id == v4
+    with pytest.raises(ValueError, match="versions 1-5"):
+        HARNESS.write(Conversation(meta=Meta(cwd="/p")), LossReport(), WriteOptions(session_id=v7))

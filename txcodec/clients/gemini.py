@@ -187,10 +187,16 @@ def gemini_binary() -> Path:
 
 @functools.lru_cache(maxsize=4)
 def client_version(binary: Path | None = None) -> str:
+    # in a throw-away HOME: even --version registers a project under ~/.gemini
+    home = tempfile.mkdtemp(prefix="txcodec-gemini-version-")
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": home, "GEMINI_CLI_HOME": home, "NO_COLOR": "1"}
     try:
-        out = subprocess.run([str(binary or gemini_binary()), "--version"], capture_output=True, text=True, timeout=60)
+        out = subprocess.run([str(binary or gemini_binary()), "--version"], capture_output=True, text=True, timeout=60,
+                             env=env, cwd=home)
     except subprocess.TimeoutExpired:
         return "gemini (unknown version)"
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
     version = out.stdout.strip().splitlines()[-1] if out.stdout.strip() else ""
     return f"gemini {version}" if version else "gemini (unknown version)"
 

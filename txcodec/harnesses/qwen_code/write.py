@@ -18,6 +18,7 @@ flattened: the summary message stays in the history as ordinary text.
 from __future__ import annotations
 
 import json
+import re
 import uuid
 from datetime import datetime, timezone
 from typing import Any
@@ -38,7 +39,7 @@ from ...common import (
 )
 from ...loss import LossReport
 from ...registry import WriteOptions, Written
-from .store import SESSION_FILE, session_relpath
+from .store import session_relpath
 
 CLIENT_VERSION = "0.24.4"
 DEFAULT_CWD = "/"
@@ -46,19 +47,24 @@ INTERRUPTED = "[Tool call interrupted: no result was recorded]"
 _NAMESPACE = uuid.UUID("6f2d8a52-3c1b-4c55-9a59-0e7f4c4d2a10")
 
 
+# what ``qwen --resume`` takes for an id (``isValidSessionId``): a UUID of versions 1-5
+# only, so a pi or Codex id (UUIDv7) is not one
+RESUMABLE_ID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[1-5][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$", re.IGNORECASE)
+
+
 def session_id_for(conversation: Conversation, options: WriteOptions) -> str:
     if options.session_id:
         return options.session_id
     source = conversation.meta.id if isinstance(conversation.meta.id, str) else ""
-    if source and SESSION_FILE.match(f"{source}.jsonl"):
+    if RESUMABLE_ID.match(source):
         return source
     return str(uuid.uuid5(_NAMESPACE, source or json.dumps(msgspec.to_builtins(conversation.messages[:3]))))
 
 
 def write(conversation: Conversation, loss: LossReport, options: WriteOptions) -> Written:
     sid = session_id_for(conversation, options)
-    if not SESSION_FILE.match(f"{sid}.jsonl"):
-        raise ValueError(f"Qwen Code only finds sessions whose id is a UUID; got {sid!r}")
+    if not RESUMABLE_ID.match(sid):
+        raise ValueError(f"Qwen Code resumes only sessions whose id is a UUID of versions 1-5; got {sid!r}")
     cwd = options.cwd or (conversation.meta.cwd if isinstance(conversation.meta.cwd, str) else None)
     if not cwd:
         # the client resumes a session only from its own project folder: say so, don't fail
