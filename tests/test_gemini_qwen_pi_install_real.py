@@ -61,6 +61,7 @@ def _resume(target: str, box, command: str):
         sent = [m for m in sent if m.content]
         if sent and getattr(sent[-1].content[-1], "text", None) == "continue":
             sent = sent[:-1]
+        _startup_file_beside(run, session)
     elif target == "qwen_code":
         assert command == f"qwen --resume {session}"
         run = box.qwen("continue", resume=session, timeout=TIMEOUT)
@@ -70,6 +71,18 @@ def _resume(target: str, box, command: str):
         run = box.pi("continue", session=session, timeout=TIMEOUT)
         sent = pi_client.history_sent(run.bodies[0], "continue") if run.bodies else []
     return run.exit_code, sent, run.stderr
+
+
+def _startup_file_beside(run, session: str) -> None:
+    """The installed file is named after its start (06:32); before it takes that file
+    over, gemini records the session's start to ``session-<current minute>-<sid8>.jsonl``:
+    a second file holding only metadata and its own ``<session_context>``."""
+    files = run.sessions()
+    assert len(files) == 2 and all(f.name.endswith(f"-{session[:8]}.jsonl") for f in files), files
+    startup = [f for f in files if "continue" not in f.read_text(encoding="utf-8")]
+    (startup,) = startup
+    conversation = api.to_common(api.load(startup))
+    assert conversation.meta.id == session and all(m.meta for m in conversation.messages)
 
 
 def test_installed_sessions_resume_with_the_printed_command():

@@ -70,11 +70,19 @@ def genuine(tmp_path_factory) -> Path:
         second = box.run("thanks", "--resume", first.session_id, script=[g.text("You're welcome.")], timeout=TIMEOUT)
         assert second.exit_code == 0, second.stderr
         assert second.session_id == first.session_id, "the resumed run started a new session"
-        # the file both turns went to (under pytest the CLI was once seen leaving a second,
-        # startup-only file beside it)
+        # Why there may be two files: before it takes the resumed session over, the CLI
+        # starts a fresh chat recording for the same session id, named after the current
+        # minute (session-<now, to the minute>-<sid8>.jsonl: a metadata line and a
+        # $set.messages with only its <session_context>). When the second run starts in
+        # the minute the first did, that is the same file (hence the metadata line written
+        # again); across a minute boundary it is a second, startup-only file, which the
+        # CLI's own listing skips (no resumable content). So: the file with both turns.
         candidates = [p for p in second.sessions() if "You're welcome." in p.read_text(encoding="utf-8")]
         assert len(candidates) == 1, [(p.name, p.read_text()[:300]) for p in second.sessions()]
         (session,) = candidates
+        for other in set(second.sessions()) - {session}:
+            startup = api.to_common(api.load(other))
+            assert startup.meta.id == first.session_id and all(m.meta for m in startup.messages), other.name
         target = keep / session.name
         shutil.copyfile(session, target)
         shutil.copyfile(box.gemini_home / "tmp" / session.parent.parent.name / ".project_root", keep / ".project_root")
