@@ -127,7 +127,9 @@ def test_gemini_to_common_to_gemini_resumes_with_the_same_history(genuine, tmp_p
     assert view(converted.sent) == view(original.sent)
     # ... and our file does not double the result, where the CLI's own file does
     count = lambda report: sum(isinstance(b, ToolResult) for m in report.sent for b in m.content)
-    assert (count(original), count(converted)) == (2, 1)
+    # (2 copies, or 3 when the resumed turn ran in another minute than the first: see the
+    # startup recording in the fixture, whose checkpoint adds a "<id>_response" record)
+    assert count(original) >= 2 and count(converted) == 1
 
 
 def test_legacy_json_resumes(tmp_path):
