@@ -127,8 +127,8 @@ def test_gemini_to_common_to_gemini_resumes_with_the_same_history(genuine, tmp_p
     assert view(converted.sent) == view(original.sent)
     # ... and our file does not double the result, where the CLI's own file does
     count = lambda report: sum(isinstance(b, ToolResult) for m in report.sent for b in m.content)
-    # (2 copies, or 3 when the resumed turn ran in another minute than the first: see the
-    # startup recording in the fixture, whose checkpoint adds a "<id>_response" record)
+    # (the CLI's own file resends it 2 or 3 times: seen to vary between runs, likely with
+    # the startup recording described in the fixture; not pinned)
     assert count(original) >= 2 and count(converted) == 1
 
 
