@@ -62,6 +62,7 @@ def test_install_into_the_store_prints_the_resume_command_and_never_overwrites(t
     assert command == RESUME[target].format(session_id)
     path = expected_path(target, home, cwd, session_id)
     assert f"installed {path}" in first.stderr
+    assert f"run it from {cwd}" in first.stderr  # these clients look for it by that folder
     session = api.load(path)
     assert session.harness == target and not session.diagnostics
     assert api.to_common(session).meta.cwd == str(cwd)
