@@ -314,6 +314,65 @@ def test_editing_a_line_object_directly():
     assert session.dump() == BASE.replace(b"not json\n", b"")
 
 
+BLOCKS = (
+    b'{"type":"user","uuid":"u0","message":{"role":"user","content":"q"}}\n'
+    b'{"type":"assistant","uuid":"a1","zz":1,"message":{"role":"assistant","extra":5,"content":['
+    b'{"type":"text","text":"one","cache_control":{"type":"ephemeral"}},'
+    b'{"type":"text","text":"two","k":2},'
+    b'{"type":"tool_use","id":"t","name":"Bash","input":{"c":"ls"},"weird":[1]}]}}\n'
+    b'not json\n'
+)
+
+
+def _content(session, line: int = 1) -> list:
+    return json.loads(session.dump().split(b"\n")[line])["message"]["content"]
+
+
+@pytest.mark.parametrize("reach", ["iteration", "records", "index", "slice", "line"])
+def test_nested_edit_through_any_handle_is_re_encoded(reach):
+    """However a record was reached, an in-place edit of a nested block re-encodes that
+    line (and only it), and every block keeps its unknown keys."""
+    session = load(BLOCKS)
+    record = {
+        "iteration": lambda: [r for r in session][1],
+        "records": lambda: session.records[1],
+        "index": lambda: session[-2],
+        "slice": lambda: session[1:2][0],
+        "line": lambda: session.lines[1].record,
+    }[reach]()
+    record.message.content[0].text = "ONE"
+    out = session.dump().split(b"\n")
+    assert [i for i, (a, b) in enumerate(zip(out, BLOCKS.split(b"\n"))) if a != b] == [1]
+    assert _content(session) == [
+        {"type": "text", "text": "ONE", "cache_control": {"type": "ephemeral"}},
+        {"type": "text", "text": "two", "k": 2},
+        {"type": "tool_use", "id": "t", "name": "Bash", "input": {"c": "ls"}, "weird": [1]},
+    ]
+
+
+def test_blocks_added_or_removed_keep_the_others_unknown_keys():
+    session = load(BLOCKS)
+    session[1].message.content.insert(0, r.ThinkingBlock(thinking="hm"))
+    assert [b.get("cache_control") or b.get("k") or b.get("weird") for b in _content(session)] == [
+        None, {"type": "ephemeral"}, 2, [1]]
+    session = load(BLOCKS)
+    session[1].message.content.append(r.TextBlock(text="three"))
+    assert _content(session)[-1] == {"type": "text", "text": "three"}
+    assert _content(session)[2]["weird"] == [1]
+    session = load(BLOCKS)
+    del session[1].message.content[0]
+    assert _content(session) == [{"type": "text", "text": "two", "k": 2},
+                                 {"type": "tool_use", "id": "t", "name": "Bash", "input": {"c": "ls"}, "weird": [1]}]
+
+
+def test_edited_opaque_line_from_diagnostics_is_dumped():
+    session = load(BLOCKS)
+    (n, opaque), = session.diagnostics
+    assert n == 3
+    opaque.raw = b"still not json"
+    assert session.dump() == BLOCKS.replace(b"not json", b"still not json")
+
+
 # --- the public corpus ----------------------------------------------------------------------
 
 

@@ -169,6 +169,28 @@ def test_metadata_only_and_empty_files(tmp_path):
     assert sessions[S2].status == "empty"
 
 
+def test_a_file_of_garbage_is_unparsed_not_metadata_only(tmp_path):
+    (tmp_path / "p").mkdir()
+    (tmp_path / "p" / f"{S1}.jsonl").write_bytes(b"garbage\n\xff\xfe\n")
+    s = by_id(tmp_path)[S1]
+    assert s.status == "unparsed" and s.counts["unparsed"] == 2 and s.counts["metadata"] == 0
+
+
+def test_session_named_entries_that_are_not_files_are_reported(tmp_path):
+    import os
+
+    proj = tmp_path / "p"
+    write_jsonl(proj / f"{S1}.jsonl", conversation(S1))
+    (proj / f"{S2}.jsonl").symlink_to(tmp_path / "gone.jsonl")
+    os.mkfifo(proj / f"{S3}.jsonl")
+    (proj / f"{S4}.jsonl").mkdir()
+    found = store.discover(tmp_path)
+    assert [s.session_id for s in found] == [S1]
+    assert found.errors == [f"{proj / f'{S2}.jsonl'}: a dangling symlink",
+                            f"{proj / f'{S3}.jsonl'}: not a regular file",
+                            f"{proj / f'{S4}.jsonl'}: not a regular file"]
+
+
 def test_symlinked_directories_are_not_followed(tmp_path):
     elsewhere = tmp_path / "elsewhere"
     write_jsonl(elsewhere / f"{S1}.jsonl", conversation(S1))

@@ -57,7 +57,8 @@ def test_list_reports_problems_without_traceback(store_root, tmp_path):
     result = run("list", "--root", str(store_root), "--harness", "claude")
     assert result.exit_code == 1 and "did you mean 'claude_code'" in result.output
     assert result.exception is None or isinstance(result.exception, SystemExit)
-    result = run("list", "--root", str(tmp_path / "nowhere"), "--harness", "claude_code")
+    (tmp_path / "bare").mkdir()
+    result = run("list", "--root", str(tmp_path / "bare"), "--harness", "claude_code")
     assert result.exit_code == 0 and "no sessions found" in result.stderr
 
 
@@ -148,7 +149,11 @@ def test_verify_errors_are_reported(tmp_path):
     bad.write_bytes(b"not zstd")
     result = run("verify", str(bad))
     assert result.exit_code == 1 and "ERROR" in result.output and "Traceback" not in result.output
-    assert run("verify", str(tmp_path / "missing")).exit_code == 2
+    missing = run("verify", str(tmp_path / "missing"), str(GOLDEN / "claude_code" / "thinking"))
+    assert missing.exit_code == 1 and "Traceback" not in missing.output
+    assert f"ERROR  {tmp_path / 'missing'}: No such file or directory" in missing.output
+    assert "ok     " in missing.output  # the other path was still checked
+    assert run("verify").exit_code == 2  # usage error
     (tmp_path / "nothing").mkdir()
     result = run("verify", str(tmp_path / "nothing"))
     assert result.exit_code == 1 and "no .jsonl" in result.output
@@ -180,3 +185,31 @@ def test_list_survives_a_failing_store(monkeypatch, store_root):
     monkeypatch.setitem(registry._cache, "codex", registry.Harness(**{**codex.__dict__, "store": Broken}))
     result = run("list", "--root", str(store_root))
     assert result.exit_code == 0 and SID in result.stdout and "codex: store exploded" in result.stderr
+
+
+def test_verify_walk_skips_non_regular_files_and_reports_dangling_links(tmp_path):
+    """A FIFO under a directory would block verify forever: only regular files (and
+    dangling symlinks, to report them) are picked up."""
+    import os
+
+    (tmp_path / "ok.jsonl").write_bytes(b'{"type":"mode","mode":"a"}\n')
+    os.mkfifo(tmp_path / "pipe.jsonl")
+    (tmp_path / "dir.jsonl").mkdir()
+    (tmp_path / "gone.jsonl").symlink_to(tmp_path / "nowhere.jsonl")
+    assert [p.name for p in txcodec.verify.collect([tmp_path])] == ["gone.jsonl", "ok.jsonl"]
+    result = run("verify", str(tmp_path))
+    assert result.exit_code == 1
+    assert "ERROR" in result.output and "gone.jsonl" in result.output and "pipe.jsonl" not in result.output
+
+
+def test_verify_counts_lines_kept_as_bytes(tmp_path):
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b'{"type":"mode","mode":"a"}\nnot json\n{"type":"brand-new"}\n{"type":"mode"')
+    result = run("verify", str(path))
+    assert result.exit_code == 0 and "3 kept as bytes only" in result.output
+    assert json.loads(run("verify", "--json", str(path)).stdout)["results"][0]["opaque"] == 3
+
+
+def test_list_missing_root_is_a_usage_error(tmp_path):
+    result = run("list", "--root", str(tmp_path / "nowhere"))
+    assert result.exit_code == 2 and "does not exist" in result.output

@@ -102,7 +102,9 @@ class NativeSession:
     def __iter__(self) -> Iterator[Any]:
         return (line.record for line in self.lines)
 
-    def __getitem__(self, i: int) -> Any:
+    def __getitem__(self, i: int | slice) -> Any:
+        if isinstance(i, slice):
+            return [line.record for line in self.lines[i]]
         return self.lines[i].record
 
     def __setitem__(self, i: int, record: Any) -> None:
@@ -113,8 +115,9 @@ class NativeSession:
 
     @property
     def diagnostics(self) -> list[tuple[int, Opaque]]:
-        """``(line number from 1, opaque record)`` for every line kept only as bytes."""
-        return [(n, line._record) for n, line in enumerate(self.lines, 1) if type(line._record) is Opaque]
+        """``(line number from 1, opaque record)`` for every line kept only as bytes.
+        The records are handed out like any other (an edited ``raw`` is what dumps)."""
+        return [(n, line.record) for n, line in enumerate(self.lines, 1) if type(line._record) is Opaque]
 
     # --- bytes --------------------------------------------------------------------
     # What the session was decoded from, and its lines as they were: while every line is
@@ -335,9 +338,56 @@ def _merge(base: dict, value: msgspec.Struct) -> dict:
             continue  # absent before and still the default: stays absent
         elif isinstance(v, msgspec.Struct) and isinstance(out.get(f.encode_name), dict):
             out[f.encode_name] = _merge(out[f.encode_name], v)
+        elif isinstance(v, list) and isinstance(out.get(f.encode_name), list):
+            out[f.encode_name] = _merge_list(out[f.encode_name], v)
         else:
             out[f.encode_name] = plain(v)
     return out
+
+
+def _merge_list(base: list, new: list) -> list:
+    """A list of structs (message content blocks, ...) merged element by element, so an
+    edit to one block keeps the unknown keys of every block. An element pairs with the
+    original element that reads back equal to it (unchanged; found in order), and
+    between two such anchors, gaps of equal length pair by position when their tags
+    agree (edited in place). Inserted elements are encoded from the typed view alone."""
+    if not any(isinstance(v, msgspec.Struct) for v in new):
+        return plain(new)
+    pairs: dict[int, int] = {}
+    start = 0
+    for i, v in enumerate(new):
+        if isinstance(v, msgspec.Struct):
+            k = next((k for k in range(start, len(base)) if _reads_as(base[k], v)), None)
+            if k is not None:
+                pairs[i], start = k, k + 1
+    prev_i = prev_k = -1
+    for i, k in [*sorted(pairs.items()), (len(new), len(base))]:
+        if i - prev_i == k - prev_k:
+            for gi, gk in zip(range(prev_i + 1, i), range(prev_k + 1, k)):
+                if _same_tag(base[gk], new[gi]):
+                    pairs[gi] = gk
+        prev_i, prev_k = i, k
+    return [
+        _merge(base[pairs[i]], v) if i in pairs and isinstance(v, msgspec.Struct) and isinstance(base[pairs[i]], dict)
+        else plain(v)
+        for i, v in enumerate(new)
+    ]
+
+
+def _reads_as(original: Any, value: msgspec.Struct) -> bool:
+    if not isinstance(original, dict):
+        return False
+    try:
+        return msgspec.json.decode(msgspec.json.encode(original), type=type(value)) == value
+    except msgspec.MsgspecError:
+        return False
+
+
+def _same_tag(original: Any, value: Any) -> bool:
+    config = getattr(value, "__struct_config__", None)
+    if config is None or not isinstance(original, dict):
+        return False
+    return config.tag_field is None or original.get(config.tag_field) == config.tag
 
 
 def _is_default(f: msgspec.structs.FieldInfo, value: Any) -> bool:

@@ -20,7 +20,7 @@ from typing import BinaryIO
 
 from . import api, registry
 from .jsonl import iter_lines
-from .native import Line, NativeSession
+from .native import Line, NativeSession, Opaque
 
 SUFFIXES = (".jsonl", ".json", ".jsonl.zst", ".json.zst")
 _SNIFF_LINES = 40
@@ -37,6 +37,7 @@ class Verified:
     first_difference: int | None = None  # byte offset of the first byte that came back different
     difference_line: int | None = None  # its line number, from 1
     error: str | None = None  # the file could not be read
+    opaque: int = 0  # lines that round-trip only as bytes (no typed record): see ``inspect``
 
     def to_dict(self) -> dict:
         return {
@@ -48,12 +49,15 @@ class Verified:
             "first_difference": self.first_difference,
             "difference_line": self.difference_line,
             "error": self.error,
+            "opaque": self.opaque,
         }
 
 
 def collect(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Path]:
-    """The files to check: each file named, and under each directory every file ending
-    in one of :data:`SUFFIXES` (symlinked directories are not followed)."""
+    """The files to check: each path named (a missing one is reported by
+    :func:`verify_file`), and under each directory every regular file ending in one of
+    :data:`SUFFIXES` (symlinked directories are not followed; a FIFO or device would
+    block or never end, so only regular files are picked up)."""
     for given in paths:
         path = Path(given)
         if not path.is_dir():
@@ -62,8 +66,9 @@ def collect(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Path]:
         for folder, dirs, files in os.walk(path):
             dirs.sort()
             for name in sorted(files):
-                if name.endswith(SUFFIXES):
-                    yield Path(folder) / name
+                found = Path(folder) / name
+                if name.endswith(SUFFIXES) and (found.is_file() or not found.exists()):
+                    yield found  # a dangling symlink is yielded, to be reported
 
 
 def _open(path: Path) -> BinaryIO:
@@ -99,7 +104,8 @@ def _compare_whole(session: NativeSession, data: bytes) -> Verified:
     for line in session.lines:
         line.touched = True  # make dump() check every record, not hand back the input
     dumped = session.dump()
-    out = Verified(Path(), dumped == data, session.harness, len(session.lines), len(data))
+    out = Verified(Path(), dumped == data, session.harness, len(session.lines), len(data),
+                   opaque=len(session.diagnostics))
     if not out.ok:
         out.first_difference = _first_difference(dumped, data)
         out.difference_line = data.count(b"\n", 0, out.first_difference) + 1
@@ -121,7 +127,9 @@ def _verify_lines(path: Path, stream: BinaryIO, harness: str | None) -> Verified
     out = Verified(path, True, name)
     offset = 0
     for n, (raw, had_lf) in enumerate(_chain(head, lines), 1):
-        back = emit(Line(raw, decode(raw)))
+        record = decode(raw)
+        out.opaque += type(record) is Opaque
+        back = emit(Line(raw, record))
         if back != raw and out.ok:
             out.ok = False
             out.first_difference = offset + _first_difference(bytes(back), raw)

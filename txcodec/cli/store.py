@@ -92,7 +92,7 @@ def _stored_sessions(root: Path | None, harness: str | None) -> tuple[list[dict]
 
 def register(group: click.Group) -> None:
     @group.command("list")
-    @click.option("--root", type=click.Path(file_okay=False, path_type=Path),
+    @click.option("--root", type=click.Path(exists=True, file_okay=False, path_type=Path),
                   help="Store folder to scan instead of each harness's default "
                        "(Claude Code: $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects).")
     @click.option("--harness", metavar="NAME", help="Only this harness's store.")

@@ -167,8 +167,10 @@ class SessionInfo:
     """One session, gathered from every project folder that holds a piece of it.
 
     ``status``: ``ok``; ``metadata-only`` (the main file holds no user/assistant record);
-    ``empty`` (a zero-line main file); ``pruned`` (the main transcript is gone, children
-    survive: a normal state, seed 000); ``unreadable`` (the main file could not be read).
+    ``empty`` (a zero-line main file); ``unparsed`` (lines, but not one JSON record: a
+    damaged file, still listed so that it can be found); ``pruned`` (the main transcript
+    is gone, children survive: a normal state, seed 000); ``unreadable`` (the main file
+    could not be read).
     """
 
     session_id: str
@@ -261,7 +263,7 @@ def discover(root: str | os.PathLike[str] | None = None) -> Sessions:
             errors.append(f"{project}: {exc.strerror or exc}")
             continue
         for entry in entries:
-            _sort_entry(entry, mains, folders, flat_agents)
+            _sort_entry(entry, mains, folders, flat_agents, errors)
     sessions = [_gather(sid, mains.get(sid, []), folders.get(sid, [])) for sid in sorted(set(mains) | set(folders))]
     found = {s.session_id: s for s in sessions if s is not None}
     _attach_flat_agents(flat_agents, found, errors)
@@ -269,7 +271,7 @@ def discover(root: str | os.PathLike[str] | None = None) -> Sessions:
     return Sessions(root, items, errors)
 
 
-def _sort_entry(entry: Path, mains: dict, folders: dict, flat_agents: list) -> None:
+def _sort_entry(entry: Path, mains: dict, folders: dict, flat_agents: list, errors: list) -> None:
     name = entry.name
     if name.endswith(".jsonl"):
         stem = name[: -len(".jsonl")]
@@ -278,6 +280,9 @@ def _sort_entry(entry: Path, mains: dict, folders: dict, flat_agents: list) -> N
                 mains.setdefault(stem, []).append(entry.parent)
             elif name.startswith("agent-"):
                 flat_agents.append(entry)
+        elif is_session_id(stem):  # a dangling symlink, a FIFO, a folder: say so, read nothing
+            what = "a dangling symlink" if entry.is_symlink() and not entry.exists() else "not a regular file"
+            errors.append(f"{entry}: {what}")
     elif is_session_id(name) and _real_dir(entry):
         folders.setdefault(name, []).append(entry.parent)
     # anything else (memory/, notes, a folder not named like a session) is not a session
@@ -345,7 +350,7 @@ def _describe(info: SessionInfo) -> None:
             info.status = "unreadable"
             info.errors.append(f"{files.main}: {exc.strerror or exc}")
             return
-        info.status = "empty" if found.lines == 0 else "ok" if found.messages else "metadata-only"
+        info.status = _status(found)
         info.counts.update(lines=found.lines, messages=found.messages, metadata=found.metadata, unparsed=found.unparsed)
     else:
         info.status = "pruned"
@@ -355,6 +360,14 @@ def _describe(info: SessionInfo) -> None:
     info.cwd, info.git_branch, info.version = found.cwd, found.git_branch, found.version
     info.title, info.title_source = found.title
     info.started, info.updated = found.first_timestamp, found.last_timestamp
+
+
+def _status(found: Scan) -> str:
+    if found.messages:
+        return "ok"
+    if found.metadata:
+        return "metadata-only"
+    return "unparsed" if found.lines else "empty"
 
 
 def _scan_first_child(info: SessionInfo) -> Scan | None:
