@@ -192,6 +192,15 @@ DIVERGES = {
     "52c45bf4-4cb8-5228-ba32-037203148a5d.jsonl": "the source's preservedMessages has allUuids but no anchorUuid/uuids, so 2.1.332 does not relink it; Common keeps the preserved id (seed 000) and the writer relinks it after the summary",
 }
 
+# Sources whose original the client cannot resume (see above), where what the written
+# file resumes is not Common's conversation, and why.
+DIFFERS_FROM_COMMON = {
+    "edge_cases.jsonl": "a tool_use without a result mid-conversation gets an is_error result "
+    "(write:missing-tool-result; without it the client drops the whole assistant message)",
+    "schema_drift.jsonl": "its last user message has origin task-notification: the client sends it "
+    "inside a <system-reminder> notification, which comparable() leaves out",
+}
+
 
 def _roundtrip(source: Path, tmp: Path):
     from txcodec import api
@@ -222,9 +231,15 @@ def test_claude_sessions_round_trip_resume_like_the_original(source, tmp_path):
     assert mine.rejected == [], mine.rejected
     assert mine.exit_code == 0 and mine.requests >= 1, mine.stderr
     if isinstance(original, Exception) or original.exit_code != 0:
-        # the original cannot be resumed as it is (no UUID name, or a sidechain-only file):
-        # the written file must still carry the conversation Common holds
-        assert len(comparable(mine.sent)) >= 1
+        # the original cannot be resumed as it is (no UUID name or sessionId, a
+        # sidechain-only file, a client crash): what the written file resumes must be
+        # the conversation Common holds, from its last compaction on
+        start = conversation.epochs[-1].start if conversation.epochs else 0
+        expected = comparable(conversation.messages[start:], prompt=None)
+        if source.name in DIFFERS_FROM_COMMON:
+            assert comparable(mine.sent) != expected, "now equal: drop it from DIFFERS_FROM_COMMON"
+            return
+        assert comparable(mine.sent) == expected
         return
     assert original.rejected == []
     if source.name in DIVERGES:

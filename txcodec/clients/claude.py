@@ -178,7 +178,8 @@ def check_resume(
         requests=len(bodies),
         sent=sent,
         rejected=list(mock.rejected),
-        stderr=run.stderr[-4000:],
+        # a client crash is reported on stdout (the -p result's "errors"), not stderr
+        stderr=(run.stderr if run.stderr.strip() or run.exit_code == 0 else run.stdout)[-4000:],
     )
 
 
