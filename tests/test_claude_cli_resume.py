@@ -206,3 +206,13 @@ def test_check_resume_json_and_exit_codes(tmp_path, monkeypatch):
     monkeypatch.setattr(claude_client, "find_client", lambda name: None)
     result = run("check-resume", str(SRC))
     assert result.exit_code == 2 and "not installed" in result.stderr
+
+
+@pytest.mark.parametrize("data", [b"", b"garbage\n{{{\n", b'{"no": "harness"}\n'])
+def test_convert_refuses_unrecognised_input_in_one_line(tmp_path, data):
+    src = tmp_path / "in.jsonl"
+    src.write_bytes(data)
+    out = tmp_path / "out.jsonl"
+    result = run("convert", str(src), "--to", "claude_code", "-o", str(out))
+    assert result.exit_code == 1 and result.stderr.startswith(f"Error: {src}: not a session") and result.stderr.count("\n") == 1
+    assert not out.exists()

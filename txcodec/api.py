@@ -107,7 +107,10 @@ def to_common(session: NativeSession, loss: LossReport | None = None) -> Convers
     """
     harness = registry.get(session.harness)
     if harness.read is None:
-        raise NotSupported(f"reading {harness.title} into Common is not supported yet")
+        where = f"{session.path}: " if session.path is not None else ""
+        if session.harness == "jsonl":  # the fallback: nothing recognised the lines
+            raise NotSupported(f"{where}not a session of any known harness (name one with --from)")
+        raise NotSupported(f"{where}reading {harness.title} into Common is not supported yet")
     return harness.read(session, loss if loss is not None else LossReport())
 
 
