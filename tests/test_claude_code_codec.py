@@ -140,6 +140,36 @@ def test_generated_sessions_round_trip_and_type(case):
     assert txcodec.load(data).harness == "claude_code"
 
 
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(sessions(), st.data())
+def test_generated_sessions_edit_one_record(case, data):
+    """Edit one record in place (through iteration): that line, and only it, changes, and
+    it reads back as the edited record."""
+    raw, n, _ = case
+    session = load(raw)
+    editable = [i for i, rec in enumerate(session.lines[:n]) if isinstance(rec._record, (r.UserRecord, r.AssistantRecord))]
+    if not editable:
+        return
+    target = data.draw(st.sampled_from(editable))
+    record = [rec for rec in session][target]
+    content = record.message.content
+    if isinstance(content, str):
+        record.message.content = content + "!"
+    else:
+        block = content[-1]
+        if isinstance(block, r.ToolUseBlock):
+            block.name += "!"
+        else:
+            block.content = (block.content if isinstance(block.content, str) else "") + "!"
+    out = session.dump()
+    before, after = raw.split(b"\n"), out.split(b"\n")
+    assert len(before) == len(after)
+    assert [i for i, (a, b) in enumerate(zip(before, after)) if a != b] == [target]
+    assert load(after[target]).records[0] == record
+    assert after[target].startswith(b"\xef\xbb\xbf") == before[target].startswith(b"\xef\xbb\xbf")
+    assert after[target].endswith(b"\r") == before[target].endswith(b"\r")
+
+
 def test_line_splitting_guard():
     """U+2028 / U+2029 and CR inside strings are not line boundaries (seed 004 §11)."""
     text = "a\u2028b\u2029c\rd"
@@ -363,6 +393,15 @@ def test_blocks_added_or_removed_keep_the_others_unknown_keys():
     del session[1].message.content[0]
     assert _content(session) == [{"type": "text", "text": "two", "k": 2},
                                  {"type": "tool_use", "id": "t", "name": "Bash", "input": {"c": "ls"}, "weird": [1]}]
+
+
+def test_edited_lines_keep_bom_and_crlf():
+    data = (b'\xef\xbb\xbf{"type":"user","message":{"role":"user","content":"a"}}\r\n'
+            b'{"type":"user","message":{"role":"user","content":"b"}}\r\n')
+    session = load(data)
+    for record in session:
+        record.message.content += "!"
+    assert session.dump() == data.replace(b'a"', b'a!"').replace(b'b"', b'b!"')
 
 
 def test_edited_opaque_line_from_diagnostics_is_dumped():

@@ -151,7 +151,19 @@ class NativeSession:
         raw = line._raw
         if raw is not None and (not line.touched or self.codec.decode(raw) == record):
             return raw
-        return self.codec.encode(record, line.raw)
+        return _framed(self.codec.encode(record, line.raw), line.raw)
+
+
+def _framed(encoded: bytes, original: bytes | None) -> bytes:
+    """A re-encoded line keeps its original's framing: a UTF-8 BOM in front (line 1) and a
+    CR before the LF (a CRLF file stays CRLF)."""
+    if not original:
+        return encoded
+    if original.startswith(BOM) and not encoded.startswith(BOM):
+        encoded = BOM + encoded
+    if original.endswith(b"\r") and not encoded.endswith(b"\r"):
+        encoded += b"\r"
+    return encoded
 
 
 @contextlib.contextmanager
