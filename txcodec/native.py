@@ -15,7 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+import collections
 import contextlib
+import functools
 import gc
 import itertools
 import operator
@@ -324,6 +326,10 @@ def opaque_for(line: bytes, error: Exception, tag: str = "type") -> Opaque:
     return Opaque(line, f"unknown or invalid {kind!r} record: {error}", type=kind)
 
 
+# msgspec.structs.fields() re-reads the class annotations on every call
+_fields = functools.cache(msgspec.structs.fields)
+
+
 def merge_record(record: msgspec.Struct, original: bytes | None) -> bytes:
     """Encode ``record``; fields the typed view does not know keep their original bytes."""
     try:
@@ -337,7 +343,7 @@ def merge_record(record: msgspec.Struct, original: bytes | None) -> bytes:
 
 
 def _merge(base: dict, value: msgspec.Struct) -> dict:
-    info = msgspec.structs.fields(value)
+    info = _fields(type(value))
     out = dict(base)
     config = value.__struct_config__
     if config.tag_field is not None and config.tag is not None:
@@ -360,23 +366,31 @@ def _merge(base: dict, value: msgspec.Struct) -> dict:
 def _merge_list(base: list, new: list) -> list:
     """A list of structs (message content blocks, ...) merged element by element, so an
     edit to one block keeps the unknown keys of every block. An element pairs with the
-    original element that reads back equal to it (unchanged; found in order), and
-    between two such anchors, gaps of equal length pair by position when their tags
-    agree (edited in place). Inserted elements are encoded from the typed view alone."""
-    if not any(isinstance(v, msgspec.Struct) for v in new):
+    next original element that reads back equal to it (unchanged); between two such
+    anchors, gaps of equal length pair by position when their tags agree (edited in
+    place). Inserted elements are encoded from the typed view alone."""
+    classes = {_tag_of(type(v)): type(v) for v in new if isinstance(v, msgspec.Struct)}
+    if not classes:
         return plain(new)
+    originals: dict[bytes, collections.deque[int]] = {}
+    for k, value in enumerate(base):
+        key = _typed_key(value, classes)
+        if key is not None:
+            originals.setdefault(key, collections.deque()).append(k)
     pairs: dict[int, int] = {}
     start = 0
     for i, v in enumerate(new):
-        if isinstance(v, msgspec.Struct):
-            k = next((k for k in range(start, len(base)) if _reads_as(base[k], v)), None)
-            if k is not None:
-                pairs[i], start = k, k + 1
+        found = originals.get(msgspec.json.encode(v)) if isinstance(v, msgspec.Struct) else None
+        while found and found[0] < start:
+            found.popleft()
+        if found:
+            pairs[i] = start = found.popleft()
+            start += 1
     prev_i = prev_k = -1
     for i, k in [*sorted(pairs.items()), (len(new), len(base))]:
         if i - prev_i == k - prev_k:
             for gi, gk in zip(range(prev_i + 1, i), range(prev_k + 1, k)):
-                if _same_tag(base[gk], new[gi]):
+                if isinstance(base[gk], dict) and _tag_of(type(new[gi])) == _tag_in(base[gk], type(new[gi])):
                     pairs[gi] = gk
         prev_i, prev_k = i, k
     return [
@@ -386,20 +400,29 @@ def _merge_list(base: list, new: list) -> list:
     ]
 
 
-def _reads_as(original: Any, value: msgspec.Struct) -> bool:
+def _tag_of(cls: type) -> tuple[str | None, Any]:
+    config = getattr(cls, "__struct_config__", None)
+    if config is None or config.tag_field is None:
+        return None, None
+    return config.tag_field, config.tag
+
+
+def _tag_in(original: dict, cls: type) -> tuple[str | None, Any]:
+    field_name = _tag_of(cls)[0]
+    return (field_name, original.get(field_name)) if field_name is not None else (None, None)
+
+
+def _typed_key(original: Any, classes: dict[tuple[str | None, Any], type]) -> bytes | None:
+    """The original element as the typed view encodes it, to find it among the new."""
     if not isinstance(original, dict):
-        return False
-    try:
-        return msgspec.json.decode(msgspec.json.encode(original), type=type(value)) == value
-    except msgspec.MsgspecError:
-        return False
-
-
-def _same_tag(original: Any, value: Any) -> bool:
-    config = getattr(value, "__struct_config__", None)
-    if config is None or not isinstance(original, dict):
-        return False
-    return config.tag_field is None or original.get(config.tag_field) == config.tag
+        return None
+    for (field_name, tag), cls in classes.items():
+        if field_name is None or original.get(field_name) == tag:
+            try:
+                return msgspec.json.encode(msgspec.json.decode(msgspec.json.encode(original), type=cls))
+            except msgspec.MsgspecError:
+                return None
+    return None
 
 
 def _is_default(f: msgspec.structs.FieldInfo, value: Any) -> bool:
@@ -417,7 +440,7 @@ def plain(value: Any) -> Any:
         out = {}
         if config.tag_field is not None:
             out[config.tag_field] = config.tag
-        for f in msgspec.structs.fields(value):
+        for f in _fields(type(value)):
             v = getattr(value, f.name)
             if v is not msgspec.UNSET:
                 out[f.encode_name] = plain(v)
