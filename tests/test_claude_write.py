@@ -153,3 +153,16 @@ def test_written_twice_identical_and_api_valid(messages):
             merged.append({"role": line["type"], "content": list(content)})
     if merged:
         assert [v for v in violations({"messages": merged}) if "tool_use ids must be unique" not in v] == []
+
+
+def test_a_direct_subagent_keeps_its_id_over_a_deeper_repeat():
+    """Siblings claim their ids before their own children do (found by hypothesis)."""
+    grandchild = Child(ChildLink("meta.toolUseId", agent_id="a0000000000000000"), _conv(), spawn_depth=2)
+    first = Child(ChildLink("meta.toolUseId", agent_id="a0000000000000001"), _conv(children=[grandchild]))
+    second = Child(ChildLink("meta.toolUseId", agent_id="a0000000000000000"), _conv())
+    loss = LossReport()
+    w = write(_conv(children=[first, second]), loss, WriteOptions())
+    metas = {rel.rsplit("agent-", 1)[1]: json.loads(data) for rel, data in w.files.items() if rel.endswith(".meta.json")}
+    assert "parentAgentId" not in metas["a0000000000000000.meta.json"]  # the direct child kept it
+    (renamed,) = [m for name, m in metas.items() if name not in ("a0000000000000000.meta.json", "a0000000000000001.meta.json")]
+    assert renamed["parentAgentId"] == "a0000000000000001" and loss.counts() == {"write:agent-id": 1}

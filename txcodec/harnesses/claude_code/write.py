@@ -597,7 +597,10 @@ class _Writer:
             lines.append(last)
         return b"".join(dumps(line) + b"\n" for line in lines)
 
-    def children(self, children: list[Child], parent_agent: str | None, used: set[str]) -> None:
+    def agent_ids(self, children: list[Child], parent_agent: str | None, used: set[str]) -> list[str]:
+        """The siblings' file ids, claimed before any of their own children's: a direct
+        child keeps its id over a deeper one that repeats it."""
+        out = []
         for n, child in enumerate(children):
             agent_id = child.link.agent_id if child.link.agent_id is not UNSET else None
             if not agent_id or not _AGENT_ID.match(agent_id) or agent_id in used:
@@ -605,6 +608,11 @@ class _Writer:
                 agent_id = "a" + entry_id(self.sid, f"agent/{parent_agent}/{n}").replace("-", "")[:16]
                 self.loss.add("write:agent-id", f"subagent id {given!r} is missing, not a{{16 hex}} or taken; written as {agent_id}", file=self.root_rel)
             used.add(agent_id)
+            out.append(agent_id)
+        return out
+
+    def children(self, children: list[Child], parent_agent: str | None, used: set[str]) -> None:
+        for agent_id, child in zip(self.agent_ids(children, parent_agent, used), children):
             base = f"{self.root_rel}/{self.sid}/subagents/agent-{agent_id}"
             s = self.stream(child.conversation, f"{base}.jsonl", agent_id)
             self.write_messages(child.conversation, s)
