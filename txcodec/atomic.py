@@ -12,11 +12,15 @@ class TargetExists(FileExistsError):
     pass
 
 
-def write_atomic(path: str | os.PathLike[str], data: bytes, *, overwrite: bool = False) -> Path:
+def write_atomic(
+    path: str | os.PathLike[str], data: bytes, *, overwrite: bool = False, mode: int | None = None
+) -> Path:
+    """``mode`` None gives a new file the usual mode (0666 less the umask)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        os.fchmod(fd, 0o666 & ~_UMASK if mode is None else mode)  # mkstemp makes 0600
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
@@ -54,13 +58,23 @@ def install_files(root: str | os.PathLike[str], files: dict[str, bytes]) -> list
     done: list[Path] = []
     try:
         for target, data in targets:
-            done.append(write_atomic(target, data))
+            # session files are private, as the clients write their own (0600)
+            done.append(write_atomic(target, data, mode=0o600))
     except BaseException:
         # all or nothing: a session missing its side files is worse than none
         for path in done:
             path.unlink(missing_ok=True)
         raise
     return done
+
+
+def _read_umask() -> int:
+    mask = os.umask(0)  # the only way to read it; done once, before any thread runs
+    os.umask(mask)
+    return mask
+
+
+_UMASK = _read_umask()
 
 
 def _fsync_dir(path: Path) -> None:
