@@ -59,6 +59,21 @@ def test_json_shaped_bytes_round_trip(data):
     assert touched_dump(load(data)) == data
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=300).map(lambda b: b.replace(b"\x00", b"\n")), st.integers(1, 40))
+def test_streamed_lines_are_the_split_lines(data, block_size):
+    """verify's line reader (a block at a time, lines as views) splits exactly as
+    split_lines does, whatever the block size."""
+    import io
+
+    from txcodec.jsonl import iter_lines, split_lines
+
+    got = [(bytes(line), lf) for line, lf in iter_lines(io.BytesIO(data), block_size)]
+    lines, final_newline = split_lines(data)
+    assert [line for line, _ in got] == lines
+    assert all(lf for _, lf in got[:-1]) and (not got or got[-1][1] == final_newline)
+
+
 # --- generated valid sessions ------------------------------------------------------------
 
 _text = st.text(
@@ -192,6 +207,21 @@ def test_one_megabyte_lines():
     assert session[2].message.content == big
     assert session.dump() == data
     assert touched_dump(load(data)) == data
+    # the harness is detected from whole lines, however long the first one is
+    assert txcodec.load(data).harness == "claude_code"
+    assert txcodec.api.detect_lines(lines[:1]) == "claude_code"
+
+
+def test_verify_streams_a_long_first_line(tmp_path):
+    from txcodec.verify import verify_file
+
+    line = json.dumps({"type": "user", "uuid": "u", "sessionId": SID, "message": {"role": "user", "content": "hi"},
+                       "toolUseResult": {"stdout": "y" * 3_000_000}}).encode()
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(line + b"\n" + line)
+    result = verify_file(path)
+    assert (result.ok, result.harness, result.lines, result.bytes, result.opaque) == (
+        True, "claude_code", 2, 2 * len(line) + 1, 0)
 
 
 def test_bom_nul_invalid_utf8_blank_lines():

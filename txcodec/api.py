@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import msgspec
@@ -11,7 +12,6 @@ import msgspec
 from . import registry
 from .common import Conversation
 from .loss import LossReport
-from .jsonl import split_lines
 from .native import NativeSession, decode_document, decode_session, json_source
 
 _SAMPLE_LINES = 40
@@ -34,17 +34,62 @@ def read_bytes(path: str | os.PathLike[str]) -> bytes:
 
 def detect(data: bytes) -> str:
     """The harness whose format the leading lines match best; ``jsonl`` when none does."""
+    return detect_lines(_leading_lines(data))
+
+
+def detect_lines(lines: Iterable[bytes | memoryview]) -> str:
+    """:func:`detect` from lines already split (no LF; blank ones are skipped), e.g. the
+    head of a file being streamed; only the first ``_SAMPLE_LINES`` count."""
     sample: list[Any] = []
-    for line in split_lines(data[: 1 << 20] if len(data) > 1 << 20 else data)[0]:
+    for line in lines:
         if len(sample) >= _SAMPLE_LINES:
             break
-        if not line.strip():
+        if _blank(line):
             continue
         try:
-            sample.append(_sniff.decode(json_source(line)))
+            sample.append(_shallow(json_source(line)))
         except msgspec.DecodeError:
             sample.append(None)
     return _best_harness(sample)
+
+
+_SHALLOW_LIMIT = 1 << 16
+_raw_object = msgspec.json.Decoder(dict[str, msgspec.Raw])
+_raw_array = msgspec.json.Decoder(list[msgspec.Raw])
+
+
+def _shallow(line: bytes | memoryview | msgspec.Raw) -> Any:
+    """The value of a line, for detection: in full when small; a huge one (a 100 MB
+    prompt) keeps every key and every small value, but a long string inside it reads as
+    ``""``, so sniffing never builds a second copy of the line."""
+    if len(line) <= _SHALLOW_LIMIT:
+        return _sniff.decode(line)
+    head = bytes(memoryview(line)[:64]).lstrip()[:1]
+    if head == b"{":
+        return {k: _shallow(v) for k, v in _raw_object.decode(line).items()}
+    if head == b"[":
+        return [_shallow(v) for v in _raw_array.decode(line)]
+    if head == b'"':
+        return ""
+    return _sniff.decode(line)
+
+
+def _blank(line: bytes | memoryview) -> bool:
+    return not bytes(line[:64]).strip() and not bytes(line).strip()  # copies only a blank head
+
+
+def _leading_lines(data: bytes, budget: int = 1 << 20) -> Iterator[bytes]:
+    """Up to ``_SAMPLE_LINES`` non-blank lines, whole, until about ``budget`` bytes were
+    taken: a first line over the budget is still taken whole (cutting it would make a
+    session that opens with a 2 MB prompt look like garbage)."""
+    start, size, taken, count = 0, len(data), 0, 0
+    while start < size and taken < budget and count < _SAMPLE_LINES:
+        end = data.find(b"\n", start)
+        end = size if end < 0 else end
+        line, start = data[start:end], end + 1
+        if not _blank(line):
+            taken, count = taken + len(line), count + 1
+            yield line
 
 
 def _best_harness(sample: list[Any]) -> str:

@@ -31,17 +31,26 @@ def join_lines(lines: list[bytes], final_newline: bool) -> bytes:
     return body + b"\n" if final_newline else body
 
 
-def iter_lines(stream: BinaryIO) -> Iterator[tuple[bytes, bool]]:
-    """Stream ``(line, had_lf)`` pairs; a binary file iterates on LF bytes only."""
-    for chunk in stream:
-        if chunk.endswith(b"\n"):
-            yield chunk[:-1], True
-        else:
-            yield chunk, False
-
-
-def json_body(line: bytes, first: bool) -> bytes:
-    """The bytes to hand to a JSON decoder: a leading UTF-8 BOM on line 1 is skipped."""
-    if first and line.startswith(BOM):
-        return line[3:]
-    return line
+def iter_lines(stream: BinaryIO, block_size: int = 1 << 20) -> Iterator[tuple[memoryview, bool]]:
+    """Stream ``(line, had_lf)`` pairs, split on LF bytes only; each line is a view,
+    without its LF. The file is read a block at a time: a line inside a block is a view
+    into it, and a line that spans blocks is gathered in a buffer of its own, which grows
+    in place. (``readline()`` holds a long line twice while it joins its pieces, and a
+    line can be hundreds of MB.)"""
+    pending: bytearray | None = None
+    while block := stream.read(block_size):
+        view, start = memoryview(block), 0
+        while (end := block.find(b"\n", start)) >= 0:
+            if pending is None:
+                yield view[start:end], True
+            else:
+                pending += view[start:end]
+                yield memoryview(pending), True
+                pending = None  # never resized again: the view handed out stays valid
+            start = end + 1
+        if start < len(block):
+            if pending is None:
+                pending = bytearray()
+            pending += view[start:]
+    if pending is not None:
+        yield memoryview(pending), False

@@ -2,9 +2,11 @@
 
 Made for CI: a file is read line by line (:func:`txcodec.jsonl.iter_lines`), each line
 is decoded with its harness's codec and re-emitted through :meth:`NativeSession.emit`
-(the same logic as ``dump``), and compared with the line it came from. Nothing but the
-current line is held, so peak memory is about the interpreter plus the largest line,
-however big the file. The harness is detected from the first lines.
+(the same logic as ``dump`` on a loaded session), and compared with the line it came
+from. Nothing but the current line and its record is held, and a line is never copied
+(a view when the codec takes buffers), so peak memory is about the interpreter plus the
+largest line and its record, however big the file. The harness is detected from the
+first lines.
 
 A ``.json`` side file is one document (often pretty-printed), so it is checked whole.
 """
@@ -114,25 +116,29 @@ def _compare_whole(session: NativeSession, data: bytes) -> Verified:
 
 def _verify_lines(path: Path, stream: BinaryIO, harness: str | None) -> Verified:
     lines = iter_lines(stream)
-    head: list[tuple[bytes, bool]] = []
+    head: list[tuple[memoryview, bool]] = []
     size = 0
     for item in lines:
         head.append(item)
         size += len(item[0])
         if len(head) >= _SNIFF_LINES or size >= _SNIFF_BYTES:
             break
-    name = harness or api.detect(b"\n".join(line for line, _ in head))
+    name = harness or api.detect_lines(line for line, _ in head)
     session = NativeSession(name, registry.get(name).codec)
     decode, emit = session.codec.decode, session.emit
+    views = getattr(session.codec, "accepts_buffers", False)
     out = Verified(path, True, name)
     offset = 0
     for n, (raw, had_lf) in enumerate(_chain(head, lines), 1):
+        if not views:
+            raw = bytes(raw)
         record = decode(raw)
         out.opaque += type(record) is Opaque
-        back = emit(Line(raw, record))
+        back = emit(Line(raw, record, False))  # as loaded: untouched
+        del record
         if back != raw and out.ok:
             out.ok = False
-            out.first_difference = offset + _first_difference(bytes(back), raw)
+            out.first_difference = offset + _first_difference(bytes(back), bytes(raw))
             out.difference_line = n
         offset += len(raw) + had_lf
         out.lines = n
