@@ -202,6 +202,9 @@ def test_symlinked_directories_are_not_followed(tmp_path):
     write_jsonl(tmp_path / "target.jsonl", conversation(S3))
     (root / "real" / f"{S3}.jsonl").symlink_to(tmp_path / "target.jsonl")  # a symlinked *file* still lists
     assert list(by_id(root)) == [S3]
+    # the root itself is followed when it is a symlink: it was named, not stumbled upon
+    (tmp_path / "moved").symlink_to(root, target_is_directory=True)
+    assert list(by_id(tmp_path / "moved")) == [S3]
 
 
 def test_unreadable_file_is_reported_not_fatal(tree, monkeypatch):

@@ -251,7 +251,8 @@ def discover(root: str | os.PathLike[str] | None = None) -> Sessions:
     flat_agents: list[Path] = []
     errors: list[str] = []
     try:
-        projects = sorted(root.iterdir()) if _real_dir(root) else []
+        # the root itself may be a symlink (a store moved to another disk): it was named
+        projects = sorted(root.iterdir()) if root.is_dir() else []
     except OSError as exc:
         return Sessions(root, errors=[f"{root}: {exc.strerror or exc}"])
     for project in projects:
