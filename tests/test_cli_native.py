@@ -153,7 +153,9 @@ def test_verify_errors_are_reported(tmp_path):
     assert missing.exit_code == 1 and "Traceback" not in missing.output
     assert f"ERROR  {tmp_path / 'missing'}: No such file or directory" in missing.output
     assert "ok     " in missing.output  # the other path was still checked
-    assert run("verify").exit_code == 2  # usage error
+    assert run("verify").exit_code == 2  # usage errors
+    unknown = run("verify", "--harness", "nope", str(GOLDEN / "claude_code" / "thinking"))
+    assert unknown.exit_code == 2 and "unknown harness 'nope'" in unknown.output
     (tmp_path / "nothing").mkdir()
     result = run("verify", str(tmp_path / "nothing"))
     assert result.exit_code == 1 and "no .jsonl" in result.output

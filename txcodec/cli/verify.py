@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from .. import registry
 from ..verify import collect, verify_file
 from .common import echo_json
 
@@ -23,6 +24,11 @@ def register(group: click.Group) -> None:
         when every file round-trips, 1 when any differs or cannot be read (or none was
         found), 2 on a usage error.
         """
+        if harness is not None:
+            try:
+                registry.get(harness)
+            except ValueError as exc:
+                raise click.BadParameter(str(exc), param_hint="'--harness'") from exc
         results = [verify_file(path, harness) for path in collect(paths)]
         failed = [r for r in results if not r.ok]
         if as_json:
