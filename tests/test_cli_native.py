@@ -215,3 +215,23 @@ def test_verify_counts_lines_kept_as_bytes(tmp_path):
 def test_list_missing_root_is_a_usage_error(tmp_path):
     result = run("list", "--root", str(tmp_path / "nowhere"))
     assert result.exit_code == 2 and "does not exist" in result.output
+
+
+def test_verify_reports_a_folder_it_cannot_list(tmp_path, monkeypatch):
+    import os
+
+    (tmp_path / "a.jsonl").write_bytes(b'{"type":"mode","mode":"a"}\n')
+    (tmp_path / "locked").mkdir()
+    real_scandir, real_listdir = os.scandir, os.listdir
+
+    def refuse(path, real):
+        if str(path) == str(tmp_path / "locked"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real(path)
+
+    monkeypatch.setattr(os, "scandir", lambda path=".": refuse(path, real_scandir))
+    monkeypatch.setattr(os, "listdir", lambda path=".": refuse(path, real_listdir))
+    result = run("verify", str(tmp_path))
+    assert result.exit_code == 1, result.output
+    assert f"ERROR  {tmp_path / 'locked'}: Permission denied" in result.output
+    assert "ok     " in result.output and "Traceback" not in result.output

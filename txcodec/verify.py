@@ -65,12 +65,16 @@ def collect(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Path]:
         if not path.is_dir():
             yield path
             continue
-        for folder, dirs, files in os.walk(path):
+        unlisted: list[OSError] = []  # a folder that cannot be listed is yielded, to be reported
+        for folder, dirs, files in os.walk(path, onerror=unlisted.append):
+            yield from (Path(e.filename) for e in unlisted)
+            unlisted.clear()
             dirs.sort()
             for name in sorted(files):
                 found = Path(folder) / name
                 if name.endswith(SUFFIXES) and (found.is_file() or not found.exists()):
                     yield found  # a dangling symlink is yielded, to be reported
+        yield from (Path(e.filename) for e in unlisted)
 
 
 def _open(path: Path) -> BinaryIO:
@@ -85,6 +89,9 @@ def _open(path: Path) -> BinaryIO:
 def verify_file(path: str | os.PathLike[str], harness: str | None = None) -> Verified:
     path = Path(path)
     try:
+        if path.is_dir():  # named by collect() when it could not be listed
+            os.listdir(path)
+            return Verified(path, False, error="a folder, not a file")
         with _open(path) as stream:
             if api.is_document(path):
                 return _verify_document(path, stream.read(), harness)
