@@ -224,6 +224,26 @@ def test_unreadable_file_is_reported_not_fatal(tree, monkeypatch):
     assert sessions[S2].errors == [f"{bad}: Permission denied"]
 
 
+def test_unreadable_session_subfolders_are_reported(tree, monkeypatch):
+    """A session folder part that cannot be listed is noted on the session; the rest of
+    the session and of the store is still found."""
+    real_iterdir = Path.iterdir
+
+    def guarded(self):
+        if self.name in ("workflows", "tool-results"):
+            raise PermissionError(13, "Permission denied", str(self))
+        return real_iterdir(self)
+
+    monkeypatch.setattr(Path, "iterdir", guarded)
+    s = by_id(tree)[S1]
+    side = tree / "-home-dev-shop" / S1
+    assert s.errors == [f"{side / 'subagents' / 'workflows'}: Permission denied",
+                        f"{side / 'workflows'}: Permission denied",
+                        f"{side / 'tool-results'}: Permission denied",
+                        f"{tree / '-home-dev-shop-docs' / S1 / 'workflows'}: Permission denied"]
+    assert s.status == "ok" and s.counts["subagents"] == 1 and s.counts["tool_results"] == 0
+
+
 def test_unreadable_project_folder(tree, monkeypatch):
     folder = tree / "-home-dev-shop-docs"
     real_iterdir = Path.iterdir

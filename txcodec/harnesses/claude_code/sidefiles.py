@@ -10,12 +10,14 @@ Layout (seed 000 "Collection", seed 004 section 2)::
     <project>/<sid>/workflows/scripts/<label>-wf_<run>.js      scripts (may live elsewhere)
     <project>/<sid>/tool-results/<id>.txt                      persisted tool output
 
-Directories behind symlinks are not followed.
+Directories behind symlinks are not followed. A folder that cannot be listed is noted in
+``SessionFiles.errors`` and the rest is still found.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
 from pathlib import Path
 
 import msgspec
@@ -53,6 +55,7 @@ class SessionFiles:
     workflow_scripts: list[Path] = field(default_factory=list)
     tool_results: list[Path] = field(default_factory=list)
     orphan_metas: list[Path] = field(default_factory=list)  # .meta.json without a transcript
+    errors: list[str] = field(default_factory=list)  # folders that could not be listed
 
     def tool_result_file(self, name: str) -> Path | None:
         for path in self.tool_results:
@@ -65,15 +68,32 @@ def _dir(path: Path) -> bool:
     return path.is_dir() and not path.is_symlink()
 
 
-def _files(folder: Path, pattern: str) -> list[Path]:
+def _entries(folder: Path, out: SessionFiles) -> list[Path]:
+    """A folder's entries, sorted; ``[]`` when it is absent, a symlink, or cannot be listed
+    (noted: ``glob()`` would hide that, and ``iterdir()`` would end the whole listing)."""
     if not _dir(folder):
         return []
-    return sorted(p for p in folder.glob(pattern) if p.is_file())
+    try:
+        return sorted(folder.iterdir())
+    except OSError as exc:
+        out.errors.append(f"{folder}: {exc.strerror or exc}")
+        return []
+
+
+def _matching(entries: list[Path], pattern: str) -> list[Path]:
+    """Regular files (or symlinks to one) whose name matches ``pattern``; dotfiles are
+    left out, as ``glob()`` would."""
+    return [p for p in entries if not p.name.startswith(".") and fnmatchcase(p.name, pattern) and p.is_file()]
+
+
+def _files(folder: Path, pattern: str, out: SessionFiles) -> list[Path]:
+    return _matching(_entries(folder, out), pattern)
 
 
 def _agents(folder: Path, workflow: str | None, out: SessionFiles) -> None:
-    transcripts = {p.name[len("agent-") : -len(".jsonl")]: p for p in _files(folder, "agent-*.jsonl")}
-    metas = {p.name[len("agent-") : -len(".meta.json")]: p for p in _files(folder, "agent-*.meta.json")}
+    entries = _files(folder, "agent-*", out)
+    transcripts = {p.name[len("agent-") : -len(".jsonl")]: p for p in entries if p.name.endswith(".jsonl")}
+    metas = {p.name[len("agent-") : -len(".meta.json")]: p for p in entries if p.name.endswith(".meta.json")}
     for agent_id, path in transcripts.items():
         out.agents.append(AgentFile(agent_id, path, metas.get(agent_id), workflow))
     out.orphan_metas.extend(p for a, p in metas.items() if a not in transcripts)
@@ -88,19 +108,16 @@ def session_files(main: Path, session_id: str | None = None) -> SessionFiles:
         return out
     subagents = folder / "subagents"
     _agents(subagents, None, out)
-    workflows = subagents / "workflows"
-    if _dir(workflows):
-        for wf in sorted(p for p in workflows.iterdir() if _dir(p)):
-            _agents(wf, wf.name, out)
-            journal = wf / "journal.jsonl"
-            if journal.is_file():
-                out.journals[wf.name] = journal
-    out.workflow_runs = _files(folder / "workflows", "wf_*.json")
-    out.workflow_scripts = _files(folder / "workflows" / "scripts", "*.js")
-    results = folder / "tool-results"
-    if _dir(results):
-        subdirs = sorted(d for d in results.iterdir() if _dir(d))  # pdf-<uuid>/<n>.jpg
-        out.tool_results = _files(results, "*") + [p for d in subdirs for p in _files(d, "*")]
+    for wf in (p for p in _entries(subagents / "workflows", out) if _dir(p)):
+        _agents(wf, wf.name, out)
+        journal = wf / "journal.jsonl"
+        if journal.is_file():
+            out.journals[wf.name] = journal
+    out.workflow_runs = _files(folder / "workflows", "wf_*.json", out)
+    out.workflow_scripts = _files(folder / "workflows" / "scripts", "*.js", out)
+    results = _entries(folder / "tool-results", out)
+    subdirs = [d for d in results if _dir(d)]  # pdf-<uuid>/<n>.jpg
+    out.tool_results = _matching(results, "*") + [p for d in subdirs for p in _files(d, "*", out)]
     return out
 
 

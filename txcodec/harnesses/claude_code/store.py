@@ -323,11 +323,12 @@ def _gather(sid: str, main_dirs: list[Path], folder_dirs: list[Path]) -> Session
         merged.workflow_scripts += part.workflow_scripts
         merged.tool_results += part.tool_results
         merged.orphan_metas += part.orphan_metas
+        merged.errors += part.errors
     if merged is None:
         return None
     if merged.main is None:  # pruned: conversation data decides the primary folder
         dirs.sort(key=lambda d: not (d / sid / "subagents").is_dir())
-    info = SessionInfo(sid, "ok", merged.main, merged, dirs, copies=copies)
+    info = SessionInfo(sid, "ok", merged.main, merged, dirs, copies=copies, errors=list(merged.errors))
     for script in merged.workflow_scripts:
         run = script_run_id(script.name)
         if run is not None:
