@@ -425,6 +425,16 @@ def test_blocks_added_or_removed_keep_the_others_unknown_keys():
                                  {"type": "tool_use", "id": "t", "name": "Bash", "input": {"c": "ls"}, "weird": [1]}]
 
 
+def test_a_file_that_is_only_a_cut_off_line_is_flagged():
+    data = b'{"type":"user","sessionId":"s","message":{"ro'
+    session = txcodec.load(data)  # no harness recognizes it: generic JSONL
+    assert session.harness == "jsonl" and session.dump() == data
+    ((n, opaque),) = session.diagnostics
+    assert n == 1 and opaque.partial and opaque.diagnostic.startswith("cut off")
+    complete = txcodec.load(b'{"a":1}')  # complete JSON without LF: not cut off
+    assert not complete.diagnostics[0][1].partial
+
+
 def test_edited_lines_keep_bom_and_crlf():
     data = (b'\xef\xbb\xbf{"type":"user","message":{"role":"user","content":"a"}}\r\n'
             b'{"type":"user","message":{"role":"user","content":"b"}}\r\n')

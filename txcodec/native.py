@@ -264,9 +264,10 @@ def decode_document(data: bytes, codec: Codec, harness: str, path: Path | None =
 
 
 def mark_cut_off(line: Line) -> None:
-    """A last line without LF that fails to decode is a write in progress, not garbage."""
+    """A last line without LF that is not JSON is a write in progress, not garbage
+    (whichever codec, the generic one included, kept it as bytes)."""
     record = line._record
-    if isinstance(record, Opaque) and record.diagnostic.startswith("not JSON"):
+    if isinstance(record, Opaque) and not _is_json(record.raw):
         line._record = msgspec.structs.replace(
             record, partial=True, diagnostic="cut off: last line has no LF and is not complete JSON"
         )
@@ -275,6 +276,14 @@ def mark_cut_off(line: Line) -> None:
 # --- helpers shared by the JSON-object codecs ---------------------------------------
 
 _peek_decoder = msgspec.json.Decoder()
+
+
+def _is_json(raw: bytes) -> bool:
+    try:
+        _peek_decoder.decode(json_source(raw))
+    except msgspec.DecodeError:
+        return False
+    return True
 
 
 def json_source(line: bytes | memoryview) -> bytes | memoryview:
