@@ -435,6 +435,19 @@ def test_a_file_that_is_only_a_cut_off_line_is_flagged():
     assert not complete.diagnostics[0][1].partial
 
 
+DEEP = b"[" * 3000 + b"]" * 3000  # msgspec raises RecursionError, not DecodeError, on this
+
+
+@pytest.mark.parametrize("harness", [None, "claude_code", "codex", "gemini_cli", "qwen_code", "pi", "stream_json"])
+def test_json_nested_too_deeply_is_kept_as_bytes(harness):
+    good = b'{"type":"user","uuid":"u1","sessionId":"s","message":{"role":"user","content":"hi"}}\n'
+    for data in (good + DEEP + b"\n" + good, DEEP, b"[" * 100_000):
+        session = txcodec.load(data, harness)
+        assert session.dump() == data and touched_dump(txcodec.load(data, harness)) == data
+        deep = [n for n, o in session.diagnostics if o.diagnostic == "not decoded: JSON nested too deeply"]
+        assert deep == ([2] if data.startswith(good) else [1]) or session.harness == "jsonl"
+
+
 def test_edited_lines_keep_bom_and_crlf():
     data = (b'\xef\xbb\xbf{"type":"user","message":{"role":"user","content":"a"}}\r\n'
             b'{"type":"user","message":{"role":"user","content":"b"}}\r\n')

@@ -176,6 +176,13 @@ def test_a_file_of_garbage_is_unparsed_not_metadata_only(tmp_path):
     assert s.status == "unparsed" and s.counts["unparsed"] == 2 and s.counts["metadata"] == 0
 
 
+def test_a_line_nested_too_deeply_is_unparsed(tmp_path):
+    (tmp_path / "p").mkdir()
+    (tmp_path / "p" / f"{S1}.jsonl").write_bytes(b"[" * 5000 + b"\n" + json.dumps(rec("user", S1, 1)).encode())
+    s = by_id(tmp_path)[S1]
+    assert (s.status, s.counts["unparsed"], s.counts["messages"]) == ("ok", 1, 1)
+
+
 def test_session_named_entries_that_are_not_files_are_reported(tmp_path):
     import os
 

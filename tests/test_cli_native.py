@@ -235,3 +235,12 @@ def test_verify_reports_a_folder_it_cannot_list(tmp_path, monkeypatch):
     assert result.exit_code == 1, result.output
     assert f"ERROR  {tmp_path / 'locked'}: Permission denied" in result.output
     assert "ok     " in result.output and "Traceback" not in result.output
+
+
+def test_verify_and_inspect_survive_json_nested_too_deeply(tmp_path):
+    path = tmp_path / "deep.jsonl"
+    path.write_bytes(b'{"type":"mode","mode":"a","sessionId":"s"}\n' + b"[" * 5000 + b"\n")
+    result = run("verify", str(path))
+    assert result.exit_code == 0 and "1 kept as bytes only" in result.output, result.output
+    result = run("inspect", str(path))
+    assert result.exit_code == 0 and "line 2: not decoded: JSON nested too deeply" in result.output

@@ -48,7 +48,7 @@ def detect_lines(lines: Iterable[bytes | memoryview]) -> str:
             continue
         try:
             sample.append(_shallow(json_source(line)))
-        except msgspec.DecodeError:
+        except (msgspec.DecodeError, RecursionError):  # msgspec: RecursionError when nested too deeply
             sample.append(None)
     return _best_harness(sample)
 
@@ -110,8 +110,8 @@ def is_document(path: Path) -> bool:
 def _load_document(data: bytes, harness: str | None, path: Path | None) -> NativeSession | None:
     try:
         value = _sniff.decode(json_source(data))
-    except msgspec.DecodeError:
-        return None  # not one document after all: read it as lines
+    except (msgspec.DecodeError, RecursionError):
+        return None  # not one document after all (or nested too deeply): read it as lines
     name = harness or _best_harness([value])
     return decode_document(data, registry.get(name).codec, name, path)
 

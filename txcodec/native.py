@@ -195,8 +195,7 @@ def decode_session(data: bytes, codec: Codec, harness: str, path: Path | None = 
             lines, final_newline = _decode_views(data, codec)
         else:
             raws, final_newline = split_lines(data)
-            decode = codec.decode
-            lines = [Line(raw, decode(raw), False) for raw in raws]
+            lines = list(map(Line, raws, decode_all(codec.decode, raws), itertools.repeat(False)))
     if lines and not final_newline:
         mark_cut_off(lines[-1])
     session = NativeSession(harness, codec, lines, final_newline, path)
@@ -229,14 +228,34 @@ def _decode_views(data: bytes, codec: Any) -> tuple[list[Line], bool]:
                 break
         records = None
         if batch is not None and len(starts) > 1 and _one_object_per_line(data, starts, ends):
-            records = batch(view[starts[0] : ends[-1]])
+            try:
+                records = batch(view[starts[0] : ends[-1]])
+            except RecursionError:
+                records = None
             if records is not None and len(records) != len(starts):
                 records = None
         raws = list(map(view.__getitem__, map(slice, starts, ends)))
         if records is None:
-            records = list(map(decode, raws))
+            records = decode_all(decode, raws)
         extend(map(Line, raws, records, untouched))  # no bytecode per line
     return lines, bool(data) and data[-1] == 0x0A
+
+
+def decode_all(decode: Callable[[Any], Any], raws: list) -> list[Any]:
+    """``decode`` of each line. msgspec raises ``RecursionError`` (not a ``DecodeError``)
+    on JSON nested deeper than the interpreter's recursion limit (``[[[[...``, a few
+    thousand deep): such a line is kept as bytes, so decoding still never raises."""
+    try:
+        return list(map(decode, raws))
+    except RecursionError:
+        return [decode_line(decode, raw) for raw in raws]
+
+
+def decode_line(decode: Callable[[Any], Any], raw: Any) -> Any:
+    try:
+        return decode(raw)
+    except RecursionError:
+        return Opaque(bytes(raw), "not decoded: JSON nested too deeply")
 
 
 def _one_object_per_line(data: bytes, starts: list[int], ends: list[int]) -> bool:
@@ -260,7 +279,7 @@ def decode_document(data: bytes, codec: Codec, harness: str, path: Path | None =
     lines: it is kept as a single line (its LFs included) so that it decodes whole."""
     final_newline = data.endswith(b"\n")
     body = data[:-1] if final_newline else data
-    return NativeSession(harness, codec, [Line(body, codec.decode(body), False)], final_newline, path)
+    return NativeSession(harness, codec, [Line(body, decode_line(codec.decode, body), False)], final_newline, path)
 
 
 def mark_cut_off(line: Line) -> None:
@@ -283,6 +302,8 @@ def _is_json(raw: bytes) -> bool:
         _peek_decoder.decode(json_source(raw))
     except msgspec.DecodeError:
         return False
+    except RecursionError:
+        pass  # too deep to tell: it keeps the diagnostic it has
     return True
 
 

@@ -22,7 +22,7 @@ from typing import BinaryIO
 
 from . import api, registry
 from .jsonl import iter_lines
-from .native import Line, NativeSession, Opaque
+from .native import Line, NativeSession, Opaque, decode_line
 
 SUFFIXES = (".jsonl", ".json", ".jsonl.zst", ".json.zst")
 _SNIFF_LINES = 40
@@ -139,7 +139,7 @@ def _verify_lines(path: Path, stream: BinaryIO, harness: str | None) -> Verified
     for n, (raw, had_lf) in enumerate(_chain(head, lines), 1):
         if not views:
             raw = bytes(raw)
-        record = decode(raw)
+        record = decode_line(decode, raw)
         out.opaque += type(record) is Opaque
         back = emit(Line(raw, record, False))  # as loaded: untouched
         del record

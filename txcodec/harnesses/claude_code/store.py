@@ -123,7 +123,7 @@ def scan(path: Path) -> Scan:
             body = line[3:] if n == 0 and line.startswith(BOM) else line
             try:
                 peek = _peek.decode(body)
-            except msgspec.MsgspecError:
+            except (msgspec.MsgspecError, RecursionError):  # RecursionError: nested too deeply
                 out.unparsed += 1
                 continue
             _take(out, peek)
