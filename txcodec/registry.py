@@ -54,6 +54,18 @@ class Harness:
     check_resume: Callable[..., Any] | None = None
 
 
+def lazy(module: str, name: str) -> Callable[..., Any]:
+    """``module.name`` as a function that imports ``module`` only when first called, so
+    registering a harness does not import its reader, writer or client runner."""
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        return getattr(import_module(module), name)(*args, **kwargs)
+
+    call.__name__ = call.__qualname__ = name
+    call.__module__ = module
+    return call
+
+
 class UnknownHarness(ValueError):
     pass
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...registry import Harness
+from ...registry import Harness, lazy
 from . import store
 from .codec import CODEC
 from .records import RECORD_TYPES, UNTAGGED
@@ -30,32 +30,14 @@ def detect(sample: list[Any]) -> int:
     return sum(_score(value) for value in sample)
 
 
-def check_resume(path: Any, **options: Any) -> Any:
-    """What the real ``claude --resume`` sends for this file (:mod:`txcodec.clients.claude`)."""
-    from ...clients.claude import check_resume as run
-
-    return run(path, **options)
-
-
-def read(session: Any, loss: Any) -> Any:
-    from .read import read as run
-
-    return run(session, loss)
-
-
-def write(conversation: Any, loss: Any, options: Any) -> Any:
-    from .write import write as run
-
-    return run(conversation, loss, options)
-
-
 HARNESS = Harness(
     name="claude_code",
     title="Claude Code",
     codec=CODEC,
     detect=detect,
-    read=read,
+    read=lazy(f"{__name__}.read", "read"),
     store=store,
-    write=write,
-    check_resume=check_resume,
+    write=lazy(f"{__name__}.write", "write"),
+    # what the real ``claude --resume`` sends for this file (txcodec.clients.claude)
+    check_resume=lazy("txcodec.clients.claude", "check_resume"),
 )

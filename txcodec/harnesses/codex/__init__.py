@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...registry import Harness
+from ...registry import Harness, lazy
 from . import store
 from .codec import CODEC
 from .records import LINE_TYPES, RESPONSE_ITEM_TYPES
@@ -36,31 +36,13 @@ def detect(sample: list[Any]) -> int:
     return score
 
 
-def _read(session, loss):
-    from .read import read
-
-    return read(session, loss)
-
-
-def _write(conversation, loss, options):
-    from .write import write
-
-    return write(conversation, loss, options)
-
-
-def _check_resume(path, **options):
-    from ...clients.codex import check_resume
-
-    return check_resume(path, **options)
-
-
 HARNESS = Harness(
     name="codex",
     title="Codex CLI",
     codec=CODEC,
     detect=detect,
-    read=_read,
-    write=_write,
+    read=lazy(f"{__name__}.read", "read"),
+    write=lazy(f"{__name__}.write", "write"),
     store=store,
-    check_resume=_check_resume,
+    check_resume=lazy("txcodec.clients.codex", "check_resume"),
 )

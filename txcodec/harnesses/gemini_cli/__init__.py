@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...registry import Harness
+from ...registry import Harness, lazy
 from . import store
 from .codec import CODEC
 from .read import read
@@ -35,12 +35,6 @@ def detect(sample: list[Any]) -> int:
     return score
 
 
-def _check_resume(path: Any, **options: Any) -> Any:
-    from ...clients.gemini import check_resume
-
-    return check_resume(path, **options)
-
-
 HARNESS = Harness(
     name="gemini_cli",
     title="Gemini CLI",
@@ -49,5 +43,5 @@ HARNESS = Harness(
     read=read,
     write=write,
     store=store,
-    check_resume=_check_resume,
+    check_resume=lazy("txcodec.clients.gemini", "check_resume"),
 )
