@@ -38,7 +38,8 @@ from ...common import (
     Usage,
 )
 from ...loss import LossReport
-from ...native import NativeSession, Opaque, json_source, plain
+from ...native import NativeSession
+from ...readkit import line_dicts
 from ...tools import tool_kind
 
 COMPACTION_PREFIX = "The conversation history before this point was compacted into the following summary:\n\n<summary>\n"
@@ -46,25 +47,6 @@ COMPACTION_SUFFIX = "\n</summary>"
 BRANCH_PREFIX = "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n"
 BRANCH_SUFFIX = "</summary>"
 STOP_REASONS = {"stop": "end_turn", "toolUse": "tool_use", "length": "max_tokens", "error": "error", "aborted": "aborted"}
-
-_json = msgspec.json.Decoder()
-
-
-def line_dicts(session: NativeSession) -> list[tuple[int, Any]]:
-    out = []
-    for n, line in enumerate(session.lines, 1):
-        record = line.record
-        if isinstance(record, Opaque):
-            raw = record.raw
-        elif line.raw is not None and session.codec.decode(line.raw) == record:
-            raw = line.raw
-        else:
-            raw = msgspec.json.encode(plain(record))
-        try:
-            out.append((n, _json.decode(json_source(raw))))
-        except msgspec.DecodeError:
-            out.append((n, None))
-    return out
 
 
 def entries_of(values: list[tuple[int, Any]], loss: LossReport, file: str | None) -> tuple[dict, list[tuple[int, dict]]]:

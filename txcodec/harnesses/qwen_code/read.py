@@ -37,29 +37,10 @@ from ...common import (
     Usage,
 )
 from ...loss import LossReport
-from ...native import NativeSession, Opaque, json_source, plain
+from ...native import NativeSession
+from ...readkit import line_dicts
 from ...tools import tool_kind
 from .records import RECORD_TYPES, SIDE_SUBTYPES
-
-_json = msgspec.json.Decoder()
-
-
-def line_dicts(session: NativeSession) -> list[tuple[int, Any]]:
-    """``(line number, the line as plain JSON)``; ``None`` for a line that is not JSON."""
-    out = []
-    for n, line in enumerate(session.lines, 1):
-        record = line.record
-        if isinstance(record, Opaque):
-            raw = record.raw
-        elif line.raw is not None and session.codec.decode(line.raw) == record:
-            raw = line.raw
-        else:
-            raw = msgspec.json.encode(plain(record))
-        try:
-            out.append((n, _json.decode(json_source(raw))))
-        except msgspec.DecodeError:
-            out.append((n, None))
-    return out
 
 
 def _is_conversation(value: dict) -> bool:
