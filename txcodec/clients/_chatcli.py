@@ -15,18 +15,13 @@ from typing import Any, Callable
 from ..common import Message, Text
 from .mockserver import MockServer, Request
 from .openai_chat import ChatMock, Reply, chat_requests, request_messages
-from .report import find_client
+from .report import ClientMissing as ClientMissing  # qwen and pi import it from here
+from .report import require_client
 
-
-class ClientMissing(RuntimeError):
-    pass
 
 
 def binary(name: str, package: str) -> Path:
-    found = find_client(name)
-    if found is None:
-        raise ClientMissing(f"the {name} CLI is not installed: run `npm install --prefix clients` ({package} is pinned in clients/package.json)")
-    return found
+    return require_client(name, f": run `npm install --prefix clients` ({package} is pinned in clients/package.json)")
 
 
 @dataclass

@@ -23,14 +23,11 @@ from pathlib import Path
 from ..api import read_bytes
 from .anthropic import AnthropicMock, request_messages
 from .mockserver import MockServer
-from .report import ResumeReport, find_client
+from .report import ClientMissing as ClientMissing, ResumeReport, require_client
 
 _UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 RESUME_PROMPT = "continue"
 
-
-class ClientMissing(RuntimeError):
-    pass
 
 
 def munge_cwd(cwd: str) -> str:
@@ -40,10 +37,7 @@ def munge_cwd(cwd: str) -> str:
 
 
 def claude_binary() -> Path:
-    found = find_client("claude")
-    if found is None:
-        raise ClientMissing("the claude CLI is not installed (npm install @anthropic-ai/claude-code; see clients/)")
-    return found
+    return require_client("claude", " (npm install @anthropic-ai/claude-code; see clients/)")
 
 
 @functools.lru_cache(maxsize=4)

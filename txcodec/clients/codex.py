@@ -30,7 +30,7 @@ from typing import Any
 from ..api import read_bytes
 from ..jsonl import split_lines
 from .mockserver import MockServer, Request
-from .report import ResumeReport, find_client
+from .report import ClientMissing as ClientMissing, ResumeReport, require_client
 from .responses import Item, handler, input_to_common, model_requests
 
 MODEL = "gpt-5.1-codex"
@@ -65,17 +65,9 @@ stream_max_retries = 0
 """
 
 
-class ClientMissing(RuntimeError):
-    pass
-
 
 def codex_binary() -> Path:
-    found = find_client("codex")
-    if found is None:
-        raise ClientMissing(
-            "the codex CLI is not installed: run `npm install --prefix clients` (clients/package.json pins it)"
-        )
-    return found
+    return require_client("codex", ": run `npm install --prefix clients` (clients/package.json pins it)")
 
 
 def client_version(binary: Path | None = None) -> str:

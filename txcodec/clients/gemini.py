@@ -35,7 +35,7 @@ from typing import Any
 
 from ..common import Block, Image, Message, RawBlock, Text, Thinking, ToolResult, ToolUse
 from .mockserver import MockServer, Request, Response, json_response, sse
-from .report import ResumeReport, find_client
+from .report import ClientMissing as ClientMissing, ResumeReport, require_client
 
 MODEL = "gemini-2.5-pro"
 RESUME_PROMPT = "continue"
@@ -171,18 +171,11 @@ def response_text(response: Any) -> str:
 # --- running the CLI -------------------------------------------------------------------
 
 
-class ClientMissing(RuntimeError):
-    pass
-
 
 def gemini_binary() -> Path:
-    found = find_client("gemini")
-    if found is None:
-        raise ClientMissing(
-            "the gemini CLI is not installed: run `npm install --prefix clients` (clients/package.json pins "
-            "@google/gemini-cli)"
-        )
-    return found
+    return require_client(
+        "gemini", ": run `npm install --prefix clients` (clients/package.json pins @google/gemini-cli)"
+    )
 
 
 @functools.lru_cache(maxsize=4)

@@ -11,6 +11,10 @@ import msgspec
 from ..common import Message
 
 
+class ClientMissing(RuntimeError):
+    """A real client CLI is not installed (``txcodec check-resume`` exits 2 on it)."""
+
+
 class ResumeReport(msgspec.Struct, omit_defaults=True):
     harness: str
     client: str  # e.g. "claude 2.1.332"
@@ -39,3 +43,11 @@ def find_client(name: str) -> Path | None:
             return c
     found = shutil.which(name)
     return Path(found) if found else None
+
+
+def require_client(name: str, hint: str) -> Path:
+    """:func:`find_client`, or :class:`ClientMissing` with ``hint`` on how to install it."""
+    found = find_client(name)
+    if found is None:
+        raise ClientMissing(f"the {name} CLI is not installed{hint}")
+    return found
