@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,6 +14,7 @@ from typing import Any, Callable
 from ..common import Message, Text
 from .mockserver import MockServer, Request
 from .openai_chat import ChatMock, Reply, chat_requests, request_messages
+from .process import run_client
 from .report import ClientMissing as ClientMissing  # qwen and pi import it from here
 from .report import require_client
 
@@ -78,12 +78,8 @@ class Sandbox:
             if prepare is not None:
                 prepare(server.url)
             environ = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(self.home), "NO_COLOR": "1", **env(server.url)}
-            try:
-                done = subprocess.run(argv, cwd=self.cwd, env=environ, stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout)
-                code, out, err = done.returncode, done.stdout, done.stderr
-            except subprocess.TimeoutExpired as exc:
-                code, out, err = -9, exc.stdout or b"", (exc.stderr or b"") + b"\n[txcodec: timed out]"
-            return Run(code, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"), chat_requests(server), list(mock.rejected), self.home, self.cwd)
+            code, out, err = run_client(argv, self.cwd, environ, timeout)
+            return Run(code, out, err, chat_requests(server), list(mock.rejected), self.home, self.cwd)
 
 
 def history_sent(body: Any, prompt: str, strip: Callable[[Text], bool] = lambda t: False) -> list[Message]:

@@ -30,6 +30,7 @@ from typing import Any
 from ..api import read_bytes
 from ..jsonl import split_lines
 from .mockserver import MockServer, Request
+from .process import run_client
 from .report import ClientMissing as ClientMissing, ResumeReport, require_client
 from .responses import Item, handler, input_to_common, model_requests
 
@@ -137,16 +138,9 @@ class Sandbox:
                 "NO_COLOR": "1",
                 "RUST_LOG": "error",
             }
-            with open(os.devnull, "rb") as devnull:
-                try:
-                    done = subprocess.run(
-                        [str(binary), "exec", "--skip-git-repo-check", "--json", *args],
-                        cwd=self.cwd, env=env, stdin=devnull, capture_output=True, timeout=timeout,
-                    )
-                    code, out, err = done.returncode, done.stdout, done.stderr
-                except subprocess.TimeoutExpired as exc:
-                    code, out, err = -9, exc.stdout or b"", (exc.stderr or b"") + b"\n[txcodec: codex timed out]"
-            return Run(code, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"), model_requests(server), self.home, self.cwd)
+            argv = [str(binary), "exec", "--skip-git-repo-check", "--json", *args]
+            code, out, err = run_client(argv, self.cwd, env, timeout, "codex")
+            return Run(code, out, err, model_requests(server), self.home, self.cwd)
 
 
 _ANSI = re.compile(rb"\x1b\[[0-9;?>=$]*[A-Za-z~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\\\)|\x1b[=>()][0-9A-Za-z]?")

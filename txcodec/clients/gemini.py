@@ -35,6 +35,7 @@ from typing import Any
 
 from ..common import Block, Image, Message, RawBlock, Text, Thinking, ToolResult, ToolUse
 from .mockserver import MockServer, Request, Response, json_response, sse
+from .process import run_client
 from .report import ClientMissing as ClientMissing, ResumeReport, require_client
 
 MODEL = "gemini-2.5-pro"
@@ -299,16 +300,9 @@ class Sandbox:
             command = [
                 str(binary), "-p", prompt, "--output-format", "stream-json", "--yolo", "--model", self.model, *args,
             ]
-            try:
-                done = subprocess.run(
-                    command, cwd=self.cwd, env=self.env(server.url), stdin=subprocess.DEVNULL,
-                    capture_output=True, timeout=timeout,
-                )
-                code, out, err = done.returncode, done.stdout, done.stderr
-            except subprocess.TimeoutExpired as exc:
-                code, out, err = -9, exc.stdout or b"", (exc.stderr or b"") + b"\n[txcodec: gemini timed out]"
+            code, out, err = run_client(command, self.cwd, self.env(server.url), timeout, "gemini")
             requests = list(server.requests)
-        return Run(code, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"), requests, self.gemini_home, self.cwd)
+        return Run(code, out, err, requests, self.gemini_home, self.cwd)
 
 
 def check_resume(
