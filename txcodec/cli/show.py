@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
@@ -19,7 +20,7 @@ def register(group: click.Group) -> None:
         """Show the conversation in PATH, its subagents indented under their calls."""
         with user_errors():
             conv = read_common(path, harness)
-        use_color = click.get_text_stream("stdout").isatty() if color is None else color
+        use_color = sys.stdout.isatty() if color is None else color
         if use_color:
             try:
                 from rich.console import Console
