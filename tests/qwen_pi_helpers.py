@@ -9,7 +9,6 @@ from pathlib import Path
 import msgspec
 
 from txcodec import registry
-from txcodec.api import load, to_common
 from txcodec.common import Image, Text, Thinking, ToolResult, ToolUse, to_json
 
 # pi's openai-completions provider sends a tool result's images as a user message with

@@ -10,7 +10,7 @@ import pytest
 from msgspec import UNSET
 
 from txcodec import api
-from txcodec.common import Artifact, Command, Image, Text, ToolResult, ToolUse
+from txcodec.common import Artifact, Command, Image, Text
 from txcodec.loss import LossReport
 
 SID = "11111111-2222-4333-8444-555555555555"
@@ -232,7 +232,6 @@ def test_quote_is_the_seeds_own_words(quote):
 
 @pytest.mark.parametrize("quote, records, check", RULES, ids=[r[0][:60] for r in RULES])
 def test_rule(quote, records, check):
-    lines = [r if isinstance(r, dict) else None for r in records]
     data = b"".join((json.dumps(r).encode() if isinstance(r, dict) else r.encode()) + b"\n" for r in records)
     loss = LossReport()
     conv = api.to_common(api.load(data, "claude_code"), loss)

@@ -5,7 +5,6 @@ when resuming the original file)."""
 
 from __future__ import annotations
 
-import json
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 

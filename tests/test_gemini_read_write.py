@@ -7,13 +7,11 @@ import hashlib
 import json
 import os
 
-import msgspec
 import pytest
 
 from txcodec import api
 from txcodec.common import Conversation, Message, Meta, Text, Thinking, ToolResult, ToolUse, Usage, to_json
 from txcodec.harnesses.gemini_cli import HARNESS, store
-from txcodec.harnesses.gemini_cli import records as R
 from txcodec.harnesses.gemini_cli.codec import CODEC
 from txcodec.loss import LossReport
 from txcodec.native import decode_session

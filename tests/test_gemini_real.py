@@ -15,7 +15,6 @@ from txcodec import api
 from txcodec.clients import gemini as g
 from txcodec.clients.report import find_client
 from txcodec.common import Text, Thinking, ToolResult, ToolUse
-from txcodec.loss import LossReport
 
 pytestmark = pytest.mark.real_client
 

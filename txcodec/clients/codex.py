@@ -234,7 +234,6 @@ def _provider_of(data: bytes) -> str | None:
 def check_resume(path: str | os.PathLike[str], prompt: str = "continue", timeout: float = 60, **_: Any) -> ResumeReport:
     """Install the rollout at ``path`` in a throw-away CODEX_HOME, run
     ``codex exec resume <id> <prompt>`` and report the history Codex sent."""
-    from ..harnesses.codex.store import session_id_of
 
     data = read_bytes(Path(path))
     binary = codex_binary()

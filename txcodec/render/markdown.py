@@ -23,7 +23,7 @@ def _block(block, out: list[str], names: dict[str, str]) -> None:
         if block.text.strip():
             out.append(block.text)
     elif t is Thinking:
-        out.append("> *thinking*" + (f"\n>\n> " + block.thinking.replace("\n", "\n> ") if block.thinking else " (signature only)"))
+        out.append("> *thinking*" + ("\n>\n> " + block.thinking.replace("\n", "\n> ") if block.thinking else " (signature only)"))
     elif t is ToolUse:
         out.append(f"**Tool call** `{block.name}` ({block.kind})\n\n" + _fence(compact_json(block.input), "json"))
     elif t is ToolResult:

@@ -17,7 +17,7 @@ its line number.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -26,8 +26,6 @@ from msgspec import UNSET
 
 from ...common import (
     Artifact,
-    Child,
-    ChildLink,
     Command,
     Conversation,
     Document,

@@ -308,7 +308,7 @@ class _Reader:
             self.lose("tool:orphan-output", f"output for {p.call_id} has no call before it (codex drops it)", n)
 
     def compaction(self, p: Any, ts: Any, n: int) -> None:
-        msg = self.message("assistant", ts, content=[RawBlock("codex_compaction", msgspec.to_builtins(p))], compact_summary=True)
+        self.message("assistant", ts, content=[RawBlock("codex_compaction", msgspec.to_builtins(p))], compact_summary=True)
         self.conv.epochs.append(Epoch(start=len(self.conv.messages) - 1, trigger="codex-remote"))
 
     # --- events ---------------------------------------------------------------------
@@ -319,7 +319,7 @@ class _Reader:
         total = msgspec.structs.astuple(info.total_token_usage)
         if total == self.last_total:
             return  # a repeat: the same running total again
-        previous, self.last_total = self.last_total, total
+        self.last_total = total
         if self.replaying:
             return  # the parent's usage, replayed by a fork: counted in the parent
         last = info.last_token_usage if isinstance(info.last_token_usage, R.TokenUsage) else None
