@@ -23,7 +23,7 @@ from pathlib import Path
 from ..api import read_bytes
 from .anthropic import AnthropicMock, request_messages
 from .mockserver import MockServer
-from .report import ClientMissing as ClientMissing, ResumeReport, require_client
+from .report import ClientMissing as ClientMissing, ResumeReport, find_client, require_client
 
 _UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 RESUME_PROMPT = "continue"
@@ -37,7 +37,8 @@ def munge_cwd(cwd: str) -> str:
 
 
 def claude_binary() -> Path:
-    return require_client("claude", " (npm install @anthropic-ai/claude-code; see clients/)")
+    # this module's find_client, looked up per call: tests replace it to play "not installed"
+    return require_client("claude", " (npm install @anthropic-ai/claude-code; see clients/)", find_client)
 
 
 @functools.lru_cache(maxsize=4)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import msgspec
@@ -45,9 +46,10 @@ def find_client(name: str) -> Path | None:
     return Path(found) if found else None
 
 
-def require_client(name: str, hint: str) -> Path:
-    """:func:`find_client`, or :class:`ClientMissing` with ``hint`` on how to install it."""
-    found = find_client(name)
+def require_client(name: str, hint: str, find: Callable[[str], Path | None] | None = None) -> Path:
+    """The client's binary (``find``, else :func:`find_client`), or :class:`ClientMissing`
+    with ``hint`` on how to install it."""
+    found = (find or find_client)(name)
     if found is None:
         raise ClientMissing(f"the {name} CLI is not installed{hint}")
     return found
