@@ -297,3 +297,16 @@ def test_subagents(tmp_path):
     assert counts["subagent:parentless"] == 1
     assert counts["subagent:dangling-agent-id"] == 1
     assert counts["subagent:journal-without-transcript"] == 1
+
+
+def test_envelope_fields_without_a_common_slot_are_counted_with_their_lines():
+    # issue 3: the loss report counts "fields without a slot" by kind, with line numbers
+    conv, loss = read([
+        u("u1", "hi", promptId="p1", userType="external", entrypoint="cli"),
+        a("a1", "m1", [{"type": "text", "text": "ok"}], parent="u1", stop="end_turn", requestId="req_1"),
+    ])
+    assert [m.role for m in conv.messages] == ["user", "assistant"]
+    assert loss.lines("field:promptId") == [1]
+    assert loss.lines("field:userType") == [1]
+    assert loss.lines("field:requestId") == [2]
+    assert loss.lines("field:uuid") == [] and loss.lines("field:sessionId") == []  # carried

@@ -206,6 +206,11 @@ class _FileReader:
                     continue
                 seen.add(uuid)
             handler(self, rec, n)
+            unslotted = _UNSLOTTED.get(type(rec))
+            if unslotted:
+                for attr, name in unslotted:
+                    if getattr(rec, attr) is not UNSET:
+                        self.lose(f"field:{name}", "envelope field with no Common slot", n)
         return self.finish()
 
     def finish(self) -> Conversation:
@@ -594,6 +599,27 @@ _COMMAND_FIELDS = (
     (envelopes.COMMAND_MESSAGE, "message"),
     (envelopes.COMMAND_CONTENTS, "contents"),
 )
+
+# Fields of conversation records that Common has no slot for (counted in the loss
+# report, one entry per line). Identity and structure fields (uuid, parentUuid,
+# sessionId, timestamp, cwd, ...) are carried or rebuilt by a writer; the redundant
+# joins (sourceToolAssistantUUID, apiBlockIndex) are implied by the assembled messages.
+_ENVELOPE_UNSLOTTED = (("user_type", "userType"), ("entrypoint", "entrypoint"), ("slug", "slug"),
+                       ("forked_from", "forkedFrom"), ("is_visible_in_transcript_only", "isVisibleInTranscriptOnly"))
+_UNSLOTTED: dict[type, tuple[tuple[str, str], ...]] = {
+    UserRecord: _ENVELOPE_UNSLOTTED + (
+        ("prompt_id", "promptId"), ("prompt_source", "promptSource"), ("permission_mode", "permissionMode"),
+        ("mcp_meta", "mcpMeta"), ("todos", "todos"),
+    ),
+    AssistantRecord: _ENVELOPE_UNSLOTTED + (
+        ("request_id", "requestId"), ("effort", "effort"), ("per_turn_effort", "perTurnEffort"),
+        ("attribution_agent", "attributionAgent"), ("attribution_skill", "attributionSkill"),
+        ("attribution_mcp_server", "attributionMcpServer"), ("attribution_mcp_tool", "attributionMcpTool"),
+        ("attribution_plugin", "attributionPlugin"), ("advisor_model", "advisorModel"),
+        ("api_error_status", "apiErrorStatus"),
+    ),
+}
+
 
 _HANDLERS = {
     UserRecord: _FileReader.user,
