@@ -284,3 +284,24 @@ def test_both_sides_in_one_file_give_each_run_its_prompt(with_uuid):
         ("user", [Text("q1")]), ("assistant", [Text("a1")]), ("user", [Text("q2")]), ("assistant", [Text("a2")])]
     assert [r["prompt"] for r in conversation.meta.extra["runs"]] == ["input", "input"]
     assert loss.counts() == {}
+
+
+def test_convert_stdin_side_writes_the_prompts_as_input_lines(tmp_path):
+    from txcodec.common import Command
+
+    src = next((GOLDEN / "claude_code").glob("*/*.jsonl"))
+    out = tmp_path / "input.jsonl"
+    result = CliRunner().invoke(main, ["convert", str(src), "--to", "stream_json", "--stdin-side", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    lines = [json.loads(x) for x in out.read_bytes().splitlines()]
+    assert lines and all(x["type"] == "user" and x["message"]["role"] == "user" for x in lines)
+    assert all(x["parent_tool_use_id"] is None for x in lines)
+    # a command becomes the text the user typed, with exactly one slash
+    assert Command(name="/cost", output="Total: $1").as_text() == "/cost\nTotal: $1"
+    assert Command(name="model", args="opus").as_text() == "/model opus"
+
+
+def test_stdin_side_is_refused_for_other_targets(tmp_path):
+    src = next((GOLDEN / "claude_code").glob("*/*.jsonl"))
+    result = CliRunner().invoke(main, ["convert", str(src), "--to", "codex", "--stdin-side"])
+    assert result.exit_code == 1 and "stream_json" in result.output

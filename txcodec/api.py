@@ -168,6 +168,7 @@ def convert(
     cwd: str | None = None,
     prompts: list[str] | None = None,
     input_side: bytes | str | os.PathLike[str] | None = None,
+    stdin_side: bool = False,
 ) -> tuple[registry.Written, LossReport]:
     """Read ``source`` (a native session: path or bytes, harness detected unless
     ``from_`` names it; ``from_="common"`` for Common JSON; or a :class:`Conversation`)
@@ -177,7 +178,10 @@ def convert(
     typed (stream-json output): the prompts one per run, or the stdin side kept in a file
     of its own. They are handed to the reader as ``session.prompts`` and
     ``session.input_session``; a source of another harness refuses them.
+    ``stdin_side`` (target stream_json only) writes the lines a host sends on stdin.
     """
+    if stdin_side and to != "stream_json":
+        raise NotSupported("the stdin side is a stream_json output only (--to stream_json)")
     from .common import from_json
 
     loss = LossReport()
@@ -199,7 +203,8 @@ def convert(
     target = registry.get(to)
     if target.write is None:
         raise NotSupported(f"writing {target.title} is not supported yet")
-    written = target.write(conversation, loss, registry.WriteOptions(session_id=session_id, cwd=cwd))
+    options = registry.WriteOptions(session_id=session_id, cwd=cwd, stdin_side=stdin_side)
+    written = target.write(conversation, loss, options)
     return written, loss
 
 

@@ -108,6 +108,15 @@ class Command(_Block, tag="command"):
     stderr: str | UnsetType = UNSET
     contents: str | UnsetType = UNSET  # a prompt command's expanded text, when recorded
 
+    def as_text(self) -> str:
+        """``/name args`` as the user typed it, then what it printed: for targets that
+        have no command form. ``name`` keeps the source's spelling (Claude Code's has
+        the slash), so one is added only when it is missing."""
+        name = self.name if self.name.startswith("/") else "/" + self.name
+        lines = [f"{name} {self.args if isinstance(self.args, str) else ''}".rstrip()]
+        lines += [out for out in (self.output, self.stderr) if isinstance(out, str) and out]
+        return "\n".join(lines)
+
 
 class RawBlock(_Block, tag="raw"):
     """A block Common has no type for, kept as the source held it."""

@@ -32,6 +32,7 @@ class Written:
 class WriteOptions:
     session_id: str | None = None  # keep the source id when None, else derive one
     cwd: str | None = None  # the project folder the client will resume from
+    stdin_side: bool = False  # stream_json only: the lines a host sends, not what the CLI prints
 
 
 @dataclass(frozen=True)

@@ -83,8 +83,12 @@ def register(group: click.Group) -> None:
     @click.option("--input", "input_side", type=click.Path(exists=True, dir_okay=False, path_type=Path),
                   help="The stdin side of a stream_json capture (the lines sent to --input-format stream-json), "
                        "kept in a file of its own: it gives the prompts.")
+    @click.option("--stdin-side", is_flag=True,
+                  help="With --to stream_json: write the user turns as stdin lines for "
+                       "'claude -p --input-format stream-json', instead of the output capture.")
     def convert(src: Path, from_: str | None, to: str, out: Path | None, install: bool, cwd: str | None,
-                session_id: str | None, show_loss: bool, prompts: tuple[str, ...], input_side: Path | None) -> None:
+                session_id: str | None, show_loss: bool, prompts: tuple[str, ...], input_side: Path | None,
+                stdin_side: bool) -> None:
         """Convert SRC to another harness's native format."""
         if out is not None and install:
             raise click.UsageError("-o and --install exclude each other")
@@ -92,7 +96,8 @@ def register(group: click.Group) -> None:
             if install or cwd is not None:
                 cwd = _project_dir(cwd)
             written, loss = api.convert(src, to, from_=from_, session_id=session_id, cwd=cwd,
-                                        prompts=list(prompts) if prompts else None, input_side=input_side)
+                                        prompts=list(prompts) if prompts else None, input_side=input_side,
+                                        stdin_side=stdin_side)
             if install:
                 _install(written, to)
                 click.echo(_resume_line(to, written))

@@ -480,12 +480,7 @@ def _item_shaped(name: str, value: Any) -> bool:
 
 def command_text(block: Command) -> str:
     """A slash command as the text Codex gets: ``/name args``, then what it printed."""
-    name = block.name if block.name.startswith("/") else "/" + block.name
-    text = f"{name} {block.args if isinstance(block.args, str) else ''}".rstrip()
-    for out in (block.output, block.stderr):
-        if isinstance(out, str):
-            text += "\n" + out
-    return text
+    return block.as_text()
 
 
 def _image_url(block: Image) -> str:

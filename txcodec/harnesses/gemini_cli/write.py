@@ -204,7 +204,7 @@ class _Builder:
     def _fallback_text(self, block: Any, index: int) -> str:
         kind = getattr(block, "type", None) or type(block).__name__
         if isinstance(block, Command):
-            text = f"/{block.name} {block.args or ''}".strip() if block.args is not UNSET else f"/{block.name}"
+            text = block.as_text()
         elif isinstance(block, Artifact):
             text = f"[artifact {block.path}]"
         elif isinstance(block, RawBlock):

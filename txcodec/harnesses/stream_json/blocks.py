@@ -8,7 +8,7 @@ from typing import Any
 import msgspec
 from msgspec import UNSET
 
-from ...common import Block, Document, Image, RawBlock, Text, Thinking, ToolResult, ToolUse
+from ...common import Block, Command, Document, Image, RawBlock, Text, Thinking, ToolResult, ToolUse
 from ...loss import LossReport
 from ...tools import tool_kind
 from ..claude_code import records as cc
@@ -156,9 +156,8 @@ def to_api(block: Block, loss: LossReport, where: str = "") -> dict[str, Any] | 
 
 def _describe(block: Block) -> str:
     value = msgspec.to_builtins(block)
-    if _tag(block) == "command":
-        head = f"/{value.get('name', '')} {value.get('args', '')}".rstrip()
-        return "\n".join(x for x in (head, value.get("output", "")) if x)
+    if isinstance(block, Command):
+        return block.as_text()
     if _tag(block) == "artifact":
         return f"[artifact] {value.get('path', '')} {value.get('description', '')}".rstrip()
     return msgspec.json.encode(value).decode()

@@ -283,8 +283,11 @@ def _jsonl(lines: list[dict[str, Any]]) -> bytes:
 
 
 def write(conversation: Conversation, loss: LossReport, options: WriteOptions | None = None) -> Written:
-    """Common -> the stdout lines of ``claude -p --output-format stream-json --verbose``."""
+    """Common -> the stdout lines of ``claude -p --output-format stream-json --verbose``,
+    or with ``options.stdin_side`` the stdin lines (:func:`write_input`)."""
     sid = session_id_for(conversation, options)
+    if options is not None and options.stdin_side:
+        return Written(sid, {f"{sid}.input.jsonl": write_input(conversation, loss, options)})
     lines = output_lines(conversation, loss, WriteOptions(session_id=sid, cwd=options.cwd if options else None))
     return Written(sid, {f"{sid}.jsonl": _jsonl(lines)})
 
