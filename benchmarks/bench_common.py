@@ -65,12 +65,10 @@ def main() -> None:
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         print(f"peak RSS {peak:.0f} MiB for {mb:.1f} MB (limit 250)")
         return
-    decode = msgspec.json.Decoder().decode
+    decoder = msgspec.json.Decoder()
 
-    def baseline():
-        for line in data.split(b"\n"):
-            if line:
-                decode(line)
+    def baseline():  # R, as the issue defines it: untyped decode_lines of the same bytes
+        decoder.decode_lines(data)
 
     def common():
         api.to_common(api.load(data, "claude_code"))
@@ -79,7 +77,7 @@ def main() -> None:
     c = best(common, args.repeat)
     lines = data.count(b"\n")
     print(f"session {mb:.1f} MB, {lines} lines")
-    print(f"R (msgspec untyped decode of every line): {mb / r:8.1f} MB/s")
+    print(f"R (msgspec untyped decode_lines):         {mb / r:8.1f} MB/s")
     print(f"to_common (load + read):                  {mb / c:8.1f} MB/s = {r / c:.2f} R (target >= 0.30 R)")
 
 
