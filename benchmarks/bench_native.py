@@ -22,7 +22,6 @@ import argparse
 import gc
 import json
 import random
-import resource
 import subprocess
 import sys
 import tempfile

@@ -13,17 +13,15 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from conftest import CORPUS
 
 from txcodec import api
 from txcodec.atomic import TargetExists, install_files
 from txcodec.cli import main
 from txcodec.clients import claude as claude_client
-from txcodec.clients.anthropic import AnthropicMock
+from txcodec.clients.anthropic import AnthropicMock, request_messages
 from txcodec.clients.claude import claude_binary, claude_env, comparable, munge_cwd
 from txcodec.clients.mockserver import MockServer
-from txcodec.clients.anthropic import request_messages
-
-from conftest import CORPUS
 
 SRC = CORPUS / "claude_code/session-migrate/claude-2.1.209/basic.jsonl"
 SRC_ID = "10000000-0000-4000-8000-000000000000"  # its sessionId (a UUID), kept by the writer

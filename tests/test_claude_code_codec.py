@@ -10,14 +10,13 @@ import json
 
 import msgspec
 import pytest
+from conftest import corpus_files, sha256
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import txcodec
 from txcodec.harnesses.claude_code import records as r
 from txcodec.native import Opaque
-
-from conftest import corpus_files, sha256
 
 SID = "4f6c1d2e-8a3b-4c5d-9e7f-0a1b2c3d4e5f"
 

@@ -8,13 +8,12 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from conftest import GOLDEN
 
 import txcodec
 from txcodec.harnesses.claude_code import records as r
 from txcodec.harnesses.claude_code.store import discover
 from txcodec.native import Opaque
-
-from conftest import GOLDEN
 
 CASES_DIR = GOLDEN / "claude_code"
 CASES = sorted(p.name for p in CASES_DIR.iterdir() if p.is_dir())

@@ -11,12 +11,11 @@ from pathlib import Path
 
 import msgspec
 import pytest
+from conftest import GOLDEN, corpus_files
 
 from txcodec import api
 from txcodec.common import ToolResult, ToolUse, to_json
 from txcodec.loss import LossReport
-
-from conftest import GOLDEN, corpus_files
 
 CASES = sorted(p for p in (GOLDEN / "claude_code").glob("*") if p.is_dir()) if (GOLDEN / "claude_code").is_dir() else []
 _SKIP = ("expected", "written", "output")

@@ -26,9 +26,9 @@ from txcodec.common import (
     ToolResult,
     ToolUse,
 )
+from txcodec.harnesses.claude_code.write import write
 from txcodec.loss import LossReport
 from txcodec.registry import WriteOptions
-from txcodec.harnesses.claude_code.write import write
 
 pytestmark = pytest.mark.real_client
 

@@ -23,7 +23,8 @@ from collections import Counter
 from pathlib import Path
 
 import msgspec
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from msgspec import UNSET
 
 import txcodec
@@ -50,8 +51,8 @@ from txcodec.harnesses.claude_code.read import read
 from txcodec.harnesses.claude_code.write import MISSING_RESULT, TESTED_VERSION, entry_id, write
 from txcodec.loss import LossReport
 from txcodec.native import Opaque
-from txcodec.tools import tool_kind
 from txcodec.registry import WriteOptions
+from txcodec.tools import tool_kind
 
 SID = "0b7c6d1e-2f3a-4b5c-8d9e-0f1a2b3c4d5e"
 CWD = "/tmp/round trip"

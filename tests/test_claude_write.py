@@ -6,10 +6,23 @@ from __future__ import annotations
 import json
 import uuid
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from txcodec.clients.anthropic import violations
-from txcodec.common import Artifact, Child, ChildLink, Command, Conversation, Epoch, Message, Meta, Text, ToolResult, ToolUse
+from txcodec.common import (
+    Artifact,
+    Child,
+    ChildLink,
+    Command,
+    Conversation,
+    Epoch,
+    Message,
+    Meta,
+    Text,
+    ToolResult,
+    ToolUse,
+)
 from txcodec.harnesses.claude_code.envelopes import parse_envelope
 from txcodec.harnesses.claude_code.write import NAMESPACE, write
 from txcodec.loss import LossReport

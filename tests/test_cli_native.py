@@ -7,11 +7,10 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from conftest import CORPUS, GOLDEN
 
 import txcodec.verify
 from txcodec.cli import main
-
-from conftest import CORPUS, GOLDEN
 
 SID = "11111111-2222-4333-8444-555555555555"
 SAMPLE_ID = "4f6c1d2e-8a3b-4c5d-9e7f-0a1b2c3d4e5f"

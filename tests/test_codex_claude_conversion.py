@@ -17,14 +17,13 @@ from pathlib import Path
 import msgspec
 import pytest
 from click.testing import CliRunner
+from conftest import CORPUS, GOLDEN
 
 from txcodec import api
 from txcodec.cli import main
 from txcodec.clients import claude, codex
 from txcodec.common import Command, Conversation, Image, Message, Text, Thinking, ToolResult, ToolUse
 from txcodec.harnesses.codex.write import TOOL_MAP, codex_tool, command_text
-
-from conftest import CORPUS, GOLDEN
 
 pytestmark = pytest.mark.real_client
 

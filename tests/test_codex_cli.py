@@ -10,13 +10,12 @@ from pathlib import Path
 import pytest
 import zstandard
 from click.testing import CliRunner
+from conftest import CORPUS, GOLDEN
 
 from txcodec import api
 from txcodec.cli import main
 from txcodec.common import from_json
 from txcodec.harnesses.codex.store import rollout_relpath
-
-from conftest import CORPUS, GOLDEN
 
 GENUINE = CORPUS / "codex/generated/codex_exec_2turns.jsonl"  # codex 0.171.0, offline run
 GENUINE_ID = "01a22ae0-e16d-7811-83e2-df24d1fd6624"

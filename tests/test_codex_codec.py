@@ -6,6 +6,7 @@ import json
 
 import msgspec
 import pytest
+from conftest import CORPUS, corpus_files, manifest_sha256, sha256
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -14,8 +15,6 @@ from txcodec.harnesses.codex import HARNESS
 from txcodec.harnesses.codex import records as R
 from txcodec.harnesses.codex.codec import CODEC
 from txcodec.native import Opaque, decode_session
-
-from conftest import corpus_files, manifest_sha256, sha256, CORPUS
 
 CODEX_FILES = corpus_files("codex", suffixes=(".jsonl",))
 

@@ -7,6 +7,7 @@ from datetime import datetime, timezone
 
 import pytest
 import zstandard
+from conftest import GOLDEN, corpus_files
 
 from txcodec import api
 from txcodec.common import Conversation, Message, Meta, Text, Thinking, ToolResult, ToolUse, from_json, to_json
@@ -15,8 +16,6 @@ from txcodec.harnesses.codex.write import TOOL_MAP, write
 from txcodec.loss import LossReport
 from txcodec.registry import WriteOptions
 from txcodec.tools import Patch
-
-from conftest import GOLDEN, corpus_files
 
 CASES = sorted(p for p in (GOLDEN / "codex").iterdir() if p.is_dir())
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from conftest import CORPUS, GOLDEN
+from test_codex_read_write import claude_like
 
 from txcodec import api
 from txcodec.clients import responses as mock
@@ -24,9 +26,6 @@ from txcodec.common import Text, ToolResult, ToolUse
 from txcodec.harnesses.codex.write import write
 from txcodec.loss import LossReport
 from txcodec.registry import WriteOptions
-
-from conftest import CORPUS, GOLDEN
-from test_codex_read_write import claude_like
 
 pytestmark = pytest.mark.real_client
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import msgspec
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from txcodec import common
 from txcodec.schema import SCHEMA_PATH, render

@@ -6,7 +6,19 @@ from __future__ import annotations
 import pytest
 
 from txcodec.common import ToolUse
-from txcodec.tools import Agent, Bash, Edit, MultiEdit, Patch, RawTool, Read, SlashCommand, TodoWrite, tool_kind, typed_tool
+from txcodec.tools import (
+    Agent,
+    Bash,
+    Edit,
+    MultiEdit,
+    Patch,
+    RawTool,
+    Read,
+    SlashCommand,
+    TodoWrite,
+    tool_kind,
+    typed_tool,
+)
 
 # seed 002: "Edit, Write, NotebookEdit | modify_file", "Read | read_file", "Glob, Grep |
 # code_search", "Bash | shell_exec", "WebFetch, WebSearch | http_request", "Task |

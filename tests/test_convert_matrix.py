@@ -14,12 +14,11 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from conftest import GOLDEN, ROOT
 
 from txcodec import api, registry
 from txcodec.cli import main
 from txcodec.loss import LossReport
-
-from conftest import GOLDEN, ROOT
 
 HARNESSES = ["claude_code", "codex", "stream_json", "gemini_cli", "qwen_code", "pi"]
 

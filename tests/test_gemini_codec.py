@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import msgspec
+from conftest import GOLDEN
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -14,8 +15,6 @@ from txcodec.harnesses.gemini_cli import HARNESS, detect
 from txcodec.harnesses.gemini_cli import records as R
 from txcodec.harnesses.gemini_cli.codec import CODEC
 from txcodec.native import Opaque, decode_document, decode_session
-
-from conftest import GOLDEN
 
 CASES = GOLDEN / "gemini_cli"
 GENUINE = next((CASES / "tool_call_resumed").glob("session-*.jsonl"))

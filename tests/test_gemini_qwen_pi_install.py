@@ -10,12 +10,11 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from conftest import GOLDEN
 
 from txcodec import api
 from txcodec.cli import main
 from txcodec.harnesses.gemini_cli.store import project_hash
-
-from conftest import GOLDEN
 
 SOURCE = GOLDEN / "pi" / "tool_call" / "session.jsonl"
 OVERRIDES = ("GEMINI_CLI_HOME", "QWEN_HOME", "QWEN_RUNTIME_DIR", "PI_CODING_AGENT_DIR", "PI_CODING_AGENT_SESSION_DIR")

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from conftest import GOLDEN
+from qwen_pi_helpers import view
 
 from txcodec import api
 from txcodec.cli import main
@@ -22,9 +24,6 @@ from txcodec.clients import gemini as g
 from txcodec.clients import pi as pi_client
 from txcodec.clients import qwen as qwen_client
 from txcodec.clients.report import find_client
-
-from conftest import GOLDEN
-from qwen_pi_helpers import view
 
 pytestmark = pytest.mark.real_client
 

@@ -8,6 +8,7 @@ import json
 import os
 
 import pytest
+from conftest import GOLDEN
 
 from txcodec import api
 from txcodec.common import Conversation, Message, Meta, Text, Thinking, ToolResult, ToolUse, Usage, to_json
@@ -16,8 +17,6 @@ from txcodec.harnesses.gemini_cli.codec import CODEC
 from txcodec.loss import LossReport
 from txcodec.native import decode_session
 from txcodec.registry import WriteOptions
-
-from conftest import GOLDEN
 
 CASES = sorted(p for p in (GOLDEN / "gemini_cli").iterdir() if p.is_dir())
 GOLDEN_CWD = "/work/project"

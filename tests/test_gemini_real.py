@@ -149,7 +149,8 @@ def test_new_session_is_not_a_resume(tmp_path):
 
 
 def test_gemini_to_claude_code_resumes_with_the_history_sent(genuine, tmp_path):
-    from txcodec.clients.claude import check_resume as claude_resume, comparable
+    from txcodec.clients.claude import check_resume as claude_resume
+    from txcodec.clients.claude import comparable
 
     if find_client("claude") is None:
         pytest.fail("the claude CLI is missing: npm install --prefix clients")

@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 
 import pytest
+from conftest import GOLDEN, corpus_files
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from qwen_pi_helpers import check_golden, session_of
 
 from txcodec import api
 from txcodec.common import Conversation, Epoch, Message, Meta, Text, Thinking, ToolResult, ToolUse, Usage
@@ -15,9 +17,6 @@ from txcodec.harnesses.pi.records import MessageEntry, SessionHeader
 from txcodec.loss import LossReport
 from txcodec.native import Opaque, decode_session
 from txcodec.registry import WriteOptions
-
-from conftest import GOLDEN, corpus_files
-from qwen_pi_helpers import check_golden, session_of
 
 CASES = sorted(p for p in (GOLDEN / "pi").iterdir() if p.is_dir())
 HEADER = {"type": "session", "version": 3, "id": "0190a0b0-0000-7000-8000-000000000001", "timestamp": "2025-01-01T00:00:00.000Z", "cwd": "/p"}

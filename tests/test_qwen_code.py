@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 
 import pytest
+from conftest import GOLDEN
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from qwen_pi_helpers import check_golden, session_of
 
 from txcodec import api
 from txcodec.common import Conversation, Message, Meta, Text, Thinking, ToolResult, ToolUse, Usage
@@ -17,9 +19,6 @@ from txcodec.harnesses.qwen_code.write import CLIENT_VERSION
 from txcodec.loss import LossReport
 from txcodec.native import Opaque, decode_session
 from txcodec.registry import WriteOptions
-
-from conftest import GOLDEN
-from qwen_pi_helpers import check_golden, session_of
 
 CASES = sorted(p for p in (GOLDEN / "qwen_code").iterdir() if p.is_dir())
 

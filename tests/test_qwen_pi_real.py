@@ -12,14 +12,13 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from conftest import corpus_files
+from qwen_pi_helpers import view
 
 from txcodec import api
 from txcodec.clients import pi as pi_client
 from txcodec.clients import qwen as qwen_client
 from txcodec.clients.openai_chat import text, tool_call
-
-from conftest import corpus_files
-from qwen_pi_helpers import view
 
 pytestmark = pytest.mark.real_client
 

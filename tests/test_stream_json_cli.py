@@ -8,8 +8,8 @@ import json
 
 import pytest
 from click.testing import CliRunner
-
 from conftest import GOLDEN, corpus_files
+
 from txcodec import api
 from txcodec.cli import main
 from txcodec.common import Text, Thinking

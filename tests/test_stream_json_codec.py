@@ -7,10 +7,10 @@ import json
 
 import msgspec
 import pytest
+from conftest import GOLDEN, corpus_files
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import GOLDEN, corpus_files
 from txcodec import api
 from txcodec.harnesses.claude_code.records import TextBlock, ToolResultBlock
 from txcodec.harnesses.stream_json import CODEC, detect

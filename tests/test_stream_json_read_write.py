@@ -7,10 +7,23 @@ import json
 import os
 
 import pytest
-
 from conftest import GOLDEN
+
 from txcodec import api
-from txcodec.common import Child, ChildLink, Conversation, Message, Meta, Text, Thinking, ToolResult, ToolUse, Usage, from_json, to_json
+from txcodec.common import (
+    Child,
+    ChildLink,
+    Conversation,
+    Message,
+    Meta,
+    Text,
+    Thinking,
+    ToolResult,
+    ToolUse,
+    Usage,
+    from_json,
+    to_json,
+)
 from txcodec.harnesses.stream_json import read, write, write_input
 from txcodec.harnesses.stream_json.read import MISSING_PROMPT_TEXT
 from txcodec.loss import LossReport

@@ -20,8 +20,8 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-
 from stream_json_scenarios import SCENARIOS, Capture, run
+
 from txcodec import api
 from txcodec.clients.anthropic import AnthropicMock, request_messages, text
 from txcodec.clients.claude import check_resume, claude_binary, claude_env, comparable, munge_cwd

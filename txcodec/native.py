@@ -8,19 +8,17 @@ survive the edit.
 
 from __future__ import annotations
 
-import re
-
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Protocol
-
 import collections
 import contextlib
 import functools
 import gc
 import itertools
 import operator
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
 
 import msgspec
 

@@ -19,7 +19,6 @@ from .report import ClientMissing as ClientMissing  # qwen and pi import it from
 from .report import require_client
 
 
-
 def binary(name: str, package: str) -> Path:
     return require_client(name, f": run `npm install --prefix clients` ({package} is pinned in clients/package.json)")
 

@@ -23,7 +23,8 @@ from pathlib import Path
 from ..api import read_bytes
 from .anthropic import AnthropicMock, request_messages
 from .mockserver import MockServer
-from .report import ClientMissing as ClientMissing, ResumeReport, find_client, require_client
+from .report import ClientMissing as ClientMissing
+from .report import ResumeReport, find_client, require_client
 
 _UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 RESUME_PROMPT = "continue"

@@ -31,7 +31,8 @@ from ..api import read_bytes
 from ..jsonl import split_lines
 from .mockserver import MockServer, Request
 from .process import run_client
-from .report import ClientMissing as ClientMissing, ResumeReport, require_client
+from .report import ClientMissing as ClientMissing
+from .report import ResumeReport, require_client
 from .responses import Item, handler, input_to_common, model_requests
 
 MODEL = "gpt-5.1-codex"

@@ -36,7 +36,8 @@ from typing import Any
 from ..common import Block, Image, Message, RawBlock, Text, Thinking, ToolResult, ToolUse
 from .mockserver import MockServer, Request, Response, json_response, sse
 from .process import run_client
-from .report import ClientMissing as ClientMissing, ResumeReport, require_client
+from .report import ClientMissing as ClientMissing
+from .report import ResumeReport, require_client
 
 MODEL = "gemini-2.5-pro"
 RESUME_PROMPT = "continue"

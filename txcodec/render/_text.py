@@ -5,7 +5,19 @@ from __future__ import annotations
 import msgspec
 from msgspec import UNSET
 
-from ..common import Artifact, Child, Command, Conversation, Document, Image, RawBlock, Text, Thinking, ToolResult, ToolUse
+from ..common import (
+    Artifact,
+    Child,
+    Command,
+    Conversation,
+    Document,
+    Image,
+    RawBlock,
+    Text,
+    Thinking,
+    ToolResult,
+    ToolUse,
+)
 
 
 def compact_json(value) -> str:

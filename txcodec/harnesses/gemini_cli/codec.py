@@ -16,7 +16,7 @@ from typing import Any
 import msgspec
 
 from ...native import Opaque, json_source, merge_record, opaque_for, without_lone_surrogates
-from .records import Metadata, MessageRecord, Rewind, SetRecord
+from .records import MessageRecord, Metadata, Rewind, SetRecord
 
 _peek = msgspec.json.Decoder()
 

@@ -30,13 +30,25 @@ import msgspec
 from msgspec import UNSET
 
 from ...common import (
-    Block, Child, ChildLink, Conversation, Document, Image, Message, Meta, RawBlock, Text, Thinking,
-    ToolResult, ToolUse, Usage,
+    Block,
+    Child,
+    ChildLink,
+    Conversation,
+    Document,
+    Image,
+    Message,
+    Meta,
+    RawBlock,
+    Text,
+    Thinking,
+    ToolResult,
+    ToolUse,
+    Usage,
 )
 from ...loss import LossReport
 from ...native import NativeSession, Opaque, plain
 from ...tools import tool_kind
-from .records import Content, Metadata, MessageRecord, Part, Rewind, SetRecord, Tokens, ToolCall
+from .records import Content, MessageRecord, Metadata, Part, Rewind, SetRecord, Tokens, ToolCall
 
 CONTEXT_PREFIXES = ("<session_context>", "<hook_context>")
 _META_FIELDS = ("start_time", "last_updated", "summary", "memory_scratchpad", "directories", "kind")

@@ -38,11 +38,21 @@ import msgspec
 from msgspec import UNSET
 
 from ...common import (
-    Artifact, Command, Conversation, Document, Image, Message, RawBlock, Text, Thinking, ToolResult, ToolUse,
+    Artifact,
+    Command,
+    Conversation,
+    Document,
+    Image,
+    Message,
+    RawBlock,
+    Text,
+    Thinking,
+    ToolResult,
+    ToolUse,
 )
 from ...loss import LossReport
 from ...registry import WriteOptions, Written
-from .records import Blob, FileData, FunctionResponse, Metadata, MessageRecord, Part, Thought, Tokens, ToolCall
+from .records import Blob, FileData, FunctionResponse, MessageRecord, Metadata, Part, Thought, Tokens, ToolCall
 from .store import MARKER, REGISTRY, project_hash, session_file_name, slugify
 
 _NS = uuid.UUID("6f1e0d1c-56a5-4a55-9d47-0b1f6f9a2c11")
