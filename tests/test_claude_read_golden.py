@@ -36,7 +36,6 @@ def pretty(value) -> bytes:
     return msgspec.json.format(value if isinstance(value, bytes) else msgspec.json.encode(value), indent=2) + b"\n"
 
 
-@pytest.mark.skipif(not CASES, reason="no golden/claude_code cases yet")
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_golden_common(case, update_golden):
     loss = LossReport()

@@ -205,10 +205,14 @@ def convert(
         raise NotSupported(f"writing {target.title} is not supported yet")
     options = registry.WriteOptions(session_id=session_id, cwd=cwd, stdin_side=stdin_side)
     written = target.write(conversation, loss, options)
+    if not conversation.messages and not conversation.children and "write:no-conversation" not in loss.counts():
+        loss.add("write:no-conversation", f"{_name(source)} holds no message: {target.title} will find nothing to resume")
     return written, loss
 
 
 def _name(source: Any) -> str:
+    if isinstance(source, Conversation):
+        return "the conversation"
     return "the input" if isinstance(source, (bytes, bytearray, memoryview)) else str(source)
 
 
