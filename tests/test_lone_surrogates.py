@@ -38,3 +38,13 @@ def test_line_with_a_lone_surrogate_is_typed_and_kept(harness):
 )
 def test_without_lone_surrogates(line, expected):
     assert without_lone_surrogates(line) == expected
+
+
+@pytest.mark.parametrize("harness", sorted(LINES))
+def test_a_line_still_refused_after_repair_keeps_its_own_bytes(harness):
+    # an unknown record type with a lone surrogate: opaque either way, and the bytes kept
+    # are the line's, not the repaired copy's
+    data = b'{"type":"brand-new","uuid":"x","id":"x","text":"\\ud800"\n'
+    session = txcodec.load(data, harness)
+    assert isinstance(session[0], Opaque) and session[0].raw == data[:-1]
+    assert session.dump() == data

@@ -334,6 +334,25 @@ def without_lone_surrogates(line: bytes) -> bytes | None:
     return None if fixed == line else fixed
 
 
+def repairs_surrogates(decode: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    """Wrap a codec's ``decode``: a line that came out opaque only because of a lone
+    surrogate escape is decoded from a repaired copy. A line that is still refused keeps
+    its first :class:`Opaque`, whose ``raw`` is the line's own bytes."""
+
+    @functools.wraps(decode)
+    def wrapper(self: Any, line: Any) -> Any:
+        record = decode(self, line)
+        if type(record) is Opaque:
+            fixed = without_lone_surrogates(bytes(line))
+            if fixed is not None:
+                repaired = decode(self, fixed)
+                if type(repaired) is not Opaque:
+                    return repaired
+        return record
+
+    return wrapper
+
+
 def opaque_for(line: bytes, error: Exception, tag: str = "type") -> Opaque:
     """Classify a line that the typed decoder refused."""
     try:

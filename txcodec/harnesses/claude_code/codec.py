@@ -14,7 +14,7 @@ from typing import Any
 import msgspec
 
 from ...jsonl import BOM
-from ...native import Opaque, json_source, merge_record, opaque_for, without_lone_surrogates
+from ...native import Opaque, json_source, merge_record, opaque_for, repairs_surrogates
 from .records import BLOCK_TYPES, RECORD_TYPES, UNTAGGED, Record, ResultPart
 
 _decoder = msgspec.json.Decoder(Record)
@@ -28,6 +28,7 @@ class ClaudeCodeCodec:
     name = "claude_code"
     accepts_buffers = True  # decode() takes a memoryview: no copy per line at load time
 
+    @repairs_surrogates
     def decode(self, line: bytes | memoryview) -> Any:
         try:
             return _decoder.decode(line[3:] if line[:3] == BOM else line)
@@ -47,9 +48,6 @@ class ClaudeCodeCodec:
 
 
 def _lenient(line: bytes, error: Exception) -> Any:
-    fixed = without_lone_surrogates(line)
-    if fixed is not None:
-        return CODEC.decode(fixed)
     try:
         value = _dict_decoder.decode(json_source(line))
     except msgspec.DecodeError:

@@ -15,7 +15,7 @@ from typing import Any
 
 import msgspec
 
-from ...native import Opaque, json_source, merge_record, opaque_for, without_lone_surrogates
+from ...native import Opaque, json_source, merge_record, opaque_for, repairs_surrogates
 from .records import (
     LINE_TYPES,
     PAYLOAD_TYPES,
@@ -35,6 +35,7 @@ _item_decoder = msgspec.json.Decoder(ResponseItem)
 class CodexCodec:
     name = "codex"
 
+    @repairs_surrogates
     def decode(self, line: bytes) -> Any:
         try:
             return _decoder.decode(json_source(line))
@@ -48,9 +49,6 @@ class CodexCodec:
 
 
 def _lenient(line: bytes, error: Exception) -> Any:
-    fixed = without_lone_surrogates(line)
-    if fixed is not None:
-        return CODEC.decode(fixed)
     try:
         value = _dict_decoder.decode(json_source(line))
     except msgspec.DecodeError:

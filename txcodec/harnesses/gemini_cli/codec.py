@@ -15,7 +15,7 @@ from typing import Any
 
 import msgspec
 
-from ...native import Opaque, json_source, merge_record, opaque_for, without_lone_surrogates
+from ...native import Opaque, json_source, merge_record, opaque_for, repairs_surrogates
 from .records import MessageRecord, Metadata, Rewind, SetRecord
 
 _peek = msgspec.json.Decoder()
@@ -39,12 +39,12 @@ def classify(value: Any) -> type | None:
 class GeminiCodec:
     name = "gemini_cli"
 
+    @repairs_surrogates
     def decode(self, line: bytes) -> Any:
         try:
             value = _peek.decode(json_source(line))
         except msgspec.DecodeError as exc:
-            fixed = without_lone_surrogates(line)
-            return opaque_for(line, exc) if fixed is None else self.decode(fixed)
+            return opaque_for(line, exc)
         cls = classify(value)
         if cls is None:
             if isinstance(value, dict):

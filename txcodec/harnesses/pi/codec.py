@@ -12,7 +12,7 @@ from typing import Any
 
 import msgspec
 
-from ...native import json_source, merge_record, opaque_for, without_lone_surrogates
+from ...native import json_source, merge_record, opaque_for, repairs_surrogates
 from .records import Entry
 
 _decoder = msgspec.json.Decoder(Entry)
@@ -21,12 +21,12 @@ _decoder = msgspec.json.Decoder(Entry)
 class PiCodec:
     name = "pi"
 
+    @repairs_surrogates
     def decode(self, line: bytes) -> Any:
         try:
             return _decoder.decode(json_source(line))
         except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            fixed = without_lone_surrogates(line)
-            return opaque_for(line, exc) if fixed is None else self.decode(fixed)
+            return opaque_for(line, exc)
 
     def encode(self, record: Any, original: bytes | None) -> bytes:
         return merge_record(record, original)

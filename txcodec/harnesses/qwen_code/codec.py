@@ -11,7 +11,7 @@ from typing import Any
 
 import msgspec
 
-from ...native import json_source, merge_record, opaque_for, without_lone_surrogates
+from ...native import json_source, merge_record, opaque_for, repairs_surrogates
 from .records import RECORD_TYPES, Record
 
 _decoder = msgspec.json.Decoder(Record)
@@ -20,12 +20,12 @@ _decoder = msgspec.json.Decoder(Record)
 class QwenCodeCodec:
     name = "qwen_code"
 
+    @repairs_surrogates
     def decode(self, line: bytes) -> Any:
         try:
             record = _decoder.decode(json_source(line))
         except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            fixed = without_lone_surrogates(line)
-            return opaque_for(line, exc) if fixed is None else self.decode(fixed)
+            return opaque_for(line, exc)
         if record.type not in RECORD_TYPES:
             return opaque_for(line, ValueError(f"unknown record type {record.type!r}"))
         return record

@@ -14,7 +14,7 @@ from typing import Any
 
 import msgspec
 
-from ...native import json_source, merge_record, opaque_for, without_lone_surrogates
+from ...native import json_source, merge_record, opaque_for, repairs_surrogates
 from ..claude_code.records import BLOCK_TYPES, ResultPart
 from .records import LINE_TYPES, Line
 
@@ -26,6 +26,7 @@ _block_decoders = {name: msgspec.json.Decoder(cls) for name, cls in BLOCK_TYPES.
 class StreamJsonCodec:
     name = "stream_json"
 
+    @repairs_surrogates
     def decode(self, line: bytes) -> Any:
         try:
             return _decoder.decode(json_source(line))
@@ -37,9 +38,6 @@ class StreamJsonCodec:
 
 
 def _lenient(line: bytes, error: Exception) -> Any:
-    fixed = without_lone_surrogates(line)
-    if fixed is not None:
-        return CODEC.decode(fixed)
     try:
         value = _any.decode(json_source(line))
     except msgspec.DecodeError:
