@@ -3,8 +3,20 @@
 from __future__ import annotations
 
 from .api import detect, load, to_common
+from .errors import InputError, StoreError, TxcodecError, UnsafeId
 from .native import NativeSession, Opaque
 
 __version__ = "0.1.0"
 
-__all__ = ["NativeSession", "Opaque", "detect", "load", "to_common", "__version__"]
+__all__ = [
+    "InputError",
+    "NativeSession",
+    "Opaque",
+    "StoreError",
+    "TxcodecError",
+    "UnsafeId",
+    "detect",
+    "load",
+    "to_common",
+    "__version__",
+]

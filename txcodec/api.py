@@ -11,6 +11,7 @@ import msgspec
 
 from . import registry
 from .common import Conversation
+from .errors import InputError
 from .loss import LossReport
 from .native import NativeSession, decode_document, decode_session, json_source
 
@@ -141,7 +142,7 @@ def load(source: bytes | str | os.PathLike[str], harness: str | None = None) -> 
     return decode_session(data, registry.get(name).codec, name, path)
 
 
-class NotSupported(ValueError):
+class NotSupported(InputError):
     pass
 
 

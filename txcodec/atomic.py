@@ -7,8 +7,10 @@ import os
 import tempfile
 from pathlib import Path
 
+from .errors import TxcodecError
 
-class TargetExists(FileExistsError):
+
+class TargetExists(TxcodecError, FileExistsError):
     pass
 
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from importlib import import_module, metadata
 from typing import Any
 
+from .errors import InputError
 from .native import Codec
 
 BUILTIN = ("claude_code", "codex", "stream_json", "gemini_cli", "qwen_code", "pi", "jsonl")
@@ -67,7 +68,7 @@ def lazy(module: str, name: str) -> Callable[..., Any]:
     return call
 
 
-class UnknownHarness(ValueError):
+class UnknownHarness(InputError):
     pass
 
 

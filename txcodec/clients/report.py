@@ -10,9 +10,10 @@ from pathlib import Path
 import msgspec
 
 from ..common import Message
+from ..errors import TxcodecError
 
 
-class ClientMissing(RuntimeError):
+class ClientMissing(TxcodecError, RuntimeError):
     """A real client CLI is not installed (``txcodec check-resume`` exits 2 on it)."""
 
 

@@ -30,6 +30,7 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 from ...atomic import TargetExists, write_atomic
+from ...errors import InputError
 from ...jsonl import split_lines
 from ...native import json_source
 from .codec import classify
@@ -181,7 +182,7 @@ def read_registry(root: Path) -> dict[str, str]:
     return {k: v for k, v in projects.items() if isinstance(k, str) and isinstance(v, str)}
 
 
-class RegistryError(ValueError):
+class RegistryError(InputError):
     pass
 
 
