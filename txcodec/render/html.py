@@ -1,0 +1,545 @@
+"""Common conversation -> one self-contained HTML page.
+
+The layout lives in Jinja2 templates (``templates/``, autoescaped); this module only
+prepares what they show: which results pair with which calls, a diff for an edit, a
+fold for a long output. Every string from the session reaches the page escaped:
+through autoescape, or through markdown-it with raw HTML turned off, which escapes
+what it does not turn into markup and refuses ``javascript:``-style links. A Content
+Security Policy admits only the page's own script and style (by hash) and ``data:``
+images, so a page never fetches anything.
+
+The stable attributes people can scrape (``data-role``, ``data-tool-use-id``,
+``data-tool-result-for``, ``data-agent-id``, ``data-epoch``) are described in
+docs/html.md.
+"""
+
+from __future__ import annotations
+
+import base64
+import difflib
+import hashlib
+import re
+import shlex
+from collections.abc import Callable, Iterable, Iterator
+from functools import lru_cache
+from importlib import resources
+from typing import Any, TextIO
+
+import msgspec
+from markupsafe import Markup
+from msgspec import UNSET
+
+from ..common import Artifact, Child, Command, Conversation, Document, Image, Message, Text, Thinking, ToolResult, ToolUse, Usage
+from ..usage import ModelUsage, session_usage
+from ._text import child_title, compact_json
+
+# A text longer than this (lines or characters) is folded: shown clipped, in full on a click.
+FOLD_LINES = 24
+FOLD_CHARS = 2400
+# Markdown past this size is shown as plain text: markdown-it is the slowest step, and a
+# megabyte-long assistant message is a paste, not prose.
+MARKDOWN_LIMIT = 200_000
+
+PriceFn = Callable[[ModelUsage], "float | None"]
+
+# --- tool kinds ----------------------------------------------------------------------
+
+# A tool whose kind the reader left generic still reads better by family; these are the
+# names the harnesses' own tools go by (Gemini CLI / Qwen Code / pi spell them so).
+_KIND_BY_NAME = {
+    "read_file": "read_file", "read": "read_file", "read_many_files": "read_file", "view": "read_file",
+    "run_shell_command": "shell_exec", "bash": "shell_exec", "shell": "shell_exec", "exec_command": "shell_exec",
+    "replace": "modify_file", "edit": "modify_file", "write_file": "modify_file", "write": "modify_file",
+    "multiedit": "modify_file", "apply_patch": "modify_file",
+    "grep": "code_search", "glob": "code_search", "search_file_content": "code_search", "find": "code_search",
+    "list_directory": "code_search", "ls": "code_search",
+    "web_search": "http_request", "google_web_search": "http_request", "web_fetch": "http_request",
+    "todowrite": "manage_todos", "todo_write": "manage_todos", "write_todos": "manage_todos",
+    "update_plan": "manage_todos",
+    "task": "subagent_task", "agent": "subagent_task",
+}
+
+_LABEL = {
+    "shell_exec": "shell", "modify_file": "edit", "read_file": "read", "code_search": "search",
+    "http_request": "web", "manage_todos": "todos", "subagent_task": "agent", "create_task": "task",
+    "generic": "tool",
+}
+
+
+def tool_kind(use: ToolUse) -> str:
+    if use.kind != "generic":
+        return use.kind
+    name = use.name.lower()
+    if name in _KIND_BY_NAME:
+        return _KIND_BY_NAME[name]
+    if isinstance(use.input, dict) and isinstance(use.input.get("command") or use.input.get("cmd"), (str, list)):
+        return "shell_exec"
+    return "generic"
+
+
+def _first(d: Any, *keys: str) -> Any:
+    if isinstance(d, dict):
+        for k in keys:
+            v = d.get(k)
+            if v not in (None, ""):
+                return v
+    return None
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+# --- folds, diffs, todos -------------------------------------------------------------
+
+
+class Fold(msgspec.Struct):
+    text: str
+    lines: int
+    folded: bool
+
+
+def fold(text: str) -> Fold:
+    lines = text.count("\n") + 1
+    return Fold(text, lines, lines > FOLD_LINES or len(text) > FOLD_CHARS)
+
+
+class Hunk(msgspec.Struct):
+    header: str
+    lines: list[tuple[str, str]]  # (css class: add | del | ctx | meta, text)
+
+
+_CLASS = {"+": "add", "-": "del", " ": "ctx"}
+
+
+def _line(text: str) -> tuple[str, str]:
+    return _CLASS.get(text[:1], "ctx"), text
+
+
+def diff_from_patch(patch: Any) -> list[Hunk] | None:
+    """Claude Code's ``structuredPatch``: hunks of prefixed lines, as the client computed them."""
+    if not isinstance(patch, list) or not patch:
+        return None
+    hunks = []
+    for h in patch:
+        if not isinstance(h, dict) or not isinstance(h.get("lines"), list):
+            return None
+        header = f"@@ -{h.get('oldStart', '?')},{h.get('oldLines', '?')} +{h.get('newStart', '?')},{h.get('newLines', '?')} @@"
+        hunks.append(Hunk(header, [_line(x) for x in h["lines"] if isinstance(x, str)]))
+    return hunks
+
+
+def diff_from_strings(old: str, new: str) -> list[Hunk]:
+    hunks: list[Hunk] = []
+    for text in difflib.unified_diff(old.splitlines(), new.splitlines(), lineterm="", n=3):
+        if text.startswith(("---", "+++")) and not hunks:
+            continue
+        if text.startswith("@@"):
+            hunks.append(Hunk(text, []))
+        elif hunks:
+            hunks[-1].lines.append(_line(text))
+    return hunks
+
+
+def diff_from_text(patch: str) -> list[Hunk]:
+    """A freeform patch (Codex ``apply_patch``, a unified diff): classed by line prefix."""
+    hunks = [Hunk("", [])]
+    for text in patch.splitlines():
+        if text.startswith(("@@", "*** ", "diff ", "--- ", "+++ ")):
+            hunks.append(Hunk(text, []))
+        else:
+            hunks[-1].lines.append(_line(text))
+    return [h for h in hunks if h.header or h.lines]
+
+
+class TodoItem(msgspec.Struct):
+    text: str
+    status: str
+
+
+def todos(value: Any) -> list[TodoItem] | None:
+    items = _first(value, "todos", "plan", "items")
+    if not isinstance(items, list):
+        return None
+    out = []
+    for item in items:
+        if isinstance(item, dict):
+            text = _first(item, "content", "step", "description", "text", "title", "subject")
+            status = _first(item, "status", "state")
+            out.append(TodoItem(str(text) if text is not None else compact_json(item), str(status or "")))
+    return out
+
+
+# --- the view of one tool call -------------------------------------------------------
+
+
+class ToolView(msgspec.Struct):
+    kind: str
+    label: str  # a short family label: shell, edit, read, ...
+    name: str
+    summary: str  # one line for the call's title
+    command: str | None = None
+    path: str | None = None
+    diffs: list[tuple[str, list[Hunk]]] | None = None  # (path, hunks)
+    new_file: Fold | None = None
+    todo_items: list[TodoItem] | None = None
+    prompt: Fold | None = None
+    params: Fold | None = None  # the input as JSON when nothing better shows it
+
+
+def _shell_command(inp: Any) -> str | None:
+    cmd = _first(inp, "command", "cmd")
+    if isinstance(cmd, list) and all(isinstance(x, str) for x in cmd):
+        # Codex's shell tool takes argv, often ["bash", "-lc", "script"]: show the script
+        if len(cmd) == 3 and cmd[1] in ("-lc", "-c"):
+            return cmd[2]
+        return shlex.join(cmd)
+    return _str(cmd)
+
+
+def _edits(inp: dict, result: ToolResult | None) -> list[tuple[str, list[Hunk]]] | None:
+    path = _str(_first(inp, "file_path", "path", "absolute_path", "notebook_path")) or ""
+    structured = result.structured if result is not None else UNSET
+    if isinstance(structured, dict):
+        hunks = diff_from_patch(structured.get("structuredPatch"))
+        if hunks:
+            return [(_str(structured.get("filePath")) or path, hunks)]
+    old = _first(inp, "old_string", "oldText", "old_str")
+    new = _first(inp, "new_string", "newText", "new_str")
+    if isinstance(old, str) or isinstance(new, str):
+        return [(path, diff_from_strings(old if isinstance(old, str) else "", new if isinstance(new, str) else ""))]
+    if isinstance(inp.get("edits"), list):
+        out = []
+        for e in inp["edits"]:
+            o, n = _first(e, "old_string", "oldText"), _first(e, "new_string", "newText")
+            if isinstance(o, str) or isinstance(n, str):
+                out.append((path, diff_from_strings(o if isinstance(o, str) else "", n if isinstance(n, str) else "")))
+        return out or None
+    return None
+
+
+def _params(inp: Any) -> Fold | None:
+    if inp is None or inp == {}:
+        return None
+    try:
+        text = msgspec.json.format(msgspec.json.encode(inp), indent=2).decode()
+    except (TypeError, msgspec.EncodeError):
+        text = repr(inp)
+    return fold(text)
+
+
+def tool_view(use: ToolUse, result: ToolResult | None) -> ToolView:
+    kind = tool_kind(use)
+    inp = use.input
+    view = ToolView(kind, _LABEL.get(kind, "tool"), use.name, "")
+    if kind == "shell_exec":
+        view.command = _shell_command(inp)
+        desc = _str(_first(inp, "description"))
+        view.summary = desc or (view.command or "").strip().split("\n", 1)[0]
+        if view.command is None:
+            view.params = _params(inp)
+    elif kind == "modify_file":
+        if use.name == "apply_patch" or isinstance(_first(inp, "patch", "input"), str) or isinstance(inp, str):
+            patch = inp if isinstance(inp, str) else _first(inp, "patch", "input")
+            view.diffs = [("", diff_from_text(patch))]
+            files = [h.header.split(":", 1)[1].strip() for h in view.diffs[0][1] if h.header.startswith("*** ") and ":" in h.header]
+            view.summary = ", ".join(files)
+        elif isinstance(inp, dict):
+            view.path = _str(_first(inp, "file_path", "path", "absolute_path", "notebook_path"))
+            view.summary = view.path or ""
+            view.diffs = _edits(inp, result)
+            content = _first(inp, "content", "new_source")
+            if view.diffs is None and isinstance(content, str):
+                view.new_file = fold(content)
+        if view.diffs is None and view.new_file is None:
+            view.params = _params(inp)
+    elif kind == "read_file":
+        view.path = _str(_first(inp, "file_path", "path", "absolute_path"))
+        extra = [f"{k} {inp[k]}" for k in ("offset", "limit", "pages") if isinstance(inp, dict) and inp.get(k) is not None]
+        view.summary = (view.path or "") + (f" ({', '.join(extra)})" if extra else "")
+        if view.path is None:
+            view.params = _params(inp)
+    elif kind in ("code_search", "http_request"):
+        query = _first(inp, "pattern", "query", "url", "q")
+        where = _first(inp, "path", "dir_path", "glob", "include")
+        view.summary = " in ".join(str(x) for x in (query, where) if x is not None)
+        view.params = _params(inp)
+    elif kind == "manage_todos":
+        view.todo_items = todos(inp)
+        view.summary = f"{len(view.todo_items)} items" if view.todo_items is not None else ""
+        if view.todo_items is None:
+            view.params = _params(inp)
+    elif kind == "subagent_task":
+        view.summary = str(_first(inp, "description", "subagent_type") or "")
+        prompt = _first(inp, "prompt")
+        view.prompt = fold(prompt) if isinstance(prompt, str) else None
+        if view.prompt is None:
+            view.params = _params(inp)
+    else:
+        first = next((v for v in inp.values() if isinstance(v, (str, int, float))), None) if isinstance(inp, dict) else None
+        view.summary = " ".join(str(first).split()) if first is not None else ""
+        view.params = _params(inp)
+    if len(view.summary) > 160:
+        view.summary = view.summary[:159] + "…"
+    return view
+
+
+# --- results ---------------------------------------------------------------------------
+
+
+class Output(msgspec.Struct):
+    text: Fold | None
+    images: list[str]  # data: URIs
+    others: list[str]  # labels of blocks shown only by name
+    persisted: bool
+
+
+def result_output(result: ToolResult) -> Output:
+    images: list[str] = []
+    others: list[str] = []
+    if isinstance(result.persisted_output, str):
+        # the preview in ``content`` is the head of this: show the whole once, not both
+        return Output(fold(result.persisted_output), images, others, True)
+    if isinstance(result.content, str):
+        text = result.content
+    else:
+        parts = []
+        for b in result.content:
+            if type(b) is Text:
+                parts.append(b.text)
+            elif type(b) is Image and (src := image_src(b)):
+                images.append(src)
+            else:
+                others.append(type(b).__name__.lower())
+        text = "\n".join(parts)
+    return Output(fold(text) if text.strip() else None, images, others, False)
+
+
+_IMAGE_TYPES = {"image/png", "image/jpeg", "image/gif", "image/webp"}
+_BASE64 = re.compile(r"[A-Za-z0-9+/\r\n]*={0,2}")
+
+
+def image_src(block: Image) -> str | None:
+    """A ``data:`` URI for an inline image, or None: only raster types, only base64
+    text (an SVG could carry script; a URL would be a network fetch)."""
+    if not isinstance(block.data, str) or block.media_type not in _IMAGE_TYPES:
+        return None
+    if not _BASE64.fullmatch(block.data):
+        return None
+    return f"data:{block.media_type};base64,{block.data}"
+
+
+# --- Markdown ------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=1)
+def _markdown() -> Any:
+    from markdown_it import MarkdownIt
+
+    md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
+    md.enable(["table", "strikethrough"])
+
+    def image(self, tokens, idx, options, env):  # a remote image would be a fetch: show its link
+        token = tokens[idx]
+        src = token.attrGet("src") or ""
+        alt = self.renderInline(token.children or [], options, env)
+        return f'<a class="img-link" href="{md.utils.escapeHtml(src)}" rel="noopener noreferrer">[image: {alt}]</a>' \
+            if src.startswith(("http:", "https:")) else f"[image: {alt}]"
+
+    def link_open(self, tokens, idx, options, env):
+        tokens[idx].attrSet("rel", "noopener noreferrer nofollow")
+        return self.renderToken(tokens, idx, options, env)
+
+    md.add_render_rule("image", image)
+    md.add_render_rule("link_open", link_open)
+    return md
+
+
+def markdown(text: str) -> Markup:
+    if len(text) > MARKDOWN_LIMIT:
+        return Markup('<pre class="plain">%s</pre>') % text
+    return Markup(_markdown().render(text))
+
+
+# --- usage -----------------------------------------------------------------------------
+
+
+def _n(value: int) -> str:
+    if value >= 1_000_000:
+        return f"{value / 1_000_000:.1f}M"
+    if value >= 10_000:
+        return f"{value / 1000:.0f}k"
+    if value >= 1000:
+        return f"{value / 1000:.1f}k"
+    return str(value)
+
+
+def usage_line(m: Message) -> str:
+    u = m.usage if isinstance(m.usage, Usage) else m.usage_unverified if isinstance(m.usage_unverified, Usage) else None
+    if u is None:
+        return ""
+    parts = [f"in {_n(u.input_tokens)}", f"out {_n(u.output_tokens)}"]
+    if u.cache_read_input_tokens:
+        parts.append(f"cache read {_n(u.cache_read_input_tokens)}")
+    if u.cache_creation_input_tokens:
+        parts.append(f"cache write {_n(u.cache_creation_input_tokens)}")
+    return " · ".join(parts) + ("" if isinstance(m.usage, Usage) else " (unverified)")
+
+
+class Totals(msgspec.Struct):
+    rows: list[ModelUsage]
+    prices: list[float | None]
+    total: ModelUsage
+    total_price: float | None
+
+
+def totals(conv: Conversation, price: PriceFn | None) -> Totals | None:
+    rows = [r for r in session_usage(conv) if r.model != "<synthetic>"]
+    if not rows:
+        return None
+    prices = [price(r) if price is not None else None for r in rows]
+    total = ModelUsage(rows[0].session, "all models")
+    for r in rows:
+        for f in msgspec.structs.fields(ModelUsage):
+            if isinstance(getattr(r, f.name), int):
+                setattr(total, f.name, getattr(total, f.name) + getattr(r, f.name))
+    known = [p for p in prices if p is not None]
+    return Totals(rows, prices, total, sum(known) if known and len(known) == len(prices) else None)
+
+
+# --- one conversation's layout ----------------------------------------------------------
+
+
+class Layout:
+    """What the template needs to place one conversation's messages: results beside
+    their calls, subagents under theirs, compactions before their summary."""
+
+    def __init__(self, conv: Conversation) -> None:
+        calls = {b.id for m in conv.messages for b in m.content if type(b) is ToolUse}
+        self.results: dict[str, ToolResult] = {}
+        for m in conv.messages:
+            for b in m.content:
+                if type(b) is ToolResult and b.tool_use_id in calls and b.tool_use_id not in self.results:
+                    self.results[b.tool_use_id] = b
+        self.paired = {id(b) for b in self.results.values()}
+        self.children: dict[str, list[Child]] = {}
+        self.orphans: list[Child] = []
+        for child in conv.children:
+            tid = child.link.tool_use_id
+            if isinstance(tid, str) and tid in calls:
+                self.children.setdefault(tid, []).append(child)
+            else:
+                self.orphans.append(child)
+        self.epochs = {e.start: (n, e) for n, e in enumerate(conv.epochs, 1)}
+
+    def shown(self, m: Message) -> list:
+        """The message's blocks drawn in its own turn: paired results go with their call."""
+        return [b for b in m.content if id(b) not in self.paired]
+
+
+def message_kind(m: Message) -> str:
+    if m.api_error:
+        return "api-error"
+    if m.compact_summary:
+        return "summary"
+    if m.meta or (m.synthetic and m.role == "user"):
+        return "injected"
+    return m.role
+
+
+def when(stamp: Any) -> str:
+    """``2026-01-02 03:04:05`` from an ISO stamp (kept as written when it is not one)."""
+    if not isinstance(stamp, str):
+        return ""
+    return stamp[:19].replace("T", " ") if len(stamp) >= 19 and stamp[10:11] == "T" else stamp
+
+
+def title_of(conv: Conversation) -> str:
+    if isinstance(conv.meta.title, str) and conv.meta.title.strip():
+        return conv.meta.title.strip()
+    prompt = first_prompt(conv)
+    if prompt:
+        return prompt if len(prompt) <= 80 else prompt[:79] + "…"
+    return conv.meta.id if isinstance(conv.meta.id, str) else "Conversation"
+
+
+def first_prompt(conv: Conversation) -> str:
+    for m in conv.messages:
+        if m.role == "user" and not (m.meta or m.synthetic or m.compact_summary):
+            text = " ".join(b.text for b in m.content if type(b) is Text).strip()
+            if text:
+                return " ".join(text.split())[:500]
+    return ""
+
+
+# --- the page ------------------------------------------------------------------------
+
+
+def _asset(name: str) -> str:
+    return resources.files(__package__).joinpath("templates", name).read_text(encoding="utf-8")
+
+
+def _csp_hash(text: str) -> str:
+    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode() + "'"
+
+
+@lru_cache(maxsize=1)
+def environment() -> Any:
+    import jinja2
+
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("txcodec.render", "templates"),
+        autoescape=True,  # every template is HTML
+        trim_blocks=True,
+        lstrip_blocks=True,
+        undefined=jinja2.StrictUndefined,
+    )
+    css, js, index_js = _asset("page.css"), _asset("page.js"), _asset("index.js")
+    env.globals.update(
+        css=Markup(css), js=Markup(js), index_js=Markup(index_js),
+        csp=f"default-src 'none'; style-src {_csp_hash(css)}; script-src {_csp_hash(js)} {_csp_hash(index_js)}; "
+            "img-src data:; base-uri 'none'; form-action 'none'",
+        Layout=Layout, fold=fold, tool_view=tool_view, result_output=result_output, markdown=markdown, image_src=image_src,
+        usage_line=usage_line, message_kind=message_kind, when=when, child_title=child_title, n=_n,
+        Text=Text, Thinking=Thinking, ToolUse=ToolUse, ToolResult=ToolResult, Image=Image, Command=Command,
+        Artifact=Artifact, Document=Document, UNSET=UNSET,
+        type=type, isinstance=isinstance, str=str,
+    )
+    env.filters["n"] = _n
+    return env
+
+
+def _context(conv: Conversation, price: PriceFn | None) -> dict[str, Any]:
+    meta = conv.meta
+    models = list(meta.models) or sorted({m.model for m in conv.messages if isinstance(m.model, str) and m.model != "<synthetic>"})
+    facts = [(k, v) for k, v in (
+        ("harness", meta.source_harness), ("models", ", ".join(models) or UNSET), ("cwd", meta.cwd),
+        ("branch", meta.git_branch), ("started", when(meta.started_at) or UNSET), ("ended", when(meta.ended_at) or UNSET),
+        ("client", meta.client_version), ("session", meta.id),
+    ) if isinstance(v, str) and v]
+    return {"conv": conv, "title": title_of(conv), "facts": facts, "totals": totals(conv, price)}
+
+
+def generate(conv: Conversation, *, price: PriceFn | None = None) -> Iterator[str]:
+    """The page in chunks, for writing as it is made. ``price`` turns a model's usage
+    row into dollars (None when it cannot); without it no cost is shown."""
+    return environment().get_template("page.html.j2").generate(_context(conv, price))
+
+
+def render(conv: Conversation, *, price: PriceFn | None = None) -> str:
+    return "".join(generate(conv, price=price))
+
+
+def write(conv: Conversation, out: TextIO, *, price: PriceFn | None = None) -> None:
+    for chunk in generate(conv, price=price):
+        out.write(chunk)
+
+
+def render_index(sessions: Iterable[dict[str, Any]], title: str = "Sessions") -> str:
+    """The store's index: sessions grouped by project, newest first, each a dict with
+    ``href``, ``title``, ``prompt``, ``harness``, ``project``, ``updated``, ``messages``."""
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for s in sorted(sessions, key=lambda s: s.get("updated") or "", reverse=True):
+        groups.setdefault(s.get("project") or "(no project)", []).append(s)
+    ordered = sorted(groups.items(), key=lambda kv: kv[1][0].get("updated") or "", reverse=True)
+    return environment().get_template("index.html.j2").render(title=title, groups=ordered, when=when)
