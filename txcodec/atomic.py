@@ -3,9 +3,12 @@ sees a half-written file, and an existing file is never replaced unless asked.""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 from .errors import TxcodecError
 
@@ -42,6 +45,34 @@ def write_atomic(
         raise
     _fsync_dir(path.parent)
     return path
+
+
+@contextlib.contextmanager
+def atomic_stream(path: str | os.PathLike[str], *, overwrite: bool = False) -> Iterator[BinaryIO]:
+    """:func:`write_atomic` for output made piece by piece (an HTML page as it renders):
+    the file appears whole when the block ends, and not at all when it raises."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        os.fchmod(fd, 0o666 & ~_UMASK)
+        with os.fdopen(fd, "wb") as f:
+            yield f
+            f.flush()
+            os.fsync(f.fileno())
+        if overwrite:
+            os.replace(tmp, path)
+        else:
+            try:
+                os.link(tmp, path)
+            except FileExistsError:
+                raise TargetExists(f"{path} already exists; not overwritten") from None
+            os.unlink(tmp)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    _fsync_dir(path.parent)
 
 
 def install_files(root: str | os.PathLike[str], files: dict[str, bytes]) -> list[Path]:
