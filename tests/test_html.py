@@ -1,0 +1,193 @@
+"""``export --to html`` and ``export --all --to html``: structure, escaping, folds,
+diffs, and the incremental store export (the browser checks are in test_html_browser.py)."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import os
+import re
+import shutil
+from html import unescape
+from html.parser import HTMLParser
+
+import pytest
+from click.testing import CliRunner
+from html_cases import CASES, LONG_MARK, SCRIPT, golden_conversation, hostile_conversation, native_input, tool_use_ids
+
+from txcodec.cli import main
+from txcodec.common import Conversation, Image, Message, Meta, Text, ToolResult, ToolUse, Usage
+from txcodec.render import html, site
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c.parent.name}/{c.name}")
+def test_golden_exports_through_the_cli(case, tmp_path):
+    out = tmp_path / "page.html"
+    result = CliRunner().invoke(main, ["export", str(native_input(case)), "--to", "html", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    page = out.read_text(encoding="utf-8")
+    assert page.startswith("<!DOCTYPE html>") and page.rstrip().endswith("</html>")
+    conv = golden_conversation(case)
+    ids = set(re.findall(r'data-tool-use-id="([^"]*)"', page))
+    assert ids == {html_escape(i) for i in tool_use_ids(conv)}
+    for tid in ids:
+        assert f'data-tool-result-for="{tid}"' in page or 'no result' in page
+    assert page.count("data-epoch=") == len(conv.epochs)
+    assert page.count('data-role="subagent"') == sum(1 for _ in _children(conv))
+
+
+def _children(conv):
+    for child in conv.children:
+        yield child
+        yield from _children(child.conversation)
+
+
+def html_escape(text: str) -> str:
+    from markupsafe import escape
+
+    return str(escape(text))
+
+
+def test_export_refuses_to_overwrite(tmp_path):
+    out = tmp_path / "page.html"
+    out.write_text("mine")
+    result = CliRunner().invoke(main, ["export", str(native_input(CASES[0])), "--to", "html", "-o", str(out)])
+    assert result.exit_code == 1 and "already exists" in result.output
+    assert out.read_text() == "mine"
+
+
+def test_hostile_strings_are_escaped():
+    page = html.render(hostile_conversation())
+    # one script element: the page's own, whose hash the CSP names
+    assert len(re.findall(r"<script", page, re.I)) == 1
+    own = re.search(r"<script>(.*?)</script>", page, re.S).group(1)
+    digest = base64.b64encode(hashlib.sha256(own.encode()).digest()).decode()
+    csp = unescape(re.search(r'http-equiv="Content-Security-Policy" content="([^"]*)"', page).group(1))
+    assert f"'sha256-{digest}'" in csp and "default-src 'none'" in csp and "unsafe-inline" not in csp
+    tags = _tags(page)
+    assert [t for t, _ in tags if t in ("script", "iframe", "textarea", "svg", "object", "embed")] == ["script"]
+    assert not [(t, a) for t, attrs in tags for a, _ in attrs if a.startswith("on")]  # no event handler
+    hrefs = [v or "" for _, attrs in tags for a, v in attrs if a in ("href", "src")]
+    assert hrefs and not [h for h in hrefs if not h.startswith(("https:", "data:image/png", "#"))]
+    assert "data:image/svg" not in page  # an SVG can carry script: never embedded
+    assert "&lt;script&gt;window.__pwned = 1" in page
+
+
+def _tags(page: str) -> list[tuple[str, list[tuple[str, str | None]]]]:
+    found = []
+
+    class Tags(HTMLParser):
+        def handle_starttag(self, tag, attrs):
+            found.append((tag, attrs))
+
+    Tags().feed(page)
+    return found
+
+
+def test_long_output_is_folded_once(tmp_path):
+    page = html.render(hostile_conversation())
+    # 200 lines, each once: the fold holds the whole text, nothing is repeated for a preview
+    assert page.count(LONG_MARK) == 200
+    assert 'class="fold"' in page and "Show all 200 lines" in page
+
+
+def test_persisted_output_replaces_its_preview():
+    conv = Conversation(messages=[
+        Message("assistant", [ToolUse("t1", "Bash", {"command": "seq 9999"}, "shell_exec")]),
+        Message("user", [ToolResult("t1", "<persisted-output>PREVIEW-ONLY</persisted-output>",
+                                    persisted_output="FULL-OUTPUT\n" * 50)]),
+    ])
+    page = html.render(conv)
+    assert page.count("FULL-OUTPUT") == 50 and "PREVIEW-ONLY" not in page
+    assert "saved by the client" in page
+
+
+def test_edit_diff_from_structured_patch_and_from_strings():
+    patch = [{"oldStart": 3, "oldLines": 1, "newStart": 3, "newLines": 2, "lines": [" keep", "-gone", "+came", "+also"]}]
+    conv = Conversation(messages=[
+        Message("assistant", [ToolUse("e1", "Edit", {"file_path": "a.py", "old_string": "x", "new_string": "y"}, "modify_file"),
+                              ToolUse("e2", "replace", {"file_path": "b.py", "old_string": "one\ntwo", "new_string": "one\n2"})]),
+        Message("user", [ToolResult("e1", "ok", structured={"filePath": "a.py", "structuredPatch": patch}), ToolResult("e2", "ok")]),
+    ])
+    page = html.render(conv)
+    first, second = page.split('data-tool-use-id="e2"')
+    assert "@@ -3,1 +3,2 @@" in first and '<div class="del">-gone</div>' in first and '<div class="add">+also</div>' in first
+    assert '<div class="del">-x</div>' not in first  # the client's patch wins over the strings
+    assert '<div class="del">-two</div>' in second and '<div class="add">+2</div>' in second
+    assert '<span class="chip">edit</span><span class="name">replace' in second  # Gemini CLI's replace is an edit although its kind is generic
+
+
+def test_todos_images_and_price_hook():
+    png = base64.b64encode(b"\x89PNG\r\n\x1a\nfake").decode()
+    conv = Conversation(meta=Meta(models=["m1"]), messages=[
+        Message("assistant", [ToolUse("t", "TodoWrite", {"todos": [{"content": "write tests", "status": "completed"},
+                                                                   {"content": "ship", "status": "in_progress"}]}, "manage_todos")],
+                model="m1", usage=Usage(1000, 2000)),
+        Message("user", [ToolResult("t", [Text("done"), Image("image/png", png)])]),
+    ])
+    page = html.render(conv, price=lambda row: row.total_tokens / 1000)
+    assert '<li class="st-completed"><span class="box"></span>write tests</li>' in page
+    assert f'src="data:image/png;base64,{png}"' in page
+    assert "$3.00" in page
+    unpriced = html.render(conv).split('data-role="header"')[1].split("</header>")[0]
+    assert "$" not in unpriced and "<th>cost</th>" not in unpriced  # no price function: no cost shown
+
+
+def _store(tmp_path):
+    """A Claude Code store with two golden sessions, one with subagents in its side folder."""
+    project = tmp_path / "store" / "-home-dev-shop"
+    project.mkdir(parents=True)
+    for name in ("edit_read_write", "subagent_lineage"):
+        case = next(c for c in CASES if c.name == name)
+        for p in case.iterdir():
+            if p.suffix == ".jsonl":
+                shutil.copy(p, project / p.name)
+            elif p.is_dir():
+                shutil.copytree(p, project / p.name)
+    return tmp_path / "store"
+
+
+def _export_all(store, out):
+    result = CliRunner().invoke(main, ["export", "--all", "--to", "html", "-o", str(out), "--root", str(store),
+                                       "--from", "claude_code"])
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_store_export_is_incremental(tmp_path):
+    store, out = _store(tmp_path), tmp_path / "site"
+    assert "2 pages written, 0 unchanged" in _export_all(store, out)
+    index = (out / "index.html").read_text()
+    pages = sorted(p.relative_to(out).as_posix() for p in out.rglob("*.html") if p.name != "index.html")
+    assert len(pages) == 2 and all(f'href="{p}"' in index for p in pages)
+    assert 'data-search="guard the division' in index  # the first prompt, lower-cased for search
+    stamps = {p: (out / p).stat().st_mtime_ns for p in pages}
+
+    assert "0 pages written, 2 unchanged" in _export_all(store, out)
+    main_file = next(store.rglob("9e0e95a4*.jsonl"))
+    os.utime(main_file, ns=(1, 1))  # touched, same bytes: hashed, not rendered
+    assert "0 pages written, 2 unchanged" in _export_all(store, out)
+    assert {p: (out / p).stat().st_mtime_ns for p in pages} == stamps
+
+    sub = next(p for p in store.rglob("*.jsonl") if "subagents" in p.parts)
+    sub.write_bytes(sub.read_bytes())  # same bytes again
+    with sub.open("ab") as f:
+        f.write(b"\n")  # a side file changed: that session's page is made again
+    assert "1 pages written, 1 unchanged" in _export_all(store, out)
+
+
+def test_unsafe_session_id_does_not_name_the_page():
+    taken: set[str] = set()
+    name = site.page_name({"harness": "codex", "session_id": "../../etc/passwd", "path": "/x"}, taken)
+    assert re.fullmatch(r"codex/[0-9a-f]{20}\.html", name)
+    assert site.page_name({"harness": "codex", "session_id": "abc", "path": "/a"}, taken) == "codex/abc.html"
+    assert site.page_name({"harness": "codex", "session_id": "abc", "path": "/b"}, taken) != "codex/abc.html"
+
+
+def test_index_escapes_and_groups():
+    index = html.render_index([
+        {"href": "a.html", "title": SCRIPT, "prompt": "p", "harness": "pi", "project": "/p1", "updated": "2026-01-02T00:00:00Z", "messages": 2},
+        {"href": "b.html", "title": "two", "prompt": "", "harness": "codex", "project": "/p2", "updated": "2026-01-03T00:00:00Z", "messages": 1},
+    ])
+    assert len(re.findall(r"<script", index)) == 1
+    assert index.index("/p2") < index.index("/p1")  # the most recently active project first
