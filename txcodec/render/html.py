@@ -355,9 +355,17 @@ def _markdown() -> Any:
     return md
 
 
+# Text with none of Markdown's marks renders as its paragraphs: no need to parse it.
+_MARKS = re.compile(r"[`*_\[\]<>#|~&\\!]|^ *(?:[-+=]|\d+[.)])|^(?: {4}|\t)| {2}$", re.M)
+_PARAGRAPHS = re.compile(r"\n[ \t]*\n\s*")
+
+
 def markdown(text: str) -> Markup:
     if len(text) > MARKDOWN_LIMIT:
         return Markup('<pre class="plain">%s</pre>') % text
+    if not _MARKS.search(text):
+        paragraphs = _PARAGRAPHS.split(text.strip())
+        return Markup("").join(Markup("<p>%s</p>\n") % "\n".join(x.strip() for x in p.split("\n")) for p in paragraphs)
     return Markup(_markdown().render(text))
 
 

@@ -1,0 +1,93 @@
+"""HTML export of a ~60 MB Claude Code session: txcodec against claude-code-log, side by
+side in one run, each in a process of its own (wall time and peak RSS from /usr/bin/time).
+
+Target: txcodec at least 10x faster than claude-code-log's HTML on the same file, with
+less memory. The session is built as in bench_common.py (the corpus's real spotter
+sessions, repeated with ids made unique per copy). claude-code-log is installed from
+PyPI into a venv inside the benchmark's temporary folder (or taken from --ccl, a
+claude-code-log executable); when it cannot be installed, only txcodec is measured.
+
+    python benchmarks/bench_html.py [--mb 60] [--ccl PATH] [--keep]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_common import build  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def measure(cmd: list[str], cwd: Path) -> tuple[float, float]:
+    """(wall seconds, peak RSS MiB) of one command, from GNU time."""
+    report = cwd / "time.txt"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    run = subprocess.run(["/usr/bin/time", "-v", "-o", str(report), *cmd], cwd=cwd, env=env,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if run.returncode != 0:
+        raise SystemExit(f"{cmd[0]} failed ({run.returncode}): {run.stderr[-2000:]}")
+    text = report.read_text()
+    wall = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (?:(\d+):)?(\d+):([\d.]+)", text)
+    hours, minutes, seconds = int(wall.group(1) or 0), int(wall.group(2)), float(wall.group(3))
+    rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", text).group(1)) / 1024
+    return hours * 3600 + minutes * 60 + seconds, rss
+
+
+def claude_code_log(tmp: Path, given: str | None) -> str | None:
+    if given:
+        return given
+    venv = tmp / "ccl-venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    pip = subprocess.run([str(venv / "bin" / "pip"), "install", "-q", "claude-code-log"], capture_output=True, text=True)
+    if pip.returncode != 0:
+        print(f"claude-code-log not measured: pip install failed: {pip.stderr.strip().splitlines()[-1:]}")
+        return None
+    return str(venv / "bin" / "claude-code-log")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--mb", type=float, default=60)
+    ap.add_argument("--ccl", help="a claude-code-log executable to use instead of installing one")
+    ap.add_argument("--keep", action="store_true", help="keep the temporary folder (the pages) and print it")
+    args = ap.parse_args()
+    tmp = Path(tempfile.mkdtemp(prefix="bench-html-"))
+    try:
+        session = tmp / "project" / "0f0e0d0c-0b0a-4909-8807-060504030201.jsonl"
+        session.parent.mkdir()
+        session.write_bytes(build(args.mb))
+        mb = session.stat().st_size / 1e6
+        lines = session.read_bytes().count(b"\n")
+        print(f"session {mb:.1f} MB, {lines} lines")
+
+        ours = tmp / "txcodec.html"
+        t, rss = measure([sys.executable, "-m", "txcodec", "export", str(session), "--to", "html", "-o", str(ours)], tmp)
+        print(f"txcodec export --to html: {t:7.2f} s  {mb / t:6.1f} MB/s  peak RSS {rss:6.0f} MiB  "
+              f"page {ours.stat().st_size / 1e6:.1f} MB")
+
+        ccl = claude_code_log(tmp, args.ccl)
+        if ccl is None:
+            return
+        theirs = tmp / "ccl.html"
+        t2, rss2 = measure([ccl, str(session), "-o", str(theirs)], tmp)
+        size = theirs.stat().st_size / 1e6 if theirs.exists() else float("nan")
+        print(f"claude-code-log (HTML):   {t2:7.2f} s  {mb / t2:6.1f} MB/s  peak RSS {rss2:6.0f} MiB  page {size:.1f} MB")
+        print(f"txcodec is {t2 / t:.1f}x faster (target >= 10x) and uses {rss2 / rss:.1f}x less memory (target > 1x)")
+    finally:
+        if args.keep:
+            print(f"kept {tmp}")
+        else:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
