@@ -29,7 +29,7 @@ import msgspec
 from markupsafe import Markup
 from msgspec import UNSET
 
-from ..common import Artifact, Child, Command, Conversation, Document, Image, Message, Text, Thinking, ToolResult, ToolUse, Usage
+from ..common import Artifact, Child, Command, Conversation, Document, Epoch, Image, Message, Text, Thinking, ToolResult, ToolUse, Usage
 from ..usage import ModelUsage, session_usage
 from ._text import child_title, compact_json
 
@@ -439,10 +439,39 @@ class Layout:
             else:
                 self.orphans.append(child)
         self.epochs = {e.start: (n, e) for n, e in enumerate(conv.epochs, 1)}
+        self.messages = conv.messages
 
-    def shown(self, m: Message) -> list:
-        """The message's blocks drawn in its own turn: paired results go with their call."""
-        return [b for b in m.content if id(b) not in self.paired]
+    def rows(self) -> Iterator[Row]:
+        """One row per message, in order; a row with no blocks draws only its
+        compaction line (its results are drawn beside their calls)."""
+        previous = ""
+        for i, m in enumerate(self.messages):
+            blocks = [(_TAGS.get(type(b), "raw"), b) for b in m.content if id(b) not in self.paired and not _blank(b)]
+            kind = message_kind(m)
+            epoch = self.epochs.get(i)
+            if epoch:
+                previous = ""
+            yield Row(m, kind, blocks, kind == "assistant" and previous == "assistant", epoch, usage_line(m), when(m.timestamp))
+            if blocks:
+                previous = kind
+
+
+class Row(msgspec.Struct):
+    message: Message
+    kind: str  # user, assistant, api-error, summary, injected
+    blocks: list[tuple[str, Any]]  # (tag, block), as the template switches on them
+    cont: bool  # a call right after another of the assistant: drawn as the same turn
+    epoch: tuple[int, Epoch] | None
+    usage: str
+    when: str
+
+
+_TAGS = {Text: "text", Thinking: "thinking", ToolUse: "tool_use", ToolResult: "tool_result", Image: "image",
+         Command: "command", Artifact: "artifact", Document: "document"}
+
+
+def _blank(block: Any) -> bool:
+    return type(block) is Text and not block.text.strip()
 
 
 def message_kind(m: Message) -> str:
