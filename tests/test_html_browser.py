@@ -18,7 +18,15 @@ import shutil
 from pathlib import Path
 
 import pytest
-from html_cases import CASES, LONG_MARK, SCRIPT, assistant_texts, expected_text, golden_conversation, hostile_conversation
+from html_cases import (
+    CASES,
+    LONG_MARK,
+    SCRIPT,
+    assistant_texts,
+    expected_text,
+    golden_conversation,
+    hostile_conversation,
+)
 from html_cases import tool_use_ids as all_tool_use_ids
 
 from txcodec.render import html

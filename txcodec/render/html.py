@@ -29,7 +29,21 @@ import msgspec
 from markupsafe import Markup
 from msgspec import UNSET
 
-from ..common import Artifact, Child, Command, Conversation, Document, Epoch, Image, Message, Text, Thinking, ToolResult, ToolUse, Usage
+from ..common import (
+    Artifact,
+    Child,
+    Command,
+    Conversation,
+    Document,
+    Epoch,
+    Image,
+    Message,
+    Text,
+    Thinking,
+    ToolResult,
+    ToolUse,
+    Usage,
+)
 from ..usage import ModelUsage, session_usage
 from ._text import child_title, compact_json
 
@@ -537,10 +551,7 @@ def environment() -> Any:
         csp=f"default-src 'none'; style-src {_csp_hash(css)}; script-src {_csp_hash(js)} {_csp_hash(index_js)}; "
             "img-src data:; base-uri 'none'; form-action 'none'",
         Layout=Layout, fold=fold, tool_view=tool_view, result_output=result_output, markdown=markdown, image_src=image_src,
-        usage_line=usage_line, message_kind=message_kind, when=when, child_title=child_title, n=_n,
-        Text=Text, Thinking=Thinking, ToolUse=ToolUse, ToolResult=ToolResult, Image=Image, Command=Command,
-        Artifact=Artifact, Document=Document, UNSET=UNSET,
-        type=type, isinstance=isinstance, str=str,
+        when=when, child_title=child_title, n=_n, UNSET=UNSET,
     )
     env.filters["n"] = _n
     return env
