@@ -58,14 +58,16 @@ PriceFn = Callable[[ModelUsage], "float | None"]
 
 # --- tool kinds ----------------------------------------------------------------------
 
-# A tool whose kind the reader left generic still reads better by family; these are the
-# names the harnesses' own tools go by (Gemini CLI / Qwen Code / pi spell them so).
+# A tool whose kind the reader left generic still reads better by family: the names of
+# Gemini CLI's, Qwen Code's and pi's own tools, as their packages define them (plus
+# Claude Code's and Codex's, lower-cased, for readers that leave them generic).
 _KIND_BY_NAME = {
-    "read_file": "read_file", "read": "read_file", "read_many_files": "read_file", "view": "read_file",
+    "read_file": "read_file", "read": "read_file", "read_many_files": "read_file",
     "run_shell_command": "shell_exec", "bash": "shell_exec", "shell": "shell_exec", "exec_command": "shell_exec",
     "replace": "modify_file", "edit": "modify_file", "write_file": "modify_file", "write": "modify_file",
     "multiedit": "modify_file", "apply_patch": "modify_file",
-    "grep": "code_search", "glob": "code_search", "search_file_content": "code_search", "find": "code_search",
+    "grep": "code_search", "glob": "code_search", "search_file_content": "code_search", "grep_search": "code_search",
+    "find": "code_search",
     "list_directory": "code_search", "ls": "code_search",
     "web_search": "http_request", "google_web_search": "http_request", "web_fetch": "http_request",
     "todowrite": "manage_todos", "todo_write": "manage_todos", "write_todos": "manage_todos",
@@ -559,7 +561,8 @@ def environment() -> Any:
 
 def _context(conv: Conversation, price: PriceFn | None) -> dict[str, Any]:
     meta = conv.meta
-    models = list(meta.models) or sorted({m.model for m in conv.messages if isinstance(m.model, str) and m.model != "<synthetic>"})
+    models = [x for x in meta.models if x != "<synthetic>"] or sorted(
+        {m.model for m in conv.messages if isinstance(m.model, str) and m.model != "<synthetic>"})
     facts = [(k, v) for k, v in (
         ("harness", meta.source_harness), ("models", ", ".join(models) or UNSET), ("cwd", meta.cwd),
         ("branch", meta.git_branch), ("started", when(meta.started_at) or UNSET), ("ended", when(meta.ended_at) or UNSET),
