@@ -191,3 +191,12 @@ def test_index_escapes_and_groups():
     ])
     assert len(re.findall(r"<script", index)) == 1
     assert index.index("/p2") < index.index("/p1")  # the most recently active project first
+
+
+def test_lone_surrogate_is_written_visibly():
+    import io
+
+    conv = Conversation(messages=[Message("assistant", [Text("half a pair: \ud83d here")])])
+    out = io.BytesIO()
+    html.write(conv, out)
+    assert "half a pair: \\ud83d here" in out.getvalue().decode("utf-8")

@@ -26,14 +26,11 @@ FORMATS = {
 
 def _write_html(conv, out: str) -> None:
     if out == "-":
-        stream = stdout_binary()
-        for chunk in html.generate(conv, price=PRICE):
-            stream.write(chunk.encode("utf-8", "backslashreplace"))
-        stream.flush()
+        html.write(conv, stdout_binary(), price=PRICE)
+        stdout_binary().flush()
         return
     with atomic_stream(out) as stream:  # never overwrites an existing file
-        for chunk in html.generate(conv, price=PRICE):
-            stream.write(chunk.encode("utf-8", "backslashreplace"))
+        html.write(conv, stream, price=PRICE)
 
 
 def _export_all(root: Path | None, harness: str | None, fmt: str, out: str) -> None:

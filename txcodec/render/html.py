@@ -23,7 +23,7 @@ import shlex
 from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
 from importlib import resources
-from typing import Any, TextIO
+from typing import Any, BinaryIO
 
 import msgspec
 from markupsafe import Markup
@@ -581,9 +581,18 @@ def render(conv: Conversation, *, price: PriceFn | None = None) -> str:
     return "".join(generate(conv, price=price))
 
 
-def write(conv: Conversation, out: TextIO, *, price: PriceFn | None = None) -> None:
+def write(conv: Conversation, out: BinaryIO, *, price: PriceFn | None = None) -> None:
+    """The page as UTF-8 into a binary stream, as it renders, in pieces of about 64 KiB
+    (Jinja yields many small strings). A lone surrogate a reader kept shows as ``\\udXXX``."""
+    pending: list[str] = []
+    size = 0
     for chunk in generate(conv, price=price):
-        out.write(chunk)
+        pending.append(chunk)
+        size += len(chunk)
+        if size >= 1 << 16:
+            out.write("".join(pending).encode("utf-8", "backslashreplace"))
+            pending, size = [], 0
+    out.write("".join(pending).encode("utf-8", "backslashreplace"))
 
 
 def render_index(sessions: Iterable[dict[str, Any]], title: str = "Sessions") -> str:

@@ -78,7 +78,7 @@ def page_name(item: dict[str, Any], taken: set[str]) -> str:
         sid = hashlib.sha256(str(item.get("path")).encode("utf-8", "surrogateescape")).hexdigest()[:20]
     name = f"{harness}/{sid}.html"
     if name in taken:  # one id in two places: the second page takes its path's hash too
-        name = f"{harness}/{sid}-{hashlib.sha256(str(item.get('path')).encode()).hexdigest()[:8]}.html"
+        name = f"{harness}/{sid}-{hashlib.sha256(str(item.get('path')).encode('utf-8', 'surrogateescape')).hexdigest()[:8]}.html"
     taken.add(name)
     return name
 
@@ -133,8 +133,7 @@ def export_store(items: Iterable[dict[str, Any]], out: str | Path, *, price: htm
                 continue
             conv = api.to_common(api.load(path, item.get("harness")))
             with atomic_stream(out / name, overwrite=True) as stream:
-                for chunk in html.generate(conv, price=price):
-                    stream.write(chunk.encode("utf-8", "backslashreplace"))
+                html.write(conv, stream, price=price)
         except (OSError, ValueError, msgspec.MsgspecError, RecursionError) as exc:
             report.errors.append(str(exc) if str(exc).startswith(str(path)) else f"{path}: {exc}")
             continue
