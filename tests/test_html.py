@@ -15,6 +15,7 @@ import pytest
 from click.testing import CliRunner
 from html_cases import CASES, LONG_MARK, SCRIPT, golden_conversation, hostile_conversation, native_input, tool_use_ids
 
+from txcodec import registry
 from txcodec.cli import main
 from txcodec.common import Conversation, Image, Message, Meta, Text, ToolResult, ToolUse, Usage
 from txcodec.render import html, site
@@ -147,9 +148,9 @@ def _store(tmp_path):
     return tmp_path / "store"
 
 
-def _export_all(store, out):
+def _export_all(store, out, harness="claude_code"):
     result = CliRunner().invoke(main, ["export", "--all", "--to", "html", "-o", str(out), "--root", str(store),
-                                       "--from", "claude_code"])
+                                       "--from", harness])
     assert result.exit_code == 0, result.output
     return result.output
 
@@ -200,3 +201,27 @@ def test_lone_surrogate_is_written_visibly():
     out = io.BytesIO()
     html.write(conv, out)
     assert "half a pair: \\ud83d here" in out.getvalue().decode("utf-8")
+
+
+STORES = [name for name, h in sorted(registry.harnesses().items()) if h.store is not None and h.write is not None]
+
+
+@pytest.mark.parametrize("harness", STORES)
+def test_store_export_for_every_harness(harness, tmp_path):
+    """A session written and installed as each harness's store holds it, then exported
+    from that store: one page, with the calls of the conversation."""
+    from txcodec import api
+
+    case = next(c for c in CASES if c.name == "edit_read_write")
+    written, _ = api.convert(native_input(case), harness)
+    installed = [p for p in api.install(written, harness, tmp_path / "store") if p.suffix in (".jsonl", ".json")]
+    _export_all(tmp_path / "store", tmp_path / "site", harness)
+    pages = [p for p in (tmp_path / "site").rglob("*.html") if p.name != "index.html"]
+    assert len(pages) == 1 and pages[0].parent.name == harness
+    page = pages[0].read_text(encoding="utf-8")
+    sessions = [p for p in installed if p.name != "projects.json"]  # Gemini CLI's registry is not a session
+    conv = api.to_common(api.load(sessions[0], harness))
+    assert tool_use_ids(conv)
+    for tid in tool_use_ids(conv):
+        assert f'data-tool-use-id="{html_escape(tid)}"' in page
+    assert pages[0].relative_to(tmp_path / "site").as_posix() in (tmp_path / "site" / "index.html").read_text()
