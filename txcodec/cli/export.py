@@ -14,7 +14,9 @@ from ..loss import LossReport
 from ..render import html, markdown
 from .common import echo_json, read_common, stdout_binary, user_errors
 
-# Turns a model's usage row into dollars for the HTML pages (None: no cost shown).
+# Turns a model's usage row (usage.ModelUsage) into dollars for the HTML pages, or None
+# when it cannot; None here shows no cost at all. Where txcodec.usage can price a row,
+# this is where it is plugged in.
 PRICE: html.PriceFn | None = None
 
 FORMATS = {
@@ -42,7 +44,7 @@ def _export_all(root: Path | None, harness: str | None, fmt: str, out: str) -> N
     if out == "-":
         raise click.UsageError("--all writes a folder: name it with -o DIR")
     with user_errors():
-        items, errors = _stored_sessions(root, harness)
+        items, errors = _stored_sessions(root, harness)  # the rows `list` shows: its filters narrow them here
         report = site.export_store(items, out, price=PRICE)
     for error in errors + report.errors:
         click.echo(f"txcodec: warning: {error}", err=True)
