@@ -1,5 +1,6 @@
-"""``txcodec export FILE --to common|markdown|html``: the Common JSON, a Markdown or an
-HTML rendering; ``txcodec export --all --to html -o DIR``: a whole store as pages."""
+"""``txcodec export``: one session as Common JSON, Markdown, a self-contained HTML page or
+chat fine-tuning JSONL; many sessions (or ``--all``) as HTML pages with an index, a Parquet
+dataset, or one Parquet file of chat examples."""
 
 from __future__ import annotations
 
@@ -11,22 +12,44 @@ import msgspec
 from ..atomic import atomic_stream, write_atomic
 from ..common import to_json
 from ..loss import LossReport
-from ..render import html, markdown
-from .common import echo_json, read_common, stdout_binary, user_errors
+from .common import read_common, stdout_binary, user_errors
 
 # Turns a model's usage row (usage.ModelUsage) into dollars for the HTML pages, or None
-# when it cannot; None here shows no cost at all. Where txcodec.usage can price a row,
-# this is where it is plugged in.
-PRICE: html.PriceFn | None = None
+# when it cannot; None here shows no cost at all.
+PRICE = None
 
+
+def _markdown(conv, loss) -> bytes:
+    from ..render import markdown
+
+    return markdown.render(conv).encode("utf-8")
+
+
+def _openai_chat(conv, loss) -> bytes:
+    from ..training import openai_chat_lines
+
+    return openai_chat_lines(conv, loss)
+
+
+# one conversation in, one document out (html is streamed to its file: see _write_html)
 FORMATS = {
-    "common": lambda conv: msgspec.json.format(to_json(conv), indent=2) + b"\n",
-    "markdown": lambda conv: markdown.render(conv).encode("utf-8"),
-    "html": None,  # streamed to its file: see _write_html
+    "common": lambda conv, loss: msgspec.json.format(to_json(conv), indent=2) + b"\n",
+    "markdown": _markdown,
+    "openai-chat": _openai_chat,
+    "html": None,
 }
+# many sessions in, a dataset out (-o names a folder, or the file for hf)
+DATASETS = ("parquet", "hf")
+
+
+def _echo_loss(loss: LossReport, to_stderr: bool) -> None:
+    text = msgspec.json.format(msgspec.json.encode(loss.to_dict()), indent=2).decode()
+    click.echo(text, err=to_stderr)
 
 
 def _write_html(conv, out: str) -> None:
+    from ..render import html
+
     if out == "-":
         html.write(conv, stdout_binary(), price=PRICE)
         stdout_binary().flush()
@@ -35,62 +58,117 @@ def _write_html(conv, out: str) -> None:
         html.write(conv, stream, price=PRICE)
 
 
-def _export_all(root: Path | None, harness: str | None, fmt: str, out: str) -> None:
-    from ..render import site
+def _export_parquet(paths: list[Path], out: str, jobs: int | None) -> None:
+    from ..dataset import export_parquet
+
+    with user_errors():
+        result = export_parquet(paths, out, jobs=jobs)
+    for source, reason in result.failed.items():
+        click.echo(f"txcodec: {reason if reason.startswith(source) else f'{source}: {reason}'}", err=True)
+    rows = ", ".join(f"{n} {name}" for name, n in sorted(result.rows.items())) or "no rows"
+    click.echo(f"{len(result.written)} written ({rows}), {len(result.unchanged)} unchanged, "
+               f"{len(result.failed)} failed: {out}", err=True)
+    if result.failed:
+        raise SystemExit(1)
+
+
+def _export_hf(paths: list[Path], out: str, show_loss: bool) -> None:
+    from ..training import write_hf
+
+    loss = LossReport()
+    with user_errors():
+        items = []
+        for path in paths:
+            conv = read_common(path, None, LossReport())
+            items.append((conv, conv.meta.source_harness if isinstance(conv.meta.source_harness, str) else None,
+                          conv.meta.id if isinstance(conv.meta.id, str) else None))
+        write_hf(items, out, loss)
+    if show_loss:
+        _echo_loss(loss, to_stderr=False)
+
+
+def _export_all(root: Path | None, harness: str | None, fmt: str, out: str, jobs: int | None,
+                show_loss: bool) -> None:
     from .store import _stored_sessions
 
-    if fmt != "html":
-        raise click.UsageError("--all exports pages: use it with --to html")
-    if out == "-":
-        raise click.UsageError("--all writes a folder: name it with -o DIR")
     with user_errors():
-        items, errors = _stored_sessions(root, harness)  # the rows `list` shows: its filters narrow them here
-        report = site.export_store(items, out, price=PRICE)
-    for error in errors + report.errors:
+        items, errors = _stored_sessions(root, harness)  # the rows `list` shows
+    for error in errors:
         click.echo(f"txcodec: warning: {error}", err=True)
-    click.echo(f"{len(report.rendered)} pages written, {len(report.unchanged)} unchanged, "
-               f"{len(report.errors)} failed: {Path(out) / 'index.html'}", err=True)
+    if fmt == "html":
+        from ..render import site
+
+        with user_errors():
+            report = site.export_store(items, out, price=PRICE)
+        for error in report.errors:
+            click.echo(f"txcodec: warning: {error}", err=True)
+        click.echo(f"{len(report.rendered)} pages written, {len(report.unchanged)} unchanged, "
+                   f"{len(report.errors)} failed: {Path(out) / 'index.html'}", err=True)
+        return
+    paths = [Path(item["path"]) for item in items if item.get("path")]
+    if fmt == "parquet":
+        _export_parquet(paths, out, jobs)
+    else:
+        _export_hf(paths, out, show_loss)
 
 
 def register(group: click.Group) -> None:
     @group.command("export")
-    @click.argument("path", required=False, type=click.Path(exists=True, dir_okay=False, path_type=Path))
-    @click.option("--to", "fmt", type=click.Choice(sorted(FORMATS)), default="common", show_default=True)
+    @click.argument("paths", nargs=-1, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+    @click.option("--to", "fmt", type=click.Choice([*FORMATS, *DATASETS]), default="common", show_default=True)
     @click.option("-o", "--output", "out", type=str, default="-", show_default=True,
-                  help="Output file; '-' for stdout (with --all: the folder).")
-    @click.option("--from", "harness", type=str, help="The file's harness (detected when left out; with --all: only its store).")
-    @click.option("--loss", "show_loss", is_flag=True, help="Print the loss report as JSON (on stderr when the export goes to stdout).")
+                  help="Output file; '-' for stdout. A folder for --all and --to parquet.")
+    @click.option("--from", "harness", type=str,
+                  help="The file's harness (detected when left out; with --all: only its store).")
+    @click.option("--loss", "show_loss", is_flag=True,
+                  help="Print the loss report as JSON (on stderr when the export goes to stdout).")
     @click.option("--all", "everything", is_flag=True,
-                  help="Every session in the stores (as `list` finds them) as pages in -o DIR, with an index.html; "
-                       "unchanged sessions are not rendered again.")
+                  help="Every session in the stores (as `list` finds them): pages in -o DIR with an index.html "
+                       "(--to html), or a dataset (--to parquet|hf). Unchanged sessions are not read again.")
     @click.option("--root", type=click.Path(exists=True, file_okay=False, path_type=Path),
                   help="With --all: the store folder to scan instead of each harness's default.")
-    def export(path: Path | None, fmt: str, out: str, harness: str | None, show_loss: bool, everything: bool,
-               root: Path | None) -> None:
-        """Export the conversation in PATH as Common JSON, Markdown or a self-contained HTML page.
+    @click.option("--jobs", type=click.IntRange(1), help="Processes for --to parquet (default: the CPU count).")
+    def export(paths: tuple[Path, ...], fmt: str, out: str, harness: str | None, show_loss: bool, everything: bool,
+               root: Path | None, jobs: int | None) -> None:
+        """Export sessions.
 
-        With --all --to html -o DIR, export every stored session (only --from's harness
-        when given) as one page each plus an index.html with search.
+        One PATH as Common JSON, Markdown, a self-contained HTML page, or chat
+        fine-tuning JSONL (openai-chat). Several PATHs, or --all, as a Parquet dataset
+        (parquet, docs/dataset.md) or one Parquet file of chat examples that Hugging Face
+        `datasets` loads (hf). --all --to html -o DIR writes every stored session as a
+        page, plus an index.html with search (docs/html.md).
         """
         if everything:
-            if path is not None:
+            if paths:
                 raise click.UsageError("give either PATH or --all, not both")
-            _export_all(root, harness, fmt, out)
+            if fmt not in ("html", *DATASETS):
+                raise click.UsageError("--all exports pages or a dataset: use it with --to html, parquet or hf")
+            if out == "-":
+                raise click.UsageError("--all writes files: name the folder with -o")
+            _export_all(root, harness, fmt, out, jobs, show_loss)
             return
-        if path is None:
+        if not paths:
             raise click.UsageError("missing PATH (or --all)")
+        if fmt in DATASETS:
+            if out == "-":
+                raise click.UsageError(f"--to {fmt} writes files: name them with -o")
+            if fmt == "parquet":
+                _export_parquet(list(paths), out, jobs)
+            else:
+                _export_hf(list(paths), out, show_loss)
+            return
+        if len(paths) != 1:
+            raise click.UsageError(f"--to {fmt} exports one session at a time (or use --all --to html)")
+        (path,) = paths
         loss = LossReport()
         with user_errors():
             conv = read_common(path, harness, loss)
             if fmt == "html":
                 _write_html(conv, out)
             elif out == "-":
-                stdout_binary().write(FORMATS[fmt](conv))
+                stdout_binary().write(FORMATS[fmt](conv, loss))
                 stdout_binary().flush()
             else:
-                write_atomic(out, FORMATS[fmt](conv))  # never overwrites an existing file
+                write_atomic(out, FORMATS[fmt](conv, loss))  # never overwrites an existing file
         if show_loss:
-            if out == "-":
-                click.echo(msgspec.json.format(msgspec.json.encode(loss.to_dict()), indent=2).decode(), err=True)
-            else:
-                echo_json(loss.to_dict())
+            _echo_loss(loss, to_stderr=out == "-")

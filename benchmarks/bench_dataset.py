@@ -1,0 +1,125 @@
+"""Dataset export speed on a 2,000-session home: the local Parquet export (processes) and
+the Ray Data path (a local runtime), in rows per second and MB per second, side by side
+with `ccusage daily` reading the same Claude Code sessions.
+
+The home is built in a temporary folder from the golden sessions, each written anew
+under many session ids by txcodec's own writers (1,500 Claude Code sessions, 500 Codex
+rollouts). Nothing is kept.
+
+    python benchmarks/bench_dataset.py [--sessions 2000] [--jobs 2] [--no-ray]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def build_home(home: Path, count: int) -> list[str]:
+    import txcodec
+    from txcodec import api
+
+    conversations = []
+    for path in sorted((ROOT / "golden").rglob("*.jsonl")):
+        if "subagents" in path.parts or path.name.startswith(("written", "expected")):
+            continue
+        try:
+            conversation = txcodec.to_common(txcodec.load(path))
+        except ValueError:
+            continue
+        if conversation.messages:
+            conversations.append(conversation)
+    sources = []
+    claude = home / ".claude" / "projects"
+    codex = home / ".codex" / "sessions"
+    for n in range(count):
+        conversation = conversations[n % len(conversations)]
+        to, root = ("codex", codex) if n % 4 == 3 else ("claude_code", claude)
+        sid = _uuid7(n) if to == "codex" else str(uuid.uuid5(uuid.NAMESPACE_URL, f"bench#{n}"))
+        written, _ = api.convert(conversation, to, session_id=sid, cwd=f"/work/project{n % 20}")
+        when = _epoch_seconds(conversation.meta.started_at)
+        for name, data in written.files.items():
+            target = root / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+            if when is not None:  # as in a real home: a file was last written about when its session ran
+                os.utime(target, (when, when))
+        sources.append(str(root / written.main))
+    return sources
+
+
+def _epoch_seconds(timestamp: object) -> float | None:
+    from datetime import datetime
+
+    try:
+        return datetime.fromisoformat(str(timestamp).replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
+
+
+def _uuid7(n: int) -> str:
+    """A time-ordered id, as Codex names its threads."""
+    value = (1_764_547_200_000 + n) << 80 | 0x7 << 76 | (n & 0xFFF) << 64 | 0x8 << 60 | n
+    return str(uuid.UUID(int=value))
+
+
+def timed(fn) -> tuple[float, object]:
+    start = time.perf_counter()
+    result = fn()
+    return time.perf_counter() - start, result
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sessions", type=int, default=2000)
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--no-ray", action="store_true")
+    args = ap.parse_args()
+    from txcodec import dataset
+
+    with tempfile.TemporaryDirectory() as tmp:
+        home = Path(tmp) / "home"
+        sources = build_home(home, args.sessions)
+        mb = sum(os.path.getsize(p) for p in sources) / 1e6
+        print(f"home: {len(sources)} sessions, {mb:.1f} MB")
+
+        seconds, result = timed(lambda: dataset.export_parquet(sources, Path(tmp) / "ds", jobs=args.jobs))
+        rows = sum(result.rows.values())
+        print(f"local export (--jobs {args.jobs}): {seconds:.2f} s, {rows} rows, {rows / seconds:,.0f} rows/s, "
+              f"{mb / seconds:.1f} MB/s, {len(result.failed)} failed")
+        again, _ = timed(lambda: dataset.export_parquet(sources, Path(tmp) / "ds", jobs=args.jobs))
+        print(f"local export again (nothing changed): {again:.2f} s")
+
+        ccusage = Path(os.environ.get("TXCODEC_CLIENTS", ROOT / "clients")) / "node_modules" / ".bin" / "ccusage"
+        if ccusage.exists():
+            env = {**os.environ, "CLAUDE_CONFIG_DIR": str(home / ".claude"), "HOME": str(home)}
+            cc, _ = timed(lambda: subprocess.run([str(ccusage), "daily", "--offline", "--json"], env=env,
+                                                 capture_output=True, check=False))
+            print(f"ccusage daily on the same Claude sessions: {cc:.2f} s  (export / ccusage = {seconds / cc:.2f})")
+
+        if not args.no_ray:
+            import ray
+
+            from txcodec import ray as txray
+
+            ray.init(num_cpus=args.jobs, include_dashboard=False, log_to_driver=False, configure_logging=False)
+            try:
+                out = Path(tmp) / "ray"
+                seconds, _ = timed(lambda: txray.write_parquet(txray.sources(sources), str(out)))
+                print(f"ray write_parquet ({args.jobs} CPUs, local runtime): {seconds:.2f} s, "
+                      f"{rows / seconds:,.0f} rows/s, {mb / seconds:.1f} MB/s")
+            finally:
+                ray.shutdown()
+        shutil.rmtree(home, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,262 @@
+"""The columnar form of Common (Parquet), the dataset export, DuckDB over it, and the
+training shapes (openai-chat, hf)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+from pathlib import Path
+
+import msgspec
+import pytest
+
+pa = pytest.importorskip("pyarrow", reason="the parquet extra is not installed")
+import pyarrow.parquet as pq  # noqa: E402
+from conftest import GOLDEN, ROOT  # noqa: E402
+
+import txcodec  # noqa: E402
+from txcodec import columnar, dataset, training  # noqa: E402
+from txcodec.loss import LossReport  # noqa: E402
+
+
+def _sessions() -> list[Path]:
+    """Every golden native session that reads into Common (main files only: subagent
+    files ride along with their parent)."""
+    found = []
+    for path in sorted(GOLDEN.rglob("*")):
+        if not path.is_file() or path.suffix not in (".jsonl", ".json") or "subagents" in path.parts:
+            continue
+        if path.name.startswith(("expected", "common", "loss", "written")) or path.name.endswith(".common.json"):
+            continue
+        try:
+            txcodec.to_common(txcodec.load(path))
+        except ValueError:
+            continue  # not a session (a case's side file)
+        found.append(path)
+    return found
+
+
+SESSIONS = _sessions()
+
+
+def test_there_are_sessions_of_every_harness():
+    harnesses = {txcodec.load(p).harness for p in SESSIONS}
+    assert {"claude_code", "codex", "gemini_cli", "qwen_code", "pi", "stream_json"} <= harnesses
+
+
+@pytest.mark.parametrize("path", SESSIONS, ids=lambda p: str(p.relative_to(GOLDEN)))
+def test_parquet_rebuilds_the_same_conversation(path, tmp_path):
+    conv = txcodec.to_common(txcodec.load(path))
+    tables = columnar.tables([(conv, columnar.Source("x", str(path)))])
+    back = {}
+    for name, table in tables.items():
+        pq.write_table(table, tmp_path / f"{name}.parquet")
+        back[name] = pq.read_table(tmp_path / f"{name}.parquet")
+    (rebuilt,) = columnar.conversations(back)
+    assert msgspec.json.encode(rebuilt) == msgspec.json.encode(conv)
+    assert rebuilt == conv
+
+
+def test_subagents_flatten_with_a_parent_key():
+    parents = [p for p in SESSIONS if txcodec.to_common(txcodec.load(p)).children]
+    assert parents, "no golden session has subagents"
+    conv = txcodec.to_common(txcodec.load(parents[0]))
+    rows = columnar.rows(conv, columnar.Source("claude_code", str(parents[0])))
+    main, *kids = rows["sessions"]
+    assert main["parent_key"] is None and len(kids) >= len(conv.children)
+    assert all(k["parent_key"] and k["session_key"].startswith(k["parent_key"] + "/") for k in kids)
+    keys = {r["session_key"] for r in rows["sessions"]}
+    assert {r["session_key"] for r in rows["messages"]} <= keys
+
+
+def test_tool_calls_join_calls_to_results():
+    for path in SESSIONS:
+        conv = txcodec.to_common(txcodec.load(path))
+        rows = columnar.rows(conv, columnar.Source("x", str(path)))
+        calls = {c["tool_use_id"]: c for c in rows["tool_calls"]}
+        results = {b["tool_use_id"] for b in rows["blocks"] if b["type"] == "tool_result"}
+        for tool_use_id, call in calls.items():
+            answered = call["result_message_index"] is not None
+            if tool_use_id in results and call["session_key"] == rows["sessions"][0]["session_key"]:
+                assert answered
+            if answered:
+                assert call["result_message_index"] > call["call_message_index"]
+                if call["duration_ms"] is not None:
+                    assert call["duration_ms"] >= 0
+
+
+def _copy_sessions(dest: Path) -> list[str]:
+    """Copies of the golden sessions (with their side folders) as sources to export."""
+    out = []
+    for i, path in enumerate(SESSIONS):
+        folder = dest / f"s{i}"
+        shutil.copytree(path.parent, folder)
+        out.append(str(folder / path.name))
+    return out
+
+
+def _rebuilt(out: Path) -> list[bytes]:
+    return sorted(msgspec.json.encode(c) for c in columnar.conversations(dataset.read_tables(out)))
+
+
+def _expected(sources: list[str]) -> list[bytes]:
+    return sorted(msgspec.json.encode(txcodec.to_common(txcodec.load(p))) for p in sources)
+
+
+def test_export_is_incremental(tmp_path, monkeypatch):
+    monkeypatch.setattr(dataset, "CHUNK", 8)  # several parts, so some are left alone
+    sources = _copy_sessions(tmp_path / "src")
+    out = tmp_path / "ds"
+    first = dataset.export_parquet(sources, out, jobs=2)
+    assert not first.failed and sorted(first.written) == sorted(sources)
+    files = {p: p.stat().st_mtime_ns for p in out.rglob("*.parquet")}
+    assert all(re.search(r"/\w+/harness=\w+/date=(\d{4}-\d\d-\d\d|unknown)/part-\w+\.parquet$", str(p)) for p in files)
+
+    again = dataset.export_parquet(sources, out, jobs=2)
+    assert again.written == [] and sorted(again.unchanged) == sorted(sources)
+    assert {p: p.stat().st_mtime_ns for p in out.rglob("*.parquet")} == files
+
+    touched, changed = Path(sources[0]), Path(sources[1])
+    os.utime(touched, ns=(1, 1))  # a new mtime, the same bytes: checked by hash, not rewritten
+    changed.write_bytes(changed.read_bytes().replace(b"\n", b"\n\n", 1))  # same conversation, new bytes
+    third = dataset.export_parquet(sources, out, jobs=1)
+    assert third.written == [str(changed)] and str(touched) in third.unchanged
+    manifest = json.loads((out / dataset.MANIFEST).read_text())
+    untouched = [p for p, t in files.items() if p.exists() and p.stat().st_mtime_ns == t]
+    assert untouched, "a change to one source rewrote every file"
+    assert _rebuilt(out) == _expected(sources)
+    assert manifest[str(changed)]["sha256"] == hashlib.sha256(changed.read_bytes()).hexdigest()
+
+
+def test_export_reads_back_every_session(tmp_path):
+    sources = _copy_sessions(tmp_path / "src")
+    dataset.export_parquet(sources, tmp_path / "ds", jobs=2)
+    rebuilt = columnar.conversations(dataset.read_tables(tmp_path / "ds"))
+    expected = [txcodec.to_common(txcodec.load(p)) for p in sources]
+    key = lambda c: msgspec.json.encode(c)  # noqa: E731
+    assert sorted(map(key, rebuilt)) == sorted(map(key, expected))
+
+
+def test_a_bad_source_is_reported_and_the_rest_exported(tmp_path):
+    good = _copy_sessions(tmp_path / "src")[:3]
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(b"not json at all\n")
+    missing = str(tmp_path / "gone.jsonl")
+    result = dataset.export_parquet([*good, str(bad), missing], tmp_path / "ds", jobs=2)
+    assert sorted(result.written) == sorted(good)
+    assert set(result.failed) == {str(bad), missing}
+    assert "not a session" in result.failed[str(bad)]
+
+
+def _doc_queries() -> list[str]:
+    text = (ROOT / "docs" / "dataset.md").read_text(encoding="utf-8")
+    return re.findall(r"```sql\n(.*?)```", text, flags=re.S)
+
+
+def test_the_documented_queries_run(tmp_path):
+    pytest.importorskip("duckdb", reason="the sql extra is not installed")
+    sources = _copy_sessions(tmp_path / "src")
+    dataset.export_parquet(sources, tmp_path / "ds", jobs=2)
+    queries = _doc_queries()
+    assert len(queries) >= 3
+    for sql in queries:
+        rows = dataset.query(tmp_path / "ds", sql).fetchall()
+        assert rows, sql
+    total = dataset.query(tmp_path / "ds", "select count(*) from messages").fetchall()[0][0]
+    assert total == sum(len(txcodec.to_common(txcodec.load(p)).messages) + _child_messages(p) for p in sources)
+
+
+def _child_messages(path: str) -> int:
+    def count(conv) -> int:
+        return sum(len(c.conversation.messages) + count(c.conversation) for c in conv.children)
+
+    return count(txcodec.to_common(txcodec.load(path)))
+
+
+def test_sql_command(tmp_path):
+    pytest.importorskip("duckdb", reason="the sql extra is not installed")
+    from click.testing import CliRunner
+
+    from txcodec.cli import main
+
+    sources = _copy_sessions(tmp_path / "src")[:5]
+    runner = CliRunner()
+    result = runner.invoke(main, ["export", *sources, "--to", "parquet", "-o", str(tmp_path / "ds")])
+    assert result.exit_code == 0, result.output
+    result = runner.invoke(main, ["sql", "-d", str(tmp_path / "ds"), "--json",
+                                  "select count(*) as n from sessions where parent_key is null"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output) == [{"n": 5}]
+    result = runner.invoke(main, ["sql", "-d", str(tmp_path / "ds"), "select nonsense from nowhere"])
+    assert result.exit_code == 1 and "Traceback" not in result.output
+
+
+# --- training shapes ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", SESSIONS, ids=lambda p: str(p.relative_to(GOLDEN)))
+def test_openai_chat_carries_texts_and_calls_or_reports_them(path):
+    conv = txcodec.to_common(txcodec.load(path))
+    loss = LossReport()
+    lines = training.openai_chat_lines(conv, loss).splitlines()
+    examples = [json.loads(line) for line in lines]
+    sent = json.dumps(examples)
+    counts = loss.counts()
+
+    def walk(c):
+        yield c
+        for child in c.children:
+            yield from walk(child.conversation)
+
+    for c in walk(conv):
+        for message in c.messages:
+            for block in message.content:
+                if isinstance(block, txcodec.common.Text):
+                    assert json.dumps(block.text)[1:-1] in sent
+                elif isinstance(block, txcodec.common.ToolUse):
+                    assert json.dumps(block.id) in sent
+                elif isinstance(block, txcodec.common.Thinking):
+                    assert counts.get("openai-chat:thinking")
+    for example in examples:
+        roles = [m["role"] for m in example["messages"]]
+        assert set(roles) <= {"user", "assistant", "tool"}
+        for m in example["messages"]:
+            for call in m.get("tool_calls", []):
+                json.loads(call["function"]["arguments"])  # arguments are JSON text
+
+
+def test_hf_dataset_opens_with_datasets(tmp_path):
+    datasets = pytest.importorskip("datasets", reason="Hugging Face datasets is not installed")
+    from click.testing import CliRunner
+
+    from txcodec.cli import main
+
+    out = tmp_path / "train.parquet"
+    result = CliRunner().invoke(main, ["export", *map(str, SESSIONS), "--to", "hf", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    loaded = datasets.load_dataset("parquet", data_files=str(out), split="train")
+    loss = LossReport()
+    expected = [e for p in SESSIONS for e in training.examples(txcodec.to_common(txcodec.load(p)), loss)]
+    assert loaded.num_rows == len(expected)
+    first = loaded[0]["messages"]
+    assert [m["role"] for m in first] == [m["role"] for m in expected[0]["messages"]]
+    assert [m["content"] for m in first] == [m.get("content") for m in expected[0]["messages"]]
+
+
+def test_schemas_page_matches_the_code():
+    text = (ROOT / "schemas" / "columnar.md").read_text(encoding="utf-8")
+    documented: dict[str, list[tuple[str, str]]] = {}
+    table = None
+    for line in text.splitlines():
+        heading = re.fullmatch(r"## `(\w+)`", line)
+        if heading:
+            table = documented.setdefault(heading.group(1), [])
+        cell = re.match(r"\| `(\w+)` \| `([^`]+)` \| (.+) \|$", line)
+        if cell and table is not None:
+            assert cell.group(3).strip(), f"{cell.group(1)} has no meaning"
+            table.append((cell.group(1), cell.group(2)))
+    expected = {name: [(f.name, str(f.type)) for f in schema] for name, schema in columnar.schemas().items()}
+    assert documented == expected

@@ -1,0 +1,136 @@
+"""txcodec on Ray Data, for fleets of sessions (``pip install 'txcodec[ray]'``).
+
+The same functions run on a laptop (``ray.init()`` starts a local runtime) and on a
+cluster (``ray.init(address="ray://head:10001")``, with txcodec installed on the workers,
+e.g. through ``runtime_env={"pip": ["txcodec[parquet]"]}``)::
+
+    import ray
+    from txcodec import ray as txray
+
+    sources = txray.sources(paths)                       # a Dataset of {"path": ...}
+    txray.write_parquet(sources, "s3://bucket/sessions")  # the five tables, as Parquet
+    report = txray.convert(sources, to="codex", out="/mnt/shared/codex").take_all()
+
+Sources are paths that every worker can read (a shared or network file system), because
+a session can be more than one file: Claude Code keeps subagents and persisted outputs
+beside the main transcript. Outputs go through ``pyarrow.fs``, so ``out`` may be a local
+folder or any URI ``pyarrow.fs.FileSystem.from_uri`` understands (``s3://``, ``gs://``,
+``hdfs://``).
+
+Every row a step yields is what the local path (:mod:`txcodec.dataset`,
+``txcodec convert``) makes of the same source: the tables row for row, the converted
+files byte for byte. A source that cannot be read yields an error row, never a failed job.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from typing import Any
+
+import msgspec
+
+from . import columnar
+
+_encode = msgspec.json.Encoder().encode
+
+
+def _ray() -> Any:
+    try:
+        import ray
+    except ImportError as exc:  # an optional extra
+        from .errors import TxcodecError
+
+        raise TxcodecError("txcodec.ray needs Ray: pip install 'txcodec[ray]'") from exc
+    return ray
+
+
+def sources(paths: Iterable[str | os.PathLike[str]]) -> Any:
+    """A Dataset with one ``{"path": ...}`` row per native session file."""
+    return _ray().data.from_items([{"path": os.fspath(p)} for p in paths])
+
+
+def _tagged_rows(item: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every table's rows of one source, as ``{"table", "row"}`` with the row in JSON (the
+    tables differ in shape, and a Dataset holds one), or one ``error`` row."""
+    from .dataset import read_source
+
+    try:
+        conversation, source = read_source(item["path"])
+    except (ValueError, OSError) as exc:
+        return [{"table": "error", "row": _encode({"path": item["path"], "error": str(exc)}).decode()}]
+    out = []
+    for name, rows in columnar.rows(conversation, source).items():
+        out.extend({"table": name, "row": _encode(row).decode()} for row in rows)
+    return out
+
+
+def tables(source_rows: Any) -> dict[str, Any]:
+    """The five tables of every source, as Datasets (each source is read once)."""
+    from ray.data.expressions import col
+
+    tagged = source_rows.flat_map(_tagged_rows).materialize()
+    return {name: tagged.filter(expr=col("table") == name).map_batches(_Decode(name), batch_format="pyarrow")
+            for name in columnar.TABLES}
+
+
+def errors(source_rows: Any) -> list[dict[str, str]]:
+    """The sources that could not be read, with the reason."""
+    from ray.data.expressions import col
+
+    tagged = source_rows.flat_map(_tagged_rows).filter(expr=col("table") == "error")
+    return [msgspec.json.decode(r["row"]) for r in tagged.take_all()]
+
+
+class _Decode:
+    """A batch of JSON rows of one table, as an Arrow table of that table's schema."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __call__(self, batch: Any) -> Any:
+        import pyarrow as pa
+
+        rows = [msgspec.json.decode(text) for text in batch.column("row").to_pylist()]
+        return pa.Table.from_pylist(rows, schema=columnar.schemas()[self.name])
+
+
+def write_parquet(source_rows: Any, out: str, **write_options: Any) -> None:
+    """Write the five tables under ``out`` (a folder or URI), one sub-folder per table,
+    with Ray Data's ``write_parquet`` (``write_options`` go to it: ``filesystem``,
+    ``partition_cols``, ...)."""
+    for name, table in tables(source_rows).items():
+        table.write_parquet(f"{out.rstrip('/')}/{name}", **write_options)
+
+
+class _Convert:
+    def __init__(self, to: str, out: str) -> None:
+        self.to, self.out = to, out
+
+    def __call__(self, item: dict[str, Any]) -> dict[str, Any]:
+        from pyarrow import fs
+
+        from . import api
+
+        path = item["path"]
+        try:
+            written, loss = api.convert(path, self.to)
+        except (ValueError, OSError) as exc:
+            return {"path": path, "files": [], "losses": 0, "error": str(exc)}
+        filesystem, base = fs.FileSystem.from_uri(self.out) if "://" in self.out else (fs.LocalFileSystem(),
+                                                                                         os.path.abspath(self.out))
+        names = []
+        for name, data in written.files.items():
+            target = f"{base.rstrip('/')}/{name}"
+            filesystem.create_dir(target.rsplit("/", 1)[0], recursive=True)
+            with filesystem.open_output_stream(target) as stream:
+                stream.write(data)
+            names.append(name)
+        return {"path": path, "files": names, "losses": len(loss.entries), "error": None}
+
+
+def convert(source_rows: Any, to: str, out: str) -> Any:
+    """A Dataset of one result row per source (``path``, ``files`` written under ``out``,
+    ``losses``, ``error``): each source converted to harness ``to`` exactly as
+    ``txcodec convert SRC --to TO -o OUT`` writes it."""
+    return source_rows.map(_Convert(to, out))
