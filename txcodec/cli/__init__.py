@@ -13,7 +13,7 @@ import click
 from .. import __version__
 
 # One module per command group. A module defines ``register(group)``.
-COMMAND_MODULES = ("store", "inspect", "verify", "show", "export", "usage", "convert", "check")
+COMMAND_MODULES = ("store", "inspect", "verify", "show", "export", "usage", "convert", "check", "changes", "metrics", "lineage")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
