@@ -16,7 +16,19 @@ from tests.conftest import CORPUS, GOLDEN
 from txcodec import api
 from txcodec.changes import apply_hunks, diff_hunks, session_changes, unified_diff
 from txcodec.cli import main
-from txcodec.common import Child, ChildLink, Conversation, Hunk, Message, Meta, Text, ToolResult, ToolUse, from_json, to_json
+from txcodec.common import (
+    Child,
+    ChildLink,
+    Conversation,
+    Hunk,
+    Message,
+    Meta,
+    Text,
+    ToolResult,
+    ToolUse,
+    from_json,
+    to_json,
+)
 from txcodec.render import markdown
 
 EDIT_GOLDEN = next((GOLDEN / "claude_code" / "edit_read_write").glob("*.jsonl"))

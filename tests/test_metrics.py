@@ -13,14 +13,13 @@ from pathlib import Path
 import msgspec
 import pytest
 from click.testing import CliRunner
+from opentelemetry.proto.collector.metrics.v1 import metrics_service_pb2 as pb  # the test extra has it
+from opentelemetry.proto.metrics.v1 import metrics_pb2
 
 from txcodec import api
 from txcodec.cli import main
 from txcodec.common import Child, ChildLink, Conversation, Message, Meta, Usage
 from txcodec.metrics import CLAUDE_METRIC, OWN_METRIC, parse_since, to_otlp_proto, token_points
-
-from opentelemetry.proto.collector.metrics.v1 import metrics_service_pb2 as pb  # the test extra has it
-from opentelemetry.proto.metrics.v1 import metrics_pb2
 
 # Labels the exporter puts on claude_code.token.usage that no transcript carries.
 # Seed 000 predicts the account, organisation, terminal, speed, effort and attribution
