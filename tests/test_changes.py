@@ -263,3 +263,76 @@ def test_real_claude_changes_match_the_files_on_disk():
         assert c.after_sha256 == sha(final[name]), tid
         assert c.hunks, tid
     assert (changes["toolu_sh"].operation, changes["toolu_sh"].basis) == ("unknown", "unknown")
+
+
+def _check_against_disk(changes, originals: dict[str, str], final: dict[str, str], ids: dict[str, tuple[str, str]]):
+    """Each expected call's change names its file and operation, and the hashes it
+    records are those of the files before and after."""
+    by_id = {c.tool_use_id: c for c in changes}
+    for tid, (name, op) in ids.items():
+        c = by_id[tid]
+        assert (c.path, c.operation) == (name, op), (tid, c)
+        if c.before_sha256 is not msgspec.UNSET:
+            assert c.before_sha256 == (sha(originals[name]) if name in originals else None), tid
+        if c.after_sha256 is not msgspec.UNSET:
+            assert c.after_sha256 == sha(final[name]), tid
+        assert c.hunks, tid
+
+
+@pytest.mark.real_client
+def test_real_gemini_edit_and_write_match_the_files_on_disk(tmp_path):
+    from txcodec.clients import gemini as g
+
+    with g.Sandbox(root=tmp_path / "box") as box:
+        (box.cwd / "a.txt").write_text("one\ntwo\n")
+        run = box.run("change the files", script=[
+            g.call("replace", {"file_path": str(box.cwd / "a.txt"), "old_string": "two", "new_string": "TWO",
+                               "instruction": "capitalise"}),
+            g.call("write_file", {"file_path": str(box.cwd / "new.txt"), "content": "fresh\n"}),
+            g.text("done")], timeout=180)
+        assert run.exit_code == 0, run.stderr[-2000:]
+        [path] = [p for p in run.sessions() if "write_file" in p.read_text()]
+        conv = api.to_common(api.load(path))
+        final = {n: (box.cwd / n).read_text() for n in ("a.txt", "new.txt")}
+    calls = {b.name: b.id for m in conv.messages for b in m.content if isinstance(b, ToolUse)}
+    changes = conv.changes()
+    assert {c.basis for c in changes} == {"runtime_reported"}
+    _check_against_disk(changes, {"a.txt": "one\ntwo\n"}, final,
+                        {calls["replace"]: ("a.txt", "modify"), calls["write_file"]: ("new.txt", "create")})
+    assert all(c.before_sha256 is not msgspec.UNSET and c.after_sha256 is not msgspec.UNSET for c in changes)
+
+
+@pytest.mark.real_client
+def test_real_qwen_and_pi_edits_match_the_files_on_disk():
+    from txcodec.clients import pi as pi_client
+    from txcodec.clients import qwen as qwen_client
+    from txcodec.clients.openai_chat import text, tool_call
+
+    with qwen_client.Qwen() as box:
+        (box.cwd / "a.txt").write_text("one\ntwo\n")
+        run = box.qwen("change the files", [
+            tool_call("read_file", {"file_path": str(box.cwd / "a.txt")}, "call_r"),
+            tool_call("edit", {"file_path": str(box.cwd / "a.txt"), "old_string": "two", "new_string": "TWO"}, "call_e"),
+            tool_call("write_file", {"file_path": str(box.cwd / "new.txt"), "content": "fresh\n"}, "call_w"),
+            text("done")], timeout=180)
+        assert run.exit_code == 0, run.stderr[-2000:]
+        [path] = box.sessions()
+        qwen = api.to_common(api.load(path)).changes()
+        final = {n: (box.cwd / n).read_text() for n in ("a.txt", "new.txt")}
+    # Qwen Code records no isNewFile: a new file's original is "", like an empty file's
+    _check_against_disk(qwen, {"a.txt": "one\ntwo\n"}, final, {"call_e": ("a.txt", "modify"), "call_w": ("new.txt", "write")})
+    assert {c.basis for c in qwen} == {"runtime_reported"}
+
+    with pi_client.Pi() as box:
+        (box.cwd / "a.txt").write_text("one\ntwo\nthree\n")
+        run = box.pi("change the files", [
+            tool_call("edit", {"path": "a.txt", "edits": [{"oldText": "two", "newText": "TWO"}]}, "call_e"),
+            tool_call("write", {"path": "new.txt", "content": "fresh\n"}, "call_w"),
+            text("done")], timeout=180)
+        assert run.exit_code == 0, run.stderr[-2000:]
+        [path] = box.sessions()
+        pi = api.to_common(api.load(path)).changes()
+        final = {n: (box.cwd / n).read_text() for n in ("a.txt", "new.txt")}
+    _check_against_disk(pi, {"a.txt": "one\ntwo\nthree\n"}, final, {"call_e": ("a.txt", "modify"), "call_w": ("new.txt", "write")})
+    edit = next(c for c in pi if c.tool_use_id == "call_e")
+    assert [line for h in edit.hunks for line in h.lines if line[:1] in "+-"] == ["-two", "+TWO"]

@@ -292,7 +292,12 @@ def _gemini_like(harness: str) -> Callable[[_Call, Any], Iterator[Change]]:
         path = display.get("filePath") or display.get("fileName")
         diff = display.get("fileDiff")
         hunks = parse_unified(diff) if isinstance(diff, str) else []
-        yield _versions(call.use.name, call, harness, cwd, path, before, display.get("newContent"), hunks)
+        change = _versions(call.use.name, call, harness, cwd, path, before, display.get("newContent"), hunks)
+        if "isNewFile" not in display and before == "":
+            # Qwen Code writes no isNewFile: an empty original is a new file or an empty
+            # one, which the record does not tell apart
+            change.operation, change.before_sha256 = "write", UNSET
+        yield change
 
     return extract
 
