@@ -192,3 +192,47 @@ def test_cli_sends_to_an_otlp_http_receiver():
     assert request.resource_metrics[0].scope_metrics[0].metrics[0].name == CLAUDE_METRIC
     refused = CliRunner().invoke(main, ["metrics", str(session), "--endpoint", "ftp://x"])
     assert refused.exit_code == 1 and "Traceback" not in refused.output
+
+
+@pytest.mark.real_client
+def test_codex_exports_a_per_turn_histogram_not_this_metric():
+    """Why Codex calls are derived under txcodec.token.usage: the pinned codex's
+    OpenTelemetry option exports codex.turn.token_usage as a per-turn histogram with a
+    token_type label and no session id, not per-call sums per session."""
+    import os
+
+    from txcodec.clients import codex as C
+    from txcodec.clients.mockserver import MockServer, Response
+    from txcodec.clients.process import run_client
+    from txcodec.clients.responses import handler
+
+    captured: list[bytes] = []
+
+    def receiver(request, server):
+        if request.path.split("?")[0] == "/v1/metrics":
+            captured.append(request.body)
+        return Response(200, b"", "application/x-protobuf")
+
+    with C.Sandbox() as box, MockServer(receiver) as rx, MockServer(handler([])) as model:
+        config = C.CONFIG.format(model=box.model, provider=box.provider,
+                                 provider_table=C.PROVIDER.format(provider=box.provider, url=model.url))
+        otlp = '{{ otlp-http = {{ endpoint = "{}/v1/{}", protocol = "binary" }} }}'
+        config += (f'[otel]\nenvironment = "test"\nexporter = {otlp.format(rx.url, "logs")}\n'
+                   f'metrics_exporter = {otlp.format(rx.url, "metrics")}\n')
+        (box.home / "config.toml").write_text(config)
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(box.root / "home"), "CODEX_HOME": str(box.home),
+               "MOCK_API_KEY": "dummy", "OPENAI_API_KEY": "dummy", "NO_COLOR": "1", "RUST_LOG": "error"}
+        code, _, err = run_client([str(C.codex_binary()), "exec", "--skip-git-repo-check", "--json", "hi"], box.cwd, env, 180, "codex")
+    assert code == 0, err[-2000:]
+    metrics = {}
+    for body in captured:
+        request = pb.ExportMetricsServiceRequest()
+        request.ParseFromString(body)
+        metrics.update({m.name: m for rm in request.resource_metrics for sm in rm.scope_metrics for m in sm.metrics})
+    usage = metrics["codex.turn.token_usage"]
+    assert usage.WhichOneof("data") == "histogram"
+    keys = {kv.key for dp in usage.histogram.data_points for kv in dp.attributes}
+    types = {kv.value.string_value for dp in usage.histogram.data_points for kv in dp.attributes if kv.key == "token_type"}
+    assert "token_type" in keys and not keys & {"session.id", "session_id", "conversation.id", "thread_id"}
+    assert types == {"input", "cached_input", "cache_write_input", "output", "reasoning_output", "total"}
+    assert not [name for name in metrics if name.endswith("token.usage")]

@@ -15,7 +15,8 @@ name whichever produced the points (seed 000 "The same metrics from the transcri
 What the exporter adds and a transcript cannot know (account, organisation, terminal,
 provider, effort and speed labels; cost, latency, active time, lines of code; the tokens
 of its auxiliary calls) is not invented. Other harnesses' calls are derived the same way
-under ``txcodec.token.usage``: their clients export no such metric (docs/metrics.md).
+under ``txcodec.token.usage``: their clients export no such metric (Codex 0.171 exports a
+per-turn histogram without a session id; docs/metrics.md).
 """
 
 from __future__ import annotations
