@@ -115,6 +115,7 @@ def test_a_patch_that_does_not_fit_its_original_leaves_the_after_hash_unknown():
         {"oldStart": 1, "oldLines": 1, "newStart": 1, "newLines": 1, "lines": ["-y", "+z"]}]}
     [c] = conv("claude_code", *call("t", "Edit", {}, ToolResult("t", "ok", structured=structured))).changes()
     assert c.before_sha256 == sha("x\n") and c.after_sha256 is msgspec.UNSET
+    assert c.hunks == [Hunk(["-y", "+z"], 1, 1, 1, 1)]  # the runtime's own, not a computed deletion
 
 
 def test_apply_and_diff_hunks_round_trip():

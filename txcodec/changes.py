@@ -180,37 +180,43 @@ def _failed(call: _Call) -> bool:
     return call.result is not None and call.result.is_error is True
 
 
-def _claude(call: _Call, cwd: Any) -> Iterator[Change]:
-    name, harness = call.use.name, "claude_code"
-    if name in SHELL_TOOLS:
-        yield _shell(call, harness)
-        return
-    if name not in ("Edit", "MultiEdit", "Write", "NotebookEdit") or _failed(call):
-        return
-    s = call.result.structured if call.result is not None else UNSET
-    if isinstance(s, dict) and isinstance(s.get("filePath"), str) and "originalFile" in s:
-        before = s.get("originalFile")
-        hunks = [_claude_hunk(h) for h in s.get("structuredPatch") or () if isinstance(h, dict)]
-        if name == "Write" and isinstance(s.get("content"), str):
-            after = s["content"]
-        elif isinstance(before, str) and hunks:
-            after = apply_hunks(before, hunks)
-        else:
-            after = UNSET
-        change = _versions(name, call, harness, cwd, s["filePath"], before, after if isinstance(after, str) else None,
-                           hunks, "create" if before is None else "modify")
-        if not isinstance(after, str):
-            change.after_sha256 = UNSET  # the patch did not apply to the recorded original
-        yield change
-    elif isinstance(s, dict) and isinstance(s.get("notebook_path"), str):
-        yield _versions(name, call, harness, cwd, s["notebook_path"], s.get("original_file"), s.get("updated_file"), None,
-                        "modify")
-    elif s is UNSET and call.result is not None:
-        # a subagent's transcript (or a client that wrote no toolUseResult): no patch
-        i = call.use.input if isinstance(call.use.input, dict) else {}
-        path = i.get("file_path", i.get("notebook_path"))
-        yield Change(call.use.id, name, "write" if name == "Write" else "modify", harness, "unknown", _relative(path, cwd),
-                     note=SUBAGENT_NOTE)
+def _claude_like(harness: str) -> Callable[[_Call, Any], Iterator[Change]]:
+    """Claude Code's ``toolUseResult`` (stream-json carries the same object as
+    ``tool_use_result``)."""
+
+    def extract(call: _Call, cwd: Any) -> Iterator[Change]:
+        name = call.use.name
+        if name in SHELL_TOOLS:
+            yield _shell(call, harness)
+            return
+        if name not in ("Edit", "MultiEdit", "Write", "NotebookEdit") or _failed(call):
+            return
+        s = call.result.structured if call.result is not None else UNSET
+        if isinstance(s, dict) and isinstance(s.get("filePath"), str) and "originalFile" in s:
+            before = s.get("originalFile")
+            hunks = [_claude_hunk(h) for h in s.get("structuredPatch") or () if isinstance(h, dict)]
+            after: Any = UNSET
+            if name == "Write" and isinstance(s.get("content"), str):
+                after = s["content"]
+            elif isinstance(before, str) and hunks:
+                after = apply_hunks(before, hunks)  # None when the patch does not fit
+            operation = "create" if before is None else "modify"
+            if isinstance(after, str):
+                yield _versions(name, call, harness, cwd, s["filePath"], before, after, hunks, operation)
+            else:  # the after-content is not known: neither is its hash, nor a diff to compute
+                yield Change(call.use.id, name, operation, harness, "runtime_reported", _relative(s["filePath"], cwd),
+                             hunks=hunks, before_sha256=sha256(before if isinstance(before, str) else None))
+        elif isinstance(s, dict) and isinstance(s.get("notebook_path"), str):
+            yield _versions(name, call, harness, cwd, s["notebook_path"], s.get("original_file"), s.get("updated_file"),
+                            None, "modify")
+        elif s is UNSET and call.result is not None:
+            # a subagent's transcript (or a client that wrote no toolUseResult): no patch
+            i = call.use.input if isinstance(call.use.input, dict) else {}
+            path = i.get("file_path", i.get("notebook_path"))
+            yield Change(call.use.id, name, "write" if name == "Write" else "modify", harness, "unknown",
+                         _relative(path, cwd), note=SUBAGENT_NOTE)
+
+    return extract
 
 
 def _claude_hunk(h: dict) -> Hunk:
@@ -334,7 +340,8 @@ def _pi(call: _Call, cwd: Any) -> Iterator[Change]:
 
 
 _EXTRACTORS: dict[str, Callable[[_Call, Any], Iterator[Change]]] = {
-    "claude_code": _claude,
+    "claude_code": _claude_like("claude_code"),
+    "stream_json": _claude_like("stream_json"),
     "codex": _codex,
     "gemini_cli": _gemini_like("gemini_cli"),
     "qwen_code": _gemini_like("qwen_code"),
