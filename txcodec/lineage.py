@@ -101,12 +101,14 @@ def claude_origin(lines: list[Any], path: Path | None = None) -> Origin:
     if session_id is None and path is not None and _UUID.fullmatch(path.stem):
         session_id = path.stem
     forked: ForkedFrom | None = None
-    for record in _objects(lines, b'"forkedFrom"'):
+    # the last copied record (in line order) names the message the fork reaches: read
+    # from the end, so a long fork decodes one line, not every copied one
+    for record in _objects(reversed(lines), b'"forkedFrom"'):
         link = record.get("forkedFrom")
         if isinstance(link, dict) and isinstance(link.get("sessionId"), str) and link["sessionId"] != record.get("sessionId", session_id):
-            # the last copied record names the message the fork reaches
             message = link.get("messageUuid")
             forked = ForkedFrom(link["sessionId"], message if isinstance(message, str) else msgspec.UNSET)
+            break
     if forked is not None:
         return Origin("claude_code", session_id, "fork", forked, path)
     return Origin("claude_code", session_id, "clear" if is_clear_head(head) else "new", None, path)
