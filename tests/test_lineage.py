@@ -55,6 +55,20 @@ def test_genuine_source_and_fork_session_copy():
     assert {r["uuid"] for r in fork if "uuid" in r} & {r["uuid"] for r in source_records if "uuid" in r}
 
 
+def test_genuine_branch_carries_forked_from_on_its_copied_records():
+    """/branch in the TUI: every copied record keeps its uuid and gets forkedFrom
+    {source, that uuid}; the session's link is the last copied record's."""
+    branch = records(genuine("branch"))
+    copied = [r for r in branch if "forkedFrom" in r]
+    assert copied and all(r["forkedFrom"] == {"sessionId": IDS["source"], "messageUuid": r["uuid"]} for r in copied)
+    assert {r["type"] for r in copied} >= {"user", "assistant"}
+    found = origin(genuine("branch"))
+    assert (found.started_by, found.forked_from) == ("fork", ForkedFrom(IDS["source"], copied[-1]["uuid"]))
+    graph = lineage(origin(genuine("source")), store_origins("claude_code", STORE))
+    assert [(d, o.session_id) for d, o in graph.descendants] == [(1, IDS["branch"])]  # --fork-session left no link
+    assert api.to_common(api.load(genuine("branch"))).meta.forked_from == found.forked_from
+
+
 def test_clear_chain_is_exact():
     head = [r for r in records(genuine("clear")) if "uuid" in r][:3]
     assert is_clear_head(head)
@@ -126,7 +140,7 @@ def test_store_graph_and_cli(tmp_path):
     grandchild = _fork_of(child, "22222222-2222-4222-8222-222222222222", folder)
     found = store_origins("claude_code", root)
     assert {o.session_id: o.started_by for o in found} == {
-        IDS["source"]: "new", IDS["fork-session"]: "new", IDS["clear"]: "clear",
+        IDS["source"]: "new", IDS["fork-session"]: "new", IDS["clear"]: "clear", IDS["branch"]: "fork",
         "11111111-1111-4111-8111-111111111111": "fork", "22222222-2222-4222-8222-222222222222": "fork"}
     mid = next(o for o in found if o.session_id == "11111111-1111-4111-8111-111111111111")
     graph = lineage(mid, found)
@@ -141,7 +155,8 @@ def test_store_graph_and_cli(tmp_path):
     assert lines[0].startswith(IDS["source"]) and lines[1].strip().startswith("11111111-")
     assert lines[2].strip().startswith("* 22222222-")
     data = json.loads(CliRunner().invoke(main, ["lineage", str(next(folder.glob(f"{IDS['source']}.jsonl"))), "--json"]).output)
-    assert [d["session_id"] for d in data["descendants"]] == ["11111111-1111-4111-8111-111111111111", "22222222-2222-4222-8222-222222222222"]
+    assert sorted(d["session_id"] for d in data["descendants"]) == sorted(
+        ["11111111-1111-4111-8111-111111111111", "22222222-2222-4222-8222-222222222222", IDS["branch"]])
     assert data["ancestors"] == []
     cleared = CliRunner().invoke(main, ["lineage", str(next(folder.glob(f"{IDS['clear']}.jsonl")))])
     assert "began with /clear" in cleared.output and len(cleared.output.splitlines()) == 2  # no guessed relative
