@@ -7,12 +7,14 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
+import msgspec
 import pytest
 from conftest import GOLDEN
 
 import txcodec
 from txcodec.harnesses.claude_code import records as r
 from txcodec.harnesses.claude_code.store import discover
+from txcodec.lineage import is_clear_head
 from txcodec.native import Opaque
 
 CASES_DIR = GOLDEN / "claude_code"
@@ -77,6 +79,9 @@ SHAPES = {
     "session_lineage": lambda recs: any(getattr(x, "forked_from", r.UNSET) is not r.UNSET for x in recs)
     and any(isinstance(x, r.LastPromptRecord) for x in recs)
     and len({x.message.model for x in recs if isinstance(x, r.AssistantRecord)}) == 2,
+    # genuine: the /clear successor's head chain (docs/lineage.md)
+    "lineage_genuine": lambda recs: is_clear_head([msgspec.json.decode(msgspec.json.encode(x)) for x in recs
+                                                   if isinstance(x, (r.UserRecord, r.SystemRecord))][:3]),
     "interruption_denial": lambda recs: any(getattr(x, "tool_denial_kind", r.UNSET) == "user-rejected" for x in recs)
     and any(getattr(x, "interrupted_message_id", r.UNSET) is not r.UNSET for x in recs),
     "assistant_errors": lambda recs: any(getattr(x, "is_aborted_mid_stream", None) is True for x in recs)

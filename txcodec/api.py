@@ -16,6 +16,9 @@ from .loss import LossReport
 from .native import NativeSession, decode_document, decode_session, json_source
 
 _SAMPLE_LINES = 40
+# targets that record what a session was forked from (docs/lineage.md); pi's writer
+# declares the loss itself when the parent is not a pi session file
+FORK_SLOTS = {"claude_code": "forkedFrom", "codex": "session_meta.forked_from_id", "pi": "parentSession"}
 _sniff = msgspec.json.Decoder()
 
 
@@ -157,7 +160,22 @@ def to_common(session: NativeSession, loss: LossReport | None = None) -> Convers
         if session.harness == "jsonl":  # the fallback: nothing recognised the lines
             raise NotSupported(f"{where}not a session of any known harness (name one with --from)")
         raise NotSupported(f"{where}reading {harness.title} into Common is not supported yet")
-    return harness.read(session, loss if loss is not None else LossReport())
+    conversation = harness.read(session, loss if loss is not None else LossReport())
+    _add_origin(conversation, session)
+    return conversation
+
+
+def _add_origin(conversation: Conversation, session: NativeSession) -> None:
+    """``meta.started_by`` / ``meta.forked_from`` from what the file records (docs/lineage.md)."""
+    from .lineage import session_origin
+
+    if conversation.meta.started_by is not msgspec.UNSET:
+        return
+    found = session_origin(session)
+    if found.started_by is not None:
+        conversation.meta.started_by = found.started_by
+    if found.forked_from is not None:
+        conversation.meta.forked_from = found.forked_from
 
 
 def convert(
@@ -206,6 +224,9 @@ def convert(
         raise NotSupported(f"writing {target.title} is not supported yet")
     options = registry.WriteOptions(session_id=session_id, cwd=cwd, stdin_side=stdin_side)
     written = target.write(conversation, loss, options)
+    if conversation.meta.forked_from is not msgspec.UNSET and to not in FORK_SLOTS:
+        loss.add("lineage:forked-from", f"forked from {conversation.meta.forked_from.session_id}: "
+                 f"{target.title} has no slot for a session's parent")
     if not conversation.messages and not conversation.children and "write:no-conversation" not in loss.counts():
         loss.add("write:no-conversation", f"{_name(source)} holds no message: {target.title} will find nothing to resume")
     return written, loss

@@ -175,6 +175,14 @@ class Message(_Struct):
 # --- conversation --------------------------------------------------------------------
 
 
+class ForkedFrom(_Struct):
+    """Where a session was forked from: the source session and the message the copy
+    reaches (Claude Code's ``forkedFrom``, Codex's ``forked_from_id``, pi's parent)."""
+
+    session_id: str
+    message_id: str | UnsetType = UNSET
+
+
 class Meta(_Struct):
     id: str | UnsetType = UNSET
     title: str | UnsetType = UNSET
@@ -185,6 +193,10 @@ class Meta(_Struct):
     started_at: str | UnsetType = UNSET
     ended_at: str | UnsetType = UNSET
     source_harness: str | UnsetType = UNSET
+    # how the session began: new | clear | fork | resume (docs/lineage.md); unset when
+    # the source cannot tell
+    started_by: str | UnsetType = UNSET
+    forked_from: ForkedFrom | UnsetType = UNSET
     extra: dict[str, Any] = msgspec.field(default_factory=dict)
 
 
@@ -211,16 +223,61 @@ class ChildLink(_Struct):
     workflow_run: str | UnsetType = UNSET
 
 
+class Hunk(_Struct):
+    """One hunk of a unified diff: ``lines`` start with `` ``, ``-`` or ``+``. The
+    starts and counts are unset when the source gave none (a Codex patch's ``@@``)."""
+
+    lines: list[str]
+    old_start: int | UnsetType = UNSET
+    old_lines: int | UnsetType = UNSET
+    new_start: int | UnsetType = UNSET
+    new_lines: int | UnsetType = UNSET
+
+
+class Change(_Struct):
+    """What one tool call did to one file (docs/changes.md). Derived from the raw
+    results, never written into a native file.
+
+    ``operation`` is create / modify / delete, ``write`` when the whole content was
+    written and the source does not say whether the file existed, ``unknown`` when the
+    call may have changed files the record does not name (a shell command).
+    ``basis`` is ``runtime_reported`` (the client wrote the patch or both versions),
+    ``derived`` (computed here from what the call carried) or ``unknown``. A hash is
+    the sha256 of the UTF-8 content; ``None`` means the file did not exist, unset that
+    the source did not record it."""
+
+    tool_use_id: str
+    tool: str
+    operation: str
+    captured_by: str
+    basis: str
+    path: str | UnsetType = UNSET  # relative to the session's cwd when inside it
+    moved_to: str | UnsetType = UNSET
+    hunks: list[Hunk] = msgspec.field(default_factory=list)
+    before_sha256: str | None | UnsetType = UNSET
+    after_sha256: str | None | UnsetType = UNSET
+    agent_id: str | UnsetType = UNSET  # the subagent whose transcript holds the call
+    note: str | UnsetType = UNSET
+
+
 class Conversation(msgspec.Struct):
-    """Every field is always written, ``version`` first."""
+    """Every field is always written, ``version`` first; ``changes`` is derived from
+    the messages by :func:`to_json` and left out when there is none."""
 
     version: str = COMMON_VERSION
     meta: Meta = msgspec.field(default_factory=Meta)
     messages: list[Message] = msgspec.field(default_factory=list)
+    derived_changes: list[Change] | UnsetType = msgspec.field(default=UNSET, name="changes")
     children: list[Child] = msgspec.field(default_factory=list)
     epochs: list[Epoch] = msgspec.field(default_factory=list)
 
     SCHEMA_ID: ClassVar[str] = "https://txcodec.dev/schemas/common.schema.json"
+
+    def changes(self, *, subagents: bool = True) -> list[Change]:
+        """The files each tool call changed, in call order (:mod:`txcodec.changes`)."""
+        from .changes import conversation_changes
+
+        return conversation_changes(self, subagents=subagents)
 
 
 class Child(_Struct):
@@ -238,11 +295,29 @@ _decoder = msgspec.json.Decoder(Conversation)
 
 
 def to_json(conversation: Conversation) -> bytes:
-    return _encoder.encode(conversation)
+    return _encoder.encode(with_changes(conversation))
+
+
+def with_changes(conversation: Conversation) -> Conversation:
+    """A copy whose ``changes`` (and each child's) is derived afresh from its messages."""
+    from .changes import conversation_changes
+
+    found = conversation_changes(conversation, subagents=False)
+    children = [msgspec.structs.replace(c, conversation=with_changes(c.conversation)) for c in conversation.children]
+    return msgspec.structs.replace(conversation, derived_changes=found or UNSET, children=children)
 
 
 def from_json(data: bytes | str) -> Conversation:
-    return _decoder.decode(data)
+    """The conversation in Common JSON. Its ``changes`` are not kept: they are derived
+    from the messages, and :meth:`Conversation.changes` derives them again."""
+    return _without_changes(_decoder.decode(data))
+
+
+def _without_changes(conversation: Conversation) -> Conversation:
+    conversation.derived_changes = UNSET
+    for child in conversation.children:
+        _without_changes(child.conversation)
+    return conversation
 
 
 def json_schema() -> dict[str, Any]:

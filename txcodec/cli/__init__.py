@@ -13,7 +13,9 @@ import click
 from .. import __version__
 
 # One module per command group. A module defines ``register(group)``.
-COMMAND_MODULES = ("store", "inspect", "verify", "show", "export", "usage", "convert", "check", "sql")
+COMMAND_MODULES = (
+    "store", "inspect", "verify", "show", "export", "usage", "convert", "check", "changes", "metrics", "lineage", "sql",
+)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})

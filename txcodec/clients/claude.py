@@ -71,12 +71,20 @@ class Run:
     stderr: str
 
 
-def run_claude(args: list[str], cwd: Path, home: Path, server: MockServer, timeout: float = 60) -> Run:
-    """``claude ARGS`` in ``cwd`` with a throw-away ``home``; a timeout is exit code 124."""
+def run_claude(args: list[str], cwd: Path, home: Path, server: MockServer, timeout: float = 60,
+               env: dict[str, str] | None = None) -> Run:
+    """``claude ARGS`` in ``cwd`` with a throw-away ``home``; a timeout is exit code 124.
+    ``env`` is laid over :func:`claude_env` (a ``None`` value removes a variable)."""
     cmd = [str(claude_binary()), *args, "--dangerously-skip-permissions"]
+    full_env = claude_env(home, server)
+    for key, value in (env or {}).items():
+        if value is None:
+            full_env.pop(key, None)
+        else:
+            full_env[key] = value
     try:
         done = subprocess.run(
-            cmd, cwd=cwd, env=claude_env(home, server), capture_output=True, text=True, timeout=timeout,
+            cmd, cwd=cwd, env=full_env, capture_output=True, text=True, timeout=timeout,
             stdin=subprocess.DEVNULL,
         )
     except subprocess.TimeoutExpired as exc:

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from msgspec import UNSET
 
-from ..common import Artifact, Child, Command, Conversation, Message, Text, Thinking, ToolResult, ToolUse
+from ..changes import by_call as changes_by_call
+from ..changes import conversation_changes, unified_diff
+from ..common import Artifact, Change, Child, Command, Conversation, Message, Text, Thinking, ToolResult, ToolUse
 from ._text import child_title, children_by_call, command_line, compact_json, label, result_text, tool_names
 
 
@@ -17,7 +19,17 @@ def _fence(text: str, lang: str = "") -> str:
     return f"{ticks}{lang}\n{text}\n{ticks}"
 
 
-def _block(block, out: list[str], names: dict[str, str]) -> None:
+def change_markdown(change: Change) -> str:
+    """One workspace change as Markdown: a line naming it, then its diff (or why there is
+    none). Other renderers can call it for each of :func:`txcodec.changes.by_call`'s."""
+    where = f"`{change.path}`" if isinstance(change.path, str) else "files not recorded"
+    head = f"**Change** {change.operation} {where} *({change.basis})*"
+    if isinstance(change.note, str):
+        return f"{head}: {change.note}"
+    return head + ("\n\n" + _fence(unified_diff(change), "diff") if change.hunks else "")
+
+
+def _block(block, out: list[str], names: dict[str, str], changes: dict[str, list[Change]] | None = None) -> None:
     t = type(block)
     if t is Text:
         if block.text.strip():
@@ -28,6 +40,7 @@ def _block(block, out: list[str], names: dict[str, str]) -> None:
         out.append(f"**Tool call** `{block.name}` ({block.kind})\n\n" + _fence(compact_json(block.input), "json"))
     elif t is ToolResult:
         out.append(f"**{label(block, names)[:1].upper()}{label(block, names)[1:]}**\n\n" + _fence(result_text(block)))
+        out.extend(change_markdown(c) for c in (changes or {}).get(block.tool_use_id, ()))
     elif t is Command:
         body = f"**Command** `{command_line(block)}`"
         if isinstance(block.output, str) and block.output:
@@ -58,6 +71,7 @@ def _conversation(conv: Conversation, out: list[str], level: int) -> None:
     epochs = {e.start for e in conv.epochs}
     by_call, rest = children_by_call(conv)
     names = tool_names(conv)
+    changes = changes_by_call(conversation_changes(conv, subagents=False))
     for i, m in enumerate(conv.messages):
         if i in epochs:
             out.append("---\n\n*context compacted*")
@@ -65,7 +79,7 @@ def _conversation(conv: Conversation, out: list[str], level: int) -> None:
         model = f" · {m.model}" if m.role == "assistant" and m.model is not UNSET else ""
         out.append(f"{'#' * (level + 1)} {who}{model}{_flags(m)}")
         for b in m.content:
-            _block(b, out, names)
+            _block(b, out, names, changes)
         for b in m.content:
             if type(b) is ToolUse:
                 for child in by_call.get(b.id, ()):

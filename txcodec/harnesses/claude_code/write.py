@@ -139,6 +139,7 @@ class _Stream:
     records: list[str] = field(default_factory=list)  # every record written, for the message being written
     in_commands: bool = False  # the last thing written was a local command
     counter: int = 0
+    forked_from: dict[str, Any] | None = None  # the session's fork link, on its conversation records
 
     def new_id(self) -> str:
         self.counter += 1
@@ -170,6 +171,8 @@ class _Stream:
         record = self.envelope(role, parent)
         record["message"] = message
         record.update({k: v for k, v in top.items() if v is not UNSET and v is not None})
+        if self.forked_from is not None:
+            record["forkedFrom"] = self.forked_from
         self.finish(record, uid)
         self.records.append(uid)
         self.tail = self.leaf = uid
@@ -281,6 +284,7 @@ class _Writer:
             file=file,
             agent_id=agent_id,
             timestamp=meta.started_at if meta.started_at is not UNSET else _EPOCH_TS,
+            forked_from=_fork_link(meta, self.sid) if agent_id is None else None,
         )
 
     def write_messages(self, conversation: Conversation, s: _Stream) -> None:
@@ -629,6 +633,19 @@ class _Writer:
             meta["spawnDepth"] = child.spawn_depth
             self.files[f"{base}.meta.json"] = dumps(meta)
             self.children(child.conversation.children, agent_id, used)
+
+
+def _fork_link(meta: Any, sid: str) -> dict[str, Any] | None:
+    """``forkedFrom`` for the session's records (docs/lineage.md): the source session and
+    the message the fork reaches. The client itself stamps each copied record with that
+    record's own source uuid; a converted session knows the fork point only."""
+    link = meta.forked_from
+    if link is UNSET or link.session_id == sid:
+        return None
+    out: dict[str, Any] = {"sessionId": link.session_id}
+    if isinstance(link.message_id, str):
+        out["messageUuid"] = link.message_id
+    return out
 
 
 def _usage(message: Message) -> dict[str, int] | None:

@@ -271,6 +271,8 @@ class _Writer:
         for key in ("session_id", "forked_from_id", "parent_thread_id", "thread_source", "model_provider"):
             kept.pop(key, None)
         payload.update(kept)
+        if meta.forked_from is not UNSET and meta.forked_from.session_id != self.id:
+            payload["forked_from_id"] = meta.forked_from.session_id  # the fork link (docs/lineage.md)
         if isinstance(meta.git_branch, str) and "git" not in payload:
             payload["git"] = {"branch": meta.git_branch}
         self.emit(R.SessionMetaLine(timestamp=self.start, payload=msgspec.convert(payload, R.SessionMeta)))

@@ -80,6 +80,12 @@ def write(conversation: Conversation, loss: LossReport, options: WriteOptions) -
         loss.add("write:subagents", f"{len(conversation.children)} subagent conversation(s) not written")
     writer = _Writer(sid, started, loss)
     header = {"type": "session", "version": VERSION, "id": sid, "timestamp": _iso(started), "cwd": cwd}
+    parent = meta.extra.get("parent_session") if meta.source_harness == "pi" else None
+    if isinstance(parent, str):
+        header["parentSession"] = parent  # pi names its parent by file: kept from a pi source
+    elif meta.forked_from is not msgspec.UNSET:
+        loss.add("lineage:forked-from", f"forked from {meta.forked_from.session_id}: pi's parentSession names a "
+                 "session file of its own store, which a session of another harness is not")
     writer.run(conversation)
     lines = [header, *writer.entries]
     data = b"".join(msgspec.json.encode(e) + b"\n" for e in lines)

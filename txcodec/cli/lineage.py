@@ -1,0 +1,55 @@
+"""``txcodec lineage SESSION``: how a session began, its ancestry and its descendants."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from .. import api
+from ..common import ForkedFrom
+from ..lineage import default_root, lineage, session_origin, store_origins
+from .common import echo_json, user_errors
+
+
+def _describe(o) -> str:
+    if isinstance(o, ForkedFrom):
+        return f"{o.session_id} (not in this store)"
+    at = f" at message {o.forked_from.message_id}" if o.forked_from and isinstance(o.forked_from.message_id, str) else ""
+    return f"{o.session_id}  started by {o.started_by}{at}  {o.path}"
+
+
+def register(group: click.Group) -> None:
+    @group.command("lineage")
+    @click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+    @click.option("--root", type=click.Path(exists=True, file_okay=False, path_type=Path),
+                  help="The store to search for relatives (default: the store the file is in).")
+    @click.option("--json", "as_json", is_flag=True, help="The lineage as one JSON object.")
+    def lineage_command(path: Path, root: Path | None, as_json: bool) -> None:
+        """How the session in PATH began (new, clear, fork, resume), the sessions it was
+        forked from and the ones forked from it, by the links the files record
+        (forkedFrom, forked_from_id, parentSession), never by guessing. A session begun
+        with /clear names no predecessor. See docs/lineage.md."""
+        with user_errors():
+            session = api.load(path)
+            own = session_origin(session)
+            if own.started_by is None:
+                raise click.ClickException(f"{path}: {session.harness} records no session lineage")
+            found = store_origins(own.harness, root or default_root(own.harness, path))
+            result = lineage(own, found)
+        if as_json:
+            echo_json({
+                "session": own.to_dict(),
+                "ancestors": [a.to_dict() if not isinstance(a, ForkedFrom) else {"session_id": a.session_id, "in_store": False}
+                              for a in result.ancestors],
+                "descendants": [{"depth": d, **o.to_dict()} for d, o in result.descendants],
+            })
+            return
+        for depth, ancestor in enumerate(reversed(result.ancestors)):
+            click.echo("  " * depth + _describe(ancestor))
+        depth = len(result.ancestors)
+        click.echo("  " * depth + "* " + _describe(own))
+        for d, o in result.descendants:
+            click.echo("  " * (depth + d) + _describe(o))
+        if own.started_by == "clear":
+            click.echo("began with /clear: the file names no predecessor, and none is guessed")

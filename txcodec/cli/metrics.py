@@ -1,0 +1,42 @@
+"""``txcodec metrics SESSION...``: token usage as OTLP metrics, derived from transcripts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ..metrics import MissingExtra, parse_since, send, to_otlp_json, to_otlp_proto, token_points
+from .common import read_common, stdout_binary, user_errors
+from .usage import _paths
+
+
+def register(group: click.Group) -> None:
+    @group.command("metrics")
+    @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
+    @click.option("--since", help="Only calls at or after this time: ISO 8601, or a duration back from now (24h, 7d).")
+    @click.option("--format", "fmt", type=click.Choice(["otlp-json", "otlp-proto"]), default="otlp-json", show_default=True)
+    @click.option("--endpoint", help="Send to this OTLP/HTTP receiver (protobuf; /v1/metrics added to a bare URL) "
+                  "instead of printing.")
+    def metrics(paths: tuple[Path, ...], since: str | None, fmt: str, endpoint: str | None) -> None:
+        """claude_code.token.usage as Claude Code's exporter writes it, derived from the
+        transcripts: one point per finished call (its last fragment's usage, counted once),
+        type input/output/cacheRead/cacheCreation, model, session.id and query_source
+        main/subagent, as per-minute delta sums. Other harnesses' calls go under
+        txcodec.token.usage. Needs the metrics extra. See docs/metrics.md."""
+        with user_errors():
+            since_ns = parse_since(since) if since else None
+            conversations = [read_common(p) for p in _paths(paths)]
+            points = token_points(conversations, since_ns=since_ns)
+            try:
+                if endpoint:
+                    status = send(points, endpoint)
+                    click.echo(f"sent {len(points)} points to {endpoint} (HTTP {status})", err=True)
+                    return
+                data = to_otlp_json(points) if fmt == "otlp-json" else to_otlp_proto(points)
+            except MissingExtra as exc:
+                raise click.ClickException(str(exc)) from exc
+        if fmt == "otlp-json":
+            click.echo(data.decode(), nl=False)
+        else:
+            stdout_binary().write(data)

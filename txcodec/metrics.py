@@ -1,0 +1,195 @@
+"""OTLP metrics derived from transcripts (docs/metrics.md).
+
+Claude Code's own exporter sends ``claude_code.token.usage``; this derives the same
+metric from what the transcript holds, under the same name, so a receiver holds one
+name whichever produced the points (seed 000 "The same metrics from the transcripts"):
+
+* one call is one assistant message with a ``usage``: its last fragment's, only when
+  it finished (the reader's rule, shared with ``txcodec usage``), counted once however
+  many files its records reach (by message id);
+* ``type`` is input / output / cacheRead / cacheCreation, ``model`` the message's model,
+  ``session.id`` the session, ``query_source`` main for the session's transcript and
+  subagent for a child's;
+* points are monotonic delta sums per minute (windows never overlap), doubles.
+
+What the exporter adds and a transcript cannot know (account, organisation, terminal,
+provider, effort and speed labels; cost, latency, active time, lines of code; the tokens
+of its auxiliary calls) is not invented. Other harnesses' calls are derived the same way
+under ``txcodec.token.usage``: their clients export no such metric (Codex 0.171 exports a
+per-turn histogram without a session id; docs/metrics.md).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+from msgspec import UNSET
+
+from . import __version__
+from .common import Conversation
+from .errors import InputError, TxcodecError
+
+CLAUDE_METRIC = "claude_code.token.usage"
+OWN_METRIC = "txcodec.token.usage"
+DESCRIPTION = "Number of tokens used"  # the exporter's own description and unit
+UNIT = "tokens"
+WINDOW_NS = 60 * 1_000_000_000
+# the exporter's type label -> the Usage field
+TYPES = (("input", "input_tokens"), ("output", "output_tokens"), ("cacheRead", "cache_read_input_tokens"),
+         ("cacheCreation", "cache_creation_input_tokens"))
+
+
+class MissingExtra(TxcodecError, ImportError):
+    pass
+
+
+@dataclass(frozen=True)
+class Point:
+    """One delta sum: the tokens of one type, model, session and source in one minute."""
+
+    metric: str
+    start_ns: int
+    end_ns: int
+    session_id: str
+    model: str
+    query_source: str
+    type: str
+    value: float
+
+    @property
+    def attributes(self) -> dict[str, str]:
+        return {"session.id": self.session_id, "model": self.model, "query_source": self.query_source, "type": self.type}
+
+
+def _ns(timestamp: Any) -> int | None:
+    if not isinstance(timestamp, str):
+        return None
+    try:
+        when = datetime.fromisoformat(timestamp.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=timezone.utc)
+    return int(when.timestamp() * 1_000_000) * 1000
+
+
+def parse_since(value: str, now: datetime | None = None) -> int:
+    """``--since``: an ISO 8601 time, or a duration back from now (``90m``, ``24h``, ``7d``)."""
+    m = re.fullmatch(r"(\d+)([smhd])", value.strip())
+    if m:
+        unit = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days"}[m.group(2)]
+        when = (now or datetime.now(timezone.utc)) - timedelta(**{unit: int(m.group(1))})
+        return int(when.timestamp() * 1_000_000) * 1000
+    ns = _ns(value)
+    if ns is None:
+        raise InputError(f"--since {value!r}: not an ISO 8601 time nor a duration such as 24h")
+    return ns
+
+
+def _calls(conv: Conversation, source: str, seen: set[str]) -> Iterator[tuple[str, Any]]:
+    for m in conv.messages:
+        if m.role != "assistant" or m.synthetic or m.usage is UNSET:
+            continue
+        if isinstance(m.id, str):
+            if m.id in seen:
+                continue
+            seen.add(m.id)
+        yield source, m
+    for child in conv.children:
+        yield from _calls(child.conversation, "subagent", seen)
+
+
+def token_points(conversations: Iterable[Conversation], *, since_ns: int | None = None) -> list[Point]:
+    """The token-usage points of ``conversations`` (main transcripts with their
+    children), summed per minute window, type, model, session and source."""
+    sums: dict[tuple, float] = {}
+    for conv in conversations:
+        harness = conv.meta.source_harness
+        metric = CLAUDE_METRIC if harness in ("claude_code", "stream_json") else OWN_METRIC
+        session = conv.meta.id if isinstance(conv.meta.id, str) else "unknown"
+        seen: set[str] = set()
+        for source, m in _calls(conv, "main", seen):
+            ns = _ns(m.timestamp)
+            if ns is None or (since_ns is not None and ns < since_ns):
+                continue
+            start = ns - ns % WINDOW_NS
+            model = m.model if isinstance(m.model, str) else "unknown"
+            for label, field in TYPES:
+                key = (metric, start, session, model, source, label)
+                sums[key] = sums.get(key, 0.0) + float(getattr(m.usage, field))
+    return [Point(metric, start, start + WINDOW_NS, session, model, source, label, value)
+            for (metric, start, session, model, source, label), value in sorted(sums.items())]
+
+
+# --- OTLP -------------------------------------------------------------------------------
+
+
+def _proto() -> Any:
+    try:
+        from opentelemetry.proto.collector.metrics.v1 import metrics_service_pb2
+    except ImportError as exc:
+        raise MissingExtra("OTLP output needs opentelemetry-proto: pip install 'txcodec[metrics]'") from exc
+    return metrics_service_pb2
+
+
+def export_request(points: list[Point]) -> Any:
+    """The points as one OTLP ``ExportMetricsServiceRequest`` (one metric per name)."""
+    pb = _proto()
+    from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
+    from opentelemetry.proto.metrics.v1 import metrics_pb2
+
+    request = pb.ExportMetricsServiceRequest()
+    resource_metrics = request.resource_metrics.add()
+    resource_metrics.resource.attributes.append(KeyValue(key="service.name", value=AnyValue(string_value="txcodec")))
+    resource_metrics.resource.attributes.append(KeyValue(key="service.version", value=AnyValue(string_value=__version__)))
+    scope = resource_metrics.scope_metrics.add()
+    scope.scope.name, scope.scope.version = "txcodec", __version__
+    metrics: dict[str, Any] = {}
+    for p in points:
+        metric = metrics.get(p.metric)
+        if metric is None:
+            metric = metrics[p.metric] = scope.metrics.add()
+            metric.name, metric.description, metric.unit = p.metric, DESCRIPTION, UNIT
+            metric.sum.aggregation_temporality = metrics_pb2.AGGREGATION_TEMPORALITY_DELTA
+            metric.sum.is_monotonic = True
+        dp = metric.sum.data_points.add()
+        dp.start_time_unix_nano, dp.time_unix_nano, dp.as_double = p.start_ns, p.end_ns, p.value
+        for key, value in p.attributes.items():
+            dp.attributes.append(KeyValue(key=key, value=AnyValue(string_value=value)))
+    return request
+
+
+def to_otlp_json(points: list[Point]) -> bytes:
+    """OTLP/JSON (the protobuf JSON mapping, enums as integers, as OTLP specifies)."""
+    from google.protobuf.json_format import MessageToJson
+
+    return MessageToJson(export_request(points), use_integers_for_enums=True, indent=2).encode() + b"\n"
+
+
+def to_otlp_proto(points: list[Point]) -> bytes:
+    return export_request(points).SerializeToString()
+
+
+def send(points: list[Point], endpoint: str, timeout: float = 30) -> int:
+    """POST the points to an OTLP/HTTP receiver (``/v1/metrics`` is added to a bare
+    endpoint, as the OTLP exporters do); returns the HTTP status."""
+    import urllib.error
+    import urllib.request
+    from urllib.parse import urlsplit
+
+    if urlsplit(endpoint).scheme not in ("http", "https"):
+        raise InputError(f"--endpoint {endpoint!r}: an http:// or https:// URL is needed")
+    url = endpoint if urlsplit(endpoint).path not in ("", "/") else endpoint.rstrip("/") + "/v1/metrics"
+    request = urllib.request.Request(url, data=to_otlp_proto(points), method="POST",
+                                     headers={"Content-Type": "application/x-protobuf"})
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            return response.status
+    except urllib.error.HTTPError as exc:
+        raise InputError(f"{url}: the receiver answered {exc.code} {exc.reason}") from exc
+    except (urllib.error.URLError, OSError) as exc:
+        raise InputError(f"{url}: cannot send ({getattr(exc, 'reason', exc)})") from exc
