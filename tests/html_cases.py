@@ -33,7 +33,8 @@ CASES = sorted(p for p in GOLDEN.glob("*/*") if p.is_dir())
 
 
 def native_input(case: Path) -> Path:
-    found = [p for p in case.iterdir() if p.is_file() and p.name not in _NOT_INPUT and not p.name.startswith("written")]
+    found = [p for p in case.iterdir() if p.is_file() and p.name not in _NOT_INPUT and not p.name.startswith("written")
+             and p.suffix in (".jsonl", ".json", ".zst")]
     assert len(found) == 1, f"{case}: expected one session file, found {[p.name for p in found]}"
     return found[0]
 
