@@ -1,6 +1,6 @@
 """Common conversations as Arrow tables: the columnar form behind ``export --to parquet``.
 
-Five tables, one row per thing people count (``schemas/columnar.md`` documents every
+Six tables, one row per thing people count (``schemas/columnar.md`` documents every
 column):
 
 * ``sessions`` — one row per conversation, subagents included: a child's row names its
@@ -8,7 +8,8 @@ column):
 * ``messages`` — one row per message, with role, time, model, stop reason and usage;
 * ``blocks`` — one row per content block, with its text, tool name, kind and ids;
 * ``tool_calls`` — a call joined to its result, with the duration where both are dated;
-* ``usage`` — one row per message that reported usage, verified or not.
+* ``usage`` — one row per message that reported usage, verified or not;
+* ``changes`` — one row per file a tool call changed (:mod:`txcodec.changes`), with its diff.
 
 The query columns are views of the data. What a column cannot hold exactly (a field's
 absence as opposed to ``null``, a block's rarer fields, ``extra`` bags) rides in a
@@ -31,7 +32,7 @@ import msgspec
 
 from .common import Block, Child, ChildLink, Conversation, Epoch, Message, Meta, ToolResult, ToolUse, Usage
 
-TABLES = ("sessions", "messages", "blocks", "tool_calls", "usage")
+TABLES = ("sessions", "messages", "blocks", "tool_calls", "usage", "changes")
 
 _encode = msgspec.json.Encoder().encode
 _decode = msgspec.json.decode
@@ -140,6 +141,19 @@ def schemas() -> dict[str, Any]:
             ("called_at", pa.string()),
             ("answered_at", pa.string()),
             ("duration_ms", pa.int64()),
+        ]),
+        "changes": pa.schema([
+            ("session_key", pa.string()),
+            ("tool_use_id", pa.string()),
+            ("tool", pa.string()),
+            ("path", pa.string()),
+            ("moved_to", pa.string()),
+            ("operation", pa.string()),
+            ("basis", pa.string()),
+            ("captured_by", pa.string()),
+            ("before_sha256", pa.string()),
+            ("after_sha256", pa.string()),
+            ("diff", pa.string()),
         ]),
         "usage": pa.schema([
             ("session_key", pa.string()),
@@ -253,6 +267,17 @@ def _tool_call_rows(key: str, conversation: Conversation) -> list[dict[str, Any]
     return list(calls.values())
 
 
+def _change_rows(key: str, conversation: Conversation) -> list[dict[str, Any]]:
+    from .changes import conversation_changes, unified_diff
+
+    return [{
+        "session_key": key, "tool_use_id": change.tool_use_id, "tool": change.tool, "path": _str(change.path),
+        "moved_to": _str(change.moved_to), "operation": change.operation, "basis": change.basis,
+        "captured_by": change.captured_by, "before_sha256": _str(change.before_sha256),
+        "after_sha256": _str(change.after_sha256), "diff": unified_diff(change) if change.hunks else None,
+    } for change in conversation_changes(conversation, subagents=False)]
+
+
 def _millis_between(start: str | None, end: str | None) -> int | None:
     if start is None or end is None:
         return None
@@ -299,6 +324,7 @@ def _session_rows(conversation: Conversation, key: str, parent: str | None, sour
     for index, message in enumerate(conversation.messages):
         _message_rows(key, index, message, out)
     out["tool_calls"].extend(_tool_call_rows(key, conversation))
+    out["changes"].extend(_change_rows(key, conversation))
     for number, sub in enumerate(conversation.children):
         name = sub.link.agent_id if isinstance(sub.link.agent_id, str) else str(number)
         _session_rows(sub.conversation, f"{key}/{number}:{name}", key, source, sub, out)

@@ -8,7 +8,7 @@ e.g. through ``runtime_env={"pip": ["txcodec[parquet]"]}``)::
     from txcodec import ray as txray
 
     sources = txray.sources(paths)                       # a Dataset of {"path": ...}
-    txray.write_parquet(sources, "s3://bucket/sessions")  # the five tables, as Parquet
+    txray.write_parquet(sources, "s3://bucket/sessions")  # the six tables, as Parquet
     report = txray.convert(sources, to="codex", out="/mnt/shared/codex").take_all()
 
 Sources are paths that every worker can read (a shared or network file system), because
@@ -66,7 +66,7 @@ def _tagged_rows(item: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def tables(source_rows: Any) -> dict[str, Any]:
-    """The five tables of every source, as Datasets (each source is read once)."""
+    """The six tables of every source, as Datasets (each source is read once)."""
     from ray.data.expressions import col
 
     tagged = source_rows.flat_map(_tagged_rows).materialize()
@@ -96,7 +96,7 @@ class _Decode:
 
 
 def write_parquet(source_rows: Any, out: str, **write_options: Any) -> None:
-    """Write the five tables under ``out`` (a folder or URI), one sub-folder per table,
+    """Write the six tables under ``out`` (a folder or URI), one sub-folder per table,
     with Ray Data's ``write_parquet`` (``write_options`` go to it: ``filesystem``,
     ``partition_cols``, ...)."""
     for name, table in tables(source_rows).items():
