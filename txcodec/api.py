@@ -12,6 +12,7 @@ import msgspec
 from . import registry
 from .common import Conversation
 from .errors import InputError
+from .ids import safe_relpath
 from .loss import LossReport
 from .native import NativeSession, decode_document, decode_session, json_source
 
@@ -206,6 +207,8 @@ def convert(
         raise NotSupported(f"writing {target.title} is not supported yet")
     options = registry.WriteOptions(session_id=session_id, cwd=cwd, stdin_side=stdin_side)
     written = target.write(conversation, loss, options)
+    for rel in written.files:  # a writer's names are checked once more: a caller may write them out as they are
+        safe_relpath(rel)
     if not conversation.messages and not conversation.children and "write:no-conversation" not in loss.counts():
         loss.add("write:no-conversation", f"{_name(source)} holds no message: {target.title} will find nothing to resume")
     return written, loss

@@ -21,14 +21,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..api import read_bytes
+from ..ids import inside, is_uuid
 from .anthropic import AnthropicMock, request_messages
 from .mockserver import MockServer
 from .report import ClientMissing as ClientMissing
 from .report import ResumeReport, find_client, require_client
 
-_UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 RESUME_PROMPT = "continue"
-
 
 
 def munge_cwd(cwd: str) -> str:
@@ -98,8 +97,12 @@ def place_session(path: Path, home: Path, cwd: Path, session_id: str) -> Path:
     target = project / f"{session_id}.jsonl"
     target.write_bytes(read_bytes(path))
     side = path.parent / (path.name.removesuffix(".zst").removesuffix(".jsonl"))
-    if side.is_dir():
-        shutil.copytree(side, project / session_id, symlinks=False, dirs_exist_ok=True)
+    if side.is_dir() and not side.is_symlink():
+        # a symlink out of the side folder is not copied: the client would read its target
+        def outside(folder: str, names: list[str]) -> list[str]:
+            return [n for n in names if os.path.islink(os.path.join(folder, n)) and not inside(side, os.path.join(folder, n))]
+
+        shutil.copytree(side, project / session_id, symlinks=False, ignore=outside, dirs_exist_ok=True)
     return target
 
 
@@ -107,7 +110,7 @@ def session_id_for(path: Path) -> str:
     """The id Claude Code will look the file up by: its stem when that is a UUID, else
     the first ``sessionId`` inside."""
     stem = path.name.removesuffix(".zst").removesuffix(".jsonl")
-    if _UUID.match(stem):
+    if is_uuid(stem):
         return stem
     import json
 
@@ -116,7 +119,7 @@ def session_id_for(path: Path) -> str:
             value = json.loads(line)
         except ValueError:
             continue
-        if isinstance(value, dict) and isinstance(value.get("sessionId"), str) and _UUID.match(value["sessionId"]):
+        if isinstance(value, dict) and isinstance(value.get("sessionId"), str) and is_uuid(value["sessionId"]):
             return value["sessionId"]
     raise ValueError(f"{path}: no session id (neither the file name nor a sessionId is a UUID)")
 
