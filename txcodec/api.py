@@ -25,12 +25,9 @@ def read_bytes(path: str | os.PathLike[str]) -> bytes:
     path = Path(path)
     data = path.read_bytes()
     if path.suffix == ".zst":
-        import zstandard
+        from .zst import decompress
 
-        try:
-            data = zstandard.ZstdDecompressor().stream_reader(data).read()
-        except zstandard.ZstdError as exc:  # a ValueError, so callers report it as bad input
-            raise ValueError(f"{path}: not a readable zstd file ({exc})") from exc
+        data = decompress(data, path)  # a cut-off or corrupt frame is an InputError naming the file
     return data
 
 
