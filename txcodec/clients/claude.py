@@ -15,7 +15,6 @@ import functools
 import os
 import re
 import shutil
-import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +23,7 @@ from ..api import read_bytes
 from ..ids import inside, is_uuid
 from .anthropic import AnthropicMock, request_messages
 from .mockserver import MockServer
+from .process import client_env, run_client, version_of
 from .report import ClientMissing as ClientMissing
 from .report import ResumeReport, find_client, require_client
 
@@ -43,14 +43,12 @@ def claude_binary() -> Path:
 
 @functools.lru_cache(maxsize=4)
 def client_version(binary: Path | None = None) -> str:
-    out = subprocess.run([str(binary or claude_binary()), "--version"], capture_output=True, text=True, timeout=30)
-    return out.stdout.strip().split(" ")[0] if out.returncode == 0 else "unknown"
+    code, out, _ = version_of(binary or claude_binary(), timeout=30)
+    return out.strip().split(" ")[0] if code == 0 and out.strip() else "unknown"
 
 
 def claude_env(home: Path, server: MockServer) -> dict[str, str]:
-    return {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "HOME": str(home),
+    return client_env(home, {
         "ANTHROPIC_BASE_URL": server.url,
         "ANTHROPIC_API_KEY": "dummy",
         "DISABLE_TELEMETRY": "1",
@@ -59,8 +57,7 @@ def claude_env(home: Path, server: MockServer) -> dict[str, str]:
         "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
         "CLAUDE_CODE_MAX_RETRIES": "0",
         "IS_SANDBOX": "1",
-        "LANG": "C.UTF-8",
-    }
+    })
 
 
 @dataclass
@@ -73,20 +70,8 @@ class Run:
 def run_claude(args: list[str], cwd: Path, home: Path, server: MockServer, timeout: float = 60) -> Run:
     """``claude ARGS`` in ``cwd`` with a throw-away ``home``; a timeout is exit code 124."""
     cmd = [str(claude_binary()), *args, "--dangerously-skip-permissions"]
-    try:
-        done = subprocess.run(
-            cmd, cwd=cwd, env=claude_env(home, server), capture_output=True, text=True, timeout=timeout,
-            stdin=subprocess.DEVNULL,
-        )
-    except subprocess.TimeoutExpired as exc:
-        return Run(124, _text(exc.stdout), _text(exc.stderr) + f"\n[timed out after {timeout}s]")
-    return Run(done.returncode, done.stdout, done.stderr)
-
-
-def _text(value: bytes | str | None) -> str:
-    if value is None:
-        return ""
-    return value if isinstance(value, str) else value.decode("utf-8", "replace")
+    code, out, err = run_client(cmd, cwd, claude_env(home, server), timeout, "claude")
+    return Run(124 if code == -9 else code, out, err)
 
 
 def place_session(path: Path, home: Path, cwd: Path, session_id: str) -> Path:

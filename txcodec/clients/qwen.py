@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +24,7 @@ from ..atomic import write_atomic
 from ..common import Text
 from ._chatcli import ClientMissing, Run, Sandbox, binary, history_sent, rewrite_cwd
 from .openai_chat import MODEL, Reply
+from .process import version_of
 from .report import ResumeReport
 
 __all__ = ["ClientMissing", "Qwen", "check_resume", "client_version", "qwen_binary"]
@@ -42,8 +42,8 @@ def qwen_binary() -> Path:
 
 
 def client_version(path: Path | None = None) -> str:
-    out = subprocess.run([str(path or qwen_binary()), "--version"], capture_output=True, text=True, timeout=60)
-    return f"qwen {out.stdout.strip() or '(unknown version)'}"
+    _, out, _ = version_of(path or qwen_binary())
+    return f"qwen {out.strip() or '(unknown version)'}"
 
 
 def injected(text: Text) -> bool:
