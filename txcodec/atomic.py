@@ -174,11 +174,13 @@ class Staged:
         try:
             for target, _ in self.files[1:]:
                 if target in self.temps:
-                    _link(self.temps.pop(target), target)
+                    _link(self.temps[target], target)
+                    del self.temps[target]  # only once linked: a failed link's temporary is discarded below
                     linked.append(target)
             for folder in sorted({t.parent for t, _ in self.files[1:]}):
                 _fsync_dir(folder)  # the side files are on disk before the main file names them
-            _link(self.temps.pop(main), main)
+            _link(self.temps[main], main)
+            del self.temps[main]
         except BaseException:
             for path in linked:  # all or nothing: a session missing its side files is worse than none
                 _unlink(path)

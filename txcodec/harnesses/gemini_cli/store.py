@@ -29,7 +29,7 @@ from typing import Any
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from ...atomic import stage, write_atomic
+from ...atomic import clean_stale, stage, write_atomic
 from ...errors import InputError, UnsafeId
 from ...ids import is_safe_relpath, shown
 from ...jsonl import split_lines
@@ -277,8 +277,16 @@ def _write_registry(root: Path, document: dict[str, Any]) -> None:
 
 
 class _locked:
+    """The ``projects.json.lock`` folder (``proper-lockfile``'s lock, which the CLI takes
+    too). It is stale when older than the CLI's 10 s, or at once when the txcodec run that
+    made it is gone (a ``txcodec.<pid>`` mark inside it): a killed install never blocks
+    the next one."""
+
+    STALE = 10.0
+
     def __init__(self, path: Path, timeout: float = 10.0) -> None:
         self.path, self.timeout = path, timeout
+        self.mark = path / f"txcodec.{os.getpid()}"
 
     def __enter__(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -286,17 +294,50 @@ class _locked:
         while True:
             try:
                 os.mkdir(self.path)
+                self.mark.touch()
                 return
             except FileExistsError:
+                if self._stale():
+                    self._remove()
+                    continue
                 if time.monotonic() > deadline:
                     raise RegistryError(f"{self.path} is held by another process") from None
                 time.sleep(0.1)
 
+    def _stale(self) -> bool:
+        try:
+            if time.time() - self.path.stat().st_mtime > self.STALE:
+                return True
+            owners = [int(p.name.split(".", 1)[1]) for p in self.path.iterdir() if re.fullmatch(r"txcodec\.\d+", p.name)]
+        except OSError:
+            return False
+        return bool(owners) and not any(_alive(pid) for pid in owners)
+
+    def _remove(self) -> None:
+        try:
+            for entry in self.path.iterdir():
+                if re.fullmatch(r"txcodec\.\d+", entry.name):
+                    entry.unlink(missing_ok=True)
+            os.rmdir(self.path)
+        except OSError:
+            pass
+
     def __exit__(self, *exc: Any) -> None:
+        self.mark.unlink(missing_ok=True)
         try:
             os.rmdir(self.path)
         except OSError:
             pass
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
 
 
 def install(files: dict[str, bytes], root: str | os.PathLike[str] | None = None) -> list[Path]:
@@ -321,6 +362,8 @@ def install(files: dict[str, bytes], root: str | os.PathLike[str] | None = None)
         if len(parts) < 3 or parts[0] != "tmp" or parts[1] != written_slug or not is_safe_relpath(rel):
             raise UnsafeId(f"unexpected file {shown(rel)} for a Gemini store")
         chats.append(("/".join(["tmp", slug, *parts[2:]]), data))
+    for folder in (root, root / "tmp" / slug):
+        clean_stale(folder)  # what a killed run left beside projects.json and .project_root
     staged = stage(root, chats, mode=None)
     try:
         marked, added = register(root, cwd, slug)
