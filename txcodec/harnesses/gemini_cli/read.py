@@ -362,7 +362,7 @@ def project_root_for(path: Path | None, project_hash: Any) -> str | None:
         return None
     for folder in list(path.resolve().parents)[:3]:
         marker = folder / ".project_root"
-        if marker.is_file():
+        if marker.is_file() and not marker.is_symlink():  # a side file: never followed out
             try:
                 root = marker.read_text(encoding="utf-8").strip()
             except (OSError, UnicodeDecodeError):
