@@ -206,8 +206,10 @@ def stage(root: str | os.PathLike[str], files: Iterable[tuple[str, bytes]], mode
         if not is_safe_relpath(rel):
             raise UnsafeId(f"{shown(rel)} escapes {root} or is not a safe relative file name; nothing written")
         target = root / rel
-        if not inside(root, target.parent) or (os.path.lexists(target) and target.is_symlink()):
-            raise StoreError(f"{target} leads out of {root} (a symlink); nothing written")
+        if not inside(root, target.parent):
+            raise StoreError(f"{target.parent} leads out of {root} (a symlink); nothing written")
+        if target.is_symlink():  # never written through, wherever it points
+            raise StoreError(f"{target} is a symlink; nothing written")
         targets.append((target, data))
     if not targets:
         raise StoreError("nothing to install")
