@@ -241,3 +241,14 @@ def test_resume_commands_and_installed_files_from_hostile_ids(source, session_id
             assert "\n" not in installed.name and installed.resolve().is_relative_to(stores.resolve()), installed
     assert not marker.exists()
     assert not (tmp_path.parent / "escaped").exists() and not list(tmp_path.glob("escaped*"))
+
+
+@pytest.mark.parametrize("harness", ["codex", "qwen_code"])
+def test_the_resume_check_refuses_an_id_that_would_name_a_file_outside(harness, tmp_path):
+    """check-resume installs the file under its id in a throw-away store: an id such as
+    ``../../x`` is refused before any file is written or any client started."""
+    written = registry.get(harness).write(_conversation(), LossReport(), WriteOptions(session_id=PLACEHOLDER))
+    path = tmp_path / "session.jsonl"
+    path.write_bytes(written.files[written.main].replace(PLACEHOLDER.encode(), b"../../../escaped-" + PLACEHOLDER.encode()))
+    with pytest.raises(UnsafeId):
+        registry.get(harness).check_resume(path)

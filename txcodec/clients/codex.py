@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from ..api import read_bytes
+from ..ids import check_id
 from ..jsonl import split_lines
 from .mockserver import MockServer, Request
 from .process import MARKER, client_env, reap, recent, run_client, version_of
@@ -207,6 +208,8 @@ def canonical_relpath(data: bytes) -> tuple[str, str]:
     from ..harnesses.codex.write import normalize_ts
 
     session_id = session_id_of(data) or ""
+    if session_id:
+        check_id(session_id, "session id")  # it names the rollout file installed
     first = split_lines(data[:1 << 22])[0][:1]
     try:
         stamp = json.loads(first[0]).get("timestamp") if first else None

@@ -22,6 +22,7 @@ from typing import Any
 from ..api import read_bytes
 from ..atomic import write_atomic
 from ..common import Text
+from ..ids import check_id
 from ._chatcli import ClientMissing, Run, Sandbox, binary, history_sent, rewrite_cwd
 from .openai_chat import MODEL, Reply
 from .process import version_of
@@ -86,7 +87,7 @@ def check_resume(path: str | os.PathLike[str], prompt: str = "continue", timeout
 
     path = Path(path)
     data = read_bytes(path)
-    session_id = _session_id(data) or path.stem
+    session_id = check_id(_session_id(data) or path.stem, f"{path}: session id")  # it names the file installed
     exe = qwen_binary()
     with Qwen() as box:
         write_atomic(box.store / session_relpath(str(box.cwd), session_id), rewrite_cwd(data, str(box.cwd)))
