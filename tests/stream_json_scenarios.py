@@ -10,7 +10,6 @@ session file the CLI wrote) and to (re)generate ``golden/stream_json/<case>/``:
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +21,7 @@ if str(ROOT) not in sys.path:
 from txcodec.clients.anthropic import AnthropicMock, Reply, error, text, thinking, tool_use, tool_uses  # noqa: E402
 from txcodec.clients.claude import claude_binary, claude_env, munge_cwd  # noqa: E402
 from txcodec.clients.mockserver import MockServer  # noqa: E402
+from txcodec.clients.process import run_bytes  # noqa: E402
 
 OUTPUT = ["-p", "--output-format", "stream-json", "--verbose", "--dangerously-skip-permissions"]
 STREAM_INPUT = ["--input-format", "stream-json", "--replay-user-messages"]
@@ -152,12 +152,11 @@ def run(scenario: Scenario, workdir: Path) -> Capture:
                 stdin += feed
             else:
                 args += inv.prompts
-            done = subprocess.run(args, cwd=cwd, env=claude_env(home, server), input=feed, capture_output=True,
-                                  timeout=TIMEOUT, stdin=None if feed is not None else subprocess.DEVNULL)
-            stdout += done.stdout
-            codes.append(done.returncode)
-            stderr += done.stderr.decode("utf-8", "replace")
-            for line in done.stdout.splitlines():
+            code, out, err = run_bytes(args, cwd, claude_env(home, server), TIMEOUT, "claude", input=feed)
+            stdout += out
+            codes.append(code)
+            stderr += err.decode("utf-8", "replace")
+            for line in out.splitlines():
                 value = json.loads(line)
                 if value.get("type") == "system" and value.get("subtype") == "init":
                     session_id = value["session_id"]

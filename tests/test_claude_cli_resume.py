@@ -7,9 +7,9 @@ from __future__ import annotations
 import json
 import os
 import stat
-import subprocess
 import uuid
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 from click.testing import CliRunner
@@ -22,6 +22,7 @@ from txcodec.clients import claude as claude_client
 from txcodec.clients.anthropic import AnthropicMock, request_messages
 from txcodec.clients.claude import claude_binary, claude_env, comparable, munge_cwd
 from txcodec.clients.mockserver import MockServer
+from txcodec.clients.process import run_client
 
 SRC = CORPUS / "claude_code/session-migrate/claude-2.1.209/basic.jsonl"
 SRC_ID = "10000000-0000-4000-8000-000000000000"  # its sessionId (a UUID), kept by the writer
@@ -119,15 +120,19 @@ def test_resume_refuses_a_missing_folder_before_installing(store):
 # --- with the real client ---------------------------------------------------------------
 
 
+class Done(NamedTuple):
+    returncode: int
+    stdout: str
+    stderr: str
+
+
 def _claude_resume(session_id: str, cwd: Path, config: Path, home: Path):
     """``claude -p --resume ID continue`` in ``cwd`` with the store at ``config``."""
     mock = AnthropicMock(strict=True)
     with MockServer(mock) as server:
         env = claude_env(home, server) | {"CLAUDE_CONFIG_DIR": str(config)}
-        done = subprocess.run(
-            [str(claude_binary()), "-p", "--resume", session_id, "continue", "--dangerously-skip-permissions"],
-            cwd=cwd, env=env, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
-        )
+        done = Done(*run_client([str(claude_binary()), "-p", "--resume", session_id, "continue",
+                                 "--dangerously-skip-permissions"], cwd, env, 60, "claude"))
         bodies = [r.json() for r in server.requests if r.path.split("?")[0] == "/v1/messages"]
     return done, bodies, mock.rejected
 

@@ -18,6 +18,7 @@ import os
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
+from types import SimpleNamespace
 
 import pytest
 from stream_json_scenarios import SCENARIOS, Capture, run
@@ -26,6 +27,7 @@ from txcodec import api
 from txcodec.clients.anthropic import AnthropicMock, request_messages, text
 from txcodec.clients.claude import check_resume, claude_binary, claude_env, comparable, munge_cwd
 from txcodec.clients.mockserver import MockServer
+from txcodec.clients.process import run_bytes, run_client
 from txcodec.clients.report import find_client
 from txcodec.common import Conversation, Message, Text, ToolResult, ToolUse
 from txcodec.harnesses.claude_code.write import write as write_claude
@@ -179,11 +181,10 @@ def test_written_input_lines_drive_the_real_cli(tmp_path):
     home.mkdir()
     cwd.mkdir()
     with MockServer(mock) as server:
-        done = subprocess.run(
+        code, out, err = run_bytes(
             [str(claude_binary()), "-p", "--input-format", "stream-json", "--output-format", "stream-json",
-             "--verbose", "--dangerously-skip-permissions"],
-            input=stdin, cwd=cwd, env=claude_env(home, server), capture_output=True, timeout=60,
-        )
+             "--verbose", "--dangerously-skip-permissions"], cwd, claude_env(home, server), 60, "claude", input=stdin)
+        done = SimpleNamespace(returncode=code, stdout=out, stderr=err)
         bodies = [r.json() for r in server.requests if r.path.split("?")[0] == "/v1/messages"]
     assert done.returncode == 0, done.stderr[-1500:]
     assert not mock.rejected
@@ -234,9 +235,9 @@ def test_cli_convert_install_then_claude_resumes_it(captures, name, tmp_path):
     mock = AnthropicMock([text("resumed")], strict=True)
     with MockServer(mock) as server:
         run_env = dict(claude_env(home, server), CLAUDE_CONFIG_DIR=str(config))
-        resumed = subprocess.run([str(claude_binary()), "-p", "--resume", capture.session_id, "continue",
-                                  "--dangerously-skip-permissions"], cwd=project, env=run_env, capture_output=True,
-                                 text=True, timeout=60, stdin=subprocess.DEVNULL)
+        code, out, err = run_client([str(claude_binary()), "-p", "--resume", capture.session_id, "continue",
+                                     "--dangerously-skip-permissions"], project, run_env, 60, "claude")
+        resumed = SimpleNamespace(returncode=code, stdout=out, stderr=err)
         bodies = [r.json() for r in server.requests if r.path.split("?")[0] == "/v1/messages"]
     assert resumed.returncode == 0 and not mock.rejected, (resumed.stderr[-1500:], mock.rejected)
     assert resumed.stdout.strip() == "resumed"

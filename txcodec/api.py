@@ -12,6 +12,7 @@ import msgspec
 from . import registry
 from .common import Conversation
 from .errors import InputError
+from .ids import safe_relpath
 from .loss import LossReport
 from .native import NativeSession, decode_document, decode_session, json_source
 
@@ -27,12 +28,9 @@ def read_bytes(path: str | os.PathLike[str]) -> bytes:
     path = Path(path)
     data = path.read_bytes()
     if path.suffix == ".zst":
-        import zstandard
+        from .zst import decompress
 
-        try:
-            data = zstandard.ZstdDecompressor().stream_reader(data).read()
-        except zstandard.ZstdError as exc:  # a ValueError, so callers report it as bad input
-            raise ValueError(f"{path}: not a readable zstd file ({exc})") from exc
+        data = decompress(data, path)  # a cut-off or corrupt frame is an InputError naming the file
     return data
 
 
@@ -227,6 +225,8 @@ def convert(
     if conversation.meta.forked_from is not msgspec.UNSET and to not in FORK_SLOTS:
         loss.add("lineage:forked-from", f"forked from {conversation.meta.forked_from.session_id}: "
                  f"{target.title} has no slot for a session's parent")
+    for rel in written.files:  # a writer's names are checked once more: a caller may write them out as they are
+        safe_relpath(rel)
     if not conversation.messages and not conversation.children and "write:no-conversation" not in loss.counts():
         loss.add("write:no-conversation", f"{_name(source)} holds no message: {target.title} will find nothing to resume")
     return written, loss

@@ -1,20 +1,112 @@
-"""Atomic writes: a temp file in the target folder, fsync, then rename. A reader never
-sees a half-written file, and an existing file is never replaced unless asked."""
+"""Atomic writes and all-or-nothing installs (docs/guarantees.md, "Atomic installs").
+
+A file is written to a temporary beside its target (``.<name>.txcodec-<pid>-<random>.tmp``:
+a dotfile no client loads), flushed to disk, then linked into place; a reader never sees a
+half-written file, and an existing file is never replaced unless asked.
+
+An install writes every file of a session to such temporaries first, then links the side
+files, and the main transcript last: the main file is what makes a session visible to its
+client, so a crash at any moment leaves nothing, or side files that no client loads
+without it. Temporaries left by a killed run are removed by the next install into the
+same folders; side files a killed run already linked are taken as done when they hold
+the very bytes asked for, so a retry finishes the install instead of refusing.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
-from collections.abc import Iterator
+import re
+import secrets
+import time
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
-from .errors import TxcodecError
+from .errors import StoreError, TxcodecError, UnsafeId
+from .ids import inside, is_safe_relpath, shown
 
 
 class TargetExists(TxcodecError, FileExistsError):
     pass
+
+
+_TEMP = re.compile(r"\..*\.txcodec-(\d+)-[0-9a-f]{8}\.tmp")
+_STALE_AFTER = 24 * 3600  # a live process's temporary this old is left over all the same
+
+
+def _temp_path(path: Path) -> Path:
+    # the name is cut so that the temporary stays within NAME_MAX when the target does
+    return path.with_name(f".{path.name[:96]}.txcodec-{os.getpid()}-{secrets.token_hex(4)}.tmp")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # EPERM: someone else's process, alive
+        return True
+    return True
+
+
+def clean_stale(folder: str | os.PathLike[str]) -> list[Path]:
+    """Remove the temporaries our killed runs left in ``folder`` (their process is gone,
+    or they are a day old); returns what was removed. Other files are never touched."""
+    removed = []
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return removed
+    now = time.time()
+    for entry in entries:
+        found = _TEMP.fullmatch(entry.name)
+        if found is None or not entry.is_file(follow_symlinks=False):
+            continue
+        pid = int(found.group(1))
+        try:
+            old = now - entry.stat(follow_symlinks=False).st_mtime > _STALE_AFTER
+        except OSError:
+            continue
+        if pid != os.getpid() and (old or not _alive(pid)):
+            try:
+                os.unlink(entry.path)
+                removed.append(Path(entry.path))
+            except OSError:
+                pass
+    return removed
+
+
+def _write_temp(path: Path, data: bytes, mode: int | None) -> Path:
+    tmp = _temp_path(path)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    try:
+        os.fchmod(fd, 0o666 & ~_UMASK if mode is None else mode)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+    except BaseException:
+        _unlink(tmp)
+        raise
+    return tmp
+
+
+def _link(tmp: Path, path: Path) -> None:
+    """``tmp`` to ``path``, never replacing ``path``: link() fails if the target exists,
+    where rename() would silently replace it."""
+    try:
+        os.link(tmp, path)
+    except FileExistsError:
+        raise TargetExists(f"{path} already exists; not overwritten") from None
+    _unlink(tmp)
+
+
+def _unlink(path: Path) -> None:
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
 
 
 def write_atomic(
@@ -23,25 +115,14 @@ def write_atomic(
     """``mode`` None gives a new file the usual mode (0666 less the umask)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    tmp = _write_temp(path, data, mode)
     try:
-        os.fchmod(fd, 0o666 & ~_UMASK if mode is None else mode)  # mkstemp makes 0600
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
         if overwrite:
             os.replace(tmp, path)
         else:
-            # link() fails if the target exists, where rename() would silently replace it
-            try:
-                os.link(tmp, path)
-            except FileExistsError:
-                raise TargetExists(f"{path} already exists; not overwritten") from None
-            os.unlink(tmp)
+            _link(tmp, path)
     except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+        _unlink(tmp)
         raise
     _fsync_dir(path.parent)
     return path
@@ -53,7 +134,8 @@ def atomic_stream(path: str | os.PathLike[str], *, overwrite: bool = False) -> I
     the file appears whole when the block ends, and not at all when it raises."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    tmp = _temp_path(path)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
     try:
         os.fchmod(fd, 0o666 & ~_UMASK)
         with os.fdopen(fd, "wb") as f:
@@ -63,42 +145,114 @@ def atomic_stream(path: str | os.PathLike[str], *, overwrite: bool = False) -> I
         if overwrite:
             os.replace(tmp, path)
         else:
-            try:
-                os.link(tmp, path)
-            except FileExistsError:
-                raise TargetExists(f"{path} already exists; not overwritten") from None
-            os.unlink(tmp)
+            _link(tmp, path)
     except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+        _unlink(tmp)
         raise
     _fsync_dir(path.parent)
 
 
-def install_files(root: str | os.PathLike[str], files: dict[str, bytes]) -> list[Path]:
-    """Write every file under ``root``; refuse (before writing anything) when one exists
-    or a relative path would escape ``root``. When a write fails anyway (a file appeared
-    meanwhile, a full disk), the files already written are removed again."""
-    root = Path(root).resolve()
-    targets = []
-    for rel, data in files.items():
-        target = (root / rel).resolve()
-        if root != target and root not in target.parents:
-            raise ValueError(f"{rel!r} escapes {root}")
-        if target.exists():
-            raise TargetExists(f"{target} already exists; not overwritten")
-        targets.append((target, data))
-    done: list[Path] = []
+def _same_bytes(path: Path, data: bytes) -> bool:
+    """``path`` is a regular file (not a symlink) holding exactly ``data``."""
     try:
-        for target, data in targets:
-            # session files are private, as the clients write their own (0600)
-            done.append(write_atomic(target, data, mode=0o600))
+        if not path.is_file() or path.is_symlink() or path.stat().st_size != len(data):
+            return False
+        return path.read_bytes() == data
+    except OSError:
+        return False
+
+
+class Staged:
+    """Every file of one install written to temporaries, not yet linked: :meth:`commit`
+    puts them in place (side files first, the main file last), :meth:`discard` removes them."""
+
+    def __init__(self, root: Path, files: list[tuple[Path, bytes]]) -> None:
+        self.root = root
+        self.files = files  # (target, data), the main file first
+        self.temps: dict[Path, Path] = {}  # target -> its temporary
+        self.reused: list[Path] = []  # side files a killed run already put in place
+
+    def write(self, mode: int | None) -> None:
+        main = self.files[0][0]
+        folders = sorted({target.parent for target, _ in self.files})
+        for folder in folders:
+            clean_stale(folder)  # first: a refused retry still takes our debris away
+        for target, data in self.files:
+            if os.path.lexists(target):
+                if target != main and _same_bytes(target, data):
+                    self.reused.append(target)  # an interrupted install of this very session
+                    continue
+                what = "already exists; not overwritten" if target == main else (
+                    "already exists with other content; not overwritten (a side file of another session "
+                    "under this id, or left by an interrupted install: remove it to retry)")
+                raise TargetExists(f"{target} {what}")
+        for folder in folders:
+            folder.mkdir(parents=True, exist_ok=True)
+            if not inside(self.root, folder):  # a symlinked folder made meanwhile
+                raise StoreError(f"{folder} leads out of {self.root} (a symlink); not written")
+        for target, data in self.files:
+            if target not in self.reused:
+                self.temps[target] = _write_temp(target, data, mode)
+
+    def commit(self) -> list[Path]:
+        main = self.files[0][0]
+        linked: list[Path] = []
+        try:
+            for target, _ in self.files[1:]:
+                if target in self.temps:
+                    _link(self.temps[target], target)
+                    del self.temps[target]  # only once linked: a failed link's temporary is discarded below
+                    linked.append(target)
+            for folder in sorted({t.parent for t, _ in self.files[1:]}):
+                _fsync_dir(folder)  # the side files are on disk before the main file names them
+            _link(self.temps[main], main)
+            del self.temps[main]
+        except BaseException:
+            for path in linked:  # all or nothing: a session missing its side files is worse than none
+                _unlink(path)
+            self.discard()
+            raise
+        _fsync_dir(main.parent)
+        return [target for target, _ in self.files]
+
+    def discard(self) -> None:
+        for tmp in self.temps.values():
+            _unlink(tmp)
+        self.temps.clear()
+
+
+def stage(root: str | os.PathLike[str], files: Iterable[tuple[str, bytes]], mode: int | None = 0o600) -> Staged:
+    """Check every relative path (it must stay under ``root``, no symlink leading out) and
+    that no file exists (our own side files from a killed run excepted), then write the
+    temporaries. Nothing is visible until :meth:`Staged.commit`. Session files are private
+    by default (0600), as the clients write their own."""
+    root = Path(root)
+    targets = []
+    for rel, data in files:
+        if not is_safe_relpath(rel):
+            raise UnsafeId(f"{shown(rel)} escapes {root} or is not a safe relative file name; nothing written")
+        target = root / rel
+        if not inside(root, target.parent):
+            raise StoreError(f"{target.parent} leads out of {root} (a symlink); nothing written")
+        if target.is_symlink():  # never written through, wherever it points
+            raise StoreError(f"{target} is a symlink; nothing written")
+        targets.append((target, data))
+    if not targets:
+        raise StoreError("nothing to install")
+    staged = Staged(root, targets)
+    try:
+        staged.write(mode)
     except BaseException:
-        # all or nothing: a session missing its side files is worse than none
-        for path in done:
-            path.unlink(missing_ok=True)
+        staged.discard()
         raise
-    return done
+    return staged
+
+
+def install_files(root: str | os.PathLike[str], files: dict[str, bytes]) -> list[Path]:
+    """Write every file under ``root``, the first (the main transcript) last; refuse,
+    before anything is visible, when a path would leave ``root`` or a file exists. When a
+    step fails anyway (a full disk), what this call put in place is removed again."""
+    return stage(root, files.items()).commit()
 
 
 def _read_umask() -> int:

@@ -13,14 +13,15 @@ A ``.json`` side file is one document (often pretty-printed), so it is checked w
 
 from __future__ import annotations
 
-import io
 import os
+import stat
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
 from . import api, registry
+from .errors import TxcodecError
 from .jsonl import iter_lines
 from .native import Line, NativeSession, Opaque, decode_line
 
@@ -62,7 +63,7 @@ def collect(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Path]:
     block or never end, so only regular files are picked up)."""
     for given in paths:
         path = Path(given)
-        if not path.is_dir():
+        if _kind(path) != "dir":  # a folder that cannot be searched is yielded, to be reported
             yield path
             continue
         unlisted: list[OSError] = []  # a folder that cannot be listed is yielded, to be reported
@@ -72,18 +73,29 @@ def collect(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Path]:
             dirs.sort()
             for name in sorted(files):
                 found = Path(folder) / name
-                if name.endswith(SUFFIXES) and (found.is_file() or not found.exists()):
-                    yield found  # a dangling symlink is yielded, to be reported
+                if name.endswith(SUFFIXES) and _kind(found) in ("file", "missing", "unknown"):
+                    yield found  # a dangling symlink or an entry we may not look at: reported
         yield from (Path(e.filename) for e in unlisted)
 
 
-def _open(path: Path) -> BinaryIO:
-    stream: BinaryIO = open(path, "rb")
-    if path.suffix == ".zst":
-        import zstandard
+def _kind(path: Path) -> str:
+    """``dir``, ``file``, ``other`` (a FIFO, a device), ``missing``, or ``unknown`` when
+    the path may not be looked at (a folder above it is not searchable): never raises."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return "missing"
+    except (OSError, ValueError):
+        return "unknown"
+    return "dir" if stat.S_ISDIR(mode) else "file" if stat.S_ISREG(mode) else "other"
 
-        stream = io.BufferedReader(zstandard.ZstdDecompressor().stream_reader(stream, closefd=True))
-    return stream
+
+def _open(path: Path) -> BinaryIO:
+    if path.suffix == ".zst":
+        from .zst import open_stream
+
+        return open_stream(path)  # a cut-off frame is an error, not a shorter file
+    return open(path, "rb")
 
 
 def verify_file(path: str | os.PathLike[str], harness: str | None = None) -> Verified:
@@ -98,6 +110,8 @@ def verify_file(path: str | os.PathLike[str], harness: str | None = None) -> Ver
             return _verify_lines(path, stream, harness)
     except OSError as exc:
         return Verified(path, False, error=exc.strerror or str(exc))
+    except TxcodecError as exc:  # its message names the file; the report line does already
+        return Verified(path, False, error=exc.args[0] if exc.args else str(exc))
     except Exception as exc:  # a corrupt .zst and the like: report, never a traceback
         return Verified(path, False, error=f"{type(exc).__name__}: {exc}")
 

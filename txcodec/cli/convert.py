@@ -40,7 +40,8 @@ def _write_out(written: registry.Written, out: Path) -> list[Path]:
 
 
 def _resume_line(harness: str, written: registry.Written) -> str:
-    sid = written.session_id
+    # the id came from a source file: quoted, it is one argument and never shell text
+    sid = shlex.quote(written.session_id)
     lines = {"claude_code": f"claude --resume {sid}", "codex": f"codex resume {sid}", "gemini_cli": f"gemini --resume {sid}",
              "qwen_code": f"qwen --resume {sid}", "pi": f"pi --session {sid}"}
     return lines.get(harness, f"(resume session {sid})")

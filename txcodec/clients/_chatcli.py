@@ -4,7 +4,6 @@ history a resumed session sent, in Common."""
 
 from __future__ import annotations
 
-import os
 import shutil
 import tempfile
 from dataclasses import dataclass, field
@@ -14,7 +13,7 @@ from typing import Any, Callable
 from ..common import Message, Text
 from .mockserver import MockServer, Request
 from .openai_chat import ChatMock, Reply, chat_requests, request_messages
-from .process import run_client
+from .process import client_env, run_client
 from .report import ClientMissing as ClientMissing  # qwen and pi import it from here
 from .report import require_client
 
@@ -76,7 +75,7 @@ class Sandbox:
         with MockServer(mock) as server:
             if prepare is not None:
                 prepare(server.url)
-            environ = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(self.home), "NO_COLOR": "1", **env(server.url)}
+            environ = client_env(self.home, env(server.url))
             code, out, err = run_client(argv, self.cwd, environ, timeout)
             return Run(code, out, err, chat_requests(server), list(mock.rejected), self.home, self.cwd)
 

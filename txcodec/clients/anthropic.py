@@ -109,7 +109,7 @@ _ASSISTANT_BLOCKS = {
 _RESULT_PARTS = {"text", "image", "document", "search_result", "tool_reference"}
 # anomalyco/opencode#1279: "messages.1.content.1.tool_use.id: String should match
 # pattern '^[a-zA-Z0-9_-]+$'"
-_TOOL_ID = re.compile(r"^[a-zA-Z0-9_-]+$")
+_TOOL_ID = re.compile(r"[a-zA-Z0-9_-]+")  # fullmatch: "$" would take a final newline
 # Claude Code 2.1.332 sends its environment context as a ``system`` message inside
 # ``messages`` (a beta the ``?beta=true`` endpoint accepts), text only.
 _ROLES = {"user": _USER_BLOCKS, "assistant": _ASSISTANT_BLOCKS, "system": {"text"}}
@@ -179,7 +179,7 @@ def _tool_use(block: dict) -> list[str]:
     out = []
     if not isinstance(block.get("id"), str) or not block.get("id"):
         out.append("tool_use.id: Field required")
-    elif not _TOOL_ID.match(block["id"]):
+    elif not _TOOL_ID.fullmatch(block["id"]):
         out.append("tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'")
     if not isinstance(block.get("name"), str) or not block.get("name"):
         out.append("tool_use.name: Field required")

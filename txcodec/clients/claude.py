@@ -15,20 +15,19 @@ import functools
 import os
 import re
 import shutil
-import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..api import read_bytes
+from ..ids import inside, is_uuid
 from .anthropic import AnthropicMock, request_messages
 from .mockserver import MockServer
+from .process import client_env, run_client, version_of
 from .report import ClientMissing as ClientMissing
 from .report import ResumeReport, find_client, require_client
 
-_UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 RESUME_PROMPT = "continue"
-
 
 
 def munge_cwd(cwd: str) -> str:
@@ -44,14 +43,12 @@ def claude_binary() -> Path:
 
 @functools.lru_cache(maxsize=4)
 def client_version(binary: Path | None = None) -> str:
-    out = subprocess.run([str(binary or claude_binary()), "--version"], capture_output=True, text=True, timeout=30)
-    return out.stdout.strip().split(" ")[0] if out.returncode == 0 else "unknown"
+    code, out, _ = version_of(binary or claude_binary(), timeout=30)
+    return out.strip().split(" ")[0] if code == 0 and out.strip() else "unknown"
 
 
 def claude_env(home: Path, server: MockServer) -> dict[str, str]:
-    return {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "HOME": str(home),
+    return client_env(home, {
         "ANTHROPIC_BASE_URL": server.url,
         "ANTHROPIC_API_KEY": "dummy",
         "DISABLE_TELEMETRY": "1",
@@ -60,8 +57,7 @@ def claude_env(home: Path, server: MockServer) -> dict[str, str]:
         "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
         "CLAUDE_CODE_MAX_RETRIES": "0",
         "IS_SANDBOX": "1",
-        "LANG": "C.UTF-8",
-    }
+    })
 
 
 @dataclass
@@ -82,20 +78,8 @@ def run_claude(args: list[str], cwd: Path, home: Path, server: MockServer, timeo
             full_env.pop(key, None)
         else:
             full_env[key] = value
-    try:
-        done = subprocess.run(
-            cmd, cwd=cwd, env=full_env, capture_output=True, text=True, timeout=timeout,
-            stdin=subprocess.DEVNULL,
-        )
-    except subprocess.TimeoutExpired as exc:
-        return Run(124, _text(exc.stdout), _text(exc.stderr) + f"\n[timed out after {timeout}s]")
-    return Run(done.returncode, done.stdout, done.stderr)
-
-
-def _text(value: bytes | str | None) -> str:
-    if value is None:
-        return ""
-    return value if isinstance(value, str) else value.decode("utf-8", "replace")
+    code, out, err = run_client(cmd, cwd, full_env, timeout, "claude")
+    return Run(124 if code == -9 else code, out, err)
 
 
 def place_session(path: Path, home: Path, cwd: Path, session_id: str) -> Path:
@@ -106,8 +90,12 @@ def place_session(path: Path, home: Path, cwd: Path, session_id: str) -> Path:
     target = project / f"{session_id}.jsonl"
     target.write_bytes(read_bytes(path))
     side = path.parent / (path.name.removesuffix(".zst").removesuffix(".jsonl"))
-    if side.is_dir():
-        shutil.copytree(side, project / session_id, symlinks=False, dirs_exist_ok=True)
+    if side.is_dir() and not side.is_symlink():
+        # a symlink out of the side folder is not copied: the client would read its target
+        def outside(folder: str, names: list[str]) -> list[str]:
+            return [n for n in names if os.path.islink(os.path.join(folder, n)) and not inside(side, os.path.join(folder, n))]
+
+        shutil.copytree(side, project / session_id, symlinks=False, ignore=outside, dirs_exist_ok=True)
     return target
 
 
@@ -115,7 +103,7 @@ def session_id_for(path: Path) -> str:
     """The id Claude Code will look the file up by: its stem when that is a UUID, else
     the first ``sessionId`` inside."""
     stem = path.name.removesuffix(".zst").removesuffix(".jsonl")
-    if _UUID.match(stem):
+    if is_uuid(stem):
         return stem
     import json
 
@@ -124,7 +112,7 @@ def session_id_for(path: Path) -> str:
             value = json.loads(line)
         except ValueError:
             continue
-        if isinstance(value, dict) and isinstance(value.get("sessionId"), str) and _UUID.match(value["sessionId"]):
+        if isinstance(value, dict) and isinstance(value.get("sessionId"), str) and is_uuid(value["sessionId"]):
             return value["sessionId"]
     raise ValueError(f"{path}: no session id (neither the file name nor a sessionId is a UUID)")
 

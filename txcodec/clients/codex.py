@@ -23,14 +23,16 @@ import subprocess
 import tempfile
 import termios
 import time
+import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..api import read_bytes
+from ..ids import check_id
 from ..jsonl import split_lines
 from .mockserver import MockServer, Request
-from .process import run_client
+from .process import MARKER, client_env, reap, recent, run_client, version_of
 from .report import ClientMissing as ClientMissing
 from .report import ResumeReport, require_client
 from .responses import Item, handler, input_to_common, model_requests
@@ -73,8 +75,8 @@ def codex_binary() -> Path:
 
 
 def client_version(binary: Path | None = None) -> str:
-    out = subprocess.run([str(binary or codex_binary()), "--version"], capture_output=True, text=True, timeout=30)
-    return out.stdout.strip().replace("codex-cli ", "codex ") or "codex (unknown version)"
+    _, out, _ = version_of(binary or codex_binary(), timeout=30)
+    return out.strip().replace("codex-cli ", "codex ") or "codex (unknown version)"
 
 
 @dataclass
@@ -130,15 +132,12 @@ class Sandbox:
             else:
                 table = PROVIDER.format(provider=self.provider, url=server.url)
             (self.home / "config.toml").write_text(CONFIG.format(model=self.model, provider=self.provider, provider_table=table))
-            env = {
-                "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-                "HOME": str(self.root / "home"),
+            env = client_env(self.root / "home", {
                 "CODEX_HOME": str(self.home),
                 "MOCK_API_KEY": "dummy",
                 "OPENAI_API_KEY": "dummy",
-                "NO_COLOR": "1",
                 "RUST_LOG": "error",
-            }
+            })
             argv = [str(binary), "exec", "--skip-git-repo-check", "--json", *args]
             code, out, err = run_client(argv, self.cwd, env, timeout, "codex")
             return Run(code, out, err, model_requests(server), self.home, self.cwd)
@@ -158,8 +157,10 @@ def picker_screen(box: Sandbox, args: tuple[str, ...] = (), until: str | None = 
     with MockServer(handler([])) as server:
         table = PROVIDER.format(provider=box.provider, url=server.url)
         (box.home / "config.toml").write_text(CONFIG.format(model=box.model, provider=box.provider, provider_table=table))
-        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(box.root / "home"), "CODEX_HOME": str(box.home),
-               "MOCK_API_KEY": "dummy", "TERM": "xterm-256color", "NO_COLOR": "1"}
+        token = uuid.uuid4().hex  # marks every process the TUI starts, to reap them all
+        recent.append(token)
+        env = client_env(box.root / "home", {"CODEX_HOME": str(box.home), "MOCK_API_KEY": "dummy",
+                                              "TERM": "xterm-256color", MARKER: token})
         leader, follower = os.openpty()
         fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 200, 0, 0))
         proc = subprocess.Popen([str(binary), "resume", *args], cwd=box.cwd, env=env, stdin=follower, stdout=follower,
@@ -187,6 +188,7 @@ def picker_screen(box: Sandbox, args: tuple[str, ...] = (), until: str | None = 
                 if until is not None and until in text:
                     break
         finally:
+            reap(token, proc.pid)  # the group and any daemon (codex app-server) that left it
             proc.kill()
             proc.wait()
             os.close(leader)
@@ -206,6 +208,8 @@ def canonical_relpath(data: bytes) -> tuple[str, str]:
     from ..harnesses.codex.write import normalize_ts
 
     session_id = session_id_of(data) or ""
+    if session_id:
+        check_id(session_id, "session id")  # it names the rollout file installed
     first = split_lines(data[:1 << 22])[0][:1]
     try:
         stamp = json.loads(first[0]).get("timestamp") if first else None

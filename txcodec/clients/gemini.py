@@ -27,7 +27,6 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,7 +34,7 @@ from typing import Any
 
 from ..common import Block, Image, Message, RawBlock, Text, Thinking, ToolResult, ToolUse
 from .mockserver import MockServer, Request, Response, json_response, sse
-from .process import run_client
+from .process import run_client, version_of
 from .report import ClientMissing as ClientMissing
 from .report import ResumeReport, require_client
 
@@ -182,18 +181,10 @@ def gemini_binary() -> Path:
 
 @functools.lru_cache(maxsize=4)
 def client_version(binary: Path | None = None) -> str:
-    # in a throw-away HOME: even --version registers a project under ~/.gemini
-    home = tempfile.mkdtemp(prefix="txcodec-gemini-version-")
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": home, "GEMINI_CLI_HOME": home, "NO_COLOR": "1"}
-    try:
-        out = subprocess.run([str(binary or gemini_binary()), "--version"], capture_output=True, text=True, timeout=60,
-                             env=env, cwd=home)
-    except subprocess.TimeoutExpired:
-        return "gemini (unknown version)"
-    finally:
-        shutil.rmtree(home, ignore_errors=True)
-    version = out.stdout.strip().splitlines()[-1] if out.stdout.strip() else ""
-    return f"gemini {version}" if version else "gemini (unknown version)"
+    # sandboxed like every run: even --version registers a project under ~/.gemini
+    code, out, _ = version_of(binary or gemini_binary(), timeout=60, home_vars=("GEMINI_CLI_HOME",))
+    version = out.strip().splitlines()[-1] if out.strip() else ""
+    return f"gemini {version}" if code == 0 and version else "gemini (unknown version)"
 
 
 SETTINGS: dict[str, Any] = {

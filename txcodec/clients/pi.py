@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +23,7 @@ from ..api import read_bytes
 from ..atomic import write_atomic
 from ._chatcli import ClientMissing, Run, Sandbox, binary, history_sent, rewrite_cwd
 from .openai_chat import MODEL, Reply
+from .process import version_of
 from .report import ResumeReport
 
 __all__ = ["ClientMissing", "Pi", "check_resume", "client_version", "pi_binary"]
@@ -34,8 +34,8 @@ def pi_binary() -> Path:
 
 
 def client_version(path: Path | None = None) -> str:
-    out = subprocess.run([str(path or pi_binary()), "--version"], capture_output=True, text=True, timeout=60, env={**os.environ, "PI_OFFLINE": "1"})
-    return f"pi {(out.stdout or out.stderr).strip() or '(unknown version)'}"
+    _, out, err = version_of(path or pi_binary(), {"PI_OFFLINE": "1"})
+    return f"pi {(out or err).strip() or '(unknown version)'}"
 
 
 def models_json(url: str) -> dict[str, Any]:

@@ -16,15 +16,16 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 from pathlib import Path
 from typing import Any
 
 from ..api import read_bytes
 from ..atomic import write_atomic
 from ..common import Text
+from ..ids import check_id
 from ._chatcli import ClientMissing, Run, Sandbox, binary, history_sent, rewrite_cwd
 from .openai_chat import MODEL, Reply
+from .process import version_of
 from .report import ResumeReport
 
 __all__ = ["ClientMissing", "Qwen", "check_resume", "client_version", "qwen_binary"]
@@ -42,8 +43,8 @@ def qwen_binary() -> Path:
 
 
 def client_version(path: Path | None = None) -> str:
-    out = subprocess.run([str(path or qwen_binary()), "--version"], capture_output=True, text=True, timeout=60)
-    return f"qwen {out.stdout.strip() or '(unknown version)'}"
+    _, out, _ = version_of(path or qwen_binary())
+    return f"qwen {out.strip() or '(unknown version)'}"
 
 
 def injected(text: Text) -> bool:
@@ -86,7 +87,7 @@ def check_resume(path: str | os.PathLike[str], prompt: str = "continue", timeout
 
     path = Path(path)
     data = read_bytes(path)
-    session_id = _session_id(data) or path.stem
+    session_id = check_id(_session_id(data) or path.stem, f"{path}: session id")  # it names the file installed
     exe = qwen_binary()
     with Qwen() as box:
         write_atomic(box.store / session_relpath(str(box.cwd), session_id), rewrite_cwd(data, str(box.cwd)))

@@ -715,6 +715,9 @@ def read(session: NativeSession, loss: LossReport) -> Conversation:
 
         files = session_files(Path(session.path))
         tool_results = {p.name: p for p in files.tool_results}
+        for refused in files.refused:
+            loss.add("side-file:symlink-outside", f"{refused} is a symlink out of the session folder; not read",
+                     file=str(session.path))
     conversation, reader = read_file(session, loss, tool_results=tool_results)
     if files is not None:
         attach_children(conversation, reader, files, loss)

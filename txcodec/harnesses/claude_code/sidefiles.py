@@ -10,7 +10,10 @@ Layout (seed 000 "Collection", seed 004 section 2)::
     <project>/<sid>/workflows/scripts/<label>-wf_<run>.js      scripts (may live elsewhere)
     <project>/<sid>/tool-results/<id>.txt                      persisted tool output
 
-Directories behind symlinks are not followed. A folder that cannot be listed is noted in
+Directories behind symlinks are not followed; a side file that is a symlink is followed
+only when it leads to a file inside the session folder (else it is listed in
+``SessionFiles.refused`` and never read: a transcript must not make us read, print or
+convert any file it names). A folder that cannot be listed is noted in
 ``SessionFiles.errors`` and the rest is still found.
 """
 
@@ -22,6 +25,7 @@ from pathlib import Path
 
 import msgspec
 
+from ...ids import inside
 from .records import AgentMeta
 
 _meta_decoder = msgspec.json.Decoder(AgentMeta)
@@ -56,6 +60,7 @@ class SessionFiles:
     tool_results: list[Path] = field(default_factory=list)
     orphan_metas: list[Path] = field(default_factory=list)  # .meta.json without a transcript
     errors: list[str] = field(default_factory=list)  # folders that could not be listed
+    refused: list[Path] = field(default_factory=list)  # symlinks leading out of the session folder
 
     def tool_result_file(self, name: str) -> Path | None:
         for path in self.tool_results:
@@ -118,7 +123,39 @@ def session_files(main: Path, session_id: str | None = None) -> SessionFiles:
     results = _entries(folder / "tool-results", out)
     subdirs = [d for d in results if _dir(d)]  # pdf-<uuid>/<n>.jpg
     out.tool_results = _matching(results, "*") + [p for d in subdirs for p in _files(d, "*", out)]
+    _refuse_outside(out)
     return out
+
+
+def _refuse_outside(out: SessionFiles) -> None:
+    """Drop every side file that is a symlink out of the session folder (into ``refused``)."""
+    assert out.folder is not None
+    kept = lambda path: not path.is_symlink() or inside(out.folder, path)  # noqa: E731
+
+    def keep(paths: list[Path]) -> list[Path]:
+        out.refused.extend(p for p in paths if not kept(p))
+        return [p for p in paths if kept(p)]
+
+    agents = []
+    for agent in out.agents:
+        if not kept(agent.transcript):
+            out.refused.append(agent.transcript)
+            if agent.meta_path is not None:
+                out.orphan_metas.append(agent.meta_path)
+            continue
+        if agent.meta_path is not None and not kept(agent.meta_path):
+            out.refused.append(agent.meta_path)
+            agent.meta_path = None
+        agents.append(agent)
+    out.agents = agents
+    for wf, journal in list(out.journals.items()):
+        if not kept(journal):
+            out.refused.append(journal)
+            del out.journals[wf]
+    out.workflow_runs = keep(out.workflow_runs)
+    out.workflow_scripts = keep(out.workflow_scripts)
+    out.tool_results = keep(out.tool_results)
+    out.orphan_metas = keep(out.orphan_metas)
 
 
 def script_run_id(name: str) -> str | None:

@@ -58,6 +58,7 @@ from ...common import (
     ToolUse,
     to_json,
 )
+from ...ids import check_uuid, derive_uuid, is_safe_id, is_uuid, safe_relpath, shown
 from ...loss import LossReport
 from ...registry import WriteOptions, Written
 from .envelopes import parse_envelope, render_caveat, render_command, render_output
@@ -66,11 +67,11 @@ from .envelopes import parse_envelope, render_caveat, render_command, render_out
 NAMESPACE = uuid.UUID("5d3c1e0a-7f3b-5b8e-9c44-2f0a6c1d7e91")
 # The client version this writer's output was tested against (real-client tests).
 TESTED_VERSION = "2.1.332"
-_UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
-_AGENT_ID = re.compile(r"^a[0-9a-f]{16}$")
+# ids are matched whole (fullmatch): "$" would accept a final newline into a file name
+_AGENT_ID = re.compile(r"a[0-9a-f]{16}")
 # The ids the Messages API takes for tool_use (its 400: "tool_use.id: String should match
 # pattern '^[a-zA-Z0-9_-]+$'", anomalyco/opencode#1279).
-_API_TOOL_ID = re.compile(r"^[a-zA-Z0-9_-]+$")
+_API_TOOL_ID = re.compile(r"[a-zA-Z0-9_-]+")
 _EPOCH_TS = "1970-01-01T00:00:00.000Z"
 MISSING_RESULT = "[Tool result missing: the source recorded no result for this call]"
 # Block types that may sit in a tool_result's content list.
@@ -84,27 +85,32 @@ def munge_cwd(cwd: str) -> str:
 
 
 def entry_id(session_id: str, position: str) -> str:
-    return str(uuid.uuid5(NAMESPACE, f"{session_id}/{position}"))
+    return derive_uuid(NAMESPACE, f"{session_id}/{position}")
 
 
-def session_id_for(conversation: Conversation, options: WriteOptions) -> str:
+def session_id_for(conversation: Conversation, options: WriteOptions, loss: LossReport | None = None) -> str:
+    """The caller's id (a UUID, else :class:`UnsafeId`), the source's when it is a UUID,
+    else a UUIDv5 derived from the source's id or from the conversation. A source id that
+    could not even name a file (``../x``, ``$(cmd)``) is reported; a plain non-UUID is the
+    usual case of another harness's ids and is not."""
     if options.session_id:
-        if not _UUID.match(options.session_id):
-            raise ValueError(f"session id {options.session_id!r} is not a UUID (Claude Code only resumes UUIDs)")
-        return options.session_id
+        return check_uuid(options.session_id, why="Claude Code only resumes UUIDs")
     source = conversation.meta.id
-    if isinstance(source, str) and _UUID.match(source):
+    if is_uuid(source):
         return source.lower()
     name = source if isinstance(source, str) else hashlib.sha256(to_json(conversation)).hexdigest()
-    return str(uuid.uuid5(NAMESPACE, f"session:{name}"))
+    derived = derive_uuid(NAMESPACE, f"session:{name}")
+    if isinstance(source, str) and not is_safe_id(source) and loss is not None:
+        loss.add("write:session-id", f"source id {shown(source)} cannot name a file; written as {derived}")
+    return derived
 
 
 def api_tool_id(tool_id: str) -> str:
     """``tool_id`` when the API takes it, else a stable ``toolu_`` id made from it (the
     same for the call and its results, so the pair stays a pair)."""
-    if not tool_id or _API_TOOL_ID.match(tool_id):
+    if not tool_id or _API_TOOL_ID.fullmatch(tool_id):
         return tool_id
-    return "toolu_" + uuid.uuid5(NAMESPACE, f"tool-id:{tool_id}").hex[:24]
+    return "toolu_" + derive_uuid(NAMESPACE, f"tool-id:{tool_id}").replace("-", "")[:24]
 
 
 def dumps(value: Any) -> bytes:
@@ -607,7 +613,7 @@ class _Writer:
         out = []
         for n, child in enumerate(children):
             agent_id = child.link.agent_id if child.link.agent_id is not UNSET else None
-            if not agent_id or not _AGENT_ID.match(agent_id) or agent_id in used:
+            if not agent_id or not _AGENT_ID.fullmatch(agent_id) or agent_id in used:
                 given = agent_id
                 agent_id = "a" + entry_id(self.sid, f"agent/{parent_agent}/{n}").replace("-", "")[:16]
                 self.loss.add("write:agent-id", f"subagent id {given!r} is missing, not a{{16 hex}} or taken; written as {agent_id}", file=self.root_rel)
@@ -712,8 +718,9 @@ def _safe_name(path: str) -> str:
 def write(conversation: Conversation, loss: LossReport, options: WriteOptions) -> Written:
     """The session's files, by path relative to the Claude projects root: the main
     ``<munged cwd>/<sid>.jsonl`` first, then subagents and materialized artifacts."""
-    sid = session_id_for(conversation, options)
-    cwd = options.cwd or (conversation.meta.cwd if conversation.meta.cwd is not UNSET else "/")
+    sid = session_id_for(conversation, options, loss)
+    # an empty cwd would make the project folder "" and the file /<sid>.jsonl
+    cwd = options.cwd or (conversation.meta.cwd if isinstance(conversation.meta.cwd, str) and conversation.meta.cwd else "/")
     root_rel = munge_cwd(cwd)
     writer = _Writer(conversation, loss, sid, cwd, root_rel)
     main_file = f"{root_rel}/{sid}.jsonl"
@@ -725,4 +732,6 @@ def write(conversation: Conversation, loss: LossReport, options: WriteOptions) -
     files = {main_file: writer.render(s, title)}
     writer.children(conversation.children, None, set())
     files.update(writer.files)
+    for rel in files:
+        safe_relpath(rel)
     return Written(sid, files)

@@ -43,6 +43,8 @@ from ...common import (
     ToolUse,
     Usage,
 )
+from ...errors import UnsafeId
+from ...ids import is_safe_id, safe_relpath, shown
 from ...loss import LossReport
 from ...registry import WriteOptions, Written
 from . import records as R
@@ -185,7 +187,7 @@ def uuid7(ts: str, seed: str) -> str:
     """A UUIDv7 (RFC 9562) with ``ts``'s millisecond clock and 74 bits from a hash of
     ``seed``: ids sort by time like the ones codex makes, and one source gives one id."""
     ms = int(datetime.fromisoformat(normalize_ts(ts) or ts).timestamp() * 1000)
-    rand = int.from_bytes(hashlib.sha256(seed.encode()).digest()[:10], "big")
+    rand = int.from_bytes(hashlib.sha256(seed.encode("utf-8", "surrogatepass")).digest()[:10], "big")
     value = (ms & ((1 << 48) - 1)) << 80 | 0x7 << 76 | (rand >> 68 & 0xFFF) << 64 | 0b10 << 62 | (rand & ((1 << 62) - 1))
     return str(uuid.UUID(int=value))
 
@@ -214,13 +216,15 @@ class _Writer:
         if options.session_id:
             if not _is_uuid(options.session_id.lower()):
                 # codex exec resume <non-uuid> silently starts a new session (real-clients.md)
-                raise ValueError(f"session id {options.session_id!r} is not a UUID (Codex only resumes a thread by its UUID)")
+                raise UnsafeId(f"session id {shown(options.session_id)} is not a UUID (Codex only resumes a thread by its UUID)")
             self.id = options.session_id.lower()
         elif self.from_codex and _is_uuid(meta.id):
             self.id = str(meta.id)
         else:
             seed = meta.id if isinstance(meta.id, str) else hashlib.sha256(msgspec.json.encode(conv)).hexdigest()
             self.id = uuid7(self.start, f"{meta.source_harness}:{seed}")
+            if isinstance(meta.id, str) and not is_safe_id(meta.id):
+                loss.add("write:session-id", f"source id {shown(meta.id)} cannot name a file; written as {self.id}")
         self.lines: list[bytes] = []
         self.ts = self.start
         self.call_kinds: dict[str, str] = {}  # call_id -> "function" | "custom" | "local_shell" | "web_search"
@@ -252,7 +256,7 @@ class _Writer:
         if self.conv.children:
             self.loss.add("write:children", f"{len(self.conv.children)} subagent conversations are not written (Codex keeps them as separate threads)")
         data = b"\n".join(self.lines) + b"\n"
-        return Written(self.id, {rollout_relpath(self.start, self.id): data})
+        return Written(self.id, {safe_relpath(rollout_relpath(self.start, self.id)): data})
 
     # --- lines --------------------------------------------------------------------------
     def session_meta(self) -> None:

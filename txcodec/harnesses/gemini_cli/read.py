@@ -45,6 +45,7 @@ from ...common import (
     ToolUse,
     Usage,
 )
+from ...ids import inside, is_safe_id, shown
 from ...loss import LossReport
 from ...native import NativeSession, Opaque, plain
 from ...tools import tool_kind
@@ -361,7 +362,7 @@ def project_root_for(path: Path | None, project_hash: Any) -> str | None:
         return None
     for folder in list(path.resolve().parents)[:3]:
         marker = folder / ".project_root"
-        if marker.is_file():
+        if marker.is_file() and not marker.is_symlink():  # a side file: never followed out
             try:
                 root = marker.read_text(encoding="utf-8").strip()
             except (OSError, UnicodeDecodeError):
@@ -376,8 +377,13 @@ def _children(path: Path, meta: Meta, messages: list[Message], loss: LossReport)
 
     if not isinstance(meta.id, str):
         return []
+    if not is_safe_id(meta.id):
+        # the id is data: "../victim" or "/home" must not make us read another folder
+        loss.add("subagent:unsafe-id", f"sessionId {shown(meta.id)} cannot name a folder; its subagent chats "
+                 "were not looked for", file=str(path))
+        return []
     folder = path.parent / meta.id
-    if not folder.is_dir():
+    if not folder.is_dir() or folder.is_symlink():
         return []
     calls = {}
     for message in messages:
@@ -386,6 +392,10 @@ def _children(path: Path, meta: Meta, messages: list[Message], loss: LossReport)
                 calls[ui["agent_id"]] = call_id
     children = []
     for child_path in sorted(folder.glob("*.jsonl")):
+        if child_path.is_symlink() and not inside(folder, child_path):
+            loss.add("side-file:symlink-outside", f"{child_path} is a symlink out of the session folder; not read",
+                     file=str(path))
+            continue
         child = read(load(child_path, "gemini_cli"), loss, _depth=1)
         agent = child.meta.id if isinstance(child.meta.id, str) else child_path.stem
         link = ChildLink(via="toolCalls.agentId", tool_use_id=calls[agent], agent_id=agent) if agent in calls else (

@@ -29,8 +29,9 @@ from typing import Any
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from ...atomic import TargetExists, write_atomic
-from ...errors import InputError
+from ...atomic import clean_stale, stage, write_atomic
+from ...errors import InputError, UnsafeId
+from ...ids import is_safe_relpath, shown
 from ...jsonl import split_lines
 from ...native import json_source
 from .codec import classify
@@ -216,33 +217,76 @@ def project_slug(root: Path, cwd: str, projects: dict[str, str] | None = None) -
     raise RegistryError(f"no free project slug for {cwd}")
 
 
-def register(root: Path, cwd: str, slug: str) -> None:
+def register(root: Path, cwd: str, slug: str) -> tuple[bool, bool]:
     """Add ``cwd -> slug`` to ``projects.json`` and write the ``.project_root`` marker.
     Other registrations are kept (read, merge, atomic replace), under the lock folder the
-    CLI's ``proper-lockfile`` uses (``projects.json.lock``)."""
+    CLI's ``proper-lockfile`` uses (``projects.json.lock``). Returns ``(marker written,
+    registration added)`` for :func:`unregister`."""
     cwd = os.path.abspath(cwd)
     marker = root / "tmp" / slug / MARKER
+    marked = False
     if _owner(root, slug) is None:
         write_atomic(marker, cwd.encode("utf-8"))
-    with _locked(root / (REGISTRY + ".lock")):
-        projects_file = root / REGISTRY
-        try:
-            current = json.loads(projects_file.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            current = {"projects": {}}
-        except (OSError, ValueError) as exc:
-            raise RegistryError(f"{projects_file} is not readable JSON ({exc}); not touched") from exc
-        if not isinstance(current, dict) or not isinstance(current.get("projects"), dict):
-            raise RegistryError(f"{projects_file} has no 'projects' object; not touched")
-        if current["projects"].get(cwd) == slug:
-            return
-        current["projects"][cwd] = slug
-        write_atomic(projects_file, json.dumps(current, indent=2, ensure_ascii=False).encode("utf-8"), overwrite=True)
+        marked = True
+    try:
+        with _locked(root / (REGISTRY + ".lock")):
+            current = _registry_document(root)
+            if current["projects"].get(cwd) == slug:
+                return marked, False
+            current["projects"][cwd] = slug
+            _write_registry(root, current)
+    except BaseException:
+        if marked:
+            marker.unlink(missing_ok=True)
+        raise
+    return marked, True
+
+
+def unregister(root: Path, cwd: str, slug: str, marked: bool, added: bool) -> None:
+    """Take back what :func:`register` did for an install that failed: the store is left
+    as it was, no registration or marker for a project without its chat."""
+    cwd = os.path.abspath(cwd)
+    if added:
+        with _locked(root / (REGISTRY + ".lock")):
+            current = _registry_document(root)
+            if current["projects"].get(cwd) == slug:
+                del current["projects"][cwd]
+                if current["projects"] or len(current) > 1:
+                    _write_registry(root, current)
+                else:  # we made the file: remove it again
+                    (root / REGISTRY).unlink(missing_ok=True)
+    if marked:
+        (root / "tmp" / slug / MARKER).unlink(missing_ok=True)
+
+
+def _registry_document(root: Path) -> dict[str, Any]:
+    projects_file = root / REGISTRY
+    try:
+        current = json.loads(projects_file.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        current = {"projects": {}}
+    except (OSError, ValueError) as exc:
+        raise RegistryError(f"{projects_file} is not readable JSON ({exc}); not touched") from exc
+    if not isinstance(current, dict) or not isinstance(current.get("projects"), dict):
+        raise RegistryError(f"{projects_file} has no 'projects' object; not touched")
+    return current
+
+
+def _write_registry(root: Path, document: dict[str, Any]) -> None:
+    write_atomic(root / REGISTRY, json.dumps(document, indent=2, ensure_ascii=False).encode("utf-8"), overwrite=True)
 
 
 class _locked:
+    """The ``projects.json.lock`` folder (``proper-lockfile``'s lock, which the CLI takes
+    too). It is stale when older than the CLI's 10 s, or at once when the txcodec run that
+    made it is gone (a ``txcodec.<pid>`` mark inside it): a killed install never blocks
+    the next one."""
+
+    STALE = 10.0
+
     def __init__(self, path: Path, timeout: float = 10.0) -> None:
         self.path, self.timeout = path, timeout
+        self.mark = path / f"txcodec.{os.getpid()}"
 
     def __enter__(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -250,17 +294,50 @@ class _locked:
         while True:
             try:
                 os.mkdir(self.path)
+                self.mark.touch()
                 return
             except FileExistsError:
+                if self._stale():
+                    self._remove()
+                    continue
                 if time.monotonic() > deadline:
                     raise RegistryError(f"{self.path} is held by another process") from None
                 time.sleep(0.1)
 
+    def _stale(self) -> bool:
+        try:
+            if time.time() - self.path.stat().st_mtime > self.STALE:
+                return True
+            owners = [int(p.name.split(".", 1)[1]) for p in self.path.iterdir() if re.fullmatch(r"txcodec\.\d+", p.name)]
+        except OSError:
+            return False
+        return bool(owners) and not any(_alive(pid) for pid in owners)
+
+    def _remove(self) -> None:
+        try:
+            for entry in self.path.iterdir():
+                if re.fullmatch(r"txcodec\.\d+", entry.name):
+                    entry.unlink(missing_ok=True)
+            os.rmdir(self.path)
+        except OSError:
+            pass
+
     def __exit__(self, *exc: Any) -> None:
+        self.mark.unlink(missing_ok=True)
         try:
             os.rmdir(self.path)
         except OSError:
             pass
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
 
 
 def install(files: dict[str, bytes], root: str | os.PathLike[str] | None = None) -> list[Path]:
@@ -269,24 +346,35 @@ def install(files: dict[str, bytes], root: str | os.PathLike[str] | None = None)
     The chat file goes to the slug the CLI will use for the session's cwd in *this* store
     (an existing registration wins over the slug the writer chose), never overwriting a
     file; ``projects.json`` is merged, not replaced; ``.project_root`` is written only when
-    the folder has none. Returns the chat file's path."""
+    the folder has none. All or nothing (docs/guarantees.md): the chat is written to a
+    temporary first, the project is registered, the chat is linked in last; when a step
+    fails, the registration and marker made for it are taken back. A folder that is a
+    symlink leading out of the store is refused. Returns the chat file's path."""
     root = Path(root) if root is not None else default_root()
     cwd = _cwd_of(files)
     written_slug = next(iter(files)).split("/")[1]
     slug = project_slug(root, cwd)
-    targets = []
+    chats = []
     for rel, data in files.items():
         parts = rel.split("/")
         if rel == REGISTRY or parts[-1] == MARKER:
             continue
-        if parts[0] != "tmp" or parts[1] != written_slug or ".." in parts:
-            raise ValueError(f"unexpected file {rel!r} for a Gemini store")
-        target = root.joinpath("tmp", slug, *parts[2:])
-        if target.exists():
-            raise TargetExists(f"{target} already exists; not overwritten")
-        targets.append((target, data))
-    register(root, cwd, slug)
-    return [write_atomic(target, data) for target, data in targets]
+        if len(parts) < 3 or parts[0] != "tmp" or parts[1] != written_slug or not is_safe_relpath(rel):
+            raise UnsafeId(f"unexpected file {shown(rel)} for a Gemini store")
+        chats.append(("/".join(["tmp", slug, *parts[2:]]), data))
+    for folder in (root, root / "tmp" / slug):
+        clean_stale(folder)  # what a killed run left beside projects.json and .project_root
+    staged = stage(root, chats, mode=None)
+    try:
+        marked, added = register(root, cwd, slug)
+    except BaseException:
+        staged.discard()
+        raise
+    try:
+        return staged.commit()
+    except BaseException:
+        unregister(root, cwd, slug, marked, added)
+        raise
 
 
 def _cwd_of(files: dict[str, bytes]) -> str:

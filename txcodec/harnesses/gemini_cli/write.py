@@ -50,6 +50,7 @@ from ...common import (
     ToolResult,
     ToolUse,
 )
+from ...ids import check_id, checked_cwd, derive_uuid, is_safe_id, safe_relpath, shown, source_cwd
 from ...loss import LossReport
 from ...registry import WriteOptions, Written
 from .records import Blob, FileData, FunctionResponse, MessageRecord, Metadata, Part, Thought, Tokens, ToolCall
@@ -64,8 +65,9 @@ _encoder = msgspec.json.Encoder()
 def write(conversation: Conversation, loss: LossReport, options: WriteOptions | None = None) -> Written:
     options = options or WriteOptions()
     meta = conversation.meta
-    session_id = options.session_id or _source_id(meta.id) or str(uuid.uuid5(_NS, _encoder.encode(conversation).hex()[:4096]))
-    cwd = options.cwd or (meta.cwd if isinstance(meta.cwd, str) and meta.cwd else None)
+    session_id = check_id(options.session_id, "session id") if options.session_id else _source_id(meta.id, loss)
+    session_id = session_id or derive_uuid(_NS, _encoder.encode(conversation).hex()[:4096])
+    cwd = checked_cwd(options.cwd) or source_cwd(meta.cwd, loss)
     if cwd is None:
         cwd = DEFAULT_CWD
         loss.add("write:cwd", f"the conversation has no cwd; wrote it for {cwd} (pass a cwd)")
@@ -82,7 +84,7 @@ def write(conversation: Conversation, loss: LossReport, options: WriteOptions | 
         loss.add("write:subagent", f"subagent conversation {child.link.agent_id or '?'} not written (main chat only)")
     lines = [_encoder.encode(header)] + [_encoder.encode(r) for r in records]
     slug = slugify(cwd)
-    chat = f"tmp/{slug}/chats/{session_file_name(session_id, start)}"
+    chat = safe_relpath(f"tmp/{slug}/chats/{session_file_name(session_id, start)}")
     registry = json.dumps({"projects": {cwd: slug}}, indent=2, ensure_ascii=False)
     return Written(
         session_id,
@@ -90,8 +92,16 @@ def write(conversation: Conversation, loss: LossReport, options: WriteOptions | 
     )
 
 
-def _source_id(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
+def _source_id(value: Any, loss: LossReport) -> str | None:
+    """The source's id when it can name the chat file, else a UUIDv5 made from it
+    (reported); ``None`` when the source has none."""
+    if not isinstance(value, str) or not value:
+        return None
+    if is_safe_id(value):
+        return value
+    derived = derive_uuid(_NS, value)
+    loss.add("write:session-id", f"source id {shown(value)} cannot name a file; written as {derived}")
+    return derived
 
 
 class _Builder:
@@ -103,7 +113,7 @@ class _Builder:
 
     def new_id(self) -> str:
         self.count += 1
-        return str(uuid.uuid5(_NS, f"{self.session_id}/{self.count}"))
+        return derive_uuid(_NS, f"{self.session_id}/{self.count}")
 
     def build(self, messages: list[Message]) -> list[MessageRecord]:
         for index, message in enumerate(messages):

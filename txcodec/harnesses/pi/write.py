@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 import uuid
 from datetime import datetime, timezone
 from typing import Any
@@ -27,6 +26,7 @@ from typing import Any
 import msgspec
 
 from ...common import Command, Conversation, Document, Image, Message, RawBlock, Text, Thinking, ToolResult, ToolUse
+from ...ids import check_id, checked_cwd, is_safe_id, is_uuid, safe_relpath, shown, source_cwd
 from ...loss import LossReport
 from ...registry import WriteOptions, Written
 from .read import COMPACTION_PREFIX, COMPACTION_SUFFIX
@@ -34,14 +34,13 @@ from .store import session_relpath
 
 VERSION = 3
 DEFAULT_CWD = "/"
-_UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 _STOP = {"tool_use": "toolUse", "max_tokens": "length", "end_turn": "stop", "stop_sequence": "stop"}
 
 
 def uuid7(ms: int, seed: str) -> str:
     """A version-7 UUID (pi's session ids) with its timestamp; the random bits come
     from ``seed`` so the same conversation writes the same file."""
-    rand = int.from_bytes(hashlib.sha256(seed.encode()).digest()[:10], "big")
+    rand = int.from_bytes(hashlib.sha256(seed.encode("utf-8", "surrogatepass")).digest()[:10], "big")
     value = (ms & ((1 << 48) - 1)) << 80 | 0x7 << 76 | (rand >> 68 & 0xFFF) << 64 | 0b10 << 62 | (rand & ((1 << 62) - 1))
     return str(uuid.UUID(int=value))
 
@@ -61,7 +60,7 @@ def _iso(dt: datetime) -> str:
 
 def write(conversation: Conversation, loss: LossReport, options: WriteOptions) -> Written:
     meta = conversation.meta
-    cwd = options.cwd or (meta.cwd if isinstance(meta.cwd, str) else None)
+    cwd = checked_cwd(options.cwd) or source_cwd(meta.cwd, loss)
     if not cwd:
         # pi needs an existing folder; "/" always is one
         cwd = DEFAULT_CWD
@@ -71,11 +70,13 @@ def write(conversation: Conversation, loss: LossReport, options: WriteOptions) -
     ) or datetime.now(timezone.utc)
     seed = meta.id if isinstance(meta.id, str) else json.dumps(msgspec.to_builtins(conversation.messages[:3]))
     if options.session_id:
-        sid = options.session_id
-    elif isinstance(meta.id, str) and _UUID.match(meta.id):
+        sid = check_id(options.session_id, "session id")
+    elif is_uuid(meta.id):
         sid = meta.id
     else:
         sid = uuid7(int(started.timestamp() * 1000), seed)
+        if isinstance(meta.id, str) and not is_safe_id(meta.id):
+            loss.add("write:session-id", f"source id {shown(meta.id)} cannot name a file; written as {sid}")
     if conversation.children:
         loss.add("write:subagents", f"{len(conversation.children)} subagent conversation(s) not written")
     writer = _Writer(sid, started, loss)
@@ -89,7 +90,7 @@ def write(conversation: Conversation, loss: LossReport, options: WriteOptions) -
     writer.run(conversation)
     lines = [header, *writer.entries]
     data = b"".join(msgspec.json.encode(e) + b"\n" for e in lines)
-    return Written(sid, {session_relpath(cwd, header["timestamp"], sid): data})
+    return Written(sid, {safe_relpath(session_relpath(cwd, header["timestamp"], sid)): data})
 
 
 class _Writer:

@@ -37,6 +37,8 @@ from ...common import (
     ToolResult,
     ToolUse,
 )
+from ...errors import UnsafeId
+from ...ids import checked_cwd, derive_uuid, is_safe_id, safe_relpath, shown, source_cwd
 from ...loss import LossReport
 from ...registry import WriteOptions, Written
 from .store import session_relpath
@@ -49,23 +51,26 @@ _NAMESPACE = uuid.UUID("6f2d8a52-3c1b-4c55-9a59-0e7f4c4d2a10")
 
 # what ``qwen --resume`` takes for an id (``isValidSessionId``): a UUID of versions 1-5
 # only, so a pi or Codex id (UUIDv7) is not one
-RESUMABLE_ID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[1-5][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$", re.IGNORECASE)
+RESUMABLE_ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[1-5][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}", re.IGNORECASE)  # fullmatch
 
 
-def session_id_for(conversation: Conversation, options: WriteOptions) -> str:
+def session_id_for(conversation: Conversation, options: WriteOptions, loss: LossReport | None = None) -> str:
     if options.session_id:
+        if not RESUMABLE_ID.fullmatch(options.session_id):
+            raise UnsafeId(f"Qwen Code resumes only sessions whose id is a UUID of versions 1-5; got {shown(options.session_id)}")
         return options.session_id
     source = conversation.meta.id if isinstance(conversation.meta.id, str) else ""
-    if RESUMABLE_ID.match(source):
+    if RESUMABLE_ID.fullmatch(source):
         return source
-    return str(uuid.uuid5(_NAMESPACE, source or json.dumps(msgspec.to_builtins(conversation.messages[:3]))))
+    derived = derive_uuid(_NAMESPACE, source or json.dumps(msgspec.to_builtins(conversation.messages[:3])))
+    if source and not is_safe_id(source) and loss is not None:  # a plain non-UUID (pi, Codex: v7) is usual
+        loss.add("write:session-id", f"source id {shown(source)} cannot name a file; written as {derived}")
+    return derived
 
 
 def write(conversation: Conversation, loss: LossReport, options: WriteOptions) -> Written:
-    sid = session_id_for(conversation, options)
-    if not RESUMABLE_ID.match(sid):
-        raise ValueError(f"Qwen Code resumes only sessions whose id is a UUID of versions 1-5; got {sid!r}")
-    cwd = options.cwd or (conversation.meta.cwd if isinstance(conversation.meta.cwd, str) else None)
+    sid = session_id_for(conversation, options, loss)
+    cwd = checked_cwd(options.cwd) or source_cwd(conversation.meta.cwd, loss)
     if not cwd:
         # the client resumes a session only from its own project folder: say so, don't fail
         cwd = DEFAULT_CWD
@@ -79,7 +84,7 @@ def write(conversation: Conversation, loss: LossReport, options: WriteOptions) -
         writer.message(message)
     writer.answer_pending(None)
     data = b"".join(msgspec.json.encode(r) + b"\n" for r in writer.records)
-    return Written(sid, {session_relpath(cwd, sid): data})
+    return Written(sid, {safe_relpath(session_relpath(cwd, sid)): data})
 
 
 class _Writer:

@@ -21,6 +21,7 @@ import msgspec
 from msgspec import UNSET
 
 from ...common import Child, Conversation, Message, Text, ToolResult, ToolUse, Usage
+from ...ids import check_id, derive_uuid, is_safe_id, shown
 from ...loss import LossReport
 from ...registry import WriteOptions, Written
 from .blocks import to_api
@@ -60,7 +61,7 @@ class _Writer:
 
     def uuid(self, hint: str | None = None) -> str:
         self.counter += 1
-        return hint or str(uuid.uuid5(_NS, f"{self.sid}/{self.counter}"))
+        return hint or derive_uuid(_NS, f"{self.sid}/{self.counter}")
 
     def emit(self, line: dict[str, Any]) -> None:
         self.lines.append(line)
@@ -169,7 +170,7 @@ class _Writer:
     def assistant(self, message: Message, parent: str | None, run: list[Message] | None, where: str) -> None:
         if message.extra.get("from_result") and run is not None and message is run[-1]:
             return  # the result line carries it, as in the capture it came from
-        mid = message.id if message.id is not UNSET else "msg_" + uuid.uuid5(_NS, f"{self.sid}/m{self.counter}").hex[:24]
+        mid = message.id if message.id is not UNSET else "msg_" + derive_uuid(_NS, f"{self.sid}/m{self.counter}").replace("-", "")[:24]
         blocks = [b for b in (to_api(x, self.loss, where) for x in message.content) if b is not None]
         hints = message.source_ids if len(message.source_ids) == max(len(blocks), 1) else []
         body_base: dict[str, Any] = {"id": mid, "type": "message", "role": "assistant"}
@@ -269,7 +270,7 @@ def session_id_for(conversation: Conversation, options: WriteOptions | None) -> 
         return options.session_id
     if isinstance(conversation.meta.id, str) and conversation.meta.id:
         return conversation.meta.id
-    return str(uuid.uuid5(_NS, _encode(conversation).decode("utf-8", "replace")))
+    return derive_uuid(_NS, _encode(conversation).decode("utf-8", "replace"))
 
 
 def output_lines(conversation: Conversation, loss: LossReport, options: WriteOptions | None = None) -> list[dict[str, Any]]:
@@ -285,11 +286,17 @@ def _jsonl(lines: list[dict[str, Any]]) -> bytes:
 def write(conversation: Conversation, loss: LossReport, options: WriteOptions | None = None) -> Written:
     """Common -> the stdout lines of ``claude -p --output-format stream-json --verbose``,
     or with ``options.stdin_side`` the stdin lines (:func:`write_input`)."""
+    if options is not None and options.session_id:
+        check_id(options.session_id, "session id")
     sid = session_id_for(conversation, options)
+    # the id is kept in the lines as it is (data); the file is named by it only when safe
+    name = sid if is_safe_id(sid) else derive_uuid(_NS, sid)
+    if name != sid:
+        loss.add("write:file-name", f"session id {shown(sid)} cannot name a file; the file is named {name}")
     if options is not None and options.stdin_side:
-        return Written(sid, {f"{sid}.input.jsonl": write_input(conversation, loss, options)})
+        return Written(sid, {f"{name}.input.jsonl": write_input(conversation, loss, options)})
     lines = output_lines(conversation, loss, WriteOptions(session_id=sid, cwd=options.cwd if options else None))
-    return Written(sid, {f"{sid}.jsonl": _jsonl(lines)})
+    return Written(sid, {f"{name}.jsonl": _jsonl(lines)})
 
 
 def input_lines(conversation: Conversation, loss: LossReport, options: WriteOptions | None = None) -> list[dict[str, Any]]:
