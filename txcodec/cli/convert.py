@@ -14,7 +14,7 @@ import click
 from .. import api, registry
 from ..atomic import TargetExists, install_files, write_atomic
 from ..loss import LossReport
-from .common import echo_json, user_errors
+from .common import SessionParam, echo_json, user_errors
 
 
 def _summary(loss: LossReport) -> None:
@@ -70,7 +70,7 @@ def _run_from(cwd: str) -> None:
 
 def register(group: click.Group) -> None:
     @group.command("convert")
-    @click.argument("src", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+    @click.argument("src", type=SessionParam())
     @click.option("--from", "from_", type=str, help="Source harness (detected when left out; 'common' for Common JSON).")
     @click.option("--to", "to", type=str, required=True, help="Target harness (claude_code, codex, ...).")
     @click.option("-o", "--output", "out", type=click.Path(path_type=Path), help="Output file, or a folder for several files.")
@@ -115,7 +115,7 @@ def register(group: click.Group) -> None:
                 echo_json(loss.to_dict())
 
     @group.command("resume")
-    @click.argument("src", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+    @click.argument("src", type=SessionParam())
     @click.option("--from", "from_", type=str, help="Source harness (detected when left out).")
     @click.option("--cwd", type=str, help="Project folder (default: the current folder).")
     @click.option("--session-id", type=str, help="The new session's id (a UUID).")

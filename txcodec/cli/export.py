@@ -11,7 +11,7 @@ from ..atomic import write_atomic
 from ..common import to_json
 from ..loss import LossReport
 from ..render import markdown
-from .common import echo_json, read_common, stdout_binary, user_errors
+from .common import SessionParam, echo_json, from_option, read_common, stdout_binary, user_errors
 
 FORMATS = {
     "common": lambda conv: msgspec.json.format(to_json(conv), indent=2) + b"\n",
@@ -21,10 +21,10 @@ FORMATS = {
 
 def register(group: click.Group) -> None:
     @group.command("export")
-    @click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+    @click.argument("path", type=SessionParam())
     @click.option("--to", "fmt", type=click.Choice(sorted(FORMATS)), default="common", show_default=True)
     @click.option("-o", "--output", "out", type=str, default="-", show_default=True, help="Output file; '-' for stdout.")
-    @click.option("--from", "harness", type=str, help="The file's harness (detected when left out).")
+    @from_option()
     @click.option("--loss", "show_loss", is_flag=True, help="Print the loss report as JSON (on stderr when the export goes to stdout).")
     def export(path: Path, fmt: str, out: str, harness: str | None, show_loss: bool) -> None:
         """Export the conversation in PATH as Common JSON or Markdown."""
