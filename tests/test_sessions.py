@@ -27,8 +27,11 @@ def home(tmp_path, monkeypatch) -> dict[str, str]:
     for name in STORE_ENV:
         monkeypatch.delenv(name, raising=False)
     ids = {}
-    for harness in HARNESSES:
-        written, _ = api.convert(sample_path("claude_code"), harness, cwd="/home/dev/shop")
+    for n, harness in enumerate(HARNESSES):
+        # ids sharing the sample's first 8 digits (but codex's)
+        sid = {"claude_code": None, "codex": "0199aaaa-0000-7000-8000-000000000001"}.get(
+            harness, f"4f6c1d2e-0000-4000-8000-00000000000{n}")
+        written, _ = api.convert(sample_path("claude_code"), harness, cwd="/home/dev/shop", session_id=sid)
         paths = api.install(written, harness)
         ids[harness] = written.session_id
         if harness == "gemini_cli":
@@ -103,6 +106,7 @@ def test_resolve_by_id_prefix_latest_and_ambiguity(home, tmp_path):
     with pytest.raises(ValueError, match="no session id starting"):
         sessions.resolve("zzzz")
     assert sessions.resolve(home["claude_code"][:8], "pi").name.endswith(f"{home['pi']}.jsonl")
+    assert sessions.resolve(home["qwen_code"]).name == f"{home['qwen_code']}.jsonl"  # an exact id wins
 
 
 @pytest.mark.parametrize("command", [("show",), ("export", "--to", "markdown"), ("inspect",),

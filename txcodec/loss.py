@@ -42,3 +42,19 @@ class LossReport(msgspec.Struct, omit_defaults=True):
 
     def to_dict(self) -> dict:
         return {"counts": self.counts(), "entries": msgspec.to_builtins(self.entries)}
+
+
+def summary(counts: dict[str, int], target: str | None = None) -> str:
+    """The loss report in one plain line, e.g. ``48 metadata fields/records not carried,
+    3 changes to fit codex (details: --loss)``; ``no loss`` when empty. The meaning of
+    every kind is in docs/loss.md."""
+    if not counts:
+        return "no loss"
+    dropped = sum(n for kind, n in counts.items() if not kind.startswith("write:"))
+    changed = sum(n for kind, n in counts.items() if kind.startswith("write:"))
+    parts = []
+    if dropped:
+        parts.append(f"{dropped} metadata fields/records not carried")
+    if changed:
+        parts.append(f"{changed} change{'s' if changed != 1 else ''} to fit {target or 'the target'}")
+    return ", ".join(parts) + " (details: --loss)"

@@ -14,7 +14,7 @@ import click
 from .. import sessions
 from ..dates import parse_when
 from ..sessions import SessionRow
-from .common import echo_json, user_errors
+from .common import AliasOption, echo_json, user_errors
 
 
 def _row_cells(row: SessionRow, child: bool = False) -> list[str]:
@@ -53,9 +53,9 @@ def _table(rows: list[SessionRow]) -> None:
 
 
 def filter_options(command):
-    """The options that select sessions, shared by ``list`` and ``convert --all``."""
+    """The options that select sessions, shared by ``list`` and ``convert --all`` (each
+    names the harness its own way)."""
     for option in reversed((
-        click.option("--harness", "--from", "harness", metavar="NAME", help="Only this harness's store."),
         click.option("--project", metavar="NAME", help="Only sessions of this project (its name, or part of the cwd)."),
         click.option("--since", metavar="WHEN", help="Updated at or after WHEN: a date, an ISO time, today, or 7d / 12h."),
         click.option("--until", metavar="WHEN", help="Updated at or before WHEN (a date includes that whole day)."),
@@ -78,6 +78,7 @@ def select(harness: str | None, project: str | None, since: str | None, until: s
 
 def register(group: click.Group) -> None:
     @group.command("list")
+    @click.option("--harness", "--from", "harness", cls=AliasOption, metavar="NAME", help="Only this harness's store.")
     @filter_options
     @click.option("--limit", type=click.IntRange(min=1), help="At most this many sessions (the newest).")
     @click.option("--json", "as_json", is_flag=True, help="One JSON array of rows (the schema in docs/api.md).")
