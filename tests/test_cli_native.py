@@ -37,7 +37,7 @@ def test_sample_prints_a_bundled_session():
     assert result.exit_code == 0
     path = Path(result.stdout.strip())
     assert path.name == f"{SAMPLE_ID}.jsonl" and path.is_file()
-    assert run("sample", "--harness", "no_such").exit_code == 1
+    assert run("sample", "--harness", "no_such").exit_code == 2  # a usage error listing the choices
 
 
 def test_list_text_and_json(store_root):

@@ -106,14 +106,18 @@ def register(group: click.Group) -> None:
         _table(found)
 
     @group.command("sample")
-    @click.option("--harness", default="claude_code", show_default=True, metavar="NAME",
-                  help="Whose sample session.")
+    @click.option("--harness", "--from", "harness", cls=AliasOption, default="claude_code", show_default=True,
+                  type=click.Choice(SAMPLES), help="Whose sample session.")
     def sample(harness: str) -> None:
         """Print the path of a small synthetic session bundled with txcodec.
 
-        Try the other commands on it, e.g. `txcodec inspect "$(txcodec sample)"`.
+        Try the other commands on it, e.g. `txcodec inspect "$(txcodec sample)"`. Every
+        harness's sample is the Claude Code one, converted.
         """
         click.echo(sample_path(harness))
+
+
+SAMPLES = ("claude_code", "codex", "gemini_cli", "pi", "qwen_code", "stream_json")
 
 
 def sample_path(harness: str) -> Path:
