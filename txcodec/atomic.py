@@ -11,7 +11,7 @@ from .errors import TxcodecError
 
 
 class TargetExists(TxcodecError, FileExistsError):
-    pass
+    """A file the write would replace exists; nothing was written."""
 
 
 def write_atomic(

@@ -14,6 +14,8 @@ from msgspec import UNSET, UnsetType
 
 
 class Loss(msgspec.Struct, omit_defaults=True):
+    """One thing a conversion did not carry or had to change; ``kind`` is explained in docs/loss.md."""
+
     kind: str  # e.g. "record:file-history-snapshot", "block:server_tool_use", "write:wrapped-input"
     detail: str = ""
     file: str | UnsetType = UNSET
@@ -21,6 +23,8 @@ class Loss(msgspec.Struct, omit_defaults=True):
 
 
 class LossReport(msgspec.Struct, omit_defaults=True):
+    """Everything a conversion did not carry or had to change, in order."""
+
     entries: list[Loss] = msgspec.field(default_factory=list)
 
     def add(self, kind: str, detail: str = "", *, file: str | None = None, line: int | None = None) -> None:

@@ -7,11 +7,11 @@ Both are thin: the index (one row type for every harness, filters, content searc
 from __future__ import annotations
 
 import sys
-from importlib import resources
 from pathlib import Path
 
 import click
 from .. import sessions
+from ..api import sample
 from ..dates import parse_when
 from ..sessions import SessionRow
 from .common import AliasOption, echo_json, user_errors
@@ -121,8 +121,5 @@ SAMPLES = ("claude_code", "codex", "gemini_cli", "pi", "qwen_code", "stream_json
 
 
 def sample_path(harness: str) -> Path:
-    folder = resources.files("txcodec") / "samples" / harness
-    found = sorted(p for p in folder.iterdir() if p.name.endswith(".jsonl")) if folder.is_dir() else []
-    if not found:
-        raise click.ClickException(f"no sample session for {harness!r}")
-    return Path(str(found[0]))
+    with user_errors():
+        return sample(harness)
