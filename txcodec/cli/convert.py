@@ -12,8 +12,8 @@ from pathlib import Path
 import click
 
 from .. import api, batch, registry
-from ..batch import session_files
 from ..atomic import TargetExists, install_files, write_atomic
+from ..batch import session_files
 from ..loss import LossReport, summary
 from .common import SessionParam, UsageProblem, echo_json, target_choice, user_errors
 from .progress import progress

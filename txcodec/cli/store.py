@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import click
+
 from .. import sessions
 from ..api import sample
 from ..dates import parse_when
