@@ -108,15 +108,17 @@ def discover(
     rows = [r for r in rows if _keep(r, project, since, until)]
     rows.sort(key=lambda r: r.updated or "", reverse=True)
     kept: list[SessionRow] = []
+    sessions = 0  # subagent chats ride along with their session, not counted by ``limit``
     needle = _needles(grep) if grep else None
     for row in rows:
-        if limit is not None and len([r for r in kept if r.parent is None]) >= limit:
+        if limit is not None and sessions >= limit:
             break
         if needle is not None and not _contains(row.path, needle):
             continue
         if details:
             _fill_details(row)
         kept.append(row)
+        sessions += row.parent is None
     return Index(kept, errors)
 
 
@@ -176,73 +178,106 @@ def _row(harness: str, item: Any) -> SessionRow | None:
     return row
 
 
-# -- first prompt and models: one pass over the file, decoding only the lines that can hold them --
+# -- first prompt and models: one pass over the file ---------------------------------------------
+# Each line is decoded into a Struct naming only the few keys that can hold a role, a model or
+# a prompt: msgspec skips everything else without building it, so a 100 MB session costs little
+# more than reading it. Content is kept raw and decoded only for the first user turns.
 
-_decode = msgspec.json.Decoder()
 _PROMPT_MAX = 300
 # What the harnesses put in a user turn that the user did not type (command echoes, context
 # preludes, reminders): skipped when looking for the first prompt.
 _NOT_TYPED = ("<", "# AGENTS.md", "Caveat:")
+_NULL = msgspec.Raw(b"null")
 
 
-def _lines(path: str) -> Iterator[Any]:
+class _Inner(msgspec.Struct):
+    role: Any = None
+    type: Any = None
+    model: Any = None
+    modelId: Any = None  # pi's key
+    message: msgspec.Raw = _NULL  # codex user_message: the text
+    content: msgspec.Raw = _NULL
+    parts: msgspec.Raw = _NULL
+
+
+class _Line(msgspec.Struct):
+    type: Any = None
+    role: Any = None
+    isMeta: Any = None  # Claude Code's keys
+    isSidechain: Any = None
+    model: Any = None
+    modelId: Any = None
+    message: msgspec.Raw = _NULL
+    payload: msgspec.Raw = _NULL
+    content: msgspec.Raw = _NULL
+    parts: msgspec.Raw = _NULL
+
+
+_line = msgspec.json.Decoder(_Line)
+_inner = msgspec.json.Decoder(_Inner | None)
+_any = msgspec.json.Decoder()
+
+
+def _records(path: str) -> Iterator[_Line]:
     from .api import is_document, read_bytes
 
     data = read_bytes(path)
-    if is_document(Path(path)):
+    if is_document(Path(path)):  # a legacy Gemini CLI session: one object holding "messages"
         try:
-            doc = _decode.decode(data)
+            doc = _any.decode(data)
         except msgspec.DecodeError:
             return
-        if isinstance(doc, dict):
-            yield from doc.get("messages") or []
-        return
-    for line in data.split(b"\n"):
-        if b'"user' in line or b'"model' in line:
+        for message in doc.get("messages") or [] if isinstance(doc, dict) else []:
             try:
-                yield _decode.decode(line)
-            except msgspec.DecodeError:
+                yield _line.decode(msgspec.json.encode(message))
+            except (msgspec.DecodeError, msgspec.ValidationError):
                 continue
+        return
+    for raw in data.split(b"\n"):
+        if raw.lstrip()[:1] != b"{":
+            continue
+        try:
+            yield _line.decode(raw)
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            continue
 
 
-def _first_text(content: Any) -> str | None:
+def _inner_of(raw: msgspec.Raw) -> _Inner | None:
+    if bytes(memoryview(raw)[:1]) != b"{":
+        return None
+    try:
+        return _inner.decode(raw)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
+
+
+def _first_text(raw: msgspec.Raw | Any) -> str | None:
+    content = _any.decode(raw) if isinstance(raw, msgspec.Raw) else raw
     if isinstance(content, str):
         return content
     if isinstance(content, dict):
         return _first_text(content.get("parts") or content.get("content"))
     if isinstance(content, list):
         for part in content:
-            if isinstance(part, dict) and part.get("type") in (None, "text", "input_text") and isinstance(part.get("text"), str):
-                return part["text"]
             if isinstance(part, str):
                 return part
+            if isinstance(part, dict) and part.get("type") in (None, "text", "input_text") and isinstance(part.get("text"), str):
+                return part["text"]
     return None
 
 
-def _user_text(line: dict) -> str | None:
-    if line.get("isMeta") or line.get("isSidechain"):
+def _user_text(line: _Line, message: _Inner | None, payload: _Inner | None) -> str | None:
+    if line.isMeta or line.isSidechain:
         return None
-    message, payload = line.get("message"), line.get("payload")
-    if isinstance(payload, dict):
-        if payload.get("type") == "user_message":  # codex: what the user typed, preludes apart
-            return payload.get("message") if isinstance(payload.get("message"), str) else None
+    if payload is not None:  # codex: the user_message event is what the user typed, preludes apart
+        return _first_text(payload.message) if payload.type == "user_message" else None
+    if message is not None:
+        if message.role == "user" or line.type == "user":
+            return _first_text(message.content if message.content is not _NULL else message.parts)
         return None
-    if isinstance(message, dict):
-        if message.get("role") == "user" or line.get("type") == "user":
-            return _first_text(message.get("content") if "content" in message else message)
-        return None
-    if line.get("type") == "user":  # gemini / qwen shape: content or parts on the line
-        return _first_text(line.get("content") if "content" in line else line.get("parts"))
+    if line.type == "user" or line.role == "user":  # Gemini CLI / Qwen Code: content or parts on the line
+        return _first_text(line.content if line.content is not _NULL else line.parts)
     return None
-
-
-def _models_of(line: dict) -> Iterator[str]:
-    for holder in (line, line.get("message"), line.get("payload")):
-        if isinstance(holder, dict):
-            for key in ("model", "modelId"):
-                value = holder.get(key)
-                if isinstance(value, str) and value and not value.startswith("<"):
-                    yield value
 
 
 def _fill_details(row: SessionRow) -> None:
@@ -251,15 +286,19 @@ def _fill_details(row: SessionRow) -> None:
     models: dict[str, None] = dict.fromkeys(row.models or [])
     prompt = None
     try:
-        for line in _lines(row.path):
-            if not isinstance(line, dict):
-                continue
-            models.update(dict.fromkeys(_models_of(line)))
+        for line in _records(row.path):
+            message, payload = _inner_of(line.message), _inner_of(line.payload)
+            for holder in (line, message, payload):
+                if holder is None:
+                    continue
+                for value in (holder.model, holder.modelId):
+                    if isinstance(value, str) and value and not value.startswith("<"):
+                        models[value] = None
             if prompt is None:
-                text = _user_text(line)
+                text = _user_text(line, message, payload)
                 if text and text.strip() and not text.lstrip().startswith(_NOT_TYPED):
                     prompt = text.strip()[:_PROMPT_MAX]
-    except (OSError, ValueError):
+    except (OSError, ValueError, msgspec.MsgspecError):
         return  # unreadable now: the row keeps what the store said
     row.first_prompt = prompt
     row.models = list(models) or None
