@@ -161,3 +161,21 @@ def test_verify_streams_quiet_failures_only_and_junit(tmp_path):
     empty = run("verify", str(tmp_path / "empty"))
     assert empty.exit_code == 2 and "no .jsonl, .json or .zst files found" in empty.output
     assert "byte-identical" not in empty.output and empty.output.count("\n") == 1
+
+
+def test_content_search_streams_across_chunk_boundaries(tmp_path):
+    import zstandard
+
+    from txcodec.sessions import _contains, _needles
+
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b"x" * 1000 + b'{"text":"Empty \\"Cart\\" here"}\n' + b"y" * 1000)
+    for chunk in (7, 64, 1 << 20):  # the phrase straddles chunk borders
+        assert _contains(str(path), _needles('empty "cart"'), chunk=chunk)
+        assert not _contains(str(path), _needles("full cart"), chunk=chunk)
+    packed = tmp_path / "s.jsonl.zst"
+    packed.write_bytes(zstandard.ZstdCompressor().compress(path.read_bytes()))
+    assert _contains(str(packed), _needles("EMPTY"), chunk=16)
+    assert _contains(str(path), _needles("é")) is False
+    (tmp_path / "u.jsonl").write_bytes('{"t":"caf\\u00e9"}\n'.encode())
+    assert _contains(str(tmp_path / "u.jsonl"), _needles("café"))  # the JSON-escaped spelling matches too

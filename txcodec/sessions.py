@@ -316,16 +316,28 @@ def _needles(text: str) -> tuple[bytes, ...]:
     return tuple(dict.fromkeys((raw, escaped, ascii_escaped)))
 
 
-def _contains(path: str | None, needles: tuple[bytes, ...]) -> bool:
+def _contains(path: str | None, needles: tuple[bytes, ...], chunk: int = 1 << 20) -> bool:
+    """Whether the file (decompressed when ``.zst``) holds one of ``needles``, read in
+    chunks (each overlapping the last by a needle's length), so memory stays flat."""
     if path is None:
         return False
-    from .api import read_bytes
-
+    overlap = max(len(n) for n in needles) - 1
     try:
-        data = read_bytes(path).lower()
-    except (OSError, ValueError):
+        with open(path, "rb") as raw:
+            stream = raw
+            if path.endswith(".zst"):
+                import zstandard
+
+                stream = zstandard.ZstdDecompressor().stream_reader(raw)
+            tail = b""
+            while block := stream.read(chunk):
+                window = tail + block.lower()
+                if any(n in window for n in needles):
+                    return True
+                tail = window[-overlap:] if overlap else b""
+    except (OSError, ValueError):  # zstandard.ZstdError is a ValueError
         return False
-    return any(n in data for n in needles)
+    return False
 
 
 # -- naming a session ----------------------------------------------------------------------------
