@@ -11,9 +11,10 @@ from pathlib import Path
 
 import click
 
-from .. import api, batch, registry
+from .. import api, batch, registry, sessions
 from ..atomic import TargetExists, install_files, write_atomic
 from ..batch import session_files
+from ..errors import InputError
 from ..loss import LossReport, summary
 from .common import SessionParam, UsageProblem, echo_json, target_choice, user_errors
 from .progress import progress
@@ -76,8 +77,13 @@ def _sources(srcs: tuple[str, ...], harness: str | None) -> tuple[list[Path], bo
         if path.is_dir():
             files += session_files(path)
             batch = True
-        else:
-            files.append(SessionParam().convert(name, None, None) if not path.exists() else path)
+        elif path.exists():
+            files.append(path)
+        else:  # an id, a prefix or latest: looked up in the --from store when one is named
+            try:
+                files.append(sessions.resolve(name, harness if harness != "common" else None))
+            except InputError as exc:
+                raise click.BadParameter(str(exc), param_hint="SRC") from exc
     return files, batch
 
 
@@ -203,8 +209,7 @@ def register(group: click.Group) -> None:
             if given:
                 raise click.UsageError(f"{', '.join(given)}: for one session only")
             with user_errors():
-                _batch(files, to, None if from_ == "common" else from_, out, install, skip_existing, show_loss,
-                       jobs, quiet)
+                _batch(files, to, from_, out, install, skip_existing, show_loss, jobs, quiet)
             return
         (src,) = files
         with user_errors():
