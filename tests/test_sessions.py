@@ -179,3 +179,22 @@ def test_content_search_streams_across_chunk_boundaries(tmp_path):
     assert _contains(str(path), _needles("é")) is False
     (tmp_path / "u.jsonl").write_bytes('{"t":"caf\\u00e9"}\n'.encode())
     assert _contains(str(tmp_path / "u.jsonl"), _needles("café"))  # the JSON-escaped spelling matches too
+
+
+def test_date_filters_parse_ages_dates_and_times():
+    from datetime import UTC, datetime
+
+    from txcodec.dates import parse_timestamp, parse_when, within
+
+    now = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
+    assert parse_when("7d", now=now) == datetime(2026, 11, 24, 12, 0, tzinfo=UTC)
+    assert parse_when("12h", now=now) == datetime(2026, 12, 1, 0, 0, tzinfo=UTC)
+    assert parse_when("2026-11-30") == datetime(2026, 11, 30, tzinfo=UTC)
+    assert parse_when("2026-11-30", end=True).date().isoformat() == "2026-11-30"  # the whole day
+    assert parse_when("yesterday", now=now) == datetime(2026, 11, 30, tzinfo=UTC)
+    assert parse_when("2026-11-30T10:00:00+02:00") == datetime(2026, 11, 30, 8, 0, tzinfo=UTC)
+    with pytest.raises(ValueError, match="not a date"):
+        parse_when("soon")
+    assert parse_timestamp("2026-11-30T08:00:00.123Z") == datetime(2026, 11, 30, 8, 0, 0, 123000, tzinfo=UTC)
+    assert within("2026-11-30T08:00:00Z", parse_when("2026-11-30"), parse_when("2026-11-30", end=True))
+    assert not within(None, parse_when("2026-11-30"), None) and within(None, None, None)

@@ -15,7 +15,7 @@ from typing import Any
 import msgspec
 
 from . import registry
-from .dates import within
+from .dates import parse_timestamp, within
 from .errors import InputError
 
 
@@ -106,7 +106,8 @@ def discover(
             if row is not None:
                 rows.append(row)
     rows = [r for r in rows if _keep(r, project, since, until)]
-    rows.sort(key=lambda r: r.updated or "", reverse=True)
+    oldest = datetime.min.replace(tzinfo=UTC)  # times come in several spellings (Z, offsets): compared parsed
+    rows.sort(key=lambda r: parse_timestamp(r.updated) or oldest, reverse=True)
     kept: list[SessionRow] = []
     sessions = 0  # subagent chats ride along with their session, not counted by ``limit``
     needle = _needles(grep) if grep else None
