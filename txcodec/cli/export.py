@@ -27,7 +27,8 @@ def register(group: click.Group) -> None:
     @from_option()
     @click.option("--loss", "show_loss", is_flag=True, help="Print the loss report as JSON (on stderr when the export goes to stdout).")
     def export(path: Path, fmt: str, out: str, harness: str | None, show_loss: bool) -> None:
-        """Export the conversation in PATH as Common JSON or Markdown."""
+        """Export the conversation in PATH (a file, a session id or prefix, or
+        latest[:HARNESS]) as Common JSON or Markdown."""
         loss = LossReport()
         with user_errors():
             conv = read_common(path, harness, loss)

@@ -98,7 +98,8 @@ def register(group: click.Group) -> None:
     @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
     def inspect(file: Path, harness: str | None, as_json: bool) -> None:
         """Show what FILE holds: its harness, a census of record types, every line kept
-        only as bytes (with its line number and why) and the session's side files."""
+        only as bytes (with its line number and why) and the session's side files. FILE
+        may also be a session id, an id prefix or latest[:HARNESS]."""
         with user_errors():
             session = api.load(file, harness)
             info = report(session, file.stat().st_size)
