@@ -42,9 +42,9 @@ def register(group: click.Group) -> None:
     @click.option("--json", "as_json", is_flag=True, help="The whole report as JSON.")
     def check_resume(file: Path, harness: str | None, cwd: str | None, as_json: bool) -> None:
         """Resume FILE (a path, a session id or prefix, or latest[:HARNESS]) with the
-        real client against a strict local mock model and report what it sent. Exit status: 0 resumed; 1 the client failed, made no
-        request, or sent something the real API would reject (400); 2 the check could
-        not run (FILE is not a session the client can look up, or the client is not
+        real client against a strict local mock model and report what it sent. Exit
+        status: 0 resumed; 1 the client failed, made no request, or sent something the
+        real API would reject (400); 2 the check could not run (FILE is not a session the client can look up, or the client is not
         installed)."""
         try:
             with user_errors():
