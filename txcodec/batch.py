@@ -61,7 +61,8 @@ def _guarded(work: Callable[[Any], Outcome], item: Any) -> Outcome:
     try:
         return work(item)
     except Exception as exc:  # any error of one session is that session's outcome, not the batch's
-        return Outcome(source=str(_source(item)), status="failed", reason=_one_line(exc))
+        source = str(_source(item))
+        return Outcome(source=source, status="failed", reason=_one_line(exc).removeprefix(f"{source}: "))
 
 
 def _source(item: Any) -> Any:
@@ -131,9 +132,10 @@ def _skipped(outcome: Outcome) -> Outcome:
 
 
 def session_files(folder: Path) -> list[Path]:
-    """The session files under ``folder``: every .jsonl/.json (and .zst) file except the
-    subagent transcripts and side files that belong to a session (Claude Code's
-    ``<id>/subagents/``, Gemini CLI's ``chats/<parent id>/``), converted with it."""
+    """The session files under ``folder``: every .jsonl (and .jsonl.zst) file, and Gemini
+    CLI's legacy ``session-*.json``, except the subagent transcripts and side files that
+    belong to a session (Claude Code's ``<id>/subagents/``, Gemini CLI's
+    ``chats/<parent id>/``), converted with it."""
     from .verify import collect
 
     out = []
@@ -143,7 +145,7 @@ def session_files(folder: Path) -> list[Path]:
             continue
         if len(path.parts) >= 3 and path.parts[-3] == "chats":  # a Gemini CLI subagent chat
             continue
-        if path.name.endswith((".meta.json", "projects.json")):
-            continue
+        if path.name.endswith((".json", ".json.zst")) and not path.name.startswith("session-"):
+            continue  # JSON documents are side files, but Gemini CLI's legacy session-*.json
         out.append(path)
     return out
