@@ -18,38 +18,51 @@ from ..sessions import SessionRow
 from .common import AliasOption, echo_json, user_errors
 
 
-def _row_cells(row: SessionRow, child: bool = False) -> list[str]:
+def _row_cells(row: SessionRow, child: bool, wide: bool) -> list[str]:
     when = (row.updated or row.started or "")[:16].replace("T", " ")
     messages = "" if row.messages is None else str(row.messages)
     if row.subagents:
         messages += f" +{row.subagents}"
-    sid = ("  └ " if child else "") + row.session_id
+    sid = ("└ " if child else "") + row.session_id
     status = "" if row.status == "ok" else f"[{row.status}] "
-    return [row.harness, when, messages, sid, row.project or "", status + row.label]
+    cells = [row.harness, when if wide else when[5:], messages, sid]
+    return [*cells, row.project or "", status + row.label] if wide else [*cells, status + row.label]
 
 
 def _table(rows: list[SessionRow]) -> None:
-    """A table fitted to the terminal: subagent chats under their parent session."""
+    """A table fitted to the terminal: the harness, time, size and full id always whole
+    (an id is what other commands take), the project only when there is room, the title
+    taking what is left; subagent chats under their parent session."""
     from rich.console import Console
     from rich.table import Table
 
+    console = Console(highlight=False, soft_wrap=False, width=None if sys.stdout.isatty() else 160, markup=False)
+    wide = console.width >= 110
     children: dict[tuple[str, str], list[SessionRow]] = {}
     ids = {(r.harness, r.session_id) for r in rows if r.parent is None}
     for row in rows:
         if row.parent is not None and (row.harness, row.parent) in ids:
             children.setdefault((row.harness, row.parent), []).append(row)
-    table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
-    for name, options in (("harness", {}), ("updated", {}), ("msgs", {"justify": "right"}),
-                          ("session", {}), ("project", {"max_width": 24}),
-                          ("title / first prompt", {"ratio": 1})):
-        table.add_column(name, overflow="ellipsis", no_wrap=True, **options)
+    lines = []
     for row in rows:
         if row.parent is not None and (row.harness, row.parent) in ids:
             continue
-        table.add_row(*_row_cells(row))
+        lines.append(_row_cells(row, False, wide))
         for child in children.pop((row.harness, row.session_id), []) if row.parent is None else []:
-            table.add_row(*_row_cells(child, child=True))
-    console = Console(highlight=False, soft_wrap=False, width=None if sys.stdout.isatty() else 160, markup=False)
+            lines.append(_row_cells(child, True, wide))
+    headers = ["harness", "updated", "msgs", "session", *(["project"] if wide else []), "title / first prompt"]
+    # every column but the last as wide as its widest cell (the project at most 20); the
+    # title gets what is left of the line
+    widths = [max(len(h), *(len(line[i]) for line in lines)) for i, h in enumerate(headers[:-1])]
+    if wide:
+        widths[-1] = min(widths[-1], 20)
+    widths.append(max(8, console.width - sum(widths) - 2 * (len(headers) - 1)))
+    table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
+    for header, width in zip(headers, widths):
+        table.add_column(header, overflow="ellipsis", no_wrap=True, max_width=width,
+                         min_width=width if header != headers[-1] else None, justify="right" if header == "msgs" else "left")
+    for line in lines:
+        table.add_row(*line)
     console.print(table)
 
 
