@@ -376,4 +376,4 @@ def resolve_row(name: str | os.PathLike[str], harness: str | None = None) -> Ses
                          "(see txcodec list)")
     listed = "\n".join(f"  {r.harness:12} {r.session_id}  {(r.updated or '')[:16]}  {r.path}" for r in matches[:20])
     more = f"\n  ... and {len(matches) - 20} more" if len(matches) > 20 else ""
-    raise InputError(f"{text}: {len(matches)} sessions match; name one by a longer id or its path:\n{listed}{more}")
+    raise InputError(f"{text}: {len(matches)} sessions match; name one by a longer id or by its path:\n{listed}{more}")
