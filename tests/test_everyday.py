@@ -77,26 +77,3 @@ def test_input_harness_is_from_everywhere_and_old_name_still_works():
 def test_shell_completion_is_documented():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "_TXCODEC_COMPLETE=bash_source txcodec" in readme
-
-
-def test_install_and_resume_default_to_the_sessions_own_folder(tmp_path, monkeypatch):
-    """convert --install (one session or a batch) and resume put the session under its own
-    project folder; resume runs the client there only when that folder exists here."""
-    monkeypatch.setenv("HOME", str(tmp_path))
-    for name in STORE_ENV:
-        monkeypatch.delenv(name, raising=False)
-    sample = run("sample", "--harness", "codex").stdout.strip()
-    recorded = api.to_common(api.load(sample)).meta.cwd
-    assert recorded == "/home/dev/shop"
-    here = tmp_path / "elsewhere"
-    here.mkdir()
-    monkeypatch.chdir(here)
-    result = run("convert", sample, "--to", "claude_code", "--install")
-    assert result.exit_code == 0, result.output
-    assert (tmp_path / ".claude/projects/-home-dev-shop").is_dir()
-    assert "run it from /home/dev/shop" in result.stderr
-    # resume: /home/dev/shop does not exist here, so the client would run in the current folder
-    resumed = run("resume", sample, "--to", "qwen_code", env={"PATH": str(tmp_path / "no-bin")})
-    assert resumed.exit_code == 0, resumed.output
-    munged = str(here).replace("/", "-").replace(".", "-").replace("_", "-")
-    assert any(munged.lower() in str(p).lower() for p in (tmp_path / ".qwen").rglob("*.jsonl"))

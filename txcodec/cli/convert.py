@@ -45,27 +45,10 @@ def _resume_line(harness: str, written: registry.Written) -> str:
     return lines.get(harness, f"(resume session {sid})")
 
 
-def _project_dir(cwd: str | None, src: Path | None = None, from_: str | None = None, *, local: bool = False) -> str:
+def _project_dir(cwd: str | None) -> str:
     """The absolute project folder: the store's folder name and every record's ``cwd``
-    are made from it, so a relative ``--cwd`` would name the wrong folder. Without
-    ``--cwd``: the session's own folder (as a batch installs it; with ``local``, only
-    when that folder exists here, since the client runs in it), else the current one."""
-    if cwd is not None:
-        return os.path.abspath(cwd)
-    recorded = _recorded_cwd(src, from_) if src is not None else None
-    if recorded and os.path.isabs(recorded) and (not local or os.path.isdir(recorded)):
-        return recorded
-    return os.getcwd()
-
-
-def _recorded_cwd(src: Path, from_: str | None) -> str | None:
-    if from_ == "common":
-        return None
-    try:
-        cwd = api.to_common(api.load(src, from_)).meta.cwd
-    except (OSError, ValueError):  # the conversion itself reports the trouble
-        return None
-    return cwd if isinstance(cwd, str) else None
+    are made from it, so a relative ``--cwd`` would name the wrong folder."""
+    return os.path.abspath(cwd) if cwd is not None else os.getcwd()
 
 
 def _install(written: registry.Written, harness: str) -> None:
@@ -177,8 +160,7 @@ def register(group: click.Group) -> None:
     @filter_options
     @click.option("-j", "--jobs", type=click.IntRange(min=1), help="Sessions converted at once (default: the CPU count).")
     @click.option("--skip-existing", is_flag=True, help="Skip a session whose converted files already exist.")
-    @click.option("--cwd", type=str,
-                  help="The project folder the target client will resume from (one session; default: the session's own).")
+    @click.option("--cwd", type=str, help="The project folder the target client will resume from (one session).")
     @click.option("--session-id", type=str, help="The new session's id (one session; a UUID for Claude Code).")
     @click.option("--loss", "show_loss", is_flag=True,
                   help="The whole loss report: as JSON on stdout (one session), or one file per session in DIR/loss/.")
@@ -232,7 +214,7 @@ def register(group: click.Group) -> None:
         (src,) = files
         with user_errors():
             if install or cwd is not None:
-                cwd = _project_dir(cwd, src, from_)
+                cwd = _project_dir(cwd)
             written, loss = api.convert(src, to, from_=from_, session_id=session_id, cwd=cwd,
                                         prompts=list(prompts) if prompts else None, input_side=input_side,
                                         stdin_side=stdin_side)
@@ -257,8 +239,7 @@ def register(group: click.Group) -> None:
     @click.option("--from", "from_", type=str, metavar="NAME", help="Source harness (detected when left out).")
     @click.option("--to", "to", type=target_choice(), default="claude_code", show_default=True,
                   help="The client to continue in (a harness with a store).")
-    @click.option("--cwd", type=str,
-                  help="Project folder (default: the session's own when it exists here, else the current folder).")
+    @click.option("--cwd", type=str, help="Project folder (default: the current folder).")
     @click.option("--session-id", type=str, help="The new session's id.")
     @click.option("-q", "--quiet", is_flag=True, help="No loss line.")
     def resume(src: Path, from_: str | None, to: str, cwd: str | None, session_id: str | None, quiet: bool) -> None:
@@ -270,7 +251,7 @@ def register(group: click.Group) -> None:
         with user_errors():
             if registry.get(to).store is None:
                 raise click.ClickException(f"{registry.get(to).title} has no store to resume from")
-            cwd = _project_dir(cwd, src, from_, local=True)
+            cwd = _project_dir(cwd)
             if not os.path.isdir(cwd):  # checked before installing: the client would run there
                 raise click.ClickException(f"{cwd}: not a folder (--cwd)")
             written, loss = api.convert(src, to, from_=from_, session_id=session_id, cwd=cwd)
