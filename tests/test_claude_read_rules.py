@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
+from conftest import SEEDS
 from msgspec import UNSET
 
 from txcodec import api
@@ -201,12 +202,7 @@ RULES = [
 ]
 
 
-SEEDS = Path(__file__).resolve().parents[1].parent / "shared" / "seeds"
-
-
 def _seed_text() -> str:
-    if not SEEDS.is_dir():
-        pytest.fail(f"the seeds are missing: {SEEDS}")
     text = " ".join(p.read_text(encoding="utf-8") for p in sorted(SEEDS.glob("*.txt")))
     return " ".join(text.replace("`", "").replace("*", "").split())
 

@@ -37,7 +37,7 @@ def test_sample_prints_a_bundled_session():
     assert result.exit_code == 0
     path = Path(result.stdout.strip())
     assert path.name == f"{SAMPLE_ID}.jsonl" and path.is_file()
-    assert run("sample", "--harness", "no_such").exit_code == 1
+    assert run("sample", "--harness", "no_such").exit_code == 2  # a usage error listing the choices
 
 
 def test_list_text_and_json(store_root):
@@ -95,7 +95,7 @@ def test_inspect_shows_side_files():
 
 def test_inspect_missing_file_is_one_clear_line(tmp_path):
     result = run("inspect", str(tmp_path / "nope.jsonl"))
-    assert result.exit_code == 1
+    assert result.exit_code == 2 and "no such file" in result.output  # like every command taking a session
     assert "nope.jsonl" in result.output and "Traceback" not in result.output
 
 
@@ -157,17 +157,19 @@ def test_verify_errors_are_reported(tmp_path):
     assert unknown.exit_code == 2 and "unknown harness 'nope'" in unknown.output
     (tmp_path / "nothing").mkdir()
     result = run("verify", str(tmp_path / "nothing"))
-    assert result.exit_code == 1 and "no .jsonl" in result.output
+    assert result.exit_code == 2 and "no .jsonl" in result.output and "all byte-identical" not in result.output
 
 
 def test_list_reads_other_stores_names():
-    """Stores of other harnesses name things differently (codex: id, last_timestamp)."""
-    from txcodec.cli.store import _field, _row
+    """Stores of other harnesses name things differently (codex: id, last_timestamp): one row type."""
+    from txcodec.harnesses.codex.store import SessionInfo
+    from txcodec.sessions import _row
 
-    item = {"id": "019a-x", "last_timestamp": "2026-09-18T10:00:00Z", "user_messages": 2, "assistant_messages": 3,
-            "cwd": "/w", "path": "/r.jsonl"}
-    assert _field(item, "id") == "019a-x" and _field(item, "updated") == "2026-09-18T10:00:00Z"
-    assert "    5 msg" in _row(item) and "019a-x" in _row(item) and _row(item).startswith("2026-09-18 10:00")
+    item = SessionInfo(id="019a-x", path="/r.jsonl", last_timestamp="2026-09-18T10:00:00Z", user_messages=2,
+                       assistant_messages=3, cwd="/w/shop", model="gpt-5")
+    row = _row("codex", item)
+    assert (row.session_id, row.updated, row.messages, row.project, row.models) == (
+        "019a-x", "2026-09-18T10:00:00Z", 5, "shop", ["gpt-5"])
 
 
 def test_list_survives_a_failing_store(monkeypatch, store_root):

@@ -49,12 +49,17 @@ def store(tmp_path: Path) -> dict:
 def test_list_finds_live_archived_and_compressed(store):
     result = run("list", "--harness", "codex", "--json", env=store["env"])
     assert result.exit_code == 0, result.output
-    rows = {r["id"]: r for r in json.loads(result.stdout)}
+    rows = {r["session_id"]: r for r in json.loads(result.stdout)}
     assert set(rows) == {sid for sid, _ in store["ids"].values()}
     genuine = rows[GENUINE_ID]
-    assert (genuine["cli_version"], genuine["model"], genuine["tool_calls"]) == ("0.171.0", "gpt-5.1-codex", 3)
-    assert rows[store["ids"][HAND_BUILT][0]]["archived"] is True
-    assert rows[store["ids"][MIGRATE][0]]["compressed"] is True
+    assert (genuine["models"], genuine["harness"]) == (["gpt-5.1-codex"], "codex")
+    assert rows[store["ids"][HAND_BUILT][0]]["status"] == "archived"
+    assert rows[store["ids"][MIGRATE][0]]["path"].endswith(".jsonl.zst")
+    # the store's own description keeps the codex-only details
+    from txcodec.harnesses.codex.store import discover
+    info = {i.id: i for i in discover(store["home"])}
+    assert (info[GENUINE_ID].cli_version, info[GENUINE_ID].tool_calls) == ("0.171.0", 3)
+    assert info[store["ids"][MIGRATE][0]].compressed is True
     # the plain listing (every harness) shows the codex sessions too
     plain = run("list", env=store["env"])
     assert plain.exit_code == 0 and GENUINE_ID in plain.stdout and "codex" in plain.stdout
@@ -159,7 +164,7 @@ def test_convert_install_into_codex_home(store):
     before = installed.read_bytes()
     assert api.load(before).harness == "codex"
     listed = json.loads(run("list", "--harness", "codex", "--json", env=store["env"]).stdout)
-    assert session_id in {r["id"] for r in listed}
+    assert session_id in {r["session_id"] for r in listed}
     again = run("convert", str(src), "--from", "claude_code", "--to", "codex", "--install", "--cwd", "/work", env=store["env"])
     assert again.exit_code != 0 and "exists" in again.output + again.stderr
     assert installed.read_bytes() == before  # never overwritten

@@ -53,7 +53,7 @@ def test_input_option_takes_the_prompts_from_a_stdin_side_file(tmp_path):
     assert "prompt:missing" not in out.output
     assert _user_texts(_main_file(tmp_path / "with"))[0] == "delegate the count"
     # without it the prompt is a declared placeholder
-    out = _convert(str(capture), "--to", "claude_code", "-o", str(tmp_path / "without"))
+    out = _convert(str(capture), "--to", "claude_code", "-o", str(tmp_path / "without"), "--loss")
     assert out.exit_code == 0 and "prompt:missing" in out.output
     assert _user_texts(_main_file(tmp_path / "without"))[0].startswith("[prompt not captured")
 
@@ -61,7 +61,7 @@ def test_input_option_takes_the_prompts_from_a_stdin_side_file(tmp_path):
 def test_input_option_with_control_lines_of_an_sdk_host(tmp_path):
     """The stdin side of an SDK host starts with control_request initialize."""
     out = _convert(str(SJ / "sdk_host" / "capture.jsonl"), "--to", "claude_code", "--input",
-                   str(SJ / "sdk_host" / "input.jsonl"), "-o", str(tmp_path / "s.jsonl"))
+                   str(SJ / "sdk_host" / "input.jsonl"), "-o", str(tmp_path / "s.jsonl"), "--loss")
     assert out.exit_code == 0, out.output
     assert "record:control_request/initialize" in out.output and "prompt:missing" not in out.output
     assert _user_texts(tmp_path / "s.jsonl") == ["hello there"]

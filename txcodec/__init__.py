@@ -2,13 +2,30 @@
 
 from __future__ import annotations
 
-from .api import detect, load, to_common
+from . import usage
+from .api import ToolCall, convert, detect, install, load, messages, sample, to_common, tool_calls, total_usage
+from .common import Conversation, Message, Usage
 from .errors import InputError, StoreError, TxcodecError, UnsafeId
 from .native import NativeSession, Opaque
+from .sessions import SessionRow, discover, resolve
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "Conversation",
+    "Message",
+    "SessionRow",
+    "ToolCall",
+    "Usage",
+    "convert",
+    "discover",
+    "install",
+    "messages",
+    "resolve",
+    "sample",
+    "tool_calls",
+    "total_usage",
+    "usage",
     "InputError",
     "NativeSession",
     "Opaque",

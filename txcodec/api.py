@@ -8,9 +8,10 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
+from msgspec import UNSET
 
 from . import registry
-from .common import Conversation
+from .common import Child, Conversation, Message, ToolResult, ToolUse, Usage
 from .errors import InputError
 from .ids import safe_relpath
 from .loss import LossReport
@@ -143,8 +144,20 @@ def load(source: bytes | str | os.PathLike[str], harness: str | None = None) -> 
     return decode_session(data, registry.get(name).codec, name, path)
 
 
+def sample(harness: str = "claude_code") -> Path:
+    """The path of the small synthetic session bundled for ``harness`` (every harness's
+    is the Claude Code one, converted)."""
+    from importlib import resources
+
+    folder = resources.files("txcodec") / "samples" / harness
+    found = sorted(p for p in folder.iterdir() if p.name.endswith(".jsonl")) if folder.is_dir() else []
+    if not found:
+        raise InputError(f"no sample session for {harness!r}")
+    return Path(str(found[0]))
+
+
 class NotSupported(InputError):
-    pass
+    """The harness cannot do that (no reader, no writer, no store)."""
 
 
 def to_common(session: NativeSession, loss: LossReport | None = None) -> Conversation:
@@ -255,3 +268,72 @@ def install(written: registry.Written, harness: str, root: str | os.PathLike[str
             raise NotSupported(f"{target.title} has no store to install into")
         root = target.store.default_root()
     return install_files(root, written.files)
+
+
+# -- walking a conversation ----------------------------------------------------------------------
+
+
+def messages(conversation: Conversation, *, subagents: bool = True) -> Iterator[tuple[int, Message]]:
+    """Every message with its depth (0 = the main conversation), each subagent's messages
+    right after the message holding the tool call that started it (or at the end when the
+    call is not found), depth first."""
+    by_call: dict[str, list[Child]] = {}
+    unplaced: list[Child] = []
+    for child in conversation.children if subagents else []:
+        tool_use_id = child.link.tool_use_id
+        (by_call.setdefault(tool_use_id, []) if isinstance(tool_use_id, str) else unplaced).append(child)
+    for message in conversation.messages:
+        yield 0, message
+        for block in message.content:
+            for child in by_call.pop(getattr(block, "id", None), []) if isinstance(block, ToolUse) else []:
+                yield from ((d + 1, m) for d, m in messages(child.conversation))
+    for child in [*unplaced, *(c for cs in by_call.values() for c in cs)]:
+        yield from ((d + 1, m) for d, m in messages(child.conversation))
+
+
+class ToolCall(msgspec.Struct):
+    """A tool call and its result (``None`` when the conversation holds none), with the
+    messages they are in and the subagent depth (0 = main conversation)."""
+
+    use: ToolUse
+    result: ToolResult | None
+    call_message: Message
+    result_message: Message | None = None
+    depth: int = 0
+
+
+def tool_calls(conversation: Conversation, *, subagents: bool = True) -> list[ToolCall]:
+    """Every tool call paired with its result, in conversation order."""
+    calls: list[ToolCall] = []
+    pending: dict[str, ToolCall] = {}
+    for depth, message in messages(conversation, subagents=subagents):
+        for block in message.content:
+            if isinstance(block, ToolUse):
+                call = ToolCall(block, None, message, depth=depth)
+                calls.append(call)
+                pending[block.id] = call
+            elif isinstance(block, ToolResult) and block.tool_use_id in pending:
+                call = pending.pop(block.tool_use_id)
+                call.result, call.result_message = block, message
+    return calls
+
+
+def total_usage(conversation: Conversation, *, subagents: bool = True, unverified: bool = True) -> Usage:
+    """The tokens of every model call, each call counted once (by message id). A call
+    without a stop reason keeps its usage in ``usage_unverified`` (Claude Code before
+    2.1.220 writes nearly every call so): folded in unless ``unverified=False``, so old
+    sessions do not sum to 0. :mod:`txcodec.usage` keeps the two apart, per model."""
+    total = Usage()
+    seen: set[str] = set()
+    for _, message in messages(conversation, subagents=subagents):
+        if message.role != "assistant" or message.synthetic:
+            continue
+        if isinstance(message.id, str):
+            if message.id in seen:
+                continue
+            seen.add(message.id)
+        if message.usage is not UNSET:
+            total = total + message.usage
+        elif unverified and message.usage_unverified is not UNSET:
+            total = total + message.usage_unverified
+    return total

@@ -28,7 +28,7 @@ from .ids import inside, is_safe_relpath, shown
 
 
 class TargetExists(TxcodecError, FileExistsError):
-    pass
+    """A file the write would replace exists; nothing was written."""
 
 
 _TEMP = re.compile(r"\..*\.txcodec-(\d+)-[0-9a-f]{8}\.tmp")

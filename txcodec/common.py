@@ -33,6 +33,8 @@ class _Block(_Struct, tag_field="type"):
 
 
 class Text(_Block, tag="text"):
+    """Plain text."""
+
     text: str
 
 
@@ -75,6 +77,8 @@ class ToolResult(_Block, tag="tool_result"):
 
 
 class Image(_Block, tag="image"):
+    """An image: inline ``data`` (base64) with its media type, a ``url``, or a ``file_id``."""
+
     media_type: str | UnsetType = UNSET
     data: str | UnsetType = UNSET  # base64
     url: str | UnsetType = UNSET
@@ -82,6 +86,8 @@ class Image(_Block, tag="image"):
 
 
 class Document(_Block, tag="document"):
+    """A document (PDF, text): inline ``data`` with its media type, or a ``url``."""
+
     media_type: str | UnsetType = UNSET
     data: str | UnsetType = UNSET  # base64, or plain text when media_type is text/plain
     url: str | UnsetType = UNSET
@@ -132,6 +138,8 @@ Block = Union[Text, Thinking, ToolUse, ToolResult, Image, Document, Artifact, Co
 
 
 class Usage(_Struct):
+    """The tokens of one model call: read, written, and cache writes and reads."""
+
     input_tokens: int = 0
     output_tokens: int = 0
     cache_creation_input_tokens: int = 0
@@ -151,6 +159,9 @@ Role = Literal["user", "assistant"]
 
 
 class Message(_Struct):
+    """One message of the conversation: a user turn or one model call (assistant), its
+    content blocks, and what the source said about it (model, stop reason, usage, origin)."""
+
     role: Role
     content: list[Block] = msgspec.field(default_factory=list)
     id: str | UnsetType = UNSET  # the provider's message id (assistant) when known
@@ -184,6 +195,8 @@ class ForkedFrom(_Struct):
 
 
 class Meta(_Struct):
+    """What the session says about itself: id, title, project folder, client, models, times."""
+
     id: str | UnsetType = UNSET
     title: str | UnsetType = UNSET
     cwd: str | UnsetType = UNSET
@@ -281,6 +294,8 @@ class Conversation(msgspec.Struct):
 
 
 class Child(_Struct):
+    """A subagent conversation and how it was joined to the call that started it."""
+
     link: ChildLink
     conversation: Conversation
     agent_type: str | UnsetType = UNSET

@@ -14,6 +14,8 @@ from msgspec import UNSET, UnsetType
 
 
 class Loss(msgspec.Struct, omit_defaults=True):
+    """One thing a conversion did not carry or had to change; ``kind`` is explained in docs/loss.md."""
+
     kind: str  # e.g. "record:file-history-snapshot", "block:server_tool_use", "write:wrapped-input"
     detail: str = ""
     file: str | UnsetType = UNSET
@@ -21,6 +23,8 @@ class Loss(msgspec.Struct, omit_defaults=True):
 
 
 class LossReport(msgspec.Struct, omit_defaults=True):
+    """Everything a conversion did not carry or had to change, in order."""
+
     entries: list[Loss] = msgspec.field(default_factory=list)
 
     def add(self, kind: str, detail: str = "", *, file: str | None = None, line: int | None = None) -> None:
@@ -42,3 +46,19 @@ class LossReport(msgspec.Struct, omit_defaults=True):
 
     def to_dict(self) -> dict:
         return {"counts": self.counts(), "entries": msgspec.to_builtins(self.entries)}
+
+
+def summary(counts: dict[str, int], target: str | None = None) -> str:
+    """The loss report in one plain line, e.g. ``48 metadata fields/records not carried,
+    3 changes to fit codex (details: --loss)``; ``no loss`` when empty. The meaning of
+    every kind is in docs/loss.md."""
+    if not counts:
+        return "no loss"
+    dropped = sum(n for kind, n in counts.items() if not kind.startswith("write:"))
+    changed = sum(n for kind, n in counts.items() if kind.startswith("write:"))
+    parts = []
+    if dropped:
+        parts.append(f"{dropped} metadata fields/records not carried")
+    if changed:
+        parts.append(f"{changed} change{'s' if changed != 1 else ''} to fit {target or 'the target'}")
+    return ", ".join(parts) + " (details: --loss)"

@@ -31,6 +31,8 @@ class Written:
 
 @dataclass
 class WriteOptions:
+    """How a writer names and places the session it writes."""
+
     session_id: str | None = None  # keep the source id when None, else derive one
     cwd: str | None = None  # the project folder the client will resume from
     stdin_side: bool = False  # stream_json only: the lines a host sends, not what the CLI prints
@@ -69,7 +71,7 @@ def lazy(module: str, name: str) -> Callable[..., Any]:
 
 
 class UnknownHarness(InputError):
-    pass
+    """No harness has that name (the message suggests the closest one)."""
 
 
 _cache: dict[str, Harness] = {}

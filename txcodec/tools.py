@@ -19,6 +19,8 @@ class _Tool(msgspec.Struct, omit_defaults=True):
 
 
 class Read(_Tool):
+    """Read a file (``offset``/``limit`` in lines)."""
+
     kind: ClassVar[str] = "read_file"
     file_path: str
     offset: int | UnsetType = UNSET
@@ -26,12 +28,16 @@ class Read(_Tool):
 
 
 class Write(_Tool):
+    """Write a whole file."""
+
     kind: ClassVar[str] = "modify_file"
     file_path: str
     content: str
 
 
 class Edit(_Tool):
+    """Replace ``old_string`` by ``new_string`` in a file (every occurrence with ``replace_all``)."""
+
     kind: ClassVar[str] = "modify_file"
     file_path: str
     old_string: str
@@ -40,18 +46,24 @@ class Edit(_Tool):
 
 
 class EditOp(msgspec.Struct, omit_defaults=True):
+    """One replacement of a :class:`MultiEdit`."""
+
     old_string: str
     new_string: str
     replace_all: bool | UnsetType = UNSET
 
 
 class MultiEdit(_Tool):
+    """Several replacements in one file, in order."""
+
     kind: ClassVar[str] = "modify_file"
     file_path: str
     edits: list[EditOp]
 
 
 class NotebookEdit(_Tool):
+    """Change one cell of a Jupyter notebook."""
+
     kind: ClassVar[str] = "modify_file"
     notebook_path: str
     new_source: str = ""
@@ -67,6 +79,8 @@ class Patch(_Tool):
 
 
 class Bash(_Tool):
+    """Run a shell command."""
+
     kind: ClassVar[str] = "shell_exec"
     command: str
     description: str | UnsetType = UNSET
@@ -75,12 +89,16 @@ class Bash(_Tool):
 
 
 class Glob(_Tool):
+    """Find files by name pattern."""
+
     kind: ClassVar[str] = "code_search"
     pattern: str
     path: str | UnsetType = UNSET
 
 
 class Grep(_Tool):
+    """Search file contents."""
+
     kind: ClassVar[str] = "code_search"
     pattern: str
     path: str | UnsetType = UNSET
@@ -88,17 +106,23 @@ class Grep(_Tool):
 
 
 class WebFetch(_Tool):
+    """Fetch a URL (and ask ``prompt`` of it)."""
+
     kind: ClassVar[str] = "http_request"
     url: str
     prompt: str | UnsetType = UNSET
 
 
 class WebSearch(_Tool):
+    """Search the web."""
+
     kind: ClassVar[str] = "http_request"
     query: str
 
 
 class Agent(_Tool):
+    """Start a subagent with ``prompt``."""
+
     kind: ClassVar[str] = "subagent_task"
     prompt: str
     description: str | UnsetType = UNSET
@@ -108,6 +132,8 @@ class Agent(_Tool):
 
 
 class Todo(msgspec.Struct, omit_defaults=True):
+    """One item of a todo list."""
+
     content: str
     status: str
     id: str | UnsetType = UNSET
@@ -115,11 +141,15 @@ class Todo(msgspec.Struct, omit_defaults=True):
 
 
 class TodoWrite(_Tool):
+    """Replace the todo list."""
+
     kind: ClassVar[str] = "manage_todos"
     todos: list[Todo]
 
 
 class SlashCommand(_Tool):
+    """Run a slash command."""
+
     kind: ClassVar[str] = "generic"
     command: str
 

@@ -32,6 +32,8 @@ _SNIFF_BYTES = 1 << 20
 
 @dataclass
 class Verified:
+    """The result of checking one file: identical, differing (where first), or unreadable."""
+
     path: Path
     ok: bool
     harness: str | None = None

@@ -8,7 +8,7 @@ import click
 import msgspec
 
 from .. import api, registry
-from .common import echo_json, user_errors
+from .common import SessionParam, echo_json, from_option, user_errors
 
 
 def _line(message) -> str:
@@ -36,22 +36,22 @@ class CannotCheck(click.ClickException):
 
 def register(group: click.Group) -> None:
     @group.command("check-resume")
-    @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-    @click.option("--harness", type=str, help="The file's harness (detected when left out).")
+    @click.argument("file", type=SessionParam())
+    @from_option()
     @click.option("--cwd", type=str, help="Project folder to resume from (default: a throw-away folder).")
     @click.option("--json", "as_json", is_flag=True, help="The whole report as JSON.")
     def check_resume(file: Path, harness: str | None, cwd: str | None, as_json: bool) -> None:
-        """Resume FILE with the real client against a strict local mock model and
-        report what it sent. Exit status: 0 resumed; 1 the client failed, made no
-        request, or sent something the real API would reject (400); 2 the check could
-        not run (FILE is not a session the client can look up, or the client is not
+        """Resume FILE (a path, a session id or prefix, or latest[:HARNESS]) with the
+        real client against a strict local mock model and report what it sent. Exit
+        status: 0 resumed; 1 the client failed, made no request, or sent something the
+        real API would reject (400); 2 the check could not run (FILE is not a session the client can look up, or the client is not
         installed)."""
         try:
             with user_errors():
                 name = harness or api.load(file).harness
                 target = registry.get(name)
                 if target.check_resume is None:
-                    raise click.ClickException(f"{file}: read as {target.title}, which has no resume check (name the harness with --harness)")
+                    raise click.ClickException(f"{file}: read as {target.title}, which has no resume check (name the harness with --from)")
                 options = {"cwd": cwd} if cwd else {}
                 report = target.check_resume(file, **options)
         except click.ClickException as exc:

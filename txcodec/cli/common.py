@@ -52,3 +52,65 @@ def read_common(path: Any, harness: str | None = None, loss: Any = None) -> Any:
         raise
     except (OSError, ValueError, msgspec.MsgspecError) as exc:
         raise click.ClickException(str(exc) if str(exc).startswith(f"{path}:") else f"{path}: {exc}") from exc
+
+
+class SessionParam(click.ParamType):
+    """A session named the way every command accepts: a path, a session id, an id prefix,
+    ``latest`` or ``latest:<harness>`` (looked up in the stores by :mod:`txcodec.sessions`).
+    The value is the file's path."""
+
+    name = "SESSION"
+
+    def __init__(self, dir_okay: bool = False):
+        self.dir_okay = dir_okay
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> Any:
+        from pathlib import Path
+
+        from .. import sessions
+        from ..errors import InputError
+
+        if isinstance(value, Path):
+            return value
+        path = Path(value)
+        if path.exists():
+            if path.is_dir() and not self.dir_okay:
+                self.fail(f"{value}: is a folder, not a session file", param, ctx)
+            return path
+        try:
+            return sessions.resolve(value)
+        except InputError as exc:
+            self.fail(str(exc), param, ctx)
+
+
+class AliasOption(click.Option):
+    """An option whose later names are old spellings kept working but not shown in help
+    (``--from`` is the input harness everywhere; ``--harness`` still works where it was
+    the name)."""
+
+    def get_help_record(self, ctx: click.Context) -> tuple[str, str] | None:
+        opts = self.opts
+        try:
+            self.opts = opts[:1]
+            return super().get_help_record(ctx)
+        finally:
+            self.opts = opts
+
+
+def from_option(help: str = "The input's harness (detected when left out).", **kwargs: Any) -> Any:
+    """``--from NAME`` (old name ``--harness``), completing the harness names."""
+    return click.option("--from", "--harness", "harness", cls=AliasOption, metavar="NAME", help=help,
+                        shell_complete=lambda ctx, param, incomplete: [n for n in sorted(registry.harnesses())
+                                                                       if n.startswith(incomplete)], **kwargs)
+
+
+def target_choice(extra: tuple[str, ...] = ()) -> click.Choice:
+    """The harnesses that can be written (shown in help, completed by the shell)."""
+    names = [n for n, h in sorted(registry.harnesses().items()) if h.write is not None]
+    return click.Choice([*names, *extra], case_sensitive=True)
+
+
+class UsageProblem(click.ClickException):
+    """A usage error told in one line (exit status 2), without click's usage banner."""
+
+    exit_code = 2

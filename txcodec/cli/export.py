@@ -12,7 +12,8 @@ import msgspec
 from ..atomic import atomic_stream, write_atomic
 from ..common import to_json
 from ..loss import LossReport
-from .common import read_common, stdout_binary, user_errors
+from .common import SessionParam, from_option, read_common, stdout_binary, user_errors
+from .store import filter_options, select
 
 # Turns a model's usage row (usage.ModelUsage) into dollars for the HTML pages, or None
 # when it cannot; None here shows no cost at all.
@@ -87,25 +88,20 @@ def _export_hf(paths: list[Path], out: str, show_loss: bool) -> None:
         _echo_loss(loss, to_stderr=False)
 
 
-def _export_all(root: Path | None, harness: str | None, fmt: str, out: str, jobs: int | None,
-                show_loss: bool) -> None:
-    from .store import _stored_sessions
-
-    with user_errors():
-        items, errors = _stored_sessions(root, harness)  # the rows `list` shows
-    for error in errors:
-        click.echo(f"txcodec: warning: {error}", err=True)
+def _export_all(rows: list, fmt: str, out: str, jobs: int | None, show_loss: bool) -> None:
+    """Every selected stored session (not the subagent chats listed under one)."""
+    rows = [row for row in rows if row.parent is None and row.path]
     if fmt == "html":
         from ..render import site
 
         with user_errors():
-            report = site.export_store(items, out, price=PRICE)
+            report = site.export_store([msgspec.to_builtins(row) for row in rows], out, price=PRICE)
         for error in report.errors:
             click.echo(f"txcodec: warning: {error}", err=True)
         click.echo(f"{len(report.rendered)} pages written, {len(report.unchanged)} unchanged, "
                    f"{len(report.errors)} failed: {Path(out) / 'index.html'}", err=True)
         return
-    paths = [Path(item["path"]) for item in items if item.get("path")]
+    paths = [Path(row.path) for row in rows]
     if fmt == "parquet":
         _export_parquet(paths, out, jobs)
     else:
@@ -114,41 +110,45 @@ def _export_all(root: Path | None, harness: str | None, fmt: str, out: str, jobs
 
 def register(group: click.Group) -> None:
     @group.command("export")
-    @click.argument("paths", nargs=-1, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+    @click.argument("paths", nargs=-1, type=SessionParam())
     @click.option("--to", "fmt", type=click.Choice([*FORMATS, *DATASETS]), default="common", show_default=True)
     @click.option("-o", "--output", "out", type=str, default="-", show_default=True,
                   help="Output file; '-' for stdout. A folder for --all and --to parquet.")
-    @click.option("--from", "harness", type=str,
-                  help="The file's harness (detected when left out; with --all: only its store).")
+    @from_option("The input's harness (detected when left out; with --all: only its store).")
     @click.option("--loss", "show_loss", is_flag=True,
                   help="Print the loss report as JSON (on stderr when the export goes to stdout).")
     @click.option("--all", "everything", is_flag=True,
-                  help="Every session in the stores (as `list` finds them): pages in -o DIR with an index.html "
-                       "(--to html), or a dataset (--to parquet|hf). Unchanged sessions are not read again.")
-    @click.option("--root", type=click.Path(exists=True, file_okay=False, path_type=Path),
-                  help="With --all: the store folder to scan instead of each harness's default.")
+                  help="Every session in the stores (as `list` finds them, with its filters): pages in -o DIR with "
+                       "an index.html (--to html), or a dataset (--to parquet|hf). Unchanged sessions are not read again.")
+    @filter_options
     @click.option("--jobs", type=click.IntRange(1), help="Processes for --to parquet (default: the CPU count).")
     def export(paths: tuple[Path, ...], fmt: str, out: str, harness: str | None, show_loss: bool, everything: bool,
-               root: Path | None, jobs: int | None) -> None:
-        """Export sessions.
+               project: str | None, since: str | None, until: str | None, grep: str | None, root: Path | None,
+               jobs: int | None) -> None:
+        """Export sessions (each a file, a session id or prefix, or latest[:HARNESS]).
 
-        One PATH as Common JSON, Markdown, a self-contained HTML page, or chat
-        fine-tuning JSONL (openai-chat). Several PATHs, or --all, as a Parquet dataset
-        (parquet, docs/dataset.md) or one Parquet file of chat examples that Hugging Face
-        `datasets` loads (hf). --all --to html -o DIR writes every stored session as a
-        page, plus an index.html with search (docs/html.md).
+        One session as Common JSON, Markdown, a self-contained HTML page, or chat
+        fine-tuning JSONL (openai-chat). Several, or --all, as a Parquet dataset (parquet,
+        docs/dataset.md) or one Parquet file of chat examples that Hugging Face `datasets`
+        loads (hf). --all --to html -o DIR writes every stored session as a page, plus an
+        index.html with search (docs/html.md).
         """
         if everything:
             if paths:
-                raise click.UsageError("give either PATH or --all, not both")
+                raise click.UsageError("give either SESSION or --all, not both")
             if fmt not in ("html", *DATASETS):
                 raise click.UsageError("--all exports pages or a dataset: use it with --to html, parquet or hf")
             if out == "-":
                 raise click.UsageError("--all writes files: name the folder with -o")
-            _export_all(root, harness, fmt, out, jobs, show_loss)
+            index = select(harness, project, since, until, grep, root, details=False)
+            for error in index.errors:
+                click.echo(f"txcodec: warning: {error}", err=True)
+            _export_all(list(index), fmt, out, jobs, show_loss)
             return
+        if any(value is not None for value in (project, since, until, grep, root)):
+            raise click.UsageError("--project, --since, --until, --grep and --root select stored sessions: use them with --all")
         if not paths:
-            raise click.UsageError("missing PATH (or --all)")
+            raise click.UsageError("missing SESSION (or --all)")
         if fmt in DATASETS:
             if out == "-":
                 raise click.UsageError(f"--to {fmt} writes files: name them with -o")

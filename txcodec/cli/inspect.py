@@ -11,7 +11,7 @@ import msgspec
 
 from .. import api, registry
 from ..native import NativeSession, Opaque
-from .common import echo_json, user_errors
+from .common import SessionParam, echo_json, from_option, user_errors
 
 
 class _TypePeek(msgspec.Struct):
@@ -93,12 +93,13 @@ def _echo_text(info: dict[str, Any]) -> None:
 
 def register(group: click.Group) -> None:
     @group.command("inspect")
-    @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
-    @click.option("--harness", metavar="NAME", help="Read FILE as this harness (detected when omitted).")
+    @click.argument("file", type=SessionParam())
+    @from_option("Read FILE as this harness (detected when left out).")
     @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
     def inspect(file: Path, harness: str | None, as_json: bool) -> None:
         """Show what FILE holds: its harness, a census of record types, every line kept
-        only as bytes (with its line number and why) and the session's side files."""
+        only as bytes (with its line number and why) and the session's side files. FILE
+        may also be a session id, an id prefix or latest[:HARNESS]."""
         with user_errors():
             session = api.load(file, harness)
             info = report(session, file.stat().st_size)

@@ -8,16 +8,17 @@ from pathlib import Path
 import click
 
 from ..render import terminal
-from .common import read_common, user_errors
+from .common import SessionParam, from_option, read_common, user_errors
 
 
 def register(group: click.Group) -> None:
     @group.command("show")
-    @click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-    @click.option("--from", "harness", type=str, help="The file's harness (detected when left out).")
+    @click.argument("path", type=SessionParam())
+    @from_option()
     @click.option("--color/--no-color", default=None, help="Colour the output (default: when stdout is a terminal).")
     def show(path: Path, harness: str | None, color: bool | None) -> None:
-        """Show the conversation in PATH, its subagents indented under their calls."""
+        """Show the conversation in PATH (a file, a session id or prefix, or latest[:HARNESS]),
+        its subagents indented under their calls."""
         with user_errors():
             conv = read_common(path, harness)
         use_color = sys.stdout.isatty() if color is None else color

@@ -1,136 +1,140 @@
 """``txcodec list`` (sessions in the harnesses' stores) and ``txcodec sample``.
 
-Generic over the registry: every harness whose ``store`` module has ``default_root()``
-and ``discover(root)`` is listed. An item becomes a dict (its ``to_dict()``, else
-``msgspec.to_builtins``), read through a few keys, each with the aliases stores use
-(``session_id``/``id``, ``updated``/``last_timestamp``/..., ``title``/``summary``/``name``,
-``cwd``, ``status``, ``counts``); a store's result may carry ``errors``.
+Both are thin: the index (one row type for every harness, filters, content search) is
+:mod:`txcodec.sessions`, the date filters :mod:`txcodec.dates`.
 """
 
 from __future__ import annotations
 
-from importlib import resources
+import sys
 from pathlib import Path
-from typing import Any
 
 import click
-import msgspec
 
-from .. import registry
-from .common import echo_json, user_errors
-
-
-def _stores(harness: str | None) -> dict[str, Any]:
-    if harness is not None:
-        found = registry.get(harness)
-        if found.store is None:
-            raise click.ClickException(f"{found.title} has no session store to list")
-        return {harness: found.store}
-    return {name: h.store for name, h in sorted(registry.harnesses().items()) if h.store is not None}
+from .. import sessions
+from ..api import sample
+from ..dates import parse_when
+from ..sessions import SessionRow
+from .common import AliasOption, echo_json, user_errors
 
 
-def _as_dict(item: Any) -> dict:
-    if hasattr(item, "to_dict"):
-        return item.to_dict()
-    return msgspec.to_builtins(item, enc_hook=str)
+def _row_cells(row: SessionRow, child: bool, wide: bool) -> list[str]:
+    when = (row.updated or row.started or "")[:16].replace("T", " ")
+    messages = "" if row.messages is None else str(row.messages)
+    if row.subagents:
+        messages += f" +{row.subagents}"
+    sid = ("└ " if child else "") + row.session_id
+    status = "" if row.status == "ok" else f"[{row.status}] "
+    cells = [row.harness, when if wide else when[5:], messages, sid]
+    return [*cells, row.project or "", status + row.label] if wide else [*cells, status + row.label]
 
 
-# Stores name the same things differently: the first key present wins.
-_ALIASES = {
-    "id": ("session_id", "id"),
-    "updated": ("updated", "last_timestamp", "last_updated", "started", "first_timestamp", "start_time"),
-    "title": ("title", "summary", "name"),
-}
+def _table(rows: list[SessionRow]) -> None:
+    """A table fitted to the terminal: the harness, time, size and full id always whole
+    (an id is what other commands take), the project only when there is room, the title
+    taking what is left; subagent chats under their parent session."""
+    from rich.console import Console
+    from rich.table import Table
 
-
-def _field(item: dict, name: str) -> Any:
-    for key in _ALIASES[name]:
-        if item.get(key):
-            return item[key]
-    return None
-
-
-def _messages(item: dict) -> int | None:
-    counts = item.get("counts") or {}
-    for value in (counts.get("messages"), item.get("messages")):
-        if isinstance(value, int):
-            return value
-    if isinstance(item.get("user_messages"), int):
-        return item["user_messages"] + item.get("assistant_messages", 0)
-    return None
-
-
-def _row(item: dict) -> str:
-    counts = item.get("counts") or {}
-    messages = _messages(item)
-    children = counts.get("subagents", 0) + counts.get("workflow_agents", 0)
-    when = (_field(item, "updated") or "")[:16].replace("T", " ")
-    label = _field(item, "title") or item.get("cwd") or ""
-    sizes = f"{messages if messages is not None else '-':>5} msg"
-    if children:
-        sizes += f" +{children} agents"
-    return f"{when:16}  {item.get('status', ''):13}  {sizes:20}  {_field(item, 'id')}  {label}"
-
-
-def _stored_sessions(root: Path | None, harness: str | None) -> tuple[list[dict], list[str]]:
-    items, errors = [], []
-    for name, store in _stores(harness).items():
-        try:
-            found = store.discover(root)
-        except (OSError, ValueError) as exc:  # one store's trouble does not hide the others
-            errors.append(f"{name}: {exc}")
+    console = Console(highlight=False, soft_wrap=False, width=None if sys.stdout.isatty() else 160, markup=False)
+    wide = console.width >= 110
+    children: dict[tuple[str, str], list[SessionRow]] = {}
+    ids = {(r.harness, r.session_id) for r in rows if r.parent is None}
+    for row in rows:
+        if row.parent is not None and (row.harness, row.parent) in ids:
+            children.setdefault((row.harness, row.parent), []).append(row)
+    lines = []
+    for row in rows:
+        if row.parent is not None and (row.harness, row.parent) in ids:
             continue
-        errors += [f"{name}: {e}" for e in getattr(found, "errors", [])]
-        for item in found:
-            row = _as_dict(item)
-            row.setdefault("harness", name)
-            items.append(row)
-            errors += [f"{name}: {e}" for e in row.get("errors") or []]
-    items.sort(key=lambda row: _field(row, "updated") or "", reverse=True)
-    return items, errors
+        lines.append(_row_cells(row, False, wide))
+        for child in children.pop((row.harness, row.session_id), []) if row.parent is None else []:
+            lines.append(_row_cells(child, True, wide))
+    headers = ["harness", "updated", "msgs", "session", *(["project"] if wide else []), "title / first prompt"]
+    # every column but the last as wide as its widest cell (the project at most 20); the
+    # title gets what is left of the line
+    widths = [max(len(h), *(len(line[i]) for line in lines)) for i, h in enumerate(headers[:-1])]
+    if wide:
+        widths[-1] = min(widths[-1], 20)
+    widths.append(max(8, console.width - sum(widths) - 2 * (len(headers) - 1)))
+    table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
+    for header, width in zip(headers, widths):
+        table.add_column(header, overflow="ellipsis", no_wrap=True, max_width=width,
+                         min_width=width if header != headers[-1] else None, justify="right" if header == "msgs" else "left")
+    for line in lines:
+        table.add_row(*line)
+    console.print(table)
+
+
+def filter_options(command):
+    """The options that select sessions, shared by ``list`` and ``convert --all`` (each
+    names the harness its own way)."""
+    for option in reversed((
+        click.option("--project", metavar="NAME", help="Only sessions of this project (its name, or part of the cwd)."),
+        click.option("--since", metavar="WHEN", help="Updated at or after WHEN: a date, an ISO time, today, or 7d / 12h."),
+        click.option("--until", metavar="WHEN", help="Updated at or before WHEN (a date includes that whole day)."),
+        click.option("--grep", metavar="TEXT", help="Only sessions whose file contains TEXT (case-insensitive)."),
+        click.option("--root", type=click.Path(exists=True, file_okay=False, path_type=Path),
+                     help="Store folder to scan instead of each harness's default "
+                          "(Claude Code: $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects)."),
+    )):
+        command = option(command)
+    return command
+
+
+def select(harness: str | None, project: str | None, since: str | None, until: str | None, grep: str | None,
+           root: Path | None, limit: int | None = None, details: bool = True) -> sessions.Index:
+    with user_errors():
+        return sessions.discover(harness, root=root, project=project, grep=grep, limit=limit, details=details,
+                                 since=parse_when(since) if since else None,
+                                 until=parse_when(until, end=True) if until else None)
 
 
 def register(group: click.Group) -> None:
     @group.command("list")
-    @click.option("--root", type=click.Path(exists=True, file_okay=False, path_type=Path),
-                  help="Store folder to scan instead of each harness's default "
-                       "(Claude Code: $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects).")
-    @click.option("--harness", metavar="NAME", help="Only this harness's store.")
-    @click.option("--json", "as_json", is_flag=True, help="One JSON array with every detail.")
-    def list_sessions(root: Path | None, harness: str | None, as_json: bool) -> None:
-        """List the sessions found in the harnesses' stores, newest first.
+    @click.option("--harness", "--from", "harness", cls=AliasOption, metavar="NAME", help="Only this harness's store.")
+    @filter_options
+    @click.option("--limit", type=click.IntRange(min=1), help="At most this many sessions (the newest).")
+    @click.option("--json", "as_json", is_flag=True, help="One JSON array of rows (the schema in docs/api.md).")
+    def list_sessions(harness: str | None, project: str | None, since: str | None, until: str | None,
+                      grep: str | None, root: Path | None, limit: int | None, as_json: bool) -> None:
+        """List the sessions in the harnesses' stores, newest first.
 
-        Sessions are grouped by id across project folders; a session whose main
-        transcript was pruned while its subagents survive is listed as `pruned`, a file
-        holding only metadata records as `metadata-only`. Files that cannot be read are
-        reported on stderr and skipped.
+        Every row has the same fields whatever the harness: harness, session_id, path,
+        cwd, project, title, first_prompt, started, updated, messages, models, parent,
+        started_by, forked_from
+        (null when unknown). The title falls back to the first prompt; subagent chats
+        are listed under their session. A session whose main transcript was pruned
+        while its subagents survive is marked `pruned`, a file holding only metadata
+        records `metadata-only`. Files that cannot be read are reported on stderr and
+        skipped.
         """
-        with user_errors():
-            items, errors = _stored_sessions(root, harness)
-        for error in errors:
+        found = select(harness, project, since, until, grep, root, limit)
+        for error in found.errors:
             click.echo(f"txcodec: warning: {error}", err=True)
         if as_json:
-            echo_json(items)
+            echo_json(list(found))
             return
-        if not items:
+        if not found:
             click.echo("no sessions found", err=True)
-        for item in items:
-            click.echo(f"{item['harness']:12}  {_row(item)}")
+            return
+        _table(found)
 
     @group.command("sample")
-    @click.option("--harness", default="claude_code", show_default=True, metavar="NAME",
-                  help="Whose sample session.")
+    @click.option("--harness", "--from", "harness", cls=AliasOption, default="claude_code", show_default=True,
+                  type=click.Choice(SAMPLES), help="Whose sample session.")
     def sample(harness: str) -> None:
         """Print the path of a small synthetic session bundled with txcodec.
 
-        Try the other commands on it, e.g. `txcodec inspect "$(txcodec sample)"`.
+        Try the other commands on it, e.g. `txcodec inspect "$(txcodec sample)"`. Every
+        harness's sample is the Claude Code one, converted.
         """
         click.echo(sample_path(harness))
 
 
+SAMPLES = ("claude_code", "codex", "gemini_cli", "pi", "qwen_code", "stream_json")
+
+
 def sample_path(harness: str) -> Path:
-    folder = resources.files("txcodec") / "samples" / harness
-    found = sorted(p for p in folder.iterdir() if p.name.endswith(".jsonl")) if folder.is_dir() else []
-    if not found:
-        raise click.ClickException(f"no sample session for {harness!r}")
-    return Path(str(found[0]))
+    with user_errors():
+        return sample(harness)

@@ -19,7 +19,7 @@ from .report import require_client
 
 
 def binary(name: str, package: str) -> Path:
-    return require_client(name, f": run `npm install --prefix clients` ({package} is pinned in clients/package.json)")
+    return require_client(name)
 
 
 @dataclass

@@ -38,7 +38,7 @@ def munge_cwd(cwd: str) -> str:
 
 def claude_binary() -> Path:
     # this module's find_client, looked up per call: tests replace it to play "not installed"
-    return require_client("claude", " (npm install @anthropic-ai/claude-code; see clients/)", find_client)
+    return require_client("claude", None, find_client)
 
 
 @functools.lru_cache(maxsize=4)

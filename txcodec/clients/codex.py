@@ -71,7 +71,7 @@ stream_max_retries = 0
 
 
 def codex_binary() -> Path:
-    return require_client("codex", ": run `npm install --prefix clients` (clients/package.json pins it)")
+    return require_client("codex")
 
 
 def client_version(binary: Path | None = None) -> str:

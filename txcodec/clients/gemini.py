@@ -174,9 +174,7 @@ def response_text(response: Any) -> str:
 
 
 def gemini_binary() -> Path:
-    return require_client(
-        "gemini", ": run `npm install --prefix clients` (clients/package.json pins @google/gemini-cli)"
-    )
+    return require_client("gemini")
 
 
 @functools.lru_cache(maxsize=4)

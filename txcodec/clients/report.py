@@ -47,10 +47,22 @@ def find_client(name: str) -> Path | None:
     return Path(found) if found else None
 
 
-def require_client(name: str, hint: str, find: Callable[[str], Path | None] | None = None) -> Path:
-    """The client's binary (``find``, else :func:`find_client`), or :class:`ClientMissing`
-    with ``hint`` on how to install it."""
+# The npm package of each client CLI (the versions tested are pinned in clients/package.json).
+PACKAGES = {"claude": "@anthropic-ai/claude-code", "codex": "@openai/codex", "gemini": "@google/gemini-cli",
+            "qwen": "@qwen-code/qwen-code", "pi": "@mariozechner/pi-coding-agent", "ccusage": "ccusage"}
+
+
+def install_hint(name: str) -> str:
+    """How to make ``name`` findable, for a pip user and for a checkout alike."""
+    package = PACKAGES.get(name, name)
+    return (f": put it on PATH (npm install -g {package}), or set TXCODEC_CLIENTS to a folder where "
+            f"npm installed it (node_modules/.bin/{name}); in a txcodec checkout: npm install --prefix clients")
+
+
+def require_client(name: str, hint: str | None = None, find: Callable[[str], Path | None] | None = None) -> Path:
+    """The client's binary (``find``, else :func:`find_client`: TXCODEC_CLIENTS, the
+    checkout's clients/, then PATH), or :class:`ClientMissing` saying how to install it."""
     found = (find or find_client)(name)
     if found is None:
-        raise ClientMissing(f"the {name} CLI is not installed{hint}")
+        raise ClientMissing(f"the {name} CLI is not installed{hint if hint is not None else install_hint(name)}")
     return found

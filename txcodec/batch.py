@@ -1,0 +1,151 @@
+"""Run one job per session across processes, for batch conversion and any other export.
+
+:func:`run` hands each item to a worker function in a process pool (or in this process
+with ``jobs=1``) and yields an :class:`Outcome` per item as each finishes; a job that
+raises becomes a ``failed`` outcome naming the error, so one bad session never stops the
+batch. :func:`convert_one` is the worker behind ``txcodec convert SRC... -o DIR``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+
+class Outcome(msgspec.Struct, kw_only=True):
+    """What happened to one item: ``converted``, ``skipped`` (``reason`` says why) or
+    ``failed`` (``reason`` is the error, one line); ``outputs`` are the files written;
+    ``losses`` counts the loss report's entries by kind."""
+
+    source: str
+    status: str
+    reason: str | None = None
+    session_id: str | None = None
+    outputs: list[str] = msgspec.field(default_factory=list)
+    losses: dict[str, int] = msgspec.field(default_factory=dict)
+
+
+def default_jobs() -> int:
+    """The CPUs this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on every platform
+        return os.cpu_count() or 1
+
+
+def run(items: Iterable[Any], work: Callable[[Any], Outcome], jobs: int | None = None) -> Iterator[Outcome]:
+    """``work(item)`` for every item, ``jobs`` at a time in worker processes (``work`` and the
+    items must pickle: a module-level function and plain values), yielding outcomes in the
+    order they finish."""
+    items = list(items)
+    jobs = min(jobs or default_jobs(), len(items)) or 1
+    if jobs == 1:
+        for item in items:
+            yield _guarded(work, item)
+        return
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        futures = {pool.submit(_guarded, work, item): item for item in items}
+        for future in as_completed(futures):
+            try:
+                yield future.result()
+            except Exception as exc:  # the worker process itself died (killed, out of memory)
+                yield Outcome(source=str(_source(futures[future])), status="failed", reason=_one_line(exc))
+
+
+def _guarded(work: Callable[[Any], Outcome], item: Any) -> Outcome:
+    try:
+        return work(item)
+    except Exception as exc:  # any error of one session is that session's outcome, not the batch's
+        source = str(_source(item))
+        return Outcome(source=source, status="failed", reason=_one_line(exc).removeprefix(f"{source}: "))
+
+
+def _source(item: Any) -> Any:
+    return getattr(item, "source", item)
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text if isinstance(exc, (OSError, ValueError)) else f"{type(exc).__name__}: {text}"
+
+
+# -- batch conversion ------------------------------------------------------------------------------
+
+
+class ConvertJob(msgspec.Struct, kw_only=True, frozen=True):
+    """One conversion: ``source`` (a file) to harness ``to``, written under ``out`` (a
+    folder, laid out as the target's store) or installed in the target's store."""
+
+    source: str
+    to: str
+    from_: str | None = None
+    out: str | None = None
+    install: bool = False
+    skip_existing: bool = False
+    loss_dir: str | None = None
+
+
+def convert_one(job: ConvertJob) -> Outcome:
+    """Convert one session as ``job`` says; an existing target is ``skipped`` with
+    ``skip_existing``, else ``failed``. Never overwrites."""
+    from . import api
+    from .atomic import TargetExists, install_files
+
+    written, loss = api.convert(job.source, job.to, from_=job.from_)
+    counts = loss.counts()
+    outcome = Outcome(source=job.source, status="converted", session_id=written.session_id, losses=counts)
+    if job.out is not None:
+        root = Path(job.out)
+        if job.skip_existing and all((root / rel).exists() for rel in written.files):
+            return _skipped(outcome)
+        try:
+            paths = install_files(root, written.files)
+        except TargetExists as exc:
+            if job.skip_existing:
+                return _skipped(outcome)
+            raise exc
+    else:
+        try:
+            paths = api.install(written, job.to)
+        except TargetExists:
+            if job.skip_existing:
+                return _skipped(outcome)
+            raise
+    outcome.outputs = [str(p) for p in paths]
+    if job.loss_dir is not None and loss:
+        from .atomic import write_atomic
+
+        name = f"{written.session_id}.{job.to}.loss.json"
+        write_atomic(Path(job.loss_dir) / name, msgspec.json.format(msgspec.json.encode(loss.to_dict()), indent=2),
+                     overwrite=True)
+    return outcome
+
+
+def _skipped(outcome: Outcome) -> Outcome:
+    outcome.status, outcome.reason, outcome.losses = "skipped", "already converted", {}
+    return outcome
+
+
+def session_files(folder: Path) -> list[Path]:
+    """The session files under ``folder``: every .jsonl (and .jsonl.zst) file, and Gemini
+    CLI's legacy ``session-*.json``, except the subagent transcripts and side files that
+    belong to a session (Claude Code's ``<id>/subagents/``, Gemini CLI's
+    ``chats/<parent id>/``), converted with it."""
+    from .verify import collect
+
+    out = []
+    for path in collect([folder]):
+        parts = path.relative_to(folder).parts
+        if "subagents" in parts or "workflows" in parts or "tool-results" in parts:
+            continue
+        if len(path.parts) >= 3 and path.parts[-3] == "chats":  # a Gemini CLI subagent chat
+            continue
+        if path.name.endswith((".json", ".json.zst")) and not path.name.startswith("session-"):
+            continue  # JSON documents are side files, but Gemini CLI's legacy session-*.json
+        out.append(path)
+    return out
