@@ -226,6 +226,8 @@ def store_origins(harness: str, root: Path) -> list[Origin]:
 
 @dataclass
 class Lineage:
+    """One session's place in its store's fork graph: what it came from, what came from it."""
+
     session: Origin
     ancestors: list[Origin | ForkedFrom]  # nearest first; a ForkedFrom names one not in the store
     descendants: list[tuple[int, Origin]]  # (depth, origin), depth-first

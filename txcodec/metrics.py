@@ -44,7 +44,7 @@ TYPES = (("input", "input_tokens"), ("output", "output_tokens"), ("cacheRead", "
 
 
 class MissingExtra(TxcodecError, ImportError):
-    pass
+    """The ``metrics`` extra (opentelemetry-proto) is not installed."""
 
 
 @dataclass(frozen=True)

@@ -102,12 +102,11 @@ def register(group: click.Group) -> None:
 
         Every row has the same fields whatever the harness: harness, session_id, path,
         cwd, project, title, first_prompt, started, updated, messages, models, parent,
-        started_by, forked_from
-        (null when unknown). The title falls back to the first prompt; subagent chats
-        are listed under their session. A session whose main transcript was pruned
-        while its subagents survive is marked `pruned`, a file holding only metadata
-        records `metadata-only`. Files that cannot be read are reported on stderr and
-        skipped.
+        started_by, forked_from (null when unknown). The title falls back to the first
+        prompt; subagent chats are listed under their session. A session whose main
+        transcript was pruned while its subagents survive is marked `pruned`, a file
+        holding only metadata records `metadata-only`. Files that cannot be read are
+        reported on stderr and skipped.
         """
         found = select(harness, project, since, until, grep, root, limit)
         for error in found.errors:
