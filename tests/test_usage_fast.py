@@ -19,6 +19,11 @@ SPOTTER = CORPUS / "claude_code" / "spotter" / "258c7280-ae70-4798-800f-63464d01
 MODERN = CORPUS / "claude_code" / "generated" / "claude_write_edit_2turns.jsonl"  # 2.1.332: verified usage
 
 
+@pytest.fixture(autouse=True)
+def _own_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))  # the price cache stays in the test
+
+
 def _session_files() -> list[Path]:
     files = [p for p in corpus_files() if "subagents" not in p.parts]
     files += sorted(p for p in GOLDEN.rglob("*.jsonl") if "subagents" not in p.parts)
@@ -157,6 +162,8 @@ def test_cost_comes_from_genai_prices_and_unpriced_models_are_named(tmp_path):
     odd = tmp_path / "odd.jsonl"
     odd.write_bytes(MODERN.read_bytes().replace(b'"model":"claude-opus-5-5"', b'"model":"house-model-9"'))
     assert "house-model-9" in usage([odd]).unpriced
+    # a second report reads the rates kept from the first, the same dollars
+    assert usage([MODERN, SPOTTER], by=["model"]) == report
     out = CliRunner().invoke(main, ["usage", str(odd)])
     assert out.exit_code == 0 and "no price known for: house-model-9" in out.output
     data = json.loads(CliRunner().invoke(main, ["usage", "--json", "--by", "model", str(MODERN)]).stdout)

@@ -8,8 +8,8 @@ trailing whitespace, so the line still decodes.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import BinaryIO
+from collections.abc import Iterable, Iterator
+from typing import Any, BinaryIO
 
 BOM = b"\xef\xbb\xbf"
 
@@ -54,3 +54,30 @@ def iter_lines(stream: BinaryIO, block_size: int = 1 << 20) -> Iterator[tuple[me
             pending += view[start:]
     if pending is not None:
         yield memoryview(pending), False
+
+
+def read_chunks(stream: BinaryIO, size: int = 8 << 20) -> Iterator[bytes]:
+    """The stream's bytes in pieces of about ``size`` that end on an LF (the last piece
+    may not), so each piece is whole lines: memory stays one piece however large the
+    file. A line longer than ``size`` is one piece of its own."""
+    rest = b""
+    while block := stream.read(size):
+        block = rest + block if rest else block
+        cut = block.rfind(b"\n") + 1
+        if cut == 0:
+            rest = block
+            continue
+        rest = block[cut:]
+        yield block[:cut] if rest else block
+    if rest:
+        yield rest
+
+
+def decode_chunks(decoder: Any, source: bytes | Iterable[bytes]) -> Iterator[Any]:
+    """Every line of ``source`` (bytes, or whole-line pieces from :func:`read_chunks`)
+    decoded by ``decoder``'s ``decode_lines``, one piece at a time."""
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        yield from decoder.decode_lines(source)
+        return
+    for piece in source:
+        yield from decoder.decode_lines(piece)

@@ -170,20 +170,17 @@ class FileUsage(msgspec.Struct):
     calls: list[list]
 
 
-def _lean_claude(path: Path, data: bytes, subagents: bool) -> tuple[str | None, str | None, list[list]] | None:
+def _lean_claude(path: Path, data: bytes | None, subagents: bool) -> tuple[str | None, str | None, list[list]] | None:
+    from .harnesses.claude_code.sidefiles import session_files
     from .harnesses.claude_code.usage import file_calls
 
-    found = file_calls(data)
-    if found is None:
-        return None
-    if not subagents:
+    found = _each_piece(path, data, file_calls)
+    if found is None or not subagents:
         return found
-    from .harnesses.claude_code.sidefiles import session_files
-
     session, cwd, calls = found
     for agent in session_files(path).agents:
         try:
-            child = file_calls(agent.transcript.read_bytes())
+            child = _each_piece(agent.transcript, None, file_calls)
         except OSError:
             return None  # the full reader reports it
         if child is None:
@@ -192,10 +189,23 @@ def _lean_claude(path: Path, data: bytes, subagents: bool) -> tuple[str | None, 
     return session, cwd, calls
 
 
-def _lean_codex(path: Path, data: bytes, subagents: bool) -> tuple[str | None, str | None, list[list]] | None:
+def _lean_codex(path: Path, data: bytes | None, subagents: bool) -> tuple[str | None, str | None, list[list]] | None:
     from .harnesses.codex.usage import file_calls
 
-    return file_calls(data)
+    return _each_piece(path, data, file_calls)
+
+
+def _each_piece(path: Path, data: bytes | None, reader: Callable[[Any], Any]) -> Any:
+    """``reader`` over the file's bytes, read a piece at a time unless already in memory
+    (or compressed): usage's memory stays flat whatever the file's size."""
+    if data is not None or path.suffix == ".zst":
+        from .api import read_bytes
+
+        return reader(data if data is not None else read_bytes(path))
+    from .jsonl import read_chunks
+
+    with open(path, "rb") as f:
+        return reader(read_chunks(f))
 
 
 LEAN: dict[str, Callable[[Path, bytes, bool], Any]] = {"claude_code": _lean_claude, "codex": _lean_codex}
@@ -210,17 +220,12 @@ def file_usage(path: str | os.PathLike[str], harness: str | None = None, *, suba
 
     path = Path(path)
     try:
-        if harness is None and not api.is_document(path):
-            data = api.read_bytes(path)
-            harness = api.detect(data)
-            if harness == "jsonl":
-                what = "empty file" if not data.strip() else "no known session format in its first lines"
-                raise NotASession(f"{path}: {what}; name its harness with --from")
-            found = _lean(path, data, harness, subagents)
-        elif harness in LEAN and not api.is_document(path):
-            found = _lean(path, api.read_bytes(path), harness, subagents)
-        else:
-            found = None
+        found = None
+        if not api.is_document(path):
+            if harness is None:
+                harness = _detect_head(path)
+            if harness in LEAN:
+                found = LEAN[harness](path, None, subagents)
         if found is not None:
             session, cwd, calls = found
             return FileUsage(str(path), harness, session or _stem(path), cwd, calls)
@@ -238,7 +243,28 @@ def file_usage(path: str | os.PathLike[str], harness: str | None = None, *, suba
     return FileUsage(str(path), native.harness, session, cwd, common_calls(conv, subagents=subagents))
 
 
-def _lean(path: Path, data: bytes, harness: str, subagents: bool) -> Any:
+def _detect_head(path: Path) -> str:
+    """The harness of a JSONL file, from its head only (detection never reads the
+    whole file, and the lean pass decodes every line once)."""
+    from . import api
+
+    if path.suffix == ".zst":
+        head = api.read_bytes(path)
+    else:
+        with open(path, "rb") as f:
+            head = f.read(1 << 20)
+            while b"\n" not in head and (more := f.read(1 << 20)):  # a first line over 1 MB
+                head += more
+            if f.read(1):  # more follows: detect from whole lines only
+                head = head[: head.rfind(b"\n") + 1] or head
+    harness = api.detect(head)
+    if harness == "jsonl":
+        what = "empty file" if not head.strip() else "no known session format in its first lines"
+        raise NotASession(f"{path}: {what}; name its harness with --from")
+    return harness
+
+
+def _lean(path: Path, data: bytes | None, harness: str, subagents: bool) -> Any:
     lean = LEAN.get(harness)
     return lean(path, data, subagents) if lean is not None else None
 
@@ -538,7 +564,10 @@ def usage(
     priced = [r.cost_usd for r in rows if r.cost_usd is not None]
     totals.cost_usd = sum(priced) if priced else (None if rows else 0.0)
     unpriced = sorted(m for m, c in models_cost.items() if c is None) if rates is not None else []
-    source = rates.source if rates is not None else None
+    source = None
+    if rates is not None:
+        rates.save()
+        source = rates.source
     return UsageReport(by=by, rows=rows, totals=totals, unpriced=unpriced, errors=errors, prices=source)
 
 
@@ -590,36 +619,83 @@ class _Prices:
     """Dollars per token of each model, from the ``genai-prices`` package's offline
     table (its ``input_tokens`` include cache reads and writes, Anthropic's do not).
     Prices are per call in reality (some models charge more past a context size); the
-    rates here are a short request's, so a report is a floor for such calls."""
+    rates here are a short request's, so a report is a floor for such calls.
+
+    Importing the table costs more than reading a large session, so the rates found are
+    kept in ``$XDG_CACHE_HOME/txcodec/prices.json``, keyed by the installed table's
+    version: a new genai-prices release is read again."""
 
     def __init__(self) -> None:
-        self.rates: dict[str, tuple[float, float, float, float] | None] = {}
-        try:
-            import genai_prices
-        except ImportError:
-            self.calc = None
-            self.source = None
-        else:
-            self.calc = genai_prices
-            self.source = f"genai-prices {_version('genai-prices')}"
+        from importlib.util import find_spec
 
-    def rate(self, model: str) -> tuple[float, float, float, float] | None:
+        spec = find_spec("genai_prices")
+        self.calc: Any = None
+        self.rates: dict[str, list[float] | None] = {}
+        self.source = None
+        self.key = None
+        self.dirty = False
+        if spec is None or spec.origin is None:
+            return
+        origin = Path(spec.origin)
+        try:
+            self.key = f"{origin}:{origin.stat().st_mtime_ns}"
+        except OSError:
+            pass
+        dist = sorted(origin.parent.parent.glob("genai_prices-*.dist-info"))
+        self.source = "genai-prices " + (dist[-1].name.removeprefix("genai_prices-").removesuffix(".dist-info") if dist else "?")
+        cached = self._cache_read()
+        if cached is not None:
+            self.rates = cached
+
+    @staticmethod
+    def _cache_path() -> Path:
+        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        return Path(base) / "txcodec" / "prices.json"
+
+    def _cache_read(self) -> dict | None:
+        try:
+            data = msgspec.json.decode(self._cache_path().read_bytes())
+        except (OSError, msgspec.DecodeError):
+            return None
+        if not isinstance(data, dict) or data.get("key") != self.key or not isinstance(data.get("rates"), dict):
+            return None
+        return data["rates"]
+
+    def save(self) -> None:
+        """Keep newly priced models for the next run (best effort: a cache only)."""
+        if not self.dirty or self.key is None:
+            return
+        from .atomic import write_atomic
+
+        path = self._cache_path()
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(path, msgspec.json.encode({"key": self.key, "rates": self.rates}), overwrite=True)
+        except OSError:
+            pass
+
+    def rate(self, model: str) -> list[float] | None:
         if model in self.rates:
             return self.rates[model]
         found = None
-        if self.calc is not None and model != "?":
+        if self.source is not None and model != "?":
+            if self.calc is None:
+                import genai_prices
+
+                self.calc = genai_prices
             U, calc = self.calc.Usage, self.calc.calc_price
             n = 1000
             try:
-                found = (
+                found = [
                     float(calc(U(input_tokens=n), model).total_price) / n,
                     float(calc(U(output_tokens=n), model).total_price) / n,
                     float(calc(U(input_tokens=n, cache_write_tokens=n), model).total_price) / n,
                     float(calc(U(input_tokens=n, cache_read_tokens=n), model).total_price) / n,
-                )
+                ]
             except (LookupError, ValueError):
                 found = None
         self.rates[model] = found
+        self.dirty = True
         return found
 
     def cost(self, model: str, counters: Sequence[int]) -> float | None:
@@ -628,12 +704,3 @@ class _Prices:
             return None
         # counters: calls, calls_unverified, calls_without_usage, 4 verified, 4 unverified, reasoning
         return sum(r[i] * (counters[3 + i] + counters[7 + i]) for i in range(4))
-
-
-def _version(dist: str) -> str:
-    from importlib import metadata
-
-    try:
-        return metadata.version(dist)
-    except metadata.PackageNotFoundError:
-        return "?"

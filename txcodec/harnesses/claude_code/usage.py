@@ -14,7 +14,11 @@ it the full way, so an odd line never changes a number.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import msgspec
+
+from ...jsonl import decode_chunks
 
 SYNTHETIC_MODEL = "<synthetic>"
 
@@ -46,14 +50,17 @@ _lines = msgspec.json.Decoder(_Line)
 _EMPTY = _Message()
 
 
-def file_calls(data: bytes) -> tuple[str | None, str | None, list[list]] | None:
+def file_calls(data: bytes | Iterable[bytes]) -> tuple[str | None, str | None, list[list]] | None:
     """``(sessionId, cwd, calls)`` in first-fragment order; each call is
     ``[id, model, timestamp, (input, output, cache write, cache read) | None, verified,
     reasoning]``; synthetic calls are left out. ``None`` when a line needs the full reader."""
     try:
-        lines = _lines.decode_lines(data)
+        return _calls(decode_chunks(_lines, data))
     except (msgspec.DecodeError, msgspec.ValidationError):
         return None
+
+
+def _calls(lines: Iterable[_Line]) -> tuple[str | None, str | None, list[list]] | None:
     session = cwd = None
     calls: dict[str, list] = {}
     order: list[list] = []

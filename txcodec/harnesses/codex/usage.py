@@ -17,9 +17,13 @@ reads them the full way. ``tests/test_usage_fast.py`` checks both ways agree on 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from typing import Any
 
 import msgspec
+
+from ...jsonl import decode_chunks
 
 from .records import TokenInfo, TokenUsage
 
@@ -47,14 +51,17 @@ _USER_ITEMS = {"function_call_output", "custom_tool_call_output"}
 _COMPACTION_ITEMS = {"compaction", "compaction_summary"}
 
 
-def file_calls(data: bytes) -> tuple[str | None, str | None, list[list]] | None:
+def file_calls(data: bytes | Iterable[bytes]) -> tuple[str | None, str | None, list[list]] | None:
     """``(session id, cwd, calls)``; each call is ``[id, model, timestamp, (input,
     output, cache write, cache read) | None, True, reasoning]``. ``None`` when the
     rollout needs the full reader."""
     try:
-        lines = _lines.decode_lines(data)
+        return _calls(decode_chunks(_lines, data))
     except (msgspec.DecodeError, msgspec.ValidationError):
         return None
+
+
+def _calls(lines: Iterable[_Line]) -> tuple[str | None, str | None, list[list]] | None:
     own_id: Any = None
     cwd = None
     model: str | None = None

@@ -1,0 +1,252 @@
+"""Where users wait: txcodec against ccusage, conversion against the decode floor, memory,
+start-up and scaling, side by side in one run (issue "Speed where users wait").
+
+Inputs are built in a temp dir from the corpus's real lines, ids made unique per copy:
+
+  * Claude Code sessions of 6, 60 and 240 MB (the spotter sessions repeated, as
+    ``bench_common.py`` builds them), and a Codex rollout of each size converted from them;
+  * a Claude Code store of 5,000 sessions and a Codex store of 2,000 rollouts, copies of
+    the corpus's session files.
+
+It prints, each with its ratio:
+
+  usage FILE (60, 240 MB), usage over each store, and the daily report over both stores,
+      txcodec against ``ccusage`` 20.0.24 (``clients/``; pass --ccusage to name another);
+  convert Claude Code -> Codex and Codex -> Claude Code on 60 MB, in-process and as a CLI,
+      as a ratio to R (msgspec's untyped ``decode_lines`` of the same bytes);
+  peak RSS of convert, usage and verify as a ratio to the file's size;
+  start-up of ``txcodec --help`` and ``txcodec usage`` against ``python -c pass``;
+  time and memory per MB of usage and convert at 6, 60 and 240 MB.
+
+Targets (issue 12): usage <= ccusage's time; convert >= 0.6 R in-process, >= 0.35 R as a
+CLI; RSS convert <= 2.5x, usage <= 1.5x, verify flat; start-up <= 2x; per-MB figures flat.
+Wall times on a shared machine drift: the ratios measured in one run are the figures.
+
+    python benchmarks/bench_speed.py [--sizes 6,60,240] [--sessions 5000] [--rollouts 2000] [--repeat 3]
+    python benchmarks/bench_speed.py --txcodec /path/to/another/checkout   # before/after
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import msgspec
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = ROOT.parent / "shared" / "corpus"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_common import build  # noqa: E402
+
+_UUID = re.compile(rb"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+_MSG = re.compile(rb'"(msg_|toolu_|call_|resp_|rs_|fc_)([0-9A-Za-z]{6,})')
+
+
+def unique(data: bytes, k: int) -> bytes:
+    """The session with every UUID and provider id made unique to copy ``k``; the time
+    and layout of the lines stay as they were."""
+    tag = f"{k:08x}".encode()
+    data = _UUID.sub(lambda m: tag + m.group(0)[8:], data)
+    return _MSG.sub(lambda m: b'"' + m.group(1) + tag + m.group(2), data)
+
+
+def claude_sources() -> list[Path]:
+    found = []
+    for p in sorted((CORPUS / "claude_code").rglob("*.jsonl")):
+        if "subagents" in p.parts or p.name == "journal.jsonl" or p.stat().st_size > 3_000_000:
+            continue
+        if b'"type":"assistant"' in p.read_bytes()[:2_000_000]:
+            found.append(p)
+    return found
+
+
+def codex_sources() -> list[Path]:
+    return [p for p in sorted((CORPUS / "codex").rglob("rollout-*.jsonl")) if b'"token_count"' in p.read_bytes()]
+
+
+def claude_store(root: Path, sessions: int) -> int:
+    sources = [p.read_bytes() for p in claude_sources()]
+    size = 0
+    for k in range(sessions):
+        data = unique(sources[k % len(sources)], k)
+        folder = root / "projects" / f"-home-user-project-{k % 40}"
+        folder.mkdir(parents=True, exist_ok=True)
+        sid = _UUID.search(data)
+        name = (sid.group(0).decode() if sid else f"{k:08x}-0000-4000-8000-000000000000") + ".jsonl"
+        (folder / name).write_bytes(data)
+        size += len(data)
+    return size
+
+
+def codex_store(root: Path, rollouts: int) -> int:
+    sources = [p.read_bytes() for p in codex_sources()]
+    size = 0
+    for k in range(rollouts):
+        data = unique(sources[k % len(sources)], k)
+        day = root / "sessions" / "2026" / "02" / f"{1 + k % 28:02d}"
+        day.mkdir(parents=True, exist_ok=True)
+        sid = _UUID.search(data)
+        (day / f"rollout-2026-02-{1 + k % 28:02d}T12-00-00-{sid.group(0).decode() if sid else k}.jsonl").write_bytes(data)
+        size += len(data)
+    return size
+
+
+def run(cmd: list[str], env: dict[str, str], repeat: int = 1) -> tuple[float, float]:
+    """Best wall time (s) and peak RSS (MiB) of a command."""
+    best_t, best_rss = float("inf"), 0.0
+    for _ in range(repeat):
+        start = time.perf_counter()
+        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        _, status, usage = os.wait4(proc.pid, 0)
+        elapsed = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        err = proc.stderr.read().decode(errors="replace")[-300:] if proc.stderr else ""
+        if proc.stderr:
+            proc.stderr.close()
+        if proc.returncode != 0:  # e.g. an older checkout without this command: n/a
+            print(f"  ! exit {proc.returncode}: {' '.join(cmd[-4:])}: {err.strip().splitlines()[-1:] or ''}")
+            return float("nan"), float("nan")
+        best_t = min(best_t, elapsed)
+        best_rss = max(best_rss, usage.ru_maxrss / 1024)
+    return best_t, best_rss
+
+
+def best(fn, repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        gc.collect()
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return min(times)
+
+
+def row(label: str, ours: float, theirs: float | None, note: str = "") -> None:
+    if theirs is None:
+        print(f"  {label:44} {ours:8.2f} s  {note}")
+    else:
+        print(f"  {label:44} {ours:8.2f} s  vs {theirs:8.2f} s   = {theirs / ours:5.2f}x ccusage's speed {note}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sizes", default="6,60,240")
+    ap.add_argument("--sessions", type=int, default=5000)
+    ap.add_argument("--rollouts", type=int, default=2000)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--txcodec", type=Path, default=ROOT, help="the checkout to measure (default: this one)")
+    ap.add_argument("--ccusage", default=str(ROOT.parent / "main" / "clients" / "node_modules" / ".bin" / "ccusage"))
+    args = ap.parse_args()
+    sizes = [float(s) for s in args.sizes.split(",")]
+    ccusage = args.ccusage if Path(args.ccusage).exists() else shutil.which("ccusage")
+    if ccusage is None:
+        ccusage = str(ROOT / "clients" / "node_modules" / ".bin" / "ccusage")
+    have_cc = Path(ccusage).exists()
+    sys.path.insert(0, str(args.txcodec))
+    from txcodec import api
+
+    py = sys.executable
+    base_env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE_", "CODEX_"))}
+    base_env["PYTHONPATH"] = str(args.txcodec)
+    tx = [py, "-m", "txcodec"]
+    print(f"txcodec from {args.txcodec}; ccusage: {ccusage if have_cc else 'not installed (peer columns left out)'}")
+
+    with tempfile.TemporaryDirectory(prefix="txcodec-bench-") as tmp:
+        tmp = Path(tmp)
+        home = tmp / "home"
+        home.mkdir()
+        env = {**base_env, "HOME": str(home), "TZ": "UTC"}
+
+        # --- inputs --------------------------------------------------------------------
+        t = time.perf_counter()
+        files: dict[float, Path] = {}
+        codex_files: dict[float, Path] = {}
+        for mb in sizes:
+            data = build(mb)
+            sid = "5d0c3a9e-7b1f-4c2a-9e3d-%012d" % int(mb)
+            folder = tmp / f"claude-{mb:g}" / "projects" / "-home-user-big"
+            folder.mkdir(parents=True)
+            files[mb] = folder / f"{sid}.jsonl"
+            files[mb].write_bytes(data)
+            written, _ = api.convert(data, "codex", from_="claude_code")
+            codex_files[mb] = tmp / f"rollout-{mb:g}.jsonl"
+            codex_files[mb].write_bytes(written.files[written.main])
+            del data, written
+        cstore, xstore = tmp / "claude-store", tmp / "codex-store"
+        csize = claude_store(cstore, args.sessions)
+        xsize = codex_store(xstore, args.rollouts)
+        print(f"inputs built in {time.perf_counter() - t:.0f} s: Claude store {args.sessions} sessions {csize / 1e6:.0f} MB, "
+              f"Codex store {args.rollouts} rollouts {xsize / 1e6:.0f} MB")
+
+        # --- usage against ccusage -----------------------------------------------------
+        print("\nusage (wall time, best of %d; ratio > 1 means txcodec is faster)" % args.repeat)
+        for mb in sizes:
+            if mb < 60:
+                continue
+            path = files[mb]
+            ours, _ = run([*tx, "usage", str(path)], env, args.repeat)
+            theirs = None
+            if have_cc:
+                theirs, _ = run([ccusage, "claude", "session", "--offline", "--json"],
+                                {**env, "CLAUDE_CONFIG_DIR": str(path.parents[2])}, args.repeat)
+            row(f"usage FILE, {path.stat().st_size / 1e6:.0f} MB Claude Code", ours, theirs)
+        stores = {**env, "CLAUDE_CONFIG_DIR": str(cstore), "CODEX_HOME": str(xstore)}
+        ours, _ = run([*tx, "usage", "--harness", "claude_code"], stores, args.repeat)
+        theirs = run([ccusage, "claude", "session", "--offline", "--json"], stores, args.repeat)[0] if have_cc else None
+        row(f"usage over a {args.sessions}-session Claude store", ours, theirs)
+        ours, _ = run([*tx, "usage", "--harness", "codex"], stores, args.repeat)
+        theirs = run([ccusage, "codex", "session", "--offline", "--json"], stores, args.repeat)[0] if have_cc else None
+        row(f"usage over a {args.rollouts}-rollout Codex store", ours, theirs)
+        ours, _ = run([*tx, "usage", "--by", "day,model"], stores, args.repeat)
+        theirs = run([ccusage, "daily", "--offline", "--json"], stores, args.repeat)[0] if have_cc else None
+        row("daily report over both stores (--by day,model)", ours, theirs, "(ccusage daily)")
+
+        # --- conversion against R --------------------------------------------------------
+        decoder = msgspec.json.Decoder()
+        print("\nconvert, 60 MB (R = msgspec untyped decode_lines of the same bytes)")
+        mb = 60 if 60 in files else sizes[len(sizes) // 2]
+        for label, src, from_, to in (("Claude Code -> Codex", files[mb], "claude_code", "codex"),
+                                      ("Codex -> Claude Code", codex_files[mb], "codex", "claude_code")):
+            data = src.read_bytes()
+            r = best(lambda: decoder.decode_lines(data), args.repeat)
+            inproc = best(lambda: api.convert(data, to, from_=from_), args.repeat)
+            out = tmp / f"out-{to}"
+            shutil.rmtree(out, ignore_errors=True)
+            cli, _ = run([*tx, "convert", str(src), "--to", to, "-o", str(out / "x")], env, 1)
+            print(f"  {label:24} {len(data) / 1e6:5.0f} MB  R {len(data) / 1e6 / r:6.0f} MB/s   in-process {r / inproc:5.2f} R "
+                  f"(target 0.6)   CLI {r / cli:5.2f} R (target 0.35)")
+            del data
+
+        # --- memory and scaling ----------------------------------------------------------
+        print("\npeak RSS / file size, and time and memory per MB (linear scaling: flat columns)")
+        print(f"  {'MB':>5}  {'usage s/MB':>10} {'RSS/size':>8}   {'convert s/MB':>12} {'RSS/size':>8}   {'verify RSS MiB':>14}")
+        for mb in sizes:
+            path = files[mb]
+            size = path.stat().st_size / 2**20
+            ut, urss = run([*tx, "usage", "--no-cost", str(path)], env, 1)
+            out = tmp / "rss-out"
+            shutil.rmtree(out, ignore_errors=True)
+            ct, crss = run([*tx, "convert", str(path), "--to", "codex", "-o", str(out / "x")], env, 1)
+            _, vrss = run([*tx, "verify", str(path)], env, 1)
+            print(f"  {path.stat().st_size / 1e6:5.0f}  {ut / size:10.4f} {urss / size:8.2f}   {ct / size:12.4f} {crss / size:8.2f}   {vrss:14.0f}")
+
+        # --- start-up --------------------------------------------------------------------
+        print("\nstart-up (best of 10)")
+        bare, _ = run([py, "-c", "pass"], env, 10)
+        tiny = CORPUS / "claude_code" / "generated" / "claude_write_edit_2turns.jsonl"
+        for label, cmd in (("txcodec --help", [*tx, "--help"]), ("txcodec usage FILE (tiny)", [*tx, "usage", "--no-cost", str(tiny)])):
+            t, _ = run(cmd, env, 10)
+            print(f"  {label:30} {t * 1000:6.0f} ms = {t / bare:4.1f}x python -c pass ({bare * 1000:.0f} ms; target <= 2x)")
+
+
+if __name__ == "__main__":
+    main()
