@@ -13,7 +13,7 @@ from . import registry
 from .common import Conversation
 from .errors import InputError
 from .loss import LossReport
-from .native import NativeSession, decode_document, decode_session, json_source
+from .native import NativeSession, _no_cycle_collection, decode_document, decode_session, json_source
 
 _SAMPLE_LINES = 40
 _sniff = msgspec.json.Decoder()
@@ -157,7 +157,8 @@ def to_common(session: NativeSession, loss: LossReport | None = None) -> Convers
         if session.harness == "jsonl":  # the fallback: nothing recognised the lines
             raise NotSupported(f"{where}not a session of any known harness (name one with --from)")
         raise NotSupported(f"{where}reading {harness.title} into Common is not supported yet")
-    return harness.read(session, loss if loss is not None else LossReport())
+    with _no_cycle_collection():  # a reader builds objects by the hundred thousand, no cycle among them yet
+        return harness.read(session, loss if loss is not None else LossReport())
 
 
 def convert(
@@ -205,7 +206,8 @@ def convert(
     if target.write is None:
         raise NotSupported(f"writing {target.title} is not supported yet")
     options = registry.WriteOptions(session_id=session_id, cwd=cwd, stdin_side=stdin_side)
-    written = target.write(conversation, loss, options)
+    with _no_cycle_collection():
+        written = target.write(conversation, loss, options)
     if not conversation.messages and not conversation.children and "write:no-conversation" not in loss.counts():
         loss.add("write:no-conversation", f"{_name(source)} holds no message: {target.title} will find nothing to resume")
     return written, loss
