@@ -62,7 +62,7 @@ def unique(data: bytes, k: int) -> bytes:
 def claude_sources() -> list[Path]:
     found = []
     for p in sorted((CORPUS / "claude_code").rglob("*.jsonl")):
-        if "subagents" in p.parts or p.name == "journal.jsonl" or p.stat().st_size > 3_000_000:
+        if "subagents" in p.parts or p.name == "journal.jsonl" or p.stat().st_size > 1_000_000:
             continue
         if b'"type":"assistant"' in p.read_bytes()[:2_000_000]:
             found.append(p)
@@ -70,7 +70,8 @@ def claude_sources() -> list[Path]:
 
 
 def codex_sources() -> list[Path]:
-    return [p for p in sorted((CORPUS / "codex").rglob("rollout-*.jsonl")) if b'"token_count"' in p.read_bytes()]
+    found = sorted((CORPUS / "codex").rglob("rollout-*.jsonl"))
+    return [p for p in found if p.stat().st_size <= 400_000 and b'"token_count"' in p.read_bytes()]
 
 
 def claude_store(root: Path, sessions: int) -> int:
@@ -100,41 +101,70 @@ def codex_store(root: Path, rollouts: int) -> int:
     return size
 
 
+CPU: dict[str, float] = {}  # command line -> best CPU seconds (user + system), for the loaded-machine column
+
+
+_TIME = Path("/usr/bin/time") if Path("/usr/bin/time").exists() else None  # Debian's ``time`` package
+
+
 def run(cmd: list[str], env: dict[str, str], repeat: int = 1) -> tuple[float, float]:
-    """Best wall time (s) and peak RSS (MiB) of a command."""
-    best_t, best_rss = float("inf"), 0.0
+    """Best wall time (s) and peak RSS (MiB) of a command; its best CPU time goes to CPU.
+
+    RSS is read by GNU time when installed: a child forked from this (large) process
+    would report this process's peak as its own (Linux keeps the larger on exec)."""
+    best_t, best_rss, best_cpu = float("inf"), 0.0, float("inf")
     for _ in range(repeat):
+        report = tempfile.NamedTemporaryFile(prefix="bench-time-", delete=False)
+        report.close()
+        full = [str(_TIME), "-f", "%M %U %S", "-o", report.name, *cmd] if _TIME else cmd
         start = time.perf_counter()
-        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        proc = subprocess.Popen(full, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         _, status, usage = os.wait4(proc.pid, 0)
         elapsed = time.perf_counter() - start
         proc.returncode = os.waitstatus_to_exitcode(status)
         err = proc.stderr.read().decode(errors="replace")[-300:] if proc.stderr else ""
         if proc.stderr:
             proc.stderr.close()
+        measured = Path(report.name).read_text().split()
+        os.unlink(report.name)
         if proc.returncode != 0:  # e.g. an older checkout without this command: n/a
             print(f"  ! exit {proc.returncode}: {' '.join(cmd[-4:])}: {err.strip().splitlines()[-1:] or ''}")
             return float("nan"), float("nan")
+        if _TIME and len(measured) >= 3:
+            rss, used = int(measured[-3]) / 1024, float(measured[-2]) + float(measured[-1])
+        else:
+            rss, used = usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime
         best_t = min(best_t, elapsed)
-        best_rss = max(best_rss, usage.ru_maxrss / 1024)
+        best_rss = max(best_rss, rss)
+        best_cpu = min(best_cpu, used)
+    CPU[" ".join(cmd)] = best_cpu
     return best_t, best_rss
 
 
+def cpu(cmd: list[str]) -> float:
+    return CPU.get(" ".join(cmd), float("nan"))
+
+
 def best(fn, repeat: int) -> float:
+    """Best CPU time of ``fn`` in this process (CPU, not wall: the machine may be shared)."""
     times = []
     for _ in range(repeat):
         gc.collect()
-        t = time.perf_counter()
+        t = time.process_time()
         fn()
-        times.append(time.perf_counter() - t)
+        times.append(time.process_time() - t)
     return min(times)
 
 
-def row(label: str, ours: float, theirs: float | None, note: str = "") -> None:
+def row(label: str, ours: list[str], theirs: list[str] | None, env: dict[str, str], repeat: int, note: str = "") -> None:
+    """Wall time of both commands, the ratio, and their CPU times (ccusage's runtime may
+    use more than one core; on a loaded machine CPU time is the steadier figure)."""
+    t, _ = run(ours, env, repeat)
     if theirs is None:
-        print(f"  {label:44} {ours:8.2f} s  {note}")
-    else:
-        print(f"  {label:44} {ours:8.2f} s  vs {theirs:8.2f} s   = {theirs / ours:5.2f}x ccusage's speed {note}")
+        print(f"  {label:46} {t:7.2f} s (cpu {cpu(ours):.2f})  {note}")
+        return
+    u, _ = run(theirs, env, repeat)
+    print(f"  {label:46} {t:7.2f} s vs {u:7.2f} s = {u / t:5.2f}x ccusage's speed  (cpu {cpu(ours):.2f} vs {cpu(theirs):.2f}) {note}")
 
 
 def main() -> None:
@@ -177,10 +207,12 @@ def main() -> None:
             folder.mkdir(parents=True)
             files[mb] = folder / f"{sid}.jsonl"
             files[mb].write_bytes(data)
-            written, _ = api.convert(data, "codex", from_="claude_code")
-            codex_files[mb] = tmp / f"rollout-{mb:g}.jsonl"
-            codex_files[mb].write_bytes(written.files[written.main])
-            del data, written
+            if mb == 60:  # a Codex rollout of about 60 MB: converted from a Claude session 4x as large
+                written, _ = api.convert(build(mb * 4), "codex", from_="claude_code")
+                codex_files[mb] = tmp / f"rollout-{mb:g}.jsonl"
+                codex_files[mb].write_bytes(written.files[written.main])
+                del written
+            del data
         cstore, xstore = tmp / "claude-store", tmp / "codex-store"
         csize = claude_store(cstore, args.sessions)
         xsize = codex_store(xstore, args.rollouts)
@@ -193,27 +225,21 @@ def main() -> None:
             if mb < 60:
                 continue
             path = files[mb]
-            ours, _ = run([*tx, "usage", str(path)], env, args.repeat)
-            theirs = None
-            if have_cc:
-                theirs, _ = run([ccusage, "claude", "session", "--offline", "--json"],
-                                {**env, "CLAUDE_CONFIG_DIR": str(path.parents[2])}, args.repeat)
-            row(f"usage FILE, {path.stat().st_size / 1e6:.0f} MB Claude Code", ours, theirs)
+            one = {**env, "CLAUDE_CONFIG_DIR": str(path.parents[2])}
+            row(f"usage FILE, {path.stat().st_size / 1e6:.0f} MB Claude Code", [*tx, "usage", str(path)],
+                [ccusage, "claude", "session", "--offline", "--json"] if have_cc else None, one, args.repeat)
         stores = {**env, "CLAUDE_CONFIG_DIR": str(cstore), "CODEX_HOME": str(xstore)}
-        ours, _ = run([*tx, "usage", "--harness", "claude_code"], stores, args.repeat)
-        theirs = run([ccusage, "claude", "session", "--offline", "--json"], stores, args.repeat)[0] if have_cc else None
-        row(f"usage over a {args.sessions}-session Claude store", ours, theirs)
-        ours, _ = run([*tx, "usage", "--harness", "codex"], stores, args.repeat)
-        theirs = run([ccusage, "codex", "session", "--offline", "--json"], stores, args.repeat)[0] if have_cc else None
-        row(f"usage over a {args.rollouts}-rollout Codex store", ours, theirs)
-        ours, _ = run([*tx, "usage", "--by", "day,model"], stores, args.repeat)
-        theirs = run([ccusage, "daily", "--offline", "--json"], stores, args.repeat)[0] if have_cc else None
-        row("daily report over both stores (--by day,model)", ours, theirs, "(ccusage daily)")
+        row(f"usage over a {args.sessions}-session Claude store", [*tx, "usage", "--harness", "claude_code"],
+            [ccusage, "claude", "session", "--offline", "--json"] if have_cc else None, stores, args.repeat)
+        row(f"usage over a {args.rollouts}-rollout Codex store", [*tx, "usage", "--harness", "codex"],
+            [ccusage, "codex", "session", "--offline", "--json"] if have_cc else None, stores, args.repeat)
+        row("daily report, both stores (--by day,model)", [*tx, "usage", "--by", "day,model"],
+            [ccusage, "daily", "--offline", "--json"] if have_cc else None, stores, args.repeat, "(ccusage daily)")
 
         # --- conversion against R --------------------------------------------------------
         decoder = msgspec.json.Decoder()
         print("\nconvert, 60 MB (R = msgspec untyped decode_lines of the same bytes)")
-        mb = 60 if 60 in files else sizes[len(sizes) // 2]
+        mb = 60
         for label, src, from_, to in (("Claude Code -> Codex", files[mb], "claude_code", "codex"),
                                       ("Codex -> Claude Code", codex_files[mb], "codex", "claude_code")):
             data = src.read_bytes()
@@ -221,21 +247,27 @@ def main() -> None:
             inproc = best(lambda: api.convert(data, to, from_=from_), args.repeat)
             out = tmp / f"out-{to}"
             shutil.rmtree(out, ignore_errors=True)
-            cli, _ = run([*tx, "convert", str(src), "--to", to, "-o", str(out / "x")], env, 1)
+            command = [*tx, "convert", str(src), "--to", to, "-o", str(out / "x")]
+            run(command, env, 1)
+            cli = cpu(command)
             print(f"  {label:24} {len(data) / 1e6:5.0f} MB  R {len(data) / 1e6 / r:6.0f} MB/s   in-process {r / inproc:5.2f} R "
-                  f"(target 0.6)   CLI {r / cli:5.2f} R (target 0.35)")
+                  f"(target 0.6)   CLI {r / cli:5.2f} R (target 0.35)   (CPU times)")
             del data
 
         # --- memory and scaling ----------------------------------------------------------
         print("\npeak RSS / file size, and time and memory per MB (linear scaling: flat columns)")
-        print(f"  {'MB':>5}  {'usage s/MB':>10} {'RSS/size':>8}   {'convert s/MB':>12} {'RSS/size':>8}   {'verify RSS MiB':>14}")
+        print(f"  {'MB':>5}  {'usage cpu s/MB':>10} {'RSS/size':>8}   {'convert cpu s/MB':>12} {'RSS/size':>8}   {'verify RSS MiB':>14}")
         for mb in sizes:
             path = files[mb]
             size = path.stat().st_size / 2**20
-            ut, urss = run([*tx, "usage", "--no-cost", str(path)], env, 1)
+            command = [*tx, "usage", "--no-cost", str(path)]
+            _, urss = run(command, env, 1)
+            ut = cpu(command)
             out = tmp / "rss-out"
             shutil.rmtree(out, ignore_errors=True)
-            ct, crss = run([*tx, "convert", str(path), "--to", "codex", "-o", str(out / "x")], env, 1)
+            command = [*tx, "convert", str(path), "--to", "codex", "-o", str(out / "x")]
+            _, crss = run(command, env, 1)
+            ct = cpu(command)
             _, vrss = run([*tx, "verify", str(path)], env, 1)
             print(f"  {path.stat().st_size / 1e6:5.0f}  {ut / size:10.4f} {urss / size:8.2f}   {ct / size:12.4f} {crss / size:8.2f}   {vrss:14.0f}")
 
@@ -243,9 +275,11 @@ def main() -> None:
         print("\nstart-up (best of 10)")
         bare, _ = run([py, "-c", "pass"], env, 10)
         tiny = CORPUS / "claude_code" / "generated" / "claude_write_edit_2turns.jsonl"
-        for label, cmd in (("txcodec --help", [*tx, "--help"]), ("txcodec usage FILE (tiny)", [*tx, "usage", "--no-cost", str(tiny)])):
+        bare_cpu = cpu([py, "-c", "pass"])
+        for label, cmd in (("txcodec --help", [*tx, "--help"]), ("txcodec usage FILE (tiny)", [*tx, "usage", str(tiny)])):
             t, _ = run(cmd, env, 10)
-            print(f"  {label:30} {t * 1000:6.0f} ms = {t / bare:4.1f}x python -c pass ({bare * 1000:.0f} ms; target <= 2x)")
+            print(f"  {label:30} {t * 1000:6.0f} ms = {t / bare:4.1f}x python -c pass ({bare * 1000:.0f} ms; target <= 2x); "
+                  f"cpu {cpu(cmd) / bare_cpu:4.1f}x")
 
 
 if __name__ == "__main__":
