@@ -202,6 +202,7 @@ def convert(
         if input_side is not None:
             session.input_session = load(input_side, "stream_json")  # type: ignore[attr-defined]
         conversation = to_common(session, loss)
+        del session  # the typed records are no longer needed: the writer's memory is theirs
     target = registry.get(to)
     if target.write is None:
         raise NotSupported(f"writing {target.title} is not supported yet")
