@@ -67,6 +67,16 @@ def test_a_line_the_lean_shape_refuses_falls_back_to_the_full_reader(tmp_path):
     assert _rows(path) == [msgspec.structs.replace(r, session="") for r in session_usage(api.to_common(api.load(path)))]
 
 
+def test_an_assistant_record_spelled_with_escapes_is_still_counted(tmp_path):
+    """The lean Claude Code pass skips lines without ``"assistant"`` in their bytes; a
+    writer may escape letters, and such a record still counts, as the reader counts it."""
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(MODERN.read_bytes().replace(b'"type":"assistant"', b'"type":"\\u0061ssistant"'))
+    want = [msgspec.structs.replace(r, session="") for r in session_usage(api.to_common(api.load(path, "claude_code")))]
+    assert want and want[0].calls > 0
+    assert _rows(path) == want
+
+
 def test_with_unverified_folds_old_sessions_counts_in():
     [row, *_] = session_usage(api.to_common(api.load(SPOTTER)))
     assert row.total_tokens == 0 and row.unverified_total_tokens > 0

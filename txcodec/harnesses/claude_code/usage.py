@@ -14,11 +14,10 @@ it the full way, so an odd line never changes a number.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 import msgspec
 
-from ...jsonl import decode_chunks
 
 SYNTHETIC_MODEL = "<synthetic>"
 
@@ -55,9 +54,50 @@ def file_calls(data: bytes | Iterable[bytes]) -> tuple[str | None, str | None, l
     ``[id, model, timestamp, (input, output, cache write, cache read) | None, verified,
     reasoning]``; synthetic calls are left out. ``None`` when a line needs the full reader."""
     try:
-        return _calls(decode_chunks(_lines, data))
+        return _calls(_wanted_lines(data))
     except (msgspec.DecodeError, msgspec.ValidationError):
         return None
+
+
+_one = msgspec.json.Decoder(_Line)
+_ASSISTANT = b'"assistant"'
+_SPELLED = (b"\\u006", b"\\u007")  # an escaped lowercase letter: "assistant" could hide behind it
+
+
+def _wanted_lines(data: bytes | Iterable[bytes]) -> Iterator[_Line]:
+    """The lines usage reads: every line until both ``sessionId`` and ``cwd`` were seen,
+    then only lines that can be an assistant record: those with ``"assistant"`` in their
+    bytes, found by a substring search that passes over the bulk (tool output) far faster
+    than a decode. A piece with an escaped lowercase letter anywhere (rare: clients write
+    letters as they are) is decoded whole, since its escapes could spell the word."""
+    pieces = (data,) if isinstance(data, (bytes, bytearray, memoryview)) else data
+    session = cwd = None
+    decode = _one.decode
+    for piece in pieces:
+        piece = bytes(piece)
+        view, size, start = memoryview(piece), len(piece), 0
+        find, rfind = piece.find, piece.rfind
+        while start < size and (session is None or cwd is None):  # the head: every line
+            end = find(b"\n", start)
+            end = size if end < 0 else end
+            line = view[start:end]
+            start = end + 1
+            if bytes(line).strip():
+                rec = decode(line)
+                session = session or rec.session_id
+                cwd = cwd or rec.cwd
+                yield rec
+        if start >= size:
+            continue
+        if find(_SPELLED[0], start) >= 0 or find(_SPELLED[1], start) >= 0:
+            yield from _lines.decode_lines(view[start:])
+            continue
+        while (hit := find(_ASSISTANT, start)) >= 0:
+            first = rfind(b"\n", start, hit) + 1 or start
+            end = find(b"\n", hit)
+            end = size if end < 0 else end
+            yield decode(view[first:end])
+            start = end + 1
 
 
 def _calls(lines: Iterable[_Line]) -> tuple[str | None, str | None, list[list]] | None:
