@@ -187,7 +187,11 @@ def main() -> None:
     py = sys.executable
     base_env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE_", "CODEX_"))}
     base_env["PYTHONPATH"] = str(args.txcodec)
+    base_env.pop("PYTHONDONTWRITEBYTECODE", None)  # as installed: modules load from their bytecode cache
     tx = [py, "-m", "txcodec"]
+    tiny = CORPUS / "claude_code" / "generated" / "claude_write_edit_2turns.jsonl"
+    for warm in ([*tx, "--help"], [*tx, "usage", str(tiny)]):  # writes the bytecode cache once
+        subprocess.run(warm, env=base_env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     print(f"txcodec from {args.txcodec}; ccusage: {ccusage if have_cc else 'not installed (peer columns left out)'}")
 
     with tempfile.TemporaryDirectory(prefix="txcodec-bench-") as tmp:
@@ -274,7 +278,6 @@ def main() -> None:
         # --- start-up --------------------------------------------------------------------
         print("\nstart-up (best of 10)")
         bare, _ = run([py, "-c", "pass"], env, 10)
-        tiny = CORPUS / "claude_code" / "generated" / "claude_write_edit_2turns.jsonl"
         bare_cpu = cpu([py, "-c", "pass"])
         for label, cmd in (("txcodec --help", [*tx, "--help"]), ("txcodec usage FILE (tiny)", [*tx, "usage", str(tiny)])):
             t, _ = run(cmd, env, 10)
