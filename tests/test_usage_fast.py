@@ -13,7 +13,17 @@ from conftest import CORPUS, GOLDEN, corpus_files
 
 from txcodec import api
 from txcodec.cli import main
-from txcodec.usage import LEAN, ModelUsage, _lean, file_usage, session_usage, usage, with_unverified
+from txcodec.usage import (
+    LEAN,
+    ModelUsage,
+    _lean,
+    file_usage,
+    message_usage,
+    session_usage,
+    total_usage,
+    usage,
+    with_unverified,
+)
 
 SPOTTER = CORPUS / "claude_code" / "spotter" / "258c7280-ae70-4798-800f-63464d01a85d.jsonl"  # 2.1.39, with subagents
 MODERN = CORPUS / "claude_code" / "generated" / "claude_write_edit_2turns.jsonl"  # 2.1.332: verified usage
@@ -82,6 +92,14 @@ def test_with_unverified_folds_old_sessions_counts_in():
     assert row.total_tokens == 0 and row.unverified_total_tokens > 0
     folded = with_unverified(row)
     assert folded.total_tokens == row.unverified_total_tokens and folded.calls_unverified == 0 and folded.calls == row.calls
+    conv = api.to_common(api.load(SPOTTER))
+    calls = [m for m in conv.messages if m.role == "assistant" and not m.synthetic]
+    assert all(message_usage(m, unverified=False) is None for m in calls)  # what summing Message.usage sees
+    assert any(message_usage(m) is m.usage_unverified for m in calls)
+    everything = total_usage(conv)
+    rows = session_usage(conv)
+    assert everything.cache_read_input_tokens == sum(r.unverified_cache_read_input_tokens for r in rows) > 0
+    assert total_usage(conv, unverified=False).cache_read_input_tokens == 0
 
 
 def _store(tmp_path: Path) -> dict[str, str]:

@@ -73,6 +73,31 @@ def with_unverified(row: ModelUsage) -> ModelUsage:
     return out
 
 
+def message_usage(message: Any, *, unverified: bool = True) -> Usage | None:
+    """A Common message's usage: ``Message.usage``, else (unless ``unverified=False``)
+    ``Message.usage_unverified``, the usage of a call that never reported a
+    ``stop_reason``; ``None`` when it has neither."""
+    if message.usage is not UNSET:
+        return message.usage
+    if unverified and message.usage_unverified is not UNSET:
+        return message.usage_unverified
+    return None
+
+
+def total_usage(conv: Conversation, *, unverified: bool = True, subagents: bool = True) -> Usage:
+    """The conversation's tokens, each call once (subagents included unless
+    ``subagents=False``), unverified usage folded in unless ``unverified=False``."""
+    rows = session_usage(conv, subagents=subagents)
+    total = Usage()
+    for row in rows:
+        r = with_unverified(row) if unverified else row
+        total = total + Usage(r.input_tokens, r.output_tokens, r.cache_creation_input_tokens, r.cache_read_input_tokens)
+    reasoning = sum(r.reasoning_output_tokens for r in rows)
+    if reasoning:
+        total.reasoning_output_tokens = reasoning
+    return total
+
+
 # --- from Common --------------------------------------------------------------------------
 
 
