@@ -77,7 +77,6 @@ def decode_chunks(decoder: Any, source: bytes | Iterable[bytes]) -> Iterator[Any
     """Every line of ``source`` (bytes, or whole-line pieces from :func:`read_chunks`)
     decoded by ``decoder``'s ``decode_lines``, one piece at a time."""
     if isinstance(source, (bytes, bytearray, memoryview)):
-        yield from decoder.decode_lines(source)
-        return
+        source = (source,)
     for piece in source:
         yield from decoder.decode_lines(piece)

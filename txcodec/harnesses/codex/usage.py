@@ -140,6 +140,6 @@ def _add(call: list, u: Any) -> None:
     write = u.cache_write_input_tokens if isinstance(u.cache_write_input_tokens, int) else 0
     tokens = (u.input_tokens - cached, u.output_tokens, write, cached)
     old = call[3]
-    call[3] = tokens if old is None else tuple(a + b for a, b in zip(old, tokens))
+    call[3] = tokens if old is None else (old[0] + tokens[0], old[1] + tokens[1], old[2] + tokens[2], old[3] + tokens[3])
     call[5] = (call[5] or 0) + u.reasoning_output_tokens
 
