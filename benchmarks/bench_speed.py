@@ -118,7 +118,9 @@ def run(cmd: list[str], env: dict[str, str], repeat: int = 1) -> tuple[float, fl
         report.close()
         full = [str(_TIME), "-f", "%M %U %S", "-o", report.name, *cmd] if _TIME else cmd
         start = time.perf_counter()
-        proc = subprocess.Popen(full, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        # from the temp dir: ``python -m`` puts the working folder first on sys.path, and
+        # from a checkout that would import it instead of the one measured
+        proc = subprocess.Popen(full, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=tempfile.gettempdir())
         _, status, usage = os.wait4(proc.pid, 0)
         elapsed = time.perf_counter() - start
         proc.returncode = os.waitstatus_to_exitcode(status)
@@ -191,7 +193,7 @@ def main() -> None:
     tx = [py, "-m", "txcodec"]
     tiny = CORPUS / "claude_code" / "generated" / "claude_write_edit_2turns.jsonl"
     for warm in ([*tx, "--help"], [*tx, "usage", str(tiny)]):  # writes the bytecode cache once
-        subprocess.run(warm, env=base_env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        subprocess.run(warm, env=base_env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=tempfile.gettempdir())
     print(f"txcodec from {args.txcodec}; ccusage: {ccusage if have_cc else 'not installed (peer columns left out)'}")
 
     with tempfile.TemporaryDirectory(prefix="txcodec-bench-") as tmp:

@@ -306,7 +306,7 @@ _COUNTERS = tuple(ModelUsage.__struct_fields__[2:])
 
 class UsageRow(msgspec.Struct, omit_defaults=True):
     """One row of a usage report: the group's keys (those grouped by), its counters, and
-    its cost in US dollars (``None`` when some model in it has no known price)."""
+    its cost in US dollars (of the calls whose model has a known price)."""
 
     harness: str | None = None
     session: str | None = None
@@ -328,7 +328,8 @@ class UsageRow(msgspec.Struct, omit_defaults=True):
     unverified_cache_creation_input_tokens: int = 0
     unverified_cache_read_input_tokens: int = 0
     reasoning_output_tokens: int = 0
-    cost_usd: float | None = 0.0
+    cost_usd: float | None = 0.0  # of the calls whose model has a price; None: none has
+    cost_complete: bool = True  # False when some call's model has no known price
 
     total_tokens = ModelUsage.total_tokens
     unverified_total_tokens = ModelUsage.unverified_total_tokens
@@ -360,7 +361,7 @@ class UsageReport(msgspec.Struct):
         }
 
 
-def parse_when(text: str, *, end: bool = False) -> date:
+def parse_when(text: str) -> date:
     """A date as ``YYYY-MM-DD``, ``YYYYMMDD``, or an age: ``7d``, ``2w``, ``3m`` (days,
     weeks, 30-day months before today). Raises InputError otherwise."""
     value = text.strip()
@@ -540,7 +541,7 @@ def usage(
         if key not in GROUP_KEYS:
             raise InputError(f"cannot group by {key!r}; choose from {', '.join(GROUP_KEYS)}")
     lo = (since if isinstance(since, date) else parse_when(since)).isoformat() if since else None
-    hi = (until if isinstance(until, date) else parse_when(until, end=True)).isoformat() if until else None
+    hi = (until if isinstance(until, date) else parse_when(until)).isoformat() if until else None
     work = _jobs_for(paths, harness)
     if lo is not None and not paths:  # a store file untouched since before ``since`` holds no later call
         floor = datetime.fromisoformat(lo).timestamp() - 86400
@@ -577,23 +578,31 @@ def usage(
                 wanted += (("path", path),)
             row = groups.get(wanted)
             if row is None:
-                row = groups[wanted] = UsageRow(**dict(wanted))
+                row = groups[wanted] = UsageRow(**dict(wanted), cost_usd=None)
             _add_counters(row, counters)
             cost = rates.cost(model, counters) if rates is not None else None
-            row.cost_usd = None if cost is None or row.cost_usd is None else row.cost_usd + cost
+            _add_cost(row, cost)
             models_cost.setdefault(model, cost)
     rows = sorted(groups.values(), key=lambda r: tuple(str(getattr(r, k)) for k in by))
-    totals = UsageRow()
+    totals = UsageRow(cost_usd=None if rows else 0.0)
     for row in rows:
         _add_counters(totals, [getattr(row, n) for n in _COUNTERS])
-    priced = [r.cost_usd for r in rows if r.cost_usd is not None]
-    totals.cost_usd = sum(priced) if priced else (None if rows else 0.0)
+        _add_cost(totals, row.cost_usd)
+        totals.cost_complete = totals.cost_complete and row.cost_complete
     unpriced = sorted(m for m, c in models_cost.items() if c is None) if rates is not None else []
     source = None
     if rates is not None:
         rates.save()
         source = rates.source
     return UsageReport(by=by, rows=rows, totals=totals, unpriced=unpriced, errors=errors, prices=source)
+
+
+def _add_cost(row: UsageRow, cost: float | None) -> None:
+    """Add a part's dollars; a part without a price leaves the row incomplete."""
+    if cost is None:
+        row.cost_complete = False
+    else:
+        row.cost_usd = (row.cost_usd or 0.0) + cost
 
 
 def _add_counters(row: Any, counters: Sequence[int]) -> None:

@@ -31,8 +31,11 @@ def _key_cells(row: Any, by: list[str]) -> list[str]:
     return [(getattr(row, k) or "?")[:36] if k == "session" else str(getattr(row, k) or "?") for k in by]
 
 
-def _money(value: float | None) -> str:
-    return "?" if value is None else f"${value:,.2f}"
+def _money(row: Any) -> str:
+    """Dollars; ``>=`` when some of the row's calls have no known price, ``?`` when none has."""
+    if row.cost_usd is None:
+        return "?"
+    return ("" if row.cost_complete else ">=") + f"${row.cost_usd:,.2f}"
 
 
 def _lines(report: Any, reasoning: bool) -> tuple[list[str], list[tuple[list[str], str]]]:
@@ -47,13 +50,13 @@ def _lines(report: Any, reasoning: bool) -> tuple[list[str], list[tuple[list[str
         if verified_calls or not r.calls_unverified:
             tokens = [getattr(r, f) for f in TOKEN_FIELDS]
             extra = [f"{r.reasoning_output_tokens:,}"] if reasoning else []
-            cost = _money(r.cost_usd)  # the group's, unverified calls included
+            cost = _money(r)  # the group's, unverified calls included
             out.append(([*keys, str(verified_calls), str(r.calls_without_usage), *(f"{t:,}" for t in tokens), *extra, f"{sum(tokens):,}", cost], ""))
         if r.calls_unverified:
             tokens = [getattr(r, "unverified_" + f) for f in TOKEN_FIELDS]
             marked = keys[:-1] + [f"{keys[-1]} (unverified)"]
             extra = [""] if reasoning else []
-            cost = "" if verified_calls else _money(r.cost_usd)
+            cost = "" if verified_calls else _money(r)
             out.append(([*marked, str(r.calls_unverified), "", *(f"{t:,}" for t in tokens), *extra, f"{sum(tokens):,}", cost], "dim"))
     t = report.totals
     if len(report.rows) > 1 or t.calls_unverified:
@@ -61,7 +64,7 @@ def _lines(report: Any, reasoning: bool) -> tuple[list[str], list[tuple[list[str
         star = "*" if t.calls_unverified else ""
         extra = [f"{t.reasoning_output_tokens:,}"] if reasoning else []
         first = ["total" + star] + [""] * (len(by) - 1)
-        out.append(([*first, str(t.calls), str(t.calls_without_usage), *(f"{x:,}" for x in tokens), *extra, f"{sum(tokens):,}{star}", _money(t.cost_usd)], "bold"))
+        out.append(([*first, str(t.calls), str(t.calls_without_usage), *(f"{x:,}" for x in tokens), *extra, f"{sum(tokens):,}{star}", _money(t)], "bold"))
     return header, out
 
 
@@ -132,7 +135,7 @@ def _table(report: Any, keys: list[str], no_cost: bool) -> None:
     if report.totals.calls_unverified:
         click.echo("\n" + _NOTE)
     if report.unpriced and not no_cost:
-        click.echo(f"no price known for: {', '.join(report.unpriced)} (cost shown as ?; totals count the priced ones)")
+        click.echo(f"no price known for: {', '.join(report.unpriced)} (their cost is left out: ? or >= in the table)")
     elif report.prices is None and not no_cost:
         click.echo("no cost: install the price table with  pip install 'txcodec[prices]'")
 
