@@ -79,12 +79,20 @@ def _rich(header: list[str], rows: list[tuple[list[str], str]], keys: int) -> No
     from rich.console import Console
     from rich.table import Table
 
+    widths = [max(len(r[i]) for r in [header] + [cells for cells, _ in rows]) for i in range(len(header))]
+    console = Console()
+    numbers = sum(widths[keys:]) + 2 * (len(header) - 1)
+    if numbers + keys * 16 > console.width:  # too narrow for folded keys: never crop a number
+        console = Console(width=sum(widths) + 2 * (len(header) - 1))
     table = Table(box=None, pad_edge=False, header_style="bold")
     for i, name in enumerate(header):
-        table.add_column(name, justify="left" if i < keys else "right", overflow="fold")
+        if i < keys:  # keys fold on a narrow terminal; numbers never do
+            table.add_column(name, justify="left", overflow="fold", min_width=min(widths[i], 16))
+        else:
+            table.add_column(name, justify="right", no_wrap=True)
     for n, (cells, style) in enumerate(rows):
-        table.add_row(*cells, style=style or None, end_section=style == "bold" or n == len(rows) - 2 and rows[-1][1] == "bold")
-    Console().print(table)
+        table.add_row(*cells, style=style or None, end_section=n == len(rows) - 2 and rows[-1][1] == "bold")
+    console.print(table)
 
 
 def register(group: click.Group) -> None:
