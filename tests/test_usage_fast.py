@@ -212,3 +212,23 @@ def test_parallel_and_serial_reports_agree(tmp_path, monkeypatch):
     files = [p for p in corpus_files("claude_code") if "subagents" not in p.parts]
     assert usage(files, jobs=2, prices=False) == usage(files, jobs=1, prices=False)
 
+
+
+def test_folders_read_subagent_files_with_their_session_only(tmp_path):
+    from txcodec.usage import folder_files
+
+    chats = tmp_path / "gemini" / "tmp" / "proj" / "chats"
+    (chats / "abcdef12-0000-4000-8000-000000000000").mkdir(parents=True)
+    main = chats / "session-2026-01-01T00-00-abcdef12.jsonl"
+    child = chats / "abcdef12-0000-4000-8000-000000000000" / "child.jsonl"
+    orphan_dir = chats / "99999999-0000-4000-8000-000000000000"
+    orphan_dir.mkdir()
+    orphan = orphan_dir / "child.jsonl"
+    claude = tmp_path / "claude" / "p"
+    (claude / "s1" / "subagents").mkdir(parents=True)
+    side = [claude / "s1.jsonl", claude / "s1" / "subagents" / "agent-a.jsonl", claude / "s1" / "subagents" / "agent-a.meta.json"]
+    lost = tmp_path / "claude" / "q" / "s2" / "subagents" / "agent-b.jsonl"  # its main transcript was pruned
+    lost.parent.mkdir(parents=True)
+    for p in [main, child, orphan, *side, lost]:
+        p.write_bytes(b"{}\n")
+    assert folder_files(tmp_path) == sorted([claude / "s1.jsonl", lost, main, orphan])

@@ -475,8 +475,9 @@ _SESSION_SUFFIXES = (".jsonl", ".json", ".jsonl.zst", ".json.zst")
 
 def folder_files(folder: Path) -> list[Path]:
     """Session files under ``folder``, recursively; a Claude Code subagent transcript
-    (``<sid>/subagents/...``) is read with its main transcript when that exists, and
-    side files (``*.meta.json``, workflow journals) are not sessions."""
+    (``<sid>/subagents/...``) or Gemini CLI subagent chat (``chats/<sid>/...``) is read
+    with its main session when that exists, and side files (``*.meta.json``, workflow
+    journals) are not sessions."""
     out = []
     for p in sorted(folder.rglob("*")):
         name = p.name
@@ -488,6 +489,9 @@ def folder_files(folder: Path) -> list[Path]:
             main = Path(*p.parts[: i - 1]) / (p.parts[i - 1] + ".jsonl")
             if main.exists():
                 continue
+        chats = p.parent.parent
+        if chats.name == "chats" and any(chats.glob(f"session-*-{p.parent.name[:8]}.json*")):
+            continue  # a Gemini CLI subagent chat (chats/<parent id>/): read with its parent
         out.append(p)
     return out
 
