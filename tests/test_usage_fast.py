@@ -232,3 +232,19 @@ def test_folders_read_subagent_files_with_their_session_only(tmp_path):
     for p in [main, child, orphan, *side, lost]:
         p.write_bytes(b"{}\n")
     assert folder_files(tmp_path) == sorted([claude / "s1.jsonl", lost, main, orphan])
+
+
+def test_a_large_file_read_in_parts_gives_the_same_calls(monkeypatch):
+    """Above a size a Claude Code file is cut at line ends and read by several processes;
+    the rules run over the parts' lines in order, so nothing changes."""
+    from txcodec.harnesses.claude_code.usage import file_calls
+    from txcodec.usage import _line_ranges, _split_claude
+
+    monkeypatch.setattr("os.cpu_count", lambda: 3)
+    for path in [SPOTTER, MODERN, *[p for p in corpus_files("claude_code") if p.suffix == ".jsonl"][:12]]:
+        ranges = _line_ranges(path, 3)
+        assert ranges[0][0] == 0 and ranges[-1][1] == path.stat().st_size
+        assert all(a < b for a, b in ranges) and all(r[1] == s[0] for r, s in zip(ranges, ranges[1:]))
+        data = path.read_bytes()
+        assert all(a == 0 or data[a - 1:a] == b"\n" for a, _ in ranges)
+        assert _split_claude(path) == file_calls(data), path

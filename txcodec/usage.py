@@ -195,11 +195,16 @@ class FileUsage(msgspec.Struct):
     calls: list[list]
 
 
+_SPLIT_BYTES = 32 << 20  # a Claude Code file this large is read by several processes
+
+
 def _lean_claude(path: Path, data: bytes | None, subagents: bool) -> tuple[str | None, str | None, list[list]] | None:
     from .harnesses.claude_code.sidefiles import session_files
     from .harnesses.claude_code.usage import file_calls
 
-    found = _each_piece(path, data, file_calls)
+    found = _split_claude(path) if data is None and path.suffix != ".zst" and _size(path) >= _SPLIT_BYTES else False
+    if found is False:
+        found = _each_piece(path, data, file_calls)
     if found is None or not subagents:
         return found
     session, cwd, calls = found
@@ -212,6 +217,71 @@ def _lean_claude(path: Path, data: bytes | None, subagents: bool) -> tuple[str |
             return None
         calls.extend(child[2])
     return session, cwd, calls
+
+
+def _split_claude(path: Path) -> Any:
+    """A large file's calls, its parts (cut at line ends) read by one process each; the
+    rules then run over the parts' lines in order. ``False`` when this process may not
+    start others (it is itself a worker, or the platform cannot fork)."""
+    import multiprocessing
+
+    from .harnesses.claude_code.usage import calls_of_parts
+
+    jobs = os.cpu_count() or 1
+    if jobs < 2 or multiprocessing.parent_process() is not None:
+        return False
+    try:
+        context = multiprocessing.get_context("fork")
+    except ValueError:
+        return False
+    ranges = _line_ranges(path, jobs)
+    try:
+        with context.Pool(len(ranges)) as pool:
+            parts = pool.starmap(_wanted_range, [(str(path), a, b) for a, b in ranges])
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
+    return calls_of_parts(parts)
+
+
+def _line_ranges(path: Path, parts: int) -> list[tuple[int, int]]:
+    """``parts`` byte ranges of about equal size that start at a line start."""
+    size = _size(path)
+    cuts = [0]
+    with open(path, "rb") as f:
+        for k in range(1, parts):
+            f.seek(max(size * k // parts, cuts[-1]))
+            pos = f.tell()
+            while block := f.read(1 << 16):
+                nl = block.find(b"\n")
+                if nl >= 0:
+                    pos += nl + 1
+                    break
+                pos += len(block)
+            if cuts[-1] < pos < size:
+                cuts.append(pos)
+    cuts.append(size)
+    return list(zip(cuts, cuts[1:]))
+
+
+class _Bounded:
+    """A file read from ``start`` up to ``end`` only."""
+
+    def __init__(self, f: Any, start: int, end: int) -> None:
+        f.seek(start)
+        self.f, self.left = f, end - start
+
+    def read(self, n: int) -> bytes:
+        block = self.f.read(min(n, self.left))
+        self.left -= len(block)
+        return block
+
+
+def _wanted_range(path: str, start: int, end: int) -> list:
+    from .harnesses.claude_code.usage import wanted_lines
+    from .jsonl import read_chunks
+
+    with open(path, "rb") as f:
+        return wanted_lines(read_chunks(_Bounded(f, start, end)))
 
 
 def _lean_codex(path: Path, data: bytes | None, subagents: bool) -> tuple[str | None, str | None, list[list]] | None:

@@ -59,6 +59,22 @@ def file_calls(data: bytes | Iterable[bytes]) -> tuple[str | None, str | None, l
         return None
 
 
+def wanted_lines(pieces: Iterable[bytes]) -> list[_Line]:
+    """The lines :func:`file_calls` reads from part of a file (whole lines), for a
+    process reading that part; raises msgspec's errors."""
+    return list(_wanted_lines(pieces))
+
+
+def calls_of_parts(parts: Iterable[list[_Line]]) -> tuple[str | None, str | None, list[list]] | None:
+    """:func:`file_calls` from the :func:`wanted_lines` of a file's consecutive parts:
+    each part reads its own head in full, so the first ``sessionId`` and ``cwd`` in line
+    order are among them, and the rules run over the lines in order as before."""
+    try:
+        return _calls(line for part in parts for line in part)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
+
+
 _one = msgspec.json.Decoder(_Line)
 _ASSISTANT = b'"assistant"'
 _SPELLED = (b"\\u006", b"\\u007")  # an escaped lowercase letter: "assistant" could hide behind it
