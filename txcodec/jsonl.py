@@ -60,17 +60,20 @@ def read_chunks(stream: BinaryIO, size: int = 8 << 20) -> Iterator[bytes]:
     """The stream's bytes in pieces of about ``size`` that end on an LF (the last piece
     may not), so each piece is whole lines: memory stays one piece however large the
     file. A line longer than ``size`` is one piece of its own."""
-    rest = b""
+    pending = bytearray()  # a line still open; grows in place (a line can be hundreds of MB)
     while block := stream.read(size):
-        block = rest + block if rest else block
         cut = block.rfind(b"\n") + 1
         if cut == 0:
-            rest = block
+            pending += block
             continue
-        rest = block[cut:]
-        yield block[:cut] if rest else block
-    if rest:
-        yield rest
+        if pending:
+            pending += block[:cut]
+            yield bytes(pending)
+        else:
+            yield block[:cut] if cut < len(block) else block
+        pending = bytearray(block[cut:])
+    if pending:
+        yield bytes(pending)
 
 
 def decode_chunks(decoder: Any, source: bytes | Iterable[bytes]) -> Iterator[Any]:
