@@ -248,3 +248,18 @@ def test_a_large_file_read_in_parts_gives_the_same_calls(monkeypatch):
         data = path.read_bytes()
         assert all(a == 0 or data[a - 1:a] == b"\n" for a, _ in ranges)
         assert _split_claude(path) == file_calls(data), path
+
+
+def test_read_chunks_gives_whole_lines_and_every_byte():
+    import io
+    import random
+
+    from txcodec.jsonl import read_chunks
+
+    rng = random.Random(3)
+    for _ in range(300):
+        lines = [b"x" * rng.choice([0, 1, 5, 30, 100]) for _ in range(rng.randint(0, 30))]
+        data = b"\n".join(lines) + (b"\n" if rng.random() < 0.5 else b"")
+        pieces = list(read_chunks(io.BytesIO(data), rng.randint(1, 64)))
+        assert b"".join(pieces) == data
+        assert all(p.endswith(b"\n") for p in pieces[:-1])
