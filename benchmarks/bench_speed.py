@@ -249,8 +249,8 @@ def main() -> None:
         for label, src, from_, to in (("Claude Code -> Codex", files[mb], "claude_code", "codex"),
                                       ("Codex -> Claude Code", codex_files[mb], "codex", "claude_code")):
             data = src.read_bytes()
-            r = best(lambda: decoder.decode_lines(data), args.repeat)
-            inproc = best(lambda: api.convert(data, to, from_=from_), args.repeat)
+            r = best(lambda data=data: decoder.decode_lines(data), args.repeat)
+            inproc = best(lambda data=data, to=to, from_=from_: api.convert(data, to, from_=from_), args.repeat)
             out = tmp / f"out-{to}"
             shutil.rmtree(out, ignore_errors=True)
             command = [*tx, "convert", str(src), "--to", to, "-o", str(out / "x")]

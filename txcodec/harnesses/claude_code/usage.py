@@ -18,7 +18,6 @@ from collections.abc import Iterable, Iterator
 
 import msgspec
 
-
 SYNTHETIC_MODEL = "<synthetic>"
 
 

@@ -18,13 +18,11 @@ reads them the full way. ``tests/test_usage_fast.py`` checks both ways agree on 
 from __future__ import annotations
 
 from collections.abc import Iterable
-
 from typing import Any
 
 import msgspec
 
 from ...jsonl import decode_chunks
-
 from .records import TokenInfo, TokenUsage
 
 
