@@ -65,7 +65,7 @@ def test_export_common_and_markdown(tmp_path):
 def test_usage_json_matches_ccusage_on_a_2_1_332_file():
     out = CliRunner().invoke(main, ["usage", "--json", str(GENERATED)])
     assert out.exit_code == 0, out.output
-    [row] = json.loads(out.stdout)
+    [row] = json.loads(out.stdout)["rows"]
     # ccusage 20.0.24 on the same file: input 49951, output 20 (docs/usage.md)
     assert (row["model"], row["input_tokens"], row["output_tokens"], row["calls_without_usage"]) == ("claude-opus-5-5", 49951, 20, 0)
 
@@ -101,7 +101,7 @@ def test_usage_on_an_old_client_reports_unverified_not_zero():
     last fragments' usage is reported apart instead of silently as zero."""
     out = CliRunner().invoke(main, ["usage", "--json", str(OLD_CLIENT)])
     assert out.exit_code == 0, out.output
-    rows = {r["model"]: r for r in json.loads(out.stdout)}
+    rows = {r["model"]: r for r in json.loads(out.stdout)["rows"]}
     expected = _last_fragment_usage(_session_paths(OLD_CLIENT))
     assert set(rows) == set(expected)
     for model, row in rows.items():
@@ -133,7 +133,7 @@ def test_ccusage_equals_verified_plus_unverified(tmp_path):
     out = CliRunner().invoke(main, ["usage", "--json", str(project)])
     assert out.exit_code == 0, out.output
     ours = {}
-    for r in json.loads(out.stdout):
+    for r in json.loads(out.stdout)["rows"]:
         session = r["session"] if r["path"].endswith(r["session"] + ".jsonl") else Path(r["path"]).stem  # ccusage keys by file name
         ours[(session, r["model"])] = tuple(r[k] + r["unverified_" + k] for k in _TOKENS)
     assert ours == theirs

@@ -129,7 +129,7 @@ def test_usage_counts_each_model_call_once(store):
     _, path = store["ids"][GENUINE]
     result = run("usage", "--json", str(path))
     assert result.exit_code == 0, result.output
-    (row,) = json.loads(result.stdout)
+    (row,) = json.loads(result.stdout)["rows"]
     # independently: each token_count's last call, repeats (same running total) skipped;
     # Common's input excludes the cached part
     seen, calls, inputs, outputs, cached = None, 0, 0, 0, 0

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from . import usage
-from .api import ToolCall, convert, detect, install, load, messages, sample, to_common, tool_calls, total_usage
+from .api import ToolCall, convert, detect, install, load, messages, sample, to_common, tool_calls
 from .common import Conversation, Message, Usage
 from .errors import InputError, StoreError, TxcodecError, UnsafeId
 from .native import NativeSession, Opaque
 from .sessions import SessionRow, discover, resolve
+from .usage import total_usage
 
 __version__ = "0.1.0"
 

@@ -8,14 +8,13 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
-from msgspec import UNSET
 
 from . import registry
-from .common import Child, Conversation, Message, ToolResult, ToolUse, Usage
+from .common import Child, Conversation, Message, ToolResult, ToolUse
 from .errors import InputError
 from .ids import safe_relpath
 from .loss import LossReport
-from .native import NativeSession, decode_document, decode_session, json_source
+from .native import NativeSession, _no_cycle_collection, decode_document, decode_session, json_source
 
 _SAMPLE_LINES = 40
 # targets that record what a session was forked from (docs/lineage.md); pi's writer
@@ -171,7 +170,8 @@ def to_common(session: NativeSession, loss: LossReport | None = None) -> Convers
         if session.harness == "jsonl":  # the fallback: nothing recognised the lines
             raise NotSupported(f"{where}not a session of any known harness (name one with --from)")
         raise NotSupported(f"{where}reading {harness.title} into Common is not supported yet")
-    conversation = harness.read(session, loss if loss is not None else LossReport())
+    with _no_cycle_collection():  # a reader builds objects by the hundred thousand, no cycle among them yet
+        conversation = harness.read(session, loss if loss is not None else LossReport())
     _add_origin(conversation, session)
     return conversation
 
@@ -230,11 +230,13 @@ def convert(
         if input_side is not None:
             session.input_session = load(input_side, "stream_json")  # type: ignore[attr-defined]
         conversation = to_common(session, loss)
+        del session  # the typed records are no longer needed: the writer's memory is theirs
     target = registry.get(to)
     if target.write is None:
         raise NotSupported(f"writing {target.title} is not supported yet")
     options = registry.WriteOptions(session_id=session_id, cwd=cwd, stdin_side=stdin_side)
-    written = target.write(conversation, loss, options)
+    with _no_cycle_collection():
+        written = target.write(conversation, loss, options)
     if conversation.meta.forked_from is not msgspec.UNSET and to not in FORK_SLOTS:
         loss.add("lineage:forked-from", f"forked from {conversation.meta.forked_from.session_id}: "
                  f"{target.title} has no slot for a session's parent")
@@ -317,23 +319,3 @@ def tool_calls(conversation: Conversation, *, subagents: bool = True) -> list[To
                 call.result, call.result_message = block, message
     return calls
 
-
-def total_usage(conversation: Conversation, *, subagents: bool = True, unverified: bool = True) -> Usage:
-    """The tokens of every model call, each call counted once (by message id). A call
-    without a stop reason keeps its usage in ``usage_unverified`` (Claude Code before
-    2.1.220 writes nearly every call so): folded in unless ``unverified=False``, so old
-    sessions do not sum to 0. :mod:`txcodec.usage` keeps the two apart, per model."""
-    total = Usage()
-    seen: set[str] = set()
-    for _, message in messages(conversation, subagents=subagents):
-        if message.role != "assistant" or message.synthetic:
-            continue
-        if isinstance(message.id, str):
-            if message.id in seen:
-                continue
-            seen.add(message.id)
-        if message.usage is not UNSET:
-            total = total + message.usage
-        elif unverified and message.usage_unverified is not UNSET:
-            total = total + message.usage_unverified
-    return total

@@ -8,8 +8,8 @@ trailing whitespace, so the line still decodes.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import BinaryIO
+from collections.abc import Iterable, Iterator
+from typing import Any, BinaryIO
 
 BOM = b"\xef\xbb\xbf"
 
@@ -54,3 +54,32 @@ def iter_lines(stream: BinaryIO, block_size: int = 1 << 20) -> Iterator[tuple[me
             pending += view[start:]
     if pending is not None:
         yield memoryview(pending), False
+
+
+def read_chunks(stream: BinaryIO, size: int = 8 << 20) -> Iterator[bytes]:
+    """The stream's bytes in pieces of about ``size`` that end on an LF (the last piece
+    may not), so each piece is whole lines: memory stays one piece however large the
+    file. A line longer than ``size`` is one piece of its own."""
+    pending = bytearray()  # a line still open; grows in place (a line can be hundreds of MB)
+    while block := stream.read(size):
+        cut = block.rfind(b"\n") + 1
+        if cut == 0:
+            pending += block
+            continue
+        if pending:
+            pending += block[:cut]
+            yield bytes(pending)
+        else:
+            yield block[:cut] if cut < len(block) else block
+        pending = bytearray(block[cut:])
+    if pending:
+        yield bytes(pending)
+
+
+def decode_chunks(decoder: Any, source: bytes | Iterable[bytes]) -> Iterator[Any]:
+    """Every line of ``source`` (bytes, or whole-line pieces from :func:`read_chunks`)
+    decoded by ``decoder``'s ``decode_lines``, one piece at a time."""
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        source = (source,)
+    for piece in source:
+        yield from decoder.decode_lines(piece)

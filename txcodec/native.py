@@ -480,22 +480,37 @@ def _is_default(f: msgspec.structs.FieldInfo, value: Any) -> bool:
     return False
 
 
+# values ``plain`` hands back as they are (Raw included: it encodes as its own bytes)
+_AS_IS = frozenset((str, int, float, bool, type(None), msgspec.Raw, bytes))
+
+
+@functools.cache
+def _layout(cls: type) -> tuple[str | None, Any, tuple[tuple[str, str], ...]]:
+    """A struct class's tag field, tag and ``(attribute, encoded name)`` pairs."""
+    config = cls.__struct_config__
+    return config.tag_field, config.tag, tuple((f.name, f.encode_name) for f in _fields(cls))
+
+
 def plain(value: Any) -> Any:
-    """Structs to dicts for encoding, keeping :class:`msgspec.Raw` values as their bytes."""
+    """Structs to dicts for encoding, keeping :class:`msgspec.Raw` values as their bytes.
+    (Hot in every writer: scalars are returned without a call, the layout of each
+    struct class is computed once.)"""
+    kind = type(value)
+    if kind in _AS_IS:
+        return value
     if isinstance(value, msgspec.Struct):
-        config = value.__struct_config__
-        out = {}
-        if config.tag_field is not None:
-            out[config.tag_field] = config.tag
-        for f in _fields(type(value)):
-            v = getattr(value, f.name)
-            if v is not msgspec.UNSET:
-                out[f.encode_name] = plain(v)
+        tag_field, tag, names = _layout(kind)
+        out = {tag_field: tag} if tag_field is not None else {}
+        unset, as_is = msgspec.UNSET, _AS_IS
+        for name, encoded in names:
+            v = getattr(value, name)
+            if v is not unset:
+                out[encoded] = v if type(v) in as_is else plain(v)
         return out
     if isinstance(value, list):
-        return [plain(v) for v in value]
+        return [v if type(v) in _AS_IS else plain(v) for v in value]
     if isinstance(value, dict):
-        return {k: plain(v) for k, v in value.items()}
+        return {k: v if type(v) in _AS_IS else plain(v) for k, v in value.items()}
     return value
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from importlib import import_module, metadata
+from importlib import import_module
 from typing import Any
 
 from .errors import InputError
@@ -97,6 +97,8 @@ def _builtin(name: str) -> Harness | None:
 def _load_all() -> dict[str, Harness]:
     global _all_loaded
     if not _all_loaded:
+        from importlib import metadata  # slow to import: only when every harness is asked for
+
         for name in BUILTIN:
             _builtin(name)
         for ep in metadata.entry_points(group="txcodec.harnesses"):

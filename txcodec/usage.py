@@ -1,4 +1,4 @@
-"""Token usage per session and model, from Common conversations.
+"""Token usage: per session and model, and as a report over files, folders and stores.
 
 A call's usage is the one the reader kept: its last fragment's in line order, and only
 when the call reported a ``stop_reason`` (seed 000 "Provider calls"). Calls are summed
@@ -8,18 +8,29 @@ A call that never reported a ``stop_reason`` is not silently zero: its last frag
 usage (``Message.usage_unverified``) is summed in separate ``unverified_*`` counters.
 Claude Code before 2.1.220 wrote ``stop_reason: null`` on nearly every fragment, so on
 such files every call lands there; docs/usage.md says what those numbers are worth.
+
+Two ways to the same numbers: :func:`session_usage` from a Common conversation, and the
+report (:func:`usage`), which reads Claude Code and Codex files with a lean decode of only
+the fields usage needs (``harnesses/<name>/usage.py``), falls back to Common for anything
+else, and spreads files over processes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import os
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from datetime import date, datetime, timedelta
+from pathlib import Path
+from typing import Any
 
 import msgspec
 from msgspec import UNSET
 
 from .common import Conversation, Usage
+from .errors import InputError
 
 TOKEN_FIELDS = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+GROUP_KEYS = ("session", "day", "week", "month", "model", "project", "harness")
 
 
 class ModelUsage(msgspec.Struct):
@@ -36,6 +47,8 @@ class ModelUsage(msgspec.Struct):
     unverified_output_tokens: int = 0
     unverified_cache_creation_input_tokens: int = 0
     unverified_cache_read_input_tokens: int = 0
+    # reasoning/thought tokens, where the harness records them (inside output_tokens)
+    reasoning_output_tokens: int = 0
 
     @property
     def total_tokens(self) -> int:
@@ -49,42 +62,770 @@ class ModelUsage(msgspec.Struct):
         return {**msgspec.to_builtins(self), "total_tokens": self.total_tokens, "unverified_total_tokens": self.unverified_total_tokens}
 
 
+def with_unverified(row: ModelUsage) -> ModelUsage:
+    """The row with its unverified counts folded into the verified ones: what a tool that
+    does not gate on ``stop_reason`` (ccusage) reports. Old Claude Code sessions keep all
+    their usage in ``usage_unverified``; summing ``Message.usage`` alone gives 0."""
+    out = msgspec.structs.replace(row, calls_unverified=0)
+    for f in TOKEN_FIELDS:
+        setattr(out, f, getattr(row, f) + getattr(row, "unverified_" + f))
+        setattr(out, "unverified_" + f, 0)
+    return out
+
+
+def message_usage(message: Any, *, unverified: bool = True) -> Usage | None:
+    """A Common message's usage: ``Message.usage``, else (unless ``unverified=False``)
+    ``Message.usage_unverified``, the usage of a call that never reported a
+    ``stop_reason``; ``None`` when it has neither."""
+    if message.usage is not UNSET:
+        return message.usage
+    if unverified and message.usage_unverified is not UNSET:
+        return message.usage_unverified
+    return None
+
+
+def total_usage(conv: Conversation, *, unverified: bool = True, subagents: bool = True) -> Usage:
+    """The conversation's tokens, each call once (subagents included unless
+    ``subagents=False``), unverified usage folded in unless ``unverified=False``."""
+    rows = session_usage(conv, subagents=subagents)
+    total = Usage()
+    for row in rows:
+        r = with_unverified(row) if unverified else row
+        total = total + Usage(r.input_tokens, r.output_tokens, r.cache_creation_input_tokens, r.cache_read_input_tokens)
+    reasoning = sum(r.reasoning_output_tokens for r in rows)
+    if reasoning:
+        total.reasoning_output_tokens = reasoning
+    return total
+
+
+# --- from Common --------------------------------------------------------------------------
+
+
 def _conversations(conv: Conversation) -> Iterable[Conversation]:
     yield conv
     for child in conv.children:
         yield from _conversations(child.conversation)
 
 
-def _add(row: ModelUsage, u: Usage, prefix: str) -> None:
-    for f in TOKEN_FIELDS:
-        name = prefix + f
-        setattr(row, name, getattr(row, name) + getattr(u, f))
+def _tokens(u: Usage) -> tuple[int, int, int, int]:
+    return (u.input_tokens, u.output_tokens, u.cache_creation_input_tokens, u.cache_read_input_tokens)
+
+
+def common_calls(conv: Conversation, *, subagents: bool = True) -> list[list]:
+    """The conversation's provider calls in the lean readers' shape: ``[id, model,
+    timestamp, tokens | None, verified, reasoning]``; synthetic messages are no calls."""
+    out = []
+    for c in _conversations(conv) if subagents else (conv,):
+        for m in c.messages:
+            if m.role != "assistant" or m.synthetic:
+                continue
+            ts = m.timestamp if isinstance(m.timestamp, str) else None
+            model = m.model if isinstance(m.model, str) else None
+            mid = m.id if isinstance(m.id, str) else None
+            if m.usage is not UNSET:
+                r = m.usage.reasoning_output_tokens
+                out.append([mid, model, ts, _tokens(m.usage), True, r if isinstance(r, int) else None])
+            elif m.usage_unverified is not UNSET:
+                out.append([mid, model, ts, _tokens(m.usage_unverified), False, None])
+            else:
+                out.append([mid, model, ts, None, True, None])
+    return out
+
+
+def _count(row: ModelUsage, call: list) -> None:
+    row.calls += 1
+    tokens = call[3]
+    if tokens is None:
+        row.calls_without_usage += 1
+        return
+    if call[4]:
+        row.input_tokens += tokens[0]
+        row.output_tokens += tokens[1]
+        row.cache_creation_input_tokens += tokens[2]
+        row.cache_read_input_tokens += tokens[3]
+        if call[5]:
+            row.reasoning_output_tokens += call[5]
+    else:
+        row.calls_unverified += 1
+        row.unverified_input_tokens += tokens[0]
+        row.unverified_output_tokens += tokens[1]
+        row.unverified_cache_creation_input_tokens += tokens[2]
+        row.unverified_cache_read_input_tokens += tokens[3]
+
+
+def _unique(calls: Iterable[list]) -> Iterator[list]:
+    """Each call once, whatever files its id reaches (seed 004)."""
+    seen: set[str] = set()
+    for call in calls:
+        mid = call[0]
+        if mid is not None:
+            if mid in seen:
+                continue
+            seen.add(mid)
+        yield call
 
 
 def session_usage(conv: Conversation, *, subagents: bool = True) -> list[ModelUsage]:
     """One row per model, the subagents' calls included unless ``subagents=False``."""
     session = conv.meta.id if conv.meta.id is not UNSET else "?"
     rows: dict[str, ModelUsage] = {}
-    convs = _conversations(conv) if subagents else (conv,)
-    seen: set[str] = set()
-    for c in convs:
-        for m in c.messages:
-            if m.role != "assistant" or m.synthetic:
-                continue
-            if isinstance(m.id, str):  # a call is counted once, whatever files it reaches
-                if m.id in seen:
-                    continue
-                seen.add(m.id)
-            model = m.model if isinstance(m.model, str) else "?"
-            row = rows.get(model)
-            if row is None:
-                row = rows[model] = ModelUsage(session, model)
-            row.calls += 1
-            if m.usage is not UNSET:
-                _add(row, m.usage, "")
-            elif m.usage_unverified is not UNSET:
-                row.calls_unverified += 1
-                _add(row, m.usage_unverified, "unverified_")
-            else:
-                row.calls_without_usage += 1
+    for call in _unique(common_calls(conv, subagents=subagents)):
+        model = call[1] or "?"
+        row = rows.get(model)
+        if row is None:
+            row = rows[model] = ModelUsage(session, model)
+        _count(row, call)
     return sorted(rows.values(), key=lambda r: r.model)
+
+
+# --- one session file, the fast way -------------------------------------------------------
+
+
+class NotASession(InputError):
+    """A file no harness recognizes (empty, or no known session format)."""
+
+
+class FileUsage(msgspec.Struct):
+    """One session file's calls (subagents included), ready to group."""
+
+    path: str
+    harness: str
+    session: str
+    cwd: str | None
+    calls: list[list]
+
+
+_SPLIT_BYTES = 32 << 20  # a Claude Code file this large is read by several processes
+
+
+def _lean_claude(path: Path, data: bytes | None, subagents: bool) -> tuple[str | None, str | None, list[list]] | None:
+    from .harnesses.claude_code.sidefiles import session_files
+    from .harnesses.claude_code.usage import file_calls
+
+    found = _split_claude(path) if data is None and path.suffix != ".zst" and _size(path) >= _SPLIT_BYTES else False
+    if found is False:
+        found = _each_piece(path, data, file_calls)
+    if found is None or not subagents:
+        return found
+    session, cwd, calls = found
+    for agent in session_files(path).agents:
+        try:
+            child = _each_piece(agent.transcript, None, file_calls)
+        except OSError:
+            return None  # the full reader reports it
+        if child is None:
+            return None
+        calls.extend(child[2])
+    return session, cwd, calls
+
+
+def _split_claude(path: Path) -> Any:
+    """A large file's calls, its parts (cut at line ends) read by one process each; the
+    rules then run over the parts' lines in order. ``False`` when this process may not
+    start others (it is itself a worker, or the platform cannot fork)."""
+    import multiprocessing
+
+    from .harnesses.claude_code.usage import calls_of_parts
+
+    jobs = os.cpu_count() or 1
+    if jobs < 2 or multiprocessing.parent_process() is not None:
+        return False
+    try:
+        context = multiprocessing.get_context("fork")
+    except ValueError:
+        return False
+    ranges = _line_ranges(path, jobs)
+    try:
+        with context.Pool(len(ranges)) as pool:
+            parts = pool.starmap(_wanted_range, [(str(path), a, b) for a, b in ranges])
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
+    return calls_of_parts(parts)
+
+
+def _line_ranges(path: Path, parts: int) -> list[tuple[int, int]]:
+    """``parts`` byte ranges of about equal size that start at a line start."""
+    size = _size(path)
+    cuts = [0]
+    with open(path, "rb") as f:
+        for k in range(1, parts):
+            f.seek(max(size * k // parts, cuts[-1]))
+            pos = f.tell()
+            while block := f.read(1 << 16):
+                nl = block.find(b"\n")
+                if nl >= 0:
+                    pos += nl + 1
+                    break
+                pos += len(block)
+            if cuts[-1] < pos < size:
+                cuts.append(pos)
+    cuts.append(size)
+    return list(zip(cuts, cuts[1:]))
+
+
+class _Bounded:
+    """A file read from ``start`` up to ``end`` only."""
+
+    def __init__(self, f: Any, start: int, end: int) -> None:
+        f.seek(start)
+        self.f, self.left = f, end - start
+
+    def read(self, n: int) -> bytes:
+        block = self.f.read(min(n, self.left))
+        self.left -= len(block)
+        return block
+
+
+def _wanted_range(path: str, start: int, end: int) -> list:
+    from .harnesses.claude_code.usage import wanted_lines
+    from .jsonl import read_chunks
+
+    with open(path, "rb") as f:
+        return wanted_lines(read_chunks(_Bounded(f, start, end)))
+
+
+def _lean_codex(path: Path, data: bytes | None, subagents: bool) -> tuple[str | None, str | None, list[list]] | None:
+    from .harnesses.codex.usage import file_calls
+
+    return _each_piece(path, data, file_calls)
+
+
+def _each_piece(path: Path, data: bytes | None, reader: Callable[[Any], Any]) -> Any:
+    """``reader`` over the file's bytes, read a piece at a time unless already in memory
+    (or compressed): usage's memory stays flat whatever the file's size."""
+    if data is not None or path.suffix == ".zst":
+        from .api import read_bytes
+
+        return reader(data if data is not None else read_bytes(path))
+    from .jsonl import read_chunks
+
+    with open(path, "rb") as f:
+        return reader(read_chunks(f))
+
+
+LEAN: dict[str, Callable[[Path, bytes, bool], Any]] = {"claude_code": _lean_claude, "codex": _lean_codex}
+
+
+def file_usage(path: str | os.PathLike[str], harness: str | None = None, *, subagents: bool = True) -> FileUsage:
+    """The calls of the session file at ``path`` (its harness detected when not named).
+    Claude Code and Codex files take the lean decode; anything it does not cover, and
+    every other harness, is read through Common. Raises InputError for a file no
+    harness recognizes."""
+    from . import api
+
+    path = Path(path)
+    try:
+        found = None
+        if not api.is_document(path):
+            if harness is None:
+                harness = _detect_head(path)
+            if harness in LEAN:
+                found = LEAN[harness](path, None, subagents)
+        if found is not None:
+            session, cwd, calls = found
+            return FileUsage(str(path), harness, session or _stem(path), cwd, calls)
+        native = api.load(path, harness)
+        if harness is None and native.harness == "jsonl":
+            raise NotASession(f"{path}: no known session format; name its harness with --from")
+        conv = api.to_common(native)
+    except InputError:
+        raise
+    except (ValueError, msgspec.MsgspecError) as exc:  # a codec's or reader's complaint: name the file
+        raise InputError(str(exc) if str(exc).startswith(f"{path}:") else f"{path}: {exc}") from exc
+    meta = conv.meta
+    session = meta.id if isinstance(meta.id, str) else "?"
+    cwd = meta.cwd if isinstance(meta.cwd, str) else None
+    return FileUsage(str(path), native.harness, session, cwd, common_calls(conv, subagents=subagents))
+
+
+def _detect_head(path: Path) -> str:
+    """The harness of a JSONL file, from its head only (detection never reads the
+    whole file, and the lean pass decodes every line once)."""
+    from . import api
+
+    if path.suffix == ".zst":
+        head = api.read_bytes(path)
+    else:
+        with open(path, "rb") as f:
+            head = f.read(1 << 20)
+            while b"\n" not in head and (more := f.read(1 << 20)):  # a first line over 1 MB
+                head += more
+            if f.read(1):  # more follows: detect from whole lines only
+                head = head[: head.rfind(b"\n") + 1] or head
+    harness = api.detect(head)
+    if harness == "jsonl":
+        what = "empty file" if not head.strip() else "no known session format in its first lines"
+        raise NotASession(f"{path}: {what}; name its harness with --from")
+    return harness
+
+
+def _lean(path: Path, data: bytes | None, harness: str, subagents: bool) -> Any:
+    lean = LEAN.get(harness)
+    return lean(path, data, subagents) if lean is not None else None
+
+
+def _stem(path: Path) -> str:
+    return path.name.removesuffix(".zst").removesuffix(".jsonl")
+
+
+# --- the report ---------------------------------------------------------------------------
+
+_N = 12  # counters of a cell, in ModelUsage's order from ``calls`` on
+_COUNTERS = tuple(ModelUsage.__struct_fields__[2:])
+
+
+class UsageRow(msgspec.Struct, omit_defaults=True):
+    """One row of a usage report: the group's keys (those grouped by), its counters, and
+    its cost in US dollars (of the calls whose model has a known price)."""
+
+    harness: str | None = None
+    session: str | None = None
+    path: str | None = None
+    project: str | None = None
+    day: str | None = None
+    week: str | None = None
+    month: str | None = None
+    model: str | None = None
+    calls: int = 0
+    calls_unverified: int = 0
+    calls_without_usage: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_creation_input_tokens: int = 0
+    cache_read_input_tokens: int = 0
+    unverified_input_tokens: int = 0
+    unverified_output_tokens: int = 0
+    unverified_cache_creation_input_tokens: int = 0
+    unverified_cache_read_input_tokens: int = 0
+    reasoning_output_tokens: int = 0
+    cost_usd: float | None = 0.0  # of the calls whose model has a price; None: none has
+    cost_complete: bool = True  # False when some call's model has no known price
+
+    total_tokens = ModelUsage.total_tokens
+    unverified_total_tokens = ModelUsage.unverified_total_tokens
+
+    def to_dict(self) -> dict:
+        out = {k: v for k, v in msgspec.structs.asdict(self).items() if v is not None or k == "cost_usd"}
+        return {**out, "total_tokens": self.total_tokens, "unverified_total_tokens": self.unverified_total_tokens}
+
+
+class UsageReport(msgspec.Struct):
+    """What :func:`usage` found: rows grouped as asked, their totals, the models no price
+    is known for, and the files that could not be read (one line each)."""
+
+    by: list[str]
+    rows: list[UsageRow]
+    totals: UsageRow
+    unpriced: list[str]
+    errors: list[str]
+    prices: str | None  # where the prices came from, None when no price table is installed
+
+    def to_dict(self) -> dict:
+        return {
+            "by": self.by,
+            "rows": [r.to_dict() for r in self.rows],
+            "totals": self.totals.to_dict(),
+            "unpriced_models": self.unpriced,
+            "prices": self.prices,
+            "errors": self.errors,
+        }
+
+
+def parse_when(text: str) -> date:
+    """``--since``/``--until`` as the local day they name (usage counts local days, as
+    ccusage does): a bare date (``YYYY-MM-DD``, ``YYYYMMDD``) is that day; anything else
+    :func:`txcodec.dates.parse_when` takes (an ISO time, ``today``, ``7d``, ``12h``) is the
+    local day its instant falls on. Raises InputError otherwise."""
+    from . import dates
+
+    value = text.strip()
+    if len(value) == 8 and value.isdigit():
+        value = f"{value[:4]}-{value[4:6]}-{value[6:]}"
+    try:
+        return date.fromisoformat(value) if len(value) == 10 else dates.parse_when(value).astimezone().date()
+    except ValueError:
+        raise InputError(f"{text!r}: not a date (use 2026-11-30, an ISO time, today, or an age like 7d)") from None
+
+
+_day_cache: dict[str, str] = {}
+
+
+def local_day(ts: str | None) -> str | None:
+    """The local calendar day of an ISO timestamp (``None`` when it is none)."""
+    if not ts:
+        return None
+    key = ts[:16] + ts[-6:]  # same minute, same zone: same day
+    day = _day_cache.get(key)
+    if day is None:
+        try:
+            moment = datetime.fromisoformat(ts)
+        except ValueError:
+            return None
+        if moment.tzinfo is not None:
+            moment = moment.astimezone()
+        day = _day_cache[key] = moment.date().isoformat()
+    return day
+
+
+def _cells(fu: FileUsage, since: str | None, until: str | None) -> dict[tuple[str, str | None], list[int]]:
+    """The file's counters per (model, local day), calls outside [since, until] left out."""
+    cells: dict[tuple[str, str | None], list[int]] = {}
+    for call in _unique(fu.calls):
+        day = local_day(call[2])
+        if (since is not None or until is not None) and (day is None or (since and day < since) or (until and day > until)):
+            continue
+        key = (call[1] or "?", day)
+        c = cells.get(key)
+        if c is None:
+            c = cells[key] = [0] * _N
+        c[0] += 1  # the counters in ModelUsage's order: see _count
+        tokens = call[3]
+        if tokens is None:
+            c[2] += 1
+        elif call[4]:
+            c[3] += tokens[0]
+            c[4] += tokens[1]
+            c[5] += tokens[2]
+            c[6] += tokens[3]
+            c[11] += call[5] or 0
+        else:
+            c[1] += 1
+            c[7] += tokens[0]
+            c[8] += tokens[1]
+            c[9] += tokens[2]
+            c[10] += tokens[3]
+    return cells
+
+
+def _read_one(job: tuple[str, str | None, bool, str | None, str | None, bool]) -> tuple[Any, ...]:
+    """A worker's share: one file's identity and cells, or its error line (``None``
+    for a file found in a folder that is no session)."""
+    from .errors import TxcodecError
+
+    path, harness, subagents, since, until, explicit = job
+    try:
+        fu = file_usage(path, harness, subagents=subagents)
+    except NotASession as exc:
+        return (path, None, str(exc) if explicit else None)
+    except (OSError, ValueError, TxcodecError, msgspec.MsgspecError) as exc:
+        return (path, None, str(exc) if str(exc).startswith(path) else f"{path}: {exc}")
+    return (path, (fu.harness, fu.session, fu.cwd), _cells(fu, since, until))
+
+
+def store_files(harness: str | None = None) -> list[tuple[Path, str]]:
+    """Every main session file of every store (or one harness's), with its harness:
+    the stores ``txcodec list`` reads, at their default roots. Subagent transcripts are
+    read with their session, not on their own."""
+    from . import registry
+
+    names = [harness] if harness else sorted(registry.harnesses())
+    found: list[tuple[Path, str]] = []
+    for name in names:
+        store = registry.get(name).store
+        if store is None:
+            continue
+        root = store.default_root()
+        if not root.is_dir():
+            continue
+        if name == "claude_code":
+            paths = sorted(p for p in root.glob("*/*.jsonl") if p.is_file())
+        elif name == "codex":
+            paths = [p for p, _ in store.rollout_files(root)]
+        elif name == "gemini_cli":
+            paths = [p for p, parent in store.session_files(root) if parent is None]
+        elif name == "qwen_code":
+            paths = store.session_files(root)
+        else:
+            paths = [Path(s.path) for s in store.discover(root) if getattr(s, "path", None)]
+        found.extend((p, name) for p in paths)
+    return found
+
+
+_SESSION_SUFFIXES = (".jsonl", ".json", ".jsonl.zst", ".json.zst")
+
+
+def folder_files(folder: Path) -> list[Path]:
+    """Session files under ``folder``, recursively; a Claude Code subagent transcript
+    (``<sid>/subagents/...``) or Gemini CLI subagent chat (``chats/<sid>/...``) is read
+    with its main session when that exists, and side files (``*.meta.json``, workflow
+    journals) are not sessions."""
+    out = []
+    for p in sorted(folder.rglob("*")):
+        name = p.name
+        if not name.endswith(_SESSION_SUFFIXES) or name.endswith(".meta.json") or name == "journal.jsonl" or not p.is_file():
+            continue
+        parts = p.relative_to(folder).parts
+        if "subagents" in parts:
+            i = len(p.parts) - 1 - p.parts[::-1].index("subagents")
+            main = Path(*p.parts[: i - 1]) / (p.parts[i - 1] + ".jsonl")
+            if main.exists():
+                continue
+        chats = p.parent.parent
+        if chats.name == "chats" and any(chats.glob(f"session-*-{p.parent.name[:8]}.json*")):
+            continue  # a Gemini CLI subagent chat (chats/<parent id>/): read with its parent
+        out.append(p)
+    return out
+
+
+def _jobs_for(paths: Sequence[str | os.PathLike[str]] | None, harness: str | None) -> list[tuple[Path, str | None, bool]]:
+    """``(file, harness, named by the user)`` for each file to read."""
+    if not paths:
+        return [(p, h, False) for p, h in store_files(harness)]
+    out: list[tuple[Path, str | None, bool]] = []
+    for raw in paths:
+        p = Path(raw)
+        if p.is_dir():
+            out.extend((f, harness, False) for f in folder_files(p))
+        else:
+            out.append((p, harness, True))
+    return out
+
+
+def _week(day: str) -> str:
+    d = date.fromisoformat(day)
+    return (d - timedelta(days=d.weekday())).isoformat()  # the Monday that starts its ISO week
+
+
+def _project(cwd: str | None) -> str | None:
+    if not cwd:
+        return None
+    return cwd.rstrip("/\\").replace("\\", "/").rsplit("/", 1)[-1] or cwd
+
+
+def usage(
+    paths: Sequence[str | os.PathLike[str]] | None = None,
+    *,
+    by: Sequence[str] = ("session", "model"),
+    since: str | date | None = None,
+    until: str | date | None = None,
+    project: str | None = None,
+    harness: str | None = None,
+    subagents: bool = True,
+    jobs: int | None = None,
+    prices: bool = True,
+) -> UsageReport:
+    """Token usage (and cost) of session files, folders (recursively), or with no
+    ``paths`` every store, grouped ``by`` any of session, day, week, month, model,
+    project, harness. ``since``/``until`` keep calls of those local days (a date, or an
+    age such as ``"7d"``); ``project`` keeps sessions whose folder is named so (or whose
+    cwd contains it); ``harness`` keeps one harness. Files are read by ``jobs``
+    processes (default: the CPU count). A file that cannot be read is an error line in
+    the report, not an exception."""
+    by = list(by)
+    for key in by:
+        if key not in GROUP_KEYS:
+            raise InputError(f"cannot group by {key!r}; choose from {', '.join(GROUP_KEYS)}")
+    lo = (since if isinstance(since, date) else parse_when(since)).isoformat() if since else None
+    hi = (until if isinstance(until, date) else parse_when(until)).isoformat() if until else None
+    work = _jobs_for(paths, harness)
+    if lo is not None and not paths:  # a store file untouched since before ``since`` holds no later call
+        floor = datetime.fromisoformat(lo).timestamp() - 86400
+        work = [job for job in work if _mtime(job[0]) >= floor]
+    results = _run([(str(p), h, subagents, lo, hi, explicit) for p, h, explicit in work], jobs, sum(_size(job[0]) for job in work))
+    groups: dict[tuple, UsageRow] = {}
+    models_cost: dict[str, Any] = {}
+    errors: list[str] = []
+    rates = _Prices() if prices else None
+    for path, ident, cells in results:
+        if ident is None:
+            if cells is not None:
+                errors.append(cells)
+            continue
+        fharness, session, cwd = ident
+        if harness is not None and fharness != harness:
+            continue
+        proj = _project(cwd)
+        if project is not None and project != proj and (cwd is None or project not in cwd):
+            continue
+        for (model, day), counters in cells.items():
+            keys = {
+                "harness": fharness,
+                "session": session,
+                "path": path,
+                "project": proj or "?",
+                "day": day or "?",
+                "week": _week(day) if day else "?",
+                "month": day[:7] if day else "?",
+                "model": model,
+            }
+            wanted = tuple((k, keys[k]) for k in by)
+            if "session" in by:
+                wanted += (("path", path),)
+            row = groups.get(wanted)
+            if row is None:
+                row = groups[wanted] = UsageRow(**dict(wanted), cost_usd=None)
+            _add_counters(row, counters)
+            cost = rates.cost(model, counters) if rates is not None else None
+            _add_cost(row, cost)
+            models_cost.setdefault(model, cost)
+    rows = sorted(groups.values(), key=lambda r: tuple(str(getattr(r, k)) for k in by))
+    totals = UsageRow(cost_usd=None if rows else 0.0)
+    for row in rows:
+        _add_counters(totals, [getattr(row, n) for n in _COUNTERS])
+        _add_cost(totals, row.cost_usd)
+        totals.cost_complete = totals.cost_complete and row.cost_complete
+    unpriced = sorted(m for m, c in models_cost.items() if c is None) if rates is not None else []
+    source = None
+    if rates is not None:
+        rates.save()
+        source = rates.source
+    return UsageReport(by=by, rows=rows, totals=totals, unpriced=unpriced, errors=errors, prices=source)
+
+
+def _add_cost(row: UsageRow, cost: float | None) -> None:
+    """Add a part's dollars; a part without a price leaves the row incomplete."""
+    if cost is None:
+        row.cost_complete = False
+    else:
+        row.cost_usd = (row.cost_usd or 0.0) + cost
+
+
+def _add_counters(row: Any, counters: Sequence[int]) -> None:
+    for name, value in zip(_COUNTERS, counters):
+        if value:
+            setattr(row, name, getattr(row, name) + value)
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return float("inf")  # let the reader report it
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+_PARALLEL_BYTES = 16 << 20  # below this, starting processes costs more than it saves
+
+
+def _run(work: list[tuple], jobs: int | None, total: int) -> list[tuple]:
+    """Read every file, in ``jobs`` forked processes when the work is worth it."""
+    jobs = jobs or os.cpu_count() or 1
+    if jobs <= 1 or len(work) < 2 or total < _PARALLEL_BYTES:
+        return [_read_one(job) for job in work]
+    import multiprocessing
+
+    try:
+        context = multiprocessing.get_context("fork")
+    except ValueError:  # no fork (Windows): one process
+        return [_read_one(job) for job in work]
+    # big files first, so one large file does not finish last alone
+    order = sorted(range(len(work)), key=lambda i: -_size(Path(work[i][0])))
+    with context.Pool(min(jobs, len(work))) as pool:
+        done = pool.map(_read_one, [work[i] for i in order], chunksize=max(1, len(work) // (jobs * 8)))
+    out: list[Any] = [None] * len(work)
+    for i, result in zip(order, done):
+        out[i] = result
+    return out
+
+
+class _Prices:
+    """Dollars per token of each model, from the ``genai-prices`` package's offline
+    table (its ``input_tokens`` include cache reads and writes, Anthropic's do not).
+    Prices are per call in reality (some models charge more past a context size); the
+    rates here are a short request's, so a report is a floor for such calls.
+
+    Importing the table costs more than reading a large session, so the rates found are
+    kept in ``$XDG_CACHE_HOME/txcodec/prices.json``, keyed by the installed table's
+    version: a new genai-prices release is read again."""
+
+    def __init__(self) -> None:
+        from importlib.util import find_spec
+
+        spec = find_spec("genai_prices")
+        self.calc: Any = None
+        self.rates: dict[str, list[float] | None] = {}
+        self.source = None
+        self.key = None
+        self.dirty = False
+        if spec is None or spec.origin is None:
+            return
+        origin = Path(spec.origin)
+        try:
+            self.key = f"{origin}:{origin.stat().st_mtime_ns}"
+        except OSError:
+            pass
+        dist = sorted(origin.parent.parent.glob("genai_prices-*.dist-info"))
+        self.source = "genai-prices " + (dist[-1].name.removeprefix("genai_prices-").removesuffix(".dist-info") if dist else "?")
+        cached = self._cache_read()
+        if cached is not None:
+            self.rates = cached
+
+    @staticmethod
+    def _cache_path() -> Path:
+        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        return Path(base) / "txcodec" / "prices.json"
+
+    def _cache_read(self) -> dict | None:
+        try:
+            data = msgspec.json.decode(self._cache_path().read_bytes())
+        except (OSError, msgspec.DecodeError):
+            return None
+        if not isinstance(data, dict) or data.get("key") != self.key or not isinstance(data.get("rates"), dict):
+            return None
+        return data["rates"]
+
+    def save(self) -> None:
+        """Keep newly priced models for the next run (best effort: a cache only)."""
+        if not self.dirty or self.key is None:
+            return
+        from .atomic import write_atomic
+
+        path = self._cache_path()
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(path, msgspec.json.encode({"key": self.key, "rates": self.rates}), overwrite=True)
+        except OSError:
+            pass
+
+    def rate(self, model: str) -> list[float] | None:
+        if model in self.rates:
+            return self.rates[model]
+        found = None
+        if self.source is not None and model != "?":
+            if self.calc is None:
+                import genai_prices
+
+                self.calc = genai_prices
+            U, calc = self.calc.Usage, self.calc.calc_price
+            n = 1000
+            try:
+                found = [
+                    float(calc(U(input_tokens=n), model).total_price) / n,
+                    float(calc(U(output_tokens=n), model).total_price) / n,
+                    float(calc(U(input_tokens=n, cache_write_tokens=n), model).total_price) / n,
+                    float(calc(U(input_tokens=n, cache_read_tokens=n), model).total_price) / n,
+                ]
+            except (LookupError, ValueError):
+                found = None
+        self.rates[model] = found
+        self.dirty = True
+        return found
+
+    def cost(self, model: str, counters: Sequence[int]) -> float | None:
+        r = self.rate(model)
+        if r is None:
+            return None
+        # counters: calls, calls_unverified, calls_without_usage, 4 verified, 4 unverified, reasoning
+        return sum(r[i] * (counters[3 + i] + counters[7 + i]) for i in range(4))
+
+
+_table: _Prices | None = None
+
+
+def model_cost(row: ModelUsage) -> float | None:
+    """Dollars for one model's usage in a conversation (unverified calls included), from
+    the genai-prices table; ``None`` when the table is not installed or does not know
+    the model. The HTML pages price their token totals with it."""
+    global _table
+    if _table is None:
+        _table = _Prices()
+    rates = _table.rate(row.model)
+    if rates is None:
+        return None
+    return sum(rate * (getattr(row, f) + getattr(row, "unverified_" + f)) for rate, f in zip(rates, TOKEN_FIELDS))

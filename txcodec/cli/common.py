@@ -13,8 +13,24 @@ import msgspec
 from .. import registry
 
 
+class _HarnessChoice(click.Choice):
+    """The registered harnesses, looked up when first needed: building the command
+    line then imports no harness package, so ``txcodec --help`` starts fast."""
+
+    def __init__(self) -> None:
+        super().__init__((), case_sensitive=True)
+
+    @property
+    def choices(self) -> tuple[str, ...]:  # type: ignore[override]
+        return tuple(sorted(registry.harnesses()))
+
+    @choices.setter
+    def choices(self, value: object) -> None:
+        pass
+
+
 def harness_choice() -> click.Choice:
-    return click.Choice(sorted(registry.harnesses()), case_sensitive=True)
+    return _HarnessChoice()
 
 
 def echo_json(value: Any) -> None:

@@ -15,9 +15,12 @@ from ..loss import LossReport
 from .common import SessionParam, from_option, read_common, stdout_binary, user_errors
 from .store import filter_options, select
 
-# Turns a model's usage row (usage.ModelUsage) into dollars for the HTML pages, or None
-# when it cannot; None here shows no cost at all.
-PRICE = None
+
+def _price(row):
+    """A model's usage row in dollars for the HTML pages (None: unknown, shown as no cost)."""
+    from ..usage import model_cost
+
+    return model_cost(row)
 
 
 def _markdown(conv, loss) -> bytes:
@@ -52,11 +55,11 @@ def _write_html(conv, out: str) -> None:
     from ..render import html
 
     if out == "-":
-        html.write(conv, stdout_binary(), price=PRICE)
+        html.write(conv, stdout_binary(), price=_price)
         stdout_binary().flush()
         return
     with atomic_stream(out) as stream:  # never overwrites an existing file
-        html.write(conv, stream, price=PRICE)
+        html.write(conv, stream, price=_price)
 
 
 def _export_parquet(paths: list[Path], out: str, jobs: int | None) -> None:
@@ -95,7 +98,7 @@ def _export_all(rows: list, fmt: str, out: str, jobs: int | None, show_loss: boo
         from ..render import site
 
         with user_errors():
-            report = site.export_store([msgspec.to_builtins(row) for row in rows], out, price=PRICE)
+            report = site.export_store([msgspec.to_builtins(row) for row in rows], out, price=_price)
         for error in report.errors:
             click.echo(f"txcodec: warning: {error}", err=True)
         click.echo(f"{len(report.rendered)} pages written, {len(report.unchanged)} unchanged, "

@@ -7,13 +7,25 @@ from pathlib import Path
 import click
 
 from ..metrics import MissingExtra, parse_since, send, to_otlp_json, to_otlp_proto, token_points
-from .common import read_common, stdout_binary, user_errors
-from .usage import _paths
+from .common import SessionParam, read_common, stdout_binary, user_errors
+
+
+def _files(paths: tuple[Path, ...]) -> list[Path]:
+    """Files as given; a folder contributes its sessions, recursively, as `usage` reads them."""
+    from ..usage import folder_files
+
+    out: list[Path] = []
+    for path in paths:
+        found = folder_files(path) if path.is_dir() else [path]
+        if not found:
+            raise click.ClickException(f"{path}: no session files in this folder")
+        out.extend(found)
+    return out
 
 
 def register(group: click.Group) -> None:
     @group.command("metrics")
-    @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
+    @click.argument("paths", nargs=-1, required=True, type=SessionParam(dir_okay=True))
     @click.option("--since", help="Only calls at or after this time: ISO 8601, or a duration back from now (24h, 7d).")
     @click.option("--format", "fmt", type=click.Choice(["otlp-json", "otlp-proto"]), default="otlp-json", show_default=True)
     @click.option("--endpoint", help="Send to this OTLP/HTTP receiver (protobuf; /v1/metrics added to a bare URL) "
@@ -26,7 +38,7 @@ def register(group: click.Group) -> None:
         txcodec.token.usage. Needs the metrics extra. See docs/metrics.md."""
         with user_errors():
             since_ns = parse_since(since) if since else None
-            conversations = [read_common(p) for p in _paths(paths)]
+            conversations = [read_common(p) for p in _files(paths)]
             points = token_points(conversations, since_ns=since_ns)
             try:
                 if endpoint:

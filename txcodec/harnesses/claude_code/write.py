@@ -117,8 +117,11 @@ def dumps(value: Any) -> bytes:
     """Compact JSON as ``JSON.stringify`` writes it: non-ASCII raw, lone surrogates
     escaped (they cannot be UTF-8)."""
     text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-    text = re.sub(r"[\ud800-\udfff]", lambda m: f"\\u{ord(m.group()):04x}", text)
-    return text.encode("utf-8")
+    try:
+        return text.encode("utf-8")  # fails exactly when a lone surrogate is there
+    except UnicodeEncodeError:
+        text = re.sub(r"[\ud800-\udfff]", lambda m: f"\\u{ord(m.group()):04x}", text)
+        return text.encode("utf-8")
 
 
 # --- one stream (main or subagent) --------------------------------------------------

@@ -171,7 +171,11 @@ def _now() -> str:
 def _iso(dt: datetime) -> str:
     if dt.tzinfo is None:  # a time without an offset is taken as UTC, not as this machine's zone
         dt = dt.replace(tzinfo=timezone.utc)
-    return dt.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.") + f"{dt.microsecond // 1000:03d}Z"
+    d = dt.astimezone(timezone.utc)
+    if d.year < 1000:  # strftime's %Y does not pad such years: keep its output
+        return d.strftime("%Y-%m-%dT%H:%M:%S.") + f"{dt.microsecond // 1000:03d}Z"
+    # the same text as strftime, without its per-call cost (one call per written line)
+    return f"{d.year}-{d.month:02d}-{d.day:02d}T{d.hour:02d}:{d.minute:02d}:{d.second:02d}.{dt.microsecond // 1000:03d}Z"
 
 
 def normalize_ts(value: Any) -> str | None:

@@ -1,0 +1,146 @@
+"""Token usage of one Claude Code transcript file, from a lean typed decode.
+
+``txcodec usage`` needs four things per assistant line (its ``uuid``, ``message.id``,
+model, ``stop_reason`` and usage) and nothing else, so this decodes only those and never
+builds Common. The rules are :mod:`.read`'s (seed 000 "Provider calls"): fragments are
+grouped by ``message.id`` in line order, a duplicate ``uuid`` is read once, a call's
+usage is its last fragment's and counts as verified only when some fragment reported a
+``stop_reason``; the model is the first fragment's. ``tests/test_usage_fast.py`` checks
+that every corpus file gives the numbers the Common path gives.
+
+A file whose lines do not all fit the lean shape returns ``None``: the caller then reads
+it the full way, so an odd line never changes a number.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+import msgspec
+
+SYNTHETIC_MODEL = "<synthetic>"
+
+
+class _Usage(msgspec.Struct, gc=False):
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cache_creation_input_tokens: int | None = None
+    cache_read_input_tokens: int | None = None
+
+
+class _Message(msgspec.Struct, gc=False):
+    id: str | None = None
+    model: str | None = None
+    stop_reason: str | None = None
+    usage: _Usage | None = None
+
+
+class _Line(msgspec.Struct, gc=False, rename="camel"):
+    type: str | None = None
+    uuid: str | None = None
+    session_id: str | None = None
+    timestamp: str | None = None
+    cwd: str | None = None
+    message: _Message | None = None  # another shape fails the decode: the full reader decides
+
+
+_lines = msgspec.json.Decoder(_Line)
+_EMPTY = _Message()
+
+
+def file_calls(data: bytes | Iterable[bytes]) -> tuple[str | None, str | None, list[list]] | None:
+    """``(sessionId, cwd, calls)`` in first-fragment order; each call is
+    ``[id, model, timestamp, (input, output, cache write, cache read) | None, verified,
+    reasoning]``; synthetic calls are left out. ``None`` when a line needs the full reader."""
+    try:
+        return _calls(_wanted_lines(data))
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
+
+
+def wanted_lines(pieces: Iterable[bytes]) -> list[_Line]:
+    """The lines :func:`file_calls` reads from part of a file (whole lines), for a
+    process reading that part; raises msgspec's errors."""
+    return list(_wanted_lines(pieces))
+
+
+def calls_of_parts(parts: Iterable[list[_Line]]) -> tuple[str | None, str | None, list[list]] | None:
+    """:func:`file_calls` from the :func:`wanted_lines` of a file's consecutive parts:
+    each part reads its own head in full, so the first ``sessionId`` and ``cwd`` in line
+    order are among them, and the rules run over the lines in order as before."""
+    try:
+        return _calls(line for part in parts for line in part)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
+
+
+_one = msgspec.json.Decoder(_Line)
+_ASSISTANT = b'"assistant"'
+_SPELLED = (b"\\u006", b"\\u007")  # an escaped lowercase letter: "assistant" could hide behind it
+
+
+def _wanted_lines(data: bytes | Iterable[bytes]) -> Iterator[_Line]:
+    """The lines usage reads: every line until both ``sessionId`` and ``cwd`` were seen,
+    then only lines that can be an assistant record: those with ``"assistant"`` in their
+    bytes, found by a substring search that passes over the bulk (tool output) far faster
+    than a decode. A piece with an escaped lowercase letter anywhere (rare: clients write
+    letters as they are) is decoded whole, since its escapes could spell the word."""
+    pieces = (data,) if isinstance(data, (bytes, bytearray, memoryview)) else data
+    session = cwd = None
+    decode = _one.decode
+    for piece in pieces:
+        piece = bytes(piece)
+        view, size, start = memoryview(piece), len(piece), 0
+        find, rfind = piece.find, piece.rfind
+        while start < size and (session is None or cwd is None):  # the head: every line
+            end = find(b"\n", start)
+            end = size if end < 0 else end
+            line = view[start:end]
+            start = end + 1
+            if bytes(line).strip():
+                rec = decode(line)
+                session = session or rec.session_id
+                cwd = cwd or rec.cwd
+                yield rec
+        if start >= size:
+            continue
+        if find(_SPELLED[0], start) >= 0 or find(_SPELLED[1], start) >= 0:
+            yield from _lines.decode_lines(view[start:])
+            continue
+        while (hit := find(_ASSISTANT, start)) >= 0:
+            first = rfind(b"\n", start, hit) + 1 or start
+            end = find(b"\n", hit)
+            end = size if end < 0 else end
+            yield decode(view[first:end])
+            start = end + 1
+
+
+def _calls(lines: Iterable[_Line]) -> tuple[str | None, str | None, list[list]] | None:
+    session = cwd = None
+    calls: dict[str, list] = {}
+    order: list[list] = []
+    seen: set[str] = set()
+    for n, line in enumerate(lines):
+        if session is None and line.session_id is not None:
+            session = line.session_id
+        if cwd is None and line.cwd is not None:
+            cwd = line.cwd
+        if line.type != "assistant":
+            continue
+        m = line.message or _EMPTY
+        uuid = line.uuid
+        if uuid:
+            if uuid in seen:
+                continue
+            seen.add(uuid)
+        key = m.id if m.id is not None else n
+        call = calls.get(key)
+        if call is None:
+            call = calls[key] = [m.id, m.model, line.timestamp, None, False, None]
+            order.append(call)
+        if m.stop_reason is not None:
+            call[4] = True
+        u = m.usage
+        if u is not None:
+            call[3] = (u.input_tokens or 0, u.output_tokens or 0, u.cache_creation_input_tokens or 0, u.cache_read_input_tokens or 0)
+    return session, cwd, [c for c in order if c[1] != SYNTHETIC_MODEL]

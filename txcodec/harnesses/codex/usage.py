@@ -1,0 +1,143 @@
+"""Token usage of one Codex rollout, from a lean typed decode.
+
+:mod:`.read` turns ``token_count`` events into usage on the assistant message of that
+model call; which message that is depends only on how items open and join messages. This
+replays exactly that (which items open an assistant message, which join the open one,
+which close it) on a decode of the few fields it needs, without building Common:
+
+* a ``token_count`` whose running total repeats the previous one is skipped; otherwise
+  its ``last_token_usage`` (else the total) goes to the newest assistant message opened
+  since the previous counted event, or nowhere when none was;
+* input excludes the cached part (Common follows Anthropic), reasoning is kept apart.
+
+Rollouts the lean pass does not replay (2025 files without envelopes, events-only
+rollouts, forks that replay a parent, lines of another shape) return ``None``: the caller
+reads them the full way. ``tests/test_usage_fast.py`` checks both ways agree on the corpus.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import msgspec
+
+from ...jsonl import decode_chunks
+from .records import TokenInfo, TokenUsage
+
+
+class _Payload(msgspec.Struct, gc=False):
+    type: Any = None
+    role: Any = None
+    id: Any = None
+    model: Any = None
+    cwd: Any = None
+    info: TokenInfo | None = None
+
+
+class _Line(msgspec.Struct, gc=False):
+    type: Any = None
+    timestamp: Any = None
+    payload: _Payload | None = None
+
+
+_lines = msgspec.json.Decoder(_Line)
+
+# items that open an assistant message or join the open one (read.side("assistant"))
+_ASSISTANT_ITEMS = {"reasoning", "function_call", "custom_tool_call", "local_shell_call", "web_search_call"}
+_USER_ITEMS = {"function_call_output", "custom_tool_call_output"}
+_COMPACTION_ITEMS = {"compaction", "compaction_summary"}
+
+
+def file_calls(data: bytes | Iterable[bytes]) -> tuple[str | None, str | None, list[list]] | None:
+    """``(session id, cwd, calls)``; each call is ``[id, model, timestamp, (input,
+    output, cache write, cache read) | None, True, reasoning]``. ``None`` when the
+    rollout needs the full reader."""
+    try:
+        return _calls(decode_chunks(_lines, data))
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
+
+
+def _calls(lines: Iterable[_Line]) -> tuple[str | None, str | None, list[list]] | None:
+    own_id: Any = None
+    cwd = None
+    model: str | None = None
+    calls: list[list] = []
+    open_call: list | None = None  # the assistant message items join, if one is open
+    fresh = False  # an assistant message opened since the last counted token_count
+    last_total: Any = None
+    has_message_item = False
+    for line in lines:
+        p = line.payload
+        kind = line.type
+        if p is None:
+            return None  # a 2025 line without an envelope
+        if kind == "response_item":
+            t = p.type
+            if t == "message":
+                has_message_item = True
+                if p.role != "assistant":
+                    open_call = None
+                    continue
+                if open_call is None:
+                    open_call, fresh = _open(calls, model, line.timestamp), True
+                if open_call[0] is None and isinstance(p.id, str):
+                    open_call[0] = p.id
+            elif t in _ASSISTANT_ITEMS:
+                if open_call is None:
+                    open_call, fresh = _open(calls, model, line.timestamp), True
+                if t == "web_search_call":  # a synthetic empty result follows the call
+                    open_call = None
+            elif t in _USER_ITEMS:
+                open_call = None
+            elif t in _COMPACTION_ITEMS:  # a compaction message: a call, never joined
+                _open(calls, model, line.timestamp)
+                open_call, fresh = None, True
+        elif kind == "event_msg":
+            t = p.type
+            if t == "token_count":
+                info = p.info
+                if info is None or not isinstance(info.total_token_usage, TokenUsage):
+                    continue
+                total = msgspec.structs.astuple(info.total_token_usage)
+                if total == last_total:
+                    continue
+                last_total = total
+                last = info.last_token_usage if isinstance(info.last_token_usage, TokenUsage) else info.total_token_usage
+                if fresh:
+                    _add(calls[-1], last)
+                fresh = False
+            elif t == "error":  # a synthetic assistant message: not a call, closes the open one
+                open_call = None
+        elif kind == "session_meta":
+            pid = p.id
+            if own_id is None:
+                own_id = pid if isinstance(pid, str) else ""
+                cwd = p.cwd if isinstance(p.cwd, str) else None
+            elif pid != own_id:
+                return None  # a fork replaying its parent
+        elif kind == "turn_context":
+            if isinstance(p.model, str):
+                model = p.model
+        elif kind == "compacted":  # a synthetic summary message
+            open_call = None
+    if not has_message_item:
+        return None  # events-only: read from the UI events
+    return (own_id or None), cwd, calls
+
+
+def _open(calls: list[list], model: str | None, ts: Any) -> list:
+    call = [None, model or None, ts if isinstance(ts, str) else None, None, True, None]
+    calls.append(call)
+    return call
+
+
+def _add(call: list, u: Any) -> None:
+    cached = min(u.cached_input_tokens, u.input_tokens)
+    write = u.cache_write_input_tokens if isinstance(u.cache_write_input_tokens, int) else 0
+    tokens = (u.input_tokens - cached, u.output_tokens, write, cached)
+    old = call[3]
+    call[3] = tokens if old is None else (old[0] + tokens[0], old[1] + tokens[1], old[2] + tokens[2], old[3] + tokens[3])
+    call[5] = (call[5] or 0) + u.reasoning_output_tokens
+
