@@ -42,7 +42,8 @@ def _write_out(written: registry.Written, out: Path) -> list[Path]:
 def _resume_line(harness: str, written: registry.Written) -> str:
     sid = written.session_id
     lines = {"claude_code": f"claude --resume {sid}", "codex": f"codex resume {sid}", "gemini_cli": f"gemini --resume {sid}",
-             "qwen_code": f"qwen --resume {sid}", "pi": f"pi --session {sid}"}
+             "qwen_code": f"qwen --resume {sid}", "pi": f"pi --session {sid}",
+             "copilot_cli": f"copilot --resume {sid}"}
     return lines.get(harness, f"(resume session {sid})")
 
 
