@@ -70,6 +70,7 @@ def test_readme_matrix_names_the_pinned_client_versions():
         "qwen": pins["@qwen-code/qwen-code"],
         "pi": pins["@mariozechner/pi-coding-agent"],
         "copilot": pins["@github/copilot"],
+        "cn": pins["@continuedev/cli"],
     }
-    for client, version in re.findall(r"\b(claude|codex|gemini|qwen|pi|copilot) (\d+\.\d+\.\d+) \(tested\)", README):
+    for client, version in re.findall(r"\b(claude|codex|gemini|qwen|pi|copilot|cn) (\d+\.\d+\.\d+) \(tested\)", README):
         assert clients[client] == version, f"README says {client} {version}, clients/package.json pins {clients[client]}"

@@ -43,7 +43,7 @@ def _resume_line(harness: str, written: registry.Written) -> str:
     sid = written.session_id
     lines = {"claude_code": f"claude --resume {sid}", "codex": f"codex resume {sid}", "gemini_cli": f"gemini --resume {sid}",
              "qwen_code": f"qwen --resume {sid}", "pi": f"pi --session {sid}",
-             "copilot_cli": f"copilot --resume {sid}"}
+             "copilot_cli": f"copilot --resume {sid}", "continue_cli": f"cn --fork {sid}"}
     return lines.get(harness, f"(resume session {sid})")
 
 
