@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +36,9 @@ def cn_binary() -> Path:
 
 
 def client_version(path: Path | None = None) -> str:
-    out = subprocess.run([str(path or cn_binary()), "--version"], capture_output=True, text=True, timeout=60)
+    with tempfile.TemporaryDirectory(prefix="txcodec-cn-v-") as home:
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": home}
+        out = subprocess.run([str(path or cn_binary()), "--version"], capture_output=True, text=True, timeout=60, env=env)
     return f"cn {(out.stdout.strip().splitlines() or ['(unknown version)'])[-1]}"
 
 

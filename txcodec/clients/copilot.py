@@ -23,6 +23,7 @@ import json
 import os
 import re
 import subprocess
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -40,8 +41,12 @@ def copilot_binary() -> Path:
 
 
 def client_version(path: Path | None = None) -> str:
-    out = subprocess.run([str(path or copilot_binary()), "--version"], capture_output=True, text=True, timeout=120,
-                         env={**os.environ, "COPILOT_OFFLINE": "true", "COPILOT_AUTO_UPDATE": "false"})
+    # in a throw-away home: even --version unpacks the CLI into the cache folder
+    with tempfile.TemporaryDirectory(prefix="txcodec-copilot-v-") as home:
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": home, "COPILOT_OFFLINE": "true",
+               "COPILOT_AUTO_UPDATE": "false", "COPILOT_HOME": f"{home}/.copilot", "COPILOT_CACHE_HOME": f"{home}/cache",
+               "XDG_CACHE_HOME": f"{home}/cache", "TMPDIR": home}
+        out = subprocess.run([str(path or copilot_binary()), "--version"], capture_output=True, text=True, timeout=120, env=env)
     first = (out.stdout or "").strip().splitlines()[:1]
     words = first[0].rstrip(".").split() if first else []
     return f"copilot {words[-1] if words else '(unknown version)'}"
