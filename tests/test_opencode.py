@@ -18,8 +18,7 @@ from qwen_pi_helpers import REGEN, pretty
 from txcodec import api, registry
 from txcodec.common import Conversation, Message, Meta, Text, Thinking, ToolResult, ToolUse, Usage
 from txcodec.errors import StoreError, UnsafeId
-from txcodec.harnesses import kilo
-from txcodec.harnesses import opencode
+from txcodec.harnesses import kilo, opencode
 from txcodec.harnesses.opencode import store
 from txcodec.harnesses.opencode.dialect import KILO, OPENCODE
 from txcodec.loss import LossReport

@@ -17,7 +17,20 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any
 
-from ...common import Block, Conversation, Document, Epoch, Image, Message, Meta, Text, Thinking, ToolResult, ToolUse, Usage
+from ...common import (
+    Block,
+    Conversation,
+    Document,
+    Epoch,
+    Image,
+    Message,
+    Meta,
+    Text,
+    Thinking,
+    ToolResult,
+    ToolUse,
+    Usage,
+)
 from ...loss import LossReport
 from ...native import NativeSession
 from ...readkit import line_dicts

@@ -187,14 +187,18 @@ class Store:
         existing = set(session_ids(db)) if db.is_file() else set()
         env = {**os.environ, "XDG_DATA_HOME": str(root.parent), self.dialect.env("DISABLE_AUTOUPDATE"): "1"}
         for name, data in files.items():
-            sid = json.loads(data)["info"]["id"]
+            info = json.loads(data)["info"]
+            sid = info["id"]
             if sid in existing:
                 raise TargetExists(f"{db}: session {sid} already exists; not overwritten")
+            # the client files an imported session under the project it is run from (a
+            # session imported elsewhere fails to run there): import from the session's folder
+            project = info.get("directory") if isinstance(info.get("directory"), str) and Path(info["directory"]).is_dir() else os.getcwd()
             with tempfile.TemporaryDirectory(prefix="txcodec-import-") as tmp:
                 path = Path(tmp) / Path(name).name
                 path.write_bytes(data)
-                done = subprocess.run([str(exe), "import", str(path)], capture_output=True, text=True, env=env, cwd=tmp,
-                                      stdin=subprocess.DEVNULL, timeout=300)
+                done = subprocess.run([str(exe), "import", str(path)], capture_output=True, text=True, env={**env, "PWD": project},
+                                      cwd=project, stdin=subprocess.DEVNULL, timeout=300)
             if done.returncode != 0 or sid not in session_ids(db):
                 raise StoreError(f"{self.dialect.binary} import {name} failed: {(done.stderr or done.stdout)[-2000:]}")
         return [db]
