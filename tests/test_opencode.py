@@ -181,6 +181,12 @@ def test_the_database_reads_like_the_export_and_stays_unchanged(tmp_path, monkey
     session = opencode.STORE.load(info.id)
     assert session.harness == "opencode" and session.path == db
     assert api.to_common(session).messages == api.to_common(api.load(GENUINE)).messages
+    from click.testing import CliRunner
+
+    from txcodec.cli import main
+
+    listed = CliRunner().invoke(main, ["list", "--harness", "opencode"], env={"XDG_DATA_HOME": str(tmp_path / "data")})
+    assert listed.exit_code == 0 and info.id in listed.output and "Mock title" in listed.output, listed.output
     assert hashlib.sha256(db.read_bytes()).hexdigest() == before
     assert sorted(p.name for p in root.iterdir()) == ["opencode.db"]  # no journal, no -wal / -shm left
     assert kilo.STORE.discover() == []

@@ -166,6 +166,20 @@ def test_install_then_the_printed_session_resumes_and_silent_starts_fail(dialect
         from txcodec.harnesses.opencode.store import tables as db_tables
 
         assert set(tables) <= db_tables(box.database)
+        # why install goes through the client: import files a session under the folder it
+        # runs in (it rewrites ``directory``; a session imported elsewhere does not run
+        # here), and creates and migrates the database itself
+        box.import_file(GOLDEN / "opencode" / "handwritten" / "export.json")
+        from txcodec.harnesses.opencode.store import connect
+
+        con = connect(box.database)
+        try:
+            directories = dict(con.execute("select id, directory from session").fetchall())
+            migrations = con.execute("select count(*) from migration").fetchone()[0]
+        finally:
+            con.close()
+        assert directories == {sid: str(box.cwd), "ses_0000000000001AAAAAAAAAAAAA": str(box.cwd)}  # was /home/user/proj
+        assert migrations >= 38
         run = box.run("continue", session=sid, model=f"mock/{MODEL}", timeout=TIMEOUT)
         assert run.exit_code == 0, run.stderr
         assert view(oc.history_sent(run.bodies[0], "continue", oc.injected(dialect))) == expected

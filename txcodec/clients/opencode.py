@@ -12,8 +12,8 @@ npm install of its plugin at start unless ``$XDG_CONFIG_HOME/opencode/node_modul
 lock file exist, so the sandbox makes both.
 
 :func:`check_resume` imports an export file with the client's own ``opencode import FILE``
-(the database is event-sourced: its ``event`` table is what the client replays, so rows are
-never written behind its back), runs ``opencode run --session <id> --model mock/mock-model`` (the
+(as :meth:`~txcodec.harnesses.opencode.store.Store.install` does, from the project folder),
+runs ``opencode run --session <id> --model mock/mock-model`` (the
 sandbox's only provider: a converted session names another) with ``continue`` on
 stdin and reports the history of the first model request. A request that carries
 nothing but the new prompt counts as not resumed.
@@ -184,8 +184,10 @@ class Opencode:
 
 def injected(dialect: Dialect):
     def strip(text: Text) -> bool:
-        # Kilo adds an <environment_details> text part to each user message
-        return dialect is KILO and text.text.lstrip().startswith("<environment_details>")
+        # Kilo adds an <environment_details> text part to each user message, and a
+        # <system-reminder> when the session's agent is not its own (an opencode "build")
+        head = text.text.lstrip()
+        return dialect is KILO and (head.startswith("<environment_details>") or head.startswith("<system-reminder>"))
 
     return strip
 

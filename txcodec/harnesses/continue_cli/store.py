@@ -14,6 +14,7 @@ import json
 import os
 import re
 import time
+from datetime import datetime, timezone
 from pathlib import Path
 
 import msgspec
@@ -46,7 +47,7 @@ class SessionInfo(msgspec.Struct, omit_defaults=True):
     path: str
     title: str | UnsetType = UNSET
     cwd: str | UnsetType = UNSET
-    modified: float = 0.0
+    updated: str | UnsetType = UNSET  # the file's mtime (what cn --resume goes by)
     messages: int = 0
 
 
@@ -72,7 +73,8 @@ def describe(path: Path) -> SessionInfo | None:
         modified = path.stat().st_mtime
     except (OSError, msgspec.DecodeError, msgspec.ValidationError):
         return None
-    info = SessionInfo(id=peek.sessionId, path=str(path), modified=modified, messages=len(peek.history))
+    stamp = datetime.fromtimestamp(modified, timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    info = SessionInfo(id=peek.sessionId, path=str(path), updated=stamp, messages=len(peek.history))
     if peek.title:
         info.title = peek.title
     if peek.workspaceDirectory:

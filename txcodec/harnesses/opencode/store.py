@@ -3,8 +3,8 @@
 opencode 1.18.33 keeps every session in ``$XDG_DATA_HOME/opencode/opencode.db`` (XDG
 default ``~/.local/share``); Kilo 7.7.7 in ``$XDG_DATA_HOME/kilo/kilo.db`` (more-clients.md).
 Tables ``session`` (one row, columns), ``message`` and ``part`` (``data`` is the JSON the
-export shows, without the ids), in WAL mode, beside an event log (``event``) the client
-replays, and a ``migration`` table naming the schema version.
+export shows, without the ids), in WAL mode, beside an event log (``event``) and a
+``migration`` table naming the schema version.
 
 Reading opens the file with a ``mode=ro`` URI: nothing is written to it, not even a
 journal, and its bytes are unchanged (tests/test_opencode.py checks the hash).
@@ -12,9 +12,12 @@ journal, and its bytes are unchanged (tests/test_opencode.py checks the hash).
 database and export files read the same way.
 
 Installing never writes the database behind the client's back: :meth:`Store.install` runs
-the client's own ``opencode import FILE`` (``kilo import``). The database is event-sourced
-(``event``, ``event_sequence``), so rows written by anyone else would not be the client's
-history; import writes both, and checks the document, whatever the schema version is.
+the client's own ``opencode import FILE`` (``kilo import``), from the session's project
+folder. Observed with 1.18.33: import files the session under the folder it runs in (it
+rewrites ``directory``; a session imported from elsewhere fails to run there with
+"Unexpected server error"), creates and migrates the database itself (38 migrations), and
+refuses a document without the fields it needs; rows inserted by anyone else would have to
+copy all three and follow every future migration.
 """
 
 from __future__ import annotations
@@ -45,8 +48,8 @@ class SessionInfo(msgspec.Struct, omit_defaults=True):
     title: str | UnsetType = UNSET
     cwd: str | UnsetType = UNSET
     version: str | UnsetType = UNSET
-    created: int | UnsetType = UNSET
-    updated: int | UnsetType = UNSET
+    created: str | UnsetType = UNSET
+    updated: str | UnsetType = UNSET
     messages: int = 0
 
 
@@ -162,8 +165,10 @@ class Store:
             rows = con.execute("select id, title, directory, version, time_created, time_updated from session order by time_updated").fetchall()
         finally:
             con.close()
-        return [SessionInfo(id=r[0], path=str(db), title=r[1], cwd=r[2], version=r[3], created=r[4], updated=r[5],
-                            messages=counts.get(r[0], 0)) for r in rows]
+        from .read import iso
+
+        return [SessionInfo(id=r[0], path=str(db), title=r[1], cwd=r[2], version=r[3], created=iso(r[4]) or UNSET,
+                            updated=iso(r[5]) or UNSET, messages=counts.get(r[0], 0)) for r in rows]
 
     def load(self, session_id: str, root: Path | None = None):
         """A session of the database as a native session (an export document), read-only."""
