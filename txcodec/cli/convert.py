@@ -64,8 +64,8 @@ def _install(written: registry.Written, harness: str) -> None:
 
 
 def _run_from(cwd: str) -> None:
-    """Claude Code, Gemini CLI, Qwen Code and pi find a session by the folder they run
-    in: say so when that is not here."""
+    """Claude Code, Gemini CLI, Qwen Code, pi, opencode and Kilo find a session by the
+    folder they run in: say so when that is not here."""
     if os.path.abspath(os.getcwd()) != cwd:
         click.echo(f"run it from {cwd}:  cd {shlex.quote(cwd)}", err=True)
 
@@ -103,7 +103,7 @@ def register(group: click.Group) -> None:
             if install:
                 _install(written, to)
                 click.echo(_resume_line(to, written))
-                if to in ("claude_code", "gemini_cli", "qwen_code", "pi"):
+                if to in ("claude_code", "gemini_cli", "qwen_code", "pi", "opencode", "kilo"):
                     _run_from(cwd)
             elif out is not None:
                 for path in _write_out(written, out):
