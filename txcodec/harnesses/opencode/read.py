@@ -8,8 +8,9 @@ assistant message: ``reasoning`` -> Thinking, ``text`` -> Text, ``tool`` -> Tool
 ``output``; ``error``: its ``error``, an error). The message's ``tokens`` are its usage
 (``input`` without the cached tokens, which are ``cache.read`` / ``cache.write``) and its
 ``finish`` the stop reason. A ``summary: true`` assistant message opens a compaction
-epoch. Text parts the client marks ``synthetic`` (Kilo's ``<environment_details>``, file
-contents it attached) are kept, marked, in the message's ``extra`` rather than as typed text.
+epoch. Text parts the client marks ``synthetic`` (file contents it attached to a prompt) are
+kept in the message's ``extra`` rather than as typed text. (Kilo's ``<environment_details>``
+part is added to each request, never stored.)
 """
 
 from __future__ import annotations
