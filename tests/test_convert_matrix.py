@@ -20,7 +20,7 @@ from txcodec import api, registry
 from txcodec.cli import main
 from txcodec.loss import LossReport
 
-HARNESSES = ["claude_code", "codex", "stream_json", "gemini_cli", "qwen_code", "pi"]
+HARNESSES = ["claude_code", "codex", "stream_json", "gemini_cli", "qwen_code", "pi", "copilot_cli", "continue_cli", "opencode", "kilo"]
 
 # one session per harness with what that harness typically holds: thinking, tool calls
 # with results, the client's own injected context (all but stream_json written by the
@@ -32,6 +32,10 @@ REPRESENTATIVE = {
     "gemini_cli": GOLDEN / "gemini_cli" / "tool_call_resumed" / "session-2026-11-30T06-32-c72f91ab.jsonl",
     "qwen_code": GOLDEN / "qwen_code" / "tool_call_resumed" / "session.jsonl",
     "pi": GOLDEN / "pi" / "tool_call" / "session.jsonl",
+    "copilot_cli": GOLDEN / "copilot_cli" / "tool_call_resumed" / "events.jsonl",
+    "continue_cli": GOLDEN / "continue_cli" / "tool_call_resumed" / "session.json",
+    "opencode": GOLDEN / "opencode" / "tool_call_resumed" / "export.json",
+    "kilo": GOLDEN / "kilo" / "tool_call_resumed" / "export.json",
 }
 
 

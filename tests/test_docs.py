@@ -69,6 +69,10 @@ def test_readme_matrix_names_the_pinned_client_versions():
         "gemini": pins["@google/gemini-cli"],
         "qwen": pins["@qwen-code/qwen-code"],
         "pi": pins["@mariozechner/pi-coding-agent"],
+        "copilot": pins["@github/copilot"],
+        "cn": pins["@continuedev/cli"],
+        "opencode": pins["opencode-ai"],
+        "kilo": pins["@kilocode/cli"],
     }
-    for client, version in re.findall(r"\b(claude|codex|gemini|qwen|pi) (\d+\.\d+\.\d+) \(tested\)", README):
+    for client, version in re.findall(r"\b(claude|codex|gemini|qwen|pi|copilot|cn|opencode|kilo) (\d+\.\d+\.\d+) \(tested\)", README):
         assert clients[client] == version, f"README says {client} {version}, clients/package.json pins {clients[client]}"

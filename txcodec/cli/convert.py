@@ -42,7 +42,9 @@ def _resume_line(harness: str, written: registry.Written) -> str:
     # the id came from a source file: quoted, it is one argument and never shell text
     sid = shlex.quote(written.session_id)
     lines = {"claude_code": f"claude --resume {sid}", "codex": f"codex resume {sid}", "gemini_cli": f"gemini --resume {sid}",
-             "qwen_code": f"qwen --resume {sid}", "pi": f"pi --session {sid}"}
+             "qwen_code": f"qwen --resume {sid}", "pi": f"pi --session {sid}",
+             "copilot_cli": f"copilot --resume {sid}", "continue_cli": f"cn --fork {sid}",
+             "opencode": f"opencode --session {sid}", "kilo": f"kilo --session {sid}"}
     return lines.get(harness, f"(resume session {sid})")
 
 
@@ -62,8 +64,8 @@ def _install(written: registry.Written, harness: str) -> None:
 
 
 def _run_from(cwd: str) -> None:
-    """Claude Code, Gemini CLI, Qwen Code and pi find a session by the folder they run
-    in: say so when that is not here."""
+    """Claude Code, Gemini CLI, Qwen Code, pi, opencode and Kilo find a session by the
+    folder they run in: say so when that is not here."""
     if os.path.abspath(os.getcwd()) != cwd:
         click.echo(f"run it from {cwd}:  cd {shlex.quote(cwd)}", err=True)
 
@@ -222,7 +224,7 @@ def register(group: click.Group) -> None:
             if install:
                 _install(written, to)
                 click.echo(_resume_line(to, written))
-                if to in ("claude_code", "gemini_cli", "qwen_code", "pi"):
+                if to in ("claude_code", "gemini_cli", "qwen_code", "pi", "opencode", "kilo"):
                     _run_from(cwd)
             elif out is not None:
                 for path in _write_out(written, out):

@@ -1,0 +1,43 @@
+"""GitHub Copilot CLI: ``~/.copilot/session-state/<session id>/events.jsonl``.
+
+``records`` (the event envelope), ``codec`` (bytes <-> events), ``store`` (discovery),
+``read`` (-> Common) and ``write`` (Common -> an event log ``copilot --resume`` replays).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...registry import Harness, lazy
+from . import store
+from .codec import CODEC
+from .read import read
+from .write import write
+
+
+def detect(sample: list[Any]) -> int:
+    """An event envelope (``type`` with a dot, ``data`` object, ``id``, ``timestamp`` and
+    a ``parentId`` key) scores; a ``session.start`` whose producer is ``copilot-agent`` is
+    decisive. No other harness writes ``parentId`` beside a dotted ``type``."""
+    score = 0
+    for value in sample:
+        if not isinstance(value, dict) or not isinstance(value.get("type"), str) or "." not in value["type"]:
+            continue
+        if not ("parentId" in value and isinstance(value.get("id"), str) and isinstance(value.get("data"), dict)):
+            continue
+        score += 3
+        if value["type"] == "session.start" and value["data"].get("producer") == "copilot-agent":
+            score += 20
+    return score
+
+
+HARNESS = Harness(
+    name="copilot_cli",
+    title="GitHub Copilot CLI",
+    codec=CODEC,
+    detect=detect,
+    read=read,
+    write=write,
+    store=store,
+    check_resume=lazy("txcodec.clients.copilot", "check_resume"),
+)

@@ -1,0 +1,97 @@
+"""Where Copilot CLI keeps sessions, and a shallow listing of them.
+
+Copilot CLI 1.0.102 (``copilot help environment``, and its ``resolveCopilotHome``: a
+``--config-dir``, else ``$COPILOT_HOME``, else ``$HOME/.copilot``): each session is a folder
+``session-state/<session id>/`` holding ``events.jsonl`` (the event log that resume
+replays) beside ``workspace.yaml``, ``checkpoints/`` and other side files that resume does
+not need (more-clients.md). ``session-store.db`` is a search index, also not needed.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import msgspec
+from msgspec import UNSET, UnsetType
+
+from ...jsonl import split_lines
+from ...native import json_source
+
+UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.IGNORECASE)
+
+
+def default_root() -> Path:
+    value = os.environ.get("COPILOT_HOME")
+    return Path(value).expanduser() if value else Path.home() / ".copilot"
+
+
+def session_relpath(session_id: str) -> str:
+    return f"session-state/{session_id}/events.jsonl"
+
+
+class SessionInfo(msgspec.Struct, omit_defaults=True):
+    id: str
+    path: str
+    cwd: str | UnsetType = UNSET
+    version: str | UnsetType = UNSET
+    first_timestamp: str | UnsetType = UNSET
+    last_timestamp: str | UnsetType = UNSET
+    lines: int = 0
+    messages: int = 0
+
+
+class _Data(msgspec.Struct):
+    sessionId: str | None = None
+    copilotVersion: str | None = None
+    context: dict | None = None
+
+
+class _Peek(msgspec.Struct):
+    type: str | None = None
+    timestamp: str | None = None
+    data: _Data | None = None
+
+
+_peek = msgspec.json.Decoder(_Peek)
+
+
+def session_files(root: Path) -> list[Path]:
+    state = root / "session-state"
+    if not state.is_dir():
+        return []
+    return sorted(p for p in state.glob("*/events.jsonl") if UUID.match(p.parent.name))
+
+
+def describe(path: Path) -> SessionInfo | None:
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    lines = split_lines(data)[0]
+    info = SessionInfo(id=path.parent.name, path=str(path), lines=len(lines))
+    for line in lines:
+        try:
+            peek = _peek.decode(json_source(line))
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            continue
+        if peek.type == "session.start" and peek.data is not None:
+            if isinstance(peek.data.context, dict) and isinstance(peek.data.context.get("cwd"), str):
+                info.cwd = peek.data.context["cwd"]
+            if peek.data.copilotVersion:
+                info.version = peek.data.copilotVersion
+        if peek.timestamp:
+            if info.first_timestamp is UNSET:
+                info.first_timestamp = peek.timestamp
+            info.last_timestamp = peek.timestamp
+        if peek.type in ("user.message", "assistant.message"):
+            info.messages += 1
+    return info
+
+
+def discover(root: Path | None = None) -> list[SessionInfo]:
+    """Every session under ``root`` (the default store when ``None``)."""
+    root = Path(root) if root is not None else default_root()
+    found = (describe(p) for p in session_files(root))
+    return [info for info in found if info is not None]

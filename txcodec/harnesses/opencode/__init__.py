@@ -1,0 +1,44 @@
+"""opencode: sessions in ``$XDG_DATA_HOME/opencode/opencode.db``, in and out as export JSON.
+
+``records`` (the export document), ``codec`` (bytes <-> document), ``store`` (the database,
+read-only; install through ``opencode import``), ``read`` (-> Common), ``write`` (Common ->
+an export ``opencode import`` takes) and ``dialect`` (what Kilo, a fork, changes).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...registry import Harness, lazy
+from .codec import CODEC
+from .dialect import OPENCODE, Dialect
+from .read import read
+from .store import STORE
+from .write import writer
+
+
+def detector(dialect: Dialect):
+    """An export document: ``info`` with a ``ses_`` id and ``messages`` of ``{info, parts}``.
+    The version tells opencode (1.x) from Kilo (7.x), whose exports are otherwise the same."""
+
+    def detect(sample: list[Any]) -> int:
+        for value in sample[:1]:
+            if not isinstance(value, dict) or not isinstance(value.get("info"), dict) or not isinstance(value.get("messages"), list):
+                continue
+            info = value["info"]
+            if not (isinstance(info.get("id"), str) and info["id"].startswith("ses_")):
+                continue
+            version = info.get("version") if isinstance(info.get("version"), str) else ""
+            mine = version.split(".")[0] == dialect.version.split(".")[0]
+            return 30 if mine else 10 if dialect is OPENCODE else 0
+        return 0
+
+    return detect
+
+
+def harness(dialect: Dialect, codec: Any, store: Any, check: Any) -> Harness:
+    return Harness(name=dialect.harness, title=dialect.title, codec=codec, detect=detector(dialect), read=read,
+                   write=writer(dialect), store=store, check_resume=check)
+
+
+HARNESS = harness(OPENCODE, CODEC, STORE, lazy("txcodec.clients.opencode", "check_resume"))
