@@ -214,13 +214,14 @@ def test_store_export_for_every_harness(harness, tmp_path):
 
     case = next(c for c in CASES if c.name == "edit_read_write")
     written, _ = api.convert(native_input(case), harness)
-    installed = [p for p in api.install(written, harness, tmp_path / "store") if p.suffix in (".jsonl", ".json")]
-    _export_all(tmp_path / "store", tmp_path / "site", harness)
+    # opencode and Kilo find their database in a data folder named after the app
+    root = tmp_path / "store" / {"opencode": "opencode", "kilo": "kilo"}.get(harness, "root")
+    api.install(written, harness, root)
+    _export_all(root, tmp_path / "site", harness)
     pages = [p for p in (tmp_path / "site").rglob("*.html") if p.name != "index.html"]
     assert len(pages) == 1 and pages[0].parent.name == harness
     page = pages[0].read_text(encoding="utf-8")
-    sessions = [p for p in installed if p.name != "projects.json"]  # Gemini CLI's registry is not a session
-    conv = api.to_common(api.load(sessions[0], harness))
+    conv = api.to_common(api.load(written.files[written.main], harness))
     assert tool_use_ids(conv)
     for tid in tool_use_ids(conv):
         assert f'data-tool-use-id="{html_escape(tid)}"' in page

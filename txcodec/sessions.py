@@ -387,3 +387,16 @@ def resolve_row(name: str | os.PathLike[str], harness: str | None = None) -> Ses
     listed = "\n".join(f"  {r.harness:12} {r.session_id}  {(r.updated or '')[:16]}  {r.path}" for r in matches[:20])
     more = f"\n  ... and {len(matches) - 20} more" if len(matches) > 20 else ""
     raise InputError(f"{text}: {len(matches)} sessions match; name one by a longer id or by its path:\n{listed}{more}")
+
+
+def load_row(harness: str | None, session_id: str | None, path: str | os.PathLike[str]) -> Any:
+    """The native session a listed row names: its file, or, for a store that keeps its
+    sessions in one database (opencode, Kilo: ``path`` is the database), that session
+    exported from it, read-only."""
+    from . import api, registry
+
+    store = registry.get(harness).store if harness else None
+    loader = getattr(store, "load", None)
+    if loader is not None and session_id and Path(path).suffix == ".db":
+        return loader(session_id, Path(path).parent)
+    return api.load(path, harness)

@@ -103,6 +103,7 @@ def export_store(items: Iterable[dict[str, Any]], out: str | Path, *, price: htm
     """Write a page for each session in ``items`` (rows as ``txcodec list --json`` gives
     them) and ``index.html`` into the folder ``out``."""
     from .. import api
+    from ..sessions import load_row
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -131,7 +132,7 @@ def export_store(items: Iterable[dict[str, Any]], out: str | Path, *, price: htm
                 pages[name] = {**before, "files": stats}
                 report.unchanged.append(name)
                 continue
-            conv = api.to_common(api.load(path, item.get("harness")))
+            conv = api.to_common(load_row(item.get("harness"), item.get("session_id"), path))
             with atomic_stream(out / name, overwrite=True) as stream:
                 html.write(conv, stream, price=price)
         except (OSError, ValueError, msgspec.MsgspecError, RecursionError) as exc:
