@@ -31,6 +31,7 @@ from ..common import (
     Image,
     Message,
     RawBlock,
+    RedactedThinking,
     Text,
     Thinking,
     ToolResult,
@@ -435,6 +436,8 @@ def api_block(block: Any) -> Block:
     if kind == "thinking":
         sig = block.get("signature")
         return Thinking(block.get("thinking") or "", signature=sig) if isinstance(sig, str) else Thinking(block.get("thinking") or "")
+    if kind == "redacted_thinking" and isinstance(block.get("data"), str):
+        return RedactedThinking(block["data"])
     if kind == "tool_use":
         return ToolUse(id=str(block.get("id", "")), name=str(block.get("name", "")), input=block.get("input"))
     if kind == "tool_result":

@@ -353,7 +353,7 @@ def comparable(messages: list) -> list[tuple[str, list[tuple]]]:
     newlines, the way the writer joins them."""
     import msgspec
 
-    from ..common import Command, Image, Text, Thinking, ToolResult, ToolUse
+    from ..common import Command, Image, RedactedThinking, Text, Thinking, ToolResult, ToolUse
     from ..harnesses.codex.prelude import prelude_kind
     from ..harnesses.codex.write import command_text
 
@@ -368,6 +368,8 @@ def comparable(messages: list) -> list[tuple[str, list[tuple]]]:
         if isinstance(block, Thinking):
             encrypted = block.encrypted if isinstance(block.encrypted, str) else None
             return [("reasoning", block.thinking, encrypted)] if block.thinking or encrypted else []
+        if isinstance(block, RedactedThinking):  # written as encrypted reasoning
+            return [("reasoning", "", block.data)]
         if isinstance(block, Image):
             return [image(block)]
         if isinstance(block, Command):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from msgspec import UNSET
 
-from ..common import Artifact, Child, Command, Conversation, Message, Text, Thinking, ToolResult, ToolUse
+from ..common import Artifact, Child, Command, Conversation, Message, RedactedThinking, Text, Thinking, ToolResult, ToolUse
 from ._text import child_title, children_by_call, command_line, compact_json, label, result_text, tool_names
 
 
@@ -24,6 +24,8 @@ def _block(block, out: list[str], names: dict[str, str]) -> None:
             out.append(block.text)
     elif t is Thinking:
         out.append("> *thinking*" + ("\n>\n> " + block.thinking.replace("\n", "\n> ") if block.thinking else " (signature only)"))
+    elif t is RedactedThinking:
+        out.append("> *thinking* (redacted)")
     elif t is ToolUse:
         out.append(f"**Tool call** `{block.name}` ({block.kind})\n\n" + _fence(compact_json(block.input), "json"))
     elif t is ToolResult:

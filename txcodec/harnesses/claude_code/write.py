@@ -51,6 +51,7 @@ from ...common import (
     Epoch,
     Image,
     Message,
+    RedactedThinking,
     RawBlock,
     Text,
     Thinking,
@@ -407,6 +408,8 @@ class _Writer:
                 self.loss.add("write:thinking-without-signature", f"{where}: thinking without a signature left out ({len(block.thinking)} chars)", file=s.file)
                 return None
             return {"type": "thinking", "thinking": block.thinking, "signature": block.signature}
+        if isinstance(block, RedactedThinking):  # back to the API as it was
+            return {"type": "redacted_thinking", "data": block.data}
         if isinstance(block, ToolUse):
             tool_id, name = api_tool_id(block.id), block.name
             if tool_id != block.id:
@@ -496,9 +499,15 @@ class _Writer:
         for k, run in enumerate(runs[1:], 1):
             if run and isinstance(run[0], Command):
                 later = [r[0] for r in runs[k:] if r and isinstance(r[0], Command)]
-                if not s.in_commands and any(c.output is not UNSET or c.stderr is not UNSET for c in later):
-                    # the CLI puts this fixed caveat before a run of local commands (seed 000)
-                    s.conversation_record("user", {"role": "user", "content": render_caveat()}, s.tail, isMeta=True)
+                # the CLI puts a caveat before a run of local commands (seed 000): the
+                # source's own where it had one (2.1.332 writes one per command), else one
+                # per run in the wording of the version written for
+                recorded = message.extra.get("caveat") if k == 1 else None
+                if isinstance(recorded, str) or (
+                    not s.in_commands and any(c.output is not UNSET or c.stderr is not UNSET for c in later)
+                ):
+                    caveat = render_caveat(recorded if isinstance(recorded, str) else None)
+                    s.conversation_record("user", {"role": "user", "content": caveat}, s.tail, isMeta=True)
                 self.command(run[0], s)
                 s.in_commands = True
                 pieces += 1

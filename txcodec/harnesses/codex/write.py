@@ -37,6 +37,7 @@ from ...common import (
     Image,
     Message,
     RawBlock,
+    RedactedThinking,
     Text,
     Thinking,
     ToolResult,
@@ -390,6 +391,8 @@ class _Writer:
             texts = []
             if isinstance(block, Thinking):
                 self.thinking(block, n)
+            elif isinstance(block, RedactedThinking):  # Codex's slot for opaque reasoning
+                self.item(R.ReasoningItem(summary=[], content=None, encrypted_content=block.data))
             elif isinstance(block, ToolUse):
                 self.tool_use(block, n, block.id in (msg.extra.get("codex_custom_calls") or ()))
             elif isinstance(block, RawBlock) and block.source_type == "codex_compaction":

@@ -26,7 +26,7 @@ from typing import Any
 
 import msgspec
 
-from ...common import Command, Conversation, Document, Image, Message, RawBlock, Text, Thinking, ToolResult, ToolUse
+from ...common import Command, Conversation, Document, Image, Message, RawBlock, RedactedThinking, Text, Thinking, ToolResult, ToolUse
 from ...loss import LossReport
 from ...registry import WriteOptions, Written
 from .read import COMPACTION_PREFIX, COMPACTION_SUFFIX
@@ -159,6 +159,8 @@ class _Writer:
         for block in message.content:
             if isinstance(block, Text):
                 content.append({"type": "text", "text": block.text})
+            elif isinstance(block, RedactedThinking):  # pi's form of Anthropic's redacted_thinking
+                content.append({"type": "thinking", "thinking": "", "thinkingSignature": block.data, "redacted": True})
             elif isinstance(block, Thinking):
                 if isinstance(block.encrypted, str):
                     content.append({"type": "thinking", "thinking": block.thinking, "thinkingSignature": block.encrypted, "redacted": True})

@@ -32,6 +32,7 @@ from ...common import (
     Image,
     Message,
     RawBlock,
+    RedactedThinking,
     Text,
     Thinking,
     ToolResult,
@@ -162,6 +163,9 @@ class _Writer:
     def assistant_part(self, block: Any) -> list[dict]:
         if isinstance(block, Text):
             return [{"text": block.text}] if block.text else []
+        if isinstance(block, RedactedThinking):
+            self.loss.add("write:redacted-thinking", "redacted (encrypted) thinking has no place in a Qwen part; dropped")
+            return []
         if isinstance(block, Thinking):
             if not block.thinking:
                 self.loss.add("write:thinking", "a thinking block without text (signature/encrypted only) dropped")

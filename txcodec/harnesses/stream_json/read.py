@@ -33,7 +33,7 @@ from typing import Any
 import msgspec
 from msgspec import UNSET
 
-from ...common import Child, ChildLink, Conversation, Message, Meta, Text, Thinking, ToolResult, ToolUse, Usage
+from ...common import Child, ChildLink, Conversation, Message, Meta, RedactedThinking, Text, Thinking, ToolResult, ToolUse, Usage
 from ...loss import LossReport
 from ...native import NativeSession, Opaque
 from ...tools import tool_kind
@@ -588,6 +588,8 @@ def _rebuild(block: dict[str, Any]) -> Any:
     if kind == "thinking":
         signature = block.get("signature")
         return Thinking(block.get("thinking", ""), signature=signature if signature else UNSET)
+    if kind == "redacted_thinking" and isinstance(block.get("data"), str):
+        return RedactedThinking(block["data"])
     if kind == "tool_use":
         raw = block.get("_json", "")
         try:
