@@ -64,12 +64,24 @@ def resumed_view(harness: str, report) -> Any:
 
         return _json(comparable(report.sent, caveats=True))
     if harness == "codex":
-        return _json(getattr(report, "raw_input", None) or [])
+        # every item as sent, but for its ``id`` and ``status``: Common has no slot for a
+        # Codex item's id, and the writer leaves both out (the model does not read them)
+        items = getattr(report, "raw_input", None) or []
+        return _json([{k: v for k, v in i.items() if k not in ("id", "status")} if isinstance(i, dict) else i for i in items])
     if harness == "gemini_cli":
         return _json(_generic(report.sent, _gemini_injected))
     if harness == "qwen_code":
         return _json(_generic(report.sent, _qwen_injected))
     return _json(_generic(report.sent))
+
+
+def _codex_report():
+    from txcodec.clients.report import ResumeReport
+
+    class CodexReport(ResumeReport):
+        raw_input: list = []
+
+    return CodexReport
 
 
 def check_resume(harness: str, path: Path):
@@ -82,8 +94,9 @@ def check_resume(harness: str, path: Path):
         return registry.get(harness).check_resume(path)
     from txcodec.api import read_bytes
     from txcodec.clients.codex import Sandbox, _carries_history, client_version, codex_binary, history_items, resume
-    from txcodec.clients.report import ResumeReport
     from txcodec.clients.responses import input_to_common
+
+    CodexReport = _codex_report()
 
     data = read_bytes(path)
     with Sandbox() as box:
@@ -91,10 +104,8 @@ def check_resume(harness: str, path: Path):
         first = run.inputs[0] if run.inputs else []
         items = history_items(first, "continue")
         rejected = [] if _carries_history(first, "continue") else ["codex started a new session"]
-        report = ResumeReport("codex", client_version(codex_binary()), session_id, run.exit_code, len(run.requests),
-                              input_to_common(items), rejected, run.stderr[-4000:])
-    report.raw_input = items  # type: ignore[attr-defined]
-    return report
+        return CodexReport("codex", client_version(codex_binary()), session_id, run.exit_code, len(run.requests),
+                           input_to_common(items), rejected, run.stderr[-4000:], raw_input=items)
 
 
 # --- what a conversation holds -------------------------------------------------------

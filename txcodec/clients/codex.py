@@ -104,6 +104,7 @@ class Sandbox:
     root: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="txcodec-codex-")))
     model: str = MODEL
     provider: str = "mock"  # a rollout names its provider; resume refuses another one
+    config: str = ""  # more top-level config.toml lines (e.g. model_auto_compact_token_limit)
 
     @property
     def home(self) -> Path:
@@ -129,7 +130,7 @@ class Sandbox:
                 table = f'openai_base_url = "{server.url}/v1"\n'
             else:
                 table = PROVIDER.format(provider=self.provider, url=server.url)
-            (self.home / "config.toml").write_text(CONFIG.format(model=self.model, provider=self.provider, provider_table=table))
+            (self.home / "config.toml").write_text(self.config + CONFIG.format(model=self.model, provider=self.provider, provider_table=table))
             env = {
                 "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
                 "HOME": str(self.root / "home"),

@@ -218,6 +218,11 @@ class _Reader:
         blocks = [_part(part) for part in p.content]
         if p.role == "assistant":
             msg = self.side("assistant", ts)
+            # an output_text's annotations (``[]`` from 0.171) have no slot in Text: kept
+            # by block position, so Codex -> Codex resends the same item
+            for i, part in enumerate(p.content, len(msg.content)):
+                if isinstance(part, R.OutputText) and part.annotations is not UNSET:
+                    msg.extra.setdefault("codex_annotations", {})[str(i)] = part.annotations
             msg.content.extend(blocks)
             if isinstance(p.id, str):
                 msg.source_ids.append(p.id)
@@ -244,6 +249,8 @@ class _Reader:
         if isinstance(p.content, list) and p.content:
             self.lose("field:reasoning.content", "raw reasoning text is not carried next to the summary", n)
         msg = self.side("assistant", ts)
+        if len(p.summary) > 1:  # Common holds one text; the parts are kept by block position
+            msg.extra.setdefault("codex_summary_parts", {})[str(len(msg.content))] = [s.text for s in p.summary]
         msg.content.append(block)
         if isinstance(p.id, str):
             msg.source_ids.append(p.id)

@@ -383,14 +383,18 @@ class _Writer:
             self.event(R.ErrorEvent(message="\n".join(b.text for b in msg.content if isinstance(b, Text))))
             return
         texts: list[Any] = []
-        for block in msg.content:
+        annotations = msg.extra.get("codex_annotations") if self.from_codex else None
+        summaries = msg.extra.get("codex_summary_parts") if self.from_codex else None
+        for i, block in enumerate(msg.content):
             if isinstance(block, Text):
-                texts.append(R.OutputText(block.text))
+                kept = annotations.get(str(i), UNSET) if isinstance(annotations, dict) else UNSET
+                texts.append(R.OutputText(block.text, annotations=kept))
                 continue
             self.flush_text(msg, texts)
             texts = []
             if isinstance(block, Thinking):
-                self.thinking(block, n)
+                parts = summaries.get(str(i)) if isinstance(summaries, dict) else None
+                self.thinking(block, n, parts if isinstance(parts, list) and "\n\n".join(map(str, parts)) == block.thinking else None)
             elif isinstance(block, RedactedThinking):  # Codex's slot for opaque reasoning
                 self.item(R.ReasoningItem(summary=[], content=None, encrypted_content=block.data))
             elif isinstance(block, ToolUse):
@@ -412,14 +416,15 @@ class _Writer:
         self.item(R.MessageItem(role="assistant", content=parts, phase=phase if isinstance(phase, str) else UNSET))
         self.event(R.AgentMessageEvent(message="\n".join(p.text for p in parts)))
 
-    def thinking(self, block: Thinking, n: int) -> None:
+    def thinking(self, block: Thinking, n: int, parts: list[str] | None = None) -> None:
         encrypted = block.encrypted if isinstance(block.encrypted, str) else None
         if not block.thinking and encrypted is None:
             self.loss.add("write:thinking-without-text", f"message {n}: a signature-only thinking block has nothing Codex can hold")
             return
         if block.signature is not UNSET:
             self.loss.add("write:thinking-signature", f"message {n}: the provider signature is not carried; the text becomes a reasoning summary")
-        summary = [R.SummaryText(block.thinking)] if block.thinking else []
+        # a Codex source's several summary parts come back as they were
+        summary = [R.SummaryText(t) for t in parts] if parts else [R.SummaryText(block.thinking)] if block.thinking else []
         self.item(R.ReasoningItem(summary=summary, content=None, encrypted_content=encrypted))
         if block.thinking:
             self.event(R.AgentReasoningEvent(text=block.thinking))
