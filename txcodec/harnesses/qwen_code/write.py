@@ -153,7 +153,11 @@ class _Writer:
         parts = [self.result_part(b) for b in results]
         for b in results:
             self.pending.pop(b.tool_use_id, None)
-        self.answer_pending(message, parts)
+        if others or not results:
+            # a results-only message may be one of several: Qwen Code writes each result
+            # of parallel calls as a record of its own, in completion order, so the calls
+            # still open wait for the next message (or the next assistant turn)
+            self.answer_pending(message, parts)
         if parts:
             self.record("tool_result", "user", parts, message)
         parts = [p for block in others for p in self.user_part(block)]
