@@ -157,7 +157,24 @@ def to_common(session: NativeSession, loss: LossReport | None = None) -> Convers
         if session.harness == "jsonl":  # the fallback: nothing recognised the lines
             raise NotSupported(f"{where}not a session of any known harness (name one with --from)")
         raise NotSupported(f"{where}reading {harness.title} into Common is not supported yet")
-    return harness.read(session, loss if loss is not None else LossReport())
+    loss = loss if loss is not None else LossReport()
+    conversation = harness.read(session, loss)
+    declare_lone_surrogates(session, loss)
+    return conversation
+
+
+def declare_lone_surrogates(session: NativeSession, loss: LossReport) -> None:
+    """A lone UTF-16 surrogate escape (``\\ud83d``: JavaScript writes half an emoji cut by
+    truncation so) cannot be decoded by msgspec: the codecs read it as U+FFFD
+    (:func:`txcodec.native.without_lone_surrogates`; the native bytes keep the escape),
+    so Common holds U+FFFD there. Each such line is named in the loss report."""
+    from .native import without_lone_surrogates
+
+    file = str(session.path) if session.path is not None else None
+    for n, line in enumerate(session.lines, 1):
+        raw = line.raw
+        if raw is not None and b"\\u" in raw and without_lone_surrogates(raw) is not None:
+            loss.add("text:lone-surrogate", "a lone UTF-16 surrogate escape is U+FFFD in Common", file=file, line=n)
 
 
 def convert(

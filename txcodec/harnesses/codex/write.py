@@ -245,7 +245,7 @@ class _Writer:
         for n, msg in enumerate(self.conv.messages):
             self.ts = normalize_ts(msg.timestamp) or self.ts
             if msg.compact_summary and msg.role == "user":
-                self.compacted(msg)
+                self.compacted(msg, n)
             elif msg.role == "user":
                 self.user(msg, n)
             else:
@@ -288,18 +288,40 @@ class _Writer:
         cwd = self.options.cwd or (self.conv.meta.cwd if isinstance(self.conv.meta.cwd, str) else "/")
         self.emit(R.TurnContextLine(timestamp=self.ts, payload=R.TurnContext(cwd=cwd, model=model, approval_policy="never", sandbox_policy={"type": "read-only"}, summary="auto")))
 
-    def compacted(self, msg: Message) -> None:
+    def compacted(self, msg: Message, n: int) -> None:
         text = "\n".join(b.text for b in msg.content if isinstance(b, Text))
         history = msg.extra.get("codex_replacement_history")
         if not isinstance(history, list) and not self.from_codex:
             # Without a replacement history, codex resumes with the user messages before
-            # the compaction plus the summary; other harnesses (Claude Code) resume with
-            # the summary alone. Saying so keeps the model's context what the source meant.
+            # the compaction plus the summary; other harnesses resume with the summary
+            # plus the messages the compaction preserved (Claude Code 2.1.332:
+            # compactMetadata.preservedSegment). Saying so keeps the model's context what
+            # the source meant.
             history = [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}]
+            history += self.preserved_items(n)
         if isinstance(history, list) and msg.extra.get("codex_summary_from_history"):
             text = ""  # the reader made the text up from the history; codex wrote none
         self.emit(R.CompactedLine(timestamp=self.ts, payload=R.Compacted(message=text, replacement_history=history if isinstance(history, list) else UNSET)))
         self.event(R.ContextCompactedEvent())
+
+    def preserved_items(self, n: int) -> list[Any]:
+        """The response items of the messages the compaction at message ``n`` preserved
+        (already written before it, as items of their own), for its replacement history."""
+        epoch = next((e for e in self.conv.epochs if e.start == n), None)
+        keep = set(epoch.preserved_ids) if epoch is not None else set()
+        preserved = [(i, m) for i, m in enumerate(self.conv.messages[:n]) if keep & set(m.source_ids)]
+        if not preserved:
+            return []
+        # written once more into a scratch list: the items, not the lines or the losses
+        lines, loss, model = self.lines, self.loss, self.model
+        self.lines, self.loss = [], LossReport()
+        try:
+            for i, m in preserved:
+                (self.user if m.role == "user" else self.assistant)(m, i)
+            written = [json.loads(line) for line in self.lines]
+        finally:
+            self.lines, self.loss, self.model = lines, loss, model
+        return [line["payload"] for line in written if line.get("type") == "response_item"]
 
     def user(self, msg: Message, n: int) -> None:
         parts: list[Any] = []

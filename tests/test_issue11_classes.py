@@ -1,0 +1,144 @@
+"""The classes of resume differences found on fresh genuine sessions (issue 11), each on
+the scenario session that shows it (``tests/scenarios/``, recorded from the real CLIs).
+These check the written files; ``tests/test_scenarios.py`` resumes them with the real
+clients."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from scenarios import recorded
+
+from txcodec import api, registry
+from txcodec.common import RedactedThinking, from_json, to_json
+from txcodec.harnesses.claude_code.envelopes import CAVEAT_TEXT
+from txcodec.loss import LossReport
+from txcodec.registry import WriteOptions
+
+
+def scenario(harness: str, name: str):
+    found = [s for s in recorded(harness) if s.name == name]
+    if not found:
+        pytest.fail(f"{harness}/{name} is not recorded: python tests/scenarios {name}")
+    return found[0]
+
+
+def read(harness: str, name: str):
+    loss = LossReport()
+    return api.to_common(api.load(scenario(harness, name).main, harness), loss), loss
+
+
+def write(conversation, target: str):
+    loss = LossReport()
+    written = registry.get(target).write(conversation, loss, WriteOptions())
+    return [json.loads(line) for line in written.files[written.main].splitlines() if line.strip()], loss
+
+
+# 1. redacted thinking --------------------------------------------------------------------
+
+@pytest.mark.parametrize("harness", ["claude_code", "stream_json"])
+def test_redacted_thinking_is_a_common_block_and_goes_back_to_claude(harness):
+    conversation, _ = read(harness, "redacted_thinking")
+    blocks = [b for m in conversation.messages for b in m.content if isinstance(b, RedactedThinking)]
+    assert len(blocks) == 1 and blocks[0].data.startswith("EmwK")
+    assert from_json(to_json(conversation)) == conversation
+    lines, loss = write(conversation, "claude_code")
+    content = [b for v in lines if v.get("type") == "assistant" for b in v["message"]["content"]]
+    assert {"type": "redacted_thinking", "data": blocks[0].data} in content
+    assert "write:thinking-without-signature" not in loss.counts()
+
+
+def test_every_writer_handles_redacted_thinking():
+    conversation, _ = read("claude_code", "redacted_thinking")
+    data = next(b.data for m in conversation.messages for b in m.content if isinstance(b, RedactedThinking))
+    codex, _ = write(conversation, "codex")
+    assert any(v["payload"].get("type") == "reasoning" and v["payload"].get("encrypted_content") == data
+               for v in codex if v["type"] == "response_item")
+    pi, _ = write(conversation, "pi")
+    assert any(p == {"type": "thinking", "thinking": "", "thinkingSignature": data, "redacted": True}
+               for v in pi if v.get("type") == "message" for p in v["message"].get("content") or [] if isinstance(p, dict))
+    back = api.to_common(api.load(b"\n".join(json.dumps(v).encode() for v in pi) + b"\n", "pi"))
+    assert any(isinstance(b, RedactedThinking) and b.data == data for m in back.messages for b in m.content)
+    for target in ("gemini_cli", "qwen_code"):
+        _, loss = write(conversation, target)
+        assert loss.counts().get("write:redacted-thinking") == 1, target
+    sj, _ = write(conversation, "stream_json")
+    assert any(b == {"type": "redacted_thinking", "data": data} for v in sj if v.get("type") == "assistant"
+               for b in v["message"]["content"])
+
+
+# 2. the local-command caveat ---------------------------------------------------------------
+
+def _caveats(lines):
+    return [v["message"]["content"] for v in lines if v.get("type") == "user" and v.get("isMeta")
+            and "local-command-caveat" in str(v["message"]["content"])]
+
+
+def test_the_source_caveat_is_kept_and_a_made_up_one_has_the_written_versions_wording():
+    conversation, _ = read("claude_code", "local_commands")
+    source = _caveats(scenario("claude_code", "local_commands").lines())
+    lines, _ = write(conversation, "claude_code")
+    assert _caveats(lines) == source and len(source) == 2
+    for m in conversation.messages:
+        m.extra.pop("caveat", None)
+    lines, _ = write(conversation, "claude_code")
+    assert _caveats(lines) and all(CAVEAT_TEXT in c for c in _caveats(lines))
+    assert all(CAVEAT_TEXT in c for c in source)  # 2.1.332's own wording (the scenario pins it)
+
+
+# 3. Codex -> Codex ------------------------------------------------------------------------
+
+def test_codex_summary_parts_and_annotations_come_back():
+    s = scenario("codex", "reasoning_summaries")
+    conversation, _ = read("codex", "reasoning_summaries")
+    lines, _ = write(conversation, "codex")
+
+    # what the model is sent: not the item ids, statuses or the client's own turn metadata
+    # (codex sends none of them back; tests/test_scenarios.py compares what it sends)
+    def items(values, kind):
+        return [{k: v for k, v in line["payload"].items() if k not in ("id", "status", "internal_chat_message_metadata_passthrough")}
+                for line in values if line.get("type") == "response_item" and line["payload"].get("type") == kind]
+
+    for kind in ("reasoning", "message"):
+        assert items(lines, kind) == items(s.lines(), kind), kind
+    assert any(len(i["summary"]) == 2 for i in items(lines, "reasoning"))
+
+
+# 4. Claude -> Codex compaction ----------------------------------------------------------------
+
+def test_claude_compaction_preserved_messages_go_into_codex_replacement_history():
+    conversation, _ = read("claude_code", "manual_compact")
+    (epoch,) = conversation.epochs
+    assert epoch.preserved_ids
+    preserved = [m for m in conversation.messages[: epoch.start] if set(epoch.preserved_ids) & set(m.source_ids)]
+    lines, _ = write(conversation, "codex")
+    (compacted,) = [v for v in lines if v["type"] == "compacted"]
+    history = compacted["payload"]["replacement_history"]
+    texts = [p.get("text") for item in history for p in item.get("content") or []]
+    assert texts[0] == conversation.messages[epoch.start].content[0].text  # the summary first
+    for m in preserved:
+        for b in m.content:
+            if getattr(b, "text", None):
+                assert b.text in texts
+
+
+# 6. Qwen parallel results ---------------------------------------------------------------------
+
+def test_qwen_results_in_records_of_their_own_are_all_kept():
+    conversation, _ = read("qwen_code", "parallel_results")
+    lines, loss = write(conversation, "qwen_code")
+    responses = [p["functionResponse"] for v in lines if v["type"] == "tool_result" for p in v["message"]["parts"]]
+    assert sorted(r["id"] for r in responses) == ["call_par_1", "call_par_2"]
+    assert not {"write:synthetic-result", "write:orphan-result"} & set(loss.counts())
+
+
+# 8. lone surrogates -----------------------------------------------------------------------------
+
+def test_a_lone_surrogate_is_declared():
+    s = scenario("claude_code", "hostile_strings")
+    assert b"\\ud83d" in s.main.read_bytes()
+    conversation, loss = read("claude_code", "hostile_strings")
+    lines = [n for n, raw in enumerate(s.main.read_bytes().split(b"\n"), 1) if b"\\ud83d" in raw and b"\\ud83d\\ude" not in raw]
+    assert loss.lines("text:lone-surrogate") == lines
+    assert "\ufffd" in to_json(conversation).decode()
