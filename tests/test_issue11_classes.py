@@ -26,7 +26,11 @@ def scenario(harness: str, name: str):
 
 def read(harness: str, name: str):
     loss = LossReport()
-    return api.to_common(api.load(scenario(harness, name).main, harness), loss), loss
+    found = scenario(harness, name)
+    session = api.load(found.main, harness)
+    if harness == "stream_json":  # the prompts were given on argv: not in the capture
+        session.prompts = list(found.prompts)
+    return api.to_common(session, loss), loss
 
 
 def write(conversation, target: str):

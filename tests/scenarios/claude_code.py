@@ -126,7 +126,8 @@ SCENARIOS = [
     claude("local_commands", "local slash commands (/cost runs as /usage, /context) between model turns",
            [text("First answer."), text("Second answer.")],
            ["hello", "/cost", "/context", "after the commands"],
-           facts=[caveat_wording, has_text("<local-command-stdout>")],
+           # 2.1.332 runs /cost as /usage and records it under that name
+           facts=[caveat_wording, has_text("<local-command-stdout>"), has_text("<command-name>/usage</command-name>")],
            covers=["local slash commands", "class 2"]),
     claude("parallel_tools", "one reply calls two Bash commands; both results come back",
            [tool_uses(("toolu_p1", "Bash", {"command": "sleep 1; echo slow"}), ("toolu_p2", "Bash", {"command": "echo fast"}),

@@ -138,7 +138,6 @@ class _Stream:
     open_calls: set[str] = field(default_factory=set)  # calls the next user message may answer
     calls: list[str] = field(default_factory=list)  # the last assistant message's calls, in order
     records: list[str] = field(default_factory=list)  # every record written, for the message being written
-    in_commands: bool = False  # the last thing written was a local command
     counter: int = 0
 
     def new_id(self) -> str:
@@ -298,7 +297,6 @@ class _Writer:
             boundary = self.boundary(epochs[index], s) if index in epochs else None
             if message.role == "assistant":
                 self.assistant(message, s, where)
-                s.in_commands = False
                 s.calls = [b.id for b in message.content if isinstance(b, ToolUse)]
                 missing = pending.get(index, [])
                 s.open_calls = set(s.calls) - set(missing)
@@ -462,7 +460,6 @@ class _Writer:
         writes it; ``more`` is the rest of the user message, in the same record."""
         call = s.tool_records.get(block["tool_use_id"])
         s.conversation_record("user", {"role": "user", "content": [block, *more]}, call or s.tail, **fields, sourceToolAssistantUUID=call)
-        s.in_commands = False
 
     def user(self, message: Message, s: _Stream, where: str, missing: list[str]) -> None:
         """A user message: its results (with the ones added for unanswered calls, in call
@@ -498,18 +495,16 @@ class _Writer:
             pieces += 1
         for k, run in enumerate(runs[1:], 1):
             if run and isinstance(run[0], Command):
-                later = [r[0] for r in runs[k:] if r and isinstance(r[0], Command)]
-                # the CLI puts a caveat before a run of local commands (seed 000): the
-                # source's own where it had one (2.1.332 writes one per command), else one
-                # per run in the wording of the version written for
+                # the CLI puts a caveat before a local command's records: the source's own
+                # where it had one, else one in the wording of the version written for,
+                # before each command that printed something (2.1.332 does so; seed 000
+                # saw one per run of commands from older clients)
                 recorded = message.extra.get("caveat") if k == 1 else None
-                if isinstance(recorded, str) or (
-                    not s.in_commands and any(c.output is not UNSET or c.stderr is not UNSET for c in later)
-                ):
+                command = run[0]
+                if isinstance(recorded, str) or command.output is not UNSET or command.stderr is not UNSET:
                     caveat = render_caveat(recorded if isinstance(recorded, str) else None)
                     s.conversation_record("user", {"role": "user", "content": caveat}, s.tail, isMeta=True)
                 self.command(run[0], s)
-                s.in_commands = True
                 pieces += 1
             elif run:
                 content = self.user_content(run, s, f"{where}.run{k}")
@@ -527,7 +522,6 @@ class _Writer:
             fields["isCompactSummary"] = True
             fields["isVisibleInTranscriptOnly"] = True
         s.conversation_record("user", {"role": "user", "content": content}, s.tail, **fields)
-        s.in_commands = False
         if not message.meta and not message.compact_summary and isinstance(content, str):
             s.last_prompt = content
 
