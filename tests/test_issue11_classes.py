@@ -146,3 +146,33 @@ def test_a_lone_surrogate_is_declared():
     lines = [n for n, raw in enumerate(s.main.read_bytes().split(b"\n"), 1) if b"\\ud83d" in raw and b"\\ud83d\\ude" not in raw]
     assert loss.lines("text:lone-surrogate") == lines
     assert "\ufffd" in to_json(conversation).decode()
+
+
+# 7. Codex usage counts compaction calls -------------------------------------------------------
+
+def test_codex_usage_counts_compaction_calls_like_ccusage(tmp_path):
+    """Three turns and two local compactions: five model calls. ``txcodec usage`` and the
+    real ccusage agree on the tokens."""
+    import os
+    import subprocess
+
+    from txcodec.clients.report import find_client
+    from txcodec.usage import session_usage
+
+    s = scenario("codex", "auto_compact")
+    conversation, _ = read("codex", "auto_compact")
+    (row,) = session_usage(conversation)
+    compactions = sum(1 for line in s.lines() if line.get("type") == "compacted")
+    turns = sum(1 for m in conversation.messages if m.role == "assistant" and not m.synthetic)
+    assert compactions == 2 and row.calls == turns + compactions == 5
+    ccusage = find_client("ccusage")
+    assert ccusage is not None, "ccusage is pinned in clients/package.json"
+    folder = tmp_path / "sessions" / "2026" / "12" / "01"
+    folder.mkdir(parents=True)
+    (folder / f"rollout-2026-12-01T00-00-00-{conversation.meta.id}.jsonl").write_bytes(s.main.read_bytes())
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp_path), "CODEX_HOME": str(tmp_path)}
+    done = subprocess.run([str(ccusage), "codex", "session", "--json", "--offline"], capture_output=True, text=True,
+                          env=env, timeout=120)
+    assert done.returncode == 0, done.stderr[-1000:]
+    totals = json.loads(done.stdout)["totals"]
+    assert row.total_tokens == totals["totalTokens"] and row.input_tokens == totals["inputTokens"]

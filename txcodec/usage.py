@@ -69,7 +69,9 @@ def session_usage(conv: Conversation, *, subagents: bool = True) -> list[ModelUs
     seen: set[str] = set()
     for c in convs:
         for m in c.messages:
-            if m.role != "assistant" or m.synthetic:
+            # a compaction's own model call is the summary's usage (Codex)
+            call = (m.role == "assistant" and not m.synthetic) or (m.compact_summary and m.usage is not UNSET)
+            if not call:
                 continue
             if isinstance(m.id, str):  # a call is counted once, whatever files it reaches
                 if m.id in seen:

@@ -70,4 +70,11 @@ SCENARIOS = [
           [("create hello.txt", [[r.custom_tool_call("apply_patch", "*** Begin Patch\n*** Add File: hello.txt\n+hello\n*** End Patch\n",
                                                      "call_patch_1")], [r.text("Created hello.txt.")]])],
           facts=[item_count("custom_tool_call"), item_count("custom_tool_call_output")], covers=["apply_patch"]),
+    codex("auto_compact", "three turns past model_auto_compact_token_limit = 100: codex compacts before each later "
+          "turn (a model call of its own, local: the provider is not OpenAI)",
+          [("turn 1", [[r.text("Answer 1.")]]),
+           ("turn 2", [[r.text("Summary one.")], [r.text("Answer 2.")]]),
+           ("turn 3", [[r.text("Summary two.")], [r.text("Answer 3.")]])],
+          config="model_auto_compact_token_limit = 100\n",
+          facts=[compactions(2)], covers=["autocompaction", "local compaction", "class 7"]),
 ]

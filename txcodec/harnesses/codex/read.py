@@ -61,6 +61,9 @@ class _Reader:
         self.replaying = False
         self.last_total: tuple | None = None
         self.pending_usage_from = 0  # messages from this index get the next token_count
+        # a counted model call with no assistant message after it: a local compaction's
+        # own call, when a ``compacted`` line follows (which then takes its usage)
+        self.unattributed: Usage | None = None
         self.events_only = not any(
             isinstance(R.payload_of(r), R.MessageItem) for r in session.records if not isinstance(r, Opaque)
         )
@@ -165,6 +168,17 @@ class _Reader:
             summary = summary_from_history(history)
         msg = self.message("user", line.timestamp, content=[Text(summary)], compact_summary=True, synthetic=True)
         msg.source_ids.append(f"line:{n}")
+        if self.unattributed is not None:
+            # the compaction's own model call (counted just before its line): its usage
+            # is the summary's, so usage reports count the call (ccusage does)
+            msg.usage, self.unattributed = self.unattributed, None
+            if self.model is not None:
+                msg.model = self.model
+            extra = self.conv.meta.extra
+            left = msgspec.convert(extra.pop("codex_unattributed_usage"), Usage)
+            left = Usage(*(a - b for a, b in zip(msgspec.structs.astuple(left)[:4], msgspec.structs.astuple(msg.usage)[:4])))
+            if any(msgspec.structs.astuple(left)[:4]):
+                extra["codex_unattributed_usage"] = msgspec.to_builtins(left)
         if history is not None:
             msg.extra["codex_replacement_history"] = history
         if derived:
@@ -336,7 +350,9 @@ class _Reader:
         if not targets:
             extra = self.conv.meta.extra
             extra["codex_unattributed_usage"] = msgspec.to_builtins(_usage_add(extra.get("codex_unattributed_usage"), usage))
+            self.unattributed = usage
             return
+        self.unattributed = None
         target = targets[-1]
         target.usage = usage if target.usage is UNSET else _usage_sum(target.usage, usage)
 
