@@ -39,6 +39,7 @@ def capture(script: list[Reply], prompts: list[str | Invocation], files: dict[st
         project = tmp / "project"
         project.mkdir(parents=True, exist_ok=True)
         for rel, data in (files or {}).items():
+            (project / rel).parent.mkdir(parents=True, exist_ok=True)
             (project / rel).write_bytes(data)
         replies = script(project.resolve()) if callable(script) else list(script)
         return run_claude(Run("scenario", replies, invocations), tmp)
@@ -172,4 +173,21 @@ SCENARIOS = [
            [Invocation(["repeat: " + HOSTILE], ["--input-format", "stream-json"], stdin=True), "run it"],
            facts=[has_text("\\ud83d")],
            covers=["hostile strings", "lone surrogates", "class 8"]),
+    claude("custom_command", "a custom prompt command from .claude/commands, expanded into the prompt",
+           [text("Hello, Ada!")],
+           ["/greet Ada"], files={".claude/commands/greet.md": b"Greet $ARGUMENTS warmly, in one line.\n"},
+           facts=[has_text("<command-name>/greet</command-name>")], covers=["custom prompt commands"]),
+    claude("write_edit", "the Write tool creates a file, the Edit tool changes it",
+           lambda project: [tool_use("Write", {"file_path": str(project / "notes.txt"), "content": "alpha\nbeta\n"}, "toolu_w1",
+                                     say="Writing."),
+                            tool_use("Edit", {"file_path": str(project / "notes.txt"), "old_string": "beta",
+                                              "new_string": "gamma"}, "toolu_ed1", say="Editing."),
+                            text("notes.txt now says alpha and gamma.")],
+           ["write notes.txt then change beta to gamma"],
+           facts=[has_block("assistant", "tool_use", 2)], covers=["file edits"]),
+    claude("denied_tool", "Bash is disallowed: the call is refused and the model answers without it",
+           [tool_use("Bash", {"command": "echo hi"}, "toolu_d1", say="Trying Bash."), text("I could not run Bash.")],
+           [Invocation(["run echo hi"], ["--disallowedTools=Bash"])],
+           facts=[has_block("user", "tool_result")], covers=["permission denials"]),
 ]
+

@@ -10,17 +10,21 @@ from txcodec.clients import responses as r
 from txcodec.clients.codex import Sandbox
 
 from . import Scenario
+from .claude_code import PNG
 
 
 def reasoning(*parts: str) -> dict:
     return {"type": "reasoning", "summary": [{"type": "summary_text", "text": p} for p in parts], "encrypted_content": None}
 
 
-def codex(name: str, about: str, turns: list[tuple[str, list[list[dict]]]], *, config: str = "", facts=(), covers=()) -> Scenario:
+def codex(name: str, about: str, turns: list[tuple[str, list[list[dict]]]], *, config: str = "", files=None, facts=(),
+          covers=()) -> Scenario:
     """``turns``: (prompt, the replies its model calls get), one codex process each."""
 
     def produce(tmp: Path) -> dict[str, bytes]:
         with Sandbox(root=tmp / "codex", config=config) as box:
+            for rel, data in (files or {}).items():
+                (box.cwd / rel).write_bytes(data)
             session = None
             for prompt, script in turns:
                 args = ["resume", session, prompt] if session else [prompt]
@@ -77,4 +81,15 @@ SCENARIOS = [
            ("turn 3", [[r.text("Summary two.")], [r.text("Answer 3.")]])],
           config="model_auto_compact_token_limit = 100\n",
           facts=[compactions(2)], covers=["autocompaction", "local compaction", "class 7"]),
+    codex("view_image", "the view_image tool attaches a PNG from the project",
+          [("look at pixel.png", [[r.function_call("view_image", {"path": "pixel.png"}, "call_img_1")], [r.text("One pixel.")]])],
+          files={"pixel.png": PNG}, facts=[item_count("function_call_output")], covers=["view_image", "images"]),
+    codex("web_search", "a provider-side web search item, then the answer",
+          [("search the web for txcodec", [[{"type": "web_search_call", "status": "completed",
+                                             "action": {"type": "search", "query": "txcodec"}}, r.text("Found nothing new.")]])],
+          facts=[item_count("web_search_call")], covers=["web search"]),
+    codex("three_turns", "three plain turns (two resumes of the same thread)",
+          [("first", [[r.text("One.")]]), ("second", [[r.text("Two.")]]), ("third", [[r.text("Three.")]])],
+          facts=[item_count("message", 3, lambda i: i.get("role") == "assistant")], covers=["resumed turns"]),
 ]
+

@@ -53,4 +53,8 @@ SCENARIOS = [
                            g.text("Both read.")])],
            files={"a.txt": b"alpha\n", "b.txt": b"beta\n"}, facts=[has_key("b.txt")],
            covers=["parallel tool calls"]),
+    gemini("three_turns", "three plain turns, each resuming the session",
+           [("first", [g.text("One.")]), ("second", [g.text("Two.")]), ("third", [g.text("Three.")])],
+           covers=["resumed turns"]),
 ]
+

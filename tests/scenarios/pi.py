@@ -27,4 +27,8 @@ SCENARIOS = [
               ("thanks", [text("You're welcome.")])],
              files={"hello.txt": b"hello world\n"},
              facts=[entries("message", 5)], covers=["thinking", "tool calls"]),
+    chat_cli("pi", "two_turns", "two plain turns, the second resuming the first",
+             [("hello", [text("Hi there.")]), ("and again", [text("Hi again.")])],
+             facts=[], covers=["resumed turns"]),
 ]
+

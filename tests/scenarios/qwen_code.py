@@ -67,4 +67,8 @@ SCENARIOS = [
               ("thanks", [text("You're welcome.")])],
              files={"hello.txt": b"hello world\n"},
              facts=[records("tool_result")], covers=["thinking", "tool calls"]),
+    chat_cli("qwen_code", "two_turns", "two plain turns, the second resuming the first",
+             [("hello", [text("Hi there.")]), ("and again", [text("Hi again.")])],
+             facts=[], covers=["resumed turns"]),
 ]
+

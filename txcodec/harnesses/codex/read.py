@@ -322,6 +322,13 @@ class _Reader:
         if isinstance(output, dict) and output.get("success") is False:
             is_error = True
         msg = self.side("user", ts)
+        if isinstance(output, list):
+            # an image part's ``detail`` (``"high"`` from view_image) has no slot in Image:
+            # the parts are kept as they were, for Codex -> Codex
+            details = {str(i): part["detail"] for i, part in enumerate(output)
+                       if isinstance(part, dict) and part.get("type") == "input_image" and "detail" in part}
+            if details:
+                msg.extra.setdefault("codex_image_detail", {})[p.call_id] = details
         msg.content.append(ToolResult(p.call_id, content, is_error))
         if isinstance(p.id, str):
             msg.source_ids.append(p.id)

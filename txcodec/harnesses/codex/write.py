@@ -375,6 +375,11 @@ class _Writer:
             self.loss.add("write:orphan-result", f"message {n}: result for {block.tool_use_id} has no call before it; codex drops it")
             return
         output = self.output(block, n)
+        details = (msg.extra.get("codex_image_detail") or {}).get(block.tool_use_id) if self.from_codex else None
+        if isinstance(output, list) and isinstance(details, dict):
+            for i, part in enumerate(output):
+                if str(i) in details and isinstance(part, dict) and part.get("type") == "input_image":
+                    part["detail"] = details[str(i)]
         if block.is_error:
             self.loss.add("write:is_error", f"message {n}: {block.tool_use_id} failed; Codex outputs carry no error flag")
         cls = R.CustomToolCallOutputItem if kind == "custom" else R.FunctionCallOutputItem
