@@ -176,3 +176,26 @@ def test_codex_usage_counts_compaction_calls_like_ccusage(tmp_path):
     assert done.returncode == 0, done.stderr[-1000:]
     totals = json.loads(done.stdout)["totals"]
     assert row.total_tokens == totals["totalTokens"] and row.input_tokens == totals["inputTokens"]
+
+
+# Claude's Agent/Task calls in Codex ---------------------------------------------------------
+
+@pytest.mark.real_client
+def test_codex_offers_subagents_only_as_its_multi_agent_namespace():
+    """What docs/mapping.md says a Claude Agent call becomes in Codex rests on the tool
+    list codex 0.171.0 sends: no Agent or Task tool; sub-agents are the functions of the
+    ``multi_agent_v1`` namespace."""
+    from txcodec.clients import responses as r
+    from txcodec.clients.codex import Sandbox
+
+    with Sandbox() as box:
+        run = box.run(["hi"], [[r.text("ok")]], timeout=120)
+        tools = run.requests[0].json()["tools"]
+    names = {t.get("name") for t in tools}
+    assert not {"Agent", "Task"} & names
+    (namespace,) = [t for t in tools if t.get("name") == "multi_agent_v1"]
+    assert {"spawn_agent", "send_input", "wait_agent", "close_agent"} <= {t["name"] for t in namespace["tools"]}
+    conversation, _ = read("claude_code", "foreground_subagent")
+    lines, loss = write(conversation, "codex")
+    calls = [v["payload"] for v in lines if v["type"] == "response_item" and v["payload"].get("type") == "function_call"]
+    assert any(c["name"] == "Agent" for c in calls) and "write:tool-unmapped" in loss.counts()
