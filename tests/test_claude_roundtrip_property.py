@@ -46,9 +46,8 @@ from txcodec.common import (
     ToolUse,
     Usage,
 )
-from txcodec.harnesses.claude_code.envelopes import strip_ansi
+from txcodec.harnesses.claude_code.envelopes import CAVEAT_TEXT, strip_ansi
 from txcodec.harnesses.claude_code.read import read
-from txcodec.harnesses.claude_code.envelopes import CAVEAT_TEXT
 from txcodec.harnesses.claude_code.write import MISSING_RESULT, TESTED_VERSION, entry_id, write
 from txcodec.loss import LossReport
 from txcodec.native import Opaque

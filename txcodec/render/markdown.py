@@ -6,7 +6,18 @@ from __future__ import annotations
 
 from msgspec import UNSET
 
-from ..common import Artifact, Child, Command, Conversation, Message, RedactedThinking, Text, Thinking, ToolResult, ToolUse
+from ..common import (
+    Artifact,
+    Child,
+    Command,
+    Conversation,
+    Message,
+    RedactedThinking,
+    Text,
+    Thinking,
+    ToolResult,
+    ToolUse,
+)
 from ._text import child_title, children_by_call, command_line, compact_json, label, result_text, tool_names
 
 

@@ -26,7 +26,19 @@ from typing import Any
 
 import msgspec
 
-from ...common import Command, Conversation, Document, Image, Message, RawBlock, RedactedThinking, Text, Thinking, ToolResult, ToolUse
+from ...common import (
+    Command,
+    Conversation,
+    Document,
+    Image,
+    Message,
+    RawBlock,
+    RedactedThinking,
+    Text,
+    Thinking,
+    ToolResult,
+    ToolUse,
+)
 from ...loss import LossReport
 from ...registry import WriteOptions, Written
 from .read import COMPACTION_PREFIX, COMPACTION_SUFFIX

@@ -34,7 +34,21 @@ from typing import Any
 import msgspec
 from msgspec import UNSET
 
-from ...common import Child, ChildLink, Command, Conversation, Epoch, Message, Meta, RedactedThinking, Text, Thinking, ToolResult, ToolUse, Usage
+from ...common import (
+    Child,
+    ChildLink,
+    Command,
+    Conversation,
+    Epoch,
+    Message,
+    Meta,
+    RedactedThinking,
+    Text,
+    Thinking,
+    ToolResult,
+    ToolUse,
+    Usage,
+)
 from ...loss import LossReport
 from ...native import NativeSession, Opaque
 from ...tools import tool_kind
