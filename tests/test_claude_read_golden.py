@@ -17,7 +17,7 @@ from txcodec import api
 from txcodec.common import ToolResult, ToolUse, to_json
 from txcodec.loss import LossReport
 
-CASES = sorted(p for p in (GOLDEN / "claude_code").glob("*") if p.is_dir()) if (GOLDEN / "claude_code").is_dir() else []
+CASES = sorted(p for p in (GOLDEN / "claude_code").glob("*") if p.is_dir() and p.name != "scenarios") if (GOLDEN / "claude_code").is_dir() else []
 _SKIP = ("expected", "written", "output")
 
 

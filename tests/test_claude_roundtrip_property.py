@@ -46,7 +46,7 @@ from txcodec.common import (
     ToolUse,
     Usage,
 )
-from txcodec.harnesses.claude_code.envelopes import strip_ansi
+from txcodec.harnesses.claude_code.envelopes import CAVEAT_TEXT, strip_ansi
 from txcodec.harnesses.claude_code.read import read
 from txcodec.harnesses.claude_code.write import MISSING_RESULT, TESTED_VERSION, entry_id, write
 from txcodec.loss import LossReport
@@ -506,6 +506,13 @@ def _fill(c: Conversation, got: Conversation, sid: str, cwd: str, agent_id: str 
             if isinstance(b, Command):  # the CLI's layout: every element written
                 b.args = b.args if b.args is not UNSET else ""
                 b.message = b.message if b.message is not UNSET else b.name.lstrip("/")
+        # a command that printed gets a caveat before it, made up in 2.1.332's wording
+        # when the message had none; it reads back as the message's caveat
+        first = next((b for b in msg.content if isinstance(b, Command)), None)
+        if first is not None and "caveat" not in msg.extra and (first.output is not UNSET or first.stderr is not UNSET):
+            got_msg = got.messages[i] if i < len(got.messages) else None
+            if got_msg is not None and got_msg.extra.get("caveat") == CAVEAT_TEXT:
+                msg.extra["caveat"] = CAVEAT_TEXT
     for e in c.epochs:
         if e.trigger is UNSET:
             e.trigger = "manual"

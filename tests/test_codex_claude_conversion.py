@@ -89,10 +89,16 @@ def common_of(path: Path, harness: str) -> Conversation:
     return api.to_common(api.load(path, harness))
 
 
-def last_epoch(conv: Conversation) -> list[Message]:
-    """What a resumed client's model sees: the messages from the last compaction on."""
-    start = max((e.start for e in conv.epochs), default=0)
-    return conv.messages[start:]
+def last_epoch(conv: Conversation, preserved: bool = True) -> list[Message]:
+    """What a resumed client's model sees: the last compaction's summary, the messages
+    it preserved (Claude Code's preservedSegment; unless not ``preserved``), then what
+    came after."""
+    if not conv.epochs:
+        return conv.messages
+    epoch = max(conv.epochs, key=lambda e: e.start)
+    keep = set(epoch.preserved_ids) if preserved else set()
+    preserved = [m for m in conv.messages[: epoch.start] if keep & set(m.source_ids)]
+    return conv.messages[epoch.start: epoch.start + 1] + preserved + conv.messages[epoch.start + 1:]
 
 
 # --- Codex -> Claude Code -----------------------------------------------------------------
@@ -116,14 +122,14 @@ def test_codex_to_claude_resumes_with_the_conversation(src, tmp_path):
 # --- Claude Code -> Codex -----------------------------------------------------------------
 
 
-def as_codex_writes(conv: Conversation) -> list[Message]:
+def as_codex_writes(conv: Conversation, preserved: bool = True) -> list[Message]:
     """The conversation as the Codex writer means to write it, by its declared rules
     (docs/mapping.md): Claude tools mapped (``write:tool-mapped``), slash commands as
     text (``write:command-as-text``), no error flags on results (``write:is_error``),
     results without a call left out (``write:orphan-result``), and from the last
     compaction on (the summary is the replacement history)."""
     out, calls = [], set()
-    for m in last_epoch(conv):
+    for m in last_epoch(conv, preserved):
         if m.api_error and m.synthetic:
             continue  # a client-side API error is an ``error`` event: the model never saw it
         blocks = []
@@ -271,7 +277,11 @@ def test_claude_codex_claude_round_trip(src, tmp_path):
     as_codex, _, loss1 = convert_api(src, "claude_code", "codex", tmp_path / "codex")
     main_file, _, loss2 = convert_api(as_codex, "codex", "claude_code", tmp_path / "claude")
     conv = common_of(src, "claude_code")
-    expected = claude.comparable(as_codex_writes(conv), prompt=None)
+    # back from Codex, a compaction's replacement history beyond its summary is declared
+    # (compaction:kept-history), not written: Claude resumes from the summary
+    expected = claude.comparable(as_codex_writes(conv, preserved=False), prompt=None)
+    if len(as_codex_writes(conv)) > len(as_codex_writes(conv, preserved=False)):
+        assert "compaction:kept-history" in loss2.counts()
     if not expected:  # nothing to resume: the source holds no conversation
         assert not [m for m in common_of(main_file, "claude_code").messages if m.content]
         return

@@ -43,7 +43,7 @@ def _golden_sources() -> list[tuple[str, Path]]:
     """Every golden input of every harness (the cases' native files)."""
     found = []
     for harness in HARNESSES:
-        for case in sorted(p for p in (GOLDEN / harness).iterdir() if p.is_dir()):
+        for case in sorted(p for p in (GOLDEN / harness).iterdir() if p.is_dir() and p.name != "scenarios"):
             for path in sorted(case.iterdir()):
                 if path.name in ("common.json", "written.jsonl", "loss.json", "prompts.json") or path.name.startswith("expected"):
                     continue

@@ -18,7 +18,7 @@ from txcodec.loss import LossReport
 from txcodec.native import decode_session
 from txcodec.registry import WriteOptions
 
-CASES = sorted(p for p in (GOLDEN / "gemini_cli").iterdir() if p.is_dir())
+CASES = sorted(p for p in (GOLDEN / "gemini_cli").iterdir() if p.is_dir() and p.name != "scenarios")
 GOLDEN_CWD = "/work/project"
 UPDATE = os.environ.get("TXCODEC_UPDATE_GOLDEN") == "1"
 

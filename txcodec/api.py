@@ -170,8 +170,10 @@ def to_common(session: NativeSession, loss: LossReport | None = None) -> Convers
         if session.harness == "jsonl":  # the fallback: nothing recognised the lines
             raise NotSupported(f"{where}not a session of any known harness (name one with --from)")
         raise NotSupported(f"{where}reading {harness.title} into Common is not supported yet")
+    loss = loss if loss is not None else LossReport()
     with _no_cycle_collection():  # a reader builds objects by the hundred thousand, no cycle among them yet
-        conversation = harness.read(session, loss if loss is not None else LossReport())
+        conversation = harness.read(session, loss)
+    declare_lone_surrogates(session, loss)
     _add_origin(conversation, session)
     return conversation
 
@@ -187,6 +189,20 @@ def _add_origin(conversation: Conversation, session: NativeSession) -> None:
         conversation.meta.started_by = found.started_by
     if found.forked_from is not None:
         conversation.meta.forked_from = found.forked_from
+
+
+def declare_lone_surrogates(session: NativeSession, loss: LossReport) -> None:
+    """A lone UTF-16 surrogate escape (``\\ud83d``: JavaScript writes half an emoji cut by
+    truncation so) cannot be decoded by msgspec: the codecs read it as U+FFFD
+    (:func:`txcodec.native.without_lone_surrogates`; the native bytes keep the escape),
+    so Common holds U+FFFD there. Each such line is named in the loss report."""
+    from .native import without_lone_surrogates
+
+    file = str(session.path) if session.path is not None else None
+    for n, line in enumerate(session.lines, 1):
+        raw = line.raw
+        if raw is not None and b"\\u" in raw and without_lone_surrogates(raw) is not None:
+            loss.add("text:lone-surrogate", "a lone UTF-16 surrogate escape is U+FFFD in Common", file=file, line=n)
 
 
 def convert(

@@ -47,6 +47,15 @@ class Thinking(_Block, tag="thinking"):
     encrypted: str | UnsetType = UNSET
 
 
+class RedactedThinking(_Block, tag="redacted_thinking"):
+    """Reasoning the provider returned encrypted whole (the Messages API's
+    ``redacted_thinking`` block): ``data`` is opaque and goes back to the API as it was.
+    Only an Anthropic model can read it; a writer for another provider keeps it where it
+    has an encrypted slot or reports ``write:redacted-thinking``."""
+
+    data: str
+
+
 class ToolUse(_Block, tag="tool_use"):
     """A tool call. ``input`` is exactly what the source held (not always an object);
     :attr:`tool` gives the typed view, and ``kind`` the normalized family."""
@@ -131,7 +140,7 @@ class RawBlock(_Block, tag="raw"):
     value: Any = None
 
 
-Block = Union[Text, Thinking, ToolUse, ToolResult, Image, Document, Artifact, Command, RawBlock]
+Block = Union[Text, Thinking, RedactedThinking, ToolUse, ToolResult, Image, Document, Artifact, Command, RawBlock]
 
 
 # --- messages ------------------------------------------------------------------------

@@ -113,11 +113,13 @@ def _tokens(u: Usage) -> tuple[int, int, int, int]:
 
 def common_calls(conv: Conversation, *, subagents: bool = True) -> list[list]:
     """The conversation's provider calls in the lean readers' shape: ``[id, model,
-    timestamp, tokens | None, verified, reasoning]``; synthetic messages are no calls."""
+    timestamp, tokens | None, verified, reasoning]``; synthetic messages are no calls, and
+    a compaction's own model call is its summary's usage (Codex)."""
     out = []
     for c in _conversations(conv) if subagents else (conv,):
         for m in c.messages:
-            if m.role != "assistant" or m.synthetic:
+            call = (m.role == "assistant" and not m.synthetic) or (m.compact_summary and m.usage is not UNSET)
+            if not call:
                 continue
             ts = m.timestamp if isinstance(m.timestamp, str) else None
             model = m.model if isinstance(m.model, str) else None

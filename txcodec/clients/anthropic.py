@@ -31,6 +31,7 @@ from ..common import (
     Image,
     Message,
     RawBlock,
+    RedactedThinking,
     Text,
     Thinking,
     ToolResult,
@@ -112,7 +113,11 @@ _RESULT_PARTS = {"text", "image", "document", "search_result", "tool_reference"}
 _TOOL_ID = re.compile(r"[a-zA-Z0-9_-]+")  # fullmatch: "$" would take a final newline
 # Claude Code 2.1.332 sends its environment context as a ``system`` message inside
 # ``messages`` (a beta the ``?beta=true`` endpoint accepts), text only.
-_ROLES = {"user": _USER_BLOCKS, "assistant": _ASSISTANT_BLOCKS, "system": {"text"}}
+# It adds a ``tool_addition`` block to that message when a tool disabled in the recorded
+# run (``--disallowedTools``) is available on resume, under the mid-conversation-tool-
+# changes beta it names in ``betas`` (the denied_tool scenario); whether the real API
+# takes it is not known, so it is not flagged here.
+_ROLES = {"user": _USER_BLOCKS, "assistant": _ASSISTANT_BLOCKS, "system": {"text", "tool_addition"}}
 
 
 def violations(body: Any) -> list[str]:
@@ -435,6 +440,8 @@ def api_block(block: Any) -> Block:
     if kind == "thinking":
         sig = block.get("signature")
         return Thinking(block.get("thinking") or "", signature=sig) if isinstance(sig, str) else Thinking(block.get("thinking") or "")
+    if kind == "redacted_thinking" and isinstance(block.get("data"), str):
+        return RedactedThinking(block["data"])
     if kind == "tool_use":
         return ToolUse(id=str(block.get("id", "")), name=str(block.get("name", "")), input=block.get("input"))
     if kind == "tool_result":

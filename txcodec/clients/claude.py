@@ -180,7 +180,7 @@ def check_resume(
 _NO_RESPONSE = "No response requested."
 
 
-def comparable(messages: list, prompt: str | None = RESUME_PROMPT) -> list[tuple[str, list[tuple]]]:
+def comparable(messages: list, prompt: str | None = RESUME_PROMPT, *, caveats: bool = False) -> list[tuple[str, list[tuple]]]:
     """A conversation reduced to what the request carries, for comparing what Claude
     Code sent with what a file meant: consecutive same-role messages merged (the API and
     the client both merge them), the client's own ``<system-reminder>`` texts and
@@ -188,7 +188,9 @@ def comparable(messages: list, prompt: str | None = RESUME_PROMPT) -> list[tuple
     resume ``prompt`` and the "No response requested." filler the client puts before it
     removed, and one trailing newline of a text ignored (the client adds one when it
     merges consecutive user turns); command envelopes compare by their elements, without
-    layout or terminal colours. Blocks become plain tuples (role, [(type, ...)])."""
+    layout or terminal colours; the local-command caveat is left out unless ``caveats``
+    (its wording changed between versions: the client sends what the file holds). Blocks
+    become plain tuples (role, [(type, ...)])."""
     import msgspec
 
     from ..common import Command, Text, Thinking, ToolResult, ToolUse
@@ -202,7 +204,7 @@ def comparable(messages: list, prompt: str | None = RESUME_PROMPT) -> list[tuple
                 return []
             envelope = parse_envelope(block.text)
             if envelope is not None and envelope.is_caveat_only:  # fixed boilerplate (seed 003)
-                return []
+                return [("caveat", block.text.strip())] if caveats else []
             if envelope is not None:  # layout and terminal colours are not content
                 elements = {k: strip_ansi(v) for k, v in envelope.elements.items()}
                 if elements.get("command-args") == "":  # written empty or left out

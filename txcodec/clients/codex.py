@@ -106,6 +106,7 @@ class Sandbox:
     root: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="txcodec-codex-")))
     model: str = MODEL
     provider: str = "mock"  # a rollout names its provider; resume refuses another one
+    config: str = ""  # more top-level config.toml lines (e.g. model_auto_compact_token_limit)
 
     @property
     def home(self) -> Path:
@@ -131,7 +132,7 @@ class Sandbox:
                 table = f'openai_base_url = "{server.url}/v1"\n'
             else:
                 table = PROVIDER.format(provider=self.provider, url=server.url)
-            (self.home / "config.toml").write_text(CONFIG.format(model=self.model, provider=self.provider, provider_table=table))
+            (self.home / "config.toml").write_text(self.config + CONFIG.format(model=self.model, provider=self.provider, provider_table=table))
             env = client_env(self.root / "home", {
                 "CODEX_HOME": str(self.home),
                 "MOCK_API_KEY": "dummy",
@@ -357,7 +358,7 @@ def comparable(messages: list) -> list[tuple[str, list[tuple]]]:
     newlines, the way the writer joins them."""
     import msgspec
 
-    from ..common import Command, Image, Text, Thinking, ToolResult, ToolUse
+    from ..common import Command, Image, RedactedThinking, Text, Thinking, ToolResult, ToolUse
     from ..harnesses.codex.prelude import prelude_kind
     from ..harnesses.codex.write import command_text
 
@@ -372,6 +373,8 @@ def comparable(messages: list) -> list[tuple[str, list[tuple]]]:
         if isinstance(block, Thinking):
             encrypted = block.encrypted if isinstance(block.encrypted, str) else None
             return [("reasoning", block.thinking, encrypted)] if block.thinking or encrypted else []
+        if isinstance(block, RedactedThinking):  # written as encrypted reasoning
+            return [("reasoning", "", block.data)]
         if isinstance(block, Image):
             return [image(block)]
         if isinstance(block, Command):

@@ -9,6 +9,7 @@ supplies a handler that turns a scripted reply into that API's wire format.
 from __future__ import annotations
 
 import json
+import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -104,10 +105,12 @@ class MockServer:
 
 
 def sse(events: list[tuple[str | None, Any]]) -> list[bytes]:
-    """Server-sent events; U+2028/U+2029 are escaped, since some SDKs split on them."""
+    """Server-sent events; U+2028/U+2029 are escaped, since some SDKs split on them, and
+    so is a lone surrogate (a model can send one as ``\\ud83d``; it has no UTF-8 form)."""
     chunks = []
     for event, data in events:
         text = json.dumps(data, ensure_ascii=False).replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+        text = re.sub("[\ud800-\udfff]", lambda m: f"\\u{ord(m.group()):04x}", text)
         head = f"event: {event}\n" if event else ""
         chunks.append(f"{head}data: {text}\n\n".encode())
     return chunks

@@ -13,6 +13,7 @@ from ..common import (
     Document,
     Image,
     RawBlock,
+    RedactedThinking,
     Text,
     Thinking,
     ToolResult,
@@ -88,6 +89,8 @@ def label(block, names: dict[str, str] | None = None) -> str:
         return f"{name} result" if block.is_error is None else f"{name} result ({status(block)})"
     if t is Thinking:
         return "thinking" + ("" if block.thinking else " (signature only)")
+    if t is RedactedThinking:
+        return "thinking (redacted)"
     if t is Image:
         return f"image {block.media_type if block.media_type is not UNSET else ''}".rstrip()
     if t is Document:

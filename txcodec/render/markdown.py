@@ -8,7 +8,19 @@ from msgspec import UNSET
 
 from ..changes import by_call as changes_by_call
 from ..changes import conversation_changes, unified_diff
-from ..common import Artifact, Change, Child, Command, Conversation, Message, Text, Thinking, ToolResult, ToolUse
+from ..common import (
+    Artifact,
+    Change,
+    Child,
+    Command,
+    Conversation,
+    Message,
+    RedactedThinking,
+    Text,
+    Thinking,
+    ToolResult,
+    ToolUse,
+)
 from ._text import child_title, children_by_call, command_line, compact_json, label, result_text, tool_names
 
 
@@ -36,6 +48,8 @@ def _block(block, out: list[str], names: dict[str, str], changes: dict[str, list
             out.append(block.text)
     elif t is Thinking:
         out.append("> *thinking*" + ("\n>\n> " + block.thinking.replace("\n", "\n> ") if block.thinking else " (signature only)"))
+    elif t is RedactedThinking:
+        out.append("> *thinking* (redacted)")
     elif t is ToolUse:
         out.append(f"**Tool call** `{block.name}` ({block.kind})\n\n" + _fence(compact_json(block.input), "json"))
     elif t is ToolResult:

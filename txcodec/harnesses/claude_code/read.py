@@ -34,6 +34,7 @@ from ...common import (
     Message,
     Meta,
     RawBlock,
+    RedactedThinking,
     Text,
     Thinking,
     ToolResult,
@@ -151,6 +152,9 @@ class _FileReader:
         self.epochs: list[Epoch] = []
         self.boundaries: list[_PendingBoundary] = []
         self.commands: dict[str, Command] = {}  # record uuid -> the command it recorded
+        # a local-command caveat waiting for the command it stands before: its wording
+        # changed between client versions and the client resends it as recorded
+        self.caveat: str | None = None
         self.spawns: dict[str, _Spawn] = {}  # agentId -> spawn (toolUseResult.agentId)
         self.runs: dict[str, _Spawn] = {}  # workflow runId -> spawn
         self.pending_origin: tuple[str, int] | None = None
@@ -289,7 +293,7 @@ class _FileReader:
             elif t is ThinkingBlock:
                 out.append(Thinking(block.thinking, block.signature))
             elif t is RedactedThinkingBlock:
-                out.append(Thinking(encrypted=block.data))
+                out.append(RedactedThinking(block.data))
             else:
                 out.append(self._other_block(block, n))
 
@@ -476,7 +480,7 @@ class _FileReader:
         if env is None:
             return False
         if env.is_caveat_only:
-            self.lose("envelope:caveat", "local-command caveat (fixed boilerplate) dropped", n)
+            self.caveat = env.get(envelopes.CAVEAT)  # kept on the next command's message
             return True
         parent = rec.parent_uuid if isinstance(rec.parent_uuid, str) else None
         if env.is_command:
@@ -489,6 +493,9 @@ class _FileReader:
             self._command_output(cmd, env, n)
             msg = self._new_message("user", rec, n)
             msg.content.append(cmd)
+            if self.caveat is not None:
+                msg.extra["caveat"] = self.caveat
+                self.caveat = None
             if type(rec) is SystemRecord:
                 msg.extra["subtype"] = "local_command"
             else:

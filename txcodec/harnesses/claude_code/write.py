@@ -52,6 +52,7 @@ from ...common import (
     Image,
     Message,
     RawBlock,
+    RedactedThinking,
     Text,
     Thinking,
     ToolResult,
@@ -146,7 +147,6 @@ class _Stream:
     open_calls: set[str] = field(default_factory=set)  # calls the next user message may answer
     calls: list[str] = field(default_factory=list)  # the last assistant message's calls, in order
     records: list[str] = field(default_factory=list)  # every record written, for the message being written
-    in_commands: bool = False  # the last thing written was a local command
     counter: int = 0
     forked_from: dict[str, Any] | None = None  # the session's fork link, on its conversation records
 
@@ -310,7 +310,6 @@ class _Writer:
             boundary = self.boundary(epochs[index], s) if index in epochs else None
             if message.role == "assistant":
                 self.assistant(message, s, where)
-                s.in_commands = False
                 s.calls = [b.id for b in message.content if isinstance(b, ToolUse)]
                 missing = pending.get(index, [])
                 s.open_calls = set(s.calls) - set(missing)
@@ -420,6 +419,8 @@ class _Writer:
                 self.loss.add("write:thinking-without-signature", f"{where}: thinking without a signature left out ({len(block.thinking)} chars)", file=s.file)
                 return None
             return {"type": "thinking", "thinking": block.thinking, "signature": block.signature}
+        if isinstance(block, RedactedThinking):  # back to the API as it was
+            return {"type": "redacted_thinking", "data": block.data}
         if isinstance(block, ToolUse):
             tool_id, name = api_tool_id(block.id), block.name
             if tool_id != block.id:
@@ -472,7 +473,6 @@ class _Writer:
         writes it; ``more`` is the rest of the user message, in the same record."""
         call = s.tool_records.get(block["tool_use_id"])
         s.conversation_record("user", {"role": "user", "content": [block, *more]}, call or s.tail, **fields, sourceToolAssistantUUID=call)
-        s.in_commands = False
 
     def user(self, message: Message, s: _Stream, where: str, missing: list[str]) -> None:
         """A user message: its results (with the ones added for unanswered calls, in call
@@ -508,12 +508,16 @@ class _Writer:
             pieces += 1
         for k, run in enumerate(runs[1:], 1):
             if run and isinstance(run[0], Command):
-                later = [r[0] for r in runs[k:] if r and isinstance(r[0], Command)]
-                if not s.in_commands and any(c.output is not UNSET or c.stderr is not UNSET for c in later):
-                    # the CLI puts this fixed caveat before a run of local commands (seed 000)
-                    s.conversation_record("user", {"role": "user", "content": render_caveat()}, s.tail, isMeta=True)
+                # the CLI puts a caveat before a local command's records: the source's own
+                # where it had one, else one in the wording of the version written for,
+                # before each command that printed something (2.1.332 does so; seed 000
+                # saw one per run of commands from older clients)
+                recorded = message.extra.get("caveat") if k == 1 else None
+                command = run[0]
+                if isinstance(recorded, str) or command.output is not UNSET or command.stderr is not UNSET:
+                    caveat = render_caveat(recorded if isinstance(recorded, str) else None)
+                    s.conversation_record("user", {"role": "user", "content": caveat}, s.tail, isMeta=True)
                 self.command(run[0], s)
-                s.in_commands = True
                 pieces += 1
             elif run:
                 content = self.user_content(run, s, f"{where}.run{k}")
@@ -531,7 +535,6 @@ class _Writer:
             fields["isCompactSummary"] = True
             fields["isVisibleInTranscriptOnly"] = True
         s.conversation_record("user", {"role": "user", "content": content}, s.tail, **fields)
-        s.in_commands = False
         if not message.meta and not message.compact_summary and isinstance(content, str):
             s.last_prompt = content
 

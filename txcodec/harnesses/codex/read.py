@@ -61,6 +61,9 @@ class _Reader:
         self.replaying = False
         self.last_total: tuple | None = None
         self.pending_usage_from = 0  # messages from this index get the next token_count
+        # a counted model call with no assistant message after it: a local compaction's
+        # own call, when a ``compacted`` line follows (which then takes its usage)
+        self.unattributed: Usage | None = None
         self.events_only = not any(
             isinstance(R.payload_of(r), R.MessageItem) for r in session.records if not isinstance(r, Opaque)
         )
@@ -165,6 +168,17 @@ class _Reader:
             summary = summary_from_history(history)
         msg = self.message("user", line.timestamp, content=[Text(summary)], compact_summary=True, synthetic=True)
         msg.source_ids.append(f"line:{n}")
+        if self.unattributed is not None:
+            # the compaction's own model call (counted just before its line): its usage
+            # is the summary's, so usage reports count the call (ccusage does)
+            msg.usage, self.unattributed = self.unattributed, None
+            if self.model is not None:
+                msg.model = self.model
+            extra = self.conv.meta.extra
+            left = msgspec.convert(extra.pop("codex_unattributed_usage"), Usage)
+            left = Usage(*(a - b for a, b in zip(msgspec.structs.astuple(left)[:4], msgspec.structs.astuple(msg.usage)[:4])))
+            if any(msgspec.structs.astuple(left)[:4]):
+                extra["codex_unattributed_usage"] = msgspec.to_builtins(left)
         if history is not None:
             msg.extra["codex_replacement_history"] = history
         if derived:
@@ -218,6 +232,11 @@ class _Reader:
         blocks = [_part(part) for part in p.content]
         if p.role == "assistant":
             msg = self.side("assistant", ts)
+            # an output_text's annotations (``[]`` from 0.171) have no slot in Text: kept
+            # by block position, so Codex -> Codex resends the same item
+            for i, part in enumerate(p.content, len(msg.content)):
+                if isinstance(part, R.OutputText) and part.annotations is not UNSET:
+                    msg.extra.setdefault("codex_annotations", {})[str(i)] = part.annotations
             msg.content.extend(blocks)
             if isinstance(p.id, str):
                 msg.source_ids.append(p.id)
@@ -244,6 +263,8 @@ class _Reader:
         if isinstance(p.content, list) and p.content:
             self.lose("field:reasoning.content", "raw reasoning text is not carried next to the summary", n)
         msg = self.side("assistant", ts)
+        if len(p.summary) > 1:  # Common holds one text; the parts are kept by block position
+            msg.extra.setdefault("codex_summary_parts", {})[str(len(msg.content))] = [s.text for s in p.summary]
         msg.content.append(block)
         if isinstance(p.id, str):
             msg.source_ids.append(p.id)
@@ -301,6 +322,13 @@ class _Reader:
         if isinstance(output, dict) and output.get("success") is False:
             is_error = True
         msg = self.side("user", ts)
+        if isinstance(output, list):
+            # an image part's ``detail`` (``"high"`` from view_image) has no slot in Image:
+            # the parts are kept as they were, for Codex -> Codex
+            details = {str(i): part["detail"] for i, part in enumerate(output)
+                       if isinstance(part, dict) and part.get("type") == "input_image" and "detail" in part}
+            if details:
+                msg.extra.setdefault("codex_image_detail", {})[p.call_id] = details
         msg.content.append(ToolResult(p.call_id, content, is_error))
         if isinstance(p.id, str):
             msg.source_ids.append(p.id)
@@ -329,7 +357,9 @@ class _Reader:
         if not targets:
             extra = self.conv.meta.extra
             extra["codex_unattributed_usage"] = msgspec.to_builtins(_usage_add(extra.get("codex_unattributed_usage"), usage))
+            self.unattributed = usage
             return
+        self.unattributed = None
         target = targets[-1]
         target.usage = usage if target.usage is UNSET else _usage_sum(target.usage, usage)
 

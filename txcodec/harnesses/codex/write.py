@@ -37,6 +37,7 @@ from ...common import (
     Image,
     Message,
     RawBlock,
+    RedactedThinking,
     Text,
     Thinking,
     ToolResult,
@@ -252,7 +253,7 @@ class _Writer:
         for n, msg in enumerate(self.conv.messages):
             self.ts = normalize_ts(msg.timestamp) or self.ts
             if msg.compact_summary and msg.role == "user":
-                self.compacted(msg)
+                self.compacted(msg, n)
             elif msg.role == "user":
                 self.user(msg, n)
             else:
@@ -297,18 +298,40 @@ class _Writer:
         cwd = self.options.cwd or (self.conv.meta.cwd if isinstance(self.conv.meta.cwd, str) else "/")
         self.emit(R.TurnContextLine(timestamp=self.ts, payload=R.TurnContext(cwd=cwd, model=model, approval_policy="never", sandbox_policy={"type": "read-only"}, summary="auto")))
 
-    def compacted(self, msg: Message) -> None:
+    def compacted(self, msg: Message, n: int) -> None:
         text = "\n".join(b.text for b in msg.content if isinstance(b, Text))
         history = msg.extra.get("codex_replacement_history")
         if not isinstance(history, list) and not self.from_codex:
             # Without a replacement history, codex resumes with the user messages before
-            # the compaction plus the summary; other harnesses (Claude Code) resume with
-            # the summary alone. Saying so keeps the model's context what the source meant.
+            # the compaction plus the summary; other harnesses resume with the summary
+            # plus the messages the compaction preserved (Claude Code 2.1.332:
+            # compactMetadata.preservedSegment). Saying so keeps the model's context what
+            # the source meant.
             history = [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}]
+            history += self.preserved_items(n)
         if isinstance(history, list) and msg.extra.get("codex_summary_from_history"):
             text = ""  # the reader made the text up from the history; codex wrote none
         self.emit(R.CompactedLine(timestamp=self.ts, payload=R.Compacted(message=text, replacement_history=history if isinstance(history, list) else UNSET)))
         self.event(R.ContextCompactedEvent())
+
+    def preserved_items(self, n: int) -> list[Any]:
+        """The response items of the messages the compaction at message ``n`` preserved
+        (already written before it, as items of their own), for its replacement history."""
+        epoch = next((e for e in self.conv.epochs if e.start == n), None)
+        keep = set(epoch.preserved_ids) if epoch is not None else set()
+        preserved = [(i, m) for i, m in enumerate(self.conv.messages[:n]) if keep & set(m.source_ids)]
+        if not preserved:
+            return []
+        # written once more into a scratch list: the items, not the lines or the losses
+        lines, loss, model = self.lines, self.loss, self.model
+        self.lines, self.loss = [], LossReport()
+        try:
+            for i, m in preserved:
+                (self.user if m.role == "user" else self.assistant)(m, i)
+            written = [json.loads(line) for line in self.lines]
+        finally:
+            self.lines, self.loss, self.model = lines, loss, model
+        return [line["payload"] for line in written if line.get("type") == "response_item"]
 
     def user(self, msg: Message, n: int) -> None:
         parts: list[Any] = []
@@ -362,6 +385,11 @@ class _Writer:
             self.loss.add("write:orphan-result", f"message {n}: result for {block.tool_use_id} has no call before it; codex drops it")
             return
         output = self.output(block, n)
+        details = (msg.extra.get("codex_image_detail") or {}).get(block.tool_use_id) if self.from_codex else None
+        if isinstance(output, list) and isinstance(details, dict):
+            for i, part in enumerate(output):
+                if str(i) in details and isinstance(part, dict) and part.get("type") == "input_image":
+                    part["detail"] = details[str(i)]
         if block.is_error:
             self.loss.add("write:is_error", f"message {n}: {block.tool_use_id} failed; Codex outputs carry no error flag")
         cls = R.CustomToolCallOutputItem if kind == "custom" else R.FunctionCallOutputItem
@@ -392,14 +420,20 @@ class _Writer:
             self.event(R.ErrorEvent(message="\n".join(b.text for b in msg.content if isinstance(b, Text))))
             return
         texts: list[Any] = []
-        for block in msg.content:
+        annotations = msg.extra.get("codex_annotations") if self.from_codex else None
+        summaries = msg.extra.get("codex_summary_parts") if self.from_codex else None
+        for i, block in enumerate(msg.content):
             if isinstance(block, Text):
-                texts.append(R.OutputText(block.text))
+                kept = annotations.get(str(i), UNSET) if isinstance(annotations, dict) else UNSET
+                texts.append(R.OutputText(block.text, annotations=kept))
                 continue
             self.flush_text(msg, texts)
             texts = []
             if isinstance(block, Thinking):
-                self.thinking(block, n)
+                parts = summaries.get(str(i)) if isinstance(summaries, dict) else None
+                self.thinking(block, n, parts if isinstance(parts, list) and "\n\n".join(map(str, parts)) == block.thinking else None)
+            elif isinstance(block, RedactedThinking):  # Codex's slot for opaque reasoning
+                self.item(R.ReasoningItem(summary=[], content=None, encrypted_content=block.data))
             elif isinstance(block, ToolUse):
                 self.tool_use(block, n, block.id in (msg.extra.get("codex_custom_calls") or ()))
             elif isinstance(block, RawBlock) and block.source_type == "codex_compaction":
@@ -419,14 +453,15 @@ class _Writer:
         self.item(R.MessageItem(role="assistant", content=parts, phase=phase if isinstance(phase, str) else UNSET))
         self.event(R.AgentMessageEvent(message="\n".join(p.text for p in parts)))
 
-    def thinking(self, block: Thinking, n: int) -> None:
+    def thinking(self, block: Thinking, n: int, parts: list[str] | None = None) -> None:
         encrypted = block.encrypted if isinstance(block.encrypted, str) else None
         if not block.thinking and encrypted is None:
             self.loss.add("write:thinking-without-text", f"message {n}: a signature-only thinking block has nothing Codex can hold")
             return
         if block.signature is not UNSET:
             self.loss.add("write:thinking-signature", f"message {n}: the provider signature is not carried; the text becomes a reasoning summary")
-        summary = [R.SummaryText(block.thinking)] if block.thinking else []
+        # a Codex source's several summary parts come back as they were
+        summary = [R.SummaryText(t) for t in parts] if parts else [R.SummaryText(block.thinking)] if block.thinking else []
         self.item(R.ReasoningItem(summary=summary, content=None, encrypted_content=encrypted))
         if block.thinking:
             self.event(R.AgentReasoningEvent(text=block.thinking))

@@ -45,6 +45,7 @@ from ...common import (
     Image,
     Message,
     RawBlock,
+    RedactedThinking,
     Text,
     Thinking,
     ToolResult,
@@ -141,6 +142,8 @@ class _Builder:
                         self.loss.add("write:thinking-signature", "a thought has no signature field", line=index + 1)
                 else:
                     self.loss.add("write:thinking", "thinking without text (signature/encrypted only) dropped", line=index + 1)
+            elif isinstance(block, RedactedThinking):
+                self.loss.add("write:redacted-thinking", "redacted (encrypted) thinking has no place in a Gemini turn; dropped", line=index + 1)
             elif isinstance(block, Text):
                 if calls:
                     self.loss.add("write:reordered", "text after a tool call moved before the calls", line=index + 1)

@@ -31,6 +31,7 @@ from ...common import (
     Message,
     Meta,
     RawBlock,
+    RedactedThinking,
     Text,
     Thinking,
     ToolResult,
@@ -220,6 +221,9 @@ class _Builder:
             elif kind == "thinking":
                 thinking = Thinking(part.get("thinking", ""))
                 signature = part.get("thinkingSignature")
+                if part.get("redacted") and isinstance(signature, str) and not thinking.thinking:
+                    blocks.append(RedactedThinking(signature))  # Anthropic's redacted_thinking
+                    continue
                 if isinstance(signature, str):
                     if part.get("redacted"):
                         thinking.encrypted = signature

@@ -25,7 +25,19 @@ from typing import Any
 
 import msgspec
 
-from ...common import Command, Conversation, Document, Image, Message, RawBlock, Text, Thinking, ToolResult, ToolUse
+from ...common import (
+    Command,
+    Conversation,
+    Document,
+    Image,
+    Message,
+    RawBlock,
+    RedactedThinking,
+    Text,
+    Thinking,
+    ToolResult,
+    ToolUse,
+)
 from ...ids import check_id, checked_cwd, is_safe_id, is_uuid, safe_relpath, shown, source_cwd
 from ...loss import LossReport
 from ...registry import WriteOptions, Written
@@ -166,6 +178,8 @@ class _Writer:
         for block in message.content:
             if isinstance(block, Text):
                 content.append({"type": "text", "text": block.text})
+            elif isinstance(block, RedactedThinking):  # pi's form of Anthropic's redacted_thinking
+                content.append({"type": "thinking", "thinking": "", "thinkingSignature": block.data, "redacted": True})
             elif isinstance(block, Thinking):
                 if isinstance(block.encrypted, str):
                     content.append({"type": "thinking", "thinking": block.thinking, "thinkingSignature": block.encrypted, "redacted": True})

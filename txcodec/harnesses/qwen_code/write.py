@@ -32,6 +32,7 @@ from ...common import (
     Image,
     Message,
     RawBlock,
+    RedactedThinking,
     Text,
     Thinking,
     ToolResult,
@@ -157,7 +158,11 @@ class _Writer:
         parts = [self.result_part(b) for b in results]
         for b in results:
             self.pending.pop(b.tool_use_id, None)
-        self.answer_pending(message, parts)
+        if others or not results:
+            # a results-only message may be one of several: Qwen Code writes each result
+            # of parallel calls as a record of its own, in completion order, so the calls
+            # still open wait for the next message (or the next assistant turn)
+            self.answer_pending(message, parts)
         if parts:
             self.record("tool_result", "user", parts, message)
         parts = [p for block in others for p in self.user_part(block)]
@@ -167,6 +172,9 @@ class _Writer:
     def assistant_part(self, block: Any) -> list[dict]:
         if isinstance(block, Text):
             return [{"text": block.text}] if block.text else []
+        if isinstance(block, RedactedThinking):
+            self.loss.add("write:redacted-thinking", "redacted (encrypted) thinking has no place in a Qwen part; dropped")
+            return []
         if isinstance(block, Thinking):
             if not block.thinking:
                 self.loss.add("write:thinking", "a thinking block without text (signature/encrypted only) dropped")

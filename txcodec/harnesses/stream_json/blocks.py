@@ -8,7 +8,7 @@ from typing import Any
 import msgspec
 from msgspec import UNSET
 
-from ...common import Block, Command, Document, Image, RawBlock, Text, Thinking, ToolResult, ToolUse
+from ...common import Block, Command, Document, Image, RawBlock, RedactedThinking, Text, Thinking, ToolResult, ToolUse
 from ...loss import LossReport
 from ...tools import tool_kind
 from ..claude_code import records as cc
@@ -68,7 +68,7 @@ def _raw_block(kind: str):
 _TO_COMMON = {
     cc.TextBlock: lambda b: Text(b.text),
     cc.ThinkingBlock: lambda b: Thinking(b.thinking, signature=b.signature),
-    cc.RedactedThinkingBlock: _raw_block("redacted_thinking"),
+    cc.RedactedThinkingBlock: lambda b: RedactedThinking(b.data),
     cc.ToolUseBlock: lambda b: ToolUse(id=b.id, name=b.name, input=_raw(b.input), kind=tool_kind(b.name)),
     cc.ServerToolUseBlock: _raw_block("server_tool_use"),
     cc.ToolResultBlock: _tool_result,
@@ -119,6 +119,8 @@ def to_api(block: Block, loss: LossReport, where: str = "") -> dict[str, Any] | 
             loss.add("write:thinking-without-signature", f"{where}: thinking kept as text is not resumable; dropped")
             return None
         return {"type": "thinking", "thinking": block.thinking, "signature": block.signature}
+    if isinstance(block, RedactedThinking):
+        return {"type": "redacted_thinking", "data": block.data}
     if isinstance(block, ToolUse):
         value = block.input
         if not isinstance(value, dict):

@@ -26,6 +26,7 @@ conversation under that tool call (seed 002's subagent nesting).
 from __future__ import annotations
 
 import json
+import re
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,7 +34,21 @@ from typing import Any
 import msgspec
 from msgspec import UNSET
 
-from ...common import Child, ChildLink, Conversation, Message, Meta, Text, Thinking, ToolResult, ToolUse, Usage
+from ...common import (
+    Child,
+    ChildLink,
+    Command,
+    Conversation,
+    Epoch,
+    Message,
+    Meta,
+    RedactedThinking,
+    Text,
+    Thinking,
+    ToolResult,
+    ToolUse,
+    Usage,
+)
 from ...loss import LossReport
 from ...native import NativeSession, Opaque
 from ...tools import tool_kind
@@ -146,6 +161,9 @@ class _Run:
     streamed_text: bool = False
     last_assistant: Message | None = None
     result: dict[str, Any] | None = None
+    prompt: Message | None = None  # the run's prompt message, once placed
+    compaction: dict[str, Any] | None = None  # the run's compact_boundary metadata
+    compact_summary: Message | None = None  # the summary the CLI replayed after the boundary
 
     def summary(self) -> dict[str, Any]:
         out: dict[str, Any] = {"line": self.line, "prompt": self.prompt_source}
@@ -235,6 +253,7 @@ class _Reader:
                 line=run.line,
             )
         self.main.messages.insert(run.slot, prompt)
+        run.prompt = prompt
         run.prompted = True
         if run.slot == len(self.main.messages) - 1:  # nothing to merge tool results into now
             self.main.results_open = False
@@ -286,6 +305,64 @@ class _Reader:
             reason=_set(line.decision_reason), message=_set(line.message), source="system/permission_denied", line=n,
         )
 
+    def on_compact_boundary(self, line: SystemLine, n: int) -> None:
+        """``/compact`` or autocompaction: the next replayed user message is the summary
+        the CLI resumes from (with the messages ``preserved_messages`` names)."""
+        run = self._ensure_run(n)
+        meta = line.compact_metadata if isinstance(line.compact_metadata, dict) else {}
+        run.compaction = dict(meta, boundary_id=line.uuid if isinstance(line.uuid, str) else None)
+
+    def _compactions(self) -> list[Epoch]:
+        """An epoch per compaction whose summary was captured; a ``/compact`` prompt and
+        its ``<local-command-stdout>`` become one command after the summary, as the CLI
+        records it in its own session file."""
+        messages = self.main.messages
+        epochs = []
+        for run in self.runs:
+            if run.compaction is None or run.compact_summary is None:
+                continue
+            if run.prompt is not None and run.prompt in messages and _slash(run.prompt) is not None:
+                name, args = _slash(run.prompt)
+                messages.remove(run.prompt)
+                at = next(i for i, m in enumerate(messages) if m is run.compact_summary) + 1
+                command = Command(name=name, args=args)
+                after = messages[at] if at < len(messages) else None
+                stdout = _stdout(after) if after is not None else None
+                if stdout is not None:
+                    command.output = stdout
+                    messages.remove(after)
+                messages.insert(at, Message("user", [command], source_ids=run.prompt.source_ids))
+            meta = run.compaction
+            kept = meta.get("preserved_messages") if isinstance(meta.get("preserved_messages"), dict) else {}
+            uuids = [u for u in kept.get("uuids") or [] if isinstance(u, str)]
+            epoch = Epoch(start=next(i for i, m in enumerate(messages) if m is run.compact_summary), preserved_ids=uuids)
+            if isinstance(meta.get("boundary_id"), str):
+                epoch.boundary_id = meta["boundary_id"]
+            if isinstance(meta.get("trigger"), str):
+                epoch.trigger = meta["trigger"]
+            if isinstance(meta.get("pre_tokens"), int):
+                epoch.pre_tokens = meta["pre_tokens"]
+            epochs.append(epoch)
+        return epochs
+
+    def _local_commands(self) -> None:
+        """A local command (``/cost``, ``/context``) prints as an assistant line of model
+        ``<synthetic>``; the CLI records it as a command with its stdout: so it is read,
+        the prompt and that line becoming one :class:`Command`."""
+        messages = self.main.messages
+        for run in self.runs:
+            prompt = run.prompt
+            if prompt is None or prompt not in messages or _slash(prompt) is None:
+                continue
+            at = next(i for i, m in enumerate(messages) if m is prompt)
+            reply = messages[at + 1] if at + 1 < len(messages) else None
+            if reply is None or reply.role != "assistant" or reply.model != "<synthetic>" or reply.api_error:
+                continue
+            name, args = _slash(prompt)
+            output = "\n".join(b.text for b in reply.content if isinstance(b, Text))
+            messages[at] = Message("user", [Command(name=name, args=args, output=output)], source_ids=prompt.source_ids + reply.source_ids)
+            del messages[at + 1]
+
     def _quiet(self, line: SystemLine, n: int) -> None:
         """Progress lines whose facts live elsewhere (the messages, the result)."""
         self.loss.add(f"record:system/{line.subtype}", "progress line; no Common form", file=self.file, line=n)
@@ -325,7 +402,13 @@ class _Reader:
             self.inputs.popleft()  # the same prompt, seen from both sides
         message = thread.add_user(line, content, n)
         # the run's own prompt only when nothing of the run came before it
+        if is_prompt and run.compaction is not None and run.compact_summary is None and key is None:
+            message.compact_summary = True  # the summary replayed after compact_boundary
+            run.compact_summary = message
+            self._timestamp(line.timestamp)
+            return
         if is_prompt and not run.prompted and run.slot == len(self.main.messages) - 1:
+            run.prompt = message
             run.prompted = True
             run.prompt_source = "replay" if line.is_replay else "output"
         if line.is_replay:
@@ -507,7 +590,9 @@ class _Reader:
             meta.extra["runs"] = [r.summary() for r in self.runs]
         if self.permissions:
             meta.extra["permissions"] = self.permissions
-        conversation = Conversation(meta=meta, messages=self.main.messages)
+        self._local_commands()
+        epochs = self._compactions()
+        conversation = Conversation(meta=meta, messages=self.main.messages, epochs=epochs)
         conversation.children = self._children()
         return conversation
 
@@ -562,11 +647,30 @@ class _Reader:
         "task_started": on_task_started,
         "task_notification": on_task_notification,
         "permission_denied": on_permission_denied,
+        "compact_boundary": on_compact_boundary,
         "status": _quiet,
         "thinking_tokens": _quiet,
         "task_progress": _quiet,
         "task_updated": _quiet,
     }
+
+
+def _slash(message: Message) -> tuple[str, str] | None:
+    """``("/name", "args")`` when the message is one typed slash command."""
+    texts = [b.text for b in message.content if isinstance(b, Text)]
+    if len(texts) != 1 or len(message.content) != 1 or not re.match(r"^/[A-Za-z][\w:-]*(\s|$)", texts[0]):
+        return None
+    name, _, args = texts[0].strip().partition(" ")
+    return name, args.strip()
+
+
+def _stdout(message: Message) -> str | None:
+    """The text of a ``<local-command-stdout>`` user message, else ``None``."""
+    texts = [b.text for b in message.content if isinstance(b, Text)]
+    if message.role != "user" or len(texts) != 1:
+        return None
+    found = re.fullmatch(r"<local-command-stdout>(.*)</local-command-stdout>", texts[0], re.S)
+    return found.group(1) if found else None
 
 
 def _apply_delta(block: dict[str, Any], delta: dict[str, Any]) -> None:
@@ -588,6 +692,8 @@ def _rebuild(block: dict[str, Any]) -> Any:
     if kind == "thinking":
         signature = block.get("signature")
         return Thinking(block.get("thinking", ""), signature=signature if signature else UNSET)
+    if kind == "redacted_thinking" and isinstance(block.get("data"), str):
+        return RedactedThinking(block["data"])
     if kind == "tool_use":
         raw = block.get("_json", "")
         try:

@@ -72,6 +72,8 @@ class SystemLine(_Envelope, tag="system"):
     message: Any = UNSET
     decision_reason: Any = UNSET
     decision_reason_type: Any = UNSET
+    # compact_boundary
+    compact_metadata: Any = UNSET
 
 
 class _Conversational(_Envelope):

@@ -1,0 +1,74 @@
+"""Qwen Code scenarios: ``qwen -p`` (later turns ``--resume``) against the mock Chat
+Completions API; the session file it wrote is recorded."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from txcodec.clients.openai_chat import Call, Reply, text, thinking, tool_call
+
+from . import Scenario
+
+
+def chat_cli(harness: str, name: str, about: str, turns, *, files=None, facts=(), covers=()) -> Scenario:
+    """``turns``: (prompt, replies, or a function of the project folder giving them)."""
+
+    def produce(tmp: Path) -> dict[str, bytes]:
+        if harness == "qwen_code":
+            from txcodec.clients.qwen import Qwen as Box
+        else:
+            from txcodec.clients.pi import Pi as Box
+        with Box() as box:
+            for rel, data in (files or {}).items():
+                (box.cwd / rel).write_bytes(data)
+            session = None
+            for prompt, script in turns:
+                script = script(box.cwd) if callable(script) else script
+                if harness == "qwen_code":
+                    run = box.qwen(prompt, script, resume=session, timeout=120)
+                else:
+                    run = box.pi(prompt, script, session=session, timeout=120)
+                if run.exit_code != 0:
+                    raise RuntimeError(f"{name}: exit {run.exit_code}: {run.stderr[-1500:]}")
+                (path,) = box.sessions()
+                session = path.stem if harness == "qwen_code" else str(path)
+            return {"session.jsonl": path.read_bytes()}
+
+    return Scenario(name, harness, about, produce, [p for p, _ in turns], list(facts), list(covers))
+
+
+def records(kind: str, n: int = 1):
+    def fact(lines):
+        assert sum(1 for v in lines if v.get("type") == kind) >= n, f"fewer than {n} {kind} records"
+    fact.__doc__ = f"{n}+ {kind} records"
+    return fact
+
+
+def results_in_records_of_their_own(lines):
+    """Each result of the parallel calls is a tool_result record of its own (class 6);
+    0.24.4 ran these two shell calls one after the other, so here completion order is
+    call order."""
+    ids = [v["toolCallResult"]["callId"] for v in lines if v.get("type") == "tool_result" and v.get("toolCallResult")]
+    assert sorted(ids) == ["call_par_1", "call_par_2"], ids
+    records = [v for v in lines if v.get("type") == "tool_result"]
+    assert all(len(v["message"]["parts"]) == 1 for v in records)
+
+
+PARALLEL = Reply("Running both.", [Call("call_par_1", "run_shell_command", {"command": "python3 -c 'import time; time.sleep(3); print(1)'"}),
+                                    Call("call_par_2", "run_shell_command", {"command": "echo fast"})])
+
+SCENARIOS = [
+    chat_cli("qwen_code", "parallel_results", "one reply calls two shell commands; the fast one finishes first",
+             [("run both commands", [PARALLEL, text("Both finished.")])],
+             facts=[results_in_records_of_their_own], covers=["parallel tool calls, one result record each", "class 6"]),
+    chat_cli("qwen_code", "read_and_think", "reasoning, a read_file call, then a second turn",
+             [("read hello.txt", lambda cwd: [tool_call("read_file", {"file_path": str(cwd / "hello.txt")}, say="Reading."),
+                                              thinking("It is a greeting.", then="It says hello world.")]),
+              ("thanks", [text("You're welcome.")])],
+             files={"hello.txt": b"hello world\n"},
+             facts=[records("tool_result")], covers=["thinking", "tool calls"]),
+    chat_cli("qwen_code", "two_turns", "two plain turns, the second resuming the first",
+             [("hello", [text("Hi there.")]), ("and again", [text("Hi again.")])],
+             facts=[], covers=["resumed turns"]),
+]
+

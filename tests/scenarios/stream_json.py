@@ -1,0 +1,41 @@
+"""stream-json scenarios: the stdout of ``claude -p --output-format stream-json --verbose``
+(2.1.332) for runs the CLI's own session file cannot show the same way: ``/compact``,
+local commands (printed as ``<synthetic>`` assistant lines) and a background agent."""
+
+from __future__ import annotations
+
+from txcodec.clients.anthropic import Reply, text, tool_use
+
+from .claude_code import REDACTED, claude, has_text
+
+
+def _line(kind: str, subtype: str | None = None):
+    def fact(lines):
+        assert any(v.get("type") == kind and (subtype is None or v.get("subtype") == subtype) for v in lines), (kind, subtype)
+    fact.__doc__ = f"the capture has a {kind}/{subtype} line"
+    return fact
+
+
+def synthetic_commands(lines):
+    """Local commands print as assistant lines whose model is ``<synthetic>`` (class 5)."""
+    assert any(v.get("type") == "assistant" and (v.get("message") or {}).get("model") == "<synthetic>" for v in lines)
+
+
+SCENARIOS = [
+    claude("compact", "two turns, /compact, a turn after: compact_boundary then the replayed summary",
+           [text("one"), text("two"), text("Summary: we said one and two."), text("Summary."), text("three")],
+           ["first", "second", "/compact", "third"],
+           facts=[_line("system", "compact_boundary")], covers=["manual /compact", "class 5"], harness="stream_json"),
+    claude("local_commands", "/cost and /context in a capture: <synthetic> assistant lines",
+           [text("First answer."), text("Second answer.")],
+           ["hello", "/cost", "/context", "after the commands"],
+           facts=[synthetic_commands], covers=["local slash commands", "class 5"], harness="stream_json"),
+    claude("redacted_thinking", "redacted thinking before the final text of a turn",
+           [Reply([{"type": "redacted_thinking", "data": REDACTED}, {"type": "text", "text": "Answer after redacted."}])],
+           ["think about it"],
+           facts=[has_text("redacted_thinking")], covers=["redacted thinking", "class 1"], harness="stream_json"),
+    claude("tool_then_text", "a Bash call and the answer",
+           [tool_use("Bash", {"command": "echo hi"}, "toolu_sj1", say="Running."), text("It printed hi.")],
+           ["say hi with bash"],
+           facts=[_line("user")], covers=["tool calls"], harness="stream_json"),
+]
