@@ -27,9 +27,10 @@ from txcodec.render import html
 
 # files in a golden case that are expectations or helpers, not the session itself
 _NOT_INPUT = {"case.toml", "common.json", "expected.common.json", "expected.loss.json", "loss.json",
-              "prompts.json", "input.jsonl", "make_cases.py"}
+              "prompts.json", "input.jsonl", "make_cases.py", "scenario.json"}
 
-CASES = sorted(p for p in GOLDEN.glob("*/*") if p.is_dir())
+# the golden cases, and the scenario library's sessions recorded with the real clients
+CASES = sorted(p for p in [*GOLDEN.glob("*/*"), *GOLDEN.glob("*/scenarios/*")] if p.is_dir() and p.name != "scenarios")
 
 
 def native_input(case: Path) -> Path:
@@ -39,8 +40,12 @@ def native_input(case: Path) -> Path:
     return found[0]
 
 
+def harness_of(case: Path) -> str:
+    return case.relative_to(GOLDEN).parts[0]
+
+
 def golden_conversation(case: Path) -> Conversation:
-    return api.to_common(api.load(native_input(case), case.parent.name))
+    return api.to_common(api.load(native_input(case), harness_of(case)))
 
 
 def walk(conv: Conversation):

@@ -13,6 +13,7 @@ from html.parser import HTMLParser
 
 import pytest
 from click.testing import CliRunner
+from conftest import GOLDEN
 from html_cases import CASES, LONG_MARK, SCRIPT, golden_conversation, hostile_conversation, native_input, tool_use_ids
 
 from txcodec import registry
@@ -21,7 +22,7 @@ from txcodec.common import Conversation, Image, Message, Meta, Text, ToolResult,
 from txcodec.render import html, site
 
 
-@pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c.parent.name}/{c.name}")
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.relative_to(GOLDEN).as_posix())
 def test_golden_exports_through_the_cli(case, tmp_path):
     out = tmp_path / "page.html"
     result = CliRunner().invoke(main, ["export", str(native_input(case)), "--to", "html", "-o", str(out)])

@@ -18,6 +18,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from conftest import GOLDEN
 from html_cases import (
     CASES,
     LONG_MARK,
@@ -95,7 +96,7 @@ def _write(tmp_path: Path, conv, name: str = "page.html") -> Path:
     return path
 
 
-@pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c.parent.name}/{c.name}")
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.relative_to(GOLDEN).as_posix())
 def test_golden_page_in_browser(browser, artifacts, case, tmp_path):
     conv = golden_conversation(case)
     loaded = Loaded(browser, _write(tmp_path, conv))
@@ -113,7 +114,8 @@ def test_golden_page_in_browser(browser, artifacts, case, tmp_path):
         assert page.locator("[data-epoch]").count() == len(conv.epochs)
         assert page.locator("article[data-role]").count() > 0 or not conv.messages
         _check_toggles(page)
-        page.screenshot(path=str(artifacts / f"{case.parent.name}-{case.name}.png"), full_page=True)
+        shot = case.relative_to(GOLDEN).as_posix().replace("/", "-") + ".png"
+        page.screenshot(path=str(artifacts / shot), full_page=True)
     finally:
         page.close()
 

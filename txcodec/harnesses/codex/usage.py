@@ -8,6 +8,8 @@ which close it) on a decode of the few fields it needs, without building Common:
 * a ``token_count`` whose running total repeats the previous one is skipped; otherwise
   its ``last_token_usage`` (else the total) goes to the newest assistant message opened
   since the previous counted event, or nowhere when none was;
+* a counted ``token_count`` no assistant message took is a local compaction's own call
+  when a ``compacted`` line follows, and counts as one;
 * input excludes the cached part (Common follows Anthropic), reasoning is kept apart.
 
 Rollouts the lean pass does not replay (2025 files without envelopes, events-only
@@ -67,6 +69,7 @@ def _calls(lines: Iterable[_Line]) -> tuple[str | None, str | None, list[list]] 
     open_call: list | None = None  # the assistant message items join, if one is open
     fresh = False  # an assistant message opened since the last counted token_count
     last_total: Any = None
+    unattributed: Any = None  # a counted token_count no assistant message took
     has_message_item = False
     for line in lines:
         p = line.payload
@@ -107,6 +110,9 @@ def _calls(lines: Iterable[_Line]) -> tuple[str | None, str | None, list[list]] 
                 last = info.last_token_usage if isinstance(info.last_token_usage, TokenUsage) else info.total_token_usage
                 if fresh:
                     _add(calls[-1], last)
+                    unattributed = None
+                else:
+                    unattributed = last  # a compaction's own call, if a compacted line follows
                 fresh = False
             elif t == "error":  # a synthetic assistant message: not a call, closes the open one
                 open_call = None
@@ -120,8 +126,11 @@ def _calls(lines: Iterable[_Line]) -> tuple[str | None, str | None, list[list]] 
         elif kind == "turn_context":
             if isinstance(p.model, str):
                 model = p.model
-        elif kind == "compacted":  # a synthetic summary message
+        elif kind == "compacted":  # a synthetic summary message: the compaction's call, when counted
             open_call = None
+            if unattributed is not None:
+                _add(_open(calls, model, line.timestamp), unattributed)
+                unattributed = None
     if not has_message_item:
         return None  # events-only: read from the UI events
     return (own_id or None), cwd, calls
