@@ -11,7 +11,7 @@ import msgspec
 
 from . import registry
 from .common import Conversation
-from .errors import InputError
+from .errors import InputError, guarded, strict
 from .loss import LossReport
 from .native import NativeSession, decode_document, decode_session, json_source
 
@@ -33,6 +33,7 @@ def read_bytes(path: str | os.PathLike[str]) -> bytes:
     return data
 
 
+@guarded
 def detect(data: bytes) -> str:
     """The harness whose format the leading lines match best; ``jsonl`` when none does."""
     return detect_lines(_leading_lines(data))
@@ -96,7 +97,12 @@ def _leading_lines(data: bytes, budget: int = 1 << 20) -> Iterator[bytes]:
 def _best_harness(sample: list[Any]) -> str:
     best, best_score = "jsonl", 0
     for name, harness in registry.harnesses().items():
-        score = harness.detect(sample)
+        try:
+            score = harness.detect(sample)
+        except Exception:  # a detector with a bug (or a plugin's) claims nothing
+            if strict():
+                raise
+            continue
         if score > best_score:
             best, best_score = name, score
     return best
@@ -117,6 +123,7 @@ def _load_document(data: bytes, harness: str | None, path: Path | None) -> Nativ
     return decode_document(data, registry.get(name).codec, name, path)
 
 
+@guarded
 def load(source: bytes | str | os.PathLike[str], harness: str | None = None) -> NativeSession:
     """Load a native session from bytes or a path; the harness is detected when ``None``.
 
@@ -146,6 +153,7 @@ class NotSupported(InputError):
     pass
 
 
+@guarded
 def to_common(session: NativeSession, loss: LossReport | None = None) -> Conversation:
     """The session as a Common conversation (with subagents, when side files exist).
 
@@ -160,6 +168,7 @@ def to_common(session: NativeSession, loss: LossReport | None = None) -> Convers
     return harness.read(session, loss if loss is not None else LossReport())
 
 
+@guarded
 def convert(
     source: bytes | str | os.PathLike[str] | Conversation,
     to: str,
@@ -217,6 +226,7 @@ def _name(source: Any) -> str:
     return "the input" if isinstance(source, (bytes, bytearray, memoryview)) else str(source)
 
 
+@guarded
 def install(written: registry.Written, harness: str, root: str | os.PathLike[str] | None = None) -> list[Path]:
     """Put ``written`` into the harness's store (its default root unless ``root``),
     atomically, refusing before writing anything when a file already exists.

@@ -6,6 +6,7 @@ from typing import Any
 
 from ...registry import Harness, lazy
 from . import store
+from ...native import tag_of
 from .codec import CODEC
 from .read import read
 from .records import RECORD_TYPES
@@ -19,7 +20,7 @@ def detect(sample: list[Any]) -> int:
     Each such line scores above what Claude Code's detector gives any line."""
     score = 0
     for value in sample:
-        if not isinstance(value, dict) or value.get("type") not in RECORD_TYPES or "sessionId" not in value:
+        if not isinstance(value, dict) or tag_of(value) not in RECORD_TYPES or "sessionId" not in value:
             continue
         message = value.get("message")
         if isinstance(message, dict) and "content" in message:
