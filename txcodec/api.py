@@ -165,7 +165,10 @@ def to_common(session: NativeSession, loss: LossReport | None = None) -> Convers
         if session.harness == "jsonl":  # the fallback: nothing recognised the lines
             raise NotSupported(f"{where}not a session of any known harness (name one with --from)")
         raise NotSupported(f"{where}reading {harness.title} into Common is not supported yet")
-    return harness.read(session, loss if loss is not None else LossReport())
+    from .conform import conform
+
+    loss = loss if loss is not None else LossReport()
+    return conform(harness.read(session, loss), loss)
 
 
 @guarded

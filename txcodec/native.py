@@ -320,9 +320,11 @@ def json_source(line: bytes | memoryview) -> bytes | memoryview:
 
 _HIGH = rb"[dD][89abAB][0-9a-fA-F]{2}"
 _LOW = rb"[dD][c-fC-F][0-9a-fA-F]{2}"
+# (?<!\\) starts a match only at the first backslash of a run: a long run of backslashes
+# is then scanned once, not once per backslash
 _LONE_SURROGATE = re.compile(
-    rb"(\\+)u" + _HIGH + rb"(?!\\u" + _LOW + rb")"  # a high half with no low half after it
-    rb"|(?<!\\u" + _HIGH + rb")(\\+)u" + _LOW  # a low half with no high half before it
+    rb"(?<!\\)(\\+)u" + _HIGH + rb"(?!\\u" + _LOW + rb")"  # a high half with no low half after it
+    rb"|(?<!\\u" + _HIGH + rb")(?<!\\)(\\+)u" + _LOW  # a low half with no high half before it
 )
 
 

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from typing import Any
 
 import msgspec
 
+from .errors import MALFORMED, describe
+from .loss import LossReport
 from .native import NativeSession, Opaque, json_source, plain
 
 _json = msgspec.json.Decoder()
@@ -28,3 +32,18 @@ def line_dicts(session: NativeSession) -> list[tuple[int, Any]]:
         except msgspec.DecodeError:
             out.append((n, None))
     return out
+
+
+@contextlib.contextmanager
+def malformed(loss: LossReport, file: str | None, line: int | None, what: str = "record") -> Iterator[None]:
+    """Read one record (or one part of it) with this around it: a value whose shape the
+    reader does not expect (a number where it reads a list, a key missing, an object
+    where it wants a string) is data, not a crash. The record is reported as
+    ``read:malformed`` with the reason and the reading goes on with the next one.
+
+    Well-formed sessions never reach this: the tests read every golden and corpus file
+    and assert no such entry."""
+    try:
+        yield
+    except MALFORMED as exc:
+        loss.add("read:malformed", f"{what} not read, a value has an unexpected shape ({describe(exc)})", file=file, line=line)

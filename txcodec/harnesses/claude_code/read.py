@@ -42,6 +42,7 @@ from ...common import (
 )
 from ...loss import LossReport
 from ...native import NativeSession, Opaque
+from ...readkit import malformed
 from ...tools import tool_kind
 from . import envelopes
 from .records import (
@@ -205,7 +206,8 @@ class _FileReader:
                     self.lose("duplicate", f"uuid {uuid} already read; the first copy is kept", n)
                     continue
                 seen.add(uuid)
-            handler(self, rec, n)
+            with malformed(self.loss, self.file, n):
+                handler(self, rec, n)
             unslotted = _UNSLOTTED.get(type(rec))
             if unslotted:
                 for attr, name in unslotted:

@@ -34,6 +34,7 @@ from msgspec import UNSET
 from ...common import Conversation, Epoch, Image, Message, Meta, RawBlock, Text, Thinking, ToolResult, ToolUse, Usage
 from ...loss import LossReport
 from ...native import NativeSession, Opaque
+from ...readkit import malformed
 from ...tools import tool_kind
 from . import records as R
 from .prelude import prelude_kind
@@ -91,11 +92,13 @@ class _Reader:
         for n, record in enumerate(self.session.records, 1):
             handler = _LINE_HANDLERS.get(type(record))
             if handler is not None:
-                handler(self, record, n)
+                with malformed(self.loss, self.file, n):
+                    handler(self, record, n)
             elif isinstance(record, Opaque):
                 self.lose("opaque", record.diagnostic, n)
             elif type(record) in R.RESPONSE_ITEM_TYPES.values():  # 2025: a bare item
-                self.item(record, None, n)
+                with malformed(self.loss, self.file, n):
+                    self.item(record, None, n)
             else:
                 self.lose("record:unknown", type(record).__name__, n)
         self.finish()

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...native import tag_of
 from ...registry import Harness, lazy
 from . import store
-from ...native import tag_of
 from .codec import CODEC
 from .read import read
 from .write import write

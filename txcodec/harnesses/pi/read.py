@@ -39,7 +39,7 @@ from ...common import (
 )
 from ...loss import LossReport
 from ...native import NativeSession
-from ...readkit import line_dicts
+from ...readkit import line_dicts, malformed
 from ...tools import tool_kind
 
 COMPACTION_PREFIX = "The conversation history before this point was compacted into the following summary:\n\n<summary>\n"
@@ -115,7 +115,8 @@ def read(session: NativeSession, loss: LossReport) -> Conversation:
     conversation = Conversation(meta=meta)
     builder = _Builder(conversation, loss, file)
     for n, entry in path_to_leaf(entries, loss, file):
-        builder.entry(n, entry)
+        with malformed(loss, file, n):
+            builder.entry(n, entry)
     for _, entry in entries:  # the newest name anywhere in the file, as pi shows it
         if entry.get("type") == "session_info":
             name = entry.get("name")

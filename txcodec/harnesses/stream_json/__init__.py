@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...registry import Harness
 from ...native import tag_of
+from ...registry import Harness
 from .codec import CODEC
 from .read import read
 from .records import LINE_TYPES, PROTOCOL_ONLY

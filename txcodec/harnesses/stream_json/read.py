@@ -36,6 +36,7 @@ from msgspec import UNSET
 from ...common import Child, ChildLink, Conversation, Message, Meta, Text, Thinking, ToolResult, ToolUse, Usage
 from ...loss import LossReport
 from ...native import NativeSession, Opaque
+from ...readkit import malformed
 from ...tools import tool_kind
 from .blocks import content_to_common
 from .records import (
@@ -646,8 +647,10 @@ def read(
     if input_session is not None:
         side = _Reader(loss, str(input_session.path) if input_session.path else None, None, input_only=True)
         for n, record in enumerate(input_session, 1):
-            side.feed(record, n)
+            with malformed(loss, side.file, n):
+                side.feed(record, n)
         reader.inputs.extend(side.inputs)
     for n, record in enumerate(session, 1):
-        reader.feed(record, n)
+        with malformed(loss, file, n):
+            reader.feed(record, n)
     return reader.finish()
