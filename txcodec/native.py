@@ -516,6 +516,19 @@ def _is_default(f: msgspec.structs.FieldInfo, value: Any) -> bool:
     return False
 
 
+def _raw_value(value: Any) -> Any:
+    if isinstance(value, msgspec.Raw):
+        return _peek_decoder.decode(value)
+    raise TypeError(f"cannot encode {type(value).__name__}")
+
+
+def builtins(value: Any) -> Any:
+    """``msgspec.to_builtins`` that also takes the :class:`msgspec.Raw` values a lenient
+    decode leaves in a record (an unknown block kept as its bytes): they become the
+    plain JSON values they hold."""
+    return msgspec.to_builtins(value, enc_hook=_raw_value)
+
+
 def plain(value: Any) -> Any:
     """Structs to dicts for encoding, keeping :class:`msgspec.Raw` values as their bytes."""
     if isinstance(value, msgspec.Struct):

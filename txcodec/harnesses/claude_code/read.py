@@ -41,7 +41,7 @@ from ...common import (
     Usage,
 )
 from ...loss import LossReport
-from ...native import NativeSession, Opaque
+from ...native import NativeSession, Opaque, builtins
 from ...readkit import malformed
 from ...tools import tool_kind
 from . import envelopes
@@ -320,7 +320,7 @@ class _FileReader:
             # a server-side tool has no client tool_result: kept raw, so no tool_use
             # in Common waits for a result that never comes
             self.lose("block:server_tool_use", "kept as a raw block", n)
-            return _raw_block("server_tool_use", msgspec.to_builtins(_plain_block(block)))
+            return _raw_block("server_tool_use", builtins(_plain_block(block)))
         if t is ToolReferenceBlock:
             return _raw_block("tool_reference", {"type": "tool_reference", "tool_name": block.tool_name})
         if isinstance(block, msgspec.Raw):
@@ -330,9 +330,9 @@ class _FileReader:
             return _raw_block(str(kind), value)
         if t is ToolResultBlock:  # a tool_result on an assistant line: keep it raw
             self.lose("block:tool_result", "tool_result on an assistant line, kept as a raw block", n)
-            return _raw_block("tool_result", msgspec.to_builtins(_plain_block(block)))
+            return _raw_block("tool_result", builtins(_plain_block(block)))
         self.lose(f"block:{type(block).__name__}", "unexpected block, kept as a raw block", n)
-        return _raw_block(type(block).__name__, msgspec.to_builtins(_plain_block(block)))
+        return _raw_block(type(block).__name__, builtins(_plain_block(block)))
 
     # -- user ------------------------------------------------------------------------
     def user(self, rec: UserRecord, n: int) -> None:

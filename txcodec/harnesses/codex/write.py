@@ -44,7 +44,9 @@ from ...common import (
     Usage,
 )
 from ...loss import LossReport
+from ...native import builtins
 from ...registry import WriteOptions, Written
+from ...tools import RawTool, typed_tool
 from . import records as R
 from .codec import CODEC
 from .prelude import DEVELOPER_KINDS, prelude_kind
@@ -153,7 +155,9 @@ def codex_tool(name: str, value: Any) -> tuple[str, str, Any, str | None]:
     if name in CUSTOM_TOOLS and isinstance(value, dict) and list(value) == ["input"] and isinstance(value["input"], str):
         value = value["input"]  # a freeform input another harness had to wrap in an object
     mapper = TOOL_MAP.get(name)
-    if mapper is not None and isinstance(value, dict):
+    # a mapper reads the input's fields: only an input that fits the tool's typed view
+    # (txcodec.tools) is mapped; any other shape is kept as it is, by name
+    if mapper is not None and isinstance(value, dict) and not isinstance(typed_tool(name, value), RawTool):
         return mapper(value)
     kind = "custom" if name in CUSTOM_TOOLS and isinstance(value, str) else "function"
     return kind, name, value, None
@@ -340,7 +344,7 @@ class _Writer:
             self.loss.add("write:document-as-text", f"message {n}")
             return block.data
         self.loss.add(f"write:block:{getattr(block, 'type', type(block).__name__)}", f"message {n}: kept as JSON text")
-        return json.dumps(msgspec.to_builtins(block), ensure_ascii=False)
+        return json.dumps(builtins(block), ensure_ascii=False)
 
     def tool_result(self, block: ToolResult, msg: Message, n: int) -> None:
         kind = self.call_kinds.get(block.tool_use_id)
@@ -371,7 +375,7 @@ class _Writer:
                 parts.append(b.value)
             else:
                 parts.append({"type": "input_text", "text": self.as_text(b, n)})
-        if all(p.get("type") == "input_text" for p in parts) and not self.from_codex:
+        if all(isinstance(p, dict) and p.get("type") == "input_text" for p in parts) and not self.from_codex:
             return "\n".join(p["text"] for p in parts)
         return parts
 

@@ -51,6 +51,7 @@ from ...common import (
     ToolUse,
 )
 from ...loss import LossReport
+from ...native import builtins
 from ...registry import WriteOptions, Written
 from .records import Blob, FileData, FunctionResponse, MessageRecord, Metadata, Part, Thought, Tokens, ToolCall
 from .store import MARKER, REGISTRY, project_hash, session_file_name, slugify
@@ -240,7 +241,7 @@ def _result_text(content: Any) -> str:
         elif isinstance(block, (Image, Document)):
             out.append(f"[{block.type}]" if hasattr(block, "type") else "[attachment]")
         else:
-            out.append(json.dumps(msgspec.to_builtins(block), ensure_ascii=False))
+            out.append(json.dumps(builtins(block), ensure_ascii=False))
     return "\n".join(out)
 
 

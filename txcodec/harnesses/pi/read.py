@@ -38,7 +38,7 @@ from ...common import (
     Usage,
 )
 from ...loss import LossReport
-from ...native import NativeSession
+from ...native import NativeSession, tag_of
 from ...readkit import line_dicts, malformed
 from ...tools import tool_kind
 
@@ -82,22 +82,23 @@ def path_to_leaf(entries: list[tuple[int, dict]], loss: LossReport, file: str | 
     current = entries[-1] if entries else None
     while current is not None:
         ident = current[1].get("id")
+        ident = ident if isinstance(ident, str) else None
         if ident in seen:
             loss.add("chain:cycle", f"parentId cycle at {ident}", file=file)
             break
         seen.add(ident)
         path.append(current)
         parent = current[1].get("parentId")
-        if not parent:
+        if not parent or not isinstance(parent, str):  # an id of another shape names no entry
             break
         if parent not in by_id:
             loss.add("chain:gap", f"{ident} names a missing parent {parent}", file=file)
             break
         current = by_id[parent]
     path.reverse()
-    on_path = {v.get("id") for _, v in path}
+    on_path = {v.get("id") for _, v in path if isinstance(v.get("id"), str)}
     for n, v in entries:
-        if v.get("id") not in on_path and v.get("type") in ("message", "custom_message", "branch_summary", "compaction"):
+        if v.get("id") not in on_path and tag_of(v) in ("message", "custom_message", "branch_summary", "compaction"):
             loss.add("record:off-branch", "not on the path to the last entry", file=file, line=n)
     return path
 

@@ -28,6 +28,7 @@ import msgspec
 
 from ...common import Command, Conversation, Document, Image, Message, RawBlock, Text, Thinking, ToolResult, ToolUse
 from ...loss import LossReport
+from ...native import builtins
 from ...registry import WriteOptions, Written
 from .read import COMPACTION_PREFIX, COMPACTION_SUFFIX
 from .store import session_relpath
@@ -69,7 +70,7 @@ def write(conversation: Conversation, loss: LossReport, options: WriteOptions) -
     started = _parse(meta.started_at) or next(
         (d for d in (_parse(m.timestamp) for m in conversation.messages) if d), None
     ) or datetime.now(timezone.utc)
-    seed = meta.id if isinstance(meta.id, str) else json.dumps(msgspec.to_builtins(conversation.messages[:3]))
+    seed = meta.id if isinstance(meta.id, str) else json.dumps(builtins(conversation.messages[:3]))
     if options.session_id:
         sid = options.session_id
     elif isinstance(meta.id, str) and _UUID.match(meta.id):
@@ -250,7 +251,7 @@ class _Writer:
                 # a result without its call: an API rejects it as a tool message
                 self.loss.add("write:orphan-result", f"result for unknown call {block.tool_use_id} written as text")
                 inner = block.content if isinstance(block.content, list) else [Text(block.content)]
-                texts = [b.text if isinstance(b, Text) else json.dumps(msgspec.to_builtins(b), ensure_ascii=False) for b in inner]
+                texts = [b.text if isinstance(b, Text) else json.dumps(builtins(b), ensure_ascii=False) for b in inner]
                 out.append({"type": "text", "text": f"[tool result {block.tool_use_id}]\n" + "\n".join(texts)})
             elif isinstance(block, Image) and isinstance(block.data, str):
                 out.append({"type": "image", "data": block.data, "mimeType": block.media_type if isinstance(block.media_type, str) else "image/png"})
@@ -266,5 +267,5 @@ class _Writer:
         if isinstance(block, Command):
             text = " ".join(x for x in (block.name, block.args if isinstance(block.args, str) else "") if x)
         else:
-            text = json.dumps(msgspec.to_builtins(block), ensure_ascii=False)
+            text = json.dumps(builtins(block), ensure_ascii=False)
         return {"type": "text", "text": text}

@@ -37,14 +37,14 @@ from ...common import (
     Usage,
 )
 from ...loss import LossReport
-from ...native import NativeSession
+from ...native import NativeSession, tag_of
 from ...readkit import line_dicts, malformed
 from ...tools import tool_kind
 from .records import RECORD_TYPES, SIDE_SUBTYPES
 
 
 def _is_conversation(value: dict) -> bool:
-    return value.get("type") in RECORD_TYPES and value.get("subtype") not in SIDE_SUBTYPES
+    return tag_of(value) in RECORD_TYPES and tag_of(value, "subtype") not in SIDE_SUBTYPES
 
 
 def active_chain(values: list[tuple[int, Any]], loss: LossReport, file: str | None) -> list[tuple[int, dict]]:

@@ -38,6 +38,7 @@ from ...common import (
     ToolUse,
 )
 from ...loss import LossReport
+from ...native import builtins
 from ...registry import WriteOptions, Written
 from .store import session_relpath
 
@@ -58,7 +59,7 @@ def session_id_for(conversation: Conversation, options: WriteOptions) -> str:
     source = conversation.meta.id if isinstance(conversation.meta.id, str) else ""
     if RESUMABLE_ID.match(source):
         return source
-    return str(uuid.uuid5(_NAMESPACE, source or json.dumps(msgspec.to_builtins(conversation.messages[:3]))))
+    return str(uuid.uuid5(_NAMESPACE, source or json.dumps(builtins(conversation.messages[:3]))))
 
 
 def write(conversation: Conversation, loss: LossReport, options: WriteOptions) -> Written:
@@ -221,7 +222,7 @@ def _render(block: Any) -> str:
         return " ".join(x for x in (block.name, block.args if isinstance(block.args, str) else "") if x)
     if isinstance(block, Text):
         return block.text
-    return json.dumps(msgspec.to_builtins(block), ensure_ascii=False)
+    return json.dumps(builtins(block), ensure_ascii=False)
 
 
 def _now() -> str:

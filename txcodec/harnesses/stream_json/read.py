@@ -30,12 +30,11 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
-import msgspec
 from msgspec import UNSET
 
 from ...common import Child, ChildLink, Conversation, Message, Meta, Text, Thinking, ToolResult, ToolUse, Usage
 from ...loss import LossReport
-from ...native import NativeSession, Opaque
+from ...native import NativeSession, Opaque, builtins
 from ...readkit import malformed
 from ...tools import tool_kind
 from .blocks import content_to_common
@@ -503,7 +502,7 @@ class _Reader:
         if len(self.session_ids) > 1:
             meta.extra["session_ids"] = self.session_ids
         if self.init:
-            meta.extra["init"] = msgspec.to_builtins(self.init)
+            meta.extra["init"] = builtins(self.init)
         if self.runs:
             meta.extra["runs"] = [r.summary() for r in self.runs]
         if self.permissions:
@@ -624,7 +623,7 @@ def _result_summary(line: ResultLine) -> dict[str, Any]:
         out["model_usage"] = line.model_usage
     if line.model_usage_camel is not UNSET:
         out["model_usage_total"] = line.model_usage_camel
-    return msgspec.to_builtins(out)
+    return builtins(out)
 
 
 def read(
