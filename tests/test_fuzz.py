@@ -14,7 +14,7 @@ import time
 
 import fuzzing
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 
 # a small budget per codec: the whole module stays well under a minute
@@ -28,7 +28,9 @@ _SETTINGS = {
 
 def _run(codec: str, data: st.DataObject) -> bytes:
     rng = fuzzing.Rng(lambda n: data.draw(st.integers(0, max(n - 1, 0))))
-    return fuzzing.mutant(codec, rng)
+    mutant = fuzzing.mutant(codec, rng)
+    note(f"mutant: {mutant[:2000]!r}")
+    return mutant
 
 
 @pytest.mark.parametrize("codec", fuzzing.CODECS)

@@ -96,9 +96,9 @@ def path_to_leaf(entries: list[tuple[int, dict]], loss: LossReport, file: str | 
             break
         current = by_id[parent]
     path.reverse()
-    on_path = {v.get("id") for _, v in path if isinstance(v.get("id"), str)}
+    on_path = {tag_of(v, "id") for _, v in path}
     for n, v in entries:
-        if v.get("id") not in on_path and tag_of(v) in ("message", "custom_message", "branch_summary", "compaction"):
+        if tag_of(v, "id") not in on_path and tag_of(v) in ("message", "custom_message", "branch_summary", "compaction"):
             loss.add("record:off-branch", "not on the path to the last entry", file=file, line=n)
     return path
 
