@@ -166,9 +166,12 @@ def to_common(session: NativeSession, loss: LossReport | None = None) -> Convers
             raise NotSupported(f"{where}not a session of any known harness (name one with --from)")
         raise NotSupported(f"{where}reading {harness.title} into Common is not supported yet")
     from .conform import conform
+    from .readkit import report_lone_surrogates
 
     loss = loss if loss is not None else LossReport()
-    return conform(harness.read(session, loss), loss)
+    conversation = harness.read(session, loss)
+    report_lone_surrogates(session, loss, str(session.path) if session.path is not None else None)
+    return conform(conversation, loss)
 
 
 @guarded

@@ -42,7 +42,7 @@ from ...common import (
 )
 from ...loss import LossReport
 from ...native import NativeSession, Opaque, builtins
-from ...readkit import malformed
+from ...readkit import malformed, report_unknown_keys
 from ...tools import tool_kind
 from . import envelopes
 from .records import (
@@ -315,6 +315,8 @@ class _FileReader:
         if t is ImageBlock:
             return _image(block)
         if t is DocumentBlock:
+            if block.context is not UNSET and block.context is not None:
+                self.lose("block:document-context", "a document's context has no slot in Common", n)
             return _document(block)
         if t is ServerToolUseBlock:
             # a server-side tool has no client tool_result: kept raw, so no tool_use
@@ -700,6 +702,7 @@ def read_file(session: NativeSession, loss: LossReport, file: str | None = None,
     name = file if file is not None else (str(session.path) if session.path else "<bytes>")
     reader = _FileReader(session, loss, name, tool_results or {})
     conversation = reader.run()
+    report_unknown_keys(session, loss, name, _HANDLERS)
     if conversation.meta.id is UNSET and session.path is not None:
         conversation.meta.id = session.path.name.removesuffix(".jsonl")
     return conversation, reader

@@ -179,8 +179,10 @@ class _Builder:
             elif isinstance(block, Text):
                 parts.append(Part(text=block.text))
             elif isinstance(block, (Image, Document)) and isinstance(block.data, str):
+                self._title_lost(block, index)
                 parts.append(Part(inline_data=Blob(mime_type=block.media_type or "application/octet-stream", data=block.data)))
             elif isinstance(block, (Image, Document)) and isinstance(block.url, str):
+                self._title_lost(block, index)
                 parts.append(Part(file_data=FileData(mime_type=block.media_type or "application/octet-stream", file_uri=block.url)))
             else:
                 parts.append(Part(text=self._fallback_text(block, index)))
@@ -211,6 +213,10 @@ class _Builder:
             call.result = [Part(function_response=FunctionResponse(
                 id=call.id, name=call.name, response={"error": "[Tool call interrupted: no result was recorded]"}))]
             call.status = "cancelled"
+
+    def _title_lost(self, block: Any, index: int) -> None:
+        if isinstance(block, Document) and isinstance(block.title, str):
+            self.loss.add("write:document-title", f"document title {block.title!r}: Gemini parts have no title", line=index + 1)
 
     def _fallback_text(self, block: Any, index: int) -> str:
         kind = getattr(block, "type", None) or type(block).__name__

@@ -187,6 +187,8 @@ class _Writer:
         if isinstance(block, Text):
             return [{"text": block.text}] if block.text else []
         if isinstance(block, (Image, Document)) and isinstance(block.data, str) and isinstance(block.media_type, str):
+            if isinstance(block, Document) and isinstance(block.title, str):
+                self.loss.add("write:document-title", f"document title {block.title!r}: Qwen Code parts have no title")
             if isinstance(block, Document) and block.media_type == "text/plain":
                 return [{"text": block.data}]
             return [{"inlineData": {"mimeType": block.media_type, "data": block.data}}]

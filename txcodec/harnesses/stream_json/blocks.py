@@ -45,6 +45,8 @@ def _image(b: cc.ImageBlock) -> Block:
 
 def _document(b: cc.DocumentBlock) -> Block:
     fields = _source_fields(b.source, b.title)
+    if b.context is not UNSET and b.context is not None:  # Common's Document has no slot for it: carried whole
+        return RawBlock("document", builtins(b))
     return Document(**fields) if fields else RawBlock("document", builtins(b))
 
 

@@ -35,7 +35,7 @@ from msgspec import UNSET
 from ...common import Child, ChildLink, Conversation, Message, Meta, Text, Thinking, ToolResult, ToolUse, Usage
 from ...loss import LossReport
 from ...native import NativeSession, Opaque, builtins
-from ...readkit import malformed
+from ...readkit import malformed, report_unknown_keys
 from ...tools import tool_kind
 from .blocks import content_to_common
 from .records import (
@@ -652,4 +652,5 @@ def read(
     for n, record in enumerate(session, 1):
         with malformed(loss, file, n):
             reader.feed(record, n)
+    report_unknown_keys(session, loss, file, _Reader.HANDLERS)
     return reader.finish()
