@@ -13,6 +13,7 @@ suite replays, before libFuzzer reports the crash. Needs the ``fuzz`` extra (ath
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 import tempfile
@@ -26,6 +27,16 @@ import atheris  # noqa: E402
 
 with atheris.instrument_imports(include=["txcodec"]):
     import fuzzing  # noqa: E402  (imports txcodec, instrumented)
+
+    # readers, writers and renderers are imported lazily: import them now, inside the
+    # hook, so that their coverage guides the fuzzer too
+    for _name in fuzzing.CODECS:
+        for _part in ("read", "write", "store"):
+            try:
+                importlib.import_module(f"txcodec.harnesses.{_name}.{_part}")
+            except ModuleNotFoundError:
+                pass
+    importlib.import_module("txcodec.conform")
 
 
 def _seeds(codec: str) -> str:

@@ -43,10 +43,10 @@ from ...common import (
     ToolUse,
     Usage,
 )
+from ...errors import MALFORMED
 from ...loss import LossReport
 from ...native import builtins
 from ...registry import WriteOptions, Written
-from ...tools import RawTool, typed_tool
 from . import records as R
 from .codec import CODEC
 from .prelude import DEVELOPER_KINDS, prelude_kind
@@ -155,10 +155,11 @@ def codex_tool(name: str, value: Any) -> tuple[str, str, Any, str | None]:
     if name in CUSTOM_TOOLS and isinstance(value, dict) and list(value) == ["input"] and isinstance(value["input"], str):
         value = value["input"]  # a freeform input another harness had to wrap in an object
     mapper = TOOL_MAP.get(name)
-    # a mapper reads the input's fields: only an input that fits the tool's typed view
-    # (txcodec.tools) is mapped; any other shape is kept as it is, by name
-    if mapper is not None and isinstance(value, dict) and not isinstance(typed_tool(name, value), RawTool):
-        return mapper(value)
+    if mapper is not None and isinstance(value, dict):
+        try:
+            return mapper(value)
+        except MALFORMED:  # a field of another shape than the tool's ({"todos": true}): kept as it is, by name
+            pass
     kind = "custom" if name in CUSTOM_TOOLS and isinstance(value, str) else "function"
     return kind, name, value, None
 
