@@ -255,7 +255,7 @@ class _Writer:
             else:
                 self.assistant(msg, n)
         if self.conv.children:
-            self.loss.add("write:children", f"{len(self.conv.children)} subagent conversations are not written (Codex keeps them as separate threads)")
+            self.loss.children_not_written(self.conv.children, "write:children", "not written (Codex keeps subagents as separate threads)")
         data = b"\n".join(self.lines) + b"\n"
         return Written(self.id, {rollout_relpath(self.start, self.id): data})
 

@@ -79,8 +79,7 @@ def write(conversation: Conversation, loss: LossReport, options: WriteOptions | 
         header.summary = meta.title
     if conversation.epochs:
         loss.add("write:compaction", f"{len(conversation.epochs)} compaction epoch(s) flattened: summaries kept as text")
-    for child in conversation.children:
-        loss.add("write:subagent", f"subagent conversation {child.link.agent_id or '?'} not written (main chat only)")
+    loss.children_not_written(conversation.children, "write:subagent", "not written (main chat only)")
     lines = [_encoder.encode(header)] + [_encoder.encode(r) for r in records]
     slug = slugify(cwd)
     chat = f"tmp/{slug}/chats/{session_file_name(session_id, start)}"

@@ -78,7 +78,7 @@ def write(conversation: Conversation, loss: LossReport, options: WriteOptions) -
     else:
         sid = uuid7(int(started.timestamp() * 1000), seed)
     if conversation.children:
-        loss.add("write:subagents", f"{len(conversation.children)} subagent conversation(s) not written")
+        loss.children_not_written(conversation.children, "write:subagents", "not written")
     writer = _Writer(sid, started, loss)
     header = {"type": "session", "version": VERSION, "id": sid, "timestamp": _iso(started), "cwd": cwd}
     writer.run(conversation)
