@@ -72,6 +72,8 @@ def _lenient(line: bytes, error: Exception) -> Any:
         record = _decoder.decode(msgspec.json.encode(value))
     except msgspec.ValidationError:
         return opaque_for(line, error)
+    if not hasattr(getattr(record, "message", None), "content"):  # a record type whose message is no chat message
+        return opaque_for(line, error)
     record.message.content = blocks
     return record
 
