@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 
 # a small budget per codec: the whole module stays well under a minute
-QUICK_EXAMPLES = 25
+QUICK_EXAMPLES = 100
 _SETTINGS = {
     "deadline": None,
     "database": None,
