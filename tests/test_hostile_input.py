@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 
+import msgspec
 import pytest
 from click.testing import CliRunner
 
@@ -205,3 +206,39 @@ def test_usage_errors_exit_2(tmp_path):
     assert result.exit_code == 2
     result = CliRunner().invoke(main, ["show"])
     assert result.exit_code == 2
+
+
+# --- Common output fits its schema (txcodec.conform) -----------------------------------
+
+
+def test_conform_sets_aside_what_does_not_fit_the_schema():
+    from txcodec.common import Conversation, Message, Meta, RawBlock, Text, ToolUse
+    from txcodec.conform import conform
+
+    bad = Conversation(meta=Meta(id={"not": "a string"}), messages=[  # type: ignore[arg-type]
+        Message("user", [Text("fine"), ToolUse({"id": 1}, "Bash", {})]),  # type: ignore[arg-type]
+        Message({"role": 1}, [Text("no role")]),  # type: ignore[arg-type]
+        Message("assistant", [Text("also fine")]),
+    ])
+    loss = LossReport()
+    good = conform(bad, loss)
+    assert good.meta.id is msgspec.UNSET
+    assert [m.role for m in good.messages] == ["user", "assistant"]
+    assert good.messages[0].content[0] == Text("fine")
+    raw = good.messages[0].content[1]
+    assert isinstance(raw, RawBlock) and raw.source_type == "tool_use" and raw.value["id"] == {"id": 1}
+    details = " | ".join(e.detail for e in loss.entries)
+    assert set(loss.counts()) == {"read:malformed"}
+    for expected in ("$.meta.id", "kept as a raw block", "the element is dropped"):
+        assert expected in details, details
+    assert conform(good, LossReport()) == good  # what fits is left alone
+
+
+def test_conform_turns_raw_values_into_plain_ones():
+    from txcodec.common import Conversation, Message, RawBlock
+    from txcodec.conform import conform
+
+    conversation = Conversation(messages=[Message("assistant", [RawBlock("server_tool_use", msgspec.Raw(b'{"a":[1]}'))])])
+    loss = LossReport()
+    assert conform(conversation, loss).messages[0].content[0].value == {"a": [1]}
+    assert not loss
