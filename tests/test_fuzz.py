@@ -17,6 +17,8 @@ import pytest
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 
+import txcodec
+
 # a small budget per codec: the whole module stays well under a minute
 QUICK_EXAMPLES = 100
 _SETTINGS = {
@@ -99,3 +101,16 @@ def _is_json(line: bytes) -> bool:
     except (ValueError, RecursionError):
         return False
     return True
+
+
+@pytest.mark.parametrize("harness", [None, *fuzzing.CODECS])
+def test_load_never_raises_on_any_bytes(harness) -> None:
+    """Bytes with no structure at all (the mutants above start from real lines)."""
+
+    @settings(max_examples=QUICK_EXAMPLES, derandomize=True, **_SETTINGS)
+    @given(st.lists(st.one_of(st.binary(max_size=200), st.sampled_from([b"{", b"}", b'"type":', b"[", b"\\ud800", b"\n"])), max_size=30))
+    def one(pieces: list[bytes]) -> None:
+        data = b"".join(pieces)
+        assert txcodec.load(data, harness).dump() == data
+
+    one()
