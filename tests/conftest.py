@@ -21,6 +21,10 @@ MISSING = {
     if not (path / "MANIFEST.tsv" if name == "corpus" else path).exists()
 }
 
+# Reaching txcodec's last-resort guards (an unexpected exception turned into "internal
+# error, please report", exit 70) is a bug: in the tests they re-raise instead.
+os.environ["TXCODEC_STRICT"] = "1"
+
 
 def corpus_files(harness: str | None = None, suffixes: tuple[str, ...] = (".jsonl", ".json")) -> list[Path]:
     """Every corpus data file (optionally of one harness), checked against MANIFEST.tsv."""
@@ -52,6 +56,7 @@ def sha256(data: bytes) -> str:
 
 def pytest_addoption(parser):
     parser.addoption("--update-golden", action="store_true", default=False, help="(re)write golden expected files")
+    parser.addoption("--fuzz-seconds", type=float, default=0.0, help="run the fuzz tests (-m fuzz) for this long per codec")
 
 
 @pytest.fixture
@@ -123,6 +128,7 @@ def _missing_names() -> str:
 
 
 def pytest_configure(config):
+    config.addinivalue_line("markers", "fuzz: long fuzzing runs, budget from --fuzz-seconds (skipped without it)")
     if MISSING and REQUIRE_CORPUS:
         raise pytest.UsageError(f"TXCODEC_REQUIRE_CORPUS=1 but {_missing_names()} not found (set TXCODEC_CORPUS)")
 

@@ -11,7 +11,7 @@ import msgspec
 
 from . import registry
 from .common import Child, Conversation, Message, ToolResult, ToolUse
-from .errors import InputError
+from .errors import InputError, guarded, strict
 from .ids import safe_relpath
 from .loss import LossReport
 from .native import NativeSession, _no_cycle_collection, decode_document, decode_session, json_source
@@ -34,6 +34,7 @@ def read_bytes(path: str | os.PathLike[str]) -> bytes:
     return data
 
 
+@guarded
 def detect(data: bytes) -> str:
     """The harness whose format the leading lines match best; ``jsonl`` when none does."""
     return detect_lines(_leading_lines(data))
@@ -97,7 +98,12 @@ def _leading_lines(data: bytes, budget: int = 1 << 20) -> Iterator[bytes]:
 def _best_harness(sample: list[Any]) -> str:
     best, best_score = "jsonl", 0
     for name, harness in registry.harnesses().items():
-        score = harness.detect(sample)
+        try:
+            score = harness.detect(sample)
+        except Exception:  # a detector with a bug (or a plugin's) claims nothing
+            if strict():
+                raise
+            continue
         if score > best_score:
             best, best_score = name, score
     return best
@@ -118,6 +124,7 @@ def _load_document(data: bytes, harness: str | None, path: Path | None) -> Nativ
     return decode_document(data, registry.get(name).codec, name, path)
 
 
+@guarded
 def load(source: bytes | str | os.PathLike[str], harness: str | None = None) -> NativeSession:
     """Load a native session from bytes or a path; the harness is detected when ``None``.
 
@@ -159,6 +166,7 @@ class NotSupported(InputError):
     """The harness cannot do that (no reader, no writer, no store)."""
 
 
+@guarded
 def to_common(session: NativeSession, loss: LossReport | None = None) -> Conversation:
     """The session as a Common conversation (with subagents, when side files exist).
 
@@ -170,10 +178,14 @@ def to_common(session: NativeSession, loss: LossReport | None = None) -> Convers
         if session.harness == "jsonl":  # the fallback: nothing recognised the lines
             raise NotSupported(f"{where}not a session of any known harness (name one with --from)")
         raise NotSupported(f"{where}reading {harness.title} into Common is not supported yet")
+    from .conform import conform
+    from .readkit import report_lone_surrogates
+
     loss = loss if loss is not None else LossReport()
     with _no_cycle_collection():  # a reader builds objects by the hundred thousand, no cycle among them yet
         conversation = harness.read(session, loss)
-    declare_lone_surrogates(session, loss)
+    report_lone_surrogates(session, loss, str(session.path) if session.path is not None else None)
+    conversation = conform(conversation, loss)
     _add_origin(conversation, session)
     return conversation
 
@@ -191,20 +203,7 @@ def _add_origin(conversation: Conversation, session: NativeSession) -> None:
         conversation.meta.forked_from = found.forked_from
 
 
-def declare_lone_surrogates(session: NativeSession, loss: LossReport) -> None:
-    """A lone UTF-16 surrogate escape (``\\ud83d``: JavaScript writes half an emoji cut by
-    truncation so) cannot be decoded by msgspec: the codecs read it as U+FFFD
-    (:func:`txcodec.native.without_lone_surrogates`; the native bytes keep the escape),
-    so Common holds U+FFFD there. Each such line is named in the loss report."""
-    from .native import without_lone_surrogates
-
-    file = str(session.path) if session.path is not None else None
-    for n, line in enumerate(session.lines, 1):
-        raw = line.raw
-        if raw is not None and b"\\u" in raw and without_lone_surrogates(raw) is not None:
-            loss.add("text:lone-surrogate", "a lone UTF-16 surrogate escape is U+FFFD in Common", file=file, line=n)
-
-
+@guarded
 def convert(
     source: bytes | str | os.PathLike[str] | Conversation,
     to: str,
@@ -269,6 +268,7 @@ def _name(source: Any) -> str:
     return "the input" if isinstance(source, (bytes, bytearray, memoryview)) else str(source)
 
 
+@guarded
 def install(written: registry.Written, harness: str, root: str | os.PathLike[str] | None = None) -> list[Path]:
     """Put ``written`` into the harness's store (its default root unless ``root``),
     atomically, refusing before writing anything when a file already exists.

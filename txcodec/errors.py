@@ -8,6 +8,16 @@ Every error a caller can provoke with bad input or a bad store is a subclass of
 
 from __future__ import annotations
 
+import functools
+import os
+from collections.abc import Callable
+from typing import ParamSpec, TypeVar
+
+import msgspec
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
 
 class TxcodecError(Exception):
     """Base of every error txcodec raises on purpose. ``path`` and ``line`` name the
@@ -36,3 +46,60 @@ class UnsafeId(InputError):
 
 class StoreError(TxcodecError, OSError):
     """A client's store cannot be read or written as needed."""
+
+
+class InternalError(TxcodecError, RuntimeError):
+    """A bug in txcodec, not a problem with the input: an exception nobody expected,
+    caught at the library's edge so that callers still see only txcodec's errors."""
+
+
+# Set to 1 (the test suite does) to let an unexpected exception propagate as it is from
+# the guards below, the CLI's included: reaching a guard is a bug, and a test must fail
+# on it with the real traceback rather than pass on a tidy message.
+STRICT_ENV = "TXCODEC_STRICT"
+
+
+def strict() -> bool:
+    return os.environ.get(STRICT_ENV, "") not in ("", "0")
+
+
+# What a reader or writer raises when a value has another shape than the one it expects
+# (a string where it wants an object, a key missing, a number where it wants a list).
+# Input is data: such a value is reported in the loss report, never a crash.
+MALFORMED = (TypeError, AttributeError, KeyError, IndexError, ValueError, LookupError, msgspec.MsgspecError)
+
+
+def describe(exc: BaseException) -> str:
+    """One line for an exception: its type and message, without a traceback."""
+    text = " ".join(str(exc).split()) or "(no message)"
+    if len(text) > 300:
+        text = text[:300] + "..."
+    return f"{type(exc).__name__}: {text}"
+
+
+def guarded(fn: Callable[P, T]) -> Callable[P, T]:
+    """The error contract at a public function's edge: txcodec's own errors pass, an
+    ``OSError`` becomes :class:`StoreError`, a ``ValueError`` (or msgspec error) becomes
+    :class:`InputError`, and anything else :class:`InternalError` (re-raised as it is
+    in strict mode)."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> T:
+        try:
+            return fn(*args, **kwargs)
+        except TxcodecError:
+            raise
+        except OSError as exc:
+            error = StoreError(exc.strerror or describe(exc), path=exc.filename)
+            error.errno = exc.errno
+            raise error from exc
+        except (ValueError, msgspec.MsgspecError) as exc:
+            raise InputError(str(exc)) from exc
+        except RecursionError as exc:
+            raise InputError("input nested too deeply to process") from exc
+        except Exception as exc:
+            if strict():
+                raise
+            raise InternalError(f"internal error, please report: {describe(exc)}") from exc
+
+    return wrapper

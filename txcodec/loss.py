@@ -41,6 +41,17 @@ class LossReport(msgspec.Struct, omit_defaults=True):
     def lines(self, kind: str) -> list[int]:
         return [e.line for e in self.entries if e.kind == kind and e.line is not UNSET]
 
+    def children_not_written(self, children: list, kind: str, why: str) -> None:
+        """One entry per subagent conversation a writer leaves out, naming it (agent id,
+        else the id of the call that spawned it), so that everything inside it is
+        accounted for by name."""
+        for child in children:
+            link = child.link
+            name = next((v for v in (link.agent_id, link.tool_use_id) if isinstance(v, str)), "(no id)")
+            call = f" (spawned by call {link.tool_use_id})" if isinstance(link.tool_use_id, str) and link.tool_use_id != name else ""
+            self.add(kind, f"subagent {name}{call}: {why}")
+            self.children_not_written(child.conversation.children, kind, f"inside subagent {name}, {why}")
+
     def __bool__(self) -> bool:
         return bool(self.entries)
 

@@ -22,6 +22,7 @@ from typing import Any, Protocol
 
 import msgspec
 
+from .errors import describe, strict
 from .jsonl import BOM, join_lines, split_lines
 
 
@@ -228,7 +229,7 @@ def _decode_views(data: bytes, codec: Any) -> tuple[list[Line], bool]:
         if batch is not None and len(starts) > 1 and _one_object_per_line(data, starts, ends):
             try:
                 records = batch(view[starts[0] : ends[-1]])
-            except RecursionError:
+            except Exception:  # RecursionError when too deep; decoded line by line below
                 records = None
             if records is not None and len(records) != len(starts):
                 records = None
@@ -242,18 +243,26 @@ def _decode_views(data: bytes, codec: Any) -> tuple[list[Line], bool]:
 def decode_all(decode: Callable[[Any], Any], raws: list) -> list[Any]:
     """``decode`` of each line. msgspec raises ``RecursionError`` (not a ``DecodeError``)
     on JSON nested deeper than the interpreter's recursion limit (``[[[[...``, a few
-    thousand deep): such a line is kept as bytes, so decoding still never raises."""
+    thousand deep): such a line is kept as bytes, so decoding still never raises. (The
+    whole batch is tried first: a ``try`` per line costs time on every line.)"""
     try:
         return list(map(decode, raws))
-    except RecursionError:
+    except Exception:
         return [decode_line(decode, raw) for raw in raws]
 
 
 def decode_line(decode: Callable[[Any], Any], raw: Any) -> Any:
+    """``decode(raw)``, or an :class:`Opaque` line when the codec raises: loading never
+    raises, whatever the bytes. A codec that raises has a bug (its contract is to
+    return ``Opaque``): the diagnostic says so, and strict mode re-raises."""
     try:
         return decode(raw)
     except RecursionError:
         return Opaque(bytes(raw), "not decoded: JSON nested too deeply")
+    except Exception as exc:
+        if strict():
+            raise
+        return Opaque(bytes(raw), f"not decoded: internal error, please report: {describe(exc)}")
 
 
 def _one_object_per_line(data: bytes, starts: list[int], ends: list[int]) -> bool:
@@ -311,9 +320,11 @@ def json_source(line: bytes | memoryview) -> bytes | memoryview:
 
 _HIGH = rb"[dD][89abAB][0-9a-fA-F]{2}"
 _LOW = rb"[dD][c-fC-F][0-9a-fA-F]{2}"
+# (?<!\\) starts a match only at the first backslash of a run: a long run of backslashes
+# is then scanned once, not once per backslash
 _LONE_SURROGATE = re.compile(
-    rb"(\\+)u" + _HIGH + rb"(?!\\u" + _LOW + rb")"  # a high half with no low half after it
-    rb"|(?<!\\u" + _HIGH + rb")(\\+)u" + _LOW  # a low half with no high half before it
+    rb"(?<!\\)(\\+)u" + _HIGH + rb"(?!\\u" + _LOW + rb")"  # a high half with no low half after it
+    rb"|(?<!\\u" + _HIGH + rb")(?<!\\)(\\+)u" + _LOW  # a low half with no high half before it
 )
 
 
@@ -353,6 +364,31 @@ def repairs_surrogates(decode: Callable[[Any, Any], Any]) -> Callable[[Any, Any]
     return wrapper
 
 
+def tag_of(value: Any, key: str = "type") -> str | None:
+    """A JSON object's tag (``type``) when it is a string, else ``None``. A tag of any
+    other kind (an object, a list, a number) is looked up nowhere: an object or a list
+    cannot even be a dict key."""
+    if isinstance(value, dict):
+        tag = value.get(key)
+        if isinstance(tag, str):
+            return tag
+    return None
+
+
+def bad_tag(line: bytes, value: Any, key: str = "type") -> Opaque | None:
+    """The :class:`Opaque` record for an object whose tag is there but not a string
+    (``{"type": {}}``); ``None`` when the tag is a string or absent."""
+    if isinstance(value, dict) and key in value and not isinstance(value[key], str):
+        return Opaque(line, f"{key!r} is not a string but {_json_kind(value[key])}")
+    return None
+
+
+def _json_kind(value: Any) -> str:
+    return {dict: "an object", list: "an array", bool: "a boolean", int: "a number", float: "a number"}.get(
+        type(value), "null" if value is None else type(value).__name__
+    )
+
+
 def opaque_for(line: bytes, error: Exception, tag: str = "type") -> Opaque:
     """Classify a line that the typed decoder refused."""
     try:
@@ -369,7 +405,7 @@ def opaque_for(line: bytes, error: Exception, tag: str = "type") -> Opaque:
         return Opaque(line, f"not a JSON object: {type(value).__name__}")
     kind = value.get(tag)
     if not isinstance(kind, str):
-        return Opaque(line, f"no {tag!r} field")
+        return bad_tag(line, value, tag) or Opaque(line, f"no {tag!r} field")
     return Opaque(line, f"unknown or invalid {kind!r} record: {error}", type=kind)
 
 
@@ -489,6 +525,19 @@ def _layout(cls: type) -> tuple[str | None, Any, tuple[tuple[str, str], ...]]:
     """A struct class's tag field, tag and ``(attribute, encoded name)`` pairs."""
     config = cls.__struct_config__
     return config.tag_field, config.tag, tuple((f.name, f.encode_name) for f in _fields(cls))
+
+
+def _raw_value(value: Any) -> Any:
+    if isinstance(value, msgspec.Raw):
+        return _peek_decoder.decode(value)
+    raise TypeError(f"cannot encode {type(value).__name__}")
+
+
+def builtins(value: Any) -> Any:
+    """``msgspec.to_builtins`` that also takes the :class:`msgspec.Raw` values a lenient
+    decode leaves in a record (an unknown block kept as its bytes): they become the
+    plain JSON values they hold."""
+    return msgspec.to_builtins(value, enc_hook=_raw_value)
 
 
 def plain(value: Any) -> Any:

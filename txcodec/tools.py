@@ -195,7 +195,7 @@ EXTRA_KINDS: dict[str, str] = {
 def typed_tool(name: str, input: Any) -> _Tool:
     if name == "apply_patch" and isinstance(input, str):
         return Patch(patch=input)
-    cls = TOOLS.get(name)
+    cls = TOOLS.get(name) if isinstance(name, str) else None
     if cls is not None and isinstance(input, dict):
         try:
             return msgspec.convert(input, cls)
@@ -205,6 +205,8 @@ def typed_tool(name: str, input: Any) -> _Tool:
 
 
 def tool_kind(name: str) -> str:
+    if not isinstance(name, str):  # a name of another shape is no tool we know
+        return "generic"
     cls = TOOLS.get(name)
     if cls is not None:
         return cls.kind

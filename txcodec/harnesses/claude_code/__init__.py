@@ -16,6 +16,8 @@ _JOURNAL = ("started", "result")
 def _score(value: Any) -> int:
     if not isinstance(value, dict) or "payload" in value or "session_id" in value:
         return 0
+    if "type" in value and not isinstance(value["type"], str):
+        return 0  # a tag that is not a string names no record
     kind = value.get("type")
     if kind is None:  # a side file: agent-*.meta.json, workflows/wf_*.json
         return 2 if any(key in value for key in UNTAGGED) else 0

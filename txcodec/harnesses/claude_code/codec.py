@@ -14,7 +14,7 @@ from typing import Any
 import msgspec
 
 from ...jsonl import BOM
-from ...native import Opaque, json_source, merge_record, opaque_for, repairs_surrogates
+from ...native import Opaque, bad_tag, json_source, merge_record, opaque_for, repairs_surrogates, tag_of
 from .records import BLOCK_TYPES, RECORD_TYPES, UNTAGGED, Record, ResultPart
 
 _decoder = msgspec.json.Decoder(Record)
@@ -54,7 +54,9 @@ def _lenient(line: bytes, error: Exception) -> Any:
         return opaque_for(line, error)
     if isinstance(value, dict) and "type" not in value:
         return _untagged(line, value, error)
-    kind = value.get("type") if isinstance(value, dict) else None
+    if (opaque := bad_tag(line, value)) is not None:
+        return opaque
+    kind = tag_of(value)
     if isinstance(kind, str) and kind not in RECORD_TYPES:
         return Opaque(line, f"unknown record type {kind!r}", type=kind)  # rides along verbatim
     cls = RECORD_TYPES.get(kind)
@@ -69,6 +71,8 @@ def _lenient(line: bytes, error: Exception) -> Any:
         # re-encoded rather than msgspec.convert()ed: convert cannot fill Raw fields
         record = _decoder.decode(msgspec.json.encode(value))
     except msgspec.ValidationError:
+        return opaque_for(line, error)
+    if not hasattr(getattr(record, "message", None), "content"):  # a record type whose message is no chat message
         return opaque_for(line, error)
     record.message.content = blocks
     return record
@@ -88,7 +92,7 @@ def _untagged(line: bytes, value: dict, error: Exception) -> Any:
 
 def _block(value: Any) -> Any:
     raw = msgspec.Raw(msgspec.json.encode(value))
-    decoder = _part_decoders.get(value.get("type")) if isinstance(value, dict) else None
+    decoder = _part_decoders.get(tag_of(value))
     if decoder is None:
         return raw
     try:

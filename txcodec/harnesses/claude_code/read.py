@@ -42,7 +42,8 @@ from ...common import (
     Usage,
 )
 from ...loss import LossReport
-from ...native import NativeSession, Opaque
+from ...native import NativeSession, Opaque, builtins
+from ...readkit import malformed, report_unknown_keys
 from ...tools import tool_kind
 from . import envelopes
 from .records import (
@@ -209,7 +210,8 @@ class _FileReader:
                     self.lose("duplicate", f"uuid {uuid} already read; the first copy is kept", n)
                     continue
                 seen.add(uuid)
-            handler(self, rec, n)
+            with malformed(self.loss, self.file, n):
+                handler(self, rec, n)
             unslotted = _UNSLOTTED.get(type(rec))
             if unslotted:
                 for attr, name in unslotted:
@@ -317,12 +319,14 @@ class _FileReader:
         if t is ImageBlock:
             return _image(block)
         if t is DocumentBlock:
+            if block.context is not UNSET and block.context is not None:
+                self.lose("block:document-context", "a document's context has no slot in Common", n)
             return _document(block)
         if t is ServerToolUseBlock:
             # a server-side tool has no client tool_result: kept raw, so no tool_use
             # in Common waits for a result that never comes
             self.lose("block:server_tool_use", "kept as a raw block", n)
-            return _raw_block("server_tool_use", msgspec.to_builtins(_plain_block(block)))
+            return _raw_block("server_tool_use", builtins(_plain_block(block)))
         if t is ToolReferenceBlock:
             return _raw_block("tool_reference", {"type": "tool_reference", "tool_name": block.tool_name})
         if isinstance(block, msgspec.Raw):
@@ -332,9 +336,9 @@ class _FileReader:
             return _raw_block(str(kind), value)
         if t is ToolResultBlock:  # a tool_result on an assistant line: keep it raw
             self.lose("block:tool_result", "tool_result on an assistant line, kept as a raw block", n)
-            return _raw_block("tool_result", msgspec.to_builtins(_plain_block(block)))
+            return _raw_block("tool_result", builtins(_plain_block(block)))
         self.lose(f"block:{type(block).__name__}", "unexpected block, kept as a raw block", n)
-        return _raw_block(type(block).__name__, msgspec.to_builtins(_plain_block(block)))
+        return _raw_block(type(block).__name__, builtins(_plain_block(block)))
 
     # -- user ------------------------------------------------------------------------
     def user(self, rec: UserRecord, n: int) -> None:
@@ -705,6 +709,7 @@ def read_file(session: NativeSession, loss: LossReport, file: str | None = None,
     name = file if file is not None else (str(session.path) if session.path else "<bytes>")
     reader = _FileReader(session, loss, name, tool_results or {})
     conversation = reader.run()
+    report_unknown_keys(session, loss, name, _HANDLERS)
     if conversation.meta.id is UNSET and session.path is not None:
         conversation.meta.id = session.path.name.removesuffix(".jsonl")
     return conversation, reader

@@ -61,6 +61,7 @@ class ImageBlock(_Block, tag="image"):
 class DocumentBlock(_Block, tag="document"):
     source: Raw | UnsetType = UNSET
     title: str | None | UnsetType = UNSET
+    context: Any = UNSET  # the API's free text about the document: no slot in Common
 
 
 class ToolReferenceBlock(_Block, tag="tool_reference"):

@@ -131,7 +131,7 @@ def scan(path: Path) -> Scan:
 
 
 def _take(out: Scan, peek: _Peek) -> None:
-    kind = peek.type
+    kind = _text(peek.type)  # a type that is not a string names no record
     if kind in CONVERSATION_TYPES:
         out.messages += 1
     else:

@@ -61,6 +61,7 @@ from ...common import (
 )
 from ...ids import check_uuid, derive_uuid, is_safe_id, is_uuid, safe_relpath, shown
 from ...loss import LossReport
+from ...native import builtins
 from ...registry import WriteOptions, Written
 from .envelopes import parse_envelope, render_caveat, render_command, render_output
 
@@ -247,9 +248,8 @@ def _result_content(result: ToolResult, loss: LossReport, where: str) -> str | l
 def _plain(block: Any) -> Any:
     if isinstance(block, RawBlock):
         return block.value
-    import msgspec
 
-    return msgspec.to_builtins(block)
+    return builtins(block)
 
 
 def _tag(block: Any) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...native import tag_of
 from ...registry import Harness, lazy
 from . import store
 from .codec import CODEC
@@ -21,12 +22,14 @@ def detect(sample: list[Any]) -> int:
     for n, value in enumerate(sample):
         if not isinstance(value, dict):
             continue
-        kind = value.get("type")
+        kind = tag_of(value)
         if "payload" in value and isinstance(kind, str):
             if kind in LINE_TYPES:
                 score += 3 if kind == "session_meta" else 2
             elif kind in _NEWER_LINES:
                 score += 1
+        elif "type" in value and kind is None:
+            continue  # a tag that is not a string names nothing
         elif kind is None and value.get("record_type") == "state":
             score += 2
         elif n == 0 and kind is None and "id" in value and ("instructions" in value or "git" in value):

@@ -15,7 +15,7 @@ from typing import Any
 
 import msgspec
 
-from ...native import Opaque, json_source, merge_record, opaque_for, repairs_surrogates
+from ...native import Opaque, bad_tag, json_source, merge_record, opaque_for, repairs_surrogates
 from .records import (
     LINE_TYPES,
     PAYLOAD_TYPES,
@@ -55,6 +55,8 @@ def _lenient(line: bytes, error: Exception) -> Any:
         return opaque_for(line, error)
     if not isinstance(value, dict):
         return opaque_for(line, error)
+    if (opaque := bad_tag(line, value)) is not None:
+        return opaque
     kind = value.get("type")
     if "payload" in value and isinstance(kind, str):
         return _envelope(line, value, kind, error)

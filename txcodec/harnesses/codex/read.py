@@ -33,7 +33,8 @@ from msgspec import UNSET
 
 from ...common import Conversation, Epoch, Image, Message, Meta, RawBlock, Text, Thinking, ToolResult, ToolUse, Usage
 from ...loss import LossReport
-from ...native import NativeSession, Opaque
+from ...native import NativeSession, Opaque, builtins
+from ...readkit import malformed
 from ...tools import tool_kind
 from . import records as R
 from .prelude import prelude_kind
@@ -94,11 +95,13 @@ class _Reader:
         for n, record in enumerate(self.session.records, 1):
             handler = _LINE_HANDLERS.get(type(record))
             if handler is not None:
-                handler(self, record, n)
+                with malformed(self.loss, self.file, n):
+                    handler(self, record, n)
             elif isinstance(record, Opaque):
                 self.lose("opaque", record.diagnostic, n)
             elif type(record) in R.RESPONSE_ITEM_TYPES.values():  # 2025: a bare item
-                self.item(record, None, n)
+                with malformed(self.loss, self.file, n):
+                    self.item(record, None, n)
             else:
                 self.lose("record:unknown", type(record).__name__, n)
         self.finish()
@@ -127,7 +130,7 @@ class _Reader:
             meta.started_at = p.timestamp if isinstance(p.timestamp, str) else line.timestamp
             if isinstance(p.git, R.GitInfo) and isinstance(p.git.branch, str):
                 meta.git_branch = p.git.branch
-            extra = {k: v for k, v in msgspec.to_builtins(p).items() if k not in ("id", "cwd", "cli_version", "timestamp")}
+            extra = {k: v for k, v in builtins(p).items() if k not in ("id", "cwd", "cli_version", "timestamp")}
             if extra:
                 meta.extra["codex_session_meta"] = extra
             return
@@ -296,12 +299,12 @@ class _Reader:
 
     def local_shell_call(self, p: R.LocalShellCallItem, ts: Any, n: int) -> None:
         call_id = p.call_id if isinstance(p.call_id, str) else p.id if isinstance(p.id, str) else f"line:{n}"
-        action = msgspec.to_builtins(p.action) if p.action is not UNSET else None
+        action = builtins(p.action) if p.action is not UNSET else None
         self.tool_call(ToolUse(call_id, "local_shell", action, "shell_exec"), ts, p.id)
 
     def web_search_call(self, p: R.WebSearchCallItem, ts: Any, n: int) -> None:
         call_id = p.id if isinstance(p.id, str) else f"ws_line{n}"
-        action = msgspec.to_builtins(p.action) if isinstance(p.action, R.WebSearchAction) else None
+        action = builtins(p.action) if isinstance(p.action, R.WebSearchAction) else None
         self.tool_call(ToolUse(call_id, "web_search", action, "http_request"), ts, p.id)
         # The search runs on the provider's side: the rollout has no output item. A
         # synthetic empty result keeps the call paired for targets that require it.
@@ -336,7 +339,7 @@ class _Reader:
             self.lose("tool:orphan-output", f"output for {p.call_id} has no call before it (codex drops it)", n)
 
     def compaction(self, p: Any, ts: Any, n: int) -> None:
-        self.message("assistant", ts, content=[RawBlock("codex_compaction", msgspec.to_builtins(p))], compact_summary=True)
+        self.message("assistant", ts, content=[RawBlock("codex_compaction", builtins(p))], compact_summary=True)
         self.conv.epochs.append(Epoch(start=len(self.conv.messages) - 1, trigger="codex-remote"))
 
     # --- events ---------------------------------------------------------------------
@@ -356,7 +359,7 @@ class _Reader:
         self.pending_usage_from = len(self.conv.messages)
         if not targets:
             extra = self.conv.meta.extra
-            extra["codex_unattributed_usage"] = msgspec.to_builtins(_usage_add(extra.get("codex_unattributed_usage"), usage))
+            extra["codex_unattributed_usage"] = builtins(_usage_add(extra.get("codex_unattributed_usage"), usage))
             self.unattributed = usage
             return
         self.unattributed = None
@@ -467,7 +470,7 @@ def _part(part: Any) -> Any:
         if m:
             return Image(media_type=m.group(1), data=m.group(2))
         return Image(url=url)
-    return RawBlock("codex_part", msgspec.to_builtins(part))
+    return RawBlock("codex_part", builtins(part))
 
 
 def _usage(u: R.TokenUsage) -> Usage:

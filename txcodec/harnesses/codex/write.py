@@ -44,9 +44,10 @@ from ...common import (
     ToolUse,
     Usage,
 )
-from ...errors import UnsafeId
+from ...errors import MALFORMED, UnsafeId
 from ...ids import is_safe_id, safe_relpath, shown
 from ...loss import LossReport
+from ...native import builtins
 from ...registry import WriteOptions, Written
 from . import records as R
 from .codec import CODEC
@@ -157,7 +158,10 @@ def codex_tool(name: str, value: Any) -> tuple[str, str, Any, str | None]:
         value = value["input"]  # a freeform input another harness had to wrap in an object
     mapper = TOOL_MAP.get(name)
     if mapper is not None and isinstance(value, dict):
-        return mapper(value)
+        try:
+            return mapper(value)
+        except MALFORMED:  # a field of another shape than the tool's ({"todos": true}): kept as it is, by name
+            pass
     kind = "custom" if name in CUSTOM_TOOLS and isinstance(value, str) else "function"
     return kind, name, value, None
 
@@ -259,7 +263,7 @@ class _Writer:
             else:
                 self.assistant(msg, n)
         if self.conv.children:
-            self.loss.add("write:children", f"{len(self.conv.children)} subagent conversations are not written (Codex keeps them as separate threads)")
+            self.loss.children_not_written(self.conv.children, "write:children", "not written (Codex keeps subagents as separate threads)")
         data = b"\n".join(self.lines) + b"\n"
         return Written(self.id, {safe_relpath(rollout_relpath(self.start, self.id)): data})
 
@@ -373,7 +377,7 @@ class _Writer:
             self.loss.add("write:document-as-text", f"message {n}")
             return block.data
         self.loss.add(f"write:block:{getattr(block, 'type', type(block).__name__)}", f"message {n}: kept as JSON text")
-        return json.dumps(msgspec.to_builtins(block), ensure_ascii=False)
+        return json.dumps(builtins(block), ensure_ascii=False)
 
     def tool_result(self, block: ToolResult, msg: Message, n: int) -> None:
         kind = self.call_kinds.get(block.tool_use_id)
@@ -409,7 +413,7 @@ class _Writer:
                 parts.append(b.value)
             else:
                 parts.append({"type": "input_text", "text": self.as_text(b, n)})
-        if all(p.get("type") == "input_text" for p in parts) and not self.from_codex:
+        if all(isinstance(p, dict) and p.get("type") == "input_text" for p in parts) and not self.from_codex:
             return "\n".join(p["text"] for p in parts)
         return parts
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...native import tag_of
 from ...registry import Harness, lazy
 from . import store
 from .codec import CODEC
@@ -30,7 +31,7 @@ def detect(sample: list[Any]) -> int:
             score += 10 if i == 0 else 3
         elif isinstance(value.get("$set"), dict) or isinstance(value.get("$rewindTo"), str):
             score += 3
-        elif isinstance(value.get("id"), str) and value.get("type") in _MESSAGE_TYPES and "uuid" not in value:
+        elif isinstance(value.get("id"), str) and tag_of(value) in _MESSAGE_TYPES and "uuid" not in value:
             score += 3 if value.get("type") == "gemini" else 1
     return score
 

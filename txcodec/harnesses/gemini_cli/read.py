@@ -48,6 +48,7 @@ from ...common import (
 from ...ids import inside, is_safe_id, shown
 from ...loss import LossReport
 from ...native import NativeSession, Opaque, plain
+from ...readkit import malformed
 from ...tools import tool_kind
 from .records import Content, MessageRecord, Metadata, Part, Rewind, SetRecord, Tokens, ToolCall
 
@@ -321,12 +322,14 @@ def read(session: NativeSession, loss: LossReport, _depth: int = 0) -> Conversat
     for n, record in enumerate(session.records, 1):
         if isinstance(record, Opaque):
             loss.add("record:opaque", record.diagnostic, file=file, line=n)
-        history.apply(record, n)
+        with malformed(loss, file, n):
+            history.apply(record, n)
     if history.rewound:
         loss.add("rewind:dropped", f"{history.rewound} message(s) rewound away by $rewindTo (not in the history)", file=file)
     reader = _Reader(loss, file, history.versions)
     for record, line in history.messages.values():
-        reader.add(record, line)
+        with malformed(loss, file, line, "message"):
+            reader.add(record, line)
     meta = _meta(history, session.path, reader.models)
     conversation = Conversation(meta=meta, messages=reader.messages)
     if _depth == 0 and session.path is not None:

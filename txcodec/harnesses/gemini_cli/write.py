@@ -53,6 +53,7 @@ from ...common import (
 )
 from ...ids import check_id, checked_cwd, derive_uuid, is_safe_id, safe_relpath, shown, source_cwd
 from ...loss import LossReport
+from ...native import builtins
 from ...registry import WriteOptions, Written
 from .records import Blob, FileData, FunctionResponse, MessageRecord, Metadata, Part, Thought, Tokens, ToolCall
 from .store import MARKER, REGISTRY, project_hash, session_file_name, slugify
@@ -81,8 +82,7 @@ def write(conversation: Conversation, loss: LossReport, options: WriteOptions | 
         header.summary = meta.title
     if conversation.epochs:
         loss.add("write:compaction", f"{len(conversation.epochs)} compaction epoch(s) flattened: summaries kept as text")
-    for child in conversation.children:
-        loss.add("write:subagent", f"subagent conversation {child.link.agent_id or '?'} not written (main chat only)")
+    loss.children_not_written(conversation.children, "write:subagent", "not written (main chat only)")
     lines = [_encoder.encode(header)] + [_encoder.encode(r) for r in records]
     slug = slugify(cwd)
     chat = safe_relpath(f"tmp/{slug}/chats/{session_file_name(session_id, start)}")
@@ -191,8 +191,10 @@ class _Builder:
             elif isinstance(block, Text):
                 parts.append(Part(text=block.text))
             elif isinstance(block, (Image, Document)) and isinstance(block.data, str):
+                self._title_lost(block, index)
                 parts.append(Part(inline_data=Blob(mime_type=block.media_type or "application/octet-stream", data=block.data)))
             elif isinstance(block, (Image, Document)) and isinstance(block.url, str):
+                self._title_lost(block, index)
                 parts.append(Part(file_data=FileData(mime_type=block.media_type or "application/octet-stream", file_uri=block.url)))
             else:
                 parts.append(Part(text=self._fallback_text(block, index)))
@@ -224,6 +226,10 @@ class _Builder:
                 id=call.id, name=call.name, response={"error": "[Tool call interrupted: no result was recorded]"}))]
             call.status = "cancelled"
 
+    def _title_lost(self, block: Any, index: int) -> None:
+        if isinstance(block, Document) and isinstance(block.title, str):
+            self.loss.add("write:document-title", f"document title {block.title!r}: Gemini parts have no title", line=index + 1)
+
     def _fallback_text(self, block: Any, index: int) -> str:
         kind = getattr(block, "type", None) or type(block).__name__
         if isinstance(block, Command):
@@ -253,7 +259,7 @@ def _result_text(content: Any) -> str:
         elif isinstance(block, (Image, Document)):
             out.append(f"[{block.type}]" if hasattr(block, "type") else "[attachment]")
         else:
-            out.append(json.dumps(msgspec.to_builtins(block), ensure_ascii=False))
+            out.append(json.dumps(builtins(block), ensure_ascii=False))
     return "\n".join(out)
 
 

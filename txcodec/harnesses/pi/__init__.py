@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...native import tag_of
 from ...registry import Harness, lazy
 from . import store
 from .codec import CODEC
@@ -22,7 +23,7 @@ def detect(sample: list[Any]) -> int:
         return 0
     score = 10
     for value in sample[1:]:
-        if isinstance(value, dict) and value.get("type") in ENTRY_TYPES:
+        if isinstance(value, dict) and tag_of(value) in ENTRY_TYPES:
             score += 2
     return score
 

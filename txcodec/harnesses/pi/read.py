@@ -39,8 +39,8 @@ from ...common import (
     Usage,
 )
 from ...loss import LossReport
-from ...native import NativeSession
-from ...readkit import line_dicts
+from ...native import NativeSession, tag_of
+from ...readkit import line_dicts, malformed
 from ...tools import tool_kind
 
 COMPACTION_PREFIX = "The conversation history before this point was compacted into the following summary:\n\n<summary>\n"
@@ -83,22 +83,23 @@ def path_to_leaf(entries: list[tuple[int, dict]], loss: LossReport, file: str | 
     current = entries[-1] if entries else None
     while current is not None:
         ident = current[1].get("id")
+        ident = ident if isinstance(ident, str) else None
         if ident in seen:
             loss.add("chain:cycle", f"parentId cycle at {ident}", file=file)
             break
         seen.add(ident)
         path.append(current)
         parent = current[1].get("parentId")
-        if not parent:
+        if not parent or not isinstance(parent, str):  # an id of another shape names no entry
             break
         if parent not in by_id:
             loss.add("chain:gap", f"{ident} names a missing parent {parent}", file=file)
             break
         current = by_id[parent]
     path.reverse()
-    on_path = {v.get("id") for _, v in path}
+    on_path = {tag_of(v, "id") for _, v in path}
     for n, v in entries:
-        if v.get("id") not in on_path and v.get("type") in ("message", "custom_message", "branch_summary", "compaction"):
+        if tag_of(v, "id") not in on_path and tag_of(v) in ("message", "custom_message", "branch_summary", "compaction"):
             loss.add("record:off-branch", "not on the path to the last entry", file=file, line=n)
     return path
 
@@ -116,7 +117,8 @@ def read(session: NativeSession, loss: LossReport) -> Conversation:
     conversation = Conversation(meta=meta)
     builder = _Builder(conversation, loss, file)
     for n, entry in path_to_leaf(entries, loss, file):
-        builder.entry(n, entry)
+        with malformed(loss, file, n):
+            builder.entry(n, entry)
     for _, entry in entries:  # the newest name anywhere in the file, as pi shows it
         if entry.get("type") == "session_info":
             name = entry.get("name")

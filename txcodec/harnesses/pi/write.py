@@ -40,6 +40,7 @@ from ...common import (
 )
 from ...ids import check_id, checked_cwd, is_safe_id, is_uuid, safe_relpath, shown, source_cwd
 from ...loss import LossReport
+from ...native import builtins
 from ...registry import WriteOptions, Written
 from .read import COMPACTION_PREFIX, COMPACTION_SUFFIX
 from .store import session_relpath
@@ -80,7 +81,7 @@ def write(conversation: Conversation, loss: LossReport, options: WriteOptions) -
     started = _parse(meta.started_at) or next(
         (d for d in (_parse(m.timestamp) for m in conversation.messages) if d), None
     ) or datetime.now(timezone.utc)
-    seed = meta.id if isinstance(meta.id, str) else json.dumps(msgspec.to_builtins(conversation.messages[:3]))
+    seed = meta.id if isinstance(meta.id, str) else json.dumps(builtins(conversation.messages[:3]))
     if options.session_id:
         sid = check_id(options.session_id, "session id")
     elif is_uuid(meta.id):
@@ -90,7 +91,7 @@ def write(conversation: Conversation, loss: LossReport, options: WriteOptions) -
         if isinstance(meta.id, str) and not is_safe_id(meta.id):
             loss.add("write:session-id", f"source id {shown(meta.id)} cannot name a file; written as {sid}")
     if conversation.children:
-        loss.add("write:subagents", f"{len(conversation.children)} subagent conversation(s) not written")
+        loss.children_not_written(conversation.children, "write:subagents", "not written")
     writer = _Writer(sid, started, loss)
     header = {"type": "session", "version": VERSION, "id": sid, "timestamp": _iso(started), "cwd": cwd}
     parent = meta.extra.get("parent_session") if meta.source_harness == "pi" else None
@@ -271,7 +272,7 @@ class _Writer:
                 # a result without its call: an API rejects it as a tool message
                 self.loss.add("write:orphan-result", f"result for unknown call {block.tool_use_id} written as text")
                 inner = block.content if isinstance(block.content, list) else [Text(block.content)]
-                texts = [b.text if isinstance(b, Text) else json.dumps(msgspec.to_builtins(b), ensure_ascii=False) for b in inner]
+                texts = [b.text if isinstance(b, Text) else json.dumps(builtins(b), ensure_ascii=False) for b in inner]
                 out.append({"type": "text", "text": f"[tool result {block.tool_use_id}]\n" + "\n".join(texts)})
             elif isinstance(block, Image) and isinstance(block.data, str):
                 out.append({"type": "image", "data": block.data, "mimeType": block.media_type if isinstance(block.media_type, str) else "image/png"})
@@ -287,5 +288,5 @@ class _Writer:
         if isinstance(block, Command):
             text = " ".join(x for x in (block.name, block.args if isinstance(block.args, str) else "") if x)
         else:
-            text = json.dumps(msgspec.to_builtins(block), ensure_ascii=False)
+            text = json.dumps(builtins(block), ensure_ascii=False)
         return {"type": "text", "text": text}

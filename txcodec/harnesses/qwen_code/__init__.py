@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...native import tag_of
 from ...registry import Harness, lazy
 from . import store
 from .codec import CODEC
@@ -19,7 +20,7 @@ def detect(sample: list[Any]) -> int:
     Each such line scores above what Claude Code's detector gives any line."""
     score = 0
     for value in sample:
-        if not isinstance(value, dict) or value.get("type") not in RECORD_TYPES or "sessionId" not in value:
+        if not isinstance(value, dict) or tag_of(value) not in RECORD_TYPES or "sessionId" not in value:
             continue
         message = value.get("message")
         if isinstance(message, dict) and "content" in message:

@@ -37,14 +37,14 @@ from ...common import (
     Usage,
 )
 from ...loss import LossReport
-from ...native import NativeSession
-from ...readkit import line_dicts
+from ...native import NativeSession, tag_of
+from ...readkit import line_dicts, malformed
 from ...tools import tool_kind
 from .records import RECORD_TYPES, SIDE_SUBTYPES
 
 
 def _is_conversation(value: dict) -> bool:
-    return value.get("type") in RECORD_TYPES and value.get("subtype") not in SIDE_SUBTYPES
+    return tag_of(value) in RECORD_TYPES and tag_of(value, "subtype") not in SIDE_SUBTYPES
 
 
 def active_chain(values: list[tuple[int, Any]], loss: LossReport, file: str | None) -> list[tuple[int, dict]]:
@@ -121,24 +121,8 @@ def read(session: NativeSession, loss: LossReport) -> Conversation:
     conversation = Conversation(meta=meta)
     names: dict[str, str] = {}
     for n, value in chain:
-        if meta.id is msgspec.UNSET:
-            meta.id = value["sessionId"]
-        for key, attr in (("cwd", "cwd"), ("version", "client_version")):
-            if isinstance(value.get(key), str) and getattr(meta, attr) is msgspec.UNSET:
-                setattr(meta, attr, value[key])
-        if isinstance(value.get("timestamp"), str):
-            if meta.started_at is msgspec.UNSET:
-                meta.started_at = value["timestamp"]
-            meta.ended_at = value["timestamp"]
-        kind = value["type"]
-        if kind == "system":
-            _system(value, conversation, loss, file, n)
-            continue
-        message = _message(value, names, loss, file, n)
-        if message is not None:
-            conversation.messages.append(message)
-            if message.model is not msgspec.UNSET and message.model not in meta.models:
-                meta.models.append(message.model)
+        with malformed(loss, file, n):
+            _record(value, conversation, names, loss, file, n)
     for n, value in values:  # a title set anywhere in the file counts
         if isinstance(value, dict) and value.get("subtype") == "custom_title":
             payload = value.get("systemPayload")
@@ -146,6 +130,27 @@ def read(session: NativeSession, loss: LossReport) -> Conversation:
             if isinstance(title, str):
                 meta.title = title
     return conversation
+
+
+def _record(value: dict, conversation: Conversation, names: dict[str, str], loss: LossReport, file: str | None, n: int) -> None:
+    meta = conversation.meta
+    if meta.id is msgspec.UNSET and isinstance(value.get("sessionId"), str):
+        meta.id = value["sessionId"]
+    for key, attr in (("cwd", "cwd"), ("version", "client_version")):
+        if isinstance(value.get(key), str) and getattr(meta, attr) is msgspec.UNSET:
+            setattr(meta, attr, value[key])
+    if isinstance(value.get("timestamp"), str):
+        if meta.started_at is msgspec.UNSET:
+            meta.started_at = value["timestamp"]
+        meta.ended_at = value["timestamp"]
+    if value["type"] == "system":
+        _system(value, conversation, loss, file, n)
+        return
+    message = _message(value, names, loss, file, n)
+    if message is not None:
+        conversation.messages.append(message)
+        if message.model is not msgspec.UNSET and message.model not in meta.models:
+            meta.models.append(message.model)
 
 
 def _system(value: dict, conversation: Conversation, loss: LossReport, file: str | None, n: int) -> None:

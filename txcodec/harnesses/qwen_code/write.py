@@ -41,6 +41,7 @@ from ...common import (
 from ...errors import UnsafeId
 from ...ids import checked_cwd, derive_uuid, is_safe_id, safe_relpath, shown, source_cwd
 from ...loss import LossReport
+from ...native import builtins
 from ...registry import WriteOptions, Written
 from .store import session_relpath
 
@@ -63,7 +64,7 @@ def session_id_for(conversation: Conversation, options: WriteOptions, loss: Loss
     source = conversation.meta.id if isinstance(conversation.meta.id, str) else ""
     if RESUMABLE_ID.fullmatch(source):
         return source
-    derived = derive_uuid(_NAMESPACE, source or json.dumps(msgspec.to_builtins(conversation.messages[:3])))
+    derived = derive_uuid(_NAMESPACE, source or json.dumps(builtins(conversation.messages[:3])))
     if source and not is_safe_id(source) and loss is not None:  # a plain non-UUID (pi, Codex: v7) is usual
         loss.add("write:session-id", f"source id {shown(source)} cannot name a file; written as {derived}")
     return derived
@@ -79,7 +80,7 @@ def write(conversation: Conversation, loss: LossReport, options: WriteOptions) -
     if conversation.epochs:
         loss.add("write:compaction", f"{len(conversation.epochs)} compaction epoch(s) flattened: summaries kept as text")
     if conversation.children:
-        loss.add("write:subagents", f"{len(conversation.children)} subagent conversation(s) not written")
+        loss.children_not_written(conversation.children, "write:subagents", "not written")
     writer = _Writer(sid, cwd, loss, conversation)
     for message in conversation.messages:
         writer.message(message)
@@ -199,6 +200,8 @@ class _Writer:
         if isinstance(block, Text):
             return [{"text": block.text}] if block.text else []
         if isinstance(block, (Image, Document)) and isinstance(block.data, str) and isinstance(block.media_type, str):
+            if isinstance(block, Document) and isinstance(block.title, str):
+                self.loss.add("write:document-title", f"document title {block.title!r}: Qwen Code parts have no title")
             if isinstance(block, Document) and block.media_type == "text/plain":
                 return [{"text": block.data}]
             return [{"inlineData": {"mimeType": block.media_type, "data": block.data}}]
@@ -234,7 +237,7 @@ def _render(block: Any) -> str:
         return " ".join(x for x in (block.name, block.args if isinstance(block.args, str) else "") if x)
     if isinstance(block, Text):
         return block.text
-    return json.dumps(msgspec.to_builtins(block), ensure_ascii=False)
+    return json.dumps(builtins(block), ensure_ascii=False)
 
 
 def _now() -> str:

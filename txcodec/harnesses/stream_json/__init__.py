@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...native import tag_of
 from ...registry import Harness
 from .codec import CODEC
 from .read import read
@@ -28,7 +29,7 @@ def detect(sample: list[Any]) -> int:
             continue
         if any(k in value for k in _SESSION_FILE_KEYS):
             return 0
-        kind = value.get("type")
+        kind = tag_of(value)
         if kind not in LINE_TYPES:
             continue
         if kind in PROTOCOL_ONLY:

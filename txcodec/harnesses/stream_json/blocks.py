@@ -10,6 +10,7 @@ from msgspec import UNSET
 
 from ...common import Block, Command, Document, Image, RawBlock, RedactedThinking, Text, Thinking, ToolResult, ToolUse
 from ...loss import LossReport
+from ...native import builtins
 from ...tools import tool_kind
 from ..claude_code import records as cc
 
@@ -19,7 +20,7 @@ def _raw(value: Any) -> Any:
         return None
     if isinstance(value, msgspec.Raw):
         return msgspec.json.decode(value)
-    return msgspec.to_builtins(value)
+    return builtins(value)
 
 
 def _source_fields(source: Any, title: Any = UNSET) -> dict[str, Any]:
@@ -39,12 +40,14 @@ def _source_fields(source: Any, title: Any = UNSET) -> dict[str, Any]:
 
 def _image(b: cc.ImageBlock) -> Block:
     fields = _source_fields(b.source)
-    return Image(**fields) if fields else RawBlock("image", msgspec.to_builtins(b))
+    return Image(**fields) if fields else RawBlock("image", builtins(b))
 
 
 def _document(b: cc.DocumentBlock) -> Block:
     fields = _source_fields(b.source, b.title)
-    return Document(**fields) if fields else RawBlock("document", msgspec.to_builtins(b))
+    if b.context is not UNSET and b.context is not None:  # Common's Document has no slot for it: carried whole
+        return RawBlock("document", builtins(b))
+    return Document(**fields) if fields else RawBlock("document", builtins(b))
 
 
 def _tool_result(b: cc.ToolResultBlock) -> Block:
@@ -62,7 +65,7 @@ def _tool_result(b: cc.ToolResultBlock) -> Block:
 
 
 def _raw_block(kind: str):
-    return lambda b: RawBlock(kind, msgspec.to_builtins(b))
+    return lambda b: RawBlock(kind, builtins(b))
 
 
 _TO_COMMON = {
@@ -157,7 +160,7 @@ def to_api(block: Block, loss: LossReport, where: str = "") -> dict[str, Any] | 
 
 
 def _describe(block: Block) -> str:
-    value = msgspec.to_builtins(block)
+    value = builtins(block)
     if isinstance(block, Command):
         return block.as_text()
     if _tag(block) == "artifact":

@@ -14,7 +14,7 @@ from typing import Any
 
 import msgspec
 
-from ...native import json_source, merge_record, opaque_for, repairs_surrogates
+from ...native import json_source, merge_record, opaque_for, repairs_surrogates, tag_of
 from ..claude_code.records import BLOCK_TYPES, ResultPart
 from .records import LINE_TYPES, Line
 
@@ -60,7 +60,7 @@ def _lenient(line: bytes, error: Exception) -> Any:
 
 def _block(value: Any) -> Any:
     raw = msgspec.Raw(msgspec.json.encode(value))
-    decoder = _block_decoders.get(value.get("type")) if isinstance(value, dict) else None
+    decoder = _block_decoders.get(tag_of(value))
     if decoder is None:
         return raw
     try:

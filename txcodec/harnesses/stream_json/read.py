@@ -31,7 +31,6 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
-import msgspec
 from msgspec import UNSET
 
 from ...common import (
@@ -50,7 +49,8 @@ from ...common import (
     Usage,
 )
 from ...loss import LossReport
-from ...native import NativeSession, Opaque
+from ...native import NativeSession, Opaque, builtins
+from ...readkit import malformed, report_unknown_keys
 from ...tools import tool_kind
 from .blocks import content_to_common
 from .records import (
@@ -585,7 +585,7 @@ class _Reader:
         if len(self.session_ids) > 1:
             meta.extra["session_ids"] = self.session_ids
         if self.init:
-            meta.extra["init"] = msgspec.to_builtins(self.init)
+            meta.extra["init"] = builtins(self.init)
         if self.runs:
             meta.extra["runs"] = [r.summary() for r in self.runs]
         if self.permissions:
@@ -729,7 +729,7 @@ def _result_summary(line: ResultLine) -> dict[str, Any]:
         out["model_usage"] = line.model_usage
     if line.model_usage_camel is not UNSET:
         out["model_usage_total"] = line.model_usage_camel
-    return msgspec.to_builtins(out)
+    return builtins(out)
 
 
 def read(
@@ -752,8 +752,11 @@ def read(
     if input_session is not None:
         side = _Reader(loss, str(input_session.path) if input_session.path else None, None, input_only=True)
         for n, record in enumerate(input_session, 1):
-            side.feed(record, n)
+            with malformed(loss, side.file, n):
+                side.feed(record, n)
         reader.inputs.extend(side.inputs)
     for n, record in enumerate(session, 1):
-        reader.feed(record, n)
+        with malformed(loss, file, n):
+            reader.feed(record, n)
+    report_unknown_keys(session, loss, file, _Reader.HANDLERS)
     return reader.finish()

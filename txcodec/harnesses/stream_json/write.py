@@ -188,7 +188,7 @@ class _Writer:
                 if "api_error_status" in message.extra:
                     line["api_error_status"] = message.extra["api_error_status"]
             self.emit(line)
-            if block is not None and block.get("type") == "tool_use":
+            if isinstance(block, dict) and block.get("type") == "tool_use" and isinstance(block.get("id"), str):
                 child = self.children.get(block["id"])
                 if child is not None and id(child) not in self.written_children:
                     self.child(child, block["id"])

@@ -1,0 +1,70 @@
+"""What every coverage-guided harness in this folder shares (atheris, libFuzzer).
+
+``python fuzz/<codec>.py [libFuzzer options] [corpus folders]`` feeds the codec bytes
+that libFuzzer mutates, guided by coverage of the txcodec package, and checks the same
+invariants as the test suite (tests/fuzzing.py: load never raises and dumps the same
+bytes, reading, rendering and converting to every target succeed or fail cleanly, what
+is written loads back). With no corpus folder named, it starts from windows of real
+lines (golden/ and the corpus beside the checkout) written to a temporary folder.
+
+An input that breaks an invariant is saved in tests/fuzz_regressions/<codec>/, which the
+suite replays, before libFuzzer reports the crash. Needs the ``fuzz`` extra (atheris).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+os.environ["TXCODEC_STRICT"] = "1"  # a bug shows as itself, not as a tidy "internal error"
+
+import atheris  # noqa: E402
+
+with atheris.instrument_imports(include=["txcodec"]):
+    import fuzzing  # noqa: E402  (imports txcodec, instrumented)
+
+    # readers, writers and renderers are imported lazily: import them now, inside the
+    # hook, so that their coverage guides the fuzzer too
+    for _name in fuzzing.CODECS:
+        for _part in ("read", "write", "store"):
+            try:
+                importlib.import_module(f"txcodec.harnesses.{_name}.{_part}")
+            except ModuleNotFoundError:
+                pass
+    importlib.import_module("txcodec.conform")
+
+
+def _seeds(codec: str) -> str:
+    folder = Path(tempfile.mkdtemp(prefix=f"txcodec-fuzz-{codec}-"))
+    for k, lines in enumerate(fuzzing.seed_files(codec)):
+        for i in range(0, len(lines), 5):
+            (folder / f"{k}-{i}").write_bytes(b"\n".join(lines[i : i + 5]) + b"\n")
+    for _, path in fuzzing.regression_files():
+        (folder / f"regression-{path.name}").write_bytes(path.read_bytes())
+    return str(folder)
+
+
+def main(codec: str) -> None:
+    harness = fuzzing.harness_for(codec)
+
+    def one_input(data: bytes) -> None:
+        try:
+            fuzzing.check(data, harness)
+        except BaseException:
+            fuzzing.save_regression(codec, data)
+            raise
+
+    argv = list(sys.argv)
+    if not any(not a.startswith("-") for a in argv[1:]):
+        argv.append(_seeds(codec))
+    if not any(a.startswith("-max_len=") for a in argv):
+        argv.append("-max_len=65536")
+    if not any(a.startswith("-timeout=") for a in argv):
+        argv.append("-timeout=60")
+    atheris.Setup(argv, one_input)
+    atheris.Fuzz()
