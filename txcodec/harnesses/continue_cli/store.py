@@ -25,7 +25,7 @@ from ...errors import StoreError
 
 INDEX = "sessions.json"
 # an id that can name a file in the sessions folder as it is
-SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\Z")  # \Z: no newline after
 
 
 def global_dir() -> Path:

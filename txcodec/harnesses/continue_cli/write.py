@@ -24,7 +24,9 @@ import msgspec
 
 from ...common import Command, Conversation, Image, Message, RawBlock, Text, Thinking, ToolResult, ToolUse
 from ...errors import UnsafeId
+from ...ids import shown
 from ...loss import LossReport
+from ...native import builtins
 from ...registry import WriteOptions, Written
 from .store import SAFE_ID, session_relpath
 
@@ -32,7 +34,7 @@ INTERRUPTED = "[Tool call interrupted: no result was recorded]"
 _NAMESPACE = uuid.UUID("3a8f0d4c-2b7e-4f61-8d2c-5e9b1a7c4f08")
 
 
-def session_id_for(conversation: Conversation, options: WriteOptions) -> str:
+def session_id_for(conversation: Conversation, options: WriteOptions, loss: LossReport | None = None) -> str:
     if options.session_id:
         if not SAFE_ID.match(options.session_id):
             raise UnsafeId(f"a Continue session id names its file: letters, digits, '.', '_', '-' only; got {options.session_id!r}")
@@ -40,11 +42,14 @@ def session_id_for(conversation: Conversation, options: WriteOptions) -> str:
     source = conversation.meta.id if isinstance(conversation.meta.id, str) else ""
     if SAFE_ID.match(source):
         return source
-    return str(uuid.uuid5(_NAMESPACE, source or json.dumps(msgspec.to_builtins(conversation.messages[:3]))))
+    derived = str(uuid.uuid5(_NAMESPACE, source or json.dumps(builtins(conversation.messages[:3]))))
+    if source and loss is not None:
+        loss.add("write:session-id", f"source id {shown(source)} cannot name a file; written as {derived}")
+    return derived
 
 
 def write(conversation: Conversation, loss: LossReport, options: WriteOptions) -> Written:
-    sid = session_id_for(conversation, options)
+    sid = session_id_for(conversation, options, loss)
     if conversation.epochs:
         loss.add("write:compaction", f"{len(conversation.epochs)} compaction epoch(s) flattened: summaries kept as text")
     if conversation.children:
@@ -196,4 +201,4 @@ def _render(block: Any) -> str:
         return block.as_text()
     if isinstance(block, Text):
         return block.text
-    return json.dumps(msgspec.to_builtins(block), ensure_ascii=False)
+    return json.dumps(builtins(block), ensure_ascii=False)

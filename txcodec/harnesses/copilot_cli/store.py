@@ -19,7 +19,7 @@ from msgspec import UNSET, UnsetType
 from ...jsonl import split_lines
 from ...native import json_source
 
-UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.IGNORECASE)
+UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\Z", re.IGNORECASE)  # \Z: no newline after
 
 
 def default_root() -> Path:

@@ -27,7 +27,9 @@ import msgspec
 
 from ...common import Command, Conversation, Message, RawBlock, Text, Thinking, ToolResult, ToolUse
 from ...errors import UnsafeId
+from ...ids import is_safe_id, shown
 from ...loss import LossReport
+from ...native import builtins
 from ...registry import WriteOptions, Written
 from .store import UUID, session_relpath
 
@@ -37,7 +39,7 @@ _NAMESPACE = uuid.UUID("0c9d5f2e-6a41-4c1b-9a0e-2f6f1c3b7d55")
 _FINISH = {"tool_use": "tool_calls", "end_turn": "stop", "max_tokens": "length"}
 
 
-def session_id_for(conversation: Conversation, options: WriteOptions) -> str:
+def session_id_for(conversation: Conversation, options: WriteOptions, loss: LossReport | None = None) -> str:
     if options.session_id:
         if not UUID.match(options.session_id):
             raise UnsafeId(f"Copilot CLI session ids are UUIDs (the session's folder name); got {options.session_id!r}")
@@ -45,11 +47,14 @@ def session_id_for(conversation: Conversation, options: WriteOptions) -> str:
     source = conversation.meta.id if isinstance(conversation.meta.id, str) else ""
     if UUID.match(source):
         return source.lower()
-    return str(uuid.uuid5(_NAMESPACE, source or json.dumps(msgspec.to_builtins(conversation.messages[:3]))))
+    derived = str(uuid.uuid5(_NAMESPACE, source or json.dumps(builtins(conversation.messages[:3]))))
+    if source and not is_safe_id(source) and loss is not None:  # another harness's plain id is usual
+        loss.add("write:session-id", f"source id {shown(source)} cannot name a folder; written as {derived}")
+    return derived
 
 
 def write(conversation: Conversation, loss: LossReport, options: WriteOptions) -> Written:
-    sid = session_id_for(conversation, options)
+    sid = session_id_for(conversation, options, loss)
     cwd = options.cwd or (conversation.meta.cwd if isinstance(conversation.meta.cwd, str) else None)
     if not cwd:
         cwd = DEFAULT_CWD
@@ -202,7 +207,7 @@ def _render(block: Any) -> str:
         return block.as_text()
     if isinstance(block, Text):
         return block.text
-    return json.dumps(msgspec.to_builtins(block), ensure_ascii=False)
+    return json.dumps(builtins(block), ensure_ascii=False)
 
 
 def _has_zone(stamp: str) -> bool:

@@ -29,13 +29,15 @@ import msgspec
 
 from ...common import Command, Conversation, Document, Image, Message, RawBlock, Text, Thinking, ToolResult, ToolUse
 from ...errors import UnsafeId
+from ...ids import is_safe_id, shown
 from ...loss import LossReport
+from ...native import builtins
 from ...registry import WriteOptions, Written
 from .dialect import Dialect
 
 DEFAULT_CWD = "/"
 INTERRUPTED = "[Tool call interrupted: no result was recorded]"
-SESSION_ID = re.compile(r"^ses_[A-Za-z0-9]{26}$")
+SESSION_ID = re.compile(r"^ses_[A-Za-z0-9]{26}\Z")  # \Z: no newline after
 _BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 _FINISH = {"tool_use": "tool-calls", "end_turn": "stop", "max_tokens": "length"}
 
@@ -58,7 +60,7 @@ def _suffix(seed: str, length: int) -> str:
     return "".join(out)
 
 
-def session_id_for(conversation: Conversation, options: WriteOptions) -> str:
+def session_id_for(conversation: Conversation, options: WriteOptions, loss: LossReport | None = None) -> str:
     if options.session_id:
         if not SESSION_ID.match(options.session_id):
             raise UnsafeId(f"opencode session ids are 'ses_' and 26 letters or digits; got {options.session_id!r}")
@@ -66,12 +68,15 @@ def session_id_for(conversation: Conversation, options: WriteOptions) -> str:
     source = conversation.meta.id if isinstance(conversation.meta.id, str) else ""
     if SESSION_ID.match(source):
         return source
-    return "ses_" + _suffix(source or json.dumps(msgspec.to_builtins(conversation.messages[:3])), 26)
+    derived = "ses_" + _suffix(source or json.dumps(builtins(conversation.messages[:3])), 26)
+    if source and not is_safe_id(source) and loss is not None:  # another harness's plain id is usual
+        loss.add("write:session-id", f"source id {shown(source)} cannot be an opencode id; written as {derived}")
+    return derived
 
 
 def writer(dialect: Dialect):
     def write(conversation: Conversation, loss: LossReport, options: WriteOptions) -> Written:
-        sid = session_id_for(conversation, options)
+        sid = session_id_for(conversation, options, loss)
         cwd = options.cwd or (conversation.meta.cwd if isinstance(conversation.meta.cwd, str) else None)
         if not cwd:
             cwd = DEFAULT_CWD
@@ -243,4 +248,4 @@ def _render(block: Any) -> str:
         return block.as_text()
     if isinstance(block, Text):
         return block.text
-    return json.dumps(msgspec.to_builtins(block), ensure_ascii=False)
+    return json.dumps(builtins(block), ensure_ascii=False)
