@@ -57,14 +57,25 @@ def parse_unified(text: str) -> list[Hunk]:
     return hunks
 
 
+# difflib's matching can take quadratic time: past this many lines on both sides together,
+# two versions are not diffed (the hashes still tell them apart; the change says so)
+DIFF_LINES = 20_000
+
+
 def diff_hunks(before: str | None, after: str | None) -> list[Hunk]:
-    """Hunks computed from two versions (``None`` is an absent file)."""
+    """Hunks computed from two versions (``None`` is an absent file); none when both are
+    there and too long to diff (:data:`DIFF_LINES`)."""
     a = (before or "").split("\n")
     b = (after or "").split("\n")
     if a[-1:] == [""]:
         a.pop()
     if b[-1:] == [""]:
         b.pop()
+    if not a or not b:  # a file made or removed whole: one hunk, in linear time
+        lines = [f"+{line}" for line in b] or [f"-{line}" for line in a]
+        return [Hunk(lines, 0 if not a else 1, len(a), 0 if not b else 1, len(b))] if lines else []
+    if len(a) + len(b) > DIFF_LINES:
+        return []
     return parse_unified("\n".join(difflib.unified_diff(a, b, lineterm="", n=3)))
 
 
@@ -168,8 +179,11 @@ def _versions(tool: str, call: _Call, harness: str, cwd: Any, path: Any, before:
         hunks = diff_hunks(before, after)
     if operation is None:
         operation = "create" if before is None else ("delete" if after is None else "modify")
-    return Change(call.use.id, tool, operation, harness, "runtime_reported", _relative(path, cwd), hunks=hunks,
-                  before_sha256=sha256(before), after_sha256=sha256(after))
+    change = Change(call.use.id, tool, operation, harness, "runtime_reported", _relative(path, cwd), hunks=hunks,
+                    before_sha256=sha256(before), after_sha256=sha256(after))
+    if not hunks and before is not None and after is not None and before != after:
+        change.note = f"the versions are too long to diff here (over {DIFF_LINES:,} lines); their hashes differ"
+    return change
 
 
 def _shell(call: _Call, harness: str) -> Change:

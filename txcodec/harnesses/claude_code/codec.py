@@ -103,7 +103,10 @@ def _block(value: Any) -> Any:
     # A tool_result whose content is neither a string nor a block list: keep the rest
     # typed and the content as it was.
     inner = value.pop("content")
-    block = _part_decoders["tool_result"].decode(msgspec.json.encode(value))
+    try:
+        block = _part_decoders["tool_result"].decode(msgspec.json.encode(value))
+    except msgspec.ValidationError:  # another field is off too (``"is_error": 0``): kept as it was
+        return raw
     block.content = _result_content(inner)
     return block
 
