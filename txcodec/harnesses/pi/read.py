@@ -214,7 +214,10 @@ class _Builder:
 
     def role_assistant(self, n: int, entry: dict, m: dict) -> None:
         blocks: list[Block] = []
-        for part in m.get("content") or []:
+        content = m.get("content")
+        if isinstance(content, str):  # pi's own messages hold a list; a plain string is one text
+            content = [{"type": "text", "text": content}]
+        for part in self.parts(content, n):
             kind = part.get("type") if isinstance(part, dict) else None
             if kind == "text":
                 blocks.append(Text(part.get("text", "")))
@@ -294,11 +297,20 @@ class _Builder:
         text = COMPACTION_PREFIX + str(m.get("summary", "")) + COMPACTION_SUFFIX
         self.add(Message("user", [Text(text)], synthetic=True, compact_summary=True), entry)
 
+    def parts(self, content: Any, n: int) -> list[Any]:
+        """A message's content list; anything else but absent content is reported."""
+        if isinstance(content, list):
+            return content
+        if content is not None:
+            self.loss.add("read:malformed", f"content is {type(content).__name__}, not a list: not read",
+                          file=self.file, line=n)
+        return []
+
     def blocks(self, content: Any, n: int) -> list[Block]:
         if isinstance(content, str):
             return [Text(content)]
         out: list[Block] = []
-        for part in content or []:
+        for part in self.parts(content, n):
             kind = part.get("type") if isinstance(part, dict) else None
             if kind == "text":
                 out.append(Text(part.get("text", "")))
