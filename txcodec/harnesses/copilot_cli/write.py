@@ -25,7 +25,8 @@ from typing import Any
 
 import msgspec
 
-from ...common import Command, Conversation, Message, RawBlock, Text, Thinking, ToolResult, ToolUse
+from ... import writekit
+from ...common import Conversation, Message, Text, Thinking, ToolResult, ToolUse
 from ...errors import UnsafeId
 from ...ids import is_safe_id, shown
 from ...loss import LossReport
@@ -185,29 +186,10 @@ class _Writer:
         self.event("tool.execution_complete", data, message)
 
     def result_text(self, block: ToolResult) -> str:
-        if isinstance(block.content, str):
-            return block.content
-        pieces = []
-        for inner in block.content:
-            if isinstance(inner, Text):
-                pieces.append(inner.text)
-            else:
-                self.loss.add("write:result-block", f"a {type(inner).__name__} inside a tool result became text")
-                pieces.append(_render(inner))
-        return "\n".join(pieces)
+        return writekit.result_text(block, self.loss)
 
     def as_text(self, block: Any) -> str:
-        kind = block.source_type if isinstance(block, RawBlock) else block.__struct_config__.tag
-        self.loss.add(f"write:block:{kind}", "a Copilot CLI event has no place for this block; written as text")
-        return _render(block)
-
-
-def _render(block: Any) -> str:
-    if isinstance(block, Command):
-        return block.as_text()
-    if isinstance(block, Text):
-        return block.text
-    return json.dumps(builtins(block), ensure_ascii=False)
+        return writekit.as_text(block, self.loss, "a Copilot CLI event")
 
 
 def _has_zone(stamp: str) -> bool:
