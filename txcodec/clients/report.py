@@ -34,15 +34,16 @@ class ResumeReport(msgspec.Struct, omit_defaults=True):
 
 
 def find_client(name: str) -> Path | None:
-    """A client binary: ``$TXCODEC_CLIENTS/.bin``, the repository's ``clients/`` folder,
-    then PATH."""
-    candidates = []
-    if os.environ.get("TXCODEC_CLIENTS"):
-        candidates.append(Path(os.environ["TXCODEC_CLIENTS"]) / "node_modules" / ".bin" / name)
-    candidates.append(Path(__file__).resolve().parents[2] / "clients" / "node_modules" / ".bin" / name)
-    for c in candidates:
-        if c.exists():
-            return c
+    """A client binary in ``$TXCODEC_CLIENTS``, then the repository's ``clients/`` folder, then
+    PATH. In a clients folder npm's CLIs are in ``node_modules/.bin`` and the Python ones in
+    their own virtualenvs, ``venvs/<venv>/bin`` (``clients/install-python.sh``)."""
+    folders = [Path(os.environ["TXCODEC_CLIENTS"])] if os.environ.get("TXCODEC_CLIENTS") else []
+    folders.append(Path(__file__).resolve().parents[2] / "clients")
+    for folder in folders:
+        candidates = [folder / "node_modules" / ".bin" / name, *sorted(folder.glob(f"venvs/*/bin/{name}"))]
+        for c in candidates:
+            if c.exists():
+                return c
     found = shutil.which(name)
     return Path(found) if found else None
 
