@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import stat
 import uuid
 from pathlib import Path
@@ -48,7 +49,8 @@ def _installed(store: dict, session_id: str = SRC_ID) -> Path:
 def test_install_writes_the_converted_bytes_once_and_prints_the_command(store):
     result = run("convert", str(SRC), "--to", "claude_code", "--install", "--cwd", str(store["project"]), env=store["env"])
     assert result.exit_code == 0, result.output
-    assert result.stdout == f"claude --resume {SRC_ID}\n"
+    # run from its project folder: the printed line goes there first
+    assert result.stdout == f"cd {shlex.quote(str(store['project']))} && claude --resume {SRC_ID}\n"
     target = _installed(store)
     written, _ = api.convert(SRC, "claude_code", cwd=str(store["project"]))
     assert target.read_bytes() == written.files[written.main]
@@ -61,7 +63,7 @@ def test_install_writes_the_converted_bytes_once_and_prints_the_command(store):
 
     fresh = str(uuid.UUID(int=7))
     other = run("convert", str(SRC), "--to", "claude_code", "--install", "--cwd", str(store["project"]), "--session-id", fresh, env=store["env"])
-    assert other.exit_code == 0 and other.stdout == f"claude --resume {fresh}\n"
+    assert other.exit_code == 0 and other.stdout.endswith(f" && claude --resume {fresh}\n")
     assert _installed(store, fresh).exists()
 
 
@@ -92,7 +94,7 @@ def test_resume_without_claude_on_path_prints_the_command(store, tmp_path):
     env = store["env"] | {"PATH": str(empty_bin)}
     result = run("resume", str(SRC), "--cwd", str(store["project"]), env=env)
     assert result.exit_code == 0, result.output
-    assert result.stdout == f"claude is not on PATH; run: claude --resume {SRC_ID}\n"
+    assert result.stdout == f"claude is not on PATH; run: cd {shlex.quote(str(store['project']))} && claude --resume {SRC_ID}\n"
     assert _installed(store).exists()
 
 
@@ -141,8 +143,8 @@ def _claude_resume(session_id: str, cwd: Path, config: Path, home: Path):
 def test_the_printed_command_resumes_with_the_real_client(store, tmp_path):
     claude_binary()  # fails with the install command when the CLI is missing
     result = run("convert", str(SRC), "--to", "claude_code", "--install", "--cwd", str(store["project"]), env=store["env"])
-    command = result.stdout.split()
-    assert command[:2] == ["claude", "--resume"], result.output
+    cd, folder, also, *command = shlex.split(result.stdout)
+    assert [cd, folder, also, *command[:2]] == ["cd", str(store["project"]), "&&", "claude", "--resume"], result.output
     expected = api.to_common(api.load(_installed(store)))  # before the client appends its turn
     home = tmp_path / "home"
     home.mkdir()

@@ -5,6 +5,7 @@ archived and a compressed rollout), inspect, verify, show, export, usage, conver
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 
 import pytest
@@ -155,8 +156,9 @@ def test_convert_install_into_codex_home(store):
     src = CORPUS / "claude_code/session-migrate/claude-2.1.209/basic.jsonl"
     result = run("convert", str(src), "--from", "claude_code", "--to", "codex", "--install", "--cwd", "/work", env=store["env"])
     assert result.exit_code == 0, result.output
-    assert result.stdout.startswith("codex resume ") and result.stdout.count("\n") == 1
-    session_id = result.stdout.strip().removeprefix("codex resume ")
+    assert result.stdout.count("\n") == 1
+    *cd, client, verb, session_id = shlex.split(result.stdout)
+    assert cd in (["cd", "/work", "&&"], []) and [client, verb] == ["codex", "resume"], result.stdout
     (installed,) = [p for p in (store["home"] / "sessions").rglob(f"*{session_id}*")]
     # the date folder and name come from the session's start (its first record, 2026-08-17T12:00:00Z)
     assert installed == store["home"] / f"sessions/2026/08/17/rollout-2026-08-17T12-00-00-{session_id}.jsonl"

@@ -11,6 +11,7 @@ CI cost: about ten cn runs of 3-6 s each, one claude and one codex run.
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -129,7 +130,7 @@ def test_installed_session_resumes_with_the_printed_command():
         assert result.exit_code == 0, result.output
         command = result.stdout.strip()
         session = command.split()[-1]
-        assert command == f"cn --fork {session}"
+        assert command == f"cd {shlex.quote(str(box.cwd))} && cn --fork {session}"
         assert (box.store / "sessions" / f"{session}.json").is_file()
         fork = box.cn("continue", fork=session, timeout=TIMEOUT)
         assert fork.exit_code == 0, fork.stderr

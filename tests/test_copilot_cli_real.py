@@ -12,6 +12,7 @@ first run of a fresh sandbox unpacks the CLI (about 1 s).
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -134,7 +135,7 @@ def test_installed_session_resumes_with_the_printed_command():
         assert result.exit_code == 0, result.output
         command = result.stdout.strip()
         session = command.split()[-1]
-        assert command == f"copilot --resume {session}"
+        assert command == f"cd {shlex.quote(str(box.cwd))} && copilot --resume {session}"
         assert (box.store / "session-state" / session / "events.jsonl").is_file()
         run = box.copilot("continue", resume=session, timeout=TIMEOUT)
         assert run.exit_code == 0, run.stderr

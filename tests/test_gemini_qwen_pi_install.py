@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 from pathlib import Path
 
 import pytest
@@ -58,10 +59,10 @@ def test_install_into_the_store_prints_the_resume_command_and_never_overwrites(t
     assert first.exit_code == 0, first.output
     (command,) = first.stdout.splitlines()
     session_id = command.split()[-1]
-    assert command == RESUME[target].format(session_id)
+    # these clients look for it by its project folder: the line goes there first
+    assert command == f"cd {shlex.quote(str(cwd))} && " + RESUME[target].format(session_id)
     path = expected_path(target, home, cwd, session_id)
     assert f"installed {path}" in first.stderr
-    assert f"run it from {cwd}" in first.stderr  # these clients look for it by that folder
     session = api.load(path)
     assert session.harness == target and not session.diagnostics
     assert api.to_common(session).meta.cwd == str(cwd)

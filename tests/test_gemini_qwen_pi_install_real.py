@@ -8,6 +8,7 @@ pi 0.73.1 against loopback mocks):
 
 from __future__ import annotations
 
+import shlex
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -44,7 +45,9 @@ def _install(target: str, home: Path, cwd: Path) -> str:
            "PI_CODING_AGENT_DIR": None, "PI_CODING_AGENT_SESSION_DIR": None}
     result = CliRunner().invoke(main, ["convert", "--to", target, "--install", "--cwd", str(cwd), str(SOURCE)], env=env)
     assert result.exit_code == 0, result.output
-    return result.stdout.strip()
+    cd = f"cd {shlex.quote(str(cwd))} && "  # the client runs in the project folder (the box's cwd)
+    assert result.stdout.startswith(cd), result.stdout
+    return result.stdout.strip().removeprefix(cd)
 
 
 def _resume(target: str, box, command: str):

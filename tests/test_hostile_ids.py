@@ -230,7 +230,7 @@ def test_resume_commands_and_installed_files_from_hostile_ids(source, session_id
             args += ["--from", "common"]
         result = CliRunner().invoke(main, args)
         assert result.exit_code == 0, (source, target, result.output)
-        line = result.stdout.strip().splitlines()[0]
+        line = result.stdout.strip().splitlines()[0].removeprefix(f"cd {shlex.quote(str(project))} && ")
         words = shlex.split(line)
         assert words[0] == CLIENT_WORD[target] and len(words) == 3, line
         assert ids.is_safe_id(words[2]), (source, target, line)

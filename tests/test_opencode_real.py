@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shlex
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -161,7 +162,7 @@ def test_install_then_the_printed_session_resumes_and_silent_starts_fail(dialect
         assert result.exit_code == 0, result.output
         command = result.stdout.strip()
         sid = command.split()[-1]
-        assert command == f"{dialect.binary} --session {sid}" and box.sessions() == [sid]
+        assert command == f"cd {shlex.quote(str(box.cwd))} && {dialect.binary} --session {sid}" and box.sessions() == [sid]
         tables = registry.get(dialect.harness).store.dialect.extra_tables
         from txcodec.harnesses.opencode.store import tables as db_tables
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -207,11 +208,13 @@ def _strip_replays(stdout: bytes) -> bytes:
 def test_cli_convert_install_then_claude_resumes_it(captures, name, tmp_path):
     """The issue's item 4 as a user runs it: ``txcodec convert capture.jsonl --to
     claude_code --install`` (format detected, prompts supplied with --prompt or from a
-    stdin-side file with --input) into a CLAUDE_CONFIG_DIR store, then the real
-    ``claude --resume`` under that CLAUDE_CONFIG_DIR sends the captured conversation."""
+    stdin-side file with --input) into a CLAUDE_CONFIG_DIR store, run from another folder:
+    the session is filed under the project the capture ran in, and the printed line, run
+    by a shell as it is (``cd <project> && claude --resume <id>``, with the flags ``-p``
+    needs appended), makes the real ``claude`` send the captured conversation."""
     capture, scenario = captures[name], SCENARIOS[name]
-    config, project, home = tmp_path / "config", tmp_path / "project", tmp_path / "home"
-    for folder in (config, project, home):
+    config, elsewhere, home = tmp_path / "config", tmp_path / "elsewhere", tmp_path / "home"
+    for folder in (config, elsewhere, home):
         folder.mkdir()
     src = tmp_path / "capture.jsonl"
     if name == "subagent":  # the prompt only on the stdin side, kept apart
@@ -223,11 +226,13 @@ def test_cli_convert_install_then_claude_resumes_it(captures, name, tmp_path):
         extra = [arg for p in scenario.prompts for arg in ("--prompt", p)]
     env = dict(os.environ, CLAUDE_CONFIG_DIR=str(config))
     done = subprocess.run([sys.executable, "-m", "txcodec", "convert", str(src), "--to", "claude_code", "--install",
-                           *extra], cwd=project, env=env, capture_output=True, text=True, timeout=60)
+                           *extra], cwd=elsewhere, env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == f"claude --resume {capture.session_id}"
+    project = capture.cwd  # recorded in the capture's init line
+    line = done.stdout.strip()
+    assert line == f"cd {shlex.quote(str(project))} && claude --resume {capture.session_id}"
     assert "prompt:missing" not in done.stderr
-    installed = config / "projects" / munge_cwd(str(project.resolve())) / f"{capture.session_id}.jsonl"
+    installed = config / "projects" / munge_cwd(str(project)) / f"{capture.session_id}.jsonl"
     assert installed.is_file(), done.stderr
     if name == "subagent":
         assert list((installed.parent / capture.session_id / "subagents").glob("agent-*.jsonl"))
@@ -235,8 +240,9 @@ def test_cli_convert_install_then_claude_resumes_it(captures, name, tmp_path):
     mock = AnthropicMock([text("resumed")], strict=True)
     with MockServer(mock) as server:
         run_env = dict(claude_env(home, server), CLAUDE_CONFIG_DIR=str(config))
-        code, out, err = run_client([str(claude_binary()), "-p", "--resume", capture.session_id, "continue",
-                                     "--dangerously-skip-permissions"], project, run_env, 60, "claude")
+        run_env["PATH"] = f"{claude_binary().parent}{os.pathsep}{run_env.get('PATH', os.defpath)}"
+        code, out, err = run_client(["sh", "-c", f"{line} -p continue --dangerously-skip-permissions"],
+                                    elsewhere, run_env, 60, "claude")
         resumed = SimpleNamespace(returncode=code, stdout=out, stderr=err)
         bodies = [r.json() for r in server.requests if r.path.split("?")[0] == "/v1/messages"]
     assert resumed.returncode == 0 and not mock.rejected, (resumed.stderr[-1500:], mock.rejected)

@@ -12,7 +12,7 @@ import msgspec
 from . import registry
 from .common import Child, Conversation, Message, ToolResult, ToolUse
 from .errors import InputError, guarded, strict
-from .ids import safe_relpath
+from .ids import is_safe_cwd, safe_relpath
 from .loss import LossReport
 from .native import NativeSession, _no_cycle_collection, decode_document, decode_session, json_source
 
@@ -214,6 +214,7 @@ def convert(
     prompts: list[str] | None = None,
     input_side: bytes | str | os.PathLike[str] | None = None,
     stdin_side: bool = False,
+    default_cwd: str | None = None,
 ) -> tuple[registry.Written, LossReport]:
     """Read ``source`` (a native session: path or bytes, harness detected unless
     ``from_`` names it; ``from_="common"`` for Common JSON; or a :class:`Conversation`)
@@ -224,6 +225,10 @@ def convert(
     of its own. They are handed to the reader as ``session.prompts`` and
     ``session.input_session``; a source of another harness refuses them.
     ``stdin_side`` (target stream_json only) writes the lines a host sends on stdin.
+
+    The project folder the session is filed under is ``cwd``, else the one the session
+    records (an absolute path), else ``default_cwd`` (else the writer's own default); it
+    comes back as ``written.cwd``, the folder to resume it from.
     """
     if stdin_side and to != "stream_json":
         raise NotSupported("the stdin side is a stream_json output only (--to stream_json)")
@@ -249,9 +254,13 @@ def convert(
     target = registry.get(to)
     if target.write is None:
         raise NotSupported(f"writing {target.title} is not supported yet")
+    recorded = _recorded_cwd(conversation)
+    if cwd is None and recorded is None:
+        cwd = default_cwd
     options = registry.WriteOptions(session_id=session_id, cwd=cwd, stdin_side=stdin_side)
     with _no_cycle_collection():
         written = target.write(conversation, loss, options)
+    written.cwd = cwd or recorded
     if conversation.meta.forked_from is not msgspec.UNSET and to not in FORK_SLOTS:
         loss.add("lineage:forked-from", f"forked from {conversation.meta.forked_from.session_id}: "
                  f"{target.title} has no slot for a session's parent")
@@ -260,6 +269,13 @@ def convert(
     if not conversation.messages and not conversation.children and "write:no-conversation" not in loss.counts():
         loss.add("write:no-conversation", f"{_name(source)} holds no message: {target.title} will find nothing to resume")
     return written, loss
+
+
+def _recorded_cwd(conversation: Conversation) -> str | None:
+    """The session's own project folder, when it can name one here (writers fall back to
+    their default for anything else, and report an unusable one)."""
+    cwd = conversation.meta.cwd
+    return cwd if isinstance(cwd, str) and os.path.isabs(cwd) and is_safe_cwd(cwd) else None
 
 
 def _name(source: Any) -> str:

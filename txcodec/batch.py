@@ -88,6 +88,7 @@ class ConvertJob(msgspec.Struct, kw_only=True, frozen=True):
     install: bool = False
     skip_existing: bool = False
     loss_dir: str | None = None
+    default_cwd: str | None = None  # the project folder of a session that records none
 
 
 def convert_one(job: ConvertJob) -> Outcome:
@@ -96,7 +97,7 @@ def convert_one(job: ConvertJob) -> Outcome:
     from . import api
     from .atomic import TargetExists, install_files
 
-    written, loss = api.convert(job.source, job.to, from_=job.from_)
+    written, loss = api.convert(job.source, job.to, from_=job.from_, default_cwd=job.default_cwd)
     counts = loss.counts()
     outcome = Outcome(source=job.source, status="converted", session_id=written.session_id, losses=counts)
     if job.out is not None:

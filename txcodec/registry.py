@@ -23,6 +23,9 @@ class Written:
 
     session_id: str
     files: dict[str, bytes] = field(default_factory=dict)
+    # the project folder the session is filed under and the client should run in (set by
+    # api.convert; None when neither the caller nor the session names one)
+    cwd: str | None = None
 
     @property
     def main(self) -> str:
@@ -56,6 +59,15 @@ class Harness:
     store: Any = None
     # check_resume(path: Path, **options) -> ResumeReport: what the real client sends
     check_resume: Callable[..., Any] | None = None
+    # the client's command that continues a session of its store, "{id}" standing for the
+    # session id (run in the session's project folder); None when there is none
+    resume: tuple[str, ...] | None = None
+
+    def resume_argv(self, session_id: str) -> list[str] | None:
+        """The command line continuing ``session_id`` in the client, or None."""
+        if self.resume is None:
+            return None
+        return [session_id if arg == "{id}" else arg for arg in self.resume]
 
 
 def lazy(module: str, name: str) -> Callable[..., Any]:

@@ -38,20 +38,32 @@ def _write_out(written: registry.Written, out: Path) -> list[Path]:
     return install_files(out, written.files)
 
 
+def _resume_argv(harness: str, written: registry.Written) -> list[str] | None:
+    """The client's command continuing ``written``, as its harness registers it."""
+    return registry.get(harness).resume_argv(written.session_id)
+
+
 def _resume_line(harness: str, written: registry.Written) -> str:
-    # the id came from a source file: quoted, it is one argument and never shell text
-    sid = shlex.quote(written.session_id)
-    lines = {"claude_code": f"claude --resume {sid}", "codex": f"codex resume {sid}", "gemini_cli": f"gemini --resume {sid}",
-             "qwen_code": f"qwen --resume {sid}", "pi": f"pi --session {sid}",
-             "copilot_cli": f"copilot --resume {sid}", "continue_cli": f"cn --fork {sid}",
-             "opencode": f"opencode --session {sid}", "kilo": f"kilo --session {sid}"}
-    return lines.get(harness, f"(resume session {sid})")
+    """The shell line that continues the installed session: in its project folder (the
+    client looks the session up there, and the resumed agent works there). Everything from
+    a source file is quoted: the id and the folder are each one argument, never shell text."""
+    argv = _resume_argv(harness, written)
+    if argv is None:
+        return f"# {registry.get(harness).title} has no command to resume session {shlex.quote(written.session_id)}"
+    line = shlex.join(argv)
+    if written.cwd is not None and not _here(written.cwd):
+        line = f"cd {shlex.quote(written.cwd)} && {line}"
+    return line
 
 
-def _project_dir(cwd: str | None) -> str:
-    """The absolute project folder: the store's folder name and every record's ``cwd``
-    are made from it, so a relative ``--cwd`` would name the wrong folder."""
-    return os.path.abspath(cwd) if cwd is not None else os.getcwd()
+def _here(folder: str) -> bool:
+    return os.path.realpath(folder) == os.path.realpath(os.getcwd())
+
+
+def _project_dir(cwd: str | None) -> str | None:
+    """The absolute project folder given with ``--cwd`` (the store's folder name and every
+    record's ``cwd`` are made from it, so a relative one would name the wrong folder)."""
+    return os.path.abspath(cwd) if cwd is not None else None
 
 
 def _install(written: registry.Written, harness: str) -> None:
@@ -61,13 +73,6 @@ def _install(written: registry.Written, harness: str) -> None:
         raise click.ClickException(f"{exc} (choose a new id with --session-id)") from exc
     for path in paths:
         click.echo(f"installed {path}", err=True)
-
-
-def _run_from(cwd: str) -> None:
-    """Claude Code, Gemini CLI, Qwen Code, pi, opencode and Kilo find a session by the
-    folder they run in: say so when that is not here."""
-    if os.path.abspath(os.getcwd()) != cwd:
-        click.echo(f"run it from {cwd}:  cd {shlex.quote(cwd)}", err=True)
 
 
 def _sources(srcs: tuple[str, ...], harness: str | None) -> tuple[list[Path], bool]:
@@ -100,8 +105,10 @@ def _batch(files: list[Path], to: str, from_: str | None, out: Path | None, inst
     if not files:
         raise UsageProblem("no session to convert")
     loss_dir = str((out or Path.cwd()) / "loss") if show_loss else None
+    # installed sessions go under their own project folder, as one --install does
+    default_cwd = os.getcwd() if install else None
     work = [batch.ConvertJob(source=str(f), to=to, from_=from_, out=str(out) if out else None, install=install,
-                             skip_existing=skip_existing, loss_dir=loss_dir) for f in files]
+                             skip_existing=skip_existing, loss_dir=loss_dir, default_cwd=default_cwd) for f in files]
     outcomes = []
     with progress(len(work), f"converting to {to}", enabled=not quiet) as advance:
         for outcome in batch.run(work, batch.convert_one, jobs):
@@ -163,7 +170,8 @@ def register(group: click.Group) -> None:
     @filter_options
     @click.option("-j", "--jobs", type=click.IntRange(min=1), help="Sessions converted at once (default: the CPU count).")
     @click.option("--skip-existing", is_flag=True, help="Skip a session whose converted files already exist.")
-    @click.option("--cwd", type=str, help="The project folder the target client will resume from (one session).")
+    @click.option("--cwd", type=str, help="The project folder the target client will resume from (one session; "
+                                         "default: the session's own, else the current folder).")
     @click.option("--session-id", type=str, help="The new session's id (one session; a UUID for Claude Code).")
     @click.option("--loss", "show_loss", is_flag=True,
                   help="The whole loss report: as JSON on stdout (one session), or one file per session in DIR/loss/.")
@@ -216,16 +224,15 @@ def register(group: click.Group) -> None:
             return
         (src,) = files
         with user_errors():
-            if install or cwd is not None:
-                cwd = _project_dir(cwd)
-            written, loss = api.convert(src, to, from_=from_, session_id=session_id, cwd=cwd,
+            written, loss = api.convert(src, to, from_=from_, session_id=session_id, cwd=_project_dir(cwd),
                                         prompts=list(prompts) if prompts else None, input_side=input_side,
-                                        stdin_side=stdin_side)
+                                        stdin_side=stdin_side, default_cwd=os.getcwd() if install else None)
             if install:
                 _install(written, to)
                 click.echo(_resume_line(to, written))
-                if to in ("claude_code", "gemini_cli", "qwen_code", "pi", "opencode", "kilo"):
-                    _run_from(cwd)
+                if written.cwd is not None and not os.path.isdir(written.cwd):
+                    click.echo(f"note: {written.cwd} (the session's project folder) does not exist here; "
+                               "create it, or install with --cwd DIR", err=True)
             elif out is not None:
                 for path in _write_out(written, out):
                     click.echo(f"wrote {path}", err=True)
@@ -242,30 +249,33 @@ def register(group: click.Group) -> None:
     @click.option("--from", "from_", type=str, metavar="NAME", help="Source harness (detected when left out).")
     @click.option("--to", "to", type=target_choice(), default="claude_code", show_default=True,
                   help="The client to continue in (a harness with a store).")
-    @click.option("--cwd", type=str, help="Project folder (default: the current folder).")
+    @click.option("--cwd", type=str, help="Project folder (default: the session's own, else the current folder).")
     @click.option("--session-id", type=str, help="The new session's id.")
     @click.option("-q", "--quiet", is_flag=True, help="No loss line.")
     def resume(src: Path, from_: str | None, to: str, cwd: str | None, session_id: str | None, quiet: bool) -> None:
         """Convert SRC to the target harness, install it in that client's store, and
         continue it there (``claude --resume``, ``codex resume``, ...).
 
-        The client runs in the project folder (--cwd) when it is on PATH; otherwise the
-        command to run is printed."""
+        The session is filed under its own project folder (or --cwd) and the client runs
+        there when it is on PATH; otherwise the command to run is printed."""
         with user_errors():
-            if registry.get(to).store is None:
-                raise click.ClickException(f"{registry.get(to).title} has no store to resume from")
-            cwd = _project_dir(cwd)
-            if not os.path.isdir(cwd):  # checked before installing: the client would run there
-                raise click.ClickException(f"{cwd}: not a folder (--cwd)")
-            written, loss = api.convert(src, to, from_=from_, session_id=session_id, cwd=cwd)
+            target = registry.get(to)
+            if target.store is None:
+                raise click.ClickException(f"{target.title} has no store to resume from")
+            if target.resume is None:
+                raise click.ClickException(f"{target.title} registers no command to resume a session")
+            written, loss = api.convert(src, to, from_=from_, session_id=session_id, cwd=_project_dir(cwd),
+                                        default_cwd=os.getcwd())
+            # checked before installing: the client runs there
+            if written.cwd is not None and not os.path.isdir(written.cwd):
+                whose = "--cwd" if cwd is not None else "the session's project folder; choose one with --cwd DIR"
+                raise click.ClickException(f"{written.cwd}: not a folder here ({whose})")
             _install(written, to)
             _summary(loss, to, quiet)
-            line = _resume_line(to, written)
-            argv = shlex.split(line)
+            argv = _resume_argv(to, written)
             client = shutil.which(argv[0])
             if client is None:
-                click.echo(f"{argv[0]} is not on PATH; run: {line}")
-                _run_from(cwd)
+                click.echo(f"{argv[0]} is not on PATH; run: {_resume_line(to, written)}")
                 return
-            click.echo(f"+ {line}", err=True)
-            raise SystemExit(subprocess.call([client, *argv[1:]], cwd=cwd))
+            click.echo(f"+ {_resume_line(to, written)}", err=True)
+            raise SystemExit(subprocess.call([client, *argv[1:]], cwd=written.cwd))

@@ -42,4 +42,5 @@ HARNESS = Harness(
     write=lazy(f"{__name__}.write", "write"),
     # what the real ``claude --resume`` sends for this file (txcodec.clients.claude)
     check_resume=lazy("txcodec.clients.claude", "check_resume"),
+    resume=("claude", "--resume", "{id}"),
 )

@@ -48,4 +48,5 @@ HARNESS = Harness(
     write=lazy(f"{__name__}.write", "write"),
     store=store,
     check_resume=lazy("txcodec.clients.codex", "check_resume"),
+    resume=("codex", "resume", "{id}"),
 )

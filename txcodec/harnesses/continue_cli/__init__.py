@@ -42,4 +42,5 @@ HARNESS = Harness(
     write=write,
     store=store,
     check_resume=lazy("txcodec.clients.continue_cli", "check_resume"),
+    resume=("cn", "--fork", "{id}"),
 )

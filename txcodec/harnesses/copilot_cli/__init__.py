@@ -40,4 +40,5 @@ HARNESS = Harness(
     write=write,
     store=store,
     check_resume=lazy("txcodec.clients.copilot", "check_resume"),
+    resume=("copilot", "--resume", "{id}"),
 )

@@ -45,4 +45,5 @@ HARNESS = Harness(
     write=write,
     store=store,
     check_resume=lazy("txcodec.clients.gemini", "check_resume"),
+    resume=("gemini", "--resume", "{id}"),
 )

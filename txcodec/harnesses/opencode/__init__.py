@@ -38,7 +38,7 @@ def detector(dialect: Dialect):
 
 def harness(dialect: Dialect, codec: Any, store: Any, check: Any) -> Harness:
     return Harness(name=dialect.harness, title=dialect.title, codec=codec, detect=detector(dialect), read=read,
-                   write=writer(dialect), store=store, check_resume=check)
+                   write=writer(dialect), store=store, check_resume=check, resume=(dialect.binary, "--session", "{id}"))
 
 
 HARNESS = harness(OPENCODE, CODEC, STORE, lazy("txcodec.clients.opencode", "check_resume"))

@@ -37,4 +37,5 @@ HARNESS = Harness(
     write=write,
     store=store,
     check_resume=lazy("txcodec.clients.pi", "check_resume"),
+    resume=("pi", "--session", "{id}"),
 )

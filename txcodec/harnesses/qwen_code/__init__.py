@@ -41,4 +41,5 @@ HARNESS = Harness(
     write=write,
     store=store,
     check_resume=lazy("txcodec.clients.qwen", "check_resume"),
+    resume=("qwen", "--resume", "{id}"),
 )
