@@ -1,13 +1,17 @@
-"""Run one job per session across processes, for batch conversion and any other export.
+"""Run one job per session across processes: batch conversion and the Parquet export.
 
-:func:`run` hands each item to a worker function in a process pool (or in this process
-with ``jobs=1``) and yields an :class:`Outcome` per item as each finishes; a job that
+:func:`run` hands each item to a worker function in a pool of processes (or in this
+process with ``jobs=1``) and yields an :class:`Outcome` per item as they finish; a job that
 raises becomes a ``failed`` outcome naming the error, so one bad session never stops the
-batch. :func:`convert_one` is the worker behind ``txcodec convert SRC... -o DIR``.
+batch. Items travel to the workers in small chunks (one task per item would spend more on
+the pool's messages than on a small session), and the workers are forked after
+``prepare`` has imported what they need, so no worker imports it again.
+:func:`convert_one` is the worker behind ``txcodec convert SRC... -o DIR``.
 """
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -20,7 +24,8 @@ import msgspec
 class Outcome(msgspec.Struct, kw_only=True):
     """What happened to one item: ``converted``, ``skipped`` (``reason`` says why) or
     ``failed`` (``reason`` is the error, one line); ``outputs`` are the files written;
-    ``losses`` counts the loss report's entries by kind."""
+    ``losses`` counts the loss report's entries by kind; ``data`` is whatever else the
+    worker hands back (the export's rows)."""
 
     source: str
     status: str
@@ -28,6 +33,7 @@ class Outcome(msgspec.Struct, kw_only=True):
     session_id: str | None = None
     outputs: list[str] = msgspec.field(default_factory=list)
     losses: dict[str, int] = msgspec.field(default_factory=dict)
+    data: Any = None
 
 
 def default_jobs() -> int:
@@ -38,23 +44,41 @@ def default_jobs() -> int:
         return os.cpu_count() or 1
 
 
-def run(items: Iterable[Any], work: Callable[[Any], Outcome], jobs: int | None = None) -> Iterator[Outcome]:
-    """``work(item)`` for every item, ``jobs`` at a time in worker processes (``work`` and the
-    items must pickle: a module-level function and plain values), yielding outcomes in the
-    order they finish."""
+def run(items: Iterable[Any], work: Callable[[Any], Outcome], jobs: int | None = None, *,
+        prepare: Callable[[], None] | None = None, chunk: int | None = None) -> Iterator[Outcome]:
+    """``work(item)`` for every item, ``jobs`` processes at a time (``work`` and the items
+    must pickle: a module-level function and plain values), yielding outcomes as chunks of
+    ``chunk`` items finish (default: small enough to keep every worker busy to the end).
+    ``prepare()`` runs here first: what it imports, forked workers inherit."""
     items = list(items)
     jobs = min(jobs or default_jobs(), len(items)) or 1
+    if prepare is not None:
+        prepare()
     if jobs == 1:
         for item in items:
             yield _guarded(work, item)
         return
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        futures = {pool.submit(_guarded, work, item): item for item in items}
+    size = chunk or max(1, min(32, len(items) // (jobs * 4)))
+    chunks = [items[i:i + size] for i in range(0, len(items), size)]
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=_context()) as pool:
+        futures = {pool.submit(_run_chunk, work, part): part for part in chunks}
         for future in as_completed(futures):
             try:
-                yield future.result()
+                outcomes = future.result()
             except Exception as exc:  # the worker process itself died (killed, out of memory)
-                yield Outcome(source=str(_source(futures[future])), status="failed", reason=_one_line(exc))
+                outcomes = [Outcome(source=str(_source(item)), status="failed", reason=_one_line(exc))
+                            for item in futures[future]]
+            yield from outcomes
+
+
+def _context() -> Any:
+    # forked workers start at once with the parent's imports; elsewhere, the platform's way
+    methods = multiprocessing.get_all_start_methods()
+    return multiprocessing.get_context("fork" if "fork" in methods else methods[0])
+
+
+def _run_chunk(work: Callable[[Any], Outcome], items: list[Any]) -> list[Outcome]:
+    return [_guarded(work, item) for item in items]
 
 
 def _guarded(work: Callable[[Any], Outcome], item: Any) -> Outcome:
@@ -74,6 +98,18 @@ def _one_line(exc: BaseException) -> str:
     return text if isinstance(exc, (OSError, ValueError)) else f"{type(exc).__name__}: {text}"
 
 
+def import_readers(harnesses: Iterable[str] | None = None) -> None:
+    """Import the readers of ``harnesses`` (default: all), for :func:`run`'s ``prepare``."""
+    from importlib import import_module
+
+    from . import registry
+
+    for name in harnesses if harnesses is not None else registry.harnesses():
+        harness = registry.get(name)
+        if harness.read is not None:
+            import_module(harness.read.__module__)
+
+
 # -- batch conversion ------------------------------------------------------------------------------
 
 
@@ -89,6 +125,18 @@ class ConvertJob(msgspec.Struct, kw_only=True, frozen=True):
     skip_existing: bool = False
     loss_dir: str | None = None
     default_cwd: str | None = None  # the project folder of a session that records none
+
+
+def prepare_convert(to: str) -> None:
+    """What every conversion to ``to`` imports: the readers and that writer."""
+    from importlib import import_module
+
+    from . import api, registry  # noqa: F401
+
+    import_readers()
+    writer = registry.get(to).write
+    if writer is not None:
+        import_module(writer.__module__)
 
 
 def convert_one(job: ConvertJob) -> Outcome:
@@ -128,7 +176,7 @@ def convert_one(job: ConvertJob) -> Outcome:
 
 
 def _skipped(outcome: Outcome) -> Outcome:
-    outcome.status, outcome.reason, outcome.losses = "skipped", "already converted", {}
+    outcome.status, outcome.reason, outcome.losses = "skipped", "already done", {}
     return outcome
 
 

@@ -35,6 +35,7 @@ from .common import Block, Child, ChildLink, Conversation, Epoch, Message, Meta,
 TABLES = ("sessions", "messages", "blocks", "tool_calls", "usage", "changes")
 
 _encode = msgspec.json.Encoder().encode
+_encode_lines = msgspec.json.Encoder().encode_lines
 _decode = msgspec.json.decode
 
 # The block fields that have a column of their own; the rest go to ``rest``.
@@ -63,8 +64,39 @@ def _pa() -> Any:
     return pyarrow
 
 
+_schemas: dict[str, Any] = {}
+
+
 def schemas() -> dict[str, Any]:
-    """The Arrow schema of every table, by name."""
+    """The Arrow schema of every table, by name (built once)."""
+    if not _schemas:
+        _schemas.update(_build_schemas())
+    return _schemas
+
+
+def encode_rows(rows: list[dict[str, Any]]) -> bytes:
+    """Rows as JSON lines, for :func:`table_from_json`: a few bytes that cross between
+    processes cheaply and are joined by concatenation."""
+    return _encode_lines(rows)
+
+
+def table_from_json(name: str, lines: bytes) -> Any:
+    """The Arrow table ``name`` from rows encoded by :func:`encode_rows`. Arrow's JSON
+    reader builds the columns in C++, several times faster than ``Table.from_pylist``
+    (and, unlike it, without importing pandas), to the same table."""
+    pa = _pa()
+    import pyarrow.json as pj
+
+    schema = schemas()[name]
+    if not lines:
+        return schema.empty_table()
+    table = pj.read_json(pa.py_buffer(lines),
+                         read_options=pj.ReadOptions(block_size=len(lines) + 1, use_threads=False),
+                         parse_options=pj.ParseOptions(explicit_schema=schema, unexpected_field_behavior="error"))
+    return table.select(schema.names)
+
+
+def _build_schemas() -> dict[str, Any]:
     pa = _pa()
     usage = pa.struct([
         ("input_tokens", pa.int64()),
@@ -355,12 +387,11 @@ def rows(conversation: Conversation, source: Source) -> dict[str, list[dict[str,
 
 def tables(items: Iterable[tuple[Conversation, Source]]) -> dict[str, Any]:
     """Arrow tables of every conversation in ``items``."""
-    pa = _pa()
-    merged: dict[str, list[dict[str, Any]]] = {name: [] for name in TABLES}
+    merged: dict[str, list[bytes]] = {name: [] for name in TABLES}
     for conversation, source in items:
         for name, part in rows(conversation, source).items():
-            merged[name].extend(part)
-    return {name: pa.Table.from_pylist(merged[name], schema=schema) for name, schema in schemas().items()}
+            merged[name].append(encode_rows(part))
+    return {name: table_from_json(name, b"".join(merged[name])) for name in TABLES}
 
 
 # --- rows -> Common ----------------------------------------------------------------------

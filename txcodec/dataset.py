@@ -5,9 +5,10 @@ session started::
 
     DIR/messages/harness=codex/date=2026-11-30/<part>.parquet
 
-Sources are read in chunks by a pool of processes; each chunk writes one file per table
-and partition it has rows for (a file per session would spend most of the time on
-Parquet's per-file overhead). The export is incremental: the manifest
+Sources are read by a pool of processes (:func:`txcodec.batch.run`, as batch conversion
+is), each handing back its rows as JSON lines; this process gathers them by partition and
+writes one file per table and partition (a file per session, or per worker task, would
+spend most of the time on Parquet's per-file overhead). The export is incremental: the manifest
 (``DIR/_txcodec_manifest.json``) records each source's path, size, mtime, sha256 and the
 files holding its rows. A source whose size and mtime match, or whose bytes hash the same,
 is skipped; a changed one has its rows taken out of the files that held them (which are
@@ -24,8 +25,7 @@ from __future__ import annotations
 import hashlib
 import os
 import uuid
-from collections.abc import Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,10 +34,12 @@ import msgspec
 
 from . import columnar
 from .atomic import write_atomic
+from .batch import Outcome
 from .errors import TxcodecError
 
 MANIFEST = "_txcodec_manifest.json"
-CHUNK = 64  # sources per worker task: files stay few and large enough to be worth it
+CHUNK = None  # sources per worker task (None: batch.run's default)
+BUFFER = 256 << 20  # bytes of rows gathered before they are written out (memory stays bounded)
 
 
 class _Entry(msgspec.Struct):
@@ -66,26 +68,48 @@ def _digest(path: Path) -> str:
     return digest.hexdigest()
 
 
-def read_source(path: str | os.PathLike[str], sha256: str | None = None) -> tuple[Any, columnar.Source]:
-    """Load one native session into Common, with the :class:`columnar.Source` naming it."""
+def read_source(path: str | os.PathLike[str], sha256: str | None = None,
+                harness: str | None = None) -> tuple[Any, columnar.Source]:
+    """Load one native session into Common, with the :class:`columnar.Source` naming it
+    (``harness`` when known, as a store's listing knows it, saves detecting it)."""
     from . import api
 
     path = Path(path)
     stat = path.stat()
-    session = api.load(path)
+    session = api.load(path, harness)
     conversation = api.to_common(session)
     source = columnar.Source(session.harness, str(path), sha256 or _digest(path), stat.st_size, stat.st_mtime)
     return conversation, source
 
 
-class _Done(msgspec.Struct):
-    """A worker's answer for one source."""
+class ExportJob(msgspec.Struct, frozen=True):
+    """One source for a worker: its path, the hash the parent took, its harness if known."""
 
-    path: str
-    key: str = ""
-    files: list[str] = msgspec.field(default_factory=list)
-    counts: dict[str, int] = msgspec.field(default_factory=dict)
-    error: str | None = None
+    source: str
+    sha256: str
+    harness: str | None = None
+
+
+class _Rows(msgspec.Struct):
+    """A worker's rows of one source, for the parent to write: JSON lines by table."""
+
+    key: str
+    harness: str
+    date: str
+    lines: dict[str, bytes]
+    counts: dict[str, int]
+
+
+def export_one(job: ExportJob) -> Outcome:
+    """Worker: one source read into the tables' rows (written by the parent, grouped by
+    partition, so that files stay few and large whatever the chunking)."""
+    conversation, source = read_source(job.source, job.sha256, job.harness)
+    rows = columnar.rows(conversation, source)
+    data = _Rows(key=rows["sessions"][0]["session_key"], harness=source.harness,
+                 date=columnar.day(conversation.meta.started_at),
+                 lines={name: columnar.encode_rows(part) for name, part in rows.items() if part},
+                 counts={name: len(part) for name, part in rows.items() if part})
+    return Outcome(source=job.source, status="converted", session_id=data.key, data=data)
 
 
 def _write_parquet(table: Any, target: Path) -> None:
@@ -97,37 +121,41 @@ def _write_parquet(table: Any, target: Path) -> None:
     os.replace(tmp, target)  # a reader never sees half a file
 
 
-def _write_chunk(todo: list[tuple[str, str]], out: str) -> list[_Done]:
-    """Worker: read a chunk of sources; write one file per table and partition."""
-    import pyarrow as pa
+class _Parts:
+    """Rows gathered by partition (table, harness, date) and written a file per partition
+    when enough are buffered and at the end, by threads (Arrow's JSON reader and Parquet
+    writer let go of the GIL)."""
 
-    done: list[_Done] = []
-    groups: dict[tuple[str, str, str], list[dict[str, Any]]] = {}  # (table, harness, date) -> rows
-    owners: dict[tuple[str, str, str], list[_Done]] = {}
-    for path, digest in todo:
-        try:
-            conversation, source = read_source(path, digest)
-        except (ValueError, OSError) as exc:  # txcodec's own errors are ValueError/OSError subclasses
-            done.append(_Done(path, error=str(exc)))
-            continue
-        rows = columnar.rows(conversation, source)
-        entry = _Done(path, key=rows["sessions"][0]["session_key"])
-        date = columnar.day(conversation.meta.started_at)
-        for name, part in rows.items():
-            if part:
-                group = (name, source.harness, date)
-                groups.setdefault(group, []).extend(part)
-                owners.setdefault(group, []).append(entry)
-                entry.counts[name] = len(part)
-        done.append(entry)
-    schemas = columnar.schemas()
-    part_name = f"part-{uuid.uuid4().hex}.parquet"
-    for (name, harness, date), rows in groups.items():
-        rel = f"{name}/harness={harness}/date={date}/{part_name}"
-        _write_parquet(pa.Table.from_pylist(rows, schema=schemas[name]), Path(out) / rel)
-        for entry in owners[(name, harness, date)]:
-            entry.files.append(rel)
-    return done
+    def __init__(self, out: Path, manifest: dict[str, _Entry], jobs: int):
+        self.out, self.manifest, self.jobs = out, manifest, jobs
+        self.lines: dict[tuple[str, str, str], list[bytes]] = {}
+        self.owners: dict[tuple[str, str, str], list[str]] = {}
+        self.buffered = 0
+
+    def add(self, source: str, rows: _Rows) -> None:
+        for name, lines in rows.lines.items():
+            group = (name, rows.harness, rows.date)
+            self.lines.setdefault(group, []).append(lines)
+            self.owners.setdefault(group, []).append(source)
+            self.buffered += len(lines)
+        if self.buffered > BUFFER:
+            self.flush()
+
+    def flush(self) -> None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        groups, self.lines, self.buffered = self.lines, {}, 0
+        part = f"part-{uuid.uuid4().hex}.parquet"
+        rels = {group: f"{group[0]}/harness={group[1]}/date={group[2]}/{part}" for group in groups}
+
+        def write(group: tuple[str, str, str]) -> None:
+            _write_parquet(columnar.table_from_json(group[0], b"".join(groups[group])), self.out / rels[group])
+
+        with ThreadPoolExecutor(max_workers=self.jobs) as pool:
+            list(pool.map(write, groups))
+        for group, rel in rels.items():
+            for source in dict.fromkeys(self.owners.pop(group)):
+                self.manifest[source].files.append(rel)
 
 
 def _load_manifest(out: Path) -> dict[str, _Entry]:
@@ -161,18 +189,25 @@ def _take_out(out: Path, manifest: dict[str, _Entry], sources: list[str]) -> Non
 
 
 def export_parquet(sources: Iterable[str | os.PathLike[str]], out: str | os.PathLike[str], *,
-                   jobs: int | None = None) -> ExportResult:
+                   jobs: int | None = None, harnesses: dict[str, str] | None = None,
+                   on_outcome: Callable[[Outcome], None] | None = None) -> ExportResult:
     """Export every source session (native files of any harness) under ``out``.
 
-    ``jobs`` processes read and write in parallel (default: the CPU count; 1 runs in this
-    process). Only sources that changed since the last export into ``out`` are rewritten.
+    ``jobs`` processes read in parallel (default: the CPU count; 1 runs in this process)
+    through :func:`txcodec.batch.run`, the machinery of batch conversion. Only sources that
+    changed since the last export into ``out`` are read again. ``harnesses`` maps a path to
+    its harness when it is known; ``on_outcome`` is told about every source as it is done
+    (``converted``, ``skipped`` as unchanged, or ``failed`` with the reason).
     """
+    from . import batch
+
     columnar.schemas()  # fails early, in this process, when pyarrow is missing
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     manifest = _load_manifest(out)
     result = ExportResult()
-    todo: list[tuple[str, str]] = []
+    tell = on_outcome or (lambda outcome: None)
+    todo: list[ExportJob] = []
     for source in dict.fromkeys(str(Path(s)) for s in sources):
         path = Path(source)
         known = manifest.get(source)
@@ -180,66 +215,54 @@ def export_parquet(sources: Iterable[str | os.PathLike[str]], out: str | os.Path
             stat = path.stat()
             if known is not None and known.size == stat.st_size and known.mtime == stat.st_mtime:
                 result.unchanged.append(source)
+                tell(Outcome(source=source, status="skipped", reason="unchanged"))
                 continue
             digest = _digest(path)
         except OSError as exc:
             result.failed[source] = exc.strerror or str(exc)
+            tell(Outcome(source=source, status="failed", reason=result.failed[source]))
             continue
         if known is not None and known.sha256 == digest:
             known.mtime = stat.st_mtime  # touched, not changed
             result.unchanged.append(source)
+            tell(Outcome(source=source, status="skipped", reason="unchanged"))
             continue
-        todo.append((source, digest))
-    _take_out(out, manifest, [s for s, _ in todo if s in manifest])
-    digests = dict(todo)
-    for done in _run(todo, out, jobs):
-        if done.error is not None:
-            result.failed[done.path] = done.error
-            manifest.pop(done.path, None)
+        todo.append(ExportJob(source, digest, (harnesses or {}).get(source)))
+    changed = [job.source for job in todo if job.source in manifest]
+    if changed:
+        _take_out(out, manifest, changed)
+    jobs = jobs or batch.default_jobs()
+    names = {job.harness for job in todo}
+    parts = _Parts(out, manifest, jobs)
+    digests = {job.source: job.sha256 for job in todo}
+    for outcome in batch.run(todo, export_one, jobs, chunk=CHUNK,
+                             prepare=lambda: _prepare(None if None in names else names)):
+        tell(outcome)
+        if outcome.status == "failed":
+            result.failed[outcome.source] = outcome.reason or "failed"
+            manifest.pop(outcome.source, None)
             continue
-        stat = Path(done.path).stat()
-        manifest[done.path] = _Entry(stat.st_size, stat.st_mtime, digests[done.path], done.key, done.files)
-        result.written.append(done.path)
-        for name, n in done.counts.items():
+        rows: _Rows = outcome.data
+        stat = Path(outcome.source).stat()
+        manifest[outcome.source] = _Entry(stat.st_size, stat.st_mtime, digests[outcome.source], rows.key, [])
+        parts.add(outcome.source, rows)
+        result.written.append(outcome.source)
+        for name, n in rows.counts.items():
             result.rows[name] = result.rows.get(name, 0) + n
+    parts.flush()
     write_atomic(out / MANIFEST, msgspec.json.encode(manifest), overwrite=True)
     return result
 
 
-def _run(todo: list[tuple[str, str]], out: Path, jobs: int | None) -> Iterator[_Done]:
-    # sources modified about the same time mostly started on the same day: ordering by
-    # mtime keeps a chunk's rows in few date partitions, so it writes few files
-    todo = sorted(todo, key=lambda item: _mtime(item[0]))
-    chunks = [todo[i:i + CHUNK] for i in range(0, len(todo), CHUNK)]
-    jobs = min(jobs or os.cpu_count() or 1, len(chunks))
-    _warm()
-    if jobs <= 1:
-        for chunk in chunks:
-            yield from _write_chunk(chunk, str(out))
-        return
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        for done in pool.map(_write_chunk, chunks, [str(out)] * len(chunks)):
-            yield from done
-
-
-def _warm() -> None:
+def _prepare(harnesses: set[str] | None) -> None:
     """Import what every worker needs, once, here: forked workers inherit it."""
-    from importlib import import_module
-
+    import pyarrow.json  # noqa: F401
     import pyarrow.parquet  # noqa: F401
 
-    from . import registry
+    from . import api  # noqa: F401
+    from .batch import import_readers
 
-    for harness in registry.harnesses().values():
-        if harness.read is not None:
-            import_module(harness.read.__module__)
-
-
-def _mtime(path: str) -> float:
-    try:
-        return os.stat(path).st_mtime
-    except OSError:
-        return 0.0
+    import_readers(harnesses)
 
 
 def read_tables(out: str | os.PathLike[str]) -> dict[str, Any]:

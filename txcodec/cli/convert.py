@@ -17,7 +17,7 @@ from ..batch import session_files
 from ..errors import InputError
 from ..loss import LossReport, summary
 from .common import SessionParam, UsageProblem, echo_json, target_choice, user_errors
-from .progress import progress
+from .progress import progress, summary_table
 from .store import filter_options, select
 
 
@@ -111,50 +111,12 @@ def _batch(files: list[Path], to: str, from_: str | None, out: Path | None, inst
                              skip_existing=skip_existing, loss_dir=loss_dir, default_cwd=default_cwd) for f in files]
     outcomes = []
     with progress(len(work), f"converting to {to}", enabled=not quiet) as advance:
-        for outcome in batch.run(work, batch.convert_one, jobs):
+        for outcome in batch.run(work, batch.convert_one, jobs, prepare=lambda: batch.prepare_convert(to)):
             outcomes.append(outcome)
             advance()
-    _batch_table(outcomes, to, loss_dir, quiet)
+    summary_table(outcomes, f"converted to {to}", loss_dir, quiet)
     if any(o.status == "failed" for o in outcomes):
         raise SystemExit(1)
-
-
-def _batch_table(outcomes: list[batch.Outcome], to: str, loss_dir: str | None, quiet: bool) -> None:
-    from collections import Counter
-
-    from rich.console import Console
-    from rich.table import Table
-
-    console = Console(stderr=True, highlight=False, markup=False, soft_wrap=False)
-    failed = [o for o in outcomes if o.status == "failed"]
-    by_status = Counter(o.status for o in outcomes)
-    if quiet:
-        for o in failed:
-            click.echo(f"failed  {o.source}: {o.reason}", err=True)
-        return
-    table = Table(title=f"converted to {to}", box=None, header_style="bold", title_justify="left")
-    table.add_column("result")
-    table.add_column("sessions", justify="right")
-    for status in ("converted", "skipped", "failed"):
-        table.add_row(status + (" (already done)" if status == "skipped" else ""), str(by_status.get(status, 0)))
-    console.print(table)
-    for o in failed:  # whole lines, never wrapped: a script or a person greps them
-        click.echo(f"failed  {o.source}: {o.reason}", err=True)
-    kinds: Counter[str] = Counter()
-    sessions_with: Counter[str] = Counter()
-    for o in outcomes:
-        kinds.update(o.losses)
-        sessions_with.update(o.losses.keys())
-    if kinds:
-        losses = Table(box=None, header_style="bold")
-        losses.add_column("loss kind (docs/loss.md)")
-        losses.add_column("sessions", justify="right")
-        losses.add_column("entries", justify="right")
-        for kind, n in sorted(kinds.items()):
-            losses.add_row(kind, str(sessions_with[kind]), str(n))
-        console.print(losses)
-        if loss_dir:
-            console.print(f"loss reports: {loss_dir}")
 
 
 def register(group: click.Group) -> None:

@@ -62,16 +62,25 @@ def _write_html(conv, out: str) -> None:
         html.write(conv, stream, price=_price)
 
 
-def _export_parquet(paths: list[Path], out: str, jobs: int | None) -> None:
+def _export_parquet(paths: list[Path], out: str, jobs: int | None, harnesses: dict[str, str] | None = None,
+                    quiet: bool = False) -> None:
+    """The dataset, with the batch's progress bar and summary (as ``convert`` shows them)."""
     from ..dataset import export_parquet
+    from .progress import progress, summary_table
 
-    with user_errors():
-        result = export_parquet(paths, out, jobs=jobs)
-    for source, reason in result.failed.items():
-        click.echo(f"txcodec: {reason if reason.startswith(source) else f'{source}: {reason}'}", err=True)
-    rows = ", ".join(f"{n} {name}" for name, n in sorted(result.rows.items())) or "no rows"
-    click.echo(f"{len(result.written)} written ({rows}), {len(result.unchanged)} unchanged, "
-               f"{len(result.failed)} failed: {out}", err=True)
+    outcomes = []
+    with progress(len(paths), "exporting to parquet", enabled=not quiet) as advance, user_errors():
+
+        def done(outcome) -> None:
+            outcomes.append(outcome)
+            advance()
+
+        result = export_parquet(paths, out, jobs=jobs, harnesses=harnesses, on_outcome=done)
+    summary_table(outcomes, f"exported to parquet: {out}", quiet=quiet)
+    if not quiet:
+        rows = ", ".join(f"{n} {name}" for name, n in sorted(result.rows.items())) or "no rows"
+        click.echo(f"{len(result.written)} written ({rows}), {len(result.unchanged)} unchanged, "
+                   f"{len(result.failed)} failed: {out}", err=True)
     if result.failed:
         raise SystemExit(1)
 
@@ -105,8 +114,8 @@ def _export_all(rows: list, fmt: str, out: str, jobs: int | None, show_loss: boo
                    f"{len(report.errors)} failed: {Path(out) / 'index.html'}", err=True)
         return
     paths = [Path(row.path) for row in rows]
-    if fmt == "parquet":
-        _export_parquet(paths, out, jobs)
+    if fmt == "parquet":  # the store's listing knows each harness: nothing to detect
+        _export_parquet(paths, out, jobs, {str(Path(row.path)): row.harness for row in rows})
     else:
         _export_hf(paths, out, show_loss)
 
