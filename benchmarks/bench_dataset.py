@@ -1,12 +1,13 @@
 """Dataset export speed on a 2,000-session home: the local Parquet export (processes) and
-the Ray Data path (a local runtime), in rows per second and MB per second, side by side
-with `ccusage daily` reading the same Claude Code sessions.
+the Ray Data path (a local runtime), in rows per second and MB per second; then
+`txcodec export --all --to parquet` as a user runs it (a fresh process that finds the
+sessions itself) side by side with `ccusage daily` on the same home, a few rounds.
 
 The home is built in a temporary folder from the golden sessions, each written anew
 under many session ids by txcodec's own writers (1,500 Claude Code sessions, 500 Codex
 rollouts). Nothing is kept.
 
-    python benchmarks/bench_dataset.py [--sessions 2000] [--jobs 2] [--no-ray]
+    python benchmarks/bench_dataset.py [--sessions 2000] [--jobs 2] [--no-ray] [--rounds 3]
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import argparse
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 import uuid
@@ -82,6 +84,7 @@ def main() -> None:
     ap.add_argument("--sessions", type=int, default=2000)
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--no-ray", action="store_true")
+    ap.add_argument("--rounds", type=int, default=3, help="side-by-side runs of the CLI and ccusage")
     args = ap.parse_args()
     from txcodec import dataset
 
@@ -98,12 +101,22 @@ def main() -> None:
         again, _ = timed(lambda: dataset.export_parquet(sources, Path(tmp) / "ds", jobs=args.jobs))
         print(f"local export again (nothing changed): {again:.2f} s")
 
+        # what a user runs, side by side: a fresh process each, both finding the sessions
+        # in the home themselves
+        env = {**os.environ, "HOME": str(home), "CLAUDE_CONFIG_DIR": str(home / ".claude"),
+               "CODEX_HOME": str(home / ".codex"), "PYTHONPATH": str(ROOT)}
+        cli = [sys.executable, "-m", "txcodec", "export", "--all", "--to", "parquet", "-o", str(Path(tmp) / "cli"),
+               "--jobs", str(args.jobs)]
         ccusage = Path(os.environ.get("TXCODEC_CLIENTS", ROOT / "clients")) / "node_modules" / ".bin" / "ccusage"
-        if ccusage.exists():
-            env = {**os.environ, "CLAUDE_CONFIG_DIR": str(home / ".claude"), "HOME": str(home)}
-            cc, _ = timed(lambda: subprocess.run([str(ccusage), "daily", "--offline", "--json"], env=env,
-                                                 capture_output=True, check=False))
-            print(f"ccusage daily on the same Claude sessions: {cc:.2f} s  (export / ccusage = {seconds / cc:.2f})")
+        for _ in range(args.rounds):
+            shutil.rmtree(Path(tmp) / "cli", ignore_errors=True)
+            exported, done = timed(lambda: subprocess.run(cli, env=env, capture_output=True, check=False))
+            line = f"txcodec export --all --to parquet: {exported:.2f} s (exit {done.returncode})"
+            if ccusage.exists():
+                cc, _ = timed(lambda: subprocess.run([str(ccusage), "daily", "--offline", "--json"], env=env,
+                                                     capture_output=True, check=False))
+                line += f" | ccusage daily: {cc:.2f} s | export / ccusage = {exported / cc:.2f}"
+            print(line, f"(load {os.getloadavg()[0]:.1f})")
 
         if not args.no_ray:
             import ray

@@ -251,7 +251,7 @@ def _block_row(key: str, index: int, position: int, block: Any) -> dict[str, Any
 
 
 def _message_rows(key: str, index: int, message: Message, out: dict[str, list[dict[str, Any]]]) -> None:
-    data = msgspec.to_builtins(message)
+    data = msgspec.to_builtins(msgspec.structs.replace(message, content=[]))  # the blocks have rows of their own
     data.pop("content", None)
     usage, unverified = _usage(message.usage), _usage(message.usage_unverified)
     out["messages"].append({

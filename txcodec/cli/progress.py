@@ -7,10 +7,12 @@ from __future__ import annotations
 import contextlib
 import sys
 from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
 
 import click
 
-from ..batch import Outcome
+if TYPE_CHECKING:
+    from ..batch import Outcome
 
 
 @contextlib.contextmanager
@@ -49,8 +51,10 @@ def summary_table(outcomes: list[Outcome], title: str, loss_dir: str | None = No
     table.add_column("sessions", justify="right")
     skipped = Counter(o.reason or "already done" for o in outcomes if o.status == "skipped")
     table.add_row("converted", str(by_status.get("converted", 0)))
-    for reason, n in sorted(skipped.items()) or [("already done", 0)]:
+    for reason, n in sorted(skipped.items()):
         table.add_row(f"skipped ({reason})", str(n))
+    if not skipped:
+        table.add_row("skipped", "0")
     table.add_row("failed", str(by_status.get("failed", 0)))
     console.print(table)
     for o in failed:  # whole lines, never wrapped: a script or a person greps them
