@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -79,6 +80,15 @@ def timed(fn) -> tuple[float, object]:
     return time.perf_counter() - start, result
 
 
+def child_cpu(fn) -> tuple[float, float, object]:
+    """Wall and CPU seconds (user + system, the process and its children) of a subprocess
+    run: the CPU figure says what the work costs when other load stretches the wall."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    seconds, result = timed(fn)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return seconds, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), result
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sessions", type=int, default=2000)
@@ -110,12 +120,12 @@ def main() -> None:
         ccusage = Path(os.environ.get("TXCODEC_CLIENTS", ROOT / "clients")) / "node_modules" / ".bin" / "ccusage"
         for _ in range(args.rounds):
             shutil.rmtree(Path(tmp) / "cli", ignore_errors=True)
-            exported, done = timed(lambda: subprocess.run(cli, env=env, capture_output=True, check=False))
-            line = f"txcodec export --all --to parquet: {exported:.2f} s (exit {done.returncode})"
+            exported, cpu, done = child_cpu(lambda: subprocess.run(cli, env=env, capture_output=True, check=False))
+            line = f"txcodec export --all --to parquet: {exported:.2f} s ({cpu:.2f} s CPU, exit {done.returncode})"
             if ccusage.exists():
-                cc, _ = timed(lambda: subprocess.run([str(ccusage), "daily", "--offline", "--json"], env=env,
-                                                     capture_output=True, check=False))
-                line += f" | ccusage daily: {cc:.2f} s | export / ccusage = {exported / cc:.2f}"
+                cc, cc_cpu, _ = child_cpu(lambda: subprocess.run([str(ccusage), "daily", "--offline", "--json"], env=env,
+                                                                 capture_output=True, check=False))
+                line += f" | ccusage daily: {cc:.2f} s ({cc_cpu:.2f} s CPU) | export / ccusage = {exported / cc:.2f}"
             print(line, f"(load {os.getloadavg()[0]:.1f})")
 
         if not args.no_ray:

@@ -7,6 +7,7 @@ import json
 import re
 import shlex
 import subprocess
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -179,3 +180,38 @@ def test_resume_takes_the_command_from_the_harness_registration(tmp_path, monkey
     assert list((tmp_path / ".qwen").rglob(f"{ACME_ID}.jsonl"))
     stored = [n for n, h in registry.harnesses().items() if h.store is not None]
     assert all(registry.get(n).resume_argv("x") for n in stored), "a harness with a store registers its resume command"
+
+
+def test_verify_prints_each_result_as_it_comes_with_a_progress_bar(tmp_path, monkeypatch):
+    """Seen: verify printed nothing until it finished, and showed no progress. Each file's
+    line now comes out before the next file is read, and the bar advances per file."""
+    import contextlib
+
+    from txcodec.cli import verify as verify_cli
+
+    events: list[tuple[str, str]] = []
+    real_verify = verify_cli.verify_file
+
+    def verify_file(path, harness=None):
+        events.append(("read", Path(path).name))
+        return real_verify(path, harness)
+
+    @contextlib.contextmanager
+    def progress(total, what, enabled=True):
+        events.append(("bar", f"{total} {what} {enabled}"))
+        yield lambda: events.append(("advance", ""))
+
+    monkeypatch.setattr(verify_cli, "verify_file", verify_file)
+    monkeypatch.setattr(verify_cli, "progress", progress)
+    monkeypatch.setattr(verify_cli.click, "echo", lambda text="", err=False, **_: events.append(("print", str(text))))
+    files = []
+    for name in ("a.jsonl", "b.jsonl"):
+        (tmp_path / name).write_bytes(b'{"type":"mode","mode":"a"}\n')
+        files.append(str(tmp_path / name))
+    result = run("verify", *files)
+    assert result.exit_code == 0, result.output
+    kinds = [(kind, text.split("/")[-1].split()[0] if kind == "print" and "/" in text else text) for kind, text in events]
+    assert kinds[0] == ("bar", "2 verifying True")
+    assert [k for k in kinds[1:] if k[0] != "advance"][:4] == [("read", "a.jsonl"), ("print", "a.jsonl"),
+                                                               ("read", "b.jsonl"), ("print", "b.jsonl")]
+    assert kinds.count(("advance", "")) == 2
