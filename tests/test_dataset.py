@@ -151,6 +151,42 @@ def test_a_bad_source_is_reported_and_the_rest_exported(tmp_path):
     assert "not a session" in result.failed[str(bad)]
 
 
+def test_export_and_convert_share_the_batch_machinery(tmp_path, monkeypatch):
+    """The CLI's export runs on batch.run, as a batch conversion does: in processes, every
+    source's outcome told as it finishes (the progress bar advances on them), the same
+    summary table at the end, and a bad session reported without stopping the others."""
+    from click.testing import CliRunner
+
+    from txcodec import batch
+    from txcodec.cli import main
+
+    good = _copy_sessions(tmp_path / "src")[:4]
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(b"not json at all\n")
+    calls = []
+    real_run = batch.run
+
+    def run(items, work, jobs=None, **options):
+        calls.append((work.__name__, len(list(items)), jobs))
+        return real_run(items, work, jobs, **options)
+
+    monkeypatch.setattr(batch, "run", run)
+    out = tmp_path / "ds"
+    result = CliRunner().invoke(main, ["export", *good, str(bad), "--to", "parquet", "-o", str(out), "--jobs", "2"])
+    assert result.exit_code == 1, result.output
+    assert calls == [("export_one", 5, 2)]
+    lines = result.stderr.splitlines()
+    assert any(line.split() == ["converted", "4"] for line in lines), result.stderr
+    assert any(line.split() == ["failed", "1"] for line in lines), result.stderr
+    (failure,) = [line for line in lines if line.startswith("failed  ")]
+    assert str(bad) in failure and "not a session" in failure
+    assert sorted(json.loads((out / dataset.MANIFEST).read_text())) == sorted(good)
+    again = CliRunner().invoke(main, ["export", *good, "--to", "parquet", "-o", str(out)])
+    assert again.exit_code == 0 and any(line.split() == ["skipped", "(unchanged)", "4"]
+                                        for line in again.stderr.splitlines()), again.stderr
+    assert calls[-1][:2] == ("export_one", 0)  # nothing left to read
+
+
 def _doc_queries() -> list[str]:
     text = (ROOT / "docs" / "dataset.md").read_text(encoding="utf-8")
     return re.findall(r"```sql\n(.*?)```", text, flags=re.S)
