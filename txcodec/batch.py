@@ -49,15 +49,15 @@ def run(items: Iterable[Any], work: Callable[[Any], Outcome], jobs: int | None =
     """``work(item)`` for every item, ``jobs`` processes at a time (``work`` and the items
     must pickle: a module-level function and plain values), yielding outcomes as chunks of
     ``chunk`` items finish (default: small enough to keep every worker busy to the end).
-    ``prepare()`` runs here first: what it imports, forked workers inherit."""
+    ``prepare()`` runs here before the workers start: what it imports, they inherit."""
     items = list(items)
     jobs = min(jobs or default_jobs(), len(items)) or 1
-    if prepare is not None:
-        prepare()
     if jobs == 1:
         for item in items:
             yield _guarded(work, item)
         return
+    if prepare is not None:
+        prepare()
     size = chunk or max(1, min(32, len(items) // (jobs * 4)))
     chunks = [items[i:i + size] for i in range(0, len(items), size)]
     with ProcessPoolExecutor(max_workers=jobs, mp_context=_context()) as pool:

@@ -96,6 +96,8 @@ class _Rows(msgspec.Struct):
     key: str
     harness: str
     date: str
+    size: int  # the source as it was read
+    mtime: float
     lines: dict[str, bytes]
     counts: dict[str, int]
 
@@ -106,7 +108,7 @@ def export_one(job: ExportJob) -> Outcome:
     conversation, source = read_source(job.source, job.sha256, job.harness)
     rows = columnar.rows(conversation, source)
     data = _Rows(key=rows["sessions"][0]["session_key"], harness=source.harness,
-                 date=columnar.day(conversation.meta.started_at),
+                 date=columnar.day(conversation.meta.started_at), size=source.size, mtime=source.mtime,
                  lines={name: columnar.encode_rows(part) for name, part in rows.items() if part},
                  counts={name: len(part) for name, part in rows.items() if part})
     return Outcome(source=job.source, status="converted", session_id=data.key, data=data)
@@ -243,8 +245,7 @@ def export_parquet(sources: Iterable[str | os.PathLike[str]], out: str | os.Path
             manifest.pop(outcome.source, None)
             continue
         rows: _Rows = outcome.data
-        stat = Path(outcome.source).stat()
-        manifest[outcome.source] = _Entry(stat.st_size, stat.st_mtime, digests[outcome.source], rows.key, [])
+        manifest[outcome.source] = _Entry(rows.size, rows.mtime, digests[outcome.source], rows.key, [])
         parts.add(outcome.source, rows)
         result.written.append(outcome.source)
         for name, n in rows.counts.items():
