@@ -11,10 +11,8 @@ the pool's messages than on a small session), and the workers are forked after
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +58,8 @@ def run(items: Iterable[Any], work: Callable[[Any], Outcome], jobs: int | None =
         prepare()
     size = chunk or max(1, min(32, len(items) // (jobs * 4)))
     chunks = [items[i:i + size] for i in range(0, len(items), size)]
+    from concurrent.futures import ProcessPoolExecutor, as_completed  # slow to import: only for several files
+
     with ProcessPoolExecutor(max_workers=jobs, mp_context=_context()) as pool:
         futures = {pool.submit(_run_chunk, work, part): part for part in chunks}
         for future in as_completed(futures):
@@ -73,6 +73,8 @@ def run(items: Iterable[Any], work: Callable[[Any], Outcome], jobs: int | None =
 
 def _context() -> Any:
     # forked workers start at once with the parent's imports; elsewhere, the platform's way
+    import multiprocessing
+
     methods = multiprocessing.get_all_start_methods()
     return multiprocessing.get_context("fork" if "fork" in methods else methods[0])
 

@@ -18,12 +18,13 @@ from typing import Any
 
 import msgspec
 
-from .common import Conversation
+from .common import Conversation, Message
 from .errors import InternalError
 from .loss import LossReport
 
 _encoder = msgspec.json.Encoder()
 _decoder = msgspec.json.Decoder(Conversation)
+_message_decoder = msgspec.json.Decoder(Message)
 _lenient_encoder = msgspec.json.Encoder(enc_hook=repr)  # a value msgspec cannot encode becomes its repr
 _plain = msgspec.json.Decoder()
 _WHERE = re.compile(r" - at `\$([^`]*)`$")
@@ -33,11 +34,14 @@ _MAX_REPAIRS = 1000
 
 def conform(conversation: Conversation, loss: LossReport) -> Conversation:
     """``conversation`` decoded against its own schema; values that do not fit are set
-    aside (see the module docstring) and reported as ``read:malformed``."""
+    aside (see the module docstring) and reported as ``read:malformed``.
+
+    ``conversation`` is used up: its messages are replaced, one by one, by their decoded
+    copies (so a session is never held twice in memory, nor its whole JSON at once)."""
     try:
-        return _decoder.decode(_encoder.encode(conversation))
+        return _fit(conversation)
     except (msgspec.ValidationError, TypeError, msgspec.EncodeError):
-        pass
+        pass  # the messages fitted so far encode as they did: the repair below sees the same tree
     tree = _plain.decode(_lenient_encoder.encode(conversation))
     for _ in range(_MAX_REPAIRS):
         try:
@@ -45,6 +49,23 @@ def conform(conversation: Conversation, loss: LossReport) -> Conversation:
         except msgspec.ValidationError as exc:
             _repair(tree, str(exc), loss)
     raise InternalError(f"the conversation still does not fit the Common schema after {_MAX_REPAIRS} repairs")
+
+
+def _fit(conversation: Conversation) -> Conversation:
+    """The encode/decode pass a message at a time: the conversation without its messages,
+    then each message in its place. msgspec checks a struct field by field, so this
+    accepts and builds exactly what decoding the whole conversation's JSON would."""
+    messages = conversation.messages
+    conversation.messages = []
+    try:
+        fitted = _decoder.decode(_encoder.encode(conversation))
+    finally:
+        conversation.messages = messages
+    encode, decode = _encoder.encode, _message_decoder.decode
+    for i, message in enumerate(messages):
+        messages[i] = decode(encode(message))
+    fitted.messages = messages
+    return fitted
 
 
 def _steps(message: str) -> tuple[str, list[str | int]]:

@@ -65,9 +65,16 @@ def check_uuid(value: Any, what: str = "session id", why: str = "") -> str:
 
 def derive_uuid(namespace: uuid.UUID, value: str) -> str:
     """A stable UUIDv5 standing in for an id that cannot be used as it is: ``uuid5``,
-    but a lone surrogate in ``value`` (JSON allows one) is hashed rather than refused."""
-    digest = hashlib.sha1(namespace.bytes + value.encode("utf-8", "surrogatepass")).digest()
-    return str(uuid.UUID(bytes=digest[:16], version=5))
+    but a lone surrogate in ``value`` (JSON allows one) is hashed rather than refused.
+
+    Writers call this once per record, so the string is made from the digest directly
+    (the version and variant bits set as ``uuid.UUID(bytes=..., version=5)`` sets them,
+    the test pins the equality) instead of through a ``uuid.UUID`` object."""
+    digest = bytearray(hashlib.sha1(namespace.bytes + value.encode("utf-8", "surrogatepass")).digest()[:16])
+    digest[6] = (digest[6] & 0x0F) | 0x50  # version 5
+    digest[8] = (digest[8] & 0x3F) | 0x80  # RFC 4122 variant
+    h = digest.hex()
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
 def shown(value: Any) -> str:

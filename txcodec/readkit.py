@@ -54,8 +54,8 @@ def report_lone_surrogates(session: NativeSession, loss: LossReport, file: str |
     by U+FFFD (``native.repairs_surrogates``) reads differently from what it holds: say
     so, once per line."""
     source = session._source
-    if source is not None and b"\\ud" not in source and b"\\uD" not in source:
-        return  # the common case: one scan of the file's bytes
+    if source is not None and (b"\\ud" not in source and b"\\uD" not in source or without_lone_surrogates(source) is None):
+        return  # the common case: one or two scans of the file's bytes (a pair of escapes, an emoji, is no lone one)
     for n, line in enumerate(session.lines, 1):
         raw = line._raw
         if raw is None or isinstance(line._record, Opaque):

@@ -4,7 +4,6 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import import_module
@@ -127,6 +126,8 @@ def get(name: str) -> Harness:
     # a built-in is imported alone: using one harness never imports the others
     found = (_builtin(name) if name in BUILTIN else None) or _load_all().get(name)
     if found is None:
+        import difflib  # only for the error message
+
         close = difflib.get_close_matches(name, list(_load_all()), n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         raise UnknownHarness(f"unknown harness {name!r}{hint}; known: {', '.join(sorted(_load_all()))}")

@@ -17,12 +17,14 @@ class _HarnessChoice(click.Choice):
     """The registered harnesses, looked up when first needed: building the command
     line then imports no harness package, so ``txcodec --help`` starts fast."""
 
-    def __init__(self) -> None:
+    def __init__(self, writable: bool = False, extra: tuple[str, ...] = ()) -> None:
         super().__init__((), case_sensitive=True)
+        self.writable, self.extra = writable, extra
 
     @property
     def choices(self) -> tuple[str, ...]:  # type: ignore[override]
-        return tuple(sorted(registry.harnesses()))
+        found = sorted(registry.harnesses().items())
+        return (*(n for n, h in found if h.write is not None or not self.writable), *self.extra)
 
     @choices.setter
     def choices(self, value: object) -> None:
@@ -121,9 +123,9 @@ def from_option(help: str = "The input's harness (detected when left out).", **k
 
 
 def target_choice(extra: tuple[str, ...] = ()) -> click.Choice:
-    """The harnesses that can be written (shown in help, completed by the shell)."""
-    names = [n for n, h in sorted(registry.harnesses().items()) if h.write is not None]
-    return click.Choice([*names, *extra], case_sensitive=True)
+    """The harnesses that can be written (shown in help, completed by the shell), looked
+    up when first needed."""
+    return _HarnessChoice(writable=True, extra=extra)
 
 
 class UsageProblem(click.ClickException):

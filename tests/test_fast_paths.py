@@ -1,0 +1,92 @@
+"""The fast paths the writers take (issue 12) write the very bytes of the slow ones.
+
+Each fast path stands in for a reference that the goldens were made with: the Claude
+Code writer's msgspec ``dumps`` for ``json.dumps(ensure_ascii=False, separators=(",", ":"))``,
+``derive_uuid`` for ``uuid.UUID(bytes=sha1(...)[:16], version=5)``. Both are compared on
+generated values and on every corpus and golden session converted to Claude Code.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import uuid
+from pathlib import Path
+
+import pytest
+from conftest import GOLDEN, corpus_files
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from txcodec import api
+from txcodec.errors import TxcodecError
+from txcodec.harnesses.claude_code import write as claude_write
+from txcodec.ids import derive_uuid
+
+
+def reference_dumps(value):
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return re.sub(r"[\ud800-\udfff]", lambda m: f"\\u{ord(m.group()):04x}", text).encode("utf-8")
+
+
+def reference_uuid(namespace: uuid.UUID, value: str) -> str:
+    digest = hashlib.sha1(namespace.bytes + value.encode("utf-8", "surrogatepass")).digest()
+    return str(uuid.UUID(bytes=digest[:16], version=5))
+
+
+# every code point, lone surrogates and controls included; floats of every kind (NaN,
+# infinities, exponents both ways), ints past 64 bits
+_text = st.text(st.characters(min_codepoint=0, max_codepoint=0x10FFFF, exclude_categories=()))
+_scalars = st.none() | st.booleans() | st.integers() | st.integers(-(2**70), 2**70) | st.floats() | _text
+_json = st.recursive(_scalars, lambda inner: st.lists(inner, max_size=5) | st.dictionaries(_text, inner, max_size=5), max_leaves=30)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(_json)
+def test_dumps_writes_the_reference_bytes(value):
+    assert claude_write.dumps(value) == reference_dumps(value)
+
+
+@pytest.mark.parametrize("value", [
+    1e16, 1e-5, 1.5e-7, float("nan"), float("inf"), -float("inf"), 2**64, -(2**63) - 1, 2**200,
+    "\ud800", "a\udfffb", "\x00\x1f\x7f\u2028\u2029", {"k\ud83d": [0.1, "\u00cb"]}, "\u02cb", {"\u02cb": 1},
+])
+def test_dumps_edge_values(value):
+    # 1e16 and 1e-5 are spelled differently by msgspec (1e16, 0.00001): the float marker
+    # sends them down the reference path; "\u02cb" is UTF-8 CB 8B, a harmless false alarm
+    assert claude_write.dumps(value) == reference_dumps(value)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.uuids(), _text)
+def test_derive_uuid_is_uuid5(namespace, value):
+    assert derive_uuid(namespace, value) == reference_uuid(namespace, value)
+    if not re.search(r"[\ud800-\udfff]", value):
+        assert derive_uuid(namespace, value) == str(uuid.uuid5(namespace, value))
+
+
+def _sources() -> list[Path]:
+    golden = sorted(p for p in GOLDEN.rglob("*.jsonl") if "subagents" not in p.parts)
+    return golden + corpus_files()
+
+
+def _converted(path: Path):
+    try:
+        written, _ = api.convert(path, "claude_code")
+    except TxcodecError as exc:  # not a session Claude Code can be written from: the same refusal both ways
+        return type(exc).__name__
+    return written.files
+
+
+@pytest.mark.parametrize("path", _sources(), ids=lambda p: str(p.relative_to(p.parents[1])))
+def test_converted_sessions_are_byte_identical(path, monkeypatch):
+    """Every golden and corpus session converted to Claude Code, with the fast paths and
+    with the references."""
+    fast = _converted(path)
+    monkeypatch.setattr(claude_write, "dumps", reference_dumps)
+    monkeypatch.setattr(claude_write, "derive_uuid", reference_uuid)
+    assert _converted(path) == fast
