@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +47,9 @@ def run(items: Iterable[Any], work: Callable[[Any], Outcome], jobs: int | None =
         for item in items:
             yield _guarded(work, item)
         return
+    # imported here: concurrent.futures.process pulls in multiprocessing, slow to import
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
     with ProcessPoolExecutor(max_workers=jobs) as pool:
         futures = {pool.submit(_guarded, work, item): item for item in items}
         for future in as_completed(futures):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import sys
 from collections.abc import Iterator
 from typing import Any
@@ -120,10 +121,23 @@ def from_option(help: str = "The input's harness (detected when left out).", **k
                                                                        if n.startswith(incomplete)], **kwargs)
 
 
+class _WritableHarnesses(click.Choice):
+    """The harnesses that can be written, listed when first asked for: finding them
+    imports every harness, which a command that never reads ``--to`` should not pay for
+    at startup."""
+
+    def __init__(self, extra: tuple[str, ...]) -> None:  # click.Choice's sets the list
+        self.extra = extra
+        self.case_sensitive = True
+
+    @functools.cached_property
+    def choices(self) -> tuple[str, ...]:  # type: ignore[override]
+        return (*(n for n, h in sorted(registry.harnesses().items()) if h.write is not None), *self.extra)
+
+
 def target_choice(extra: tuple[str, ...] = ()) -> click.Choice:
     """The harnesses that can be written (shown in help, completed by the shell)."""
-    names = [n for n, h in sorted(registry.harnesses().items()) if h.write is not None]
-    return click.Choice([*names, *extra], case_sensitive=True)
+    return _WritableHarnesses(extra)
 
 
 class UsageProblem(click.ClickException):
