@@ -22,8 +22,8 @@ import re
 import shlex
 from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
-from itertools import islice
 from importlib import resources
+from itertools import islice
 from typing import Any, BinaryIO
 
 import msgspec
@@ -45,6 +45,7 @@ from ..common import (
     ToolUse,
     Usage,
 )
+from ..native import _no_cycle_collection
 from ..usage import ModelUsage, session_usage
 from ._text import child_title, compact_json
 
@@ -591,8 +592,9 @@ def write(conv: Conversation, out: BinaryIO, *, price: PriceFn | None = None) ->
     strings: they are joined a few thousand at a time (by ``str.join``, not a Python loop
     per string). A lone surrogate a reader kept shows as ``\\udXXX``."""
     chunks = generate(conv, price=price)
-    while batch := list(islice(chunks, 4096)):
-        out.write("".join(batch).encode("utf-8", "backslashreplace"))
+    with _no_cycle_collection():  # the pieces make no cycles: scanning the conversation again and again would not pay
+        while batch := list(islice(chunks, 4096)):
+            out.write("".join(batch).encode("utf-8", "backslashreplace"))
 
 
 def render_index(sessions: Iterable[dict[str, Any]], title: str = "Sessions") -> str:
