@@ -182,7 +182,9 @@ def to_common(session: NativeSession, loss: LossReport | None = None) -> Convers
     from .readkit import report_lone_surrogates
 
     loss = loss if loss is not None else LossReport()
-    with _no_cycle_collection():  # a reader (and conform's copy) builds objects by the hundred thousand, no cycle among them yet
+    # a reader builds objects by the hundred thousand, and conform decodes them all again:
+    # no cycle among them yet, so the collector would only scan them over and over
+    with _no_cycle_collection():
         conversation = harness.read(session, loss)
         report_lone_surrogates(session, loss, str(session.path) if session.path is not None else None)
         conversation = conform(conversation, loss)

@@ -33,6 +33,7 @@ _decode = msgspec.json.Decoder()
 _UUID = re.compile(r"[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}")
 CLEAR_COMMAND = "<command-name>/clear</command-name>"
 CAVEAT = "<local-command-caveat>"
+_FORKED_FROM = re.compile(b'"forkedFrom"')
 
 
 @dataclass
@@ -53,9 +54,12 @@ class Origin:
 
 
 def _objects(lines: Iterable[Any], needle: bytes | None = None) -> Iterable[dict]:
+    # a loaded line's bytes are a view into the file's: searched and decoded in place
+    # (``line.raw`` would copy every line it is asked for, and keep the copy)
+    found = re.compile(re.escape(needle)).search if needle is not None else None  # on views too
     for line in lines:
-        raw = line.raw if hasattr(line, "raw") else line
-        if not raw or (needle is not None and needle not in raw):
+        raw = line._raw if hasattr(line, "_raw") else line
+        if raw is None or not len(raw) or (found is not None and found(raw) is None):
             continue
         try:
             value = _decode.decode(raw)
@@ -88,7 +92,9 @@ def is_clear_head(head: list[dict]) -> bool:
             and local.get("parentUuid") == command.get("uuid"))
 
 
-def claude_origin(lines: list[Any], path: Path | None = None) -> Origin:
+def claude_origin(lines: list[Any], path: Path | None = None, source: bytes | None = None) -> Origin:
+    """``source``, when given, is the file the untouched ``lines`` were loaded from: one
+    scan of it says whether any line can name a fork."""
     head: list[dict] = []
     session_id = None
     for record in _objects(lines):
@@ -103,7 +109,8 @@ def claude_origin(lines: list[Any], path: Path | None = None) -> Origin:
     forked: ForkedFrom | None = None
     # the last copied record (in line order) names the message the fork reaches: read
     # from the end, so a long fork decodes one line, not every copied one
-    for record in _objects(reversed(lines), b'"forkedFrom"'):
+    maybe_fork = source is None or _FORKED_FROM.search(source) is not None
+    for record in _objects(reversed(lines) if maybe_fork else (), _FORKED_FROM.pattern):
         link = record.get("forkedFrom")
         if isinstance(link, dict) and isinstance(link.get("sessionId"), str) and link["sessionId"] != record.get("sessionId", session_id):
             message = link.get("messageUuid")
@@ -175,6 +182,10 @@ def session_origin(session: Any) -> Origin:
     path = Path(session.path) if session.path is not None else None
     if find is None:
         return Origin(session.harness, None, None, None, path)
+    source = session._source
+    if find is claude_origin and source is not None and all(
+            type(raw) is memoryview and raw.obj is source for raw in (line._raw for line in session.lines)):
+        return claude_origin(session.lines, path, source)  # every line still a view into the file
     return find(session.lines, path)
 
 

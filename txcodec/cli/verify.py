@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from xml.etree import ElementTree
 
 import click
 
@@ -50,6 +49,8 @@ def junit(results: list[Verified]) -> bytes:
     unreadable file an error."""
     failures = sum(1 for r in results if not r.ok and r.error is None)
     errors = sum(1 for r in results if r.error is not None)
+    from xml.etree import ElementTree  # only for --junit
+
     suite = ElementTree.Element("testsuite", name="txcodec verify", tests=str(len(results)),
                                 failures=str(failures), errors=str(errors))
     for r in results:

@@ -41,9 +41,10 @@ from ...common import (
     ToolUse,
     Usage,
 )
+from ...errors import MALFORMED
 from ...loss import LossReport
 from ...native import NativeSession, Opaque, builtins
-from ...readkit import malformed, report_unknown_keys
+from ...readkit import report_malformed, report_unknown_keys
 from ...tools import tool_kind
 from . import envelopes
 from .records import (
@@ -210,8 +211,10 @@ class _FileReader:
                     self.lose("duplicate", f"uuid {uuid} already read; the first copy is kept", n)
                     continue
                 seen.add(uuid)
-            with malformed(self.loss, self.file, n):
+            try:
                 handler(self, rec, n)
+            except MALFORMED as exc:
+                report_malformed(self.loss, self.file, n, exc)
             unslotted = _UNSLOTTED.get(type(rec))
             if unslotted:
                 for attr, name in unslotted:
@@ -448,7 +451,8 @@ class _FileReader:
         if shape == "absent":
             self._persisted(result, None, n)
             return
-        result.structured = _raw(rec.tool_use_result)
+        # decoded once: the shape check's value is the value, but for JSON held in a string
+        result.structured = value if shape != "json-string" else _raw(rec.tool_use_result)
         if shape == "object":
             agent_id = value.get("agentId")
             if isinstance(agent_id, str):
