@@ -54,14 +54,27 @@ class Source:
     mtime: float | None = None
 
 
+_MISSING = "the columnar form needs pyarrow: pip install 'txcodec[parquet]'"
+
+
 def _pa() -> Any:
     try:
         import pyarrow
     except ImportError as exc:  # an optional extra
         from .errors import TxcodecError
 
-        raise TxcodecError("the columnar form needs pyarrow: pip install 'txcodec[parquet]'") from exc
+        raise TxcodecError(_MISSING) from exc
     return pyarrow
+
+
+def require_pyarrow() -> None:
+    """Fail now, with the install hint, when pyarrow is missing (without importing it)."""
+    from importlib.util import find_spec
+
+    if find_spec("pyarrow") is None:
+        from .errors import TxcodecError
+
+        raise TxcodecError(_MISSING)
 
 
 _schemas: dict[str, Any] = {}

@@ -135,6 +135,10 @@ class _Parts:
         self.buffered = 0
 
     def add(self, source: str, rows: _Rows) -> None:
+        # pyarrow is imported here, while the workers read the rest (not in the writing threads)
+        import pyarrow.json  # noqa: F401
+        import pyarrow.parquet  # noqa: F401
+
         for name, lines in rows.lines.items():
             group = (name, rows.harness, rows.date)
             self.lines.setdefault(group, []).append(lines)
@@ -203,7 +207,8 @@ def export_parquet(sources: Iterable[str | os.PathLike[str]], out: str | os.Path
     """
     from . import batch
 
-    columnar.schemas()  # fails early, in this process, when pyarrow is missing
+    # fails early when pyarrow is missing; it is imported once the workers run (they need none)
+    columnar.require_pyarrow()
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     manifest = _load_manifest(out)
@@ -257,9 +262,6 @@ def export_parquet(sources: Iterable[str | os.PathLike[str]], out: str | os.Path
 
 def _prepare(harnesses: set[str] | None) -> None:
     """Import what every worker needs, once, here: forked workers inherit it."""
-    import pyarrow.json  # noqa: F401
-    import pyarrow.parquet  # noqa: F401
-
     from . import api  # noqa: F401
     from .batch import import_readers
 
