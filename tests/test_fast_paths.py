@@ -24,6 +24,7 @@ import msgspec
 from txcodec import api, conform
 from txcodec.common import Message, RawBlock, ToolUse, to_json
 from txcodec.loss import LossReport
+from txcodec.native import has_lone_surrogates, without_lone_surrogates
 from txcodec.errors import TxcodecError
 from txcodec.harnesses.claude_code import write as claude_write
 from txcodec.ids import derive_uuid
@@ -114,3 +115,12 @@ def test_converted_sessions_are_byte_identical(path, monkeypatch):
 def test_conform_fast_path_matches_the_json_pass(value):
     message = Message("assistant", [ToolUse("call_1", "Bash", {"v": value}), RawBlock("x", {"v": value})])
     assert conform._fit_message(message) == reference_fit(message)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(st.sampled_from([b"\\", b"\\\\", b"\\ud83d", b"\\ude00", b"\\uD800", b"\\uDC00", b"u", b"d8", b"x", b'"', b"\\u0041", b"\n"]), max_size=14))
+def test_lone_surrogate_scan_agrees_with_the_repair(parts):
+    """The whole-file check the lone-surrogate report starts with finds exactly the
+    escapes the per-line repair would replace."""
+    data = b"".join(parts)
+    assert has_lone_surrogates(data) == (without_lone_surrogates(data) is not None)

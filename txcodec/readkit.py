@@ -10,7 +10,7 @@ import msgspec
 
 from .errors import MALFORMED, describe
 from .loss import LossReport
-from .native import NativeSession, Opaque, json_source, plain, without_lone_surrogates
+from .native import NativeSession, Opaque, has_lone_surrogates, json_source, plain, without_lone_surrogates
 
 _json = msgspec.json.Decoder()
 
@@ -54,7 +54,7 @@ def report_lone_surrogates(session: NativeSession, loss: LossReport, file: str |
     by U+FFFD (``native.repairs_surrogates``) reads differently from what it holds: say
     so, once per line."""
     source = session._source
-    if source is not None and (b"\\ud" not in source and b"\\uD" not in source or without_lone_surrogates(source) is None):
+    if source is not None and (b"\\ud" not in source and b"\\uD" not in source or not has_lone_surrogates(source)):
         return  # the common case: one or two scans of the file's bytes (a pair of escapes, an emoji, is no lone one)
     for n, line in enumerate(session.lines, 1):
         raw = line._raw
