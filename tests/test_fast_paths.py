@@ -19,7 +19,12 @@ from conftest import GOLDEN, corpus_files
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from txcodec import api
+import msgspec
+
+from txcodec import api, conform
+from txcodec.common import Message, RawBlock, ToolUse, to_json
+from txcodec.loss import LossReport
+from txcodec.native import has_lone_surrogates, without_lone_surrogates
 from txcodec.errors import TxcodecError
 from txcodec.harnesses.claude_code import write as claude_write
 from txcodec.ids import derive_uuid
@@ -82,11 +87,40 @@ def _converted(path: Path):
     return written.files
 
 
+def _common(path: Path):
+    try:
+        loss = LossReport()
+        return to_json(api.to_common(api.load(path), loss)), loss.entries
+    except TxcodecError as exc:
+        return type(exc).__name__
+
+
+def reference_fit(message):
+    return conform._message_decoder.decode(conform._encoder.encode(message))
+
+
 @pytest.mark.parametrize("path", _sources(), ids=lambda p: str(p.relative_to(p.parents[1])))
 def test_converted_sessions_are_byte_identical(path, monkeypatch):
-    """Every golden and corpus session converted to Claude Code, with the fast paths and
-    with the references."""
-    fast = _converted(path)
+    """Every golden and corpus session read into Common and converted to Claude Code,
+    with the fast paths and with the references."""
+    fast, fast_common = _converted(path), _common(path)
     monkeypatch.setattr(claude_write, "dumps", reference_dumps)
     monkeypatch.setattr(claude_write, "derive_uuid", reference_uuid)
+    monkeypatch.setattr(conform, "_fit_message", reference_fit)
+    assert _common(path) == fast_common
     assert _converted(path) == fast
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), 1e300, 2**70, -(2**64), {"a": [1.5, msgspec.Raw(b'{"x":2}')]}, "\u00cb"])
+def test_conform_fast_path_matches_the_json_pass(value):
+    message = Message("assistant", [ToolUse("call_1", "Bash", {"v": value}), RawBlock("x", {"v": value})])
+    assert conform._fit_message(message) == reference_fit(message)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(st.sampled_from([b"\\", b"\\\\", b"\\ud83d", b"\\ude00", b"\\uD800", b"\\uDC00", b"u", b"d8", b"x", b'"', b"\\u0041", b"\n"]), max_size=14))
+def test_lone_surrogate_scan_agrees_with_the_repair(parts):
+    """The whole-file check the lone-surrogate report starts with finds exactly the
+    escapes the per-line repair would replace."""
+    data = b"".join(parts)
+    assert has_lone_surrogates(data) == (without_lone_surrogates(data) is not None)

@@ -21,10 +21,12 @@ import msgspec
 from .common import Conversation, Message
 from .errors import InternalError
 from .loss import LossReport
+from .native import _raw_value
 
 _encoder = msgspec.json.Encoder()
 _decoder = msgspec.json.Decoder(Conversation)
 _message_decoder = msgspec.json.Decoder(Message)
+_pack = msgspec.msgpack.Encoder().encode
 _lenient_encoder = msgspec.json.Encoder(enc_hook=repr)  # a value msgspec cannot encode becomes its repr
 _plain = msgspec.json.Decoder()
 _WHERE = re.compile(r" - at `\$([^`]*)`$")
@@ -54,18 +56,31 @@ def conform(conversation: Conversation, loss: LossReport) -> Conversation:
 def _fit(conversation: Conversation) -> Conversation:
     """The encode/decode pass a message at a time: the conversation without its messages,
     then each message in its place. msgspec checks a struct field by field, so this
-    accepts and builds exactly what decoding the whole conversation's JSON would."""
+    accepts and builds what decoding the whole conversation's JSON would."""
     messages = conversation.messages
     conversation.messages = []
     try:
         fitted = _decoder.decode(_encoder.encode(conversation))
     finally:
         conversation.messages = messages
-    encode, decode = _encoder.encode, _message_decoder.decode
     for i, message in enumerate(messages):
-        messages[i] = decode(encode(message))
+        messages[i] = _fit_message(message)
     fitted.messages = messages
     return fitted
+
+
+def _fit_message(message: Message) -> Message:
+    """``decode(encode(message))`` as a Message, built from the message's plain values
+    instead of its JSON: the same checks, and the strings are shared with what the
+    reader read rather than copied. A message holding a float (JSON spells NaN and the
+    infinities ``null``) or an int past 64 bits goes through JSON itself."""
+    plain = msgspec.to_builtins(message, str_keys=True, enc_hook=_raw_value)
+    try:
+        if b"\xcb" not in _pack(plain):  # msgspec packs every float as float64 (0xCB); the byte in a string costs the JSON pass only
+            return msgspec.convert(plain, Message)
+    except OverflowError:
+        pass
+    return _message_decoder.decode(_encoder.encode(message))
 
 
 def _steps(message: str) -> tuple[str, list[str | int]]:

@@ -28,6 +28,7 @@ from typing import Any
 import msgspec
 
 from .common import ForkedFrom
+from .native import Line
 
 _decode = msgspec.json.Decoder()
 _UUID = re.compile(r"[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}")
@@ -54,12 +55,12 @@ class Origin:
 
 
 def _objects(lines: Iterable[Any], needle: bytes | None = None) -> Iterable[dict]:
-    # a loaded line's bytes are a view into the file's: searched and decoded in place
-    # (``line.raw`` would copy every line it is asked for, and keep the copy)
-    found = re.compile(re.escape(needle)).search if needle is not None else None  # on views too
+    # a loaded line is read where it lies (``Line.raw`` would copy each view into the
+    # data to bytes of its own and keep them: a second copy of the file)
+    search = re.compile(re.escape(needle)).search if needle is not None else None
     for line in lines:
-        raw = line._raw if hasattr(line, "_raw") else line
-        if raw is None or not len(raw) or (found is not None and found(raw) is None):
+        raw = line._raw if type(line) is Line else getattr(line, "raw", line)
+        if not raw or (search is not None and search(raw) is None):
             continue
         try:
             value = _decode.decode(raw)

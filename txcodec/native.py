@@ -345,6 +345,12 @@ def without_lone_surrogates(line: bytes) -> bytes | None:
     return None if fixed == line else fixed
 
 
+def has_lone_surrogates(data: bytes | memoryview) -> bool:
+    """Whether :func:`without_lone_surrogates` would change ``data``, without building the
+    changed copy (a whole file is scanned this way)."""
+    return any(len(m.group(1) or m.group(2)) % 2 for m in _LONE_SURROGATE.finditer(data))
+
+
 def repairs_surrogates(decode: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
     """Wrap a codec's ``decode``: a line that came out opaque only because of a lone
     surrogate escape is decoded from a repaired copy. A line that is still refused keeps

@@ -11,7 +11,7 @@ import msgspec
 
 from .errors import MALFORMED, describe
 from .loss import LossReport
-from .native import NativeSession, Opaque, json_source, plain, without_lone_surrogates
+from .native import NativeSession, Opaque, has_lone_surrogates, json_source, plain, without_lone_surrogates
 
 _json = msgspec.json.Decoder()
 
@@ -64,7 +64,7 @@ def report_lone_surrogates(session: NativeSession, loss: LossReport, file: str |
     by U+FFFD (``native.repairs_surrogates``) reads differently from what it holds: say
     so, once per line."""
     source = session._source
-    if source is not None and (_SURROGATE_ESCAPE.search(source) is None or without_lone_surrogates(source) is None):
+    if source is not None and (_SURROGATE_ESCAPE.search(source) is None or not has_lone_surrogates(source)):
         return  # the common case: one scan of the file's bytes (a pair of escapes, an emoji, is no lone one)
     for n, line in enumerate(session.lines, 1):
         raw = line._raw
