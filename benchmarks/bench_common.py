@@ -21,11 +21,14 @@ from pathlib import Path
 import msgspec
 
 ROOT = Path(__file__).resolve().parents[1]
-SOURCES = sorted((ROOT.parent / "shared" / "corpus" / "claude_code" / "spotter").glob("*-*-*-*-*.jsonl"))
+SOURCES_DIR = ROOT.parent / "shared" / "corpus" / "claude_code" / "spotter"
+SOURCES = sorted(SOURCES_DIR.glob("*-*-*-*-*.jsonl"))
 _ID_FIELDS = (b'"uuid":"', b'"parentUuid":"', b'"id":"msg_', b'"id":"toolu_', b'"tool_use_id":"toolu_', b'"sourceToolAssistantUUID":"')
 
 
 def build(mb: float) -> bytes:
+    if not SOURCES:  # else the loop below would never end
+        raise SystemExit(f"no spotter sessions in {SOURCES_DIR}: the benchmarks need the corpus beside the checkout")
     parts, size, k = [], 0, 0
     bases = [p.read_bytes() for p in SOURCES]
     while size < mb * 1e6:

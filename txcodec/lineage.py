@@ -22,6 +22,8 @@ import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from itertools import repeat
+from operator import attrgetter, is_
 from pathlib import Path
 from typing import Any
 
@@ -184,9 +186,10 @@ def session_origin(session: Any) -> Origin:
     if find is None:
         return Origin(session.harness, None, None, None, path)
     source = session._source
-    if find is claude_origin and source is not None and all(
-            type(raw) is memoryview and raw.obj is source for raw in (line._raw for line in session.lines)):
-        return claude_origin(session.lines, path, source)  # every line still a view into the file
+    if find is claude_origin and source is not None:
+        raws = list(map(attrgetter("_raw"), session.lines))
+        if all(map(isinstance, raws, repeat(memoryview))) and all(map(is_, map(attrgetter("obj"), raws), repeat(source))):
+            return claude_origin(session.lines, path, source)  # every line still a view into the file
     return find(session.lines, path)
 
 
