@@ -149,6 +149,27 @@ def test_a_background_task_notification_turn_keeps_the_final_text_once_and_its_p
     assert [(v.get("origin") or {}).get("kind") for v in lines if v.get("type") == "user"].count("task-notification") == 1
 
 
+@pytest.mark.real_client
+def test_codex_sends_the_item_metadata_to_the_openai_provider_only(tmp_path):
+    """Why the scenario comparison leaves ``internal_chat_message_metadata_passthrough``
+    out: the original (recorded under the built-in openai provider) is resumed with it,
+    our file (which names no provider) under a custom one without it."""
+    from scenarios.views import PASSTHROUGH, check_resume
+
+    found = scenario("codex", "remote_compact")
+    conversation, _ = read("codex", "remote_compact")
+    written = registry.get("codex").write(conversation, LossReport(), WriteOptions())
+    path = tmp_path / "rollout.jsonl"
+    path.write_bytes(written.files[written.main])
+
+    def keyed(report):
+        assert report.resumed, report.stderr[-800:]
+        return any(PASSTHROUGH in item for item in report.raw_input if isinstance(item, dict))
+
+    assert keyed(check_resume("codex", found.main))
+    assert not keyed(check_resume("codex", path))
+
+
 # 6. Qwen parallel results ---------------------------------------------------------------------
 
 def test_qwen_results_in_records_of_their_own_are_all_kept():

@@ -3,6 +3,7 @@ Completions API; the session file it wrote is recorded."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from txcodec.clients.openai_chat import Call, Reply, text, thinking, tool_call
@@ -20,6 +21,7 @@ def chat_cli(harness: str, name: str, about: str, turns, *, files=None, facts=()
             from txcodec.clients.pi import Pi as Box
         with Box() as box:
             for rel, data in (files or {}).items():
+                (box.cwd / rel).parent.mkdir(parents=True, exist_ok=True)
                 (box.cwd / rel).write_bytes(data)
             session = None
             for prompt, script in turns:
@@ -54,6 +56,21 @@ def results_in_records_of_their_own(lines):
     assert all(len(v["message"]["parts"]) == 1 for v in records)
 
 
+# qwen compacts before sending a turn when the last prompt's tokens are over
+# context.autoCompactThreshold of the context window (settings.md; a project
+# .qwen/settings.json): with a tiny threshold, before every later turn; the compression
+# is a model call of its own, first in that turn's script
+COMPRESS_SETTINGS = json.dumps({"context": {"autoCompactThreshold": 0.00001}}).encode()
+
+
+def compressions(n: int):
+    def fact(lines):
+        found = [v for v in lines if v.get("type") == "system" and v.get("subtype") == "chat_compression"]
+        assert len(found) >= n and all(isinstance((v.get("systemPayload") or {}).get("compressedHistory"), list) for v in found)
+    fact.__doc__ = f"{n}+ system/chat_compression records with a compressedHistory"
+    return fact
+
+
 PARALLEL = Reply("Running both.", [Call("call_par_1", "run_shell_command", {"command": "python3 -c 'import time; time.sleep(3); print(1)'"}),
                                     Call("call_par_2", "run_shell_command", {"command": "echo fast"})])
 
@@ -70,5 +87,10 @@ SCENARIOS = [
     chat_cli("qwen_code", "two_turns", "two plain turns, the second resuming the first",
              [("hello", [text("Hi there.")]), ("and again", [text("Hi again.")])],
              facts=[], covers=["resumed turns"]),
+    chat_cli("qwen_code", "compression", "three turns, auto-compression before each later turn (a tiny threshold)",
+             [("turn 1", [text("Answer 1.")]),
+              ("turn 2", [text("<state_snapshot>Summary: turn 1 was answered.</state_snapshot>"), text("Answer 2.")]),
+              ("turn 3", [text("<state_snapshot>Summary: turns 1 and 2 were answered.</state_snapshot>"), text("Answer 3.")])],
+             files={".qwen/settings.json": COMPRESS_SETTINGS},
+             facts=[compressions(2)], covers=["compression", "autocompaction"]),
 ]
-
