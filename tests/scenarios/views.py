@@ -109,7 +109,15 @@ def check_resume(harness: str, path: Path, like: Path | None = None):
 
         return registry.get(harness).check_resume(path)
     from txcodec.api import read_bytes
-    from txcodec.clients.codex import Sandbox, _carries_history, _provider_of, client_version, codex_binary, history_items, resume
+    from txcodec.clients.codex import (
+        Sandbox,
+        _carries_history,
+        _provider_of,
+        client_version,
+        codex_binary,
+        history_items,
+        resume,
+    )
     from txcodec.clients.responses import input_to_common
 
     CodexReport = _codex_report()
