@@ -47,9 +47,12 @@ def records(kind: str, n: int = 1):
 
 
 def results_in_records_of_their_own(lines):
-    """Each result of the parallel calls is a tool_result record of its own (class 6);
-    0.24.4 ran these two shell calls one after the other, so here completion order is
-    call order."""
+    """Each result of the parallel calls is a tool_result record of its own (class 6).
+    0.24.4 runs a reply's calls one after the other unless they are "concurrency safe"
+    (``isToolCallConcurrencySafe``: an agent call, a read/search/fetch tool, or a shell
+    command made only of read-only commands, ``READ_ONLY_ROOT_COMMANDS``: cat, echo, head,
+    wc, ...). ``python3`` is not one, so here the calls ran in turn: completion order is
+    call order (``concurrent_calls`` has the concurrent case)."""
     ids = [v["toolCallResult"]["callId"] for v in lines if v.get("type") == "tool_result" and v.get("toolCallResult")]
     assert sorted(ids) == ["call_par_1", "call_par_2"], ids
     records = [v for v in lines if v.get("type") == "tool_result"]
@@ -74,6 +77,23 @@ def compressions(n: int):
 PARALLEL = Reply("Running both.", [Call("call_par_1", "run_shell_command", {"command": "python3 -c 'import time; time.sleep(3); print(1)'"}),
                                     Call("call_par_2", "run_shell_command", {"command": "echo fast"})])
 
+def results_in_call_order(lines):
+    """Two read-only shell calls, which 0.24.4 runs concurrently (``runConcurrently``),
+    the first much slower: the result records still come in call order, one each.
+    0.24.4 records a batch's results only once every call of it is done
+    (``checkAndNotifyCompletion`` -> ``recordToolResults`` over the batch's calls, in
+    order): no completion order reaches the file."""
+    ids = [v["toolCallResult"]["callId"] for v in lines if v.get("type") == "tool_result" and v.get("toolCallResult")]
+    assert ids == ["call_co_1", "call_co_2"], ids
+    assert all(len(v["message"]["parts"]) == 1 for v in lines if v.get("type") == "tool_result")
+
+
+# both commands are made only of read-only commands (head, wc, echo), so 0.24.4 runs them
+# at once; the first reads 300 MB of random bytes, the second prints at once
+CONCURRENT = Reply("Running both at once.", [
+    Call("call_co_1", "run_shell_command", {"command": "head -c 300000000 /dev/urandom | wc -c"}),
+    Call("call_co_2", "run_shell_command", {"command": "echo fast"})])
+
 SCENARIOS = [
     chat_cli("qwen_code", "parallel_results", "one reply calls two shell commands; the fast one finishes first",
              [("run both commands", [PARALLEL, text("Both finished.")])],
@@ -93,4 +113,9 @@ SCENARIOS = [
               ("turn 3", [text("<state_snapshot>Summary: turns 1 and 2 were answered.</state_snapshot>"), text("Answer 3.")])],
              files={".qwen/settings.json": COMPRESS_SETTINGS},
              facts=[compressions(2)], covers=["compression", "autocompaction"]),
+    chat_cli("qwen_code", "concurrent_calls", "one reply calls two read-only shell commands, the first slow: qwen runs "
+             "them at once and records both results, in call order, when the batch is done",
+             [("run both commands at once", [CONCURRENT, text("Both finished.")])],
+             facts=[results_in_call_order], covers=["parallel tool calls (results in call order, not completion order)",
+                                                    "class 6"]),
 ]
