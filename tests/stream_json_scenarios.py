@@ -38,6 +38,7 @@ class Invocation:
     stdin: bool = False
     control: list[dict] = field(default_factory=list)  # stdin lines sent before the prompts
     resume: bool = False  # --resume the session of the previous invocation
+    interrupt: bool = False  # send a control_request interrupt once a tool call is printed
 
 
 @dataclass
@@ -46,6 +47,7 @@ class Scenario:
     script: list[Reply]
     invocations: list[Invocation]
     about: str = ""
+    routes: dict[str, list[Reply]] = field(default_factory=dict)  # see AnthropicMock.routes
 
     @property
     def prompts(self) -> list[str]:
@@ -134,7 +136,7 @@ def run(scenario: Scenario, workdir: Path) -> Capture:
     home, cwd = workdir / "home", workdir / "project"
     home.mkdir(parents=True, exist_ok=True)
     cwd.mkdir(parents=True, exist_ok=True)
-    mock = AnthropicMock(list(scenario.script), strict=False)
+    mock = AnthropicMock(list(scenario.script), strict=False, routes={k: list(v) for k, v in scenario.routes.items()})
     stdout, stdin, codes, stderr = b"", b"", [], ""
     session_id = None
     with MockServer(mock) as server:
@@ -152,7 +154,11 @@ def run(scenario: Scenario, workdir: Path) -> Capture:
                 stdin += feed
             else:
                 args += inv.prompts
-            code, out, err = run_bytes(args, cwd, claude_env(home, server), TIMEOUT, "claude", input=feed)
+            if inv.interrupt:
+                code, out, err = _interrupted(args, cwd, claude_env(home, server), feed or b"")
+                stdin += INTERRUPT
+            else:
+                code, out, err = run_bytes(args, cwd, claude_env(home, server), TIMEOUT, "claude", input=feed)
             stdout += out
             codes.append(code)
             stderr += err.decode("utf-8", "replace")
@@ -164,6 +170,39 @@ def run(scenario: Scenario, workdir: Path) -> Capture:
         raise RuntimeError(f"{scenario.name}: claude printed no init line (exit {codes}): {stderr[-2000:]}")
     session = home / ".claude" / "projects" / munge_cwd(str(cwd.resolve())) / f"{session_id}.jsonl"
     return Capture(stdout, stdin, session, session_id, cwd.resolve(), codes, stderr)
+
+
+INTERRUPT = json.dumps({"type": "control_request", "request_id": "req_interrupt_1", "request": {"subtype": "interrupt"}}).encode() + b"\n"
+
+
+def _interrupted(args: list[str], cwd: Path, env: dict[str, str], feed: bytes) -> tuple[int, bytes, bytes]:
+    """Run claude with ``feed`` on stdin and, as soon as it prints an assistant tool call
+    (the tool is then running), send an interrupt the way an SDK host does."""
+    import subprocess
+    import uuid
+
+    from txcodec.clients.process import MARKER, reap, recent
+
+    token = uuid.uuid4().hex
+    recent.append(token)
+    proc = subprocess.Popen(args, cwd=cwd, env={**env, MARKER: token}, start_new_session=True, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        proc.stdin.write(feed)
+        proc.stdin.flush()
+        out = b""
+        for line in proc.stdout:
+            out += line
+            if b'"type":"tool_use"' in line.replace(b" ", b"") and b'"type":"assistant"' in line.replace(b" ", b""):
+                proc.stdin.write(INTERRUPT)
+                break
+        rest, err = proc.communicate(b"", timeout=TIMEOUT)
+        return proc.returncode, out + rest, err
+    finally:
+        reap(token, proc.pid)
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
 
 
 def regenerate(root: Path = ROOT / "golden" / "stream_json", names: list[str] | None = None) -> None:

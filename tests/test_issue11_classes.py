@@ -127,6 +127,49 @@ def test_claude_compaction_preserved_messages_go_into_codex_replacement_history(
                 assert b.text in texts
 
 
+# 5. a stream-json background task ---------------------------------------------------------------
+
+def test_a_background_task_notification_turn_keeps_the_final_text_once_and_its_prompt():
+    """The capture prints a second init for the notification's turn and both result lines
+    at the end; the final text is there once, and the <task-notification> prompt is the
+    one the CLI wrote in its own session file of the same run."""
+    found = scenario("stream_json", "background_subagent")
+    conversation, loss = read("stream_json", "background_subagent")
+    texts = [b.text for m in conversation.messages for b in m.content if m.role == "assistant" and hasattr(b, "text")]
+    assert texts.count("The background agent reports 1 file.") == 1
+    assert not any(m.extra.get("missing_prompt") for m in conversation.messages)
+    (ours,) = [m for m in conversation.messages if m.origin == "task-notification"]
+    own = [json.loads(raw) for raw in (found.folder / json.loads((found.folder / "scenario.json").read_text())["cli_session"])
+           .read_bytes().splitlines()]
+    (theirs,) = [v["message"]["content"] for v in own if v.get("type") == "user"
+                 and (v.get("origin") or {}).get("kind") == "task-notification"]
+    assert ours.content[0].text == theirs
+    assert loss.counts()["stream:task-notification-rebuilt"] == 1
+    lines, _ = write(conversation, "claude_code")
+    assert [(v.get("origin") or {}).get("kind") for v in lines if v.get("type") == "user"].count("task-notification") == 1
+
+
+@pytest.mark.real_client
+def test_codex_sends_the_item_metadata_to_the_openai_provider_only(tmp_path):
+    """Why the scenario comparison leaves ``internal_chat_message_metadata_passthrough``
+    out: the original (recorded under the built-in openai provider) is resumed with it,
+    our file (which names no provider) under a custom one without it."""
+    from scenarios.views import PASSTHROUGH, check_resume
+
+    found = scenario("codex", "remote_compact")
+    conversation, _ = read("codex", "remote_compact")
+    written = registry.get("codex").write(conversation, LossReport(), WriteOptions())
+    path = tmp_path / "rollout.jsonl"
+    path.write_bytes(written.files[written.main])
+
+    def keyed(report):
+        assert report.resumed, report.stderr[-800:]
+        return any(PASSTHROUGH in item for item in report.raw_input if isinstance(item, dict))
+
+    assert keyed(check_resume("codex", found.main))
+    assert not keyed(check_resume("codex", path))
+
+
 # 6. Qwen parallel results ---------------------------------------------------------------------
 
 def test_qwen_results_in_records_of_their_own_are_all_kept():

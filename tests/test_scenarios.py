@@ -88,7 +88,7 @@ def test_x_common_x_resumes_like_the_original(scenario, tmp_path):
     meta = json.loads((scenario.folder / "scenario.json").read_text())
     assert meta.get("resumed"), f"the recorded original did not resume: {meta.get('not_resumed')}"
     _, path, _ = _convert(scenario, scenario.harness, tmp_path)
-    report = check_resume(scenario.harness, path)
+    report = check_resume(scenario.harness, path, like=scenario.main)
     assert report.resumed, (report.rejected, report.stderr[-1500:])
     assert resumed_view(scenario.harness, report) == meta["resumed"]
 

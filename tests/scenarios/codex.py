@@ -18,11 +18,11 @@ def reasoning(*parts: str) -> dict:
 
 
 def codex(name: str, about: str, turns: list[tuple[str, list[list[dict]]]], *, config: str = "", files=None, facts=(),
-          covers=()) -> Scenario:
+          covers=(), provider: str = "mock") -> Scenario:
     """``turns``: (prompt, the replies its model calls get), one codex process each."""
 
     def produce(tmp: Path) -> dict[str, bytes]:
-        with Sandbox(root=tmp / "codex", config=config) as box:
+        with Sandbox(root=tmp / "codex", config=config, provider=provider) as box:
             for rel, data in (files or {}).items():
                 (box.cwd / rel).write_bytes(data)
             session = None
@@ -46,6 +46,15 @@ def item_count(kind: str, n: int = 1, where=lambda item: True):
         items = [v["payload"] for v in lines if v.get("type") == "response_item" and v["payload"].get("type") == kind]
         assert len([i for i in items if where(i)]) >= n, f"fewer than {n} {kind} items"
     fact.__doc__ = f"the rollout holds {n}+ {kind} item(s)"
+    return fact
+
+
+def remote_compactions(n: int):
+    def fact(lines):
+        compacted = [v["payload"] for v in lines if v.get("type") == "compacted"]
+        held = [i for c in compacted for i in c.get("replacement_history") or [] if i.get("type") == "compaction"]
+        assert len(compacted) >= n and len(held) >= n, (len(compacted), len(held))
+    fact.__doc__ = f"{n}+ compacted lines whose replacement_history holds the server's compaction item"
     return fact
 
 
@@ -91,5 +100,11 @@ SCENARIOS = [
     codex("three_turns", "three plain turns (two resumes of the same thread)",
           [("first", [[r.text("One.")]]), ("second", [[r.text("Two.")]]), ("third", [[r.text("Three.")]])],
           facts=[item_count("message", 3, lambda i: i.get("role") == "assistant")], covers=["resumed turns"]),
+    codex("remote_compact", "the built-in openai provider: codex compacts remotely before each later turn (a Responses "
+          "call whose input ends with a compaction_trigger item; its reply is one opaque compaction item)",
+          [("turn 1", [[r.text("Answer 1.")]]),
+           ("turn 2", [[{"type": "compaction", "encrypted_content": "ENC-COMPACTION-1"}], [r.text("Answer 2.")]]),
+           ("turn 3", [[{"type": "compaction", "encrypted_content": "ENC-COMPACTION-2"}], [r.text("Answer 3.")]])],
+          config="model_auto_compact_token_limit = 100\n", provider="openai",
+          facts=[remote_compactions(2)], covers=["remote compaction", "autocompaction"]),
 ]
-

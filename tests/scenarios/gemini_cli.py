@@ -15,6 +15,7 @@ def gemini(name: str, about: str, turns, *, files=None, facts=(), covers=()) -> 
     def produce(tmp: Path) -> dict[str, bytes]:
         with g.Sandbox(root=tmp / "gemini") as box:
             for rel, data in (files or {}).items():
+                (box.cwd / rel).parent.mkdir(parents=True, exist_ok=True)
                 (box.cwd / rel).write_bytes(data)
             session = None
             for prompt, script in turns:

@@ -3,6 +3,8 @@ API; the session file it wrote is recorded."""
 
 from __future__ import annotations
 
+import json
+
 from txcodec.clients.openai_chat import Call, Reply, text, thinking, tool_call
 
 from .qwen_code import chat_cli
@@ -12,6 +14,20 @@ def entries(kind: str, n: int = 1):
     def fact(lines):
         assert sum(1 for v in lines if v.get("type") == kind) >= n, f"fewer than {n} {kind} entries"
     fact.__doc__ = f"{n}+ {kind} entries"
+    return fact
+
+
+# pi compacts after a turn when the context (the last reply's usage) is over the model's
+# contextWindow (128000 in the sandbox's models.json) minus reserveTokens: here over 10
+# tokens, so after every turn (compaction.js shouldCompact; project .pi/settings.json)
+COMPACT_SETTINGS = json.dumps({"compaction": {"enabled": True, "reserveTokens": 127990, "keepRecentTokens": 1}}).encode()
+
+
+def compactions(n: int):
+    def fact(lines):
+        found = [v for v in lines if v.get("type") == "compaction"]
+        assert len(found) >= n and all(isinstance(v.get("summary"), str) and v.get("firstKeptEntryId") for v in found), found
+    fact.__doc__ = f"{n}+ compaction entries with a summary and firstKeptEntryId"
     return fact
 
 
@@ -30,5 +46,13 @@ SCENARIOS = [
     chat_cli("pi", "two_turns", "two plain turns, the second resuming the first",
              [("hello", [text("Hi there.")]), ("and again", [text("Hi again.")])],
              facts=[], covers=["resumed turns"]),
+    # a compaction that splits a turn asks for two summaries at once (the history and the
+    # turn's prefix), in no fixed order: both get the same text
+    chat_cli("pi", "compaction", "three turns with auto-compaction after each (a tiny reserve): compaction entries "
+             "whose summary the model wrote",
+             [("turn 1", [text("Answer 1."), text("Summary A.")]),
+              ("turn 2", [text("Answer 2."), text("Summary B."), text("Summary B.")]),
+              ("turn 3", [text("Answer 3."), text("Summary C."), text("Summary C.")])],
+             files={".pi/settings.json": COMPACT_SETTINGS},
+             facts=[compactions(3)], covers=["compression", "autocompaction"]),
 ]
-

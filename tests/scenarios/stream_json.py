@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from txcodec.clients.anthropic import Reply, text, tool_use
 
-from .claude_code import REDACTED, claude, has_text
+from .claude_code import BACKGROUND, REDACTED, claude, has_text
 
 
 def _line(kind: str, subtype: str | None = None):
@@ -19,6 +19,14 @@ def _line(kind: str, subtype: str | None = None):
 def synthetic_commands(lines):
     """Local commands print as assistant lines whose model is ``<synthetic>`` (class 5)."""
     assert any(v.get("type") == "assistant" and (v.get("message") or {}).get("model") == "<synthetic>" for v in lines)
+
+
+def results(n: int):
+    def fact(lines):
+        found = [v for v in lines if v.get("type") == "result" or ("result" in v and "duration_api_ms" in v)]
+        assert len(found) == n, len(found)
+    fact.__doc__ = f"{n} result lines"
+    return fact
 
 
 SCENARIOS = [
@@ -38,4 +46,8 @@ SCENARIOS = [
            [tool_use("Bash", {"command": "echo hi"}, "toolu_sj1", say="Running."), text("It printed hi.")],
            ["say hi with bash"],
            facts=[_line("user")], covers=["tool calls"], harness="stream_json"),
+    claude("background_subagent", "a background Agent call, its <task-notification> turn: two result lines",
+           BACKGROUND["script"], BACKGROUND["prompts"], files=BACKGROUND["files"], routes=BACKGROUND["routes"],
+           facts=[_line("system", "task_notification"), results(2)],
+           covers=["background subagents with task notifications", "class 5"], harness="stream_json"),
 ]

@@ -61,6 +61,9 @@ def _qwen_injected(text: str) -> bool:
     return text.lstrip().startswith("<system-reminder>")
 
 
+PASSTHROUGH = "internal_chat_message_metadata_passthrough"
+
+
 def resumed_view(harness: str, report) -> Any:
     """The comparable view of ``report.sent`` for ``harness`` (Codex: see
     :func:`codex_input`, which keeps the raw items)."""
@@ -69,10 +72,13 @@ def resumed_view(harness: str, report) -> Any:
 
         return _json(comparable(report.sent, caveats=True))
     if harness == "codex":
-        # every item as sent, but for its ``id`` and ``status``: Common has no slot for a
-        # Codex item's id, and the writer leaves both out (the model does not read them)
+        # every item as sent, but for its ``id`` and ``status`` (Common has no slot for a
+        # Codex item's id, and the writer leaves both out: the model does not read them)
+        # and the per-item metadata 0.171 sends to the built-in openai provider only,
+        # which Common does not carry (docs/codex.md; the remote_compact scenario)
         items = getattr(report, "raw_input", None) or []
-        return _json([{k: v for k, v in i.items() if k not in ("id", "status")} if isinstance(i, dict) else i for i in items])
+        return _json([{k: v for k, v in i.items() if k not in ("id", "status", PASSTHROUGH)} if isinstance(i, dict) else i
+                      for i in items])
     if harness == "gemini_cli":
         # Gemini CLI 0.x resends the results of its own sessions two or three times
         # (pinned in tests/test_gemini_real.py); ours once: compared once per call
@@ -91,22 +97,33 @@ def _codex_report():
     return CodexReport
 
 
-def check_resume(harness: str, path: Path):
+def check_resume(harness: str, path: Path, like: Path | None = None):
     """The harness's real-client resume check; for Codex the report also carries
     ``raw_input``: the history items of the first request as sent (ids dropped: codex
-    sends none for history, but a differing one would only be an id)."""
+    sends none for history, but a differing one would only be an id). ``like``: the
+    original rollout, whose provider is then the user's own (our file names none, and
+    0.171 sends some fields, such as ``internal_chat_message_metadata_passthrough``, to
+    the built-in ``openai`` provider only)."""
     if harness != "codex":
         from txcodec import registry
 
         return registry.get(harness).check_resume(path)
     from txcodec.api import read_bytes
-    from txcodec.clients.codex import Sandbox, _carries_history, client_version, codex_binary, history_items, resume
+    from txcodec.clients.codex import (
+        Sandbox,
+        _carries_history,
+        _provider_of,
+        client_version,
+        codex_binary,
+        history_items,
+        resume,
+    )
     from txcodec.clients.responses import input_to_common
 
     CodexReport = _codex_report()
 
     data = read_bytes(path)
-    with Sandbox() as box:
+    with Sandbox(provider=(_provider_of(read_bytes(like)) if like else None) or "mock") as box:
         session_id, run = resume(box, data)
         first = run.inputs[0] if run.inputs else []
         items = history_items(first, "continue")

@@ -321,6 +321,9 @@ class AnthropicMock:
     default: Reply = field(default_factory=text)
     rejected: list[str] = field(default_factory=list)
     other_paths: list[str] = field(default_factory=list)
+    # a request whose first message contains a key is answered from that key's replies
+    # instead: a background subagent calls the model while its parent does, in no fixed order
+    routes: dict[str, list[Reply]] = field(default_factory=dict)
     _counter: Any = field(default_factory=lambda: itertools.count(1))
 
     def __call__(self, request: Request, server: MockServer) -> Response:
@@ -337,13 +340,21 @@ class AnthropicMock:
                 self.rejected.extend(problems)
                 server.state.setdefault("rejected", []).extend(problems)
                 return _error(400, "invalid_request_error", "; ".join(problems))
-        reply = self.script.pop(0) if self.script else self.default
+        queue = self._route(body)
+        if queue is None:
+            queue = self.script
+        reply = queue.pop(0) if queue else self.default
         if reply.status != 200:
             return _error(reply.status, reply.error_type, reply.error_message)
         message = self._message(reply, body.get("model") if isinstance(body, dict) else None)
         if isinstance(body, dict) and body.get("stream"):
             return Response(200, content_type="text/event-stream", chunks=sse(_events(message)))
         return json_response(message)
+
+    def _route(self, body: Any) -> list[Reply] | None:
+        messages = body.get("messages") if isinstance(body, dict) else None
+        first = json.dumps(messages[0]) if isinstance(messages, list) and messages else ""
+        return next((replies for key, replies in self.routes.items() if key in first), None)
 
     def _other(self, request: Request, path: str) -> Response:
         self.other_paths.append(f"{request.method} {path}")

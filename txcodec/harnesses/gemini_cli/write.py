@@ -17,7 +17,8 @@ of what the CLI does when it resumes (``convertSessionToClientHistory``):
 - a call without a result gets a cancelled one (the API rejects a call that is not
   answered in the next turn); a result whose call is unknown becomes user text;
 - a user turn that starts with ``/``, ``?``, ``<session_context>`` or ``<hook_context>`` is
-  skipped by the CLI on resume: it is written, and reported as ``write:hidden-by-client``.
+  skipped by the CLI on resume, and so is a last user turn no reply follows: it is
+  written, and reported as ``write:hidden-by-client``.
 
 ``Written.files`` (relative to the ``~/.gemini`` root): the chat file
 ``tmp/<slug>/chats/session-<YYYY-MM-DDTHH-MM>-<sid8>.jsonl``, ``tmp/<slug>/.project_root``
@@ -82,6 +83,10 @@ def write(conversation: Conversation, loss: LossReport, options: WriteOptions | 
         header.summary = meta.title
     if conversation.epochs:
         loss.add("write:compaction", f"{len(conversation.epochs)} compaction epoch(s) flattened: summaries kept as text")
+    if records and getattr(records[-1], "type", None) == "user":
+        # observed (the pi compaction scenario, whose file ends with a summary): the CLI
+        # resumes without a last user turn that no reply followed
+        loss.add("write:hidden-by-client", "the CLI does not resend the last user turn: no reply follows it")
     loss.children_not_written(conversation.children, "write:subagent", "not written (main chat only)")
     lines = [_encoder.encode(header)] + [_encoder.encode(r) for r in records]
     slug = slugify(cwd)

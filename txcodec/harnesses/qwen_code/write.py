@@ -11,8 +11,9 @@ under the store root.
 Mapping: an assistant message is one ``assistant`` record; a user message's tool results
 are one ``tool_result`` record (``functionResponse{id, name, response: {output|error}}``,
 the shape the client writes) and its other blocks a ``user`` record after it. Blocks a
-Gemini part cannot hold become text, and the loss report says so. Compaction epochs are
-flattened: the summary message stays in the history as ordinary text.
+Gemini part cannot hold become text, and the loss report says so. A Qwen Code source's
+compressions are written back as ``chat_compression`` records; another harness's
+compaction epochs are flattened: the summary message stays in the history as ordinary text.
 """
 
 from __future__ import annotations
@@ -77,16 +78,36 @@ def write(conversation: Conversation, loss: LossReport, options: WriteOptions) -
         # the client resumes a session only from its own project folder: say so, don't fail
         cwd = DEFAULT_CWD
         loss.add("write:cwd", f"the conversation has no cwd; wrote it for {cwd} (pass --cwd)")
-    if conversation.epochs:
+    # a Qwen Code source's compressions go back as chat_compression records (the
+    # compressed history is the run of synthetic messages the reader put at the epoch's
+    # start), so the client resumes after the last one as it does for its own file
+    native = conversation.meta.source_harness == "qwen_code"
+    compressed = {e.start: _compressed_run(conversation.messages, e.start) for e in conversation.epochs} if native else {}
+    if conversation.epochs and not native:
         loss.add("write:compaction", f"{len(conversation.epochs)} compaction epoch(s) flattened: summaries kept as text")
     if conversation.children:
         loss.children_not_written(conversation.children, "write:subagents", "not written")
     writer = _Writer(sid, cwd, loss, conversation)
-    for message in conversation.messages:
+    skip_until = 0
+    for i, message in enumerate(conversation.messages):
+        if i in compressed and compressed[i]:
+            writer.compression(compressed[i], next(e for e in conversation.epochs if e.start == i))
+            skip_until = i + len(compressed[i])
+        if i < skip_until:
+            continue
         writer.message(message)
     writer.answer_pending(None)
     data = b"".join(msgspec.json.encode(r) + b"\n" for r in writer.records)
     return Written(sid, {safe_relpath(session_relpath(cwd, sid)): data})
+
+
+def _compressed_run(messages: list[Message], start: int) -> list[Message]:
+    run = []
+    for message in messages[start:]:
+        if not message.synthetic:
+            break
+        run.append(message)
+    return run
 
 
 class _Writer:
@@ -115,6 +136,30 @@ class _Writer:
             "message": {"role": role, "parts": parts},
         }
         self.records.append(record)
+        self.parent = ident
+
+    def compression(self, messages: list[Message], epoch: Any) -> None:
+        """A ``system``/``chat_compression`` record: the client replaces the history
+        with its ``compressedHistory`` (0.24.4, ``isApiHistoryCompressionCandidate``)."""
+        self.answer_pending(None)
+        history = []
+        for message in messages:
+            if message.role == "assistant":
+                parts = [p for block in message.content for p in self.assistant_part(block)]
+                history.append({"role": "model", "parts": parts})
+            else:
+                results = [self.result_part(b) for b in message.content if isinstance(b, ToolResult) and b.tool_use_id in self.pending]
+                parts = results + [p for b in message.content if not (isinstance(b, ToolResult) and b.tool_use_id in self.pending)
+                                   for p in self.user_part(b)]
+                history.append({"role": "user", "parts": parts})
+        self.pending = {}  # calls inside the compressed history are answered there or not at all
+        ident = str(uuid.uuid5(uuid.UUID(self.sid), str(len(self.records))))
+        info: dict[str, Any] = {"compressionStatus": 1}
+        if isinstance(epoch.pre_tokens, int):
+            info["originalTokenCount"] = epoch.pre_tokens
+        self.records.append({"uuid": ident, "parentUuid": self.parent, "sessionId": self.sid, "timestamp": self.clock,
+                             "type": "system", "cwd": self.cwd, "version": CLIENT_VERSION, "subtype": "chat_compression",
+                             "systemPayload": {"info": info, "compressedHistory": history, "completedToolCallIds": []}})
         self.parent = ident
 
     def answer_pending(self, message: Message | None, parts: list[dict] | None = None) -> None:

@@ -164,6 +164,8 @@ class _Run:
     prompt: Message | None = None  # the run's prompt message, once placed
     compaction: dict[str, Any] | None = None  # the run's compact_boundary metadata
     compact_summary: Message | None = None  # the summary the CLI replayed after the boundary
+    notified: list[dict[str, Any]] = field(default_factory=list)  # main-thread task notifications
+    notified_line: int = 0
 
     def summary(self) -> dict[str, Any]:
         out: dict[str, Any] = {"line": self.line, "prompt": self.prompt_source}
@@ -189,6 +191,9 @@ class _Reader:
         self.tool_holder: dict[str, str | None] = {}  # tool_use id -> thread key (None = main)
         self.runs: list[_Run] = []
         self.run: _Run | None = None
+        # runs whose result line is still to come: a task notification starts a run of its
+        # own in the same process, and the CLI prints every run's result at the end
+        self.awaiting: deque[_Run] = deque()
         self.inputs: deque[Message] = deque()
         self.streams: dict[str, _Stream] = {}
         self.permissions: list[dict[str, Any]] = []
@@ -266,8 +271,21 @@ class _Reader:
             self.loss.add(f"record:system/{_set(line.subtype)}", "progress or bookkeeping line", file=self.file, line=n)
 
     def on_init(self, line: SystemLine, n: int) -> None:
+        previous = self.run
         self._close_run()
         run = self._open_run(n)
+        if previous is not None and previous.result is None and previous.notified:
+            # observed on 2.1.332: a background task's notification is a turn of its own,
+            # started by the CLI in the same process (a new init); its prompt is the
+            # <task-notification> the CLI wrote in its session file
+            self.awaiting.append(previous)
+            prompt = Message(role="user", content=[Text(_notification_text(previous.notified.pop(0), self.child_info))],
+                             origin="task-notification", extra={"rebuilt_from_line": previous.notified_line})
+            self.main.messages.insert(run.slot, prompt)
+            run.prompt, run.prompted, run.prompt_source = prompt, True, "task-notification"
+            self.loss.add("stream:task-notification-rebuilt",
+                          "a background task's notification turn: its <task-notification> prompt is rebuilt from the "
+                          "task_notification line in 2.1.332's wording", file=self.file, line=n)
         run.session_id = line.session_id if isinstance(line.session_id, str) else None
         run.model = line.model if isinstance(line.model, str) else None
         run.cwd = line.cwd if isinstance(line.cwd, str) else None
@@ -298,6 +316,10 @@ class _Reader:
                 info["status"] = line.status
             if isinstance(line.summary, str):
                 info["summary"] = line.summary
+            if self.run is not None and self.tool_holder.get(line.tool_use_id, "?") is None:
+                # a task the main thread started: the CLI may answer its notification
+                self.run.notified.append({k: getattr(line, k) for k in NOTIFICATION_FIELDS})
+                self.run.notified_line = n
 
     def on_permission_denied(self, line: SystemLine, n: int) -> None:
         self._permission(
@@ -416,8 +438,15 @@ class _Reader:
         self._timestamp(line.timestamp)
 
     def on_result(self, line: ResultLine, n: int) -> None:
+        if self.awaiting:  # the result of a run a task notification's run followed
+            self._result_of(self.awaiting.popleft(), line, n)
+            return
         run = self._ensure_run(n)
         self._finish_streams()
+        self._result_of(run, line, n)
+        self._close_run()
+
+    def _result_of(self, run: _Run, line: ResultLine, n: int) -> None:
         text = line.result.get("text") if isinstance(line.result, dict) else line.result
         if isinstance(text, str) and text and not run.streamed_text:
             # seed 002: the result text duplicates streamed text; add it only when nothing streamed
@@ -439,7 +468,6 @@ class _Reader:
                 )
         if isinstance(line.session_id, str) and self.meta.id is UNSET:
             self.meta.id = line.session_id
-        self._close_run()
 
     # --- partial messages ---------------------------------------------------------------
     def on_stream_event(self, line: StreamEventLine, n: int) -> None:
@@ -671,6 +699,32 @@ def _stdout(message: Message) -> str | None:
         return None
     found = re.fullmatch(r"<local-command-stdout>(.*)</local-command-stdout>", texts[0], re.S)
     return found.group(1) if found else None
+
+
+NOTIFICATION_FIELDS = ("task_id", "tool_use_id", "output_file", "status", "summary", "usage")
+# 2.1.332's note in every agent's notification (pinned by the background_subagent scenario)
+NOTIFICATION_NOTE = ("A task-notification fires each time this agent stops with no live background children of its own. "
+                     "The user can send it another message and resume it, so the same task-id may notify more than once.")
+
+
+def _notification_text(fields: dict[str, Any], child_info: dict[str, dict[str, Any]]) -> str:
+    """The ``<task-notification>`` user message 2.1.332 writes for a finished background
+    agent, from its ``task_notification`` line (and the ``task_started`` description)."""
+    value = {k: v for k, v in fields.items() if v is not UNSET and v is not None}
+    info = child_info.get(value.get("tool_use_id", ""), {})
+    parts = [f"<{tag}>{value[key]}</{tag}>" for tag, key in
+             (("task-id", "task_id"), ("tool-use-id", "tool_use_id"), ("output-file", "output_file"), ("status", "status"))
+             if isinstance(value.get(key), str)]
+    if value.get("status") == "completed" and isinstance(info.get("description"), str):
+        parts.append(f'<summary>Agent "{info["description"]}" finished</summary>')
+    parts.append(f"<note>{NOTIFICATION_NOTE}</note>")
+    if isinstance(value.get("summary"), str):
+        parts.append(f"<result>{value['summary']}</result>")
+    usage = value.get("usage")
+    if isinstance(usage, dict):
+        tags = (("subagent_tokens", "total_tokens"), ("tool_uses", "tool_uses"), ("duration_ms", "duration_ms"))
+        parts.append("<usage>" + "".join(f"<{t}>{usage[k]}</{t}>" for t, k in tags if k in usage) + "</usage>")
+    return "<task-notification>\n" + "\n".join(parts) + "\n</task-notification>"
 
 
 def _apply_delta(block: dict[str, Any], delta: dict[str, Any]) -> None:

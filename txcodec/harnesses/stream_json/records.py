@@ -67,6 +67,9 @@ class SystemLine(_Envelope, tag="system"):
     prompt: Any = UNSET
     summary: Any = UNSET
     patch: Any = UNSET
+    output_file: Any = UNSET
+    usage: Any = UNSET
+    summary_is_report: Any = UNSET
     # permission_denied
     tool_name: str | None | UnsetType = UNSET
     message: Any = UNSET
