@@ -51,9 +51,10 @@ def _user(text: str) -> dict:
 # --- symptom 1: load never raises ------------------------------------------------------
 
 
-# the line-based codecs and detection over them; the four harnesses added alongside
-# (Copilot, Continue, opencode, Kilo) are not yet held to this (issue 15)
-ORIGINAL = ["claude_code", "codex", "stream_json", "gemini_cli", "qwen_code", "pi", "jsonl"]
+# every codec and detection over them: the line-based ones and the document ones
+# (Continue, opencode, Kilo), whose own key is another field
+ORIGINAL = ["claude_code", "codex", "stream_json", "gemini_cli", "qwen_code", "pi", "jsonl",
+            "copilot_cli", "continue_cli", "opencode", "kilo"]
 
 
 @pytest.mark.parametrize("tag", NON_STRING_TAGS, ids=repr)

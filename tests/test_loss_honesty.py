@@ -21,12 +21,23 @@ from txcodec import api
 from txcodec.common import Child, Conversation, Document, Message, Meta, Text, ToolResult, ToolUse
 from txcodec.loss import LossReport
 
+# every harness with a writer is a target, and a source through its golden sessions: the
+# line-based ones as .jsonl, the document ones (one JSON document a session) as .json
+TARGETS = fuzzing.writers()
+DOCUMENTS = ("continue_cli", "opencode", "kilo")
+ALIASES = {"copilot": "copilot_cli"}  # the corpus manifest's name for it
 SOURCES = [
     (harness, path)
-    for harness, path in [*fuzzing._golden(), *fuzzing._manifest()]
-    if harness in fuzzing.CODECS and path.suffix == ".jsonl" and "subagents" not in path.parts
-    and not path.name.startswith(("agent-", "journal", "written", "input"))
+    for harness, path in [(ALIASES.get(h, h), p) for h, p in [*fuzzing._golden(), *fuzzing._manifest()]]
+    if harness in TARGETS and path.suffix == (".json" if harness in DOCUMENTS else ".jsonl") and "subagents" not in path.parts
+    and not path.name.startswith(("agent-", "journal", "written", "input", "scenario"))
 ]
+
+IMPORTED = ["opencode", "kilo"]
+# for the real-client check: the first session of each source harness, subagents and all,
+# imported by opencode and Kilo in turn (each import is one client run of seconds)
+REAL_SAMPLE = [(harness, path, IMPORTED[n % 2]) for n, (harness, path) in
+               enumerate({harness: (harness, path) for harness, path in reversed(SOURCES)}.values())]
 
 
 def _items(conversation: Conversation, owner: str | None = None, bookkeeping: bool = True) -> list[tuple[str, str, str | None]]:
@@ -76,16 +87,37 @@ def _unnamed(source: Conversation, written: Conversation, loss: LossReport) -> l
     return missing
 
 
-# the six harnesses the check was built on; Copilot, Continue, opencode and Kilo do not pass
-# it yet (their writers drop items without naming them): issue 15 keeps that open
-@pytest.mark.parametrize("target", ["claude_code", "codex", "stream_json", "gemini_cli", "qwen_code", "pi"])
+@pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("harness,path", SOURCES, ids=lambda v: v if isinstance(v, str) else v.name)
 def test_what_is_not_carried_is_named(harness, path, target, tmp_path):
     loss = LossReport()
     source = api.to_common(txcodec.load(path, harness), loss)
     written, loss = api.convert(source, target)
-    installed = api.install(written, target, tmp_path)
-    back = api.to_common(txcodec.load(installed[0], target))
+    if target in IMPORTED:
+        # opencode and Kilo install by running the client's own ``import`` on this very
+        # export (seconds a session): what it keeps is checked through the real client below
+        back = api.to_common(txcodec.load(written.files[written.main], target))
+    else:
+        installed = api.install(written, target, tmp_path)
+        back = api.to_common(txcodec.load(installed[0], target))
+    missing = _unnamed(source, back, loss)
+    assert not missing, f"{len(missing)} not carried and not in the loss report: {missing[:5]}"
+
+
+@pytest.mark.parametrize("harness,path,target", REAL_SAMPLE, ids=lambda v: v if isinstance(v, str) else v.name)
+def test_what_the_real_import_keeps_is_named(harness, path, target, tmp_path):
+    """The same check through the real client's ``import``, read back from its database:
+    one session of each source harness."""
+    from txcodec.clients.report import find_client
+
+    if find_client(target) is None:
+        pytest.skip(f"{target} is not installed (clients/package.json pins it)")
+    loss = LossReport()
+    source = api.to_common(txcodec.load(path, harness), loss)
+    written, loss = api.convert(source, target)
+    [database] = api.install(written, target, tmp_path / target)
+    back = api.to_common(txcodec.load(database, target))
+    assert back.meta.id == written.session_id
     missing = _unnamed(source, back, loss)
     assert not missing, f"{len(missing)} not carried and not in the loss report: {missing[:5]}"
 
@@ -107,7 +139,7 @@ def test_a_whole_subagent_left_out_is_named_by_its_id():
     child = Child(link=ChildLink(via="meta.toolUseId", tool_use_id="toolu_9", agent_id="a1"),
                   conversation=Conversation(messages=[Message("assistant", [Text("inside the child")])]))
     source = Conversation(meta=Meta(id="s", cwd="/tmp/p"), messages=[Message("user", [Text("go")])], children=[child])
-    for target in ("codex", "pi", "qwen_code"):
+    for target in ("codex", "pi", "qwen_code", "copilot_cli", "continue_cli", "opencode", "kilo"):
         written, loss = api.convert(source, target)
         assert any("subagent a1" in e.detail for e in loss.entries), (target, loss.to_dict())
 

@@ -17,7 +17,7 @@ from qwen_pi_helpers import REGEN, pretty
 
 from txcodec import api, registry
 from txcodec.common import Conversation, Message, Meta, Text, Thinking, ToolResult, ToolUse, Usage
-from txcodec.errors import StoreError, UnsafeId
+from txcodec.errors import InputError, StoreError, UnsafeId
 from txcodec.harnesses import kilo, opencode
 from txcodec.harnesses.opencode import store
 from txcodec.harnesses.opencode.dialect import KILO, OPENCODE
@@ -139,11 +139,12 @@ def test_writer_ids():
         opencode.HARNESS.write(_conversation(), LossReport(), WriteOptions(session_id="ses_../x"))
 
 
-def _database(path, export: dict, extra_tables=()) -> None:
+def _database(path, export: dict, extra_tables=(), create=True) -> None:
     """A database with the columns opencode 1.18.33 reads a session from (its schema's
-    ``session`` / ``message`` / ``part`` tables, more-clients/opencode/opencode_schema.sql)."""
+    ``session`` / ``message`` / ``part`` tables, more-clients/opencode/opencode_schema.sql);
+    ``create=False`` adds the session to one made before."""
     con = sqlite3.connect(path)
-    con.executescript("""
+    con.executescript("" if not create else """
         create table session (id text primary key, project_id text, parent_id text, slug text, directory text, path text,
           title text, version text, summary_additions integer, summary_deletions integer, summary_files integer,
           cost real, tokens_input integer, tokens_output integer, tokens_reasoning integer, tokens_cache_read integer,
@@ -151,7 +152,7 @@ def _database(path, export: dict, extra_tables=()) -> None:
         create table message (id text primary key, session_id text, time_created integer, time_updated integer, data text);
         create table part (id text primary key, message_id text, session_id text, time_created integer, time_updated integer, data text);
     """)
-    for table in extra_tables:
+    for table in extra_tables if create else ():
         con.execute(f"create table {table} (id text)")
     info = export["info"]
     con.execute("insert into session (id, project_id, slug, directory, title, version, time_created, time_updated) values (?,?,?,?,?,?,?,?)",
@@ -210,3 +211,62 @@ def test_kilo_is_a_dialect_not_a_copy():
     assert kilo.STORE.dialect is KILO and KILO.extra_tables == ("kilo_board", "kilo_board_message")
     assert (KILO.database, KILO.app, KILO.env("CONFIG_CONTENT")) == ("kilo.db", "kilo", "KILO_CONFIG_CONTENT")
     assert registry.get("kilo") is kilo.HARNESS and registry.get("opencode") is opencode.HARNESS
+
+
+def _second(export: dict) -> dict:
+    """The same session under other ids (a second session for the same database)."""
+    text = json.dumps(export).replace(export["info"]["id"], "ses_" + "b" * 26).replace('"msg_', '"msg_b').replace('"prt_', '"prt_b')
+    return json.loads(text.replace('"Mock title"', '"Second one"'))
+
+
+def test_a_database_path_is_its_session_or_names_the_candidates(tmp_path, monkeypatch):
+    """``show path/to/opencode.db``: its only session; with several, one error line naming
+    them and how to pick one (``<database>#<id>``, or a unique prefix), never a silent pick."""
+    from click.testing import CliRunner
+
+    from txcodec.cli import main
+
+    export = json.loads(GENUINE.read_bytes())
+    sid = export["info"]["id"]
+    db = tmp_path / "copy.db"  # any name, any folder
+    _database(db, export)
+    before = hashlib.sha256(db.read_bytes()).hexdigest()
+    session = api.load(db)
+    assert session.harness == "opencode" and session.path == db
+    assert hashlib.sha256(db.read_bytes()).hexdigest() == before
+    assert api.to_common(session).messages == api.to_common(api.load(GENUINE)).messages
+    shown = CliRunner().invoke(main, ["show", "--no-color", str(db)])
+    assert shown.exit_code == 0 and shown.output.strip(), shown.output
+
+    _database(db, _second(export), create=False)
+    several = CliRunner().invoke(main, ["show", "--no-color", str(db)])
+    assert several.exit_code == 1, several.output
+    assert sid in several.output and "ses_" + "b" * 26 in several.output and f"{db}#<id>" in several.output
+    assert api.load(f"{db}#{sid}").dump() == session.dump()
+    picked = CliRunner().invoke(main, ["show", "--no-color", f"{db}#ses_bbb"])  # a unique prefix
+    assert picked.exit_code == 0, picked.output
+    assert api.to_common(api.load(f"{db}#ses_bbb")).meta.title == "Second one"
+    missing = CliRunner().invoke(main, ["show", f"{db}#ses_nope"])
+    assert missing.exit_code == 1 and "no session 'ses_nope'" in missing.output, missing.output
+    with pytest.raises(InputError, match="2 sessions in this database"):
+        api.load(db)
+    after = hashlib.sha256(db.read_bytes()).hexdigest()
+    api.load(f"{db}#{sid}")
+    assert hashlib.sha256(db.read_bytes()).hexdigest() == after  # reading writes nothing
+
+    # an id alone is looked up in the store's own database, and read from it
+    root = tmp_path / "data" / "opencode"
+    root.mkdir(parents=True)
+    (root / "opencode.db").write_bytes(db.read_bytes())
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    by_id = CliRunner().invoke(main, ["export", "ses_bbb", "--to", "markdown"], env={"XDG_DATA_HOME": str(tmp_path / "data")})
+    assert by_id.exit_code == 0 and "Second one" in by_id.output, by_id.output
+
+
+def test_a_kilo_database_reads_as_kilo(tmp_path):
+    db = tmp_path / "kilo.db"
+    _database(db, json.loads(GENUINE.read_bytes()), extra_tables=KILO.extra_tables)
+    assert api.load(db).harness == "kilo"
+    assert api.load(db, "opencode").harness == "opencode"  # named, the dialect is the one asked for
+    with pytest.raises(InputError, match="not a codex session"):
+        api.load(db, "codex")

@@ -124,17 +124,57 @@ def _load_document(data: bytes, harness: str | None, path: Path | None) -> Nativ
     return decode_document(data, registry.get(name).codec, name, path)
 
 
+def split_database(path: Path) -> tuple[Path, str | None] | None:
+    """``(database, session id or None)`` when ``path`` names a session database (opencode,
+    Kilo): the file itself, or ``<database>#<id>`` for one of its sessions."""
+    db, mark, wanted = str(path).rpartition("#")
+    if mark and not path.exists() and Path(db).is_file():
+        path, session = Path(db), wanted
+    else:
+        session = None
+    try:
+        with path.open("rb") as file:
+            head = file.read(16)
+    except OSError:
+        return None
+    from .harnesses.opencode.store import SQLITE_MAGIC
+
+    return (path, session) if head == SQLITE_MAGIC else None
+
+
+def _load_database(db: Path, session: str | None, harness: str | None) -> NativeSession:
+    """A session of an opencode or Kilo database. Without ``harness``, the dialect whose own
+    tables the database has (Kilo adds two to opencode's), else the one its name is."""
+    dialects = [h for h in registry.harnesses().values() if callable(getattr(h.store, "open", None))]
+    if harness is None:
+        from .harnesses.opencode.store import tables
+
+        have = tables(db)
+        dialects.sort(key=lambda h: (set(h.store.dialect.extra_tables) <= have, len(h.store.dialect.extra_tables),
+                                     h.store.dialect.database == db.name), reverse=True)
+    else:
+        dialects = [h for h in dialects if h.name == harness]
+        if not dialects:
+            raise InputError(f"{db}: a SQLite database, not a {harness} session file")
+    return dialects[0].store.open(db, session)
+
+
 @guarded
 def load(source: bytes | str | os.PathLike[str], harness: str | None = None) -> NativeSession:
     """Load a native session from bytes or a path; the harness is detected when ``None``.
+    An opencode or Kilo database is read (read-only) as its only session, or the one
+    ``<database>#<id>`` names.
 
-    ``load(b).dump() == b`` for every input.
+    ``load(b).dump() == b`` for every input (a database: the session's export document).
     """
     path = None
     if isinstance(source, (bytes, bytearray, memoryview)):
         data = bytes(source)
     else:
         path = Path(source)
+        database = split_database(path)
+        if database is not None:
+            return _load_database(*database, harness)
         data = read_bytes(path)
         if is_document(path):
             session = _load_document(data, harness, path)

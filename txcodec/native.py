@@ -409,6 +409,8 @@ def opaque_for(line: bytes, error: Exception, tag: str = "type") -> Opaque:
         return Opaque(line, f"not JSON: {exc}")
     if not isinstance(value, dict):
         return Opaque(line, f"not a JSON object: {type(value).__name__}")
+    if tag != "type" and (wrong := bad_tag(line, value)) is not None:
+        return wrong  # a document keyed by another field: a 'type' that is not a string is still named as such
     kind = value.get(tag)
     if not isinstance(kind, str):
         return bad_tag(line, value, tag) or Opaque(line, f"no {tag!r} field")

@@ -358,8 +358,14 @@ def resolve(name: str | os.PathLike[str], harness: str | None = None) -> Path:
     """The file a session name means: an existing path as it is; otherwise ``latest``,
     ``latest:<harness>``, a session id or a unique id prefix, looked up in every store
     (or ``harness``'s) by :func:`discover`. No match, or several, is an
-    :class:`~txcodec.errors.InputError` that says so and lists the candidates."""
-    return Path(resolve_row(name, harness).path) if not Path(name).exists() else Path(name)
+    :class:`~txcodec.errors.InputError` that says so and lists the candidates. A session
+    kept in a database (opencode, Kilo) is named ``<database>#<id>``."""
+    if Path(name).exists():
+        return Path(name)
+    row = resolve_row(name, harness)
+    if row.session_id and Path(row.path).suffix == ".db":
+        return Path(f"{row.path}#{row.session_id}")  # one session of a database (opencode, Kilo)
+    return Path(row.path)
 
 
 def resolve_row(name: str | os.PathLike[str], harness: str | None = None) -> SessionRow:
@@ -368,6 +374,11 @@ def resolve_row(name: str | os.PathLike[str], harness: str | None = None) -> Ses
     text = os.fspath(name)
     if Path(text).exists():
         return SessionRow(harness=harness or "", session_id="", path=text)
+    from .api import split_database
+
+    database = split_database(Path(text)) if "#" in text else None
+    if database is not None:  # <database>#<id>: the id is checked when the session is loaded
+        return SessionRow(harness=harness or "", session_id=database[1] or "", path=text)
     if text == "latest" or text.startswith("latest:"):
         wanted = text.partition(":")[2] or harness
         rows = [r for r in discover(wanted or None, details=False) if r.parent is None and r.path]

@@ -28,6 +28,9 @@ if str(ROOT) not in sys.path:
 
 GOLDEN = ROOT / "golden"
 HARNESSES = ["claude_code", "codex", "stream_json", "gemini_cli", "qwen_code", "pi"]
+# issue 15's four (more_clients.py): recorded, their facts and X -> X checked; they join
+# HARNESSES, so the cross matrix, once docs/mapping.md "Scenarios" is regenerated with them
+MORE = ["copilot_cli", "continue_cli", "opencode", "kilo"]
 
 
 @dataclass
@@ -51,6 +54,9 @@ class Scenario:
         return self.folder / meta["main"]
 
     def lines(self) -> list[dict[str, Any]]:
+        if self.main.suffix == ".json":  # a document (Continue, opencode, Kilo): one object, maybe pretty-printed
+            value = json.loads(self.main.read_bytes())
+            return [value] if isinstance(value, dict) else []
         out = []
         for raw in self.main.read_bytes().splitlines():
             try:
@@ -63,9 +69,10 @@ class Scenario:
 
 
 def all_scenarios() -> list[Scenario]:
-    from . import claude_code, codex, gemini_cli, pi, qwen_code, stream_json
+    from . import claude_code, codex, gemini_cli, more_clients, pi, qwen_code, stream_json
 
     found = [s for module in (claude_code, stream_json, codex, gemini_cli, qwen_code, pi) for s in module.SCENARIOS]
+    found += more_clients.SCENARIOS
     names = [(s.harness, s.name) for s in found]
     assert len(names) == len(set(names)), "scenario names repeat"
     return found

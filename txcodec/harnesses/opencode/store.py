@@ -142,6 +142,38 @@ def export(db: Path, session_id: str) -> bytes:
     return msgspec.json.encode({"info": info, "messages": messages})
 
 
+SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def pick(db: Path, wanted: str | None = None) -> str:
+    """The session of ``db`` a user means: ``wanted`` (an id or a unique id prefix), else
+    its only session. Several, or none, is an :class:`InputError` listing the candidates
+    and how to name one (``<database>#<id>``, or the id alone for a store's own database)."""
+    con = connect(db)
+    try:
+        rows = con.execute("select id, time_updated, title from session order by time_updated desc, id").fetchall()
+    except sqlite3.Error as exc:
+        raise StoreError(f"{db}: {exc}") from exc
+    finally:
+        con.close()
+    if wanted:
+        exact = [r for r in rows if r[0] == wanted]
+        rows = exact or [r for r in rows if r[0].startswith(wanted)]
+        if len(rows) == 1:
+            return rows[0][0]
+        if not rows:
+            raise InputError(f"{db}: no session {wanted!r} in it")
+    elif len(rows) == 1:
+        return rows[0][0]
+    if not rows:
+        raise InputError(f"{db}: the database holds no session")
+    from .read import iso
+
+    listed = "\n".join(f"  {r[0]}  {(iso(r[1]) or '')[:16]}  {str(r[2])[:60]}" for r in rows[:20])
+    more = f"\n  ... and {len(rows) - 20} more" if len(rows) > 20 else ""
+    raise InputError(f"{db}: {len(rows)} sessions in this database; name one as {db}#<id> (or a unique id prefix):\n{listed}{more}")
+
+
 class Store:
     """The store of one dialect: ``default_root()`` is its data folder, where the database is."""
 
@@ -177,6 +209,14 @@ class Store:
 
         db = self.database(root)
         return decode_document(export(db, session_id), get(self.dialect.harness).codec, self.dialect.harness, db)
+
+    def open(self, db: Path, wanted: str | None = None):
+        """The session ``wanted`` names in the database file ``db`` (any name, any folder),
+        or its only one (:func:`pick`), as a native session, read-only."""
+        from ...native import decode_document
+        from ...registry import get
+
+        return decode_document(export(db, pick(db, wanted)), get(self.dialect.harness).codec, self.dialect.harness, db)
 
     def install(self, files: dict[str, bytes], root: str | os.PathLike[str] | None = None) -> list[Path]:
         """``<binary> import FILE`` for each export, with ``XDG_DATA_HOME`` set so that the

@@ -85,7 +85,7 @@ def writer(dialect: Dialect):
         if conversation.epochs:
             loss.add("write:compaction", f"{len(conversation.epochs)} compaction epoch(s) flattened: summaries kept as text")
         if conversation.children:
-            loss.add("write:subagents", f"{len(conversation.children)} subagent conversation(s) not written")
+            loss.children_not_written(conversation.children, "write:subagents", "not written")
         w = _Writer(sid, cwd, loss, conversation, dialect.agent)
         for message in conversation.messages:
             w.message(message)
