@@ -20,7 +20,7 @@ from txcodec import api, registry
 from txcodec.cli import main
 from txcodec.loss import LossReport
 
-HARNESSES = ["claude_code", "codex", "stream_json", "gemini_cli", "qwen_code", "pi", "copilot_cli", "continue_cli", "opencode", "kilo"]
+HARNESSES = ["claude_code", "codex", "stream_json", "gemini_cli", "qwen_code", "pi", "copilot_cli", "continue_cli", "opencode", "kilo", "kimi_cli"]
 
 # one session per harness with what that harness typically holds: thinking, tool calls
 # with results, the client's own injected context (all but stream_json written by the
@@ -36,6 +36,7 @@ REPRESENTATIVE = {
     "continue_cli": GOLDEN / "continue_cli" / "tool_call_resumed" / "session.json",
     "opencode": GOLDEN / "opencode" / "tool_call_resumed" / "export.json",
     "kilo": GOLDEN / "kilo" / "tool_call_resumed" / "export.json",
+    "kimi_cli": GOLDEN / "kimi_cli" / "tool_call_resumed" / "context.jsonl",
 }
 
 

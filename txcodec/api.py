@@ -135,6 +135,8 @@ def load(source: bytes | str | os.PathLike[str], harness: str | None = None) -> 
         data = bytes(source)
     else:
         path = Path(source)
+        if path.is_dir():  # a folder that is one session: its session file
+            path = registry.session_in_folder(path) or path
         data = read_bytes(path)
         if is_document(path):
             session = _load_document(data, harness, path)

@@ -13,7 +13,7 @@ from typing import Any
 from .errors import InputError
 from .native import Codec
 
-BUILTIN = ("claude_code", "codex", "stream_json", "gemini_cli", "qwen_code", "pi", "copilot_cli", "continue_cli", "opencode", "kilo", "jsonl")
+BUILTIN = ("claude_code", "codex", "stream_json", "gemini_cli", "qwen_code", "pi", "copilot_cli", "continue_cli", "opencode", "kilo", "kimi_cli", "jsonl")
 
 
 @dataclass
@@ -119,3 +119,15 @@ def get(name: str) -> Harness:
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         raise UnknownHarness(f"unknown harness {name!r}{hint}; known: {', '.join(sorted(_load_all()))}")
     return found
+
+
+def session_in_folder(folder: Any) -> Any:
+    """The session file of a folder that is one session (a Kimi CLI session folder
+    holding ``context.jsonl``): a store may define ``session_file(folder) -> Path | None``.
+    ``None`` for any other folder."""
+    for harness in _load_all().values():
+        find = getattr(harness.store, "session_file", None)
+        found = find(folder) if find is not None else None
+        if found is not None:
+            return found
+    return None

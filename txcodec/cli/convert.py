@@ -44,7 +44,8 @@ def _resume_line(harness: str, written: registry.Written) -> str:
     lines = {"claude_code": f"claude --resume {sid}", "codex": f"codex resume {sid}", "gemini_cli": f"gemini --resume {sid}",
              "qwen_code": f"qwen --resume {sid}", "pi": f"pi --session {sid}",
              "copilot_cli": f"copilot --resume {sid}", "continue_cli": f"cn --fork {sid}",
-             "opencode": f"opencode --session {sid}", "kilo": f"kilo --session {sid}"}
+             "opencode": f"opencode --session {sid}", "kilo": f"kilo --session {sid}",
+             "kimi_cli": f"kimi -r {sid}"}
     return lines.get(harness, f"(resume session {sid})")
 
 
@@ -64,7 +65,7 @@ def _install(written: registry.Written, harness: str) -> None:
 
 
 def _run_from(cwd: str) -> None:
-    """Claude Code, Gemini CLI, Qwen Code, pi, opencode and Kilo find a session by the
+    """Claude Code, Gemini CLI, Qwen Code, pi, opencode, Kilo and Kimi CLI find a session by the
     folder they run in: say so when that is not here."""
     if os.path.abspath(os.getcwd()) != cwd:
         click.echo(f"run it from {cwd}:  cd {shlex.quote(cwd)}", err=True)
@@ -77,7 +78,9 @@ def _sources(srcs: tuple[str, ...], harness: str | None) -> tuple[list[Path], bo
     batch = len(srcs) > 1
     for name in srcs:
         path = Path(name)
-        if path.is_dir():
+        if path.is_dir() and registry.session_in_folder(path) is not None:  # a folder that is one session
+            files.append(registry.session_in_folder(path))
+        elif path.is_dir():
             files += session_files(path)
             batch = True
         elif path.exists():
@@ -224,7 +227,7 @@ def register(group: click.Group) -> None:
             if install:
                 _install(written, to)
                 click.echo(_resume_line(to, written))
-                if to in ("claude_code", "gemini_cli", "qwen_code", "pi", "opencode", "kilo"):
+                if to in ("claude_code", "gemini_cli", "qwen_code", "pi", "opencode", "kilo", "kimi_cli"):
                     _run_from(cwd)
             elif out is not None:
                 for path in _write_out(written, out):
