@@ -13,7 +13,7 @@ from typing import Any
 from .errors import InputError
 from .native import Codec
 
-BUILTIN = ("claude_code", "codex", "stream_json", "gemini_cli", "qwen_code", "pi", "copilot_cli", "continue_cli", "opencode", "kilo", "kimi_cli", "jsonl")
+BUILTIN = ("claude_code", "codex", "stream_json", "gemini_cli", "qwen_code", "pi", "copilot_cli", "continue_cli", "opencode", "kilo", "kimi_cli", "mistral_vibe", "jsonl")
 
 
 @dataclass
@@ -122,8 +122,9 @@ def get(name: str) -> Harness:
 
 
 def session_in_folder(folder: Any) -> Any:
-    """The session file of a folder that is one session (a Kimi CLI session folder
-    holding ``context.jsonl``): a store may define ``session_file(folder) -> Path | None``.
+    """The session file of a folder that is one session (a Kimi CLI folder holding
+    ``context.jsonl``, a Mistral Vibe folder holding ``messages.jsonl`` or ``CURRENT``): a
+    store may define ``session_file(folder) -> Path | None``.
     ``None`` for any other folder."""
     for harness in _load_all().values():
         find = getattr(harness.store, "session_file", None)

@@ -63,7 +63,7 @@ def collect(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Path]:
     :func:`verify_file`), and under each directory every regular file ending in one of
     :data:`SUFFIXES` (symlinked directories are not followed; a FIFO or device would
     block or never end, so only regular files are picked up). A folder that is one
-    session (a Kimi CLI session folder) gives its session file alone."""
+    session (Kimi CLI, Mistral Vibe) gives its session file alone."""
     from .registry import session_in_folder
 
     for given in paths:
@@ -79,7 +79,8 @@ def collect(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Path]:
             main = session_in_folder(Path(folder))
             if main is not None:  # a folder that is one session: its session file, not the side files
                 dirs.clear()
-                files = [main.name]
+                yield main
+                continue
             for name in sorted(files):
                 found = Path(folder) / name
                 if name.endswith(SUFFIXES) and _kind(found) in ("file", "missing", "unknown"):

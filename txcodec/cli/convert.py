@@ -45,7 +45,7 @@ def _resume_line(harness: str, written: registry.Written) -> str:
              "qwen_code": f"qwen --resume {sid}", "pi": f"pi --session {sid}",
              "copilot_cli": f"copilot --resume {sid}", "continue_cli": f"cn --fork {sid}",
              "opencode": f"opencode --session {sid}", "kilo": f"kilo --session {sid}",
-             "kimi_cli": f"kimi -r {sid}"}
+             "kimi_cli": f"kimi -r {sid}", "mistral_vibe": f"vibe --resume {sid}"}
     return lines.get(harness, f"(resume session {sid})")
 
 

@@ -17,6 +17,9 @@ from .write import write
 
 _OWN = frozenset({"_system_prompt", "_checkpoint", "_usage"})
 _CHAT = frozenset({"user", "assistant", "tool", "system"})
+# keys Kimi's context lines never hold: envelopes of other harnesses, and Mistral Vibe's
+# message lines (``message_id``; ``name`` on a tool line)
+_OTHERS = frozenset({"type", "message", "timestamp", "name", "message_id", "injected"})
 
 
 def detect(sample: list[Any]) -> int:
@@ -29,7 +32,7 @@ def detect(sample: list[Any]) -> int:
             continue
         if value["role"] in _OWN:
             score += 20
-        elif value["role"] in _CHAT and "content" in value and len(value) <= 5 and not ({"type", "message", "timestamp"} & value.keys()):
+        elif value["role"] in _CHAT and "content" in value and len(value) <= 5 and not (_OTHERS & value.keys()):
             score += 1
     return score
 
