@@ -34,6 +34,11 @@ CASES = sorted(p for p in [*GOLDEN.glob("*/*"), *GOLDEN.glob("*/scenarios/*")] i
 
 
 def native_input(case: Path) -> Path:
+    from txcodec.registry import session_in_folder
+
+    folder_session = session_in_folder(case)  # a case that is a session folder (Kimi CLI, Mistral Vibe)
+    if folder_session is not None:
+        return folder_session
     found = [p for p in case.iterdir() if p.is_file() and p.name not in _NOT_INPUT and not p.name.startswith("written")
              and p.suffix in (".jsonl", ".json", ".zst")]
     assert len(found) == 1, f"{case}: expected one session file, found {[p.name for p in found]}"

@@ -20,7 +20,7 @@ from txcodec import api, registry
 from txcodec.cli import main
 from txcodec.loss import LossReport
 
-HARNESSES = ["claude_code", "codex", "stream_json", "gemini_cli", "qwen_code", "pi", "copilot_cli", "continue_cli", "opencode", "kilo"]
+HARNESSES = ["claude_code", "codex", "stream_json", "gemini_cli", "qwen_code", "pi", "copilot_cli", "continue_cli", "opencode", "kilo", "kimi_cli", "mistral_vibe"]
 
 # one session per harness with what that harness typically holds: thinking, tool calls
 # with results, the client's own injected context (all but stream_json written by the
@@ -36,6 +36,8 @@ REPRESENTATIVE = {
     "continue_cli": GOLDEN / "continue_cli" / "tool_call_resumed" / "session.json",
     "opencode": GOLDEN / "opencode" / "tool_call_resumed" / "export.json",
     "kilo": GOLDEN / "kilo" / "tool_call_resumed" / "export.json",
+    "kimi_cli": GOLDEN / "kimi_cli" / "tool_call_resumed" / "context.jsonl",
+    "mistral_vibe": GOLDEN / "mistral_vibe" / "unified_resumed" / "CURRENT",
 }
 
 
@@ -45,7 +47,7 @@ def _golden_sources() -> list[tuple[str, Path]]:
     for harness in HARNESSES:
         for case in sorted(p for p in (GOLDEN / harness).iterdir() if p.is_dir() and p.name != "scenarios"):
             for path in sorted(case.iterdir()):
-                if path.name in ("common.json", "written.jsonl", "loss.json", "prompts.json") or path.name.startswith("expected"):
+                if path.name in ("common.json", "written.jsonl", "loss.json", "prompts.json", "meta.json") or path.name.startswith("expected"):
                     continue
                 if path.suffix in (".jsonl", ".json") and path.is_file():
                     found.append((harness, path))

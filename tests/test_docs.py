@@ -61,6 +61,12 @@ def test_ci_runs_the_readme_test_command():
     assert found == _first_shell_block()[1]
 
 
+def _python_pins() -> dict[str, str]:
+    """The Python CLIs' pins (clients/python-clients.txt: name, python, requirement)."""
+    found = re.findall(r"^(\w+)\s+\S+\s+[\w.-]+==(\S+)$", (ROOT / "clients" / "python-clients.txt").read_text(), re.M)
+    return dict(found)
+
+
 def test_readme_matrix_names_the_pinned_client_versions():
     pins = json.loads((ROOT / "clients" / "package.json").read_text())["dependencies"]
     clients = {
@@ -73,6 +79,7 @@ def test_readme_matrix_names_the_pinned_client_versions():
         "cn": pins["@continuedev/cli"],
         "opencode": pins["opencode-ai"],
         "kilo": pins["@kilocode/cli"],
+        **_python_pins(),
     }
-    for client, version in re.findall(r"\b(claude|codex|gemini|qwen|pi|copilot|cn|opencode|kilo) (\d+\.\d+\.\d+) \(tested\)", README):
+    for client, version in re.findall(r"\b(claude|codex|gemini|qwen|pi|copilot|cn|opencode|kilo|kimi|vibe) (\d+\.\d+\.\d+) \(tested\)", README):
         assert clients[client] == version, f"README says {client} {version}, clients/package.json pins {clients[client]}"

@@ -175,6 +175,8 @@ def load(source: bytes | str | os.PathLike[str], harness: str | None = None) -> 
         database = split_database(path)
         if database is not None:
             return _load_database(*database, harness)
+        if path.is_dir():  # a folder that is one session: its session file
+            path = registry.session_in_folder(path) or path
         data = read_bytes(path)
         if is_document(path):
             session = _load_document(data, harness, path)

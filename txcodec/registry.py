@@ -12,7 +12,7 @@ from typing import Any
 from .errors import InputError
 from .native import Codec
 
-BUILTIN = ("claude_code", "codex", "stream_json", "gemini_cli", "qwen_code", "pi", "copilot_cli", "continue_cli", "opencode", "kilo", "jsonl")
+BUILTIN = ("claude_code", "codex", "stream_json", "gemini_cli", "qwen_code", "pi", "copilot_cli", "continue_cli", "opencode", "kilo", "kimi_cli", "mistral_vibe", "jsonl")
 
 
 @dataclass
@@ -132,3 +132,16 @@ def get(name: str) -> Harness:
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         raise UnknownHarness(f"unknown harness {name!r}{hint}; known: {', '.join(sorted(_load_all()))}")
     return found
+
+
+def session_in_folder(folder: Any) -> Any:
+    """The session file of a folder that is one session (a Kimi CLI folder holding
+    ``context.jsonl``, a Mistral Vibe folder holding ``messages.jsonl`` or ``CURRENT``): a
+    store may define ``session_file(folder) -> Path | None``.
+    ``None`` for any other folder."""
+    for harness in _load_all().values():
+        find = getattr(harness.store, "session_file", None)
+        found = find(folder) if find is not None else None
+        if found is not None:
+            return found
+    return None

@@ -62,7 +62,10 @@ def collect(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Path]:
     """The files to check: each path named (a missing one is reported by
     :func:`verify_file`), and under each directory every regular file ending in one of
     :data:`SUFFIXES` (symlinked directories are not followed; a FIFO or device would
-    block or never end, so only regular files are picked up)."""
+    block or never end, so only regular files are picked up). A folder that is one
+    session (Kimi CLI, Mistral Vibe) gives its session file alone."""
+    from .registry import session_in_folder
+
     for given in paths:
         path = Path(given)
         if _kind(path) != "dir":  # a folder that cannot be searched is yielded, to be reported
@@ -73,6 +76,11 @@ def collect(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Path]:
             yield from (Path(e.filename) for e in unlisted)
             unlisted.clear()
             dirs.sort()
+            main = session_in_folder(Path(folder))
+            if main is not None:  # a folder that is one session: its session file, not the side files
+                dirs.clear()
+                yield main
+                continue
             for name in sorted(files):
                 found = Path(folder) / name
                 if name.endswith(SUFFIXES) and _kind(found) in ("file", "missing", "unknown"):

@@ -82,7 +82,9 @@ def _sources(srcs: tuple[str, ...], harness: str | None) -> tuple[list[Path], bo
     batch = len(srcs) > 1
     for name in srcs:
         path = Path(name)
-        if path.is_dir():
+        if path.is_dir() and registry.session_in_folder(path) is not None:  # a folder that is one session
+            files.append(registry.session_in_folder(path))
+        elif path.is_dir():
             files += session_files(path)
             batch = True
         elif path.exists():

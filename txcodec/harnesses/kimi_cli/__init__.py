@@ -1,0 +1,50 @@
+"""Kimi CLI: ``~/.kimi/sessions/<md5 of the work folder>/<session id>/context.jsonl``.
+
+``records`` (the context lines), ``codec`` (bytes <-> records), ``store`` (discovery and
+install, which registers the work folder in ``kimi.json``), ``read`` (-> Common) and
+``write`` (Common -> a context file ``kimi -r <id>`` resumes).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...registry import Harness, lazy
+from . import store
+from .codec import CODEC
+from .read import read
+from .write import write
+
+_OWN = frozenset({"_system_prompt", "_checkpoint", "_usage"})
+_CHAT = frozenset({"user", "assistant", "tool", "system"})
+# keys Kimi's context lines never hold: envelopes of other harnesses, and Mistral Vibe's
+# message lines (``message_id``; ``name`` on a tool line)
+_OTHERS = frozenset({"type", "message", "timestamp", "name", "message_id", "injected"})
+
+
+def detect(sample: list[Any]) -> int:
+    """Chat Completions messages one a line (``role`` beside ``content``, no envelope)
+    score a little; the client's own ``_system_prompt`` / ``_checkpoint`` / ``_usage``
+    lines are decisive: no other harness writes a role starting with an underscore."""
+    score = 0
+    for value in sample:
+        if not isinstance(value, dict) or not isinstance(value.get("role"), str):
+            continue
+        if value["role"] in _OWN:
+            score += 20
+        elif value["role"] in _CHAT and "content" in value and len(value) <= 5 and not (_OTHERS & value.keys()):
+            score += 1
+    return score
+
+
+HARNESS = Harness(
+    name="kimi_cli",
+    title="Kimi CLI",
+    codec=CODEC,
+    detect=detect,
+    read=read,
+    write=write,
+    store=store,
+    check_resume=lazy("txcodec.clients.kimi", "check_resume"),
+    resume=("kimi", "-r", "{id}"),
+)

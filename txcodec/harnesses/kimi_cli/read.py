@@ -1,0 +1,128 @@
+"""Kimi CLI context file -> Common conversation.
+
+The conversation is what the client sends when it resumes (1.51.0): the chat messages of
+``context.jsonl`` in file order (``kimi_cli/soul/context.py``). ``user`` lines are user
+messages; ``assistant`` lines assistant messages (``think`` parts -> Thinking, ``text`` ->
+Text, each ``tool_calls`` entry -> ToolUse, its JSON-string ``arguments`` parsed);
+consecutive ``tool`` lines one user message of ToolResults (a list of text parts stays a
+list, so the ``<system>Command executed successfully.</system>`` part the client adds is
+kept as it was sent).
+
+The file records no time, model or per-call usage: ``_usage`` is the context size after a
+call, and ``_checkpoint`` marks undo points; both are the client's bookkeeping. The
+``_system_prompt`` line (re-sent verbatim on resume) is the client's own instructions and
+is reported, as is a ``system`` message. The work folder is the ``kimi.json`` entry
+whose md5 names the session's parent folder, when the file is in a store. ``wire.jsonl`` and ``state.json`` are not read:
+``wire.jsonl`` is the UI's replay of the same turns.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ...common import Conversation, Image, Message, Meta, RawBlock, Text, Thinking, ToolResult, ToolUse
+from ...loss import LossReport
+from ...native import NativeSession
+from ...readkit import line_dicts, malformed
+from ...tools import tool_kind
+from . import store
+from .records import CHECKPOINT, SYSTEM_PROMPT, USAGE
+
+
+def read(session: NativeSession, loss: LossReport) -> Conversation:
+    file = str(session.path) if session.path else None
+    meta = Meta(source_harness="kimi_cli")
+    if session.path is not None:
+        meta.id = session.path.parent.name
+        cwd = store.work_dir_of(session.path)
+        if cwd is not None:
+            meta.cwd = cwd
+    conversation = Conversation(meta=meta)
+    messages = conversation.messages
+    for n, value in line_dicts(session):
+        role = value.get("role") if isinstance(value, dict) else None
+        if not isinstance(role, str):
+            loss.add("record:invalid", "not a Kimi CLI context record (the client skips it)", file=file, line=n)
+            continue
+        if role in (CHECKPOINT, USAGE):
+            continue
+        if role == SYSTEM_PROMPT:
+            loss.add("record:_system_prompt", "the client's system prompt (a written session gets the target's own)",
+                     file=file, line=n)
+            continue
+        with malformed(loss, file, n):
+            if role == "user":
+                messages.append(Message("user", _parts(value.get("content"), loss, file, n)))
+            elif role == "assistant":
+                messages.append(_assistant(value, loss, file, n))
+            elif role == "tool":
+                result = ToolResult(str(value.get("tool_call_id") or ""), _result(value.get("content"), loss, file, n))
+                last = messages[-1] if messages else None
+                if last is not None and last.role == "user" and last.content and all(isinstance(b, ToolResult) for b in last.content):
+                    last.content.append(result)
+                else:
+                    messages.append(Message("user", [result]))
+            elif role == "system":
+                loss.add("message:system", "a system message inside the conversation", file=file, line=n)
+            else:
+                loss.add(f"record:{role}", "a record Common has no place for", file=file, line=n)
+    return conversation
+
+
+def _assistant(value: dict, loss: LossReport, file: str | None, n: int) -> Message:
+    blocks = _parts(value.get("content"), loss, file, n)
+    for call in value.get("tool_calls") or []:
+        function = call.get("function") or {}
+        name = function.get("name") if isinstance(function.get("name"), str) else ""
+        blocks.append(ToolUse(str(call.get("id") or ""), name, _arguments(function.get("arguments")), tool_kind(name)))
+    message = Message("assistant", blocks)
+    message.stop_reason = "tool_use" if any(isinstance(b, ToolUse) for b in blocks) else "end_turn"
+    return message
+
+
+def _arguments(value: Any) -> Any:
+    """The JSON-string arguments as an object; text that is not JSON stays text."""
+    if isinstance(value, str):
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value
+    return value
+
+
+def _result(content: Any, loss: LossReport, file: str | None, n: int) -> str | list:
+    if isinstance(content, str):
+        return content
+    return _parts(content, loss, file, n)
+
+
+def _parts(content: Any, loss: LossReport, file: str | None, n: int) -> list:
+    """A message's ``content`` (a string, ``null`` or a list of parts) as blocks."""
+    if content is None:
+        return []
+    if isinstance(content, str):
+        return [Text(content)] if content else []
+    if not isinstance(content, list):
+        loss.add("read:malformed", "a content that is neither a string nor a list of parts", file=file, line=n)
+        return []
+    blocks: list[Any] = []
+    for part in content:
+        kind = part.get("type") if isinstance(part, dict) else None
+        if kind == "text" and isinstance(part.get("text"), str):
+            blocks.append(Text(part["text"]))
+        elif kind == "think" and isinstance(part.get("think"), str):
+            thinking = Thinking(part["think"])
+            if isinstance(part.get("encrypted"), str):
+                thinking.signature = part["encrypted"]
+            blocks.append(thinking)
+        elif kind == "image_url" and isinstance(part.get("image_url"), dict) and isinstance(part["image_url"].get("url"), str):
+            url = part["image_url"]["url"]
+            if url.startswith("data:") and ";base64," in url:
+                media, data = url[5:].split(";base64,", 1)
+                blocks.append(Image(media_type=media, data=data))
+            else:
+                blocks.append(Image(url=url))
+        else:  # audio_url, video_url, a part of a later version: kept as it is
+            blocks.append(RawBlock(str(kind), part))
+    return blocks

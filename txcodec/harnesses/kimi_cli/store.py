@@ -1,0 +1,201 @@
+"""Where Kimi CLI keeps sessions, a shallow listing of them, and installing one.
+
+kimi-cli 1.51.0 (``kimi_cli/share.py``, ``kimi_cli/metadata.py``): the store is
+``$KIMI_SHARE_DIR``, else ``~/.kimi``. A session is the folder
+``sessions/<md5 of the work folder's path>/<session id>/`` holding ``context.jsonl`` (the
+conversation resume sends), ``wire.jsonl`` (the UI event log) and ``state.json``
+(approvals, title, todos); resume needs ``context.jsonl`` alone (more-clients.md). The
+work folder must be listed in ``kimi.json`` (``{"work_dirs": [{"path", "kaos": "local",
+"last_session_id"}]}``): when it is not, ``kimi -r <id>`` empties the session's
+``context.jsonl`` and starts a new one with exit 0. :func:`install` therefore always
+registers the folder.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+import msgspec
+from msgspec import UNSET, UnsetType
+
+from ...atomic import install_files, write_atomic
+from ...errors import InputError, StoreError
+from ...ids import check_id, is_safe_relpath, shown
+from ...jsonl import split_lines
+from ...native import json_source
+
+REGISTRY = "kimi.json"
+CONTEXT = "context.jsonl"
+
+
+def default_root() -> Path:
+    value = os.environ.get("KIMI_SHARE_DIR")
+    return Path(value).expanduser() if value else Path.home() / ".kimi"
+
+
+def work_dir_hash(cwd: str) -> str:
+    """The name of a work folder's sessions folder (``WorkDirMeta.sessions_dir``)."""
+    return hashlib.md5(cwd.encode("utf-8")).hexdigest()
+
+
+def session_relpath(cwd: str, session_id: str) -> str:
+    return f"sessions/{work_dir_hash(cwd)}/{session_id}/{CONTEXT}"
+
+
+def registry_entry(cwd: str, session_id: str) -> bytes:
+    """The ``kimi.json`` a writer puts beside the session: its work folder alone
+    (:func:`install` merges it into an existing one)."""
+    entry = {"path": cwd, "kaos": "local", "last_session_id": session_id}
+    return json.dumps({"work_dirs": [entry]}, ensure_ascii=False, indent=2).encode() + b"\n"
+
+
+class SessionInfo(msgspec.Struct, omit_defaults=True):
+    id: str
+    path: str
+    cwd: str | UnsetType = UNSET
+    registered: bool = False  # the work folder is in kimi.json (else -r cannot resume it)
+    lines: int = 0
+    messages: int = 0
+
+
+class _Peek(msgspec.Struct):
+    role: str | None = None
+
+
+_peek = msgspec.json.Decoder(_Peek)
+
+
+def _work_dirs(root: Path) -> dict[str, str]:
+    """md5 folder name -> work folder path, from ``kimi.json`` (empty when unreadable)."""
+    try:
+        value = json.loads((root / REGISTRY).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    dirs = value.get("work_dirs") if isinstance(value, dict) else None
+    out = {}
+    for entry in dirs if isinstance(dirs, list) else []:
+        if isinstance(entry, dict) and isinstance(entry.get("path"), str) and entry.get("kaos", "local") == "local":
+            out[work_dir_hash(entry["path"])] = entry["path"]
+    return out
+
+
+def work_dir_of(path: Path) -> str | None:
+    """The work folder of the context file at ``path`` when it lies in a store
+    (``<root>/sessions/<md5>/<id>/context.jsonl``) whose ``kimi.json`` lists it."""
+    parts = Path(path).parts
+    if len(parts) < 5 or parts[-4] != "sessions":
+        return None
+    return _work_dirs(Path(*parts[:-4])).get(parts[-3])
+
+
+def session_files(root: Path) -> list[Path]:
+    sessions = root / "sessions"
+    if not sessions.is_dir():
+        return []
+    return sorted(sessions.glob(f"*/*/{CONTEXT}"))
+
+
+def session_file(folder: Path) -> Path | None:
+    """A session folder's conversation file (a session folder is one session)."""
+    path = Path(folder) / CONTEXT
+    try:
+        return path if path.is_file() else None
+    except OSError:  # a folder we may not search is not a session folder (verify reports it)
+        return None
+
+
+def describe(path: Path, work_dirs: dict[str, str] | None = None) -> SessionInfo | None:
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    lines = split_lines(data)[0]
+    info = SessionInfo(id=path.parent.name, path=str(path), lines=len(lines))
+    cwd = (work_dirs or {}).get(path.parent.parent.name)
+    if cwd is not None:
+        info.cwd, info.registered = cwd, True
+    for line in lines:
+        try:
+            role = _peek.decode(json_source(line)).role
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            continue
+        if role in ("user", "assistant"):
+            info.messages += 1
+    return info
+
+
+def discover(root: Path | None = None) -> list[SessionInfo]:
+    """Every session under ``root`` (the default store when ``None``)."""
+    root = Path(root) if root is not None else default_root()
+    work_dirs = _work_dirs(root)
+    found = (describe(p, work_dirs) for p in session_files(root))
+    return [info for info in found if info is not None]
+
+
+def install(files: dict[str, bytes], root: str | os.PathLike[str] | None = None) -> list[Path]:
+    """Install a writer's output: the session folder (never overwriting), then its work
+    folder merged into ``kimi.json`` (other folders kept; its ``last_session_id`` set).
+    Returns the paths written, the context file first."""
+    root = Path(root) if root is not None else default_root()
+    entry = _entry_of(files)
+    session = {rel: data for rel, data in files.items() if rel != REGISTRY}
+    for rel in session:
+        parts = rel.split("/")
+        if len(parts) != 4 or parts[0] != "sessions" or parts[1] != work_dir_hash(entry["path"]) or not is_safe_relpath(rel):
+            raise InputError(f"unexpected file {shown(rel)} for a Kimi CLI store")
+        check_id(parts[2], "session id")
+    paths = install_files(root, session)
+    try:
+        register(root, entry["path"], entry["last_session_id"])
+    except BaseException:
+        for path in paths:
+            path.unlink(missing_ok=True)
+        raise
+    return [*paths, root / REGISTRY]
+
+
+def install_files_for(root: Path, cwd: str, session_id: str, files: dict[str, bytes], *, register_dir: bool = True) -> Path:
+    """Put a session's files (by name: ``context.jsonl`` …) where kimi looks for ``cwd``'s
+    session ``session_id``, and (unless told not to) register ``cwd``; used by the resume
+    check. Returns the session folder."""
+    folder = root / "sessions" / work_dir_hash(cwd) / check_id(session_id, "session id")
+    for name, data in files.items():
+        write_atomic(folder / name, data)
+    if register_dir:
+        register(root, cwd, session_id)
+    return folder
+
+
+def _entry_of(files: dict[str, bytes]) -> dict:
+    try:
+        value = json.loads(files[REGISTRY])
+        entry = value["work_dirs"][0]
+        if isinstance(entry.get("path"), str) and isinstance(entry.get("last_session_id"), str):
+            return entry
+    except (KeyError, IndexError, TypeError, ValueError, AttributeError):
+        pass
+    raise InputError(f"the files carry no usable {REGISTRY}: the session's work folder is unknown")
+
+
+def register(root: Path, cwd: str, session_id: str) -> None:
+    """List ``cwd`` in ``kimi.json`` with ``session_id`` as its last session (``kimi -C``
+    continues it); the other entries and keys are kept."""
+    path = root / REGISTRY
+    try:
+        value = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    except (OSError, ValueError) as exc:
+        raise StoreError(f"{path}: not a readable Kimi CLI registry ({exc})") from exc
+    if not isinstance(value, dict) or not isinstance(value.get("work_dirs", []), list):
+        raise StoreError(f"{path}: not a Kimi CLI registry (no work_dirs list)")
+    dirs = value.setdefault("work_dirs", [])
+    for entry in dirs:
+        if isinstance(entry, dict) and entry.get("path") == cwd and entry.get("kaos", "local") == "local":
+            entry["last_session_id"] = session_id
+            break
+    else:
+        dirs.append({"path": cwd, "kaos": "local", "last_session_id": session_id})
+    data = json.dumps(value, ensure_ascii=False, indent=2).encode() + b"\n"
+    write_atomic(path, data, overwrite=True, mode=0o600)

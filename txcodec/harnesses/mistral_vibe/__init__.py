@@ -1,0 +1,51 @@
+"""Mistral Vibe: legacy ``logs/session/session_*_<id[:8]>/messages.jsonl`` (+ ``meta.json``)
+and the 3.x unified store ``logs/session/unified/<id>/`` (``CURRENT`` -> manifest -> chunks).
+
+``records`` (both forms' lines), ``codec`` (bytes <-> records), ``store`` (discovery and
+the unified digest chain), ``read`` (either form -> Common) and ``write`` (Common -> the
+legacy form, which ``vibe --resume <id>`` imports).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...registry import Harness, lazy
+from . import store
+from .codec import CODEC
+from .read import read
+from .records import STORE_FORMAT
+from .write import write
+
+_VIBE_KEYS = frozenset({"message_id", "injected", "reasoning_message_id", "reasoning_payloads", "user_display_content", "tool_result"})
+
+
+def detect(sample: list[Any]) -> int:
+    """A unified ``CURRENT`` is decisive. A message line with a key only Vibe's
+    ``LLMMessage`` writes (``message_id``, ``injected`` …) scores; so does a ``tool``
+    line naming its tool (``name``: Kimi CLI's tool lines carry none)."""
+    score = 0
+    for value in sample:
+        if not isinstance(value, dict):
+            continue
+        if value.get("store_format") == STORE_FORMAT:
+            score += 40
+        elif isinstance(value.get("role"), str) and "content" in value and not ({"type", "timestamp"} & value.keys()):
+            if _VIBE_KEYS & value.keys():
+                score += 3
+            elif value["role"] == "tool" and isinstance(value.get("name"), str) and "tool_call_id" in value:
+                score += 5
+    return score
+
+
+HARNESS = Harness(
+    name="mistral_vibe",
+    title="Mistral Vibe",
+    codec=CODEC,
+    detect=detect,
+    read=read,
+    write=write,
+    store=store,
+    check_resume=lazy("txcodec.clients.vibe", "check_resume"),
+    resume=("vibe", "--resume", "{id}"),
+)
