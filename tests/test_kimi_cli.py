@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shlex
 
 import pytest
 from click.testing import CliRunner
@@ -217,7 +218,7 @@ def test_cli_install_prints_the_resume_command(tmp_path):
     result = CliRunner().invoke(main, ["convert", "--to", "kimi_cli", "--install", "--cwd", str(tmp_path), str(HANDWRITTEN)],
                                 env={"KIMI_SHARE_DIR": str(tmp_path / "share")})
     assert result.exit_code == 0, result.output
-    assert result.stdout.strip() == "kimi -r handwritten"
+    assert result.stdout.strip() == f"cd {shlex.quote(str(tmp_path))} && kimi -r handwritten"  # run where it was filed
     assert json.loads((tmp_path / "share" / "kimi.json").read_text())["work_dirs"][0]["path"] == str(tmp_path)
 
 

@@ -12,6 +12,7 @@ CI cost: about ten kimi runs of 5-15 s each (two claude runs besides).
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -126,7 +127,7 @@ def test_installed_session_resumes_with_the_printed_command():
         assert result.exit_code == 0, result.output
         command = result.stdout.strip()
         session = command.split()[-1]
-        assert command == f"kimi -r {session}"
+        assert command == f"cd {shlex.quote(str(box.cwd))} && kimi -r {session}"
         run = box.kimi("continue", resume=session, timeout=TIMEOUT)
         assert run.exit_code == 0, run.stderr
         assert view(kimi.history_sent(run.bodies[0], "continue")) == expected

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shlex
 import shutil
 
 import pytest
@@ -232,7 +233,7 @@ def test_cli_install_prints_the_resume_command(tmp_path):
     result = CliRunner().invoke(main, ["convert", "--to", "mistral_vibe", "--install", str(UNIFIED)],
                                 env={"VIBE_HOME": str(tmp_path)})
     assert result.exit_code == 0, result.output
-    assert result.stdout.strip() == f"vibe --resume {SID}"
+    assert result.stdout.strip().split(" && ")[-1] == f"vibe --resume {SID}"  # after a cd to the session's folder
     assert (tmp_path / "logs" / "session" / "session_20261201_033936_ada8c86e" / "meta.json").is_file()
 
 

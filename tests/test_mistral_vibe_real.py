@@ -12,6 +12,7 @@ CI cost: about ten vibe runs of 10-25 s each (one claude run besides).
 from __future__ import annotations
 
 import json
+import shlex
 import shutil
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -123,7 +124,7 @@ def test_installed_session_resumes_with_the_printed_command():
                                     env={"HOME": str(box.home), "VIBE_HOME": None})
         assert result.exit_code == 0, result.output
         command = result.stdout.strip()
-        assert command == "vibe --resume ada8c86e-ac76-a171-408d-14f4d3389705"
+        assert command.split(" && ")[-1] == "vibe --resume ada8c86e-ac76-a171-408d-14f4d3389705"
         run = box.vibe("continue", resume=command.split()[-1], timeout=TIMEOUT)
         assert run.exit_code == 0, run.stderr
         assert view(vibe.history_sent(run.bodies[0], "continue")) == expected
