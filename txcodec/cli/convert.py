@@ -44,7 +44,8 @@ def _resume_line(harness: str, written: registry.Written) -> str:
     lines = {"claude_code": f"claude --resume {sid}", "codex": f"codex resume {sid}", "gemini_cli": f"gemini --resume {sid}",
              "qwen_code": f"qwen --resume {sid}", "pi": f"pi --session {sid}",
              "copilot_cli": f"copilot --resume {sid}", "continue_cli": f"cn --fork {sid}",
-             "opencode": f"opencode --session {sid}", "kilo": f"kilo --session {sid}"}
+             "opencode": f"opencode --session {sid}", "kilo": f"kilo --session {sid}",
+             "cline": f"cline --id {sid}"}
     return lines.get(harness, f"(resume session {sid})")
 
 

@@ -12,7 +12,8 @@ One session is the folder, its two files and its row. What "identical" means for
 :func:`row_for` makes it from the session record the way the client's own ``create``
 (``INSERT OR REPLACE INTO sessions``, ``@cline/core``) makes it from the same values, so
 for a session the client wrote, the row made from its record equals the client's row column
-for column (``messages_path`` aside, pointed at the installed file, and ``updated_at``).
+for column, but for ``messages_path`` (pointed at the installed file), ``updated_at`` and
+``status_lock`` (a counter the client bumps at each status change; ``create`` writes 0).
 """
 
 from __future__ import annotations

@@ -111,16 +111,28 @@ class _Writer:
 
     def answer_pending(self) -> None:
         """Answer every call of the last assistant message that has no result yet."""
-        if not self.pending:
-            return
-        for ident, name in self.pending.items():
+        if self.pending:
+            self._add("user", self._unanswered(), None)
+
+    def _unanswered(self) -> list[dict[str, Any]]:
+        for ident in self.pending:
             self.loss.add("write:missing-tool-result", f"call {ident} had no result: answered with an error text")
-        self._add("user", [self._result(i, n, INTERRUPTED) for i, n in self.pending.items()], None)
+        results = [self._result(i, n, INTERRUPTED) for i, n in self.pending.items()]
         self.pending = {}
+        return results
 
     @staticmethod
-    def _result(ident: str, name: str, text: str) -> dict[str, Any]:
-        return {"type": "tool_result", "tool_use_id": ident, "name": name, "content": text}
+    def _result(ident: str, name: str, content: Any) -> dict[str, Any]:
+        return {"type": "tool_result", "tool_use_id": ident, "name": name, "content": content}
+
+    def _content(self, block: ToolResult) -> Any:
+        """A result as text, or as the structured value cline stored when the text is
+        that value's JSON (what the client sends for it: the reader made it so)."""
+        text = writekit.result_text(block, self.loss)
+        if isinstance(block.structured, (list, dict)):
+            if json.dumps(block.structured, ensure_ascii=False, separators=(",", ":")) == text:
+                return block.structured
+        return text
 
     def message(self, message: Message) -> None:
         if message.role == "assistant":
@@ -137,7 +149,7 @@ class _Writer:
                 if block.is_error:
                     self.loss.add("write:is_error", f"result of call {block.tool_use_id}: cline records no error flag")
                 name = self.pending.pop(block.tool_use_id)
-                results.append(self._result(block.tool_use_id, name, writekit.result_text(block, self.loss)))
+                results.append(self._result(block.tool_use_id, name, self._content(block)))
             elif isinstance(block, ToolResult):
                 self.loss.add("write:orphan-result", f"result for unknown call {block.tool_use_id} written as text")
                 parts.append({"type": "text", "text": f"[tool result {block.tool_use_id}]\n{writekit.result_text(block, self.loss)}"})
@@ -152,10 +164,11 @@ class _Writer:
                 parts.append({"type": "image", "data": block.data, "mediaType": block.media_type})
             else:
                 parts.append({"type": "text", "text": writekit.as_text(block, self.loss, "a cline user message")})
+        if results or parts:  # the calls still unanswered are answered with the others
+            results += self._unanswered()
         if results:
             self._add("user", results, message)
         if parts:
-            self.answer_pending()
             self._add("user", parts, message)
         elif not results:
             self.loss.add("write:empty-message", "a user message with nothing to write")
