@@ -20,7 +20,7 @@ from txcodec import api, registry
 from txcodec.cli import main
 from txcodec.loss import LossReport
 
-HARNESSES = ["claude_code", "codex", "stream_json", "gemini_cli", "qwen_code", "pi", "copilot_cli", "continue_cli", "opencode", "kilo"]
+HARNESSES = ["claude_code", "codex", "stream_json", "gemini_cli", "qwen_code", "pi", "copilot_cli", "continue_cli", "opencode", "kilo", "cline"]
 
 # one session per harness with what that harness typically holds: thinking, tool calls
 # with results, the client's own injected context (all but stream_json written by the
@@ -36,6 +36,7 @@ REPRESENTATIVE = {
     "continue_cli": GOLDEN / "continue_cli" / "tool_call_resumed" / "session.json",
     "opencode": GOLDEN / "opencode" / "tool_call_resumed" / "export.json",
     "kilo": GOLDEN / "kilo" / "tool_call_resumed" / "export.json",
+    "cline": next((GOLDEN / "cline" / "tool_call_resumed").glob("*.messages.json")),
 }
 
 
@@ -47,6 +48,8 @@ def _golden_sources() -> list[tuple[str, Path]]:
             for path in sorted(case.iterdir()):
                 if path.name in ("common.json", "written.jsonl", "loss.json", "prompts.json") or path.name.startswith("expected"):
                     continue
+                if harness == "cline" and not path.name.endswith(".messages.json"):
+                    continue  # the session record beside the messages file is not a session
                 if path.suffix in (".jsonl", ".json") and path.is_file():
                     found.append((harness, path))
     return found

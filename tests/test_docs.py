@@ -73,6 +73,7 @@ def test_readme_matrix_names_the_pinned_client_versions():
         "cn": pins["@continuedev/cli"],
         "opencode": pins["opencode-ai"],
         "kilo": pins["@kilocode/cli"],
+        "cline": pins["cline"],
     }
-    for client, version in re.findall(r"\b(claude|codex|gemini|qwen|pi|copilot|cn|opencode|kilo) (\d+\.\d+\.\d+) \(tested\)", README):
+    for client, version in re.findall(r"\b(claude|codex|gemini|qwen|pi|copilot|cn|opencode|kilo|cline) (\d+\.\d+\.\d+) \(tested\)", README):
         assert clients[client] == version, f"README says {client} {version}, clients/package.json pins {clients[client]}"

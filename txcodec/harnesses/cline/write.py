@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from datetime import datetime
 from typing import Any
 
@@ -76,6 +77,9 @@ def write(conversation: Conversation, loss: LossReport, options: WriteOptions) -
     document = {"version": 1, "sessionId": sid, "agent": "lead", "messages": writer.messages}
     meta = conversation.meta
     cwd = options.cwd or (meta.cwd if isinstance(meta.cwd, str) else "")
+    if not cwd:  # the record and the database row need the project folder
+        cwd = os.getcwd()
+        loss.add("write:cwd", f"the conversation names no project folder: {cwd} was used")
     models = [m.model for m in conversation.messages if isinstance(m.model, str)]
     provider = meta.extra.get("cline_provider")
     record: dict[str, Any] = {
