@@ -225,3 +225,27 @@ def test_hostile_input_is_reported_not_raised():
 
 def test_registered():
     assert registry.get("cline") is HARNESS
+
+
+def test_the_folder_the_file_and_the_id_name_one_session(tmp_path, monkeypatch):
+    """``list`` shows an installed session once (folder, record and row are one session);
+    ``show`` and ``convert`` take its folder, its messages file or its id alike."""
+    from click.testing import CliRunner
+
+    from txcodec.cli import main
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    for name in ("CLINE_DIR", "CLINE_DATA_DIR", "CLINE_DB_DATA_DIR", "CLINE_SESSION_DATA_DIR"):
+        monkeypatch.delenv(name, raising=False)
+    result = CliRunner().invoke(main, ["convert", "--to", "cline", "--install", "--cwd", str(tmp_path), str(GENUINE)])
+    assert result.exit_code == 0, result.output
+    sid = result.stdout.split()[-1]
+    folder = tmp_path / ".cline" / "data" / "sessions" / sid
+    listed = CliRunner().invoke(main, ["list", "--from", "cline", "--json"])
+    assert listed.exit_code == 0, listed.output
+    assert listed.stdout.count(sid) >= 1 and listed.stdout.count(f'"{sid}"') == 1
+    shown = {CliRunner().invoke(main, ["show", name]).stdout for name in (str(folder), str(folder / f"{sid}.messages.json"), sid)}
+    assert len(shown) == 1 and "count the words" in shown.pop()
+    out = tmp_path / "out.jsonl"
+    converted = CliRunner().invoke(main, ["convert", str(folder), "--to", "claude_code", "-o", str(out)])
+    assert converted.exit_code == 0 and api.load(out).harness == "claude_code", converted.output

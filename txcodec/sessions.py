@@ -354,6 +354,19 @@ def _contains(path: str | None, needles: tuple[bytes, ...], chunk: int = 1 << 20
 # -- naming a session ----------------------------------------------------------------------------
 
 
+def session_in_folder(folder: str | os.PathLike[str]) -> Path | None:
+    """The main file of a session that is a folder (a store module's
+    ``session_in_folder(folder)`` says, e.g. cline's ``<id>/<id>.messages.json``), or ``None``."""
+    from . import registry
+
+    for harness in registry.harnesses().values():
+        finder = getattr(harness.store, "session_in_folder", None)
+        found = finder(Path(folder)) if finder is not None else None
+        if found is not None:
+            return found
+    return None
+
+
 def resolve(name: str | os.PathLike[str], harness: str | None = None) -> Path:
     """The file a session name means: an existing path as it is; otherwise ``latest``,
     ``latest:<harness>``, a session id or a unique id prefix, looked up in every store

@@ -91,7 +91,10 @@ class SessionParam(click.ParamType):
         path = Path(value)
         if path.exists():
             if path.is_dir() and not self.dir_okay:
-                self.fail(f"{value}: is a folder, not a session file", param, ctx)
+                inner = sessions.session_in_folder(path)  # a session that is a folder (cline)
+                if inner is None:
+                    self.fail(f"{value}: is a folder, not a session file", param, ctx)
+                return inner
             return path
         try:
             return sessions.resolve(value)

@@ -78,7 +78,10 @@ def _sources(srcs: tuple[str, ...], harness: str | None) -> tuple[list[Path], bo
     batch = len(srcs) > 1
     for name in srcs:
         path = Path(name)
-        if path.is_dir():
+        inner = sessions.session_in_folder(path) if path.is_dir() else None
+        if inner is not None:  # a session that is a folder (cline)
+            files.append(inner)
+        elif path.is_dir():
             files += session_files(path)
             batch = True
         elif path.exists():

@@ -94,6 +94,12 @@ def record_of(messages_file: Path) -> Path:
     return messages_file.with_name(f"{stem}.json")
 
 
+def session_in_folder(folder: Path) -> Path | None:
+    """A session folder ``<id>/`` names its messages file ``<id>/<id>.messages.json``."""
+    path = folder / f"{folder.name}{MESSAGES}"
+    return path if path.is_file() else None
+
+
 def read_record(messages_file: Path) -> dict[str, Any] | None:
     """The session record beside ``messages_file``, or ``None`` when there is none or it is
     not a JSON object."""
