@@ -41,6 +41,8 @@ def native_input(case: Path) -> Path:
         return folder_session
     found = [p for p in case.iterdir() if p.is_file() and p.name not in _NOT_INPUT and not p.name.startswith("written")
              and p.suffix in (".jsonl", ".json", ".zst")]
+    messages = [p for p in found if p.name.endswith(".messages.json")]  # cline: the record beside it is not the session
+    found = messages or found
     assert len(found) == 1, f"{case}: expected one session file, found {[p.name for p in found]}"
     return found[0]
 

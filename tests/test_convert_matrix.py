@@ -20,7 +20,7 @@ from txcodec import api, registry
 from txcodec.cli import main
 from txcodec.loss import LossReport
 
-HARNESSES = ["claude_code", "codex", "stream_json", "gemini_cli", "qwen_code", "pi", "copilot_cli", "continue_cli", "opencode", "kilo", "kimi_cli", "mistral_vibe"]
+HARNESSES = ["claude_code", "codex", "stream_json", "gemini_cli", "qwen_code", "pi", "copilot_cli", "continue_cli", "opencode", "kilo", "kimi_cli", "mistral_vibe", "cline"]
 
 # one session per harness with what that harness typically holds: thinking, tool calls
 # with results, the client's own injected context (all but stream_json written by the
@@ -38,6 +38,7 @@ REPRESENTATIVE = {
     "kilo": GOLDEN / "kilo" / "tool_call_resumed" / "export.json",
     "kimi_cli": GOLDEN / "kimi_cli" / "tool_call_resumed" / "context.jsonl",
     "mistral_vibe": GOLDEN / "mistral_vibe" / "unified_resumed" / "CURRENT",
+    "cline": next((GOLDEN / "cline" / "tool_call_resumed").glob("*.messages.json")),
 }
 
 
@@ -49,6 +50,8 @@ def _golden_sources() -> list[tuple[str, Path]]:
             for path in sorted(case.iterdir()):
                 if path.name in ("common.json", "written.jsonl", "loss.json", "prompts.json", "meta.json") or path.name.startswith("expected"):
                     continue
+                if harness == "cline" and not path.name.endswith(".messages.json"):
+                    continue  # the session record beside the messages file is not a session
                 if path.suffix in (".jsonl", ".json") and path.is_file():
                     found.append((harness, path))
     return found

@@ -12,7 +12,7 @@ from typing import Any
 from .errors import InputError
 from .native import Codec
 
-BUILTIN = ("claude_code", "codex", "stream_json", "gemini_cli", "qwen_code", "pi", "copilot_cli", "continue_cli", "opencode", "kilo", "kimi_cli", "mistral_vibe", "jsonl")
+BUILTIN = ("claude_code", "codex", "stream_json", "gemini_cli", "qwen_code", "pi", "copilot_cli", "continue_cli", "opencode", "kilo", "kimi_cli", "mistral_vibe", "cline", "jsonl")
 
 
 @dataclass
@@ -136,8 +136,9 @@ def get(name: str) -> Harness:
 
 def session_in_folder(folder: Any) -> Any:
     """The session file of a folder that is one session (a Kimi CLI folder holding
-    ``context.jsonl``, a Mistral Vibe folder holding ``messages.jsonl`` or ``CURRENT``): a
-    store may define ``session_file(folder) -> Path | None``.
+    ``context.jsonl``, a Mistral Vibe folder holding ``messages.jsonl`` or ``CURRENT``,
+    cline's ``<id>/<id>.messages.json``): a store may define
+    ``session_file(folder) -> Path | None``.
     ``None`` for any other folder."""
     for harness in _load_all().values():
         find = getattr(harness.store, "session_file", None)

@@ -1,0 +1,45 @@
+"""cline CLI: ``~/.cline/data/sessions/<id>/<id>.messages.json`` + a ``sessions.db`` row.
+
+``records`` (the messages document), ``codec`` (bytes <-> document), ``store`` (discovery,
+install with the database row), ``read`` (-> Common) and ``write`` (Common -> a session
+folder ``cline --id <id>`` resumes in its TUI).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...registry import Harness, lazy
+from . import store
+from .codec import CODEC
+from .read import read
+from .write import write
+
+
+def detect(sample: list[Any]) -> int:
+    """A document with a string ``sessionId``, ``version`` 1 and a ``messages`` list of
+    ``{role, content: [...]}`` (Gemini CLI's legacy document has ``type``, not ``role``)."""
+    for value in sample[:1]:
+        if not isinstance(value, dict) or not isinstance(value.get("sessionId"), str) or value.get("version") != 1:
+            continue
+        messages = value.get("messages")
+        if not isinstance(messages, list):
+            continue
+        if not messages:
+            return 5
+        if all(isinstance(m, dict) and m.get("role") in ("user", "assistant") and isinstance(m.get("content"), list) for m in messages):
+            return 30
+    return 0
+
+
+HARNESS = Harness(
+    name="cline",
+    title="cline",
+    codec=CODEC,
+    detect=detect,
+    read=read,
+    write=write,
+    store=store,
+    check_resume=lazy("txcodec.clients.cline", "check_resume"),
+    resume=("cline", "--id", "{id}"),
+)
