@@ -16,11 +16,11 @@ import pytest
 from click.testing import CliRunner
 from conftest import GOLDEN, ROOT
 
-from txcodec import api, registry
+from txcodec import api, registry, sessions
 from txcodec.cli import main
 from txcodec.loss import LossReport
 
-HARNESSES = ["claude_code", "codex", "stream_json", "gemini_cli", "qwen_code", "pi", "copilot_cli", "continue_cli", "opencode", "kilo"]
+HARNESSES = ["claude_code", "codex", "stream_json", "gemini_cli", "qwen_code", "pi", "copilot_cli", "continue_cli", "opencode", "kilo", "openhands"]
 
 # one session per harness with what that harness typically holds: thinking, tool calls
 # with results, the client's own injected context (all but stream_json written by the
@@ -36,6 +36,7 @@ REPRESENTATIVE = {
     "continue_cli": GOLDEN / "continue_cli" / "tool_call_resumed" / "session.json",
     "opencode": GOLDEN / "opencode" / "tool_call_resumed" / "export.json",
     "kilo": GOLDEN / "kilo" / "tool_call_resumed" / "export.json",
+    "openhands": GOLDEN / "openhands" / "tool_call_resumed" / "1124e205b2e047d19cd605c88100e9ff",
 }
 
 
@@ -48,6 +49,8 @@ def _golden_sources() -> list[tuple[str, Path]]:
                 if path.name in ("common.json", "written.jsonl", "loss.json", "prompts.json") or path.name.startswith("expected"):
                     continue
                 if path.suffix in (".jsonl", ".json") and path.is_file():
+                    found.append((harness, path))
+                elif path.is_dir() and sessions.is_session_folder(path):  # a session kept as a folder (OpenHands)
                     found.append((harness, path))
     return found
 

@@ -61,6 +61,19 @@ def test_ci_runs_the_readme_test_command():
     assert found == _first_shell_block()[1]
 
 
+def python_pins() -> dict[str, str]:
+    """The Python clients' versions pinned in clients/python-clients.txt, by command name."""
+    commands = {"openhands": "openhands"}  # pip requirement name -> the command the README names
+    pins = {}
+    for line in (ROOT / "clients" / "python-clients.txt").read_text().splitlines():
+        fields = line.split()
+        if len(fields) == 3 and not line.startswith("#") and "==" in fields[2]:
+            package, version = fields[2].split("==")
+            if package in commands:
+                pins[commands[package]] = version
+    return pins
+
+
 def test_readme_matrix_names_the_pinned_client_versions():
     pins = json.loads((ROOT / "clients" / "package.json").read_text())["dependencies"]
     clients = {
@@ -73,6 +86,7 @@ def test_readme_matrix_names_the_pinned_client_versions():
         "cn": pins["@continuedev/cli"],
         "opencode": pins["opencode-ai"],
         "kilo": pins["@kilocode/cli"],
+        **python_pins(),
     }
-    for client, version in re.findall(r"\b(claude|codex|gemini|qwen|pi|copilot|cn|opencode|kilo) (\d+\.\d+\.\d+) \(tested\)", README):
+    for client, version in re.findall(r"\b(claude|codex|gemini|qwen|pi|copilot|cn|opencode|kilo|openhands) (\d+\.\d+\.\d+) \(tested\)", README):
         assert clients[client] == version, f"README says {client} {version}, clients/package.json pins {clients[client]}"

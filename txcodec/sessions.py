@@ -354,6 +354,13 @@ def _contains(path: str | None, needles: tuple[bytes, ...], chunk: int = 1 << 20
 # -- naming a session ----------------------------------------------------------------------------
 
 
+def is_session_folder(path: str | os.PathLike[str]) -> bool:
+    """Whether a folder is one session of a store that keeps a session as a folder of
+    files (OpenHands), which every command takes like a session file."""
+    return any(getattr(h.store, "session_folder", None) is not None and h.store.session_folder(path) is not None
+               for h in registry.harnesses().values())
+
+
 def resolve(name: str | os.PathLike[str], harness: str | None = None) -> Path:
     """The file a session name means: an existing path as it is; otherwise ``latest``,
     ``latest:<harness>``, a session id or a unique id prefix, looked up in every store

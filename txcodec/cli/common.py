@@ -90,7 +90,7 @@ class SessionParam(click.ParamType):
             return value
         path = Path(value)
         if path.exists():
-            if path.is_dir() and not self.dir_okay:
+            if path.is_dir() and not self.dir_okay and not sessions.is_session_folder(path):
                 self.fail(f"{value}: is a folder, not a session file", param, ctx)
             return path
         try:

@@ -44,7 +44,8 @@ def _resume_line(harness: str, written: registry.Written) -> str:
     lines = {"claude_code": f"claude --resume {sid}", "codex": f"codex resume {sid}", "gemini_cli": f"gemini --resume {sid}",
              "qwen_code": f"qwen --resume {sid}", "pi": f"pi --session {sid}",
              "copilot_cli": f"copilot --resume {sid}", "continue_cli": f"cn --fork {sid}",
-             "opencode": f"opencode --session {sid}", "kilo": f"kilo --session {sid}"}
+             "opencode": f"opencode --session {sid}", "kilo": f"kilo --session {sid}",
+             "openhands": f"openhands --resume {sid}"}
     return lines.get(harness, f"(resume session {sid})")
 
 
@@ -77,7 +78,7 @@ def _sources(srcs: tuple[str, ...], harness: str | None) -> tuple[list[Path], bo
     batch = len(srcs) > 1
     for name in srcs:
         path = Path(name)
-        if path.is_dir():
+        if path.is_dir() and not sessions.is_session_folder(path):
             files += session_files(path)
             batch = True
         elif path.exists():

@@ -131,8 +131,8 @@ def register(group: click.Group) -> None:
         click.echo(sample_path(harness))
 
 
-SAMPLES = ("claude_code", "codex", "continue_cli", "copilot_cli", "gemini_cli", "kilo", "opencode", "pi", "qwen_code",
-           "stream_json")
+SAMPLES = ("claude_code", "codex", "continue_cli", "copilot_cli", "gemini_cli", "kilo", "opencode", "openhands", "pi",
+           "qwen_code", "stream_json")
 
 
 def sample_path(harness: str) -> Path:
