@@ -8,7 +8,7 @@ from pathlib import Path
 
 from conftest import GOLDEN
 
-from txcodec import api
+from txcodec import api, registry, sessions
 from txcodec.common import (
     Child,
     ChildLink,
@@ -34,8 +34,10 @@ CASES = sorted(p for p in [*GOLDEN.glob("*/*"), *GOLDEN.glob("*/scenarios/*")] i
 
 
 def native_input(case: Path) -> Path:
+    named = {n for h in registry.harnesses().values() for n in getattr(h.store, "FILE_NAMES", ())}  # aider's history
     found = [p for p in case.iterdir() if p.is_file() and p.name not in _NOT_INPUT and not p.name.startswith("written")
-             and p.suffix in (".jsonl", ".json", ".zst")]
+             and (p.suffix in (".jsonl", ".json", ".zst") or p.name in named)]
+    found += [p for p in case.iterdir() if p.is_dir() and sessions.is_session_folder(p)]  # OpenHands: a folder
     assert len(found) == 1, f"{case}: expected one session file, found {[p.name for p in found]}"
     return found[0]
 

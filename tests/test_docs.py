@@ -63,7 +63,7 @@ def test_ci_runs_the_readme_test_command():
 
 def python_pins() -> dict[str, str]:
     """The Python clients' versions pinned in clients/python-clients.txt, by command name."""
-    commands = {"openhands": "openhands"}  # pip requirement name -> the command the README names
+    commands = {"openhands": "openhands", "aider-chat": "aider"}  # pip requirement name -> the command the README names
     pins = {}
     for line in (ROOT / "clients" / "python-clients.txt").read_text().splitlines():
         fields = line.split()
@@ -88,5 +88,5 @@ def test_readme_matrix_names_the_pinned_client_versions():
         "kilo": pins["@kilocode/cli"],
         **python_pins(),
     }
-    for client, version in re.findall(r"\b(claude|codex|gemini|qwen|pi|copilot|cn|opencode|kilo|openhands) (\d+\.\d+\.\d+) \(tested\)", README):
+    for client, version in re.findall(r"\b(claude|codex|gemini|qwen|pi|copilot|cn|opencode|kilo|openhands|aider) (\d+\.\d+\.\d+) \(tested\)", README):
         assert clients[client] == version, f"README says {client} {version}, clients/package.json pins {clients[client]}"

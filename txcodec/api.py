@@ -183,7 +183,7 @@ def sample(harness: str = "claude_code") -> Path:
     from importlib import resources
 
     folder = resources.files("txcodec") / "samples" / harness
-    found = sorted(p for p in folder.iterdir() if p.name.endswith((".jsonl", ".json")) or p.is_dir()) if folder.is_dir() else []
+    found = sorted(p for p in folder.iterdir() if p.name.endswith((".jsonl", ".json", ".md")) or p.is_dir()) if folder.is_dir() else []
     if not found:
         raise InputError(f"no sample session for {harness!r}")
     return Path(str(found[0]))

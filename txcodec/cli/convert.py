@@ -45,7 +45,7 @@ def _resume_line(harness: str, written: registry.Written) -> str:
              "qwen_code": f"qwen --resume {sid}", "pi": f"pi --session {sid}",
              "copilot_cli": f"copilot --resume {sid}", "continue_cli": f"cn --fork {sid}",
              "opencode": f"opencode --session {sid}", "kilo": f"kilo --session {sid}",
-             "openhands": f"openhands --resume {sid}"}
+             "openhands": f"openhands --resume {sid}", "aider": "aider --restore-chat-history"}
     return lines.get(harness, f"(resume session {sid})")
 
 
@@ -55,9 +55,12 @@ def _project_dir(cwd: str | None) -> str:
     return os.path.abspath(cwd) if cwd is not None else os.getcwd()
 
 
-def _install(written: registry.Written, harness: str) -> None:
+def _install(written: registry.Written, harness: str, cwd: str | None = None) -> None:
+    # a store kept in the project itself (aider's history) goes into the --cwd one's
+    root_for = getattr(registry.get(harness).store, "root_for", None)
+    root = root_for(cwd) if cwd is not None and root_for is not None else None
     try:
-        paths = api.install(written, harness)
+        paths = api.install(written, harness, root)
     except TargetExists as exc:
         raise click.ClickException(f"{exc} (choose a new id with --session-id)") from exc
     for path in paths:
@@ -223,9 +226,9 @@ def register(group: click.Group) -> None:
                                         prompts=list(prompts) if prompts else None, input_side=input_side,
                                         stdin_side=stdin_side)
             if install:
-                _install(written, to)
+                _install(written, to, cwd)
                 click.echo(_resume_line(to, written))
-                if to in ("claude_code", "gemini_cli", "qwen_code", "pi", "opencode", "kilo"):
+                if to in ("claude_code", "gemini_cli", "qwen_code", "pi", "opencode", "kilo", "aider"):
                     _run_from(cwd)
             elif out is not None:
                 for path in _write_out(written, out):
@@ -259,7 +262,7 @@ def register(group: click.Group) -> None:
             if not os.path.isdir(cwd):  # checked before installing: the client would run there
                 raise click.ClickException(f"{cwd}: not a folder (--cwd)")
             written, loss = api.convert(src, to, from_=from_, session_id=session_id, cwd=cwd)
-            _install(written, to)
+            _install(written, to, cwd)
             _summary(loss, to, quiet)
             line = _resume_line(to, written)
             argv = shlex.split(line)

@@ -131,7 +131,7 @@ def register(group: click.Group) -> None:
         click.echo(sample_path(harness))
 
 
-SAMPLES = ("claude_code", "codex", "continue_cli", "copilot_cli", "gemini_cli", "kilo", "opencode", "openhands", "pi",
+SAMPLES = ("aider", "claude_code", "codex", "continue_cli", "copilot_cli", "gemini_cli", "kilo", "opencode", "openhands", "pi",
            "qwen_code", "stream_json")
 
 
