@@ -5,7 +5,6 @@ output is restored)."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner

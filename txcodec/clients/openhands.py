@@ -73,7 +73,7 @@ class OpenHands(Sandbox):
 
 
 def check_resume(path: str | os.PathLike[str], prompt: str = "continue", timeout: float = 180, **_: Any) -> ResumeReport:
-    from ..harnesses.openhands.store import CONVERSATION, _dashed, session_folder
+    from ..harnesses.openhands.store import CONVERSATION, dashed, session_folder
 
     folder = session_folder(path)
     if folder is None:
@@ -85,12 +85,12 @@ def check_resume(path: str | os.PathLike[str], prompt: str = "continue", timeout
     with OpenHands() as box:
         box.store.mkdir(parents=True)
         shutil.copytree(folder, box.store / name)
-        run = box.openhands(prompt, [_finish("ok")], resume=_dashed(name), timeout=timeout)
+        run = box.openhands(prompt, [_finish("ok")], resume=dashed(name), timeout=timeout)
         sent = history_sent(run.bodies[0], prompt, _injected) if run.bodies else []
         rejected = list(run.rejected)
         if run.exit_code == 0 and not sent:
             rejected.append("openhands sent no history from the conversation: it started anew or refused it")
-        return ResumeReport("openhands", client_version(exe), _dashed(name), run.exit_code, len(run.requests), sent,
+        return ResumeReport("openhands", client_version(exe), dashed(name), run.exit_code, len(run.requests), sent,
                             rejected, (run.stderr + run.stdout)[-4000:])
 
 

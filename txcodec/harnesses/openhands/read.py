@@ -29,6 +29,7 @@ from ...loss import LossReport
 from ...native import NativeSession
 from ...readkit import line_dicts, malformed
 from ...tools import tool_kind
+from .store import CONVERSATION, dashed
 
 RESULT_KINDS = ("ObservationEvent", "UserRejectObservation", "AgentErrorEvent")
 
@@ -49,10 +50,8 @@ def read(session: NativeSession, loss: LossReport) -> Conversation:
             reader.event(value, file, line)
     reader.close()
     if meta.id is msgspec.UNSET and session.path is not None:  # no base_state.json: the folder names it
-        from .store import CONVERSATION, _dashed
-
         if CONVERSATION.match(Path(session.path).name):
-            meta.id = _dashed(Path(session.path).name)
+            meta.id = dashed(Path(session.path).name)
     return conversation
 
 
@@ -65,12 +64,11 @@ class _Reader:
 
     def event(self, value: dict, file: str | None, line: int | None) -> None:
         kind = value.get("kind")
-        meta = self.conversation.meta
         if kind is None and isinstance(value.get("agent"), dict):  # base_state.json
             self.base_state(value)
             return
         if kind == "SystemPromptEvent":
-            meta.extra.setdefault("openhands", {})["system_prompt_event"] = value
+            self.conversation.meta.extra.setdefault("openhands", {})["system_prompt_event"] = value
             self.loss.add("record:SystemPromptEvent", "the client's system prompt and tools: kept in meta.extra for OpenHands only",
                           file=file, line=line)
             return
@@ -104,6 +102,7 @@ class _Reader:
         if role == "assistant":
             blocks += _thinking(llm)
         blocks += _content(llm.get("content"))
+        blocks += _content(value.get("extended_content"))  # context the client adds: sent after the text
         out = Message(role, blocks, source_ids=[str(value.get("id", ""))])
         if isinstance(value.get("timestamp"), str):
             out.timestamp = value["timestamp"]

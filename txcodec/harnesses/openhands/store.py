@@ -133,7 +133,7 @@ def describe(folder: Path) -> SessionInfo | None:
     if not events:
         return None
     ident = folder.name
-    info = SessionInfo(id=_dashed(ident), path=str(folder))
+    info = SessionInfo(id=dashed(ident), path=str(folder))
     for path in events:
         try:
             peek = _peek.decode(json_source(path.read_bytes()))
@@ -160,7 +160,7 @@ def describe(folder: Path) -> SessionInfo | None:
     return info
 
 
-def _dashed(hex_id: str) -> str:
+def dashed(hex_id: str) -> str:
     """The UUID as ``--resume`` takes it (with dashes) when the folder name is one."""
     if CONVERSATION.match(hex_id):
         return f"{hex_id[:8]}-{hex_id[8:12]}-{hex_id[12:16]}-{hex_id[16:20]}-{hex_id[20:]}"
