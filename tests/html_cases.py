@@ -8,7 +8,7 @@ from pathlib import Path
 
 from conftest import GOLDEN
 
-from txcodec import api
+from txcodec import api, registry
 from txcodec.common import (
     Child,
     ChildLink,
@@ -39,10 +39,12 @@ def native_input(case: Path) -> Path:
     folder_session = session_in_folder(case)  # a case that is a session folder (Kimi CLI, Mistral Vibe)
     if folder_session is not None:
         return folder_session
+    named = {n for h in registry.harnesses().values() for n in getattr(h.store, "FILE_NAMES", ())}  # aider's history
     found = [p for p in case.iterdir() if p.is_file() and p.name not in _NOT_INPUT and not p.name.startswith("written")
-             and p.suffix in (".jsonl", ".json", ".zst")]
+             and (p.suffix in (".jsonl", ".json", ".zst") or p.name in named)]
     messages = [p for p in found if p.name.endswith(".messages.json")]  # cline: the record beside it is not the session
     found = messages or found
+    found += [p for p in case.iterdir() if p.is_dir() and session_in_folder(p) == p]  # OpenHands: a folder
     assert len(found) == 1, f"{case}: expected one session file, found {[p.name for p in found]}"
     return found[0]
 

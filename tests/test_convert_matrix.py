@@ -20,7 +20,7 @@ from txcodec import api, registry
 from txcodec.cli import main
 from txcodec.loss import LossReport
 
-HARNESSES = ["claude_code", "codex", "stream_json", "gemini_cli", "qwen_code", "pi", "copilot_cli", "continue_cli", "opencode", "kilo", "kimi_cli", "mistral_vibe", "cline"]
+HARNESSES = ["claude_code", "codex", "stream_json", "gemini_cli", "qwen_code", "pi", "copilot_cli", "continue_cli", "opencode", "kilo", "kimi_cli", "mistral_vibe", "cline", "openhands", "aider"]
 
 # one session per harness with what that harness typically holds: thinking, tool calls
 # with results, the client's own injected context (all but stream_json written by the
@@ -39,6 +39,8 @@ REPRESENTATIVE = {
     "kimi_cli": GOLDEN / "kimi_cli" / "tool_call_resumed" / "context.jsonl",
     "mistral_vibe": GOLDEN / "mistral_vibe" / "unified_resumed" / "CURRENT",
     "cline": next((GOLDEN / "cline" / "tool_call_resumed").glob("*.messages.json")),
+    "openhands": GOLDEN / "openhands" / "tool_call_resumed" / "1124e205b2e047d19cd605c88100e9ff",
+    "aider": GOLDEN / "aider" / "tool_call_resumed" / ".aider.chat.history.md",
 }
 
 
@@ -53,6 +55,10 @@ def _golden_sources() -> list[tuple[str, Path]]:
                 if harness == "cline" and not path.name.endswith(".messages.json"):
                     continue  # the session record beside the messages file is not a session
                 if path.suffix in (".jsonl", ".json") and path.is_file():
+                    found.append((harness, path))
+                elif path.is_dir() and registry.session_in_folder(path) == path:  # a session kept as a folder (OpenHands)
+                    found.append((harness, path))
+                elif path.name in getattr(registry.get(harness).store, "FILE_NAMES", ()):  # found by its name (aider)
                     found.append((harness, path))
     return found
 
@@ -75,7 +81,8 @@ def loss_kinds(report: dict) -> set[str]:
 def _check_target(target: str, path: Path) -> None:
     session = api.load(path, target)
     assert not session.diagnostics, (target, session.diagnostics[:3])
-    assert api.detect(path.read_bytes()) == target
+    # a file found by its name (aider's Markdown history) has no bytes to detect
+    assert api.detect(path.read_bytes()) == target or path.name in getattr(registry.get(target).store, "FILE_NAMES", ())
     conversation = registry.get(target).read(session, LossReport())
     assert conversation.messages
 

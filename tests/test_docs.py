@@ -82,5 +82,5 @@ def test_readme_matrix_names_the_pinned_client_versions():
         "cline": pins["cline"],
         **_python_pins(),
     }
-    for client, version in re.findall(r"\b(claude|codex|gemini|qwen|pi|copilot|cn|opencode|kilo|kimi|vibe|cline) (\d+\.\d+\.\d+) \(tested\)", README):
+    for client, version in re.findall(r"\b(claude|codex|gemini|qwen|pi|copilot|cn|opencode|kilo|kimi|vibe|cline|openhands|aider) (\d+\.\d+\.\d+) \(tested\)", README):
         assert clients[client] == version, f"README says {client} {version}, clients/package.json pins {clients[client]}"

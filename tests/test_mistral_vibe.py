@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import shlex
 import shutil
 
 import pytest

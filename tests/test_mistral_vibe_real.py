@@ -12,7 +12,6 @@ CI cost: about ten vibe runs of 10-25 s each (one claude run besides).
 from __future__ import annotations
 
 import json
-import shlex
 import shutil
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path

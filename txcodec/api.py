@@ -175,8 +175,12 @@ def load(source: bytes | str | os.PathLike[str], harness: str | None = None) -> 
         database = split_database(path)
         if database is not None:
             return _load_database(*database, harness)
+        folder = _folder_session(path, harness)
+        if folder is not None:
+            return folder
         if path.is_dir():  # a folder that is one session: its session file
             path = registry.session_in_folder(path) or path
+        harness = harness or _named(path)
         data = read_bytes(path)
         if is_document(path):
             session = _load_document(data, harness, path)
@@ -192,13 +196,36 @@ def load(source: bytes | str | os.PathLike[str], harness: str | None = None) -> 
     return decode_session(data, registry.get(name).codec, name, path)
 
 
+def _folder_session(path: Path, harness: str | None) -> NativeSession | None:
+    """A session kept as a folder of files (OpenHands) is loaded whole, from the folder
+    or any file in it, by the store that knows it (``session_folder`` / ``load_folder``)."""
+    if not (path.is_dir() or path.suffix == ".json"):
+        return None
+    candidates = [registry.get(harness)] if harness else registry.harnesses().values()
+    for found in candidates:
+        finder = getattr(found.store, "session_folder", None)
+        folder = finder(path) if finder is not None else None
+        if folder is not None:
+            return found.store.load_folder(folder)
+    return None
+
+
+def _named(path: Path) -> str | None:
+    """The harness whose store names its files so (aider's ``.aider.chat.history.md``:
+    Markdown that no content sniffing could tell from any other text)."""
+    for name, found in registry.harnesses().items():
+        if path.name in getattr(found.store, "FILE_NAMES", ()):
+            return name
+    return None
+
+
 def sample(harness: str = "claude_code") -> Path:
     """The path of the small synthetic session bundled for ``harness`` (every harness's
     is the Claude Code one, converted)."""
     from importlib import resources
 
     folder = resources.files("txcodec") / "samples" / harness
-    found = sorted(p for p in folder.iterdir() if p.name.endswith((".jsonl", ".json"))) if folder.is_dir() else []
+    found = sorted(p for p in folder.iterdir() if p.name.endswith((".jsonl", ".json", ".md")) or p.is_dir()) if folder.is_dir() else []
     if not found:
         raise InputError(f"no sample session for {harness!r}")
     return Path(str(found[0]))

@@ -44,6 +44,8 @@ def renderer_version() -> str:
 
 
 def session_files(path: Path) -> list[Path]:
+    if path.is_dir():  # a session kept as a folder (OpenHands): every file in it
+        return sorted(p for p in path.rglob("*") if p.is_file() and not p.is_symlink())
     files = [path]
     side = path.with_suffix("")
     if side != path and side.is_dir():

@@ -1,0 +1,106 @@
+"""Common conversation -> an ``.aider.chat.history.md`` that ``aider --restore-chat-history`` restores.
+
+Written the way aider 0.86.2 writes its own (``aider/io.py``): ``\\n# aider chat started at
+<time>\\n\\n``; a user message as ``\\n#### <line>  \\n`` for each of its lines; an assistant
+message as ``\\n<text>\\n\\n``. The history holds text only, so:
+
+- a tool call, a tool result and any other block that is not text are written as text (their
+  JSON), each declared (``write:block:tool_use``, ``write:block:tool_result``, ...): the model
+  reads them back as prose, and aider will not run them again;
+- thinking is dropped (``write:thinking``);
+- an assistant line that aider would take for something else (``# `` skipped, ``#### `` a user
+  line, ``> `` tool output never sent) is written with one space in front, which Markdown
+  renders the same (``write:markdown-line``);
+- a message with nothing left is left out (``write:empty-message``).
+
+There is no session id in the file; the written session's id is the source's when it is a
+plain name, else a uuid5 of it (``write:session-id``), used only to name it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+from datetime import datetime
+
+from ... import writekit
+from ...common import Conversation, Message, Text, Thinking
+from ...errors import UnsafeId
+from ...ids import shown
+from ...loss import LossReport
+from ...native import builtins
+from ...registry import WriteOptions, Written
+from .store import HISTORY
+
+_NAMESPACE = uuid.UUID("0b8e4f1a-6c2d-4e3b-9a7f-5d1c2e3f4a5b")
+SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\Z")  # \Z: no newline after
+# a line starting so would not be restored as assistant text (records.py)
+_MISREAD = ("# ", "#### ", "> ")
+
+
+def write(conversation: Conversation, loss: LossReport, options: WriteOptions) -> Written:
+    meta = conversation.meta
+    sid = _session_id(conversation, options, loss)
+    if conversation.epochs:
+        loss.add("write:compaction", f"{len(conversation.epochs)} compaction epoch(s) flattened: summaries kept as text")
+    if conversation.children:
+        loss.add("write:subagents", f"{len(conversation.children)} subagent conversation(s) not written")
+    parts = [f"\n# aider chat started at {_started(meta.started_at)}\n\n"]
+    for message in conversation.messages:
+        text = _text(message, loss)
+        if not text.strip():
+            loss.add("write:empty-message", f"a {message.role} message with no text for aider to restore")
+            continue
+        if message.role == "user":
+            parts.append("\n" + "".join(f"#### {line}  \n" for line in text.splitlines()))
+        else:
+            parts.append("\n" + _escaped(text.strip(), loss) + "\n\n")
+    return Written(sid, {HISTORY: "".join(parts).encode("utf-8")})
+
+
+def _session_id(conversation: Conversation, options: WriteOptions, loss: LossReport) -> str:
+    """The name the written history goes by (the file holds none): the one asked for, the
+    source's when it is plain, else a uuid5 of it."""
+    if options.session_id:
+        if not SAFE_ID.match(options.session_id):
+            raise UnsafeId(f"a session id is letters, digits, '.', '_' and '-' only; got {options.session_id!r}")
+        return options.session_id
+    source = conversation.meta.id if isinstance(conversation.meta.id, str) else ""
+    if SAFE_ID.match(source):
+        return source
+    derived = str(uuid.uuid5(_NAMESPACE, source or json.dumps(builtins(conversation.messages[:3]))))
+    if source:
+        loss.add("write:session-id", f"source id {shown(source)} is not a plain name; written as {derived}")
+    return derived
+
+
+def _started(value: object) -> str:
+    """The first message's start as aider writes it (local time, no zone), else now."""
+    if isinstance(value, str):
+        try:
+            return datetime.fromisoformat(value.replace("Z", "+00:00")).strftime("%Y-%m-%d %H:%M:%S")
+        except ValueError:
+            pass
+    return datetime.now().strftime("%Y-%m-%d %H:%M:%S")
+
+
+def _text(message: Message, loss: LossReport) -> str:
+    pieces = []
+    for block in message.content:
+        if isinstance(block, Text):
+            pieces.append(block.text)
+        elif isinstance(block, Thinking):
+            loss.add("write:thinking", "aider's history has no place for thinking: dropped")
+        else:
+            pieces.append(writekit.as_text(block, loss, "aider's Markdown history"))
+    return "\n\n".join(p for p in pieces if p)
+
+
+def _escaped(text: str, loss: LossReport) -> str:
+    lines = text.splitlines(keepends=True)
+    for i, line in enumerate(lines):
+        if line.startswith(_MISREAD):
+            loss.add("write:markdown-line", f"an assistant line starting {line[:2]!r} written with a space in front")
+            lines[i] = " " + line
+    return "".join(lines)

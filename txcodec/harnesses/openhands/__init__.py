@@ -1,0 +1,50 @@
+"""OpenHands CLI: ``~/.openhands/conversations/<uuid hex>/`` (``base_state.json`` + ``events/``).
+
+``records`` (an event, the base state), ``codec`` (one file's bytes <-> record), ``store``
+(discovery, and a conversation folder loaded as one session), ``read`` (-> Common) and
+``write`` (Common -> a folder ``openhands --resume <uuid>`` loads).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...registry import Harness, lazy
+from . import store
+from .codec import CODEC
+from .read import read
+from .write import write
+
+KINDS = ("SystemPromptEvent", "MessageEvent", "ActionEvent", "ObservationEvent", "AgentErrorEvent",
+         "UserRejectObservation", "ConversationStateUpdateEvent", "PauseEvent", "Condensation", "CondensationRequest")
+
+
+def detect(sample: list[Any]) -> int:
+    """An event names its class in ``kind`` (``...Event``) beside an ``id`` and ``source``;
+    the conversation kinds score high, ``SystemPromptEvent`` highest. No other harness
+    tags its records with ``kind``. A ``base_state.json`` (``id``, ``agent`` with ``llm``
+    and a ``kind``) scores too."""
+    score = 0
+    for value in sample:
+        if not isinstance(value, dict) or not isinstance(value.get("id"), str):
+            continue
+        kind = value.get("kind")
+        if isinstance(kind, str) and "source" in value and (kind in KINDS or kind.endswith(("Event", "Observation"))):
+            score += 30 if kind == "SystemPromptEvent" else 20 if kind in KINDS else 5
+        agent = value.get("agent")
+        if kind is None and isinstance(agent, dict) and isinstance(agent.get("llm"), dict) and isinstance(agent.get("kind"), str):
+            score += 20
+    return score
+
+
+HARNESS = Harness(
+    name="openhands",
+    title="OpenHands CLI",
+    codec=CODEC,
+    detect=detect,
+    read=read,
+    write=write,
+    store=store,
+    check_resume=lazy("txcodec.clients.openhands", "check_resume"),
+    resume=("openhands", "--resume", "{id}"),
+)

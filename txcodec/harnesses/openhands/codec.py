@@ -1,0 +1,41 @@
+"""OpenHands codec: one event file (or ``base_state.json``) -> a typed record, and back.
+
+Each file of a conversation is one JSON document, kept whole as one "line" of the folder
+session (:mod:`.store`). What is neither an event nor the base state stays
+:class:`~txcodec.native.Opaque` with its bytes. Decoding never raises.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from ...native import Opaque, json_source, merge_record, opaque_for, repairs_surrogates
+from .records import BaseState, Event
+
+_event = msgspec.json.Decoder(Event)
+_base_state = msgspec.json.Decoder(BaseState)
+
+
+class OpenHandsCodec:
+    name = "openhands"
+
+    @repairs_surrogates
+    def decode(self, line: bytes) -> Any:
+        source = json_source(line)
+        try:
+            return _event.decode(source)
+        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+            try:
+                return _base_state.decode(source)
+            except (msgspec.ValidationError, msgspec.DecodeError):
+                return opaque_for(line, exc, tag="kind")
+
+    def encode(self, record: Any, original: bytes | None) -> bytes:
+        if isinstance(record, Opaque):
+            return record.raw
+        return merge_record(record, original)
+
+
+CODEC = OpenHandsCodec()

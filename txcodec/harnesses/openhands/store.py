@@ -1,0 +1,186 @@
+"""Where OpenHands keeps conversations, loading one folder as one session, and a listing.
+
+OpenHands CLI 1.16.0 keeps each conversation in ``~/.openhands/conversations/<uuid without
+dashes>/`` (more-clients.md): ``base_state.json`` and ``events/event-<seq>-<event uuid>.json``.
+``openhands --resume <uuid>`` replays the events in sequence order; ``base_state.json`` may
+be missing (a copy without it resumed).
+
+A conversation is ONE session to every command: :func:`session_folder` finds the folder
+from the folder itself, its ``events`` folder or any file in it, and :func:`load_folder`
+reads every file of it into one :class:`FolderSession`, a "line" per file (the base state
+first, then the events in sequence order). Each file keeps its own bytes: an untouched
+session writes back every file byte for byte (:meth:`FolderSession.files`).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import msgspec
+from msgspec import UNSET, UnsetType
+
+from ...native import Line, NativeSession, decode_line, json_source
+from .codec import CODEC
+
+BASE_STATE = "base_state.json"
+EVENTS = "events"
+EVENT_FILE = re.compile(r"^event-(\d{5,})-([0-9A-Za-z-]{1,64})\.json\Z")
+CONVERSATION = re.compile(r"^[0-9a-f]{32}\Z")  # a UUID without its dashes
+
+
+def default_root() -> Path:
+    """The conversations folder (``$OPENHANDS_CONVERSATIONS_DIR`` when set, as the CLI's
+    ``locations.py`` reads it; else under ``$OPENHANDS_PERSISTENCE_DIR`` or ``~/.openhands``)."""
+    value = os.environ.get("OPENHANDS_CONVERSATIONS_DIR")
+    if value:
+        return Path(value).expanduser()
+    base = os.environ.get("OPENHANDS_PERSISTENCE_DIR")
+    return (Path(base).expanduser() if base else Path.home() / ".openhands") / "conversations"
+
+
+def conversation_dir(session_id: str) -> str:
+    """The folder name of a conversation id (a UUID, written with or without dashes)."""
+    return session_id.replace("-", "").lower()
+
+
+def event_name(sequence: int, event_id: str) -> str:
+    return f"event-{sequence:05d}-{event_id}.json"
+
+
+def session_folder(path: str | os.PathLike[str]) -> Path | None:
+    """The conversation folder ``path`` belongs to: the folder (it holds ``events/``), its
+    ``events`` folder, an event file or its ``base_state.json``; ``None`` otherwise."""
+    path = Path(path)
+    if path.is_dir():
+        if (path / EVENTS).is_dir():
+            return path
+        if path.name == EVENTS and any(EVENT_FILE.match(p.name) for p in path.iterdir()):
+            return path.parent
+        return None
+    if not path.is_file():
+        return None
+    if path.parent.name == EVENTS and EVENT_FILE.match(path.name):
+        return path.parent.parent
+    if path.name == BASE_STATE and (path.parent / EVENTS).is_dir():
+        return path.parent
+    return None
+
+
+def event_files(folder: Path) -> list[Path]:
+    """The event files in the order the client replays them: by sequence number."""
+    events = folder / EVENTS
+    found = [(int(m.group(1)), p.name, p) for p in events.iterdir() if (m := EVENT_FILE.match(p.name))] if events.is_dir() else []
+    return [p for _, _, p in sorted(found)]
+
+
+@dataclass
+class FolderSession(NativeSession):
+    """A conversation folder as one session: ``members[i]`` is the path (relative to the
+    folder) of the file line ``i`` came from, and whether that file ended in LF."""
+
+    members: list[tuple[str, bool]] = field(default_factory=list)
+
+    def files(self) -> dict[str, bytes]:
+        """Each file's bytes: the original ones for a line nobody changed."""
+        out = {}
+        for line, (name, newline) in zip(self.lines, self.members):
+            data = bytes(self.emit(line))
+            out[name] = data + b"\n" if newline else data
+        return out
+
+
+def session_file(folder: str | os.PathLike[str]) -> Path | None:
+    """A conversation folder names itself: the session is the folder (see the registry's
+    ``session_in_folder``); ``None`` for any other folder."""
+    try:
+        found = session_folder(folder)
+    except OSError:  # a folder we may not search is not a session folder (verify reports it)
+        return None
+    return found if found is not None and found == Path(folder) else None
+
+
+def load_folder(folder: str | os.PathLike[str]) -> FolderSession:
+    folder = Path(folder)
+    members = ([folder / BASE_STATE] if (folder / BASE_STATE).is_file() else []) + event_files(folder)
+    session = FolderSession("openhands", CODEC, path=folder)
+    for path in members:
+        data = path.read_bytes()
+        newline = data.endswith(b"\n")
+        body = data[:-1] if newline else data
+        session.lines.append(Line(body, decode_line(CODEC.decode, body), False))
+        session.members.append((path.relative_to(folder).as_posix(), newline))
+    return session
+
+
+class SessionInfo(msgspec.Struct, omit_defaults=True):
+    id: str
+    path: str
+    cwd: str | UnsetType = UNSET
+    model: str | UnsetType = UNSET
+    first_timestamp: str | UnsetType = UNSET
+    last_timestamp: str | UnsetType = UNSET
+    messages: int = 0
+
+
+class _Peek(msgspec.Struct):
+    kind: str | None = None
+    timestamp: str | None = None
+    source: str | None = None
+
+
+_peek = msgspec.json.Decoder(_Peek)
+_any = msgspec.json.Decoder()
+
+
+def describe(folder: Path) -> SessionInfo | None:
+    try:
+        events = event_files(folder)
+    except OSError:
+        return None
+    if not events:
+        return None
+    ident = folder.name
+    info = SessionInfo(id=dashed(ident), path=str(folder))
+    for path in events:
+        try:
+            peek = _peek.decode(json_source(path.read_bytes()))
+        except (OSError, msgspec.DecodeError, msgspec.ValidationError):
+            continue
+        if peek.timestamp:
+            if info.first_timestamp is UNSET:
+                info.first_timestamp = peek.timestamp
+            info.last_timestamp = peek.timestamp
+        if peek.kind == "MessageEvent" and peek.source in ("user", "agent"):
+            info.messages += 1
+    try:
+        state = _any.decode((folder / BASE_STATE).read_bytes())
+    except (OSError, msgspec.DecodeError):
+        state = None
+    if isinstance(state, dict):
+        workspace = state.get("workspace")
+        if isinstance(workspace, dict) and isinstance(workspace.get("working_dir"), str):
+            info.cwd = workspace["working_dir"]
+        agent = state.get("agent")
+        llm = agent.get("llm") if isinstance(agent, dict) else None
+        if isinstance(llm, dict) and isinstance(llm.get("model"), str):
+            info.model = llm["model"]
+    return info
+
+
+def dashed(hex_id: str) -> str:
+    """The UUID as ``--resume`` takes it (with dashes) when the folder name is one."""
+    if CONVERSATION.match(hex_id):
+        return f"{hex_id[:8]}-{hex_id[8:12]}-{hex_id[12:16]}-{hex_id[16:20]}-{hex_id[20:]}"
+    return hex_id
+
+
+def discover(root: Path | None = None) -> list[SessionInfo]:
+    """Every conversation folder under ``root`` (the default conversations folder when ``None``)."""
+    root = Path(root) if root is not None else default_root()
+    if not root.is_dir():
+        return []
+    found = (describe(p) for p in sorted(root.iterdir()) if p.is_dir() and (p / EVENTS).is_dir())
+    return [info for info in found if info is not None]
