@@ -16,6 +16,7 @@ from qwen_pi_helpers import REGEN, pretty
 from txcodec import api, registry
 from txcodec.cli import main
 from txcodec.common import Conversation, Message, Meta, Text, Thinking, ToolResult, ToolUse
+from txcodec.errors import InputError
 from txcodec.harnesses.aider import CODEC, HARNESS, store
 from txcodec.harnesses.aider.read import parse
 from txcodec.loss import LossReport
@@ -119,14 +120,14 @@ def test_store_is_the_project_folder(tmp_path, monkeypatch):
     monkeypatch.setenv("AIDER_CHAT_HISTORY_FILE", str(tmp_path / "else" / "h.md"))
     assert store.default_root() == tmp_path / "else"
     monkeypatch.delenv("AIDER_CHAT_HISTORY_FILE")
-    written = api.convert(HANDWRITTEN, "aider")[0]
-    (path,) = api.install(written, "aider")
+    written = api.convert(HANDWRITTEN, "aider", cwd=str(project / "sub"))[0]
+    (path,) = api.install(written, "aider")  # into the project folder's git root, as aider run there reads it
     assert path == project / ".aider.chat.history.md"
     (info,) = store.discover()
     assert info.path == str(path) and info.messages == 4 and info.id == "proj"
     result = CliRunner().invoke(main, ["list", "--harness", "aider", "--json"])
     assert result.exit_code == 0 and json.loads(result.stdout)[0]["session_id"] == "proj", result.output
-    result = CliRunner().invoke(main, ["convert", "--to", "aider", "--install", str(HANDWRITTEN)])
+    result = CliRunner().invoke(main, ["convert", "--to", "aider", "--install", "--cwd", str(project / "sub"), str(HANDWRITTEN)])
     assert result.exit_code != 0 and "exists" in result.output  # never over an existing history
 
 
@@ -153,3 +154,17 @@ def test_exports_as_html(tmp_path):
     assert result.exit_code == 0, result.output
     page = out.read_text(encoding="utf-8")
     assert "It says hello there." in page and "data-tool-use-id" not in page
+
+
+def test_install_never_makes_up_the_project_folder(tmp_path, monkeypatch):
+    """aider's store is the project folder itself: a session whose recorded folder is not on
+    this machine is refused, not installed into a folder made up for it."""
+    monkeypatch.chdir(tmp_path)
+    missing = tmp_path / "home" / "dev" / "shop"
+    written = api.convert(api.sample("claude_code"), "aider", cwd=str(missing))[0]
+    with pytest.raises(InputError, match="does not exist here"):
+        api.install(written, "aider")
+    assert not (tmp_path / "home").exists()
+    result = CliRunner().invoke(main, ["convert", "--to", "aider", "--install", str(api.sample("claude_code"))])
+    assert result.exit_code == 1 and "does not exist here" in result.output and "Traceback" not in result.output
+    assert not list(tmp_path.rglob(".aider.chat.history.md"))

@@ -361,10 +361,18 @@ def install(written: registry.Written, harness: str, root: str | os.PathLike[str
     atomically, refusing before writing anything when a file already exists.
 
     A store module may define ``install(files, root)`` for what plain file copying cannot
-    do (Gemini CLI: merge ``projects.json``, reuse a project's existing folder)."""
+    do (Gemini CLI: merge ``projects.json``, reuse a project's existing folder), and
+    ``root_for(cwd)`` when its store lives in the project folder (aider)."""
     from .atomic import install_files
 
     target = registry.get(harness)
+    root_for = getattr(target.store, "root_for", None)
+    if root is None and root_for is not None and written.cwd is not None:
+        # a store inside the project itself (aider's history): never make up that folder
+        if not os.path.isdir(written.cwd):
+            raise InputError(f"{written.cwd}: the session's project folder does not exist here "
+                             "(create it, or choose another with --cwd)")
+        root = root_for(written.cwd)
     special = getattr(target.store, "install", None)
     if special is not None:
         return special(written.files, root)

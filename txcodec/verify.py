@@ -77,7 +77,8 @@ def collect(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Path]:
             unlisted.clear()
             dirs.sort()
             main = session_in_folder(Path(folder))
-            if main is not None:  # a folder that is one session: its session file, not the side files
+            if main is not None and main != Path(folder):  # a folder that is one session: its session file, not the side files
+                # (a session kept as a folder of files, OpenHands', is checked file by file below)
                 dirs.clear()
                 yield main
                 continue

@@ -67,11 +67,8 @@ def _project_dir(cwd: str | None) -> str | None:
 
 
 def _install(written: registry.Written, harness: str) -> None:
-    # a store kept in the project itself (aider's history) goes into the session's project folder
-    root_for = getattr(registry.get(harness).store, "root_for", None)
-    root = root_for(written.cwd) if written.cwd is not None and root_for is not None else None
     try:
-        paths = api.install(written, harness, root)
+        paths = api.install(written, harness)
     except TargetExists as exc:
         raise click.ClickException(f"{exc} (choose a new id with --session-id)") from exc
     for path in paths:
