@@ -83,8 +83,9 @@ def write(conversation: Conversation, loss: LossReport, options: WriteOptions) -
     # start), so the client resumes after the last one as it does for its own file
     native = conversation.meta.source_harness == "qwen_code"
     compressed = {e.start: _compressed_run(conversation.messages, e.start) for e in conversation.epochs} if native else {}
-    if conversation.epochs and not native:
-        loss.add("write:compaction", f"{len(conversation.epochs)} compaction epoch(s) flattened: summaries kept as text")
+    flattened = [e for e in conversation.epochs if not compressed.get(e.start)]
+    if flattened:
+        loss.add("write:compaction", f"{len(flattened)} compaction epoch(s) flattened: summaries kept as text")
     if conversation.children:
         loss.children_not_written(conversation.children, "write:subagents", "not written")
     writer = _Writer(sid, cwd, loss, conversation)
