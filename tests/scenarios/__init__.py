@@ -28,7 +28,7 @@ if str(ROOT) not in sys.path:
 
 GOLDEN = ROOT / "golden"
 HARNESSES = ["claude_code", "codex", "stream_json", "gemini_cli", "qwen_code", "pi"]
-# issue 15's four (more_clients.py): recorded, their facts and X -> X checked; they join
+# issue 15's CLIs (more_clients.py): recorded, their facts and X -> X checked; they join
 # HARNESSES, so the cross matrix, once docs/mapping.md "Scenarios" is regenerated with them
 MORE = ["copilot_cli", "continue_cli", "opencode", "kilo"]
 
