@@ -20,7 +20,7 @@ from txcodec import api, registry
 from txcodec.cli import main
 from txcodec.loss import LossReport
 
-HARNESSES = ["claude_code", "codex", "stream_json", "gemini_cli", "qwen_code", "pi", "copilot_cli", "continue_cli", "opencode", "kilo", "cline"]
+HARNESSES = ["claude_code", "codex", "stream_json", "gemini_cli", "qwen_code", "pi", "copilot_cli", "continue_cli", "opencode", "kilo", "cline", "droid"]
 
 # one session per harness with what that harness typically holds: thinking, tool calls
 # with results, the client's own injected context (all but stream_json written by the
@@ -37,6 +37,7 @@ REPRESENTATIVE = {
     "opencode": GOLDEN / "opencode" / "tool_call_resumed" / "export.json",
     "kilo": GOLDEN / "kilo" / "tool_call_resumed" / "export.json",
     "cline": next((GOLDEN / "cline" / "tool_call_resumed").glob("*.messages.json")),
+    "droid": next((GOLDEN / "droid" / "tool_call_resumed").glob("*-*.jsonl")),
 }
 
 

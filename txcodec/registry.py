@@ -13,7 +13,7 @@ from typing import Any
 from .errors import InputError
 from .native import Codec
 
-BUILTIN = ("claude_code", "codex", "stream_json", "gemini_cli", "qwen_code", "pi", "copilot_cli", "continue_cli", "opencode", "kilo", "cline", "jsonl")
+BUILTIN = ("claude_code", "codex", "stream_json", "gemini_cli", "qwen_code", "pi", "copilot_cli", "continue_cli", "opencode", "kilo", "cline", "droid", "jsonl")
 
 
 @dataclass

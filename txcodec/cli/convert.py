@@ -45,7 +45,7 @@ def _resume_line(harness: str, written: registry.Written) -> str:
              "qwen_code": f"qwen --resume {sid}", "pi": f"pi --session {sid}",
              "copilot_cli": f"copilot --resume {sid}", "continue_cli": f"cn --fork {sid}",
              "opencode": f"opencode --session {sid}", "kilo": f"kilo --session {sid}",
-             "cline": f"cline --id {sid}"}
+             "cline": f"cline --id {sid}", "droid": f"droid exec --fork {sid}"}
     return lines.get(harness, f"(resume session {sid})")
 
 

@@ -131,7 +131,7 @@ def register(group: click.Group) -> None:
         click.echo(sample_path(harness))
 
 
-SAMPLES = ("claude_code", "cline", "codex", "continue_cli", "copilot_cli", "gemini_cli", "kilo", "opencode", "pi", "qwen_code",
+SAMPLES = ("claude_code", "cline", "codex", "continue_cli", "copilot_cli", "droid", "gemini_cli", "kilo", "opencode", "pi", "qwen_code",
            "stream_json")
 
 
