@@ -20,7 +20,7 @@ from txcodec import api, registry
 from txcodec.cli import main
 from txcodec.loss import LossReport
 
-HARNESSES = ["claude_code", "codex", "stream_json", "gemini_cli", "qwen_code", "pi", "copilot_cli", "continue_cli", "opencode", "kilo", "kimi_cli", "mistral_vibe", "cline", "openhands", "aider"]
+HARNESSES = ["claude_code", "codex", "stream_json", "gemini_cli", "qwen_code", "pi", "copilot_cli", "continue_cli", "opencode", "kilo", "kimi_cli", "mistral_vibe", "cline", "openhands", "aider", "droid"]
 
 # one session per harness with what that harness typically holds: thinking, tool calls
 # with results, the client's own injected context (all but stream_json written by the
@@ -41,6 +41,7 @@ REPRESENTATIVE = {
     "cline": next((GOLDEN / "cline" / "tool_call_resumed").glob("*.messages.json")),
     "openhands": GOLDEN / "openhands" / "tool_call_resumed" / "1124e205b2e047d19cd605c88100e9ff",
     "aider": GOLDEN / "aider" / "tool_call_resumed" / ".aider.chat.history.md",
+    "droid": next((GOLDEN / "droid" / "tool_call_resumed").glob("*-*.jsonl")),
 }
 
 

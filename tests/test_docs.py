@@ -80,7 +80,8 @@ def test_readme_matrix_names_the_pinned_client_versions():
         "opencode": pins["opencode-ai"],
         "kilo": pins["@kilocode/cli"],
         "cline": pins["cline"],
+        "droid": pins["@factory/cli-linux-x64"],
         **_python_pins(),
     }
-    for client, version in re.findall(r"\b(claude|codex|gemini|qwen|pi|copilot|cn|opencode|kilo|kimi|vibe|cline|openhands|aider) (\d+\.\d+\.\d+) \(tested\)", README):
+    for client, version in re.findall(r"\b(claude|codex|gemini|qwen|pi|copilot|cn|opencode|kilo|kimi|vibe|cline|openhands|aider|droid) (\d+\.\d+\.\d+) \(tested\)", README):
         assert clients[client] == version, f"README says {client} {version}, clients/package.json pins {clients[client]}"

@@ -131,7 +131,7 @@ def register(group: click.Group) -> None:
         click.echo(sample_path(harness))
 
 
-SAMPLES = ("aider", "claude_code", "cline", "codex", "continue_cli", "copilot_cli", "gemini_cli", "kilo", "kimi_cli", "mistral_vibe", "opencode", "openhands", "pi", "qwen_code", "stream_json")
+SAMPLES = ("aider", "claude_code", "cline", "codex", "continue_cli", "copilot_cli", "droid", "gemini_cli", "kilo", "kimi_cli", "mistral_vibe", "opencode", "openhands", "pi", "qwen_code", "stream_json")
 
 
 def sample_path(harness: str) -> Path:

@@ -1,0 +1,33 @@
+"""droid line codec: bytes -> :class:`~.records.Record`, and back.
+
+A line that is not a typed record becomes an :class:`~txcodec.native.Opaque` record that
+keeps its bytes. Decoding never raises.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from ...native import json_source, merge_record, opaque_for, repairs_surrogates
+from .records import Record
+
+_decoder = msgspec.json.Decoder(Record)
+
+
+class DroidCodec:
+    name = "droid"
+
+    @repairs_surrogates
+    def decode(self, line: bytes) -> Any:
+        try:
+            return _decoder.decode(json_source(line))
+        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+            return opaque_for(line, exc)
+
+    def encode(self, record: Any, original: bytes | None) -> bytes:
+        return merge_record(record, original)
+
+
+CODEC = DroidCodec()
