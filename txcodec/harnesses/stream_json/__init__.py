@@ -7,14 +7,11 @@ from __future__ import annotations
 from typing import Any
 
 from ...native import tag_of
-from ...registry import Harness, lazy
+from ...registry import Harness
 from .codec import CODEC
+from .read import read
 from .records import LINE_TYPES, PROTOCOL_ONLY
-
-# imported when first called: detection imports every harness package, not its reader
-read = lazy(f"{__name__}.read", "read")
-write = lazy(f"{__name__}.write", "write")
-write_input = lazy(f"{__name__}.write", "write_input")
+from .write import write, write_input
 
 # Keys only a Claude Code session file uses (camelCase envelope). One of them rules a
 # capture out: stream-json lines say session_id / parent_tool_use_id instead.
