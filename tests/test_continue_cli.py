@@ -22,7 +22,7 @@ from txcodec.loss import LossReport
 from txcodec.native import decode_document, decode_session
 from txcodec.registry import WriteOptions
 
-CASES = sorted(p for p in (GOLDEN / "continue_cli").iterdir() if p.is_dir())
+CASES = sorted(p for p in (GOLDEN / "continue_cli").iterdir() if p.is_dir() and p.name != "scenarios")  # scenarios: test_scenarios.py
 GENUINE = GOLDEN / "continue_cli" / "tool_call_resumed" / "session.json"
 
 

@@ -24,7 +24,7 @@ from txcodec.loss import LossReport
 from txcodec.native import decode_session
 from txcodec.registry import WriteOptions
 
-CASES = sorted(p for p in (GOLDEN / "copilot_cli").iterdir() if p.is_dir())
+CASES = sorted(p for p in (GOLDEN / "copilot_cli").iterdir() if p.is_dir() and p.name != "scenarios")  # scenarios: test_scenarios.py
 GENUINE = GOLDEN / "copilot_cli" / "tool_call_resumed" / "events.jsonl"
 
 

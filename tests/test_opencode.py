@@ -25,7 +25,7 @@ from txcodec.loss import LossReport
 from txcodec.native import decode_document
 from txcodec.registry import WriteOptions
 
-CASES = [(h, p) for h in ("opencode", "kilo") for p in sorted((GOLDEN / h).iterdir()) if p.is_dir()]
+CASES = [(h, p) for h in ("opencode", "kilo") for p in sorted((GOLDEN / h).iterdir()) if p.is_dir() and p.name != "scenarios"]  # scenarios: test_scenarios.py
 GENUINE = GOLDEN / "opencode" / "tool_call_resumed" / "export.json"
 KILO_GENUINE = GOLDEN / "kilo" / "tool_call_resumed" / "export.json"
 
