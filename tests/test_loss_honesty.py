@@ -32,6 +32,12 @@ SOURCES = [
     if harness in TARGETS and path.suffix == (".json" if harness in DOCUMENTS else ".jsonl") and "subagents" not in path.parts
     and not path.name.startswith(("agent-", "journal", "written", "input", "scenario"))
 ]
+# sessions the suffix rule above does not see: a folder (OpenHands events, a Mistral Vibe
+# unified store), a Markdown file (aider), a Cline task's ``<id>.messages.json``
+SOURCES += [(h, p) for h, pattern in [("openhands", "*/*/events"), ("mistral_vibe", "*/CURRENT"),
+                                      ("aider", "*/.aider.chat.history.md"), ("cline", "*/*.messages.json")]
+            for p in sorted(fuzzing.GOLDEN.glob(f"{h}/{pattern}"))]
+SOURCES = [(h, p.parent if p.name in ("events", "CURRENT") else p) for h, p in SOURCES]
 
 IMPORTED = ["opencode", "kilo"]
 # for the real-client check: the first session of each source harness, subagents and all,
