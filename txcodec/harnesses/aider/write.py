@@ -29,7 +29,7 @@ from datetime import datetime
 import msgspec
 
 from ... import writekit
-from ...common import Conversation, Message, Text, Thinking
+from ...common import Conversation, Message, Text, Thinking, ToolResult, ToolUse
 from ...errors import UnsafeId
 from ...ids import shown
 from ...loss import LossReport
@@ -49,7 +49,7 @@ def write(conversation: Conversation, loss: LossReport, options: WriteOptions) -
     if conversation.epochs:
         loss.add("write:compaction", f"{len(conversation.epochs)} compaction epoch(s) flattened: summaries kept as text")
     if conversation.children:
-        loss.add("write:subagents", f"{len(conversation.children)} subagent conversation(s) not written")
+        loss.children_not_written(conversation.children, "write:subagents", "not written")
     _declare_unwritten(conversation, loss)
     parts = [f"\n# aider chat started at {_started(meta.started_at)}\n\n"]
     for message in conversation.messages:
@@ -110,7 +110,10 @@ def _text(message: Message, loss: LossReport) -> str:
         elif isinstance(block, Thinking):
             loss.add("write:thinking", "aider's history has no place for thinking: dropped")
         else:
-            pieces.append(writekit.as_text(block, loss, "aider's Markdown history"))
+            # the call's id goes in the report: read back, it is only text inside a paragraph
+            ident = block.id if isinstance(block, ToolUse) else block.tool_use_id if isinstance(block, ToolResult) else None
+            holder = f"aider's Markdown history (call {ident})" if isinstance(ident, str) else "aider's Markdown history"
+            pieces.append(writekit.as_text(block, loss, holder))
     return "\n\n".join(p for p in pieces if p)
 
 

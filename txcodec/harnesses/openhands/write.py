@@ -70,7 +70,7 @@ def write(conversation: Conversation, loss: LossReport, options: WriteOptions) -
     if conversation.epochs:
         loss.add("write:compaction", f"{len(conversation.epochs)} compaction epoch(s) flattened: summaries kept as text")
     if conversation.children:
-        loss.add("write:subagents", f"{len(conversation.children)} subagent conversation(s) not written")
+        loss.children_not_written(conversation.children, "write:subagents", "not written")
     _declare_unwritten(conversation, loss)
     writer = _Writer(sid, loss, conversation.meta.source_harness == "openhands")
     writer.system(conversation)
