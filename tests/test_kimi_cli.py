@@ -196,7 +196,7 @@ def test_store_and_install_register_the_work_folder(tmp_path, monkeypatch):
     (root / "sessions" / "abc" / "orphan" / "context.jsonl").write_bytes(HANDWRITTEN.read_bytes())
     infos = {i.id: i for i in store.discover(root)}
     assert infos["tool_call_resumed"].cwd == "/work/proj" and infos["tool_call_resumed"].registered
-    assert infos["tool_call_resumed"].messages == 6  # user and assistant lines
+    assert infos["tool_call_resumed"].messages == 8  # user and assistant lines, a run of tool answers as one
     assert not infos["orphan"].registered
     # the installed file reads its work folder back from kimi.json
     assert api.to_common(api.load(paths[0])).meta.cwd == "/work/proj"
