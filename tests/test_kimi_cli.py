@@ -109,7 +109,7 @@ def test_genuine_session_reads_as_the_client_sends_it():
     result = c.messages[2].content[0]
     assert isinstance(result, ToolResult) and result.tool_use_id == "call_mock_1"
     assert result.content == [Text("<system>Command executed successfully.</system>"), Text("hello world\n")]
-    assert c.messages[5].content == [ToolUse("call_mock_2", "Shell", {"command": "wc -w hello.txt"})]  # content []
+    assert c.messages[5].content == [ToolUse("call_mock_2", "Shell", {"command": "wc -w hello.txt"}, "shell_exec")]  # content []
     assert [m.stop_reason for m in c.messages if m.role == "assistant"] == ["tool_use", "end_turn"] * 2
     assert loss.counts() == {"record:_system_prompt": 1}
     roles = [json.loads(x)["role"] for x in GENUINE.read_bytes().splitlines()]
@@ -161,7 +161,7 @@ def test_writer_lines_are_the_clients_own_shape():
     ]
     assert {"write:thinking-signature", "write:orphan-result", "write:timestamps-usage"} <= set(loss.counts())
     back = api.to_common(api.load(written.files[written.main], "kimi_cli"))
-    assert back.messages[1].content[2] == ToolUse("c1", "Shell", {"command": "ls"})
+    assert back.messages[1].content[2] == ToolUse("c1", "Shell", {"command": "ls"}, "shell_exec")
 
 
 def test_writer_ids_and_cwd():
@@ -196,7 +196,7 @@ def test_store_and_install_register_the_work_folder(tmp_path, monkeypatch):
     (root / "sessions" / "abc" / "orphan" / "context.jsonl").write_bytes(HANDWRITTEN.read_bytes())
     infos = {i.id: i for i in store.discover(root)}
     assert infos["tool_call_resumed"].cwd == "/work/proj" and infos["tool_call_resumed"].registered
-    assert infos["tool_call_resumed"].messages == 6  # user and assistant lines
+    assert infos["tool_call_resumed"].messages == 8  # user and assistant lines, a run of tool answers as one
     assert not infos["orphan"].registered
     # the installed file reads its work folder back from kimi.json
     assert api.to_common(api.load(paths[0])).meta.cwd == "/work/proj"

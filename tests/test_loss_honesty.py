@@ -32,6 +32,12 @@ SOURCES = [
     if harness in TARGETS and path.suffix == (".json" if harness in DOCUMENTS else ".jsonl") and "subagents" not in path.parts
     and not path.name.startswith(("agent-", "journal", "written", "input", "scenario"))
 ]
+# sessions the suffix rule above does not see: a folder (OpenHands events, a Mistral Vibe
+# unified store), a Markdown file (aider), a Cline task's ``<id>.messages.json``
+SOURCES += [(h, p) for h, pattern in [("openhands", "*/*/events"), ("mistral_vibe", "*/CURRENT"),
+                                      ("aider", "*/.aider.chat.history.md"), ("cline", "*/*.messages.json")]
+            for p in sorted(fuzzing.GOLDEN.glob(f"{h}/{pattern}"))]
+SOURCES = [(h, p.parent if p.name in ("events", "CURRENT") else p) for h, p in SOURCES]
 
 IMPORTED = ["opencode", "kilo"]
 # for the real-client check: the first session of each source harness, subagents and all,
@@ -139,7 +145,8 @@ def test_a_whole_subagent_left_out_is_named_by_its_id():
     child = Child(link=ChildLink(via="meta.toolUseId", tool_use_id="toolu_9", agent_id="a1"),
                   conversation=Conversation(messages=[Message("assistant", [Text("inside the child")])]))
     source = Conversation(meta=Meta(id="s", cwd="/tmp/p"), messages=[Message("user", [Text("go")])], children=[child])
-    for target in ("codex", "pi", "qwen_code", "copilot_cli", "continue_cli", "opencode", "kilo"):
+    for target in ("codex", "pi", "qwen_code", "copilot_cli", "continue_cli", "opencode", "kilo",
+                   "kimi_cli", "mistral_vibe", "cline", "droid", "openhands", "aider"):
         written, loss = api.convert(source, target)
         assert any("subagent a1" in e.detail for e in loss.entries), (target, loss.to_dict())
 
@@ -191,3 +198,22 @@ def test_document_title_is_reported_by_gemini_and_qwen(target):
         Message("assistant", [Text("done")])])
     _, loss = api.convert(conversation, target)
     assert any(e.kind == "write:document-title" and "The Title" in e.detail for e in loss.entries), loss.to_dict()
+
+
+@pytest.mark.parametrize("target, kinds", [
+    ("openhands", {"write:model-usage", "write:workspace"}),  # events keep times; base_state.json is the client's
+    ("aider", {"write:timestamps-usage", "write:cwd-by-place"}),
+    ("kimi_cli", {"write:timestamps-usage"}), ("mistral_vibe", {"write:timestamps-usage"}),
+])
+def test_model_usage_and_folder_a_target_drops_are_named(target, kinds):
+    from txcodec.common import Usage
+
+    conversation = Conversation(meta=Meta(id="0b6e1d0c-55a8-4e57-9d4c-2f1e1a7d9c01", cwd="/tmp/p", models=["m-1"]), messages=[
+        Message("user", [Text("hi")], timestamp="2026-01-01T00:00:00Z"),
+        Message("assistant", [Text("hello")], model="m-1", usage=Usage(input_tokens=3, output_tokens=2))])
+    _, loss = api.convert(conversation, target)
+    assert kinds <= set(loss.counts()), loss.to_dict()
+    bare = Conversation(meta=Meta(id="0b6e1d0c-55a8-4e57-9d4c-2f1e1a7d9c01"), messages=[
+        Message("user", [Text("hi")]), Message("assistant", [Text("hello")])])
+    _, loss = api.convert(bare, target)  # nothing to drop: nothing named
+    assert not {"write:model-usage", "write:workspace", "write:timestamps-usage", "write:cwd-by-place"} & set(loss.counts())

@@ -120,7 +120,7 @@ def test_unified_session_reads_as_the_client_sent_it():
     c = api.to_common(api.load(UNIFIED))
     assert c.meta.id == SID and c.meta.cwd == "/tmp/txcodec-vibe-a3_96tal/project" and c.meta.models == ["mock-model"]
     assert [m.role for m in c.messages] == ["user", "assistant", "user", "assistant"] * 2
-    assert c.messages[1].content == [Text("Reading."), ToolUse("call_mock_1", "bash", {"command": "cat hello.txt"})]
+    assert c.messages[1].content == [Text("Reading."), ToolUse("call_mock_1", "bash", {"command": "cat hello.txt"}, "shell_exec")]
     result = c.messages[2].content[0]
     assert isinstance(result, ToolResult) and result.is_error is False and json.loads(result.content)["stdout"] == "hello world\n"
 
@@ -129,7 +129,7 @@ def test_legacy_session_reads_with_its_meta():
     c = api.to_common(api.load(LEGACY))  # the folder is the session
     assert c.meta.id == "5e551011-0000-4000-8000-0000000c2a01" and c.meta.cwd == "/home/user/proj"
     assert c.meta.title == "hand-written legacy session" and c.meta.started_at == "2026-11-01T00:00:00+00:00"
-    assert c.messages[1].content[1] == ToolUse("call_h1", "bash", {"command": "ls"})
+    assert c.messages[1].content[1] == ToolUse("call_h1", "bash", {"command": "ls"}, "shell_exec")
     assert c.messages[2].content == [ToolResult("call_h1", "HW a.txt")]
 
 

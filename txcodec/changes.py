@@ -365,7 +365,8 @@ _EXTRACTORS: dict[str, Callable[[_Call, Any], Iterator[Change]]] = {
 
 def _shell_only(harness: str) -> Callable[[_Call, Any], Iterator[Change]]:
     def extract(call: _Call, cwd: Any) -> Iterator[Change]:
-        if call.use.name in SHELL_TOOLS:
+        # a harness's own shell tool (Kimi's Shell, OpenHands' terminal) is known by its kind
+        if call.use.name in SHELL_TOOLS or call.use.kind == "shell_exec":
             yield _shell(call, harness)
 
     return extract

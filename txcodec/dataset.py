@@ -61,10 +61,15 @@ class ExportResult:
 
 
 def _digest(path: Path) -> str:
+    """The file's sha256; a folder session's over its files' names and contents, in order."""
     digest = hashlib.sha256()
-    with path.open("rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            digest.update(chunk)
+    files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
+    for file in files:
+        if file is not path:
+            digest.update(str(file.relative_to(path)).encode("utf-8", "surrogateescape") + b"\0")
+        with file.open("rb") as f:
+            for chunk in iter(lambda: f.read(1 << 20), b""):
+                digest.update(chunk)
     return digest.hexdigest()
 
 
@@ -220,7 +225,8 @@ def export_parquet(sources: Iterable[str | os.PathLike[str]], out: str | os.Path
         known = manifest.get(source)
         try:
             stat = path.stat()
-            if known is not None and known.size == stat.st_size and known.mtime == stat.st_mtime:
+            # a folder session (OpenHands) can change without its own size or time changing
+            if known is not None and not path.is_dir() and known.size == stat.st_size and known.mtime == stat.st_mtime:
                 result.unchanged.append(source)
                 tell(Outcome(source=source, status="skipped", reason="unchanged"))
                 continue

@@ -165,6 +165,7 @@ def _row(harness: str, item: Any) -> SessionRow | None:
         cwd=cwd,
         project=os.path.basename(cwd.rstrip("/\\")) if cwd else _get(item, "project"),
         title=_get(item, "title", "summary", "name"),
+        first_prompt=_get(item, "first_prompt"),  # a store whose files the line scan cannot read gives it
         started=_get(item, "started", "first_timestamp", "start_time"),
         updated=_get(item, "updated", "last_timestamp", "last_updated"),
         messages=messages if isinstance(messages, int) else None,
@@ -303,7 +304,7 @@ def _fill_details(row: SessionRow) -> None:
                     prompt = text.strip()[:_PROMPT_MAX]
     except (OSError, ValueError, msgspec.MsgspecError):
         return  # unreadable now: the row keeps what the store said
-    row.first_prompt = prompt
+    row.first_prompt = prompt or row.first_prompt
     row.models = list(models) or None
     try:
         from .lineage import origin

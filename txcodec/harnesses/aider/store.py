@@ -59,6 +59,7 @@ class SessionInfo(msgspec.Struct, omit_defaults=True):
     first_timestamp: str | UnsetType = UNSET
     updated: str | UnsetType = UNSET
     messages: int = 0
+    first_prompt: str | UnsetType = UNSET
 
 
 def describe(path: Path) -> SessionInfo | None:
@@ -74,7 +75,11 @@ def describe(path: Path) -> SessionInfo | None:
             info.first_timestamp = line[len(_STARTED):].strip()
     from .read import parse
 
-    info.messages = len(parse(text))
+    messages = parse(text)
+    info.messages = len(messages)
+    prompt = next((content.strip() for role, content, _ in messages if role == "user" and content.strip()), None)
+    if prompt is not None:
+        info.first_prompt = prompt[:300]
     return info
 
 

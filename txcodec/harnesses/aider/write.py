@@ -11,7 +11,9 @@ message as ``\\n<text>\\n\\n``. The history holds text only, so:
 - an assistant line that aider would take for something else (``# `` skipped, ``#### `` a user
   line, ``> `` tool output never sent) is written with one space in front, which Markdown
   renders the same (``write:markdown-line``);
-- a message with nothing left is left out (``write:empty-message``).
+- a message with nothing left is left out (``write:empty-message``);
+- a message's time, model and usage have no place (``write:timestamps-usage``), nor the
+  project folder: aider's is the folder the history is in (``write:cwd-by-place``).
 
 There is no session id in the file; the written session's id is the source's when it is a
 plain name, else a uuid5 of it (``write:session-id``), used only to name it.
@@ -24,8 +26,10 @@ import re
 import uuid
 from datetime import datetime
 
+import msgspec
+
 from ... import writekit
-from ...common import Conversation, Message, Text, Thinking
+from ...common import Conversation, Message, Text, Thinking, ToolResult, ToolUse
 from ...errors import UnsafeId
 from ...ids import shown
 from ...loss import LossReport
@@ -45,7 +49,8 @@ def write(conversation: Conversation, loss: LossReport, options: WriteOptions) -
     if conversation.epochs:
         loss.add("write:compaction", f"{len(conversation.epochs)} compaction epoch(s) flattened: summaries kept as text")
     if conversation.children:
-        loss.add("write:subagents", f"{len(conversation.children)} subagent conversation(s) not written")
+        loss.children_not_written(conversation.children, "write:subagents", "not written")
+    _declare_unwritten(conversation, loss)
     parts = [f"\n# aider chat started at {_started(meta.started_at)}\n\n"]
     for message in conversation.messages:
         text = _text(message, loss)
@@ -57,6 +62,18 @@ def write(conversation: Conversation, loss: LossReport, options: WriteOptions) -
         else:
             parts.append("\n" + _escaped(text.strip(), loss) + "\n\n")
     return Written(sid, {HISTORY: "".join(parts).encode("utf-8")})
+
+
+def _declare_unwritten(conversation: Conversation, loss: LossReport) -> None:
+    """What the Markdown history has no place for (only the session's start time is written)."""
+    counted = sum(1 for m in conversation.messages if m.timestamp is not msgspec.UNSET or m.model is not msgspec.UNSET
+                  or m.usage is not msgspec.UNSET or m.usage_unverified is not msgspec.UNSET)
+    if counted:
+        loss.add("write:timestamps-usage", f"{counted} message(s) had a time, model or usage; aider's history holds none")
+    cwd = conversation.meta.cwd
+    if isinstance(cwd, str) and cwd:
+        loss.add("write:cwd-by-place", f"aider's history names no project folder: {shown(cwd)} is carried only by "
+                 "installing the file there")
 
 
 def _session_id(conversation: Conversation, options: WriteOptions, loss: LossReport) -> str:
@@ -93,7 +110,10 @@ def _text(message: Message, loss: LossReport) -> str:
         elif isinstance(block, Thinking):
             loss.add("write:thinking", "aider's history has no place for thinking: dropped")
         else:
-            pieces.append(writekit.as_text(block, loss, "aider's Markdown history"))
+            # the call's id goes in the report: read back, it is only text inside a paragraph
+            ident = block.id if isinstance(block, ToolUse) else block.tool_use_id if isinstance(block, ToolResult) else None
+            holder = f"aider's Markdown history (call {ident})" if isinstance(ident, str) else "aider's Markdown history"
+            pieces.append(writekit.as_text(block, loss, holder))
     return "\n\n".join(p for p in pieces if p)
 
 

@@ -106,7 +106,7 @@ def _blocks(content: list, out: Message, loss: LossReport, file: str | None, n: 
                     out.extra["cline_mode"] = mode
             blocks.append(Text(text))
         elif kind == "tool_use" and isinstance(part.get("name"), str):
-            blocks.append(ToolUse(str(part.get("id", "")), part["name"], part.get("input"), tool_kind(part["name"])))
+            blocks.append(ToolUse(str(part.get("id", "")), part["name"], part.get("input"), tool_kind(part["name"], "cline")))
         elif kind == "tool_result":
             blocks.append(_result(part))
         elif kind == "image" and isinstance(part.get("data"), str):

@@ -126,6 +126,7 @@ class SessionInfo(msgspec.Struct, omit_defaults=True):
     started: str | UnsetType = UNSET
     updated: str | UnsetType = UNSET
     messages: int = 0
+    first_prompt: str | UnsetType = UNSET
 
 
 class _Peek(msgspec.Struct):
@@ -150,6 +151,9 @@ def describe(path: Path) -> SessionInfo | None:
     except (OSError, msgspec.DecodeError, msgspec.ValidationError):
         return None
     info = SessionInfo(id=peek.sessionId, path=str(path), messages=len(peek.messages))
+    prompt = _first_prompt(peek.messages)
+    if prompt:
+        info.first_prompt = prompt
     if peek.updated_at:
         info.updated = peek.updated_at
     record = read_record(path) or {}
@@ -159,6 +163,29 @@ def describe(path: Path) -> SessionInfo | None:
         if isinstance(value, str) and value:
             setattr(info, key, value)
     return info
+
+
+def _first_prompt(messages: list[msgspec.Raw]) -> str | None:
+    """The first user text, out of its ``<user_input>`` wrapper (the list's line scan skips
+    a text starting ``<``, taking it for context the client injected)."""
+    from .read import WRAPPED
+
+    for raw in messages:
+        try:
+            message = msgspec.json.decode(raw)
+        except msgspec.DecodeError:
+            continue
+        if not isinstance(message, dict) or message.get("role") != "user":
+            continue
+        content = message.get("content")
+        parts = [{"type": "text", "text": content}] if isinstance(content, str) else content if isinstance(content, list) else []
+        for part in parts:
+            if isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str):
+                wrapped = WRAPPED.match(part["text"])
+                text = (wrapped.group(2) if wrapped else part["text"]).strip()
+                if text:
+                    return text[:300]
+    return None
 
 
 def discover(root: Path | None = None) -> list[SessionInfo]:

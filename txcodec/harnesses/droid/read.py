@@ -69,7 +69,7 @@ def _blocks(content: list, loss: LossReport, file: str | None, n: int) -> list[B
         if kind == "text" and isinstance(part.get("text"), str):
             blocks.append(Text(part["text"]))
         elif kind == "tool_use" and isinstance(part.get("name"), str):
-            blocks.append(ToolUse(str(part.get("id", "")), part["name"], part.get("input"), tool_kind(part["name"])))
+            blocks.append(ToolUse(str(part.get("id", "")), part["name"], part.get("input"), tool_kind(part["name"], "droid")))
         elif kind == "tool_result":
             blocks.append(_result(part))
         elif kind == "thinking" and isinstance(part.get("thinking"), str):

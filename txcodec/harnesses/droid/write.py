@@ -60,7 +60,7 @@ def write(conversation: Conversation, loss: LossReport, options: WriteOptions) -
     if conversation.epochs:
         loss.add("write:compaction", f"{len(conversation.epochs)} compaction epoch(s) flattened: summaries kept as text")
     if conversation.children:
-        loss.add("write:subagents", f"{len(conversation.children)} subagent conversation(s) not written")
+        loss.children_not_written(conversation.children, "write:subagents", "not written")
     owner = meta.extra.get("droid_owner")
     start = {"type": "session_start", "id": sid, "title": meta.title if isinstance(meta.title, str) else "",
              "owner": owner if isinstance(owner, str) else "unknown", "version": 2, "cwd": cwd}

@@ -75,7 +75,7 @@ def _assistant(value: dict, loss: LossReport, file: str | None, n: int) -> Messa
     for call in value.get("tool_calls") or []:
         function = call.get("function") or {}
         name = function.get("name") if isinstance(function.get("name"), str) else ""
-        blocks.append(ToolUse(str(call.get("id") or ""), name, _arguments(function.get("arguments")), tool_kind(name)))
+        blocks.append(ToolUse(str(call.get("id") or ""), name, _arguments(function.get("arguments")), tool_kind(name, "kimi_cli")))
     message = Message("assistant", blocks)
     message.stop_reason = "tool_use" if any(isinstance(b, ToolUse) for b in blocks) else "end_turn"
     return message

@@ -117,13 +117,17 @@ def describe(path: Path, work_dirs: dict[str, str] | None = None) -> SessionInfo
     cwd = (work_dirs or {}).get(path.parent.parent.name)
     if cwd is not None:
         info.cwd, info.registered = cwd, True
+    previous = None
     for line in lines:
         try:
             role = _peek.decode(json_source(line)).role
         except (msgspec.DecodeError, msgspec.ValidationError):
             continue
-        if role in ("user", "assistant"):
+        # a run of tool answers is one message (the user turn Common holds them in), as a
+        # Claude Code tool result is a user record
+        if role in ("user", "assistant") or role == "tool" and previous != "tool":
             info.messages += 1
+        previous = role
     return info
 
 

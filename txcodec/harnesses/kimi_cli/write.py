@@ -56,7 +56,7 @@ def write(conversation: Conversation, loss: LossReport, options: WriteOptions) -
     if conversation.epochs:
         loss.add("write:compaction", f"{len(conversation.epochs)} compaction epoch(s) flattened: summaries kept as text")
     if conversation.children:
-        loss.add("write:subagents", f"{len(conversation.children)} subagent conversation(s) not written")
+        loss.children_not_written(conversation.children, "write:subagents", "not written")
     writer = _Writer(loss)
     for message in conversation.messages:
         writer.message(message)

@@ -61,6 +61,7 @@ class SessionInfo(msgspec.Struct, omit_defaults=True):
     title: str | UnsetType = UNSET
     started: str | UnsetType = UNSET
     updated: str | UnsetType = UNSET
+    messages: int | UnsetType = UNSET  # of a legacy session (a unified one keeps them in chunks)
 
 
 def _is_file(path: Path) -> bool:
@@ -109,7 +110,32 @@ def describe(path: Path) -> SessionInfo | None:
     for key, attr in (("title", "title"), ("start_time", "started"), ("end_time", "updated")):
         if isinstance(meta.get(key), str):
             setattr(info, attr, meta[key])
+    if info.form == "legacy":
+        info.messages = _count_messages(path)
     return info
+
+
+class _Role(msgspec.Struct):
+    role: Any = None
+
+
+def _count_messages(path: Path) -> int | UnsetType:
+    """User and assistant lines, a run of tool answers as one (the user turn Common holds
+    them in, as a Claude Code tool result is a user record); the system prompt is not one."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return UNSET
+    count, previous = 0, None
+    for line in data.splitlines():
+        try:
+            role = msgspec.json.decode(line, type=_Role).role
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            continue
+        if role in ("user", "assistant") or role == "tool" and previous != "tool":
+            count += 1
+        previous = role
+    return count
 
 
 def discover(root: Path | None = None) -> list[SessionInfo]:

@@ -127,7 +127,7 @@ class _Reader:
         out.content += _content(value.get("thought"))
         name = call.get("name") if isinstance(call.get("name"), str) else str(value.get("tool_name", ""))
         ident = call.get("id") if isinstance(call.get("id"), str) else str(value.get("tool_call_id", ""))
-        out.content.append(ToolUse(ident, name, _arguments(call.get("arguments")), tool_kind(name)))
+        out.content.append(ToolUse(ident, name, _arguments(call.get("arguments")), tool_kind(name, "openhands")))
         if isinstance(value.get("action"), dict):  # what the client executed: given back to OpenHands only
             out.extra.setdefault("openhands_actions", {})[ident] = value["action"]
         out.stop_reason = "tool_use"

@@ -123,12 +123,18 @@ class SessionInfo(msgspec.Struct, omit_defaults=True):
     first_timestamp: str | UnsetType = UNSET
     last_timestamp: str | UnsetType = UNSET
     messages: int = 0
+    first_prompt: str | UnsetType = UNSET
 
 
 class _Peek(msgspec.Struct):
     kind: str | None = None
     timestamp: str | None = None
     source: str | None = None
+    llm_response_id: str | None = None
+
+
+# the events that answer a call: a run of them is one message (a user turn of tool results)
+_ANSWERS = ("ObservationEvent", "AgentErrorEvent", "UserRejectObservation")
 
 
 _peek = msgspec.json.Decoder(_Peek)
@@ -144,17 +150,34 @@ def describe(folder: Path) -> SessionInfo | None:
         return None
     ident = folder.name
     info = SessionInfo(id=dashed(ident), path=str(folder))
+    previous: tuple[str | None, str | None] = (None, None)  # the last counted event: kind, response
     for path in events:
         try:
-            peek = _peek.decode(json_source(path.read_bytes()))
+            data = json_source(path.read_bytes())
+            peek = _peek.decode(data)
         except (OSError, msgspec.DecodeError, msgspec.ValidationError):
             continue
         if peek.timestamp:
             if info.first_timestamp is UNSET:
                 info.first_timestamp = peek.timestamp
             info.last_timestamp = peek.timestamp
+        # messages as the reader makes them: a message event each, the calls of one model
+        # response together, a run of answers together
         if peek.kind == "MessageEvent" and peek.source in ("user", "agent"):
             info.messages += 1
+            previous = (peek.kind, None)
+            if peek.source == "user" and info.first_prompt is UNSET:
+                prompt = _first_text(data)
+                if prompt:
+                    info.first_prompt = prompt[:300]
+        elif peek.kind == "ActionEvent":
+            if previous != ("ActionEvent", peek.llm_response_id):
+                info.messages += 1
+            previous = ("ActionEvent", peek.llm_response_id)
+        elif peek.kind in _ANSWERS:
+            if previous[0] != "answers":
+                info.messages += 1
+            previous = ("answers", None)
     try:
         state = _any.decode((folder / BASE_STATE).read_bytes())
     except (OSError, msgspec.DecodeError):
@@ -168,6 +191,19 @@ def describe(folder: Path) -> SessionInfo | None:
         if isinstance(llm, dict) and isinstance(llm.get("model"), str):
             info.model = llm["model"]
     return info
+
+
+def _first_text(data: bytes) -> str | None:
+    try:
+        event = _any.decode(data)
+    except msgspec.DecodeError:
+        return None
+    llm = event.get("llm_message") if isinstance(event, dict) else None
+    content = llm.get("content") if isinstance(llm, dict) else None
+    for part in content if isinstance(content, list) else []:
+        if isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str) and part["text"].strip():
+            return part["text"].strip()
+    return None
 
 
 def dashed(hex_id: str) -> str:

@@ -19,6 +19,8 @@ AssertionError and exit 0). ``base_state.json`` is not needed: the client writes
   calls -> an agent ``MessageEvent``.
 - A call left without a result is answered with an ``AgentErrorEvent``
   (``write:synthetic-result``): Chat Completions refuses a call without its answer.
+- Events carry a time but no model or usage (``write:model-usage``); the project folder and
+  the model live in ``base_state.json``, which is not written (``write:workspace``).
 """
 
 from __future__ import annotations
@@ -68,7 +70,8 @@ def write(conversation: Conversation, loss: LossReport, options: WriteOptions) -
     if conversation.epochs:
         loss.add("write:compaction", f"{len(conversation.epochs)} compaction epoch(s) flattened: summaries kept as text")
     if conversation.children:
-        loss.add("write:subagents", f"{len(conversation.children)} subagent conversation(s) not written")
+        loss.children_not_written(conversation.children, "write:subagents", "not written")
+    _declare_unwritten(conversation, loss)
     writer = _Writer(sid, loss, conversation.meta.source_harness == "openhands")
     writer.system(conversation)
     for message in conversation.messages:
@@ -77,6 +80,20 @@ def write(conversation: Conversation, loss: LossReport, options: WriteOptions) -
     folder = conversation_dir(sid)
     files = {f"{folder}/{EVENTS}/{event_name(n, e['id'])}": msgspec.json.encode(e) for n, e in enumerate(writer.events)}
     return Written(sid, files)
+
+
+def _declare_unwritten(conversation: Conversation, loss: LossReport) -> None:
+    """What the events have no place for: a message's model and usage; the session's folder and
+    models, which OpenHands keeps in ``base_state.json`` (the client writes its own on resume)."""
+    counted = sum(1 for m in conversation.messages if m.model is not msgspec.UNSET or m.usage is not msgspec.UNSET
+                  or m.usage_unverified is not msgspec.UNSET)
+    if counted:
+        loss.add("write:model-usage", f"{counted} message(s) had a model or usage; an OpenHands event holds neither")
+    meta = conversation.meta
+    held = [f"project folder {shown(meta.cwd)}"] if isinstance(meta.cwd, str) and meta.cwd else []
+    held += [f"model {shown(m)}" for m in meta.models]
+    if held:
+        loss.add("write:workspace", f"{', '.join(held)} not written: base_state.json, which holds them, is left to the client")
 
 
 def _stamp(value: Any) -> str | None:
