@@ -15,6 +15,7 @@ port, and two at once would meet there.
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 
 import pytest
@@ -124,7 +125,7 @@ def test_installed_session_resumes_with_the_printed_command():
         assert result.exit_code == 0, result.output
         command = result.stdout.strip()
         session = command.split()[-1]
-        assert command == f"cline --id {session}"
+        assert command == f"cd {shlex.quote(str(box.cwd))} && cline --id {session}"
         assert (box.store / store.session_relpath(session)).is_file()
         run = box.tui(session, "continue", timeout=TIMEOUT)
         assert run.exit_code == 0, run.stdout[-3000:]

@@ -12,6 +12,7 @@ CI cost: about eight droid runs of 5-15 s each, one claude run.
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 
 import pytest
@@ -131,7 +132,7 @@ def test_installed_session_forks_with_the_printed_command():
         assert result.exit_code == 0, result.output
         command = result.stdout.strip()
         session = command.split()[-1]
-        assert command == f"droid exec --fork {session}"
+        assert command == f"cd {shlex.quote(str(box.cwd))} && droid exec --fork {session}"
         run = box.exec("continue", fork=session, timeout=TIMEOUT)
         assert run.exit_code == 0, run.stderr[-2000:]
         assert conversation_view(droid.history_sent(run.bodies[0], "continue")) == expected
