@@ -103,7 +103,12 @@ COMPRESSION_MARKER = "distilling chat history into a structured XML <state_snaps
 
 
 def is_compression(request: Request) -> bool:
-    body = request.json() or {}
+    try:
+        body = request.json() or {}
+    except ValueError:
+        return False
+    if not isinstance(body, dict):
+        return False
     instruction = body.get("systemInstruction") or (body.get("config") or {}).get("systemInstruction")
     return COMPRESSION_MARKER in json.dumps(instruction or "")
 
