@@ -97,8 +97,9 @@ def stream_events(reply: Reply, model: str) -> list[bytes]:
 
 # The system instruction of Gemini CLI's chat-compression calls (``ChatCompressionService``:
 # a summary, then a "Critically evaluate the <state_snapshot>" verification, both with
-# ``getCompressionPrompt``'s instruction; 0.61.0 bundle). How many the CLI makes varies
-# from run to run, so they are answered by what they are, not by their place in the script.
+# ``getCompressionPrompt``'s instruction; 0.61.0 bundle), made before a turn's own call
+# and not always the same number of them, so they are answered by what they are, not by
+# their place in the script.
 COMPRESSION_MARKER = "distilling chat history into a structured XML <state_snapshot>"
 
 
@@ -109,8 +110,7 @@ def is_compression(request: Request) -> bool:
         return False
     if not isinstance(body, dict):
         return False
-    instruction = body.get("systemInstruction") or (body.get("config") or {}).get("systemInstruction")
-    return COMPRESSION_MARKER in json.dumps(instruction or "")
+    return COMPRESSION_MARKER in json.dumps(body.get("systemInstruction") or "")
 
 
 def handler(script: list[Reply], summary: Reply | None = None):
