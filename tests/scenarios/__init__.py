@@ -7,6 +7,7 @@ file it pins (``facts``: checks on the recorded bytes, run by ``tests/test_scena
 without the CLI). Regenerating drives every CLI once:
 
     python tests/scenarios [NAME ...]      # rewrites the recorded sessions
+    python tests/scenarios HARNESS/NAME    # just that one (names repeat across harnesses)
 
 Beside the native file, ``scenario.json`` keeps the prompts, the client version and
 ``resumed``: what the real client sent when it resumed the recorded file, in the view its
@@ -91,7 +92,8 @@ def regenerate(names: list[str] | None = None) -> None:
 
     from .views import check_resume, resumed_view
 
-    chosen = [s for s in all_scenarios() if not names or s.name in names or s.harness in names]
+    chosen = [s for s in all_scenarios()
+              if not names or s.name in names or s.harness in names or f"{s.harness}/{s.name}" in names]
     for scenario in chosen:
         with tempfile.TemporaryDirectory(prefix=f"scenario-{scenario.name}-") as tmp:
             files = scenario.produce(Path(tmp))

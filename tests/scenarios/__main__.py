@@ -1,4 +1,4 @@
-"""``python tests/scenarios [NAME|HARNESS ...]``: regenerate the recorded scenario sessions."""
+"""``python tests/scenarios [NAME|HARNESS|HARNESS/NAME ...]``: regenerate the recorded scenario sessions."""
 
 import sys
 from pathlib import Path

@@ -95,8 +95,28 @@ def stream_events(reply: Reply, model: str) -> list[bytes]:
     return sse(events)
 
 
-def handler(script: list[Reply]):
-    """A :class:`MockServer` handler that plays ``script`` on the chat endpoint."""
+# The system instruction of Gemini CLI's chat-compression calls (``ChatCompressionService``:
+# a summary, then a "Critically evaluate the <state_snapshot>" verification, both with
+# ``getCompressionPrompt``'s instruction; 0.61.0 bundle), made before a turn's own call
+# and not always the same number of them, so they are answered by what they are, not by
+# their place in the script.
+COMPRESSION_MARKER = "distilling chat history into a structured XML <state_snapshot>"
+
+
+def is_compression(request: Request) -> bool:
+    try:
+        body = request.json() or {}
+    except ValueError:
+        return False
+    if not isinstance(body, dict):
+        return False
+    return COMPRESSION_MARKER in json.dumps(body.get("systemInstruction") or "")
+
+
+def handler(script: list[Reply], summary: Reply | None = None):
+    """A :class:`MockServer` handler that plays ``script`` on the chat endpoint; with a
+    ``summary``, every compression call (:func:`is_compression`, on either endpoint) gets
+    that answer and leaves the script alone."""
     queue = list(script)
 
     def handle(request: Request, server: MockServer) -> Response:
@@ -106,6 +126,10 @@ def handler(script: list[Reply]):
         model, method = match.groups()
         if method == "countTokens":
             return json_response({"totalTokens": 10})
+        if summary is not None and is_compression(request):
+            if method == "generateContent":
+                return json_response({"candidates": [_candidate(summary.parts, "STOP")], "usageMetadata": summary.usage})
+            return Response(content_type="text/event-stream", chunks=stream_events(summary, model))
         if method == "generateContent":
             return json_response(
                 {"candidates": [_candidate([{"text": "{}"}], "STOP")], "usageMetadata": {"totalTokenCount": 1}}
@@ -284,9 +308,10 @@ class Sandbox:
             "CI": "1",
         }
 
-    def run(self, prompt: str, *args: str, script: list[Reply] | None = None, timeout: float = 90) -> Run:
+    def run(self, prompt: str, *args: str, script: list[Reply] | None = None, timeout: float = 90,
+            summary: Reply | None = None) -> Run:
         binary = gemini_binary()
-        with MockServer(handler(script or [])) as server:
+        with MockServer(handler(script or [], summary)) as server:
             command = [
                 str(binary), "-p", prompt, "--output-format", "stream-json", "--yolo", "--model", self.model, *args,
             ]
