@@ -129,3 +129,16 @@ def test_installed_session_resumes_with_the_printed_command():
         run = box.tui(session, "continue", timeout=TIMEOUT)
         assert run.exit_code == 0, run.stdout[-3000:]
         assert view(cline.history_sent(run.bodies[0], "continue")) == expected
+
+
+def test_a_result_without_its_tool_name_is_refused(tmp_path):
+    """Why the writer names every result after its call: without ``name`` the TUI refuses
+    the history (a zod error on screen) and never asks the model."""
+    value = json.loads(HANDWRITTEN.read_bytes())
+    del value["messages"][2]["content"][0]["name"]
+    folder = tmp_path / value["sessionId"]
+    folder.mkdir()
+    path = folder / HANDWRITTEN.name
+    path.write_text(json.dumps(value))
+    report = cline.check_resume(path, timeout=90)
+    assert report.requests == 0 and not report.resumed
