@@ -7,7 +7,7 @@ the first request of each resume with what the file reads to. A session installe
 its ``sessions.db`` row opens empty (the TUI starts anew and sends only the new prompt):
 check_resume must report that as not resumed.
 
-CI cost: about eight cline runs of 20-60 s each (the TUI is slow to draw under load), one
+CI cost: about ten cline runs of 20-90 s each (the TUI is slow to draw under load), one
 claude run. The runs are sequential: every cline run starts a hub daemon on one fixed
 port, and two at once would meet there.
 """
