@@ -7,7 +7,7 @@ the first request of each resume with what the file reads to. A session installe
 its ``sessions.db`` row opens empty (the TUI starts anew and sends only the new prompt):
 check_resume must report that as not resumed.
 
-CI cost: about eight cline runs of 20-60 s each (the TUI is slow to draw under load), one
+CI cost: about ten cline runs of 20-90 s each (the TUI is slow to draw under load), one
 claude run. The runs are sequential: every cline run starts a hub daemon on one fixed
 port, and two at once would meet there.
 """
@@ -130,3 +130,16 @@ def test_installed_session_resumes_with_the_printed_command():
         run = box.tui(session, "continue", timeout=TIMEOUT)
         assert run.exit_code == 0, run.stdout[-3000:]
         assert view(cline.history_sent(run.bodies[0], "continue")) == expected
+
+
+def test_a_result_without_its_tool_name_is_refused(tmp_path):
+    """Why the writer names every result after its call: without ``name`` the TUI refuses
+    the history (a zod error on screen) and never asks the model."""
+    value = json.loads(HANDWRITTEN.read_bytes())
+    del value["messages"][2]["content"][0]["name"]
+    folder = tmp_path / value["sessionId"]
+    folder.mkdir()
+    path = folder / HANDWRITTEN.name
+    path.write_text(json.dumps(value))
+    report = cline.check_resume(path, timeout=90)
+    assert report.requests == 0 and not report.resumed
