@@ -93,9 +93,7 @@ class SessionParam(click.ParamType):
         path = Path(value)
         if path.exists():
             if path.is_dir() and not self.dir_okay:
-                from ..registry import session_in_folder
-
-                found = session_in_folder(path)  # a folder that is one session (Kimi CLI, Mistral Vibe)
+                found = registry.session_in_folder(path)  # a folder that is one session (cline, Kimi CLI, Vibe, OpenHands)
                 if found is not None:
                     return found
                 self.fail(f"{value}: is a folder, not a session file", param, ctx)

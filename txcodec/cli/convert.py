@@ -82,8 +82,9 @@ def _sources(srcs: tuple[str, ...], harness: str | None) -> tuple[list[Path], bo
     batch = len(srcs) > 1
     for name in srcs:
         path = Path(name)
-        if path.is_dir() and registry.session_in_folder(path) is not None:  # a folder that is one session
-            files.append(registry.session_in_folder(path))
+        folder_session = registry.session_in_folder(path) if path.is_dir() else None
+        if folder_session is not None:  # a folder that is one session (cline, Kimi CLI, Vibe, OpenHands)
+            files.append(folder_session)
         elif path.is_dir():
             files += session_files(path)
             batch = True
