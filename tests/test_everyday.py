@@ -9,6 +9,7 @@ import shlex
 import subprocess
 from pathlib import Path
 
+import click
 import pytest
 from click.testing import CliRunner
 from conftest import ROOT
@@ -167,7 +168,7 @@ def test_resume_takes_the_command_from_the_harness_registration(tmp_path, monkey
                                resume=("acme-agent", "--continue-session", "{id}"))
     registry.harnesses()  # every harness loaded first: the made-up one is added to them
     monkeypatch.setitem(registry._cache, "acme", acme)
-    to = next(p for p in main.commands["resume"].params if p.name == "to")
+    to = next(p for p in main.get_command(click.Context(main), "resume").params if p.name == "to")
     monkeypatch.setattr(to.type, "choices", [*to.type.choices, "acme"])
     bin_dir, seen = tmp_path / "bin", tmp_path / "seen.txt"
     bin_dir.mkdir()

@@ -2,15 +2,47 @@
 
 from __future__ import annotations
 
-from . import usage
-from .api import ToolCall, convert, detect, install, load, messages, sample, to_common, tool_calls
-from .common import Conversation, Message, Usage
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
 from .errors import InputError, StoreError, TxcodecError, UnsafeId
-from .native import NativeSession, Opaque
-from .sessions import SessionRow, discover, resolve
-from .usage import total_usage
+
+if TYPE_CHECKING:  # what the lazy names below are, for type checkers and editors
+    from . import usage
+    from .api import ToolCall, convert, detect, install, load, messages, sample, to_common, tool_calls
+    from .common import Conversation, Message, Usage
+    from .native import NativeSession, Opaque
+    from .sessions import SessionRow, discover, resolve
+    from .usage import total_usage
 
 __version__ = "0.1.0"
+
+# The public API by the module that defines it, imported on first use: ``import txcodec``
+# (and so every ``txcodec`` command) does not pay for msgspec, the harnesses or the usage
+# report until it touches them.
+_LAZY = {
+    "ToolCall": "api", "convert": "api", "detect": "api", "install": "api", "load": "api", "messages": "api",
+    "sample": "api", "to_common": "api", "tool_calls": "api",
+    "Conversation": "common", "Message": "common", "Usage": "common",
+    "NativeSession": "native", "Opaque": "native",
+    "SessionRow": "sessions", "discover": "sessions", "resolve": "sessions",
+    "total_usage": "usage",
+    "usage": "usage",  # the module itself
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module = import_module(f"{__name__}.{_LAZY[name]}")
+    value = module if name == _LAZY[name] else getattr(module, name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __all__ = [
     "Conversation",

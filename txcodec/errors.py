@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import functools
 import os
+import sys
 from collections.abc import Callable
-from typing import ParamSpec, TypeVar
-
-import msgspec
+from typing import Any, ParamSpec, TypeVar
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -66,7 +65,21 @@ def strict() -> bool:
 # What a reader or writer raises when a value has another shape than the one it expects
 # (a string where it wants an object, a key missing, a number where it wants a list).
 # Input is data: such a value is reported in the loss report, never a crash.
-MALFORMED = (TypeError, AttributeError, KeyError, IndexError, ValueError, LookupError, msgspec.MsgspecError)
+# (``MALFORMED``, built on first use by ``__getattr__`` below: importing this module does
+# not import msgspec, so ``txcodec --help`` starts without it.)
+def __getattr__(name: str) -> Any:
+    if name == "MALFORMED":
+        import msgspec
+
+        return (TypeError, AttributeError, KeyError, IndexError, ValueError, LookupError, msgspec.MsgspecError)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _msgspec_error() -> type[Exception]:
+    """msgspec's base error; before msgspec is imported none can be raised, and
+    ``ValueError`` stands in."""
+    msgspec = sys.modules.get("msgspec")
+    return getattr(msgspec, "MsgspecError", ValueError)
 
 
 def describe(exc: BaseException) -> str:
@@ -93,7 +106,7 @@ def guarded(fn: Callable[P, T]) -> Callable[P, T]:
             error = StoreError(exc.strerror or describe(exc), path=exc.filename)
             error.errno = exc.errno
             raise error from exc
-        except (ValueError, msgspec.MsgspecError) as exc:
+        except (ValueError, _msgspec_error()) as exc:
             raise InputError(str(exc)) from exc
         except RecursionError as exc:
             raise InputError("input nested too deeply to process") from exc

@@ -13,10 +13,25 @@ import click
 from .. import __version__
 from ..errors import InternalError, describe, strict
 
-# One module per command group. A module defines ``register(group)``.
-COMMAND_MODULES = (
-    "store", "inspect", "verify", "show", "export", "usage", "convert", "check", "changes", "metrics", "lineage", "sql",
-)
+# Every command: the module of this package that registers it (``register(group)``) and the
+# first sentence of its help, which ``txcodec --help`` lists without importing the module
+# (tests/test_cli_startup.py checks the sentences against the commands' own help).
+COMMANDS = {
+    "changes": ("changes", "The files each tool call changed, per call, with its diff: as the client reported it, or computed from the versions it recorded."),
+    "check-resume": ("check", "Resume FILE (a path, a session id or prefix, or latest[:HARNESS]) with the real client against a strict local mock model and report what it sent."),
+    "convert": ("convert", "Convert sessions to another harness's native format."),
+    "export": ("export", "Export sessions (each a file, a session id or prefix, or latest[:HARNESS])."),
+    "inspect": ("inspect", "Show what FILE holds: its harness, a census of record types, every line kept only as bytes (with its line number and why) and the session's side files."),
+    "lineage": ("lineage", "How the session in PATH began (new, clear, fork, resume), the sessions it was forked from and the ones forked from it, by the links the files record (forkedFrom, forked_from_id, parentSession), never by guessing."),
+    "list": ("store", "List the sessions in the harnesses' stores, newest first."),
+    "metrics": ("metrics", "claude_code.token.usage as Claude Code's exporter writes it, derived from the transcripts: one point per finished call (its last fragment's usage, counted once), type input/output/cacheRead/cacheCreation, model, session.id and query_source main/subagent, as per-minute delta sums."),
+    "resume": ("convert", "Convert SRC to the target harness, install it in that client's store, and continue it there (``claude --resume``, ``codex resume``, ...)."),
+    "sample": ("store", "Print the path of a small synthetic session bundled with txcodec."),
+    "show": ("show", "Show the conversation in PATH (a file, a session id or prefix, or latest[:HARNESS]), its subagents indented under their calls."),
+    "sql": ("sql", "Run QUERY with DuckDB over an exported dataset."),
+    "usage": ("usage", "Tokens and cost per session and model, or grouped --by day, week, month, model, project or harness, with a totals row."),
+    "verify": ("verify", "Check that every file decodes and re-encodes to exactly its own bytes."),
+}
 
 
 # Exit status for a bug in txcodec (EX_SOFTWARE): 1 is bad input, 2 bad usage.
@@ -44,17 +59,27 @@ class _Guarded(click.Group):
             ctx.exit(INTERNAL_ERROR)
 
 
-@click.group(cls=_Guarded, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+class _Lazy(_Guarded):
+    """Commands imported when they run: ``txcodec --help`` lists :data:`COMMANDS` from
+    the table, and ``txcodec usage`` imports the usage module alone."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in COMMANDS:
+            import_module(f"{__name__}.{COMMANDS[cmd_name][0]}").register(self)
+        return self.commands.get(cmd_name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        # click's own listing, from each command's first sentence instead of the command
+        limit = formatter.width - 6 - max(map(len, COMMANDS))
+        rows = [(name, click.Command(name, help=COMMANDS[name][1]).get_short_help_str(limit)) for name in self.list_commands(ctx)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+@click.group(cls=_Lazy, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, prog_name="txcodec")
 def main() -> None:
     """Read, convert and write the session transcripts of AI coding agents."""
-
-
-for _name in COMMAND_MODULES:
-    try:
-        _module = import_module(f"{__name__}.{_name}")
-    except ModuleNotFoundError as exc:  # a command group not built yet
-        if exc.name != f"{__name__}.{_name}":
-            raise
-        continue
-    _module.register(main)

@@ -1,0 +1,76 @@
+"""Start-up stays lean (issue 12): ``txcodec --help`` imports no command module, msgspec
+or harness, and a command imports only what it runs. Pinned by what a fresh interpreter
+has imported, never by a timing."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import click
+import pytest
+from conftest import ROOT
+
+from txcodec.cli import COMMANDS, main
+
+# modules a start-up must not pay for unless the command needs them
+HEAVY = ("msgspec", "rich", "jinja2", "pyarrow", "duckdb", "importlib.metadata", "sqlite3", "json", "difflib", "subprocess")
+
+
+def imported_after(code: str) -> set[str]:
+    """The modules a fresh interpreter has imported after running ``code``."""
+    probe = f"{code}\nimport json, sys\nprint(json.dumps(sorted(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    return set(json.loads(out.splitlines()[-1]))
+
+
+def run_cli(*args: str) -> str:
+    return f"from txcodec.cli import main\ntry:\n    main({list(args)!r})\nexcept SystemExit:\n    pass"
+
+
+def test_help_imports_no_command_module_and_nothing_heavy():
+    # json is imported by the probe itself, after the command ran: check it separately
+    modules = imported_after(run_cli("--help") + "\nimport sys\nassert 'json' not in sys.modules, 'json'")
+    assert not {m for m in modules if m.startswith(("txcodec.cli.", "txcodec.harnesses"))}
+    assert {"txcodec.api", "txcodec.usage", "txcodec.registry"}.isdisjoint(modules)
+    assert set(HEAVY).isdisjoint(modules - {"json"})
+
+
+def test_import_txcodec_is_lazy_and_its_api_still_there():
+    import txcodec
+
+    assert "msgspec" not in imported_after("import txcodec")
+    for name in txcodec.__all__:
+        assert getattr(txcodec, name) is not None, name
+    assert txcodec.load is txcodec.api.load and txcodec.usage.total_usage is txcodec.total_usage
+    assert set(txcodec.__all__) <= set(dir(txcodec))
+    with pytest.raises(AttributeError):
+        txcodec.no_such_name  # noqa: B018
+
+
+def test_command_table_matches_the_commands():
+    """Each command in :data:`COMMANDS` is registered by the module the table names, and
+    its one-line help is the command's own: ``--help`` lists what ``<cmd> --help`` says."""
+    registered: dict[str, click.Command] = {}
+    for module in sorted({module for module, _ in COMMANDS.values()}):
+        group = click.Group()
+        __import__(f"txcodec.cli.{module}", fromlist=["register"]).register(group)
+        for name, command in group.commands.items():
+            assert COMMANDS[name][0] == module, name
+            registered[name] = command
+    assert sorted(registered) == sorted(COMMANDS)
+    for name, command in registered.items():
+        listed = click.Command(name, help=COMMANDS[name][1])
+        assert listed.get_short_help_str(10_000) == command.get_short_help_str(10_000), name
+
+
+def test_help_lists_every_command_as_click_would():
+    """The listing from the table is the one click prints from the commands themselves."""
+    ctx = click.Context(main, info_name="txcodec")
+    eager = click.Group(name="txcodec", help=main.help, params=main.params,
+                        commands={name: main.get_command(ctx, name) for name in COMMANDS})
+    for width in (60, 80, 120):
+        lazy = main.get_help(click.Context(main, info_name="txcodec", terminal_width=width))
+        full = eager.get_help(click.Context(eager, info_name="txcodec", terminal_width=width))
+        assert lazy == full
