@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -12,7 +13,6 @@ import msgspec
 from . import registry
 from .common import Child, Conversation, Message, ToolResult, ToolUse
 from .errors import InputError, guarded, strict
-from .ids import is_safe_cwd, safe_relpath
 from .loss import LossReport
 from .native import NativeSession, _no_cycle_collection, decode_document, decode_session, json_source
 
@@ -42,13 +42,21 @@ def detect(data: bytes) -> str:
 
 def detect_lines(lines: Iterable[bytes | memoryview]) -> str:
     """:func:`detect` from lines already split (no LF; blank ones are skipped), e.g. the
-    head of a file being streamed; only the first ``_SAMPLE_LINES`` count."""
+    head of a file being streamed; only the first ``_SAMPLE_LINES`` count. A first line
+    with a harness's signature (:data:`registry.SIGNATURES`) names it at once: nothing is
+    decoded (the reader decodes each line once) and no other harness is imported."""
+    lines = (line for line in lines if not _blank(line))
+    first = next(lines, None)
+    if first is None:
+        return _scored([])
+    known = registry.sniff(first)
+    return known if known is not None else _scored(itertools.chain((first,), lines))
+
+
+def _scored(lines: Iterable[bytes | memoryview]) -> str:
+    """The harness whose detector scores the first ``_SAMPLE_LINES`` non-blank lines best."""
     sample: list[Any] = []
-    for line in lines:
-        if len(sample) >= _SAMPLE_LINES:
-            break
-        if _blank(line):
-            continue
+    for line in itertools.islice(lines, _SAMPLE_LINES):
         try:
             sample.append(_shallow(json_source(line)))
         except (msgspec.DecodeError, RecursionError):  # msgspec: RecursionError when nested too deeply
@@ -335,6 +343,8 @@ def convert(
     if conversation.meta.forked_from is not msgspec.UNSET and to not in FORK_SLOTS:
         loss.add("lineage:forked-from", f"forked from {conversation.meta.forked_from.session_id}: "
                  f"{target.title} has no slot for a session's parent")
+    from .ids import safe_relpath  # here, not at start-up: it imports hashlib
+
     for rel in written.files:  # a writer's names are checked once more: a caller may write them out as they are
         safe_relpath(rel)
     if not conversation.messages and not conversation.children and "write:no-conversation" not in loss.counts():
@@ -345,6 +355,8 @@ def convert(
 def _recorded_cwd(conversation: Conversation) -> str | None:
     """The session's own project folder, when it can name one here (writers fall back to
     their default for anything else, and report an unusable one)."""
+    from .ids import is_safe_cwd
+
     cwd = conversation.meta.cwd
     return cwd if isinstance(cwd, str) and os.path.isabs(cwd) and is_safe_cwd(cwd) else None
 

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import import_module
@@ -13,6 +14,35 @@ from .errors import InputError
 from .native import Codec
 
 BUILTIN = ("claude_code", "codex", "stream_json", "gemini_cli", "qwen_code", "pi", "copilot_cli", "continue_cli", "opencode", "kilo", "kimi_cli", "mistral_vibe", "cline", "openhands", "aider", "droid", "jsonl")
+
+
+# How a session file opens, byte for byte, when its own client wrote it: these first-line
+# signatures are each one harness's alone (each client's serializer writes its first record
+# compactly, keys in this order), so a file opening so is that harness's without decoding a
+# line or importing another harness (api.detect). Every other file is decoded and scored by
+# every harness's ``detect``, plugins included. tests/test_detection_sniff.py checks each
+# signature against those detectors on every corpus file, golden and sample.
+_STRING = rb'"[^"\\]*"'
+SIGNATURES: tuple[tuple[re.Pattern[bytes], str], ...] = tuple((re.compile(pattern), name) for pattern, name in (
+    # Claude Code: a conversation record's envelope, a queue operation or a file snapshot
+    (rb'\{"parentUuid":(?:null|' + _STRING + rb'),"isSidechain":(?:true|false),', "claude_code"),
+    (rb'\{"type":"(?:queue-operation|file-history-snapshot)","(?:operation|messageId)":', "claude_code"),
+    # Codex: the rollout's session_meta line (``ordinal`` since 2026)
+    (rb'\{"timestamp":' + _STRING + rb',(?:"ordinal":\d+,)?"type":"session_meta","payload":\{', "codex"),
+    (rb'\{"type":"session_meta","timestamp":' + _STRING + rb',"ordinal":\d+,"payload":\{', "codex"),
+    # Gemini CLI: the metadata line (its detector's decisive line); pi: the session header
+    (rb'\{"sessionId":' + _STRING + rb',"projectHash":"', "gemini_cli"),
+    (rb'\{"type":"session","version":\d+,"id":"', "pi"),
+))
+
+
+def sniff(first_line: bytes | memoryview) -> str | None:
+    """The harness whose signature the first line of a file opens with, or None."""
+    head = bytes(first_line[:256])
+    for pattern, name in SIGNATURES:
+        if pattern.match(head):
+            return name
+    return None
 
 
 @dataclass
@@ -40,9 +70,37 @@ class WriteOptions:
     stdin_side: bool = False  # stream_json only: the lines a host sends, not what the CLI prints
 
 
+class Later:
+    """An object a harness registers without importing it: ``module``'s ``name``, or the
+    module itself when ``name`` is None. A :class:`Harness` field given one is imported on
+    first use, so a command using one part of a harness (usage reads a Claude Code file
+    without its codec) does not pay for the others. (A plain class: a dataclass costs
+    half a millisecond of start-up.)"""
+
+    __slots__ = ("module", "name")
+
+    def __init__(self, module: str, name: str | None = None) -> None:
+        self.module, self.name = module, name
+
+    def __repr__(self) -> str:
+        return f"Later({self.module!r}, {self.name!r})"
+
+    def resolve(self) -> Any:
+        module = import_module(self.module)
+        return module if self.name is None else getattr(module, self.name)
+
+
 @dataclass(frozen=True)
 class Harness:
-    """What a harness package registers. Only ``codec`` and ``detect`` are required."""
+    """What a harness package registers. Only ``codec`` and ``detect`` are required;
+    ``codec`` and ``store`` may be given as :class:`Later`."""
+
+    def __getattribute__(self, attr: str) -> Any:
+        value = object.__getattribute__(self, attr)
+        if type(value) is Later:  # imported once, on first use
+            value = value.resolve()
+            object.__setattr__(self, attr, value)
+        return value
 
     name: str
     title: str

@@ -85,9 +85,6 @@ class SessionParam(click.ParamType):
     def convert(self, value: Any, param: Any, ctx: Any) -> Any:
         from pathlib import Path
 
-        from .. import sessions
-        from ..errors import InputError
-
         if isinstance(value, Path):
             return value
         path = Path(value)
@@ -98,6 +95,9 @@ class SessionParam(click.ParamType):
                     return found
                 self.fail(f"{value}: is a folder, not a session file", param, ctx)
             return path
+        from .. import sessions  # only for a name that is no path
+        from ..errors import InputError
+
         try:
             return sessions.resolve(value)
         except InputError as exc:

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...registry import Harness, lazy
-from . import store
-from .codec import CODEC
+from ...registry import Harness, Later, lazy
 from .records import RECORD_TYPES, UNTAGGED
 
 _ID_KEYS = ("sessionId", "uuid", "leafUuid", "parentUuid")
@@ -35,10 +33,10 @@ def detect(sample: list[Any]) -> int:
 HARNESS = Harness(
     name="claude_code",
     title="Claude Code",
-    codec=CODEC,
+    codec=Later(f"{__name__}.codec", "CODEC"),  # usage reads without it
     detect=detect,
     read=lazy(f"{__name__}.read", "read"),
-    store=store,
+    store=Later(f"{__name__}.store"),
     write=lazy(f"{__name__}.write", "write"),
     # what the real ``claude --resume`` sends for this file (txcodec.clients.claude)
     check_resume=lazy("txcodec.clients.claude", "check_resume"),

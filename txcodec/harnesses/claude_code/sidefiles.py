@@ -25,7 +25,6 @@ from pathlib import Path
 
 import msgspec
 
-from ...ids import inside
 from .records import AgentMeta
 
 _meta_decoder = msgspec.json.Decoder(AgentMeta)
@@ -129,6 +128,8 @@ def session_files(main: Path, session_id: str | None = None) -> SessionFiles:
 
 def _refuse_outside(out: SessionFiles) -> None:
     """Drop every side file that is a symlink out of the session folder (into ``refused``)."""
+    from ...ids import inside  # here: ids imports hashlib, no cost a usage run should pay
+
     assert out.folder is not None
     kept = lambda path: not path.is_symlink() or inside(out.folder, path)  # noqa: E731
 

@@ -5,9 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...native import tag_of
-from ...registry import Harness, lazy
-from . import store
-from .codec import CODEC
+from ...registry import Harness, Later, lazy
 from .records import LINE_TYPES, RESPONSE_ITEM_TYPES
 
 # Envelope line types newer builds write that the codec keeps as OtherLine.
@@ -42,11 +40,11 @@ def detect(sample: list[Any]) -> int:
 HARNESS = Harness(
     name="codex",
     title="Codex CLI",
-    codec=CODEC,
+    codec=Later(f"{__name__}.codec", "CODEC"),  # usage reads without it
     detect=detect,
     read=lazy(f"{__name__}.read", "read"),
     write=lazy(f"{__name__}.write", "write"),
-    store=store,
+    store=Later(f"{__name__}.store"),
     check_resume=lazy("txcodec.clients.codex", "check_resume"),
     resume=("codex", "resume", "{id}"),
 )
