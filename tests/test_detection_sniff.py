@@ -83,3 +83,20 @@ def test_usage_of_a_claude_code_file_imports_no_other_harness():
     modules = out.rsplit("MODULES", 1)[1].split()
     assert modules and all(m.startswith("txcodec.harnesses.claude_code") for m in modules), modules
     assert "txcodec.harnesses.claude_code.codec" not in modules  # usage's lean pass has no use for it
+
+
+def test_file_names_table_is_the_stores_own():
+    """``registry.FILE_NAMES`` (looked up without importing a harness) lists exactly the
+    built-in stores' ``FILE_NAMES``."""
+    declared = {file_name: name for name in registry.BUILTIN
+                for file_name in getattr(registry.get(name).store, "FILE_NAMES", ())}
+    assert declared == registry.FILE_NAMES
+
+
+def test_convert_imports_only_the_two_harnesses_it_uses(tmp_path):
+    sample = registry.get("claude_code") and api.sample("claude_code")
+    probe = (f"import sys\nfrom txcodec.cli import main\ntry:\n    main(['convert', {str(sample)!r}, '--to', 'codex', '-o', {str(tmp_path / 'x')!r}])\n"
+             "except SystemExit:\n    pass\n"
+             "print('MODULES', *sorted(m.split('.')[2] for m in sys.modules if m.startswith('txcodec.harnesses.')))")
+    out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    assert set(out.rsplit("MODULES", 1)[1].split()) == {"claude_code", "codex"}

@@ -145,6 +145,8 @@ def split_database(path: Path) -> tuple[Path, str | None] | None:
             head = file.read(16)
     except OSError:
         return None
+    if not head.startswith(b"SQLite"):  # no database: opencode (sqlite3, subprocess) stays unimported
+        return None
     from .harnesses.opencode.store import SQLITE_MAGIC
 
     return (path, session) if head == SQLITE_MAGIC else None
@@ -221,10 +223,7 @@ def _folder_session(path: Path, harness: str | None) -> NativeSession | None:
 def _named(path: Path) -> str | None:
     """The harness whose store names its files so (aider's ``.aider.chat.history.md``:
     Markdown that no content sniffing could tell from any other text)."""
-    for name, found in registry.harnesses().items():
-        if path.name in getattr(found.store, "FILE_NAMES", ()):
-            return name
-    return None
+    return registry.named(path.name)
 
 
 def sample(harness: str = "claude_code") -> Path:

@@ -24,9 +24,11 @@ BUILTIN = ("claude_code", "codex", "stream_json", "gemini_cli", "qwen_code", "pi
 # signature against those detectors on every corpus file, golden and sample.
 _STRING = rb'"[^"\\]*"'
 SIGNATURES: tuple[tuple[re.Pattern[bytes], str], ...] = tuple((re.compile(pattern), name) for pattern, name in (
-    # Claude Code: a conversation record's envelope, a queue operation or a file snapshot
+    # Claude Code: a conversation record's envelope, or a record only it writes, by its tag
+    # and first key
     (rb'\{"parentUuid":(?:null|' + _STRING + rb'),"isSidechain":(?:true|false),', "claude_code"),
-    (rb'\{"type":"(?:queue-operation|file-history-snapshot)","(?:operation|messageId)":', "claude_code"),
+    (rb'\{"type":"(?:queue-operation","operation|file-history-snapshot","messageId|custom-title","customTitle'
+     rb'|summary","summary|mode","mode)":', "claude_code"),
     # Codex: the rollout's session_meta line (``ordinal`` since 2026)
     (rb'\{"timestamp":' + _STRING + rb',(?:"ordinal":\d+,)?"type":"session_meta","payload":\{', "codex"),
     (rb'\{"type":"session_meta","timestamp":' + _STRING + rb',"ordinal":\d+,"payload":\{', "codex"),
@@ -163,17 +165,45 @@ def _builtin(name: str) -> Harness | None:
     return harness
 
 
+_plugins: dict[str, Harness] | None = None
+
+
+def plugins() -> dict[str, Harness]:
+    """The harnesses installed under the ``txcodec.harnesses`` entry-point group."""
+    global _plugins
+    if _plugins is None:
+        from importlib import metadata  # slow to import: only when plugins are asked for
+
+        _plugins = {}
+        for ep in metadata.entry_points(group="txcodec.harnesses"):
+            _plugins.setdefault(ep.name, ep.load())
+    return _plugins
+
+
 def _load_all() -> dict[str, Harness]:
     global _all_loaded
     if not _all_loaded:
-        from importlib import metadata  # slow to import: only when every harness is asked for
-
         for name in BUILTIN:
             _builtin(name)
-        for ep in metadata.entry_points(group="txcodec.harnesses"):
-            _cache.setdefault(ep.name, ep.load())
+        for name, harness in plugins().items():
+            _cache.setdefault(name, harness)
         _all_loaded = True
     return _cache
+
+
+# File names that alone say whose a file is, whatever its bytes (a store's ``FILE_NAMES``),
+# of the built-in harnesses: known without importing them (a test checks the stores agree).
+FILE_NAMES = {".aider.chat.history.md": "aider"}
+
+
+def named(file_name: str) -> str | None:
+    """The harness whose store names its files ``file_name``, or None."""
+    if file_name in FILE_NAMES:
+        return FILE_NAMES[file_name]
+    for name, harness in plugins().items():
+        if name not in BUILTIN and file_name in getattr(harness.store, "FILE_NAMES", ()):
+            return name
+    return None
 
 
 def harnesses() -> dict[str, Harness]:

@@ -30,6 +30,12 @@ class _HarnessChoice(click.Choice):
     def choices(self, value: object) -> None:
         pass
 
+    def convert(self, value: Any, param: Any, ctx: Any) -> Any:
+        # a built-in harness is checked alone: listing the choices imports every harness
+        if value in self.extra or value in registry.BUILTIN and (not self.writable or registry.get(value).write is not None):
+            return value
+        return super().convert(value, param, ctx)
+
 
 def harness_choice() -> click.Choice:
     return _HarnessChoice()
