@@ -5,21 +5,20 @@ from __future__ import annotations
 from typing import Any
 
 from ...registry import Harness, Later, lazy
-from .records import RECORD_TYPES, UNTAGGED
 
 _ID_KEYS = ("sessionId", "uuid", "leafUuid", "parentUuid")
 _JOURNAL = ("started", "result")
 
 
-def _score(value: Any) -> int:
+def _score(value: Any, record_types: dict, untagged: dict) -> int:
     if not isinstance(value, dict) or "payload" in value or "session_id" in value:
         return 0
     if "type" in value and not isinstance(value["type"], str):
         return 0  # a tag that is not a string names no record
     kind = value.get("type")
     if kind is None:  # a side file: agent-*.meta.json, workflows/wf_*.json
-        return 2 if any(key in value for key in UNTAGGED) else 0
-    if kind not in RECORD_TYPES:
+        return 2 if any(key in value for key in untagged) else 0
+    if kind not in record_types:
         return 0
     if kind in _JOURNAL:  # journal lines carry agentId and key, nothing else
         return 2 if "agentId" in value and "key" in value else 0
@@ -27,7 +26,11 @@ def _score(value: Any) -> int:
 
 
 def detect(sample: list[Any]) -> int:
-    return sum(_score(value) for value in sample)
+    # the record structs are imported when a file is scored, not for every use of the
+    # package (a file opening with Claude Code's signature is never scored)
+    from .records import RECORD_TYPES, UNTAGGED
+
+    return sum(_score(value, RECORD_TYPES, UNTAGGED) for value in sample)
 
 
 HARNESS = Harness(

@@ -19,15 +19,23 @@ convert any file it names). A folder that cannot be listed is noted in
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import msgspec
 
-from .records import AgentMeta
+if TYPE_CHECKING:
+    from .records import AgentMeta
 
-_meta_decoder = msgspec.json.Decoder(AgentMeta)
+
+@functools.cache
+def _meta_decoder() -> msgspec.json.Decoder:
+    from .records import AgentMeta  # the record structs: only once a subagent's meta is read
+
+    return msgspec.json.Decoder(AgentMeta)
 
 
 @dataclass
@@ -42,7 +50,7 @@ class AgentFile:
         if self.meta_path is None:
             return None
         try:
-            return _meta_decoder.decode(self.meta_path.read_bytes())
+            return _meta_decoder().decode(self.meta_path.read_bytes())
         except (OSError, msgspec.MsgspecError):
             return None
 

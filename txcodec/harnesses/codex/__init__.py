@@ -6,7 +6,6 @@ from typing import Any
 
 from ...native import tag_of
 from ...registry import Harness, Later, lazy
-from .records import LINE_TYPES, RESPONSE_ITEM_TYPES
 
 # Envelope line types newer builds write that the codec keeps as OtherLine.
 _NEWER_LINES = {"world_state", "token_usage_record", "inter_agent_communication_metadata"}
@@ -16,6 +15,10 @@ def detect(sample: list[Any]) -> int:
     """Score leading lines: the ``{timestamp, type, payload}`` envelope is Codex's alone;
     2025 files start with a bare ``{id, timestamp, instructions}`` meta and carry
     ``{"record_type": "state"}`` markers and bare response items."""
+    # the record structs are imported when a file is scored, not for every use of the
+    # package (a rollout opening with Codex's signature is never scored)
+    from .records import LINE_TYPES, RESPONSE_ITEM_TYPES
+
     score = 0
     for n, value in enumerate(sample):
         if not isinstance(value, dict):
