@@ -265,25 +265,54 @@ def _line_ranges(path: Path, parts: int) -> list[tuple[int, int]]:
     return list(zip(cuts, cuts[1:]))
 
 
-class _Bounded:
-    """A file read from ``start`` up to ``end`` only."""
-
-    def __init__(self, f: Any, start: int, end: int) -> None:
-        f.seek(start)
-        self.f, self.left = f, end - start
-
-    def read(self, n: int) -> bytes:
-        block = self.f.read(min(n, self.left))
-        self.left -= len(block)
-        return block
-
-
 def _wanted_range(path: str, start: int, end: int) -> list:
     from .harnesses.claude_code.usage import wanted_lines
-    from .jsonl import read_chunks
 
-    with open(path, "rb") as f:
-        return wanted_lines(read_chunks(_Bounded(f, start, end)))
+    with open(path, "rb", buffering=0) as f:
+        return wanted_lines(line_blocks(f, start, end))
+
+
+_BLOCK = 1 << 20  # small enough to stay in the CPU's cache between the read and the decode
+_spare: list[bytearray] = []  # buffers line_blocks reuses: a store's thousands of small files need no new memory each
+
+
+def line_blocks(f: Any, start: int = 0, end: int | None = None) -> Iterator[memoryview]:
+    """The file's bytes from ``start`` up to ``end`` in blocks of whole lines (the last
+    may lack its LF), read into a reused buffer: each block is a view that is only
+    valid until the next one is asked for, so a reader decodes it before asking. A
+    line longer than the buffer gets a larger one. Memory stays flat and nothing is
+    copied twice, whatever the file's size."""
+    if start:
+        f.seek(start)
+    left = None if end is None else end - start
+    buf = _spare.pop() if _spare else bytearray(_BLOCK)
+    keep = 0  # bytes of an unfinished line at the buffer's start
+    try:
+        while True:
+            want = len(buf) - keep if left is None else min(len(buf) - keep, left)
+            got = f.readinto(memoryview(buf)[keep : keep + want]) if want > 0 else 0
+            if left is not None:
+                left -= got
+            filled = keep + got
+            if not got:
+                if filled:
+                    yield memoryview(buf)[:filled]
+                return
+            cut = buf.rfind(b"\n", 0, filled) + 1
+            if cut == 0:  # no line ends here yet
+                if filled == len(buf):
+                    bigger = bytearray(2 * len(buf))
+                    bigger[:filled] = buf
+                    buf = bigger
+                keep = filled
+                continue
+            yield memoryview(buf)[:cut]
+            keep = filled - cut
+            if keep:
+                buf[:keep] = buf[cut:filled]  # same length: the buffer is never resized under a view
+    finally:
+        if len(buf) <= 8 * _BLOCK:  # a buffer grown for a huge line is let go
+            _spare.append(buf)
 
 
 def _lean_codex(path: Path, data: bytes | None, subagents: bool) -> tuple[str | None, str | None, list[list]] | None:
@@ -299,10 +328,8 @@ def _each_piece(path: Path, data: bytes | None, reader: Callable[[Any], Any]) ->
         from .api import read_bytes
 
         return reader(data if data is not None else read_bytes(path))
-    from .jsonl import read_chunks
-
-    with open(path, "rb") as f:
-        return reader(read_chunks(f))
+    with open(path, "rb", buffering=0) as f:
+        return reader(line_blocks(f))
 
 
 LEAN: dict[str, Callable[[Path, bytes, bool], Any]] = {"claude_code": _lean_claude, "codex": _lean_codex}
@@ -623,7 +650,10 @@ def usage(
     if lo is not None and not paths:  # a store file untouched since before ``since`` holds no later call
         floor = datetime.fromisoformat(lo).timestamp() - 86400
         work = [job for job in work if _mtime(job[0]) >= floor]
-    results = _run([(str(p), h, subagents, lo, hi, explicit) for p, h, explicit in work], jobs, sum(_size(job[0]) for job in work))
+    from .native import _no_cycle_collection
+
+    with _no_cycle_collection():  # the reads build no cycles, only objects the collector would scan again and again
+        results = _run([(str(p), h, subagents, lo, hi, explicit) for p, h, explicit in work], jobs, sum(_size(job[0]) for job in work))
     groups: dict[tuple, UsageRow] = {}
     models_cost: dict[str, Any] = {}
     errors: list[str] = []
