@@ -197,7 +197,7 @@ class FileUsage(msgspec.Struct):
     calls: list[list]
 
 
-_SPLIT_BYTES = 32 << 20  # a Claude Code file this large is read by several processes
+_SPLIT_BYTES = 128 << 20  # a Claude Code file this large is read by several processes (below, forking costs what it saves)
 
 
 def _lean_claude(path: Path, data: bytes | None, subagents: bool) -> tuple[str | None, str | None, list[list]] | None:
@@ -207,8 +207,8 @@ def _lean_claude(path: Path, data: bytes | None, subagents: bool) -> tuple[str |
     found = _split_claude(path) if data is None and path.suffix != ".zst" and _size(path) >= _SPLIT_BYTES else False
     if found is False:
         found = _each_piece(path, data, file_calls)
-    if found is None or not subagents:
-        return found
+    if found is None or not subagents or not os.path.isdir(path.with_name(path.name.removesuffix(".jsonl"))):
+        return found  # no session folder (session_files' name for it): no subagents, found with one stat
     session, cwd, calls = found
     for agent in session_files(path).agents:
         try:
@@ -497,26 +497,34 @@ def local_day(ts: str | None) -> str | None:
 
 
 def _cells(fu: FileUsage, since: str | None, until: str | None) -> dict[tuple[str, str | None], list[int]]:
-    """The file's counters per (model, local day), calls outside [since, until] left out."""
+    """The file's counters per (model, local day), calls outside [since, until] left out;
+    each call once (:func:`_unique`, inlined: this runs once per call of a whole store)."""
     cells: dict[tuple[str, str | None], list[int]] = {}
-    for call in _unique(fu.calls):
-        day = local_day(call[2])
-        if (since is not None or until is not None) and (day is None or (since and day < since) or (until and day > until)):
+    seen: set[str] = set()
+    days = _day_cache
+    bounded = since is not None or until is not None
+    for call in fu.calls:
+        mid, model, ts, tokens, verified, reasoning = call
+        if mid is not None:
+            if mid in seen:
+                continue
+            seen.add(mid)
+        day = (days.get(ts[:16] + ts[-6:]) or local_day(ts)) if ts else None
+        if bounded and (day is None or (since and day < since) or (until and day > until)):
             continue
-        key = (call[1] or "?", day)
+        key = (model or "?", day)
         c = cells.get(key)
         if c is None:
             c = cells[key] = [0] * _N
         c[0] += 1  # the counters in ModelUsage's order: see _count
-        tokens = call[3]
         if tokens is None:
             c[2] += 1
-        elif call[4]:
+        elif verified:
             c[3] += tokens[0]
             c[4] += tokens[1]
             c[5] += tokens[2]
             c[6] += tokens[3]
-            c[11] += call[5] or 0
+            c[11] += reasoning or 0
         else:
             c[1] += 1
             c[7] += tokens[0]
@@ -653,11 +661,13 @@ def usage(
     from .native import _no_cycle_collection
 
     with _no_cycle_collection():  # the reads build no cycles, only objects the collector would scan again and again
-        results = _run([(str(p), h, subagents, lo, hi, explicit) for p, h, explicit in work], jobs, sum(_size(job[0]) for job in work))
-    groups: dict[tuple, UsageRow] = {}
+        results = _run([(str(p), h, subagents, lo, hi, explicit) for p, h, explicit in work], jobs, [_size(job[0]) for job in work])
+    groups: dict[tuple, list] = {}  # the group's keys -> [counters, dollars, every call priced]
     models_cost: dict[str, Any] = {}
     errors: list[str] = []
     rates = _Prices() if prices else None
+    by_day = bool({"day", "week", "month"} & set(by))
+    weeks: dict[str, str] = {}
     for path, ident, cells in results:
         if ident is None:
             if cells is not None:
@@ -669,28 +679,34 @@ def usage(
         proj = _project(cwd)
         if project is not None and project != proj and (cwd is None or project not in cwd):
             continue
+        keys = {"harness": fharness, "session": session, "project": proj or "?"}
         for (model, day), counters in cells.items():
-            keys = {
-                "harness": fharness,
-                "session": session,
-                "path": path,
-                "project": proj or "?",
-                "day": day or "?",
-                "week": _week(day) if day else "?",
-                "month": day[:7] if day else "?",
-                "model": model,
-            }
-            wanted = tuple((k, keys[k]) for k in by)
+            keys["model"] = model
+            if by_day:
+                keys["day"] = day or "?"
+                keys["month"] = day[:7] if day else "?"
+                week = weeks.get(day) if day else "?"
+                keys["week"] = week if week is not None else weeks.setdefault(day, _week(day))
+            wanted = tuple([(k, keys[k]) for k in by])
             if "session" in by:
                 wanted += (("path", path),)
-            row = groups.get(wanted)
-            if row is None:
-                row = groups[wanted] = UsageRow(**dict(wanted), cost_usd=None)
-            _add_counters(row, counters)
+            group = groups.get(wanted)
+            if group is None:
+                group = groups[wanted] = [[0] * _N, None, True]
+            total = group[0]
+            for i, value in enumerate(counters):
+                total[i] += value
             cost = rates.cost(model, counters) if rates is not None else None
-            _add_cost(row, cost)
+            if cost is None:  # as _add_cost: a part without a price leaves the row incomplete
+                group[2] = False
+            else:
+                group[1] = (group[1] or 0.0) + cost
             models_cost.setdefault(model, cost)
-    rows = sorted(groups.values(), key=lambda r: tuple(str(getattr(r, k)) for k in by))
+    rows = sorted(
+        (UsageRow(**dict(wanted), **dict(zip(_COUNTERS, total)), cost_usd=dollars, cost_complete=complete)
+         for wanted, (total, dollars, complete) in groups.items()),
+        key=lambda r: tuple(str(getattr(r, k)) for k in by),
+    )
     totals = UsageRow(cost_usd=None if rows else 0.0)
     for row in rows:
         _add_counters(totals, [getattr(row, n) for n in _COUNTERS])
@@ -735,10 +751,11 @@ def _size(path: Path) -> int:
 _PARALLEL_BYTES = 16 << 20  # below this, starting processes costs more than it saves
 
 
-def _run(work: list[tuple], jobs: int | None, total: int) -> list[tuple]:
-    """Read every file, in ``jobs`` forked processes when the work is worth it."""
+def _run(work: list[tuple], jobs: int | None, sizes: list[int]) -> list[tuple]:
+    """Read every file (``sizes``: their sizes), in ``jobs`` forked processes when the
+    work is worth it."""
     jobs = jobs or os.cpu_count() or 1
-    if jobs <= 1 or len(work) < 2 or total < _PARALLEL_BYTES:
+    if jobs <= 1 or len(work) < 2 or sum(sizes) < _PARALLEL_BYTES:
         return [_read_one(job) for job in work]
     import multiprocessing
 
@@ -747,7 +764,7 @@ def _run(work: list[tuple], jobs: int | None, total: int) -> list[tuple]:
     except ValueError:  # no fork (Windows): one process
         return [_read_one(job) for job in work]
     # big files first, so one large file does not finish last alone
-    order = sorted(range(len(work)), key=lambda i: -_size(Path(work[i][0])))
+    order = sorted(range(len(work)), key=lambda i: -sizes[i])
     with context.Pool(min(jobs, len(work))) as pool:
         done = pool.map(_read_one, [work[i] for i in order], chunksize=max(1, len(work) // (jobs * 8)))
     out: list[Any] = [None] * len(work)
