@@ -708,8 +708,8 @@ def usage(
         key=lambda r: tuple(str(getattr(r, k)) for k in by),
     )
     totals = UsageRow(cost_usd=None if rows else 0.0)
-    for row in rows:
-        _add_counters(totals, [getattr(row, n) for n in _COUNTERS])
+    _add_counters(totals, [sum(column) for column in zip(*(group[0] for group in groups.values()))])
+    for row in rows:  # dollars in the rows' order, as they are shown
         _add_cost(totals, row.cost_usd)
         totals.cost_complete = totals.cost_complete and row.cost_complete
     unpriced = sorted(m for m, c in models_cost.items() if c is None) if rates is not None else []
