@@ -285,7 +285,10 @@ def line_blocks(f: Any, start: int = 0, end: int | None = None) -> Iterator[memo
     if start:
         f.seek(start)
     left = None if end is None else end - start
-    buf = _spare.pop() if _spare else bytearray(_BLOCK)
+    try:
+        buf = _spare.pop()
+    except IndexError:  # none spare (or another thread took the last one)
+        buf = bytearray(_BLOCK)
     keep = 0  # bytes of an unfinished line at the buffer's start
     try:
         while True:
@@ -685,8 +688,7 @@ def usage(
             if by_day:
                 keys["day"] = day or "?"
                 keys["month"] = day[:7] if day else "?"
-                week = weeks.get(day) if day else "?"
-                keys["week"] = week if week is not None else weeks.setdefault(day, _week(day))
+                keys["week"] = (weeks.get(day) or weeks.setdefault(day, _week(day))) if day else "?"
             wanted = tuple([(k, keys[k]) for k in by])
             if "session" in by:
                 wanted += (("path", path),)

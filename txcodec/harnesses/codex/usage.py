@@ -23,7 +23,6 @@ from collections.abc import Iterable
 from typing import Any
 
 import msgspec
-
 from msgspec import UNSET, UnsetType
 
 
