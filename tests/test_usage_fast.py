@@ -250,6 +250,96 @@ def test_a_large_file_read_in_parts_gives_the_same_calls(monkeypatch):
         assert _split_claude(path) == file_calls(data), path
 
 
+def _lean_files(harness: str) -> list[Path]:
+    """Every corpus and golden (scenarios included) file of ``harness``, subagents too."""
+    files = corpus_files(harness, (".jsonl",)) + sorted((GOLDEN / harness).rglob("*.jsonl"))
+    return [p for p in files if p.name != "journal.jsonl"]
+
+
+def _blocks_of(path: Path, reader):
+    from txcodec.usage import line_blocks
+
+    with open(path, "rb", buffering=0) as f:
+        return reader(line_blocks(f))
+
+
+def test_every_way_the_lean_claude_pass_reads_a_file_gives_the_same_calls(monkeypatch):
+    """The whole-piece decode, the careful substring search it falls back to, the file
+    read in blocks (a buffer smaller than most lines included) and in parts by several
+    processes: the same calls on every corpus, golden and scenario file."""
+    from txcodec.harnesses.claude_code import usage as lean
+    from txcodec.usage import _split_claude
+
+    files = _lean_files("claude_code")
+    assert len(files) > 40
+    for path in files:
+        data = path.read_bytes()
+        try:
+            careful = lean._calls(lean._searched(data, None, None))
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            careful = None
+        assert lean.file_calls(data) == careful, path
+        assert _blocks_of(path, lean.file_calls) == careful, path
+    monkeypatch.setattr("txcodec.usage._BLOCK", 256)
+    monkeypatch.setattr("txcodec.usage._spare", [])
+    monkeypatch.setattr("os.cpu_count", lambda: 3)
+    for path in files[:: max(1, len(files) // 30)]:
+        want = lean.file_calls(path.read_bytes())
+        assert _blocks_of(path, lean.file_calls) == want, path
+        if want is not None:
+            assert _split_claude(path) == want, path
+
+
+def test_the_lean_codex_pass_reads_a_file_the_same_in_blocks(monkeypatch):
+    from txcodec.harnesses.codex import usage as lean
+
+    files = _lean_files("codex")
+    assert len(files) > 20
+    monkeypatch.setattr("txcodec.usage._BLOCK", 512)
+    monkeypatch.setattr("txcodec.usage._spare", [])
+    read = 0
+    for path in files:
+        want = lean.file_calls(path.read_bytes())
+        assert _blocks_of(path, lean.file_calls) == want, path
+        read += want is not None
+    assert read > 10
+
+
+def test_a_user_line_the_lean_shape_refuses_costs_speed_not_numbers(tmp_path):
+    """A line usage does not read (here a user record whose message is a string) makes
+    its piece be read the careful way; the file stays on the lean path and its numbers
+    are the full reader's."""
+    lines = MODERN.read_bytes().split(b"\n")
+    odd = b'{"type":"user","uuid":"zz","sessionId":"x","message":"odd"}'
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b"\n".join([*lines[:3], odd, *lines[3:]]))
+    assert _lean(path, None, "claude_code", True) is not None
+    want = [msgspec.structs.replace(r, session="") for r in session_usage(api.to_common(api.load(path)))]
+    assert want and want[0].calls > 0 and _rows(path) == want
+
+
+def test_line_blocks_gives_whole_lines_and_every_byte(monkeypatch):
+    import io
+    import random
+
+    from txcodec import usage as usage_module
+
+    rng = random.Random(5)
+    for _ in range(400):
+        monkeypatch.setattr(usage_module, "_BLOCK", rng.randint(1, 64))
+        if rng.random() < 0.3:
+            usage_module._spare.clear()
+        lines = [b"x" * rng.choice([0, 1, 5, 30, 100]) for _ in range(rng.randint(0, 30))]
+        data = b"\n".join(lines) + (b"\n" if rng.random() < 0.5 else b"")
+        start = rng.randint(0, len(data))
+        end = rng.randint(start, len(data))
+        for a, b in ((0, None), (start, end)):
+            blocks = [bytes(v) for v in usage_module.line_blocks(io.BytesIO(data), a, b)]
+            assert b"".join(blocks) == data[a:b]
+            assert all(block.endswith(b"\n") for block in blocks[:-1]) and all(blocks)
+    usage_module._spare.clear()
+
+
 def test_read_chunks_gives_whole_lines_and_every_byte():
     import io
     import random

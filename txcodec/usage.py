@@ -197,7 +197,7 @@ class FileUsage(msgspec.Struct):
     calls: list[list]
 
 
-_SPLIT_BYTES = 32 << 20  # a Claude Code file this large is read by several processes
+_SPLIT_BYTES = 128 << 20  # a Claude Code file this large is read by several processes (below, forking costs what it saves)
 
 
 def _lean_claude(path: Path, data: bytes | None, subagents: bool) -> tuple[str | None, str | None, list[list]] | None:
@@ -207,8 +207,8 @@ def _lean_claude(path: Path, data: bytes | None, subagents: bool) -> tuple[str |
     found = _split_claude(path) if data is None and path.suffix != ".zst" and _size(path) >= _SPLIT_BYTES else False
     if found is False:
         found = _each_piece(path, data, file_calls)
-    if found is None or not subagents:
-        return found
+    if found is None or not subagents or not os.path.isdir(path.with_name(path.name.removesuffix(".jsonl"))):
+        return found  # no session folder (session_files' name for it): no subagents, found with one stat
     session, cwd, calls = found
     for agent in session_files(path).agents:
         try:
@@ -265,25 +265,57 @@ def _line_ranges(path: Path, parts: int) -> list[tuple[int, int]]:
     return list(zip(cuts, cuts[1:]))
 
 
-class _Bounded:
-    """A file read from ``start`` up to ``end`` only."""
-
-    def __init__(self, f: Any, start: int, end: int) -> None:
-        f.seek(start)
-        self.f, self.left = f, end - start
-
-    def read(self, n: int) -> bytes:
-        block = self.f.read(min(n, self.left))
-        self.left -= len(block)
-        return block
-
-
 def _wanted_range(path: str, start: int, end: int) -> list:
     from .harnesses.claude_code.usage import wanted_lines
-    from .jsonl import read_chunks
 
-    with open(path, "rb") as f:
-        return wanted_lines(read_chunks(_Bounded(f, start, end)))
+    with open(path, "rb", buffering=0) as f:
+        return wanted_lines(line_blocks(f, start, end))
+
+
+_BLOCK = 1 << 20  # small enough to stay in the CPU's cache between the read and the decode
+_spare: list[bytearray] = []  # buffers line_blocks reuses: a store's thousands of small files need no new memory each
+
+
+def line_blocks(f: Any, start: int = 0, end: int | None = None) -> Iterator[memoryview]:
+    """The file's bytes from ``start`` up to ``end`` in blocks of whole lines (the last
+    may lack its LF), read into a reused buffer: each block is a view that is only
+    valid until the next one is asked for, so a reader decodes it before asking. A
+    line longer than the buffer gets a larger one. Memory stays flat and nothing is
+    copied twice, whatever the file's size."""
+    if start:
+        f.seek(start)
+    left = None if end is None else end - start
+    try:
+        buf = _spare.pop()
+    except IndexError:  # none spare (or another thread took the last one)
+        buf = bytearray(_BLOCK)
+    keep = 0  # bytes of an unfinished line at the buffer's start
+    try:
+        while True:
+            want = len(buf) - keep if left is None else min(len(buf) - keep, left)
+            got = f.readinto(memoryview(buf)[keep : keep + want]) if want > 0 else 0
+            if left is not None:
+                left -= got
+            filled = keep + got
+            if not got:
+                if filled:
+                    yield memoryview(buf)[:filled]
+                return
+            cut = buf.rfind(b"\n", 0, filled) + 1
+            if cut == 0:  # no line ends here yet
+                if filled == len(buf):
+                    bigger = bytearray(2 * len(buf))
+                    bigger[:filled] = buf
+                    buf = bigger
+                keep = filled
+                continue
+            yield memoryview(buf)[:cut]
+            keep = filled - cut
+            if keep:
+                buf[:keep] = buf[cut:filled]  # same length: the buffer is never resized under a view
+    finally:
+        if len(buf) <= 8 * _BLOCK:  # a buffer grown for a huge line is let go
+            _spare.append(buf)
 
 
 def _lean_codex(path: Path, data: bytes | None, subagents: bool) -> tuple[str | None, str | None, list[list]] | None:
@@ -299,10 +331,8 @@ def _each_piece(path: Path, data: bytes | None, reader: Callable[[Any], Any]) ->
         from .api import read_bytes
 
         return reader(data if data is not None else read_bytes(path))
-    from .jsonl import read_chunks
-
-    with open(path, "rb") as f:
-        return reader(read_chunks(f))
+    with open(path, "rb", buffering=0) as f:
+        return reader(line_blocks(f))
 
 
 LEAN: dict[str, Callable[[Path, bytes, bool], Any]] = {"claude_code": _lean_claude, "codex": _lean_codex}
@@ -470,26 +500,34 @@ def local_day(ts: str | None) -> str | None:
 
 
 def _cells(fu: FileUsage, since: str | None, until: str | None) -> dict[tuple[str, str | None], list[int]]:
-    """The file's counters per (model, local day), calls outside [since, until] left out."""
+    """The file's counters per (model, local day), calls outside [since, until] left out;
+    each call once (:func:`_unique`, inlined: this runs once per call of a whole store)."""
     cells: dict[tuple[str, str | None], list[int]] = {}
-    for call in _unique(fu.calls):
-        day = local_day(call[2])
-        if (since is not None or until is not None) and (day is None or (since and day < since) or (until and day > until)):
+    seen: set[str] = set()
+    days = _day_cache
+    bounded = since is not None or until is not None
+    for call in fu.calls:
+        mid, model, ts, tokens, verified, reasoning = call
+        if mid is not None:
+            if mid in seen:
+                continue
+            seen.add(mid)
+        day = (days.get(ts[:16] + ts[-6:]) or local_day(ts)) if ts else None
+        if bounded and (day is None or (since and day < since) or (until and day > until)):
             continue
-        key = (call[1] or "?", day)
+        key = (model or "?", day)
         c = cells.get(key)
         if c is None:
             c = cells[key] = [0] * _N
         c[0] += 1  # the counters in ModelUsage's order: see _count
-        tokens = call[3]
         if tokens is None:
             c[2] += 1
-        elif call[4]:
+        elif verified:
             c[3] += tokens[0]
             c[4] += tokens[1]
             c[5] += tokens[2]
             c[6] += tokens[3]
-            c[11] += call[5] or 0
+            c[11] += reasoning or 0
         else:
             c[1] += 1
             c[7] += tokens[0]
@@ -623,11 +661,16 @@ def usage(
     if lo is not None and not paths:  # a store file untouched since before ``since`` holds no later call
         floor = datetime.fromisoformat(lo).timestamp() - 86400
         work = [job for job in work if _mtime(job[0]) >= floor]
-    results = _run([(str(p), h, subagents, lo, hi, explicit) for p, h, explicit in work], jobs, sum(_size(job[0]) for job in work))
-    groups: dict[tuple, UsageRow] = {}
+    from .native import _no_cycle_collection
+
+    with _no_cycle_collection():  # the reads build no cycles, only objects the collector would scan again and again
+        results = _run([(str(p), h, subagents, lo, hi, explicit) for p, h, explicit in work], jobs, [_size(job[0]) for job in work])
+    groups: dict[tuple, list] = {}  # the group's keys -> [counters, dollars, every call priced]
     models_cost: dict[str, Any] = {}
     errors: list[str] = []
     rates = _Prices() if prices else None
+    by_day = bool({"day", "week", "month"} & set(by))
+    weeks: dict[str, str] = {}
     for path, ident, cells in results:
         if ident is None:
             if cells is not None:
@@ -639,31 +682,36 @@ def usage(
         proj = _project(cwd)
         if project is not None and project != proj and (cwd is None or project not in cwd):
             continue
+        keys = {"harness": fharness, "session": session, "project": proj or "?"}
         for (model, day), counters in cells.items():
-            keys = {
-                "harness": fharness,
-                "session": session,
-                "path": path,
-                "project": proj or "?",
-                "day": day or "?",
-                "week": _week(day) if day else "?",
-                "month": day[:7] if day else "?",
-                "model": model,
-            }
-            wanted = tuple((k, keys[k]) for k in by)
+            keys["model"] = model
+            if by_day:
+                keys["day"] = day or "?"
+                keys["month"] = day[:7] if day else "?"
+                keys["week"] = (weeks.get(day) or weeks.setdefault(day, _week(day))) if day else "?"
+            wanted = tuple([(k, keys[k]) for k in by])
             if "session" in by:
                 wanted += (("path", path),)
-            row = groups.get(wanted)
-            if row is None:
-                row = groups[wanted] = UsageRow(**dict(wanted), cost_usd=None)
-            _add_counters(row, counters)
+            group = groups.get(wanted)
+            if group is None:
+                group = groups[wanted] = [[0] * _N, None, True]
+            total = group[0]
+            for i, value in enumerate(counters):
+                total[i] += value
             cost = rates.cost(model, counters) if rates is not None else None
-            _add_cost(row, cost)
+            if cost is None:  # as _add_cost: a part without a price leaves the row incomplete
+                group[2] = False
+            else:
+                group[1] = (group[1] or 0.0) + cost
             models_cost.setdefault(model, cost)
-    rows = sorted(groups.values(), key=lambda r: tuple(str(getattr(r, k)) for k in by))
+    rows = sorted(
+        (UsageRow(**dict(wanted), **dict(zip(_COUNTERS, total)), cost_usd=dollars, cost_complete=complete)
+         for wanted, (total, dollars, complete) in groups.items()),
+        key=lambda r: tuple(str(getattr(r, k)) for k in by),
+    )
     totals = UsageRow(cost_usd=None if rows else 0.0)
-    for row in rows:
-        _add_counters(totals, [getattr(row, n) for n in _COUNTERS])
+    _add_counters(totals, [sum(column) for column in zip(*(group[0] for group in groups.values()))])
+    for row in rows:  # dollars in the rows' order, as they are shown
         _add_cost(totals, row.cost_usd)
         totals.cost_complete = totals.cost_complete and row.cost_complete
     unpriced = sorted(m for m, c in models_cost.items() if c is None) if rates is not None else []
@@ -705,10 +753,11 @@ def _size(path: Path) -> int:
 _PARALLEL_BYTES = 16 << 20  # below this, starting processes costs more than it saves
 
 
-def _run(work: list[tuple], jobs: int | None, total: int) -> list[tuple]:
-    """Read every file, in ``jobs`` forked processes when the work is worth it."""
+def _run(work: list[tuple], jobs: int | None, sizes: list[int]) -> list[tuple]:
+    """Read every file (``sizes``: their sizes), in ``jobs`` forked processes when the
+    work is worth it."""
     jobs = jobs or os.cpu_count() or 1
-    if jobs <= 1 or len(work) < 2 or total < _PARALLEL_BYTES:
+    if jobs <= 1 or len(work) < 2 or sum(sizes) < _PARALLEL_BYTES:
         return [_read_one(job) for job in work]
     import multiprocessing
 
@@ -717,7 +766,7 @@ def _run(work: list[tuple], jobs: int | None, total: int) -> list[tuple]:
     except ValueError:  # no fork (Windows): one process
         return [_read_one(job) for job in work]
     # big files first, so one large file does not finish last alone
-    order = sorted(range(len(work)), key=lambda i: -_size(Path(work[i][0])))
+    order = sorted(range(len(work)), key=lambda i: -sizes[i])
     with context.Pool(min(jobs, len(work))) as pool:
         done = pool.map(_read_one, [work[i] for i in order], chunksize=max(1, len(work) // (jobs * 8)))
     out: list[Any] = [None] * len(work)

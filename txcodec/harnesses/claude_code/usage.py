@@ -51,17 +51,20 @@ _EMPTY = _Message()
 def file_calls(data: bytes | Iterable[bytes]) -> tuple[str | None, str | None, list[list]] | None:
     """``(sessionId, cwd, calls)`` in first-fragment order; each call is
     ``[id, model, timestamp, (input, output, cache write, cache read) | None, verified,
-    reasoning]``; synthetic calls are left out. ``None`` when a line needs the full reader."""
+    reasoning]``; synthetic calls are left out. ``data`` is the file's bytes or its
+    whole-line pieces (each may be a view that is reused once the next is asked for).
+    ``None`` when a line needs the full reader."""
     try:
-        return _calls(_wanted_lines(data))
+        return _calls(_read_lines(data))
     except (msgspec.DecodeError, msgspec.ValidationError):
         return None
 
 
 def wanted_lines(pieces: Iterable[bytes]) -> list[_Line]:
-    """The lines :func:`file_calls` reads from part of a file (whole lines), for a
-    process reading that part; raises msgspec's errors."""
-    return list(_wanted_lines(pieces))
+    """The lines :func:`file_calls` needs from part of a file (whole lines), for a
+    process reading that part: every line until both ``sessionId`` and ``cwd`` were
+    seen, then assistant records only. Raises msgspec's errors."""
+    return list(_read_lines(pieces))
 
 
 def calls_of_parts(parts: Iterable[list[_Line]]) -> tuple[str | None, str | None, list[list]] | None:
@@ -74,45 +77,67 @@ def calls_of_parts(parts: Iterable[list[_Line]]) -> tuple[str | None, str | None
         return None
 
 
+def _read_lines(data: bytes | Iterable[bytes]) -> Iterator[_Line]:
+    """The lines usage reads: every line until both ``sessionId`` and ``cwd`` were seen,
+    then the assistant records. Each piece is decoded whole with the lean shape, which
+    skips the fields it does not name far faster than a substring search could pass
+    over them. A piece with a line of another shape (a ``message`` that is not an
+    object, a cut-off last line) is read the careful way, :func:`_searched`: only the
+    lines usage needs must fit, as before."""
+    pieces = (data,) if isinstance(data, (bytes, bytearray, memoryview)) else data
+    decode = _lines.decode_lines
+    session = cwd = None
+    for piece in pieces:
+        try:
+            lines = decode(piece)
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            lines = _searched(bytes(piece), session, cwd)
+        head = 0
+        while head < len(lines) and (session is None or cwd is None):  # every line until both were seen
+            session = session or lines[head].session_id
+            cwd = cwd or lines[head].cwd
+            head += 1
+        yield from lines[:head]
+        yield from [line for line in lines[head:] if line.type == "assistant"]  # then the records _calls reads
+
+
 _one = msgspec.json.Decoder(_Line)
 _ASSISTANT = b'"assistant"'
 _SPELLED = (b"\\u006", b"\\u007")  # an escaped lowercase letter: "assistant" could hide behind it
 
 
-def _wanted_lines(data: bytes | Iterable[bytes]) -> Iterator[_Line]:
-    """The lines usage reads: every line until both ``sessionId`` and ``cwd`` were seen,
-    then only lines that can be an assistant record: those with ``"assistant"`` in their
-    bytes, found by a substring search that passes over the bulk (tool output) far faster
-    than a decode. A piece with an escaped lowercase letter anywhere (rare: clients write
-    letters as they are) is decoded whole, since its escapes could spell the word."""
-    pieces = (data,) if isinstance(data, (bytes, bytearray, memoryview)) else data
-    session = cwd = None
+def _searched(piece: bytes, session: str | None, cwd: str | None) -> list[_Line]:
+    """The lines of ``piece`` usage needs, when not every line fits the lean shape:
+    every line until both ``sessionId`` and ``cwd`` were seen, then only lines that can
+    be an assistant record: those with ``"assistant"`` in their bytes. A piece with an
+    escaped lowercase letter anywhere (rare: clients write letters as they are) is
+    decoded whole, since its escapes could spell the word."""
+    out = []
     decode = _one.decode
-    for piece in pieces:
-        piece = bytes(piece)
-        view, size, start = memoryview(piece), len(piece), 0
-        find, rfind = piece.find, piece.rfind
-        while start < size and (session is None or cwd is None):  # the head: every line
-            end = find(b"\n", start)
-            end = size if end < 0 else end
-            line = view[start:end]
-            start = end + 1
-            if bytes(line).strip():
-                rec = decode(line)
-                session = session or rec.session_id
-                cwd = cwd or rec.cwd
-                yield rec
-        if start >= size:
-            continue
-        if find(_SPELLED[0], start) >= 0 or find(_SPELLED[1], start) >= 0:
-            yield from _lines.decode_lines(view[start:])
-            continue
-        while (hit := find(_ASSISTANT, start)) >= 0:
-            first = rfind(b"\n", start, hit) + 1 or start
-            end = find(b"\n", hit)
-            end = size if end < 0 else end
-            yield decode(view[first:end])
-            start = end + 1
+    view, size, start = memoryview(piece), len(piece), 0
+    find, rfind = piece.find, piece.rfind
+    while start < size and (session is None or cwd is None):  # the head: every line
+        end = find(b"\n", start)
+        end = size if end < 0 else end
+        line = view[start:end]
+        start = end + 1
+        if bytes(line).strip():
+            rec = decode(line)
+            session = session or rec.session_id
+            cwd = cwd or rec.cwd
+            out.append(rec)
+    if start >= size:
+        return out
+    if find(_SPELLED[0], start) >= 0 or find(_SPELLED[1], start) >= 0:
+        out.extend(_lines.decode_lines(view[start:]))
+        return out
+    while (hit := find(_ASSISTANT, start)) >= 0:
+        first = rfind(b"\n", start, hit) + 1 or start
+        end = find(b"\n", hit)
+        end = size if end < 0 else end
+        out.append(decode(view[first:end]))
+        start = end + 1
+    return out
 
 
 def _calls(lines: Iterable[_Line]) -> tuple[str | None, str | None, list[list]] | None:

@@ -23,9 +23,22 @@ from collections.abc import Iterable
 from typing import Any
 
 import msgspec
+from msgspec import UNSET, UnsetType
 
-from ...jsonl import decode_chunks
-from .records import TokenInfo, TokenUsage
+
+class _TokenUsage(msgspec.Struct, gc=False):  # records.TokenUsage's fields and types, never tracked by the GC
+    input_tokens: int = 0
+    cached_input_tokens: int = 0
+    output_tokens: int = 0
+    reasoning_output_tokens: int = 0
+    total_tokens: int = 0
+    cache_write_input_tokens: int | UnsetType = UNSET
+
+
+class _TokenInfo(msgspec.Struct, gc=False):  # records.TokenInfo's
+    total_token_usage: _TokenUsage | None | UnsetType = UNSET
+    last_token_usage: _TokenUsage | None | UnsetType = UNSET
+    model_context_window: int | None | UnsetType = UNSET
 
 
 class _Payload(msgspec.Struct, gc=False):
@@ -34,7 +47,7 @@ class _Payload(msgspec.Struct, gc=False):
     id: Any = None
     model: Any = None
     cwd: Any = None
-    info: TokenInfo | None = None
+    info: _TokenInfo | None = None
 
 
 class _Line(msgspec.Struct, gc=False):
@@ -53,15 +66,18 @@ _COMPACTION_ITEMS = {"compaction", "compaction_summary"}
 
 def file_calls(data: bytes | Iterable[bytes]) -> tuple[str | None, str | None, list[list]] | None:
     """``(session id, cwd, calls)``; each call is ``[id, model, timestamp, (input,
-    output, cache write, cache read) | None, True, reasoning]``. ``None`` when the
-    rollout needs the full reader."""
+    output, cache write, cache read) | None, True, reasoning]``. ``data`` is the file's
+    bytes or its whole-line pieces (each may be a view that is reused once the next is
+    asked for). ``None`` when the rollout needs the full reader."""
     try:
-        return _calls(decode_chunks(_lines, data))
+        return _calls((data,) if isinstance(data, (bytes, bytearray, memoryview)) else data)
     except (msgspec.DecodeError, msgspec.ValidationError):
         return None
 
 
-def _calls(lines: Iterable[_Line]) -> tuple[str | None, str | None, list[list]] | None:
+def _calls(pieces: Iterable[Any]) -> tuple[str | None, str | None, list[list]] | None:
+    # one loop over every line of every piece, no generator between: this is usage's
+    # inner loop over a Codex store, and the branches come in the order lines are common
     own_id: Any = None
     cwd = None
     model: str | None = None
@@ -71,66 +87,70 @@ def _calls(lines: Iterable[_Line]) -> tuple[str | None, str | None, list[list]] 
     last_total: Any = None
     unattributed: Any = None  # a counted token_count no assistant message took
     has_message_item = False
-    for line in lines:
-        p = line.payload
-        kind = line.type
-        if p is None:
-            return None  # a 2025 line without an envelope
-        if kind == "response_item":
-            t = p.type
-            if t == "message":
-                has_message_item = True
-                if p.role != "assistant":
+    decode = _lines.decode_lines
+    for piece in pieces:
+        for line in decode(piece):
+            p = line.payload
+            if p is None:
+                return None  # a 2025 line without an envelope
+            kind = line.type
+            if kind == "event_msg":
+                t = p.type
+                if t == "token_count":
+                    info = p.info
+                    if info is None:
+                        continue
+                    total = info.total_token_usage
+                    if type(total) is not _TokenUsage or total == last_total:
+                        continue
+                    last_total = total
+                    last = info.last_token_usage
+                    if type(last) is not _TokenUsage:
+                        last = total
+                    if fresh:
+                        _add(calls[-1], last)
+                        unattributed = None
+                    else:
+                        unattributed = last  # a compaction's own call, if a compacted line follows
+                    fresh = False
+                elif t == "error":  # a synthetic assistant message: not a call, closes the open one
                     open_call = None
-                    continue
-                if open_call is None:
-                    open_call, fresh = _open(calls, model, line.timestamp), True
-                if open_call[0] is None and isinstance(p.id, str):
-                    open_call[0] = p.id
-            elif t in _ASSISTANT_ITEMS:
-                if open_call is None:
-                    open_call, fresh = _open(calls, model, line.timestamp), True
-                if t == "web_search_call":  # a synthetic empty result follows the call
+            elif kind == "response_item":
+                t = p.type
+                if t == "message":
+                    has_message_item = True
+                    if p.role != "assistant":
+                        open_call = None
+                        continue
+                    if open_call is None:
+                        open_call, fresh = _open(calls, model, line.timestamp), True
+                    if open_call[0] is None and isinstance(p.id, str):
+                        open_call[0] = p.id
+                elif t in _ASSISTANT_ITEMS:
+                    if open_call is None:
+                        open_call, fresh = _open(calls, model, line.timestamp), True
+                    if t == "web_search_call":  # a synthetic empty result follows the call
+                        open_call = None
+                elif t in _USER_ITEMS:
                     open_call = None
-            elif t in _USER_ITEMS:
+                elif t in _COMPACTION_ITEMS:  # a compaction message: a call, never joined
+                    _open(calls, model, line.timestamp)
+                    open_call, fresh = None, True
+            elif kind == "turn_context":
+                if isinstance(p.model, str):
+                    model = p.model
+            elif kind == "session_meta":
+                pid = p.id
+                if own_id is None:
+                    own_id = pid if isinstance(pid, str) else ""
+                    cwd = p.cwd if isinstance(p.cwd, str) else None
+                elif pid != own_id:
+                    return None  # a fork replaying its parent
+            elif kind == "compacted":  # a synthetic summary message: the compaction's call, when counted
                 open_call = None
-            elif t in _COMPACTION_ITEMS:  # a compaction message: a call, never joined
-                _open(calls, model, line.timestamp)
-                open_call, fresh = None, True
-        elif kind == "event_msg":
-            t = p.type
-            if t == "token_count":
-                info = p.info
-                if info is None or not isinstance(info.total_token_usage, TokenUsage):
-                    continue
-                total = msgspec.structs.astuple(info.total_token_usage)
-                if total == last_total:
-                    continue
-                last_total = total
-                last = info.last_token_usage if isinstance(info.last_token_usage, TokenUsage) else info.total_token_usage
-                if fresh:
-                    _add(calls[-1], last)
+                if unattributed is not None:
+                    _add(_open(calls, model, line.timestamp), unattributed)
                     unattributed = None
-                else:
-                    unattributed = last  # a compaction's own call, if a compacted line follows
-                fresh = False
-            elif t == "error":  # a synthetic assistant message: not a call, closes the open one
-                open_call = None
-        elif kind == "session_meta":
-            pid = p.id
-            if own_id is None:
-                own_id = pid if isinstance(pid, str) else ""
-                cwd = p.cwd if isinstance(p.cwd, str) else None
-            elif pid != own_id:
-                return None  # a fork replaying its parent
-        elif kind == "turn_context":
-            if isinstance(p.model, str):
-                model = p.model
-        elif kind == "compacted":  # a synthetic summary message: the compaction's call, when counted
-            open_call = None
-            if unattributed is not None:
-                _add(_open(calls, model, line.timestamp), unattributed)
-                unattributed = None
     if not has_message_item:
         return None  # events-only: read from the UI events
     return (own_id or None), cwd, calls
