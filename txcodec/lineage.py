@@ -193,6 +193,15 @@ def session_origin(session: Any) -> Origin:
     return find(session.lines, path)
 
 
+def lines_origin(harness: str, lines: Any, path: Path | None, source: Any = None) -> Origin:
+    """:func:`session_origin` of lines no NativeSession holds (a session about to be
+    streamed: ``lines`` as ``native.RawLines`` of ``source``, the file's bytes)."""
+    find = _BY_HARNESS.get(harness)
+    if find is None:
+        return Origin(harness, None, None, None, path)
+    return find(lines, path, source) if find is claude_origin and source is not None else find(lines, path)
+
+
 def origin(path: str | os.PathLike[str], harness: str | None = None) -> Origin:
     """How the session in ``path`` began and what it was forked from: the function a
     session listing calls per row (it reads the file's lines, not its conversation)."""

@@ -32,12 +32,15 @@ def detect(sample: list[Any]) -> int:
     return sum(_score(value) for value in sample)
 
 
+_read = lazy(f"{__name__}.read", "read")
+_read.streams = True  # type: ignore[attr-defined]  # it reads a NativeSession.pending as it decodes it
+
 HARNESS = Harness(
     name="claude_code",
     title="Claude Code",
     codec=CODEC,
     detect=detect,
-    read=lazy(f"{__name__}.read", "read"),
+    read=_read,
     store=store,
     write=lazy(f"{__name__}.write", "write"),
     # what the real ``claude --resume`` sends for this file (txcodec.clients.claude)
