@@ -212,14 +212,16 @@ def decode_session(data: bytes, codec: Codec, harness: str, path: Path | None = 
 def _decode_views(data: bytes, codec: Any) -> tuple[list[Line], bool]:
     """Decode from views into ``data`` (no copy of each line), a batch at a time."""
     lines: list[Line] = []
-    for batch, _ in decode_batches(data, codec):
+    for batch, _, _ in decode_batches(data, codec):
         lines.extend(batch)
     return lines, bool(data) and data[-1] == 0x0A
 
 
-def decode_batches(data: Any, codec: Any) -> Iterator[tuple[list[Line], int]]:
+def decode_batches(data: Any, codec: Any) -> Iterator[tuple[list[Line], int, bool]]:
     """The lines of ``data`` (bytes, or a file mapped in memory) decoded from views into
-    it, each batch with the offset where it ends. Lines are found and decoded a batch at
+    it, each batch with the offset where it ends and whether ``decode_batch`` took it
+    whole (then no line of it holds a lone surrogate escape: msgspec refuses one
+    anywhere in a line, skipped values included). Lines are found and decoded a batch at
     a time, so each batch is still in cache when it is decoded: up to ``_BATCH`` lines
     and ``_BATCH_BYTES`` go to ``codec.decode_batch`` in one call when the codec has one;
     a long line, or a batch the codec refuses, is decoded line by line."""
@@ -249,9 +251,10 @@ def decode_batches(data: Any, codec: Any) -> Iterator[tuple[list[Line], int]]:
             if records is not None and len(records) != len(starts):
                 records = None
         raws = list(map(view.__getitem__, map(slice, starts, ends)))
+        whole = records is not None
         if records is None:
             records = decode_all(decode, raws)
-        yield list(map(Line, raws, records, untouched)), ends[-1]  # no bytecode per line
+        yield list(map(Line, raws, records, untouched)), ends[-1], whole  # no bytecode per line
 
 
 class RawLines:

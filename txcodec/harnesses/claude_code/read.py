@@ -44,9 +44,9 @@ from ...common import (
     Usage,
 )
 from ...errors import MALFORMED
-from ...loss import LossReport
+from ...loss import Loss, LossReport
 from ...native import Line, NativeSession, Opaque, builtins, decode_batches, mark_cut_off
-from ...readkit import UnknownKeys, may_hold_lone_surrogates, read_repaired, report_lone_surrogate_lines, report_malformed
+from ...readkit import UnknownKeys, read_repaired, report_lone_surrogate_lines, report_malformed
 from ...tools import tool_kind
 from . import envelopes
 from .records import (
@@ -165,11 +165,12 @@ class _FileReader:
         self.pending_origin: tuple[str, int] | None = None
         self.seen: set[str] = set()
         self.unknown = UnknownKeys(_HANDLERS)
+        self.add_loss = loss.entries.append
         self.repaired: list[int] = []  # lines read from a copy with lone surrogates repaired (streamed only)
 
     # -- helpers ---------------------------------------------------------------------
     def lose(self, kind: str, detail: str, line: int) -> None:
-        self.loss.add(kind, detail, file=self.file, line=line)
+        self.add_loss(Loss(kind, detail, self.file, line))  # LossReport.add, without its keywords (a call per line)
 
     def _envelope_meta(self, rec: Any) -> None:
         m = self.meta
@@ -237,17 +238,16 @@ class _FileReader:
         data, session.pending = session.pending, None
         size = len(data)
         final_newline = bool(size) and data[-1] == 0x0A
-        repaired = self.repaired if may_hold_lone_surrogates(data) else None
+        repaired = self.repaired
         release = getattr(data, "madvise", None)
         released, n = 0, 0
-        for batch, end in decode_batches(data, session.codec):
+        for batch, end, whole in decode_batches(data, session.codec):
             if end >= size and not final_newline:
                 mark_cut_off(batch[-1])
-            for line in batch:
-                n += 1
-                if repaired is not None and read_repaired(line):
-                    repaired.append(n)
-                yield line
+            if not whole:  # only a line decoded alone can have been repaired
+                repaired.extend(k for k, line in enumerate(batch, n + 1) if read_repaired(line))
+            n += len(batch)
+            yield from batch
             if release is not None and end - released >= _RELEASE:
                 page = end - end % mmap.PAGESIZE
                 release(mmap.MADV_DONTNEED, released, page - released)
