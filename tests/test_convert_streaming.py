@@ -89,3 +89,17 @@ def test_raw_lines_are_the_lines_forwards_and_backwards(data):
         expected = []
     assert [bytes(v) for v in RawLines(data)] == expected
     assert [bytes(v) for v in reversed(RawLines(data))] == expected[::-1]
+
+
+@pytest.mark.parametrize("path", CLAUDE_FILES, ids=lambda p: p.name)
+def test_the_unknown_key_probe_finds_what_the_full_check_finds(path, monkeypatch):
+    """readkit's probe only skips a line in which every key is declared."""
+    from txcodec import readkit
+    from txcodec.harnesses.claude_code.read import _HANDLERS
+
+    session = api.load(path, "claude_code")
+    probed, full = LossReport(), LossReport()
+    readkit.report_unknown_keys(session, probed, "f", _HANDLERS)
+    monkeypatch.setattr(readkit, "_probe", lambda cls, nested: None)
+    readkit.report_unknown_keys(session, full, "f", _HANDLERS)
+    assert probed.to_dict() == full.to_dict()

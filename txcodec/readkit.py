@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import msgspec
+from msgspec import UNSET, UnsetType
 
 from .errors import MALFORMED, describe
 from .loss import LossReport
@@ -117,6 +118,13 @@ class UnknownKeys:
     def add(self, n: int, record: Any, raw: Any) -> None:
         if raw is None or type(record) not in self.read:
             return
+        probe = _probe(type(record), self.nested)
+        if probe is not None:
+            try:
+                probe.decode(json_source(raw))
+                return  # every key declared: one scan of the line, no dict of its keys
+            except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+                pass  # an unknown key (or an odd shape): found below as ever
         try:
             keys = _keys.decode(json_source(raw))
         except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
@@ -139,6 +147,39 @@ class UnknownKeys:
         for (tag, key), lines in sorted(self.found.items(), key=lambda kv: kv[1][0]):
             count = f" ({len(lines)} lines)" if len(lines) > 1 else ""
             loss.add("field:unknown", f"{tag} record key {key!r}{count}: not known to the reader, not carried", file=file, line=lines[0])
+
+
+_probes: dict[tuple[type, tuple[str, ...]], Any] = {}
+
+
+def _probe(cls: type, nested: tuple[str, ...]) -> Any:
+    """A decoder that accepts a line of ``cls`` only when each of its keys, and each key
+    of its ``nested`` objects, is one ``cls`` declares (any values, skipped unread):
+    :class:`UnknownKeys` has nothing to find in such a line. ``None`` when ``cls`` has a
+    nested field that is not exactly one Struct class (the full check then runs)."""
+    key = (cls, nested)
+    if key not in _probes:
+        _probes[key] = _probe_struct(cls, nested)
+        if _probes[key] is not None:
+            _probes[key] = msgspec.json.Decoder(_probes[key])
+    return _probes[key]
+
+
+def _probe_struct(cls: type, nested: tuple[str, ...]) -> Any:
+    fields: list[tuple[str, Any, Any]] = []
+    for f in msgspec.structs.fields(cls):
+        kind: Any = msgspec.Raw
+        if f.name in nested:
+            if not (isinstance(f.type, type) and issubclass(f.type, msgspec.Struct)):
+                return None
+            kind = _probe_struct(f.type, ())
+        fields.append((f.encode_name, kind))
+    tag_field = cls.__struct_config__.tag_field
+    if tag_field and tag_field not in {name for name, _ in fields}:
+        fields.append((tag_field, msgspec.Raw))
+    names = {f"k{i}": name for i, (name, _) in enumerate(fields)}
+    return msgspec.defstruct(f"{cls.__name__}Keys", [(f"k{i}", kind | UnsetType, UNSET) for i, (_, kind) in enumerate(fields)],
+                             rename=names, forbid_unknown_fields=True)
 
 
 def _tag(record: msgspec.Struct) -> str:
