@@ -45,6 +45,15 @@ def _line(n: int, text: str, **extra) -> bytes:
     return json.dumps(record).encode()
 
 
+@pytest.fixture(autouse=True)
+def _fixed_clock(monkeypatch):
+    """A session without a single time is written with the time of writing: one clock
+    for both conversions compared."""
+    from txcodec.harnesses.codex import write
+
+    monkeypatch.setattr(write, "_now", lambda: "2026-01-02T03:04:05.678Z")
+
+
 @pytest.mark.parametrize("path", CLAUDE_FILES, ids=lambda p: p.name)
 @pytest.mark.parametrize("to", ["codex", "claude_code"])
 def test_a_streamed_corpus_session_converts_as_a_whole_one(path, to):

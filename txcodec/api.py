@@ -373,12 +373,7 @@ def _streamed(source: Any, harness: str | None) -> NativeSession | None:
         if path is not None:
             data.close()
         return None
-    from .lineage import lines_origin
-    from .native import RawLines
-
-    session = NativeSession(name, found.codec, [], True, path, pending=data)
-    session.origin = lines_origin(name, RawLines(data), path, data)
-    return session
+    return NativeSession(name, found.codec, [], True, path, pending=data)  # its reader sets its origin
 
 
 def _recorded_cwd(conversation: Conversation) -> str | None:

@@ -44,8 +44,9 @@ from ...common import (
     Usage,
 )
 from ...errors import MALFORMED
+from ...lineage import FORKED_FROM, lines_origin
 from ...loss import Loss, LossReport
-from ...native import Line, NativeSession, Opaque, builtins, decode_batches, mark_cut_off
+from ...native import Line, NativeSession, Opaque, RawLines, builtins, decode_batches, mark_cut_off
 from ...readkit import UnknownKeys, read_repaired, report_lone_surrogate_lines, report_malformed
 from ...tools import tool_kind
 from . import envelopes
@@ -240,19 +241,22 @@ class _FileReader:
         final_newline = bool(size) and data[-1] == 0x0A
         repaired = self.repaired
         release = getattr(data, "madvise", None)
-        released, n = 0, 0
+        released, n, start, maybe_fork = 0, 0, 0, False
         for batch, end, whole in decode_batches(data, session.codec):
             if end >= size and not final_newline:
                 mark_cut_off(batch[-1])
             if not whole:  # only a line decoded alone can have been repaired
                 repaired.extend(k for k, line in enumerate(batch, n + 1) if read_repaired(line))
-            n += len(batch)
+            # the lineage's scan for a fork, on bytes still in cache
+            maybe_fork = maybe_fork or data.find(FORKED_FROM, start, end) >= 0
+            n, start = n + len(batch), end + 1
             yield from batch
             if release is not None and end - released >= _RELEASE:
                 page = end - end % mmap.PAGESIZE
                 release(mmap.MADV_DONTNEED, released, page - released)
                 released = page
         session.final_newline = final_newline
+        session.origin = lines_origin(session.harness, RawLines(data), session.path, maybe_fork)
 
     def finish(self) -> Conversation:
         for call in self.calls.values():  # rule 4, once every fragment is read
