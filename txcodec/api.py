@@ -274,7 +274,7 @@ def _add_origin(conversation: Conversation, session: NativeSession) -> None:
 
     if conversation.meta.started_by is not msgspec.UNSET:
         return
-    found = session_origin(session)
+    found = session.origin if session.origin is not None else session_origin(session)
     if found.started_by is not None:
         conversation.meta.started_by = found.started_by
     if found.forked_from is not None:
@@ -319,7 +319,9 @@ def convert(
         data = bytes(source) if isinstance(source, (bytes, bytearray, memoryview)) else read_bytes(source)
         conversation = from_json(data)
     else:
-        session = load(source, from_)
+        session = _streamed(source, from_)
+        if session is None:
+            session = load(source, from_)
         if (prompts is not None or input_side is not None) and session.harness != "stream_json":
             raise NotSupported(f"{_name(source)} is {session.harness}, not a stream_json capture: prompts and "
                                "an input side only complete stream_json captures")
@@ -349,6 +351,38 @@ def convert(
     if not conversation.messages and not conversation.children and "write:no-conversation" not in loss.counts():
         loss.add("write:no-conversation", f"{_name(source)} holds no message: {target.title} will find nothing to resume")
     return written, loss
+
+
+def _streamed(source: Any, harness: str | None) -> NativeSession | None:
+    """``load(source)`` for a session that is read once: JSON Lines whose reader reads
+    lines as they are decoded (``read.streams``) are left undecoded (a file is mapped in
+    memory, not read), so that neither the file's bytes nor its typed records are ever
+    all held next to the conversation built from them. ``None`` for anything else (a
+    compressed file, a document, a database, a folder), which :func:`load` reads."""
+    if isinstance(source, Conversation):
+        return None
+    path: Path | None = None
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        data: Any = bytes(source)
+    else:
+        path = Path(source)
+        if path.suffix != ".jsonl" or not path.is_file() or split_database(path) is not None:
+            return None
+        import mmap
+
+        harness = harness or _named(path)
+        try:
+            with path.open("rb") as file:
+                data = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
+        except (OSError, ValueError):  # an empty file cannot be mapped; load() says what is wrong with the others
+            return None
+    name = harness or detect(data)
+    found = registry.get(name)
+    if not data or not getattr(found.read, "streams", False):
+        if path is not None:
+            data.close()
+        return None
+    return NativeSession(name, found.codec, [], True, path, pending=data)  # its reader sets its origin
 
 
 def _recorded_cwd(conversation: Conversation) -> str | None:

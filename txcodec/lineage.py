@@ -36,7 +36,8 @@ _decode = msgspec.json.Decoder()
 _UUID = re.compile(r"[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}")
 CLEAR_COMMAND = "<command-name>/clear</command-name>"
 CAVEAT = "<local-command-caveat>"
-_FORKED_FROM = re.compile(b'"forkedFrom"')
+FORKED_FROM = b'"forkedFrom"'
+_FORKED_FROM = re.compile(FORKED_FROM)
 
 
 @dataclass
@@ -95,9 +96,11 @@ def is_clear_head(head: list[dict]) -> bool:
             and local.get("parentUuid") == command.get("uuid"))
 
 
-def claude_origin(lines: list[Any], path: Path | None = None, source: bytes | None = None) -> Origin:
+def claude_origin(lines: list[Any], path: Path | None = None, source: bytes | None = None,
+                  maybe_fork: bool | None = None) -> Origin:
     """``source``, when given, is the file the untouched ``lines`` were loaded from: one
-    scan of it says whether any line can name a fork."""
+    scan of it says whether any line can name a fork. ``maybe_fork`` is that answer when
+    the caller already has it (a streamed session scans each batch as it decodes it)."""
     head: list[dict] = []
     session_id = None
     for record in _objects(lines):
@@ -112,7 +115,8 @@ def claude_origin(lines: list[Any], path: Path | None = None, source: bytes | No
     forked: ForkedFrom | None = None
     # the last copied record (in line order) names the message the fork reaches: read
     # from the end, so a long fork decodes one line, not every copied one
-    maybe_fork = source is None or _FORKED_FROM.search(source) is not None
+    if maybe_fork is None:
+        maybe_fork = source is None or _FORKED_FROM.search(source) is not None
     for record in _objects(reversed(lines) if maybe_fork else (), _FORKED_FROM.pattern):
         link = record.get("forkedFrom")
         if isinstance(link, dict) and isinstance(link.get("sessionId"), str) and link["sessionId"] != record.get("sessionId", session_id):
@@ -191,6 +195,16 @@ def session_origin(session: Any) -> Origin:
         if all(map(isinstance, raws, repeat(memoryview))) and all(map(is_, map(attrgetter("obj"), raws), repeat(source))):
             return claude_origin(session.lines, path, source)  # every line still a view into the file
     return find(session.lines, path)
+
+
+def lines_origin(harness: str, lines: Any, path: Path | None, maybe_fork: bool | None = None) -> Origin:
+    """:func:`session_origin` of lines no NativeSession holds (a streamed session:
+    ``lines`` as ``native.RawLines`` of the file; ``maybe_fork`` whether any line holds
+    the key that names a fork, found while it was streamed)."""
+    find = _BY_HARNESS.get(harness)
+    if find is None:
+        return Origin(harness, None, None, None, path)
+    return find(lines, path, maybe_fork=maybe_fork) if find is claude_origin else find(lines, path)
 
 
 def origin(path: str | os.PathLike[str], harness: str | None = None) -> Origin:

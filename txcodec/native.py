@@ -127,6 +127,13 @@ class NativeSession:
     _source_lines: tuple[Line, ...] = ()
     _source_final_newline: bool = True
 
+    # A session that is read once, as it is decoded (``api.convert`` of a large file):
+    # ``lines`` stays empty and the reader decodes ``pending`` (the file mapped in
+    # memory) a batch at a time, dropping each batch once read. ``origin`` is its
+    # lineage, read from the lines before they were consumed.
+    pending: Any = None
+    origin: Any = None
+
     def _pristine(self) -> bool:
         lines, source_lines = self.lines, self._source_lines
         return (
@@ -203,15 +210,25 @@ def decode_session(data: bytes, codec: Codec, harness: str, path: Path | None = 
 
 
 def _decode_views(data: bytes, codec: Any) -> tuple[list[Line], bool]:
-    """Decode from views into ``data`` (no copy of each line). Lines are found and
-    decoded a batch at a time, so each batch is still in cache when it is decoded: up to
-    ``_BATCH`` lines and ``_BATCH_BYTES`` go to ``codec.decode_batch`` in one call when
-    the codec has one; a long line, or a batch the codec refuses, is decoded line by line."""
+    """Decode from views into ``data`` (no copy of each line), a batch at a time."""
+    lines: list[Line] = []
+    for batch, _, _ in decode_batches(data, codec):
+        lines.extend(batch)
+    return lines, bool(data) and data[-1] == 0x0A
+
+
+def decode_batches(data: Any, codec: Any) -> Iterator[tuple[list[Line], int, bool]]:
+    """The lines of ``data`` (bytes, or a file mapped in memory) decoded from views into
+    it, each batch with the offset where it ends and whether ``decode_batch`` took it
+    whole (then no line of it holds a lone surrogate escape: msgspec refuses one
+    anywhere in a line, skipped values included). Lines are found and decoded a batch at
+    a time, so each batch is still in cache when it is decoded: up to ``_BATCH`` lines
+    and ``_BATCH_BYTES`` go to ``codec.decode_batch`` in one call when the codec has one;
+    a long line, or a batch the codec refuses, is decoded line by line."""
     view = memoryview(data)
     decode = codec.decode
     batch = getattr(codec, "decode_batch", None)
-    lines: list[Line] = []
-    extend, untouched = lines.extend, itertools.repeat(False)
+    untouched = itertools.repeat(False)
     find, size, start = data.find, len(data), 0
     while start < size:
         starts, ends = [], []
@@ -234,10 +251,37 @@ def _decode_views(data: bytes, codec: Any) -> tuple[list[Line], bool]:
             if records is not None and len(records) != len(starts):
                 records = None
         raws = list(map(view.__getitem__, map(slice, starts, ends)))
+        whole = records is not None
         if records is None:
             records = decode_all(decode, raws)
-        extend(map(Line, raws, records, untouched))  # no bytecode per line
-    return lines, bool(data) and data[-1] == 0x0A
+        yield list(map(Line, raws, records, untouched)), ends[-1], whole  # no bytecode per line
+
+
+class RawLines:
+    """The lines of ``data`` (without their LF) as views into it, found as they are
+    asked for: forwards, or backwards by ``reversed()``. (What a reader of a few lines at
+    either end needs, without a view per line of the whole file.)"""
+
+    def __init__(self, data: Any) -> None:
+        self.data, self.view = data, memoryview(data)
+
+    def __iter__(self) -> Iterator[memoryview]:
+        data, view, size, start = self.data, self.view, len(self.data), 0
+        while start < size:
+            end = data.find(b"\n", start)
+            end = size if end < 0 else end
+            yield view[start:end]
+            start = end + 1
+
+    def __reversed__(self) -> Iterator[memoryview]:
+        data, view, size = self.data, self.view, len(self.data)
+        if not size:
+            return
+        stop = size - 1 if data[-1] == 0x0A else size
+        while stop >= 0:
+            start = data.rfind(b"\n", 0, stop) + 1
+            yield view[start:stop]
+            stop = start - 1
 
 
 def decode_all(decode: Callable[[Any], Any], raws: list) -> list[Any]:

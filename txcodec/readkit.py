@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import msgspec
+from msgspec import UNSET, UnsetType
 
 from .errors import MALFORMED, describe
 from .loss import LossReport
@@ -64,15 +65,28 @@ def report_lone_surrogates(session: NativeSession, loss: LossReport, file: str |
     by U+FFFD (``native.repairs_surrogates``) reads differently from what it holds: say
     so, once per line."""
     source = session._source
-    if source is not None and (_SURROGATE_ESCAPE.search(source) is None or not has_lone_surrogates(source)):
+    if source is not None and not may_hold_lone_surrogates(source):
         return  # the common case: one scan of the file's bytes (a pair of escapes, an emoji, is no lone one)
-    for n, line in enumerate(session.lines, 1):
-        raw = line._raw
-        if raw is None or isinstance(line._record, Opaque):
-            continue
-        raw = bytes(raw)
-        if (b"\\ud" in raw or b"\\uD" in raw) and without_lone_surrogates(raw) is not None:
-            loss.add("text:lone-surrogate", "a lone UTF-16 surrogate escape read as U+FFFD", file=file, line=n)
+    report_lone_surrogate_lines(loss, file, [n for n, line in enumerate(session.lines, 1) if read_repaired(line)])
+
+
+def may_hold_lone_surrogates(source: Any) -> bool:
+    """Whether any line of ``source`` (a file's bytes) can hold a lone surrogate escape."""
+    return _SURROGATE_ESCAPE.search(source) is not None and has_lone_surrogates(source)
+
+
+def read_repaired(line: Any) -> bool:
+    """Whether ``line`` was decoded from a copy with its lone surrogate escapes repaired."""
+    raw = line._raw
+    if raw is None or isinstance(line._record, Opaque):
+        return False
+    raw = bytes(raw)
+    return (b"\\ud" in raw or b"\\uD" in raw) and without_lone_surrogates(raw) is not None
+
+
+def report_lone_surrogate_lines(loss: LossReport, file: str | None, lines: list[int]) -> None:
+    for n in lines:
+        loss.add("text:lone-surrogate", "a lone UTF-16 surrogate escape read as U+FFFD", file=file, line=n)
 
 
 _keys = msgspec.json.Decoder(dict[str, msgspec.Raw])
@@ -86,20 +100,40 @@ def report_unknown_keys(
     they are not carried. (A record the reader does not read at all is reported whole,
     by the reader.) One entry per record type and key, with the first line and how many
     lines hold it."""
-    found: dict[tuple[str, str], list[int]] = {}
+    unknown = UnknownKeys(read, nested)
+    add = unknown.add
     for n, line in enumerate(session.lines, 1):
-        record = line._record
-        raw = line._raw
-        if raw is None or type(record) not in read:
-            continue
+        add(n, line._record, line._raw)
+    unknown.report(loss, file)
+
+
+class UnknownKeys:
+    """:func:`report_unknown_keys` a line at a time, for a reader that reads each line as
+    it is decoded and drops it (nothing is kept but the keys found)."""
+
+    def __init__(self, read: Any, nested: tuple[str, ...] = ("message",)) -> None:
+        self.read, self.nested = read, nested
+        self.found: dict[tuple[str, str], list[int]] = {}
+
+    def add(self, n: int, record: Any, raw: Any) -> None:
+        if raw is None or type(record) not in self.read:
+            return
+        probe = _probe(type(record), self.nested)
+        if probe is not None:
+            try:
+                probe.decode(json_source(raw))
+                return  # every key declared: one scan of the line, no dict of its keys
+            except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+                pass  # an unknown key (or an odd shape): found below as ever
         try:
             keys = _keys.decode(json_source(raw))
         except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
-            continue
+            return
+        found = self.found
         tag = _tag(record)
         for key in keys.keys() - _declared(type(record)):
             found.setdefault((tag, key), []).append(n)
-        for name in nested:
+        for name in self.nested:
             inner = getattr(record, name, None)
             if isinstance(inner, msgspec.Struct) and name in keys:
                 try:
@@ -108,9 +142,44 @@ def report_unknown_keys(
                     continue
                 for key in inner_keys.keys() - _declared(type(inner)):
                     found.setdefault((tag, f"{name}.{key}"), []).append(n)
-    for (tag, key), lines in sorted(found.items(), key=lambda kv: kv[1][0]):
-        count = f" ({len(lines)} lines)" if len(lines) > 1 else ""
-        loss.add("field:unknown", f"{tag} record key {key!r}{count}: not known to the reader, not carried", file=file, line=lines[0])
+
+    def report(self, loss: LossReport, file: str | None) -> None:
+        for (tag, key), lines in sorted(self.found.items(), key=lambda kv: kv[1][0]):
+            count = f" ({len(lines)} lines)" if len(lines) > 1 else ""
+            loss.add("field:unknown", f"{tag} record key {key!r}{count}: not known to the reader, not carried", file=file, line=lines[0])
+
+
+_probes: dict[tuple[type, tuple[str, ...]], Any] = {}
+
+
+def _probe(cls: type, nested: tuple[str, ...]) -> Any:
+    """A decoder that accepts a line of ``cls`` only when each of its keys, and each key
+    of its ``nested`` objects, is one ``cls`` declares (any values, skipped unread):
+    :class:`UnknownKeys` has nothing to find in such a line. ``None`` when ``cls`` has a
+    nested field that is not exactly one Struct class (the full check then runs)."""
+    key = (cls, nested)
+    if key not in _probes:
+        _probes[key] = _probe_struct(cls, nested)
+        if _probes[key] is not None:
+            _probes[key] = msgspec.json.Decoder(_probes[key])
+    return _probes[key]
+
+
+def _probe_struct(cls: type, nested: tuple[str, ...]) -> Any:
+    fields: list[tuple[str, Any, Any]] = []
+    for f in msgspec.structs.fields(cls):
+        kind: Any = msgspec.Raw
+        if f.name in nested:
+            if not (isinstance(f.type, type) and issubclass(f.type, msgspec.Struct)):
+                return None
+            kind = _probe_struct(f.type, ())
+        fields.append((f.encode_name, kind))
+    tag_field = cls.__struct_config__.tag_field
+    if tag_field and tag_field not in {name for name, _ in fields}:
+        fields.append((tag_field, msgspec.Raw))
+    names = {f"k{i}": name for i, (name, _) in enumerate(fields)}
+    return msgspec.defstruct(f"{cls.__name__}Keys", [(f"k{i}", kind | UnsetType, UNSET) for i, (_, kind) in enumerate(fields)],
+                             rename=names, forbid_unknown_fields=True)
 
 
 def _tag(record: msgspec.Struct) -> str:

@@ -33,12 +33,15 @@ def detect(sample: list[Any]) -> int:
     return sum(_score(value, RECORD_TYPES, UNTAGGED) for value in sample)
 
 
+_read = lazy(f"{__name__}.read", "read")
+_read.streams = True  # type: ignore[attr-defined]  # it reads a NativeSession.pending as it decodes it
+
 HARNESS = Harness(
     name="claude_code",
     title="Claude Code",
     codec=Later(f"{__name__}.codec", "CODEC"),  # usage reads without it
     detect=detect,
-    read=lazy(f"{__name__}.read", "read"),
+    read=_read,
     store=Later(f"{__name__}.store"),
     write=lazy(f"{__name__}.write", "write"),
     # what the real ``claude --resume`` sends for this file (txcodec.clients.claude)

@@ -17,6 +17,8 @@ its line number.
 
 from __future__ import annotations
 
+import mmap
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -42,9 +44,10 @@ from ...common import (
     Usage,
 )
 from ...errors import MALFORMED
-from ...loss import LossReport
-from ...native import NativeSession, Opaque, builtins
-from ...readkit import report_malformed, report_unknown_keys
+from ...lineage import FORKED_FROM, lines_origin
+from ...loss import Loss, LossReport
+from ...native import Line, NativeSession, Opaque, RawLines, builtins, decode_batches, mark_cut_off
+from ...readkit import UnknownKeys, read_repaired, report_lone_surrogate_lines, report_malformed
 from ...tools import tool_kind
 from . import envelopes
 from .records import (
@@ -74,6 +77,7 @@ SYNTHETIC_MODEL = "<synthetic>"
 PERSISTED_TAG = "<persisted-output>"
 
 _decode = msgspec.json.decode
+_RELEASE = 8 << 20  # a streamed file's pages are given back every 8 MiB read
 
 
 def _raw(value: Any) -> Any:
@@ -161,10 +165,13 @@ class _FileReader:
         self.runs: dict[str, _Spawn] = {}  # workflow runId -> spawn
         self.pending_origin: tuple[str, int] | None = None
         self.seen: set[str] = set()
+        self.unknown = UnknownKeys(_HANDLERS)
+        self.add_loss = loss.entries.append
+        self.repaired: list[int] = []  # lines read from a copy with lone surrogates repaired (streamed only)
 
     # -- helpers ---------------------------------------------------------------------
     def lose(self, kind: str, detail: str, line: int) -> None:
-        self.loss.add(kind, detail, file=self.file, line=line)
+        self.add_loss(Loss(kind, detail, self.file, line))  # LossReport.add, without its keywords (a call per line)
 
     def _envelope_meta(self, rec: Any) -> None:
         m = self.meta
@@ -194,8 +201,11 @@ class _FileReader:
     def run(self) -> Conversation:
         handlers = _HANDLERS
         seen = self.seen
-        for n, line in enumerate(self.session.lines, 1):
+        unknown = self.unknown.add
+        session = self.session
+        for n, line in enumerate(session.lines if session.pending is None else self._streamed(), 1):
             rec = line.record
+            unknown(n, rec, line._raw)
             handler = handlers.get(type(rec))
             if handler is None:
                 if isinstance(rec, Opaque):
@@ -221,6 +231,32 @@ class _FileReader:
                     if getattr(rec, attr) is not UNSET:
                         self.lose(f"field:{name}", "envelope field with no Common slot", n)
         return self.finish()
+
+    def _streamed(self) -> Iterator[Line]:
+        """The lines of a session read as it is decoded, a batch at a time: each batch is
+        dropped once read, and the pages of the file behind it are given back."""
+        session = self.session
+        data, session.pending = session.pending, None
+        size = len(data)
+        final_newline = bool(size) and data[-1] == 0x0A
+        repaired = self.repaired
+        release = getattr(data, "madvise", None)
+        released, n, start, maybe_fork = 0, 0, 0, False
+        for batch, end, whole in decode_batches(data, session.codec):
+            if end >= size and not final_newline:
+                mark_cut_off(batch[-1])
+            if not whole:  # only a line decoded alone can have been repaired
+                repaired.extend(k for k, line in enumerate(batch, n + 1) if read_repaired(line))
+            # the lineage's scan for a fork, on bytes still in cache
+            maybe_fork = maybe_fork or data.find(FORKED_FROM, start, end) >= 0
+            n, start = n + len(batch), end + 1
+            yield from batch
+            if release is not None and end - released >= _RELEASE:
+                page = end - end % mmap.PAGESIZE
+                release(mmap.MADV_DONTNEED, released, page - released)
+                released = page
+        session.final_newline = final_newline
+        session.origin = lines_origin(session.harness, RawLines(data), session.path, maybe_fork)
 
     def finish(self) -> Conversation:
         for call in self.calls.values():  # rule 4, once every fragment is read
@@ -713,7 +749,7 @@ def read_file(session: NativeSession, loss: LossReport, file: str | None = None,
     name = file if file is not None else (str(session.path) if session.path else "<bytes>")
     reader = _FileReader(session, loss, name, tool_results or {})
     conversation = reader.run()
-    report_unknown_keys(session, loss, name, _HANDLERS)
+    reader.unknown.report(loss, name)
     if conversation.meta.id is UNSET and session.path is not None:
         conversation.meta.id = session.path.name.removesuffix(".jsonl")
     return conversation, reader
@@ -737,4 +773,7 @@ def read(session: NativeSession, loss: LossReport) -> Conversation:
     conversation, reader = read_file(session, loss, tool_results=tool_results)
     if files is not None:
         attach_children(conversation, reader, files, loss)
+    # a streamed session's lines are gone once read: what to_common reports of them for
+    # any session is reported here, in its place
+    report_lone_surrogate_lines(loss, str(session.path) if session.path is not None else None, reader.repaired)
     return conversation

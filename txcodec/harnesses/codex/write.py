@@ -22,7 +22,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shlex
+import types
 import uuid
 from datetime import datetime, timezone
 from typing import Any, Callable
@@ -65,6 +67,29 @@ CODEX_TOOLS = {
     "exec_command", "write_stdin", "request_user_input", "view_image", "multi_agent_v1",
     "get_goal", "create_goal", "update_goal", "apply_patch", "update_plan", "shell",
 }
+
+
+# --- the records as written -------------------------------------------------------------
+
+
+def _eager(cls: type) -> type:
+    """``cls`` that encodes every field that is set, defaults included: what the codec's
+    ``plain()`` pass makes of ``cls`` (the records omit defaults for re-encoding an edited
+    line), from one ``msgspec`` encode with no Python per field."""
+    return types.new_class(cls.__name__, (cls,), {"omit_defaults": False})
+
+
+# The records the writer builds for nearly every line. A line whose payload is one of
+# them holds only these (or plain values) and is encoded directly; any other line (the
+# session meta, a payload made by ``msgspec.convert``) goes through ``plain()``.
+E = types.SimpleNamespace(**{name: _eager(getattr(R, name)) for name in (
+    "ResponseItemLine", "EventMsgLine", "MessageItem", "ReasoningItem", "FunctionCallItem", "FunctionCallOutputItem",
+    "CustomToolCallItem", "CustomToolCallOutputItem", "InputText", "InputImage", "OutputText", "SummaryText",
+    "UserMessageEvent", "AgentMessageEvent", "AgentReasoningEvent", "TokenCountEvent", "TokenInfo", "TokenUsage",
+    "ErrorEvent", "TurnAbortedEvent", "ContextCompactedEvent",
+)})
+_EAGER_PAYLOADS = frozenset(vars(E).values())
+_encode = msgspec.json.Encoder().encode
 
 
 # --- tool mapping (other harnesses -> Codex) ----------------------------------------------
@@ -183,10 +208,18 @@ def _iso(dt: datetime) -> str:
     return f"{d.year}-{d.month:02d}-{d.day:02d}T{d.hour:02d}:{d.minute:02d}:{d.second:02d}.{dt.microsecond // 1000:03d}Z"
 
 
+# a time already as _iso() writes it (Claude Code's own): when it parses, it is its own
+# normal form, and the formatting is skipped (one call per message)
+_ISO_MS_UTC = re.compile(r"[1-9][0-9]{3}-[0-9]{2}-[0-9]{2}T(?:[01][0-9]|2[0-3]):[0-9]{2}:[0-9]{2}\.[0-9]{3}Z")
+
+
 def normalize_ts(value: Any) -> str | None:
     if not isinstance(value, str):
         return None
     try:
+        if _ISO_MS_UTC.fullmatch(value) is not None:
+            datetime.fromisoformat(value[:-1])  # the range check (month 13, hour 25, Feb 30 ...)
+            return value
         return _iso(datetime.fromisoformat(value.replace("Z", "+00:00")))
     except ValueError:
         return None
@@ -220,8 +253,8 @@ class _Writer:
         self.conv, self.loss, self.options = conv, loss, options
         meta = conv.meta
         self.from_codex = meta.source_harness == "codex"
-        stamps = [normalize_ts(m.timestamp) for m in conv.messages]
-        self.start = normalize_ts(meta.started_at) or next((s for s in stamps if s), None) or _now()
+        self.stamps = [normalize_ts(m.timestamp) for m in conv.messages]
+        self.start = normalize_ts(meta.started_at) or next((s for s in self.stamps if s), None) or _now()
         if options.session_id:
             if not _is_uuid(options.session_id.lower()):
                 # codex exec resume <non-uuid> silently starts a new session (real-clients.md)
@@ -237,25 +270,26 @@ class _Writer:
         self.lines: list[bytes] = []
         self.ts = self.start
         self.call_kinds: dict[str, str] = {}  # call_id -> "function" | "custom" | "local_shell" | "web_search"
-        self.total = R.TokenUsage()
+        self.total = E.TokenUsage()
         self.model: str | None = None
 
     def emit(self, record: Any) -> None:
         # 0.171 numbers every line; a file it reads as paginated must be numbered to
         # the end ("final paginated rollout record ... is missing an ordinal").
         record.ordinal = len(self.lines)
-        self.lines.append(CODEC.encode(record, None))
+        eager = type(getattr(record, "payload", None)) in _EAGER_PAYLOADS
+        self.lines.append(_encode(record) if eager else CODEC.encode(record, None))
 
     def item(self, payload: Any) -> None:
-        self.emit(R.ResponseItemLine(timestamp=self.ts, payload=payload))
+        self.emit(E.ResponseItemLine(timestamp=self.ts, payload=payload))
 
     def event(self, payload: Any) -> None:
-        self.emit(R.EventMsgLine(timestamp=self.ts, payload=payload))
+        self.emit(E.EventMsgLine(timestamp=self.ts, payload=payload))
 
     def run(self) -> Written:
         self.session_meta()
         for n, msg in enumerate(self.conv.messages):
-            self.ts = normalize_ts(msg.timestamp) or self.ts
+            self.ts = self.stamps[n] or self.ts
             if msg.compact_summary and msg.role == "user":
                 self.compacted(msg, n)
             elif msg.role == "user":
@@ -264,7 +298,9 @@ class _Writer:
                 self.assistant(msg, n)
         if self.conv.children:
             self.loss.children_not_written(self.conv.children, "write:children", "not written (Codex keeps subagents as separate threads)")
-        data = b"\n".join(self.lines) + b"\n"
+        self.lines.append(b"")  # the final LF, without a second copy of the file
+        data = b"\n".join(self.lines)
+        self.lines.clear()
         return Written(self.id, {safe_relpath(rollout_relpath(self.start, self.id)): data})
 
     # --- lines --------------------------------------------------------------------------
@@ -316,14 +352,16 @@ class _Writer:
         if isinstance(history, list) and msg.extra.get("codex_summary_from_history"):
             text = ""  # the reader made the text up from the history; codex wrote none
         self.emit(R.CompactedLine(timestamp=self.ts, payload=R.Compacted(message=text, replacement_history=history if isinstance(history, list) else UNSET)))
-        self.event(R.ContextCompactedEvent())
+        self.event(E.ContextCompactedEvent())
 
     def preserved_items(self, n: int) -> list[Any]:
         """The response items of the messages the compaction at message ``n`` preserved
         (already written before it, as items of their own), for its replacement history."""
         epoch = next((e for e in self.conv.epochs if e.start == n), None)
         keep = set(epoch.preserved_ids) if epoch is not None else set()
-        preserved = [(i, m) for i, m in enumerate(self.conv.messages[:n]) if keep & set(m.source_ids)]
+        if not keep:
+            return []
+        preserved = [(i, m) for i, m in enumerate(self.conv.messages[:n]) if not keep.isdisjoint(m.source_ids)]
         if not preserved:
             return []
         # written once more into a scratch list: the items, not the lines or the losses
@@ -353,20 +391,20 @@ class _Writer:
             return
         role = msg.extra.get("codex_role") if msg.meta else "user"
         if not isinstance(role, str):  # a Codex prelude that came through another harness
-            kinds = {prelude_kind(p.text) for p in parts if isinstance(p, R.InputText)}
+            kinds = {prelude_kind(p.text) for p in parts if isinstance(p, E.InputText)}
             role = "developer" if kinds and kinds <= DEVELOPER_KINDS else "user"
-        self.item(R.MessageItem(role=role, content=parts))
+        self.item(E.MessageItem(role=role, content=parts))
         if not msg.meta and not msg.synthetic:
-            text = "\n".join(p.text for p in parts if isinstance(p, R.InputText))
-            images = [p.image_url for p in parts if isinstance(p, R.InputImage) and isinstance(p.image_url, str)]
-            self.event(R.UserMessageEvent(message=text, images=images))
+            text = "\n".join(p.text for p in parts if isinstance(p, E.InputText))
+            images = [p.image_url for p in parts if isinstance(p, E.InputImage) and isinstance(p.image_url, str)]
+            self.event(E.UserMessageEvent(message=text, images=images))
 
     def user_part(self, block: Any, n: int) -> list[Any]:
         if isinstance(block, Text):
-            return [R.InputText(block.text)]
+            return [E.InputText(block.text)]
         if isinstance(block, Image):
-            return [R.InputImage(image_url=_image_url(block))]
-        return [R.InputText(self.as_text(block, n))]
+            return [E.InputImage(image_url=_image_url(block))]
+        return [E.InputText(self.as_text(block, n))]
 
     def as_text(self, block: Any, n: int) -> str:
         """A block Codex has no item for, as the text the model would have read."""
@@ -396,7 +434,7 @@ class _Writer:
                     part["detail"] = details[str(i)]
         if block.is_error:
             self.loss.add("write:is_error", f"message {n}: {block.tool_use_id} failed; Codex outputs carry no error flag")
-        cls = R.CustomToolCallOutputItem if kind == "custom" else R.FunctionCallOutputItem
+        cls = E.CustomToolCallOutputItem if kind == "custom" else E.FunctionCallOutputItem
         self.item(cls(call_id=block.tool_use_id, output=output))
 
     def output(self, block: ToolResult, n: int) -> Any:
@@ -421,7 +459,7 @@ class _Writer:
         if isinstance(msg.model, str):
             self.turn_context(msg.model)
         if msg.api_error and msg.synthetic:
-            self.event(R.ErrorEvent(message="\n".join(b.text for b in msg.content if isinstance(b, Text))))
+            self.event(E.ErrorEvent(message="\n".join(b.text for b in msg.content if isinstance(b, Text))))
             return
         texts: list[Any] = []
         annotations = msg.extra.get("codex_annotations") if self.from_codex else None
@@ -429,7 +467,7 @@ class _Writer:
         for i, block in enumerate(msg.content):
             if isinstance(block, Text):
                 kept = annotations.get(str(i), UNSET) if isinstance(annotations, dict) else UNSET
-                texts.append(R.OutputText(block.text, annotations=kept))
+                texts.append(E.OutputText(block.text, annotations=kept))
                 continue
             self.flush_text(msg, texts)
             texts = []
@@ -437,25 +475,25 @@ class _Writer:
                 parts = summaries.get(str(i)) if isinstance(summaries, dict) else None
                 self.thinking(block, n, parts if isinstance(parts, list) and "\n\n".join(map(str, parts)) == block.thinking else None)
             elif isinstance(block, RedactedThinking):  # Codex's slot for opaque reasoning
-                self.item(R.ReasoningItem(summary=[], content=None, encrypted_content=block.data))
+                self.item(E.ReasoningItem(summary=[], content=None, encrypted_content=block.data))
             elif isinstance(block, ToolUse):
                 self.tool_use(block, n, block.id in (msg.extra.get("codex_custom_calls") or ()))
             elif isinstance(block, RawBlock) and block.source_type == "codex_compaction":
                 self.item(msgspec.convert(block.value, R.CompactionItem))
             else:
-                texts.append(R.OutputText(self.as_text(block, n)))
+                texts.append(E.OutputText(self.as_text(block, n)))
         self.flush_text(msg, texts)
         if msg.usage is not UNSET:
             self.token_count(msg.usage)
         if msg.interrupted:
-            self.event(R.TurnAbortedEvent(reason=msg.extra.get("codex_abort_reason", "interrupted")))
+            self.event(E.TurnAbortedEvent(reason=msg.extra.get("codex_abort_reason", "interrupted")))
 
     def flush_text(self, msg: Message, parts: list[Any]) -> None:
         if not parts:
             return
         phase = msg.extra.get("codex_phase")
-        self.item(R.MessageItem(role="assistant", content=parts, phase=phase if isinstance(phase, str) else UNSET))
-        self.event(R.AgentMessageEvent(message="\n".join(p.text for p in parts)))
+        self.item(E.MessageItem(role="assistant", content=parts, phase=phase if isinstance(phase, str) else UNSET))
+        self.event(E.AgentMessageEvent(message="\n".join(p.text for p in parts)))
 
     def thinking(self, block: Thinking, n: int, parts: list[str] | None = None) -> None:
         encrypted = block.encrypted if isinstance(block.encrypted, str) else None
@@ -465,10 +503,10 @@ class _Writer:
         if block.signature is not UNSET:
             self.loss.add("write:thinking-signature", f"message {n}: the provider signature is not carried; the text becomes a reasoning summary")
         # a Codex source's several summary parts come back as they were
-        summary = [R.SummaryText(t) for t in parts] if parts else [R.SummaryText(block.thinking)] if block.thinking else []
-        self.item(R.ReasoningItem(summary=summary, content=None, encrypted_content=encrypted))
+        summary = [E.SummaryText(t) for t in parts] if parts else [E.SummaryText(block.thinking)] if block.thinking else []
+        self.item(E.ReasoningItem(summary=summary, content=None, encrypted_content=encrypted))
         if block.thinking:
-            self.event(R.AgentReasoningEvent(text=block.thinking))
+            self.event(E.AgentReasoningEvent(text=block.thinking))
 
     def tool_use(self, use: ToolUse, n: int, custom: bool = False) -> None:
         name, value = use.name, use.input
@@ -493,14 +531,14 @@ class _Writer:
         self.call_kinds[use.id] = kind
         if kind == "custom":
             text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-            self.item(R.CustomToolCallItem(call_id=use.id, name=name, input=text, status="completed"))
+            self.item(E.CustomToolCallItem(call_id=use.id, name=name, input=text, status="completed"))
         else:
             args = value if isinstance(value, str) else json.dumps(value if value is not None else {}, ensure_ascii=False)
-            self.item(R.FunctionCallItem(name=name, arguments=args, call_id=use.id))
+            self.item(E.FunctionCallItem(name=name, arguments=args, call_id=use.id))
 
     def token_count(self, usage: Usage) -> None:
         reasoning = usage.reasoning_output_tokens if isinstance(usage.reasoning_output_tokens, int) else 0
-        last = R.TokenUsage(
+        last = E.TokenUsage(
             input_tokens=usage.input_tokens + usage.cache_read_input_tokens,
             cached_input_tokens=usage.cache_read_input_tokens,
             output_tokens=usage.output_tokens,
@@ -510,10 +548,10 @@ class _Writer:
         if usage.cache_creation_input_tokens:
             last.cache_write_input_tokens = usage.cache_creation_input_tokens
         total = self.total
-        self.total = R.TokenUsage(
+        self.total = E.TokenUsage(
             *(a + b for a, b in zip(msgspec.structs.astuple(total)[:5], msgspec.structs.astuple(last)[:5]))
         )
-        self.event(R.TokenCountEvent(info=R.TokenInfo(total_token_usage=self.total, last_token_usage=last), rate_limits=None))
+        self.event(E.TokenCountEvent(info=E.TokenInfo(total_token_usage=self.total, last_token_usage=last), rate_limits=None))
 
 
 _META_FIELDS = frozenset(f.name for f in msgspec.structs.fields(R.SessionMeta))
