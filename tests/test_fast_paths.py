@@ -156,3 +156,22 @@ def test_lone_surrogate_scan_agrees_with_the_repair(parts):
     escapes the per-line repair would replace."""
     data = b"".join(parts)
     assert has_lone_surrogates(data) == (without_lone_surrogates(data) is not None)
+
+
+_json_text = _json.map(lambda v: json.dumps(v, ensure_ascii=False)) | _json.map(json.dumps) | _text
+
+
+@settings(max_examples=1500, deadline=None)
+@given(_json_text)
+def test_codex_arguments_decode_as_json_loads(text):
+    # the Codex reader decodes function_call arguments with msgspec where it can
+    from txcodec.harnesses.codex.read import _arguments
+
+    try:
+        expected = json.loads(text)
+    except ValueError:
+        with pytest.raises(ValueError):
+            _arguments(text)
+        return
+    got = _arguments(text)
+    assert json.dumps(got) == json.dumps(expected)  # NaN != NaN: compared as text

@@ -208,6 +208,7 @@ class _Stream:
         # entry ids are entry_id(sid, "<scope>/<n>"): the common prefix is hashed once
         scope = f"agent-{self.agent_id}" if self.agent_id else "main"
         self.named = uuid_namer(NAMESPACE, f"{self.sid}/{scope}/")
+        self.file_named = uuid_namer(NAMESPACE, f"{self.sid}/{self.file}/")
         # what every record ends with, in the order the CLI writes it
         self.closing = {"userType": "external", "entrypoint": self.entrypoint, "cwd": self.cwd,
                         "sessionId": self.sid, "version": self.version, "gitBranch": self.branch}
@@ -235,17 +236,29 @@ class _Stream:
         self.records.append(uid)
 
     def conversation_record(self, role: str, message: dict[str, Any], parent: str | None, loose: bool = False, **top: Any) -> str:
-        """A user/assistant record; ``loose`` when ``message`` or ``top`` holds a
-        source's free-form value (which may hold a float: see :func:`dumps_lines`)."""
-        uid = self.new_id()
-        record = self.envelope(role, parent)
-        record["message"] = message
+        """A user/assistant record; ``loose`` when ``message`` or ``top`` may hold a
+        float (a source's free-form value that failed the float check: see
+        :func:`dumps_lines`). The body of :meth:`new_id`, :meth:`envelope` and
+        :meth:`finish`, inline: this runs once per record."""
+        self.counter += 1
+        uid = self.named(str(self.counter))
+        if self.agent_id is None:
+            record: dict[str, Any] = {"parentUuid": parent, "isSidechain": False, "type": role, "message": message}
+        else:
+            record = self.envelope(role, parent)
+            record["message"] = message
         for key, value in top.items():
             if value is not UNSET and value is not None:
                 record[key] = value
         if self.forked_from is not None:
             record["forkedFrom"] = self.forked_from
-        self.finish(record, uid, loose)
+        record["uuid"] = uid
+        record["timestamp"] = self.timestamp
+        record.update(self.closing)
+        if loose:
+            self.loose.add(len(self.lines))
+        self.lines.append(record)
+        self.records.append(uid)
         self.tail = self.leaf = uid
         return uid
 
@@ -428,10 +441,19 @@ class _Writer:
         return s.lines[-1]
 
     def assistant(self, message: Message, s: _Stream, where: str) -> None:
-        msg_id = message.id if message.id is not UNSET else "msg_" + entry_id(s.sid, f"{s.file}/{where}/message").replace("-", "")[:24]
+        # entry_id(s.sid, f"{s.file}/{where}/message"), from the stream's hashed prefix
+        msg_id = message.id if message.id is not UNSET else "msg_" + s.file_named(f"{where}/message").replace("-", "")[:24]
         blocks: list[dict[str, Any]] = []
         artifact_results: list[tuple[str, Artifact]] = []
         for i, block in enumerate(message.content):
+            # the usual blocks, as assistant_block writes them
+            kind = type(block)
+            if kind is Text and block.text:
+                blocks.append({"type": "text", "text": block.text})
+                continue
+            if kind is ToolUse and block.name and type(block.input) is dict and block.id and _API_TOOL_ID.fullmatch(block.id):
+                blocks.append({"type": "tool_use", "id": block.id, "name": block.name, "input": block.input})
+                continue
             converted = self.assistant_block(block, s, f"{where}.{i}")
             if converted is None:
                 continue
@@ -442,22 +464,23 @@ class _Writer:
             self.loss.add("write:empty-message", f"{where}: an assistant message with nothing the API accepts; left out", file=s.file)
             return
         body: dict[str, Any] = {"id": msg_id, "type": "message", "role": "assistant"}
-        body["model"] = message.model if message.model is not UNSET else ("<synthetic>" if message.synthetic else UNSET)
+        model = message.model if message.model is not UNSET else ("<synthetic>" if message.synthetic else UNSET)
+        if model is not UNSET:
+            body["model"] = model
         stop = message.stop_reason
         usage = _usage(message)
+        top: dict[str, Any] = {"isApiErrorMessage": True} if message.api_error else {}
         for block in blocks:
-            record_body = {k: v for k, v in body.items() if v is not UNSET}
+            record_body = body.copy()
             record_body["content"] = [block]
             if stop is not UNSET:
                 record_body["stop_reason"] = stop
                 record_body["stop_sequence"] = None
             if usage is not None:
                 record_body["usage"] = usage
-            top: dict[str, Any] = {}
-            if message.api_error:
-                top["isApiErrorMessage"] = True
             # a tool input, or a raw block passed through, is the source's own value
-            loose = block["type"] not in ("text", "thinking")
+            kind = block["type"]
+            loose = kind not in ("text", "thinking") and not (kind == "tool_use" and _float_free(block["input"]))
             uid = s.conversation_record("assistant", record_body, s.tail, loose, **top)
             if block["type"] == "tool_use":
                 s.tool_records[block["id"]] = uid
@@ -534,7 +557,9 @@ class _Writer:
         """One tool_result record hanging off the record of its own tool_use, as the CLI
         writes it; ``more`` is the rest of the user message, in the same record."""
         call = s.tool_records.get(block["tool_use_id"])
-        loose = not isinstance(block["content"], str) or "toolUseResult" in fields  # a raw part, a structured result
+        # a raw part of the content, a structured result: the source's own values
+        loose = not (isinstance(block["content"], str) or _float_free(block["content"])) or (
+            "toolUseResult" in fields and not _float_free(fields["toolUseResult"]))
         s.conversation_record("user", {"role": "user", "content": [block, *more]}, call or s.tail, loose, **fields, sourceToolAssistantUUID=call)
 
     def user(self, message: Message, s: _Stream, where: str, missing: list[str]) -> None:
@@ -551,7 +576,8 @@ class _Writer:
         for i, result in enumerate(results):
             done = self.tool_result(result, s, f"{where}.result{i}", top)
             (orphans if isinstance(done, Text) else answered).append(done)
-        answered = _in_call_order(answered, [(_placeholder(t), dict(top)) for t in missing], [api_tool_id(c) for c in s.calls])
+        if missing:
+            answered = _in_call_order(answered, [(_placeholder(t), dict(top)) for t in missing], [api_tool_id(c) for c in s.calls])
         runs: list[list[Block]] = [orphans]
         for block in others:
             if isinstance(block, Command):
@@ -629,7 +655,7 @@ class _Writer:
     def tool_result(self, result: ToolResult, s: _Stream, where: str, top: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]] | Text:
         """The result block and its record fields; a result whose call is not open
         (not in the message before) becomes a text block."""
-        content = _result_content(result, self.loss, where)
+        content = result.content if type(result.content) is str else _result_content(result, self.loss, where)
         if result.tool_use_id not in s.open_calls:
             self.loss.add("write:orphan-result", f"{where}: result for unknown tool_use {result.tool_use_id} written as text", file=s.file)
             text = content if isinstance(content, str) else _flatten(content)
