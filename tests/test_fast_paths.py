@@ -27,7 +27,7 @@ from txcodec.loss import LossReport
 from txcodec.native import has_lone_surrogates, without_lone_surrogates
 from txcodec.errors import TxcodecError
 from txcodec.harnesses.claude_code import write as claude_write
-from txcodec.ids import derive_uuid
+from txcodec.ids import derive_uuid, uuid_namer
 
 
 def reference_dumps(value):
@@ -64,6 +64,36 @@ def test_dumps_edge_values(value):
     # 1e16 and 1e-5 are spelled differently by msgspec (1e16, 0.00001): the float marker
     # sends them down the reference path; "\u02cb" is UTF-8 CB 8B, a harmless false alarm
     assert claude_write.dumps(value) == reference_dumps(value)
+
+
+def reference_dumps_lines(lines, loose=()):
+    return b"".join(reference_dumps(line) + b"\n" for line in lines)
+
+
+def reference_namer(namespace, prefix):
+    return lambda name: reference_uuid(namespace, prefix + name)
+
+
+def _has_float(value) -> bool:
+    if isinstance(value, float):
+        return True
+    if isinstance(value, dict):
+        return any(map(_has_float, value.values()))
+    return isinstance(value, list) and any(map(_has_float, value))
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(_json, max_size=8))
+def test_dumps_lines_writes_the_reference_bytes(lines):
+    # the writer marks the lines that may hold a float; the others go through in one call
+    loose = {i for i, line in enumerate(lines) if _has_float(line)}
+    assert claude_write.dumps_lines(lines, loose) == reference_dumps_lines(lines)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.uuids(), _text, _text)
+def test_uuid_namer_is_derive_uuid_of_prefix_and_name(namespace, prefix, name):
+    assert uuid_namer(namespace, prefix)(name) == reference_uuid(namespace, prefix + name)
 
 
 @settings(max_examples=2000, deadline=None)
@@ -105,7 +135,9 @@ def test_converted_sessions_are_byte_identical(path, monkeypatch):
     with the fast paths and with the references."""
     fast, fast_common = _converted(path), _common(path)
     monkeypatch.setattr(claude_write, "dumps", reference_dumps)
+    monkeypatch.setattr(claude_write, "dumps_lines", reference_dumps_lines)
     monkeypatch.setattr(claude_write, "derive_uuid", reference_uuid)
+    monkeypatch.setattr(claude_write, "uuid_namer", reference_namer)
     monkeypatch.setattr(conform, "_fit_message", reference_fit)
     assert _common(path) == fast_common
     assert _converted(path) == fast
@@ -124,3 +156,22 @@ def test_lone_surrogate_scan_agrees_with_the_repair(parts):
     escapes the per-line repair would replace."""
     data = b"".join(parts)
     assert has_lone_surrogates(data) == (without_lone_surrogates(data) is not None)
+
+
+_json_text = _json.map(lambda v: json.dumps(v, ensure_ascii=False)) | _json.map(json.dumps) | _text
+
+
+@settings(max_examples=1500, deadline=None)
+@given(_json_text)
+def test_codex_arguments_decode_as_json_loads(text):
+    # the Codex reader decodes function_call arguments with msgspec where it can
+    from txcodec.harnesses.codex.read import _arguments
+
+    try:
+        expected = json.loads(text)
+    except ValueError:
+        with pytest.raises(ValueError):
+            _arguments(text)
+        return
+    got = _arguments(text)
+    assert json.dumps(got) == json.dumps(expected)  # NaN != NaN: compared as text

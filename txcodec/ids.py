@@ -26,7 +26,7 @@ import os
 import re
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from .errors import UnsafeId
 
@@ -70,11 +70,33 @@ def derive_uuid(namespace: uuid.UUID, value: str) -> str:
     Writers call this once per record, so the string is made from the digest directly
     (the version and variant bits set as ``uuid.UUID(bytes=..., version=5)`` sets them,
     the test pins the equality) instead of through a ``uuid.UUID`` object."""
-    digest = bytearray(hashlib.sha1(namespace.bytes + value.encode("utf-8", "surrogatepass")).digest()[:16])
-    digest[6] = (digest[6] & 0x0F) | 0x50  # version 5
-    digest[8] = (digest[8] & 0x3F) | 0x80  # RFC 4122 variant
-    h = digest.hex()
-    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+    return _uuid5_text(hashlib.sha1(namespace.bytes + value.encode("utf-8", "surrogatepass")).hexdigest())
+
+
+def uuid_namer(namespace: uuid.UUID, prefix: str) -> Callable[[str], str]:
+    """``lambda name: derive_uuid(namespace, prefix + name)``, for a writer that names
+    every record under one prefix (``<session>/main/<n>``): the namespace and prefix are
+    hashed once, and each name only continues a copy of that state."""
+    state = hashlib.sha1(namespace.bytes + prefix.encode("utf-8", "surrogatepass"))
+    copy, variant = state.copy, _VARIANT
+
+    def named(name: str) -> str:
+        h = copy()
+        h.update(name.encode("utf-8", "surrogatepass"))
+        x = h.hexdigest()
+        return f"{x[:8]}-{x[8:12]}-5{x[13:16]}-{variant[x[16]]}{x[17:20]}-{x[20:32]}"
+
+    return named
+
+
+# The hex digit at the variant's place, its two top bits set to RFC 4122's 10.
+_VARIANT = {c: "89ab"[int(c, 16) & 3] for c in "0123456789abcdef"}
+
+
+def _uuid5_text(x: str) -> str:
+    """The UUID text of a SHA-1 hex digest's first 16 bytes, version 5 (the 13th digit)
+    and the RFC 4122 variant (the 17th) set."""
+    return f"{x[:8]}-{x[8:12]}-5{x[13:16]}-{_VARIANT[x[16]]}{x[17:20]}-{x[20:32]}"
 
 
 def shown(value: Any) -> str:

@@ -37,7 +37,7 @@ import json
 import re
 import uuid
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Collection
 
 import msgspec
 from msgspec import UNSET
@@ -60,7 +60,7 @@ from ...common import (
     ToolUse,
     to_json,
 )
-from ...ids import check_uuid, derive_uuid, is_safe_id, is_uuid, safe_relpath, shown
+from ...ids import check_uuid, derive_uuid, is_safe_id, is_uuid, safe_relpath, shown, uuid_namer
 from ...loss import LossReport
 from ...native import builtins
 from ...registry import WriteOptions, Written
@@ -117,6 +117,7 @@ def api_tool_id(tool_id: str) -> str:
 
 
 _fast_json = msgspec.json.Encoder().encode
+_fast_lines = msgspec.json.Encoder().encode_lines
 _fast_pack = msgspec.msgpack.Encoder().encode
 
 
@@ -143,6 +144,40 @@ def dumps(value: Any) -> bytes:
         return text.encode("utf-8")
 
 
+def dumps_lines(lines: list[Any], loose: Collection[int] = ()) -> bytes:
+    """``dumps(line) + b"\\n"`` for every line, joined. Only the lines whose index is in
+    ``loose`` may hold a float (a source's free-form value: a tool input, a structured
+    result, a raw block); the others hold Common's typed strings, ints and bools. So only
+    the loose lines get the float check, and when none has a float (the usual case)
+    msgspec writes every line in one call. A line with a float, and any run that msgspec
+    refuses (a lone surrogate), is written by :func:`dumps`."""
+    careful = sorted(index for index in loose if not _float_free(lines[index]))
+    if not careful:
+        return _plain_lines(lines)
+    pieces: list[bytes] = []
+    start = 0
+    for index in careful:
+        pieces.append(_plain_lines(lines[start:index]))
+        pieces.append(dumps(lines[index]) + b"\n")
+        start = index + 1
+    pieces.append(_plain_lines(lines[start:]))
+    return b"".join(pieces)
+
+
+def _float_free(value: Any) -> bool:
+    try:
+        return b"\xcb" not in _fast_pack(value)  # the float check of dumps()
+    except Exception:  # noqa: BLE001 - dumps() decides
+        return False
+
+
+def _plain_lines(lines: list[Any]) -> bytes:
+    try:
+        return _fast_lines(lines)
+    except Exception:  # noqa: BLE001 - dumps() decides, line by line
+        return b"".join(dumps(line) + b"\n" for line in lines)
+
+
 # --- one stream (main or subagent) --------------------------------------------------
 
 
@@ -167,40 +202,62 @@ class _Stream:
     records: list[str] = field(default_factory=list)  # every record written, for the message being written
     counter: int = 0
     forked_from: dict[str, Any] | None = None  # the session's fork link, on its conversation records
+    loose: set[int] = field(default_factory=set)  # the lines that may hold a float (see dumps_lines)
+
+    def __post_init__(self) -> None:
+        # entry ids are entry_id(sid, "<scope>/<n>"): the common prefix is hashed once
+        scope = f"agent-{self.agent_id}" if self.agent_id else "main"
+        self.named = uuid_namer(NAMESPACE, f"{self.sid}/{scope}/")
+        self.file_named = uuid_namer(NAMESPACE, f"{self.sid}/{self.file}/")
+        # what every record ends with, in the order the CLI writes it
+        self.closing = {"userType": "external", "entrypoint": self.entrypoint, "cwd": self.cwd,
+                        "sessionId": self.sid, "version": self.version, "gitBranch": self.branch}
 
     def new_id(self) -> str:
         self.counter += 1
-        scope = f"agent-{self.agent_id}" if self.agent_id else "main"
-        return entry_id(self.sid, f"{scope}/{self.counter}")
+        return self.named(str(self.counter))
 
     def envelope(self, kind: str, parent: str | None) -> dict[str, Any]:
-        record: dict[str, Any] = {"parentUuid": parent, "isSidechain": self.agent_id is not None}
+        if self.agent_id is None:
+            return {"parentUuid": parent, "isSidechain": False, "type": kind}
+        record: dict[str, Any] = {"parentUuid": parent, "isSidechain": True}
         if self.agent_id:
             record["agentId"] = self.agent_id
-        record.update(type=kind)
+        record["type"] = kind
         return record
 
-    def finish(self, record: dict[str, Any], uid: str) -> None:
-        record.update(
-            uuid=uid,
-            timestamp=self.timestamp,
-            userType="external",
-            entrypoint=self.entrypoint,
-            cwd=self.cwd,
-            sessionId=self.sid,
-            version=self.version,
-            gitBranch=self.branch,
-        )
+    def finish(self, record: dict[str, Any], uid: str, loose: bool) -> None:
+        record["uuid"] = uid
+        record["timestamp"] = self.timestamp
+        record.update(self.closing)
+        if loose:
+            self.loose.add(len(self.lines))
         self.lines.append(record)
+        self.records.append(uid)
 
-    def conversation_record(self, role: str, message: dict[str, Any], parent: str | None, **top: Any) -> str:
-        uid = self.new_id()
-        record = self.envelope(role, parent)
-        record["message"] = message
-        record.update({k: v for k, v in top.items() if v is not UNSET and v is not None})
+    def conversation_record(self, role: str, message: dict[str, Any], parent: str | None, loose: bool = False, **top: Any) -> str:
+        """A user/assistant record; ``loose`` when ``message`` or ``top`` may hold a
+        float (a source's free-form value that failed the float check: see
+        :func:`dumps_lines`). The body of :meth:`new_id`, :meth:`envelope` and
+        :meth:`finish`, inline: this runs once per record."""
+        self.counter += 1
+        uid = self.named(str(self.counter))
+        if self.agent_id is None:
+            record: dict[str, Any] = {"parentUuid": parent, "isSidechain": False, "type": role, "message": message}
+        else:
+            record = self.envelope(role, parent)
+            record["message"] = message
+        for key, value in top.items():
+            if value is not UNSET and value is not None:
+                record[key] = value
         if self.forked_from is not None:
             record["forkedFrom"] = self.forked_from
-        self.finish(record, uid)
+        record["uuid"] = uid
+        record["timestamp"] = self.timestamp
+        record.update(self.closing)
+        if loose:
+            self.loose.add(len(self.lines))
+        self.lines.append(record)
         self.records.append(uid)
         self.tail = self.leaf = uid
         return uid
@@ -210,8 +267,7 @@ class _Stream:
         record = self.envelope("system", parent)
         record["subtype"] = subtype
         record.update(fields)
-        self.finish(record, uid)
-        self.records.append(uid)
+        self.finish(record, uid, True)  # rare: every one takes the careful path
         self.tail = uid
         return uid
 
@@ -385,10 +441,19 @@ class _Writer:
         return s.lines[-1]
 
     def assistant(self, message: Message, s: _Stream, where: str) -> None:
-        msg_id = message.id if message.id is not UNSET else "msg_" + entry_id(s.sid, f"{s.file}/{where}/message").replace("-", "")[:24]
+        # entry_id(s.sid, f"{s.file}/{where}/message"), from the stream's hashed prefix
+        msg_id = message.id if message.id is not UNSET else "msg_" + s.file_named(f"{where}/message").replace("-", "")[:24]
         blocks: list[dict[str, Any]] = []
         artifact_results: list[tuple[str, Artifact]] = []
         for i, block in enumerate(message.content):
+            # the usual blocks, as assistant_block writes them
+            kind = type(block)
+            if kind is Text and block.text:
+                blocks.append({"type": "text", "text": block.text})
+                continue
+            if kind is ToolUse and block.name and type(block.input) is dict and block.id and _API_TOOL_ID.fullmatch(block.id):
+                blocks.append({"type": "tool_use", "id": block.id, "name": block.name, "input": block.input})
+                continue
             converted = self.assistant_block(block, s, f"{where}.{i}")
             if converted is None:
                 continue
@@ -399,21 +464,24 @@ class _Writer:
             self.loss.add("write:empty-message", f"{where}: an assistant message with nothing the API accepts; left out", file=s.file)
             return
         body: dict[str, Any] = {"id": msg_id, "type": "message", "role": "assistant"}
-        body["model"] = message.model if message.model is not UNSET else ("<synthetic>" if message.synthetic else UNSET)
+        model = message.model if message.model is not UNSET else ("<synthetic>" if message.synthetic else UNSET)
+        if model is not UNSET:
+            body["model"] = model
         stop = message.stop_reason
         usage = _usage(message)
+        top: dict[str, Any] = {"isApiErrorMessage": True} if message.api_error else {}
         for block in blocks:
-            record_body = {k: v for k, v in body.items() if v is not UNSET}
+            record_body = body.copy()
             record_body["content"] = [block]
             if stop is not UNSET:
                 record_body["stop_reason"] = stop
                 record_body["stop_sequence"] = None
             if usage is not None:
                 record_body["usage"] = usage
-            top: dict[str, Any] = {}
-            if message.api_error:
-                top["isApiErrorMessage"] = True
-            uid = s.conversation_record("assistant", record_body, s.tail, **top)
+            # a tool input, or a raw block passed through, is the source's own value
+            kind = block["type"]
+            loose = kind not in ("text", "thinking") and not (kind == "tool_use" and _float_free(block["input"]))
+            uid = s.conversation_record("assistant", record_body, s.tail, loose, **top)
             if block["type"] == "tool_use":
                 s.tool_records[block["id"]] = uid
         for tool_id, artifact in artifact_results:
@@ -489,7 +557,10 @@ class _Writer:
         """One tool_result record hanging off the record of its own tool_use, as the CLI
         writes it; ``more`` is the rest of the user message, in the same record."""
         call = s.tool_records.get(block["tool_use_id"])
-        s.conversation_record("user", {"role": "user", "content": [block, *more]}, call or s.tail, **fields, sourceToolAssistantUUID=call)
+        # a raw part of the content, a structured result: the source's own values
+        loose = not (isinstance(block["content"], str) or _float_free(block["content"])) or (
+            "toolUseResult" in fields and not _float_free(fields["toolUseResult"]))
+        s.conversation_record("user", {"role": "user", "content": [block, *more]}, call or s.tail, loose, **fields, sourceToolAssistantUUID=call)
 
     def user(self, message: Message, s: _Stream, where: str, missing: list[str]) -> None:
         """A user message: its results (with the ones added for unanswered calls, in call
@@ -505,7 +576,8 @@ class _Writer:
         for i, result in enumerate(results):
             done = self.tool_result(result, s, f"{where}.result{i}", top)
             (orphans if isinstance(done, Text) else answered).append(done)
-        answered = _in_call_order(answered, [(_placeholder(t), dict(top)) for t in missing], [api_tool_id(c) for c in s.calls])
+        if missing:
+            answered = _in_call_order(answered, [(_placeholder(t), dict(top)) for t in missing], [api_tool_id(c) for c in s.calls])
         runs: list[list[Block]] = [orphans]
         for block in others:
             if isinstance(block, Command):
@@ -583,7 +655,7 @@ class _Writer:
     def tool_result(self, result: ToolResult, s: _Stream, where: str, top: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]] | Text:
         """The result block and its record fields; a result whose call is not open
         (not in the message before) becomes a text block."""
-        content = _result_content(result, self.loss, where)
+        content = result.content if type(result.content) is str else _result_content(result, self.loss, where)
         if result.tool_use_id not in s.open_calls:
             self.loss.add("write:orphan-result", f"{where}: result for unknown tool_use {result.tool_use_id} written as text", file=s.file)
             text = content if isinstance(content, str) else _flatten(content)
@@ -617,8 +689,10 @@ class _Writer:
 
     def render(self, s: _Stream, title: str | None) -> bytes:
         lines: list[dict[str, Any]] = []
+        loose: Collection[int] = s.loose
         if title and s.leaf:
             lines.append({"type": "summary", "summary": title, "leafUuid": s.leaf})
+            loose = {i + 1 for i in loose}
         lines.extend(s.lines)
         if title and s.leaf and s.agent_id is None:
             lines.append({"type": "custom-title", "customTitle": title, "sessionId": s.sid})
@@ -628,7 +702,7 @@ class _Writer:
                 last["lastPrompt"] = s.last_prompt
             last.update(leafUuid=s.leaf, sessionId=s.sid)
             lines.append(last)
-        return b"".join(dumps(line) + b"\n" for line in lines)
+        return dumps_lines(lines, loose)
 
     def agent_ids(self, children: list[Child], parent_agent: str | None, used: set[str]) -> list[str]:
         """The siblings' file ids, claimed before any of their own children's: a direct

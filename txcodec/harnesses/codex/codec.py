@@ -34,13 +34,22 @@ _item_decoder = msgspec.json.Decoder(ResponseItem)
 
 class CodexCodec:
     name = "codex"
+    accepts_buffers = True  # decode() takes a memoryview: no copy per line at load time
 
     @repairs_surrogates
-    def decode(self, line: bytes) -> Any:
+    def decode(self, line: bytes | memoryview) -> Any:
         try:
             return _decoder.decode(json_source(line))
         except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            return _lenient(line, exc)
+            return _lenient(bytes(line), exc)
+
+    def decode_batch(self, lines: bytes | memoryview) -> list[Any] | None:
+        """Several LF-separated lines in one call, or ``None`` when any of them needs
+        the lenient path (the caller then decodes them one by one)."""
+        try:
+            return _decoder.decode_lines(lines)
+        except (msgspec.ValidationError, msgspec.DecodeError):
+            return None
 
     def encode(self, record: Any, original: bytes | None) -> bytes:
         if isinstance(record, Opaque):

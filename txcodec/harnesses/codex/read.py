@@ -34,7 +34,7 @@ from msgspec import UNSET
 from ...common import Conversation, Epoch, Image, Message, Meta, RawBlock, Text, Thinking, ToolResult, ToolUse, Usage
 from ...loss import LossReport
 from ...native import NativeSession, Opaque, builtins
-from ...readkit import malformed
+from ...readkit import MALFORMED, report_malformed
 from ...tools import tool_kind
 from . import records as R
 from .prelude import prelude_kind
@@ -65,10 +65,12 @@ class _Reader:
         # a counted model call with no assistant message after it: a local compaction's
         # own call, when a ``compacted`` line follows (which then takes its usage)
         self.unattributed: Usage | None = None
+        self.records = session.records
         self.events_only = not any(
-            isinstance(R.payload_of(r), R.MessageItem) for r in session.records if not isinstance(r, Opaque)
+            isinstance(R.payload_of(r), R.MessageItem) for r in self.records if not isinstance(r, Opaque)
         )
         self.calls: dict[str, ToolUse] = {}
+        self.kinds: dict[str, str] = {}  # tool name -> tool_kind(name), looked up once per name
 
     # --- helpers ------------------------------------------------------------------
     def lose(self, kind: str, detail: str, n: int) -> None:
@@ -92,18 +94,29 @@ class _Reader:
 
     # --- main loop ----------------------------------------------------------------
     def run(self) -> Conversation:
-        for n, record in enumerate(self.session.records, 1):
-            handler = _LINE_HANDLERS.get(type(record))
-            if handler is not None:
-                with malformed(self.loss, self.file, n):
+        handlers, items = _LINE_HANDLERS, _ITEM_HANDLERS
+        bare_items = set(R.RESPONSE_ITEM_TYPES.values())
+        for n, record in enumerate(self.records, 1):
+            # what malformed() does, without a context manager per line
+            try:
+                kind = type(record)
+                if kind is R.ResponseItemLine:  # most lines: straight to the item's handler
+                    payload = record.payload
+                    handler = items.get(type(payload))
+                    if handler is not None:
+                        handler(self, payload, record.timestamp, n)
+                    else:
+                        self.item(payload, record.timestamp, n)
+                elif (handler := handlers.get(kind)) is not None:
                     handler(self, record, n)
-            elif isinstance(record, Opaque):
-                self.lose("opaque", record.diagnostic, n)
-            elif type(record) in R.RESPONSE_ITEM_TYPES.values():  # 2025: a bare item
-                with malformed(self.loss, self.file, n):
+                elif kind is Opaque:
+                    self.lose("opaque", record.diagnostic, n)
+                elif kind in bare_items:  # 2025: a bare item
                     self.item(record, None, n)
-            else:
-                self.lose("record:unknown", type(record).__name__, n)
+                else:
+                    self.lose("record:unknown", kind.__name__, n)
+            except MALFORMED as exc:
+                report_malformed(self.loss, self.file, n, exc)
         self.finish()
         return self.conv
 
@@ -272,6 +285,14 @@ class _Reader:
         if isinstance(p.id, str):
             msg.source_ids.append(p.id)
 
+    def kind(self, name: Any) -> str:
+        kind = self.kinds.get(name) if isinstance(name, str) else None
+        if kind is None:
+            kind = tool_kind(name)
+            if isinstance(name, str):
+                self.kinds[name] = kind
+        return kind
+
     def tool_call(self, use: ToolUse, ts: Any, item_id: Any) -> None:
         msg = self.side("assistant", ts)
         msg.content.append(use)
@@ -283,17 +304,17 @@ class _Reader:
         args = p.arguments
         if isinstance(args, str):
             try:
-                value = json.loads(args)
+                value = _arguments(args)
             except ValueError:
                 value = args
                 self.lose("tool:arguments-not-json", f"{p.name} arguments kept as the string they were", n)
         else:
             value = args if args is not UNSET else None
             self.lose("tool:arguments-not-string", f"{p.name} arguments are {type(args).__name__}; codex drops such a call", n)
-        self.tool_call(ToolUse(p.call_id, p.name, value, tool_kind(p.name)), ts, p.id)
+        self.tool_call(ToolUse(p.call_id, p.name, value, self.kind(p.name)), ts, p.id)
 
     def custom_tool_call(self, p: R.CustomToolCallItem, ts: Any, n: int) -> None:
-        self.tool_call(ToolUse(p.call_id, p.name, p.input, tool_kind(p.name)), ts, p.id)
+        self.tool_call(ToolUse(p.call_id, p.name, p.input, self.kind(p.name)), ts, p.id)
         # which calls were freeform, so a Codex writer gives them back their item type
         self.conv.messages[-1].extra.setdefault("codex_custom_calls", []).append(p.call_id)
 
@@ -398,6 +419,19 @@ class _Reader:
         UUIDv7, whose first 48 bits are a millisecond clock."""
         own, turn = _uuid7_ms(self.own_id), _uuid7_ms(turn_id)
         return own is not None and turn is not None and turn >= own
+
+
+_json_value = msgspec.json.Decoder().decode
+
+
+def _arguments(text: str) -> Any:
+    """``json.loads(text)``: msgspec's decode where it takes the text (the same value,
+    the test pins it), ``json.loads`` for what msgspec refuses (``NaN``, ``1e400``, a
+    lone surrogate escape) and to raise its ``ValueError`` for what is no JSON."""
+    try:
+        return _json_value(text)
+    except Exception:  # noqa: BLE001 - json.loads decides
+        return json.loads(text)
 
 
 def _uuid7_ms(value: Any) -> int | None:
