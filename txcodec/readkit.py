@@ -10,7 +10,7 @@ from typing import Any
 import msgspec
 
 from .errors import MALFORMED, describe
-from .loss import LossReport
+from .loss import LossReport, UnreadLoss
 from .native import NativeSession, Opaque, has_lone_surrogates, json_source, plain, without_lone_surrogates
 
 _json = msgspec.json.Decoder()
@@ -63,6 +63,8 @@ def report_lone_surrogates(session: NativeSession, loss: LossReport, file: str |
     """A line that decoded only after its lone UTF-16 surrogate escapes were replaced
     by U+FFFD (``native.repairs_surrogates``) reads differently from what it holds: say
     so, once per line."""
+    if type(loss) is UnreadLoss:
+        return
     source = session._source
     if source is not None and (_SURROGATE_ESCAPE.search(source) is None or not has_lone_surrogates(source)):
         return  # the common case: one scan of the file's bytes (a pair of escapes, an emoji, is no lone one)
@@ -86,6 +88,8 @@ def report_unknown_keys(
     they are not carried. (A record the reader does not read at all is reported whole,
     by the reader.) One entry per record type and key, with the first line and how many
     lines hold it."""
+    if type(loss) is UnreadLoss:
+        return
     found: dict[tuple[str, str], list[int]] = {}
     for n, line in enumerate(session.lines, 1):
         record = line._record
