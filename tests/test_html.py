@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -26,9 +27,10 @@ from html_cases import (
     walk,
 )
 
-from txcodec import registry
+from txcodec import api, registry
 from txcodec.cli import main
 from txcodec.common import Conversation, Image, Message, Meta, Text, ToolResult, ToolUse, Usage
+from txcodec.loss import LossReport, UnreadLoss
 from txcodec.render import html, site
 
 
@@ -52,6 +54,20 @@ def _children(conv):
     for child in conv.children:
         yield child
         yield from _children(child.conversation)
+
+
+def test_a_page_gathers_no_loss_report_unless_asked(tmp_path):
+    # a case whose report holds every kind a reader adds, the whole-file checks' included
+    case = next(c for c in CASES if c.parent.name == "claude_code" and c.name == "lineage_genuine")
+    full, unread = LossReport(), UnreadLoss()
+    conv = api.to_common(api.load(native_input(case)), full)
+    assert "field:unknown" in full.counts() and "record:mode" in full.counts()
+    assert html.render(api.to_common(api.load(native_input(case)), unread)) == html.render(conv)
+    assert unread.entries == []  # nothing kept
+    out = tmp_path / "page.html"
+    result = CliRunner().invoke(main, ["export", str(native_input(case)), "--to", "html", "-o", str(out), "--loss"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["counts"] == full.counts()  # --loss still reports it all
 
 
 def html_escape(text: str) -> str:
