@@ -141,13 +141,26 @@ def test_markdown_images_are_links_and_bad_links_are_text(native):
     if native:
         pytest.importorskip("markdown_it_pyrs", reason="the fast extra (markdown-it-pyrs) is not installed")
     render = html._markdown(native)
-    out = render(MARKDOWN_EDGES[4] + "\n\n" + MARKDOWN_EDGES[5] + "\n\n" + MARKDOWN_EDGES[6])
-    assert "<img" not in out  # an image would be a fetch: its address is a link instead
-    assert '!<a href="https://example.com/x.png" title="t">alt <em>text</em></a>' in out
+    out = html._images(render(MARKDOWN_EDGES[4] + "\n\n" + MARKDOWN_EDGES[5] + "\n\n" + MARKDOWN_EDGES[6]))
+    # a remote image would be a fetch: a link to its address, named by its alt text, instead;
+    # a base64 data: image of a raster type is shown
+    assert re.findall(r"<img [^>]*>", out) == ['<img src="data:image/png;base64,AAAA" alt="data" loading="lazy">']
+    assert '<a class="image-link" href="https://example.com/x.png" title="t">alt text</a>' in out
+    assert '<a class="image-link" href="http://e/y.png">ref</a>' in out and "!<a" not in out
     hrefs = re.findall(r'href="([^"]*)"', out)
     assert not [h for h in hrefs if h.split(":", 1)[0] in ("javascript", "vbscript", "file")] and "data:text" not in " ".join(hrefs)
     assert "[js](javascript:alert(1))" in out  # a refused link stays as its text
     assert "&lt;div onclick=" in out and "&lt;span&gt;" in out and "<span>" not in out  # raw HTML shows as text
+
+
+def test_markdown_images_in_links_and_refused_sources():
+    out = str(html.markdown("[![inner](https://e/i.png) ![d](data:image/gif;base64,R0lGOD==)](https://e/page) "
+                            "![svg](data:image/svg+xml;base64,PHN2Zz4=) ![bad](data:image/png;base64,A\"B) ![](rel.png)"))
+    # inside a link the image is its alt text (links do not nest); an inline one stays an image
+    assert '<a href="https://e/page"><span class="image-link">inner</span> <img src="data:image/gif;base64,R0lGOD==" alt="d" loading="lazy"></a>' in out
+    assert "<img" not in out.replace('<img src="data:image/gif;base64,R0lGOD==" alt="d" loading="lazy">', "")
+    assert "![svg](data:image/svg+xml;base64,PHN2Zz4=)" in out  # the renderer refuses an SVG: it stays text
+    assert '<a class="image-link" href="rel.png">rel.png</a>' in out  # no alt text: named by its address
 
 
 def _tags(page: str) -> list[tuple[str, list[tuple[str, str | None]]]]:

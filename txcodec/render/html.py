@@ -391,11 +391,11 @@ def image_src(block: Image) -> str | None:
 
 
 # Both renderers run the same rules: CommonMark's, plus tables and strikethrough. Raw HTML
-# is not a rule (it shows as the text it is), nor are images: a remote one would be a
-# fetch, so ``![alt](url)`` shows as "!" and a link to the address. Links are checked by
-# the renderer (no ``javascript:``, ``vbscript:``, ``file:`` or ``data:`` page).
+# is not a rule (it shows as the text it is). Links are checked by the renderer (no
+# ``javascript:``, ``vbscript:``, ``file:`` or ``data:`` page; a ``data:`` image only of a
+# raster type), and the images it makes are checked again by ``_images``.
 _RULES = ("blockquote", "code", "fence", "heading", "hr", "lheading", "list", "paragraph", "reference",
-          "autolink", "backticks", "emphasis", "entity", "escape", "link", "newline", "strikethrough", "table")
+          "autolink", "backticks", "emphasis", "entity", "escape", "link", "image", "newline", "strikethrough", "table")
 
 
 @lru_cache(maxsize=2)
@@ -413,8 +413,38 @@ def _markdown(native: bool = True) -> Callable[[str], str]:
     from markdown_it import MarkdownIt
 
     md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
-    md.enable(["table", "strikethrough"]).disable("image")
+    md.enable(["table", "strikethrough"])
     return md.render
+
+
+# With raw HTML off, every <img> in the renderer's output is one it made from ``![alt](src)``,
+# its attributes escaped (and every ``<a `` a link it made). An image whose source is a
+# base64 ``data:`` URI of a raster type stays an image (the page's CSP admits ``data:``
+# images and nothing else); any other would be a fetch, so it becomes a link to its
+# address named by its alt text (inside a link: the alt text alone, links do not nest).
+_IMG_OR_LINK = re.compile(r'<img src="([^"]*)" alt="([^"]*)"( title="[^"]*")? />|<a |</a>')
+_INLINE = re.compile(r"data:image/(?:png|jpeg|gif|webp);base64,[A-Za-z0-9+/]*={0,2}")
+
+
+def _images(rendered: str) -> str:
+    if "<img " not in rendered:
+        return rendered
+    depth = 0  # links open around the current place
+
+    def swap(m: re.Match) -> str:
+        nonlocal depth
+        src, alt, title = m.group(1, 2, 3)
+        if src is None:
+            depth += 1 if m.group(0) == "<a " else -1
+            return m.group(0)
+        title = title or ""
+        if _INLINE.fullmatch(src):
+            return f'<img src="{src}" alt="{alt}"{title} loading="lazy">'
+        if depth:
+            return f'<span class="image-link">{alt or src}</span>'
+        return f'<a class="image-link" href="{src}"{title}>{alt or src}</a>'
+
+    return _IMG_OR_LINK.sub(swap, rendered)
 
 
 # Text with none of Markdown's marks renders as its paragraphs: no need to parse it.
@@ -428,7 +458,7 @@ def markdown(text: str) -> Markup:
     if not _MARKS.search(text):
         paragraphs = _PARAGRAPHS.split(text.strip())
         return Markup("").join(Markup("<p>%s</p>\n") % "\n".join(x.strip() for x in p.split("\n")) for p in paragraphs)
-    return Markup(_markdown()(text))
+    return Markup(_images(_markdown()(text)))
 
 
 # --- usage -----------------------------------------------------------------------------
