@@ -207,6 +207,12 @@ def test_edit_diff_from_structured_patch_and_from_strings():
     assert '<span class="chip">edit</span><span class="name">replace' in second  # Gemini CLI's replace is an edit although its kind is generic
 
 
+def test_diff_lines_escaped_together_or_one_by_one():
+    hunks = [html.Hunk("@@ <h> @@", [("add", "+<b>"), ("del", "-a&b")]), html.Hunk("", [("ctx", " x\ny<i>")]), html.Hunk("@@", [])]
+    assert str(html.diff(hunks)) == ('<div class="diff"><div class="hunk">@@ &lt;h&gt; @@</div><div class="add">+&lt;b&gt;</div>'
+                                     '<div class="del">-a&amp;b</div><div class="ctx"> x\ny&lt;i&gt;</div><div class="hunk">@@</div></div>')
+
+
 def test_todos_images_and_price_hook():
     png = base64.b64encode(b"\x89PNG\r\n\x1a\nfake").decode()
     conv = Conversation(meta=Meta(models=["m1"]), messages=[

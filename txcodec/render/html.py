@@ -159,8 +159,11 @@ def diff(hunks: list[Hunk]) -> Markup:
     for h in hunks:
         if h.header:
             out += ('<div class="hunk">', escape(h.header), "</div>")
-        for cls, text in h.lines:
-            out += (_LINE_OPEN[cls], escape(text), "</div>")
+        # a hunk's lines escaped in one call (escaping leaves line feeds as they are)
+        escaped = str(escape("\n".join([text for _, text in h.lines]))).split("\n")
+        if len(escaped) != len(h.lines):  # a line holding a line feed itself (or no line)
+            escaped = [escape(text) for _, text in h.lines]
+        out += [f"{_LINE_OPEN[cls]}{text}</div>" for (cls, _), text in zip(h.lines, escaped)]
     out.append("</div>")
     return Markup("".join(out))
 
@@ -457,7 +460,8 @@ def markdown(text: str) -> Markup:
         return Markup('<pre class="plain">%s</pre>') % text
     if not _MARKS.search(text):
         paragraphs = _PARAGRAPHS.split(text.strip())
-        return Markup("").join(Markup("<p>%s</p>\n") % "\n".join(x.strip() for x in p.split("\n")) for p in paragraphs)
+        lines = ["\n".join([x.strip() for x in p.split("\n")]) for p in paragraphs]
+        return Markup("".join([f"<p>{escape(p)}</p>\n" for p in lines]))
     return Markup(_images(_markdown()(text)))
 
 
