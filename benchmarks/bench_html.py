@@ -15,6 +15,10 @@ Markdown goes through markdown-it.rs when the ``fast`` extra is installed (the l
 printed first says which).
 
     python benchmarks/bench_html.py [--mb 60] [--repeat 3] [--ccl PATH] [--keep]
+    python benchmarks/bench_html.py --txcodec /path/to/main --txcodec .   # before/after, in one run
+
+``--txcodec`` names the checkout to measure (default: this one); given more than once, each
+is measured, in turns with the others.
 """
 
 from __future__ import annotations
@@ -34,14 +38,15 @@ from bench_common import build  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def measure(cmd: list[str], cwd: Path, ours: bool = False) -> tuple[float, float, float]:
+def measure(cmd: list[str], cwd: Path, ours: Path | None = None) -> tuple[float, float, float]:
     """(wall seconds, CPU seconds, peak RSS MiB) of one command, from GNU time. On a
-    shared machine the CPU time (user + system) is the steadier figure. txcodec's
-    bytecode goes to a folder of the run's own (the checkout stays clean)."""
+    shared machine the CPU time (user + system) is the steadier figure. ``ours`` is the
+    txcodec checkout the command runs; its bytecode goes to a folder of the run's own (the
+    checkout stays clean)."""
     report = cwd / "time.txt"
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    if ours:
-        env.update(PYTHONPATH=str(ROOT), PYTHONPYCACHEPREFIX=str(cwd / "pycache"))
+    if ours is not None:
+        env.update(PYTHONPATH=str(ours), PYTHONPYCACHEPREFIX=str(cwd / "pycache"))
     run = subprocess.run(["/usr/bin/time", "-v", "-o", str(report), *cmd], cwd=cwd, env=env,
                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     if run.returncode != 0:
@@ -72,7 +77,10 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3, help="runs of each, in turns; the best of each is compared")
     ap.add_argument("--ccl", help="a claude-code-log executable to use instead of installing one")
     ap.add_argument("--keep", action="store_true", help="keep the temporary folder (the pages) and print it")
+    ap.add_argument("--txcodec", type=Path, action="append",
+                    help="a checkout to measure (default: this one); more than one are measured in turns")
     args = ap.parse_args()
+    checkouts = [p.resolve() for p in args.txcodec] if args.txcodec else [ROOT]
     tmp = Path(tempfile.mkdtemp(prefix="bench-html-"))
     try:
         session = tmp / "project" / "0f0e0d0c-0b0a-4909-8807-060504030201.jsonl"
@@ -87,29 +95,35 @@ def main() -> None:
         except ImportError:
             markdown = "markdown-it-py (the fast extra is not installed)"
         print(f"session {mb:.1f} MB, {lines} lines; txcodec's Markdown: {markdown}")
-        ours = tmp / "txcodec.html"
-        export = [sys.executable, "-m", "txcodec", "export", str(session), "--to", "html", "-o", str(ours)]
-        measure(export, tmp, ours=True)  # compiles txcodec's bytecode, as an install would have
+        names = [str(c) if len(checkouts) > 1 else "txcodec" for c in checkouts]
+        pages = [tmp / f"txcodec-{i}.html" for i in range(len(checkouts))]
+        exports = [[sys.executable, "-m", "txcodec", "export", str(session), "--to", "html", "-o", str(page)] for page in pages]
+        for checkout, export in zip(checkouts, exports):
+            measure(export, tmp, ours=checkout)  # compiles its bytecode, as an install would have
         ccl = claude_code_log(tmp, args.ccl)
         theirs = tmp / "ccl.html"
-        mine, others = [], []
+        mine: list[list[tuple[float, float, float]]] = [[] for _ in checkouts]
+        others = []
         for _ in range(args.repeat):
-            ours.unlink(missing_ok=True)
-            mine.append(measure(export, tmp, ours=True))
-            print(f"txcodec export --to html: {_row(mb, *mine[-1])}  page {ours.stat().st_size / 1e6:.1f} MB")
+            for i, (checkout, export, page) in enumerate(zip(checkouts, exports, pages)):
+                page.unlink(missing_ok=True)
+                mine[i].append(measure(export, tmp, ours=checkout))
+                print(f"{names[i]} export --to html: {_row(mb, *mine[i][-1])}  page {page.stat().st_size / 1e6:.1f} MB")
             if ccl is not None:
                 theirs.unlink(missing_ok=True)
                 others.append(measure([ccl, str(session), "-o", str(theirs)], tmp))
                 size = theirs.stat().st_size / 1e6 if theirs.exists() else float("nan")
                 print(f"claude-code-log (HTML):   {_row(mb, *others[-1])}  page {size:.1f} MB")
-        t, cpu, rss = (min(x[i] for x in mine) for i in range(3))
-        print(f"best of {args.repeat}: txcodec {_row(mb, t, cpu, rss)}")
+        bests = [tuple(min(x[k] for x in runs) for k in range(3)) for runs in mine]
+        for name, best in zip(names, bests):
+            print(f"best of {args.repeat}: {name} {_row(mb, *best)}")
         if not others:
             return
         t2, cpu2, rss2 = (min(x[i] for x in others) for i in range(3))
         print(f"best of {args.repeat}: claude-code-log {_row(mb, t2, cpu2, rss2)}")
-        print(f"txcodec is {t2 / t:.1f}x faster by wall time, {cpu2 / cpu:.1f}x by CPU time (target >= 10x), "
-              f"and uses {rss2 / rss:.1f}x less memory (target > 1x)")
+        for name, (t, cpu, rss) in zip(names, bests):
+            print(f"{name} is {t2 / t:.1f}x faster by wall time, {cpu2 / cpu:.1f}x by CPU time (target >= 10x), "
+                  f"and uses {rss2 / rss:.1f}x less memory (target > 1x)")
     finally:
         if args.keep:
             print(f"kept {tmp}")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -26,9 +27,10 @@ from html_cases import (
     walk,
 )
 
-from txcodec import registry
+from txcodec import api, registry
 from txcodec.cli import main
 from txcodec.common import Conversation, Image, Message, Meta, Text, ToolResult, ToolUse, Usage
+from txcodec.loss import LossReport, UnreadLoss
 from txcodec.render import html, site
 
 
@@ -52,6 +54,20 @@ def _children(conv):
     for child in conv.children:
         yield child
         yield from _children(child.conversation)
+
+
+def test_a_page_gathers_no_loss_report_unless_asked(tmp_path):
+    # a case whose report holds every kind a reader adds, the whole-file checks' included
+    case = next(c for c in CASES if c.parent.name == "claude_code" and c.name == "lineage_genuine")
+    full, unread = LossReport(), UnreadLoss()
+    conv = api.to_common(api.load(native_input(case)), full)
+    assert "field:unknown" in full.counts() and "record:mode" in full.counts()
+    assert html.render(api.to_common(api.load(native_input(case)), unread)) == html.render(conv)
+    assert unread.entries == []  # nothing kept
+    out = tmp_path / "page.html"
+    result = CliRunner().invoke(main, ["export", str(native_input(case)), "--to", "html", "-o", str(out), "--loss"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["counts"] == full.counts()  # --loss still reports it all
 
 
 def html_escape(text: str) -> str:
@@ -125,13 +141,26 @@ def test_markdown_images_are_links_and_bad_links_are_text(native):
     if native:
         pytest.importorskip("markdown_it_pyrs", reason="the fast extra (markdown-it-pyrs) is not installed")
     render = html._markdown(native)
-    out = render(MARKDOWN_EDGES[4] + "\n\n" + MARKDOWN_EDGES[5] + "\n\n" + MARKDOWN_EDGES[6])
-    assert "<img" not in out  # an image would be a fetch: its address is a link instead
-    assert '!<a href="https://example.com/x.png" title="t">alt <em>text</em></a>' in out
+    out = html._images(render(MARKDOWN_EDGES[4] + "\n\n" + MARKDOWN_EDGES[5] + "\n\n" + MARKDOWN_EDGES[6]))
+    # a remote image would be a fetch: a link to its address, named by its alt text, instead;
+    # a base64 data: image of a raster type is shown
+    assert re.findall(r"<img [^>]*>", out) == ['<img src="data:image/png;base64,AAAA" alt="data" loading="lazy">']
+    assert '<a class="image-link" href="https://example.com/x.png" title="t">alt text</a>' in out
+    assert '<a class="image-link" href="http://e/y.png">ref</a>' in out and "!<a" not in out
     hrefs = re.findall(r'href="([^"]*)"', out)
     assert not [h for h in hrefs if h.split(":", 1)[0] in ("javascript", "vbscript", "file")] and "data:text" not in " ".join(hrefs)
     assert "[js](javascript:alert(1))" in out  # a refused link stays as its text
     assert "&lt;div onclick=" in out and "&lt;span&gt;" in out and "<span>" not in out  # raw HTML shows as text
+
+
+def test_markdown_images_in_links_and_refused_sources():
+    out = str(html.markdown("[![inner](https://e/i.png) ![d](data:image/gif;base64,R0lGOD==)](https://e/page) "
+                            "![svg](data:image/svg+xml;base64,PHN2Zz4=) ![bad](data:image/png;base64,A\"B) ![](rel.png)"))
+    # inside a link the image is its alt text (links do not nest); an inline one stays an image
+    assert '<a href="https://e/page"><span class="image-link">inner</span> <img src="data:image/gif;base64,R0lGOD==" alt="d" loading="lazy"></a>' in out
+    assert "<img" not in out.replace('<img src="data:image/gif;base64,R0lGOD==" alt="d" loading="lazy">', "")
+    assert "![svg](data:image/svg+xml;base64,PHN2Zz4=)" in out  # the renderer refuses an SVG: it stays text
+    assert '<a class="image-link" href="rel.png">rel.png</a>' in out  # no alt text: named by its address
 
 
 def _tags(page: str) -> list[tuple[str, list[tuple[str, str | None]]]]:
@@ -176,6 +205,12 @@ def test_edit_diff_from_structured_patch_and_from_strings():
     assert '<div class="del">-x</div>' not in first  # the client's patch wins over the strings
     assert '<div class="del">-two</div>' in second and '<div class="add">+2</div>' in second
     assert '<span class="chip">edit</span><span class="name">replace' in second  # Gemini CLI's replace is an edit although its kind is generic
+
+
+def test_diff_lines_escaped_together_or_one_by_one():
+    hunks = [html.Hunk("@@ <h> @@", [("add", "+<b>"), ("del", "-a&b")]), html.Hunk("", [("ctx", " x\ny<i>")]), html.Hunk("@@", [])]
+    assert str(html.diff(hunks)) == ('<div class="diff"><div class="hunk">@@ &lt;h&gt; @@</div><div class="add">+&lt;b&gt;</div>'
+                                     '<div class="del">-a&amp;b</div><div class="ctx"> x\ny&lt;i&gt;</div><div class="hunk">@@</div></div>')
 
 
 def test_todos_images_and_price_hook():

@@ -166,6 +166,23 @@ def test_hostile_page_runs_no_script(browser, artifacts, tmp_path):
         page.close()
 
 
+def test_markdown_images_make_no_request(browser, tmp_path):
+    from txcodec.common import Conversation, Message, Text
+
+    png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+    text = f"![remote](https://example.invalid/r.png) ![dot](data:image/png;base64,{png}) [![linked](http://example.invalid/l.png)](https://example.invalid/)"
+    loaded = Loaded(browser, _write(tmp_path, Conversation(messages=[Message("assistant", [Text(text)], model="m")])))
+    page = loaded.page
+    try:
+        assert loaded.errors == [] and loaded.foreign_requests() == []
+        images = page.eval_on_selector_all("main .md img", "is => is.map(i => [i.alt, i.complete && i.naturalWidth])")
+        assert images == [["dot", 1]]  # the data: image is shown
+        links = page.eval_on_selector_all("main .md a", "as => as.map(a => [a.textContent, a.getAttribute('href')])")
+        assert links == [["remote", "https://example.invalid/r.png"], ["linked", "https://example.invalid/"]]
+    finally:
+        page.close()
+
+
 def test_index_search_filters_rows(browser, tmp_path):
     rows = [{"href": f"{i}.html", "title": t, "prompt": p, "harness": "codex", "project": proj, "updated": f"2026-01-0{i}", "messages": 1}
             for i, (t, p, proj) in enumerate([("fix the parser", "the parser fails", "/a"), ("write docs", "docs please", "/a"),

@@ -11,7 +11,7 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 from .errors import MALFORMED, describe
-from .loss import LossReport
+from .loss import LossReport, UnreadLoss
 from .native import NativeSession, Opaque, has_lone_surrogates, json_source, plain, without_lone_surrogates
 
 _json = msgspec.json.Decoder()
@@ -64,6 +64,8 @@ def report_lone_surrogates(session: NativeSession, loss: LossReport, file: str |
     """A line that decoded only after its lone UTF-16 surrogate escapes were replaced
     by U+FFFD (``native.repairs_surrogates``) reads differently from what it holds: say
     so, once per line."""
+    if type(loss) is UnreadLoss:
+        return
     source = session._source
     if source is not None and not may_hold_lone_surrogates(source):
         return  # the common case: one scan of the file's bytes (a pair of escapes, an emoji, is no lone one)
@@ -100,6 +102,8 @@ def report_unknown_keys(
     they are not carried. (A record the reader does not read at all is reported whole,
     by the reader.) One entry per record type and key, with the first line and how many
     lines hold it."""
+    if type(loss) is UnreadLoss:
+        return
     unknown = UnknownKeys(read, nested)
     add = unknown.add
     for n, line in enumerate(session.lines, 1):

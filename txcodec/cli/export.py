@@ -11,7 +11,7 @@ import msgspec
 
 from ..atomic import atomic_stream, write_atomic
 from ..common import to_json
-from ..loss import LossReport
+from ..loss import LossReport, UnreadLoss
 from .common import SessionParam, from_option, read_common, stdout_binary, user_errors
 from .store import filter_options, select
 
@@ -172,7 +172,8 @@ def register(group: click.Group) -> None:
         if len(paths) != 1:
             raise click.UsageError(f"--to {fmt} exports one session at a time (or use --all --to html)")
         (path,) = paths
-        loss = LossReport()
+        # a page shows no loss report: unless --loss asks for one, none is gathered
+        loss = UnreadLoss() if fmt == "html" and not show_loss else LossReport()
         with user_errors():
             conv = read_common(path, harness, loss)
             if fmt == "html":

@@ -18,6 +18,7 @@ from __future__ import annotations
 import base64
 import difflib
 import hashlib
+import os
 import re
 import shlex
 from collections.abc import Callable, Iterable, Iterator
@@ -27,7 +28,7 @@ from itertools import islice
 from typing import Any, BinaryIO
 
 import msgspec
-from markupsafe import Markup
+from markupsafe import Markup, escape
 from msgspec import UNSET
 
 from ..common import (
@@ -122,6 +123,22 @@ def fold(text: str) -> Fold:
     return Fold(text, lines, lines > FOLD_LINES or len(text) > FOLD_CHARS)
 
 
+# The two pieces a long session holds by the thousand (a diff line, an output) are
+# written here rather than as template macros: a Jinja macro call costs more than the
+# markup it makes. Every string from the session goes through ``escape``; the classes
+# are this module's own constants.
+
+
+def folded(f: Fold, cls: str = "out") -> Markup:
+    """An output in a ``<pre>``; a long one clipped, with a button that shows it all
+    (the whole text is in the page once: the clip is CSS)."""
+    pre = Markup(f'<pre class="{escape(cls)}">{escape(f.text)}</pre>')
+    if not f.folded:
+        return pre
+    return Markup(f'<div class="fold" data-role="fold">{pre}<button type="button" class="unfold" '
+                  f'data-lines="{f.lines}">Show all {f.lines} lines</button></div>')
+
+
 class Hunk(msgspec.Struct):
     header: str
     lines: list[tuple[str, str]]  # (css class: add | del | ctx | meta, text)
@@ -132,6 +149,23 @@ _CLASS = {"+": "add", "-": "del", " ": "ctx"}
 
 def _line(text: str) -> tuple[str, str]:
     return _CLASS.get(text[:1], "ctx"), text
+
+
+_LINE_OPEN = {cls: f'<div class="{cls}">' for cls in ("add", "del", "ctx")}
+
+
+def diff(hunks: list[Hunk]) -> Markup:
+    out = ['<div class="diff">']
+    for h in hunks:
+        if h.header:
+            out += ('<div class="hunk">', escape(h.header), "</div>")
+        # a hunk's lines escaped in one call (escaping leaves line feeds as they are)
+        escaped = str(escape("\n".join([text for _, text in h.lines]))).split("\n")
+        if len(escaped) != len(h.lines):  # a line holding a line feed itself (or no line)
+            escaped = [escape(text) for _, text in h.lines]
+        out += [f"{_LINE_OPEN[cls]}{text}</div>" for (cls, _), text in zip(h.lines, escaped)]
+    out.append("</div>")
+    return Markup("".join(out))
 
 
 def diff_from_patch(patch: Any) -> list[Hunk] | None:
@@ -198,11 +232,11 @@ class ToolView(msgspec.Struct):
     summary: str  # one line for the call's title
     command: str | None = None
     path: str | None = None
-    diffs: list[tuple[str, list[Hunk]]] | None = None  # (path, hunks)
-    new_file: Fold | None = None
+    diffs: list[tuple[str, Markup]] | None = None  # (path, the diff)
+    new_file: Markup | None = None  # the content written, folded
     todo_items: list[TodoItem] | None = None
-    prompt: Fold | None = None
-    params: Fold | None = None  # the input as JSON when nothing better shows it
+    prompt: Markup | None = None  # folded
+    params: Markup | None = None  # the input as JSON, folded, when nothing better shows it
 
 
 def _shell_command(inp: Any) -> str | None:
@@ -215,35 +249,35 @@ def _shell_command(inp: Any) -> str | None:
     return _str(cmd)
 
 
-def _edits(inp: dict, result: ToolResult | None) -> list[tuple[str, list[Hunk]]] | None:
+def _edits(inp: dict, result: ToolResult | None) -> list[tuple[str, Markup]] | None:
     path = _str(_first(inp, "file_path", "path", "absolute_path", "notebook_path")) or ""
     structured = result.structured if result is not None else UNSET
     if isinstance(structured, dict):
         hunks = diff_from_patch(structured.get("structuredPatch"))
         if hunks:
-            return [(_str(structured.get("filePath")) or path, hunks)]
+            return [(_str(structured.get("filePath")) or path, diff(hunks))]
     old = _first(inp, "old_string", "oldText", "old_str")
     new = _first(inp, "new_string", "newText", "new_str")
     if isinstance(old, str) or isinstance(new, str):
-        return [(path, diff_from_strings(old if isinstance(old, str) else "", new if isinstance(new, str) else ""))]
+        return [(path, diff(diff_from_strings(old if isinstance(old, str) else "", new if isinstance(new, str) else "")))]
     if isinstance(inp.get("edits"), list):
         out = []
         for e in inp["edits"]:
             o, n = _first(e, "old_string", "oldText"), _first(e, "new_string", "newText")
             if isinstance(o, str) or isinstance(n, str):
-                out.append((path, diff_from_strings(o if isinstance(o, str) else "", n if isinstance(n, str) else "")))
+                out.append((path, diff(diff_from_strings(o if isinstance(o, str) else "", n if isinstance(n, str) else ""))))
         return out or None
     return None
 
 
-def _params(inp: Any) -> Fold | None:
+def _params(inp: Any) -> Markup | None:
     if inp is None or inp == {}:
         return None
     try:
         text = msgspec.json.format(msgspec.json.encode(inp), indent=2).decode()
     except (TypeError, msgspec.EncodeError):
         text = repr(inp)
-    return fold(text)
+    return folded(fold(text), "out json")
 
 
 def tool_view(use: ToolUse, result: ToolResult | None) -> ToolView:
@@ -259,8 +293,9 @@ def tool_view(use: ToolUse, result: ToolResult | None) -> ToolView:
     elif kind == "modify_file":
         if use.name == "apply_patch" or isinstance(_first(inp, "patch", "input"), str) or isinstance(inp, str):
             patch = inp if isinstance(inp, str) else _first(inp, "patch", "input")
-            view.diffs = [("", diff_from_text(patch))]
-            files = [h.header.split(":", 1)[1].strip() for h in view.diffs[0][1] if h.header.startswith("*** ") and ":" in h.header]
+            hunks = diff_from_text(patch)
+            view.diffs = [("", diff(hunks))]
+            files = [h.header.split(":", 1)[1].strip() for h in hunks if h.header.startswith("*** ") and ":" in h.header]
             view.summary = ", ".join(files)
         elif isinstance(inp, dict):
             view.path = _str(_first(inp, "file_path", "path", "absolute_path", "notebook_path"))
@@ -268,7 +303,7 @@ def tool_view(use: ToolUse, result: ToolResult | None) -> ToolView:
             view.diffs = _edits(inp, result)
             content = _first(inp, "content", "new_source")
             if view.diffs is None and isinstance(content, str):
-                view.new_file = fold(content)
+                view.new_file = folded(fold(content), "out new")
         if view.diffs is None and view.new_file is None:
             view.params = _params(inp)
     elif kind == "read_file":
@@ -290,7 +325,7 @@ def tool_view(use: ToolUse, result: ToolResult | None) -> ToolView:
     elif kind == "subagent_task":
         view.summary = str(_first(inp, "description", "subagent_type") or "")
         prompt = _first(inp, "prompt")
-        view.prompt = fold(prompt) if isinstance(prompt, str) else None
+        view.prompt = folded(fold(prompt), "out prompt") if isinstance(prompt, str) else None
         if view.prompt is None:
             view.params = _params(inp)
     else:
@@ -306,18 +341,24 @@ def tool_view(use: ToolUse, result: ToolResult | None) -> ToolView:
 
 
 class Output(msgspec.Struct):
-    text: Fold | None
+    body: Markup | None  # the text: folded, or (a subagent's report) as Markdown
+    report: bool  # the body is a subagent's report
     images: list[str]  # data: URIs
     others: list[str]  # labels of blocks shown only by name
     persisted: bool
 
 
-def result_output(result: ToolResult) -> Output:
+def result_output(result: ToolResult, view: ToolView | None = None) -> Output:
+    """What a result shows; ``view`` is its call's (None for a result whose call is not
+    in the conversation)."""
     images: list[str] = []
     others: list[str] = []
+    report = view is not None and view.kind == "subagent_task"
+    cls = "out err" if result.is_error else "out"
     if isinstance(result.persisted_output, str):
         # the preview in ``content`` is the head of this: show the whole once, not both
-        return Output(fold(result.persisted_output), images, others, True)
+        text = result.persisted_output
+        return Output(markdown(text) if report else folded(fold(text), cls), report, images, others, True)
     if isinstance(result.content, str):
         text = result.content
     else:
@@ -330,7 +371,9 @@ def result_output(result: ToolResult) -> Output:
             else:
                 others.append(type(b).__name__.lower())
         text = "\n".join(parts)
-    return Output(fold(text) if text.strip() else None, images, others, False)
+    if not text.strip():
+        return Output(None, report, images, others, False)
+    return Output(markdown(text) if report else folded(fold(text), cls), report, images, others, False)
 
 
 _IMAGE_TYPES = {"image/png", "image/jpeg", "image/gif", "image/webp"}
@@ -351,11 +394,11 @@ def image_src(block: Image) -> str | None:
 
 
 # Both renderers run the same rules: CommonMark's, plus tables and strikethrough. Raw HTML
-# is not a rule (it shows as the text it is), nor are images: a remote one would be a
-# fetch, so ``![alt](url)`` shows as "!" and a link to the address. Links are checked by
-# the renderer (no ``javascript:``, ``vbscript:``, ``file:`` or ``data:`` page).
+# is not a rule (it shows as the text it is). Links are checked by the renderer (no
+# ``javascript:``, ``vbscript:``, ``file:`` or ``data:`` page; a ``data:`` image only of a
+# raster type), and the images it makes are checked again by ``_images``.
 _RULES = ("blockquote", "code", "fence", "heading", "hr", "lheading", "list", "paragraph", "reference",
-          "autolink", "backticks", "emphasis", "entity", "escape", "link", "newline", "strikethrough", "table")
+          "autolink", "backticks", "emphasis", "entity", "escape", "link", "image", "newline", "strikethrough", "table")
 
 
 @lru_cache(maxsize=2)
@@ -373,8 +416,38 @@ def _markdown(native: bool = True) -> Callable[[str], str]:
     from markdown_it import MarkdownIt
 
     md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
-    md.enable(["table", "strikethrough"]).disable("image")
+    md.enable(["table", "strikethrough"])
     return md.render
+
+
+# With raw HTML off, every <img> in the renderer's output is one it made from ``![alt](src)``,
+# its attributes escaped (and every ``<a `` a link it made). An image whose source is a
+# base64 ``data:`` URI of a raster type stays an image (the page's CSP admits ``data:``
+# images and nothing else); any other would be a fetch, so it becomes a link to its
+# address named by its alt text (inside a link: the alt text alone, links do not nest).
+_IMG_OR_LINK = re.compile(r'<img src="([^"]*)" alt="([^"]*)"( title="[^"]*")? />|<a |</a>')
+_INLINE = re.compile(r"data:image/(?:png|jpeg|gif|webp);base64,[A-Za-z0-9+/]*={0,2}")
+
+
+def _images(rendered: str) -> str:
+    if "<img " not in rendered:
+        return rendered
+    depth = 0  # links open around the current place
+
+    def swap(m: re.Match) -> str:
+        nonlocal depth
+        src, alt, title = m.group(1, 2, 3)
+        if src is None:
+            depth += 1 if m.group(0) == "<a " else -1
+            return m.group(0)
+        title = title or ""
+        if _INLINE.fullmatch(src):
+            return f'<img src="{src}" alt="{alt}"{title} loading="lazy">'
+        if depth:
+            return f'<span class="image-link">{alt or src}</span>'
+        return f'<a class="image-link" href="{src}"{title}>{alt or src}</a>'
+
+    return _IMG_OR_LINK.sub(swap, rendered)
 
 
 # Text with none of Markdown's marks renders as its paragraphs: no need to parse it.
@@ -387,8 +460,9 @@ def markdown(text: str) -> Markup:
         return Markup('<pre class="plain">%s</pre>') % text
     if not _MARKS.search(text):
         paragraphs = _PARAGRAPHS.split(text.strip())
-        return Markup("").join(Markup("<p>%s</p>\n") % "\n".join(x.strip() for x in p.split("\n")) for p in paragraphs)
-    return Markup(_markdown()(text))
+        lines = ["\n".join([x.strip() for x in p.split("\n")]) for p in paragraphs]
+        return Markup("".join([f"<p>{escape(p)}</p>\n" for p in lines]))
+    return Markup(_images(_markdown()(text)))
 
 
 # --- usage -----------------------------------------------------------------------------
@@ -468,7 +542,9 @@ class Layout:
         compaction line (its results are drawn beside their calls)."""
         previous = ""
         for i, m in enumerate(self.messages):
-            blocks = [(_TAGS.get(type(b), "raw"), b) for b in m.content if id(b) not in self.paired and not _blank(b)]
+            assistant = m.role == "assistant"
+            blocks = [(tag, b, self._prepare(tag, b, assistant)) for b in m.content if id(b) not in self.paired and not _blank(b)
+                      for tag in (_TAGS.get(type(b), "raw"),)]
             kind = message_kind(m)
             epoch = self.epochs.get(i)
             if epoch:
@@ -477,11 +553,36 @@ class Layout:
             if blocks:
                 previous = kind
 
+    def _prepare(self, tag: str, block: Any, assistant: bool) -> Any:
+        """What the template shows of a block beside the block itself, made here so that
+        the template calls no function per block (a call from Jinja costs microseconds)."""
+        if tag == "tool_use":
+            result = self.results.get(block.id)
+            view = tool_view(block, result)
+            output = result_output(result, view) if result is not None else None
+            return Call(view, result, output, self.children.get(block.id, ()))
+        if tag == "tool_result":  # a result whose call is not in this conversation
+            return Call(None, block, result_output(block), ())
+        if tag == "text" and assistant:
+            return markdown(block.text)
+        if tag == "image":
+            return image_src(block)
+        return None
+
+
+class Call(msgspec.Struct):
+    """A tool call as the page draws it, or (``view`` None) a result on its own."""
+
+    view: ToolView | None
+    result: ToolResult | None
+    output: Output | None
+    children: Any  # the subagents it started: list[Child]
+
 
 class Row(msgspec.Struct):
     message: Message
     kind: str  # user, assistant, api-error, summary, injected
-    blocks: list[tuple[str, Any]]  # (tag, block), as the template switches on them
+    blocks: list[tuple[str, Any, Any]]  # (tag, block, what Layout._prepare made of it), as the template switches on tags
     cont: bool  # a call right after another of the assistant: drawn as the same turn
     epoch: tuple[int, Epoch] | None
     usage: str
@@ -542,12 +643,38 @@ def _csp_hash(text: str) -> str:
     return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode() + "'"
 
 
+def _template_cache() -> Any:
+    """Compiled templates kept for the next run, in ``$XDG_CACHE_HOME/txcodec/templates``
+    (compiling them costs a page export a tenth of its time). Jinja keys each by the
+    template's path and checks its source and the Python version; a cache that cannot
+    be read or written is only a cache: the template is compiled again."""
+    import jinja2
+
+    class Cache(jinja2.FileSystemBytecodeCache):
+        def load_bytecode(self, bucket: Any) -> None:
+            try:
+                super().load_bytecode(bucket)
+            except (OSError, ValueError, EOFError, TypeError):
+                bucket.reset()
+
+        def dump_bytecode(self, bucket: Any) -> None:
+            try:
+                os.makedirs(self.directory, mode=0o700, exist_ok=True)
+                super().dump_bytecode(bucket)
+            except OSError:
+                pass
+
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Cache(os.path.join(base, "txcodec", "templates"))
+
+
 @lru_cache(maxsize=1)
 def environment() -> Any:
     import jinja2
 
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("txcodec.render", "templates"),
+        bytecode_cache=_template_cache(),
         autoescape=True,  # every template is HTML
         trim_blocks=True,
         lstrip_blocks=True,
@@ -558,7 +685,7 @@ def environment() -> Any:
         css=Markup(css), js=Markup(js), index_js=Markup(index_js),
         csp=f"default-src 'none'; style-src {_csp_hash(css)}; script-src {_csp_hash(js)} {_csp_hash(index_js)}; "
             "img-src data:; base-uri 'none'; form-action 'none'",
-        Layout=Layout, fold=fold, tool_view=tool_view, result_output=result_output, markdown=markdown, image_src=image_src,
+        Layout=Layout, fold=fold, folded=folded, diff=diff, tool_view=tool_view, result_output=result_output, markdown=markdown, image_src=image_src,
         when=when, child_title=child_title, n=_n, UNSET=UNSET,
     )
     env.filters["n"] = _n

@@ -22,6 +22,7 @@ from typing import Any
 import msgspec
 
 from ..atomic import atomic_stream, write_atomic
+from ..loss import UnreadLoss
 from . import html
 
 MANIFEST = ".txcodec-export.json"
@@ -134,7 +135,7 @@ def export_store(items: Iterable[dict[str, Any]], out: str | Path, *, price: htm
                 pages[name] = {**before, "files": stats}
                 report.unchanged.append(name)
                 continue
-            conv = api.to_common(load_row(item.get("harness"), item.get("session_id"), path))
+            conv = api.to_common(load_row(item.get("harness"), item.get("session_id"), path), UnreadLoss())
             with atomic_stream(out / name, overwrite=True) as stream:
                 html.write(conv, stream, price=price)
         except (OSError, ValueError, msgspec.MsgspecError, RecursionError) as exc:
