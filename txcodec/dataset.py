@@ -107,15 +107,20 @@ class _Rows(msgspec.Struct):
     counts: dict[str, int]
 
 
-def export_one(job: ExportJob) -> Outcome:
-    """Worker: one source read into the tables' rows (written by the parent, grouped by
-    partition, so that files stay few and large whatever the chunking)."""
-    conversation, source = read_source(job.source, job.sha256, job.harness)
+def source_lines(path: str | os.PathLike[str], sha256: str | None = None, harness: str | None = None) -> _Rows:
+    """One source read into every table's rows, as JSON lines (see :func:`read_source`)."""
+    conversation, source = read_source(path, sha256, harness)
     rows = columnar.rows(conversation, source)
-    data = _Rows(key=rows["sessions"][0]["session_key"], harness=source.harness,
+    return _Rows(key=rows["sessions"][0]["session_key"], harness=source.harness,
                  date=columnar.day(conversation.meta.started_at), size=source.size, mtime=source.mtime,
                  lines={name: columnar.encode_rows(part) for name, part in rows.items() if part},
                  counts={name: len(part) for name, part in rows.items() if part})
+
+
+def export_one(job: ExportJob) -> Outcome:
+    """Worker: one source read into the tables' rows (written by the parent, grouped by
+    partition, so that files stay few and large whatever the chunking)."""
+    data = source_lines(job.source, job.sha256, job.harness)
     return Outcome(source=job.source, status="converted", session_id=data.key, data=data)
 
 
