@@ -88,10 +88,11 @@ def read_source(path: str | os.PathLike[str], sha256: str | None = None,
 
 
 class ExportJob(msgspec.Struct, frozen=True):
-    """One source for a worker: its path, the hash the parent took, its harness if known."""
+    """One source for a worker: its path, the hash the parent took (a new source is
+    hashed by the worker, in parallel), its harness if known."""
 
     source: str
-    sha256: str
+    sha256: str | None = None
     harness: str | None = None
 
 
@@ -103,6 +104,7 @@ class _Rows(msgspec.Struct):
     date: str
     size: int  # the source as it was read
     mtime: float
+    sha256: str
     lines: dict[str, bytes]
     counts: dict[str, int]
 
@@ -113,6 +115,7 @@ def source_lines(path: str | os.PathLike[str], sha256: str | None = None, harnes
     rows = columnar.rows(conversation, source)
     return _Rows(key=rows["sessions"][0]["session_key"], harness=source.harness,
                  date=columnar.day(conversation.meta.started_at), size=source.size, mtime=source.mtime,
+                 sha256=source.sha256,
                  lines={name: columnar.encode_rows(part) for name, part in rows.items() if part},
                  counts={name: len(part) for name, part in rows.items() if part})
 
@@ -186,22 +189,40 @@ def _load_manifest(out: Path) -> dict[str, _Entry]:
 def _take_out(out: Path, manifest: dict[str, _Entry], sources: list[str]) -> None:
     """Remove the rows of ``sources`` from the files that hold them."""
     import pyarrow as pa
-    import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
-    keys = pa.array(sorted({manifest[s].key for s in sources}), type=pa.string())
+    keys = {manifest[s].key for s in sources}
     files = sorted({f for s in sources for f in manifest[s].files})
     for rel in files:
-        table = pq.read_table(out / rel, schema=columnar.schemas()[rel.split("/", 1)[0]])
+        # ParquetFile, not read_table, and slices, not a mask: both of those import pandas,
+        # which costs more than the work (a cast imports pyarrow.compute: only when needed)
+        table = pq.ParquetFile(out / rel).read()
+        schema = columnar.schemas()[rel.split("/", 1)[0]]
+        if table.schema != schema:
+            table = table.cast(schema)
         # a child's key is its main conversation's key + "/...": compare the part before
-        main_keys = pc.list_element(pc.split_pattern(table["session_key"], "/", max_splits=1), 0)
-        keep = table.filter(pc.invert(pc.is_in(main_keys, value_set=keys)))
-        if keep.num_rows:
-            _write_parquet(keep, out / rel)
+        gone = [key.split("/", 1)[0] in keys for key in table["session_key"].to_pylist()]
+        kept = [table.slice(start, end - start) for start, end in _runs(gone)]
+        if kept:
+            _write_parquet(pa.concat_tables(kept), out / rel)
         else:
             (out / rel).unlink(missing_ok=True)
     for source in sources:
         manifest[source].files = []
+
+
+def _runs(gone: list[bool]) -> list[tuple[int, int]]:
+    """The [start, end) ranges of the rows not ``gone`` (a source's rows sit together)."""
+    runs, start = [], None
+    for index, out in enumerate(gone):
+        if not out and start is None:
+            start = index
+        elif out and start is not None:
+            runs.append((start, index))
+            start = None
+    if start is not None:
+        runs.append((start, len(gone)))
+    return runs
 
 
 def export_parquet(sources: Iterable[str | os.PathLike[str]], out: str | os.PathLike[str], *,
@@ -235,7 +256,8 @@ def export_parquet(sources: Iterable[str | os.PathLike[str]], out: str | os.Path
                 result.unchanged.append(source)
                 tell(Outcome(source=source, status="skipped", reason="unchanged"))
                 continue
-            digest = _digest(path)
+            # a known source may only have been touched: its hash says; a new one is hashed by its worker
+            digest = _digest(path) if known is not None else None
         except OSError as exc:
             result.failed[source] = exc.strerror or str(exc)
             tell(Outcome(source=source, status="failed", reason=result.failed[source]))
@@ -252,7 +274,6 @@ def export_parquet(sources: Iterable[str | os.PathLike[str]], out: str | os.Path
     jobs = jobs or batch.default_jobs()
     names = {job.harness for job in todo}
     parts = _Parts(out, manifest, jobs)
-    digests = {job.source: job.sha256 for job in todo}
     for outcome in batch.run(todo, export_one, jobs, chunk=CHUNK,
                              prepare=lambda: _prepare(None if None in names else names)):
         tell(outcome)
@@ -261,7 +282,7 @@ def export_parquet(sources: Iterable[str | os.PathLike[str]], out: str | os.Path
             manifest.pop(outcome.source, None)
             continue
         rows: _Rows = outcome.data
-        manifest[outcome.source] = _Entry(rows.size, rows.mtime, digests[outcome.source], rows.key, [])
+        manifest[outcome.source] = _Entry(rows.size, rows.mtime, rows.sha256, rows.key, [])
         parts.add(outcome.source, rows)
         result.written.append(outcome.source)
         for name, n in rows.counts.items():
