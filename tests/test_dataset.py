@@ -114,6 +114,8 @@ def test_export_is_incremental(tmp_path, monkeypatch):
     assert not first.failed and sorted(first.written) == sorted(sources)
     files = {p: p.stat().st_mtime_ns for p in out.rglob("*.parquet")}
     assert all(re.search(r"/\w+/harness=\w+/date=(\d{4}-\d\d-\d\d|unknown)/part-\w+\.parquet$", str(p)) for p in files)
+    hashed = json.loads((out / dataset.MANIFEST).read_text())  # a new source is hashed by its worker
+    assert {s: hashed[s]["sha256"] for s in sources} == {s: hashlib.sha256(Path(s).read_bytes()).hexdigest() for s in sources}
 
     again = dataset.export_parquet(sources, out, jobs=2)
     assert again.written == [] and sorted(again.unchanged) == sorted(sources)
