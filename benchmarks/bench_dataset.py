@@ -14,7 +14,7 @@ lines that ``bench_speed.py`` builds, made with ``--build-corpus-home N DIR``); 
 files end with the bytes they had (the daily case cuts ~1% by a line and puts it back).
 
     python benchmarks/bench_dataset.py [--sessions 2000] [--jobs 2] [--no-ray] [--rounds 3]
-                                       [--home DIR | --build-corpus-home N DIR]
+                                       [--home DIR | --build-corpus-home N DIR] [--baseline CHECKOUT]
 """
 
 from __future__ import annotations
@@ -133,10 +133,12 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--no-ray", action="store_true")
     ap.add_argument("--rounds", type=int, default=3, help="side-by-side runs of the CLI and ccusage")
+    ap.add_argument("--baseline", type=Path, help="another checkout whose CLI runs in the same rounds (e.g. main)")
     ap.add_argument("--home", type=Path, help="an existing home to measure instead of a built one")
     ap.add_argument("--build-corpus-home", nargs=2, metavar=("N", "DIR"),
                     help="build a home of N Claude Code sessions of real corpus lines in DIR, then stop")
     args = ap.parse_args()
+    sys.path.insert(0, str(ROOT))
     if args.build_corpus_home:
         build_corpus_home(Path(args.build_corpus_home[1]), int(args.build_corpus_home[0]))
         return
@@ -163,49 +165,56 @@ def main() -> None:
         print(f"local export again (nothing changed): {again:.2f} s")
 
         # what a user runs, side by side: a fresh process each, both finding the sessions
-        # in the home themselves
+        # in the home themselves (with --baseline, that checkout's CLI too, in the same rounds)
+        checkouts = {"txcodec": ROOT, **({"baseline": args.baseline.resolve()} if args.baseline else {})}
         env = {**os.environ, "HOME": str(home), "CLAUDE_CONFIG_DIR": str(home / ".claude"),
-               "CODEX_HOME": str(home / ".codex"), "PYTHONPATH": str(ROOT)}
+               "CODEX_HOME": str(home / ".codex")}
+        env.pop("PYTHONDONTWRITEBYTECODE", None)  # as installed: modules load from their bytecode cache
 
-        def cli(out: Path) -> list[str]:
-            return [sys.executable, "-m", "txcodec", "export", "--all", "--to", "parquet", "-o", str(out),
-                    "--jobs", str(args.jobs)]
+        def cli(checkout: Path, out: Path) -> subprocess.CompletedProcess:
+            return subprocess.run([sys.executable, "-m", "txcodec", "export", "--all", "--to", "parquet", "-o", str(out),
+                                   "--jobs", str(args.jobs)], env={**env, "PYTHONPATH": str(checkout)},
+                                  capture_output=True, check=False)
 
+        for checkout in checkouts.values():  # writes the bytecode cache once
+            cli(checkout, tmp / "warm")
+            shutil.rmtree(tmp / "warm")
         ccusage = Path(os.environ.get("TXCODEC_CLIENTS", ROOT / "clients")) / "node_modules" / ".bin" / "ccusage"
 
         def side_by_side(label: str, before_each) -> None:
             for _ in range(args.rounds):
-                out = before_each()
-                exported, cpu, done = child_cpu(lambda: subprocess.run(cli(out), env=env, capture_output=True,
-                                                                       check=False))
-                line = f"{label}: {exported:.2f} s ({cpu:.2f} s CPU, exit {done.returncode})"
+                line, seconds = [], {}
+                for name, checkout in checkouts.items():
+                    out = before_each(name)
+                    seconds[name], cpu, done = child_cpu(lambda: cli(checkout, out))
+                    line.append(f"{name} {seconds[name]:.2f} s ({cpu:.2f} s CPU, exit {done.returncode})")
                 if ccusage.exists():
                     cc, cc_cpu, _ = child_cpu(lambda: subprocess.run([str(ccusage), "daily", "--offline", "--json"],
                                                                      env=env, capture_output=True, check=False))
-                    line += f" | ccusage daily: {cc:.2f} s ({cc_cpu:.2f} s CPU) | export / ccusage = {exported / cc:.2f}"
-                print(line, f"(load {os.getloadavg()[0]:.1f})")
+                    line.append(f"ccusage daily {cc:.2f} s ({cc_cpu:.2f} s CPU) | export / ccusage = {seconds['txcodec'] / cc:.2f}")
+                print(f"{label}: " + " | ".join(line), f"(load {os.getloadavg()[0]:.1f})")
 
-        def fresh() -> Path:
+        def fresh(name: str) -> Path:
             shutil.rmtree(tmp / "cli", ignore_errors=True)
             return tmp / "cli"
 
-        side_by_side("txcodec export --all --to parquet (fresh)", fresh)
+        side_by_side("export --all --to parquet, fresh", fresh)
 
         # the daily case: yesterday's export, and ~1% of the sessions went on by a line since
         changed = grown(sources)
         for path, data in changed.items():
             Path(path).write_bytes(cut_last_line(data))
-        subprocess.run(cli(tmp / "yesterday"), env=env, capture_output=True, check=True)
+        for name, checkout in checkouts.items():
+            cli(checkout, tmp / f"yesterday-{name}")
         for path, data in changed.items():
             Path(path).write_bytes(data)
 
-        def yesterday() -> Path:
+        def yesterday(name: str) -> Path:
             shutil.rmtree(tmp / "daily", ignore_errors=True)
-            shutil.copytree(tmp / "yesterday", tmp / "daily")
+            shutil.copytree(tmp / f"yesterday-{name}", tmp / "daily")
             return tmp / "daily"
 
-        side_by_side(f"txcodec export --all --to parquet ({len(changed)} of {len(sources)} sessions changed)",
-                     yesterday)
+        side_by_side(f"export --all --to parquet, {len(changed)} of {len(sources)} sessions changed", yesterday)
 
         if not args.no_ray:
             import ray

@@ -196,33 +196,44 @@ def _take_out(out: Path, manifest: dict[str, _Entry], sources: list[str]) -> Non
     for rel in files:
         # ParquetFile, not read_table, and slices, not a mask: both of those import pandas,
         # which costs more than the work (a cast imports pyarrow.compute: only when needed)
+        kept = _kept_runs(out / rel, keys)
         table = pq.ParquetFile(out / rel).read()
         schema = columnar.schemas()[rel.split("/", 1)[0]]
         if table.schema != schema:
             table = table.cast(schema)
-        # a child's key is its main conversation's key + "/...": compare the part before
-        gone = [key.split("/", 1)[0] in keys for key in table["session_key"].to_pylist()]
-        kept = [table.slice(start, end - start) for start, end in _runs(gone)]
         if kept:
-            _write_parquet(pa.concat_tables(kept), out / rel)
+            _write_parquet(pa.concat_tables([table.slice(start, end - start) for start, end in kept]), out / rel)
         else:
             (out / rel).unlink(missing_ok=True)
     for source in sources:
         manifest[source].files = []
 
 
-def _runs(gone: list[bool]) -> list[tuple[int, int]]:
-    """The [start, end) ranges of the rows not ``gone`` (a source's rows sit together)."""
-    runs, start = [], None
-    for index, out in enumerate(gone):
-        if not out and start is None:
-            start = index
-        elif out and start is not None:
-            runs.append((start, index))
-            start = None
-    if start is not None:
-        runs.append((start, len(gone)))
-    return runs
+def _kept_runs(path: Path, keys: set[str]) -> list[tuple[int, int]]:
+    """The [start, end) ranges of the rows in ``path`` whose session is not one of ``keys``
+    (a source's rows sit together, so the ranges are few). The key column is read as a
+    dictionary: each distinct key is looked at once, the rows as numbers."""
+    import numpy as np  # pyarrow's own dependency, imported with it
+    import pyarrow.parquet as pq
+
+    column = pq.ParquetFile(path, read_dictionary=["session_key"]).read(columns=["session_key"])["session_key"]
+    gone = [np.zeros(0, dtype=bool)]
+    for chunk in column.chunks:
+        # a child's key is its main conversation's key + "/...": compare the part before
+        dropped = [i for i, key in enumerate(chunk.dictionary.to_pylist()) if key.split("/", 1)[0] in keys]
+        gone.append(np.isin(_numbers(chunk.indices), dropped))
+    kept = np.concatenate([[False], ~np.concatenate(gone), [False]]).astype(np.int8)
+    edges = np.flatnonzero(np.diff(kept))  # where a run of kept rows starts, and ends
+    return [(int(start), int(end)) for start, end in zip(edges[0::2], edges[1::2])]
+
+
+def _numbers(indices: Any) -> Any:
+    """A dictionary's indices (an Arrow integer array with no nulls) as a NumPy array, read
+    from its buffer (``to_numpy`` would import pandas)."""
+    import numpy as np
+
+    dtype = np.dtype(f"int{indices.type.bit_width}")
+    return np.frombuffer(indices.buffers()[1], dtype=dtype, count=len(indices), offset=indices.offset * dtype.itemsize)
 
 
 def export_parquet(sources: Iterable[str | os.PathLike[str]], out: str | os.PathLike[str], *,

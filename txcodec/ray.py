@@ -51,26 +51,24 @@ def sources(paths: Iterable[str | os.PathLike[str]]) -> Any:
     return _ray().data.from_items([{"path": os.fspath(p)} for p in paths])
 
 
-def _tagged_rows(item: dict[str, Any]) -> list[dict[str, Any]]:
-    """Every table's rows of one source, as ``{"table", "row"}`` with the row in JSON (the
-    tables differ in shape, and a Dataset holds one), or one ``error`` row."""
-    from .dataset import read_source
+def _tagged_lines(item: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every table's rows of one source, as ``{"table", "lines"}``: the rows of each table
+    in JSON lines (the tables differ in shape, and a Dataset holds one), or one ``error``
+    row whose lines are ``{"path", "error"}``."""
+    from .dataset import source_lines
 
     try:
-        conversation, source = read_source(item["path"])
+        rows = source_lines(item["path"])
     except (ValueError, OSError) as exc:
-        return [{"table": "error", "row": _encode({"path": item["path"], "error": str(exc)}).decode()}]
-    out = []
-    for name, rows in columnar.rows(conversation, source).items():
-        out.extend({"table": name, "row": _encode(row).decode()} for row in rows)
-    return out
+        return [{"table": "error", "lines": _encode({"path": item["path"], "error": str(exc)})}]
+    return [{"table": name, "lines": lines} for name, lines in rows.lines.items()]
 
 
 def tables(source_rows: Any) -> dict[str, Any]:
     """The six tables of every source, as Datasets (each source is read once)."""
     from ray.data.expressions import col
 
-    tagged = source_rows.flat_map(_tagged_rows).materialize()
+    tagged = source_rows.flat_map(_tagged_lines).materialize()
     return {name: tagged.filter(expr=col("table") == name).map_batches(_Decode(name), batch_format="pyarrow")
             for name in columnar.TABLES}
 
@@ -79,21 +77,19 @@ def errors(source_rows: Any) -> list[dict[str, str]]:
     """The sources that could not be read, with the reason."""
     from ray.data.expressions import col
 
-    tagged = source_rows.flat_map(_tagged_rows).filter(expr=col("table") == "error")
-    return [msgspec.json.decode(r["row"]) for r in tagged.take_all()]
+    tagged = source_rows.flat_map(_tagged_lines).filter(expr=col("table") == "error")
+    return [msgspec.json.decode(r["lines"]) for r in tagged.take_all()]
 
 
 class _Decode:
-    """A batch of JSON rows of one table, as an Arrow table of that table's schema."""
+    """A batch of sources' JSON lines of one table, as an Arrow table of that table's
+    schema (built by Arrow's JSON reader, as the local export builds it)."""
 
     def __init__(self, name: str) -> None:
         self.name = name
 
     def __call__(self, batch: Any) -> Any:
-        import pyarrow as pa
-
-        rows = [msgspec.json.decode(text) for text in batch.column("row").to_pylist()]
-        return pa.Table.from_pylist(rows, schema=columnar.schemas()[self.name])
+        return columnar.table_from_json(self.name, b"".join(batch.column("lines").to_pylist()))
 
 
 def write_parquet(source_rows: Any, out: str, *, filesystem: Any = None, sources_per_file: int = 128,
