@@ -223,10 +223,14 @@ def main() -> None:
 
             ray.init(num_cpus=args.jobs, include_dashboard=False, log_to_driver=False, configure_logging=False)
             try:
-                out = tmp / "ray"
-                seconds, _ = timed(lambda: txray.write_parquet(txray.sources(sources), str(out)))
-                print(f"ray write_parquet ({args.jobs} CPUs, local runtime): {seconds:.2f} s, "
-                      f"{rows / seconds:,.0f} rows/s, {mb / seconds:.1f} MB/s")
+                for when in ("first run, workers starting", "again, workers warm"):
+                    out = tmp / "ray"
+                    shutil.rmtree(out, ignore_errors=True)
+                    seconds, summary = timed(lambda: txray.write_parquet(txray.sources(sources), str(out)))
+                    written = sum(summary["rows"].values())
+                    print(f"ray write_parquet ({args.jobs} CPUs, local runtime, {when}): {seconds:.2f} s, "
+                          f"{written} rows, {written / seconds:,.0f} rows/s, {mb / seconds:.1f} MB/s, "
+                          f"{len(summary['errors'])} failed")
             finally:
                 ray.shutdown()
         if not args.home:

@@ -133,6 +133,20 @@ def test_export_is_incremental(tmp_path, monkeypatch):
     assert manifest[str(changed)]["sha256"] == hashlib.sha256(changed.read_bytes()).hexdigest()
 
 
+@pytest.mark.parametrize(("keys", "gone", "runs"), [
+    (["a", "a/0:x", "b", "c", "c/1:y", "a"], {"a", "c"}, [(2, 3)]),  # a child goes with its session
+    (["a", "b", "b/0:x", "c"], {"a", "c"}, [(1, 3)]),
+    (["a", "b"], set(), [(0, 2)]),
+    (["a", "a/0:x"], {"a"}, []),  # nothing left: the file is removed
+    (["ab", "a"], {"a"}, [(0, 1)]),  # a key that only starts like another stays
+])
+def test_taking_a_source_out_keeps_the_other_rows(tmp_path, keys, gone, runs):
+    path = tmp_path / "part.parquet"
+    pq.write_table(pa.table({"session_key": pa.array(keys, pa.string()), "n": pa.array(range(len(keys)))}), path,
+                   row_group_size=2)  # several row groups: several chunks of the key column
+    assert dataset._kept_runs(path, gone) == runs
+
+
 def test_export_reads_back_every_session(tmp_path):
     sources = _copy_sessions(tmp_path / "src")
     dataset.export_parquet(sources, tmp_path / "ds", jobs=2)
