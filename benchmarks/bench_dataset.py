@@ -3,11 +3,18 @@ the Ray Data path (a local runtime), in rows per second and MB per second; then
 `txcodec export --all --to parquet` as a user runs it (a fresh process that finds the
 sessions itself) side by side with `ccusage daily` on the same home, a few rounds.
 
+The daily case comes next: an export folder that is up to date but for ~1% of the
+sessions, which grew by a line since (a session goes on), exported again by the CLI.
+
 The home is built in a temporary folder from the golden sessions, each written anew
 under many session ids by txcodec's own writers (1,500 Claude Code sessions, 500 Codex
-rollouts). Nothing is kept.
+rollouts). Nothing is kept. ``--home DIR`` measures an existing home instead (its
+``.claude/projects`` and ``.codex/sessions``, e.g. the 5,000-session store of real corpus
+lines that ``bench_speed.py`` builds, made with ``--build-corpus-home N DIR``); its
+files end with the bytes they had (the daily case cuts ~1% by a line and puts it back).
 
     python benchmarks/bench_dataset.py [--sessions 2000] [--jobs 2] [--no-ray] [--rounds 3]
+                                       [--home DIR | --build-corpus-home N DIR] [--baseline CHECKOUT]
 """
 
 from __future__ import annotations
@@ -89,44 +96,125 @@ def child_cpu(fn) -> tuple[float, float, object]:
     return seconds, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), result
 
 
+def found_sources(home: Path) -> list[str]:
+    """The main session files of an existing home (subagent transcripts ride with theirs)."""
+    claude = [p for p in sorted((home / ".claude" / "projects").glob("*/*.jsonl"))]
+    codex = sorted((home / ".codex" / "sessions").rglob("rollout-*.jsonl"))
+    return [str(p) for p in claude + codex]
+
+
+def build_corpus_home(home: Path, count: int) -> None:
+    """``count`` Claude Code sessions of real corpus lines, as bench_speed.py builds its store."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import bench_speed
+
+    bench_speed.claude_store(home / ".claude", count)
+
+
+def cpu_now() -> float:
+    mine = resource.getrusage(resource.RUSAGE_SELF)
+    return mine.ru_utime + mine.ru_stime
+
+
+def grown(sources: list[str], share: float = 0.01) -> dict[str, bytes]:
+    """~``share`` of the sources, spread over the home, with their bytes as they are now."""
+    step = max(1, round(1 / share))
+    return {path: Path(path).read_bytes() for path in sources[::step]}
+
+
+def cut_last_line(data: bytes) -> bytes:
+    """The session as it was one line earlier."""
+    return data[:data.rstrip(b"\n").rfind(b"\n") + 1]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sessions", type=int, default=2000)
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--no-ray", action="store_true")
     ap.add_argument("--rounds", type=int, default=3, help="side-by-side runs of the CLI and ccusage")
+    ap.add_argument("--baseline", type=Path, help="another checkout whose CLI runs in the same rounds (e.g. main)")
+    ap.add_argument("--home", type=Path, help="an existing home to measure instead of a built one")
+    ap.add_argument("--build-corpus-home", nargs=2, metavar=("N", "DIR"),
+                    help="build a home of N Claude Code sessions of real corpus lines in DIR, then stop")
     args = ap.parse_args()
+    sys.path.insert(0, str(ROOT))
+    if args.build_corpus_home:
+        build_corpus_home(Path(args.build_corpus_home[1]), int(args.build_corpus_home[0]))
+        return
     from txcodec import dataset
 
     with tempfile.TemporaryDirectory() as tmp:
-        home = Path(tmp) / "home"
-        sources = build_home(home, args.sessions)
+        tmp = Path(tmp)
+        if args.home:
+            home = args.home.resolve()
+            sources = found_sources(home)
+        else:
+            home = tmp / "home"
+            sources = build_home(home, args.sessions)
         mb = sum(os.path.getsize(p) for p in sources) / 1e6
         print(f"home: {len(sources)} sessions, {mb:.1f} MB")
 
-        seconds, result = timed(lambda: dataset.export_parquet(sources, Path(tmp) / "ds", jobs=args.jobs))
+        before = cpu_now()
+        seconds, result = timed(lambda: dataset.export_parquet(sources, tmp / "ds", jobs=args.jobs))
+        cpu = cpu_now() - before  # this process only: the workers' share is not in it
         rows = sum(result.rows.values())
-        print(f"local export (--jobs {args.jobs}): {seconds:.2f} s, {rows} rows, {rows / seconds:,.0f} rows/s, "
-              f"{mb / seconds:.1f} MB/s, {len(result.failed)} failed")
-        again, _ = timed(lambda: dataset.export_parquet(sources, Path(tmp) / "ds", jobs=args.jobs))
+        print(f"local export (--jobs {args.jobs}): {seconds:.2f} s ({cpu:.2f} s CPU in the parent), {rows} rows, "
+              f"{rows / seconds:,.0f} rows/s, {mb / seconds:.1f} MB/s, {len(result.failed)} failed")
+        again, _ = timed(lambda: dataset.export_parquet(sources, tmp / "ds", jobs=args.jobs))
         print(f"local export again (nothing changed): {again:.2f} s")
 
         # what a user runs, side by side: a fresh process each, both finding the sessions
-        # in the home themselves
+        # in the home themselves (with --baseline, that checkout's CLI too, in the same rounds)
+        checkouts = {"txcodec": ROOT, **({"baseline": args.baseline.resolve()} if args.baseline else {})}
         env = {**os.environ, "HOME": str(home), "CLAUDE_CONFIG_DIR": str(home / ".claude"),
-               "CODEX_HOME": str(home / ".codex"), "PYTHONPATH": str(ROOT)}
-        cli = [sys.executable, "-m", "txcodec", "export", "--all", "--to", "parquet", "-o", str(Path(tmp) / "cli"),
-               "--jobs", str(args.jobs)]
+               "CODEX_HOME": str(home / ".codex")}
+        env.pop("PYTHONDONTWRITEBYTECODE", None)  # as installed: modules load from their bytecode cache
+
+        def cli(checkout: Path, out: Path) -> subprocess.CompletedProcess:
+            return subprocess.run([sys.executable, "-m", "txcodec", "export", "--all", "--to", "parquet", "-o", str(out),
+                                   "--jobs", str(args.jobs)], env={**env, "PYTHONPATH": str(checkout)},
+                                  capture_output=True, check=False)
+
+        for checkout in checkouts.values():  # writes the bytecode cache once
+            cli(checkout, tmp / "warm")
+            shutil.rmtree(tmp / "warm")
         ccusage = Path(os.environ.get("TXCODEC_CLIENTS", ROOT / "clients")) / "node_modules" / ".bin" / "ccusage"
-        for _ in range(args.rounds):
-            shutil.rmtree(Path(tmp) / "cli", ignore_errors=True)
-            exported, cpu, done = child_cpu(lambda: subprocess.run(cli, env=env, capture_output=True, check=False))
-            line = f"txcodec export --all --to parquet: {exported:.2f} s ({cpu:.2f} s CPU, exit {done.returncode})"
-            if ccusage.exists():
-                cc, cc_cpu, _ = child_cpu(lambda: subprocess.run([str(ccusage), "daily", "--offline", "--json"], env=env,
-                                                                 capture_output=True, check=False))
-                line += f" | ccusage daily: {cc:.2f} s ({cc_cpu:.2f} s CPU) | export / ccusage = {exported / cc:.2f}"
-            print(line, f"(load {os.getloadavg()[0]:.1f})")
+
+        def side_by_side(label: str, before_each) -> None:
+            for _ in range(args.rounds):
+                line, seconds = [], {}
+                for name, checkout in checkouts.items():
+                    out = before_each(name)
+                    seconds[name], cpu, done = child_cpu(lambda: cli(checkout, out))
+                    line.append(f"{name} {seconds[name]:.2f} s ({cpu:.2f} s CPU, exit {done.returncode})")
+                if ccusage.exists():
+                    cc, cc_cpu, _ = child_cpu(lambda: subprocess.run([str(ccusage), "daily", "--offline", "--json"],
+                                                                     env=env, capture_output=True, check=False))
+                    line.append(f"ccusage daily {cc:.2f} s ({cc_cpu:.2f} s CPU) | export / ccusage = {seconds['txcodec'] / cc:.2f}")
+                print(f"{label}: " + " | ".join(line), f"(load {os.getloadavg()[0]:.1f})")
+
+        def fresh(name: str) -> Path:
+            shutil.rmtree(tmp / "cli", ignore_errors=True)
+            return tmp / "cli"
+
+        side_by_side("export --all --to parquet, fresh", fresh)
+
+        # the daily case: yesterday's export, and ~1% of the sessions went on by a line since
+        changed = grown(sources)
+        for path, data in changed.items():
+            Path(path).write_bytes(cut_last_line(data))
+        for name, checkout in checkouts.items():
+            cli(checkout, tmp / f"yesterday-{name}")
+        for path, data in changed.items():
+            Path(path).write_bytes(data)
+
+        def yesterday(name: str) -> Path:
+            shutil.rmtree(tmp / "daily", ignore_errors=True)
+            shutil.copytree(tmp / f"yesterday-{name}", tmp / "daily")
+            return tmp / "daily"
+
+        side_by_side(f"export --all --to parquet, {len(changed)} of {len(sources)} sessions changed", yesterday)
 
         if not args.no_ray:
             import ray
@@ -135,13 +223,18 @@ def main() -> None:
 
             ray.init(num_cpus=args.jobs, include_dashboard=False, log_to_driver=False, configure_logging=False)
             try:
-                out = Path(tmp) / "ray"
-                seconds, _ = timed(lambda: txray.write_parquet(txray.sources(sources), str(out)))
-                print(f"ray write_parquet ({args.jobs} CPUs, local runtime): {seconds:.2f} s, "
-                      f"{rows / seconds:,.0f} rows/s, {mb / seconds:.1f} MB/s")
+                for when in ("first run, workers starting", "again, workers warm"):
+                    out = tmp / "ray"
+                    shutil.rmtree(out, ignore_errors=True)
+                    seconds, summary = timed(lambda: txray.write_parquet(txray.sources(sources), str(out)))
+                    written = sum(summary["rows"].values())
+                    print(f"ray write_parquet ({args.jobs} CPUs, local runtime, {when}): {seconds:.2f} s, "
+                          f"{written} rows, {written / seconds:,.0f} rows/s, {mb / seconds:.1f} MB/s, "
+                          f"{len(summary['errors'])} failed")
             finally:
                 ray.shutdown()
-        shutil.rmtree(home, ignore_errors=True)
+        if not args.home:
+            shutil.rmtree(home, ignore_errors=True)
 
 
 if __name__ == "__main__":

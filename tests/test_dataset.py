@@ -114,6 +114,8 @@ def test_export_is_incremental(tmp_path, monkeypatch):
     assert not first.failed and sorted(first.written) == sorted(sources)
     files = {p: p.stat().st_mtime_ns for p in out.rglob("*.parquet")}
     assert all(re.search(r"/\w+/harness=\w+/date=(\d{4}-\d\d-\d\d|unknown)/part-\w+\.parquet$", str(p)) for p in files)
+    hashed = json.loads((out / dataset.MANIFEST).read_text())  # a new source is hashed by its worker
+    assert {s: hashed[s]["sha256"] for s in sources} == {s: hashlib.sha256(Path(s).read_bytes()).hexdigest() for s in sources}
 
     again = dataset.export_parquet(sources, out, jobs=2)
     assert again.written == [] and sorted(again.unchanged) == sorted(sources)
@@ -129,6 +131,20 @@ def test_export_is_incremental(tmp_path, monkeypatch):
     assert untouched, "a change to one source rewrote every file"
     assert _rebuilt(out) == _expected(sources)
     assert manifest[str(changed)]["sha256"] == hashlib.sha256(changed.read_bytes()).hexdigest()
+
+
+@pytest.mark.parametrize(("keys", "gone", "runs"), [
+    (["a", "a/0:x", "b", "c", "c/1:y", "a"], {"a", "c"}, [(2, 3)]),  # a child goes with its session
+    (["a", "b", "b/0:x", "c"], {"a", "c"}, [(1, 3)]),
+    (["a", "b"], set(), [(0, 2)]),
+    (["a", "a/0:x"], {"a"}, []),  # nothing left: the file is removed
+    (["ab", "a"], {"a"}, [(0, 1)]),  # a key that only starts like another stays
+])
+def test_taking_a_source_out_keeps_the_other_rows(tmp_path, keys, gone, runs):
+    path = tmp_path / "part.parquet"
+    pq.write_table(pa.table({"session_key": pa.array(keys, pa.string()), "n": pa.array(range(len(keys)))}), path,
+                   row_group_size=2)  # several row groups: several chunks of the key column
+    assert dataset._kept_runs(path, gone) == runs
 
 
 def test_export_reads_back_every_session(tmp_path):

@@ -91,14 +91,18 @@ def _error_of(path: Path) -> str:
 
 def test_write_parquet_reads_back_as_the_same_conversations(runtime, fleet, tmp_path):
     some = fleet[:40]
-    txray.write_parquet(txray.sources(some), str(tmp_path / "out"))
+    missing = str(tmp_path / "missing.jsonl")
+    summary = txray.write_parquet(txray.sources([*some, missing]), str(tmp_path / "out"), sources_per_file=16)
     import pyarrow.parquet as pq
 
     tables = {name: pq.read_table(tmp_path / "out" / name, schema=columnar.schemas()[name])
-              for name in ("sessions", "messages", "blocks")}
+              for name in columnar.TABLES}
     rebuilt = columnar.conversations(tables)
     expected = [txcodec.to_common(txcodec.load(p)) for p in some]
     assert sorted(map(msgspec.json.encode, rebuilt)) == sorted(map(msgspec.json.encode, expected))
+    assert summary["rows"] == {name: t.num_rows for name, t in tables.items() if t.num_rows}
+    assert summary["errors"] == [{"path": missing, "error": _error_of(Path(missing))}]
+    assert len(list((tmp_path / "out" / "sessions").glob("*.parquet"))) > 1  # several write tasks, one pass each
 
 
 def test_convert_equals_the_local_conversion_byte_for_byte(runtime, fleet, tmp_path):

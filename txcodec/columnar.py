@@ -30,7 +30,7 @@ from typing import Any
 
 import msgspec
 
-from .common import Block, Child, ChildLink, Conversation, Epoch, Message, Meta, ToolResult, ToolUse, Usage
+from .common import Block, Child, ChildLink, Conversation, Epoch, Message, Meta, Text, ToolResult, ToolUse, Usage
 
 TABLES = ("sessions", "messages", "blocks", "tool_calls", "usage", "changes")
 
@@ -240,6 +240,17 @@ def day(timestamp: Any) -> str:
 
 
 def _block_row(key: str, index: int, position: int, block: Any) -> dict[str, Any]:
+    # the commonest blocks, field by field (the same row as the general way below, which
+    # lays every block out as JSON data first)
+    kind = type(block)
+    if kind is Text and isinstance(block.text, str):
+        return {"session_key": key, "message_index": index, "position": position, "type": "text",
+                "text": block.text, "tool_name": None, "kind": None, "tool_use_id": None, "is_error": None,
+                "input": None, "rest": None}
+    if kind is ToolUse:
+        return {"session_key": key, "message_index": index, "position": position, "type": "tool_use",
+                "text": None, "tool_name": block.name, "kind": block.kind, "tool_use_id": block.id, "is_error": None,
+                "input": None if block.input is None else _encode(block.input).decode(), "rest": None}
     data = msgspec.to_builtins(block)
     kind = data.pop("type")
     row: dict[str, Any] = {
@@ -264,8 +275,6 @@ def _block_row(key: str, index: int, position: int, block: Any) -> dict[str, Any
 
 
 def _message_rows(key: str, index: int, message: Message, out: dict[str, list[dict[str, Any]]]) -> None:
-    data = msgspec.to_builtins(msgspec.structs.replace(message, content=[]))  # the blocks have rows of their own
-    data.pop("content", None)
     usage, unverified = _usage(message.usage), _usage(message.usage_unverified)
     out["messages"].append({
         "session_key": key,
@@ -284,7 +293,8 @@ def _message_rows(key: str, index: int, message: Message, out: dict[str, list[di
         "is_meta": message.meta,
         "origin": _str(message.origin),
         "block_count": len(message.content),
-        "rest": _encode(data).decode(),
+        # the message but its blocks (they have rows of their own; an empty list is left out)
+        "rest": _encode(msgspec.structs.replace(message, content=[])).decode(),
     })
     for position, block in enumerate(message.content):
         out["blocks"].append(_block_row(key, index, position, block))

@@ -88,10 +88,11 @@ def read_source(path: str | os.PathLike[str], sha256: str | None = None,
 
 
 class ExportJob(msgspec.Struct, frozen=True):
-    """One source for a worker: its path, the hash the parent took, its harness if known."""
+    """One source for a worker: its path, the hash the parent took (a new source is
+    hashed by the worker, in parallel), its harness if known."""
 
     source: str
-    sha256: str
+    sha256: str | None = None
     harness: str | None = None
 
 
@@ -103,19 +104,26 @@ class _Rows(msgspec.Struct):
     date: str
     size: int  # the source as it was read
     mtime: float
+    sha256: str
     lines: dict[str, bytes]
     counts: dict[str, int]
+
+
+def source_lines(path: str | os.PathLike[str], sha256: str | None = None, harness: str | None = None) -> _Rows:
+    """One source read into every table's rows, as JSON lines (see :func:`read_source`)."""
+    conversation, source = read_source(path, sha256, harness)
+    rows = columnar.rows(conversation, source)
+    return _Rows(key=rows["sessions"][0]["session_key"], harness=source.harness,
+                 date=columnar.day(conversation.meta.started_at), size=source.size, mtime=source.mtime,
+                 sha256=source.sha256,
+                 lines={name: columnar.encode_rows(part) for name, part in rows.items() if part},
+                 counts={name: len(part) for name, part in rows.items() if part})
 
 
 def export_one(job: ExportJob) -> Outcome:
     """Worker: one source read into the tables' rows (written by the parent, grouped by
     partition, so that files stay few and large whatever the chunking)."""
-    conversation, source = read_source(job.source, job.sha256, job.harness)
-    rows = columnar.rows(conversation, source)
-    data = _Rows(key=rows["sessions"][0]["session_key"], harness=source.harness,
-                 date=columnar.day(conversation.meta.started_at), size=source.size, mtime=source.mtime,
-                 lines={name: columnar.encode_rows(part) for name, part in rows.items() if part},
-                 counts={name: len(part) for name, part in rows.items() if part})
+    data = source_lines(job.source, job.sha256, job.harness)
     return Outcome(source=job.source, status="converted", session_id=data.key, data=data)
 
 
@@ -181,22 +189,51 @@ def _load_manifest(out: Path) -> dict[str, _Entry]:
 def _take_out(out: Path, manifest: dict[str, _Entry], sources: list[str]) -> None:
     """Remove the rows of ``sources`` from the files that hold them."""
     import pyarrow as pa
-    import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
-    keys = pa.array(sorted({manifest[s].key for s in sources}), type=pa.string())
+    keys = {manifest[s].key for s in sources}
     files = sorted({f for s in sources for f in manifest[s].files})
     for rel in files:
-        table = pq.read_table(out / rel, schema=columnar.schemas()[rel.split("/", 1)[0]])
-        # a child's key is its main conversation's key + "/...": compare the part before
-        main_keys = pc.list_element(pc.split_pattern(table["session_key"], "/", max_splits=1), 0)
-        keep = table.filter(pc.invert(pc.is_in(main_keys, value_set=keys)))
-        if keep.num_rows:
-            _write_parquet(keep, out / rel)
+        # ParquetFile, not read_table, and slices, not a mask: both of those import pandas,
+        # which costs more than the work (a cast imports pyarrow.compute: only when needed)
+        kept = _kept_runs(out / rel, keys)
+        table = pq.ParquetFile(out / rel).read()
+        schema = columnar.schemas()[rel.split("/", 1)[0]]
+        if table.schema != schema:
+            table = table.cast(schema)
+        if kept:
+            _write_parquet(pa.concat_tables([table.slice(start, end - start) for start, end in kept]), out / rel)
         else:
             (out / rel).unlink(missing_ok=True)
     for source in sources:
         manifest[source].files = []
+
+
+def _kept_runs(path: Path, keys: set[str]) -> list[tuple[int, int]]:
+    """The [start, end) ranges of the rows in ``path`` whose session is not one of ``keys``
+    (a source's rows sit together, so the ranges are few). The key column is read as a
+    dictionary: each distinct key is looked at once, the rows as numbers."""
+    import numpy as np  # pyarrow's own dependency, imported with it
+    import pyarrow.parquet as pq
+
+    column = pq.ParquetFile(path, read_dictionary=["session_key"]).read(columns=["session_key"])["session_key"]
+    gone = [np.zeros(0, dtype=bool)]
+    for chunk in column.chunks:
+        # a child's key is its main conversation's key + "/...": compare the part before
+        dropped = [i for i, key in enumerate(chunk.dictionary.to_pylist()) if key.split("/", 1)[0] in keys]
+        gone.append(np.isin(_numbers(chunk.indices), dropped))
+    kept = np.concatenate([[False], ~np.concatenate(gone), [False]]).astype(np.int8)
+    edges = np.flatnonzero(np.diff(kept))  # where a run of kept rows starts, and ends
+    return [(int(start), int(end)) for start, end in zip(edges[0::2], edges[1::2])]
+
+
+def _numbers(indices: Any) -> Any:
+    """A dictionary's indices (an Arrow integer array with no nulls) as a NumPy array, read
+    from its buffer (``to_numpy`` would import pandas)."""
+    import numpy as np
+
+    dtype = np.dtype(f"int{indices.type.bit_width}")
+    return np.frombuffer(indices.buffers()[1], dtype=dtype, count=len(indices), offset=indices.offset * dtype.itemsize)
 
 
 def export_parquet(sources: Iterable[str | os.PathLike[str]], out: str | os.PathLike[str], *,
@@ -230,7 +267,8 @@ def export_parquet(sources: Iterable[str | os.PathLike[str]], out: str | os.Path
                 result.unchanged.append(source)
                 tell(Outcome(source=source, status="skipped", reason="unchanged"))
                 continue
-            digest = _digest(path)
+            # a known source may only have been touched: its hash says; a new one is hashed by its worker
+            digest = _digest(path) if known is not None else None
         except OSError as exc:
             result.failed[source] = exc.strerror or str(exc)
             tell(Outcome(source=source, status="failed", reason=result.failed[source]))
@@ -247,7 +285,6 @@ def export_parquet(sources: Iterable[str | os.PathLike[str]], out: str | os.Path
     jobs = jobs or batch.default_jobs()
     names = {job.harness for job in todo}
     parts = _Parts(out, manifest, jobs)
-    digests = {job.source: job.sha256 for job in todo}
     for outcome in batch.run(todo, export_one, jobs, chunk=CHUNK,
                              prepare=lambda: _prepare(None if None in names else names)):
         tell(outcome)
@@ -256,7 +293,7 @@ def export_parquet(sources: Iterable[str | os.PathLike[str]], out: str | os.Path
             manifest.pop(outcome.source, None)
             continue
         rows: _Rows = outcome.data
-        manifest[outcome.source] = _Entry(rows.size, rows.mtime, digests[outcome.source], rows.key, [])
+        manifest[outcome.source] = _Entry(rows.size, rows.mtime, rows.sha256, rows.key, [])
         parts.add(outcome.source, rows)
         result.written.append(outcome.source)
         for name, n in rows.counts.items():
