@@ -45,7 +45,7 @@ from ...common import (
 )
 from ...errors import MALFORMED
 from ...lineage import FORKED_FROM, lines_origin
-from ...loss import Loss, LossReport
+from ...loss import Loss, LossReport, UnreadLoss
 from ...native import Line, NativeSession, Opaque, RawLines, builtins, decode_batches, mark_cut_off
 from ...readkit import UnknownKeys, read_repaired, report_lone_surrogate_lines, report_malformed
 from ...tools import tool_kind
@@ -137,6 +137,10 @@ class _Spawn:
     line: int = 0
 
 
+def _keep_nothing(entry: Loss) -> None:
+    pass
+
+
 class _FileReader:
     """Reads one transcript file (main or subagent) into a Conversation."""
 
@@ -165,8 +169,10 @@ class _FileReader:
         self.runs: dict[str, _Spawn] = {}  # workflow runId -> spawn
         self.pending_origin: tuple[str, int] | None = None
         self.seen: set[str] = set()
-        self.unknown = UnknownKeys(_HANDLERS)
-        self.add_loss = loss.entries.append
+        # a report nobody reads (an HTML page) keeps nothing and skips the per-line key check
+        unread = type(loss) is UnreadLoss
+        self.unknown = UnknownKeys(() if unread else _HANDLERS)
+        self.add_loss = _keep_nothing if unread else loss.entries.append
         self.repaired: list[int] = []  # lines read from a copy with lone surrogates repaired (streamed only)
 
     # -- helpers ---------------------------------------------------------------------
