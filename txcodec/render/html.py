@@ -648,15 +648,16 @@ def _csp_hash(text: str) -> str:
 def _template_cache() -> Any:
     """Compiled templates kept for the next run, in ``$XDG_CACHE_HOME/txcodec/templates``
     (compiling them costs each export about 0.05 s). Jinja keys each by the
-    template's path and checks its source and the Python version; a cache that cannot
-    be read or written is only a cache: the template is compiled again."""
+    template's path and checks its source and the Python version, and compiles again
+    what it cannot read (a damaged entry); a cache that cannot be opened or written is
+    only a cache: the template is compiled as if there were none."""
     import jinja2
 
     class Cache(jinja2.FileSystemBytecodeCache):
         def load_bytecode(self, bucket: Any) -> None:
             try:
                 super().load_bytecode(bucket)
-            except (OSError, ValueError, EOFError, TypeError):
+            except OSError:
                 bucket.reset()
 
         def dump_bytecode(self, bucket: Any) -> None:
