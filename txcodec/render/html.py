@@ -179,7 +179,8 @@ def diff_from_patch(patch: Any) -> list[Hunk] | None:
         if not isinstance(h, dict) or not isinstance(h.get("lines"), list):
             return None
         header = f"@@ -{h.get('oldStart', '?')},{h.get('oldLines', '?')} +{h.get('newStart', '?')},{h.get('newLines', '?')} @@"
-        hunks.append(Hunk(header, [_line(x) for x in h["lines"] if isinstance(x, str)]))
+        classes = _CLASS  # the lines of all edits: no call per line
+        hunks.append(Hunk(header, [(classes.get(x[:1], "ctx"), x) for x in h["lines"] if isinstance(x, str)]))
     return hunks
 
 
