@@ -207,6 +207,24 @@ def test_edit_diff_from_structured_patch_and_from_strings():
     assert '<span class="chip">edit</span><span class="name">replace' in second  # Gemini CLI's replace is an edit although its kind is generic
 
 
+def test_compiled_templates_are_only_a_cache(tmp_path, monkeypatch):
+    import jinja2
+
+    def render() -> str:
+        env = jinja2.Environment(loader=jinja2.DictLoader({"t": "{{ x }}!"}), autoescape=True, bytecode_cache=html._template_cache())
+        return env.get_template("t").render(x="<a>")
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    assert render() == "&lt;a&gt;!"
+    (kept,) = (tmp_path / "cache" / "txcodec" / "templates").iterdir()  # compiled once, kept
+    whole = kept.read_bytes()
+    kept.write_bytes(whole[: len(whole) // 2])  # a damaged entry is compiled again, and replaced
+    assert render() == "&lt;a&gt;!" and kept.read_bytes() == whole
+    (tmp_path / "file").write_text("not a folder")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "file"))  # a cache that cannot be written
+    assert render() == "&lt;a&gt;!"
+
+
 def test_diff_lines_escaped_together_or_one_by_one():
     hunks = [html.Hunk("@@ <h> @@", [("add", "+<b>"), ("del", "-a&b")]), html.Hunk("", [("ctx", " x\ny<i>")]), html.Hunk("@@", [])]
     assert str(html.diff(hunks)) == ('<div class="diff"><div class="hunk">@@ &lt;h&gt; @@</div><div class="add">+&lt;b&gt;</div>'
