@@ -98,7 +98,7 @@ def child_cpu(fn) -> tuple[float, float, object]:
 
 def found_sources(home: Path) -> list[str]:
     """The main session files of an existing home (subagent transcripts ride with theirs)."""
-    claude = [p for p in sorted((home / ".claude" / "projects").glob("*/*.jsonl"))]
+    claude = sorted((home / ".claude" / "projects").glob("*/*.jsonl"))
     codex = sorted((home / ".codex" / "sessions").rglob("rollout-*.jsonl"))
     return [str(p) for p in claude + codex]
 

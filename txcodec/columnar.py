@@ -247,7 +247,7 @@ def _block_row(key: str, index: int, position: int, block: Any) -> dict[str, Any
         return {"session_key": key, "message_index": index, "position": position, "type": "text",
                 "text": block.text, "tool_name": None, "kind": None, "tool_use_id": None, "is_error": None,
                 "input": None, "rest": None}
-    if kind is ToolUse:
+    if kind is ToolUse and block.input is not msgspec.UNSET:
         return {"session_key": key, "message_index": index, "position": position, "type": "tool_use",
                 "text": None, "tool_name": block.name, "kind": block.kind, "tool_use_id": block.id, "is_error": None,
                 "input": None if block.input is None else _encode(block.input).decode(), "rest": None}
