@@ -661,10 +661,7 @@ def usage(
     if lo is not None and not paths:  # a store file untouched since before ``since`` holds no later call
         floor = datetime.fromisoformat(lo).timestamp() - 86400
         work = [job for job in work if _mtime(job[0]) >= floor]
-    from .native import _no_cycle_collection
-
-    with _no_cycle_collection():  # the reads build no cycles, only objects the collector would scan again and again
-        results = _run([(str(p), h, subagents, lo, hi, explicit) for p, h, explicit in work], jobs, [_size(job[0]) for job in work])
+    results = _run([(str(p), h, subagents, lo, hi, explicit) for p, h, explicit in work], jobs, [_size(job[0]) for job in work])
     groups: dict[tuple, list] = {}  # the group's keys -> [counters, dollars, every call priced]
     models_cost: dict[str, Any] = {}
     errors: list[str] = []

@@ -71,8 +71,8 @@ def _lines(report: Any, reasoning: bool) -> tuple[list[str], list[tuple[list[str
 def _plain(header: list[str], rows: list[tuple[list[str], str]], keys: int) -> None:
     table = [header] + [cells for cells, _ in rows]
     widths = [max(len(row[i]) for row in table) for i in range(len(header))]
-    for row in table:
-        click.echo("  ".join(cell.ljust(w) if i < keys else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths))).rstrip())
+    lines = ["  ".join(cell.ljust(w) if i < keys else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths))).rstrip() for row in table]
+    click.echo("\n".join(lines))  # one write: a store's report has thousands of rows
 
 
 def _rich(header: list[str], rows: list[tuple[list[str], str]], keys: int) -> None:

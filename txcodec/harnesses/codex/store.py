@@ -83,10 +83,26 @@ def rollout_files(root: Path) -> list[tuple[Path, bool]]:
         base = root / sub
         if not base.is_dir():
             continue
-        for path in base.rglob("rollout-*"):
-            if path.name.endswith(SUFFIXES) and path.is_file():
-                found.append((path, archived))
+        paths: list[str] = []
+        _rollouts_under(str(base), paths)
+        found.extend((Path(path), archived) for path in paths)
     return sorted(found)
+
+
+def _rollouts_under(folder: str, out: list[str]) -> None:
+    """What ``rglob("rollout-*")`` and ``is_file()`` find, from the entries' own types (a
+    store of thousands of rollouts is listed for every ``usage``): folders are entered,
+    symlinked ones are not; a symlink to a rollout counts; a folder that cannot be read
+    is passed over."""
+    try:
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if entry.is_dir(follow_symlinks=False):
+                    _rollouts_under(entry.path, out)
+                elif entry.name.startswith("rollout-") and entry.name.endswith(SUFFIXES) and entry.is_file():
+                    out.append(entry.path)
+    except OSError:
+        pass
 
 
 def discover(root: str | os.PathLike[str] | None = None) -> list[SessionInfo]:

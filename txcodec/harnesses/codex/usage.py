@@ -77,7 +77,7 @@ def file_calls(data: bytes | Iterable[bytes]) -> tuple[str | None, str | None, l
 
 def _calls(pieces: Iterable[Any]) -> tuple[str | None, str | None, list[list]] | None:
     # one loop over every line of every piece, no generator between: this is usage's
-    # inner loop over a Codex store, and the branches come in the order lines are common
+    # inner loop over a Codex store
     own_id: Any = None
     cwd = None
     model: str | None = None
