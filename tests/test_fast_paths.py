@@ -175,3 +175,33 @@ def test_codex_arguments_decode_as_json_loads(text):
         return
     got = _arguments(text)
     assert json.dumps(got) == json.dumps(expected)  # NaN != NaN: compared as text
+
+
+_FLOATS = {"small": 1e-05, "big": 1e16, "nan": float("nan"), "inf": float("inf"), "plain": 0.5}
+# what msgspec refuses: a whole run of lines then goes the careful way, hiding a missed float
+_REFUSED = {"huge": 2**70, "lone": "\ud800"}
+
+
+@pytest.mark.parametrize("extra", [{}, _REFUSED], ids=["floats", "floats-and-refused"])
+def test_claude_writer_checks_every_free_form_value_for_floats(monkeypatch, extra):
+    """The writer skips the float check on lines holding only Common's typed values; the
+    source's own values (tool inputs, structured results, raw result parts, raw blocks)
+    are checked, so their floats are written as ``json.dumps`` writes them."""
+    from txcodec.common import Conversation, Meta, Text, ToolResult
+
+    messages = [
+        Message("user", [Text("go")]),
+        Message("assistant", [Text("calling"), ToolUse("toolu_1", "Bash", {**_FLOATS, **extra}), ToolUse("toolu_2", "Bash", {"n": 1}),
+                              RawBlock("redacted_thinking", {"type": "redacted_thinking", "data": "x", "f": 1e-7})]),
+        Message("user", [ToolResult("toolu_1", "out", structured={"took": 1e-05}),
+                         ToolResult("toolu_2", [RawBlock("search_result", {"type": "search_result", "score": 1e22})])]),
+        Message("assistant", [Text("done")]),
+    ]
+    conversation = Conversation(meta=Meta(source_harness="codex", id="s1"), messages=messages)
+    fast = claude_write.write(conversation, LossReport(), claude_write.WriteOptions())
+    monkeypatch.setattr(claude_write, "dumps_lines", reference_dumps_lines)
+    reference = claude_write.write(conversation, LossReport(), claude_write.WriteOptions())
+    assert fast.files == reference.files
+    text = next(iter(fast.files.values())).decode()
+    for spelled in ("1e-05", "1e+16", "NaN", "Infinity", "1e-07", "1e+22", *(["\\ud800"] if extra else [])):
+        assert spelled in text

@@ -235,7 +235,7 @@ class _Stream:
         self.lines.append(record)
         self.records.append(uid)
 
-    def conversation_record(self, role: str, message: dict[str, Any], parent: str | None, loose: bool = False, **top: Any) -> str:
+    def conversation_record(self, role: str, message: dict[str, Any], parent: str | None, top: dict[str, Any] | None = None, loose: bool = False) -> str:
         """A user/assistant record; ``loose`` when ``message`` or ``top`` may hold a
         float (a source's free-form value that failed the float check: see
         :func:`dumps_lines`). The body of :meth:`new_id`, :meth:`envelope` and
@@ -247,9 +247,10 @@ class _Stream:
         else:
             record = self.envelope(role, parent)
             record["message"] = message
-        for key, value in top.items():
-            if value is not UNSET and value is not None:
-                record[key] = value
+        if top:
+            for key, value in top.items():
+                if value is not UNSET and value is not None:
+                    record[key] = value
         if self.forked_from is not None:
             record["forkedFrom"] = self.forked_from
         record["uuid"] = uid
@@ -481,7 +482,7 @@ class _Writer:
             # a tool input, or a raw block passed through, is the source's own value
             kind = block["type"]
             loose = kind not in ("text", "thinking") and not (kind == "tool_use" and _float_free(block["input"]))
-            uid = s.conversation_record("assistant", record_body, s.tail, loose, **top)
+            uid = s.conversation_record("assistant", record_body, s.tail, top, loose)
             if block["type"] == "tool_use":
                 s.tool_records[block["id"]] = uid
         for tool_id, artifact in artifact_results:
@@ -490,7 +491,7 @@ class _Writer:
                 "user",
                 {"role": "user", "content": [{"tool_use_id": tool_id, "type": "tool_result", "content": f"Published {published}"}]},
                 s.tool_records.get(tool_id, s.tail),
-                sourceToolAssistantUUID=s.tool_records.get(tool_id),
+                {"sourceToolAssistantUUID": s.tool_records.get(tool_id)},
             )
 
     def assistant_block(self, block: Block, s: _Stream, where: str) -> dict[str, Any] | None:
@@ -560,7 +561,7 @@ class _Writer:
         # a raw part of the content, a structured result: the source's own values
         loose = not (isinstance(block["content"], str) or _float_free(block["content"])) or (
             "toolUseResult" in fields and not _float_free(fields["toolUseResult"]))
-        s.conversation_record("user", {"role": "user", "content": [block, *more]}, call or s.tail, loose, **fields, sourceToolAssistantUUID=call)
+        s.conversation_record("user", {"role": "user", "content": [block, *more]}, call or s.tail, {**fields, "sourceToolAssistantUUID": call}, loose)
 
     def user(self, message: Message, s: _Stream, where: str, missing: list[str]) -> None:
         """A user message: its results (with the ones added for unanswered calls, in call
@@ -605,7 +606,7 @@ class _Writer:
                 command = run[0]
                 if isinstance(recorded, str) or command.output is not UNSET or command.stderr is not UNSET:
                     caveat = render_caveat(recorded if isinstance(recorded, str) else None)
-                    s.conversation_record("user", {"role": "user", "content": caveat}, s.tail, isMeta=True)
+                    s.conversation_record("user", {"role": "user", "content": caveat}, s.tail, {"isMeta": True})
                 self.command(run[0], s)
                 pieces += 1
             elif run:
@@ -623,7 +624,7 @@ class _Writer:
         if message.compact_summary:
             fields["isCompactSummary"] = True
             fields["isVisibleInTranscriptOnly"] = True
-        s.conversation_record("user", {"role": "user", "content": content}, s.tail, **fields)
+        s.conversation_record("user", {"role": "user", "content": content}, s.tail, fields)
         if not message.meta and not message.compact_summary and isinstance(content, str):
             s.last_prompt = content
 
