@@ -8,10 +8,12 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import import_module
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import InputError
-from .native import Codec
+
+if TYPE_CHECKING:
+    from .native import Codec
 
 BUILTIN = ("claude_code", "codex", "stream_json", "gemini_cli", "qwen_code", "pi", "copilot_cli", "continue_cli", "opencode", "kilo", "kimi_cli", "mistral_vibe", "cline", "openhands", "aider", "droid", "jsonl")
 
@@ -19,7 +21,7 @@ BUILTIN = ("claude_code", "codex", "stream_json", "gemini_cli", "qwen_code", "pi
 # How a session file opens, byte for byte, when its own client wrote it: these first-line
 # signatures are each one harness's alone (each client's serializer writes its first record
 # compactly, keys in this order), so a file opening so is that harness's without decoding a
-# line or importing another harness (api.detect). Every other file is decoded and scored by
+# line or importing another harness (detection.detect). Every other file is decoded and scored by
 # every harness's ``detect``, plugins included. tests/test_detection_sniff.py checks each
 # signature against those detectors on every corpus file, golden and sample.
 _STRING = rb'"[^"\\]*"'
