@@ -25,7 +25,7 @@ BUILTIN = ("claude_code", "codex", "stream_json", "gemini_cli", "qwen_code", "pi
 # every harness's ``detect``, plugins included. tests/test_detection_sniff.py checks each
 # signature against those detectors on every corpus file, golden and sample.
 _STRING = rb'"[^"\\]*"'
-SIGNATURES: tuple[tuple[re.Pattern[bytes], str], ...] = tuple((re.compile(pattern), name) for pattern, name in (
+SIGNATURES: tuple[tuple[bytes, str], ...] = (  # (pattern, harness), in the order tried
     # Claude Code: a conversation record's envelope, or a record only it writes, by its tag
     # and first key
     (rb'\{"parentUuid":(?:null|' + _STRING + rb'),"isSidechain":(?:true|false),', "claude_code"),
@@ -37,14 +37,14 @@ SIGNATURES: tuple[tuple[re.Pattern[bytes], str], ...] = tuple((re.compile(patter
     # Gemini CLI: the metadata line (its detector's decisive line); pi: the session header
     (rb'\{"sessionId":' + _STRING + rb',"projectHash":"', "gemini_cli"),
     (rb'\{"type":"session","version":\d+,"id":"', "pi"),
-))
+)
 
 
 def sniff(first_line: bytes | memoryview) -> str | None:
     """The harness whose signature the first line of a file opens with, or None."""
     head = bytes(first_line[:256])
     for pattern, name in SIGNATURES:
-        if pattern.match(head):
+        if re.match(pattern, head):  # compiled when first tried (re caches it): start-up pays for no other
             return name
     return None
 
