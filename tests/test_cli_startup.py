@@ -49,6 +49,13 @@ def test_import_txcodec_is_lazy_and_its_api_still_there():
         txcodec.no_such_name  # noqa: B018
 
 
+def test_submodules_stay_reachable_from_the_package():
+    """``import txcodec`` used to import the API's modules: ``txcodec.api.load`` after a
+    bare ``import txcodec`` still works."""
+    code = "import txcodec\nassert txcodec.api.load is txcodec.load and txcodec.registry.get('codex').name == 'codex'"
+    subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True)
+
+
 def test_command_table_matches_the_commands():
     """Each command in :data:`COMMANDS` is registered by the module the table names, and
     its one-line help is the command's own: ``--help`` lists what ``<cmd> --help`` says."""

@@ -5,13 +5,14 @@ same file, on every real and golden file there is."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
 import pytest
 from conftest import CORPUS, GOLDEN, ROOT, corpus_files
 
-from txcodec import api, registry
+from txcodec import api, detection, registry
 
 
 def _head(path):
@@ -34,17 +35,17 @@ def test_every_signature_agrees_with_the_detectors():
     """Where a signature names a harness, scoring the leading lines with every detector
     (what detection did before, and still does for any other file) names the same one.
     And every signature names at least one real or golden file: none is a guess."""
-    used = {pattern.pattern: 0 for pattern, _ in registry.SIGNATURES}
+    used = {pattern: 0 for pattern, _ in registry.SIGNATURES}
     checked = 0
     for path in _files():
         head = _head(path)
         first = _first_line(head)
         if first is None or (sniffed := registry.sniff(first)) is None:
             continue
-        scored = api._scored(line for line in head.split(b"\n") if line.strip())
+        scored = detection._scored(line for line in head.split(b"\n") if line.strip())
         assert scored == sniffed, f"{path}: the signature says {sniffed}, the detectors {scored}"
         assert api.detect(head) == sniffed
-        used[next(p.pattern for p, n in registry.SIGNATURES if p.match(first[:256]))] += 1
+        used[next(p for p, n in registry.SIGNATURES if re.match(p, first[:256]))] += 1
         checked += 1
     assert checked > 0
     assert all(used.values()), f"signatures matching no file: {[p for p, n in used.items() if not n]}"
@@ -58,7 +59,7 @@ def test_a_claude_code_first_line_names_it_without_decoding(line, monkeypatch):
     def no_decode(*args):
         raise AssertionError("detection decoded a line")
 
-    monkeypatch.setattr(api, "_shallow", no_decode)
+    monkeypatch.setattr(detection, "_shallow", no_decode)
     assert api.detect(line + b"\nnot json at all\n") == "claude_code"
 
 
@@ -70,7 +71,7 @@ def test_a_claude_code_first_line_names_it_without_decoding(line, monkeypatch):
 ])
 def test_other_first_lines_are_scored_by_every_detector(line):
     assert registry.sniff(line) is None
-    assert api.detect(line + b"\n") == api._scored([line])
+    assert api.detect(line + b"\n") == detection._scored([line])
 
 
 def test_usage_of_a_claude_code_file_imports_no_other_harness():

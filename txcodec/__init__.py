@@ -32,12 +32,18 @@ _LAZY = {
 
 
 def __getattr__(name: str) -> Any:
-    if name not in _LAZY:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    module = import_module(f"{__name__}.{_LAZY[name]}")
-    value = module if name == _LAZY[name] else getattr(module, name)
-    globals()[name] = value
-    return value
+    if name in _LAZY:
+        module = import_module(f"{__name__}.{_LAZY[name]}")
+        value = module if name == _LAZY[name] else getattr(module, name)
+        globals()[name] = value
+        return value
+    if not name.startswith("_"):  # ``txcodec.api`` and the like, as when all were imported at once
+        try:
+            return import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"{__name__}.{name}":
+                raise
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import itertools
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -12,15 +11,17 @@ import msgspec
 
 from . import registry
 from .common import Child, Conversation, Message, ToolResult, ToolUse
-from .errors import InputError, guarded, strict
+from .detection import _best_harness, detect
+from .detection import detect_lines as detect_lines  # re-exported: part of the API
+from .detection import is_document as is_document  # re-exported: part of the API
+from .errors import InputError, guarded
 from .loss import LossReport
 from .native import NativeSession, _no_cycle_collection, decode_document, decode_session, json_source
 
-_SAMPLE_LINES = 40
 # targets that record what a session was forked from (docs/lineage.md); pi's writer
 # declares the loss itself when the parent is not a pi session file
 FORK_SLOTS = {"claude_code": "forkedFrom", "codex": "session_meta.forked_from_id", "pi": "parentSession"}
-_sniff = msgspec.json.Decoder()
+_decoder = msgspec.json.Decoder()
 
 
 def read_bytes(path: str | os.PathLike[str]) -> bytes:
@@ -34,98 +35,9 @@ def read_bytes(path: str | os.PathLike[str]) -> bytes:
     return data
 
 
-@guarded
-def detect(data: bytes) -> str:
-    """The harness whose format the leading lines match best; ``jsonl`` when none does."""
-    return detect_lines(_leading_lines(data))
-
-
-def detect_lines(lines: Iterable[bytes | memoryview]) -> str:
-    """:func:`detect` from lines already split (no LF; blank ones are skipped), e.g. the
-    head of a file being streamed; only the first ``_SAMPLE_LINES`` count. A first line
-    with a harness's signature (:data:`registry.SIGNATURES`) names it at once: nothing is
-    decoded (the reader decodes each line once) and no other harness is imported."""
-    lines = (line for line in lines if not _blank(line))
-    first = next(lines, None)
-    if first is None:
-        return _scored([])
-    known = registry.sniff(first)
-    return known if known is not None else _scored(itertools.chain((first,), lines))
-
-
-def _scored(lines: Iterable[bytes | memoryview]) -> str:
-    """The harness whose detector scores the first ``_SAMPLE_LINES`` non-blank lines best."""
-    sample: list[Any] = []
-    for line in itertools.islice(lines, _SAMPLE_LINES):
-        try:
-            sample.append(_shallow(json_source(line)))
-        except (msgspec.DecodeError, RecursionError):  # msgspec: RecursionError when nested too deeply
-            sample.append(None)
-    return _best_harness(sample)
-
-
-_SHALLOW_LIMIT = 1 << 16
-_raw_object = msgspec.json.Decoder(dict[str, msgspec.Raw])
-_raw_array = msgspec.json.Decoder(list[msgspec.Raw])
-
-
-def _shallow(line: bytes | memoryview | msgspec.Raw) -> Any:
-    """The value of a line, for detection: in full when small; a huge one (a 100 MB
-    prompt) keeps every key and every small value, but a long string inside it reads as
-    ``""``, so sniffing never builds a second copy of the line."""
-    if len(line) <= _SHALLOW_LIMIT:
-        return _sniff.decode(line)
-    head = bytes(memoryview(line)[:64]).lstrip()[:1]
-    if head == b"{":
-        return {k: _shallow(v) for k, v in _raw_object.decode(line).items()}
-    if head == b"[":
-        return [_shallow(v) for v in _raw_array.decode(line)]
-    if head == b'"':
-        return ""
-    return _sniff.decode(line)
-
-
-def _blank(line: bytes | memoryview) -> bool:
-    return not bytes(line[:64]).strip() and not bytes(line).strip()  # copies only a blank head
-
-
-def _leading_lines(data: bytes, budget: int = 1 << 20) -> Iterator[bytes]:
-    """Up to ``_SAMPLE_LINES`` non-blank lines, whole, until about ``budget`` bytes were
-    taken: a first line over the budget is still taken whole (cutting it would make a
-    session that opens with a 2 MB prompt look like garbage)."""
-    start, size, taken, count = 0, len(data), 0, 0
-    while start < size and taken < budget and count < _SAMPLE_LINES:
-        end = data.find(b"\n", start)
-        end = size if end < 0 else end
-        line, start = data[start:end], end + 1
-        if not _blank(line):
-            taken, count = taken + len(line), count + 1
-            yield line
-
-
-def _best_harness(sample: list[Any]) -> str:
-    best, best_score = "jsonl", 0
-    for name, harness in registry.harnesses().items():
-        try:
-            score = harness.detect(sample)
-        except Exception:  # a detector with a bug (or a plugin's) claims nothing
-            if strict():
-                raise
-            continue
-        if score > best_score:
-            best, best_score = name, score
-    return best
-
-
-def is_document(path: Path) -> bool:
-    """A ``.json`` file (or ``.json.zst``) is one JSON document, not JSON Lines."""
-    suffixes = path.suffixes[-2:]
-    return path.suffix == ".json" or suffixes == [".json", ".zst"]
-
-
 def _load_document(data: bytes, harness: str | None, path: Path | None) -> NativeSession | None:
     try:
-        value = _sniff.decode(json_source(data))
+        value = _decoder.decode(json_source(data))
     except (msgspec.DecodeError, RecursionError):
         return None  # not one document after all (or nested too deeply): read it as lines
     name = harness or _best_harness([value])

@@ -8,10 +8,12 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import import_module
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import InputError
-from .native import Codec
+
+if TYPE_CHECKING:
+    from .native import Codec
 
 BUILTIN = ("claude_code", "codex", "stream_json", "gemini_cli", "qwen_code", "pi", "copilot_cli", "continue_cli", "opencode", "kilo", "kimi_cli", "mistral_vibe", "cline", "openhands", "aider", "droid", "jsonl")
 
@@ -19,11 +21,11 @@ BUILTIN = ("claude_code", "codex", "stream_json", "gemini_cli", "qwen_code", "pi
 # How a session file opens, byte for byte, when its own client wrote it: these first-line
 # signatures are each one harness's alone (each client's serializer writes its first record
 # compactly, keys in this order), so a file opening so is that harness's without decoding a
-# line or importing another harness (api.detect). Every other file is decoded and scored by
+# line or importing another harness (detection.detect). Every other file is decoded and scored by
 # every harness's ``detect``, plugins included. tests/test_detection_sniff.py checks each
 # signature against those detectors on every corpus file, golden and sample.
 _STRING = rb'"[^"\\]*"'
-SIGNATURES: tuple[tuple[re.Pattern[bytes], str], ...] = tuple((re.compile(pattern), name) for pattern, name in (
+SIGNATURES: tuple[tuple[bytes, str], ...] = (  # (pattern, harness), in the order tried
     # Claude Code: a conversation record's envelope, or a record only it writes, by its tag
     # and first key
     (rb'\{"parentUuid":(?:null|' + _STRING + rb'),"isSidechain":(?:true|false),', "claude_code"),
@@ -35,14 +37,14 @@ SIGNATURES: tuple[tuple[re.Pattern[bytes], str], ...] = tuple((re.compile(patter
     # Gemini CLI: the metadata line (its detector's decisive line); pi: the session header
     (rb'\{"sessionId":' + _STRING + rb',"projectHash":"', "gemini_cli"),
     (rb'\{"type":"session","version":\d+,"id":"', "pi"),
-))
+)
 
 
 def sniff(first_line: bytes | memoryview) -> str | None:
     """The harness whose signature the first line of a file opens with, or None."""
     head = bytes(first_line[:256])
     for pattern, name in SIGNATURES:
-        if pattern.match(head):
+        if re.match(pattern, head):  # compiled when first tried (re caches it): start-up pays for no other
             return name
     return None
 

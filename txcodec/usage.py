@@ -21,13 +21,15 @@ import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import date, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 from msgspec import UNSET
 
-from .common import Conversation, Usage
 from .errors import InputError
+
+if TYPE_CHECKING:  # (imported where used: reading a file's usage builds no Common)
+    from .common import Conversation, Usage
 
 TOKEN_FIELDS = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
 GROUP_KEYS = ("session", "day", "week", "month", "model", "project", "harness")
@@ -87,6 +89,8 @@ def message_usage(message: Any, *, unverified: bool = True) -> Usage | None:
 def total_usage(conv: Conversation, *, unverified: bool = True, subagents: bool = True) -> Usage:
     """The conversation's tokens, each call once (subagents included unless
     ``subagents=False``), unverified usage folded in unless ``unverified=False``."""
+    from .common import Usage
+
     rows = session_usage(conv, subagents=subagents)
     total = Usage()
     for row in rows:
@@ -343,12 +347,12 @@ def file_usage(path: str | os.PathLike[str], harness: str | None = None, *, suba
     Claude Code and Codex files take the lean decode; anything it does not cover, and
     every other harness, is read through Common. Raises InputError for a file no
     harness recognizes."""
-    from . import api
+    from .detection import is_document
 
     path = Path(path)
     try:
         found = None
-        if not api.is_document(path):
+        if not is_document(path):
             if harness is None:
                 harness = _detect_head(path)
             if harness in LEAN:
@@ -356,6 +360,8 @@ def file_usage(path: str | os.PathLike[str], harness: str | None = None, *, suba
         if found is not None:
             session, cwd, calls = found
             return FileUsage(str(path), harness, session or _stem(path), cwd, calls)
+        from . import api  # the Common path: other harnesses, and what the lean pass leaves
+
         native = api.load(path, harness)
         if harness is None and native.harness == "jsonl":
             raise NotASession(f"{path}: no known session format; name its harness with --from")
@@ -373,10 +379,12 @@ def file_usage(path: str | os.PathLike[str], harness: str | None = None, *, suba
 def _detect_head(path: Path) -> str:
     """The harness of a JSONL file, from its head only (detection never reads the
     whole file, and the lean pass decodes every line once)."""
-    from . import api
+    from .detection import detect  # not api: usage of a file needs no more
 
     if path.suffix == ".zst":
-        head = api.read_bytes(path)
+        from .api import read_bytes
+
+        head = read_bytes(path)
     else:
         with open(path, "rb") as f:
             head = f.read(1 << 20)
@@ -384,7 +392,7 @@ def _detect_head(path: Path) -> str:
                 head += more
             if f.read(1):  # more follows: detect from whole lines only
                 head = head[: head.rfind(b"\n") + 1] or head
-    harness = api.detect(head)
+    harness = detect(head)
     if harness == "jsonl":
         what = "empty file" if not head.strip() else "no known session format in its first lines"
         raise NotASession(f"{path}: {what}; name its harness with --from")
