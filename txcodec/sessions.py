@@ -320,15 +320,18 @@ def _origin(row: SessionRow, data: bytes) -> Any:
     so their lines are handed over as they are instead of loading the session once more;
     the other harnesses have none to find."""
     from . import lineage
+    from .api import is_document
 
     find = lineage.ORIGIN_FROM_LINES.get(row.harness)
-    if find is None or row.path.endswith(".json"):  # nothing recorded, or a document, not lines
+    if find is None:
         return None
-    lines = data.split(b"\n")
-    if lines and not lines[-1]:
-        lines.pop()  # the final newline ends the last line; it does not start another
     path = Path(row.path)
     try:
+        if is_document(path):  # not lines as they lie: read the way a loaded session is
+            return lineage.origin(path, row.harness)
+        lines = data.split(b"\n")
+        if lines and not lines[-1]:
+            lines.pop()  # the final newline ends the last line; it does not start another
         return find(lines, path, data) if find is lineage.claude_origin else find(lines, path)
     except (OSError, ValueError):
         return None
