@@ -214,8 +214,7 @@ def test_row_lineage_is_what_the_loaded_session_gives(path):
     from txcodec import lineage
 
     harness = next(h for h in ("claude_code", "codex", "pi") if h in path.parts or f"/{h}/" in str(path))
-    row = sessions.SessionRow(harness=harness, session_id="x", path=str(path))
-    found = sessions._origin(row, api.read_bytes(path))
+    found = sessions._origin(harness, path, api.read_bytes(path))
     try:
         expected = lineage.origin(path, harness)
     except (OSError, ValueError):

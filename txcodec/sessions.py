@@ -222,10 +222,10 @@ _inner = msgspec.json.Decoder(_Inner | None)
 _any = msgspec.json.Decoder()
 
 
-def _records(data: bytes, path: str) -> Iterator[_Line]:
+def _records(data: bytes, path: Path) -> Iterator[_Line]:
     from .api import is_document
 
-    if is_document(Path(path)):  # a legacy Gemini CLI session: one object holding "messages"
+    if is_document(path):  # a legacy Gemini CLI session: one object holding "messages"
         try:
             doc = _any.decode(data)
         except msgspec.DecodeError:
@@ -288,11 +288,12 @@ def _fill_details(row: SessionRow) -> None:
         return
     from .api import read_bytes
 
+    path = Path(row.path)  # made once: it is asked for its name and suffixes three times
     models: dict[str, None] = dict.fromkeys(row.models or [])
     prompt = None
     try:
-        data = read_bytes(row.path)
-        for line in _records(data, row.path):
+        data = read_bytes(path)
+        for line in _records(data, path):
             message, payload = _inner_of(line.message), _inner_of(line.payload)
             for holder in (line, message, payload):
                 if holder is None:
@@ -308,13 +309,13 @@ def _fill_details(row: SessionRow) -> None:
         return  # unreadable now: the row keeps what the store said
     row.first_prompt = prompt or row.first_prompt
     row.models = list(models) or None
-    found = _origin(row, data)
+    found = _origin(row.harness, path, data)
     if found is not None:
         row.started_by = found.started_by
         row.forked_from = found.forked_from.session_id if found.forked_from is not None else None
 
 
-def _origin(row: SessionRow, data: bytes) -> Any:
+def _origin(harness: str, path: Path, data: bytes) -> Any:
     """The row's lineage (:func:`txcodec.lineage.origin`), found in the bytes already read.
     Only Claude Code, Codex and pi record one, each in its lines as they lie in the file,
     so their lines are handed over as they are instead of loading the session once more;
@@ -322,13 +323,12 @@ def _origin(row: SessionRow, data: bytes) -> Any:
     from . import lineage
     from .api import is_document
 
-    find = lineage.ORIGIN_FROM_LINES.get(row.harness)
+    find = lineage.ORIGIN_FROM_LINES.get(harness)
     if find is None:
         return None
-    path = Path(row.path)
     try:
         if is_document(path):  # not lines as they lie: read the way a loaded session is
-            return lineage.origin(path, row.harness)
+            return lineage.origin(path, harness)
         lines = data.split(b"\n")
         if lines and not lines[-1]:
             lines.pop()  # the final newline ends the last line; it does not start another
