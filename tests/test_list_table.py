@@ -1,6 +1,7 @@
-"""`txcodec list`'s table: when nothing is styled it is written as text rather than laid
-out by rich, and must be exactly what rich prints, whatever the cells hold (wide and
-zero-width characters, emoji codes, control characters, tabs, long titles, narrow lines)."""
+"""`txcodec list`'s table is written as text rather than laid out by rich, and must be
+exactly what rich prints, whatever the cells hold (wide and zero-width characters, emoji
+codes, control characters, tabs, long titles, narrow lines), on a terminal (a bold header
+row) or not."""
 
 from __future__ import annotations
 
@@ -36,10 +37,11 @@ def _rows(rng: random.Random, count: int, pieces: list[str] = PIECES) -> list[Se
     return rows
 
 
-def _render(rows: list[SessionRow], width: int, plain: bool) -> str:
+def _render(rows: list[SessionRow], width: int, plain: bool, colors: str | None = None) -> str:
     out = io.StringIO()
-    console = Console(file=out, highlight=False, soft_wrap=False, width=width, markup=False)
-    assert console.color_system is None  # not a terminal: rich prints no styles
+    console = Console(file=out, highlight=False, soft_wrap=False, width=width, markup=False,
+                      force_terminal=colors is not None, color_system=colors)
+    assert console.color_system == colors  # None: not a terminal, rich prints no styles
     _table(rows, console, plain=plain)
     return out.getvalue()
 
@@ -52,18 +54,30 @@ def test_the_written_table_is_what_rich_prints(seed):
         assert _render(rows, width, plain=True) == _render(rows, width, plain=False), (seed, width)
 
 
+@pytest.mark.parametrize("colors", ["standard", "256", "truecolor"])
+@pytest.mark.parametrize("seed", range(8))
+def test_on_a_terminal_the_header_is_bold_as_rich_makes_it(seed, colors):
+    rng = random.Random(seed)
+    rows = _rows(rng, rng.randint(1, 20), [p for p in PIECES if "\t" not in p])
+    for width in (200, 120, 80):
+        written = _render(rows, width, plain=True, colors=colors)
+        assert written == _render(rows, width, plain=False, colors=colors), (seed, width)
+    assert written.startswith("\x1b[1mharness")
+
+
 @pytest.mark.parametrize("seed", range(10))
 def test_rows_without_tabs_are_written_directly_and_match(monkeypatch, seed):
     # only a tab sends the table back to rich: everything else takes the direct path
     # (rich's Table is never built) and still prints what rich prints
     rng = random.Random(seed)
     rows = _rows(rng, 30, [p for p in PIECES if "\t" not in p])
-    expected = {width: _render(rows, width, plain=False) for width in (160, 120)}
+    expected = {(width, colors): _render(rows, width, plain=False, colors=colors)
+                for width in (160, 120) for colors in (None, "truecolor")}
     import rich.table
 
     def refuse(*args, **kwargs):
         raise AssertionError("rich's table was used")
 
     monkeypatch.setattr(rich.table.Table, "__init__", refuse)
-    for width, text in expected.items():
-        assert _render(rows, width, plain=True) == text
+    for (width, colors), text in expected.items():
+        assert _render(rows, width, plain=True, colors=colors) == text

@@ -36,9 +36,9 @@ def _table(rows: list[SessionRow], console: Any = None, *, plain: bool = True) -
     (an id is what other commands take), the project only when there is room, the title
     taking what is left; subagent chats under their parent session.
 
-    Laid out by rich; when rich would print no styles (not a terminal), the same lines are
-    written directly (:func:`_plain_lines`), which costs a small part of what rich's
-    general table layout costs for thousands of rows. ``plain=False`` always uses rich."""
+    The lines rich would print are written directly (:func:`_plain_lines`), which costs a
+    small part of what rich's general table layout costs for thousands of rows; rich lays
+    out what that does not cover. ``plain=False`` always uses rich."""
     from rich.console import Console
 
     if console is None:
@@ -63,7 +63,7 @@ def _table(rows: list[SessionRow], console: Any = None, *, plain: bool = True) -
     if wide:
         widths[-1] = min(widths[-1], 20)
     widths.append(max(8, console.width - sum(widths) - 2 * (len(headers) - 1)))
-    text = _plain_lines(console, headers, widths, lines) if plain and console.color_system is None else None
+    text = _plain_lines(console, headers, widths, lines) if plain and not console.legacy_windows else None
     if text is not None:
         console.file.write(text)
         console.file.flush()
@@ -85,13 +85,20 @@ _NOT_PLAIN = re.compile(r"[^ -~]|:\S*?:")
 
 
 def _plain_lines(console: Any, headers: list[str], widths: list[int], lines: list[list[str]]) -> str | None:
-    """The table rich prints for ``_table``'s columns when it prints no styles, built as
-    text: each cell as rich turns a string into text (``Console.render_str``), cut to its
-    column with an ellipsis or padded (``msgs`` to the right), columns two spaces apart;
-    the title column as wide as its widest cell up to what is left of the line. ``None``
-    when rich would lay it out otherwise (a tab in a cell, a line too narrow for the
-    columns): then rich does it."""
+    """The table rich prints for ``_table``'s columns, built as text: each cell as rich
+    turns a string into text (``Console.render_str``), cut to its column with an ellipsis
+    or padded (``msgs`` to the right), columns two spaces apart; the title column as wide
+    as its widest cell up to what is left of the line; on a terminal the header row bold,
+    each piece styled as rich styles it (the cells and the space on either side of them).
+    ``None`` when rich would lay it out otherwise (a tab in a cell, a line too narrow for
+    the columns): then rich does it."""
     from rich.cells import cell_len, set_cell_size
+    from rich.style import Style
+
+    bold = Style(bold=True)
+
+    def header(pieces: list[str]) -> str:
+        return "".join(bold.render(piece, color_system=console.color_system) for piece in pieces)
 
     def text(cell: str) -> str | None:
         if _NOT_PLAIN.search(cell) is None:
@@ -128,7 +135,10 @@ def _plain_lines(console: Any, headers: list[str], widths: list[int], lines: lis
             else:
                 cell += " " * (width - size)
             cells.append(cell)
-        out.append("  ".join(cells))
+        if row is headers and console.color_system is not None:
+            out.append(header([piece for i, cell in enumerate(cells) for piece in (" " * (i > 0), cell, " " * (i < last))]))
+        else:
+            out.append("  ".join(cells))
     out.append("")
     return "\n".join(out)
 
