@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -253,14 +254,20 @@ def test_unreadable_session_subfolders_are_reported(tree, monkeypatch):
 
 def test_unreadable_project_folder(tree, monkeypatch):
     folder = tree / "-home-dev-shop-docs"
-    real_iterdir = Path.iterdir
+    real_iterdir, real_scandir = Path.iterdir, os.scandir
 
     def guarded(self):
         if self == folder:
             raise PermissionError(13, "Permission denied", str(self))
         return real_iterdir(self)
 
+    def guarded_scandir(path="."):  # the listing may use either way to read a folder
+        if Path(path) == folder:
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path)
+
     monkeypatch.setattr(Path, "iterdir", guarded)
+    monkeypatch.setattr(os, "scandir", guarded_scandir)
     found = store.discover(tree)
     assert found.errors == [f"{folder}: Permission denied"]
     assert [s.session_id for s in found] == [S1]

@@ -198,3 +198,25 @@ def test_date_filters_parse_ages_dates_and_times():
     assert parse_timestamp("2026-11-30T08:00:00.123Z") == datetime(2026, 11, 30, 8, 0, 0, 123000, tzinfo=UTC)
     assert within("2026-11-30T08:00:00Z", parse_when("2026-11-30"), parse_when("2026-11-30", end=True))
     assert not within(None, parse_when("2026-11-30"), None) and within(None, None, None)
+
+
+# -- a listed row's lineage is read from the bytes already read, as a loaded session gives it --
+
+def _lineage_files() -> list:
+    from conftest import GOLDEN, corpus_files
+
+    golden = [p for h in ("claude_code", "codex", "pi") for p in sorted((GOLDEN / h).rglob("*.jsonl"))]
+    return golden + [p for h in ("claude_code", "codex", "pi") for p in corpus_files(h, (".jsonl",))]
+
+
+@pytest.mark.parametrize("path", _lineage_files(), ids=str)
+def test_row_lineage_is_what_the_loaded_session_gives(path):
+    from txcodec import lineage
+
+    harness = next(h for h in ("claude_code", "codex", "pi") if h in path.parts or f"/{h}/" in str(path))
+    found = sessions._origin(harness, path, api.read_bytes(path))
+    try:
+        expected = lineage.origin(path, harness)
+    except (OSError, ValueError):
+        expected = None
+    assert (found and (found.started_by, found.forked_from)) == (expected and (expected.started_by, expected.forked_from))

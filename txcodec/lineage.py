@@ -181,6 +181,9 @@ def _pi_session_id(parent: str, path: Path | None) -> str:
 
 
 _BY_HARNESS = {"claude_code": claude_origin, "stream_json": None, "codex": codex_origin, "pi": pi_origin}
+# the harnesses whose files record an origin, each with the function that reads it from the
+# file's lines (bytes do: a session listing hands over the lines it has already read)
+ORIGIN_FROM_LINES = {name: find for name, find in _BY_HARNESS.items() if find is not None}
 
 
 def session_origin(session: Any) -> Origin:

@@ -222,11 +222,10 @@ _inner = msgspec.json.Decoder(_Inner | None)
 _any = msgspec.json.Decoder()
 
 
-def _records(path: str) -> Iterator[_Line]:
-    from .api import is_document, read_bytes
+def _records(data: bytes, path: Path) -> Iterator[_Line]:
+    from .api import is_document
 
-    data = read_bytes(path)
-    if is_document(Path(path)):  # a legacy Gemini CLI session: one object holding "messages"
+    if is_document(path):  # a legacy Gemini CLI session: one object holding "messages"
         try:
             doc = _any.decode(data)
         except msgspec.DecodeError:
@@ -287,10 +286,14 @@ def _user_text(line: _Line, message: _Inner | None, payload: _Inner | None) -> s
 def _fill_details(row: SessionRow) -> None:
     if row.path is None:
         return
+    from .api import read_bytes
+
+    path = Path(row.path)  # made once: it is asked for its name and suffixes three times
     models: dict[str, None] = dict.fromkeys(row.models or [])
     prompt = None
     try:
-        for line in _records(row.path):
+        data = read_bytes(path)
+        for line in _records(data, path):
             message, payload = _inner_of(line.message), _inner_of(line.payload)
             for holder in (line, message, payload):
                 if holder is None:
@@ -306,14 +309,32 @@ def _fill_details(row: SessionRow) -> None:
         return  # unreadable now: the row keeps what the store said
     row.first_prompt = prompt or row.first_prompt
     row.models = list(models) or None
-    try:
-        from .lineage import origin
+    found = _origin(row.harness, path, data)
+    if found is not None:
+        row.started_by = found.started_by
+        row.forked_from = found.forked_from.session_id if found.forked_from is not None else None
 
-        found = origin(row.path, row.harness)
+
+def _origin(harness: str, path: Path, data: bytes) -> Any:
+    """The row's lineage (:func:`txcodec.lineage.origin`), found in the bytes already read.
+    Only Claude Code, Codex and pi record one, each in its lines as they lie in the file,
+    so their lines are handed over as they are instead of loading the session once more;
+    the other harnesses have none to find."""
+    from . import lineage
+    from .api import is_document
+
+    find = lineage.ORIGIN_FROM_LINES.get(harness)
+    if find is None:
+        return None
+    try:
+        if is_document(path):  # not lines as they lie: read the way a loaded session is
+            return lineage.origin(path, harness)
+        lines = data.split(b"\n")
+        if lines and not lines[-1]:
+            lines.pop()  # the final newline ends the last line; it does not start another
+        return find(lines, path, data) if find is lineage.claude_origin else find(lines, path)
     except (OSError, ValueError):
-        return
-    row.started_by = found.started_by
-    row.forked_from = found.forked_from.session_id if found.forked_from is not None else None
+        return None
 
 
 # -- content search ------------------------------------------------------------------------------

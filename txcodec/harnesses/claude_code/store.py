@@ -258,13 +258,14 @@ def discover(root: str | os.PathLike[str] | None = None) -> Sessions:
     for project in projects:
         if not _real_dir(project):
             continue  # a stray file, or a symlinked folder (not followed)
-        try:
-            entries = sorted(project.iterdir())
+        try:  # one scandir: an entry knows whether it is a file or a folder without a stat
+            with os.scandir(project) as listing:
+                entries = sorted(listing, key=_name)
         except OSError as exc:
             errors.append(f"{project}: {exc.strerror or exc}")
             continue
         for entry in entries:
-            _sort_entry(entry, mains, folders, flat_agents, errors)
+            _sort_entry(project, entry, mains, folders, flat_agents, errors)
     sessions = [_gather(sid, mains.get(sid, []), folders.get(sid, [])) for sid in sorted(set(mains) | set(folders))]
     found = {s.session_id: s for s in sessions if s is not None}
     _attach_flat_agents(flat_agents, found, errors)
@@ -272,20 +273,24 @@ def discover(root: str | os.PathLike[str] | None = None) -> Sessions:
     return Sessions(root, items, errors)
 
 
-def _sort_entry(entry: Path, mains: dict, folders: dict, flat_agents: list, errors: list) -> None:
+def _name(entry: os.DirEntry) -> str:
+    return entry.name
+
+
+def _sort_entry(project: Path, entry: os.DirEntry, mains: dict, folders: dict, flat_agents: list, errors: list) -> None:
     name = entry.name
     if name.endswith(".jsonl"):
         stem = name[: -len(".jsonl")]
         if entry.is_file():  # a symlinked *file* still lists (seed 003)
             if is_session_id(stem):
-                mains.setdefault(stem, []).append(entry.parent)
+                mains.setdefault(stem, []).append(project)
             elif name.startswith("agent-"):
-                flat_agents.append(entry)
+                flat_agents.append(project / name)
         elif is_session_id(stem):  # a dangling symlink, a FIFO, a folder: say so, read nothing
-            what = "a dangling symlink" if entry.is_symlink() and not entry.exists() else "not a regular file"
-            errors.append(f"{entry}: {what}")
-    elif is_session_id(name) and _real_dir(entry):
-        folders.setdefault(name, []).append(entry.parent)
+            what = "a dangling symlink" if entry.is_symlink() and not os.path.exists(entry.path) else "not a regular file"
+            errors.append(f"{project / name}: {what}")
+    elif is_session_id(name) and entry.is_dir(follow_symlinks=False):
+        folders.setdefault(name, []).append(project)
     # anything else (memory/, notes, a folder not named like a session) is not a session
 
 
@@ -303,7 +308,10 @@ def _gather(sid: str, main_dirs: list[Path], folder_dirs: list[Path]) -> Session
     # the folder holding the main transcript is primary; then the others in name order
     ordered = main_dirs + [d for d in folder_dirs if d not in main_dirs]
     for project in ordered:
-        part = session_files(project / f"{sid}.jsonl", sid)
+        if project in folder_dirs:
+            part = session_files(project / f"{sid}.jsonl", sid)
+        else:  # the listing found the transcript a file and no folder of side files beside it
+            part = SessionFiles(sid, project / f"{sid}.jsonl", None)
         if not _collected(part):
             continue  # a folder counts only once it yields something we collect
         dirs.append(project)
