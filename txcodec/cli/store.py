@@ -6,10 +6,8 @@ Both are thin: the index (one row type for every harness, filters, content searc
 
 from __future__ import annotations
 
-import re
 import sys
 from pathlib import Path
-from typing import Any
 
 import click
 
@@ -31,18 +29,14 @@ def _row_cells(row: SessionRow, child: bool, wide: bool) -> list[str]:
     return [*cells, row.project or "", status + row.label] if wide else [*cells, status + row.label]
 
 
-def _table(rows: list[SessionRow], console: Any = None, *, plain: bool = True) -> None:
+def _table(rows: list[SessionRow]) -> None:
     """A table fitted to the terminal: the harness, time, size and full id always whole
     (an id is what other commands take), the project only when there is room, the title
-    taking what is left; subagent chats under their parent session.
-
-    The lines rich would print are written directly (:func:`_plain_lines`), which costs a
-    small part of what rich's general table layout costs for thousands of rows; rich lays
-    out what that does not cover. ``plain=False`` always uses rich."""
+    taking what is left; subagent chats under their parent session."""
     from rich.console import Console
+    from rich.table import Table
 
-    if console is None:
-        console = Console(highlight=False, soft_wrap=False, width=None if sys.stdout.isatty() else 160, markup=False)
+    console = Console(highlight=False, soft_wrap=False, width=None if sys.stdout.isatty() else 160, markup=False)
     wide = console.width >= 110
     children: dict[tuple[str, str], list[SessionRow]] = {}
     ids = {(r.harness, r.session_id) for r in rows if r.parent is None}
@@ -63,13 +57,6 @@ def _table(rows: list[SessionRow], console: Any = None, *, plain: bool = True) -
     if wide:
         widths[-1] = min(widths[-1], 20)
     widths.append(max(8, console.width - sum(widths) - 2 * (len(headers) - 1)))
-    text = _plain_lines(console, headers, widths, lines) if plain and not console.legacy_windows else None
-    if text is not None:
-        console.file.write(text)
-        console.file.flush()
-        return
-    from rich.table import Table
-
     table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
     for header, width in zip(headers, widths):
         table.add_column(header, overflow="ellipsis", no_wrap=True, max_width=width,
@@ -77,70 +64,6 @@ def _table(rows: list[SessionRow], console: Any = None, *, plain: bool = True) -
     for line in lines:
         table.add_row(*line)
     console.print(table)
-
-
-# a cell rich would change before laying it out: an emoji code (``:name:``) or a character
-# outside printable ASCII (control codes are dropped, wide ones take two cells)
-_NOT_PLAIN = re.compile(r"[^ -~]|:\S*?:")
-
-
-def _plain_lines(console: Any, headers: list[str], widths: list[int], lines: list[list[str]]) -> str | None:
-    """The table rich prints for ``_table``'s columns, built as text: each cell as rich
-    turns a string into text (``Console.render_str``), cut to its column with an ellipsis
-    or padded (``msgs`` to the right), columns two spaces apart; the title column as wide
-    as its widest cell up to what is left of the line; on a terminal the header row bold,
-    each piece styled as rich styles it (the cells and the space on either side of them).
-    ``None`` when rich would lay it out otherwise (a tab in a cell, a line too narrow for
-    the columns): then rich does it."""
-    from rich.cells import cell_len, set_cell_size
-    from rich.style import Style
-
-    bold = Style(bold=True)
-
-    def header(pieces: list[str]) -> str:
-        return "".join(bold.render(piece, color_system=console.color_system) for piece in pieces)
-
-    def text(cell: str) -> str | None:
-        if _NOT_PLAIN.search(cell) is None:
-            return cell
-        cell = console.render_str(cell).plain
-        return None if "\t" in cell else cell  # rich expands tabs after measuring: left to it
-
-    def measure(cell: str) -> int:  # as rich measures a text: its widest line (str.splitlines' lines)
-        return max(map(cell_len, cell.splitlines()), default=0)
-
-    rows = [headers, *lines]
-    last = len(headers) - 1
-    titles = [text(row[last]) for row in rows]
-    if None in titles:
-        return None
-    widths = [*widths[:-1], min(max(map(measure, titles)), widths[-1])]
-    if sum(widths) + 2 * last > console.width:
-        return None
-    right = headers.index("msgs")
-    out = []
-    for row, title in zip(rows, titles):
-        cells = []
-        for i, width in enumerate(widths):
-            cell = title if i == last else text(row[i])
-            if cell is None:
-                return None
-            if i == right:
-                cell = cell.rstrip()
-            size = len(cell) if cell.isascii() and cell.isprintable() else cell_len(cell)
-            if size > width:
-                cell = set_cell_size(cell, width - 1) + "…"
-            elif i == right:
-                cell = " " * (width - size) + cell
-            else:
-                cell += " " * (width - size)
-            cells.append(cell)
-        if row is headers and console.color_system is not None:
-            out.append(header([piece for i, cell in enumerate(cells) for piece in (" " * (i > 0), cell, " " * (i < last))]))
-        else:
-            out.append("  ".join(cells))
-    out.append("")
-    return "\n".join(out)
 
 
 def filter_options(command):
