@@ -114,11 +114,12 @@ class UnknownKeys:
     def __init__(self, read: Any, nested: tuple[str, ...] = ("message",)) -> None:
         self.read, self.nested = read, nested
         self.found: dict[tuple[str, str], list[int]] = {}
+        self.probes = {cls: _probe(cls, nested) for cls in read}
 
     def add(self, n: int, record: Any, raw: Any) -> None:
         if raw is None or type(record) not in self.read:
             return
-        probe = _probe(type(record), self.nested)
+        probe = self.probes[type(record)]
         if probe is not None:
             try:
                 probe.decode(json_source(raw))

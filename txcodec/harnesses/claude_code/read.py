@@ -17,7 +17,9 @@ its line number.
 
 from __future__ import annotations
 
+import functools
 import mmap
+import operator
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -202,34 +204,35 @@ class _FileReader:
         handlers = _HANDLERS
         seen = self.seen
         unknown = self.unknown.add
+        lose, file = self.add_loss, self.file
         session = self.session
         for n, line in enumerate(session.lines if session.pending is None else self._streamed(), 1):
             rec = line.record
-            unknown(n, rec, line._raw)
-            handler = handlers.get(type(rec))
+            kind = type(rec)
+            handler = handlers.get(kind)
             if handler is None:
-                if isinstance(rec, Opaque):
-                    self.lose("opaque", rec.diagnostic, n)
+                if kind is Opaque:
+                    lose(Loss("opaque", rec.diagnostic, file, n))
                 else:
-                    kind = getattr(rec, "__struct_config__", None)
-                    tag = kind.tag if kind is not None else type(rec).__name__
-                    self.lose(f"record:{tag}", "bookkeeping record; Common has no slot", n)
+                    lose(Loss(_bookkeeping(kind), "bookkeeping record; Common has no slot", file, n))
                 continue
+            unknown(n, rec, line._raw)
             uuid = getattr(rec, "uuid", None)
             if uuid:  # rule 1: (file, uuid), keep the first
                 if uuid in seen:
-                    self.lose("duplicate", f"uuid {uuid} already read; the first copy is kept", n)
+                    lose(Loss("duplicate", f"uuid {uuid} already read; the first copy is kept", file, n))
                     continue
                 seen.add(uuid)
             try:
                 handler(self, rec, n)
             except MALFORMED as exc:
                 report_malformed(self.loss, self.file, n, exc)
-            unslotted = _UNSLOTTED.get(type(rec))
+            unslotted = _UNSLOTTED_READ.get(kind)
             if unslotted:
-                for attr, name in unslotted:
-                    if getattr(rec, attr) is not UNSET:
-                        self.lose(f"field:{name}", "envelope field with no Common slot", n)
+                fields, kinds = unslotted
+                for loss_kind, value in zip(kinds, fields(rec)):
+                    if value is not UNSET:
+                        lose(Loss(loss_kind, "envelope field with no Common slot", file, n))
         return self.finish()
 
     def _streamed(self) -> Iterator[Line]:
@@ -670,6 +673,18 @@ _UNSLOTTED: dict[type, tuple[tuple[str, str], ...]] = {
         ("api_error_status", "apiErrorStatus"),
     ),
 }
+
+
+# per record class: its unslotted fields in one call, and the loss kind of each
+_UNSLOTTED_READ = {cls: (operator.attrgetter(*(attr for attr, _ in fields)), tuple(f"field:{name}" for _, name in fields))
+                   for cls, fields in _UNSLOTTED.items()}
+
+
+@functools.cache
+def _bookkeeping(kind: type) -> str:
+    """The loss kind of a record the reader has no use for: ``record:<its tag>``."""
+    config = getattr(kind, "__struct_config__", None)
+    return f"record:{config.tag if config is not None else kind.__name__}"
 
 
 _HANDLERS = {
