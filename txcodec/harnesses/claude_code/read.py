@@ -243,7 +243,7 @@ class _FileReader:
         size = len(data)
         final_newline = bool(size) and data[-1] == 0x0A
         repaired = self.repaired
-        release = getattr(data, "madvise", None)
+        release = getattr(data, "madvise", None) if hasattr(mmap, "MADV_DONTNEED") else None
         released, n, start, maybe_fork = 0, 0, 0, False
         for batch, end, whole in decode_batches(data, session.codec):
             if end >= size and not final_newline:
