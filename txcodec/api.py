@@ -369,7 +369,7 @@ def _streamed(source: Any, harness: str | None) -> NativeSession | None:
     memory, not read), so that neither the file's bytes nor its typed records are ever
     all held next to the conversation built from them. ``None`` for anything else (a
     compressed file, a document, a database, a folder), which :func:`load` reads."""
-    if isinstance(source, Conversation):
+    if isinstance(source, Conversation) or (harness is not None and not getattr(registry.get(harness).read, "streams", False)):
         return None
     path: Path | None = None
     if isinstance(source, (bytes, bytearray, memoryview)):
