@@ -20,6 +20,7 @@ from __future__ import annotations
 import functools
 import mmap
 import operator
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -244,15 +245,14 @@ class _FileReader:
         final_newline = bool(size) and data[-1] == 0x0A
         repaired = self.repaired
         release = getattr(data, "madvise", None) if hasattr(mmap, "MADV_DONTNEED") else None
-        released, n, start, maybe_fork = 0, 0, 0, False
+        released, n, maybe_fork = 0, 0, False
         for batch, end, whole in decode_batches(data, session.codec):
             if end >= size and not final_newline:
                 mark_cut_off(batch[-1])
             if not whole:  # only a line decoded alone can have been repaired
                 repaired.extend(k for k, line in enumerate(batch, n + 1) if read_repaired(line))
-            # the lineage's scan for a fork, on bytes still in cache
-            maybe_fork = maybe_fork or data.find(FORKED_FROM, start, end) >= 0
-            n, start = n + len(batch), end + 1
+            maybe_fork = maybe_fork or _may_fork(batch)
+            n = n + len(batch)
             yield from batch
             if release is not None and end - released >= _RELEASE:
                 page = end - end % mmap.PAGESIZE
@@ -673,6 +673,25 @@ _UNSLOTTED: dict[type, tuple[tuple[str, str], ...]] = {
         ("api_error_status", "apiErrorStatus"),
     ),
 }
+
+
+_fork_key = re.compile(re.escape(FORKED_FROM)).search
+
+
+def _may_fork(batch: list[Line]) -> bool:
+    """Whether a line of ``batch`` can name a fork: ``lineage.claude_origin`` reads the
+    top-level ``forkedFrom`` of a line that holds the key. A conversation record says by
+    its typed field whether it has one; any other line, by its bytes. (Instead of a scan
+    of the whole file for the key.)"""
+    for line in batch:
+        link = getattr(line._record, "forked_from", None)
+        if link is None:
+            raw = line._raw
+            if raw is not None and _fork_key(raw) is not None:
+                return True
+        elif link is not UNSET:
+            return True
+    return False
 
 
 # per record class: its unslotted fields in one call, and the loss kind of each
