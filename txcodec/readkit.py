@@ -160,14 +160,13 @@ def _probe(cls: type, nested: tuple[str, ...]) -> Any:
     nested field that is not exactly one Struct class (the full check then runs)."""
     key = (cls, nested)
     if key not in _probes:
-        _probes[key] = _probe_struct(cls, nested)
-        if _probes[key] is not None:
-            _probes[key] = msgspec.json.Decoder(_probes[key])
+        struct = _probe_struct(cls, nested)
+        _probes[key] = None if struct is None else msgspec.json.Decoder(struct)
     return _probes[key]
 
 
 def _probe_struct(cls: type, nested: tuple[str, ...]) -> Any:
-    fields: list[tuple[str, Any, Any]] = []
+    fields: list[tuple[str, Any]] = []  # (key, type of its value)
     for f in msgspec.structs.fields(cls):
         kind: Any = msgspec.Raw
         if f.name in nested:
