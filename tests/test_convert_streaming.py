@@ -29,9 +29,10 @@ def _whole(source, to: str):
 
 
 def _entries(loss: LossReport) -> list[bytes]:
-    # the one detail that names the source: a path for one, "the conversation" for the other
-    return sorted(msgspec.json.encode(msgspec.structs.replace(e, detail="") if e.kind == "write:no-conversation" else e)
-                  for e in loss.entries)
+    # in order; the one detail that names the source (a path for one, "the conversation"
+    # for the other) left out
+    return [msgspec.json.encode(msgspec.structs.replace(e, detail="") if e.kind == "write:no-conversation" else e)
+            for e in loss.entries]
 
 
 def _same(streamed, whole) -> None:
