@@ -4,6 +4,7 @@ dropped once read): what it writes and reports is what the whole-session path gi
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import msgspec
 import pytest
@@ -14,6 +15,8 @@ from txcodec.loss import LossReport
 from txcodec.native import RawLines
 
 CLAUDE_FILES = corpus_files("claude_code", (".jsonl",))
+# forks (docs/lineage.md): the streamed reader finds the fork link on the way
+FORKS = sorted((Path(__file__).resolve().parents[1] / "golden" / "claude_code").glob("*lineage*/**/*.jsonl"))
 
 
 def _whole(source, to: str):
@@ -26,9 +29,10 @@ def _whole(source, to: str):
 
 
 def _entries(loss: LossReport) -> list[bytes]:
-    # the one detail that names the source: a path for one, "the conversation" for the other
-    return sorted(msgspec.json.encode(msgspec.structs.replace(e, detail="") if e.kind == "write:no-conversation" else e)
-                  for e in loss.entries)
+    # in order; the one detail that names the source (a path for one, "the conversation"
+    # for the other) left out
+    return [msgspec.json.encode(msgspec.structs.replace(e, detail="") if e.kind == "write:no-conversation" else e)
+            for e in loss.entries]
 
 
 def _same(streamed, whole) -> None:
@@ -59,6 +63,15 @@ def _fixed_clock(monkeypatch):
 def test_a_streamed_corpus_session_converts_as_a_whole_one(path, to):
     streamed = api.convert(path, to, from_="claude_code")
     _same(streamed, _whole(path, to))
+
+
+@pytest.mark.parametrize("path", FORKS, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_a_streamed_fork_keeps_its_link(path):
+    streamed = api.convert(path, "codex", from_="claude_code")
+    _same(streamed, _whole(path, "codex"))
+    found = api.to_common(api.load(path, "claude_code")).meta.forked_from
+    written = streamed[0].files[streamed[0].main]
+    assert (b'"forked_from_id"' in written) == (found is not msgspec.UNSET)
 
 
 def test_lone_surrogates_cut_off_lines_and_crlf_are_reported_as_for_a_whole_session(tmp_path):

@@ -220,6 +220,26 @@ def convert(
     records (an absolute path), else ``default_cwd`` (else the writer's own default); it
     comes back as ``written.cwd``, the folder to resume it from.
     """
+    # Millions of objects (the typed records, the conversation, the written lines) are
+    # made and freed in here, none in a cycle: with the cycle collector paused for the
+    # whole of it, it never scans them (between reading and writing it would, in full).
+    with _no_cycle_collection():
+        return _convert(source, to, from_=from_, session_id=session_id, cwd=cwd, prompts=prompts, input_side=input_side,
+                        stdin_side=stdin_side, default_cwd=default_cwd)
+
+
+def _convert(
+    source: bytes | str | os.PathLike[str] | Conversation,
+    to: str,
+    *,
+    from_: str | None,
+    session_id: str | None,
+    cwd: str | None,
+    prompts: list[str] | None,
+    input_side: bytes | str | os.PathLike[str] | None,
+    stdin_side: bool,
+    default_cwd: str | None,
+) -> tuple[registry.Written, LossReport]:
     if stdin_side and to != "stream_json":
         raise NotSupported("the stdin side is a stream_json output only (--to stream_json)")
     from .common import from_json
@@ -250,8 +270,7 @@ def convert(
     if cwd is None and recorded is None:
         cwd = default_cwd
     options = registry.WriteOptions(session_id=session_id, cwd=cwd, stdin_side=stdin_side)
-    with _no_cycle_collection():
-        written = target.write(conversation, loss, options)
+    written = target.write(conversation, loss, options)
     written.cwd = cwd or recorded
     if conversation.meta.forked_from is not msgspec.UNSET and to not in FORK_SLOTS:
         loss.add("lineage:forked-from", f"forked from {conversation.meta.forked_from.session_id}: "
@@ -271,7 +290,7 @@ def _streamed(source: Any, harness: str | None) -> NativeSession | None:
     memory, not read), so that neither the file's bytes nor its typed records are ever
     all held next to the conversation built from them. ``None`` for anything else (a
     compressed file, a document, a database, a folder), which :func:`load` reads."""
-    if isinstance(source, Conversation):
+    if isinstance(source, Conversation) or (harness is not None and not getattr(registry.get(harness).read, "streams", False)):
         return None
     path: Path | None = None
     if isinstance(source, (bytes, bytearray, memoryview)):

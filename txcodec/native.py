@@ -127,10 +127,10 @@ class NativeSession:
     _source_lines: tuple[Line, ...] = ()
     _source_final_newline: bool = True
 
-    # A session that is read once, as it is decoded (``api.convert`` of a large file):
-    # ``lines`` stays empty and the reader decodes ``pending`` (the file mapped in
-    # memory) a batch at a time, dropping each batch once read. ``origin`` is its
-    # lineage, read from the lines before they were consumed.
+    # A session that is read once, as it is decoded (``api.convert``): ``lines`` stays
+    # empty and the reader decodes ``pending`` (the file mapped in memory, or its bytes)
+    # a batch at a time, dropping each batch once read. ``origin`` is its lineage, which
+    # the reader finds on the way (``lineage.session_origin`` needs the lines).
     pending: Any = None
     origin: Any = None
 

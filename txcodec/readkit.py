@@ -118,11 +118,12 @@ class UnknownKeys:
     def __init__(self, read: Any, nested: tuple[str, ...] = ("message",)) -> None:
         self.read, self.nested = read, nested
         self.found: dict[tuple[str, str], list[int]] = {}
+        self.probes = {cls: _probe(cls, nested) for cls in read}
 
     def add(self, n: int, record: Any, raw: Any) -> None:
         if raw is None or type(record) not in self.read:
             return
-        probe = _probe(type(record), self.nested)
+        probe = self.probes[type(record)]
         if probe is not None:
             try:
                 probe.decode(json_source(raw))
@@ -163,14 +164,13 @@ def _probe(cls: type, nested: tuple[str, ...]) -> Any:
     nested field that is not exactly one Struct class (the full check then runs)."""
     key = (cls, nested)
     if key not in _probes:
-        _probes[key] = _probe_struct(cls, nested)
-        if _probes[key] is not None:
-            _probes[key] = msgspec.json.Decoder(_probes[key])
+        struct = _probe_struct(cls, nested)
+        _probes[key] = None if struct is None else msgspec.json.Decoder(struct)
     return _probes[key]
 
 
 def _probe_struct(cls: type, nested: tuple[str, ...]) -> Any:
-    fields: list[tuple[str, Any, Any]] = []
+    fields: list[tuple[str, Any]] = []  # (key, type of its value)
     for f in msgspec.structs.fields(cls):
         kind: Any = msgspec.Raw
         if f.name in nested:

@@ -17,7 +17,10 @@ its line number.
 
 from __future__ import annotations
 
+import functools
 import mmap
+import operator
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -208,34 +211,35 @@ class _FileReader:
         handlers = _HANDLERS
         seen = self.seen
         unknown = self.unknown.add
+        lose, file = self.add_loss, self.file
         session = self.session
         for n, line in enumerate(session.lines if session.pending is None else self._streamed(), 1):
             rec = line.record
-            unknown(n, rec, line._raw)
-            handler = handlers.get(type(rec))
+            kind = type(rec)
+            handler = handlers.get(kind)
             if handler is None:
-                if isinstance(rec, Opaque):
-                    self.lose("opaque", rec.diagnostic, n)
+                if kind is Opaque:
+                    lose(Loss("opaque", rec.diagnostic, file, n))
                 else:
-                    kind = getattr(rec, "__struct_config__", None)
-                    tag = kind.tag if kind is not None else type(rec).__name__
-                    self.lose(f"record:{tag}", "bookkeeping record; Common has no slot", n)
+                    lose(Loss(_bookkeeping(kind), "bookkeeping record; Common has no slot", file, n))
                 continue
+            unknown(n, rec, line._raw)
             uuid = getattr(rec, "uuid", None)
             if uuid:  # rule 1: (file, uuid), keep the first
                 if uuid in seen:
-                    self.lose("duplicate", f"uuid {uuid} already read; the first copy is kept", n)
+                    lose(Loss("duplicate", f"uuid {uuid} already read; the first copy is kept", file, n))
                     continue
                 seen.add(uuid)
             try:
                 handler(self, rec, n)
             except MALFORMED as exc:
                 report_malformed(self.loss, self.file, n, exc)
-            unslotted = _UNSLOTTED.get(type(rec))
+            unslotted = _UNSLOTTED_READ.get(kind)
             if unslotted:
-                for attr, name in unslotted:
-                    if getattr(rec, attr) is not UNSET:
-                        self.lose(f"field:{name}", "envelope field with no Common slot", n)
+                fields, kinds = unslotted
+                for loss_kind, value in zip(kinds, fields(rec)):
+                    if value is not UNSET:
+                        lose(Loss(loss_kind, "envelope field with no Common slot", file, n))
         return self.finish()
 
     def _streamed(self) -> Iterator[Line]:
@@ -246,16 +250,15 @@ class _FileReader:
         size = len(data)
         final_newline = bool(size) and data[-1] == 0x0A
         repaired = self.repaired
-        release = getattr(data, "madvise", None)
-        released, n, start, maybe_fork = 0, 0, 0, False
+        release = getattr(data, "madvise", None) if hasattr(mmap, "MADV_DONTNEED") else None
+        released, n, maybe_fork = 0, 0, False
         for batch, end, whole in decode_batches(data, session.codec):
             if end >= size and not final_newline:
                 mark_cut_off(batch[-1])
             if not whole:  # only a line decoded alone can have been repaired
                 repaired.extend(k for k, line in enumerate(batch, n + 1) if read_repaired(line))
-            # the lineage's scan for a fork, on bytes still in cache
-            maybe_fork = maybe_fork or data.find(FORKED_FROM, start, end) >= 0
-            n, start = n + len(batch), end + 1
+            maybe_fork = maybe_fork or _may_fork(batch)
+            n = n + len(batch)
             yield from batch
             if release is not None and end - released >= _RELEASE:
                 page = end - end % mmap.PAGESIZE
@@ -676,6 +679,37 @@ _UNSLOTTED: dict[type, tuple[tuple[str, str], ...]] = {
         ("api_error_status", "apiErrorStatus"),
     ),
 }
+
+
+_fork_key = re.compile(re.escape(FORKED_FROM)).search
+
+
+def _may_fork(batch: list[Line]) -> bool:
+    """Whether a line of ``batch`` can name a fork: ``lineage.claude_origin`` reads the
+    top-level ``forkedFrom`` of a line that holds the key. A conversation record says by
+    its typed field whether it has one; any other line, by its bytes. (Instead of a scan
+    of the whole file for the key.)"""
+    for line in batch:
+        link = getattr(line._record, "forked_from", None)
+        if link is None:
+            raw = line._raw
+            if raw is not None and _fork_key(raw) is not None:
+                return True
+        elif link is not UNSET:
+            return True
+    return False
+
+
+# per record class: its unslotted fields in one call, and the loss kind of each
+_UNSLOTTED_READ = {cls: (operator.attrgetter(*(attr for attr, _ in fields)), tuple(f"field:{name}" for _, name in fields))
+                   for cls, fields in _UNSLOTTED.items()}
+
+
+@functools.cache
+def _bookkeeping(kind: type) -> str:
+    """The loss kind of a record the reader has no use for: ``record:<its tag>``."""
+    config = getattr(kind, "__struct_config__", None)
+    return f"record:{config.tag if config is not None else kind.__name__}"
 
 
 _HANDLERS = {

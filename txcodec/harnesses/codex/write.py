@@ -113,7 +113,9 @@ def _read(i: dict) -> Mapped:
 
 
 def _patch_lines(prefix: str, text: str) -> list[str]:
-    return [prefix + line for line in text.split("\n")] if text else []
+    """``text`` with ``prefix`` before each of its lines, as one string of the patch's
+    lines (they are joined with LF: one replace, not a string per line)."""
+    return [prefix + text.replace("\n", "\n" + prefix)] if text else []
 
 
 def _write(i: dict) -> Mapped:
