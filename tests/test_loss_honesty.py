@@ -217,3 +217,27 @@ def test_model_usage_and_folder_a_target_drops_are_named(target, kinds):
         Message("user", [Text("hi")]), Message("assistant", [Text("hello")])])
     _, loss = api.convert(bare, target)  # nothing to drop: nothing named
     assert not {"write:model-usage", "write:workspace", "write:timestamps-usage", "write:cwd-by-place"} & set(loss.counts())
+
+
+def test_unknown_keys_are_reported_in_the_same_order_whatever_the_hash_seed(tmp_path):
+    # keys a reader does not know come out in the line's order: a set difference, as
+    # before, ordered them by the process's string hash, so two runs disagreed
+    import os
+    import subprocess
+    import sys
+
+    line = {"type": "user", "uuid": "u1", "sessionId": "s1", "zeta": 1, "alpha": 2, "mid": 3, "kappa": 4,
+            "message": {"role": "user", "content": "hi", "omega": 1, "beta": 2}}
+    path = tmp_path / "s1.jsonl"
+    path.write_text(json.dumps(line) + "\n")
+    script = ("import sys; from txcodec import api; from txcodec.loss import LossReport; r = LossReport(); "
+              "api.to_common(api.load(sys.argv[1]), r); "
+              "import json; print(json.dumps([e.detail for e in r.entries if e.kind == 'field:unknown']))")
+    runs = {
+        subprocess.run([sys.executable, "-c", script, str(path)], capture_output=True, text=True, check=True,
+                       env={**os.environ, "PYTHONHASHSEED": str(seed)}).stdout
+        for seed in (1, 2, 3, 4)
+    }
+    assert len(runs) == 1
+    details = json.loads(runs.pop())
+    assert [d.split("'")[1] for d in details] == ["zeta", "alpha", "mid", "kappa", "message.omega", "message.beta"]

@@ -136,8 +136,10 @@ class UnknownKeys:
             return
         found = self.found
         tag = _tag(record)
-        for key in keys.keys() - _declared(type(record)):
-            found.setdefault((tag, key), []).append(n)
+        declared = _declared(type(record))
+        for key in keys:  # in the line's order, so that a report reads the same every run
+            if key not in declared:
+                found.setdefault((tag, key), []).append(n)
         for name in self.nested:
             inner = getattr(record, name, None)
             if isinstance(inner, msgspec.Struct) and name in keys:
@@ -145,8 +147,10 @@ class UnknownKeys:
                     inner_keys = _keys.decode(keys[name])
                 except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
                     continue
-                for key in inner_keys.keys() - _declared(type(inner)):
-                    found.setdefault((tag, f"{name}.{key}"), []).append(n)
+                declared = _declared(type(inner))
+                for key in inner_keys:
+                    if key not in declared:
+                        found.setdefault((tag, f"{name}.{key}"), []).append(n)
 
     def report(self, loss: LossReport, file: str | None) -> None:
         for (tag, key), lines in sorted(self.found.items(), key=lambda kv: kv[1][0]):
