@@ -395,6 +395,20 @@ def has_lone_surrogates(data: bytes | memoryview) -> bool:
     return any(len(m.group(1) or m.group(2)) % 2 for m in _LONE_SURROGATE.finditer(data))
 
 
+def batch_decoder(decoder: Any) -> Callable[[Any, bytes | memoryview], list[Any] | None]:
+    """A codec's ``decode_batch`` over ``decoder``: several LF-separated lines in one
+    call, or ``None`` when any of them needs the codec's lenient path (the caller then
+    decodes them one by one)."""
+
+    def decode_batch(self: Any, lines: bytes | memoryview) -> list[Any] | None:
+        try:
+            return decoder.decode_lines(lines)
+        except (msgspec.ValidationError, msgspec.DecodeError):
+            return None
+
+    return decode_batch
+
+
 def repairs_surrogates(decode: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
     """Wrap a codec's ``decode``: a line that came out opaque only because of a lone
     surrogate escape is decoded from a repaired copy. A line that is still refused keeps

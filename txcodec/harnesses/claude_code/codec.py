@@ -14,7 +14,7 @@ from typing import Any
 import msgspec
 
 from ...jsonl import BOM
-from ...native import Opaque, bad_tag, json_source, merge_record, opaque_for, repairs_surrogates, tag_of
+from ...native import Opaque, bad_tag, batch_decoder, json_source, merge_record, opaque_for, repairs_surrogates, tag_of
 from .records import BLOCK_TYPES, RECORD_TYPES, UNTAGGED, Record, ResultPart
 
 _decoder = msgspec.json.Decoder(Record)
@@ -35,13 +35,7 @@ class ClaudeCodeCodec:
         except (msgspec.ValidationError, msgspec.DecodeError) as exc:
             return _lenient(bytes(line), exc)
 
-    def decode_batch(self, lines: bytes | memoryview) -> list[Any] | None:
-        """Several LF-separated lines in one call, or ``None`` when any of them needs
-        the lenient path (the caller then decodes them one by one)."""
-        try:
-            return _decoder.decode_lines(lines)
-        except (msgspec.ValidationError, msgspec.DecodeError):
-            return None
+    decode_batch = batch_decoder(_decoder)
 
     def encode(self, record: Any, original: bytes | None) -> bytes:
         return merge_record(record, original)

@@ -238,8 +238,8 @@ class _Stream:
     def conversation_record(self, role: str, message: dict[str, Any], parent: str | None, top: dict[str, Any] | None = None, loose: bool = False) -> str:
         """A user/assistant record; ``loose`` when ``message`` or ``top`` may hold a
         float (a source's free-form value that failed the float check: see
-        :func:`dumps_lines`). The body of :meth:`new_id`, :meth:`envelope` and
-        :meth:`finish`, inline: this runs once per record."""
+        :func:`dumps_lines`). :meth:`new_id` and the main-chain :meth:`envelope` inline:
+        this runs once per record."""
         self.counter += 1
         uid = self.named(str(self.counter))
         if self.agent_id is None:
@@ -253,13 +253,7 @@ class _Stream:
                     record[key] = value
         if self.forked_from is not None:
             record["forkedFrom"] = self.forked_from
-        record["uuid"] = uid
-        record["timestamp"] = self.timestamp
-        record.update(self.closing)
-        if loose:
-            self.loose.add(len(self.lines))
-        self.lines.append(record)
-        self.records.append(uid)
+        self.finish(record, uid, loose)
         self.tail = self.leaf = uid
         return uid
 

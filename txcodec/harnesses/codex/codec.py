@@ -15,7 +15,7 @@ from typing import Any
 
 import msgspec
 
-from ...native import Opaque, bad_tag, json_source, merge_record, opaque_for, repairs_surrogates
+from ...native import Opaque, bad_tag, batch_decoder, json_source, merge_record, opaque_for, repairs_surrogates
 from .records import (
     LINE_TYPES,
     PAYLOAD_TYPES,
@@ -43,13 +43,7 @@ class CodexCodec:
         except (msgspec.ValidationError, msgspec.DecodeError) as exc:
             return _lenient(bytes(line), exc)
 
-    def decode_batch(self, lines: bytes | memoryview) -> list[Any] | None:
-        """Several LF-separated lines in one call, or ``None`` when any of them needs
-        the lenient path (the caller then decodes them one by one)."""
-        try:
-            return _decoder.decode_lines(lines)
-        except (msgspec.ValidationError, msgspec.DecodeError):
-            return None
+    decode_batch = batch_decoder(_decoder)
 
     def encode(self, record: Any, original: bytes | None) -> bytes:
         if isinstance(record, Opaque):

@@ -26,7 +26,7 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 
-class _TokenUsage(msgspec.Struct, gc=False):  # records.TokenUsage's fields and types, never tracked by the GC
+class _TokenUsage(msgspec.Struct, gc=False):  # records.TokenUsage's fields and types, never tracked by the GC (records is not imported on usage's start-up path)
     input_tokens: int = 0
     cached_input_tokens: int = 0
     output_tokens: int = 0
