@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import msgspec
 import pytest
 from click.testing import CliRunner
 from conftest import CORPUS, GOLDEN
@@ -187,7 +188,7 @@ def test_list_survives_a_failing_store(monkeypatch, store_root):
         def discover(root=None):
             raise OSError("store exploded")
 
-    monkeypatch.setitem(registry._cache, "codex", registry.Harness(**{**codex.__dict__, "store": Broken}))
+    monkeypatch.setitem(registry._cache, "codex", msgspec.structs.replace(codex, store=Broken))
     result = run("list", "--root", str(store_root))
     assert result.exit_code == 0 and SID in result.stdout and "codex: store exploded" in result.stderr
 

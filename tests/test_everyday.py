@@ -161,11 +161,11 @@ ACME_ID = "00000000-0000-4000-8000-00000000ac0e"
 def test_resume_takes_the_command_from_the_harness_registration(tmp_path, monkeypatch):
     """A harness plugs into ``resume`` by registering its command: nothing in the CLI
     names it. A made-up harness (Qwen Code's writer and store, its own client) resumes."""
-    import dataclasses
+    import msgspec
 
     here = _isolated_home(tmp_path, monkeypatch)
-    acme = dataclasses.replace(registry.get("qwen_code"), name="acme", title="Acme",
-                               resume=("acme-agent", "--continue-session", "{id}"))
+    acme = msgspec.structs.replace(registry.get("qwen_code"), name="acme", title="Acme",
+                                   resume=("acme-agent", "--continue-session", "{id}"))
     registry.harnesses()  # every harness loaded first: the made-up one is added to them
     monkeypatch.setitem(registry._cache, "acme", acme)
     to = next(p for p in main.get_command(click.Context(main), "resume").params if p.name == "to")

@@ -196,7 +196,7 @@ def test_an_unexpected_exception_is_internal_outside_strict_mode(monkeypatch):
         raise KeyError("boom")
 
     harness = registry.get("pi")
-    monkeypatch.setattr(registry, "_cache", {**registry._cache, "pi": type(harness)(**{**harness.__dict__, "read": broken})})
+    monkeypatch.setattr(registry, "_cache", {**registry._cache, "pi": msgspec.structs.replace(harness, read=broken)})
     session = txcodec.load(b'{"type":"session","id":"x"}\n', "pi")
     with pytest.raises(KeyError):  # strict (the suite): the bug shows as it is
         api.to_common(session)

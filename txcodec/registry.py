@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
+
+import msgspec
 
 from .errors import InputError
 
@@ -49,13 +50,18 @@ def sniff(first_line: bytes | memoryview) -> str | None:
     return None
 
 
-@dataclass
-class Written:
+# The classes below are msgspec structs, not dataclasses: every harness package builds a
+# Harness when imported (so every command does), and a dataclass compiles its methods from
+# source when defined (a frozen Harness about 2 ms of start-up), where a struct's are
+# ready-made. A copy with one field changed is ``msgspec.structs.replace``.
+
+
+class Written(msgspec.Struct):
     """What a writer produced: files by path relative to the client's store root
     (POSIX separators), the first being the main session file."""
 
     session_id: str
-    files: dict[str, bytes] = field(default_factory=dict)
+    files: dict[str, bytes] = msgspec.field(default_factory=dict)
     # the project folder the session is filed under and the client should run in (set by
     # api.convert; None when neither the caller nor the session names one)
     cwd: str | None = None
@@ -65,8 +71,7 @@ class Written:
         return next(iter(self.files))
 
 
-@dataclass
-class WriteOptions:
+class WriteOptions(msgspec.Struct):
     """How a writer names and places the session it writes."""
 
     session_id: str | None = None  # keep the source id when None, else derive one
@@ -78,8 +83,7 @@ class Later:
     """An object a harness registers without importing it: ``module``'s ``name``, or the
     module itself when ``name`` is None. A :class:`Harness` field given one is imported on
     first use, so a command using one part of a harness (usage reads a Claude Code file
-    without its codec) does not pay for the others. (A plain class: a dataclass costs
-    half a millisecond of start-up.)"""
+    without its codec) does not pay for the others."""
 
     __slots__ = ("module", "name")
 
@@ -94,8 +98,7 @@ class Later:
         return module if self.name is None else getattr(module, self.name)
 
 
-@dataclass(frozen=True)
-class Harness:
+class Harness(msgspec.Struct, frozen=True):
     """What a harness package registers. Only ``codec`` and ``detect`` are required;
     ``codec`` and ``store`` may be given as :class:`Later`."""
 
@@ -103,7 +106,7 @@ class Harness:
         value = object.__getattribute__(self, attr)
         if type(value) is Later:  # imported once, on first use
             value = value.resolve()
-            object.__setattr__(self, attr, value)
+            msgspec.structs.force_setattr(self, attr, value)
         return value
 
     name: str

@@ -205,7 +205,6 @@ _SPLIT_BYTES = 128 << 20  # a Claude Code file this large is read by several pro
 
 
 def _lean_claude(path: Path, data: bytes | None, subagents: bool) -> tuple[str | None, str | None, list[list]] | None:
-    from .harnesses.claude_code.sidefiles import session_files
     from .harnesses.claude_code.usage import file_calls
 
     found = _split_claude(path) if data is None and path.suffix != ".zst" and _size(path) >= _SPLIT_BYTES else False
@@ -213,6 +212,8 @@ def _lean_claude(path: Path, data: bytes | None, subagents: bool) -> tuple[str |
         found = _each_piece(path, data, file_calls)
     if found is None or not subagents or not os.path.isdir(path.with_name(path.name.removesuffix(".jsonl"))):
         return found  # no session folder (session_files' name for it): no subagents, found with one stat
+    from .harnesses.claude_code.sidefiles import session_files  # only for a session with a folder
+
     session, cwd, calls = found
     for agent in session_files(path).agents:
         try:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...native import tag_of
 from ...registry import Harness, Later, lazy
 
 # Envelope line types newer builds write that the codec keeps as OtherLine.
@@ -15,8 +14,10 @@ def detect(sample: list[Any]) -> int:
     """Score leading lines: the ``{timestamp, type, payload}`` envelope is Codex's alone;
     2025 files start with a bare ``{id, timestamp, instructions}`` meta and carry
     ``{"record_type": "state"}`` markers and bare response items."""
-    # the record structs are imported when a file is scored, not for every use of the
-    # package (a rollout opening with Codex's signature is never scored)
+    # the record structs and the codec's helpers are imported when a file is scored, not
+    # for every use of the package (a rollout opening with Codex's signature is never
+    # scored, and usage reads one without txcodec.native)
+    from ...native import tag_of
     from .records import LINE_TYPES, RESPONSE_ITEM_TYPES
 
     score = 0
