@@ -15,6 +15,7 @@ import gc
 import itertools
 import operator
 import re
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -174,17 +175,31 @@ def _framed(encoded: bytes, original: bytes | None) -> bytes:
     return encoded
 
 
+# The collector's switch is the process's, not the thread's: pauses are counted under a lock,
+# and the last one to end restores the state the first one found. (Each pause restoring what
+# it found let one thread's convert turn collection back on while another's still ran.)
+_pause_lock = threading.Lock()
+_pauses = 0
+_collecting_before = False
+
+
 @contextlib.contextmanager
 def _no_cycle_collection() -> Iterator[None]:
     """Decoding allocates objects by the hundred thousand and none of them can be part
     of a cycle yet: the cycle collector would only re-scan them again and again."""
-    collecting = gc.isenabled()
-    gc.disable()
+    global _pauses, _collecting_before
+    with _pause_lock:
+        if _pauses == 0:
+            _collecting_before = gc.isenabled()
+            gc.disable()
+        _pauses += 1
     try:
         yield
     finally:
-        if collecting:
-            gc.enable()
+        with _pause_lock:
+            _pauses -= 1
+            if _pauses == 0 and _collecting_before:
+                gc.enable()
 
 
 # A batch of short lines goes to the codec's decode_batch() in one call, which saves the
