@@ -198,6 +198,25 @@ def test_cost_comes_from_genai_prices_and_unpriced_models_are_named(tmp_path):
     assert data["totals"]["cost_usd"] == pytest.approx(sum(r["cost_usd"] for r in data["rows"]))
 
 
+def test_the_price_cache_names_its_table(tmp_path):
+    """The table's name and version are kept with its rates: a report that finds them in
+    the cache names the table from there (listing site-packages for its dist-info costs
+    more than a small session's whole report), and a cache written before it named the
+    table still serves its rates and gains the name."""
+    pytest.importorskip("genai_prices", reason="the prices extra is not installed")
+    report = usage([MODERN], by=["model"])
+    cache = tmp_path / "cache" / "txcodec" / "prices.json"
+    kept = json.loads(cache.read_bytes())
+    assert kept["source"] == report.prices and kept["rates"]
+    cache.write_text(json.dumps({**kept, "source": "genai-prices 0.0.test"}))
+    assert usage([MODERN], by=["model"]).prices == "genai-prices 0.0.test"
+    del kept["source"]
+    cache.write_text(json.dumps(kept))
+    again = usage([MODERN], by=["model"])
+    assert again.prices == report.prices and again.rows == report.rows
+    assert json.loads(cache.read_bytes())["source"] == report.prices
+
+
 def test_bad_by_and_bad_file_are_one_line(tmp_path):
     out = CliRunner().invoke(main, ["usage", "--by", "weekday", str(MODERN)])
     assert out.exit_code == 2 and "choose from session, day" in out.output

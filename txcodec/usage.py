@@ -807,11 +807,16 @@ class _Prices:
             self.key = f"{origin}:{origin.stat().st_mtime_ns}"
         except OSError:
             pass
-        dist = sorted(origin.parent.parent.glob("genai_prices-*.dist-info"))
-        self.source = "genai-prices " + (dist[-1].name.removeprefix("genai_prices-").removesuffix(".dist-info") if dist else "?")
         cached = self._cache_read()
         if cached is not None:
-            self.rates = cached
+            self.rates = cached["rates"]
+            self.source = cached.get("source")
+        if not isinstance(self.source, str):
+            # the table's name and version, from its folder's listing (site-packages holds
+            # hundreds of entries: kept in the cache with the rates, listed once per release)
+            dist = sorted(origin.parent.parent.glob("genai_prices-*.dist-info"))
+            self.source = "genai-prices " + (dist[-1].name.removeprefix("genai_prices-").removesuffix(".dist-info") if dist else "?")
+            self.dirty = True
 
     @staticmethod
     def _cache_path() -> Path:
@@ -825,7 +830,7 @@ class _Prices:
             return None
         if not isinstance(data, dict) or data.get("key") != self.key or not isinstance(data.get("rates"), dict):
             return None
-        return data["rates"]
+        return data
 
     def save(self) -> None:
         """Keep newly priced models for the next run (best effort: a cache only)."""
@@ -836,7 +841,7 @@ class _Prices:
         path = self._cache_path()
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(path, msgspec.json.encode({"key": self.key, "rates": self.rates}), overwrite=True)
+            write_atomic(path, msgspec.json.encode({"key": self.key, "source": self.source, "rates": self.rates}), overwrite=True)
         except OSError:
             pass
 
