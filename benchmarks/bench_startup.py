@@ -31,7 +31,8 @@ ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus"
 CLAUDE = CORPUS / "claude_code" / "generated" / "claude_write_edit_2turns.jsonl"
 CODEX = CORPUS / "codex" / "agent-history" / "real_sessions" / "codex" / "session-01.jsonl"
-SCRIPT = "import sys\nfrom txcodec.cli import main\nsys.exit(main())"  # what pip's console script runs
+# what pip's console script runs (an older checkout's entry point is main)
+SCRIPT = "import sys\nfrom txcodec import cli\nsys.exit(getattr(cli, 'run', cli.main)())"
 
 
 def best(cmd: list[str], env: dict[str, str], repeat: int) -> tuple[float, float]:

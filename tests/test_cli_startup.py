@@ -18,10 +18,10 @@ from txcodec.cli import COMMANDS, main
 HEAVY = ("msgspec", "rich", "jinja2", "pyarrow", "duckdb", "importlib.metadata", "sqlite3", "json", "difflib", "subprocess")
 
 
-def imported_after(code: str) -> set[str]:
+def imported_after(code: str, env: dict[str, str] | None = None) -> set[str]:
     """The modules a fresh interpreter has imported after running ``code``."""
     probe = f"{code}\nimport json, sys\nprint(json.dumps(sorted(sys.modules)))"
-    out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True, env=env).stdout
     return set(json.loads(out.splitlines()[-1]))
 
 
@@ -83,3 +83,50 @@ def test_help_lists_every_command_as_click_would():
         full = eager.get_help(click.Context(eager, info_name="txcodec", **settings))
         assert "Commands:" in lazy and "check-resume" in lazy
         assert lazy == full
+
+
+# what ``usage FILE`` of a Claude Code or Codex file must not pay for: the Common path (api,
+# the full readers and codecs, native sessions), the entry-point lookup (no plugin is asked
+# about a file a built-in harness's signature names), side files of a session with no
+# folder, and dataclasses (each compiles its methods when defined)
+USAGE_NEVER = ("txcodec.api", "txcodec.common", "txcodec.native", "txcodec.loss", "txcodec.readkit", "dataclasses",
+               "txcodec.harnesses.claude_code.sidefiles", "txcodec.harnesses.claude_code.read",
+               "txcodec.harnesses.claude_code.records", "txcodec.harnesses.claude_code.codec",
+               "txcodec.harnesses.codex.read", "txcodec.harnesses.codex.records", "txcodec.harnesses.codex.codec")
+
+
+@pytest.mark.parametrize("harness", ["claude_code", "codex"])
+def test_usage_of_a_file_imports_its_lean_reader_alone(harness, tmp_path):
+    import os
+
+    import txcodec
+
+    path = txcodec.sample(harness)
+    # the price cache warmed first (a model not in it yet imports the price table, which
+    # uses importlib.metadata): the second run is what a user's every run is
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    code = run_cli("usage", str(path))
+    subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, check=True, env=env)
+    modules = imported_after(code + "\nimport sys\nassert 'json' not in sys.modules, 'json'", env)
+    assert f"txcodec.harnesses.{harness}.usage" in modules
+    assert {m for m in modules if m.startswith("txcodec.harnesses.")} == {f"txcodec.harnesses.{harness}", f"txcodec.harnesses.{harness}.usage"}
+    assert set(USAGE_NEVER).isdisjoint(modules)
+    assert set(HEAVY).isdisjoint(modules - {"msgspec", "json"})
+
+
+def test_the_program_is_run_and_keeps_mains_exit_status():
+    """The console script and ``python -m txcodec`` call :func:`txcodec.cli.run`: main's
+    exit status and output as they are, the objects then frozen out of the exit-time
+    cycle collections."""
+    import tomllib
+
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
+    assert scripts["txcodec"] == "txcodec.cli:run"
+    ok = subprocess.run([sys.executable, "-m", "txcodec", "--version"], cwd=ROOT, capture_output=True, text=True)
+    assert ok.returncode == 0 and ok.stdout == "txcodec, version 0.1.0\n"
+    bad = subprocess.run([sys.executable, "-m", "txcodec", "usage", "--by", "weekday"], cwd=ROOT, capture_output=True, text=True)
+    assert bad.returncode == 2 and "choose from session" in bad.stderr
+    code = ("import gc, sys\nfrom txcodec.cli import run\nsys.argv = ['txcodec', '--version']\n"
+            "try:\n    run()\nexcept SystemExit as exc:\n    print(exc.code, gc.get_freeze_count() > 0)")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    assert out.splitlines()[-1] == "0 True"
