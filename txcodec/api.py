@@ -134,8 +134,24 @@ def _folder_session(path: Path, harness: str | None) -> NativeSession | None:
 
 def _named(path: Path) -> str | None:
     """The harness whose store names its files so (aider's ``.aider.chat.history.md``:
-    Markdown that no content sniffing could tell from any other text)."""
-    return registry.named(path.name)
+    Markdown that no content sniffing could tell from any other text). The plugins' names
+    are looked up (their entry points cost more than reading a small session) only for a
+    file whose first line no built-in client's signature claims."""
+    found = registry.named(path.name)
+    if found is None and not _signed(path):
+        found = registry.plugin_named(path.name)
+    return found
+
+
+def _signed(path: Path) -> bool:
+    """Whether the file opens with a built-in client's own first-line signature
+    (:data:`registry.SIGNATURES`)."""
+    try:
+        with path.open("rb") as file:
+            head = file.read(256)
+    except OSError:
+        return False
+    return registry.sniff(head.split(b"\n", 1)[0]) is not None
 
 
 def sample(harness: str = "claude_code") -> Path:

@@ -3,7 +3,8 @@
 A first line that opens the way one client's own serializer opens its files
 (:data:`registry.SIGNATURES`) names that harness at once: nothing is decoded (the reader
 then decodes each line once) and no other harness is imported. Any other file is decoded
-up to ``_SAMPLE_LINES`` lines and scored by every harness's ``detect``, plugins included.
+up to ``_SAMPLE_LINES`` lines and scored by every built-in harness's ``detect``, and by the
+plugins' when none claims it.
 This module imports neither the harnesses nor :mod:`txcodec.native`, so ``txcodec usage``
 pays only for what it reads.
 """
@@ -99,8 +100,18 @@ def _leading_lines(data: bytes, budget: int = 1 << 20) -> Iterator[bytes]:
 
 
 def _best_harness(sample: list[Any]) -> str:
+    """The built-in harness whose detector scores ``sample`` best; the plugins' detectors
+    only when none claims it (looking up the entry points costs more than reading a small
+    session: a file of a built-in format never pays for it)."""
+    best = _best_of(registry.builtins(), sample)
+    if best == "jsonl":
+        best = _best_of({n: h for n, h in registry.harnesses().items() if n not in registry.BUILTIN}, sample)
+    return best
+
+
+def _best_of(candidates: dict[str, Any], sample: list[Any]) -> str:
     best, best_score = "jsonl", 0
-    for name, harness in registry.harnesses().items():
+    for name, harness in candidates.items():
         try:
             score = harness.detect(sample)
         except Exception:  # a detector with a bug (or a plugin's) claims nothing

@@ -23,7 +23,7 @@ BUILTIN = ("claude_code", "codex", "stream_json", "gemini_cli", "qwen_code", "pi
 # signatures are each one harness's alone (each client's serializer writes its first record
 # compactly, keys in this order), so a file opening so is that harness's without decoding a
 # line or importing another harness (detection.detect). Every other file is decoded and scored by
-# every harness's ``detect``, plugins included. tests/test_detection_sniff.py checks each
+# every built-in harness's ``detect``, and by the plugins' when none claims it. tests/test_detection_sniff.py checks each
 # signature against those detectors on every corpus file, golden and sample.
 _STRING = rb'"[^"\\]*"'
 SIGNATURES: tuple[tuple[bytes, str], ...] = (  # (pattern, harness), in the order tried
@@ -202,9 +202,15 @@ FILE_NAMES = {".aider.chat.history.md": "aider"}
 
 
 def named(file_name: str) -> str | None:
-    """The harness whose store names its files ``file_name``, or None."""
-    if file_name in FILE_NAMES:
-        return FILE_NAMES[file_name]
+    """The built-in harness whose store names its files ``file_name``, or None (no
+    entry point is looked up: see :func:`plugin_named`)."""
+    return FILE_NAMES.get(file_name)
+
+
+def plugin_named(file_name: str) -> str | None:
+    """The plugin harness whose store names its files ``file_name``, or None. Asked only
+    of a file no built-in harness claims, by name or by content: the entry-point lookup
+    costs more than reading a small session."""
     for name, harness in plugins().items():
         if name not in BUILTIN and file_name in getattr(harness.store, "FILE_NAMES", ()):
             return name
@@ -213,6 +219,11 @@ def named(file_name: str) -> str | None:
 
 def harnesses() -> dict[str, Harness]:
     return dict(_load_all())
+
+
+def builtins() -> dict[str, Harness]:
+    """The built-in harnesses, in :data:`BUILTIN` order, without looking up a plugin."""
+    return {name: found for name in BUILTIN if (found := _builtin(name)) is not None}
 
 
 def get(name: str) -> Harness:
