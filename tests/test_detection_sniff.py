@@ -5,6 +5,7 @@ same file, on every real and golden file there is."""
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -74,13 +75,17 @@ def test_other_first_lines_are_scored_by_every_detector(line):
     assert api.detect(line + b"\n") == detection._scored([line])
 
 
-def test_usage_of_a_claude_code_file_imports_no_other_harness():
+def test_usage_of_a_claude_code_file_imports_no_other_harness(tmp_path):
     if not (CORPUS / "MANIFEST.tsv").exists():
         pytest.skip("corpus not available")
     path = next(p for p in corpus_files("claude_code", suffixes=(".jsonl",)) if registry.sniff(_first_line(_head(p)) or b""))
     probe = (f"import sys\nfrom txcodec.cli import main\ntry:\n    main(['usage', {str(path)!r}])\nexcept SystemExit:\n    pass\n"
              "print('MODULES', *sorted(m for m in sys.modules if m.startswith('txcodec.harnesses.') or m == 'importlib.metadata'))")
-    out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    # a price cache of the test's own, warmed by a first run: a model the cache does not
+    # know yet imports the price table (and its importlib.metadata), whatever the harness
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, check=True, env=env)
+    out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True, env=env).stdout
     modules = out.rsplit("MODULES", 1)[1].split()
     assert modules and all(m.startswith("txcodec.harnesses.claude_code") for m in modules), modules
     assert "txcodec.harnesses.claude_code.codec" not in modules  # usage's lean pass has no use for it
