@@ -175,7 +175,7 @@ def register(group: click.Group) -> None:
         # a page shows no loss report: unless --loss asks for one, none is gathered
         loss = UnreadLoss() if fmt == "html" and not show_loss else LossReport()
         with user_errors():
-            conv = read_common(path, harness, loss)
+            conv = read_common(path, harness, loss, streamed=True)  # read once, for this one document
             if fmt == "html":
                 _write_html(conv, out)
             elif out == "-":
