@@ -29,7 +29,22 @@ from html_cases import (
 
 from txcodec import api, registry
 from txcodec.cli import main
-from txcodec.common import Conversation, Image, Message, Meta, Text, ToolResult, ToolUse, Usage
+from txcodec.common import (
+    Child,
+    ChildLink,
+    Command,
+    Conversation,
+    Epoch,
+    Image,
+    Message,
+    Meta,
+    RedactedThinking,
+    Text,
+    Thinking,
+    ToolResult,
+    ToolUse,
+    Usage,
+)
 from txcodec.loss import LossReport, UnreadLoss
 from txcodec.render import html, site
 
@@ -245,6 +260,54 @@ def test_todos_images_and_price_hook():
     assert "$3.00" in page
     unpriced = html.render(conv).split('data-role="header"')[1].split("</header>")[0]
     assert "$" not in unpriced and "<th>cost</th>" not in unpriced  # no price function: no cost shown
+
+
+def _between(page: str, start: str, end: str) -> str:
+    assert start in page, start
+    return page.split(start, 1)[1].split(end, 1)[0]
+
+
+def test_every_part_the_issue_lists_is_drawn_as_such():
+    """The parts issue 14 names that no golden page is checked for: thinking of each kind,
+    a slash command, a search, an API error, a compaction with its summary, a subagent's
+    id under its call, and a call's own token usage."""
+    child = Conversation(messages=[Message("assistant", [Text("child report")], model="m")])
+    conv = Conversation(
+        messages=[
+            Message("user", [Text("find it")]),
+            Message("assistant", [
+                Thinking("weighing <options>"), Thinking("", signature="c2ln"), RedactedThinking("ZW5j"),
+                Thinking("", encrypted="gAAA"),
+                ToolUse("t_grep", "Grep", {"pattern": "TODO<x>", "path": "src"}, "code_search"),
+                ToolUse("t_task", "Task", {"description": "look around", "prompt": "go"}, "subagent_task"),
+            ], model="m", usage=Usage(1500, 20, cache_read_input_tokens=12_000), stop_reason="tool_use"),
+            Message("user", [ToolResult("t_grep", "src/a.py:3: # TODO<x>"), ToolResult("t_task", "all seen")]),
+            Message("user", [Command("/review", args="a<b", output="reviewed <ok>")]),
+            Message("assistant", [Text("overloaded")], model="m", api_error=True),
+            Message("user", [Text("what came before, summed up")], compact_summary=True),
+            Message("user", [Text("after the compaction")]),
+        ],
+        children=[Child(ChildLink("toolUseResult.agentId", tool_use_id="t_task", agent_id="agent-7"), child)],
+        epochs=[Epoch(5, trigger="auto", pre_tokens=150_000)],
+    )
+    page = html.render(conv)
+    thinking = re.findall(r'<(?:details|div) class="thinking[^"]*" data-role="thinking">(.*?)</(?:details|div)>', page, re.S)
+    assert len(thinking) == 4
+    assert "weighing &lt;options&gt;" in thinking[0]
+    assert thinking[1].startswith("Redacted thinking") and thinking[2].startswith("Redacted thinking")
+    assert thinking[3].startswith("Encrypted reasoning")
+    assert 'data-role="raw"' not in page  # each block has its own drawing
+    grep = _between(page, 'data-tool-use-id="t_grep"', "</details>")
+    assert "TODO&lt;x&gt; in src" in grep and 'data-tool-result-for="t_grep"' in grep and "src/a.py:3" in grep
+    command = _between(page, 'data-role="command"', "</div>\n")
+    assert '<code class="slash">/review a&lt;b</code>' in command and "reviewed &lt;ok&gt;" in command
+    assert re.search(r'<article class="msg api-error" data-role="assistant">\s*<div class="who"><span class="role">API error', page)
+    compaction = _between(page, 'data-role="compaction" data-epoch="1"', "</div>\n</div>")
+    assert "Context compacted (auto) at 150k tokens" in compaction
+    assert page.index('data-epoch="1"') < page.index("Compaction summary") < page.index("what came before, summed up")
+    task = _between(page, 'data-tool-use-id="t_task"', '<div class="sub-body">')
+    assert 'data-role="subagent" data-agent-id="agent-7"' in task  # nested under the call that started it
+    assert '<span class="usage" data-role="call-usage">in 1.5k · out 20 · cache read 12k</span>' in page
 
 
 def _store(tmp_path):
