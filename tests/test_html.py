@@ -353,6 +353,23 @@ def test_store_export_is_incremental(tmp_path):
     assert "1 pages written, 1 unchanged" in _export_all(store, out)
 
 
+def test_store_export_takes_list_s_filters(tmp_path):
+    """``export --all --to html`` selects sessions as ``list`` does (here ``--grep``):
+    only the matching session gets a page, and the index lists only it."""
+    store, out = _store(tmp_path), tmp_path / "site"
+    wanted = next(store.rglob("9e0e95a4*.jsonl"))
+    word = "guard the division"
+    assert word in wanted.read_text(encoding="utf-8").lower()
+    others = [p for p in store.glob("*/*.jsonl") if p != wanted]
+    assert others and all(word not in p.read_text(encoding="utf-8").lower() for p in others)
+    result = CliRunner().invoke(main, ["export", "--all", "--to", "html", "-o", str(out), "--root", str(store),
+                                       "--from", "claude_code", "--grep", word])
+    assert result.exit_code == 0, result.output
+    pages = [p for p in out.rglob("*.html") if p.name != "index.html"]
+    assert [p.stem for p in pages] == [wanted.stem]
+    assert (out / "index.html").read_text().count('data-role="session"') == 1
+
+
 def test_unsafe_session_id_does_not_name_the_page():
     taken: set[str] = set()
     name = site.page_name({"harness": "codex", "session_id": "../../etc/passwd", "path": "/x"}, taken)
