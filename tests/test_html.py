@@ -370,6 +370,25 @@ def test_store_export_takes_list_s_filters(tmp_path):
     assert (out / "index.html").read_text().count('data-role="session"') == 1
 
 
+def test_pages_read_their_session_as_it_is_decoded(tmp_path, monkeypatch):
+    """A Claude Code session is read for its page as convert reads it, as it is decoded
+    (so that its bytes and typed records are never all held beside the page): one page and
+    a whole store are exported with ``api.load``, which holds them all, out of reach."""
+    from txcodec import api as api_module
+
+    def whole(*args, **kwargs):
+        raise AssertionError("the session was loaded whole")
+
+    store = _store(tmp_path)
+    monkeypatch.setattr(api_module, "load", whole)
+    _export_all(store, tmp_path / "site")
+    assert len([p for p in (tmp_path / "site").rglob("*.html") if p.name != "index.html"]) == 2
+    session = next(store.rglob("9e0e95a4*.jsonl"))
+    result = CliRunner().invoke(main, ["export", str(session), "--to", "html", "-o", str(tmp_path / "one.html")])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "one.html").read_bytes() == (tmp_path / "site" / "claude_code" / f"{session.stem}.html").read_bytes()
+
+
 def test_unsafe_session_id_does_not_name_the_page():
     taken: set[str] = set()
     name = site.page_name({"harness": "codex", "session_id": "../../etc/passwd", "path": "/x"}, taken)
