@@ -29,7 +29,22 @@ from html_cases import (
 
 from txcodec import api, registry
 from txcodec.cli import main
-from txcodec.common import Conversation, Image, Message, Meta, Text, ToolResult, ToolUse, Usage
+from txcodec.common import (
+    Child,
+    ChildLink,
+    Command,
+    Conversation,
+    Epoch,
+    Image,
+    Message,
+    Meta,
+    RedactedThinking,
+    Text,
+    Thinking,
+    ToolResult,
+    ToolUse,
+    Usage,
+)
 from txcodec.loss import LossReport, UnreadLoss
 from txcodec.render import html, site
 
@@ -247,6 +262,54 @@ def test_todos_images_and_price_hook():
     assert "$" not in unpriced and "<th>cost</th>" not in unpriced  # no price function: no cost shown
 
 
+def _between(page: str, start: str, end: str) -> str:
+    assert start in page, start
+    return page.split(start, 1)[1].split(end, 1)[0]
+
+
+def test_every_part_the_issue_lists_is_drawn_as_such():
+    """The parts issue 14 names that no golden page is checked for: thinking of each kind,
+    a slash command, a search, an API error, a compaction with its summary, a subagent's
+    id under its call, and a call's own token usage."""
+    child = Conversation(messages=[Message("assistant", [Text("child report")], model="m")])
+    conv = Conversation(
+        messages=[
+            Message("user", [Text("find it")]),
+            Message("assistant", [
+                Thinking("weighing <options>"), Thinking("", signature="c2ln"), RedactedThinking("ZW5j"),
+                Thinking("", encrypted="gAAA"),
+                ToolUse("t_grep", "Grep", {"pattern": "TODO<x>", "path": "src"}, "code_search"),
+                ToolUse("t_task", "Task", {"description": "look around", "prompt": "go"}, "subagent_task"),
+            ], model="m", usage=Usage(1500, 20, cache_read_input_tokens=12_000), stop_reason="tool_use"),
+            Message("user", [ToolResult("t_grep", "src/a.py:3: # TODO<x>"), ToolResult("t_task", "all seen")]),
+            Message("user", [Command("/review", args="a<b", output="reviewed <ok>")]),
+            Message("assistant", [Text("overloaded")], model="m", api_error=True),
+            Message("user", [Text("what came before, summed up")], compact_summary=True),
+            Message("user", [Text("after the compaction")]),
+        ],
+        children=[Child(ChildLink("toolUseResult.agentId", tool_use_id="t_task", agent_id="agent-7"), child)],
+        epochs=[Epoch(5, trigger="auto", pre_tokens=150_000)],
+    )
+    page = html.render(conv)
+    thinking = re.findall(r'<(?:details|div) class="thinking[^"]*" data-role="thinking">(.*?)</(?:details|div)>', page, re.S)
+    assert len(thinking) == 4
+    assert "weighing &lt;options&gt;" in thinking[0]
+    assert thinking[1].startswith("Redacted thinking") and thinking[2].startswith("Redacted thinking")
+    assert thinking[3].startswith("Encrypted reasoning")
+    assert 'data-role="raw"' not in page  # each block has its own drawing
+    grep = _between(page, 'data-tool-use-id="t_grep"', "</details>")
+    assert "TODO&lt;x&gt; in src" in grep and 'data-tool-result-for="t_grep"' in grep and "src/a.py:3" in grep
+    command = _between(page, 'data-role="command"', "</div>\n")
+    assert '<code class="slash">/review a&lt;b</code>' in command and "reviewed &lt;ok&gt;" in command
+    assert re.search(r'<article class="msg api-error" data-role="assistant">\s*<div class="who"><span class="role">API error', page)
+    compaction = _between(page, 'data-role="compaction" data-epoch="1"', "</div>\n</div>")
+    assert "Context compacted (auto) at 150k tokens" in compaction
+    assert page.index('data-epoch="1"') < page.index("Compaction summary") < page.index("what came before, summed up")
+    task = _between(page, 'data-tool-use-id="t_task"', '<div class="sub-body">')
+    assert 'data-role="subagent" data-agent-id="agent-7"' in task  # nested under the call that started it
+    assert '<span class="usage" data-role="call-usage">in 1.5k · out 20 · cache read 12k</span>' in page
+
+
 def _store(tmp_path):
     """A Claude Code store with two golden sessions, one with subagents in its side folder."""
     project = tmp_path / "store" / "-home-dev-shop"
@@ -288,6 +351,42 @@ def test_store_export_is_incremental(tmp_path):
     with sub.open("ab") as f:
         f.write(b"\n")  # a side file changed: that session's page is made again
     assert "1 pages written, 1 unchanged" in _export_all(store, out)
+
+
+def test_store_export_takes_list_s_filters(tmp_path):
+    """``export --all --to html`` selects sessions as ``list`` does (here ``--grep``):
+    only the matching session gets a page, and the index lists only it."""
+    store, out = _store(tmp_path), tmp_path / "site"
+    wanted = next(store.rglob("9e0e95a4*.jsonl"))
+    word = "guard the division"
+    assert word in wanted.read_text(encoding="utf-8").lower()
+    others = [p for p in store.glob("*/*.jsonl") if p != wanted]
+    assert others and all(word not in p.read_text(encoding="utf-8").lower() for p in others)
+    result = CliRunner().invoke(main, ["export", "--all", "--to", "html", "-o", str(out), "--root", str(store),
+                                       "--from", "claude_code", "--grep", word])
+    assert result.exit_code == 0, result.output
+    pages = [p for p in out.rglob("*.html") if p.name != "index.html"]
+    assert [p.stem for p in pages] == [wanted.stem]
+    assert (out / "index.html").read_text().count('data-role="session"') == 1
+
+
+def test_pages_read_their_session_as_it_is_decoded(tmp_path, monkeypatch):
+    """A Claude Code session is read for its page as convert reads it, as it is decoded
+    (so that its bytes and typed records are never all held beside the page): one page and
+    a whole store are exported with ``api.load``, which holds them all, out of reach."""
+    from txcodec import api as api_module
+
+    def whole(*args, **kwargs):
+        raise AssertionError("the session was loaded whole")
+
+    store = _store(tmp_path)
+    monkeypatch.setattr(api_module, "load", whole)
+    _export_all(store, tmp_path / "site")
+    assert len([p for p in (tmp_path / "site").rglob("*.html") if p.name != "index.html"]) == 2
+    session = next(store.rglob("9e0e95a4*.jsonl"))
+    result = CliRunner().invoke(main, ["export", str(session), "--to", "html", "-o", str(tmp_path / "one.html")])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "one.html").read_bytes() == (tmp_path / "site" / "claude_code" / f"{session.stem}.html").read_bytes()
 
 
 def test_unsafe_session_id_does_not_name_the_page():

@@ -217,6 +217,23 @@ def test_the_price_cache_names_its_table(tmp_path):
     assert json.loads(cache.read_bytes())["source"] == report.prices
 
 
+def test_a_page_s_prices_are_kept_for_the_next_export(tmp_path, monkeypatch):
+    """model_cost (the HTML pages' price) keeps the rates it found, so that the next
+    process prices the same models without importing genai-prices."""
+    pytest.importorskip("genai_prices", reason="the prices extra is not installed")
+    from txcodec import usage as module
+
+    row = ModelUsage("", "claude-opus-4-6", calls=1, input_tokens=1000, output_tokens=200, cache_read_input_tokens=5000)
+    monkeypatch.setattr(module, "_table", None)
+    first = module.model_cost(row)
+    assert first is not None and first > 0
+    kept = json.loads((tmp_path / "cache" / "txcodec" / "prices.json").read_bytes())
+    assert "claude-opus-4-6" in kept["rates"]
+    monkeypatch.setattr(module, "_table", None)  # a new process, as it were
+    assert module.model_cost(row) == first
+    assert module._table.calc is None  # the table was not imported: the rate came from the cache
+
+
 def test_bad_by_and_bad_file_are_one_line(tmp_path):
     out = CliRunner().invoke(main, ["usage", "--by", "weekday", str(MODERN)])
     assert out.exit_code == 2 and "choose from session, day" in out.output

@@ -844,6 +844,7 @@ class _Prices:
             write_atomic(path, msgspec.json.encode({"key": self.key, "source": self.source, "rates": self.rates}), overwrite=True)
         except OSError:
             pass
+        self.dirty = False
 
     def rate(self, model: str) -> list[float] | None:
         if model in self.rates:
@@ -888,6 +889,9 @@ def model_cost(row: ModelUsage) -> float | None:
     if _table is None:
         _table = _Prices()
     rates = _table.rate(row.model)
+    # kept at once: a page prices a model or two, and without the cache the next export
+    # would import the whole table again (more time than rendering a long session)
+    _table.save()
     if rates is None:
         return None
     return sum(rate * (getattr(row, f) + getattr(row, "unverified_" + f)) for rate, f in zip(rates, TOKEN_FIELDS))

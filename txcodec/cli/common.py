@@ -60,14 +60,19 @@ def stdout_binary() -> Any:
     return sys.stdout.buffer
 
 
-def read_common(path: Any, harness: str | None = None, loss: Any = None) -> Any:
+def read_common(path: Any, harness: str | None = None, loss: Any = None, *, streamed: bool = False) -> Any:
     """The Common conversation in the file at ``path``; errors name the file. A file no
     harness recognizes (empty, or not a known session format) is refused here, with a
-    hint, rather than read as generic JSONL."""
+    hint, rather than read as generic JSONL.
+
+    ``streamed``: the session is read once, as it is decoded (as ``convert`` reads it),
+    when its harness can: its bytes and typed records are never all held at once."""
     from .. import api
 
     try:
-        session = api.load(path, harness)
+        session = api._streamed(path, harness) if streamed else None
+        if session is None:
+            session = api.load(path, harness)
         if harness is None and session.harness == "jsonl":
             what = "empty file" if not session.lines else "no known session format in its first lines"
             raise click.ClickException(f"{path}: {what}; name its harness with --from")

@@ -12,6 +12,7 @@ import msgspec
 from ..atomic import atomic_stream, write_atomic
 from ..common import to_json
 from ..loss import LossReport, UnreadLoss
+from ..native import _no_cycle_collection
 from .common import SessionParam, from_option, read_common, stdout_binary, user_errors
 from .store import filter_options, select
 
@@ -174,8 +175,10 @@ def register(group: click.Group) -> None:
         (path,) = paths
         # a page shows no loss report: unless --loss asks for one, none is gathered
         loss = UnreadLoss() if fmt == "html" and not show_loss else LossReport()
-        with user_errors():
-            conv = read_common(path, harness, loss)
+        # as convert: the conversation's objects make no cycle, and the collector would only
+        # scan them all again (between reading and writing, and once more when it resumes)
+        with user_errors(), _no_cycle_collection():
+            conv = read_common(path, harness, loss, streamed=True)  # read once, for this one document
             if fmt == "html":
                 _write_html(conv, out)
             elif out == "-":
@@ -183,5 +186,6 @@ def register(group: click.Group) -> None:
                 stdout_binary().flush()
             else:
                 write_atomic(out, FORMATS[fmt](conv, loss))  # never overwrites an existing file
+            del conv  # freed while the collector is off
         if show_loss:
             _echo_loss(loss, to_stderr=out == "-")

@@ -42,6 +42,7 @@ from ..common import (
     Epoch,
     Image,
     Message,
+    RedactedThinking,
     Text,
     Thinking,
     ToolResult,
@@ -592,8 +593,8 @@ class Row(msgspec.Struct):
     when: str
 
 
-_TAGS = {Text: "text", Thinking: "thinking", ToolUse: "tool_use", ToolResult: "tool_result", Image: "image",
-         Command: "command", Artifact: "artifact", Document: "document"}
+_TAGS = {Text: "text", Thinking: "thinking", RedactedThinking: "redacted_thinking", ToolUse: "tool_use",
+         ToolResult: "tool_result", Image: "image", Command: "command", Artifact: "artifact", Document: "document"}
 
 
 def _blank(block: Any) -> bool:

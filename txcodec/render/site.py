@@ -135,7 +135,13 @@ def export_store(items: Iterable[dict[str, Any]], out: str | Path, *, price: htm
                 pages[name] = {**before, "files": stats}
                 report.unchanged.append(name)
                 continue
-            conv = api.to_common(load_row(item.get("harness"), item.get("session_id"), path), UnreadLoss())
+            # read as it is decoded when its harness can (as a single export is): the file's
+            # bytes and typed records are never all held beside the page
+            session = api._streamed(path, item.get("harness"))
+            if session is None:
+                session = load_row(item.get("harness"), item.get("session_id"), path)
+            conv = api.to_common(session, UnreadLoss())
+            del session
             with atomic_stream(out / name, overwrite=True) as stream:
                 html.write(conv, stream, price=price)
         except (OSError, ValueError, msgspec.MsgspecError, RecursionError) as exc:

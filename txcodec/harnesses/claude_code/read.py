@@ -212,18 +212,22 @@ class _FileReader:
         seen = self.seen
         unknown = self.unknown.add
         lose, file = self.add_loss, self.file
+        keep = lose is not _keep_nothing  # for a report nobody reads, the per-line entries are not even made
         session = self.session
         for n, line in enumerate(session.lines if session.pending is None else self._streamed(), 1):
             rec = line.record
             kind = type(rec)
             handler = handlers.get(kind)
             if handler is None:
-                if kind is Opaque:
+                if not keep:
+                    pass
+                elif kind is Opaque:
                     lose(Loss("opaque", rec.diagnostic, file, n))
                 else:
                     lose(Loss(_bookkeeping(kind), "bookkeeping record; Common has no slot", file, n))
                 continue
-            unknown(n, rec, line._raw)
+            if keep:
+                unknown(n, rec, line._raw)
             uuid = getattr(rec, "uuid", None)
             if uuid:  # rule 1: (file, uuid), keep the first
                 if uuid in seen:
@@ -234,7 +238,7 @@ class _FileReader:
                 handler(self, rec, n)
             except MALFORMED as exc:
                 report_malformed(self.loss, self.file, n, exc)
-            unslotted = _UNSLOTTED_READ.get(kind)
+            unslotted = _UNSLOTTED_READ.get(kind) if keep else None
             if unslotted:
                 fields, kinds = unslotted
                 for loss_kind, value in zip(kinds, fields(rec)):
