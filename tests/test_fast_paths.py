@@ -27,7 +27,7 @@ from txcodec.loss import LossReport
 from txcodec.native import has_lone_surrogates, without_lone_surrogates
 from txcodec.errors import TxcodecError
 from txcodec.harnesses.claude_code import write as claude_write
-from txcodec.ids import derive_uuid, numbered_namer, uuid_namer
+from txcodec.ids import derive_uuid, uuid_namer
 
 
 def reference_dumps(value):
@@ -74,10 +74,6 @@ def reference_namer(namespace, prefix):
     return lambda name: reference_uuid(namespace, prefix + name)
 
 
-def reference_numbered(namespace, prefix):
-    return lambda n: reference_uuid(namespace, prefix + str(n))
-
-
 def _has_float(value) -> bool:
     if isinstance(value, float):
         return True
@@ -98,12 +94,6 @@ def test_dumps_lines_writes_the_reference_bytes(lines):
 @given(st.uuids(), _text, _text)
 def test_uuid_namer_is_derive_uuid_of_prefix_and_name(namespace, prefix, name):
     assert uuid_namer(namespace, prefix)(name) == reference_uuid(namespace, prefix + name)
-
-
-@settings(max_examples=1000, deadline=None)
-@given(st.uuids(), _text, st.integers(min_value=0, max_value=10**12))
-def test_numbered_namer_is_derive_uuid_of_prefix_and_number(namespace, prefix, n):
-    assert numbered_namer(namespace, prefix)(n) == reference_uuid(namespace, prefix + str(n))
 
 
 @settings(max_examples=2000, deadline=None)
@@ -148,7 +138,6 @@ def test_converted_sessions_are_byte_identical(path, monkeypatch):
     monkeypatch.setattr(claude_write, "dumps_lines", reference_dumps_lines)
     monkeypatch.setattr(claude_write, "derive_uuid", reference_uuid)
     monkeypatch.setattr(claude_write, "uuid_namer", reference_namer)
-    monkeypatch.setattr(claude_write, "numbered_namer", reference_numbered)
     monkeypatch.setattr(conform, "_fit_message", reference_fit)
     assert _common(path) == fast_common
     assert _converted(path) == fast

@@ -89,22 +89,6 @@ def uuid_namer(namespace: uuid.UUID, prefix: str) -> Callable[[str], str]:
     return named
 
 
-def numbered_namer(namespace: uuid.UUID, prefix: str) -> Callable[[int], str]:
-    """``lambda n: uuid_namer(namespace, prefix)(str(n))`` for a writer that numbers its
-    records: a number's decimal digits are its UTF-8 bytes, so it is hashed without
-    making and encoding a string."""
-    state = hashlib.sha1(namespace.bytes + prefix.encode("utf-8", "surrogatepass"))
-    copy, variant = state.copy, _VARIANT
-
-    def named(n: int) -> str:
-        h = copy()
-        h.update(b"%d" % n)
-        x = h.hexdigest()
-        return f"{x[:8]}-{x[8:12]}-5{x[13:16]}-{variant[x[16]]}{x[17:20]}-{x[20:32]}"
-
-    return named
-
-
 # The hex digit at the variant's place, its two top bits set to RFC 4122's 10.
 _VARIANT = {c: "89ab"[int(c, 16) & 3] for c in "0123456789abcdef"}
 

@@ -60,7 +60,7 @@ from ...common import (
     ToolUse,
     to_json,
 )
-from ...ids import check_uuid, derive_uuid, is_safe_id, is_uuid, numbered_namer, safe_relpath, shown, uuid_namer
+from ...ids import check_uuid, derive_uuid, is_safe_id, is_uuid, safe_relpath, shown, uuid_namer
 from ...loss import LossReport
 from ...native import builtins
 from ...registry import WriteOptions, Written
@@ -207,7 +207,7 @@ class _Stream:
     def __post_init__(self) -> None:
         # entry ids are entry_id(sid, "<scope>/<n>"): the common prefix is hashed once
         scope = f"agent-{self.agent_id}" if self.agent_id else "main"
-        self.numbered = numbered_namer(NAMESPACE, f"{self.sid}/{scope}/")
+        self.named = uuid_namer(NAMESPACE, f"{self.sid}/{scope}/")
         self.file_named = uuid_namer(NAMESPACE, f"{self.sid}/{self.file}/")
         # what every record ends with, in the order the CLI writes it
         self.closing = {"userType": "external", "entrypoint": self.entrypoint, "cwd": self.cwd,
@@ -215,7 +215,7 @@ class _Stream:
 
     def new_id(self) -> str:
         self.counter += 1
-        return self.numbered(self.counter)
+        return self.named(str(self.counter))
 
     def envelope(self, kind: str, parent: str | None) -> dict[str, Any]:
         if self.agent_id is None:
@@ -239,22 +239,11 @@ class _Stream:
         """A user/assistant record; ``loose`` when ``message`` or ``top`` may hold a
         float (a source's free-form value that failed the float check: see
         :func:`dumps_lines`). :meth:`new_id` and the main-chain :meth:`envelope` inline:
-        this runs once per record, and so does :meth:`finish`, inline in the usual case (a
-        main-chain record with no fields of its own: one dict display, in the same key
-        order)."""
+        this runs once per record."""
         self.counter += 1
-        uid = self.numbered(self.counter)
-        if self.agent_id is None and not top and self.forked_from is None:
-            record: dict[str, Any] = {"parentUuid": parent, "isSidechain": False, "type": role, "message": message,
-                                      "uuid": uid, "timestamp": self.timestamp, **self.closing}
-            if loose:
-                self.loose.add(len(self.lines))
-            self.lines.append(record)
-            self.records.append(uid)
-            self.tail = self.leaf = uid
-            return uid
+        uid = self.named(str(self.counter))
         if self.agent_id is None:
-            record = {"parentUuid": parent, "isSidechain": False, "type": role, "message": message}
+            record: dict[str, Any] = {"parentUuid": parent, "isSidechain": False, "type": role, "message": message}
         else:
             record = self.envelope(role, parent)
             record["message"] = message
