@@ -4,7 +4,7 @@
   whole batch (``readkit.surrogate_suspects``) where the reference scans the whole file;
 - the Codex origin searches only the lines not decoded as a response item or an event
   (``lineage.codex_meta_candidates``) where the reference searches every line;
-- the Claude Code writer's msgspec encoding and record namers (see test_fast_paths).
+- the Claude Code writer's msgspec encoding and record namer (see test_fast_paths).
 
 Every Codex golden and corpus rollout, odd variants of each (CRLF, bad UTF-8, unknown
 record types, non-canonical escapes, lone surrogates, forks, duplicate "type" keys, a
@@ -19,7 +19,7 @@ import pytest
 from conftest import GOLDEN, corpus_files
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
-from test_fast_paths import reference_dumps, reference_dumps_lines, reference_namer, reference_numbered, reference_uuid
+from test_fast_paths import reference_dumps, reference_dumps_lines, reference_namer, reference_uuid
 
 from txcodec import api, lineage, readkit
 from txcodec.errors import TxcodecError
@@ -78,7 +78,6 @@ def _both(data: bytes):
         m.setattr(claude_write, "dumps_lines", reference_dumps_lines)
         m.setattr(claude_write, "derive_uuid", reference_uuid)
         m.setattr(claude_write, "uuid_namer", reference_namer)
-        m.setattr(claude_write, "numbered_namer", reference_numbered)
         return fast, _converted(data)
 
 
