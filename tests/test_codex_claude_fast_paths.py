@@ -1,5 +1,7 @@
 """Codex -> Claude Code takes shortcuts (issue 12); each gives what its reference gives.
 
+- ``convert`` streams a rollout (decoded a batch at a time, each batch read and dropped;
+  an events-only rollout read again whole) where the reference loads it whole first;
 - the lone-surrogate report checks only the lines a loaded session decoded outside a
   whole batch (``readkit.surrogate_suspects``) where the reference scans the whole file;
 - the Codex origin searches only the lines not decoded as a response item or an event
@@ -21,7 +23,7 @@ from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 from test_fast_paths import reference_dumps, reference_dumps_lines, reference_namer, reference_uuid
 
-from txcodec import api, lineage, readkit
+from txcodec import api, lineage, readkit, registry
 from txcodec.errors import TxcodecError
 from txcodec.harnesses.claude_code import write as claude_write
 
@@ -57,34 +59,43 @@ def _variants(data: bytes) -> dict[str, bytes]:
         "forked_from_id": data.replace(b'"payload":{"id":', b'"payload":{"forked_from_id":"019c4e6b-adb2-77a4-8ce5-4bfb85d1c02a","id":', 1),
         "huge line": b"\n".join(lines[:2] + [huge] + lines[2:]),
         "no final newline": data.rstrip(b"\n"),
+        "events only": b"\n".join(line for line in lines if b'"response_item"' not in line),
     }
 
 
-def _converted(data: bytes):
+def _converted(data: bytes, path=None):
+    """The conversion of ``data`` (from bytes, and from ``path`` holding them: a mapped
+    file), and the origin to_common gives."""
     try:
         written, loss = api.convert(data, "claude_code", from_="codex")
+        common = api.to_common(api.load(data, "codex"))
     except TxcodecError as exc:  # refused: the same refusal both ways
         return type(exc).__name__
-    common = api.to_common(api.load(data, "codex"))
-    return written.files, loss.entries, common.meta.started_by, common.meta.forked_from
+    out = [written.files, loss.entries, common.meta.started_by, common.meta.forked_from]
+    if path is not None:
+        path.write_bytes(data)
+        from_path, path_loss = api.convert(path, "claude_code", from_="codex")
+        out += [from_path.files, path_loss.entries]
+    return out
 
 
-def _both(data: bytes):
-    fast = _converted(data)
+def _both(data: bytes, path=None):
+    fast = _converted(data, path)
     with pytest.MonkeyPatch.context() as m:
+        m.setattr(registry.get("codex").read, "streams", False)
         m.setattr(readkit, "surrogate_suspects", lambda session: None)
         m.setattr(lineage, "codex_meta_candidates", lambda lines: lines)
         m.setattr(claude_write, "dumps", reference_dumps)
         m.setattr(claude_write, "dumps_lines", reference_dumps_lines)
         m.setattr(claude_write, "derive_uuid", reference_uuid)
         m.setattr(claude_write, "uuid_namer", reference_namer)
-        return fast, _converted(data)
+        return fast, _converted(data, path)
 
 
 @pytest.mark.parametrize("path", _rollouts(), ids=lambda p: str(p.relative_to(p.parents[1])))
-def test_shortcuts_give_the_reference_conversion(path):
+def test_shortcuts_give_the_reference_conversion(path, tmp_path):
     for name, data in _variants(path.read_bytes()).items():
-        fast, reference = _both(data)
+        fast, reference = _both(data, tmp_path / "rollout.jsonl")
         assert fast == reference, name
 
 
@@ -92,6 +103,7 @@ def test_the_shortcuts_are_taken():
     """Not vacuous: a loaded rollout knows its suspect lines (none when every batch was
     whole), and the origin search leaves most lines out."""
     data = (GOLDEN / "codex" / "hand_built" / "rollout.jsonl").read_bytes()
+    assert api._streamed(data, "codex").pending is not None  # convert reads it as it decodes it
     session = api.load(data, "codex")
     assert readkit.surrogate_suspects(session) is not None
     assert len(lineage.codex_meta_candidates(session.lines)) < len(session.lines)
