@@ -28,6 +28,7 @@ import json
 import mmap
 import re
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -110,7 +111,7 @@ def _read_streamed(session: NativeSession, loss: LossReport) -> Conversation:
     # its lines are gone once read: what to_common reports of a loaded session's lines
     # is reported here, in its place
     report_lone_surrogate_lines(loss, file, repaired)
-    session.origin = codex_origin(candidates, session.path)
+    session.origin = codex_origin(candidates, Path(session.path) if session.path is not None else None)
     return conversation
 
 
