@@ -133,7 +133,7 @@ def codex_origin(lines: list[Any], path: Path | None = None) -> Origin:
     parent. A fork also copies the parent's ``session_meta`` ahead of the replayed
     history, which names it when the field is absent."""
     own: str | None = None
-    for record in _objects(lines, b'"session_meta"'):
+    for record in _objects(codex_meta_candidates(lines), b'"session_meta"'):
         payload = record.get("payload")
         if record.get("type") != "session_meta" or not isinstance(payload, dict):
             continue
@@ -148,6 +148,17 @@ def codex_origin(lines: list[Any], path: Path | None = None) -> Origin:
     if own is None:
         return Origin("codex", None, None, None, path)
     return Origin("codex", own or None, "new", None, path)
+
+
+def codex_meta_candidates(lines: list[Any]) -> list[Any]:
+    """``lines`` without the loaded lines decoded as a response item or an event, which
+    name no session: msgspec takes a tagged line only when every "type" key in it agrees
+    with the tag, so its last "type" (the one a plain decode keeps) is not
+    "session_meta". Leaving them out spares a search of nearly every line."""
+    from .harnesses.codex.records import EventMsgLine, ResponseItemLine
+
+    skip = (ResponseItemLine, EventMsgLine)
+    return [line for line in lines if type(line) is not Line or type(line._record) not in skip]
 
 
 def pi_origin(lines: list[Any], path: Path | None = None) -> Origin:

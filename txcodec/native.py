@@ -134,6 +134,10 @@ class NativeSession:
     # the reader finds on the way (``lineage.session_origin`` needs the lines).
     pending: Any = None
     origin: Any = None
+    # The indices of the lines decode_session did not decode in a whole batch (the only
+    # ones that can hold a lone surrogate escape: see decode_batches), or None when it
+    # does not know (readkit.report_lone_surrogates then scans the source).
+    _surrogate_suspects: list[int] | None = None
 
     def _pristine(self) -> bool:
         lines, source_lines = self.lines, self._source_lines
@@ -212,8 +216,9 @@ _BATCH_BYTES = 256 * 1024
 def decode_session(data: bytes, codec: Codec, harness: str, path: Path | None = None) -> NativeSession:
     data = bytes(data)
     with _no_cycle_collection():
+        suspects: list[int] | None = None
         if getattr(codec, "accepts_buffers", False):
-            lines, final_newline = _decode_views(data, codec)
+            lines, final_newline, suspects = _decode_views(data, codec)
         else:
             raws, final_newline = split_lines(data)
             lines = list(map(Line, raws, decode_all(codec.decode, raws), itertools.repeat(False)))
@@ -221,15 +226,20 @@ def decode_session(data: bytes, codec: Codec, harness: str, path: Path | None = 
         mark_cut_off(lines[-1])
     session = NativeSession(harness, codec, lines, final_newline, path)
     session._source, session._source_lines, session._source_final_newline = data, tuple(lines), final_newline
+    session._surrogate_suspects = suspects
     return session
 
 
-def _decode_views(data: bytes, codec: Any) -> tuple[list[Line], bool]:
-    """Decode from views into ``data`` (no copy of each line), a batch at a time."""
+def _decode_views(data: bytes, codec: Any) -> tuple[list[Line], bool, list[int]]:
+    """Decode from views into ``data`` (no copy of each line), a batch at a time; also
+    the indices of the lines not decoded in a whole batch."""
     lines: list[Line] = []
-    for batch, _, _ in decode_batches(data, codec):
+    suspects: list[int] = []
+    for batch, _, whole in decode_batches(data, codec):
+        if not whole:
+            suspects.extend(range(len(lines), len(lines) + len(batch)))
         lines.extend(batch)
-    return lines, bool(data) and data[-1] == 0x0A
+    return lines, bool(data) and data[-1] == 0x0A, suspects
 
 
 def decode_batches(data: Any, codec: Any) -> Iterator[tuple[list[Line], int, bool]]:

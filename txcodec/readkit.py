@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import re
 from collections.abc import Iterator
+from operator import is_
 from typing import Any
 
 import msgspec
@@ -67,9 +68,24 @@ def report_lone_surrogates(session: NativeSession, loss: LossReport, file: str |
     if type(loss) is UnreadLoss:
         return
     source = session._source
+    suspects = surrogate_suspects(session)
+    if suspects is not None:  # only these can hold one: the file is not scanned
+        lines = session.lines
+        report_lone_surrogate_lines(loss, file, [i + 1 for i in suspects if read_repaired(lines[i])])
+        return
     if source is not None and not may_hold_lone_surrogates(source):
         return  # the common case: one scan of the file's bytes (a pair of escapes, an emoji, is no lone one)
     report_lone_surrogate_lines(loss, file, [n for n, line in enumerate(session.lines, 1) if read_repaired(line)])
+
+
+def surrogate_suspects(session: NativeSession) -> list[int] | None:
+    """The indices of the only lines of ``session`` that can hold a lone surrogate
+    escape (those decoded outside a whole batch, see ``native.decode_batches``) while its
+    lines are still the ones decoded (the source scan assumes as much); else ``None``."""
+    suspects, lines = session._surrogate_suspects, session.lines
+    if suspects is not None and len(lines) == len(session._source_lines) and all(map(is_, lines, session._source_lines)):
+        return suspects
+    return None
 
 
 def may_hold_lone_surrogates(source: Any) -> bool:

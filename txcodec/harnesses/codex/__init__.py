@@ -41,12 +41,15 @@ def detect(sample: list[Any]) -> int:
     return score
 
 
+_read = lazy(f"{__name__}.read", "read")
+_read.streams = True  # type: ignore[attr-defined]  # it reads a NativeSession.pending as it decodes it
+
 HARNESS = Harness(
     name="codex",
     title="Codex CLI",
     codec=Later(f"{__name__}.codec", "CODEC"),  # usage reads without it
     detect=detect,
-    read=lazy(f"{__name__}.read", "read"),
+    read=_read,
     write=lazy(f"{__name__}.write", "write"),
     store=Later(f"{__name__}.store"),
     check_resume=lazy("txcodec.clients.codex", "check_resume"),

@@ -25,7 +25,10 @@ read from its ``user_message`` / ``agent_message`` events instead.
 from __future__ import annotations
 
 import json
+import mmap
 import re
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -33,8 +36,9 @@ from msgspec import UNSET
 
 from ...common import Conversation, Epoch, Image, Message, Meta, RawBlock, Text, Thinking, ToolResult, ToolUse, Usage
 from ...loss import LossReport
-from ...native import NativeSession, Opaque, builtins
-from ...readkit import MALFORMED, report_malformed
+from ...lineage import codex_meta_candidates, codex_origin, session_origin
+from ...native import NativeSession, Opaque, builtins, decode_batches, decode_session, mark_cut_off
+from ...readkit import MALFORMED, read_repaired, report_lone_surrogate_lines, report_lone_surrogates, report_malformed
 from ...tools import tool_kind
 from . import records as R
 from .prelude import prelude_kind
@@ -48,11 +52,71 @@ SUMMARY_PREFIX = "Another language model started to solve this problem and produ
 
 
 def read(session: NativeSession, loss: LossReport) -> Conversation:
+    if session.pending is not None:
+        return _read_streamed(session, loss)
     return _Reader(session, loss).run()
 
 
+# A streamed session gives back the pages of its mapped file behind what has been read.
+_RELEASE = 8 << 20
+
+
+def _read_streamed(session: NativeSession, loss: LossReport) -> Conversation:
+    """A session read as it is decoded, a batch of lines at a time, each batch dropped
+    once read (``api.convert``): what :func:`read` and ``api.to_common`` give for the
+    session loaded whole, lone-surrogate report and origin included.
+
+    Whether the rollout has any message item (else it is read from its events) is only
+    known at its end, so it is read as if it had one, into a loss report of its own; a
+    rollout without one (an events-only rollout, small and rare) is then read again,
+    loaded whole."""
+    data, session.pending = session.pending, None
+    size = len(data)
+    final_newline = bool(size) and data[-1] == 0x0A
+    file = str(session.path) if session.path is not None else None
+    seen = [False]  # whether a line so far was a message item
+    repaired: list[int] = []  # lines read from a copy with lone surrogates repaired
+    candidates: list[Any] = []  # the lines that may name a session (lineage.codex_origin)
+
+    def records() -> Iterator[Any]:
+        release = getattr(data, "madvise", None) if hasattr(mmap, "MADV_DONTNEED") else None
+        released, n = 0, 0
+        for batch, end, whole in decode_batches(data, session.codec):
+            if end >= size and not final_newline:
+                mark_cut_off(batch[-1])
+            if not whole:  # only a line decoded alone can have been repaired
+                repaired.extend(k for k, line in enumerate(batch, n + 1) if read_repaired(line))
+            candidates.extend(codex_meta_candidates(batch))
+            n += len(batch)
+            batch_records = [line.record for line in batch]
+            if not seen[0]:
+                seen[0] = any(isinstance(R.payload_of(r), R.MessageItem) for r in batch_records if not isinstance(r, Opaque))
+            yield from batch_records
+            if release is not None and end - released >= _RELEASE:
+                page = end - end % mmap.PAGESIZE
+                release(mmap.MADV_DONTNEED, released, page - released)
+                released = page
+
+    own = LossReport() if type(loss) is LossReport else loss
+    conversation = _Reader(session, own, records(), events_only=False).run()
+    session.final_newline = final_newline
+    if not seen[0]:  # events only: read as the whole session is
+        whole = decode_session(bytes(data), session.codec, session.harness, session.path)
+        conversation = _Reader(whole, loss).run()
+        report_lone_surrogates(whole, loss, file)
+        session.origin = session_origin(whole)
+        return conversation
+    if own is not loss:
+        loss.extend(own)
+    # its lines are gone once read: what to_common reports of a loaded session's lines
+    # is reported here, in its place
+    report_lone_surrogate_lines(loss, file, repaired)
+    session.origin = codex_origin(candidates, Path(session.path) if session.path is not None else None)
+    return conversation
+
+
 class _Reader:
-    def __init__(self, session: NativeSession, loss: LossReport) -> None:
+    def __init__(self, session: NativeSession, loss: LossReport, records: Any = None, events_only: bool | None = None) -> None:
         self.session = session
         self.loss = loss
         self.file = str(session.path) if session.path else None
@@ -65,10 +129,10 @@ class _Reader:
         # a counted model call with no assistant message after it: a local compaction's
         # own call, when a ``compacted`` line follows (which then takes its usage)
         self.unattributed: Usage | None = None
-        self.records = session.records
-        self.events_only = not any(
-            isinstance(R.payload_of(r), R.MessageItem) for r in self.records if not isinstance(r, Opaque)
-        )
+        self.records = session.records if records is None else records
+        if events_only is None:
+            events_only = not any(isinstance(R.payload_of(r), R.MessageItem) for r in self.records if not isinstance(r, Opaque))
+        self.events_only = events_only
         self.calls: dict[str, ToolUse] = {}
         self.kinds: dict[str, str] = {}  # tool name -> tool_kind(name), looked up once per name
 

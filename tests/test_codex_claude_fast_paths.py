@@ -1,0 +1,121 @@
+"""Codex -> Claude Code takes shortcuts (issue 12); each gives what its reference gives.
+
+- ``convert`` streams a rollout (decoded a batch at a time, each batch read and dropped;
+  an events-only rollout read again whole) where the reference loads it whole first;
+- the lone-surrogate report checks only the lines a loaded session decoded outside a
+  whole batch (``readkit.surrogate_suspects``) where the reference scans the whole file;
+- the Codex origin searches only the lines not decoded as a response item or an event
+  (``lineage.codex_meta_candidates``) where the reference searches every line;
+- the Claude Code writer's msgspec encoding and record namer (see test_fast_paths).
+
+Every Codex golden and corpus rollout, odd variants of each (CRLF, bad UTF-8, unknown
+record types, non-canonical escapes, lone surrogates, forks, duplicate "type" keys, a
+huge line, no final newline) and hypothesis mutants are converted with the shortcuts and
+with the references: the files, the loss entries (in order) and the origin must agree.
+"""
+
+from __future__ import annotations
+
+import fuzzing
+import pytest
+from conftest import GOLDEN, corpus_files
+from hypothesis import HealthCheck, given, note, settings
+from hypothesis import strategies as st
+from test_fast_paths import reference_dumps, reference_dumps_lines, reference_namer, reference_uuid
+
+from txcodec import api, lineage, readkit, registry
+from txcodec.errors import TxcodecError
+from txcodec.harnesses.claude_code import write as claude_write
+
+
+def _rollouts() -> list:
+    golden = sorted(p for p in (GOLDEN / "codex").rglob("*.jsonl") if p.name != "written.jsonl")
+    return golden + [p for p in corpus_files("codex") if p.suffix == ".jsonl"]
+
+
+_FORK_META = b'{"type":"session_meta","timestamp":"2025-01-01T00:00:00Z","payload":{"id":"019c4e6b-adb2-77a4-8ce5-4bfb85d1c029","cwd":"/a"}}'
+_ODD_LINES = [
+    b'{"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"\xff\xfe"}]}}',
+    b'{"type":"zzz","timestamp":"x","payload":{}}',
+    b'{"type":"response_item","payload":{"type":"nope","x":1}}',
+    b"not json",
+    b"",
+    # duplicate "type" keys: the last one is the line's type for a plain decode
+    b'{"type":"response_item","payload":{"type":"message","role":"user","content":[]},"type":"session_meta"}',
+    b'{"payload":{"id":"019c4e6b-adb2-77a4-8ce5-4bfb85d1c02b"},"type":"response_item","type":"session_meta"}',
+    b'{"type":"session_meta","payload":{"id":"019c4e6b-adb2-77a4-8ce5-4bfb85d1c02c"},"type":"event_msg"}',
+]
+
+
+def _variants(data: bytes) -> dict[str, bytes]:
+    lines = data.split(b"\n")
+    huge = b'{"type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"' + b"x\\n" * 200_000 + b'"}}'
+    return {
+        "as is": data,
+        "crlf": data.replace(b"\n", b"\r\n"),
+        "odd lines": b"\n".join(lines[:3] + _ODD_LINES + lines[3:]),
+        "escapes": data.replace(b'"text":"', b'"text":"\\ud800\\u00e9\\/', 3).replace(b'"output":"', b'"output":"\\udfff\\ud83d\\ude00', 2),
+        "fork": b"\n".join(lines[:3] + [_FORK_META] + lines[3:]),
+        "forked_from_id": data.replace(b'"payload":{"id":', b'"payload":{"forked_from_id":"019c4e6b-adb2-77a4-8ce5-4bfb85d1c02a","id":', 1),
+        "huge line": b"\n".join(lines[:2] + [huge] + lines[2:]),
+        "no final newline": data.rstrip(b"\n"),
+        "events only": b"\n".join(line for line in lines if b'"response_item"' not in line),
+    }
+
+
+def _converted(data: bytes, path=None):
+    """The conversion of ``data`` (from bytes, and from ``path`` holding them: a mapped
+    file), and the origin to_common gives."""
+    try:
+        written, loss = api.convert(data, "claude_code", from_="codex")
+        common = api.to_common(api.load(data, "codex"))
+    except TxcodecError as exc:  # refused: the same refusal both ways
+        return type(exc).__name__
+    out = [written.files, loss.entries, common.meta.started_by, common.meta.forked_from]
+    if path is not None:
+        path.write_bytes(data)
+        from_path, path_loss = api.convert(path, "claude_code", from_="codex")
+        out += [from_path.files, path_loss.entries]
+    return out
+
+
+def _both(data: bytes, path=None):
+    fast = _converted(data, path)
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(registry.get("codex").read, "streams", False)
+        m.setattr(readkit, "surrogate_suspects", lambda session: None)
+        m.setattr(lineage, "codex_meta_candidates", lambda lines: lines)
+        m.setattr(claude_write, "dumps", reference_dumps)
+        m.setattr(claude_write, "dumps_lines", reference_dumps_lines)
+        m.setattr(claude_write, "derive_uuid", reference_uuid)
+        m.setattr(claude_write, "uuid_namer", reference_namer)
+        return fast, _converted(data, path)
+
+
+@pytest.mark.parametrize("path", _rollouts(), ids=lambda p: str(p.relative_to(p.parents[1])))
+def test_shortcuts_give_the_reference_conversion(path, tmp_path):
+    for name, data in _variants(path.read_bytes()).items():
+        fast, reference = _both(data, tmp_path / "rollout.jsonl")
+        assert fast == reference, name
+
+
+def test_the_shortcuts_are_taken():
+    """Not vacuous: a loaded rollout knows its suspect lines (none when every batch was
+    whole), and the origin search leaves most lines out."""
+    data = (GOLDEN / "codex" / "hand_built" / "rollout.jsonl").read_bytes()
+    assert api._streamed(data, "codex").pending is not None  # convert reads it as it decodes it
+    session = api.load(data, "codex")
+    assert readkit.surrogate_suspects(session) is not None
+    assert len(lineage.codex_meta_candidates(session.lines)) < len(session.lines)
+    odd = api.load(b"\n".join([data.split(b"\n")[0], b'{"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"\\ud800"}]}}', b"{}"]), "codex")
+    assert readkit.surrogate_suspects(odd) == [0, 1, 2]  # the batch was refused: every line is checked
+
+
+@settings(max_examples=150, derandomize=True, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+@given(st.data())
+def test_shortcuts_give_the_reference_conversion_of_mutants(data):
+    rng = fuzzing.Rng(lambda n: data.draw(st.integers(0, max(n - 1, 0))))
+    mutant = fuzzing.mutant("codex", rng)
+    note(f"mutant: {mutant[:2000]!r}")
+    fast, reference = _both(mutant)
+    assert fast == reference
