@@ -15,7 +15,7 @@ import msgspec
 
 from ...jsonl import BOM
 from ...native import Opaque, bad_tag, batch_decoder, json_source, merge_record, opaque_for, repairs_surrogates, tag_of
-from .records import BLOCK_TYPES, RECORD_TYPES, UNTAGGED, Record, ResultPart
+from .records import BLOCK_TYPES, RECORD_TYPES, UNTAGGED, Record, ResultPart, UnreadRecord
 
 _decoder = msgspec.json.Decoder(Record)
 _dict_decoder = msgspec.json.Decoder()
@@ -118,4 +118,14 @@ def _result_content(value: Any) -> Any:
     return msgspec.Raw(msgspec.json.encode(value))
 
 
+class _UnreadCodec(ClaudeCodeCodec):
+    """The codec of a streamed read whose loss report nobody reads: a batch decodes its
+    ``progress`` lines lean (see :class:`.records.SkippedProgress`). A line decoded alone
+    (a batch with a line the fast path refuses) is decoded as :data:`CODEC` decodes it:
+    either way the reader skips the record, and only the unread report could tell."""
+
+    decode_batch = batch_decoder(msgspec.json.Decoder(UnreadRecord))
+
+
 CODEC = ClaudeCodeCodec()
+UNREAD_CODEC = _UnreadCodec()

@@ -53,6 +53,7 @@ from ...native import Line, NativeSession, Opaque, RawLines, builtins, decode_ba
 from ...readkit import UnknownKeys, read_repaired, report_lone_surrogate_lines, report_malformed
 from ...tools import tool_kind
 from . import envelopes
+from .codec import CODEC, UNREAD_CODEC
 from .records import (
     AgentNameRecord,
     AssistantRecord,
@@ -214,7 +215,7 @@ class _FileReader:
         lose, file = self.add_loss, self.file
         keep = lose is not _keep_nothing  # for a report nobody reads, the per-line entries are not even made
         session = self.session
-        for n, line in enumerate(session.lines if session.pending is None else self._streamed(), 1):
+        for n, line in enumerate(session.lines if session.pending is None else self._streamed(keep), 1):
             rec = line.record
             kind = type(rec)
             handler = handlers.get(kind)
@@ -246,7 +247,7 @@ class _FileReader:
                         lose(Loss(loss_kind, "envelope field with no Common slot", file, n))
         return self.finish()
 
-    def _streamed(self) -> Iterator[Line]:
+    def _streamed(self, keep: bool) -> Iterator[Line]:
         """The lines of a session read as it is decoded, a batch at a time: each batch is
         dropped once read, and the pages of the file behind it are given back."""
         session = self.session
@@ -256,7 +257,10 @@ class _FileReader:
         repaired = self.repaired
         release = getattr(data, "madvise", None) if hasattr(mmap, "MADV_DONTNEED") else None
         released, n, maybe_fork = 0, 0, False
-        for batch, end, whole in decode_batches(data, session.codec):
+        codec = session.codec
+        if not keep and codec is CODEC:  # a page's read: progress lines decoded lean
+            codec = UNREAD_CODEC
+        for batch, end, whole in decode_batches(data, codec):
             if end >= size and not final_newline:
                 mark_cut_off(batch[-1])
             if not whole:  # only a line decoded alone can have been repaired
