@@ -23,6 +23,7 @@ import operator
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import compress, repeat
 from pathlib import Path
 from typing import Any
 
@@ -64,6 +65,7 @@ from .records import (
     ImageBlock,
     RedactedThinkingBlock,
     ServerToolUseBlock,
+    SkippedProgress,
     SummaryRecord,
     SystemRecord,
     TextBlock,
@@ -215,7 +217,7 @@ class _FileReader:
         lose, file = self.add_loss, self.file
         keep = lose is not _keep_nothing  # for a report nobody reads, the per-line entries are not even made
         session = self.session
-        for n, line in enumerate(session.lines if session.pending is None else self._streamed(keep), 1):
+        for n, line in enumerate(session.lines, 1) if session.pending is None else self._streamed(keep):
             rec = line.record
             kind = type(rec)
             handler = handlers.get(kind)
@@ -247,9 +249,11 @@ class _FileReader:
                         lose(Loss(loss_kind, "envelope field with no Common slot", file, n))
         return self.finish()
 
-    def _streamed(self, keep: bool) -> Iterator[Line]:
-        """The lines of a session read as it is decoded, a batch at a time: each batch is
-        dropped once read, and the pages of the file behind it are given back."""
+    def _streamed(self, keep: bool) -> Iterator[tuple[int, Line]]:
+        """The lines of a session read as it is decoded, with their numbers, a batch at a
+        time: each batch is dropped once read, and the pages of the file behind it are
+        given back. For a report nobody reads, the progress lines (decoded lean) are not
+        handed on at all: the reader would only skip them."""
         session = self.session
         data, session.pending = session.pending, None
         size = len(data)
@@ -266,8 +270,9 @@ class _FileReader:
             if not whole:  # only a line decoded alone can have been repaired
                 repaired.extend(k for k, line in enumerate(batch, n + 1) if read_repaired(line))
             maybe_fork = maybe_fork or _may_fork(batch)
+            numbered = enumerate(batch, n + 1)
             n = n + len(batch)
-            yield from batch
+            yield from numbered if keep else compress(numbered, map(operator.is_not, map(type, map(_record, batch)), repeat(SkippedProgress)))
             if release is not None and end - released >= _RELEASE:
                 page = end - end % mmap.PAGESIZE
                 release(mmap.MADV_DONTNEED, released, page - released)
@@ -690,6 +695,9 @@ _UNSLOTTED: dict[type, tuple[tuple[str, str], ...]] = {
 
 
 _fork_key = re.compile(re.escape(FORKED_FROM)).search
+
+
+_record = operator.attrgetter("_record")  # a line's record, without marking it touched
 
 
 def _may_fork(batch: list[Line]) -> bool:
