@@ -54,7 +54,7 @@ from ...native import Line, NativeSession, Opaque, RawLines, builtins, decode_ba
 from ...readkit import UnknownKeys, read_repaired, report_lone_surrogate_lines, report_malformed
 from ...tools import tool_kind
 from . import envelopes
-from .codec import CODEC, UNREAD_CODEC
+from .codec import CODEC, STREAMED_CODEC, UNREAD_CODEC
 from .records import (
     AgentNameRecord,
     AssistantRecord,
@@ -66,6 +66,7 @@ from .records import (
     RedactedThinkingBlock,
     ServerToolUseBlock,
     SkippedProgress,
+    StreamedUserRecord,
     SummaryRecord,
     SystemRecord,
     TextBlock,
@@ -88,6 +89,11 @@ _RELEASE = 8 << 20  # a streamed file's pages are given back every 8 MiB read
 
 def _raw(value: Any) -> Any:
     return UNSET if value is UNSET else _decode(value)
+
+
+def _value(value: Any) -> Any:
+    """A kept value: decoded from its bytes, or as a streamed read decoded it already."""
+    return _decode(value) if type(value) is msgspec.Raw else value
 
 
 # --- blocks --------------------------------------------------------------------------
@@ -262,8 +268,8 @@ class _FileReader:
         release = getattr(data, "madvise", None) if hasattr(mmap, "MADV_DONTNEED") else None
         released, n, maybe_fork = 0, 0, False
         codec = session.codec
-        if not keep and codec is CODEC:  # a page's read: progress lines decoded lean
-            codec = UNREAD_CODEC
+        if codec is CODEC:  # the records are dropped once read: toolUseResult decoded with its line
+            codec = STREAMED_CODEC if keep else UNREAD_CODEC  # and for a page, progress lines lean
         for batch, end, whole in decode_batches(data, codec):
             if end >= size and not final_newline:
                 mark_cut_off(batch[-1])
@@ -510,7 +516,7 @@ class _FileReader:
             self._persisted(result, None, n)
             return
         # decoded once: the shape check's value is the value, but for JSON held in a string
-        result.structured = value if shape != "json-string" else _raw(rec.tool_use_result)
+        result.structured = value if shape != "json-string" else _value(rec.tool_use_result)
         if shape == "object":
             agent_id = value.get("agentId")
             if isinstance(agent_id, str):
@@ -694,6 +700,8 @@ _UNSLOTTED: dict[type, tuple[tuple[str, str], ...]] = {
 }
 
 
+_UNSLOTTED[StreamedUserRecord] = _UNSLOTTED[UserRecord]  # the same fields, toolUseResult decoded
+
 _fork_key = re.compile(re.escape(FORKED_FROM)).search
 
 
@@ -730,6 +738,7 @@ def _bookkeeping(kind: type) -> str:
 
 _HANDLERS = {
     UserRecord: _FileReader.user,
+    StreamedUserRecord: _FileReader.user,
     AssistantRecord: _FileReader.assistant,
     SystemRecord: _FileReader.system,
     AttachmentRecord: _FileReader.attachment,
