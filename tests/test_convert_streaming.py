@@ -127,9 +127,8 @@ def test_the_unknown_key_probe_finds_what_the_full_check_finds(path, monkeypatch
     assert probed.to_dict() == full.to_dict()
 
 
-@pytest.mark.parametrize("value", [{"stdout": "ok", "agentId": "a1", "status": "completed", "n": 1.5},
-                                   "Error: bare", '{"json": "in a string"}', [1, {"a": None}], None, 12345678901234567890123,
-                                   "1e999"])
+@pytest.mark.parametrize("value", [{"stdout": "ok", "agentId": "a1", "status": "completed", "n": 1.5}, "Error: bare",
+                                   '{"json": "in a string"}', [1, {"a": None}], None, 12345678901234567890123, "1e999"])
 def test_a_streamed_read_decodes_tool_use_result_with_its_line_as_a_whole_read_does(value, tmp_path):
     # the streamed read decodes toolUseResult with its line; a value it refuses (a number
     # past a float's range, spelled in the line's bytes) sends its batch back to the
@@ -140,10 +139,12 @@ def test_a_streamed_read_decodes_tool_use_result_with_its_line_as_a_whole_read_d
     for k in range(1, 40):
         call = {"type": "assistant", "uuid": f"a-{k}", "sessionId": sid, "timestamp": f"2026-01-01T00:00:{k:02d}Z",
                 "message": {"id": f"msg_{k}", "role": "assistant", "model": "m", "stop_reason": "tool_use",
-                            "content": [{"type": "tool_use", "id": f"t{k}", "name": "Bash", "input": {"command": "ls"}}]}}
+                            "content": [{"type": "tool_use", "id": f"t{k}", "name": "Bash",
+                                         "input": {"command": "ls"}}]}}
         lines.append(json.dumps(call).encode())
-        lines.append(_line(1000 + k, "x").replace(b'"content": "x"', f'"content": [{{"type": "tool_result", "tool_use_id": "t{k}", "content": "out"}}]'.encode())
-                     .replace(b'"uuid"', b'"toolUseResult": ' + result + b', "uuid"'))
+        block = f'"content": [{{"type": "tool_result", "tool_use_id": "t{k}", "content": "out"}}]'.encode()
+        user = _line(1000 + k, "x").replace(b'"content": "x"', block)
+        lines.append(user.replace(b'"uuid"', b'"toolUseResult": ' + result + b', "uuid"'))
     path = tmp_path / f"{sid}.jsonl"
     path.write_bytes(b"\n".join(lines) + b"\n")
     _same(api.convert(path, "codex"), _whole(path, "codex"))

@@ -93,10 +93,12 @@ def test_a_page_reads_progress_lines_lean_as_a_full_read_would(tmp_path):
     base = GOLDEN / "claude_code" / "session_lineage" / "dd50435d-b1e2-5e1c-a256-7a6915db3c7b.jsonl"
     lines = [line for line in base.read_bytes().splitlines() if b"forkedFrom" not in line]
     sid = json.loads(lines[0])["sessionId"]
-    progress = {"type": "progress", "uuid": "p-1", "parentUuid": None, "sessionId": sid, "timestamp": "2026-09-18T10:00:00.000Z",
-                "data": {"type": "hook_progress", "forkedFrom": {"sessionId": "nested"}}, "toolUseID": "t", "parentToolUseID": "t"}
+    progress = {"type": "progress", "uuid": "p-1", "parentUuid": None, "sessionId": sid,
+                "timestamp": "2026-09-18T10:00:00.000Z", "toolUseID": "t", "parentToolUseID": "t",
+                "data": {"type": "hook_progress", "forkedFrom": {"sessionId": "nested"}}}
     refused = {**progress, "uuid": 5}
-    forked = {**progress, "uuid": "p-2", "forkedFrom": {"sessionId": "0d5e2b8c-3f4a-4b6c-9d1e-7a8b9c0d1e2f", "messageUuid": "m"}}
+    forked = {**progress, "uuid": "p-2",
+              "forkedFrom": {"sessionId": "0d5e2b8c-3f4a-4b6c-9d1e-7a8b9c0d1e2f", "messageUuid": "m"}}
     for extra, fork in (([progress, refused], False), ([progress, refused, forked], True)):
         path = tmp_path / f"{sid}.jsonl"
         path.write_bytes(b"\n".join([*lines[:1], *(json.dumps(e).encode() for e in extra), *lines[1:]]) + b"\n")

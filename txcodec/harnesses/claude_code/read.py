@@ -278,7 +278,11 @@ class _FileReader:
             maybe_fork = maybe_fork or _may_fork(batch)
             numbered = enumerate(batch, n + 1)
             n = n + len(batch)
-            yield from numbered if keep else compress(numbered, map(operator.is_not, map(type, map(_record, batch)), repeat(SkippedProgress)))
+            if keep:
+                yield from numbered
+            else:
+                kinds = map(type, map(_record, batch))
+                yield from compress(numbered, map(operator.is_not, kinds, repeat(SkippedProgress)))
             if release is not None and end - released >= _RELEASE:
                 page = end - end % mmap.PAGESIZE
                 release(mmap.MADV_DONTNEED, released, page - released)
