@@ -11,7 +11,7 @@ import pytest
 from conftest import corpus_files
 
 from txcodec import api
-from txcodec.loss import LossReport
+from txcodec.loss import LossReport, UnreadLoss
 from txcodec.native import RawLines
 
 CLAUDE_FILES = corpus_files("claude_code", (".jsonl",))
@@ -125,3 +125,29 @@ def test_the_unknown_key_probe_finds_what_the_full_check_finds(path, monkeypatch
     monkeypatch.setattr(readkit, "_probe", lambda cls, nested: None)
     readkit.report_unknown_keys(session, full, "f", _HANDLERS)
     assert probed.to_dict() == full.to_dict()
+
+
+@pytest.mark.parametrize("value", [{"stdout": "ok", "agentId": "a1", "status": "completed", "n": 1.5}, "Error: bare",
+                                   '{"json": "in a string"}', [1, {"a": None}], None, 12345678901234567890123, "1e999"])
+def test_a_streamed_read_decodes_tool_use_result_with_its_line_as_a_whole_read_does(value, tmp_path):
+    # the streamed read decodes toolUseResult with its line; a value it refuses (a number
+    # past a float's range, spelled in the line's bytes) sends its batch back to the
+    # whole-session decoder, which keeps it as bytes
+    sid = "0b6e1d0c-55a8-4e57-9d4c-2f1e1a7d9c01"
+    result = b"1e999" if value == "1e999" else msgspec.json.encode(value)
+    lines = []
+    for k in range(1, 40):
+        call = {"type": "assistant", "uuid": f"a-{k}", "sessionId": sid, "timestamp": f"2026-01-01T00:00:{k:02d}Z",
+                "message": {"id": f"msg_{k}", "role": "assistant", "model": "m", "stop_reason": "tool_use",
+                            "content": [{"type": "tool_use", "id": f"t{k}", "name": "Bash",
+                                         "input": {"command": "ls"}}]}}
+        lines.append(json.dumps(call).encode())
+        block = f'"content": [{{"type": "tool_result", "tool_use_id": "t{k}", "content": "out"}}]'.encode()
+        user = _line(1000 + k, "x").replace(b'"content": "x"', block)
+        lines.append(user.replace(b'"uuid"', b'"toolUseResult": ' + result + b', "uuid"'))
+    path = tmp_path / f"{sid}.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    _same(api.convert(path, "codex"), _whole(path, "codex"))
+    whole = msgspec.json.encode(api.to_common(api.load(path, "claude_code"), LossReport()))
+    assert msgspec.json.encode(api.to_common(api._streamed(path, None), LossReport())) == whole
+    assert msgspec.json.encode(api.to_common(api._streamed(path, None), UnreadLoss())) == whole

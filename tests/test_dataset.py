@@ -60,6 +60,30 @@ def test_parquet_rebuilds_the_same_conversation(path, tmp_path):
     assert rebuilt == conv
 
 
+CLAUDE_SESSIONS = [p for p in SESSIONS if p.suffix == ".jsonl" and txcodec.load(p).harness == "claude_code"]
+
+
+@pytest.mark.parametrize("path", CLAUDE_SESSIONS, ids=lambda p: str(p.relative_to(GOLDEN)))
+def test_a_claude_code_source_is_read_as_it_is_decoded(path, monkeypatch):
+    """The export reads a Claude Code session as convert does (never loaded whole), and its
+    rows are those of the session loaded whole and read with a full report."""
+    from txcodec import api
+
+    conv = api.to_common(api.load(path), LossReport())
+    stat = path.stat()
+    source = columnar.Source("claude_code", str(path), "x", stat.st_size, stat.st_mtime)
+    expected = {name: columnar.encode_rows(part) for name, part in columnar.rows(conv, source).items() if part}
+
+    load = api.load
+
+    def whole(source, *args, **kwargs):  # a subagent's file is still loaded, by its parent's reader
+        assert Path(source) != path, "the session was loaded whole"
+        return load(source, *args, **kwargs)
+
+    monkeypatch.setattr(api, "load", whole)
+    assert dataset.source_lines(path, "x", "claude_code").lines == expected
+
+
 def test_subagents_flatten_with_a_parent_key():
     parents = [p for p in SESSIONS if txcodec.to_common(txcodec.load(p)).children]
     assert parents, "no golden session has subagents"

@@ -12,6 +12,7 @@ import shutil
 from html import unescape
 from html.parser import HTMLParser
 
+import msgspec
 import pytest
 from click.testing import CliRunner
 from conftest import GOLDEN
@@ -83,6 +84,30 @@ def test_a_page_gathers_no_loss_report_unless_asked(tmp_path):
     result = CliRunner().invoke(main, ["export", str(native_input(case)), "--to", "html", "-o", str(out), "--loss"])
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["counts"] == full.counts()  # --loss still reports it all
+
+
+def test_a_page_reads_progress_lines_lean_as_a_full_read_would(tmp_path):
+    # the page's read decodes progress lines lean (only forkedFrom typed): a well-formed one,
+    # one the full decode refuses (an int uuid), and one that alone names a fork must give
+    # the conversation a read with a full report gives
+    base = GOLDEN / "claude_code" / "session_lineage" / "dd50435d-b1e2-5e1c-a256-7a6915db3c7b.jsonl"
+    lines = [line for line in base.read_bytes().splitlines() if b"forkedFrom" not in line]
+    sid = json.loads(lines[0])["sessionId"]
+    progress = {"type": "progress", "uuid": "p-1", "parentUuid": None, "sessionId": sid,
+                "timestamp": "2026-09-18T10:00:00.000Z", "toolUseID": "t", "parentToolUseID": "t",
+                "data": {"type": "hook_progress", "forkedFrom": {"sessionId": "nested"}}}
+    refused = {**progress, "uuid": 5}
+    forked = {**progress, "uuid": "p-2",
+              "forkedFrom": {"sessionId": "0d5e2b8c-3f4a-4b6c-9d1e-7a8b9c0d1e2f", "messageUuid": "m"}}
+    for extra, fork in (([progress, refused], False), ([progress, refused, forked], True)):
+        path = tmp_path / f"{sid}.jsonl"
+        path.write_bytes(b"\n".join([*lines[:1], *(json.dumps(e).encode() for e in extra), *lines[1:]]) + b"\n")
+        full = LossReport()
+        expected = api.to_common(api.load(path), full)
+        assert {"record:progress", "opaque"} <= set(full.counts())
+        got = api.to_common(api._streamed(path, None), UnreadLoss())
+        assert msgspec.json.encode(got) == msgspec.json.encode(expected)
+        assert (b"0d5e2b8c" in msgspec.json.encode(got)) is fork
 
 
 def html_escape(text: str) -> str:

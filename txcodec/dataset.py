@@ -78,11 +78,16 @@ def read_source(path: str | os.PathLike[str], sha256: str | None = None,
     """Load one native session into Common, with the :class:`columnar.Source` naming it
     (``harness`` when known, as a store's listing knows it, saves detecting it)."""
     from . import api
+    from .loss import UnreadLoss
 
     path = Path(path)
     stat = path.stat()
-    session = api.load(path, harness)
-    conversation = api.to_common(session)
+    # read once, as it is decoded, when its harness can (as convert and a page read it);
+    # the tables hold no loss report, so none is gathered
+    session = api._streamed(path, harness)
+    if session is None:
+        session = api.load(path, harness)
+    conversation = api.to_common(session, UnreadLoss())
     source = columnar.Source(session.harness, str(path), sha256 or _digest(path), stat.st_size, stat.st_mtime)
     return conversation, source
 

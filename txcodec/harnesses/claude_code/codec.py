@@ -15,7 +15,7 @@ import msgspec
 
 from ...jsonl import BOM
 from ...native import Opaque, bad_tag, batch_decoder, json_source, merge_record, opaque_for, repairs_surrogates, tag_of
-from .records import BLOCK_TYPES, RECORD_TYPES, UNTAGGED, Record, ResultPart
+from .records import BLOCK_TYPES, RECORD_TYPES, UNTAGGED, Record, ResultPart, StreamedRecord, UnreadRecord
 
 _decoder = msgspec.json.Decoder(Record)
 _dict_decoder = msgspec.json.Decoder()
@@ -118,4 +118,24 @@ def _result_content(value: Any) -> Any:
     return msgspec.Raw(msgspec.json.encode(value))
 
 
+class _StreamedCodec(ClaudeCodeCodec):
+    """The codec of a streamed read (lines read once, then dropped): a batch decodes its
+    user lines' ``toolUseResult`` whole (:class:`.records.StreamedUserRecord`). A batch
+    with a line that this refuses (a number past a float's range, kept as bytes by
+    :data:`CODEC`) is decoded line by line as :data:`CODEC` decodes it."""
+
+    decode_batch = batch_decoder(msgspec.json.Decoder(StreamedRecord))
+
+
+class _UnreadCodec(ClaudeCodeCodec):
+    """:class:`_StreamedCodec` for a report nobody reads: a batch decodes its ``progress``
+    lines lean too (:class:`.records.SkippedProgress`). A line decoded alone is decoded
+    as :data:`CODEC` decodes it: either way the reader skips the record, and only the
+    unread report could tell."""
+
+    decode_batch = batch_decoder(msgspec.json.Decoder(UnreadRecord))
+
+
 CODEC = ClaudeCodeCodec()
+STREAMED_CODEC = _StreamedCodec()
+UNREAD_CODEC = _UnreadCodec()

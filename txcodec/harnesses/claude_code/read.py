@@ -23,6 +23,7 @@ import operator
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import compress, repeat
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +54,7 @@ from ...native import Line, NativeSession, Opaque, RawLines, builtins, decode_ba
 from ...readkit import UnknownKeys, read_repaired, report_lone_surrogate_lines, report_malformed
 from ...tools import tool_kind
 from . import envelopes
+from .codec import CODEC, STREAMED_CODEC, UNREAD_CODEC
 from .records import (
     AgentNameRecord,
     AssistantRecord,
@@ -63,6 +65,8 @@ from .records import (
     ImageBlock,
     RedactedThinkingBlock,
     ServerToolUseBlock,
+    SkippedProgress,
+    StreamedUserRecord,
     SummaryRecord,
     SystemRecord,
     TextBlock,
@@ -85,6 +89,11 @@ _RELEASE = 8 << 20  # a streamed file's pages are given back every 8 MiB read
 
 def _raw(value: Any) -> Any:
     return UNSET if value is UNSET else _decode(value)
+
+
+def _value(value: Any) -> Any:
+    """A kept value: decoded from its bytes, or as a streamed read decoded it already."""
+    return _decode(value) if type(value) is msgspec.Raw else value
 
 
 # --- blocks --------------------------------------------------------------------------
@@ -214,7 +223,7 @@ class _FileReader:
         lose, file = self.add_loss, self.file
         keep = lose is not _keep_nothing  # for a report nobody reads, the per-line entries are not even made
         session = self.session
-        for n, line in enumerate(session.lines if session.pending is None else self._streamed(), 1):
+        for n, line in enumerate(session.lines, 1) if session.pending is None else self._streamed(keep):
             rec = line.record
             kind = type(rec)
             handler = handlers.get(kind)
@@ -246,9 +255,11 @@ class _FileReader:
                         lose(Loss(loss_kind, "envelope field with no Common slot", file, n))
         return self.finish()
 
-    def _streamed(self) -> Iterator[Line]:
-        """The lines of a session read as it is decoded, a batch at a time: each batch is
-        dropped once read, and the pages of the file behind it are given back."""
+    def _streamed(self, keep: bool) -> Iterator[tuple[int, Line]]:
+        """The lines of a session read as it is decoded, with their numbers, a batch at a
+        time: each batch is dropped once read, and the pages of the file behind it are
+        given back. For a report nobody reads, the progress lines (decoded lean) are not
+        handed on at all: the reader would only skip them."""
         session = self.session
         data, session.pending = session.pending, None
         size = len(data)
@@ -256,14 +267,22 @@ class _FileReader:
         repaired = self.repaired
         release = getattr(data, "madvise", None) if hasattr(mmap, "MADV_DONTNEED") else None
         released, n, maybe_fork = 0, 0, False
-        for batch, end, whole in decode_batches(data, session.codec):
+        codec = session.codec
+        if codec is CODEC:  # the records are dropped once read: toolUseResult decoded with its line
+            codec = STREAMED_CODEC if keep else UNREAD_CODEC  # and for a page, progress lines lean
+        for batch, end, whole in decode_batches(data, codec):
             if end >= size and not final_newline:
                 mark_cut_off(batch[-1])
             if not whole:  # only a line decoded alone can have been repaired
                 repaired.extend(k for k, line in enumerate(batch, n + 1) if read_repaired(line))
             maybe_fork = maybe_fork or _may_fork(batch)
+            numbered = enumerate(batch, n + 1)
             n = n + len(batch)
-            yield from batch
+            if keep:
+                yield from numbered
+            else:
+                kinds = map(type, map(_record, batch))
+                yield from compress(numbered, map(operator.is_not, kinds, repeat(SkippedProgress)))
             if release is not None and end - released >= _RELEASE:
                 page = end - end % mmap.PAGESIZE
                 release(mmap.MADV_DONTNEED, released, page - released)
@@ -501,7 +520,7 @@ class _FileReader:
             self._persisted(result, None, n)
             return
         # decoded once: the shape check's value is the value, but for JSON held in a string
-        result.structured = value if shape != "json-string" else _raw(rec.tool_use_result)
+        result.structured = value if shape != "json-string" else _value(rec.tool_use_result)
         if shape == "object":
             agent_id = value.get("agentId")
             if isinstance(agent_id, str):
@@ -685,7 +704,12 @@ _UNSLOTTED: dict[type, tuple[tuple[str, str], ...]] = {
 }
 
 
+_UNSLOTTED[StreamedUserRecord] = _UNSLOTTED[UserRecord]  # the same fields, toolUseResult decoded
+
 _fork_key = re.compile(re.escape(FORKED_FROM)).search
+
+
+_record = operator.attrgetter("_record")  # a line's record, without marking it touched
 
 
 def _may_fork(batch: list[Line]) -> bool:
@@ -718,6 +742,7 @@ def _bookkeeping(kind: type) -> str:
 
 _HANDLERS = {
     UserRecord: _FileReader.user,
+    StreamedUserRecord: _FileReader.user,
     AssistantRecord: _FileReader.assistant,
     SystemRecord: _FileReader.system,
     AttachmentRecord: _FileReader.attachment,
