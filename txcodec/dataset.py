@@ -28,6 +28,7 @@ import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from stat import S_ISDIR
 from typing import Any
 
 import msgspec
@@ -39,6 +40,9 @@ from .errors import TxcodecError
 
 MANIFEST = "_txcodec_manifest.json"
 CHUNK = None  # sources per worker task (None: batch.run's default)
+# Bytes of changed sources read in this process rather than by a pool (the daily run's few
+# grown sessions): forking the workers and feeding them costs more than reading this much.
+IN_PROCESS = 1 << 20
 BUFFER = 256 << 20  # bytes of rows gathered before they are written out (memory stays bounded)
 
 
@@ -257,13 +261,15 @@ def export_parquet(sources: Iterable[str | os.PathLike[str]], out: str | os.Path
     result = ExportResult()
     tell = on_outcome or (lambda outcome: None)
     todo: list[ExportJob] = []
+    todo_bytes = 0  # a folder's own size says nothing: one counts as too much to read here
     for source in dict.fromkeys(str(Path(s)) for s in sources):
         path = Path(source)
         known = manifest.get(source)
         try:
             stat = path.stat()
+            folder = S_ISDIR(stat.st_mode)
             # a folder session (OpenHands) can change without its own size or time changing
-            if known is not None and not path.is_dir() and known.size == stat.st_size and known.mtime == stat.st_mtime:
+            if known is not None and not folder and known.size == stat.st_size and known.mtime == stat.st_mtime:
                 result.unchanged.append(source)
                 tell(Outcome(source=source, status="skipped", reason="unchanged"))
                 continue
@@ -279,13 +285,14 @@ def export_parquet(sources: Iterable[str | os.PathLike[str]], out: str | os.Path
             tell(Outcome(source=source, status="skipped", reason="unchanged"))
             continue
         todo.append(ExportJob(source, digest, (harnesses or {}).get(source)))
+        todo_bytes += IN_PROCESS if folder else stat.st_size
     changed = [job.source for job in todo if job.source in manifest]
     if changed:
         _take_out(out, manifest, changed)
     jobs = jobs or batch.default_jobs()
     names = {job.harness for job in todo}
     parts = _Parts(out, manifest, jobs)
-    for outcome in batch.run(todo, export_one, jobs, chunk=CHUNK,
+    for outcome in batch.run(todo, export_one, jobs, chunk=CHUNK, in_process=todo_bytes < IN_PROCESS,
                              prepare=lambda: _prepare(None if None in names else names)):
         tell(outcome)
         if outcome.status == "failed":
