@@ -27,6 +27,7 @@ import os
 import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from itertools import groupby
 from pathlib import Path
 from stat import S_ISDIR
 from typing import Any
@@ -216,28 +217,25 @@ def _take_out(out: Path, manifest: dict[str, _Entry], sources: list[str]) -> Non
 def _kept_runs(path: Path, keys: set[str]) -> list[tuple[int, int]]:
     """The [start, end) ranges of the rows in ``path`` whose session is not one of ``keys``
     (a source's rows sit together, so the ranges are few). The key column is read as a
-    dictionary: each distinct key is looked at once, the rows as numbers."""
-    import numpy as np  # pyarrow's own dependency, imported with it
+    dictionary: each distinct key is looked at once, the rows as small integers (in plain
+    Python: NumPy would cost more to import than these few thousand rows to walk)."""
     import pyarrow.parquet as pq
 
     column = pq.ParquetFile(path, read_dictionary=["session_key"]).read(columns=["session_key"])["session_key"]
-    gone = [np.zeros(0, dtype=bool)]
+    runs: list[tuple[int, int]] = []
+    row = 0
     for chunk in column.chunks:
         # a child's key is its main conversation's key + "/...": compare the part before
-        dropped = [i for i, key in enumerate(chunk.dictionary.to_pylist()) if key.split("/", 1)[0] in keys]
-        gone.append(np.isin(_numbers(chunk.indices), dropped))
-    kept = np.concatenate([[False], ~np.concatenate(gone), [False]]).astype(np.int8)
-    edges = np.flatnonzero(np.diff(kept))  # where a run of kept rows starts, and ends
-    return [(int(start), int(end)) for start, end in zip(edges[0::2], edges[1::2])]
-
-
-def _numbers(indices: Any) -> Any:
-    """A dictionary's indices (an Arrow integer array with no nulls) as a NumPy array, read
-    from its buffer (``to_numpy`` would import pandas)."""
-    import numpy as np
-
-    dtype = np.dtype(f"int{indices.type.bit_width}")
-    return np.frombuffer(indices.buffers()[1], dtype=dtype, count=len(indices), offset=indices.offset * dtype.itemsize)
+        gone = [key.split("/", 1)[0] in keys for key in chunk.dictionary.to_pylist()]
+        for dropped, run in groupby(gone[index] for index in chunk.indices.to_pylist()):
+            length = sum(1 for _ in run)
+            if not dropped:
+                if runs and runs[-1][1] == row:  # a run that goes on from the chunk before
+                    runs[-1] = (runs[-1][0], row + length)
+                else:
+                    runs.append((row, row + length))
+            row += length
+    return runs
 
 
 def export_parquet(sources: Iterable[str | os.PathLike[str]], out: str | os.PathLike[str], *,

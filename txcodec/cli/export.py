@@ -4,6 +4,9 @@ dataset, or one Parquet file of chat examples."""
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import click
@@ -62,6 +65,23 @@ def _write_html(conv, out: str) -> None:
         html.write(conv, stream, price=_price)
 
 
+@contextmanager
+def _arrow_without_numpy() -> Iterator[None]:
+    """pyarrow imports NumPy when it finds it, and NumPy takes longer to import than
+    pyarrow itself; the export never hands Arrow a NumPy array. So in a process that has
+    loaded neither (the command run on its own), pyarrow is loaded without it: while the
+    export runs, ``import numpy`` fails, which pyarrow takes as NumPy not installed."""
+    if "numpy" in sys.modules or "pyarrow" in sys.modules:
+        yield
+        return
+    sys.modules["numpy"] = None  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        if "numpy" in sys.modules and sys.modules["numpy"] is None:
+            del sys.modules["numpy"]
+
+
 def _export_parquet(paths: list[Path], out: str, jobs: int | None, harnesses: dict[str, str] | None = None,
                     quiet: bool = False) -> None:
     """The dataset, with the batch's progress bar and summary (as ``convert`` shows them)."""
@@ -69,7 +89,8 @@ def _export_parquet(paths: list[Path], out: str, jobs: int | None, harnesses: di
     from .progress import progress, summary_table
 
     outcomes = []
-    with progress(len(paths), "exporting to parquet", enabled=not quiet) as advance, user_errors():
+    with progress(len(paths), "exporting to parquet", enabled=not quiet) as advance, user_errors(), \
+            _arrow_without_numpy():
 
         def done(outcome) -> None:
             outcomes.append(outcome)
