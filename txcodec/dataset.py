@@ -261,10 +261,9 @@ def export_parquet(sources: Iterable[str | os.PathLike[str]], out: str | os.Path
     todo: list[ExportJob] = []
     todo_bytes = 0  # a folder's own size says nothing: one counts as too much to read here
     for source in dict.fromkeys(str(Path(s)) for s in sources):
-        path = Path(source)
         known = manifest.get(source)
         try:
-            stat = path.stat()
+            stat = os.stat(source)
             folder = S_ISDIR(stat.st_mode)
             # a folder session (OpenHands) can change without its own size or time changing
             if known is not None and not folder and known.size == stat.st_size and known.mtime == stat.st_mtime:
@@ -272,7 +271,7 @@ def export_parquet(sources: Iterable[str | os.PathLike[str]], out: str | os.Path
                 tell(Outcome(source=source, status="skipped", reason="unchanged"))
                 continue
             # a known source may only have been touched: its hash says; a new one is hashed by its worker
-            digest = _digest(path) if known is not None else None
+            digest = _digest(Path(source)) if known is not None else None
         except OSError as exc:
             result.failed[source] = exc.strerror or str(exc)
             tell(Outcome(source=source, status="failed", reason=result.failed[source]))

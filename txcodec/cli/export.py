@@ -82,7 +82,7 @@ def _arrow_without_numpy() -> Iterator[None]:
             del sys.modules["numpy"]
 
 
-def _export_parquet(paths: list[Path], out: str, jobs: int | None, harnesses: dict[str, str] | None = None,
+def _export_parquet(paths: list[Path] | list[str], out: str, jobs: int | None, harnesses: dict[str, str] | None = None,
                     quiet: bool = False) -> None:
     """The dataset, with the batch's progress bar and summary (as ``convert`` shows them)."""
     from ..dataset import export_parquet
@@ -134,11 +134,11 @@ def _export_all(rows: list, fmt: str, out: str, jobs: int | None, show_loss: boo
         click.echo(f"{len(report.rendered)} pages written, {len(report.unchanged)} unchanged, "
                    f"{len(report.errors)} failed: {Path(out) / 'index.html'}", err=True)
         return
-    paths = [Path(row.path) for row in rows]
     if fmt == "parquet":  # the store's listing knows each harness: nothing to detect
-        _export_parquet(paths, out, jobs, {str(Path(row.path)): row.harness for row in rows})
+        # its paths are already written as pathlib writes them: the manifest's keys as they are
+        _export_parquet([row.path for row in rows], out, jobs, {row.path: row.harness for row in rows})
     else:
-        _export_hf(paths, out, show_loss)
+        _export_hf([Path(row.path) for row in rows], out, show_loss)
 
 
 def register(group: click.Group) -> None:
