@@ -168,6 +168,23 @@ def test_a_few_changed_sources_are_read_without_a_pool(tmp_path, monkeypatch):
     assert _rebuilt(out) == _expected(sources)
 
 
+def test_the_listing_of_files_finds_what_the_described_listing_finds():
+    """``export --all --to parquet`` lists the stores without reading each file (it needs
+    only the files): on the golden Claude Code store, a folder of cases with subagents,
+    workflows and metadata-only sessions, it finds the same files to export."""
+    from txcodec import sessions
+
+    root = GOLDEN / "claude_code"
+
+    def files(describe: bool) -> list[tuple[str, str]]:
+        found = sessions.discover("claude_code", root=root, details=False, describe=describe)
+        return sorted((row.session_id, row.path) for row in found if row.parent is None and row.path)
+
+    described = files(True)
+    assert len(described) >= 10
+    assert files(False) == described
+
+
 def test_the_export_command_loads_no_numpy(tmp_path):
     """pyarrow loads NumPy only when it can, NumPy costs more to import than pyarrow, and
     the export hands Arrow no arrays: the command, in a process of its own, goes without

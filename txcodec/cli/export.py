@@ -173,7 +173,8 @@ def register(group: click.Group) -> None:
                 raise click.UsageError("--all exports pages or a dataset: use it with --to html, parquet or hf")
             if out == "-":
                 raise click.UsageError("--all writes files: name the folder with -o")
-            index = select(harness, project, since, until, grep, root, details=False)
+            # the dataset needs only each session's file: the stores need not read them to list them
+            index = select(harness, project, since, until, grep, root, details=False, describe=fmt != "parquet")
             for error in index.errors:
                 click.echo(f"txcodec: warning: {error}", err=True)
             _export_all(list(index), fmt, out, jobs, show_loss)
