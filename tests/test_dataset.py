@@ -198,8 +198,9 @@ def test_the_export_command_loads_no_numpy(tmp_path):
             "main(['export', *sys.argv[1:]], standalone_mode=False)\n"
             "print(sorted(m for m, v in sys.modules.items() if m.split('.')[0] == 'numpy' and v is not None))\n"
             "import numpy\n")
-    done = subprocess.run([sys.executable, "-c", code, *sources, "--to", "parquet", "-o", str(tmp_path / "ds"), "--jobs", "2"],
-                          env={**os.environ, "PYTHONPATH": str(ROOT)}, cwd=tmp_path, capture_output=True, text=True)
+    args = [*sources, "--to", "parquet", "-o", str(tmp_path / "ds"), "--jobs", "2"]
+    done = subprocess.run([sys.executable, "-c", code, *args], env={**os.environ, "PYTHONPATH": str(ROOT)},
+                          cwd=tmp_path, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[-1] == "[]"
     assert _rebuilt(tmp_path / "ds") == _expected(sources)
