@@ -74,12 +74,17 @@ def _arrow_without_numpy() -> Iterator[None]:
     if "numpy" in sys.modules or "pyarrow" in sys.modules:
         yield
         return
-    sys.modules["numpy"] = None  # type: ignore[assignment]
+    # cloudpickle too: pyarrow takes it for its pickling when it is there (cloudpickle imports
+    # logging, a tenth of pyarrow's import time), and the export pickles no Arrow object
+    blocked = [name for name in ("numpy", "cloudpickle") if name not in sys.modules]
+    for name in blocked:
+        sys.modules[name] = None  # type: ignore[assignment]
     try:
         yield
     finally:
-        if "numpy" in sys.modules and sys.modules["numpy"] is None:
-            del sys.modules["numpy"]
+        for name in blocked:
+            if name in sys.modules and sys.modules[name] is None:
+                del sys.modules[name]
 
 
 def _export_parquet(paths: list[Path] | list[str], out: str, jobs: int | None, harnesses: dict[str, str] | None = None,
