@@ -72,7 +72,8 @@ def test_files_listing_is_the_listing_without_reading(store):
     compressed rollout is still read, and left out as ``discover`` leaves it out."""
     from txcodec.harnesses.codex.store import discover, discover_files
 
-    broken = store["home"] / "sessions/2026/01/02" / f"rollout-2026-01-02T03-04-05-{'0' * 8}-0000-7000-8000-{'0' * 12}.jsonl.zst"
+    name = f"rollout-2026-01-02T03-04-05-{'0' * 8}-0000-7000-8000-{'0' * 12}.jsonl.zst"
+    broken = store["home"] / "sessions/2026/01/02" / name
     broken.parent.mkdir(parents=True, exist_ok=True)
     broken.write_bytes(b"not zstd")
     described = {(i.path, i.id, i.archived) for i in discover(store["home"])}
