@@ -67,6 +67,12 @@ class Index(list):
         self.errors = errors or []
 
 
+# The built-in harnesses that keep no store (a stream-json capture lives wherever its host
+# kept it, a plain JSONL file anywhere): listing every store does not import them (a test
+# checks that they have none).
+STORELESS = ("stream_json", "jsonl")
+
+
 def stores(harness: str | None = None) -> dict[str, Any]:
     """The store module of each harness that has one (only ``harness`` when given)."""
     if harness is not None:
@@ -74,7 +80,11 @@ def stores(harness: str | None = None) -> dict[str, Any]:
         if found.store is None:
             raise InputError(f"{found.title} has no session store")
         return {harness: found.store}
-    return {name: h.store for name, h in sorted(registry.harnesses().items()) if h.store is not None}
+    every = {name: registry.get(name) for name in registry.BUILTIN if name not in STORELESS}
+    for name, plugin in registry.plugins().items():
+        if name not in registry.BUILTIN:  # a plugin never stands in for a built-in (registry.harnesses)
+            every[name] = plugin
+    return {name: h.store for name, h in sorted(every.items()) if h.store is not None}
 
 
 def discover(
