@@ -172,9 +172,11 @@ def main() -> None:
         env.pop("PYTHONDONTWRITEBYTECODE", None)  # as installed: modules load from their bytecode cache
 
         def cli(checkout: Path, out: Path) -> subprocess.CompletedProcess:
+            # run from the scratch folder: ``-m`` puts the working folder first on the path, and
+            # a bench started inside a checkout would otherwise run that checkout's txcodec
             return subprocess.run([sys.executable, "-m", "txcodec", "export", "--all", "--to", "parquet", "-o", str(out),
                                    "--jobs", str(args.jobs)], env={**env, "PYTHONPATH": str(checkout)},
-                                  capture_output=True, check=False)
+                                  cwd=tmp, capture_output=True, check=False)
 
         for checkout in checkouts.values():  # writes the bytecode cache once
             cli(checkout, tmp / "warm")

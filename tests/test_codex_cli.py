@@ -66,6 +66,22 @@ def test_list_finds_live_archived_and_compressed(store):
     assert plain.exit_code == 0 and GENUINE_ID in plain.stdout and "codex" in plain.stdout
 
 
+def test_files_listing_is_the_listing_without_reading(store):
+    """``discover_files`` (the Parquet export's listing) finds the rollouts ``discover``
+    finds, under the ids their names give, without reading an uncompressed one; a broken
+    compressed rollout is still read, and left out as ``discover`` leaves it out."""
+    from txcodec.harnesses.codex.store import discover, discover_files
+
+    name = f"rollout-2026-01-02T03-04-05-{'0' * 8}-0000-7000-8000-{'0' * 12}.jsonl.zst"
+    broken = store["home"] / "sessions/2026/01/02" / name
+    broken.parent.mkdir(parents=True, exist_ok=True)
+    broken.write_bytes(b"not zstd")
+    described = {(i.path, i.id, i.archived) for i in discover(store["home"])}
+    files = {(i.path, i.id, i.archived) for i in discover_files(store["home"])}
+    assert files == described and len(files) == len(store["ids"])
+    assert str(broken) not in {path for path, _, _ in files}
+
+
 def test_list_root_option(store):
     result = run("list", "--harness", "codex", "--root", str(store["home"]), "--json", env={"CODEX_HOME": None})
     assert result.exit_code == 0, result.output

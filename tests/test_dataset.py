@@ -171,6 +171,65 @@ def test_taking_a_source_out_keeps_the_other_rows(tmp_path, keys, gone, runs):
     assert dataset._kept_runs(path, gone) == runs
 
 
+def test_a_few_changed_sources_are_read_without_a_pool(tmp_path, monkeypatch):
+    """The daily run: a few sources grew since the last export. Reading them costs less
+    than starting workers, so they are read here, to the same rows."""
+    import concurrent.futures
+
+    sources = _copy_sessions(tmp_path / "src")
+    out = tmp_path / "ds"
+    dataset.export_parquet(sources, out, jobs=2)
+    changed = sources[1:4]
+    for path in map(Path, changed):
+        path.write_bytes(path.read_bytes().replace(b"\n", b"\n\n", 1))
+
+    def no_pool(*args, **kwargs):
+        raise AssertionError("a pool of workers was started for a few small sources")
+
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", no_pool)
+    again = dataset.export_parquet(sources, out, jobs=2)
+    assert sorted(again.written) == sorted(changed) and not again.failed
+    assert _rebuilt(out) == _expected(sources)
+
+
+def test_the_listing_of_files_finds_what_the_described_listing_finds():
+    """``export --all --to parquet`` lists the stores without reading each file (it needs
+    only the files): on the golden Claude Code store, a folder of cases with subagents,
+    workflows and metadata-only sessions, it finds the same files to export."""
+    from txcodec import sessions
+
+    root = GOLDEN / "claude_code"
+
+    def files(describe: bool) -> list[tuple[str, str]]:
+        found = sessions.discover("claude_code", root=root, details=False, describe=describe)
+        return sorted((row.session_id, row.path) for row in found if row.parent is None and row.path)
+
+    described = files(True)
+    assert len(described) >= 10
+    assert files(False) == described
+
+
+def test_the_export_command_loads_no_numpy(tmp_path):
+    """pyarrow loads NumPy only when it can, NumPy costs more to import than pyarrow, and
+    the export hands Arrow no arrays: the command, in a process of its own, goes without
+    it, and NumPy can be imported again once the export is done."""
+    import subprocess
+    import sys
+
+    sources = _copy_sessions(tmp_path / "src")[:6]
+    code = ("import sys\n"
+            "from txcodec.cli import main\n"
+            "main(['export', *sys.argv[1:]], standalone_mode=False)\n"
+            "print(sorted(m for m, v in sys.modules.items() if m.split('.')[0] == 'numpy' and v is not None))\n"
+            "import numpy\n")
+    args = [*sources, "--to", "parquet", "-o", str(tmp_path / "ds"), "--jobs", "2"]
+    done = subprocess.run([sys.executable, "-c", code, *args], env={**os.environ, "PYTHONPATH": str(ROOT)},
+                          cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "[]"
+    assert _rebuilt(tmp_path / "ds") == _expected(sources)
+
+
 def test_export_reads_back_every_session(tmp_path):
     sources = _copy_sessions(tmp_path / "src")
     dataset.export_parquet(sources, tmp_path / "ds", jobs=2)

@@ -220,3 +220,13 @@ def test_row_lineage_is_what_the_loaded_session_gives(path):
     except (OSError, ValueError):
         expected = None
     assert (found and (found.started_by, found.forked_from)) == (expected and (expected.started_by, expected.forked_from))
+
+
+def test_the_stores_are_every_harness_s_without_importing_the_storeless():
+    """``stores()`` (every listing) skips the built-ins named as keeping no store: they
+    have none, and the stores are those every registered harness gives."""
+    from txcodec import registry
+
+    every = registry.harnesses()
+    assert all(every[name].store is None for name in sessions.STORELESS)
+    assert sessions.stores() == {name: h.store for name, h in sorted(every.items()) if h.store is not None}

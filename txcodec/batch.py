@@ -43,14 +43,17 @@ def default_jobs() -> int:
 
 
 def run(items: Iterable[Any], work: Callable[[Any], Outcome], jobs: int | None = None, *,
-        prepare: Callable[[], None] | None = None, chunk: int | None = None) -> Iterator[Outcome]:
+        prepare: Callable[[], None] | None = None, chunk: int | None = None,
+        in_process: bool = False) -> Iterator[Outcome]:
     """``work(item)`` for every item, ``jobs`` processes at a time (``work`` and the items
     must pickle: a module-level function and plain values), yielding outcomes as chunks of
     ``chunk`` items finish (default: small enough to keep every worker busy to the end).
-    ``prepare()`` runs here before the workers start: what it imports, they inherit."""
+    ``prepare()`` runs here before the workers start: what it imports, they inherit.
+    ``in_process`` runs every item here, as ``jobs=1`` does: the caller knows the work is
+    too little to pay for starting and feeding a pool."""
     items = list(items)
     jobs = min(jobs or default_jobs(), len(items)) or 1
-    if jobs == 1:
+    if jobs == 1 or in_process:
         for item in items:
             yield _guarded(work, item)
         return

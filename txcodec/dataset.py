@@ -27,7 +27,9 @@ import os
 import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from itertools import groupby
 from pathlib import Path
+from stat import S_ISDIR
 from typing import Any
 
 import msgspec
@@ -39,6 +41,9 @@ from .errors import TxcodecError
 
 MANIFEST = "_txcodec_manifest.json"
 CHUNK = None  # sources per worker task (None: batch.run's default)
+# Bytes of changed sources read in this process rather than by a pool (the daily run's few
+# grown sessions): forking the workers and feeding them costs more than reading this much.
+IN_PROCESS = 1 << 20
 BUFFER = 256 << 20  # bytes of rows gathered before they are written out (memory stays bounded)
 
 
@@ -217,28 +222,25 @@ def _take_out(out: Path, manifest: dict[str, _Entry], sources: list[str]) -> Non
 def _kept_runs(path: Path, keys: set[str]) -> list[tuple[int, int]]:
     """The [start, end) ranges of the rows in ``path`` whose session is not one of ``keys``
     (a source's rows sit together, so the ranges are few). The key column is read as a
-    dictionary: each distinct key is looked at once, the rows as numbers."""
-    import numpy as np  # pyarrow's own dependency, imported with it
+    dictionary: each distinct key is looked at once, the rows as small integers (in plain
+    Python: NumPy would cost more to import than these few thousand rows to walk)."""
     import pyarrow.parquet as pq
 
     column = pq.ParquetFile(path, read_dictionary=["session_key"]).read(columns=["session_key"])["session_key"]
-    gone = [np.zeros(0, dtype=bool)]
+    runs: list[tuple[int, int]] = []
+    row = 0
     for chunk in column.chunks:
         # a child's key is its main conversation's key + "/...": compare the part before
-        dropped = [i for i, key in enumerate(chunk.dictionary.to_pylist()) if key.split("/", 1)[0] in keys]
-        gone.append(np.isin(_numbers(chunk.indices), dropped))
-    kept = np.concatenate([[False], ~np.concatenate(gone), [False]]).astype(np.int8)
-    edges = np.flatnonzero(np.diff(kept))  # where a run of kept rows starts, and ends
-    return [(int(start), int(end)) for start, end in zip(edges[0::2], edges[1::2])]
-
-
-def _numbers(indices: Any) -> Any:
-    """A dictionary's indices (an Arrow integer array with no nulls) as a NumPy array, read
-    from its buffer (``to_numpy`` would import pandas)."""
-    import numpy as np
-
-    dtype = np.dtype(f"int{indices.type.bit_width}")
-    return np.frombuffer(indices.buffers()[1], dtype=dtype, count=len(indices), offset=indices.offset * dtype.itemsize)
+        gone = [key.split("/", 1)[0] in keys for key in chunk.dictionary.to_pylist()]
+        for dropped, run in groupby(gone[index] for index in chunk.indices.to_pylist()):
+            length = sum(1 for _ in run)
+            if not dropped:
+                if runs and runs[-1][1] == row:  # a run that goes on from the chunk before
+                    runs[-1] = (runs[-1][0], row + length)
+                else:
+                    runs.append((row, row + length))
+            row += length
+    return runs
 
 
 def export_parquet(sources: Iterable[str | os.PathLike[str]], out: str | os.PathLike[str], *,
@@ -262,18 +264,19 @@ def export_parquet(sources: Iterable[str | os.PathLike[str]], out: str | os.Path
     result = ExportResult()
     tell = on_outcome or (lambda outcome: None)
     todo: list[ExportJob] = []
+    todo_bytes = 0  # a folder's own size says nothing: one counts as too much to read here
     for source in dict.fromkeys(str(Path(s)) for s in sources):
-        path = Path(source)
         known = manifest.get(source)
         try:
-            stat = path.stat()
+            stat = os.stat(source)
+            folder = S_ISDIR(stat.st_mode)
             # a folder session (OpenHands) can change without its own size or time changing
-            if known is not None and not path.is_dir() and known.size == stat.st_size and known.mtime == stat.st_mtime:
+            if known is not None and not folder and known.size == stat.st_size and known.mtime == stat.st_mtime:
                 result.unchanged.append(source)
                 tell(Outcome(source=source, status="skipped", reason="unchanged"))
                 continue
             # a known source may only have been touched: its hash says; a new one is hashed by its worker
-            digest = _digest(path) if known is not None else None
+            digest = _digest(Path(source)) if known is not None else None
         except OSError as exc:
             result.failed[source] = exc.strerror or str(exc)
             tell(Outcome(source=source, status="failed", reason=result.failed[source]))
@@ -284,13 +287,14 @@ def export_parquet(sources: Iterable[str | os.PathLike[str]], out: str | os.Path
             tell(Outcome(source=source, status="skipped", reason="unchanged"))
             continue
         todo.append(ExportJob(source, digest, (harnesses or {}).get(source)))
+        todo_bytes += IN_PROCESS if folder else stat.st_size
     changed = [job.source for job in todo if job.source in manifest]
     if changed:
         _take_out(out, manifest, changed)
     jobs = jobs or batch.default_jobs()
     names = {job.harness for job in todo}
     parts = _Parts(out, manifest, jobs)
-    for outcome in batch.run(todo, export_one, jobs, chunk=CHUNK,
+    for outcome in batch.run(todo, export_one, jobs, chunk=CHUNK, in_process=todo_bytes < IN_PROCESS,
                              prepare=lambda: _prepare(None if None in names else names)):
         tell(outcome)
         if outcome.status == "failed":

@@ -119,7 +119,8 @@ class Harness(msgspec.Struct, frozen=True):
     read: Callable[..., Any] | None = None
     # write(conversation: Conversation, loss: LossReport, options: WriteOptions) -> Written
     write: Callable[..., Any] | None = None
-    # a module with default_root() -> Path and discover(root) -> list[SessionInfo]
+    # a module with default_root() -> Path and discover(root) -> list[SessionInfo]; optionally
+    # discover_files(root): the same sessions without reading each file (for the Parquet export)
     store: Any = None
     # check_resume(path: Path, **options) -> ResumeReport: what the real client sends
     check_resume: Callable[..., Any] | None = None

@@ -67,6 +67,12 @@ class Index(list):
         self.errors = errors or []
 
 
+# The built-in harnesses that keep no store (a stream-json capture lives wherever its host
+# kept it, a plain JSONL file anywhere): listing every store does not import them (a test
+# checks that they have none).
+STORELESS = ("stream_json", "jsonl")
+
+
 def stores(harness: str | None = None) -> dict[str, Any]:
     """The store module of each harness that has one (only ``harness`` when given)."""
     if harness is not None:
@@ -74,7 +80,11 @@ def stores(harness: str | None = None) -> dict[str, Any]:
         if found.store is None:
             raise InputError(f"{found.title} has no session store")
         return {harness: found.store}
-    return {name: h.store for name, h in sorted(registry.harnesses().items()) if h.store is not None}
+    every = {name: registry.get(name) for name in registry.BUILTIN if name not in STORELESS}
+    for name, plugin in registry.plugins().items():
+        if name not in registry.BUILTIN:  # a plugin never stands in for a built-in (registry.harnesses)
+            every[name] = plugin
+    return {name: h.store for name, h in sorted(every.items()) if h.store is not None}
 
 
 def discover(
@@ -87,17 +97,24 @@ def discover(
     grep: str | None = None,
     limit: int | None = None,
     details: bool = True,
+    describe: bool = True,
 ) -> Index:
     """Every session in the stores (one harness's with ``harness``; ``root`` instead of the
     default store folder), newest first, filtered: ``project`` matches the project name or
     a part of the cwd, ``since``/``until`` the last update, ``grep`` the file's content
     (case-insensitive). ``details`` reads each kept file once more for its first prompt and
-    models. One store's trouble is reported in ``errors`` and does not hide the others."""
+    models. ``describe=False`` is for a caller that wants only the sessions' files (the
+    Parquet export): a store that can list them without reading each (``discover_files``)
+    does, and its rows say no more than the files do (no title, cwd or count; ``updated``
+    is the file's time). One store's trouble is reported in ``errors`` and does not hide
+    the others."""
     rows: list[SessionRow] = []
     errors: list[str] = []
+    describe = describe or details or any(value is not None for value in (project, since, until))
     for name, store in stores(harness).items():
+        lister = store.discover if describe else getattr(store, "discover_files", store.discover)
         try:
-            found = store.discover(Path(root) if root is not None else None)
+            found = lister(Path(root) if root is not None else None)
         except (OSError, ValueError) as exc:
             errors.append(f"{name}: {exc}")
             continue

@@ -4,6 +4,9 @@ dataset, or one Parquet file of chat examples."""
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import click
@@ -63,14 +66,37 @@ def _write_html(conv, out: str) -> None:
         html.write(conv, stream, price=_price)
 
 
-def _export_parquet(paths: list[Path], out: str, jobs: int | None, harnesses: dict[str, str] | None = None,
+@contextmanager
+def _arrow_without_numpy() -> Iterator[None]:
+    """pyarrow imports NumPy when it finds it, and NumPy takes longer to import than
+    pyarrow itself; the export never hands Arrow a NumPy array. So in a process that has
+    loaded neither (the command run on its own), pyarrow is loaded without it: while the
+    export runs, ``import numpy`` fails, which pyarrow takes as NumPy not installed."""
+    if "numpy" in sys.modules or "pyarrow" in sys.modules:
+        yield
+        return
+    # cloudpickle too: pyarrow takes it for its pickling when it is there (cloudpickle imports
+    # logging, a tenth of pyarrow's import time), and the export pickles no Arrow object
+    blocked = [name for name in ("numpy", "cloudpickle") if name not in sys.modules]
+    for name in blocked:
+        sys.modules[name] = None  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        for name in blocked:
+            if name in sys.modules and sys.modules[name] is None:
+                del sys.modules[name]
+
+
+def _export_parquet(paths: list[Path] | list[str], out: str, jobs: int | None, harnesses: dict[str, str] | None = None,
                     quiet: bool = False) -> None:
     """The dataset, with the batch's progress bar and summary (as ``convert`` shows them)."""
     from ..dataset import export_parquet
     from .progress import progress, summary_table
 
     outcomes = []
-    with progress(len(paths), "exporting to parquet", enabled=not quiet) as advance, user_errors():
+    with progress(len(paths), "exporting to parquet", enabled=not quiet) as advance, user_errors(), \
+            _arrow_without_numpy():
 
         def done(outcome) -> None:
             outcomes.append(outcome)
@@ -114,11 +140,11 @@ def _export_all(rows: list, fmt: str, out: str, jobs: int | None, show_loss: boo
         click.echo(f"{len(report.rendered)} pages written, {len(report.unchanged)} unchanged, "
                    f"{len(report.errors)} failed: {Path(out) / 'index.html'}", err=True)
         return
-    paths = [Path(row.path) for row in rows]
     if fmt == "parquet":  # the store's listing knows each harness: nothing to detect
-        _export_parquet(paths, out, jobs, {str(Path(row.path)): row.harness for row in rows})
+        # its paths are already written as pathlib writes them: the manifest's keys as they are
+        _export_parquet([row.path for row in rows], out, jobs, {row.path: row.harness for row in rows})
     else:
-        _export_hf(paths, out, show_loss)
+        _export_hf([Path(row.path) for row in rows], out, show_loss)
 
 
 def register(group: click.Group) -> None:
@@ -153,7 +179,8 @@ def register(group: click.Group) -> None:
                 raise click.UsageError("--all exports pages or a dataset: use it with --to html, parquet or hf")
             if out == "-":
                 raise click.UsageError("--all writes files: name the folder with -o")
-            index = select(harness, project, since, until, grep, root, details=False)
+            # the dataset needs only each session's file: the stores need not read them to list them
+            index = select(harness, project, since, until, grep, root, details=False, describe=fmt != "parquet")
             for error in index.errors:
                 click.echo(f"txcodec: warning: {error}", err=True)
             _export_all(list(index), fmt, out, jobs, show_loss)

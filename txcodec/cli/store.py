@@ -83,9 +83,10 @@ def filter_options(command):
 
 
 def select(harness: str | None, project: str | None, since: str | None, until: str | None, grep: str | None,
-           root: Path | None, limit: int | None = None, details: bool = True) -> sessions.Index:
+           root: Path | None, limit: int | None = None, details: bool = True, describe: bool = True) -> sessions.Index:
     with user_errors():
         return sessions.discover(harness, root=root, project=project, grep=grep, limit=limit, details=details,
+                                 describe=describe,
                                  since=parse_when(since) if since else None,
                                  until=parse_when(until, end=True) if until else None)
 

@@ -244,7 +244,9 @@ def _real_dir(path: Path) -> bool:
     return path.is_dir() and not path.is_symlink()
 
 
-def discover(root: str | os.PathLike[str] | None = None) -> Sessions:
+def discover(root: str | os.PathLike[str] | None = None, describe: bool = True) -> Sessions:
+    """Every session under ``root``; ``describe=False`` leaves out what reading each main
+    file tells (status, cwd, title, times, counts) for a caller that wants only the files."""
     root = Path(root) if root is not None else default_root()
     mains: dict[str, list[Path]] = {}
     folders: dict[str, list[Path]] = {}
@@ -266,9 +268,11 @@ def discover(root: str | os.PathLike[str] | None = None) -> Sessions:
             continue
         for entry in entries:
             _sort_entry(project, entry, mains, folders, flat_agents, errors)
-    sessions = [_gather(sid, mains.get(sid, []), folders.get(sid, [])) for sid in sorted(set(mains) | set(folders))]
+    sessions = [_gather(sid, mains.get(sid, []), folders.get(sid, []), describe)
+                for sid in sorted(set(mains) | set(folders))]
     found = {s.session_id: s for s in sessions if s is not None}
-    _attach_flat_agents(flat_agents, found, errors)
+    if describe:  # a legacy agent file only adds to its parent's description
+        _attach_flat_agents(flat_agents, found, errors)
     items = sorted(found.values(), key=lambda s: (s.updated or "", s.session_id), reverse=True)
     return Sessions(root, items, errors)
 
@@ -301,7 +305,12 @@ def _collected(files: SessionFiles) -> bool:
     )
 
 
-def _gather(sid: str, main_dirs: list[Path], folder_dirs: list[Path]) -> SessionInfo | None:
+def discover_files(root: str | os.PathLike[str] | None = None) -> Sessions:
+    """The sessions :func:`discover` finds, without reading each main file."""
+    return discover(root, describe=False)
+
+
+def _gather(sid: str, main_dirs: list[Path], folder_dirs: list[Path], describe: bool = True) -> SessionInfo | None:
     merged: SessionFiles | None = None
     dirs: list[Path] = []
     copies: list[Path] = []
@@ -341,7 +350,8 @@ def _gather(sid: str, main_dirs: list[Path], folder_dirs: list[Path]) -> Session
         run = script_run_id(script.name)
         if run is not None:
             info.workflow_scripts.setdefault(run, []).append(script)
-    _describe(info)
+    if describe:
+        _describe(info)
     return info
 
 

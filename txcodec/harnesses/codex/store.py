@@ -118,6 +118,27 @@ def discover(root: str | os.PathLike[str] | None = None) -> list[SessionInfo]:
     return sessions
 
 
+def discover_files(root: str | os.PathLike[str] | None = None) -> list[SessionInfo]:
+    """The rollouts :func:`discover` lists, for a caller that wants only the files (the
+    Parquet export): an uncompressed one is known by its name (its id the name's) and is
+    only opened, so that one that cannot be read is left out as :func:`discover` leaves it
+    out; a compressed one is still read whole, since a broken one is left out too."""
+    root = Path(root) if root is not None else default_root()
+    sessions = []
+    for path, archived in rollout_files(root):
+        try:
+            if path.name.endswith(".zst"):
+                info = scan(path)
+            else:
+                open(path, "rb").close()  # noqa: SIM115 (opened only to know it can be read)
+                info = SessionInfo(id=id_from_name(path.name) or path.name, path=str(path))
+        except (OSError, ValueError):
+            continue
+        info.archived = archived
+        sessions.append(info)
+    return sessions
+
+
 def scan(path: Path, data: bytes | None = None) -> SessionInfo:
     if data is None:
         from ...api import read_bytes

@@ -10,11 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from ...native import tag_of
-from ...registry import Harness, lazy
+from ...registry import Harness, Later, lazy
+from .. import codec_on_demand
 from . import store
-from .codec import CODEC
-from .read import read
-from .write import write
 
 _MESSAGE_TYPES = {"user", "gemini", "info", "error", "warning"}
 
@@ -39,11 +37,13 @@ def detect(sample: list[Any]) -> int:
 HARNESS = Harness(
     name="gemini_cli",
     title="Gemini CLI",
-    codec=CODEC,
+    codec=Later(f"{__name__}.codec", "CODEC"),
     detect=detect,
-    read=read,
-    write=write,
+    read=lazy(f"{__name__}.read", "read"),
+    write=lazy(f"{__name__}.write", "write"),
     store=store,
     check_resume=lazy("txcodec.clients.gemini", "check_resume"),
     resume=("gemini", "--resume", "{id}"),
 )
+
+__getattr__ = codec_on_demand(__name__)  # CODEC, imported when asked for

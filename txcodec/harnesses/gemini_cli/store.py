@@ -34,7 +34,6 @@ from ...errors import InputError, UnsafeId
 from ...ids import is_safe_relpath, shown
 from ...jsonl import split_lines
 from ...native import json_source
-from .codec import classify
 
 REGISTRY = "projects.json"
 MARKER = ".project_root"
@@ -145,6 +144,8 @@ def header(data: bytes) -> tuple[dict[str, Any], int, bool]:
         if isinstance(whole, dict):
             whole.pop("messages", None)
             return whole, 1, True
+    from .codec import classify  # when a file is read: loading the store (every export --all) needs none
+
     meta: dict[str, Any] = {}
     lines, _ = split_lines(data)
     for line in lines:

@@ -9,11 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...registry import Harness, lazy
+from ...registry import Harness, Later, lazy
+from .. import codec_on_demand
 from . import store
-from .codec import CODEC
-from .read import read
-from .write import write
 
 _OWN = frozenset({"_system_prompt", "_checkpoint", "_usage"})
 _CHAT = frozenset({"user", "assistant", "tool", "system"})
@@ -40,11 +38,13 @@ def detect(sample: list[Any]) -> int:
 HARNESS = Harness(
     name="kimi_cli",
     title="Kimi CLI",
-    codec=CODEC,
+    codec=Later(f"{__name__}.codec", "CODEC"),
     detect=detect,
-    read=read,
-    write=write,
+    read=lazy(f"{__name__}.read", "read"),
+    write=lazy(f"{__name__}.write", "write"),
     store=store,
     check_resume=lazy("txcodec.clients.kimi", "check_resume"),
     resume=("kimi", "-r", "{id}"),
 )
+
+__getattr__ = codec_on_demand(__name__)  # CODEC, imported when asked for

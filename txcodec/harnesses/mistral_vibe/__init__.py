@@ -10,12 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...registry import Harness, lazy
+from ...registry import Harness, Later, lazy
+from .. import codec_on_demand
 from . import store
-from .codec import CODEC
-from .read import read
 from .records import STORE_FORMAT
-from .write import write
 
 _VIBE_KEYS = frozenset({"message_id", "injected", "reasoning_message_id", "reasoning_payloads", "user_display_content", "tool_result"})
 
@@ -41,11 +39,13 @@ def detect(sample: list[Any]) -> int:
 HARNESS = Harness(
     name="mistral_vibe",
     title="Mistral Vibe",
-    codec=CODEC,
+    codec=Later(f"{__name__}.codec", "CODEC"),
     detect=detect,
-    read=read,
-    write=write,
+    read=lazy(f"{__name__}.read", "read"),
+    write=lazy(f"{__name__}.write", "write"),
     store=store,
     check_resume=lazy("txcodec.clients.vibe", "check_resume"),
     resume=("vibe", "--resume", "{id}"),
 )
+
+__getattr__ = codec_on_demand(__name__)  # CODEC, imported when asked for

@@ -25,7 +25,6 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-import subprocess
 import tempfile
 from pathlib import Path
 
@@ -221,6 +220,8 @@ class Store:
     def install(self, files: dict[str, bytes], root: str | os.PathLike[str] | None = None) -> list[Path]:
         """``<binary> import FILE`` for each export, with ``XDG_DATA_HOME`` set so that the
         client writes into ``root`` (its data folder). An id already there is refused."""
+        import subprocess  # here: listing the store (every export --all) never runs the client
+
         from ...atomic import TargetExists
         from ...clients.report import require_client
 

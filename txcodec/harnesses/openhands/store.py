@@ -23,7 +23,6 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 from ...native import Line, NativeSession, decode_line, json_source
-from .codec import CODEC
 
 BASE_STATE = "base_state.json"
 EVENTS = "events"
@@ -103,6 +102,8 @@ def session_file(folder: str | os.PathLike[str]) -> Path | None:
 
 
 def load_folder(folder: str | os.PathLike[str]) -> FolderSession:
+    from .codec import CODEC  # when a folder is read: loading the store (every export --all) needs none
+
     folder = Path(folder)
     members = ([folder / BASE_STATE] if (folder / BASE_STATE).is_file() else []) + event_files(folder)
     session = FolderSession("openhands", CODEC, path=folder)

@@ -5,12 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from ...native import tag_of
-from ...registry import Harness, lazy
+from ...registry import Harness, Later, lazy
+from .. import codec_on_demand
 from . import store
-from .codec import CODEC
-from .read import read
 from .records import ENTRY_TYPES
-from .write import write
 
 
 def detect(sample: list[Any]) -> int:
@@ -31,11 +29,13 @@ def detect(sample: list[Any]) -> int:
 HARNESS = Harness(
     name="pi",
     title="pi",
-    codec=CODEC,
+    codec=Later(f"{__name__}.codec", "CODEC"),
     detect=detect,
-    read=read,
-    write=write,
+    read=lazy(f"{__name__}.read", "read"),
+    write=lazy(f"{__name__}.write", "write"),
     store=store,
     check_resume=lazy("txcodec.clients.pi", "check_resume"),
     resume=("pi", "--session", "{id}"),
 )
+
+__getattr__ = codec_on_demand(__name__)  # CODEC, imported when asked for

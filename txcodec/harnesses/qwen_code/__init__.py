@@ -5,12 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from ...native import tag_of
-from ...registry import Harness, lazy
+from ...registry import Harness, Later, lazy
+from .. import codec_on_demand
 from . import store
-from .codec import CODEC
-from .read import read
 from .records import RECORD_TYPES
-from .write import write
 
 
 def detect(sample: list[Any]) -> int:
@@ -35,11 +33,13 @@ def detect(sample: list[Any]) -> int:
 HARNESS = Harness(
     name="qwen_code",
     title="Qwen Code",
-    codec=CODEC,
+    codec=Later(f"{__name__}.codec", "CODEC"),
     detect=detect,
-    read=read,
-    write=write,
+    read=lazy(f"{__name__}.read", "read"),
+    write=lazy(f"{__name__}.write", "write"),
     store=store,
     check_resume=lazy("txcodec.clients.qwen", "check_resume"),
     resume=("qwen", "--resume", "{id}"),
 )
+
+__getattr__ = codec_on_demand(__name__)  # CODEC, imported when asked for
