@@ -69,12 +69,16 @@ def reap(token: str, group: int | None = None, seconds: float = _REAP_SECONDS) -
     if group is not None:
         _kill(group, signal.SIGKILL, group=True)
     deadline = time.monotonic() + seconds
-    left = marked(token)
-    while left and time.monotonic() < deadline:
+    # One scan can miss a process that is in the middle of an exec (a daemon on its way
+    # through ``setsid``): its environment reads empty for that moment. So the run is over
+    # only when two scans a pause apart both find none.
+    left, clear = marked(token), 0
+    while clear < 2 and time.monotonic() < deadline:
         for pid in left:
             _kill(pid, signal.SIGKILL)
         time.sleep(0.05)
         left = marked(token)
+        clear = clear + 1 if not left else 0
     return left
 
 
