@@ -14,20 +14,19 @@ import re
 import uuid
 from pathlib import Path
 
+import msgspec
 import pytest
 from conftest import GOLDEN, corpus_files
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import msgspec
-
 from txcodec import api, conform
 from txcodec.common import Message, RawBlock, ToolUse, to_json
-from txcodec.loss import LossReport
-from txcodec.native import has_lone_surrogates, without_lone_surrogates
 from txcodec.errors import TxcodecError
 from txcodec.harnesses.claude_code import write as claude_write
 from txcodec.ids import derive_uuid, uuid_namer
+from txcodec.loss import LossReport
+from txcodec.native import has_lone_surrogates, without_lone_surrogates
 
 
 def reference_dumps(value):

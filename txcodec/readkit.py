@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import mmap
 import re
 from collections.abc import Iterator
 from operator import is_
@@ -13,7 +14,17 @@ from msgspec import UNSET, UnsetType
 
 from .errors import MALFORMED, describe
 from .loss import LossReport, UnreadLoss
-from .native import NativeSession, Opaque, has_lone_surrogates, json_source, plain, without_lone_surrogates
+from .native import (
+    Line,
+    NativeSession,
+    Opaque,
+    decode_batches,
+    has_lone_surrogates,
+    json_source,
+    mark_cut_off,
+    plain,
+    without_lone_surrogates,
+)
 
 _json = msgspec.json.Decoder()
 
@@ -91,6 +102,32 @@ def surrogate_suspects(session: NativeSession) -> list[int] | None:
 def may_hold_lone_surrogates(source: Any) -> bool:
     """Whether any line of ``source`` (a file's bytes) can hold a lone surrogate escape."""
     return _SURROGATE_ESCAPE.search(source) is not None and has_lone_surrogates(source)
+
+
+_RELEASE = 8 << 20  # a streamed file's pages are given back every 8 MiB read
+
+
+def streamed_batches(data: Any, codec: Any, repaired: list[int]) -> Iterator[tuple[int, list[Line]]]:
+    """A session read once, as it is decoded (``NativeSession.pending``): each batch of
+    lines with the number of its first line. The last line is marked cut off when the
+    data does not end in a newline; the numbers of the lines read from a copy with lone
+    surrogates repaired go to ``repaired`` (only a line decoded alone can be one); and once
+    a batch is read, the pages of a mapped file behind it are given back, every 8 MiB."""
+    size = len(data)
+    final_newline = bool(size) and data[-1] == 0x0A
+    release = getattr(data, "madvise", None) if hasattr(mmap, "MADV_DONTNEED") else None
+    released, n = 0, 0
+    for batch, end, whole in decode_batches(data, codec):
+        if end >= size and not final_newline:
+            mark_cut_off(batch[-1])
+        if not whole:
+            repaired.extend(k for k, line in enumerate(batch, n + 1) if read_repaired(line))
+        yield n + 1, batch
+        n += len(batch)
+        if release is not None and end - released >= _RELEASE:
+            page = end - end % mmap.PAGESIZE
+            release(mmap.MADV_DONTNEED, released, page - released)
+            released = page
 
 
 def read_repaired(line: Any) -> bool:

@@ -18,7 +18,6 @@ its line number.
 from __future__ import annotations
 
 import functools
-import mmap
 import operator
 import re
 from collections.abc import Iterator
@@ -50,8 +49,8 @@ from ...common import (
 from ...errors import MALFORMED
 from ...lineage import FORKED_FROM, lines_origin
 from ...loss import Loss, LossReport, UnreadLoss
-from ...native import Line, NativeSession, Opaque, RawLines, builtins, decode_batches, mark_cut_off
-from ...readkit import UnknownKeys, read_repaired, report_lone_surrogate_lines, report_malformed
+from ...native import Line, NativeSession, Opaque, RawLines, builtins
+from ...readkit import UnknownKeys, report_lone_surrogate_lines, report_malformed, streamed_batches
 from ...tools import tool_kind
 from . import envelopes
 from .codec import CODEC, STREAMED_CODEC, UNREAD_CODEC
@@ -84,7 +83,6 @@ SYNTHETIC_MODEL = "<synthetic>"
 PERSISTED_TAG = "<persisted-output>"
 
 _decode = msgspec.json.decode
-_RELEASE = 8 << 20  # a streamed file's pages are given back every 8 MiB read
 
 
 def _raw(value: Any) -> Any:
@@ -262,31 +260,19 @@ class _FileReader:
         handed on at all: the reader would only skip them."""
         session = self.session
         data, session.pending = session.pending, None
-        size = len(data)
-        final_newline = bool(size) and data[-1] == 0x0A
-        repaired = self.repaired
-        release = getattr(data, "madvise", None) if hasattr(mmap, "MADV_DONTNEED") else None
-        released, n, maybe_fork = 0, 0, False
+        final_newline = bool(data) and data[-1] == 0x0A
+        maybe_fork = False
         codec = session.codec
         if codec is CODEC:  # the records are dropped once read: toolUseResult decoded with its line
             codec = STREAMED_CODEC if keep else UNREAD_CODEC  # and for a page, progress lines lean
-        for batch, end, whole in decode_batches(data, codec):
-            if end >= size and not final_newline:
-                mark_cut_off(batch[-1])
-            if not whole:  # only a line decoded alone can have been repaired
-                repaired.extend(k for k, line in enumerate(batch, n + 1) if read_repaired(line))
+        for first, batch in streamed_batches(data, codec, self.repaired):
             maybe_fork = maybe_fork or _may_fork(batch)
-            numbered = enumerate(batch, n + 1)
-            n = n + len(batch)
+            numbered = enumerate(batch, first)
             if keep:
                 yield from numbered
             else:
                 kinds = map(type, map(_record, batch))
                 yield from compress(numbered, map(operator.is_not, kinds, repeat(SkippedProgress)))
-            if release is not None and end - released >= _RELEASE:
-                page = end - end % mmap.PAGESIZE
-                release(mmap.MADV_DONTNEED, released, page - released)
-                released = page
         session.final_newline = final_newline
         session.origin = lines_origin(session.harness, RawLines(data), session.path, maybe_fork)
 

@@ -25,7 +25,6 @@ read from its ``user_message`` / ``agent_message`` events instead.
 from __future__ import annotations
 
 import json
-import mmap
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -35,10 +34,16 @@ import msgspec
 from msgspec import UNSET
 
 from ...common import Conversation, Epoch, Image, Message, Meta, RawBlock, Text, Thinking, ToolResult, ToolUse, Usage
-from ...loss import LossReport
 from ...lineage import codex_meta_candidates, codex_origin, session_origin
-from ...native import NativeSession, Opaque, builtins, decode_batches, decode_session, mark_cut_off
-from ...readkit import MALFORMED, read_repaired, report_lone_surrogate_lines, report_lone_surrogates, report_malformed
+from ...loss import LossReport
+from ...native import NativeSession, Opaque, builtins, decode_session
+from ...readkit import (
+    MALFORMED,
+    report_lone_surrogate_lines,
+    report_lone_surrogates,
+    report_malformed,
+    streamed_batches,
+)
 from ...tools import tool_kind
 from . import records as R
 from .prelude import prelude_kind
@@ -57,10 +62,6 @@ def read(session: NativeSession, loss: LossReport) -> Conversation:
     return _Reader(session, loss).run()
 
 
-# A streamed session gives back the pages of its mapped file behind what has been read.
-_RELEASE = 8 << 20
-
-
 def _read_streamed(session: NativeSession, loss: LossReport) -> Conversation:
     """A session read as it is decoded, a batch of lines at a time, each batch dropped
     once read (``api.convert``): what :func:`read` and ``api.to_common`` give for the
@@ -71,31 +72,19 @@ def _read_streamed(session: NativeSession, loss: LossReport) -> Conversation:
     rollout without one (an events-only rollout, small and rare) is then read again,
     loaded whole."""
     data, session.pending = session.pending, None
-    size = len(data)
-    final_newline = bool(size) and data[-1] == 0x0A
+    final_newline = bool(data) and data[-1] == 0x0A
     file = str(session.path) if session.path is not None else None
     seen = [False]  # whether a line so far was a message item
     repaired: list[int] = []  # lines read from a copy with lone surrogates repaired
     candidates: list[Any] = []  # the lines that may name a session (lineage.codex_origin)
 
     def records() -> Iterator[Any]:
-        release = getattr(data, "madvise", None) if hasattr(mmap, "MADV_DONTNEED") else None
-        released, n = 0, 0
-        for batch, end, whole in decode_batches(data, session.codec):
-            if end >= size and not final_newline:
-                mark_cut_off(batch[-1])
-            if not whole:  # only a line decoded alone can have been repaired
-                repaired.extend(k for k, line in enumerate(batch, n + 1) if read_repaired(line))
+        for _, batch in streamed_batches(data, session.codec, repaired):
             candidates.extend(codex_meta_candidates(batch))
-            n += len(batch)
             batch_records = [line.record for line in batch]
             if not seen[0]:
                 seen[0] = any(isinstance(R.payload_of(r), R.MessageItem) for r in batch_records if not isinstance(r, Opaque))
             yield from batch_records
-            if release is not None and end - released >= _RELEASE:
-                page = end - end % mmap.PAGESIZE
-                release(mmap.MADV_DONTNEED, released, page - released)
-                released = page
 
     own = LossReport() if type(loss) is LossReport else loss
     conversation = _Reader(session, own, records(), events_only=False).run()
