@@ -267,9 +267,7 @@ def _convert(
         data = bytes(source) if isinstance(source, (bytes, bytearray, memoryview)) else read_bytes(source)
         conversation = from_json(data)
     else:
-        session = _streamed(source, from_)
-        if session is None:
-            session = load(source, from_)
+        session = _load_once(source, from_)
         if (prompts is not None or input_side is not None) and session.harness != "stream_json":
             raise NotSupported(f"{_name(source)} is {session.harness}, not a stream_json capture: prompts and "
                                "an input side only complete stream_json captures")
@@ -298,6 +296,13 @@ def _convert(
     if not conversation.messages and not conversation.children and "write:no-conversation" not in loss.counts():
         loss.add("write:no-conversation", f"{_name(source)} holds no message: {target.title} will find nothing to resume")
     return written, loss
+
+
+def _load_once(source: Any, harness: str | None = None) -> NativeSession:
+    """:func:`load` for a session that is read once, into Common (``convert``, a page, the
+    tables): streamed, as :func:`_streamed` says, where its harness can be."""
+    session = _streamed(source, harness)
+    return session if session is not None else load(source, harness)
 
 
 def _streamed(source: Any, harness: str | None) -> NativeSession | None:

@@ -89,9 +89,7 @@ def read_source(path: str | os.PathLike[str], sha256: str | None = None,
     stat = path.stat()
     # read once, as it is decoded, when its harness can (as convert and a page read it);
     # the tables hold no loss report, so none is gathered
-    session = api._streamed(path, harness)
-    if session is None:
-        session = api.load(path, harness)
+    session = api._load_once(path, harness)
     conversation = api.to_common(session, UnreadLoss())
     source = columnar.Source(session.harness, str(path), sha256 or _digest(path), stat.st_size, stat.st_mtime)
     return conversation, source
