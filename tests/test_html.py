@@ -22,6 +22,7 @@ from html_cases import (
     LONG_MARK,
     SCRIPT,
     golden_conversation,
+    harness_of,
     hostile_conversation,
     native_input,
     tool_use_ids,
@@ -46,7 +47,7 @@ from txcodec.common import (
     ToolUse,
     Usage,
 )
-from txcodec.loss import LossReport, UnreadLoss
+from txcodec.loss import LossReport, PageLoss, UnreadLoss
 from txcodec.render import html, site
 
 
@@ -108,6 +109,24 @@ def test_a_page_reads_progress_lines_lean_as_a_full_read_would(tmp_path):
         got = api.to_common(api._streamed(path, None), UnreadLoss())
         assert msgspec.json.encode(got) == msgspec.json.encode(expected)
         assert (b"0d5e2b8c" in msgspec.json.encode(got)) is fork
+
+
+def test_a_page_s_read_keeps_of_tool_use_result_what_the_page_shows():
+    # a page's read (PageLoss) decodes a toolUseResult object only by the keys the page and
+    # the reader read: every Claude Code page must be the one a full read gives, and some
+    # of the results must really have been trimmed (else the lean read went untested)
+    trimmed = 0
+    for case in (c for c in CASES if harness_of(c) == "claude_code"):
+        path = native_input(case)
+        session = api._streamed(path, None)
+        if session is None:  # a case that is not one JSON Lines file is read whole
+            continue
+        page = api.to_common(session, PageLoss())
+        full = api.to_common(api.load(path), LossReport())
+        assert html.render(page) == html.render(full), case
+        if msgspec.json.encode(page) != msgspec.json.encode(full):
+            trimmed += 1
+    assert trimmed >= 5
 
 
 def html_escape(text: str) -> str:

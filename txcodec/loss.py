@@ -85,3 +85,10 @@ class UnreadLoss(LossReport):
 
     def extend(self, other: LossReport) -> None:
         pass
+
+
+class PageLoss(UnreadLoss):
+    """The unread report of a read whose conversation is only drawn as an HTML page: as
+    :class:`UnreadLoss`, and the Claude Code reader may keep of each ``toolUseResult``
+    only the keys a page shows and the reader itself reads (its other keys, often a
+    third of a long session's bytes, would be decoded only to be dropped)."""

@@ -76,7 +76,7 @@ def report_lone_surrogates(session: NativeSession, loss: LossReport, file: str |
     """A line that decoded only after its lone UTF-16 surrogate escapes were replaced
     by U+FFFD (``native.repairs_surrogates``) reads differently from what it holds: say
     so, once per line."""
-    if type(loss) is UnreadLoss:
+    if isinstance(loss, UnreadLoss):
         return
     source = session._source
     suspects = surrogate_suspects(session)
@@ -155,7 +155,7 @@ def report_unknown_keys(
     they are not carried. (A record the reader does not read at all is reported whole,
     by the reader.) One entry per record type and key, with the first line and how many
     lines hold it."""
-    if type(loss) is UnreadLoss:
+    if isinstance(loss, UnreadLoss):
         return
     unknown = UnknownKeys(read, nested)
     add = unknown.add

@@ -14,7 +14,7 @@ import msgspec
 
 from ..atomic import atomic_stream, write_atomic
 from ..common import to_json
-from ..loss import LossReport, UnreadLoss
+from ..loss import LossReport, PageLoss
 from ..native import _no_cycle_collection
 from .common import SessionParam, from_option, read_common, stdout_binary, user_errors
 from .store import filter_options, select
@@ -201,7 +201,7 @@ def register(group: click.Group) -> None:
             raise click.UsageError(f"--to {fmt} exports one session at a time (or use --all --to html)")
         (path,) = paths
         # a page shows no loss report: unless --loss asks for one, none is gathered
-        loss = UnreadLoss() if fmt == "html" and not show_loss else LossReport()
+        loss = PageLoss() if fmt == "html" and not show_loss else LossReport()
         # as convert: the conversation's objects make no cycle, and the collector would only
         # scan them all again (between reading and writing, and once more when it resumes)
         with user_errors(), _no_cycle_collection():

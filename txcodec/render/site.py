@@ -22,7 +22,7 @@ from typing import Any
 import msgspec
 
 from ..atomic import atomic_stream, write_atomic
-from ..loss import UnreadLoss
+from ..loss import PageLoss
 from . import html
 
 MANIFEST = ".txcodec-export.json"
@@ -140,7 +140,7 @@ def export_store(items: Iterable[dict[str, Any]], out: str | Path, *, price: htm
             session = api._streamed(path, item.get("harness"))
             if session is None:
                 session = load_row(item.get("harness"), item.get("session_id"), path)
-            conv = api.to_common(session, UnreadLoss())
+            conv = api.to_common(session, PageLoss())  # drawn only as a page
             del session
             with atomic_stream(out / name, overwrite=True) as stream:
                 html.write(conv, stream, price=price)

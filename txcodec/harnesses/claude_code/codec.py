@@ -15,7 +15,7 @@ import msgspec
 
 from ...jsonl import BOM
 from ...native import Opaque, bad_tag, batch_decoder, json_source, merge_record, opaque_for, repairs_surrogates, tag_of
-from .records import BLOCK_TYPES, RECORD_TYPES, UNTAGGED, Record, ResultPart, StreamedRecord, UnreadRecord
+from .records import BLOCK_TYPES, RECORD_TYPES, UNTAGGED, PageRecord, Record, ResultPart, StreamedRecord, UnreadRecord
 
 _decoder = msgspec.json.Decoder(Record)
 _dict_decoder = msgspec.json.Decoder()
@@ -136,6 +136,16 @@ class _UnreadCodec(ClaudeCodeCodec):
     decode_batch = batch_decoder(msgspec.json.Decoder(UnreadRecord))
 
 
+class _PageCodec(ClaudeCodeCodec):
+    """:class:`_UnreadCodec` for a read drawn only as a page (:class:`txcodec.loss.PageLoss`):
+    a batch decodes a user line's ``toolUseResult`` object only by the keys a page shows
+    (:class:`.records.PageUserRecord`). A line decoded alone is decoded as :data:`CODEC`
+    decodes it, whole."""
+
+    decode_batch = batch_decoder(msgspec.json.Decoder(PageRecord))
+
+
 CODEC = ClaudeCodeCodec()
 STREAMED_CODEC = _StreamedCodec()
 UNREAD_CODEC = _UnreadCodec()
+PAGE_CODEC = _PageCodec()

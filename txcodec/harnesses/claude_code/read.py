@@ -48,12 +48,12 @@ from ...common import (
 )
 from ...errors import MALFORMED
 from ...lineage import FORKED_FROM, lines_origin
-from ...loss import Loss, LossReport, UnreadLoss
+from ...loss import Loss, LossReport, PageLoss, UnreadLoss
 from ...native import Line, NativeSession, Opaque, RawLines, builtins
 from ...readkit import UnknownKeys, report_lone_surrogate_lines, report_malformed, streamed_batches
 from ...tools import tool_kind
 from . import envelopes
-from .codec import CODEC, STREAMED_CODEC, UNREAD_CODEC
+from .codec import CODEC, PAGE_CODEC, STREAMED_CODEC, UNREAD_CODEC
 from .records import (
     AgentNameRecord,
     AssistantRecord,
@@ -64,6 +64,9 @@ from .records import (
     ImageBlock,
     RedactedThinkingBlock,
     ServerToolUseBlock,
+    SHOWN_KEYS,
+    PageUserRecord,
+    ShownToolUseResult,
     SkippedProgress,
     StreamedUserRecord,
     SummaryRecord,
@@ -180,7 +183,8 @@ class _FileReader:
         self.pending_origin: tuple[str, int] | None = None
         self.seen: set[str] = set()
         # a report nobody reads (an HTML page) keeps nothing and skips the per-line key check
-        unread = type(loss) is UnreadLoss
+        unread = isinstance(loss, UnreadLoss)
+        self.page = type(loss) is PageLoss  # and a page's read keeps of toolUseResult what it shows
         self.unknown = UnknownKeys(() if unread else _HANDLERS)
         self.add_loss = _keep_nothing if unread else loss.entries.append
         self.repaired: list[int] = []  # lines read from a copy with lone surrogates repaired (streamed only)
@@ -264,7 +268,8 @@ class _FileReader:
         maybe_fork = False
         codec = session.codec
         if codec is CODEC:  # the records are dropped once read: toolUseResult decoded with its line
-            codec = STREAMED_CODEC if keep else UNREAD_CODEC  # and for a page, progress lines lean
+            # for a report nobody reads, progress lines lean; for a page, toolUseResult too
+            codec = STREAMED_CODEC if keep else PAGE_CODEC if self.page else UNREAD_CODEC
         for first, batch in streamed_batches(data, codec, self.repaired):
             maybe_fork = maybe_fork or _may_fork(batch)
             numbered = enumerate(batch, first)
@@ -501,7 +506,10 @@ class _FileReader:
         return ToolResult(tool_use_id=block.tool_use_id, content=value, is_error=is_error)
 
     def _structured(self, result: ToolResult, rec: UserRecord, n: int) -> None:
-        shape, value = tool_use_result_shape(rec.tool_use_result)  # rule 5
+        raw = rec.tool_use_result
+        if type(raw) is ShownToolUseResult:  # a page's read: the object by the keys it holds of those a page shows
+            raw = {key: v for name, key in SHOWN_KEYS if (v := getattr(raw, name)) is not UNSET}
+        shape, value = tool_use_result_shape(raw)  # rule 5
         if shape == "absent":
             self._persisted(result, None, n)
             return
@@ -690,7 +698,7 @@ _UNSLOTTED: dict[type, tuple[tuple[str, str], ...]] = {
 }
 
 
-_UNSLOTTED[StreamedUserRecord] = _UNSLOTTED[UserRecord]  # the same fields, toolUseResult decoded
+_UNSLOTTED[StreamedUserRecord] = _UNSLOTTED[PageUserRecord] = _UNSLOTTED[UserRecord]  # the same fields, toolUseResult decoded
 
 _fork_key = re.compile(re.escape(FORKED_FROM)).search
 
@@ -729,6 +737,7 @@ def _bookkeeping(kind: type) -> str:
 _HANDLERS = {
     UserRecord: _FileReader.user,
     StreamedUserRecord: _FileReader.user,
+    PageUserRecord: _FileReader.user,
     AssistantRecord: _FileReader.assistant,
     SystemRecord: _FileReader.system,
     AttachmentRecord: _FileReader.attachment,

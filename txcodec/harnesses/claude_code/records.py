@@ -383,6 +383,32 @@ class StreamedUserRecord(UserRecord, tag="user"):
     tool_use_result: Any = UNSET  # any JSON value, shape-checked where it is read
 
 
+class ShownToolUseResult(msgspec.Struct, rename="camel", gc=False):
+    """The keys of a ``toolUseResult`` object that an HTML page shows (an edit's
+    ``structuredPatch`` and ``filePath``) or the reader reads (a subagent's ``agentId`` and
+    ``status``, a workflow's ``runId``, a saved output's ``persistedOutputPath``); a page's
+    read skips the rest (tests/test_html.py checks that every golden page is the same)."""
+
+    structured_patch: Any = UNSET
+    file_path: Any = UNSET
+    agent_id: Any = UNSET
+    status: Any = UNSET
+    run_id: Any = UNSET
+    persisted_output_path: Any = UNSET
+
+
+# (attribute, key) of each: the object a page's read gives the reader, its keys as written
+SHOWN_KEYS = tuple((f.name, f.encode_name) for f in msgspec.structs.fields(ShownToolUseResult))
+
+
+class PageUserRecord(UserRecord, tag="user"):
+    """A user line of a streamed read for a page: ``toolUseResult`` decoded as
+    :class:`StreamedUserRecord` decodes it, but an object only by the keys of
+    :class:`ShownToolUseResult`."""
+
+    tool_use_result: ShownToolUseResult | str | list | int | float | bool | None | UnsetType = UNSET
+
+
 class SkippedProgress(_Record, tag="progress"):
     """A ``progress`` line read for a report nobody reads (an HTML page): the reader has
     no use for the record, only its loss entry would have named it, so only the field
@@ -395,6 +421,8 @@ class SkippedProgress(_Record, tag="progress"):
 # whole, and for a report nobody reads, the progress record lean
 StreamedRecord = Union[tuple(StreamedUserRecord if cls is UserRecord else cls for cls in Record.__args__)]
 UnreadRecord = Union[tuple(SkippedProgress if cls is ProgressRecord else cls for cls in StreamedRecord.__args__)]
+# and for a page, toolUseResult by the keys it shows
+PageRecord = Union[tuple(PageUserRecord if cls is StreamedUserRecord else cls for cls in UnreadRecord.__args__)]
 
 ConversationRecord = Union[UserRecord, AssistantRecord]
 
