@@ -9,6 +9,7 @@ record with a diagnostic. Decoding never raises.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 import msgspec
@@ -136,13 +137,21 @@ class _UnreadCodec(ClaudeCodeCodec):
     decode_batch = batch_decoder(msgspec.json.Decoder(UnreadRecord))
 
 
+@lru_cache(maxsize=1)
+def _page_batch() -> Any:
+    # made on a page's first read: every other read (convert, usage) imports this module
+    # and would pay for setting up the decoder's types
+    return batch_decoder(msgspec.json.Decoder(PageRecord))
+
+
 class _PageCodec(ClaudeCodeCodec):
     """:class:`_UnreadCodec` for a read drawn only as a page (:class:`txcodec.loss.PageLoss`):
     a batch decodes a user line's ``toolUseResult`` object only by the keys a page shows
     (:class:`.records.PageUserRecord`). A line decoded alone is decoded as :data:`CODEC`
     decodes it, whole."""
 
-    decode_batch = batch_decoder(msgspec.json.Decoder(PageRecord))
+    def decode_batch(self, lines: bytes | memoryview) -> list[Any] | None:
+        return _page_batch()(self, lines)
 
 
 CODEC = ClaudeCodeCodec()

@@ -55,6 +55,7 @@ from ...tools import tool_kind
 from . import envelopes
 from .codec import CODEC, PAGE_CODEC, STREAMED_CODEC, UNREAD_CODEC
 from .records import (
+    SHOWN_KEYS,
     AgentNameRecord,
     AssistantRecord,
     AttachmentBody,
@@ -62,10 +63,9 @@ from .records import (
     CustomTitleRecord,
     DocumentBlock,
     ImageBlock,
+    PageUserRecord,
     RedactedThinkingBlock,
     ServerToolUseBlock,
-    SHOWN_KEYS,
-    PageUserRecord,
     ShownToolUseResult,
     SkippedProgress,
     StreamedUserRecord,
