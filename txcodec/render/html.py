@@ -549,13 +549,15 @@ class Layout:
             assistant = m.role == "assistant"
             blocks = [(tag, b, self._prepare(tag, b, assistant)) for b in m.content if id(b) not in self.paired and not _blank(b)
                       for tag in (_TAGS.get(type(b), "raw"),)]
-            kind = message_kind(m)
             epoch = self.epochs.get(i)
             if epoch:
                 previous = ""
+            if not blocks:  # results only, drawn beside their calls (half a long session's messages)
+                yield Row(m, "", blocks, False, epoch, "", "")
+                continue
+            kind = message_kind(m)
             yield Row(m, kind, blocks, kind == "assistant" and previous == "assistant", epoch, usage_line(m), when(m.timestamp))
-            if blocks:
-                previous = kind
+            previous = kind
 
     def _prepare(self, tag: str, block: Any, assistant: bool) -> Any:
         """What the template shows of a block beside the block itself, made here so that
@@ -585,7 +587,7 @@ class Call(msgspec.Struct):
 
 class Row(msgspec.Struct):
     message: Message
-    kind: str  # user, assistant, api-error, summary, injected
+    kind: str  # user, assistant, api-error, summary, injected; "" for a row with no blocks (nothing drawn)
     blocks: list[tuple[str, Any, Any]]  # (tag, block, what Layout._prepare made of it), as the template switches on tags
     cont: bool  # a call right after another of the assistant: drawn as the same turn
     epoch: tuple[int, Epoch] | None
