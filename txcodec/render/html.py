@@ -134,12 +134,14 @@ def fold(text: str) -> Fold:
 
 def folded(f: Fold, cls: str = "out") -> Markup:
     """An output in a ``<pre>``; a long one clipped, with a button that shows it all
-    (the whole text is in the page once: the clip is CSS)."""
-    pre = Markup(f'<pre class="{escape(cls)}">{escape(f.text)}</pre>')
+    (the whole text is in the page once: the clip is CSS). ``cls`` is one of this module's
+    class names. The markup is made in one piece: an output can be megabytes, and each
+    ``Markup`` made of it is a copy."""
+    text = escape(f.text)
     if not f.folded:
-        return pre
-    return Markup(f'<div class="fold" data-role="fold">{pre}<button type="button" class="unfold" '
-                  f'data-lines="{f.lines}">Show all {f.lines} lines</button></div>')
+        return Markup(f'<pre class="{cls}">{text}</pre>')
+    return Markup(f'<div class="fold" data-role="fold"><pre class="{cls}">{text}</pre><button type="button" '
+                  f'class="unfold" data-lines="{f.lines}">Show all {f.lines} lines</button></div>')
 
 
 class Hunk(msgspec.Struct):
