@@ -377,7 +377,7 @@ def result_output(result: ToolResult, view: ToolView | None = None) -> Output:
             else:
                 others.append(type(b).__name__.lower())
         text = "\n".join(parts)
-    if not text.strip():
+    if not text or text.isspace():  # blank (as ``not text.strip()``, without copying a long output)
         return Output(None, report, images, others, False)
     return Output(markdown(text) if report else folded(fold(text), cls), report, images, others, False)
 
@@ -602,7 +602,7 @@ _TAGS = {Text: "text", Thinking: "thinking", RedactedThinking: "redacted_thinkin
 
 
 def _blank(block: Any) -> bool:
-    return type(block) is Text and not block.text.strip()
+    return type(block) is Text and (not block.text or block.text.isspace())
 
 
 def message_kind(m: Message) -> str:
