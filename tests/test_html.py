@@ -129,6 +129,25 @@ def test_a_page_s_read_keeps_of_tool_use_result_what_the_page_shows():
     assert trimmed >= 5
 
 
+def test_a_page_reads_a_result_whose_skipped_key_a_full_read_refuses(tmp_path):
+    # a number past a float's range in a toolUseResult makes a full read refuse the record
+    # (read:malformed, its result lost); in a key the page does not read, the page's read skips
+    # it and keeps the record: the page then shows the result the full read lost (the one way
+    # the two differ)
+    base = GOLDEN / "claude_code" / "agent_launch" / "7bb34311-2f27-53b1-870e-083a3ab1a166.jsonl"
+    lines = base.read_bytes().splitlines()
+    i = next(n for n, line in enumerate(lines) if b'"toolUseResult":{' in line)
+    result_for = json.loads(lines[i])["message"]["content"][0]["tool_use_id"]
+    lines[i] = lines[i].replace(b'"toolUseResult":{', b'"toolUseResult":{"elsewhere":1e999,', 1)
+    path = tmp_path / base.name
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    full = LossReport()
+    whole = html.render(api.to_common(api.load(path), full))
+    assert "read:malformed" in full.counts() and f'data-tool-result-for="{result_for}"' not in whole
+    page = html.render(api.to_common(api._streamed(path, None), PageLoss()))
+    assert f'data-tool-result-for="{result_for}"' in page
+
+
 def html_escape(text: str) -> str:
     from markupsafe import escape
 
