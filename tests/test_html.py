@@ -129,16 +129,17 @@ def test_a_page_s_read_keeps_of_tool_use_result_what_the_page_shows():
     assert trimmed >= 5
 
 
-def test_a_page_reads_a_result_whose_skipped_key_a_full_read_refuses(tmp_path):
-    # a number past a float's range in a toolUseResult makes a full read refuse the record
-    # (read:malformed, its result lost); in a key the page does not read, the page's read skips
-    # it and keeps the record: the page then shows the result the full read lost (the one way
-    # the two differ)
+@pytest.mark.parametrize("value", [b"1e999", b'"\xff"'], ids=["number past a float", "not UTF-8"])
+def test_a_page_reads_a_result_whose_skipped_key_a_full_read_refuses(value, tmp_path):
+    # a number past a float's range or a string that is not UTF-8 in a toolUseResult makes a
+    # full read refuse the record (read:malformed, its result lost); in a key the page does not
+    # read, the page's read skips it and keeps the record: the page then shows the result the
+    # full read lost (the ways the two differ)
     base = GOLDEN / "claude_code" / "agent_launch" / "7bb34311-2f27-53b1-870e-083a3ab1a166.jsonl"
     lines = base.read_bytes().splitlines()
     i = next(n for n, line in enumerate(lines) if b'"toolUseResult":{' in line)
     result_for = json.loads(lines[i])["message"]["content"][0]["tool_use_id"]
-    lines[i] = lines[i].replace(b'"toolUseResult":{', b'"toolUseResult":{"elsewhere":1e999,', 1)
+    lines[i] = lines[i].replace(b'"toolUseResult":{', b'"toolUseResult":{"elsewhere":' + value + b",", 1)
     path = tmp_path / base.name
     path.write_bytes(b"\n".join(lines) + b"\n")
     full = LossReport()
