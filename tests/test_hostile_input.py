@@ -13,6 +13,7 @@ as it is, never turned into "internal error": reaching that guard fails the test
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import msgspec
 import pytest
@@ -265,3 +266,20 @@ def test_conform_turns_raw_values_into_plain_ones():
     loss = LossReport()
     assert conform(conversation, loss).messages[0].content[0].value == {"a": [1]}
     assert not loss
+
+
+@pytest.mark.parametrize("strict_mode", ["0", "1"])
+def test_cli_tells_txcodec_errors_as_one_line_exit_1(monkeypatch, tmp_path, strict_mode):
+    """An error the library raises on purpose, even a plain TxcodecError (here a folder
+    whose manifest is not one), is the user's problem: one line naming it, exit 1, not
+    "internal error" with 70, in strict mode too."""
+    out = tmp_path / "ds"
+    out.mkdir()
+    (out / "_txcodec_manifest.json").write_bytes(b"garbage\n")
+    source = next(p for p in sorted((Path(__file__).resolve().parents[1] / "golden" / "claude_code").rglob("*.jsonl")) if "subagents" not in p.parts)
+    monkeypatch.setenv("TXCODEC_STRICT", strict_mode)
+    result = CliRunner().invoke(main, ["export", str(source), "--to", "parquet", "-o", str(out)])
+    assert result.exit_code == 1, result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: ") and "not a txcodec manifest" in lines[0], lines
+    assert "internal error" not in result.output

@@ -12,7 +12,7 @@ from importlib import import_module
 import click
 
 from .. import __version__
-from ..errors import InternalError, describe, strict
+from ..errors import InternalError, TxcodecError, describe, strict
 
 # Every command: the module of this package that registers it (``register(group)``) and the
 # first sentence of its help, which ``txcodec --help`` lists without importing the module
@@ -40,10 +40,11 @@ INTERNAL_ERROR = 70
 
 
 class _Guarded(click.Group):
-    """The last line of the error contract: an exception that no command turned into a
-    one-line message is a bug. It is printed as one line and exits 70; in strict mode
-    (``TXCODEC_STRICT=1``, set by the test suite) it propagates with its traceback, so a
-    test that reaches this guard fails."""
+    """The last line of the error contract. txcodec's own errors (but :class:`InternalError`)
+    are the user's problem: one line and exit 1, as a command's are. Any other exception
+    that no command turned into a one-line message is a bug: it is printed as one line and
+    exits 70; in strict mode (``TXCODEC_STRICT=1``, set by the test suite) it propagates
+    with its traceback, so a test that reaches this guard fails."""
 
     def invoke(self, ctx: click.Context) -> object:
         try:
@@ -53,6 +54,10 @@ class _Guarded(click.Group):
         except KeyboardInterrupt:
             raise
         except Exception as exc:
+            if isinstance(exc, TxcodecError) and not isinstance(exc, InternalError):
+                # raised on purpose (a folder that is not a dataset, an extra not installed):
+                # the user's problem, told in one line as any other
+                raise click.ClickException(str(exc)) from exc
             if strict():
                 raise
             message = str(exc) if isinstance(exc, InternalError) else f"internal error, please report: {describe(exc)}"
