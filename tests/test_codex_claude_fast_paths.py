@@ -83,6 +83,7 @@ def _both(data: bytes, path=None):
     fast = _converted(data, path)
     with pytest.MonkeyPatch.context() as m:
         m.setattr(registry.get("codex").read, "streams", False)
+        m.setattr(registry.get("codex").read, "unshared", False)  # conform decodes every message
         m.setattr(readkit, "surrogate_suspects", lambda session: None)
         m.setattr(lineage, "codex_meta_candidates", lambda lines: lines)
         m.setattr(claude_write, "dumps", reference_dumps)
