@@ -6,7 +6,11 @@
   whole batch (``readkit.surrogate_suspects``) where the reference scans the whole file;
 - the Codex origin searches only the lines not decoded as a response item or an event
   (``lineage.codex_meta_candidates``) where the reference searches every line;
-- the Claude Code writer's msgspec encoding and record namer (see test_fast_paths).
+- the Claude Code writer's msgspec encoding and record namer (see test_fast_paths);
+- ``conform`` keeps the Codex reader's messages that fit as they are (``read.unshared``)
+  where the reference decodes every one;
+- the Claude Code writer writes a message of plain tool results (``PLAIN_RESULTS``)
+  without the general steps of a user message.
 
 Every Codex golden and corpus rollout, odd variants of each (CRLF, bad UTF-8, unknown
 record types, non-canonical escapes, lone surrogates, forks, duplicate "type" keys, a
@@ -60,6 +64,9 @@ def _variants(data: bytes) -> dict[str, bytes]:
         "huge line": b"\n".join(lines[:2] + [huge] + lines[2:]),
         "no final newline": data.rstrip(b"\n"),
         "events only": b"\n".join(line for line in lines if b'"response_item"' not in line),
+        # a call answered twice (the second answer is an orphan), and a result whose call is another's
+        "answered twice": b"\n".join(sum(([line, line] if b'_output"' in line else [line] for line in lines), [])),
+        "answers swapped": data.replace(b'"call_id":"', b'"call_id":"x', 1),
     }
 
 
@@ -84,6 +91,7 @@ def _both(data: bytes, path=None):
     with pytest.MonkeyPatch.context() as m:
         m.setattr(registry.get("codex").read, "streams", False)
         m.setattr(registry.get("codex").read, "unshared", False)  # conform decodes every message
+        m.setattr(claude_write, "PLAIN_RESULTS", False)  # every user message takes the general steps
         m.setattr(readkit, "surrogate_suspects", lambda session: None)
         m.setattr(lineage, "codex_meta_candidates", lambda lines: lines)
         m.setattr(claude_write, "dumps", reference_dumps)

@@ -139,6 +139,7 @@ def test_converted_sessions_are_byte_identical(path, monkeypatch):
     monkeypatch.setattr(claude_write, "uuid_namer", reference_namer)
     monkeypatch.setattr(conform, "_fit_message", reference_fit)
     monkeypatch.setattr(conform, "fits_as_is", lambda message: False)
+    monkeypatch.setattr(claude_write, "PLAIN_RESULTS", False)
     assert _common(path) == fast_common
     assert _converted(path) == fast
 

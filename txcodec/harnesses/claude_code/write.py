@@ -116,6 +116,10 @@ def api_tool_id(tool_id: str) -> str:
     return "toolu_" + derive_uuid(NAMESPACE, f"tool-id:{tool_id}").replace("-", "")[:24]
 
 
+# Whether the writer takes its shortcut for plain tool results (Writer.plain_results);
+# the differential tests turn it off for their reference.
+PLAIN_RESULTS = True
+
 _fast_json = msgspec.json.Encoder().encode
 _fast_lines = msgspec.json.Encoder().encode_lines
 _fast_pack = msgspec.msgpack.Encoder().encode
@@ -389,7 +393,8 @@ class _Writer:
                 else:
                     self.missing_results(missing, s)
             else:
-                self.user(message, s, where, deferred)
+                if deferred or not self.plain_results(message, s):
+                    self.user(message, s, where, deferred)
                 deferred = []
                 s.open_calls = set()
             written.append(s.records)
@@ -556,6 +561,33 @@ class _Writer:
         loose = not (isinstance(block["content"], str) or _float_free(block["content"])) or (
             "toolUseResult" in fields and not _float_free(fields["toolUseResult"]))
         s.conversation_record("user", {"role": "user", "content": [block, *more]}, call or s.tail, {**fields, "sourceToolAssistantUUID": call}, loose)
+
+    def plain_results(self, message: Message, s: _Stream) -> bool:
+        """What :meth:`user` writes for the most common user message, written without its
+        general steps: tool results only, each a string answering another call of the
+        message before, with no structured value, in a message with nothing else set
+        (one record per result, nothing to report). ``False`` (nothing written) for any
+        other message."""
+        content = message.content
+        if not content or message.meta or message.origin is not UNSET or not PLAIN_RESULTS:
+            return False
+        open_calls = s.open_calls
+        ids = set()
+        for block in content:
+            if type(block) is not ToolResult or type(block.content) is not str or block.structured is not UNSET or block.tool_use_id not in open_calls:
+                return False
+            ids.add(block.tool_use_id)
+        if len(ids) != len(content):  # a call answered twice: the second is an orphan
+            return False
+        records = s.tool_records
+        for block in content:
+            tool_id = api_tool_id(block.tool_use_id)
+            out: dict[str, Any] = {"tool_use_id": tool_id, "type": "tool_result", "content": block.content}
+            if block.is_error is not None:
+                out["is_error"] = block.is_error
+            call = records.get(tool_id)
+            s.conversation_record("user", {"role": "user", "content": [out]}, call or s.tail, {"sourceToolAssistantUUID": call})
+        return True
 
     def user(self, message: Message, s: _Stream, where: str, missing: list[str]) -> None:
         """A user message: its results (with the ones added for unanswered calls, in call
