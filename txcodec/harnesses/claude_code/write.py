@@ -371,7 +371,6 @@ class _Writer:
     def write_messages(self, conversation: Conversation, s: _Stream) -> None:
         messages = conversation.messages
         epochs = {e.start: e for e in conversation.epochs}
-        pending = _unanswered_calls(messages)
         written: list[list[str]] = []  # message index -> the records written for it
         deferred: list[str] = []  # unanswered calls whose added results join the next message
         for index, message in enumerate(messages):
@@ -383,11 +382,11 @@ class _Writer:
             if message.role == "assistant":
                 self.assistant(message, s, where)
                 s.calls = [b.id for b in message.content if isinstance(b, ToolUse)]
-                missing = pending.get(index, [])
+                following = messages[index + 1] if index + 1 < len(messages) else None
+                missing = _unanswered(s.calls, following)
                 s.open_calls = set(s.calls) - set(missing)
                 for tool_id in missing:
                     self.loss.add("write:missing-tool-result", f"{where}: tool_use {tool_id} had no result; an is_error result was added", file=s.file)
-                following = messages[index + 1] if index + 1 < len(messages) else None
                 if following is not None and following.role == "user" and index + 1 not in epochs:
                     deferred = missing  # written with that message's results, in call order
                 else:
@@ -817,20 +816,13 @@ def _in_call_order(answered: list[tuple[dict, dict]], added: list[tuple[dict, di
     return out
 
 
-def _unanswered_calls(messages: list[Message]) -> dict[int, list[str]]:
-    """For each assistant message, the tool_use ids the next message does not answer
-    (the API wants every call answered in the very next message)."""
-    out: dict[int, list[str]] = {}
-    for i, message in enumerate(messages):
-        if message.role != "assistant":
-            continue
-        calls = [b.id for b in message.content if isinstance(b, ToolUse)]
-        nxt = messages[i + 1] if i + 1 < len(messages) else None
-        got = {b.tool_use_id for b in nxt.content if isinstance(b, ToolResult)} if nxt and nxt.role == "user" else set()
-        missing = [c for c in calls if c not in got]
-        if missing:
-            out[i] = missing
-    return out
+def _unanswered(calls: list[str], following: Message | None) -> list[str]:
+    """The calls of an assistant message that the message after it does not answer (the
+    API wants every call answered in the very next message)."""
+    if not calls:
+        return []
+    got = {b.tool_use_id for b in following.content if isinstance(b, ToolResult)} if following is not None and following.role == "user" else set()
+    return [c for c in calls if c not in got]
 
 
 def _safe_name(path: str) -> str:
