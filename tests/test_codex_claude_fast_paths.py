@@ -21,6 +21,7 @@ with the references: the files, the loss entries (in order) and the origin must 
 from __future__ import annotations
 
 import fuzzing
+import msgspec
 import pytest
 from conftest import GOLDEN, corpus_files
 from hypothesis import HealthCheck, given, note, settings
@@ -28,6 +29,8 @@ from hypothesis import strategies as st
 from test_fast_paths import reference_dumps, reference_dumps_lines, reference_namer, reference_uuid
 
 from txcodec import api, lineage, readkit, registry
+from txcodec.common import Conversation, Message, Meta, Text, ToolResult, ToolUse
+from txcodec.loss import LossReport
 from txcodec.errors import TxcodecError
 from txcodec.harnesses.claude_code import write as claude_write
 
@@ -128,3 +131,34 @@ def test_shortcuts_give_the_reference_conversion_of_mutants(data):
     note(f"mutant: {mutant[:2000]!r}")
     fast, reference = _both(mutant)
     assert fast == reference
+
+
+_call_ids = st.sampled_from(["call_1", "call_2", "call 3"])  # "call 3" is no id the API takes
+_results = st.builds(
+    ToolResult, _call_ids, st.sampled_from(["out", "", "a\udfffb", "x", [Text("part")]]),
+    st.sampled_from([None, None, True, False]), st.sampled_from([msgspec.UNSET] * 3 + [{"k": 1.5}]))
+_turns = st.lists(st.tuples(
+    st.lists(_call_ids, max_size=3),  # the assistant message's calls
+    st.lists(st.sampled_from([0, 0, 0, 1]).flatmap(lambda k: _results if k == 0 else st.builds(Text, st.sampled_from(["hi", ""]))),
+             min_size=1, max_size=4),  # the user message after it
+    st.sampled_from([False, False, True]), st.sampled_from([msgspec.UNSET, msgspec.UNSET, "human"])), max_size=4)
+
+
+@settings(max_examples=600, derandomize=True, deadline=None, database=None)
+@given(_turns)
+def test_plain_results_give_what_the_general_steps_give(turns):
+    """The writer's shortcut for a message of plain tool results against the general
+    steps of a user message: calls answered, answered twice, not answered, answered by
+    another call's result, results that are errors, lists, structured or beside text."""
+    messages = []
+    for calls, answers, meta, origin in turns:
+        messages.append(Message("assistant", [ToolUse(c, "shell", {"cmd": "ls"}) for c in calls] or [Text("ok")]))
+        messages.append(Message("user", list(answers), meta=meta, origin=origin))
+    written = []
+    for plain in (True, False):
+        with pytest.MonkeyPatch.context() as m:
+            m.setattr(claude_write, "PLAIN_RESULTS", plain)
+            loss = LossReport()
+            files = claude_write.write(Conversation(meta=Meta(id="s"), messages=messages), loss, registry.WriteOptions()).files
+            written.append((files, loss.entries))
+    assert written[0] == written[1]
