@@ -30,9 +30,9 @@ from test_fast_paths import reference_dumps, reference_dumps_lines, reference_na
 
 from txcodec import api, lineage, readkit, registry
 from txcodec.common import Conversation, Message, Meta, Text, ToolResult, ToolUse
-from txcodec.loss import LossReport
 from txcodec.errors import TxcodecError
 from txcodec.harnesses.claude_code import write as claude_write
+from txcodec.loss import LossReport
 
 
 def _rollouts() -> list:
