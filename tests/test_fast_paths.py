@@ -199,9 +199,11 @@ def test_fits_as_is_keeps_the_usual_messages_and_refuses_the_odd():
                     usage=Usage(1, 2, 3, 4), extra={"codex_phase": "final"})
     assert conform.fits_as_is(usual)
     assert conform.fits_as_is(Message("user", [ToolResult("c1", "out"), ToolResult("c2", [Text("a"), Image(url="u")], True)]))
+    assert conform.fits_as_is(Message("user", [ToolResult("c1", "out", structured={"stdout": "out", "lines": [1, None, True]})]))
     for odd in (1.5, float("nan"), 2**64, (1,), {1: 2}, msgspec.Raw(b"1"), b"x", msgspec.UNSET):
         assert not conform.fits_as_is(Message("assistant", [ToolUse("c1", "shell", {"v": [odd]})])), odd
         assert not conform.fits_as_is(Message("user", [Text("a")], extra={"k": odd})), odd
+        assert not conform.fits_as_is(Message("user", [ToolResult("c1", "out", structured={"k": [odd]})])), odd
     nested: object = "x"
     for _ in range(100):
         nested = [nested]

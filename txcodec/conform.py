@@ -96,7 +96,8 @@ _INT_RANGE = range(-(2**63), 2**64)  # what msgpack packs: past it, _fit_message
 def fits_as_is(message: Message) -> bool:
     """Whether ``message`` holds only the shapes a reader usually builds (text, thinking,
     tool calls, results of text or images), every field of its declared type and every
-    free-form value (a tool input, an ``extra`` bag) plain JSON without a float: then
+    free-form value (a tool input, a result's ``structured`` value, an ``extra`` bag)
+    plain JSON without a float: then
     decoding it against the schema gives an equal message, and :func:`conform` keeps it.
     ``False`` leaves it to the decode (whatever is rarer, a float, a ``msgspec.Raw``)."""
     m = message
@@ -121,7 +122,7 @@ def fits_as_is(message: Message) -> bool:
                 return False
         elif kind is ToolResult:
             if (type(block.tool_use_id) is not str or not (block.is_error is None or type(block.is_error) is bool)
-                    or block.structured is not UNSET or type(block.persisted_output) not in _ABSENT_OR_STR
+                    or not (block.structured is UNSET or _plain_json(block.structured)) or type(block.persisted_output) not in _ABSENT_OR_STR
                     or not (type(block.content) is str or _plain_parts(block.content))):
                 return False
         elif kind is Thinking:
