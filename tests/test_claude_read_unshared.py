@@ -23,11 +23,12 @@ from hypothesis import strategies as st
 from test_claude_read_golden import CASES, case_input
 from test_claude_roundtrip_property import _save, conversations
 
-from txcodec import api, registry
+from txcodec import api, conform, registry
 from txcodec.common import Conversation, Message, Text, ToolUse
 from txcodec.errors import TxcodecError, guarded
 from txcodec.harnesses.claude_code import read as claude_read
 from txcodec.harnesses.claude_code.write import write
+from txcodec.harnesses.codex import write as codex_write
 from txcodec.loss import LossReport, UnreadLoss
 from txcodec.registry import WriteOptions
 
@@ -103,10 +104,12 @@ def test_no_object_is_shared(path):
 
 
 def test_the_sessions_hold_what_could_be_shared():
-    """Not vacuous: the sessions walked hold subagents and tool calls with inputs."""
+    """Not vacuous: the sessions walked hold subagents, tool calls with inputs, and
+    messages conform keeps as they are."""
     conversations = [read(api.load(p, "claude_code"), LossReport()) for p in _sessions()]
     assert any(c.children for c in conversations)
     assert sum(isinstance(b, ToolUse) and isinstance(b.input, dict) for c in conversations for m in c.messages for b in m.content) > 50
+    assert sum(map(conform.fits_as_is, (m for c in conversations for m in c.messages))) > 200  # conform keeps these
 
 
 def test_the_reader_is_flagged_unshared():
@@ -139,3 +142,35 @@ def test_no_object_is_shared_in_a_mutant(data):
             continue
         assert shared([whole, [line._record for line in session.lines]]) == []
         assert shared(streamed) == []
+
+
+def _to_codex(path):
+    try:
+        written, loss = api.convert(path, "codex", from_="claude_code")
+    except TxcodecError as exc:  # refused: the same refusal both ways
+        return type(exc).__name__
+    return written.files, loss.entries
+
+
+@pytest.mark.parametrize("path", _sessions(), ids=lambda p: str(p.relative_to(p.parents[1])))
+def test_kept_messages_convert_to_codex_as_their_copies_do(path, monkeypatch):
+    """Claude Code -> Codex with the messages that fit kept, and with every one decoded:
+    the same files, the same loss entries in the same order."""
+    monkeypatch.setattr(codex_write, "_now", lambda: "2025-01-01T00:00:00.000Z")  # a session without a time is written as of now
+    fast = _to_codex(path)
+    monkeypatch.setattr(registry.get("claude_code").read, "unshared", False)
+    assert fast == _to_codex(path)
+
+
+def _page(path) -> str:
+    """The page ``export --to html`` makes of ``path`` (a streamed read, a report nobody reads)."""
+    from txcodec.render import html
+
+    return html.render(api.to_common(api._streamed(path, "claude_code"), UnreadLoss()))
+
+
+@pytest.mark.parametrize("path", _sessions(), ids=lambda p: str(p.relative_to(p.parents[1])))
+def test_kept_messages_make_the_page_their_copies_make(path, monkeypatch):
+    fast = _page(path)
+    monkeypatch.setattr(registry.get("claude_code").read, "unshared", False)
+    assert fast == _page(path)
