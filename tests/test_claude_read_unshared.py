@@ -20,7 +20,7 @@ import pytest
 from conftest import GOLDEN, corpus_files
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
-from test_claude_read_golden import CASES, case_input
+from test_claude_read_golden import _SKIP, CASES, case_input
 from test_claude_roundtrip_property import _save, conversations
 
 from txcodec import api, conform, registry
@@ -67,7 +67,8 @@ def test_the_walk_finds_a_shared_object():
     """Not vacuous: an input shared by two calls, a content list by two messages, and
     the same message twice are each found."""
     args = {"cmd": ["ls"]}
-    two_calls = Conversation(messages=[Message("assistant", [ToolUse("c1", "Bash", args)]), Message("assistant", [ToolUse("c2", "Bash", args)])])
+    two_calls = Conversation(messages=[Message("assistant", [ToolUse("c1", "Bash", args)]),
+                                       Message("assistant", [ToolUse("c2", "Bash", args)])])
     assert shared(two_calls) == ["$.messages[1].content[0].input is $.messages[0].content[0].input"]
     content = [Text("a")]
     assert len(shared(Conversation(messages=[Message("user", content), Message("user", content)]))) == 1
@@ -92,9 +93,8 @@ def _readings(path) -> dict[str, object]:
 
 
 def _sessions() -> list:
-    return [case_input(case) for case in CASES] + sorted(
-        p for p in (GOLDEN / "claude_code" / "scenarios").rglob("*.jsonl") if "subagents" not in p.parts and (p.parent / p.stem).is_dir()
-    ) + corpus_files("claude_code", (".jsonl",))
+    scenarios = sorted(p for p in (GOLDEN / "claude_code" / "scenarios").glob("*/*.jsonl") if not p.name.startswith(_SKIP))
+    return [case_input(case) for case in CASES] + scenarios + corpus_files("claude_code", (".jsonl",))
 
 
 @pytest.mark.parametrize("path", _sessions(), ids=lambda p: str(p.relative_to(p.parents[1])))
@@ -108,7 +108,8 @@ def test_the_sessions_hold_what_could_be_shared():
     messages conform keeps as they are."""
     conversations = [read(api.load(p, "claude_code"), LossReport()) for p in _sessions()]
     assert any(c.children for c in conversations)
-    assert sum(isinstance(b, ToolUse) and isinstance(b.input, dict) for c in conversations for m in c.messages for b in m.content) > 50
+    blocks = [b for c in conversations for m in c.messages for b in m.content]
+    assert sum(isinstance(b, ToolUse) and isinstance(b.input, dict) for b in blocks) > 50
     assert sum(map(conform.fits_as_is, (m for c in conversations for m in c.messages))) > 200  # conform keeps these
 
 
@@ -156,7 +157,8 @@ def _to_codex(path):
 def test_kept_messages_convert_to_codex_as_their_copies_do(path, monkeypatch):
     """Claude Code -> Codex with the messages that fit kept, and with every one decoded:
     the same files, the same loss entries in the same order."""
-    monkeypatch.setattr(codex_write, "_now", lambda: "2025-01-01T00:00:00.000Z")  # a session without a time is written as of now
+    # a session without a time is written as of now
+    monkeypatch.setattr(codex_write, "_now", lambda: "2025-01-01T00:00:00.000Z")
     fast = _to_codex(path)
     monkeypatch.setattr(registry.get("claude_code").read, "unshared", False)
     assert fast == _to_codex(path)
