@@ -14,7 +14,7 @@ It prints, each with its ratio:
       txcodec against ``ccusage`` 20.0.24 (``clients/``; pass --ccusage to name another);
   convert Claude Code -> Codex and Codex -> Claude Code on 60 MB, in-process and as a CLI,
       as a ratio to R (msgspec's untyped ``decode_lines`` of the same bytes);
-  peak RSS of convert, usage and verify as a ratio to the file's size;
+  peak RSS of convert (both directions), usage and verify as a ratio to the file's size;
   start-up of ``txcodec --help`` and ``txcodec usage`` against ``python -c pass``;
   time and memory per MB of usage and convert at 6, 60 and 240 MB.
 
@@ -286,6 +286,14 @@ def main() -> None:
             ct = cpu(command)
             _, vrss = run([*tx, "verify", str(path)], env, 1)
             print(f"  {path.stat().st_size / 1e6:5.0f}  {ut / size:10.4f} {urss / size:8.2f}   {ct / size:12.4f} {crss / size:8.2f}   {vrss:14.0f}")
+        for mb, path in codex_files.items():  # the other direction: Codex -> Claude Code
+            out = tmp / "rss-out"
+            shutil.rmtree(out, ignore_errors=True)
+            command = [*tx, "convert", str(path), "--to", "claude_code", "-o", str(out / "x")]
+            _, crss = run(command, env, 1)
+            ct = cpu(command)
+            size = path.stat().st_size / 2**20
+            print(f"  {path.stat().st_size / 1e6:5.0f}  {'Codex rollout -> Claude Code:':>19}   {ct / size:12.4f} {crss / size:8.2f}")
 
         # --- start-up --------------------------------------------------------------------
         # timed as bench_startup.py times them: the process alone, not under GNU time, whose

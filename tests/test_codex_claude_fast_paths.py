@@ -6,7 +6,11 @@
   whole batch (``readkit.surrogate_suspects``) where the reference scans the whole file;
 - the Codex origin searches only the lines not decoded as a response item or an event
   (``lineage.codex_meta_candidates``) where the reference searches every line;
-- the Claude Code writer's msgspec encoding and record namer (see test_fast_paths).
+- the Claude Code writer's msgspec encoding and record namer (see test_fast_paths);
+- ``conform`` keeps the Codex reader's messages that fit as they are (``read.unshared``)
+  where the reference decodes every one;
+- the Claude Code writer writes a message of plain tool results (``PLAIN_RESULTS``)
+  without the general steps of a user message.
 
 Every Codex golden and corpus rollout, odd variants of each (CRLF, bad UTF-8, unknown
 record types, non-canonical escapes, lone surrogates, forks, duplicate "type" keys, a
@@ -17,6 +21,7 @@ with the references: the files, the loss entries (in order) and the origin must 
 from __future__ import annotations
 
 import fuzzing
+import msgspec
 import pytest
 from conftest import GOLDEN, corpus_files
 from hypothesis import HealthCheck, given, note, settings
@@ -24,8 +29,10 @@ from hypothesis import strategies as st
 from test_fast_paths import reference_dumps, reference_dumps_lines, reference_namer, reference_uuid
 
 from txcodec import api, lineage, readkit, registry
+from txcodec.common import Conversation, Message, Meta, Text, ToolResult, ToolUse
 from txcodec.errors import TxcodecError
 from txcodec.harnesses.claude_code import write as claude_write
+from txcodec.loss import LossReport
 
 
 def _rollouts() -> list:
@@ -60,6 +67,9 @@ def _variants(data: bytes) -> dict[str, bytes]:
         "huge line": b"\n".join(lines[:2] + [huge] + lines[2:]),
         "no final newline": data.rstrip(b"\n"),
         "events only": b"\n".join(line for line in lines if b'"response_item"' not in line),
+        # a call answered twice (the second answer is an orphan), and a result whose call is another's
+        "answered twice": b"\n".join(sum(([line, line] if b'_output"' in line else [line] for line in lines), [])),
+        "answers swapped": data.replace(b'"call_id":"', b'"call_id":"x', 1),
     }
 
 
@@ -83,6 +93,8 @@ def _both(data: bytes, path=None):
     fast = _converted(data, path)
     with pytest.MonkeyPatch.context() as m:
         m.setattr(registry.get("codex").read, "streams", False)
+        m.setattr(registry.get("codex").read, "unshared", False)  # conform decodes every message
+        m.setattr(claude_write, "PLAIN_RESULTS", False)  # every user message takes the general steps
         m.setattr(readkit, "surrogate_suspects", lambda session: None)
         m.setattr(lineage, "codex_meta_candidates", lambda lines: lines)
         m.setattr(claude_write, "dumps", reference_dumps)
@@ -119,3 +131,34 @@ def test_shortcuts_give_the_reference_conversion_of_mutants(data):
     note(f"mutant: {mutant[:2000]!r}")
     fast, reference = _both(mutant)
     assert fast == reference
+
+
+_call_ids = st.sampled_from(["call_1", "call_2", "call 3"])  # "call 3" is no id the API takes
+_results = st.builds(
+    ToolResult, _call_ids, st.sampled_from(["out", "", "a\udfffb", "x", [Text("part")]]),
+    st.sampled_from([None, None, True, False]), st.sampled_from([msgspec.UNSET] * 3 + [{"k": 1.5}]))
+_turns = st.lists(st.tuples(
+    st.lists(_call_ids, max_size=3),  # the assistant message's calls
+    st.lists(st.sampled_from([0, 0, 0, 1]).flatmap(lambda k: _results if k == 0 else st.builds(Text, st.sampled_from(["hi", ""]))),
+             min_size=1, max_size=4),  # the user message after it
+    st.sampled_from([False, False, True]), st.sampled_from([msgspec.UNSET, msgspec.UNSET, "human"])), max_size=4)
+
+
+@settings(max_examples=600, derandomize=True, deadline=None, database=None)
+@given(_turns)
+def test_plain_results_give_what_the_general_steps_give(turns):
+    """The writer's shortcut for a message of plain tool results against the general
+    steps of a user message: calls answered, answered twice, not answered, answered by
+    another call's result, results that are errors, lists, structured or beside text."""
+    messages = []
+    for calls, answers, meta, origin in turns:
+        messages.append(Message("assistant", [ToolUse(c, "shell", {"cmd": "ls"}) for c in calls] or [Text("ok")]))
+        messages.append(Message("user", list(answers), meta=meta, origin=origin))
+    written = []
+    for plain in (True, False):
+        with pytest.MonkeyPatch.context() as m:
+            m.setattr(claude_write, "PLAIN_RESULTS", plain)
+            loss = LossReport()
+            files = claude_write.write(Conversation(meta=Meta(id="s"), messages=messages), loss, registry.WriteOptions()).files
+            written.append((files, loss.entries))
+    assert written[0] == written[1]

@@ -17,11 +17,11 @@ from pathlib import Path
 import msgspec
 import pytest
 from conftest import GOLDEN, corpus_files
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from txcodec import api, conform
-from txcodec.common import Message, RawBlock, ToolUse, to_json
+from txcodec.common import Image, Message, RawBlock, Text, Thinking, ToolResult, ToolUse, Usage, to_json
 from txcodec.errors import TxcodecError
 from txcodec.harnesses.claude_code import write as claude_write
 from txcodec.ids import derive_uuid, uuid_namer
@@ -138,6 +138,8 @@ def test_converted_sessions_are_byte_identical(path, monkeypatch):
     monkeypatch.setattr(claude_write, "derive_uuid", reference_uuid)
     monkeypatch.setattr(claude_write, "uuid_namer", reference_namer)
     monkeypatch.setattr(conform, "_fit_message", reference_fit)
+    monkeypatch.setattr(conform, "fits_as_is", lambda message: False)
+    monkeypatch.setattr(claude_write, "PLAIN_RESULTS", False)
     assert _common(path) == fast_common
     assert _converted(path) == fast
 
@@ -146,6 +148,67 @@ def test_converted_sessions_are_byte_identical(path, monkeypatch):
 def test_conform_fast_path_matches_the_json_pass(value):
     message = Message("assistant", [ToolUse("call_1", "Bash", {"v": value}), RawBlock("x", {"v": value})])
     assert conform._fit_message(message) == reference_fit(message)
+
+
+_id = _text | st.sampled_from(["call_1", "toolu_01", ""])
+_odd = st.sampled_from([1.5, float("nan"), 2**70, (1, 2), {1: "a"}, msgspec.Raw(b"[1]"), b"x", msgspec.UNSET])
+_plain = st.recursive(st.none() | st.booleans() | st.integers() | _text, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_text, inner, max_size=4), max_leaves=20)
+
+
+def _message_strategy(odd, value):
+    """Messages whose fields and free-form values may be ``odd`` (never, for the usual)."""
+    absent_or = lambda values: st.just(msgspec.UNSET) | values  # noqa: E731
+    text = _text | odd
+    usage = st.builds(Usage, st.integers(0, 2**64), st.integers(0, 9), st.integers(0, 9), st.integers(0, 9), absent_or(st.integers(0, 9) | odd))
+    parts = st.lists(st.builds(Text, text) | st.builds(Image, absent_or(_text), absent_or(_text), absent_or(text)), max_size=3)
+    blocks = st.one_of(
+        st.builds(Text, text),
+        st.builds(Thinking, _text, absent_or(_text), absent_or(text)),
+        st.builds(ToolUse, _id, _id | odd, value, st.sampled_from(["generic", "shell_exec"])),
+        st.builds(ToolResult, _id, _text | parts | odd, st.sampled_from([None, True, False]) | odd, absent_or(value), absent_or(text)),
+        st.builds(RawBlock, _text, value),
+        st.builds(Image, absent_or(_text), absent_or(_text)),
+    )
+    return st.builds(
+        Message, st.sampled_from(["user", "assistant"]) | odd, st.lists(blocks, max_size=4), absent_or(text), absent_or(text),
+        st.lists(text, max_size=2), absent_or(_text), st.sampled_from([msgspec.UNSET, None, "end_turn"]) | odd,
+        absent_or(usage), absent_or(usage), st.booleans(), st.booleans(), st.booleans() | odd, st.booleans(), st.booleans(),
+        absent_or(text), st.dictionaries(_text, value, max_size=3))
+
+
+_messages = (_message_strategy(st.nothing(), _plain) | _message_strategy(st.nothing(), _plain | _odd | st.lists(_odd, max_size=2))
+             | _message_strategy(_odd, _json | _odd | st.lists(_odd, max_size=2)))
+
+
+@settings(max_examples=3000, deadline=None)
+@given(_messages)
+def test_a_message_kept_as_it_is_equals_its_decoded_copy(message):
+    """conform keeps a message of a reader that shares nothing (``checked``) where
+    fits_as_is says its decoded copy would equal it: it must."""
+    if conform.fits_as_is(message):
+        try:
+            copy = conform._fit_message(message)  # what conform would put in its place
+        except UnicodeEncodeError:  # a lone surrogate, which no reader leaves in Common
+            assume(False)
+        assert copy == message
+        assert repr(copy) == repr(message)  # the same types too: True is no 1, a tuple no list
+
+
+def test_fits_as_is_keeps_the_usual_messages_and_refuses_the_odd():
+    usual = Message("assistant", [Text("hi"), Thinking("t", encrypted="e"), ToolUse("c1", "shell", {"cmd": ["ls", 1, None, True]})],
+                    usage=Usage(1, 2, 3, 4), extra={"codex_phase": "final"})
+    assert conform.fits_as_is(usual)
+    assert conform.fits_as_is(Message("user", [ToolResult("c1", "out"), ToolResult("c2", [Text("a"), Image(url="u")], True)]))
+    assert conform.fits_as_is(Message("user", [ToolResult("c1", "out", structured={"stdout": "out", "lines": [1, None, True]})]))
+    for odd in (1.5, float("nan"), 2**64, (1,), {1: 2}, msgspec.Raw(b"1"), b"x", msgspec.UNSET):
+        assert not conform.fits_as_is(Message("assistant", [ToolUse("c1", "shell", {"v": [odd]})])), odd
+        assert not conform.fits_as_is(Message("user", [Text("a")], extra={"k": odd})), odd
+        assert not conform.fits_as_is(Message("user", [ToolResult("c1", "out", structured={"k": [odd]})])), odd
+    nested: object = "x"
+    for _ in range(100):
+        nested = [nested]
+    assert not conform.fits_as_is(Message("assistant", [ToolUse("c1", "shell", nested)]))  # the decode decides
+    assert not conform.fits_as_is(Message("user", [RawBlock("x", {})]))
 
 
 @settings(max_examples=3000, deadline=None)

@@ -191,7 +191,9 @@ def to_common(session: NativeSession, loss: LossReport | None = None) -> Convers
     with _no_cycle_collection():
         conversation = harness.read(session, loss)
         report_lone_surrogates(session, loss, str(session.path) if session.path is not None else None)
-        conversation = conform(conversation, loss)
+        # a reader that builds every message of objects of its own (``read.unshared``) may
+        # have the messages that already fit kept as they are
+        conversation = conform(conversation, loss, checked=getattr(harness.read, "unshared", False))
     _add_origin(conversation, session)
     return conversation
 

@@ -17,8 +17,9 @@ import re
 from typing import Any
 
 import msgspec
+from msgspec import UNSET, UnsetType
 
-from .common import Conversation, Message
+from .common import Conversation, Image, Message, Text, Thinking, ToolResult, ToolUse, Usage
 from .errors import InternalError
 from .loss import LossReport
 from .native import _raw_value
@@ -34,14 +35,18 @@ _STEP = re.compile(r"\.([A-Za-z_][A-Za-z0-9_]*)|\[(\d+)\]")
 _MAX_REPAIRS = 1000
 
 
-def conform(conversation: Conversation, loss: LossReport) -> Conversation:
+def conform(conversation: Conversation, loss: LossReport, *, checked: bool = False) -> Conversation:
     """``conversation`` decoded against its own schema; values that do not fit are set
     aside (see the module docstring) and reported as ``read:malformed``.
 
     ``conversation`` is used up: its messages are replaced, one by one, by their decoded
-    copies (so a session is never held twice in memory, nor its whole JSON at once)."""
+    copies (so a session is never held twice in memory, nor its whole JSON at once).
+
+    ``checked`` (a reader that shares no object between two messages says so) keeps a
+    message as it is where :func:`fits_as_is` finds that its decoded copy would equal it:
+    the copy is the costliest part of a conversion from such a reader."""
     try:
-        return _fit(conversation)
+        return _fit(conversation, checked)
     except (msgspec.ValidationError, TypeError, msgspec.EncodeError):
         pass  # the messages fitted so far encode as they did: the repair below sees the same tree
     tree = _plain.decode(_lenient_encoder.encode(conversation))
@@ -53,7 +58,7 @@ def conform(conversation: Conversation, loss: LossReport) -> Conversation:
     raise InternalError(f"the conversation still does not fit the Common schema after {_MAX_REPAIRS} repairs")
 
 
-def _fit(conversation: Conversation) -> Conversation:
+def _fit(conversation: Conversation, checked: bool = False) -> Conversation:
     """The encode/decode pass a message at a time: the conversation without its messages,
     then each message in its place. msgspec checks a struct field by field, so this
     accepts and builds what decoding the whole conversation's JSON would."""
@@ -64,7 +69,8 @@ def _fit(conversation: Conversation) -> Conversation:
     finally:
         conversation.messages = messages
     for i, message in enumerate(messages):
-        messages[i] = _fit_message(message)
+        if not (checked and fits_as_is(message)):
+            messages[i] = _fit_message(message)
     fitted.messages = messages
     return fitted
 
@@ -81,6 +87,85 @@ def _fit_message(message: Message) -> Message:
     except OverflowError:
         pass
     return _message_decoder.decode(_encoder.encode(message))
+
+
+_ABSENT_OR_STR = (str, UnsetType)
+_INT_RANGE = range(-(2**63), 2**64)  # what msgpack packs: past it, _fit_message takes the JSON pass
+
+
+def fits_as_is(message: Message) -> bool:
+    """Whether ``message`` holds only the shapes a reader usually builds (text, thinking,
+    tool calls, results of text or images), every field of its declared type and every
+    free-form value (a tool input, a result's ``structured`` value, an ``extra`` bag)
+    plain JSON without a float: then
+    decoding it against the schema gives an equal message, and :func:`conform` keeps it.
+    ``False`` leaves it to the decode (whatever is rarer, a float, a ``msgspec.Raw``)."""
+    m = message
+    if (m.role not in ("user", "assistant") or type(m.role) is not str
+            or type(m.id) not in _ABSENT_OR_STR or type(m.timestamp) not in _ABSENT_OR_STR
+            or type(m.model) not in _ABSENT_OR_STR or type(m.origin) not in _ABSENT_OR_STR
+            or not (m.stop_reason is None or type(m.stop_reason) in _ABSENT_OR_STR)
+            or not (m.usage is UNSET or _plain_usage(m.usage)) or not (m.usage_unverified is UNSET or _plain_usage(m.usage_unverified))
+            or type(m.synthetic) is not bool or type(m.compact_summary) is not bool or type(m.interrupted) is not bool
+            or type(m.api_error) is not bool or type(m.meta) is not bool
+            or type(m.source_ids) is not list or not all(type(i) is str for i in m.source_ids)
+            or type(m.extra) is not dict or (m.extra and not _plain_json(m.extra))
+            or type(m.content) is not list):
+        return False
+    for block in m.content:
+        kind = type(block)
+        if kind is Text:
+            if type(block.text) is not str:
+                return False
+        elif kind is ToolUse:
+            if type(block.id) is not str or type(block.name) is not str or type(block.kind) is not str or not _plain_json(block.input):
+                return False
+        elif kind is ToolResult:
+            if (type(block.tool_use_id) is not str or not (block.is_error is None or type(block.is_error) is bool)
+                    or not (block.structured is UNSET or _plain_json(block.structured)) or type(block.persisted_output) not in _ABSENT_OR_STR
+                    or not (type(block.content) is str or _plain_parts(block.content))):
+                return False
+        elif kind is Thinking:
+            if type(block.thinking) is not str or type(block.signature) not in _ABSENT_OR_STR or type(block.encrypted) not in _ABSENT_OR_STR:
+                return False
+        else:
+            return False
+    return True
+
+
+def _plain_usage(usage: Any) -> bool:
+    return type(usage) is Usage and all(type(n) is int and n in _INT_RANGE for n in msgspec.structs.astuple(usage)[:4]) and (
+        usage.reasoning_output_tokens is UNSET or (type(usage.reasoning_output_tokens) is int and usage.reasoning_output_tokens in _INT_RANGE))
+
+
+def _plain_parts(parts: Any) -> bool:
+    """A tool result's content list of text and image blocks, each field of its type."""
+    if type(parts) is not list:
+        return False
+    for part in parts:
+        if type(part) is Text:
+            if type(part.text) is not str:
+                return False
+        elif type(part) is not Image or not all(type(v) in _ABSENT_OR_STR for v in (part.media_type, part.data, part.url, part.file_id)):
+            return False
+    return True
+
+
+def _plain_json(value: Any, depth: int = 0) -> bool:
+    """Whether ``value`` is made of dicts with string keys, lists, strings, bools, None
+    and ints msgpack packs, and nothing else (no float: JSON spells NaN ``null``)."""
+    kind = type(value)
+    if kind is str or kind is bool or value is None:
+        return True
+    if kind is int:
+        return value in _INT_RANGE
+    if depth > 64:  # deeper than a reader's value ever is: the decode decides
+        return False
+    if kind is dict:
+        return all(type(k) is str and _plain_json(v, depth + 1) for k, v in value.items())
+    if kind is list:
+        return all(_plain_json(v, depth + 1) for v in value)
+    return False
 
 
 def _steps(message: str) -> tuple[str, list[str | int]]:

@@ -116,6 +116,10 @@ def api_tool_id(tool_id: str) -> str:
     return "toolu_" + derive_uuid(NAMESPACE, f"tool-id:{tool_id}").replace("-", "")[:24]
 
 
+# Whether the writer takes its shortcut for plain tool results (Writer.plain_results);
+# the differential tests turn it off for their reference.
+PLAIN_RESULTS = True
+
 _fast_json = msgspec.json.Encoder().encode
 _fast_lines = msgspec.json.Encoder().encode_lines
 _fast_pack = msgspec.msgpack.Encoder().encode
@@ -367,7 +371,6 @@ class _Writer:
     def write_messages(self, conversation: Conversation, s: _Stream) -> None:
         messages = conversation.messages
         epochs = {e.start: e for e in conversation.epochs}
-        pending = _unanswered_calls(messages)
         written: list[list[str]] = []  # message index -> the records written for it
         deferred: list[str] = []  # unanswered calls whose added results join the next message
         for index, message in enumerate(messages):
@@ -379,17 +382,18 @@ class _Writer:
             if message.role == "assistant":
                 self.assistant(message, s, where)
                 s.calls = [b.id for b in message.content if isinstance(b, ToolUse)]
-                missing = pending.get(index, [])
+                following = messages[index + 1] if index + 1 < len(messages) else None
+                missing = _unanswered(s.calls, following)
                 s.open_calls = set(s.calls) - set(missing)
                 for tool_id in missing:
                     self.loss.add("write:missing-tool-result", f"{where}: tool_use {tool_id} had no result; an is_error result was added", file=s.file)
-                following = messages[index + 1] if index + 1 < len(messages) else None
                 if following is not None and following.role == "user" and index + 1 not in epochs:
                     deferred = missing  # written with that message's results, in call order
                 else:
                     self.missing_results(missing, s)
             else:
-                self.user(message, s, where, deferred)
+                if deferred or not self.plain_results(message, s):
+                    self.user(message, s, where, deferred)
                 deferred = []
                 s.open_calls = set()
             written.append(s.records)
@@ -556,6 +560,33 @@ class _Writer:
         loose = not (isinstance(block["content"], str) or _float_free(block["content"])) or (
             "toolUseResult" in fields and not _float_free(fields["toolUseResult"]))
         s.conversation_record("user", {"role": "user", "content": [block, *more]}, call or s.tail, {**fields, "sourceToolAssistantUUID": call}, loose)
+
+    def plain_results(self, message: Message, s: _Stream) -> bool:
+        """What :meth:`user` writes for the most common user message, written without its
+        general steps: tool results only, each a string answering another call of the
+        message before, with no structured value, in a message with nothing else set
+        (one record per result, nothing to report). ``False`` (nothing written) for any
+        other message."""
+        content = message.content
+        if not content or message.meta or message.origin is not UNSET or not PLAIN_RESULTS:
+            return False
+        open_calls = s.open_calls
+        ids = set()
+        for block in content:
+            if type(block) is not ToolResult or type(block.content) is not str or block.structured is not UNSET or block.tool_use_id not in open_calls:
+                return False
+            ids.add(block.tool_use_id)
+        if len(ids) != len(content):  # a call answered twice: the second is an orphan
+            return False
+        records = s.tool_records
+        for block in content:
+            tool_id = api_tool_id(block.tool_use_id)
+            out: dict[str, Any] = {"tool_use_id": tool_id, "type": "tool_result", "content": block.content}
+            if block.is_error is not None:
+                out["is_error"] = block.is_error
+            call = records.get(tool_id)
+            s.conversation_record("user", {"role": "user", "content": [out]}, call or s.tail, {"sourceToolAssistantUUID": call})
+        return True
 
     def user(self, message: Message, s: _Stream, where: str, missing: list[str]) -> None:
         """A user message: its results (with the ones added for unanswered calls, in call
@@ -785,20 +816,13 @@ def _in_call_order(answered: list[tuple[dict, dict]], added: list[tuple[dict, di
     return out
 
 
-def _unanswered_calls(messages: list[Message]) -> dict[int, list[str]]:
-    """For each assistant message, the tool_use ids the next message does not answer
-    (the API wants every call answered in the very next message)."""
-    out: dict[int, list[str]] = {}
-    for i, message in enumerate(messages):
-        if message.role != "assistant":
-            continue
-        calls = [b.id for b in message.content if isinstance(b, ToolUse)]
-        nxt = messages[i + 1] if i + 1 < len(messages) else None
-        got = {b.tool_use_id for b in nxt.content if isinstance(b, ToolResult)} if nxt and nxt.role == "user" else set()
-        missing = [c for c in calls if c not in got]
-        if missing:
-            out[i] = missing
-    return out
+def _unanswered(calls: list[str], following: Message | None) -> list[str]:
+    """The calls of an assistant message that the message after it does not answer (the
+    API wants every call answered in the very next message)."""
+    if not calls:
+        return []
+    got = {b.tool_use_id for b in following.content if isinstance(b, ToolResult)} if following is not None and following.role == "user" else set()
+    return [c for c in calls if c not in got]
 
 
 def _safe_name(path: str) -> str:

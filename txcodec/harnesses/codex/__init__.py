@@ -43,6 +43,7 @@ def detect(sample: list[Any]) -> int:
 
 _read = lazy(f"{__name__}.read", "read")
 _read.streams = True  # type: ignore[attr-defined]  # it reads a NativeSession.pending as it decodes it
+_read.unshared = True  # type: ignore[attr-defined]  # no object sits in two messages (conform.conform's checked)
 
 HARNESS = Harness(
     name="codex",
