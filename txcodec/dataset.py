@@ -205,7 +205,8 @@ def _take_out(out: Path, manifest: dict[str, _Entry], sources: list[str]) -> Non
         # ParquetFile, not read_table, and slices, not a mask: both of those import pandas,
         # which costs more than the work (a cast imports pyarrow.compute: only when needed)
         kept = _kept_runs(out / rel, keys)
-        table = pq.ParquetFile(out / rel).read()
+        # one thread: these files are small, and Arrow's pool costs more to start than it saves
+        table = pq.ParquetFile(out / rel).read(use_threads=False)
         schema = columnar.schemas()[rel.split("/", 1)[0]]
         if table.schema != schema:
             table = table.cast(schema)
@@ -224,7 +225,7 @@ def _kept_runs(path: Path, keys: set[str]) -> list[tuple[int, int]]:
     Python: NumPy would cost more to import than these few thousand rows to walk)."""
     import pyarrow.parquet as pq
 
-    column = pq.ParquetFile(path, read_dictionary=["session_key"]).read(columns=["session_key"])["session_key"]
+    column = pq.ParquetFile(path, read_dictionary=["session_key"]).read(columns=["session_key"], use_threads=False)["session_key"]
     runs: list[tuple[int, int]] = []
     row = 0
     for chunk in column.chunks:
