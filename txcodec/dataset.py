@@ -146,20 +146,15 @@ def _write_parquet(table: Any, target: Path) -> None:
 
 class _Parts:
     """Rows gathered by partition (table, harness, date) and written a file per partition
-    when enough are buffered and at the end, by threads (Arrow's JSON reader and Parquet
-    writer let go of the GIL)."""
+    when enough are buffered and at the end, by the writer."""
 
-    def __init__(self, out: Path, manifest: dict[str, _Entry], jobs: int):
-        self.out, self.manifest, self.jobs = out, manifest, jobs
+    def __init__(self, manifest: dict[str, _Entry], writer: Writer):
+        self.manifest, self.writer = manifest, writer
         self.lines: dict[tuple[str, str, str], list[bytes]] = {}
         self.owners: dict[tuple[str, str, str], list[str]] = {}
         self.buffered = 0
 
     def add(self, source: str, rows: _Rows) -> None:
-        # pyarrow is imported here, while the workers read the rest (not in the writing threads)
-        import pyarrow.json  # noqa: F401
-        import pyarrow.parquet  # noqa: F401
-
         for name, lines in rows.lines.items():
             group = (name, rows.harness, rows.date)
             self.lines.setdefault(group, []).append(lines)
@@ -169,20 +164,156 @@ class _Parts:
             self.flush()
 
     def flush(self) -> None:
-        from concurrent.futures import ThreadPoolExecutor
-
         groups, self.lines, self.buffered = self.lines, {}, 0
+        if not groups:
+            return
         part = f"part-{uuid.uuid4().hex}.parquet"
         rels = {group: f"{group[0]}/harness={group[1]}/date={group[2]}/{part}" for group in groups}
-
-        def write(group: tuple[str, str, str]) -> None:
-            _write_parquet(columnar.table_from_json(group[0], b"".join(groups[group])), self.out / rels[group])
-
-        with ThreadPoolExecutor(max_workers=self.jobs) as pool:
-            list(pool.map(write, groups))
+        self.writer.write({rels[group]: (group[0], b"".join(lines)) for group, lines in groups.items()})
         for group, rel in rels.items():
             for source in dict.fromkeys(self.owners.pop(group)):
                 self.manifest[source].files.append(rel)
+
+
+class Writer:
+    """Where the Parquet work of an export runs: here, in this process. Files are written
+    in the order asked; :meth:`close` returns once all are, raising what went wrong."""
+
+    def __init__(self) -> None:
+        self.out = Path()
+
+    def take_out(self, rels: list[str], keys: set[str]) -> None:
+        _take_out_rows(self.out, rels, keys)
+
+    def write(self, files: dict[str, tuple[str, bytes]]) -> None:
+        _write_tables(self.out, files)
+
+    def close(self) -> None:
+        pass
+
+    def abort(self) -> None:
+        pass
+
+
+class ForkedWriter(Writer):
+    """The Parquet work in a forked child, which imports pyarrow (about a tenth of a daily
+    run) and rewrites and writes the part files while this process lists the stores and
+    reads the changed sessions: the command's two halves overlap on a second core. Asks
+    go down a pipe, in order; :meth:`close` waits for the child to finish them and raises,
+    as a :class:`TxcodecError`, the first thing that went wrong there. Made before the
+    export starts (the command makes it before it lists the stores), then handed to
+    :func:`export_parquet`."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        down_read, self._down = os.pipe()
+        self._up, up_write = os.pipe()
+        self.pid = os.fork()
+        if self.pid == 0:  # the child: never returns into the caller's code
+            os.close(self._down)
+            os.close(self._up)
+            status = 1
+            try:
+                _serve(down_read, up_write)
+                status = 0
+            finally:
+                os._exit(status)
+        os.close(down_read)
+        os.close(up_write)
+        self._closed = False
+
+    def _send(self, *message: Any) -> None:
+        data = msgspec.msgpack.encode(message)
+        try:
+            _write_all(self._down, len(data).to_bytes(8, "little") + data)
+        except OSError:  # the child is gone: close() says why
+            pass
+
+    def take_out(self, rels: list[str], keys: set[str]) -> None:
+        self._send("take_out", str(self.out), rels, sorted(keys))
+
+    def write(self, files: dict[str, tuple[str, bytes]]) -> None:
+        self._send("write", str(self.out), files)
+
+    def close(self) -> None:
+        """Wait for the child's work; raise what failed there."""
+        if self._closed:
+            return
+        self._closed = True
+        self._send("close")
+        os.close(self._down)
+        reply = _read_all(self._up)
+        os.close(self._up)
+        os.waitpid(self.pid, 0)
+        if not reply.startswith(b"ok"):
+            raise TxcodecError(reply.decode("utf-8", "replace") or "the Parquet writer process ended unexpectedly")
+
+    def abort(self) -> None:
+        """End the child without waiting for its work (the export did not run)."""
+        if not self._closed:
+            self._closed = True
+            os.close(self._down)  # the child reads the end of its asks and stops
+            os.close(self._up)
+            os.waitpid(self.pid, 0)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _read_all(fd: int) -> bytes:
+    chunks = []
+    while chunk := os.read(fd, 1 << 16):
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _serve(asks: int, replies: int) -> None:
+    """The forked writer's loop: pyarrow first (while the parent lists), then each ask in
+    order. After a failure the asks left are skipped; ``close`` is answered with ``ok``
+    or the failure."""
+    failure = None
+    try:
+        columnar.schemas()  # imports pyarrow and builds the tables' schemas
+        import pyarrow.json  # noqa: F401
+        import pyarrow.parquet  # noqa: F401
+    except Exception as exc:  # noqa: BLE001 - any failure is told to the parent
+        failure = exc
+    stream = os.fdopen(asks, "rb")
+    while True:
+        head = stream.read(8)
+        if len(head) < 8:  # the parent gave up (abort) or ended
+            return
+        message = msgspec.msgpack.decode(stream.read(int.from_bytes(head, "little")))
+        if message[0] == "close":
+            break
+        if failure is not None:
+            continue
+        try:
+            if message[0] == "take_out":
+                _take_out_rows(Path(message[1]), message[2], set(message[3]))
+            else:
+                _write_tables(Path(message[1]), {rel: (name, data) for rel, (name, data) in message[2].items()})
+        except Exception as exc:  # noqa: BLE001 - any failure is told to the parent
+            failure = exc
+    from .errors import describe
+
+    _write_all(replies, b"ok" if failure is None else describe(failure).encode("utf-8", "replace"))
+
+
+def _write_tables(out: Path, files: dict[str, tuple[str, bytes]]) -> None:
+    """Each file of rows (JSON lines of one table) written as Parquet, by threads (Arrow's
+    JSON reader and Parquet writer let go of the GIL)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def write(rel: str) -> None:
+        name, lines = files[rel]
+        _write_parquet(columnar.table_from_json(name, lines), out / rel)
+
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        list(pool.map(write, files))
 
 
 def _load_manifest(out: Path) -> dict[str, _Entry]:
@@ -194,13 +325,20 @@ def _load_manifest(out: Path) -> dict[str, _Entry]:
         raise TxcodecError(f"{out / MANIFEST}: not a txcodec manifest ({exc}); choose an empty folder") from exc
 
 
-def _take_out(out: Path, manifest: dict[str, _Entry], sources: list[str]) -> None:
-    """Remove the rows of ``sources`` from the files that hold them."""
+def _take_out(manifest: dict[str, _Entry], sources: list[str], writer: Writer) -> None:
+    """Have the rows of ``sources`` removed from the files that hold them."""
+    keys = {manifest[s].key for s in sources}
+    files = sorted({f for s in sources for f in manifest[s].files})
+    writer.take_out(files, keys)
+    for source in sources:
+        manifest[source].files = []
+
+
+def _take_out_rows(out: Path, files: list[str], keys: set[str]) -> None:
+    """Remove the rows of the sessions ``keys`` from ``files`` (removing a file left empty)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    keys = {manifest[s].key for s in sources}
-    files = sorted({f for s in sources for f in manifest[s].files})
     for rel in files:
         # ParquetFile, not read_table, and slices, not a mask: both of those import pandas,
         # which costs more than the work (a cast imports pyarrow.compute: only when needed)
@@ -214,8 +352,6 @@ def _take_out(out: Path, manifest: dict[str, _Entry], sources: list[str]) -> Non
             _write_parquet(pa.concat_tables([table.slice(start, end - start) for start, end in kept]), out / rel)
         else:
             (out / rel).unlink(missing_ok=True)
-    for source in sources:
-        manifest[source].files = []
 
 
 def _kept_runs(path: Path, keys: set[str]) -> list[tuple[int, int]]:
@@ -244,21 +380,38 @@ def _kept_runs(path: Path, keys: set[str]) -> list[tuple[int, int]]:
 
 def export_parquet(sources: Iterable[str | os.PathLike[str]], out: str | os.PathLike[str], *,
                    jobs: int | None = None, harnesses: dict[str, str] | None = None,
-                   on_outcome: Callable[[Outcome], None] | None = None) -> ExportResult:
+                   on_outcome: Callable[[Outcome], None] | None = None,
+                   writer: Writer | None = None) -> ExportResult:
     """Export every source session (native files of any harness) under ``out``.
 
     ``jobs`` processes read in parallel (default: the CPU count; 1 runs in this process)
     through :func:`txcodec.batch.run`, the machinery of batch conversion. Only sources that
     changed since the last export into ``out`` are read again. ``harnesses`` maps a path to
     its harness when it is known; ``on_outcome`` is told about every source as it is done
-    (``converted``, ``skipped`` as unchanged, or ``failed`` with the reason).
+    (``converted``, ``skipped`` as unchanged, or ``failed`` with the reason). ``writer``
+    is where the Parquet files are written (a :class:`ForkedWriter`; by default this
+    process); the export closes it.
     """
+    writer = writer or Writer()
+    try:
+        # fails early when pyarrow is missing; it is imported where the files are written
+        columnar.require_pyarrow()
+        out = Path(out)
+        out.mkdir(parents=True, exist_ok=True)
+        writer.out = out
+        result, manifest = _export(sources, out, jobs, harnesses, on_outcome, writer)
+        writer.close()  # every file written, or what failed raised: only then the manifest
+    except BaseException:
+        writer.abort()
+        raise
+    write_atomic(out / MANIFEST, msgspec.json.encode(manifest), overwrite=True)
+    return result
+
+
+def _export(sources: Iterable[str | os.PathLike[str]], out: Path, jobs: int | None, harnesses: dict[str, str] | None,
+            on_outcome: Callable[[Outcome], None] | None, writer: Writer) -> tuple[ExportResult, dict[str, _Entry]]:
     from . import batch
 
-    # fails early when pyarrow is missing; it is imported once the workers run (they need none)
-    columnar.require_pyarrow()
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
     manifest = _load_manifest(out)
     result = ExportResult()
     tell = on_outcome or (lambda outcome: None)
@@ -289,10 +442,10 @@ def export_parquet(sources: Iterable[str | os.PathLike[str]], out: str | os.Path
         todo_bytes += IN_PROCESS if folder else stat.st_size
     changed = [job.source for job in todo if job.source in manifest]
     if changed:
-        _take_out(out, manifest, changed)
+        _take_out(manifest, changed, writer)
     jobs = jobs or batch.default_jobs()
     names = {job.harness for job in todo}
-    parts = _Parts(out, manifest, jobs)
+    parts = _Parts(manifest, writer)
     for outcome in batch.run(todo, export_one, jobs, chunk=CHUNK, in_process=todo_bytes < IN_PROCESS,
                              prepare=lambda: _prepare(None if None in names else names)):
         tell(outcome)
@@ -307,8 +460,7 @@ def export_parquet(sources: Iterable[str | os.PathLike[str]], out: str | os.Path
         for name, n in rows.counts.items():
             result.rows[name] = result.rows.get(name, 0) + n
     parts.flush()
-    write_atomic(out / MANIFEST, msgspec.json.encode(manifest), overwrite=True)
-    return result
+    return result, manifest
 
 
 def _prepare(harnesses: set[str] | None) -> None:

@@ -4,6 +4,7 @@ dataset, or one Parquet file of chat examples."""
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -88,13 +89,25 @@ def _arrow_without_numpy() -> Iterator[None]:
                 del sys.modules[name]
 
 
+def _parquet_writer():
+    """Where the dataset's files are written: a forked child, which imports pyarrow while
+    this process lists and reads (dataset.ForkedWriter), where the platform forks."""
+    from .. import dataset
+
+    if not hasattr(os, "fork"):
+        return dataset.Writer()
+    with _arrow_without_numpy():  # the child inherits the blocks, and imports pyarrow under them
+        return dataset.ForkedWriter()
+
+
 def _export_parquet(paths: list[Path] | list[str], out: str, jobs: int | None, harnesses: dict[str, str] | None = None,
-                    quiet: bool = False) -> None:
+                    quiet: bool = False, writer=None) -> None:
     """The dataset, with the batch's progress bar and summary (as ``convert`` shows them)."""
     from ..dataset import export_parquet
     from .progress import progress, summary_table
 
     outcomes = []
+    writer = writer or _parquet_writer()
     with progress(len(paths), "exporting to parquet", enabled=not quiet) as advance, user_errors(), \
             _arrow_without_numpy():
 
@@ -102,7 +115,7 @@ def _export_parquet(paths: list[Path] | list[str], out: str, jobs: int | None, h
             outcomes.append(outcome)
             advance()
 
-        result = export_parquet(paths, out, jobs=jobs, harnesses=harnesses, on_outcome=done)
+        result = export_parquet(paths, out, jobs=jobs, harnesses=harnesses, on_outcome=done, writer=writer)
     summary_table(outcomes, f"exported to parquet: {out}", quiet=quiet)
     if not quiet:
         rows = ", ".join(f"{n} {name}" for name, n in sorted(result.rows.items())) or "no rows"
@@ -127,7 +140,7 @@ def _export_hf(paths: list[Path], out: str, show_loss: bool) -> None:
         _echo_loss(loss, to_stderr=False)
 
 
-def _export_all(rows: list, fmt: str, out: str, jobs: int | None, show_loss: bool) -> None:
+def _export_all(rows: list, fmt: str, out: str, jobs: int | None, show_loss: bool, writer=None) -> None:
     """Every selected stored session (not the subagent chats listed under one)."""
     rows = [row for row in rows if row.parent is None and row.path]
     if fmt == "html":
@@ -142,7 +155,7 @@ def _export_all(rows: list, fmt: str, out: str, jobs: int | None, show_loss: boo
         return
     if fmt == "parquet":  # the store's listing knows each harness: nothing to detect
         # its paths are already written as pathlib writes them: the manifest's keys as they are
-        _export_parquet([row.path for row in rows], out, jobs, {row.path: row.harness for row in rows})
+        _export_parquet([row.path for row in rows], out, jobs, {row.path: row.harness for row in rows}, writer=writer)
     else:
         _export_hf([Path(row.path) for row in rows], out, show_loss)
 
@@ -179,11 +192,18 @@ def register(group: click.Group) -> None:
                 raise click.UsageError("--all exports pages or a dataset: use it with --to html, parquet or hf")
             if out == "-":
                 raise click.UsageError("--all writes files: name the folder with -o")
-            # the dataset needs only each session's file: the stores need not read them to list them
-            index = select(harness, project, since, until, grep, root, details=False, describe=fmt != "parquet")
+            # the dataset's writer starts first: it gets pyarrow ready while the stores are listed
+            writer = _parquet_writer() if fmt == "parquet" else None
+            try:
+                # the dataset needs only each session's file: the stores need not read them to list them
+                index = select(harness, project, since, until, grep, root, details=False, describe=fmt != "parquet")
+            except BaseException:
+                if writer is not None:
+                    writer.abort()
+                raise
             for error in index.errors:
                 click.echo(f"txcodec: warning: {error}", err=True)
-            _export_all(list(index), fmt, out, jobs, show_loss)
+            _export_all(list(index), fmt, out, jobs, show_loss, writer)
             return
         if any(value is not None for value in (project, since, until, grep, root)):
             raise click.UsageError("--project, --since, --until, --grep and --root select stored sessions: use them with --all")
