@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -408,6 +409,20 @@ def export_parquet(sources: Iterable[str | os.PathLike[str]], out: str | os.Path
     return result
 
 
+# A POSIX path pathlib would write back as it is: not empty, no empty or "." component
+# (as in "a//b", "./a", "a/./b", "a/"), at most one leading slash
+_AS_PATHLIB = re.compile(r"(?!\./)(?!.*//)(?!.*/\./)(?!.*/\.?\Z)[^\0]+", re.DOTALL)
+
+
+def _spelled(source: str | os.PathLike[str]) -> str:
+    """The source as pathlib writes it, the manifest's key (a listing's 2,000 paths are
+    already written so: only the others are made into a Path, which costs more than
+    the stat that follows)."""
+    if os.name == "posix" and isinstance(source, str) and _AS_PATHLIB.match(source):
+        return source
+    return str(Path(source))
+
+
 def _export(sources: Iterable[str | os.PathLike[str]], out: Path, jobs: int | None, harnesses: dict[str, str] | None,
             on_outcome: Callable[[Outcome], None] | None, writer: Writer) -> tuple[ExportResult, dict[str, _Entry]]:
     from . import batch
@@ -417,7 +432,7 @@ def _export(sources: Iterable[str | os.PathLike[str]], out: Path, jobs: int | No
     tell = on_outcome or (lambda outcome: None)
     todo: list[ExportJob] = []
     todo_bytes = 0  # a folder's own size says nothing: one counts as too much to read here
-    for source in dict.fromkeys(str(Path(s)) for s in sources):
+    for source in dict.fromkeys(map(_spelled, sources)):
         known = manifest.get(source)
         try:
             stat = os.stat(source)

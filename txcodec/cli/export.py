@@ -13,6 +13,7 @@ from pathlib import Path
 import click
 import msgspec
 
+from .. import sessions
 from ..atomic import atomic_stream, write_atomic
 from ..common import to_json
 from ..loss import LossReport, UnreadLoss
@@ -195,8 +196,12 @@ def register(group: click.Group) -> None:
             # the dataset's writer starts first: it gets pyarrow ready while the stores are listed
             writer = _parquet_writer() if fmt == "parquet" else None
             try:
-                # the dataset needs only each session's file: the stores need not read them to list them
-                index = select(harness, project, since, until, grep, root, details=False, describe=fmt != "parquet")
+                if fmt == "parquet" and all(value is None for value in (project, since, until, grep)):
+                    # the dataset needs only each session's file: the stores need not read them to list them
+                    with user_errors():
+                        index = sessions.session_files(harness, root=root)
+                else:
+                    index = select(harness, project, since, until, grep, root, details=False, describe=fmt != "parquet")
             except BaseException:
                 if writer is not None:
                     writer.abort()

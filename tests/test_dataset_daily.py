@@ -1,0 +1,164 @@
+"""The daily run of ``txcodec export --all --to parquet``: the stores listed for their files
+alone, the Parquet work in a forked writer, and what a second run changes (a session that
+grew, one that is new, one that is gone) against what it leaves alone."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import msgspec
+import pytest
+
+pytest.importorskip("pyarrow", reason="the parquet extra is not installed")
+from click.testing import CliRunner  # noqa: E402
+from conftest import GOLDEN  # noqa: E402
+
+import txcodec  # noqa: E402
+from txcodec import columnar, dataset, sessions  # noqa: E402
+from txcodec.cli import main  # noqa: E402
+from txcodec.errors import TxcodecError  # noqa: E402
+
+
+def _rows(out: Path) -> dict[str, list[bytes]]:
+    return {name: sorted(map(msgspec.json.encode, table.to_pylist())) for name, table in dataset.read_tables(out).items()}
+
+
+def _conversations(out: Path) -> list[bytes]:
+    return sorted(msgspec.json.encode(c) for c in columnar.conversations(dataset.read_tables(out)))
+
+
+def _expected(paths: list[str]) -> list[bytes]:
+    return sorted(msgspec.json.encode(txcodec.to_common(txcodec.load(p))) for p in paths)
+
+
+def _home(home: Path, monkeypatch, count: int = 12) -> None:
+    """A home of Claude Code sessions and Codex rollouts (golden sessions written anew by
+    txcodec's writers under new ids), every store's default folder under it."""
+    import uuid
+
+    from txcodec import api
+
+    conversations = [txcodec.to_common(txcodec.load(p)) for p in sorted((GOLDEN / "claude_code").glob("*/*.jsonl"))]
+    conversations = [c for c in conversations if c.messages][:count]
+    for n, conversation in enumerate(conversations):
+        to, root = ("codex", home / ".codex" / "sessions") if n % 3 == 2 else ("claude_code", home / ".claude" / "projects")
+        written, _ = api.convert(conversation, to, session_id=str(uuid.uuid5(uuid.NAMESPACE_URL, f"daily#{n}")),
+                                 cwd=f"/work/project{n % 2}")
+        for name, data in written.files.items():
+            (root / name).parent.mkdir(parents=True, exist_ok=True)
+            (root / name).write_bytes(data)
+    for name, value in (("HOME", home), ("CLAUDE_CONFIG_DIR", home / ".claude"), ("CODEX_HOME", home / ".codex")):
+        monkeypatch.setenv(name, str(value))
+
+
+def test_the_files_listing_finds_what_discover_finds(tmp_path, monkeypatch):
+    """sessions.session_files (the export's listing) gives the main file of every session
+    discover lists in every store, with its harness, and the same warnings."""
+    _home(tmp_path, monkeypatch)
+    listed = sessions.discover(details=False, describe=False)
+    files = sessions.session_files()
+    expected = sorted((r.harness, r.session_id, r.path) for r in listed if r.parent is None and r.path)
+    assert {harness for harness, _, _ in expected} == {"claude_code", "codex"}
+    assert sorted((r.harness, r.session_id, r.path) for r in files) == expected
+    assert files.errors == listed.errors
+
+
+def test_the_files_listing_of_the_golden_claude_code_store():
+    """The golden store: cases with subagents, workflows, pruned and metadata-only sessions."""
+    root = GOLDEN / "claude_code"
+    listed = sessions.discover("claude_code", root=root, details=False, describe=False)
+    files = sessions.session_files("claude_code", root=root)
+    expected = sorted((r.session_id, r.path) for r in listed if r.parent is None and r.path)
+    assert len(expected) >= 10
+    assert sorted((r.session_id, r.path) for r in files) == expected
+    assert files.errors == listed.errors
+
+
+@pytest.mark.parametrize("spelling", ["a", "/a/b.jsonl", "a//b", "//a", "///a", "./a", "a/./b", "a/", "a/.", ".",
+                                      "..", "../a", "a/..", "/", "", "a/.b", "a/b.", ".a", "./", "a/.//b", "a b/c"])
+def test_a_source_is_keyed_as_pathlib_writes_it(spelling):
+    assert dataset._spelled(spelling) == str(Path(spelling))
+
+
+def _sources(dest: Path) -> list[str]:
+    shutil.copytree(GOLDEN / "claude_code", dest)
+    return [r.path for r in sessions.session_files("claude_code", root=dest)]
+
+
+def test_the_forked_writer_writes_what_this_process_writes(tmp_path):
+    sources = _sources(tmp_path / "store")
+    here = dataset.export_parquet(sources, tmp_path / "here", jobs=1)
+    forked = dataset.export_parquet(sources, tmp_path / "forked", jobs=1, writer=dataset.ForkedWriter())
+    assert sorted(forked.written) == sorted(here.written) == sorted(sources) and forked.rows == here.rows
+    assert _rows(tmp_path / "forked") == _rows(tmp_path / "here")
+    manifest = json.loads((tmp_path / "forked" / dataset.MANIFEST).read_text())
+    assert all((tmp_path / "forked" / rel).is_file() for entry in manifest.values() for rel in entry["files"])
+
+
+def test_a_failure_in_the_forked_writer_is_raised_and_no_manifest_written(tmp_path):
+    sources = _sources(tmp_path / "store")
+    out = tmp_path / "ds"
+    dataset.export_parquet(sources, out, jobs=1)
+    before = (out / dataset.MANIFEST).read_bytes()
+    for part in out.rglob("*.parquet"):
+        part.write_bytes(b"not parquet")  # the rows to take out cannot be read
+    grown = Path(sources[0])
+    grown.write_bytes(grown.read_bytes().replace(b"\n", b"\n\n", 1))
+    with pytest.raises(TxcodecError):
+        dataset.export_parquet(sources, out, jobs=1, writer=dataset.ForkedWriter())
+    assert (out / dataset.MANIFEST).read_bytes() == before
+
+
+def test_an_aborted_forked_writer_ends(tmp_path):
+    writer = dataset.ForkedWriter()
+    writer.abort()
+    with pytest.raises(ChildProcessError):
+        os.waitpid(writer.pid, os.WNOHANG)  # reaped: no child left behind
+
+
+def _cut_last_line(path: Path) -> bytes:
+    data = path.read_bytes()
+    path.write_bytes(data[:data.rstrip(b"\n").rfind(b"\n") + 1])
+    return data
+
+
+def test_the_daily_run_reflects_what_changed_and_rewrites_nothing_else(tmp_path):
+    """A session that went on by a line is read again, a new one added; the part files of
+    the partitions neither touches are left as they are; a session gone from the store
+    keeps its rows (as a source not named again does: docs/dataset.md)."""
+    store = tmp_path / "store"
+    sources = _sources(store)
+    grown = next(Path(p) for p in sources if Path(p).read_bytes().count(b"\n") > 3)
+    added = next(Path(p) for p in sources if Path(p) != grown)
+    gone = next(Path(p) for p in sources if Path(p) not in (grown, added))
+    held = tmp_path / "held"
+    held.mkdir()
+    shutil.move(added, held / added.name)
+    full = _cut_last_line(grown)
+    out = tmp_path / "ds"
+    args = ["export", "--all", "--to", "parquet", "--from", "claude_code", "--root", str(store), "-o", str(out)]
+    first = CliRunner().invoke(main, args)
+    assert first.exit_code == 0, first.output
+    before = {p: p.stat().st_mtime_ns for p in out.rglob("*.parquet")}
+
+    grown.write_bytes(full)
+    shutil.move(held / added.name, added)
+    gone_rows = _expected([str(gone)])
+    gone.unlink()
+    daily = CliRunner().invoke(main, args)
+    assert daily.exit_code == 0, daily.output
+    assert "2 written" in daily.stderr and f"{len(sources) - 3} unchanged" in daily.stderr, daily.stderr
+
+    assert _conversations(out) == sorted(_expected([p for p in sources if p != str(gone)]) + gone_rows)
+    manifest = json.loads((out / dataset.MANIFEST).read_text())
+    touched = {rel for p in (grown, added) for rel in manifest[str(p)]["files"]}
+    untouched = [p for p, t in before.items() if p.exists() and p.stat().st_mtime_ns == t]
+    assert untouched, "two sessions' change rewrote every part file"
+    assert not {str(p.relative_to(out)) for p in untouched} & touched
+    # and a fresh export of the store as it is now has the rows of every session still there
+    fresh = CliRunner().invoke(main, [*args[:-1], str(tmp_path / "fresh")])
+    assert fresh.exit_code == 0, fresh.output
+    assert _conversations(tmp_path / "fresh") == _expected([p for p in sources if p != str(gone)])
