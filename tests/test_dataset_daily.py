@@ -162,3 +162,21 @@ def test_the_daily_run_reflects_what_changed_and_rewrites_nothing_else(tmp_path)
     fresh = CliRunner().invoke(main, [*args[:-1], str(tmp_path / "fresh")])
     assert fresh.exit_code == 0, fresh.output
     assert _conversations(tmp_path / "fresh") == _expected([p for p in sources if p != str(gone)])
+
+
+@pytest.mark.parametrize(("keys", "gone", "runs"), [
+    (["a", "a/0:x", "b", "c", "c/1:y", "a"], {"a", "c"}, [(2, 3)]),
+    (["a", "b", "b/0:x", "c"], {"a", "c"}, [(1, 3)]),
+    (["a", "b"], set(), [(0, 2)]),
+    (["a", "a/0:x"], {"a"}, []),
+    (["ab", "a"], {"a"}, [(0, 1)]),
+])
+def test_the_rows_to_keep_are_found_in_a_plain_key_column_as_in_a_dictionary(tmp_path, keys, gone, runs):
+    """The rewrite reads a part file once and finds the rows to keep in its own key column
+    (strings), as the dictionary-read column finds them."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "part.parquet"
+    pq.write_table(pa.table({"session_key": pa.array(keys, pa.string())}), path, row_group_size=2)
+    assert dataset._runs(pq.ParquetFile(path).read()["session_key"], gone) == runs == dataset._kept_runs(path, gone)

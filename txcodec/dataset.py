@@ -306,12 +306,19 @@ def _serve(asks: int, replies: int) -> None:
 
 def _write_tables(out: Path, files: dict[str, tuple[str, bytes]]) -> None:
     """Each file of rows (JSON lines of one table) written as Parquet, by threads (Arrow's
-    JSON reader and Parquet writer let go of the GIL)."""
-    from concurrent.futures import ThreadPoolExecutor
+    JSON reader and Parquet writer let go of the GIL) when there is much to write: the
+    daily run's few rows are written one file after the other (importing the thread pool
+    alone, with the logging it brings, costs more than writing them)."""
 
     def write(rel: str) -> None:
         name, lines = files[rel]
         _write_parquet(columnar.table_from_json(name, lines), out / rel)
+
+    if sum(len(lines) for _, lines in files.values()) < IN_PROCESS:
+        for rel in files:
+            write(rel)
+        return
+    from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
         list(pool.map(write, files))
@@ -342,13 +349,13 @@ def _take_out_rows(out: Path, files: list[str], keys: set[str]) -> None:
 
     for rel in files:
         # ParquetFile, not read_table, and slices, not a mask: both of those import pandas,
-        # which costs more than the work (a cast imports pyarrow.compute: only when needed)
-        kept = _kept_runs(out / rel, keys)
+        # which costs more than the work (a cast imports pyarrow.compute: only when needed);
         # one thread: these files are small, and Arrow's pool costs more to start than it saves
         table = pq.ParquetFile(out / rel).read(use_threads=False)
         schema = columnar.schemas()[rel.split("/", 1)[0]]
         if table.schema != schema:
             table = table.cast(schema)
+        kept = _runs(table.column("session_key"), keys)  # the file is read once: its keys are in it
         if kept:
             _write_parquet(pa.concat_tables([table.slice(start, end - start) for start, end in kept]), out / rel)
         else:
@@ -357,18 +364,28 @@ def _take_out_rows(out: Path, files: list[str], keys: set[str]) -> None:
 
 def _kept_runs(path: Path, keys: set[str]) -> list[tuple[int, int]]:
     """The [start, end) ranges of the rows in ``path`` whose session is not one of ``keys``
-    (a source's rows sit together, so the ranges are few). The key column is read as a
-    dictionary: each distinct key is looked at once, the rows as small integers (in plain
-    Python: NumPy would cost more to import than these few thousand rows to walk)."""
+    (see :func:`_runs`); the key column is read as a dictionary."""
     import pyarrow.parquet as pq
 
-    column = pq.ParquetFile(path, read_dictionary=["session_key"]).read(columns=["session_key"], use_threads=False)["session_key"]
+    column = pq.ParquetFile(path, read_dictionary=["session_key"]).read(columns=["session_key"], use_threads=False)
+    return _runs(column["session_key"], keys)
+
+
+def _runs(column: Any, keys: set[str]) -> list[tuple[int, int]]:
+    """The [start, end) ranges of the rows whose session key (``column``) is not one of
+    ``keys`` (a source's rows sit together, so the ranges are few). A dictionary column's
+    distinct keys are each looked at once, its rows as small integers; either way in plain
+    Python: NumPy would cost more to import than these few thousand rows to walk."""
     runs: list[tuple[int, int]] = []
     row = 0
     for chunk in column.chunks:
         # a child's key is its main conversation's key + "/...": compare the part before
-        gone = [key.split("/", 1)[0] in keys for key in chunk.dictionary.to_pylist()]
-        for dropped, run in groupby(gone[index] for index in chunk.indices.to_pylist()):
+        if hasattr(chunk, "indices"):
+            gone = [key.split("/", 1)[0] in keys for key in chunk.dictionary.to_pylist()]
+            dropped_rows = (gone[index] for index in chunk.indices.to_pylist())
+        else:
+            dropped_rows = (key.split("/", 1)[0] in keys for key in chunk.to_pylist())
+        for dropped, run in groupby(dropped_rows):
             length = sum(1 for _ in run)
             if not dropped:
                 if runs and runs[-1][1] == row:  # a run that goes on from the chunk before
