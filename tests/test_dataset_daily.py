@@ -112,11 +112,25 @@ def test_a_failure_in_the_forked_writer_is_raised_and_no_manifest_written(tmp_pa
     assert (out / dataset.MANIFEST).read_bytes() == before
 
 
-def test_an_aborted_forked_writer_ends(tmp_path):
+def test_an_aborted_forked_writer_ends_though_a_worker_holds_its_pipe(tmp_path):
+    """An export that fails while a pool's workers are alive (they were forked with the
+    writer's pipe open) still ends its writer."""
+    import signal
+
     writer = dataset.ForkedWriter()
-    writer.abort()
-    with pytest.raises(ChildProcessError):
-        os.waitpid(writer.pid, os.WNOHANG)  # reaped: no child left behind
+    holder = os.fork()
+    if holder == 0:  # as a pool worker: holds every descriptor the parent had
+        try:
+            signal.pause()
+        finally:
+            os._exit(0)
+    try:
+        writer.abort()
+        with pytest.raises(ChildProcessError):
+            os.waitpid(writer.pid, os.WNOHANG)  # reaped: no child left behind
+    finally:
+        os.kill(holder, signal.SIGKILL)
+        os.waitpid(holder, 0)
 
 
 def _cut_last_line(path: Path) -> bytes:

@@ -250,11 +250,20 @@ class ForkedWriter(Writer):
             raise TxcodecError(reply.decode("utf-8", "replace") or "the Parquet writer process ended unexpectedly")
 
     def abort(self) -> None:
-        """End the child without waiting for its work (the export did not run)."""
+        """End the child without waiting for its work (the export did not finish). It is
+        stopped by a signal, not by the end of its asks: worker processes forked since
+        hold the pipe's other end too. A file it was writing is left as its temporary
+        file, which no reader of the dataset takes for a part."""
+        import signal
+
         if not self._closed:
             self._closed = True
-            os.close(self._down)  # the child reads the end of its asks and stops
+            os.close(self._down)
             os.close(self._up)
+            try:
+                os.kill(self.pid, signal.SIGTERM)
+            except ProcessLookupError:  # already gone
+                pass
             os.waitpid(self.pid, 0)
 
 
