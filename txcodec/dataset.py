@@ -181,13 +181,13 @@ class Writer:
     in the order asked; :meth:`close` returns once all are, raising what went wrong."""
 
     def __init__(self) -> None:
-        self.out = Path()
+        self.out, self.jobs = Path(), 1  # the export's folder and --jobs, set when it starts
 
     def take_out(self, rels: list[str], keys: set[str]) -> None:
         _take_out_rows(self.out, rels, keys)
 
     def write(self, files: dict[str, tuple[str, bytes]]) -> None:
-        _write_tables(self.out, files)
+        _write_tables(self.out, files, self.jobs)
 
     def close(self) -> None:
         pass
@@ -234,7 +234,7 @@ class ForkedWriter(Writer):
         self._send("take_out", str(self.out), rels, sorted(keys))
 
     def write(self, files: dict[str, tuple[str, bytes]]) -> None:
-        self._send("write", str(self.out), files)
+        self._send("write", str(self.out), files, self.jobs)
 
     def close(self) -> None:
         """Wait for the child's work; raise what failed there."""
@@ -305,7 +305,8 @@ def _serve(asks: int, replies: int) -> None:
             if message[0] == "take_out":
                 _take_out_rows(Path(message[1]), message[2], set(message[3]))
             else:
-                _write_tables(Path(message[1]), {rel: (name, data) for rel, (name, data) in message[2].items()})
+                _write_tables(Path(message[1]), {rel: (name, data) for rel, (name, data) in message[2].items()},
+                              message[3])
         except Exception as exc:  # noqa: BLE001 - any failure is told to the parent
             failure = exc
     from .errors import describe
@@ -313,8 +314,8 @@ def _serve(asks: int, replies: int) -> None:
     _write_all(replies, b"ok" if failure is None else describe(failure).encode("utf-8", "replace"))
 
 
-def _write_tables(out: Path, files: dict[str, tuple[str, bytes]]) -> None:
-    """Each file of rows (JSON lines of one table) written as Parquet, by threads (Arrow's
+def _write_tables(out: Path, files: dict[str, tuple[str, bytes]], jobs: int) -> None:
+    """Each file of rows (JSON lines of one table) written as Parquet, by ``jobs`` threads (Arrow's
     JSON reader and Parquet writer let go of the GIL) when there is much to write: the
     daily run's few rows are written one file after the other (importing the thread pool
     alone, with the logging it brings, costs more than writing them)."""
@@ -329,7 +330,7 @@ def _write_tables(out: Path, files: dict[str, tuple[str, bytes]]) -> None:
         return
     from concurrent.futures import ThreadPoolExecutor
 
-    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
         list(pool.map(write, files))
 
 
@@ -373,28 +374,21 @@ def _take_out_rows(out: Path, files: list[str], keys: set[str]) -> None:
 
 def _kept_runs(path: Path, keys: set[str]) -> list[tuple[int, int]]:
     """The [start, end) ranges of the rows in ``path`` whose session is not one of ``keys``
-    (see :func:`_runs`); the key column is read as a dictionary."""
+    (see :func:`_runs`)."""
     import pyarrow.parquet as pq
 
-    column = pq.ParquetFile(path, read_dictionary=["session_key"]).read(columns=["session_key"], use_threads=False)
-    return _runs(column["session_key"], keys)
+    return _runs(pq.ParquetFile(path).read(columns=["session_key"], use_threads=False)["session_key"], keys)
 
 
 def _runs(column: Any, keys: set[str]) -> list[tuple[int, int]]:
     """The [start, end) ranges of the rows whose session key (``column``) is not one of
-    ``keys`` (a source's rows sit together, so the ranges are few). A dictionary column's
-    distinct keys are each looked at once, its rows as small integers; either way in plain
-    Python: NumPy would cost more to import than these few thousand rows to walk."""
+    ``keys`` (a source's rows sit together, so the ranges are few), walked in plain Python:
+    NumPy would cost more to import than these few thousand rows to walk."""
     runs: list[tuple[int, int]] = []
     row = 0
     for chunk in column.chunks:
         # a child's key is its main conversation's key + "/...": compare the part before
-        if hasattr(chunk, "indices"):
-            gone = [key.split("/", 1)[0] in keys for key in chunk.dictionary.to_pylist()]
-            dropped_rows = (gone[index] for index in chunk.indices.to_pylist())
-        else:
-            dropped_rows = (key.split("/", 1)[0] in keys for key in chunk.to_pylist())
-        for dropped, run in groupby(dropped_rows):
+        for dropped, run in groupby(key.split("/", 1)[0] in keys for key in chunk.to_pylist()):
             length = sum(1 for _ in run)
             if not dropped:
                 if runs and runs[-1][1] == row:  # a run that goes on from the chunk before
@@ -419,13 +413,15 @@ def export_parquet(sources: Iterable[str | os.PathLike[str]], out: str | os.Path
     is where the Parquet files are written (a :class:`ForkedWriter`; by default this
     process); the export closes it.
     """
+    from . import batch
+
     writer = writer or Writer()
     try:
         # fails early when pyarrow is missing; it is imported where the files are written
         columnar.require_pyarrow()
         out = Path(out)
         out.mkdir(parents=True, exist_ok=True)
-        writer.out = out
+        writer.out, writer.jobs = out, jobs or batch.default_jobs()
         result, manifest = _export(sources, out, jobs, harnesses, on_outcome, writer)
         writer.close()  # every file written, or what failed raised: only then the manifest
     except BaseException:
