@@ -14,6 +14,9 @@ files holding its rows. A source whose size and mtime match, or whose bytes hash
 is skipped; a changed one has its rows taken out of the files that held them (which are
 rewritten with the other sources' rows, or removed when nothing is left) and written anew.
 A source gone from the selection keeps its rows: it may just not have been named this time.
+The Parquet files are written by a :class:`Writer`: in this process, or (the command's)
+a :class:`ForkedWriter`, a child that imports pyarrow and writes while this process lists
+and reads.
 
 DuckDB, pyarrow, pandas, Spark and Ray read the folders as they are
 (``read_parquet('DIR/messages/**/*.parquet', hive_partitioning = true)``). A source that
