@@ -19,7 +19,7 @@ from conftest import GOLDEN  # noqa: E402
 import txcodec  # noqa: E402
 from txcodec import columnar, dataset, sessions  # noqa: E402
 from txcodec.cli import main  # noqa: E402
-from txcodec.errors import TxcodecError  # noqa: E402
+from txcodec.errors import InputError  # noqa: E402
 
 
 def _rows(out: Path) -> dict[str, list[bytes]]:
@@ -107,9 +107,26 @@ def test_a_failure_in_the_forked_writer_is_raised_and_no_manifest_written(tmp_pa
         part.write_bytes(b"not parquet")  # the rows to take out cannot be read
     grown = Path(sources[0])
     grown.write_bytes(grown.read_bytes().replace(b"\n", b"\n\n", 1))
-    with pytest.raises(TxcodecError):
+    with pytest.raises(InputError) as here:  # as the export writing in its own process says it
+        dataset.export_parquet(sources, out, jobs=1)
+    with pytest.raises(InputError) as forked:
         dataset.export_parquet(sources, out, jobs=1, writer=dataset.ForkedWriter())
+    assert str(forked.value) == str(here.value) and "Parquet" in str(here.value)
     assert (out / dataset.MANIFEST).read_bytes() == before
+
+
+def test_the_command_says_what_failed_in_the_forked_writer_in_one_line(tmp_path):
+    sources = _sources(tmp_path / "store")
+    out = tmp_path / "ds"
+    args = ["export", *sources, "--to", "parquet", "-o", str(out)]
+    assert CliRunner().invoke(main, args).exit_code == 0
+    for part in out.rglob("*.parquet"):
+        part.write_bytes(b"not parquet")
+    grown = Path(sources[0])
+    grown.write_bytes(grown.read_bytes().replace(b"\n", b"\n\n", 1))
+    failed = CliRunner().invoke(main, args)
+    assert failed.exit_code == 1, failed.output
+    assert failed.stderr.startswith("Error: ") and "Parquet" in failed.stderr and "internal" not in failed.stderr
 
 
 def test_an_aborted_forked_writer_ends_though_a_worker_holds_its_pipe(tmp_path):

@@ -187,10 +187,10 @@ class Writer:
         self.out, self.jobs = Path(), 1  # the export's folder and --jobs, set when it starts
 
     def take_out(self, rels: list[str], keys: set[str]) -> None:
-        _take_out_rows(self.out, rels, keys)
+        _as_ours(_take_out_rows, self.out, rels, keys)
 
     def write(self, files: dict[str, tuple[str, bytes]]) -> None:
-        _write_tables(self.out, files, self.jobs)
+        _as_ours(_write_tables, self.out, files, self.jobs)
 
     def close(self) -> None:
         pass
@@ -203,8 +203,8 @@ class ForkedWriter(Writer):
     """The Parquet work in a forked child, which imports pyarrow (about a tenth of a daily
     run) and rewrites and writes the part files while this process lists the stores and
     reads the changed sessions: the command's two halves overlap on a second core. Asks
-    go down a pipe, in order; :meth:`close` waits for the child to finish them and raises,
-    as a :class:`TxcodecError`, the first thing that went wrong there. Made before the
+    go down a pipe, in order; :meth:`close` waits for the child to finish them and raises
+    the first thing that went wrong there, as txcodec's own error of its kind. Made before the
     export starts (the command makes it before it lists the stores), then handed to
     :func:`export_parquet`."""
 
@@ -249,8 +249,8 @@ class ForkedWriter(Writer):
         reply = _read_all(self._up)
         os.close(self._up)
         os.waitpid(self.pid, 0)
-        if not reply.startswith(b"ok"):
-            raise TxcodecError(reply.decode("utf-8", "replace") or "the Parquet writer process ended unexpectedly")
+        if reply != b"ok":
+            _raise_told(reply)
 
     def abort(self) -> None:
         """End the child without waiting for its work (the export did not finish). It is
@@ -312,9 +312,48 @@ def _serve(asks: int, replies: int) -> None:
                               message[3])
         except Exception as exc:  # noqa: BLE001 - any failure is told to the parent
             failure = exc
+    _write_all(replies, b"ok" if failure is None else _told(failure))
+
+
+# What the forked writer's failure was, as the parent raises it: a bad part file (Arrow's
+# errors are ValueErrors) or the file system's refusal are the user's to fix, as they are
+# when this process writes; anything else is a bug
+_FAILURES = {b"value": "InputError", b"os": "StoreError", b"bug": "InternalError"}
+
+
+def _told(failure: BaseException) -> bytes:
     from .errors import describe
 
-    _write_all(replies, b"ok" if failure is None else describe(failure).encode("utf-8", "replace"))
+    if isinstance(failure, (ValueError, OSError)):
+        kind, text = (b"value" if isinstance(failure, ValueError) else b"os"), str(failure)
+    else:
+        kind, text = b"bug", describe(failure)
+    return kind + b":" + text.encode("utf-8", "replace")
+
+
+def _raise_told(reply: bytes) -> None:
+    kind, _, text = reply.partition(b":")
+    raise _ours(kind, text.decode("utf-8", "replace"))
+
+
+def _ours(kind: bytes, text: str) -> TxcodecError:
+    from . import errors
+
+    if kind not in _FAILURES or not text:
+        return errors.InternalError("the Parquet writer process ended unexpectedly")
+    return getattr(errors, _FAILURES[kind])(text)
+
+
+def _as_ours(work: Callable[..., None], *args: Any) -> None:
+    """``work(*args)``, what pyarrow or the file system raise turned into txcodec's error
+    of the same kind (as the forked writer's parent raises it)."""
+    try:
+        work(*args)
+    except TxcodecError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - the library raises only its own errors
+        kind, _, text = _told(exc).partition(b":")
+        raise _ours(kind, text.decode("utf-8", "replace")) from exc
 
 
 def _write_tables(out: Path, files: dict[str, tuple[str, bytes]], jobs: int) -> None:
