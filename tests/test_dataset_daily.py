@@ -129,6 +129,60 @@ def test_the_command_says_what_failed_in_the_forked_writer_in_one_line(tmp_path)
     assert failed.stderr.startswith("Error: ") and "Parquet" in failed.stderr and "internal" not in failed.stderr
 
 
+def test_the_forked_writer_prints_the_summary_this_process_prints(tmp_path, monkeypatch):
+    """A command whose stderr is its own file (not a test's capture) has the forked writer
+    print the summary, failures and all, and never imports rich itself: what it prints is
+    what the command prints when it makes the summary itself, and the export the same."""
+    import subprocess
+    import sys
+
+    sources = _sources(tmp_path / "store")
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(b"not json at all\n")
+    args = ["export", *sources, str(bad), "--to", "parquet", "-o", "ds", "--jobs", "1"]
+    code = ("import sys\n"
+            "from txcodec.cli import main\n"
+            "try:\n"
+            "    main(sys.argv[1:], standalone_mode=False)\n"
+            "finally:\n"
+            "    print('rich' in sys.modules)\n")
+    (tmp_path / "forked").mkdir()
+    done = subprocess.run([sys.executable, "-c", code, *args], cwd=tmp_path / "forked", capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
+    assert done.returncode == 1, done.stderr
+    assert done.stdout.splitlines()[-1] == "False"
+    (tmp_path / "here").mkdir()
+    monkeypatch.chdir(tmp_path / "here")
+    here = CliRunner().invoke(main, args)
+    assert here.exit_code == 1, here.output
+    assert "failed  " in here.stderr and "converted" in here.stderr
+    assert done.stderr == here.stderr
+    assert _rows(tmp_path / "forked" / "ds") == _rows(tmp_path / "here" / "ds")
+
+
+def _refuse(*args):
+    raise OSError(f"no room for {args}")
+
+
+def test_what_fails_in_the_forked_writers_then_is_raised_and_a_closed_one_ends(tmp_path):
+    """``then`` runs once the writes are done, with what finish sends, and its failure is
+    raised as txcodec's own; a closed writer that is never finished ends at abort."""
+    from txcodec.errors import StoreError
+
+    writer = dataset.ForkedWriter(then=_refuse)
+    writer.out = tmp_path
+    writer.close()
+    with pytest.raises(StoreError, match=r"no room for \(\[1, 2\], 'x'\)"):
+        writer.finish([1, 2], "x")
+    with pytest.raises(ChildProcessError):
+        os.waitpid(writer.pid, os.WNOHANG)
+    left = dataset.ForkedWriter(then=_refuse)
+    left.close()
+    left.abort()
+    with pytest.raises(ChildProcessError):
+        os.waitpid(left.pid, os.WNOHANG)
+
+
 def test_an_aborted_forked_writer_ends_though_a_worker_holds_its_pipe(tmp_path):
     """An export that fails while a pool's workers are alive (they were forked with the
     writer's pipe open) still ends its writer."""

@@ -28,6 +28,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import sys
 import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -41,7 +42,7 @@ import msgspec
 from . import columnar
 from .atomic import write_atomic
 from .batch import Outcome
-from .errors import TxcodecError
+from .errors import InternalError, TxcodecError
 
 MANIFEST = "_txcodec_manifest.json"
 CHUNK = None  # sources per worker task (None: batch.run's default)
@@ -208,8 +209,14 @@ class ForkedWriter(Writer):
     export starts (the command makes it before it lists the stores), then handed to
     :func:`export_parquet`."""
 
-    def __init__(self) -> None:
+    def __init__(self, ready: Callable[[], None] | None = None,
+                 then: Callable[..., None] | None = None) -> None:
+        """``ready`` runs in the child once pyarrow is imported, while it would only wait for
+        rows (the command imports there what its summary needs); ``then`` is what the child
+        runs after its writes, with what :meth:`finish` sends (the command's summary, printed
+        by the child on the stderr the two share, so that this process never imports it)."""
         super().__init__()
+        self.then = then
         down_read, self._down = os.pipe()
         self._up, up_write = os.pipe()
         self.pid = os.fork()
@@ -218,13 +225,13 @@ class ForkedWriter(Writer):
             os.close(self._up)
             status = 1
             try:
-                _serve(down_read, up_write)
+                _serve(down_read, up_write, ready, then)
                 status = 0
             finally:
                 os._exit(status)
         os.close(down_read)
         os.close(up_write)
-        self._closed = False
+        self._state = "open"  # then "closed" (writes done, the child waits for finish) and "done"
 
     def _send(self, *message: Any) -> None:
         data = msgspec.msgpack.encode(message)
@@ -240,27 +247,48 @@ class ForkedWriter(Writer):
         self._send("write", str(self.out), files, self.jobs)
 
     def close(self) -> None:
-        """Wait for the child's work; raise what failed there."""
-        if self._closed:
+        """Wait for the child's work; raise what failed there. With a ``then``, the child
+        is left waiting for :meth:`finish` (or :meth:`abort`)."""
+        if self._state != "open":
             return
-        self._closed = True
+        self._state = "closed"
         self._send("close")
-        os.close(self._down)
-        reply = _read_all(self._up)
-        os.close(self._up)
-        os.waitpid(self.pid, 0)
+        reply = _read_reply(self._up)
+        if self.then is None or reply != b"ok":
+            self._end()
         if reply != b"ok":
             _raise_told(reply)
+
+    def finish(self, *args: Any) -> None:
+        """Run the child's ``then(*args)`` once its writes are done, wait for it to end,
+        and raise what failed there."""
+        if self._state != "closed" or self.then is None:
+            raise InternalError("the forked writer finishes once closed, and only with a then")
+        self._send("then", *args)
+        reply = _read_reply(self._up)
+        self._end()
+        if reply != b"ok":
+            _raise_told(reply)
+
+    def _end(self) -> None:
+        """The child has no more to do: it ends at the end of its asks."""
+        self._state = "done"
+        os.close(self._down)
+        os.close(self._up)
+        os.waitpid(self.pid, 0)
 
     def abort(self) -> None:
         """End the child without waiting for its work (the export did not finish). It is
         stopped by a signal, not by the end of its asks: worker processes forked since
         hold the pipe's other end too. A file it was writing is left as its temporary
-        file, which no reader of the dataset takes for a part."""
+        file, which no reader of the dataset takes for a part. A closed child (its writes
+        done, waiting for :meth:`finish`) is only told there is no more."""
         import signal
 
-        if not self._closed:
-            self._closed = True
+        if self._state == "closed":
+            self._end()
+        elif self._state == "open":
+            self._state = "done"
             os.close(self._down)
             os.close(self._up)
             try:
@@ -276,30 +304,52 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view):]
 
 
-def _read_all(fd: int) -> bytes:
-    chunks = []
-    while chunk := os.read(fd, 1 << 16):
+def _read_exactly(fd: int, size: int) -> bytes:
+    chunks, left = [], size
+    while left and (chunk := os.read(fd, left)):
         chunks.append(chunk)
+        left -= len(chunk)
     return b"".join(chunks)
 
 
-def _serve(asks: int, replies: int) -> None:
-    """The forked writer's loop: pyarrow first (while the parent lists), then each ask in
-    order. After a failure the asks left are skipped; ``close`` is answered with ``ok``
-    or the failure."""
+def _reply(fd: int, reply: bytes) -> None:
+    _write_all(fd, len(reply).to_bytes(8, "little") + reply)
+
+
+def _read_reply(fd: int) -> bytes:
+    """The child's answer, or b"" when it ended without one."""
+    head = _read_exactly(fd, 8)
+    return _read_exactly(fd, int.from_bytes(head, "little")) if len(head) == 8 else b""
+
+
+def _serve(asks: int, replies: int, ready: Callable[[], None] | None = None,
+           then: Callable[..., None] | None = None) -> None:
+    """The forked writer's loop: pyarrow first (while the parent lists), then ``ready``,
+    then each ask in order. After a failure the asks left are skipped; ``close`` is
+    answered with ``ok`` or the failure. With a ``then``, one more ask may follow, its
+    arguments: it is answered the same way."""
     failure = None
     try:
         columnar.schemas()  # imports pyarrow and builds the tables' schemas
         import pyarrow.json  # noqa: F401
         import pyarrow.parquet  # noqa: F401
+
+        if ready is not None:
+            ready()
     except Exception as exc:  # noqa: BLE001 - any failure is told to the parent
         failure = exc
     stream = os.fdopen(asks, "rb")
-    while True:
+
+    def ask() -> list | None:
         head = stream.read(8)
         if len(head) < 8:  # the parent gave up (abort) or ended
+            return None
+        return msgspec.msgpack.decode(stream.read(int.from_bytes(head, "little")))
+
+    while True:
+        message = ask()
+        if message is None:
             return
-        message = msgspec.msgpack.decode(stream.read(int.from_bytes(head, "little")))
         if message[0] == "close":
             break
         if failure is not None:
@@ -312,7 +362,17 @@ def _serve(asks: int, replies: int) -> None:
                               message[3])
         except Exception as exc:  # noqa: BLE001 - any failure is told to the parent
             failure = exc
-    _write_all(replies, b"ok" if failure is None else _told(failure))
+    _reply(replies, b"ok" if failure is None else _told(failure))
+    if then is None or failure is not None or (message := ask()) is None:
+        return
+    try:
+        then(*message[1:])
+    except Exception as exc:  # noqa: BLE001 - any failure is told to the parent
+        failure = exc
+    finally:  # the child ends with os._exit, which flushes nothing
+        sys.stdout.flush()
+        sys.stderr.flush()
+    _reply(replies, b"ok" if failure is None else _told(failure))
 
 
 # What the forked writer's failure was, as the parent raises it: a bad part file (Arrow's
