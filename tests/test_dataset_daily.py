@@ -77,6 +77,52 @@ def test_the_files_listing_of_the_golden_claude_code_store():
     assert files.errors == listed.errors
 
 
+def test_the_listing_without_side_folders_finds_the_same_main_files(tmp_path, monkeypatch):
+    """sides=False (the export's listing: the side folders are stamped, not listed) gives
+    the same sessions and main files, in the golden store and in a home of two stores."""
+    root = GOLDEN / "claude_code"
+    listed = sessions.session_files("claude_code", root=root)
+    assert sum(1 for r in listed if (Path(r.path).parent / r.session_id).is_dir()) >= 4
+    assert [(r.harness, r.session_id, r.path) for r in sessions.session_files("claude_code", root=root, sides=False)] \
+        == [(r.harness, r.session_id, r.path) for r in listed]
+    _home(tmp_path, monkeypatch)
+    assert [(r.harness, r.session_id, r.path) for r in sessions.session_files(sides=False)] \
+        == [(r.harness, r.session_id, r.path) for r in sessions.session_files()]
+
+
+def test_a_subagent_that_grew_appeared_or_went_has_its_session_read_again(tmp_path):
+    """A session's side folder changes without its main file changing: a subagent's file
+    grows, a new one is written, one is removed. Each time the daily run reads that session
+    again (and only it), and its rows are those of the session as it is now."""
+    store = tmp_path / "store"
+    sources = _sources(store)
+    session = next(Path(p) for p in sources if "agent_launch" in p)
+    subagents = session.parent / session.stem / "subagents"
+    agent = sorted(subagents.glob("agent-*.jsonl"))[0]
+    out = tmp_path / "ds"
+    args = ["export", "--all", "--to", "parquet", "--from", "claude_code", "--root", str(store), "-o", str(out)]
+    assert CliRunner().invoke(main, args).exit_code == 0
+
+    def daily(written: int) -> None:
+        done = CliRunner().invoke(main, args)
+        assert done.exit_code == 0, done.output
+        assert f"{written} written" in done.stderr and f"{len(sources) - written} unchanged" in done.stderr, done.stderr
+        assert _conversations(out) == _expected(sources)
+
+    full = _cut_last_line(agent)
+    daily(1)
+    agent.write_bytes(full)  # grew by a line
+    daily(1)
+    daily(0)
+    copy = subagents / agent.name.replace("agent-a", "agent-b")
+    copy.write_bytes(full)  # a new subagent
+    daily(1)
+    copy.unlink()  # gone again
+    daily(1)
+    os.utime(session)  # only touched: its hash says so
+    daily(0)
+
+
 @pytest.mark.parametrize("spelling", ["a", "/a/b.jsonl", "a//b", "//a", "///a", "./a", "a/./b", "a/", "a/.", ".",
                                       "..", "../a", "a/..", "/", "", "a/.b", "a/b.", ".a", "./", "a/.//b", "a b/c"])
 def test_a_source_is_keyed_as_pathlib_writes_it(spelling):

@@ -58,6 +58,8 @@ class _Entry(msgspec.Struct):
     sha256: str
     key: str  # the session_key of the source's main conversation
     files: list[str] = msgspec.field(default_factory=list)
+    # the source's side folder as it was read (see _side_stamp); None: it had none
+    side: dict[str, tuple[int, float]] | None = None
 
 
 @dataclass
@@ -81,6 +83,59 @@ def _digest(path: Path) -> str:
             for chunk in iter(lambda: f.read(1 << 20), b""):
                 digest.update(chunk)
     return digest.hexdigest()
+
+
+def _side_folder(source: str) -> str:
+    """The folder of side files that rides with a session file: the one named as the file
+    without its extension, beside it (Claude Code's ``<sid>/`` of subagents and tool
+    results beside ``<sid>.jsonl``). Most sources have none."""
+    return os.path.splitext(source)[0]
+
+
+def _side_stamp(source: str) -> dict[str, tuple[int, float]] | None:
+    """Every entry of the source's side folder, by its path in the folder: a file's size
+    and mtime, a folder's mtime (size -1). None when there is no such folder."""
+    top = _side_folder(source)
+    try:
+        if not S_ISDIR(os.lstat(top).st_mode):
+            return None
+    except OSError:
+        return None
+    stamp: dict[str, tuple[int, float]] = {"": (-1, os.stat(top).st_mtime)}
+    folders = [""]
+    while folders:
+        rel = folders.pop()
+        with os.scandir(os.path.join(top, rel)) as entries:
+            for entry in entries:
+                name = os.path.join(rel, entry.name)
+                if entry.is_dir(follow_symlinks=False):
+                    stamp[name] = (-1, entry.stat(follow_symlinks=False).st_mtime)
+                    folders.append(name)
+                else:  # a symlinked file is read through: its target's size and time
+                    try:
+                        found = entry.stat()
+                    except OSError:  # a dangling link
+                        found = entry.stat(follow_symlinks=False)
+                    stamp[name] = (found.st_size, found.st_mtime)
+    return stamp
+
+
+def _side_unchanged(source: str, stamp: dict[str, tuple[int, float]] | None) -> bool:
+    """Whether the side folder is as its stamp says, without listing it: a file added to
+    or removed from a folder changes the folder's mtime, and a file that changed its own
+    size or mtime; so only the stamped entries are looked at (and, with no stamp, whether
+    a folder has appeared)."""
+    top = _side_folder(source)
+    if stamp is None:
+        return not os.path.isdir(top)
+    try:
+        for rel, (size, mtime) in stamp.items():
+            found = os.stat(os.path.join(top, rel)) if size >= 0 else os.lstat(os.path.join(top, rel) if rel else top)
+            if found.st_mtime != mtime or (size >= 0 and found.st_size != size):
+                return False
+    except OSError:  # an entry gone
+        return False
+    return True
 
 
 def read_source(path: str | os.PathLike[str], sha256: str | None = None,
@@ -120,17 +175,20 @@ class _Rows(msgspec.Struct):
     sha256: str
     lines: dict[str, bytes]
     counts: dict[str, int]
+    side: dict[str, tuple[int, float]] | None = None  # the side folder as it was read (_side_stamp)
 
 
 def source_lines(path: str | os.PathLike[str], sha256: str | None = None, harness: str | None = None) -> _Rows:
     """One source read into every table's rows, as JSON lines (see :func:`read_source`)."""
+    # stamped before it is read, as its size and time are: a change while it is read shows next time
+    side = None if os.path.isdir(path) else _side_stamp(os.fspath(path))
     conversation, source = read_source(path, sha256, harness)
     rows = columnar.rows(conversation, source)
     return _Rows(key=rows["sessions"][0]["session_key"], harness=source.harness,
                  date=columnar.day(conversation.meta.started_at), size=source.size, mtime=source.mtime,
                  sha256=source.sha256,
                  lines={name: columnar.encode_rows(part) for name, part in rows.items() if part},
-                 counts={name: len(part) for name, part in rows.items() if part})
+                 counts={name: len(part) for name, part in rows.items() if part}, side=side)
 
 
 def export_one(job: ExportJob) -> Outcome:
@@ -561,8 +619,10 @@ def _export(sources: Iterable[str | os.PathLike[str]], out: Path, jobs: int | No
         try:
             stat = os.stat(source)
             folder = S_ISDIR(stat.st_mode)
+            # a session file's side folder (its subagents) can change without the file changing
+            sides_same = known is not None and (folder or _side_unchanged(source, known.side))
             # a folder session (OpenHands) can change without its own size or time changing
-            if known is not None and not folder and known.size == stat.st_size and known.mtime == stat.st_mtime:
+            if sides_same and not folder and known.size == stat.st_size and known.mtime == stat.st_mtime:
                 result.unchanged.append(source)
                 tell(Outcome(source=source, status="skipped", reason="unchanged"))
                 continue
@@ -572,7 +632,7 @@ def _export(sources: Iterable[str | os.PathLike[str]], out: Path, jobs: int | No
             result.failed[source] = exc.strerror or str(exc)
             tell(Outcome(source=source, status="failed", reason=result.failed[source]))
             continue
-        if known is not None and known.sha256 == digest:
+        if sides_same and known.sha256 == digest:
             known.mtime = stat.st_mtime  # touched, not changed
             result.unchanged.append(source)
             tell(Outcome(source=source, status="skipped", reason="unchanged"))
@@ -593,7 +653,7 @@ def _export(sources: Iterable[str | os.PathLike[str]], out: Path, jobs: int | No
             manifest.pop(outcome.source, None)
             continue
         rows: _Rows = outcome.data
-        manifest[outcome.source] = _Entry(rows.size, rows.mtime, rows.sha256, rows.key, [])
+        manifest[outcome.source] = _Entry(rows.size, rows.mtime, rows.sha256, rows.key, [], rows.side)
         parts.add(outcome.source, rows)
         result.written.append(outcome.source)
         for name, n in rows.counts.items():

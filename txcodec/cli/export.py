@@ -233,9 +233,10 @@ def register(group: click.Group) -> None:
             writer = _parquet_writer() if fmt == "parquet" else None
             try:
                 if fmt == "parquet" and all(value is None for value in (project, since, until, grep)):
-                    # the dataset needs only each session's file: the stores need not read them to list them
+                    # the dataset needs only each session's file: the stores need not read them to list them,
+                    # nor look into their side folders (the export stamps those: dataset._side_stamp)
                     with user_errors():
-                        index = sessions.session_files(harness, root=root)
+                        index = sessions.session_files(harness, root=root, sides=False)
                 else:
                     index = select(harness, project, since, until, grep, root, details=False, describe=fmt != "parquet")
             except BaseException:
