@@ -206,6 +206,28 @@ def test_the_forked_writer_prints_the_summary_this_process_prints(tmp_path, monk
     assert _rows(tmp_path / "forked" / "ds") == _rows(tmp_path / "here" / "ds")
 
 
+def test_the_daily_command_loads_neither_pyarrow_nor_rich_nor_sqlite(tmp_path, monkeypatch):
+    """export --all --to parquet, in a process of its own: pyarrow and rich load in the
+    forked writer, and listing stores without a database loads no SQLite."""
+    import subprocess
+    import sys
+
+    _home(tmp_path / "home", monkeypatch)
+    for name in ("XDG_DATA_HOME", "CLINE_DIR", "CLINE_DATA_DIR", "CLINE_SESSION_DATA_DIR", "CLINE_DB_DATA_DIR"):
+        monkeypatch.delenv(name, raising=False)  # every store's default folder under the home
+    code = ("import sys\n"
+            "from txcodec.cli import main\n"
+            "main(sys.argv[1:], standalone_mode=False)\n"
+            "print(sorted(m for m in ('pyarrow', 'rich', 'sqlite3') if m in sys.modules))\n")
+    args = ["export", "--all", "--to", "parquet", "-o", str(tmp_path / "ds")]
+    for _ in range(2):  # the first export, then the daily one
+        done = subprocess.run([sys.executable, "-c", code, *args], cwd=tmp_path, capture_output=True, text=True,
+                              env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.splitlines()[-1] == "[]"
+        assert "converted" in done.stderr
+
+
 def _refuse(*args):
     raise OSError(f"no room for {args}")
 
