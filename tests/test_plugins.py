@@ -116,6 +116,13 @@ def test_the_entry_points_are_kept_until_the_installed_packages_change(tmp_path)
     assert listed() == [["gamma"], True]
     (tmp_path / "cache" / "txcodec" / "entry-points.json").write_text("not json")  # a broken cache is looked past
     assert listed() == [["gamma"], True]
+    # two paths taking turns (two checkouts, say) each keep their own: neither is looked up again
+    other = env["PYTHONPATH"]
+    env["PYTHONPATH"] = os.pathsep.join([str(tmp_path), other])
+    assert listed() == [["gamma"], True]
+    for path in (other, env["PYTHONPATH"]) * 2:
+        env["PYTHONPATH"] = path
+        assert listed() == [["gamma"], False]
 
 
 def test_an_entry_point_value_is_loaded_as_importlib_metadata_loads_it():

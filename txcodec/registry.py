@@ -185,6 +185,7 @@ def plugins() -> dict[str, Harness]:
 
 
 ENTRY_POINTS = "txcodec.harnesses"
+CACHED_SETS = 4  # installed sets whose entry points the cache file keeps
 
 
 def _entry_points() -> list[tuple[str, str]]:
@@ -196,21 +197,26 @@ def _entry_points() -> list[tuple[str, str]]:
 
     key = _installed(sys.path, sys.meta_path)
     cache = _cache_file()
+    kept: list[Any] = []
     if key is not None:
         try:
-            kept = msgspec.json.decode(cache.read_bytes())
-            if kept["key"] == key:
-                return [(name, value) for name, value in kept["entry_points"]]
+            kept = list(msgspec.json.decode(cache.read_bytes())["kept"])
+            for entry in kept:
+                if entry["key"] == key:
+                    return [(name, value) for name, value in entry["entry_points"]]
         except (OSError, ValueError, KeyError, TypeError):  # none yet, or not ours: looked up anew
-            pass
+            kept = []
     from importlib import metadata  # slow to import: only when the installed set changed
 
     found = [(ep.name, ep.value) for ep in metadata.entry_points(group=ENTRY_POINTS)]
     if key is not None:
+        # the last few sets are kept, newest first: runs that take turns with two paths (two
+        # checkouts, ``python -m`` from two folders) would otherwise each undo the other's
+        kept = [{"key": key, "entry_points": found}, *kept][:CACHED_SETS]
         try:
             from .atomic import write_atomic
 
-            write_atomic(cache, msgspec.json.encode({"key": key, "entry_points": found}), overwrite=True)
+            write_atomic(cache, msgspec.json.encode({"kept": kept}), overwrite=True)
         except OSError:
             pass  # a read-only home: looked up every time, as without the cache
     return found
