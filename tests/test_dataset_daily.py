@@ -121,6 +121,9 @@ def test_a_subagent_that_grew_appeared_or_went_has_its_session_read_again(tmp_pa
     daily(1)
     os.utime(session)  # only touched: its hash says so
     daily(0)
+    (subagents / "agent-gone.jsonl").symlink_to(tmp_path / "nowhere.jsonl")  # a link that dangles
+    daily(1)
+    daily(0)  # and goes on dangling: nothing changed
 
 
 @pytest.mark.parametrize("spelling", ["a", "/a/b.jsonl", "a//b", "//a", "///a", "./a", "a/./b", "a/", "a/.", ".",

@@ -111,13 +111,19 @@ def _side_stamp(source: str) -> dict[str, tuple[int, float]] | None:
                 if entry.is_dir(follow_symlinks=False):
                     stamp[name] = (-1, entry.stat(follow_symlinks=False).st_mtime)
                     folders.append(name)
-                else:  # a symlinked file is read through: its target's size and time
-                    try:
-                        found = entry.stat()
-                    except OSError:  # a dangling link
-                        found = entry.stat(follow_symlinks=False)
+                else:
+                    found = _file_stat(os.path.join(top, name))
                     stamp[name] = (found.st_size, found.st_mtime)
     return stamp
+
+
+def _file_stat(path: str) -> os.stat_result:
+    """A side file's stat: a symlinked one is read through, so its target's; a dangling
+    link's own (which stays the same while it dangles)."""
+    try:
+        return os.stat(path)
+    except OSError:
+        return os.lstat(path)
 
 
 def _side_unchanged(source: str, stamp: dict[str, tuple[int, float]] | None) -> bool:
@@ -130,7 +136,7 @@ def _side_unchanged(source: str, stamp: dict[str, tuple[int, float]] | None) -> 
         return not os.path.isdir(top)
     try:
         for rel, (size, mtime) in stamp.items():
-            found = os.stat(os.path.join(top, rel)) if size >= 0 else os.lstat(os.path.join(top, rel) if rel else top)
+            found = _file_stat(os.path.join(top, rel)) if size >= 0 else os.lstat(os.path.join(top, rel) if rel else top)
             if found.st_mtime != mtime or (size >= 0 and found.st_size != size):
                 return False
     except OSError:  # an entry gone
