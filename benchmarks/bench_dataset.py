@@ -173,9 +173,13 @@ def main() -> None:
 
         def cli(checkout: Path, out: Path) -> subprocess.CompletedProcess:
             # run from the scratch folder: ``-m`` puts the working folder first on the path, and
-            # a bench started inside a checkout would otherwise run that checkout's txcodec
+            # a bench started inside a checkout would otherwise run that checkout's txcodec;
+            # each checkout has a cache folder of its own, as an installation used alone has (an
+            # older checkout's plugin cache, in another shape, would be undone by the other's)
+            cache = tmp / f"cache-{checkout.name}-{abs(hash(str(checkout)))}"
             return subprocess.run([sys.executable, "-m", "txcodec", "export", "--all", "--to", "parquet", "-o", str(out),
-                                   "--jobs", str(args.jobs)], env={**env, "PYTHONPATH": str(checkout)},
+                                   "--jobs", str(args.jobs)],
+                                  env={**env, "PYTHONPATH": str(checkout), "XDG_CACHE_HOME": str(cache)},
                                   cwd=tmp, capture_output=True, check=False)
 
         for checkout in checkouts.values():  # writes the bytecode cache once

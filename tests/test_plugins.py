@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -73,3 +74,62 @@ def test_a_plugin_is_found_and_looked_up_only_when_no_built_in_claims_the_file(t
         "title": "Acme",
         "listed": True,
     }
+
+
+LISTED = '''
+import json, sys
+from txcodec import registry
+names = sorted(registry.plugins())
+print(json.dumps([names, "importlib.metadata" in sys.modules]))
+'''
+
+
+def test_the_entry_points_are_kept_until_the_installed_packages_change(tmp_path):
+    """The entry points are looked up once and kept in the cache folder; installing a
+    plugin, changing one's entry points in place or removing one is seen at once."""
+    site = tmp_path / "site"
+
+    def install(name: str, points: str) -> None:
+        info = site / f"{name}_plugin-1.0.dist-info"
+        info.mkdir(parents=True, exist_ok=True)
+        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}-plugin\nVersion: 1.0\n")
+        (info / "entry_points.txt").write_text(f"[txcodec.harnesses]\n{points}\n")
+        (site / f"{name}_plugin.py").write_text(textwrap.dedent(PLUGIN))
+
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(ROOT)]), "XDG_CACHE_HOME": str(tmp_path / "cache")}
+
+    def listed() -> list:
+        done = subprocess.run([sys.executable, "-c", LISTED], cwd=tmp_path, env=env, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout.splitlines()[-1])
+
+    install("acme", "acme = acme_plugin:HARNESS")
+    assert listed() == [["acme"], True]
+    assert listed() == [["acme"], False]  # kept: importlib.metadata not even imported
+    assert (tmp_path / "cache" / "txcodec" / "entry-points.json").is_file()
+    install("beta", "beta = beta_plugin:HARNESS")  # a plugin installed since
+    assert listed() == [["acme", "beta"], True]
+    assert listed() == [["acme", "beta"], False]
+    install("beta", "gamma = beta_plugin:HARNESS")  # its entry points rewritten in place
+    assert listed() == [["acme", "gamma"], True]
+    shutil.rmtree(site / "acme_plugin-1.0.dist-info")  # and one removed
+    assert listed() == [["gamma"], True]
+    (tmp_path / "cache" / "txcodec" / "entry-points.json").write_text("not json")  # a broken cache is looked past
+    assert listed() == [["gamma"], True]
+    # two paths taking turns (two checkouts, say) each keep their own: neither is looked up again
+    other = env["PYTHONPATH"]
+    env["PYTHONPATH"] = os.pathsep.join([str(tmp_path), other])
+    assert listed() == [["gamma"], True]
+    for path in (other, env["PYTHONPATH"]) * 2:
+        env["PYTHONPATH"] = path
+        assert listed() == [["gamma"], False]
+
+
+def test_an_entry_point_value_is_loaded_as_importlib_metadata_loads_it():
+    from importlib.metadata import EntryPoint
+
+    from txcodec import registry
+
+    for value in ("txcodec.registry:Harness", "txcodec.registry", "txcodec.registry : Harness.resume_argv",
+                  "txcodec.registry:Harness [extra]"):
+        assert registry._load(value) is EntryPoint("x", value, "g").load()

@@ -14,6 +14,9 @@ files holding its rows. A source whose size and mtime match, or whose bytes hash
 is skipped; a changed one has its rows taken out of the files that held them (which are
 rewritten with the other sources' rows, or removed when nothing is left) and written anew.
 A source gone from the selection keeps its rows: it may just not have been named this time.
+The Parquet files are written by a :class:`Writer`: in this process, or (the command's)
+a :class:`ForkedWriter`, a child that imports pyarrow and writes while this process lists
+and reads.
 
 DuckDB, pyarrow, pandas, Spark and Ray read the folders as they are
 (``read_parquet('DIR/messages/**/*.parquet', hive_partitioning = true)``). A source that
@@ -24,6 +27,8 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
+import sys
 import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -37,7 +42,7 @@ import msgspec
 from . import columnar
 from .atomic import write_atomic
 from .batch import Outcome
-from .errors import TxcodecError
+from .errors import InternalError, TxcodecError
 
 MANIFEST = "_txcodec_manifest.json"
 CHUNK = None  # sources per worker task (None: batch.run's default)
@@ -53,6 +58,8 @@ class _Entry(msgspec.Struct):
     sha256: str
     key: str  # the session_key of the source's main conversation
     files: list[str] = msgspec.field(default_factory=list)
+    # the source's side folder as it was read (see _side_stamp); None: it had none
+    side: dict[str, tuple[int, float]] | None = None
 
 
 @dataclass
@@ -76,6 +83,65 @@ def _digest(path: Path) -> str:
             for chunk in iter(lambda: f.read(1 << 20), b""):
                 digest.update(chunk)
     return digest.hexdigest()
+
+
+def _side_folder(source: str) -> str:
+    """The folder of side files that rides with a session file: the one named as the file
+    without its extension, beside it (Claude Code's ``<sid>/`` of subagents and tool
+    results beside ``<sid>.jsonl``). Most sources have none."""
+    return os.path.splitext(source)[0]
+
+
+def _side_stamp(source: str) -> dict[str, tuple[int, float]] | None:
+    """Every entry of the source's side folder, by its path in the folder: a file's size
+    and mtime, a folder's mtime (size -1). None when there is no such folder."""
+    top = _side_folder(source)
+    try:
+        if not S_ISDIR(os.lstat(top).st_mode):
+            return None
+    except OSError:
+        return None
+    stamp: dict[str, tuple[int, float]] = {"": (-1, os.stat(top).st_mtime)}
+    folders = [""]
+    while folders:
+        rel = folders.pop()
+        with os.scandir(os.path.join(top, rel)) as entries:
+            for entry in entries:
+                name = os.path.join(rel, entry.name)
+                if entry.is_dir(follow_symlinks=False):
+                    stamp[name] = (-1, entry.stat(follow_symlinks=False).st_mtime)
+                    folders.append(name)
+                else:
+                    found = _file_stat(os.path.join(top, name))
+                    stamp[name] = (found.st_size, found.st_mtime)
+    return stamp
+
+
+def _file_stat(path: str) -> os.stat_result:
+    """A side file's stat: a symlinked one is read through, so its target's; a dangling
+    link's own (which stays the same while it dangles)."""
+    try:
+        return os.stat(path)
+    except OSError:
+        return os.lstat(path)
+
+
+def _side_unchanged(source: str, stamp: dict[str, tuple[int, float]] | None) -> bool:
+    """Whether the side folder is as its stamp says, without listing it: a file added to
+    or removed from a folder changes the folder's mtime, and a file that changed its own
+    size or mtime; so only the stamped entries are looked at (and, with no stamp, whether
+    a folder has appeared)."""
+    top = _side_folder(source)
+    if stamp is None:
+        return not os.path.isdir(top)
+    try:
+        for rel, (size, mtime) in stamp.items():
+            found = _file_stat(os.path.join(top, rel)) if size >= 0 else os.lstat(os.path.join(top, rel) if rel else top)
+            if found.st_mtime != mtime or (size >= 0 and found.st_size != size):
+                return False
+    except OSError:  # an entry gone
+        return False
+    return True
 
 
 def read_source(path: str | os.PathLike[str], sha256: str | None = None,
@@ -115,17 +181,20 @@ class _Rows(msgspec.Struct):
     sha256: str
     lines: dict[str, bytes]
     counts: dict[str, int]
+    side: dict[str, tuple[int, float]] | None = None  # the side folder as it was read (_side_stamp)
 
 
 def source_lines(path: str | os.PathLike[str], sha256: str | None = None, harness: str | None = None) -> _Rows:
     """One source read into every table's rows, as JSON lines (see :func:`read_source`)."""
+    # stamped before it is read, as its size and time are: a change while it is read shows next time
+    side = None if os.path.isdir(path) else _side_stamp(os.fspath(path))
     conversation, source = read_source(path, sha256, harness)
     rows = columnar.rows(conversation, source)
     return _Rows(key=rows["sessions"][0]["session_key"], harness=source.harness,
                  date=columnar.day(conversation.meta.started_at), size=source.size, mtime=source.mtime,
                  sha256=source.sha256,
                  lines={name: columnar.encode_rows(part) for name, part in rows.items() if part},
-                 counts={name: len(part) for name, part in rows.items() if part})
+                 counts={name: len(part) for name, part in rows.items() if part}, side=side)
 
 
 def export_one(job: ExportJob) -> Outcome:
@@ -146,20 +215,15 @@ def _write_parquet(table: Any, target: Path) -> None:
 
 class _Parts:
     """Rows gathered by partition (table, harness, date) and written a file per partition
-    when enough are buffered and at the end, by threads (Arrow's JSON reader and Parquet
-    writer let go of the GIL)."""
+    when enough are buffered and at the end, by the writer."""
 
-    def __init__(self, out: Path, manifest: dict[str, _Entry], jobs: int):
-        self.out, self.manifest, self.jobs = out, manifest, jobs
+    def __init__(self, manifest: dict[str, _Entry], writer: Writer):
+        self.manifest, self.writer = manifest, writer
         self.lines: dict[tuple[str, str, str], list[bytes]] = {}
         self.owners: dict[tuple[str, str, str], list[str]] = {}
         self.buffered = 0
 
     def add(self, source: str, rows: _Rows) -> None:
-        # pyarrow is imported here, while the workers read the rest (not in the writing threads)
-        import pyarrow.json  # noqa: F401
-        import pyarrow.parquet  # noqa: F401
-
         for name, lines in rows.lines.items():
             group = (name, rows.harness, rows.date)
             self.lines.setdefault(group, []).append(lines)
@@ -169,20 +233,271 @@ class _Parts:
             self.flush()
 
     def flush(self) -> None:
-        from concurrent.futures import ThreadPoolExecutor
-
         groups, self.lines, self.buffered = self.lines, {}, 0
+        if not groups:
+            return
         part = f"part-{uuid.uuid4().hex}.parquet"
         rels = {group: f"{group[0]}/harness={group[1]}/date={group[2]}/{part}" for group in groups}
-
-        def write(group: tuple[str, str, str]) -> None:
-            _write_parquet(columnar.table_from_json(group[0], b"".join(groups[group])), self.out / rels[group])
-
-        with ThreadPoolExecutor(max_workers=self.jobs) as pool:
-            list(pool.map(write, groups))
+        self.writer.write({rels[group]: (group[0], b"".join(lines)) for group, lines in groups.items()})
         for group, rel in rels.items():
             for source in dict.fromkeys(self.owners.pop(group)):
                 self.manifest[source].files.append(rel)
+
+
+class Writer:
+    """Where the Parquet work of an export runs: here, in this process. Files are written
+    in the order asked; :meth:`close` returns once all are, raising what went wrong."""
+
+    def __init__(self) -> None:
+        self.out, self.jobs = Path(), 1  # the export's folder and --jobs, set when it starts
+
+    def take_out(self, rels: list[str], keys: set[str]) -> None:
+        _as_ours(_take_out_rows, self.out, rels, keys)
+
+    def write(self, files: dict[str, tuple[str, bytes]]) -> None:
+        _as_ours(_write_tables, self.out, files, self.jobs)
+
+    def close(self) -> None:
+        pass
+
+    def abort(self) -> None:
+        pass
+
+
+class ForkedWriter(Writer):
+    """The Parquet work in a forked child, which imports pyarrow (about a tenth of a daily
+    run) and rewrites and writes the part files while this process lists the stores and
+    reads the changed sessions: the command's two halves overlap on a second core. Asks
+    go down a pipe, in order; :meth:`close` waits for the child to finish them and raises
+    the first thing that went wrong there, as txcodec's own error of its kind. Made before the
+    export starts (the command makes it before it lists the stores), then handed to
+    :func:`export_parquet`."""
+
+    def __init__(self, ready: Callable[[], None] | None = None,
+                 then: Callable[..., None] | None = None) -> None:
+        """``ready`` runs in the child once pyarrow is imported, while it would only wait for
+        rows (the command imports there what its summary needs); ``then`` is what the child
+        runs after its writes, with what :meth:`finish` sends (the command's summary, printed
+        by the child on the stderr the two share, so that this process never imports it)."""
+        super().__init__()
+        self.then = then
+        down_read, self._down = os.pipe()
+        self._up, up_write = os.pipe()
+        self.pid = os.fork()
+        if self.pid == 0:  # the child: never returns into the caller's code
+            os.close(self._down)
+            os.close(self._up)
+            status = 1
+            try:
+                _serve(down_read, up_write, ready, then)
+                status = 0
+            finally:
+                os._exit(status)
+        os.close(down_read)
+        os.close(up_write)
+        self._state = "open"  # then "closed" (writes done, the child waits for finish) and "done"
+
+    def _send(self, *message: Any) -> None:
+        data = msgspec.msgpack.encode(message)
+        try:
+            _write_all(self._down, len(data).to_bytes(8, "little") + data)
+        except OSError:  # the child is gone: close() says why
+            pass
+
+    def take_out(self, rels: list[str], keys: set[str]) -> None:
+        self._send("take_out", str(self.out), rels, sorted(keys))
+
+    def write(self, files: dict[str, tuple[str, bytes]]) -> None:
+        self._send("write", str(self.out), files, self.jobs)
+
+    def close(self) -> None:
+        """Wait for the child's work; raise what failed there. With a ``then``, the child
+        is left waiting for :meth:`finish` (or :meth:`abort`)."""
+        if self._state != "open":
+            return
+        self._state = "closed"
+        self._send("close")
+        reply = _read_reply(self._up)
+        if self.then is None or reply != b"ok":
+            self._end()
+        if reply != b"ok":
+            _raise_told(reply)
+
+    def finish(self, *args: Any) -> None:
+        """Run the child's ``then(*args)`` once its writes are done, wait for it to end,
+        and raise what failed there."""
+        if self._state != "closed" or self.then is None:
+            raise InternalError("the forked writer finishes once closed, and only with a then")
+        self._send("then", *args)
+        reply = _read_reply(self._up)
+        self._end()
+        if reply != b"ok":
+            _raise_told(reply)
+
+    def _end(self) -> None:
+        """The child has no more to do: it ends at the end of its asks."""
+        self._state = "done"
+        os.close(self._down)
+        os.close(self._up)
+        os.waitpid(self.pid, 0)
+
+    def abort(self) -> None:
+        """End the child without waiting for its work (the export did not finish). It is
+        stopped by a signal, not by the end of its asks: worker processes forked since
+        hold the pipe's other end too. A file it was writing is left as its temporary
+        file, which no reader of the dataset takes for a part. A closed child (its writes
+        done, waiting for :meth:`finish`) is only told there is no more."""
+        import signal
+
+        if self._state == "closed":
+            self._end()
+        elif self._state == "open":
+            self._state = "done"
+            os.close(self._down)
+            os.close(self._up)
+            try:
+                os.kill(self.pid, signal.SIGTERM)
+            except ProcessLookupError:  # already gone
+                pass
+            os.waitpid(self.pid, 0)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _read_exactly(fd: int, size: int) -> bytes:
+    chunks, left = [], size
+    while left and (chunk := os.read(fd, left)):
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
+
+
+def _reply(fd: int, reply: bytes) -> None:
+    _write_all(fd, len(reply).to_bytes(8, "little") + reply)
+
+
+def _read_reply(fd: int) -> bytes:
+    """The child's answer, or b"" when it ended without one."""
+    head = _read_exactly(fd, 8)
+    return _read_exactly(fd, int.from_bytes(head, "little")) if len(head) == 8 else b""
+
+
+def _serve(asks: int, replies: int, ready: Callable[[], None] | None = None,
+           then: Callable[..., None] | None = None) -> None:
+    """The forked writer's loop: pyarrow first (while the parent lists), then ``ready``,
+    then each ask in order. After a failure the asks left are skipped; ``close`` is
+    answered with ``ok`` or the failure. With a ``then``, one more ask may follow, its
+    arguments: it is answered the same way."""
+    failure = None
+    try:
+        columnar.schemas()  # imports pyarrow and builds the tables' schemas
+        import pyarrow.json  # noqa: F401
+        import pyarrow.parquet  # noqa: F401
+
+        if ready is not None:
+            ready()
+    except Exception as exc:  # noqa: BLE001 - any failure is told to the parent
+        failure = exc
+    stream = os.fdopen(asks, "rb")
+
+    def ask() -> list | None:
+        head = stream.read(8)
+        if len(head) < 8:  # the parent gave up (abort) or ended
+            return None
+        return msgspec.msgpack.decode(stream.read(int.from_bytes(head, "little")))
+
+    while True:
+        message = ask()
+        if message is None:
+            return
+        if message[0] == "close":
+            break
+        if failure is not None:
+            continue
+        try:
+            if message[0] == "take_out":
+                _take_out_rows(Path(message[1]), message[2], set(message[3]))
+            else:
+                _write_tables(Path(message[1]), {rel: (name, data) for rel, (name, data) in message[2].items()},
+                              message[3])
+        except Exception as exc:  # noqa: BLE001 - any failure is told to the parent
+            failure = exc
+    _reply(replies, b"ok" if failure is None else _told(failure))
+    if then is None or failure is not None or (message := ask()) is None:
+        return
+    try:
+        then(*message[1:])
+    except Exception as exc:  # noqa: BLE001 - any failure is told to the parent
+        failure = exc
+    finally:  # the child ends with os._exit, which flushes nothing
+        sys.stdout.flush()
+        sys.stderr.flush()
+    _reply(replies, b"ok" if failure is None else _told(failure))
+
+
+# What the forked writer's failure was, as the parent raises it: a bad part file (Arrow's
+# errors are ValueErrors) or the file system's refusal are the user's to fix, as they are
+# when this process writes; anything else is a bug
+_FAILURES = {b"value": "InputError", b"os": "StoreError", b"bug": "InternalError"}
+
+
+def _told(failure: BaseException) -> bytes:
+    from .errors import describe
+
+    if isinstance(failure, (ValueError, OSError)):
+        kind, text = (b"value" if isinstance(failure, ValueError) else b"os"), str(failure)
+    else:
+        kind, text = b"bug", describe(failure)
+    return kind + b":" + text.encode("utf-8", "replace")
+
+
+def _raise_told(reply: bytes) -> None:
+    kind, _, text = reply.partition(b":")
+    raise _ours(kind, text.decode("utf-8", "replace"))
+
+
+def _ours(kind: bytes, text: str) -> TxcodecError:
+    from . import errors
+
+    if kind not in _FAILURES or not text:
+        return errors.InternalError("the Parquet writer process ended unexpectedly")
+    return getattr(errors, _FAILURES[kind])(text)
+
+
+def _as_ours(work: Callable[..., None], *args: Any) -> None:
+    """``work(*args)``, what pyarrow or the file system raise turned into txcodec's error
+    of the same kind (as the forked writer's parent raises it)."""
+    try:
+        work(*args)
+    except TxcodecError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - the library raises only its own errors
+        kind, _, text = _told(exc).partition(b":")
+        raise _ours(kind, text.decode("utf-8", "replace")) from exc
+
+
+def _write_tables(out: Path, files: dict[str, tuple[str, bytes]], jobs: int) -> None:
+    """Each file of rows (JSON lines of one table) written as Parquet, by ``jobs`` threads (Arrow's
+    JSON reader and Parquet writer let go of the GIL) when there is much to write: the
+    daily run's few rows are written one file after the other (importing the thread pool
+    alone, with the logging it brings, costs more than writing them)."""
+
+    def write(rel: str) -> None:
+        name, lines = files[rel]
+        _write_parquet(columnar.table_from_json(name, lines), out / rel)
+
+    if sum(len(lines) for _, lines in files.values()) < IN_PROCESS:
+        for rel in files:
+            write(rel)
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        list(pool.map(write, files))
 
 
 def _load_manifest(out: Path) -> dict[str, _Entry]:
@@ -194,43 +509,52 @@ def _load_manifest(out: Path) -> dict[str, _Entry]:
         raise TxcodecError(f"{out / MANIFEST}: not a txcodec manifest ({exc}); choose an empty folder") from exc
 
 
-def _take_out(out: Path, manifest: dict[str, _Entry], sources: list[str]) -> None:
-    """Remove the rows of ``sources`` from the files that hold them."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
+def _take_out(manifest: dict[str, _Entry], sources: list[str], writer: Writer) -> None:
+    """Have the rows of ``sources`` removed from the files that hold them."""
     keys = {manifest[s].key for s in sources}
     files = sorted({f for s in sources for f in manifest[s].files})
-    for rel in files:
-        # ParquetFile, not read_table, and slices, not a mask: both of those import pandas,
-        # which costs more than the work (a cast imports pyarrow.compute: only when needed)
-        kept = _kept_runs(out / rel, keys)
-        table = pq.ParquetFile(out / rel).read()
-        schema = columnar.schemas()[rel.split("/", 1)[0]]
-        if table.schema != schema:
-            table = table.cast(schema)
-        if kept:
-            _write_parquet(pa.concat_tables([table.slice(start, end - start) for start, end in kept]), out / rel)
-        else:
-            (out / rel).unlink(missing_ok=True)
+    writer.take_out(files, keys)
     for source in sources:
         manifest[source].files = []
 
 
-def _kept_runs(path: Path, keys: set[str]) -> list[tuple[int, int]]:
-    """The [start, end) ranges of the rows in ``path`` whose session is not one of ``keys``
-    (a source's rows sit together, so the ranges are few). The key column is read as a
-    dictionary: each distinct key is looked at once, the rows as small integers (in plain
-    Python: NumPy would cost more to import than these few thousand rows to walk)."""
+def _take_out_rows(out: Path, files: list[str], keys: set[str]) -> None:
+    """Remove the rows of the sessions ``keys`` from ``files`` (removing a file left empty)."""
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
-    column = pq.ParquetFile(path, read_dictionary=["session_key"]).read(columns=["session_key"])["session_key"]
+    for rel in files:
+        # ParquetFile, not read_table, and slices, not a mask: both of those import pandas,
+        # which costs more than the work (a cast imports pyarrow.compute: only when needed);
+        # one thread: these files are small, and Arrow's pool costs more to start than it saves
+        table = pq.ParquetFile(out / rel).read(use_threads=False)
+        schema = columnar.schemas()[rel.split("/", 1)[0]]
+        if table.schema != schema:
+            table = table.cast(schema)
+        kept = _runs(table.column("session_key"), keys)  # the file is read once: its keys are in it
+        if kept:
+            _write_parquet(pa.concat_tables([table.slice(start, end - start) for start, end in kept]), out / rel)
+        else:
+            (out / rel).unlink(missing_ok=True)
+
+
+def _kept_runs(path: Path, keys: set[str]) -> list[tuple[int, int]]:
+    """The [start, end) ranges of the rows in ``path`` whose session is not one of ``keys``
+    (see :func:`_runs`)."""
+    import pyarrow.parquet as pq
+
+    return _runs(pq.ParquetFile(path).read(columns=["session_key"], use_threads=False)["session_key"], keys)
+
+
+def _runs(column: Any, keys: set[str]) -> list[tuple[int, int]]:
+    """The [start, end) ranges of the rows whose session key (``column``) is not one of
+    ``keys`` (a source's rows sit together, so the ranges are few), walked in plain Python:
+    NumPy would cost more to import than these few thousand rows to walk."""
     runs: list[tuple[int, int]] = []
     row = 0
     for chunk in column.chunks:
         # a child's key is its main conversation's key + "/...": compare the part before
-        gone = [key.split("/", 1)[0] in keys for key in chunk.dictionary.to_pylist()]
-        for dropped, run in groupby(gone[index] for index in chunk.indices.to_pylist()):
+        for dropped, run in groupby(key.split("/", 1)[0] in keys for key in chunk.to_pylist()):
             length = sum(1 for _ in run)
             if not dropped:
                 if runs and runs[-1][1] == row:  # a run that goes on from the chunk before
@@ -243,33 +567,68 @@ def _kept_runs(path: Path, keys: set[str]) -> list[tuple[int, int]]:
 
 def export_parquet(sources: Iterable[str | os.PathLike[str]], out: str | os.PathLike[str], *,
                    jobs: int | None = None, harnesses: dict[str, str] | None = None,
-                   on_outcome: Callable[[Outcome], None] | None = None) -> ExportResult:
+                   on_outcome: Callable[[Outcome], None] | None = None,
+                   writer: Writer | None = None) -> ExportResult:
     """Export every source session (native files of any harness) under ``out``.
 
     ``jobs`` processes read in parallel (default: the CPU count; 1 runs in this process)
     through :func:`txcodec.batch.run`, the machinery of batch conversion. Only sources that
     changed since the last export into ``out`` are read again. ``harnesses`` maps a path to
     its harness when it is known; ``on_outcome`` is told about every source as it is done
-    (``converted``, ``skipped`` as unchanged, or ``failed`` with the reason).
+    (``converted``, ``skipped`` as unchanged, or ``failed`` with the reason). ``writer``
+    is where the Parquet files are written (a :class:`ForkedWriter`; by default this
+    process); the export closes it.
     """
     from . import batch
 
-    # fails early when pyarrow is missing; it is imported once the workers run (they need none)
-    columnar.require_pyarrow()
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
+    writer = writer or Writer()
+    try:
+        # fails early when pyarrow is missing; it is imported where the files are written
+        columnar.require_pyarrow()
+        out = Path(out)
+        out.mkdir(parents=True, exist_ok=True)
+        writer.out, writer.jobs = out, jobs or batch.default_jobs()
+        result, manifest = _export(sources, out, jobs, harnesses, on_outcome, writer)
+        writer.close()  # every file written, or what failed raised: only then the manifest
+    except BaseException:
+        writer.abort()
+        raise
+    write_atomic(out / MANIFEST, msgspec.json.encode(manifest), overwrite=True)
+    return result
+
+
+# A POSIX path pathlib would write back as it is: not empty, no empty or "." component
+# (as in "a//b", "./a", "a/./b", "a/"), at most one leading slash
+_AS_PATHLIB = re.compile(r"(?!\./)(?!.*//)(?!.*/\./)(?!.*/\.?\Z)[^\0]+", re.DOTALL)
+
+
+def _spelled(source: str | os.PathLike[str]) -> str:
+    """The source as pathlib writes it, the manifest's key (a listing's 2,000 paths are
+    already written so: only the others are made into a Path, which costs more than
+    the stat that follows)."""
+    if os.name == "posix" and isinstance(source, str) and _AS_PATHLIB.match(source):
+        return source
+    return str(Path(source))
+
+
+def _export(sources: Iterable[str | os.PathLike[str]], out: Path, jobs: int | None, harnesses: dict[str, str] | None,
+            on_outcome: Callable[[Outcome], None] | None, writer: Writer) -> tuple[ExportResult, dict[str, _Entry]]:
+    from . import batch
+
     manifest = _load_manifest(out)
     result = ExportResult()
     tell = on_outcome or (lambda outcome: None)
     todo: list[ExportJob] = []
     todo_bytes = 0  # a folder's own size says nothing: one counts as too much to read here
-    for source in dict.fromkeys(str(Path(s)) for s in sources):
+    for source in dict.fromkeys(map(_spelled, sources)):
         known = manifest.get(source)
         try:
             stat = os.stat(source)
             folder = S_ISDIR(stat.st_mode)
+            # a session file's side folder (its subagents) can change without the file changing
+            sides_same = known is not None and (folder or _side_unchanged(source, known.side))
             # a folder session (OpenHands) can change without its own size or time changing
-            if known is not None and not folder and known.size == stat.st_size and known.mtime == stat.st_mtime:
+            if sides_same and not folder and known.size == stat.st_size and known.mtime == stat.st_mtime:
                 result.unchanged.append(source)
                 tell(Outcome(source=source, status="skipped", reason="unchanged"))
                 continue
@@ -279,7 +638,7 @@ def export_parquet(sources: Iterable[str | os.PathLike[str]], out: str | os.Path
             result.failed[source] = exc.strerror or str(exc)
             tell(Outcome(source=source, status="failed", reason=result.failed[source]))
             continue
-        if known is not None and known.sha256 == digest:
+        if sides_same and known.sha256 == digest:
             known.mtime = stat.st_mtime  # touched, not changed
             result.unchanged.append(source)
             tell(Outcome(source=source, status="skipped", reason="unchanged"))
@@ -288,10 +647,10 @@ def export_parquet(sources: Iterable[str | os.PathLike[str]], out: str | os.Path
         todo_bytes += IN_PROCESS if folder else stat.st_size
     changed = [job.source for job in todo if job.source in manifest]
     if changed:
-        _take_out(out, manifest, changed)
+        _take_out(manifest, changed, writer)
     jobs = jobs or batch.default_jobs()
     names = {job.harness for job in todo}
-    parts = _Parts(out, manifest, jobs)
+    parts = _Parts(manifest, writer)
     for outcome in batch.run(todo, export_one, jobs, chunk=CHUNK, in_process=todo_bytes < IN_PROCESS,
                              prepare=lambda: _prepare(None if None in names else names)):
         tell(outcome)
@@ -300,14 +659,13 @@ def export_parquet(sources: Iterable[str | os.PathLike[str]], out: str | os.Path
             manifest.pop(outcome.source, None)
             continue
         rows: _Rows = outcome.data
-        manifest[outcome.source] = _Entry(rows.size, rows.mtime, rows.sha256, rows.key, [])
+        manifest[outcome.source] = _Entry(rows.size, rows.mtime, rows.sha256, rows.key, [], rows.side)
         parts.add(outcome.source, rows)
         result.written.append(outcome.source)
         for name, n in rows.counts.items():
             result.rows[name] = result.rows.get(name, 0) + n
     parts.flush()
-    write_atomic(out / MANIFEST, msgspec.json.encode(manifest), overwrite=True)
-    return result
+    return result, manifest
 
 
 def _prepare(harnesses: set[str] | None) -> None:

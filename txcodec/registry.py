@@ -178,12 +178,104 @@ def plugins() -> dict[str, Harness]:
     """The harnesses installed under the ``txcodec.harnesses`` entry-point group."""
     global _plugins
     if _plugins is None:
-        from importlib import metadata  # slow to import: only when plugins are asked for
-
         _plugins = {}
-        for ep in metadata.entry_points(group="txcodec.harnesses"):
-            _plugins.setdefault(ep.name, ep.load())
+        for name, value in _entry_points():
+            _plugins.setdefault(name, _load(value))
     return _plugins
+
+
+ENTRY_POINTS = "txcodec.harnesses"
+CACHED_SETS = 4  # installed sets whose entry points the cache file keeps
+
+
+def _entry_points() -> list[tuple[str, str]]:
+    """The group's entry points as (name, value), in importlib.metadata's order. Looking
+    them up imports importlib.metadata and reads every installed distribution (a tenth of
+    a daily ``export --all``), so the answer is kept in the user's cache folder with what
+    it depends on (:func:`_installed`): while that is the same, so are the entry points."""
+    import sys
+
+    key = _installed(sys.path, sys.meta_path)
+    cache = _cache_file()
+    kept: list[Any] = []
+    if key is not None:
+        try:
+            kept = list(msgspec.json.decode(cache.read_bytes())["kept"])
+            for entry in kept:
+                if entry["key"] == key:
+                    return [(name, value) for name, value in entry["entry_points"]]
+        except (OSError, ValueError, KeyError, TypeError):  # none yet, or not ours: looked up anew
+            kept = []
+    from importlib import metadata  # slow to import: only when the installed set changed
+
+    found = [(ep.name, ep.value) for ep in metadata.entry_points(group=ENTRY_POINTS)]
+    if key is not None:
+        # the last few sets are kept, newest first: runs that take turns with two paths (two
+        # checkouts, ``python -m`` from two folders) would otherwise each undo the other's
+        kept = [{"key": key, "entry_points": found}, *kept][:CACHED_SETS]
+        try:
+            from .atomic import write_atomic
+
+            write_atomic(cache, msgspec.json.encode({"kept": kept}), overwrite=True)
+        except OSError:
+            pass  # a read-only home: looked up every time, as without the cache
+    return found
+
+
+def _cache_file() -> Any:
+    import os
+    from pathlib import Path
+
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "txcodec" / "entry-points.json"
+
+
+def _installed(path: list[str], finders: list[Any]) -> list[Any] | None:
+    """What importlib.metadata's entry points depend on: for each folder on ``path``, the
+    distributions it holds (its ``*.dist-info`` and ``*.egg-info`` entries, an egg's
+    ``EGG-INFO``) and each one's ``entry_points.txt`` (time and size), for a zip its time
+    and size. Installing, removing or upgrading a package changes it; a new file of some
+    other kind beside them does not. None when a finder other than the standard path
+    finder can give distributions (its own are not known so)."""
+    import os
+    from importlib.machinery import PathFinder
+
+    if any(hasattr(f, "find_distributions") and f is not PathFinder for f in finders):
+        return None
+
+    def stamp(file: str) -> list[int] | None:
+        try:
+            stat = os.stat(file)
+        except OSError:
+            return None
+        return [stat.st_mtime_ns, stat.st_size]
+
+    key: list[Any] = []
+    for entry in path:
+        folder = entry or "."
+        try:
+            children = os.listdir(folder)
+        except NotADirectoryError:
+            key.append([entry, stamp(folder)])  # a zip on the path
+            continue
+        except OSError:
+            key.append([entry, None])
+            continue
+        infos = sorted(c for c in children if c.lower().endswith((".dist-info", ".egg-info")))
+        if os.path.basename(folder).lower().endswith(".egg"):
+            infos += [c for c in children if c.lower() == "egg-info"]
+        key.append([entry, [[c, stamp(os.path.join(folder, c, "entry_points.txt"))] for c in infos]])
+    return key
+
+
+def _load(value: str) -> Any:
+    """The object an entry point's value names (``module:attr.attr``), as
+    ``EntryPoint.load`` finds it (without importing importlib.metadata)."""
+    module, _, attrs = value.partition("[")[0].partition(":")
+    found = import_module(module.strip())
+    for attr in filter(None, attrs.strip().split(".")):
+        found = getattr(found, attr)
+    return found
 
 
 def _load_all() -> dict[str, Harness]:

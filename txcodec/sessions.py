@@ -142,6 +142,36 @@ def discover(
     return Index(kept, errors)
 
 
+def session_files(harness: str | None = None, *, root: str | os.PathLike[str] | None = None,
+                  sides: bool = True) -> Index:
+    """The sessions :func:`discover` lists with ``describe=False``, for a caller that wants
+    only their main files (the Parquet export): a row per session that has one (no
+    subagent chat, no pruned session), with only ``harness``, ``session_id`` and ``path``,
+    in the stores' own order. Nothing is asked of a file beyond what the store's listing
+    asks (not even its time, which only the newest-first order needed). ``sides=False``:
+    a store that can (``discover_mains``) does not list its sessions' side folders either,
+    nor say what it could not list in them (the export stamps those folders itself)."""
+    rows: list[SessionRow] = []
+    errors: list[str] = []
+    for name, store in stores(harness).items():
+        lister = getattr(store, "discover_files", store.discover)
+        if not sides:
+            lister = getattr(store, "discover_mains", lister)
+        try:
+            found = lister(Path(root) if root is not None else None)
+        except (OSError, ValueError) as exc:
+            errors.append(f"{name}: {exc}")
+            continue
+        errors += [f"{name}: {e}" for e in getattr(found, "errors", [])]
+        for item in found:
+            session_id = _get(item, "session_id", "id")
+            errors += [f"{name}: {e}" for e in getattr(item, "errors", None) or []]
+            path = _get(item, "path")
+            if isinstance(session_id, str) and path is not None and _get(item, "parent_id") is None:
+                rows.append(SessionRow(harness=name, session_id=session_id, path=str(path)))
+    return Index(rows, errors)
+
+
 def _keep(row: SessionRow, project: str | None, since: datetime | None, until: datetime | None) -> bool:
     if project is not None:
         wanted = project.lower()

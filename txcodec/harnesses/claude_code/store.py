@@ -244,9 +244,11 @@ def _real_dir(path: Path) -> bool:
     return path.is_dir() and not path.is_symlink()
 
 
-def discover(root: str | os.PathLike[str] | None = None, describe: bool = True) -> Sessions:
+def discover(root: str | os.PathLike[str] | None = None, describe: bool = True, sides: bool = True) -> Sessions:
     """Every session under ``root``; ``describe=False`` leaves out what reading each main
-    file tells (status, cwd, title, times, counts) for a caller that wants only the files."""
+    file tells (status, cwd, title, times, counts) for a caller that wants only the files;
+    ``sides=False`` (with it) lists no session folder's side files either: only sessions
+    with a main transcript, and what the listing of the project folders says."""
     root = Path(root) if root is not None else default_root()
     mains: dict[str, list[Path]] = {}
     folders: dict[str, list[Path]] = {}
@@ -268,8 +270,8 @@ def discover(root: str | os.PathLike[str] | None = None, describe: bool = True) 
             continue
         for entry in entries:
             _sort_entry(project, entry, mains, folders, flat_agents, errors)
-    sessions = [_gather(sid, mains.get(sid, []), folders.get(sid, []), describe)
-                for sid in sorted(set(mains) | set(folders))]
+    sids = sorted(set(mains) | set(folders)) if sides else sorted(mains)
+    sessions = [_gather(sid, mains.get(sid, []), folders.get(sid, []) if sides else [], describe) for sid in sids]
     found = {s.session_id: s for s in sessions if s is not None}
     if describe:  # a legacy agent file only adds to its parent's description
         _attach_flat_agents(flat_agents, found, errors)
@@ -308,6 +310,13 @@ def _collected(files: SessionFiles) -> bool:
 def discover_files(root: str | os.PathLike[str] | None = None) -> Sessions:
     """The sessions :func:`discover` finds, without reading each main file."""
     return discover(root, describe=False)
+
+
+def discover_mains(root: str | os.PathLike[str] | None = None) -> Sessions:
+    """The sessions with a main transcript, without reading it or listing its session
+    folder (the Parquet export stamps the folder itself, and looks inside only when it
+    changed): no side file, and none of the side folders' errors."""
+    return discover(root, describe=False, sides=False)
 
 
 def _gather(sid: str, main_dirs: list[Path], folder_dirs: list[Path], describe: bool = True) -> SessionInfo | None:

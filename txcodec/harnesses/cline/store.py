@@ -21,16 +21,18 @@ from __future__ import annotations
 import json
 import os
 import re
-import sqlite3
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 from msgspec import UNSET, UnsetType
 
 from ...atomic import stage
 from ...errors import StoreError
+
+if TYPE_CHECKING:
+    import sqlite3
 
 MESSAGES = ".messages.json"
 # what cline's own ids look like: milliseconds since the epoch, "_", five letters or digits
@@ -256,6 +258,8 @@ def _check_schema(con: sqlite3.Connection, db: Path, row: dict[str, Any]) -> Non
 def install(files: dict[str, bytes], root: str | os.PathLike[str] | None = None) -> list[Path]:
     """Copy the session folder in (never overwriting) and register it in ``sessions.db``,
     in one transaction: the row and the files appear together or not at all."""
+    import sqlite3  # here: listing the store (every export --all does) never loads SQLite
+
     data_root = Path(root) if root is not None else default_root()
     main = next((name for name in files if name.endswith(MESSAGES)), None)
     if main is None:

@@ -12,9 +12,7 @@ from typing import Any
 from ...registry import Harness, lazy
 from .codec import CODEC
 from .dialect import OPENCODE, Dialect
-from .read import read
 from .store import STORE
-from .write import writer
 
 
 def detector(dialect: Dialect):
@@ -36,9 +34,25 @@ def detector(dialect: Dialect):
     return detect
 
 
+_READ = lazy(f"{__name__}.read", "read")  # one reader for opencode and Kilo, imported when first called
+
+
+def writer(dialect: Dialect):
+    """The dialect's writer (:func:`.write.writer`), its module imported when it first
+    writes: listing every store (export --all) loads this package and writes nothing."""
+
+    def write(conversation: Any, loss: Any, options: Any) -> Any:
+        from .write import writer as make
+
+        return make(dialect)(conversation, loss, options)
+
+    return write
+
+
 def harness(dialect: Dialect, codec: Any, store: Any, check: Any) -> Harness:
-    return Harness(name=dialect.harness, title=dialect.title, codec=codec, detect=detector(dialect), read=read,
-                   write=writer(dialect), store=store, check_resume=check, resume=(dialect.binary, "--session", "{id}"))
+    return Harness(name=dialect.harness, title=dialect.title, codec=codec, detect=detector(dialect),
+                   read=_READ, write=writer(dialect), store=store, check_resume=check,
+                   resume=(dialect.binary, "--session", "{id}"))
 
 
 HARNESS = harness(OPENCODE, CODEC, STORE, lazy("txcodec.clients.opencode", "check_resume"))

@@ -24,15 +24,18 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import msgspec
 from msgspec import UNSET, UnsetType
 
 from ...errors import InputError, StoreError
 from .dialect import OPENCODE, Dialect
+
+if TYPE_CHECKING:
+    import sqlite3
 
 REQUIRED = {
     "session": {"id", "slug", "directory", "title", "version", "time_created", "time_updated"},
@@ -56,6 +59,8 @@ def connect(db: Path) -> sqlite3.Connection:
     """The database, read-only: a ``mode=ro`` URI, so SQLite never writes to the file."""
     if not db.is_file():
         raise StoreError(f"{db}: no such database")
+    import sqlite3  # here: a home without the database (every export --all lists it) never loads SQLite
+
     try:
         con = sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro", uri=True)
         tables = {row[0] for row in con.execute("select name from sqlite_master where type = 'table'")}
@@ -96,6 +101,8 @@ def _json(text: str | None, default: object = None) -> object:
 
 def export(db: Path, session_id: str) -> bytes:
     """The session as ``opencode export`` prints it (its fields, in its order), one line."""
+    import sqlite3
+
     con = connect(db)
     con.row_factory = sqlite3.Row
     try:
@@ -148,6 +155,8 @@ def pick(db: Path, wanted: str | None = None) -> str:
     """The session of ``db`` a user means: ``wanted`` (an id or a unique id prefix), else
     its only session. Several, or none, is an :class:`InputError` listing the candidates
     and how to name one (``<database>#<id>``, or the id alone for a store's own database)."""
+    import sqlite3
+
     con = connect(db)
     try:
         rows = con.execute("select id, time_updated, title from session order by time_updated desc, id").fetchall()

@@ -1,0 +1,338 @@
+"""The daily run of ``txcodec export --all --to parquet``: the stores listed for their files
+alone, the Parquet work in a forked writer, and what a second run changes (a session that
+grew, one that is new, one that is gone) against what it leaves alone."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import msgspec
+import pytest
+
+pytest.importorskip("pyarrow", reason="the parquet extra is not installed")
+from click.testing import CliRunner  # noqa: E402
+from conftest import GOLDEN  # noqa: E402
+
+import txcodec  # noqa: E402
+from txcodec import columnar, dataset, sessions  # noqa: E402
+from txcodec.cli import main  # noqa: E402
+from txcodec.errors import InputError  # noqa: E402
+
+
+def _rows(out: Path) -> dict[str, list[bytes]]:
+    return {name: sorted(map(msgspec.json.encode, table.to_pylist())) for name, table in dataset.read_tables(out).items()}
+
+
+def _conversations(out: Path) -> list[bytes]:
+    return sorted(msgspec.json.encode(c) for c in columnar.conversations(dataset.read_tables(out)))
+
+
+def _expected(paths: list[str]) -> list[bytes]:
+    return sorted(msgspec.json.encode(txcodec.to_common(txcodec.load(p))) for p in paths)
+
+
+def _home(home: Path, monkeypatch, count: int = 12) -> None:
+    """A home of Claude Code sessions and Codex rollouts (golden sessions written anew by
+    txcodec's writers under new ids), every store's default folder under it."""
+    import uuid
+
+    from txcodec import api
+
+    conversations = [txcodec.to_common(txcodec.load(p)) for p in sorted((GOLDEN / "claude_code").glob("*/*.jsonl"))]
+    conversations = [c for c in conversations if c.messages][:count]
+    for n, conversation in enumerate(conversations):
+        to, root = ("codex", home / ".codex" / "sessions") if n % 3 == 2 else ("claude_code", home / ".claude" / "projects")
+        written, _ = api.convert(conversation, to, session_id=str(uuid.uuid5(uuid.NAMESPACE_URL, f"daily#{n}")),
+                                 cwd=f"/work/project{n % 2}")
+        for name, data in written.files.items():
+            (root / name).parent.mkdir(parents=True, exist_ok=True)
+            (root / name).write_bytes(data)
+    for name, value in (("HOME", home), ("CLAUDE_CONFIG_DIR", home / ".claude"), ("CODEX_HOME", home / ".codex")):
+        monkeypatch.setenv(name, str(value))
+
+
+def test_the_files_listing_finds_what_discover_finds(tmp_path, monkeypatch):
+    """sessions.session_files (the export's listing) gives the main file of every session
+    discover lists in every store, with its harness, and the same warnings."""
+    _home(tmp_path, monkeypatch)
+    listed = sessions.discover(details=False, describe=False)
+    files = sessions.session_files()
+    expected = sorted((r.harness, r.session_id, r.path) for r in listed if r.parent is None and r.path)
+    assert {harness for harness, _, _ in expected} == {"claude_code", "codex"}
+    assert sorted((r.harness, r.session_id, r.path) for r in files) == expected
+    assert files.errors == listed.errors
+
+
+def test_the_files_listing_of_the_golden_claude_code_store():
+    """The golden store: cases with subagents, workflows, pruned and metadata-only sessions."""
+    root = GOLDEN / "claude_code"
+    listed = sessions.discover("claude_code", root=root, details=False, describe=False)
+    files = sessions.session_files("claude_code", root=root)
+    expected = sorted((r.session_id, r.path) for r in listed if r.parent is None and r.path)
+    assert len(expected) >= 10
+    assert sorted((r.session_id, r.path) for r in files) == expected
+    assert files.errors == listed.errors
+
+
+def test_the_listing_without_side_folders_finds_the_same_main_files(tmp_path, monkeypatch):
+    """sides=False (the export's listing: the side folders are stamped, not listed) gives
+    the same sessions and main files, in the golden store and in a home of two stores."""
+    root = GOLDEN / "claude_code"
+    listed = sessions.session_files("claude_code", root=root)
+    assert sum(1 for r in listed if (Path(r.path).parent / r.session_id).is_dir()) >= 4
+    assert [(r.harness, r.session_id, r.path) for r in sessions.session_files("claude_code", root=root, sides=False)] \
+        == [(r.harness, r.session_id, r.path) for r in listed]
+    _home(tmp_path, monkeypatch)
+    assert [(r.harness, r.session_id, r.path) for r in sessions.session_files(sides=False)] \
+        == [(r.harness, r.session_id, r.path) for r in sessions.session_files()]
+
+
+def test_a_subagent_that_grew_appeared_or_went_has_its_session_read_again(tmp_path):
+    """A session's side folder changes without its main file changing: a subagent's file
+    grows, a new one is written, one is removed. Each time the daily run reads that session
+    again (and only it), and its rows are those of the session as it is now."""
+    store = tmp_path / "store"
+    sources = _sources(store)
+    session = next(Path(p) for p in sources if "agent_launch" in p)
+    subagents = session.parent / session.stem / "subagents"
+    agent = sorted(subagents.glob("agent-*.jsonl"))[0]
+    out = tmp_path / "ds"
+    args = ["export", "--all", "--to", "parquet", "--from", "claude_code", "--root", str(store), "-o", str(out)]
+    assert CliRunner().invoke(main, args).exit_code == 0
+
+    def daily(written: int) -> None:
+        done = CliRunner().invoke(main, args)
+        assert done.exit_code == 0, done.output
+        assert f"{written} written" in done.stderr and f"{len(sources) - written} unchanged" in done.stderr, done.stderr
+        assert _conversations(out) == _expected(sources)
+
+    full = _cut_last_line(agent)
+    daily(1)
+    agent.write_bytes(full)  # grew by a line
+    daily(1)
+    daily(0)
+    copy = subagents / agent.name.replace("agent-a", "agent-b")
+    copy.write_bytes(full)  # a new subagent
+    daily(1)
+    copy.unlink()  # gone again
+    daily(1)
+    os.utime(session)  # only touched: its hash says so
+    daily(0)
+    (subagents / "agent-gone.jsonl").symlink_to(tmp_path / "nowhere.jsonl")  # a link that dangles
+    daily(1)
+    daily(0)  # and goes on dangling: nothing changed
+
+
+@pytest.mark.parametrize("spelling", ["a", "/a/b.jsonl", "a//b", "//a", "///a", "./a", "a/./b", "a/", "a/.", ".",
+                                      "..", "../a", "a/..", "/", "", "a/.b", "a/b.", ".a", "./", "a/.//b", "a b/c"])
+def test_a_source_is_keyed_as_pathlib_writes_it(spelling):
+    assert dataset._spelled(spelling) == str(Path(spelling))
+
+
+def _sources(dest: Path) -> list[str]:
+    shutil.copytree(GOLDEN / "claude_code", dest)
+    return [r.path for r in sessions.session_files("claude_code", root=dest)]
+
+
+def test_the_forked_writer_writes_what_this_process_writes(tmp_path):
+    sources = _sources(tmp_path / "store")
+    here = dataset.export_parquet(sources, tmp_path / "here", jobs=1)
+    forked = dataset.export_parquet(sources, tmp_path / "forked", jobs=1, writer=dataset.ForkedWriter())
+    assert sorted(forked.written) == sorted(here.written) == sorted(sources) and forked.rows == here.rows
+    assert _rows(tmp_path / "forked") == _rows(tmp_path / "here")
+    manifest = json.loads((tmp_path / "forked" / dataset.MANIFEST).read_text())
+    assert all((tmp_path / "forked" / rel).is_file() for entry in manifest.values() for rel in entry["files"])
+
+
+def test_a_failure_in_the_forked_writer_is_raised_and_no_manifest_written(tmp_path):
+    sources = _sources(tmp_path / "store")
+    out = tmp_path / "ds"
+    dataset.export_parquet(sources, out, jobs=1)
+    before = (out / dataset.MANIFEST).read_bytes()
+    for part in out.rglob("*.parquet"):
+        part.write_bytes(b"not parquet")  # the rows to take out cannot be read
+    grown = Path(sources[0])
+    grown.write_bytes(grown.read_bytes().replace(b"\n", b"\n\n", 1))
+    with pytest.raises(InputError) as here:  # as the export writing in its own process says it
+        dataset.export_parquet(sources, out, jobs=1)
+    with pytest.raises(InputError) as forked:
+        dataset.export_parquet(sources, out, jobs=1, writer=dataset.ForkedWriter())
+    assert str(forked.value) == str(here.value) and "Parquet" in str(here.value)
+    assert (out / dataset.MANIFEST).read_bytes() == before
+
+
+def test_the_command_says_what_failed_in_the_forked_writer_in_one_line(tmp_path):
+    sources = _sources(tmp_path / "store")
+    out = tmp_path / "ds"
+    args = ["export", *sources, "--to", "parquet", "-o", str(out)]
+    assert CliRunner().invoke(main, args).exit_code == 0
+    for part in out.rglob("*.parquet"):
+        part.write_bytes(b"not parquet")
+    grown = Path(sources[0])
+    grown.write_bytes(grown.read_bytes().replace(b"\n", b"\n\n", 1))
+    failed = CliRunner().invoke(main, args)
+    assert failed.exit_code == 1, failed.output
+    assert failed.stderr.startswith("Error: ") and "Parquet" in failed.stderr and "internal" not in failed.stderr
+
+
+def test_the_forked_writer_prints_the_summary_this_process_prints(tmp_path, monkeypatch):
+    """A command whose stderr is its own file (not a test's capture) has the forked writer
+    print the summary, failures and all, and never imports rich itself: what it prints is
+    what the command prints when it makes the summary itself, and the export the same."""
+    import subprocess
+    import sys
+
+    sources = _sources(tmp_path / "store")
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(b"not json at all\n")
+    args = ["export", *sources, str(bad), "--to", "parquet", "-o", "ds", "--jobs", "1"]
+    code = ("import sys\n"
+            "from txcodec.cli import main\n"
+            "try:\n"
+            "    main(sys.argv[1:], standalone_mode=False)\n"
+            "finally:\n"
+            "    print('rich' in sys.modules)\n")
+    (tmp_path / "forked").mkdir()
+    done = subprocess.run([sys.executable, "-c", code, *args], cwd=tmp_path / "forked", capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
+    assert done.returncode == 1, done.stderr
+    assert done.stdout.splitlines()[-1] == "False"
+    (tmp_path / "here").mkdir()
+    monkeypatch.chdir(tmp_path / "here")
+    here = CliRunner().invoke(main, args)
+    assert here.exit_code == 1, here.output
+    assert "failed  " in here.stderr and "converted" in here.stderr
+    assert done.stderr == here.stderr
+    assert _rows(tmp_path / "forked" / "ds") == _rows(tmp_path / "here" / "ds")
+
+
+def test_the_daily_command_loads_neither_pyarrow_nor_rich_nor_sqlite(tmp_path, monkeypatch):
+    """export --all --to parquet, in a process of its own: pyarrow and rich load in the
+    forked writer, and listing stores without a database loads no SQLite."""
+    import subprocess
+    import sys
+
+    _home(tmp_path / "home", monkeypatch)
+    for name in ("XDG_DATA_HOME", "CLINE_DIR", "CLINE_DATA_DIR", "CLINE_SESSION_DATA_DIR", "CLINE_DB_DATA_DIR"):
+        monkeypatch.delenv(name, raising=False)  # every store's default folder under the home
+    code = ("import sys\n"
+            "from txcodec.cli import main\n"
+            "main(sys.argv[1:], standalone_mode=False)\n"
+            "print(sorted(m for m in ('pyarrow', 'rich', 'sqlite3') if m in sys.modules))\n")
+    args = ["export", "--all", "--to", "parquet", "-o", str(tmp_path / "ds")]
+    for _ in range(2):  # the first export, then the daily one
+        done = subprocess.run([sys.executable, "-c", code, *args], cwd=tmp_path, capture_output=True, text=True,
+                              env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.splitlines()[-1] == "[]"
+        assert "converted" in done.stderr
+
+
+def _refuse(*args):
+    raise OSError(f"no room for {args}")
+
+
+def test_what_fails_in_the_forked_writers_then_is_raised_and_a_closed_one_ends(tmp_path):
+    """``then`` runs once the writes are done, with what finish sends, and its failure is
+    raised as txcodec's own; a closed writer that is never finished ends at abort."""
+    from txcodec.errors import StoreError
+
+    writer = dataset.ForkedWriter(then=_refuse)
+    writer.out = tmp_path
+    writer.close()
+    with pytest.raises(StoreError, match=r"no room for \(\[1, 2\], 'x'\)"):
+        writer.finish([1, 2], "x")
+    with pytest.raises(ChildProcessError):
+        os.waitpid(writer.pid, os.WNOHANG)
+    left = dataset.ForkedWriter(then=_refuse)
+    left.close()
+    left.abort()
+    with pytest.raises(ChildProcessError):
+        os.waitpid(left.pid, os.WNOHANG)
+
+
+def test_an_aborted_forked_writer_ends_though_a_worker_holds_its_pipe(tmp_path):
+    """An export that fails while a pool's workers are alive (they were forked with the
+    writer's pipe open) still ends its writer."""
+    import signal
+
+    writer = dataset.ForkedWriter()
+    holder = os.fork()
+    if holder == 0:  # as a pool worker: holds every descriptor the parent had
+        try:
+            signal.pause()
+        finally:
+            os._exit(0)
+    try:
+        writer.abort()
+        with pytest.raises(ChildProcessError):
+            os.waitpid(writer.pid, os.WNOHANG)  # reaped: no child left behind
+    finally:
+        os.kill(holder, signal.SIGKILL)
+        os.waitpid(holder, 0)
+
+
+def _cut_last_line(path: Path) -> bytes:
+    data = path.read_bytes()
+    path.write_bytes(data[:data.rstrip(b"\n").rfind(b"\n") + 1])
+    return data
+
+
+def test_the_daily_run_reflects_what_changed_and_rewrites_nothing_else(tmp_path):
+    """A session that went on by a line is read again, a new one added; the part files of
+    the partitions neither touches are left as they are; a session gone from the store
+    keeps its rows (as a source not named again does: docs/dataset.md)."""
+    store = tmp_path / "store"
+    sources = _sources(store)
+    grown = next(Path(p) for p in sources if Path(p).read_bytes().count(b"\n") > 3)
+    added = next(Path(p) for p in sources if Path(p) != grown)
+    gone = next(Path(p) for p in sources if Path(p) not in (grown, added))
+    held = tmp_path / "held"
+    held.mkdir()
+    shutil.move(added, held / added.name)
+    full = _cut_last_line(grown)
+    out = tmp_path / "ds"
+    args = ["export", "--all", "--to", "parquet", "--from", "claude_code", "--root", str(store), "-o", str(out)]
+    first = CliRunner().invoke(main, args)
+    assert first.exit_code == 0, first.output
+    before = {p: p.stat().st_mtime_ns for p in out.rglob("*.parquet")}
+
+    grown.write_bytes(full)
+    shutil.move(held / added.name, added)
+    gone_rows = _expected([str(gone)])
+    gone.unlink()
+    daily = CliRunner().invoke(main, args)
+    assert daily.exit_code == 0, daily.output
+    assert "2 written" in daily.stderr and f"{len(sources) - 3} unchanged" in daily.stderr, daily.stderr
+
+    assert _conversations(out) == sorted(_expected([p for p in sources if p != str(gone)]) + gone_rows)
+    manifest = json.loads((out / dataset.MANIFEST).read_text())
+    touched = {rel for p in (grown, added) for rel in manifest[str(p)]["files"]}
+    untouched = [p for p, t in before.items() if p.exists() and p.stat().st_mtime_ns == t]
+    assert untouched, "two sessions' change rewrote every part file"
+    assert not {str(p.relative_to(out)) for p in untouched} & touched
+    # and a fresh export of the store as it is now has the rows of every session still there
+    fresh = CliRunner().invoke(main, [*args[:-1], str(tmp_path / "fresh")])
+    assert fresh.exit_code == 0, fresh.output
+    assert _conversations(tmp_path / "fresh") == _expected([p for p in sources if p != str(gone)])
+
+
+@pytest.mark.parametrize(("keys", "gone", "runs"), [
+    (["a", "a/0:x", "b", "c", "c/1:y", "a"], {"a", "c"}, [(2, 3)]),
+    (["a", "b", "b/0:x", "c"], {"a", "c"}, [(1, 3)]),
+    (["a", "b"], set(), [(0, 2)]),
+    (["a", "a/0:x"], {"a"}, []),
+    (["ab", "a"], {"a"}, [(0, 1)]),
+])
+def test_the_rows_to_keep_are_found_in_the_table_read_for_the_rewrite(tmp_path, keys, gone, runs):
+    """The rewrite reads a part file once, and finds the rows to keep in that table's own
+    key column (several row groups: several chunks)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "part.parquet"
+    pq.write_table(pa.table({"session_key": pa.array(keys, pa.string())}), path, row_group_size=2)
+    assert dataset._runs(pq.ParquetFile(path).read()["session_key"], gone) == runs
