@@ -155,9 +155,14 @@ def html_escape(text: str) -> str:
     return str(escape(text))
 
 
-def test_export_refuses_to_overwrite(tmp_path):
+def test_export_refuses_to_overwrite(tmp_path, monkeypatch):
     out = tmp_path / "page.html"
     out.write_text("mine")
+
+    def unread(*args, **kwargs):
+        raise AssertionError("read before the refusal")
+
+    monkeypatch.setattr("txcodec.cli.export.read_common", unread)  # told at once, not after a long read
     result = CliRunner().invoke(main, ["export", str(native_input(CASES[0])), "--to", "html", "-o", str(out)])
     assert result.exit_code == 1 and "already exists" in result.output
     assert out.read_text() == "mine"

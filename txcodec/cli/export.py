@@ -262,6 +262,8 @@ def register(group: click.Group) -> None:
         if len(paths) != 1:
             raise click.UsageError(f"--to {fmt} exports one session at a time (or use --all --to html)")
         (path,) = paths
+        if out != "-" and os.path.lexists(out):  # told before the read, not after it (the write refuses too)
+            raise click.ClickException(f"{out} already exists; not overwritten")
         # a page shows no loss report: unless --loss asks for one, none is gathered
         loss = PageLoss() if fmt == "html" and not show_loss else LossReport()
         # as convert: the conversation's objects make no cycle, and the collector would only
