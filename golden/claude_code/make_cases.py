@@ -400,12 +400,12 @@ def compaction(folder: Path) -> None:
     s.assistant([text("Done with pricing.py.")], stop="end_turn")
     last = s.parent
     s.parent = None  # a boundary starts a new root; logicalParentUuid keeps the link
-    boundary = s.envelope("system", {"subtype": "compact_boundary", "content": "Conversation compacted",
-                                     "isMeta": False, "level": "info",
-                                     "compactMetadata": {"trigger": "auto", "preTokens": 167012, "postTokens": 9120,
-                                                         "durationMs": 41200,
-                                                         "preservedMessages": {"allUuids": [last]}}},
-                          logicalParentUuid=last)
+    s.envelope("system", {"subtype": "compact_boundary", "content": "Conversation compacted",
+                          "isMeta": False, "level": "info",
+                          "compactMetadata": {"trigger": "auto", "preTokens": 167012, "postTokens": 9120,
+                                              "durationMs": 41200,
+                                              "preservedMessages": {"allUuids": [last]}}},
+               logicalParentUuid=last)
     s.envelope("user", {"message": {"role": "user", "content": "This session is being continued from a previous "
                                     "conversation that ran out of context. Summary:\n1. Refactored pricing.py."}},
                isCompactSummary=True, isVisibleInTranscriptOnly=True)
