@@ -111,19 +111,14 @@ def discover(
     rows: list[SessionRow] = []
     errors: list[str] = []
     describe = describe or details or any(value is not None for value in (project, since, until))
-    for name, store in stores(harness).items():
-        lister = store.discover if describe else getattr(store, "discover_files", store.discover)
-        try:
-            found = lister(Path(root) if root is not None else None)
-        except (OSError, ValueError) as exc:
-            errors.append(f"{name}: {exc}")
-            continue
-        errors += [f"{name}: {e}" for e in getattr(found, "errors", [])]
-        for item in found:
-            row = _row(name, item)
-            errors += [f"{name}: {e}" for e in getattr(item, "errors", None) or []]
-            if row is not None:
-                rows.append(row)
+
+    def lister(store: Any) -> Any:
+        return store.discover if describe else getattr(store, "discover_files", store.discover)
+
+    for name, item in _listed(harness, root, lister, errors):
+        row = _row(name, item)
+        if row is not None:
+            rows.append(row)
     rows = [r for r in rows if _keep(r, project, since, until)]
     oldest = datetime.min.replace(tzinfo=UTC)  # times come in several spellings (Z, offsets): compared parsed
     rows.sort(key=lambda r: parse_timestamp(r.updated) or oldest, reverse=True)
@@ -153,23 +148,34 @@ def session_files(harness: str | None = None, *, root: str | os.PathLike[str] | 
     nor say what it could not list in them (the export stamps those folders itself)."""
     rows: list[SessionRow] = []
     errors: list[str] = []
+
+    def lister(store: Any) -> Any:
+        files = getattr(store, "discover_files", store.discover)
+        return files if sides else getattr(store, "discover_mains", files)
+
+    for name, item in _listed(harness, root, lister, errors):
+        session_id = _get(item, "session_id", "id")
+        path = _get(item, "path")
+        if isinstance(session_id, str) and path is not None and _get(item, "parent_id") is None:
+            rows.append(SessionRow(harness=name, session_id=session_id, path=str(path)))
+    return Index(rows, errors)
+
+
+def _listed(harness: str | None, root: str | os.PathLike[str] | None, lister: Any,
+            errors: list[str]) -> Iterator[tuple[str, Any]]:
+    """Each store's listing, item by item with its store's name (``lister(store)`` is the
+    listing asked of it). What a store or an item could not list goes to ``errors``; one
+    store's trouble does not hide the others."""
     for name, store in stores(harness).items():
-        lister = getattr(store, "discover_files", store.discover)
-        if not sides:
-            lister = getattr(store, "discover_mains", lister)
         try:
-            found = lister(Path(root) if root is not None else None)
+            found = lister(store)(Path(root) if root is not None else None)
         except (OSError, ValueError) as exc:
             errors.append(f"{name}: {exc}")
             continue
-        errors += [f"{name}: {e}" for e in getattr(found, "errors", [])]
+        errors.extend(f"{name}: {e}" for e in getattr(found, "errors", []))
         for item in found:
-            session_id = _get(item, "session_id", "id")
-            errors += [f"{name}: {e}" for e in getattr(item, "errors", None) or []]
-            path = _get(item, "path")
-            if isinstance(session_id, str) and path is not None and _get(item, "parent_id") is None:
-                rows.append(SessionRow(harness=name, session_id=session_id, path=str(path)))
-    return Index(rows, errors)
+            errors.extend(f"{name}: {e}" for e in getattr(item, "errors", None) or [])
+            yield name, item
 
 
 def _keep(row: SessionRow, project: str | None, since: datetime | None, until: datetime | None) -> bool:
