@@ -117,9 +117,21 @@ def cpu_now() -> float:
 
 
 def grown(sources: list[str], share: float = 0.01) -> dict[str, bytes]:
-    """~``share`` of the sources, spread over the home, with their bytes as they are now."""
+    """~``share`` of the sources, spread over the home, with their bytes as they are now.
+
+    Taken in path order (session ids, so in no order of their content): in the order a
+    built home is made, every hundredth would be a copy of one conversation, all in one
+    partition of one harness, which flatters the export (one file rewritten per table)."""
     step = max(1, round(1 / share))
-    return {path: Path(path).read_bytes() for path in sources[::step]}
+    return {path: Path(path).read_bytes() for path in sorted(sources)[::step]}
+
+
+def partitions(out: Path, sources: list[str]) -> int:
+    """How many (harness, date) partitions hold ``sources`` in the export ``out``."""
+    from txcodec import dataset
+
+    manifest = dataset._load_manifest(out)
+    return len({tuple(rel.split("/")[1:3]) for source in sources for rel in manifest[source].files})
 
 
 def cut_last_line(data: bytes) -> bytes:
@@ -220,7 +232,9 @@ def main() -> None:
             shutil.copytree(tmp / f"yesterday-{name}", tmp / "daily")
             return tmp / "daily"
 
-        side_by_side(f"export --all --to parquet, {len(changed)} of {len(sources)} sessions changed", yesterday)
+        touched = partitions(tmp / "yesterday-txcodec", list(changed))
+        side_by_side(f"export --all --to parquet, {len(changed)} of {len(sources)} sessions changed "
+                     f"(in {touched} partitions)", yesterday)
 
         if not args.no_ray:
             import ray

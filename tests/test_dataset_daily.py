@@ -336,3 +336,55 @@ def test_the_rows_to_keep_are_found_in_the_table_read_for_the_rewrite(tmp_path, 
     path = tmp_path / "part.parquet"
     pq.write_table(pa.table({"session_key": pa.array(keys, pa.string())}), path, row_group_size=2)
     assert dataset._runs(pq.ParquetFile(path).read()["session_key"], gone) == runs
+
+
+def _grown_export(tmp_path: Path) -> tuple[list[str], Path, dict[Path, bytes], dict[str, bytes]]:
+    """An export of the golden store with two sessions a line short, then those two grown
+    back: the sources, the export, its files' bytes, and the grown files as they are now."""
+    sources = _sources(tmp_path / "store")
+    grown = [p for p in sources if Path(p).read_bytes().count(b"\n") > 3][:2]
+    full = {p: _cut_last_line(Path(p)) for p in grown}
+    out = tmp_path / "ds"
+    dataset.export_parquet(sources, out, jobs=1)
+    for path, data in full.items():
+        Path(path).write_bytes(data)
+    return sources, out, {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}, full
+
+
+@pytest.mark.parametrize("forked", [False, True])
+@pytest.mark.parametrize("held", [dataset.HELD, 0])
+def test_a_partitions_new_rows_go_into_the_file_its_take_out_rewrites(tmp_path, monkeypatch, forked, held):
+    """The daily run writes the grown sessions' rows into the files their old rows were
+    taken out of: no new part file (a partition's files would grow by one a day), and
+    the rows of a fresh export. With held rows written out at once (past HELD), the same."""
+    monkeypatch.setattr(dataset, "HELD", held)
+    sources, out, before, _ = _grown_export(tmp_path)
+    done = dataset.export_parquet(sources, out, jobs=1, writer=dataset.ForkedWriter() if forked else None)
+    assert len(done.written) == 2
+    assert sorted(p for p in out.rglob("*.parquet")) == sorted(p for p in before if p.suffix == ".parquet")
+    assert sum(1 for p in before if p.suffix == ".parquet" and p.read_bytes() != before[p]) >= 2
+    dataset.export_parquet(sources, tmp_path / "fresh", jobs=1)
+    assert _rows(out) == _rows(tmp_path / "fresh")
+    manifest = json.loads((out / dataset.MANIFEST).read_text())
+    assert all((out / rel).is_file() for entry in manifest.values() for rel in entry["files"])
+
+
+class _Stop(Exception):
+    pass
+
+
+def _stop_at_a_read_source(outcome) -> None:
+    if outcome.status == "converted":
+        raise _Stop
+
+
+@pytest.mark.parametrize("forked", [False, True])
+def test_an_export_that_stops_after_its_take_out_leaves_every_file_as_it_was(tmp_path, forked):
+    """The rows taken out are held until the new rows come: an export that stops in between
+    (here: after the first changed session is read) has changed no file, the manifest
+    included, so the export folder is yesterday's, whole."""
+    sources, out, before, _ = _grown_export(tmp_path)
+    with pytest.raises(_Stop):
+        dataset.export_parquet(sources, out, jobs=1, on_outcome=_stop_at_a_read_source,
+                               writer=dataset.ForkedWriter() if forked else None)
+    assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before

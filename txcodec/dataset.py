@@ -50,6 +50,8 @@ CHUNK = None  # sources per worker task (None: batch.run's default)
 # grown sessions): forking the workers and feeding them costs more than reading this much.
 IN_PROCESS = 1 << 20
 BUFFER = 256 << 20  # bytes of rows gathered before they are written out (memory stays bounded)
+MANY_FILES = 8  # part files read or written by two threads from this many on (_each)
+HELD = 256 << 20  # bytes of Arrow rows a take-out holds for their files' next write (_PartFiles)
 
 
 class _Entry(msgspec.Struct):
@@ -217,11 +219,17 @@ class _Parts:
     """Rows gathered by partition (table, harness, date) and written a file per partition
     when enough are buffered and at the end, by the writer."""
 
-    def __init__(self, manifest: dict[str, _Entry], writer: Writer):
+    def __init__(self, manifest: dict[str, _Entry], writer: Writer, rewritten: list[str] = ()):
         self.manifest, self.writer = manifest, writer
         self.lines: dict[tuple[str, str, str], list[bytes]] = {}
         self.owners: dict[tuple[str, str, str], list[str]] = {}
         self.buffered = 0
+        # a partition's new rows go into a file of it that is rewritten anyway (the one
+        # that held a changed session): one write, not two, and no new file a day
+        self.into: dict[tuple[str, str, str], str] = {}
+        for rel in rewritten:
+            name, harness, date, _ = rel.split("/")
+            self.into.setdefault((name, harness.partition("=")[2], date.partition("=")[2]), rel)
 
     def add(self, source: str, rows: _Rows) -> None:
         for name, lines in rows.lines.items():
@@ -237,7 +245,8 @@ class _Parts:
         if not groups:
             return
         part = f"part-{uuid.uuid4().hex}.parquet"
-        rels = {group: f"{group[0]}/harness={group[1]}/date={group[2]}/{part}" for group in groups}
+        rels = {group: self.into.pop(group, None) or f"{group[0]}/harness={group[1]}/date={group[2]}/{part}"
+                for group in groups}
         self.writer.write({rels[group]: (group[0], b"".join(lines)) for group, lines in groups.items()})
         for group, rel in rels.items():
             for source in dict.fromkeys(self.owners.pop(group)):
@@ -250,15 +259,21 @@ class Writer:
 
     def __init__(self) -> None:
         self.out, self.jobs = Path(), 1  # the export's folder and --jobs, set when it starts
+        self._files: _PartFiles | None = None
+
+    def _parts(self) -> _PartFiles:
+        if self._files is None:
+            self._files = _PartFiles(self.out, self.jobs)
+        return self._files
 
     def take_out(self, rels: list[str], keys: set[str]) -> None:
-        _as_ours(_take_out_rows, self.out, rels, keys)
+        _as_ours(self._parts().take_out, rels, keys)
 
     def write(self, files: dict[str, tuple[str, bytes]]) -> None:
-        _as_ours(_write_tables, self.out, files, self.jobs)
+        _as_ours(self._parts().write, files)
 
     def close(self) -> None:
-        pass
+        _as_ours(self._parts().close)
 
     def abort(self) -> None:
         pass
@@ -305,7 +320,7 @@ class ForkedWriter(Writer):
             pass
 
     def take_out(self, rels: list[str], keys: set[str]) -> None:
-        self._send("take_out", str(self.out), rels, sorted(keys))
+        self._send("take_out", str(self.out), rels, sorted(keys), self.jobs)
 
     def write(self, files: dict[str, tuple[str, bytes]]) -> None:
         self._send("write", str(self.out), files, self.jobs)
@@ -393,6 +408,7 @@ def _serve(asks: int, replies: int, ready: Callable[[], None] | None = None,
     answered with ``ok`` or the failure. With a ``then``, one more ask may follow, its
     arguments: it is answered the same way."""
     failure = None
+    parts: _PartFiles | None = None
     try:
         columnar.schemas()  # imports pyarrow and builds the tables' schemas
         import pyarrow.json  # noqa: F401
@@ -419,11 +435,17 @@ def _serve(asks: int, replies: int, ready: Callable[[], None] | None = None,
         if failure is not None:
             continue
         try:
+            if parts is None:  # every ask names the export's folder
+                parts = _PartFiles(Path(message[1]), message[-1])
             if message[0] == "take_out":
-                _take_out_rows(Path(message[1]), message[2], set(message[3]))
+                parts.take_out(message[2], set(message[3]))
             else:
-                _write_tables(Path(message[1]), {rel: (name, data) for rel, (name, data) in message[2].items()},
-                              message[3])
+                parts.write({rel: (name, data) for rel, (name, data) in message[2].items()})
+        except Exception as exc:  # noqa: BLE001 - any failure is told to the parent
+            failure = exc
+    if failure is None and parts is not None:
+        try:
+            parts.close()
         except Exception as exc:  # noqa: BLE001 - any failure is told to the parent
             failure = exc
     _reply(replies, b"ok" if failure is None else _told(failure))
@@ -480,26 +502,6 @@ def _as_ours(work: Callable[..., None], *args: Any) -> None:
         raise _ours(kind, text.decode("utf-8", "replace")) from exc
 
 
-def _write_tables(out: Path, files: dict[str, tuple[str, bytes]], jobs: int) -> None:
-    """Each file of rows (JSON lines of one table) written as Parquet, by ``jobs`` threads (Arrow's
-    JSON reader and Parquet writer let go of the GIL) when there is much to write: the
-    daily run's few rows are written one file after the other (importing the thread pool
-    alone, with the logging it brings, costs more than writing them)."""
-
-    def write(rel: str) -> None:
-        name, lines = files[rel]
-        _write_parquet(columnar.table_from_json(name, lines), out / rel)
-
-    if sum(len(lines) for _, lines in files.values()) < IN_PROCESS:
-        for rel in files:
-            write(rel)
-        return
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(max_workers=jobs) as pool:
-        list(pool.map(write, files))
-
-
 def _load_manifest(out: Path) -> dict[str, _Entry]:
     try:
         return msgspec.json.decode((out / MANIFEST).read_bytes(), type=dict[str, _Entry])
@@ -509,33 +511,99 @@ def _load_manifest(out: Path) -> dict[str, _Entry]:
         raise TxcodecError(f"{out / MANIFEST}: not a txcodec manifest ({exc}); choose an empty folder") from exc
 
 
-def _take_out(manifest: dict[str, _Entry], sources: list[str], writer: Writer) -> None:
-    """Have the rows of ``sources`` removed from the files that hold them."""
+def _take_out(manifest: dict[str, _Entry], sources: list[str], writer: Writer) -> list[str]:
+    """Have the rows of ``sources`` removed from the files that hold them; returns those files."""
     keys = {manifest[s].key for s in sources}
     files = sorted({f for s in sources for f in manifest[s].files})
     writer.take_out(files, keys)
     for source in sources:
         manifest[source].files = []
+    return files
 
 
-def _take_out_rows(out: Path, files: list[str], keys: set[str]) -> None:
-    """Remove the rows of the sessions ``keys`` from ``files`` (removing a file left empty)."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
+def _each(work: Callable[[str], Any], rels: list[str], threads: int) -> list[Any]:
+    """``work`` on every file, in order, by ``threads`` threads (Arrow reads and writes
+    Parquet without the GIL); one: one file after the other."""
+    if threads <= 1:
+        return [work(rel) for rel in rels]
+    from concurrent.futures import ThreadPoolExecutor
 
-    for rel in files:
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        return list(pool.map(work, rels))
+
+
+class _PartFiles:
+    """The part files of one export as they are written, here or in the forked writer.
+
+    A take-out reads each file once and holds the rows of the sessions that stay; the
+    file is written again when the rows that join it come (:meth:`write`: a partition's
+    new rows go into its rewritten file, see ``_Parts``), else at :meth:`close`, with the
+    rows that stay or removed when none do. So a rewritten file is written once, and an
+    export that stops before :meth:`close` has changed no file it took rows out of (held
+    rows past ``HELD`` bytes are written out at once: then the held file is read again
+    when its rows come)."""
+
+    def __init__(self, out: Path, jobs: int) -> None:
+        self.out, self.jobs = out, jobs
+        self.held: dict[str, Any] = {}
+        self.held_bytes = 0
+
+    def take_out(self, rels: list[str], keys: set[str]) -> None:
+        for rel, kept in zip(rels, _each(lambda rel: self._read(rel, keys), rels, self._threads(len(rels), 0))):
+            self.held[rel] = kept
+            self.held_bytes += kept.nbytes
+        if self.held_bytes > HELD:
+            self.close()
+
+    def write(self, files: dict[str, tuple[str, bytes]]) -> None:
+        """Each file of rows (JSON lines of one table) written as Parquet, after the rows
+        held for it."""
+        import pyarrow as pa
+
+        def write(rel: str) -> None:
+            name, lines = files[rel]
+            table = columnar.table_from_json(name, lines)
+            kept = self.held.pop(rel, None)
+            if kept is None and (self.out / rel).exists():  # held, then written out (HELD)
+                kept = self._read(rel, set())
+            if kept is not None and kept.num_rows:
+                table = pa.concat_tables([kept, table])
+            _write_parquet(table, self.out / rel)
+
+        _each(write, list(files), self._threads(len(files), sum(len(lines) for _, lines in files.values())))
+
+    def _threads(self, files: int, size: int) -> int:
+        """Threads for ``files`` part files of ``size`` bytes of rows: ``--jobs`` for many
+        files or much to write, else one (the daily run's few small files: importing the
+        thread pool, with the logging it brings, costs more than they do)."""
+        return self.jobs if files >= MANY_FILES or size >= IN_PROCESS else 1
+
+    def close(self) -> None:
+        """Write the held files no rows joined."""
+        held, self.held, self.held_bytes = self.held, {}, 0
+        for rel, kept in held.items():
+            if kept.num_rows:
+                _write_parquet(kept, self.out / rel)
+            else:
+                (self.out / rel).unlink(missing_ok=True)
+
+    def _read(self, rel: str, keys: set[str]) -> Any:
+        """The rows of part file ``rel`` whose session is not one of ``keys``."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
         # ParquetFile, not read_table, and slices, not a mask: both of those import pandas,
         # which costs more than the work (a cast imports pyarrow.compute: only when needed);
         # one thread: these files are small, and Arrow's pool costs more to start than it saves
-        table = pq.ParquetFile(out / rel).read(use_threads=False)
+        table = pq.ParquetFile(self.out / rel).read(use_threads=False)
         schema = columnar.schemas()[rel.split("/", 1)[0]]
         if table.schema != schema:
             table = table.cast(schema)
         kept = _runs(table.column("session_key"), keys)  # the file is read once: its keys are in it
-        if kept:
-            _write_parquet(pa.concat_tables([table.slice(start, end - start) for start, end in kept]), out / rel)
-        else:
-            (out / rel).unlink(missing_ok=True)
+        if kept == [(0, table.num_rows)]:
+            return table
+        pieces = [table.slice(start, end - start) for start, end in kept]
+        return pa.concat_tables(pieces) if pieces else table.slice(0, 0)
 
 
 def _kept_runs(path: Path, keys: set[str]) -> list[tuple[int, int]]:
@@ -646,11 +714,10 @@ def _export(sources: Iterable[str | os.PathLike[str]], out: Path, jobs: int | No
         todo.append(ExportJob(source, digest, (harnesses or {}).get(source)))
         todo_bytes += IN_PROCESS if folder else stat.st_size
     changed = [job.source for job in todo if job.source in manifest]
-    if changed:
-        _take_out(manifest, changed, writer)
+    rewritten = _take_out(manifest, changed, writer) if changed else []
     jobs = jobs or batch.default_jobs()
     names = {job.harness for job in todo}
-    parts = _Parts(manifest, writer)
+    parts = _Parts(manifest, writer, rewritten)
     for outcome in batch.run(todo, export_one, jobs, chunk=CHUNK, in_process=todo_bytes < IN_PROCESS,
                              prepare=lambda: _prepare(None if None in names else names)):
         tell(outcome)
