@@ -228,8 +228,9 @@ class _Parts:
         # that held a changed session): one write, not two, and no new file a day
         self.into: dict[tuple[str, str, str], str] = {}
         for rel in rewritten:
-            name, harness, date, _ = rel.split("/")
-            self.into.setdefault((name, harness.partition("=")[2], date.partition("=")[2]), rel)
+            name, harness, date, *file = rel.split("/")
+            if len(file) == 1 and harness.startswith("harness=") and date.startswith("date="):
+                self.into.setdefault((name, harness[len("harness="):], date[len("date="):]), rel)
 
     def add(self, source: str, rows: _Rows) -> None:
         for name, lines in rows.lines.items():
