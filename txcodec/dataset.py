@@ -228,9 +228,9 @@ class _Parts:
         # that held a changed session): one write, not two, and no new file a day
         self.into: dict[tuple[str, str, str], str] = {}
         for rel in rewritten:
-            name, harness, date, *file = rel.split("/")
-            if len(file) == 1 and harness.startswith("harness=") and date.startswith("date="):
-                self.into.setdefault((name, harness[len("harness="):], date[len("date="):]), rel)
+            parts = rel.split("/")
+            if len(parts) == 4 and parts[1].startswith("harness=") and parts[2].startswith("date="):
+                self.into.setdefault((parts[0], parts[1][len("harness="):], parts[2][len("date="):]), rel)
 
     def add(self, source: str, rows: _Rows) -> None:
         for name, lines in rows.lines.items():
