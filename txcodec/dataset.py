@@ -50,7 +50,7 @@ CHUNK = None  # sources per worker task (None: batch.run's default)
 # grown sessions): forking the workers and feeding them costs more than reading this much.
 IN_PROCESS = 1 << 20
 BUFFER = 256 << 20  # bytes of rows gathered before they are written out (memory stays bounded)
-MANY_FILES = 8  # part files read or written by two threads from this many on (_each)
+MANY_FILES = 8  # part files read or written by --jobs threads from this many on (_PartFiles._threads)
 HELD = 256 << 20  # bytes of Arrow rows a take-out holds for their files' next write (_PartFiles)
 
 
