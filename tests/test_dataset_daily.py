@@ -11,6 +11,8 @@ from pathlib import Path
 
 import msgspec
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 pytest.importorskip("pyarrow", reason="the parquet extra is not installed")
 from click.testing import CliRunner  # noqa: E402
@@ -388,3 +390,39 @@ def test_an_export_that_stops_after_its_take_out_leaves_every_file_as_it_was(tmp
         dataset.export_parquet(sources, out, jobs=1, on_outcome=_stop_at_a_read_source,
                                writer=dataset.ForkedWriter() if forked else None)
     assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(days=st.lists(st.lists(st.tuples(st.integers(0, 10_000), st.sampled_from(["cut", "grow", "touch"])),
+                              min_size=1, max_size=4), min_size=1, max_size=3),
+       held=st.sampled_from([dataset.HELD, 0]))
+def test_day_after_day_the_export_holds_every_session_as_it_is(tmp_path_factory, monkeypatch, days, held):
+    """Days of sessions that lost a line, got it back or were only touched, in any mix and
+    order, each followed by a daily export into the same folder: after every day the
+    dataset rebuilds each session as it is then, every file the manifest names is there,
+    and no partition has more files than a day that wrote it could add."""
+    monkeypatch.setattr(dataset, "HELD", held)
+    tmp = tmp_path_factory.mktemp("days")
+    sources = _sources(tmp / "store")
+    full = {p: Path(p).read_bytes() for p in sources}
+    going_on = [p for p in sources if full[p].count(b"\n") > 3]  # a line short, they start where they did
+    out = tmp / "ds"
+    dataset.export_parquet(sources, out, jobs=1)
+    first = {p.parent for p in out.rglob("*.parquet")}
+    for changes in days:
+        for pick, change in changes:
+            path = Path(going_on[pick % len(going_on)])
+            data = full[str(path)]
+            if change == "cut":
+                path.write_bytes(data[:data.rstrip(b"\n").rfind(b"\n") + 1])
+            elif change == "grow":
+                path.write_bytes(data)
+            else:
+                os.utime(path, (path.stat().st_atime, path.stat().st_mtime + 1))
+        dataset.export_parquet(sources, out, jobs=1)
+        assert _conversations(out) == _expected(sources)
+        manifest = json.loads((out / dataset.MANIFEST).read_text())
+        assert all((out / rel).is_file() for entry in manifest.values() for rel in entry["files"])
+        # a changed session's partition takes its new rows into the file it rewrote
+        assert {p.parent for p in out.rglob("*.parquet")} <= first
+        assert all(sum(1 for _ in folder.glob("*.parquet")) == 1 for folder in first if folder.exists())
