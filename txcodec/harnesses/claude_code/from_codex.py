@@ -1,0 +1,495 @@
+"""Codex rollout -> Claude Code in one pass, for the rollouts whose every line it knows.
+
+``api.convert`` reads a rollout into Common (typed records, the Codex reader, ``conform``)
+and writes Common as Claude Code: four passes that each build a copy of the session.
+:func:`convert` goes from the rollout's lines to the Claude Code lines directly, with
+each tool output carried as the bytes of its JSON string (a :class:`msgspec.Raw` pasted
+into the written line) where those bytes are what the writer's encoder would write.
+
+It gives what the reference path gives: the same files, byte for byte, the same loss
+entries in the same order and the same ``written.cwd``. It knows a subset: the shapes a
+Codex CLI writes for text, reasoning, function and custom tool calls answered by string
+outputs in the next message, compactions, turn settings, token counts and the UI's mirror
+events. Anything else (another line, item or event type, a field of an odd shape, an image,
+a fork, a call without its answer, a float in a tool input, an events-only rollout, ...)
+makes it return ``None`` at once, and the reference path runs as before.
+
+The mirror of each step it takes is named in its comments (``_Reader.side``,
+``_Writer.assistant``, ...); ``tests/test_codex_claude_fast_paths.py`` holds the two to
+the same output on every golden and corpus rollout, odd variants and mutants.
+"""
+
+from __future__ import annotations
+
+import codecs
+import io
+import os
+from typing import Any, Union
+
+import msgspec
+from msgspec import UNSET, UnsetType
+
+from ...ids import is_safe_cwd, is_safe_relpath, is_uuid
+from ...loss import LossReport
+from ...native import Opaque, decode_batches
+from ...registry import Written
+from ..codex import read as codex_read
+from ..codex import records as R
+from ..codex.prelude import prelude_kind
+from . import write as W
+
+# Whether api.convert takes this path; the differential tests turn it off for their reference.
+ENABLED = True
+
+
+class _Bail(Exception):
+    """Something outside the subset: the reference path converts the rollout."""
+
+
+# --- the lines it decodes ----------------------------------------------------------------
+# The records' own structs wherever it reads what the Codex reader reads, so a line decodes
+# here exactly when (and as) the Codex codec's typed decode takes it; only the two outputs
+# differ: ``Raw`` where the records have ``Any`` (both take any JSON value).
+
+
+class _FunctionOutput(R._Item, tag="function_call_output"):
+    call_id: str = ""
+    output: msgspec.Raw | UnsetType = UNSET
+    id: str | None | UnsetType = UNSET
+
+
+class _CustomOutput(R._Item, tag="custom_tool_call_output"):
+    call_id: str = ""
+    output: msgspec.Raw | UnsetType = UNSET
+    id: str | None | UnsetType = UNSET
+
+
+_Items = Union[R.MessageItem, R.ReasoningItem, R.FunctionCallItem, _FunctionOutput, R.CustomToolCallItem, _CustomOutput,
+               R.GhostSnapshotItem]
+
+
+class _ItemLine(R._Line, tag="response_item"):
+    payload: _Items | UnsetType = UNSET
+
+
+_Lines = Union[R.SessionMetaLine, _ItemLine, R.EventMsgLine, R.TurnContextLine, R.CompactedLine]
+_decoder = msgspec.json.Decoder(_Lines)
+
+
+class _Codec:
+    """What ``native.decode_batches`` needs: a batch in one msgspec call, or one line; a
+    line this decoder refuses is :data:`_REFUSED` (the Codex codec's lenient path, or an
+    opaque line, which the reference reads)."""
+
+    decode_batch = staticmethod(msgspec.json.Decoder(_Lines).decode_lines)
+
+    @staticmethod
+    def decode(line: Any) -> Any:
+        try:
+            return _decoder.decode(line)
+        except (msgspec.ValidationError, msgspec.DecodeError):
+            return _REFUSED
+
+
+def _batch(lines: Any) -> Any:
+    try:
+        return _Codec.decode_batch(lines)
+    except (msgspec.ValidationError, msgspec.DecodeError):
+        return None  # decoded line by line: _REFUSED for the lines refused
+
+
+_Codec.decode_batch = staticmethod(_batch)
+_REFUSED = Opaque(b"", "")
+_utf8 = codecs.utf_8_decode
+_string = msgspec.json.Decoder(str)
+
+
+def _output(raw: Any) -> Any:
+    """A string output as the writer's encoder would write it: its own bytes (``Raw``)
+    when they are valid UTF-8 (msgspec skips a value without checking it) and hold no
+    ``\\u`` or ``\\/`` escape, for msgspec escapes only ``"``, ``\\`` and the control
+    characters, as ``\\b \\f \\n \\r \\t`` and ``\\u00XX`` (test_fused_path pins it); else
+    the decoded string. Anything but a string is outside the subset."""
+    view = memoryview(raw)
+    if view[:1] != b'"':
+        raise _Bail
+    try:
+        text = _utf8(view)[0]
+    except UnicodeDecodeError:  # the strict decode refuses the line: the reference reads it leniently
+        raise _Bail from None
+    if "\\u" in text or "\\/" in text:
+        return _string.decode(view)
+    return raw
+
+
+# --- the conversation, as the Codex reader would build it ------------------------------
+
+
+class _Message:
+    """One Common message, with only what the Claude Code writer reads of it. ``kind``:
+    ``assistant``, ``text`` (a user message: human, or ``meta`` for an injected prelude),
+    ``results`` (tool results), ``compact`` (a compaction summary, opening an epoch)."""
+
+    __slots__ = ("kind", "timestamp", "blocks", "meta", "id", "model", "usage", "usage_unverified")
+
+    def __init__(self, kind: str, timestamp: Any, blocks: list[Any], meta: bool = False) -> None:
+        self.kind, self.timestamp, self.blocks, self.meta = kind, timestamp if isinstance(timestamp, str) else UNSET, blocks, meta
+        self.id = self.model = self.usage = self.usage_unverified = UNSET
+
+
+class _Read:
+    """``codex.read._Reader`` for the subset: the messages, the reader's loss entries and
+    the session's meta."""
+
+    def __init__(self, file: str | None) -> None:
+        self.file = file
+        self.messages: list[_Message] = []
+        self.loss = LossReport()
+        self.model: str | None = None
+        self.meta: R.SessionMeta | None = None
+        self.started_at: Any = UNSET
+        self.last_total: tuple | None = None
+        self.pending_usage_from = 0
+        self.open: dict[str, None] = {}  # calls without an output yet
+        self.called: set[str] = set()  # every call id so far: one used twice is outside the subset
+        self.any_message = False  # an events-only rollout is read from its events: not here
+
+    def lose(self, kind: str, detail: str, n: int) -> None:
+        self.loss.add(kind, detail, file=self.file, line=n)
+
+    def new(self, kind: str, ts: Any, blocks: list[Any], meta: bool = False) -> _Message:
+        msg = _Message(kind, ts, blocks, meta)
+        if kind == "assistant" and self.model:
+            msg.model = self.model
+        self.messages.append(msg)
+        return msg
+
+    def side(self, kind: str, ts: Any) -> _Message:
+        """``_Reader.side``: the open assistant message, or the open message of results."""
+        last = self.messages[-1] if self.messages else None
+        if last is not None and last.kind == kind:
+            return last
+        if kind == "results" and last is not None and last.kind == "text" and not last.meta and not last.blocks:
+            raise _Bail  # an empty human message takes the results: a mixed message
+        return self.new(kind, ts, [])
+
+    def line(self, record: Any, n: int) -> None:
+        kind = type(record)
+        if kind is _ItemLine:
+            p, ts = record.payload, record.timestamp
+            item = type(p)
+            if item is _FunctionOutput or item is _CustomOutput:
+                if p.output is UNSET or p.call_id not in self.open:
+                    raise _Bail  # output-shape and orphan-output entries
+                del self.open[p.call_id]
+                self.side("results", ts).blocks.append((p.call_id, _output(p.output)))
+            elif item is R.FunctionCallItem:
+                args = p.arguments
+                if type(args) is not str:
+                    raise _Bail
+                try:
+                    value = codex_read._json_value(args)
+                except Exception:  # noqa: BLE001 - json.loads decides there (NaN, not JSON): the reference's case
+                    raise _Bail from None
+                self.call(p.call_id, p.name, value, ts)
+            elif item is R.CustomToolCallItem:
+                self.call(p.call_id, p.name, p.input, ts)
+            elif item is R.MessageItem:
+                self.message_item(p, ts)
+            elif item is R.ReasoningItem:
+                if isinstance(p.content, list) and p.content:
+                    self.lose("field:reasoning.content", "raw reasoning text is not carried next to the summary", n)
+                self.side("assistant", ts).blocks.append(("thinking", len("\n\n".join(s.text for s in p.summary))))
+            elif item is R.GhostSnapshotItem:
+                self.lose("item:ghost_snapshot", "response item Common does not carry", n)
+            else:  # no payload
+                raise _Bail
+        elif kind is R.EventMsgLine:
+            p = record.payload
+            event = type(p)
+            if event is R.TokenCountEvent:
+                self.token_count(p)
+            elif event is R.ErrorEvent:
+                raise _Bail  # a synthetic assistant message
+            elif event is UnsetType:
+                raise _Bail
+            elif event is not R.TaskStartedEvent and event is not R.TurnAbortedEvent:
+                # a turn's start matters to a fork's replay only, an abort marks what the
+                # writer does not read
+                tag = event.__struct_config__.tag
+                if tag not in codex_read.MIRROR_EVENTS:
+                    self.lose(f"event:{tag}", "UI event Common does not carry", n)
+        elif kind is R.TurnContextLine:
+            model = record.payload.model
+            if isinstance(model, str):
+                self.model = model
+            self.lose("record:turn_context", "turn settings (approval, sandbox, effort) are not carried", n)
+        elif kind is R.CompactedLine:
+            self.compacted(record, n)
+        elif kind is R.SessionMetaLine:
+            p = record.payload
+            if self.meta is not None or not is_uuid(p.id) or isinstance(p.forked_from_id, str):
+                raise _Bail  # a fork's replay, a session id to derive, a fork link
+            self.meta = p
+            self.started_at = p.timestamp if isinstance(p.timestamp, str) else record.timestamp
+        else:
+            raise _Bail
+
+    def call(self, call_id: str, name: str, value: Any, ts: Any) -> None:
+        # the writer's fast case only: an id the API takes, a name, a value without a float
+        if call_id in self.called or not name or not call_id or not W._API_TOOL_ID.fullmatch(call_id) or not W._float_free(value):
+            raise _Bail
+        self.called.add(call_id)
+        self.open[call_id] = None
+        self.side("assistant", ts).blocks.append(("tool", call_id, name, value))
+
+    def message_item(self, p: R.MessageItem, ts: Any) -> None:
+        texts = []
+        for part in p.content:
+            if type(part) is R.InputImage:
+                raise _Bail
+            texts.append(part.text)
+        self.any_message = True
+        if p.role == "assistant":
+            msg = self.side("assistant", ts)
+            msg.blocks.extend(("text", text) for text in texts)
+            if isinstance(p.id, str) and msg.id is UNSET:
+                msg.id = p.id
+            return
+        meta = p.role in ("developer", "system") or (bool(texts) and all(prelude_kind(t) is not None for t in texts))
+        self.new("text", ts, texts, meta)
+
+    def compacted(self, line: R.CompactedLine, n: int) -> None:
+        """``_Reader.compacted``, for a compaction whose model call is not counted apart."""
+        p = line.payload
+        history = p.replacement_history if isinstance(p.replacement_history, list) else None
+        summary = p.message
+        derived = not summary.strip() and history is not None
+        if derived:
+            summary = codex_read.summary_from_history(history)
+        self.new("compact", line.timestamp, [summary])
+        if derived:
+            self.lose("compaction:summary-from-history", "the compacted line has no summary text; the summary is its "
+                      "replacement history as text (a remote compaction's own summary is encrypted)", n)
+            kept = 0
+        elif history is not None:
+            kept = sum(1 for item in history if not codex_read._is_summary_item(item, p.message))
+        else:
+            kept = sum(1 for m in self.messages[:-1] if m.kind == "text" and not m.meta)
+        if kept:
+            self.lose("compaction:kept-history", f"codex resumes this compaction with {kept} earlier item(s) besides the summary; "
+                      "a Common epoch starts at the summary (kept in extra for Codex)", n)
+
+    def token_count(self, p: R.TokenCountEvent) -> None:
+        """``_Reader.token_count`` (never replaying: a fork is outside the subset)."""
+        info = p.info
+        if not isinstance(info, R.TokenInfo) or not isinstance(info.total_token_usage, R.TokenUsage):
+            return
+        total = msgspec.structs.astuple(info.total_token_usage)
+        if total == self.last_total:
+            return
+        self.last_total = total
+        last = info.last_token_usage if isinstance(info.last_token_usage, R.TokenUsage) else info.total_token_usage
+        usage = codex_read._usage(last)
+        messages = self.messages
+        target = next((m for m in reversed(messages[self.pending_usage_from:]) if m.kind == "assistant"), None)
+        self.pending_usage_from = len(messages)
+        if target is None:
+            raise _Bail  # a call no message answers: a compaction's own, kept in meta.extra
+        target.usage = usage if target.usage is UNSET else codex_read._usage_sum(target.usage, usage)
+
+
+# --- the Claude Code lines, as the writer would write them ---------------------------------
+
+_BATCH_LINES = 4096  # lines encoded at a time: the line dicts of a batch are freed before the next
+
+
+def convert(data: Any, path: str | None, cwd: str | None, default_cwd: str | None) -> tuple[Written, LossReport] | None:
+    """``api.convert(data, "claude_code", from_="codex", cwd=cwd, default_cwd=default_cwd)``
+    for a rollout inside the subset (``data``: its bytes or the mapped file, ``path``
+    its name), else ``None``."""
+    try:
+        return _convert(data, path, cwd, default_cwd)
+    except _Bail:
+        return None
+
+
+def _convert(data: Any, path: str | None, cwd: str | None, default_cwd: str | None) -> tuple[Written, LossReport]:
+    read = _Read(path)
+    line, n = read.line, 0
+    for batch, _, _ in decode_batches(data, _Codec):
+        for item in batch:
+            n += 1
+            record = item._record
+            if record is _REFUSED:
+                raise _Bail
+            line(record, n)
+    if read.open or not read.any_message or read.meta is None:
+        raise _Bail  # calls without output, an events-only rollout, no session id
+    meta = read.meta
+    messages = read.messages
+    started_at = read.started_at
+    if started_at is UNSET:  # _Reader.finish
+        started_at = next((m.timestamp for m in messages if m.timestamp is not UNSET), UNSET)
+
+    # api._convert and claude_code.write.write: the folder, the session id, the file
+    source_cwd = meta.cwd
+    recorded = source_cwd if isinstance(source_cwd, str) and os.path.isabs(source_cwd) and is_safe_cwd(source_cwd) else None
+    if cwd is None and recorded is None:
+        cwd = default_cwd
+    folder = cwd or (source_cwd if isinstance(source_cwd, str) and source_cwd else "/")
+    sid = meta.id.lower()
+    root_rel = W.munge_cwd(folder)
+    file = f"{root_rel}/{sid}.jsonl"
+    if not is_safe_relpath(file):
+        raise _Bail  # the reference refuses it
+    branch = meta.git.branch if isinstance(meta.git, R.GitInfo) and isinstance(meta.git.branch, str) else "HEAD"
+    loss = read.loss
+    body = _write(messages, loss, sid, folder, branch, file, started_at)
+    written = Written(sid, {file: body})
+    written.cwd = cwd or recorded
+    return written, loss
+
+
+def _write(messages: list[_Message], loss: LossReport, sid: str, cwd: str, branch: str, file: str, timestamp: Any) -> bytes:
+    """``_Writer.write_messages`` and ``render`` for the subset's messages."""
+    add = loss.add
+    named = W.uuid_namer(W.NAMESPACE, f"{sid}/main/")
+    file_named = W.uuid_namer(W.NAMESPACE, f"{sid}/{file}/")
+    closing = {"userType": "external", "entrypoint": "cli", "cwd": cwd, "sessionId": sid, "version": W.TESTED_VERSION,
+               "gitBranch": branch}
+    timestamp = timestamp if timestamp is not UNSET else W._EPOCH_TS
+    out = io.BytesIO()  # grows in place: the batches are not held twice
+    lines: list[Any] = []
+    counter = 0
+    tail = leaf = last_prompt = None
+    tool_records: dict[str, str] = {}
+    calls: list[str] = []  # the last assistant message's calls
+
+    for index, message in enumerate(messages):
+        if message.timestamp is not UNSET:
+            timestamp = message.timestamp
+        where = f"{file}#message{index}"
+        kind = message.kind
+        if kind == "results":  # _Writer.plain_results
+            ids = [block[0] for block in message.blocks]
+            if len(set(ids)) != len(ids) or set(ids) != set(calls):
+                raise _Bail  # an answer twice, or not to the message before
+            for tool_id, content in message.blocks:
+                call = tool_records[tool_id]
+                counter += 1
+                uid = named(str(counter))
+                lines.append({"parentUuid": call, "isSidechain": False, "type": "user", "message": {"role": "user", "content": [
+                    {"tool_use_id": tool_id, "type": "tool_result", "content": content}]}, "sourceToolAssistantUUID": call,
+                    "uuid": uid, "timestamp": timestamp, **closing})
+                tail = leaf = uid
+            calls = []
+        elif calls:
+            raise _Bail  # calls the next message does not answer: the writer adds results
+        elif kind == "assistant":  # _Writer.assistant
+            blocks = []
+            for i, block in enumerate(message.blocks):
+                what = block[0]
+                if what == "text":
+                    if block[1]:
+                        blocks.append({"type": "text", "text": block[1]})
+                    else:
+                        add("write:empty-text", f"{where}.{i}: empty text block left out", file=file)
+                elif what == "thinking":
+                    add("write:thinking-without-signature", f"{where}.{i}: thinking without a signature left out ({block[1]} chars)",
+                        file=file)
+                else:
+                    _, tool_id, name, value = block
+                    if type(value) is not dict:
+                        add("write:wrapped-input", f"{where}.{i}: {name} input was {type(value).__name__}, wrapped as "
+                            '{"input": ...}', file=f"{where}.{i}")
+                        value = {"input": value}
+                    blocks.append({"type": "tool_use", "id": tool_id, "name": name, "input": value})
+                    calls.append(tool_id)
+            if not blocks:
+                add("write:empty-message", f"{where}: an assistant message with nothing the API accepts; left out", file=file)
+                continue
+            msg_id = message.id if message.id is not UNSET else "msg_" + file_named(f"{where}/message").replace("-", "")[:24]
+            head: dict[str, Any] = {"id": msg_id, "type": "message", "role": "assistant"}
+            if message.model is not UNSET:
+                head["model"] = message.model
+            usage = W._usage(message)  # type: ignore[arg-type]
+            for block in blocks:
+                record_body = head.copy()
+                record_body["content"] = [block]
+                if usage is not None:
+                    record_body["usage"] = usage
+                counter += 1
+                uid = named(str(counter))
+                lines.append({"parentUuid": tail, "isSidechain": False, "type": "assistant", "message": record_body, "uuid": uid,
+                              "timestamp": timestamp, **closing})
+                tail = leaf = uid
+                if block["type"] == "tool_use":
+                    tool_records[block["id"]] = uid
+        else:  # a user message of text: _Writer.user, user_content and text_record
+            if kind == "compact":  # the boundary first: a new root (_Writer.boundary)
+                counter += 1
+                uid = named(str(counter))
+                lines.append({"parentUuid": None, "isSidechain": False, "type": "system", "subtype": "compact_boundary",
+                              "content": "Conversation compacted", "level": "info", "isMeta": False,
+                              "compactMetadata": {"trigger": "codex"}, "logicalParentUuid": tail, "uuid": uid,
+                              "timestamp": timestamp, **closing})
+                tail = uid
+            texts = message.blocks
+            if len(texts) == 1:
+                content: Any = texts[0]
+                if not content:
+                    add("write:empty-text", f"{where}: empty text left out", file=file)
+                    content = []
+                elif W.parse_envelope(content) is not None:
+                    content = [{"type": "text", "text": content}]
+            else:
+                content = []
+                for i, text in enumerate(texts):
+                    if text:
+                        content.append({"type": "text", "text": text})
+                    else:
+                        add("write:empty-text", f"{where}.{i}: empty text block left out", file=file)
+            if not content:
+                add("write:empty-message", f"{where}: a user message with nothing the API accepts; left out", file=file)
+            else:
+                counter += 1
+                uid = named(str(counter))
+                record: dict[str, Any] = {"parentUuid": tail, "isSidechain": False, "type": "user",
+                                          "message": {"role": "user", "content": content}}
+                if kind == "compact":
+                    record["isCompactSummary"] = True
+                    record["isVisibleInTranscriptOnly"] = True
+                elif message.meta:
+                    record["isMeta"] = True
+                else:
+                    record["origin"] = {"kind": "human"}
+                    if isinstance(content, str):
+                        last_prompt = content
+                record["uuid"] = uid
+                record["timestamp"] = timestamp
+                record.update(closing)
+                lines.append(record)
+                tail = leaf = uid
+        if len(lines) >= _BATCH_LINES:
+            out.write(_encoded(lines))
+            lines = []
+    if calls:
+        raise _Bail  # the last message's calls unanswered
+    if leaf is None:
+        raise _Bail  # nothing to resume: the reference says so
+    last: dict[str, Any] = {"type": "last-prompt"}
+    if last_prompt is not None:
+        last["lastPrompt"] = last_prompt
+    last.update(leafUuid=leaf, sessionId=sid)
+    lines.append(last)
+    out.write(_encoded(lines))
+    return out.getvalue()
+
+
+def _encoded(lines: list[Any]) -> bytes:
+    """The writer's ``dumps_lines`` of lines without a float (the subset has none)."""
+    try:
+        return W._fast_lines(lines)
+    except Exception:  # noqa: BLE001 - what msgspec refuses (an int past 64 bits) is the reference's to write
+        raise _Bail from None
