@@ -76,12 +76,21 @@ _Lines = Union[R.SessionMetaLine, _ItemLine, R.EventMsgLine, R.TurnContextLine, 
 _decoder = msgspec.json.Decoder(_Lines)
 
 
-class _Codec:
-    """What ``native.decode_batches`` needs: a batch in one msgspec call, or one line; a
-    line this decoder refuses is :data:`_REFUSED` (the Codex codec's lenient path, or an
-    opaque line, which the reference reads)."""
+_lines_decoder = msgspec.json.Decoder(_Lines).decode_lines
 
-    decode_batch = staticmethod(msgspec.json.Decoder(_Lines).decode_lines)
+
+class _Codec:
+    """What ``native.decode_batches`` needs: a batch in one msgspec call (``None`` when it
+    refuses one of them: then each is decoded alone), or one line; a line this decoder
+    refuses is :data:`_REFUSED` (the Codex codec's lenient path, or an opaque line, which
+    the reference reads)."""
+
+    @staticmethod
+    def decode_batch(lines: Any) -> Any:
+        try:
+            return _lines_decoder(lines)
+        except (msgspec.ValidationError, msgspec.DecodeError):
+            return None
 
     @staticmethod
     def decode(line: Any) -> Any:
@@ -91,14 +100,6 @@ class _Codec:
             return _REFUSED
 
 
-def _batch(lines: Any) -> Any:
-    try:
-        return _Codec.decode_batch(lines)
-    except (msgspec.ValidationError, msgspec.DecodeError):
-        return None  # decoded line by line: _REFUSED for the lines refused
-
-
-_Codec.decode_batch = staticmethod(_batch)
 _REFUSED = Opaque(b"", "")
 _utf8 = codecs.utf_8_decode
 _string = msgspec.json.Decoder(str)
