@@ -33,6 +33,7 @@ from ...ids import is_safe_cwd, is_safe_relpath, is_uuid
 from ...loss import LossReport
 from ...native import Opaque, decode_batches
 from ...registry import Written
+from ..codex import codec as codex_codec
 from ..codex import read as codex_read
 from ..codex import records as R
 from ..codex.prelude import prelude_kind
@@ -189,8 +190,11 @@ class _Read:
                 if type(args) is not str:
                     raise _Bail
                 try:
-                    value = codex_read._json_value(args)
-                except Exception:  # noqa: BLE001 - json.loads decides there (NaN, not JSON): the reference's case
+                    value = codex_read._arguments(args)
+                except ValueError:  # no JSON (real rollouts' redacted arguments): a string input
+                    value = args
+                    self.lose("tool:arguments-not-json", f"{p.name} arguments kept as the string they were", n)
+                except Exception:  # noqa: BLE001 - nested too deeply: the reference's case
                     raise _Bail from None
                 self.call(p.call_id, p.name, value, ts)
             elif item is R.CustomToolCallItem:
@@ -233,6 +237,23 @@ class _Read:
                 raise _Bail  # a fork's replay, a session id to derive, a fork link
             self.meta = p
             self.started_at = p.timestamp if isinstance(p.timestamp, str) else record.timestamp
+        else:
+            raise _Bail
+
+    def refused(self, raw: bytes, n: int) -> None:
+        """A line the typed decode refuses, read as the Codex codec's lenient path reads it:
+        a line, event or item of a type nobody types is a loss entry (``_Reader.other``,
+        ``event``, ``item``); anything else is outside the subset."""
+        record = codex_codec._lenient(raw, _Bail())
+        kind = type(record)
+        if kind is R.OtherLine:
+            self.lose(f"record:{record.type}", "line type Common does not carry", n)
+        elif kind is R.EventMsgLine and isinstance(record.payload, msgspec.Raw):
+            value = R.raw_json(record.payload)
+            self.lose(f"event:{value.get('type') if isinstance(value, dict) else None}", "event Common does not carry", n)
+        elif kind is R.ResponseItemLine and isinstance(record.payload, msgspec.Raw):
+            value = R.raw_json(record.payload)
+            self.lose(f"item:{value.get('type') if isinstance(value, dict) else None}", "response item Common does not carry", n)
         else:
             raise _Bail
 
@@ -323,8 +344,9 @@ def _convert(data: Any, path: str | None, cwd: str | None, default_cwd: str | No
             n += 1
             record = item._record
             if record is _REFUSED:
-                raise _Bail
-            line(record, n)
+                read.refused(bytes(item._raw), n)
+            else:
+                line(record, n)
     if read.open or not read.any_message or read.meta is None:
         raise _Bail  # calls without output, an events-only rollout, no session id
     meta = read.meta
