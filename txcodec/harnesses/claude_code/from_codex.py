@@ -31,7 +31,7 @@ from msgspec import UNSET, UnsetType
 
 from ...ids import is_safe_cwd, is_safe_relpath, is_uuid
 from ...loss import LossReport
-from ...native import Opaque, decode_batches
+from ...native import Opaque, builtins, decode_batches
 from ...registry import Written
 from ..codex import codec as codex_codec
 from ..codex import read as codex_read
@@ -66,7 +66,7 @@ class _CustomOutput(R._Item, tag="custom_tool_call_output"):
 
 
 _Items = Union[R.MessageItem, R.ReasoningItem, R.FunctionCallItem, _FunctionOutput, R.CustomToolCallItem, _CustomOutput,
-               R.GhostSnapshotItem]
+               R.WebSearchCallItem, R.GhostSnapshotItem]
 
 
 class _ItemLine(R._Line, tag="response_item"):
@@ -132,10 +132,11 @@ class _Message:
     ``assistant``, ``text`` (a user message: human, or ``meta`` for an injected prelude),
     ``results`` (tool results), ``compact`` (a compaction summary, opening an epoch)."""
 
-    __slots__ = ("kind", "timestamp", "blocks", "meta", "id", "model", "usage", "usage_unverified")
+    __slots__ = ("kind", "timestamp", "blocks", "meta", "closed", "id", "model", "usage", "usage_unverified")
 
     def __init__(self, kind: str, timestamp: Any, blocks: list[Any], meta: bool = False) -> None:
         self.kind, self.timestamp, self.blocks, self.meta = kind, timestamp if isinstance(timestamp, str) else UNSET, blocks, meta
+        self.closed = False  # a synthetic message (a web search's result) that no later item joins
         self.id = self.model = self.usage = self.usage_unverified = UNSET
 
 
@@ -152,7 +153,7 @@ class _Read:
         self.started_at: Any = UNSET
         self.last_total: tuple | None = None
         self.pending_usage_from = 0
-        self.open: dict[str, None] = {}  # calls without an output yet
+        self.open: dict[str, str] = {}  # calls without an output yet, and their names
         self.called: set[str] = set()  # every call id so far: one used twice is outside the subset
         self.any_message = False  # an events-only rollout is read from its events: not here
 
@@ -169,7 +170,7 @@ class _Read:
     def side(self, kind: str, ts: Any) -> _Message:
         """``_Reader.side``: the open assistant message, or the open message of results."""
         last = self.messages[-1] if self.messages else None
-        if last is not None and last.kind == kind:
+        if last is not None and last.kind == kind and not last.closed:
             return last
         if kind == "results" and last is not None and last.kind == "text" and not last.meta and not last.blocks:
             raise _Bail  # an empty human message takes the results: a mixed message
@@ -205,6 +206,11 @@ class _Read:
                 if isinstance(p.content, list) and p.content:
                     self.lose("field:reasoning.content", "raw reasoning text is not carried next to the summary", n)
                 self.side("assistant", ts).blocks.append(("thinking", len("\n\n".join(s.text for s in p.summary))))
+            elif item is R.WebSearchCallItem:  # _Reader.web_search_call: answered at once, by an empty result
+                call_id = p.id if isinstance(p.id, str) else f"ws_line{n}"
+                self.call(call_id, "web_search", builtins(p.action) if isinstance(p.action, R.WebSearchAction) else None, ts)
+                del self.open[call_id]
+                self.new("results", ts, [(call_id, "")]).closed = True  # synthetic: nothing joins it
             elif item is R.GhostSnapshotItem:
                 self.lose("item:ghost_snapshot", "response item Common does not carry", n)
             else:  # no payload
@@ -262,7 +268,7 @@ class _Read:
         if call_id in self.called or not name or not call_id or not W._API_TOOL_ID.fullmatch(call_id) or not W._float_free(value):
             raise _Bail
         self.called.add(call_id)
-        self.open[call_id] = None
+        self.open[call_id] = name
         self.side("assistant", ts).blocks.append(("tool", call_id, name, value))
 
     def message_item(self, p: R.MessageItem, ts: Any) -> None:
@@ -347,8 +353,10 @@ def _convert(data: Any, path: str | None, cwd: str | None, default_cwd: str | No
                 read.refused(bytes(item._raw), n)
             else:
                 line(record, n)
-    if read.open or not read.any_message or read.meta is None:
-        raise _Bail  # calls without output, an events-only rollout, no session id
+    if not read.any_message or read.meta is None:
+        raise _Bail  # an events-only rollout, no session id
+    for call_id, name in read.open.items():  # _Reader.finish
+        read.loss.add("tool:no-output", f"{name} call {call_id} has no output in the rollout", file=path)
     meta = read.meta
     messages = read.messages
     started_at = read.started_at
@@ -388,16 +396,40 @@ def _write(messages: list[_Message], loss: LossReport, sid: str, cwd: str, branc
     tail = leaf = last_prompt = None
     tool_records: dict[str, str] = {}
     calls: list[str] = []  # the last assistant message's calls
+    deferred: list[str] = []  # its calls the next message does not answer, when that message takes their results
+    calls_where = ""
+
+    def missing(ids: list[str], top: dict[str, Any], more: list[Any] = ()) -> None:
+        """_Writer.missing_results and result_record: an is_error result for each call
+        without one, the last one carrying ``more`` (the rest of a user message)."""
+        nonlocal counter, tail, leaf
+        for k, tool_id in enumerate(ids):
+            call = tool_records.get(tool_id)
+            content = [W._placeholder(tool_id), *more] if k == len(ids) - 1 else [W._placeholder(tool_id)]
+            counter += 1
+            uid = named(str(counter))
+            lines.append({"parentUuid": call or tail, "isSidechain": False, "type": "user", "message": {"role": "user", "content": content},
+                          **top, "sourceToolAssistantUUID": call, "uuid": uid, "timestamp": timestamp, **closing})
+            tail = leaf = uid
 
     for index, message in enumerate(messages):
+        kind = message.kind
+        if calls and kind != "results":  # _Writer.write_messages: _unanswered
+            for tool_id in calls:
+                add("write:missing-tool-result", f"{calls_where}: tool_use {tool_id} had no result; an is_error result was added",
+                    file=file)
+            if kind == "compact":  # an epoch opens: the results go right after their calls
+                missing(calls, {})
+            else:
+                deferred = calls
+            calls = []
         if message.timestamp is not UNSET:
             timestamp = message.timestamp
         where = f"{file}#message{index}"
-        kind = message.kind
         if kind == "results":  # _Writer.plain_results
             ids = [block[0] for block in message.blocks]
             if len(set(ids)) != len(ids) or set(ids) != set(calls):
-                raise _Bail  # an answer twice, or not to the message before
+                raise _Bail  # an answer twice, or not to the message before, or some calls unanswered
             for tool_id, content in message.blocks:
                 call = tool_records[tool_id]
                 counter += 1
@@ -407,8 +439,6 @@ def _write(messages: list[_Message], loss: LossReport, sid: str, cwd: str, branc
                     "uuid": uid, "timestamp": timestamp, **closing})
                 tail = leaf = uid
             calls = []
-        elif calls:
-            raise _Bail  # calls the next message does not answer: the writer adds results
         elif kind == "assistant":  # _Writer.assistant
             blocks = []
             for i, block in enumerate(message.blocks):
@@ -429,6 +459,7 @@ def _write(messages: list[_Message], loss: LossReport, sid: str, cwd: str, branc
                         value = {"input": value}
                     blocks.append({"type": "tool_use", "id": tool_id, "name": name, "input": value})
                     calls.append(tool_id)
+            calls_where = where
             if not blocks:
                 add("write:empty-message", f"{where}: an assistant message with nothing the API accepts; left out", file=file)
                 continue
@@ -473,7 +504,11 @@ def _write(messages: list[_Message], loss: LossReport, sid: str, cwd: str, branc
                         content.append({"type": "text", "text": text})
                     else:
                         add("write:empty-text", f"{where}.{i}: empty text block left out", file=file)
-            if not content:
+            if deferred:  # _Writer.user: the added results first, the last one holding the message
+                missing(deferred, {"isMeta": True} if message.meta else {"origin": {"kind": "human"}},
+                        [{"type": "text", "text": content}] if isinstance(content, str) else content)
+                deferred = []
+            elif not content:
                 add("write:empty-message", f"{where}: a user message with nothing the API accepts; left out", file=file)
             else:
                 counter += 1
@@ -497,8 +532,11 @@ def _write(messages: list[_Message], loss: LossReport, sid: str, cwd: str, branc
         if len(lines) >= _BATCH_LINES:
             out.write(_encoded(lines))
             lines = []
-    if calls:
-        raise _Bail  # the last message's calls unanswered
+    if calls:  # the last message's calls: their results right after them
+        for tool_id in calls:
+            add("write:missing-tool-result", f"{calls_where}: tool_use {tool_id} had no result; an is_error result was added",
+                file=file)
+        missing(calls, {})
     if leaf is None:
         raise _Bail  # nothing to resume: the reference says so
     last: dict[str, Any] = {"type": "last-prompt"}
