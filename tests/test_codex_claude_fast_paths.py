@@ -186,10 +186,10 @@ def test_the_fused_path_is_taken():
     does, rather than always bailing out."""
     taken = [name for name in _FUSED_GOLDEN if _fused((GOLDEN / "codex" / name / "rollout.jsonl").read_bytes()) is not None]
     assert taken == _FUSED_GOLDEN
-    corpus = [p for p in corpus_files("codex") if p.suffix == ".jsonl"]
-    if corpus:  # real rollouts (token counts, redacted arguments, unknown events) mostly take it
-        fused = [p for p in corpus if _fused(p.read_bytes()) is not None]
-        assert len(fused) * 2 >= len(corpus), fused
+    real = [p for p in corpus_files("codex") if p.name.startswith("rollout-") and p.suffix == ".jsonl" and "malformed" not in p.parts]
+    if real:  # the corpus's real rollouts (token counts, redacted arguments, unknown events): half or more take it
+        fused = [p.name for p in real if _fused(p.read_bytes()) is not None]
+        assert len(fused) * 2 >= len(real), fused
 
 
 def test_the_benchmark_rollout_takes_the_fused_path(tmp_path):
@@ -231,7 +231,10 @@ def test_pasted_outputs_are_what_msgspec_writes():
         for second in pieces:
             raw = f'"{first}{second}x"'.encode()
             pasted = from_codex._output(msgspec.Raw(raw))
-            assert type(pasted) is msgspec.Raw and bytes(pasted) == raw == encode(decode(raw))
+            if b"\\u" in raw or b"\\/" in raw:  # an escaped backslash before u or /: decoded, to be safe
+                assert pasted == decode(raw)
+            else:
+                assert type(pasted) is msgspec.Raw and bytes(pasted) == raw == encode(decode(raw))
     for raw in [b'"\\u00e9"', b'"a\\/b"', b'"\\u0001"', b'"\\\\u"', b'"\\\\/"']:  # decoded, then written as msgspec writes it
         assert from_codex._output(msgspec.Raw(raw)) == decode(raw)
     for raw in [b'"\xff"', b'"\xed\xa0\x80"', b"[]", b"{}", b"1"]:  # bad UTF-8 and non-strings are the reference's

@@ -24,6 +24,7 @@ from __future__ import annotations
 import codecs
 import io
 import os
+from collections.abc import Iterator
 from typing import Any, Union
 
 import msgspec
@@ -31,7 +32,7 @@ from msgspec import UNSET, UnsetType
 
 from ...ids import is_safe_cwd, is_safe_relpath, is_uuid
 from ...loss import LossReport
-from ...native import Opaque, builtins, decode_batches
+from ...native import Opaque, _one_object_per_line, builtins
 from ...registry import Written
 from ..codex import codec as codex_codec
 from ..codex import read as codex_read
@@ -78,30 +79,51 @@ _decoder = msgspec.json.Decoder(_Lines)
 
 
 _lines_decoder = msgspec.json.Decoder(_Lines).decode_lines
-
-
-class _Codec:
-    """What ``native.decode_batches`` needs: a batch in one msgspec call (``None`` when it
-    refuses one of them: then each is decoded alone), or one line; a line this decoder
-    refuses is :data:`_REFUSED` (the Codex codec's lenient path, or an opaque line, which
-    the reference reads)."""
-
-    @staticmethod
-    def decode_batch(lines: Any) -> Any:
-        try:
-            return _lines_decoder(lines)
-        except (msgspec.ValidationError, msgspec.DecodeError):
-            return None
-
-    @staticmethod
-    def decode(line: Any) -> Any:
-        try:
-            return _decoder.decode(line)
-        except (msgspec.ValidationError, msgspec.DecodeError):
-            return _REFUSED
-
-
 _REFUSED = Opaque(b"", "")
+_LINES, _BYTES = 1024, 1 << 20  # a batch of lines decoded in one msgspec call
+
+
+def _records(data: Any) -> Iterator[tuple[int, Any, Any]]:
+    """``(line number, record, the line's bytes)`` for each line of ``data``, as
+    ``native.decode_batches`` finds and decodes them (a batch in one call when each of its
+    lines is one object, else line by line): a record is :data:`_REFUSED` where this
+    decoder refuses the line (the Codex codec's lenient path then reads it, or finds it
+    opaque)."""
+    view, find, size, start, n = memoryview(data), data.find, len(data), 0, 0
+    while start < size:
+        starts, ends = [], []
+        limit = start + _BYTES
+        while len(starts) < _LINES and start < size and start <= limit:
+            end = find(b"\n", start)
+            if end < 0:
+                end = size
+            starts.append(start)
+            ends.append(end)
+            start = end + 1
+        records = None
+        if len(starts) > 1 and _one_object_per_line(data, starts, ends):
+            try:
+                records = _lines_decoder(view[starts[0] : ends[-1]])
+            except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
+                records = None
+            if records is not None and len(records) != len(starts):
+                records = None
+        if records is None:
+            records = [_decoded(view[a:b]) for a, b in zip(starts, ends)]
+        for record, a, b in zip(records, starts, ends):
+            n += 1
+            yield n, record, view[a:b] if record is _REFUSED else None
+
+
+def _decoded(line: Any) -> Any:
+    try:
+        return _decoder.decode(line)
+    except (msgspec.ValidationError, msgspec.DecodeError):
+        return _REFUSED
+    except RecursionError:  # nested too deeply: the reference keeps the line as bytes
+        raise _Bail from None
+
+
 _utf8 = codecs.utf_8_decode
 _string = msgspec.json.Decoder(str)
 
@@ -250,7 +272,10 @@ class _Read:
         """A line the typed decode refuses, read as the Codex codec's lenient path reads it:
         a line, event or item of a type nobody types is a loss entry (``_Reader.other``,
         ``event``, ``item``); anything else is outside the subset."""
-        record = codex_codec._lenient(raw, _Bail())
+        try:
+            record = codex_codec._lenient(raw, _Bail())
+        except Exception:  # noqa: BLE001 - nested too deeply: the reference keeps it as bytes
+            raise _Bail from None
         kind = type(record)
         if kind is R.OtherLine:
             self.lose(f"record:{record.type}", "line type Common does not carry", n)
@@ -344,15 +369,12 @@ def convert(data: Any, path: str | None, cwd: str | None, default_cwd: str | Non
 
 def _convert(data: Any, path: str | None, cwd: str | None, default_cwd: str | None) -> tuple[Written, LossReport]:
     read = _Read(path)
-    line, n = read.line, 0
-    for batch, _, _ in decode_batches(data, _Codec):
-        for item in batch:
-            n += 1
-            record = item._record
-            if record is _REFUSED:
-                read.refused(bytes(item._raw), n)
-            else:
-                line(record, n)
+    line = read.line
+    for n, record, raw in _records(data):
+        if record is _REFUSED:
+            read.refused(bytes(raw), n)
+        else:
+            line(record, n)
     if not read.any_message or read.meta is None:
         raise _Bail  # an events-only rollout, no session id
     for call_id, name in read.open.items():  # _Reader.finish
