@@ -22,8 +22,8 @@ the same output on every golden and corpus rollout, odd variants and mutants.
 from __future__ import annotations
 
 import codecs
-import io
 import os
+import re
 from collections.abc import Iterator
 from typing import Any, Union
 
@@ -126,6 +126,7 @@ def _decoded(line: Any) -> Any:
 
 _utf8 = codecs.utf_8_decode
 _string = msgspec.json.Decoder(str)
+_ESCAPE = re.compile(rb"\\[u/]")  # the escapes msgspec does not write (or not always)
 
 
 def _output(raw: Any) -> Any:
@@ -138,10 +139,10 @@ def _output(raw: Any) -> Any:
     if view[:1] != b'"':
         raise _Bail
     try:
-        text = _utf8(view)[0]
+        _utf8(view)
     except UnicodeDecodeError:  # the strict decode refuses the line: the reference reads it leniently
         raise _Bail from None
-    if "\\u" in text or "\\/" in text:
+    if _ESCAPE.search(view) is not None:
         return _string.decode(view)
     return raw
 
@@ -353,8 +354,18 @@ class _Read:
 
 
 # --- the Claude Code lines, as the writer would write them ---------------------------------
+# The writer builds a dict per record and encodes them all in one msgspec call. Here the two
+# records written by the ten thousand (a tool result, an assistant message's block) are put
+# together from their encoded parts, in the same key order; the rare others are the
+# writer's dicts, encoded one by one. msgspec writes compact JSON, so the parts join into
+# the bytes it would write for the whole record (the differential tests compare them).
 
-_BATCH_LINES = 4096  # lines encoded at a time: the line dicts of a batch are freed before the next
+_enc = W._fast_json
+_RESULT_OPEN = b'","isSidechain":false,"type":"user","message":{"role":"user","content":[{"tool_use_id":"'
+_RESULT_CONTENT = b'","type":"tool_result","content":'
+_RESULT_CALL = b'}]},"sourceToolAssistantUUID":"'
+_ASSISTANT = b',"isSidechain":false,"type":"assistant","message":'
+_UUID = b'","uuid":"'
 
 
 def convert(data: Any, path: str | None, cwd: str | None, default_cwd: str | None) -> tuple[Written, LossReport] | None:
@@ -398,7 +409,10 @@ def _convert(data: Any, path: str | None, cwd: str | None, default_cwd: str | No
         raise _Bail  # the reference refuses it
     branch = meta.git.branch if isinstance(meta.git, R.GitInfo) and isinstance(meta.git.branch, str) else "HEAD"
     loss = read.loss
-    body = _write(messages, loss, sid, folder, branch, file, started_at)
+    try:
+        body = _write(messages, loss, sid, folder, branch, file, started_at)
+    except (msgspec.EncodeError, OverflowError, UnicodeEncodeError):  # what msgspec refuses (an int past 64 bits) is the reference's to write
+        raise _Bail from None
     written = Written(sid, {file: body})
     written.cwd = cwd or recorded
     return written, loss
@@ -411,15 +425,24 @@ def _write(messages: list[_Message], loss: LossReport, sid: str, cwd: str, branc
     file_named = W.uuid_namer(W.NAMESPACE, f"{sid}/{file}/")
     closing = {"userType": "external", "entrypoint": "cli", "cwd": cwd, "sessionId": sid, "version": W.TESTED_VERSION,
                "gitBranch": branch}
+    end = b"," + _enc(closing)[1:] + b"\n"  # what every record ends with
     timestamp = timestamp if timestamp is not UNSET else W._EPOCH_TS
-    out = io.BytesIO()  # grows in place: the batches are not held twice
-    lines: list[Any] = []
+    stamp = b'","timestamp":' + _enc(timestamp) + end  # after a record's uuid
+    out: list[Any] = []  # the file's pieces (a Raw output among them), joined once at the end
+    put, extend = out.append, out.extend
     counter = 0
     tail = leaf = last_prompt = None
     tool_records: dict[str, str] = {}
     calls: list[str] = []  # the last assistant message's calls
     deferred: list[str] = []  # its calls the next message does not answer, when that message takes their results
     calls_where = ""
+
+    def record(fields: dict[str, Any], uid: str) -> None:
+        """A rare record: the writer's dict, closed as ``_Stream.finish`` closes it."""
+        fields["uuid"] = uid
+        fields["timestamp"] = timestamp
+        fields.update(closing)
+        put(_enc(fields) + b"\n")
 
     def missing(ids: list[str], top: dict[str, Any], more: list[Any] = ()) -> None:
         """_Writer.missing_results and result_record: an is_error result for each call
@@ -430,8 +453,11 @@ def _write(messages: list[_Message], loss: LossReport, sid: str, cwd: str, branc
             content = [W._placeholder(tool_id), *more] if k == len(ids) - 1 else [W._placeholder(tool_id)]
             counter += 1
             uid = named(str(counter))
-            lines.append({"parentUuid": call or tail, "isSidechain": False, "type": "user", "message": {"role": "user", "content": content},
-                          **top, "sourceToolAssistantUUID": call, "uuid": uid, "timestamp": timestamp, **closing})
+            fields = {"parentUuid": call or tail, "isSidechain": False, "type": "user", "message": {"role": "user", "content": content},
+                      **top}
+            if call is not None:
+                fields["sourceToolAssistantUUID"] = call
+            record(fields, uid)
             tail = leaf = uid
 
     for index, message in enumerate(messages):
@@ -445,29 +471,30 @@ def _write(messages: list[_Message], loss: LossReport, sid: str, cwd: str, branc
             else:
                 deferred = calls
             calls = []
-        if message.timestamp is not UNSET:
+        if message.timestamp is not UNSET and message.timestamp != timestamp:
             timestamp = message.timestamp
-        where = f"{file}#message{index}"
+            stamp = b'","timestamp":' + _enc(timestamp) + end
         if kind == "results":  # _Writer.plain_results
             ids = [block[0] for block in message.blocks]
             if len(set(ids)) != len(ids) or set(ids) != set(calls):
                 raise _Bail  # an answer twice, or not to the message before, or some calls unanswered
             for tool_id, content in message.blocks:
-                call = tool_records[tool_id]
+                call = tool_records[tool_id].encode()
                 counter += 1
                 uid = named(str(counter))
-                lines.append({"parentUuid": call, "isSidechain": False, "type": "user", "message": {"role": "user", "content": [
-                    {"tool_use_id": tool_id, "type": "tool_result", "content": content}]}, "sourceToolAssistantUUID": call,
-                    "uuid": uid, "timestamp": timestamp, **closing})
+                extend((b'{"parentUuid":"', call, _RESULT_OPEN, tool_id.encode(), _RESULT_CONTENT,
+                        content if type(content) is msgspec.Raw else _enc(content), _RESULT_CALL, call, _UUID, uid.encode(), stamp))
                 tail = leaf = uid
             calls = []
-        elif kind == "assistant":  # _Writer.assistant
+            continue
+        where = f"{file}#message{index}"
+        if kind == "assistant":  # _Writer.assistant
             blocks = []
             for i, block in enumerate(message.blocks):
                 what = block[0]
                 if what == "text":
                     if block[1]:
-                        blocks.append({"type": "text", "text": block[1]})
+                        blocks.append((None, {"type": "text", "text": block[1]}))
                     else:
                         add("write:empty-text", f"{where}.{i}: empty text block left out", file=file)
                 elif what == "thinking":
@@ -479,7 +506,7 @@ def _write(messages: list[_Message], loss: LossReport, sid: str, cwd: str, branc
                         add("write:wrapped-input", f"{where}.{i}: {name} input was {type(value).__name__}, wrapped as "
                             '{"input": ...}', file=f"{where}.{i}")
                         value = {"input": value}
-                    blocks.append({"type": "tool_use", "id": tool_id, "name": name, "input": value})
+                    blocks.append((tool_id, {"type": "tool_use", "id": tool_id, "name": name, "input": value}))
                     calls.append(tool_id)
             calls_where = where
             if not blocks:
@@ -490,26 +517,23 @@ def _write(messages: list[_Message], loss: LossReport, sid: str, cwd: str, branc
             if message.model is not UNSET:
                 head["model"] = message.model
             usage = W._usage(message)  # type: ignore[arg-type]
-            for block in blocks:
-                record_body = head.copy()
-                record_body["content"] = [block]
-                if usage is not None:
-                    record_body["usage"] = usage
+            opening = _enc(head)[:-1] + b',"content":['  # the body up to its one block
+            closing_body = b"]}" if usage is None else b'],"usage":' + _enc(usage) + b"}"
+            for tool_id, block in blocks:
                 counter += 1
                 uid = named(str(counter))
-                lines.append({"parentUuid": tail, "isSidechain": False, "type": "assistant", "message": record_body, "uuid": uid,
-                              "timestamp": timestamp, **closing})
+                extend((b'{"parentUuid":null' if tail is None else b'{"parentUuid":"' + tail.encode() + b'"', _ASSISTANT, opening,
+                        _enc(block), closing_body, b',"uuid":"', uid.encode(), stamp))
                 tail = leaf = uid
-                if block["type"] == "tool_use":
-                    tool_records[block["id"]] = uid
+                if tool_id is not None:
+                    tool_records[tool_id] = uid
         else:  # a user message of text: _Writer.user, user_content and text_record
             if kind == "compact":  # the boundary first: a new root (_Writer.boundary)
                 counter += 1
                 uid = named(str(counter))
-                lines.append({"parentUuid": None, "isSidechain": False, "type": "system", "subtype": "compact_boundary",
-                              "content": "Conversation compacted", "level": "info", "isMeta": False,
-                              "compactMetadata": {"trigger": "codex"}, "logicalParentUuid": tail, "uuid": uid,
-                              "timestamp": timestamp, **closing})
+                record({"parentUuid": None, "isSidechain": False, "type": "system", "subtype": "compact_boundary",
+                        "content": "Conversation compacted", "level": "info", "isMeta": False,
+                        "compactMetadata": {"trigger": "codex"}, "logicalParentUuid": tail}, uid)
                 tail = uid
             texts = message.blocks
             if len(texts) == 1:
@@ -535,25 +559,19 @@ def _write(messages: list[_Message], loss: LossReport, sid: str, cwd: str, branc
             else:
                 counter += 1
                 uid = named(str(counter))
-                record: dict[str, Any] = {"parentUuid": tail, "isSidechain": False, "type": "user",
+                fields: dict[str, Any] = {"parentUuid": tail, "isSidechain": False, "type": "user",
                                           "message": {"role": "user", "content": content}}
                 if kind == "compact":
-                    record["isCompactSummary"] = True
-                    record["isVisibleInTranscriptOnly"] = True
+                    fields["isCompactSummary"] = True
+                    fields["isVisibleInTranscriptOnly"] = True
                 elif message.meta:
-                    record["isMeta"] = True
+                    fields["isMeta"] = True
                 else:
-                    record["origin"] = {"kind": "human"}
+                    fields["origin"] = {"kind": "human"}
                     if isinstance(content, str):
                         last_prompt = content
-                record["uuid"] = uid
-                record["timestamp"] = timestamp
-                record.update(closing)
-                lines.append(record)
+                record(fields, uid)
                 tail = leaf = uid
-        if len(lines) >= _BATCH_LINES:
-            out.write(_encoded(lines))
-            lines = []
     if calls:  # the last message's calls: their results right after them
         for tool_id in calls:
             add("write:missing-tool-result", f"{calls_where}: tool_use {tool_id} had no result; an is_error result was added",
@@ -565,14 +583,5 @@ def _write(messages: list[_Message], loss: LossReport, sid: str, cwd: str, branc
     if last_prompt is not None:
         last["lastPrompt"] = last_prompt
     last.update(leafUuid=leaf, sessionId=sid)
-    lines.append(last)
-    out.write(_encoded(lines))
-    return out.getvalue()
-
-
-def _encoded(lines: list[Any]) -> bytes:
-    """The writer's ``dumps_lines`` of lines without a float (the subset has none)."""
-    try:
-        return W._fast_lines(lines)
-    except Exception:  # noqa: BLE001 - what msgspec refuses (an int past 64 bits) is the reference's to write
-        raise _Bail from None
+    put(_enc(last) + b"\n")
+    return b"".join(out)
