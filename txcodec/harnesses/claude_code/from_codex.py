@@ -149,6 +149,15 @@ def _output(raw: Any) -> Any:
 
 # --- the conversation, as the Codex reader would build it ------------------------------
 
+# What ``_Reader.event`` does with each event: nothing (``None``: a mirror of a response
+# item; a turn's start, which matters to a fork's replay only; an abort, which marks what
+# the writer does not read), count tokens, add a loss entry of that kind, or more than the
+# subset does (an error becomes a synthetic message).
+_TOKEN_COUNT, _BAIL = "token_count", "bail"
+_EVENTS: dict[Any, str | None] = {
+    cls: None if tag in codex_read.MIRROR_EVENTS else f"event:{tag}" for tag, cls in R.EVENT_TYPES.items()}
+_EVENTS.update({R.TaskStartedEvent: None, R.TurnAbortedEvent: None, R.TokenCountEvent: _TOKEN_COUNT, R.ErrorEvent: _BAIL})
+
 
 class _Message:
     """One Common message, with only what the Claude Code writer reads of it. ``kind``:
@@ -205,10 +214,13 @@ class _Read:
             p, ts = record.payload, record.timestamp
             item = type(p)
             if item is _FunctionOutput or item is _CustomOutput:
-                if p.output is UNSET or p.call_id not in self.open:
-                    raise _Bail  # output-shape and orphan-output entries
-                del self.open[p.call_id]
-                self.side("results", ts).blocks.append((p.call_id, _output(p.output)))
+                call_id, output = p.call_id, p.output
+                if self.open.pop(call_id, None) is None or output is UNSET:
+                    raise _Bail  # orphan-output and output-shape entries
+                last = self.messages[-1]  # a call came first
+                if last.kind != "results" or last.closed:
+                    last = self.side("results", ts)
+                last.blocks.append((call_id, _output(output)))
             elif item is R.FunctionCallItem:
                 args = p.arguments
                 if type(args) is not str:
@@ -240,19 +252,13 @@ class _Read:
                 raise _Bail
         elif kind is R.EventMsgLine:
             p = record.payload
-            event = type(p)
-            if event is R.TokenCountEvent:
+            event = _EVENTS.get(type(p), _BAIL)
+            if event is _TOKEN_COUNT:
                 self.token_count(p)
-            elif event is R.ErrorEvent:
-                raise _Bail  # a synthetic assistant message
-            elif event is UnsetType:
+            elif event is _BAIL:
                 raise _Bail
-            elif event is not R.TaskStartedEvent and event is not R.TurnAbortedEvent:
-                # a turn's start matters to a fork's replay only, an abort marks what the
-                # writer does not read
-                tag = event.__struct_config__.tag
-                if tag not in codex_read.MIRROR_EVENTS:
-                    self.lose(f"event:{tag}", "UI event Common does not carry", n)
+            elif event is not None:
+                self.lose(event, "UI event Common does not carry", n)
         elif kind is R.TurnContextLine:
             model = record.payload.model
             if isinstance(model, str):
