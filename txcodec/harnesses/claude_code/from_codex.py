@@ -22,6 +22,7 @@ the same output on every golden and corpus rollout, odd variants and mutants.
 from __future__ import annotations
 
 import codecs
+import io
 import os
 import re
 from collections.abc import Iterator
@@ -372,6 +373,7 @@ _RESULT_CONTENT = b'","type":"tool_result","content":'
 _RESULT_CALL = b'}]},"sourceToolAssistantUUID":"'
 _ASSISTANT = b',"isSidechain":false,"type":"assistant","message":'
 _UUID = b'","uuid":"'
+_PIECES = 1 << 15  # about 3,000 records' pieces, about 5 MB
 
 
 def convert(data: Any, path: str | None, cwd: str | None, default_cwd: str | None) -> tuple[Written, LossReport] | None:
@@ -434,7 +436,10 @@ def _write(messages: list[_Message], loss: LossReport, sid: str, cwd: str, branc
     end = b"," + _enc(closing)[1:] + b"\n"  # what every record ends with
     timestamp = timestamp if timestamp is not UNSET else W._EPOCH_TS
     stamp = b'","timestamp":' + _enc(timestamp) + end  # after a record's uuid
-    out: list[Any] = []  # the file's pieces (a Raw output among them), joined once at the end
+    # the file's pieces (a Raw output among them), moved into ``body`` a batch at a time: the
+    # pieces and the file are never all held at once (a BytesIO's value is not copied out)
+    body = io.BytesIO()
+    out: list[Any] = []
     put, extend = out.append, out.extend
     counter = 0
     tail = leaf = last_prompt = None
@@ -467,6 +472,9 @@ def _write(messages: list[_Message], loss: LossReport, sid: str, cwd: str, branc
             tail = leaf = uid
 
     for index, message in enumerate(messages):
+        if len(out) > _PIECES:
+            body.write(b"".join(out))
+            out.clear()
         kind = message.kind
         if calls and kind != "results":  # _Writer.write_messages: _unanswered
             for tool_id in calls:
@@ -590,4 +598,5 @@ def _write(messages: list[_Message], loss: LossReport, sid: str, cwd: str, branc
         last["lastPrompt"] = last_prompt
     last.update(leafUuid=leaf, sessionId=sid)
     put(_enc(last) + b"\n")
-    return b"".join(out)
+    body.write(b"".join(out))
+    return body.getvalue()
