@@ -171,10 +171,10 @@ def test_plain_results_give_what_the_general_steps_give(turns):
 
 # --- the fused path (claude_code.from_codex) ------------------------------------------------
 
-# the golden rollouts the fused path must take (the others hold a web search, an image, a
-# call without output, a compaction's own model call ...: the reference reads them)
+# the golden rollouts the fused path must take (the others hold an image, a compaction's own
+# model call, lines of no known shape: the reference reads them)
 _FUSED_GOLDEN = ["scenarios/apply_patch", "scenarios/exec_command", "scenarios/parallel_calls", "scenarios/reasoning_summaries",
-                 "scenarios/remote_compact", "scenarios/three_turns", "tool_call_genuine", "compaction_remote"]
+                 "scenarios/remote_compact", "scenarios/three_turns", "scenarios/web_search", "tool_call_genuine", "compaction_remote"]
 
 
 def _fused(data: bytes):

@@ -134,7 +134,7 @@ def _output(raw: Any) -> Any:
     """A string output as the writer's encoder would write it: its own bytes (``Raw``)
     when they are valid UTF-8 (msgspec skips a value without checking it) and hold no
     ``\\u`` or ``\\/`` escape, for msgspec escapes only ``"``, ``\\`` and the control
-    characters, as ``\\b \\f \\n \\r \\t`` and ``\\u00XX`` (test_fused_path pins it); else
+    characters, as ``\\b \\f \\n \\r \\t`` and ``\\u00XX`` (a test pins it); else
     the decoded string. Anything but a string is outside the subset."""
     view = memoryview(raw)
     if view[:1] != b'"':
