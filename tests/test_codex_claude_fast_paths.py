@@ -74,6 +74,15 @@ def _variants(data: bytes) -> dict[str, bytes]:
         # a call answered twice (the second answer is an orphan), and a result whose call is another's
         "answered twice": b"\n".join(sum(([line, line] if b'_output"' in line else [line] for line in lines), [])),
         "answers swapped": data.replace(b'"call_id":"', b'"call_id":"x', 1),
+        # what the fused path pastes, decodes or leaves to the reference: outputs with escapes
+        # msgspec does not write, with bad UTF-8, calls without outputs, a float argument,
+        # an empty text, an unknown event
+        "output escapes": data.replace(b'"output":"', b'"output":"\\u00e9\\/\\u001b\\\\u\\t'),
+        "output bad utf-8": data.replace(b'"output":"', b'"output":"\xc3(', 1),
+        "no outputs": b"\n".join(line for line in lines if b'_output"' not in line),
+        "float argument": data.replace(b'"arguments":"{', b'"arguments":"{\\"f\\":1.5,', 1),
+        "empty text": data.replace(b'"text":"', b'"text":"","was":"', 2),
+        "unknown event": b"\n".join(lines[:2] + [b'{"type":"event_msg","payload":{"type":"brand_new","x":1}}'] + lines[2:]),
     }
 
 
