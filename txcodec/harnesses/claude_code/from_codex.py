@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import codecs
 import io
+import mmap
 import os
 import re
 from collections.abc import Iterator
@@ -82,6 +83,7 @@ _decoder = msgspec.json.Decoder(_Lines)
 _lines_decoder = msgspec.json.Decoder(_Lines).decode_lines
 _REFUSED = Opaque(b"", "")
 _LINES, _BYTES = 1024, 1 << 20  # a batch of lines decoded in one msgspec call
+_RELEASE = 8 << 20  # a mapped rollout's pages are given back every 8 MiB read (readkit's rhythm)
 
 
 def _records(data: Any) -> Iterator[tuple[int, Any, Any]]:
@@ -91,6 +93,7 @@ def _records(data: Any) -> Iterator[tuple[int, Any, Any]]:
     decoder refuses the line (the Codex codec's lenient path then reads it, or finds it
     opaque)."""
     view, find, size, start, n = memoryview(data), data.find, len(data), 0, 0
+    release, released = _releaser(data), 0
     while start < size:
         starts, ends = [], []
         limit = start + _BYTES
@@ -114,6 +117,24 @@ def _records(data: Any) -> Iterator[tuple[int, Any, Any]]:
         for record, a, b in zip(records, starts, ends):
             n += 1
             yield n, record, view[a:b] if record is _REFUSED else None
+        if release is not None and start - released >= _RELEASE:
+            released = _released(release, released, start)
+
+
+def _releaser(data: Any) -> Any:
+    """``data.madvise`` for a mapped file, else ``None``. Its pages read so far can be
+    given back (``MADV_DONTNEED``) at any time: a pasted output in them is read again from
+    the file when its record is written, so the rollout is never all resident at once."""
+    return getattr(data, "madvise", None) if hasattr(mmap, "MADV_DONTNEED") else None
+
+
+def _released(release: Any, start: int, end: int) -> int:
+    """The pages from ``start`` up to the one holding ``end`` given back; where the
+    next release starts."""
+    page = end - end % mmap.PAGESIZE
+    if page > start:
+        release(mmap.MADV_DONTNEED, start, page - start)
+    return max(page, start)
 
 
 def _decoded(line: Any) -> Any:
@@ -418,7 +439,7 @@ def _convert(data: Any, path: str | None, cwd: str | None, default_cwd: str | No
     branch = meta.git.branch if isinstance(meta.git, R.GitInfo) and isinstance(meta.git.branch, str) else "HEAD"
     loss = read.loss
     try:
-        body = _write(messages, loss, sid, folder, branch, file, started_at)
+        body = _write(messages, loss, sid, folder, branch, file, started_at, _releaser(data), len(data))
     except (msgspec.EncodeError, OverflowError, UnicodeEncodeError):  # what msgspec refuses (an int past 64 bits) is the reference's to write
         raise _Bail from None
     written = Written(sid, {file: body})
@@ -426,8 +447,11 @@ def _convert(data: Any, path: str | None, cwd: str | None, default_cwd: str | No
     return written, loss
 
 
-def _write(messages: list[_Message], loss: LossReport, sid: str, cwd: str, branch: str, file: str, timestamp: Any) -> bytes:
-    """``_Writer.write_messages`` and ``render`` for the subset's messages."""
+def _write(messages: list[_Message], loss: LossReport, sid: str, cwd: str, branch: str, file: str, timestamp: Any,
+           release: Any = None, size: int = 0) -> bytes:
+    """``_Writer.write_messages`` and ``render`` for the subset's messages; ``release``
+    gives back a mapped rollout's pages (see :func:`_releaser`) once a batch of records is
+    in the file."""
     add = loss.add
     named = W.uuid_namer(W.NAMESPACE, f"{sid}/main/")
     file_named = W.uuid_namer(W.NAMESPACE, f"{sid}/{file}/")
@@ -475,6 +499,8 @@ def _write(messages: list[_Message], loss: LossReport, sid: str, cwd: str, branc
         if len(out) > _PIECES:
             body.write(b"".join(out))
             out.clear()
+            if release is not None:
+                _released(release, 0, size)
         kind = message.kind
         if calls and kind != "results":  # _Writer.write_messages: _unanswered
             for tool_id in calls:
