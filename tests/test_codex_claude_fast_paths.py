@@ -10,7 +10,10 @@
 - ``conform`` keeps the Codex reader's messages that fit as they are (``read.unshared``)
   where the reference decodes every one;
 - the Claude Code writer writes a message of plain tool results (``PLAIN_RESULTS``)
-  without the general steps of a user message.
+  without the general steps of a user message;
+- ``convert`` goes from a rollout's lines to the Claude Code lines directly
+  (``claude_code.from_codex``, ``ENABLED``) for the rollouts it knows, tool outputs
+  pasted as their JSON bytes, and bails out to the path above for the others.
 
 Every Codex golden and corpus rollout, odd variants of each (CRLF, bad UTF-8, unknown
 record types, non-canonical escapes, lone surrogates, forks, duplicate "type" keys, a
@@ -31,6 +34,7 @@ from test_fast_paths import reference_dumps, reference_dumps_lines, reference_na
 from txcodec import api, lineage, readkit, registry
 from txcodec.common import Conversation, Message, Meta, Text, ToolResult, ToolUse
 from txcodec.errors import TxcodecError
+from txcodec.harnesses.claude_code import from_codex
 from txcodec.harnesses.claude_code import write as claude_write
 from txcodec.loss import LossReport
 
@@ -70,6 +74,15 @@ def _variants(data: bytes) -> dict[str, bytes]:
         # a call answered twice (the second answer is an orphan), and a result whose call is another's
         "answered twice": b"\n".join(sum(([line, line] if b'_output"' in line else [line] for line in lines), [])),
         "answers swapped": data.replace(b'"call_id":"', b'"call_id":"x', 1),
+        # what the fused path pastes, decodes or leaves to the reference: outputs with escapes
+        # msgspec does not write, with bad UTF-8, calls without outputs, a float argument,
+        # an empty text, an unknown event
+        "output escapes": data.replace(b'"output":"', b'"output":"\\u00e9\\/\\u001b\\\\u\\t'),
+        "output bad utf-8": data.replace(b'"output":"', b'"output":"\xc3(', 1),
+        "no outputs": b"\n".join(line for line in lines if b'_output"' not in line),
+        "float argument": data.replace(b'"arguments":"{', b'"arguments":"{\\"f\\":1.5,', 1),
+        "empty text": data.replace(b'"text":"', b'"text":"","was":"', 2),
+        "unknown event": b"\n".join(lines[:2] + [b'{"type":"event_msg","payload":{"type":"brand_new","x":1}}'] + lines[2:]),
     }
 
 
@@ -92,6 +105,7 @@ def _converted(data: bytes, path=None):
 def _both(data: bytes, path=None):
     fast = _converted(data, path)
     with pytest.MonkeyPatch.context() as m:
+        m.setattr(from_codex, "ENABLED", False)  # read into Common, written from Common
         m.setattr(registry.get("codex").read, "streams", False)
         m.setattr(registry.get("codex").read, "unshared", False)  # conform decodes every message
         m.setattr(claude_write, "PLAIN_RESULTS", False)  # every user message takes the general steps
@@ -162,3 +176,76 @@ def test_plain_results_give_what_the_general_steps_give(turns):
             files = claude_write.write(Conversation(meta=Meta(id="s"), messages=messages), loss, registry.WriteOptions()).files
             written.append((files, loss.entries))
     assert written[0] == written[1]
+
+
+# --- the fused path (claude_code.from_codex) ------------------------------------------------
+
+# the golden rollouts the fused path must take (the others hold an image, a compaction's own
+# model call, lines of no known shape: the reference reads them)
+_FUSED_GOLDEN = ["scenarios/apply_patch", "scenarios/exec_command", "scenarios/parallel_calls", "scenarios/reasoning_summaries",
+                 "scenarios/remote_compact", "scenarios/three_turns", "scenarios/web_search", "tool_call_genuine", "compaction_remote"]
+
+
+def _fused(data: bytes):
+    return from_codex.convert(data, None, None, None)
+
+
+def test_the_fused_path_is_taken():
+    """Not vacuous: the fused path converts the rollouts it should, each as the reference
+    does, rather than always bailing out."""
+    taken = [name for name in _FUSED_GOLDEN if _fused((GOLDEN / "codex" / name / "rollout.jsonl").read_bytes()) is not None]
+    assert taken == _FUSED_GOLDEN
+    real = [p for p in corpus_files("codex") if p.name.startswith("rollout-") and p.suffix == ".jsonl" and "malformed" not in p.parts]
+    if real:  # the corpus's real rollouts (token counts, redacted arguments, unknown events): half or more take it
+        fused = [p.name for p in real if _fused(p.read_bytes()) is not None]
+        assert len(fused) * 2 >= len(real), fused
+
+
+def test_the_benchmark_rollout_takes_the_fused_path(tmp_path):
+    """The shapes of benchmarks/bench_speed.py's rollout (a Claude Code session converted
+    to Codex) take the fused path, and it gives the reference conversion."""
+    import sys
+
+    sys.path.insert(0, str(GOLDEN.parent / "benchmarks"))
+    try:
+        import bench_common
+    finally:
+        sys.path.pop(0)
+    if not bench_common.SOURCES:
+        pytest.skip("the benchmark sessions are in the corpus")
+    written, _ = api.convert(bench_common.build(3), "codex", from_="claude_code")
+    rollout = next(iter(written.files.values()))
+    fused = _fused(rollout)
+    assert fused is not None
+    fast, reference = _both(rollout, tmp_path / "rollout.jsonl")
+    assert fast == reference
+    assert [fused[0].files, fused[1].entries] == reference[:2]
+
+
+def test_pasted_outputs_are_what_msgspec_writes():
+    """A tool output is pasted as its JSON bytes only when they hold no ``\\u`` or ``\\/``
+    escape and are valid UTF-8: then they are msgspec's own encoding of the string,
+    because msgspec escapes exactly ``"``, ``\\`` and the control characters, those with a
+    short escape as ``\\b \\f \\n \\r \\t`` and every other one as ``\\u00XX``."""
+    encode, decode = msgspec.json.encode, msgspec.json.decode
+    short = {"\b": b"\\b", "\f": b"\\f", "\n": b"\\n", "\r": b"\\r", "\t": b"\\t", '"': b'\\"', "\\": b"\\\\"}
+    for code in range(0x110000):
+        if 0xD800 <= code <= 0xDFFF:
+            continue
+        char = chr(code)
+        expected = short.get(char, f"\\u{code:04x}".encode() if code < 0x20 else char.encode())
+        assert encode(char) == b'"' + expected + b'"', hex(code)
+    pieces = ['\\"', "\\\\", "\\b", "\\f", "\\n", "\\r", "\\t", "a", " ", "é", "😀", "\u2028", "\x7f", "\uffff", "/"]
+    for first in pieces:
+        for second in pieces:
+            raw = f'"{first}{second}x"'.encode()
+            pasted = from_codex._output(msgspec.Raw(raw))
+            if b"\\u" in raw or b"\\/" in raw:  # an escaped backslash before u or /: decoded, to be safe
+                assert pasted == decode(raw)
+            else:
+                assert type(pasted) is msgspec.Raw and bytes(pasted) == raw == encode(decode(raw))
+    for raw in [b'"\\u00e9"', b'"a\\/b"', b'"\\u0001"', b'"\\\\u"', b'"\\\\/"']:  # decoded, then written as msgspec writes it
+        assert from_codex._output(msgspec.Raw(raw)) == decode(raw)
+    for raw in [b'"\xff"', b'"\xed\xa0\x80"', b"[]", b"{}", b"1"]:  # bad UTF-8 and non-strings are the reference's
+        with pytest.raises(from_codex._Bail):
+            from_codex._output(msgspec.Raw(raw))

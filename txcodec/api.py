@@ -270,6 +270,11 @@ def _convert(
         conversation = from_json(data)
     else:
         session = _load_once(source, from_)
+        if (to == "claude_code" and session.harness == "codex" and session.pending is not None and session_id is None
+                and prompts is None and input_side is None and not stdin_side):
+            fused = _fused_codex_claude(session, cwd, default_cwd)
+            if fused is not None:
+                return fused
         if (prompts is not None or input_side is not None) and session.harness != "stream_json":
             raise NotSupported(f"{_name(source)} is {session.harness}, not a stream_json capture: prompts and "
                                "an input side only complete stream_json captures")
@@ -298,6 +303,17 @@ def _convert(
     if not conversation.messages and not conversation.children and "write:no-conversation" not in loss.counts():
         loss.add("write:no-conversation", f"{_name(source)} holds no message: {target.title} will find nothing to resume")
     return written, loss
+
+
+def _fused_codex_claude(session: NativeSession, cwd: str | None, default_cwd: str | None) -> tuple[registry.Written, LossReport] | None:
+    """Codex -> Claude Code straight from the rollout's lines (``claude_code.from_codex``):
+    what the rest of :func:`_convert` gives for the rollouts it knows, else ``None`` (and
+    the session is still to be read)."""
+    from .harnesses.claude_code import from_codex
+
+    if not from_codex.ENABLED:
+        return None
+    return from_codex.convert(session.pending, str(session.path) if session.path is not None else None, cwd, default_cwd)
 
 
 def _load_once(source: Any, harness: str | None = None) -> NativeSession:
