@@ -26,7 +26,7 @@ from __future__ import annotations
 import fuzzing
 import msgspec
 import pytest
-from conftest import GOLDEN, corpus_files
+from conftest import CORPUS, GOLDEN, corpus_files
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 from test_fast_paths import reference_dumps, reference_dumps_lines, reference_namer, reference_uuid
@@ -201,7 +201,7 @@ def test_the_fused_path_is_taken():
         assert len(fused) * 2 >= len(real), fused
 
 
-def test_the_benchmark_rollout_takes_the_fused_path(tmp_path):
+def test_the_benchmark_rollout_takes_the_fused_path(tmp_path, monkeypatch):
     """The shapes of benchmarks/bench_speed.py's rollout (a Claude Code session converted
     to Codex) take the fused path, and it gives the reference conversion."""
     import sys
@@ -211,8 +211,8 @@ def test_the_benchmark_rollout_takes_the_fused_path(tmp_path):
         import bench_common
     finally:
         sys.path.pop(0)
-    if not bench_common.SOURCES:
-        pytest.skip("the benchmark sessions are in the corpus")
+    # the benchmark's sessions, from the corpus the tests use (a fresh clone skips this test)
+    monkeypatch.setattr(bench_common, "SOURCES", sorted((CORPUS / "claude_code" / "spotter").glob("*-*-*-*-*.jsonl")))
     written, _ = api.convert(bench_common.build(3), "codex", from_="claude_code")
     rollout = next(iter(written.files.values()))
     fused = _fused(rollout)
