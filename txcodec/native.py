@@ -242,6 +242,25 @@ def _decode_views(data: bytes, codec: Any) -> tuple[list[Line], bool, list[int]]
     return lines, bool(data) and data[-1] == 0x0A, suspects
 
 
+def line_spans(data: Any, lines: int, size: int) -> Iterator[tuple[list[int], list[int]]]:
+    """The lines of ``data`` a batch at a time: each batch's start and end offsets (the end
+    before the LF), ``lines`` lines at most and no more lines once ``size`` bytes are passed."""
+    find, total, start = data.find, len(data), 0
+    while start < total:
+        starts, ends = [], []
+        limit = start + size
+        while len(starts) < lines:
+            end = find(b"\n", start)
+            if end < 0:
+                end = total
+            starts.append(start)
+            ends.append(end)
+            start = end + 1
+            if start >= total or start > limit:
+                break
+        yield starts, ends
+
+
 def decode_batches(data: Any, codec: Any) -> Iterator[tuple[list[Line], int, bool]]:
     """The lines of ``data`` (bytes, or a file mapped in memory) decoded from views into
     it, each batch with the offset where it ends and whether ``decode_batch`` took it
@@ -254,19 +273,7 @@ def decode_batches(data: Any, codec: Any) -> Iterator[tuple[list[Line], int, boo
     decode = codec.decode
     batch = getattr(codec, "decode_batch", None)
     untouched = itertools.repeat(False)
-    find, size, start = data.find, len(data), 0
-    while start < size:
-        starts, ends = [], []
-        limit = start + _BATCH_BYTES
-        while len(starts) < _BATCH:
-            end = find(b"\n", start)
-            if end < 0:
-                end = size
-            starts.append(start)
-            ends.append(end)
-            start = end + 1
-            if start >= size or start > limit:
-                break
+    for starts, ends in line_spans(data, _BATCH, _BATCH_BYTES):
         records = None
         if batch is not None and len(starts) > 1 and _one_object_per_line(data, starts, ends):
             try:

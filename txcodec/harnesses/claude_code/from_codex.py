@@ -34,7 +34,7 @@ from msgspec import UNSET, UnsetType
 
 from ...ids import is_safe_cwd, is_safe_relpath, is_uuid
 from ...loss import LossReport
-from ...native import Opaque, _one_object_per_line, builtins
+from ...native import Opaque, _one_object_per_line, builtins, line_spans
 from ...registry import Written
 from ..codex import codec as codex_codec
 from ..codex import read as codex_read
@@ -92,18 +92,10 @@ def _records(data: Any) -> Iterator[tuple[int, Any, Any]]:
     lines is one object, else line by line): a record is :data:`_REFUSED` where this
     decoder refuses the line (the Codex codec's lenient path then reads it, or finds it
     opaque)."""
-    view, find, size, start, n = memoryview(data), data.find, len(data), 0, 0
+    view, n = memoryview(data), 0
     release, released = _releaser(data), 0
-    while start < size:
-        starts, ends = [], []
-        limit = start + _BYTES
-        while len(starts) < _LINES and start < size and start <= limit:
-            end = find(b"\n", start)
-            if end < 0:
-                end = size
-            starts.append(start)
-            ends.append(end)
-            start = end + 1
+    for starts, ends in line_spans(data, _LINES, _BYTES):
+        start = ends[-1] + 1  # where the next batch starts
         records = None
         if len(starts) > 1 and _one_object_per_line(data, starts, ends):
             try:
