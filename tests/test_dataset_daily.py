@@ -322,24 +322,6 @@ def test_the_daily_run_reflects_what_changed_and_rewrites_nothing_else(tmp_path)
     assert _conversations(tmp_path / "fresh") == _expected([p for p in sources if p != str(gone)])
 
 
-@pytest.mark.parametrize(("keys", "gone", "runs"), [
-    (["a", "a/0:x", "b", "c", "c/1:y", "a"], {"a", "c"}, [(2, 3)]),
-    (["a", "b", "b/0:x", "c"], {"a", "c"}, [(1, 3)]),
-    (["a", "b"], set(), [(0, 2)]),
-    (["a", "a/0:x"], {"a"}, []),
-    (["ab", "a"], {"a"}, [(0, 1)]),
-])
-def test_the_rows_to_keep_are_found_in_the_table_read_for_the_rewrite(tmp_path, keys, gone, runs):
-    """The rewrite reads a part file once, and finds the rows to keep in that table's own
-    key column (several row groups: several chunks)."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    path = tmp_path / "part.parquet"
-    pq.write_table(pa.table({"session_key": pa.array(keys, pa.string())}), path, row_group_size=2)
-    assert dataset._runs(pq.ParquetFile(path).read()["session_key"], gone) == runs
-
-
 def _grown_export(tmp_path: Path) -> tuple[list[str], Path, dict[Path, bytes], dict[str, bytes]]:
     """An export of the golden store with two sessions a line short, then those two grown
     back: the sources, the export, its files' bytes, and the grown files as they are now."""

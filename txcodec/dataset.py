@@ -610,14 +610,6 @@ class _PartFiles:
         return pa.concat_tables(pieces) if pieces else table.slice(0, 0)
 
 
-def _kept_runs(path: Path, keys: set[str]) -> list[tuple[int, int]]:
-    """The [start, end) ranges of the rows in ``path`` whose session is not one of ``keys``
-    (see :func:`_runs`)."""
-    import pyarrow.parquet as pq
-
-    return _runs(pq.ParquetFile(path).read(columns=["session_key"], use_threads=False)["session_key"], keys)
-
-
 def _runs(column: Any, keys: set[str]) -> list[tuple[int, int]]:
     """The [start, end) ranges of the rows whose session key (``column``) is not one of
     ``keys`` (a source's rows sit together, so the ranges are few), walked in plain Python:
