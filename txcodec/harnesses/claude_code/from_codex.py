@@ -78,9 +78,7 @@ class _ItemLine(R._Line, tag="response_item"):
 
 _Lines = Union[R.SessionMetaLine, _ItemLine, R.EventMsgLine, R.TurnContextLine, R.CompactedLine]
 _decoder = msgspec.json.Decoder(_Lines)
-
-
-_lines_decoder = msgspec.json.Decoder(_Lines).decode_lines
+_lines_decoder = _decoder.decode_lines
 _REFUSED = Opaque(b"", "")
 _LINES, _BYTES = 1024, 1 << 20  # a batch of lines decoded in one msgspec call
 _RELEASE = 8 << 20  # a mapped rollout's pages are given back every 8 MiB read (readkit's rhythm)
