@@ -485,9 +485,11 @@ def _write(messages: list[_Message], loss: LossReport, sid: str, cwd: str, branc
             record(fields, uid)
             tail = leaf = uid
 
-    for index, message in enumerate(messages):
+    for index in range(len(messages)):
+        # each message is let go once written: as the file grows, the conversation shrinks
+        message, messages[index] = messages[index], None  # type: ignore[call-overload]
         if len(out) > _PIECES:
-            body.write(b"".join(out))
+            body.writelines(out)
             out.clear()
             if release is not None:
                 _released(release, 0, size)
@@ -614,5 +616,5 @@ def _write(messages: list[_Message], loss: LossReport, sid: str, cwd: str, branc
         last["lastPrompt"] = last_prompt
     last.update(leafUuid=leaf, sessionId=sid)
     put(_enc(last) + b"\n")
-    body.write(b"".join(out))
+    body.writelines(out)
     return body.getvalue()
