@@ -52,6 +52,7 @@ IN_PROCESS = 1 << 20
 BUFFER = 256 << 20  # bytes of rows gathered before they are written out (memory stays bounded)
 MANY_FILES = 8  # part files read or written by --jobs threads from this many on (_PartFiles._threads)
 HELD = 256 << 20  # bytes of Arrow rows a take-out holds for their files' next write (_PartFiles)
+AHEAD = 32 << 20  # bytes of Arrow rows the forked writer reads ahead of its take-out (_read_ahead)
 
 
 class _Entry(msgspec.Struct):
@@ -293,11 +294,13 @@ class ForkedWriter(Writer):
     :func:`export_parquet`."""
 
     def __init__(self, ready: Callable[[], None] | None = None,
-                 then: Callable[..., None] | None = None) -> None:
+                 then: Callable[..., None] | None = None, out: str | os.PathLike[str] | None = None) -> None:
         """``ready`` runs in the child once pyarrow is imported, while it would only wait for
         rows (the command imports there what its summary needs); ``then`` is what the child
         runs after its writes, with what :meth:`finish` sends (the command's summary, printed
-        by the child on the stderr the two share, so that this process never imports it)."""
+        by the child on the stderr the two share, so that this process never imports it).
+        ``out``, the export's folder when it is known this early, lets the child read ahead
+        the part files its take-out will most likely name (:func:`_read_ahead`)."""
         super().__init__()
         self.then = then
         down_read, self._down = os.pipe()
@@ -308,7 +311,7 @@ class ForkedWriter(Writer):
             os.close(self._up)
             status = 1
             try:
-                _serve(down_read, up_write, ready, then)
+                _serve(down_read, up_write, ready, then, None if out is None else Path(out))
                 status = 0
             finally:
                 os._exit(status)
@@ -406,29 +409,39 @@ def _read_reply(fd: int) -> bytes:
 
 
 def _serve(asks: int, replies: int, ready: Callable[[], None] | None = None,
-           then: Callable[..., None] | None = None) -> None:
-    """The forked writer's loop: pyarrow first (while the parent lists), then ``ready``,
-    then each ask in order. After a failure the asks left are skipped; ``close`` is
-    answered with ``ok`` or the failure. With a ``then``, one more ask may follow, its
-    arguments: it is answered the same way."""
+           then: Callable[..., None] | None = None, out: Path | None = None) -> None:
+    """The forked writer's loop: pyarrow first (while the parent lists), then the part
+    files read ahead from ``out``, then each ask in order; ``ready`` runs the first time
+    no ask is waiting (so that it never holds up one). After a failure the asks left are
+    skipped; ``close`` is answered with ``ok`` or the failure. With a ``then``, one more
+    ask may follow, its arguments: it is answered the same way."""
+    import select
+
     failure = None
     parts: _PartFiles | None = None
+    ahead: dict[str, Any] = {}
     try:
         columnar.schemas()  # imports pyarrow and builds the tables' schemas
         import pyarrow.json  # noqa: F401
         import pyarrow.parquet  # noqa: F401
 
-        if ready is not None:
-            ready()
+        if out is not None:
+            ahead = _read_ahead(out)
     except Exception as exc:  # noqa: BLE001 - any failure is told to the parent
         failure = exc
-    stream = os.fdopen(asks, "rb")
 
     def ask() -> list | None:
-        head = stream.read(8)
+        nonlocal ready, failure
+        if ready is not None and not select.select([asks], [], [], 0)[0]:
+            try:  # this process would only wait: now is when it costs nothing
+                ready()
+            except Exception as exc:  # noqa: BLE001 - any failure is told to the parent
+                failure = failure or exc
+            ready = None
+        head = _read_exactly(asks, 8)
         if len(head) < 8:  # the parent gave up (abort) or ended
             return None
-        return msgspec.msgpack.decode(stream.read(int.from_bytes(head, "little")))
+        return msgspec.msgpack.decode(_read_exactly(asks, int.from_bytes(head, "little")))
 
     while True:
         message = ask()
@@ -440,7 +453,7 @@ def _serve(asks: int, replies: int, ready: Callable[[], None] | None = None,
             continue
         try:
             if parts is None:  # every ask names the export's folder
-                parts = _PartFiles(Path(message[1]), message[-1])
+                parts = _PartFiles(Path(message[1]), message[-1], ahead if Path(message[1]) == out else None)
             if message[0] == "take_out":
                 parts.take_out(message[2], set(message[3]))
             else:
@@ -506,6 +519,42 @@ def _as_ours(work: Callable[..., None], *args: Any) -> None:
         raise _ours(kind, text.decode("utf-8", "replace")) from exc
 
 
+def _read_ahead(out: Path) -> dict[str, Any]:
+    """The part files, by their path in ``out``, of the sources whose size or time is not
+    what the manifest says: the forked writer reads them while the parent still lists the
+    stores, since its take-out, which comes once the parent has stat-ed every source, names
+    mostly these (a daily run's reads of the files it rewrites, else all done after the
+    listing). Only a guess, so nothing here is an error: a source since gone, a folder
+    session (which only its hash tells changed), a file that cannot be read are left to the
+    take-out; and ``AHEAD`` bytes of rows at most (a touched home is not read whole for a
+    take-out that never comes)."""
+    import pyarrow.parquet as pq
+
+    try:
+        manifest = _load_manifest(out)
+    except TxcodecError:  # the export says so itself
+        return {}
+    wanted: dict[str, None] = {}
+    for source, known in manifest.items():
+        try:
+            stat = os.stat(source)
+        except OSError:
+            continue
+        if not S_ISDIR(stat.st_mode) and (stat.st_size != known.size or stat.st_mtime != known.mtime):
+            wanted.update(dict.fromkeys(known.files))
+    tables: dict[str, Any] = {}
+    size = 0
+    for rel in wanted:
+        if size >= AHEAD:
+            break
+        try:
+            tables[rel] = pq.ParquetFile(out / rel).read(use_threads=False)
+        except (OSError, ValueError):  # Arrow's errors are ValueErrors
+            continue
+        size += tables[rel].nbytes
+    return tables
+
+
 def _load_manifest(out: Path) -> dict[str, _Entry]:
     try:
         return msgspec.json.decode((out / MANIFEST).read_bytes(), type=dict[str, _Entry])
@@ -545,17 +594,26 @@ class _PartFiles:
     rows that stay or removed when none do. So a rewritten file is written once, and an
     export that stops before :meth:`close` has changed no file it took rows out of (held
     rows past ``HELD`` bytes are written out at once: then the held file is read again
-    when its rows come)."""
+    when its rows come). A file whose rows that come are the very rows taken out of it
+    (a session that grew by a line its table has no row for) is left as it is: it holds
+    them already, with the others' (only their place in the file would change)."""
 
-    def __init__(self, out: Path, jobs: int) -> None:
+    def __init__(self, out: Path, jobs: int, ahead: dict[str, Any] | None = None) -> None:
         self.out, self.jobs = out, jobs
         self.held: dict[str, Any] = {}
         self.held_bytes = 0
+        # the files read ahead (_read_ahead), as they were before this export wrote any:
+        # only the take-out, which comes before every write, takes them
+        self.ahead = ahead or {}
+        self.taken: dict[str, Any] = {}  # the rows a take-out took out of a held file, by file
 
     def take_out(self, rels: list[str], keys: set[str]) -> None:
-        for rel, kept in zip(rels, _each(lambda rel: self._read(rel, keys), rels, self._threads(len(rels), 0))):
+        missing = [rel for rel in rels if rel not in self.ahead]
+        threads = self._threads(len(missing), 0)
+        for rel, kept in zip(rels, _each(lambda rel: self._read(rel, keys), rels, threads)):
             self.held[rel] = kept
             self.held_bytes += kept.nbytes
+        self.ahead = {}  # never used once this export may have written a file
         if self.held_bytes > HELD:
             self.close()
 
@@ -567,7 +625,9 @@ class _PartFiles:
         def write(rel: str) -> None:
             name, lines = files[rel]
             table = columnar.table_from_json(name, lines)
-            kept = self.held.pop(rel, None)
+            kept, taken = self.held.pop(rel, None), self.taken.pop(rel, None)
+            if taken is not None and taken.equals(table):  # the file on disk is as it would be written
+                return
             if kept is None and (self.out / rel).exists():  # held, then written out (HELD)
                 kept = self._read(rel, set())
             if kept is not None and kept.num_rows:
@@ -584,7 +644,7 @@ class _PartFiles:
 
     def close(self) -> None:
         """Write the held files no rows joined."""
-        held, self.held, self.held_bytes = self.held, {}, 0
+        held, self.held, self.held_bytes, self.taken = self.held, {}, 0, {}
         for rel, kept in held.items():
             if kept.num_rows:
                 _write_parquet(kept, self.out / rel)
@@ -592,22 +652,44 @@ class _PartFiles:
                 (self.out / rel).unlink(missing_ok=True)
 
     def _read(self, rel: str, keys: set[str]) -> Any:
-        """The rows of part file ``rel`` whose session is not one of ``keys``."""
-        import pyarrow as pa
+        """The rows of part file ``rel`` whose session is not one of ``keys`` (those that
+        are, kept in ``taken``)."""
         import pyarrow.parquet as pq
 
         # ParquetFile, not read_table, and slices, not a mask: both of those import pandas,
         # which costs more than the work (a cast imports pyarrow.compute: only when needed);
         # one thread: these files are small, and Arrow's pool costs more to start than it saves
-        table = pq.ParquetFile(self.out / rel).read(use_threads=False)
+        table = self.ahead.pop(rel, None)
+        if table is None:
+            table = pq.ParquetFile(self.out / rel).read(use_threads=False)
         schema = columnar.schemas()[rel.split("/", 1)[0]]
-        if table.schema != schema:
+        cast = table.schema != schema
+        if cast:
             table = table.cast(schema)
         kept = _runs(table.column("session_key"), keys)  # the file is read once: its keys are in it
         if kept == [(0, table.num_rows)]:
             return table
-        pieces = [table.slice(start, end - start) for start, end in kept]
-        return pa.concat_tables(pieces) if pieces else table.slice(0, 0)
+        if not cast and keys:  # a file in an older schema is written anew whatever comes
+            self.taken[rel] = _slices(table, _gaps(kept, table.num_rows))
+        return _slices(table, kept)
+
+
+def _slices(table: Any, runs: list[tuple[int, int]]) -> Any:
+    """The rows of ``table`` in the [start, end) ``runs``, in order."""
+    import pyarrow as pa
+
+    pieces = [table.slice(start, end - start) for start, end in runs]
+    return pa.concat_tables(pieces) if pieces else table.slice(0, 0)
+
+
+def _gaps(runs: list[tuple[int, int]], rows: int) -> list[tuple[int, int]]:
+    """The [start, end) ranges of ``rows`` rows that none of the ordered ``runs`` holds."""
+    gaps, at = [], 0
+    for start, end in [*runs, (rows, rows)]:
+        if start > at:
+            gaps.append((at, start))
+        at = end
+    return gaps
 
 
 def _runs(column: Any, keys: set[str]) -> list[tuple[int, int]]:
