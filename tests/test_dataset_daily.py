@@ -441,7 +441,7 @@ def test_a_file_given_back_the_rows_taken_out_of_it_is_left_as_it_was(tmp_path):
     rel = next(rel for rel in rels if rows.counts[rel.split("/")[0]] > 1)
     name = rel.split("/")[0]
     fewer = b"".join(rows.lines[name].splitlines(keepends=True)[:-1])
-    others = [r for r in dataset._PartFiles(out, 1)._read(rel, {key}).to_pylist()]
+    others = dataset._PartFiles(out, 1)._read(rel, {key}).to_pylist()
     parts = dataset._PartFiles(out, 1)
     parts.take_out([rel], {key})
     parts.write({rel: (name, fewer)})
