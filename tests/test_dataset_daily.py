@@ -450,29 +450,3 @@ def test_a_file_given_back_the_rows_taken_out_of_it_is_left_as_it_was(tmp_path):
     written = dataset._PartFiles(out, 1)._read(rel, set()).to_pylist()
     assert written[:len(others)] == others and len(written) == len(others) + rows.counts[name] - 1
 
-
-def test_the_forked_writer_reads_ahead_the_files_of_the_sessions_that_changed(tmp_path, monkeypatch):
-    """Told the export's folder, the forked writer reads the part files of the sources
-    whose size or time moved, as the take-out would read them, and writes what a writer
-    that reads nothing ahead writes; past AHEAD bytes of rows it reads no more."""
-    import pyarrow.parquet as pq
-
-    sources, out, _, full = _grown_export(tmp_path)
-    manifest = dataset._load_manifest(out)
-    ahead = dataset._read_ahead(out)
-    assert set(ahead) == {rel for p in full for rel in manifest[p].files}
-    assert all(table.equals(pq.ParquetFile(out / rel).read()) for rel, table in ahead.items())
-    monkeypatch.setattr(dataset, "AHEAD", 1)
-    assert len(dataset._read_ahead(out)) == 1
-    monkeypatch.setattr(dataset, "AHEAD", 0)
-    assert dataset._read_ahead(out) == {}
-    monkeypatch.undo()
-
-    plain = tmp_path / "plain"
-    shutil.copytree(out, plain)
-    dataset.export_parquet(sources, plain, jobs=1, writer=dataset.ForkedWriter())
-    done = dataset.export_parquet(sources, out, jobs=1, writer=dataset.ForkedWriter(out=out))
-    assert sorted(done.written) == sorted(full)
-    assert _rows(out) == _rows(plain)
-    same = {p.relative_to(plain) for p in plain.rglob("*.parquet")} & {p.relative_to(out) for p in out.rglob("*.parquet")}
-    assert same and all((out / rel).read_bytes() == (plain / rel).read_bytes() for rel in same)

@@ -52,7 +52,6 @@ IN_PROCESS = 1 << 20
 BUFFER = 256 << 20  # bytes of rows gathered before they are written out (memory stays bounded)
 MANY_FILES = 8  # part files read or written by --jobs threads from this many on (_PartFiles._threads)
 HELD = 256 << 20  # bytes of Arrow rows a take-out holds for their files' next write (_PartFiles)
-AHEAD = 32 << 20  # bytes of Arrow rows the forked writer reads ahead of its take-out (_read_ahead)
 
 
 class _Entry(msgspec.Struct):
@@ -294,13 +293,11 @@ class ForkedWriter(Writer):
     :func:`export_parquet`."""
 
     def __init__(self, ready: Callable[[], None] | None = None,
-                 then: Callable[..., None] | None = None, out: str | os.PathLike[str] | None = None) -> None:
+                 then: Callable[..., None] | None = None) -> None:
         """``ready`` runs in the child once pyarrow is imported, while it would only wait for
         rows (the command imports there what its summary needs); ``then`` is what the child
         runs after its writes, with what :meth:`finish` sends (the command's summary, printed
-        by the child on the stderr the two share, so that this process never imports it).
-        ``out``, the export's folder when it is known this early, lets the child read ahead
-        the part files its take-out will most likely name (:func:`_read_ahead`)."""
+        by the child on the stderr the two share, so that this process never imports it)."""
         super().__init__()
         self.then = then
         down_read, self._down = os.pipe()
@@ -311,7 +308,7 @@ class ForkedWriter(Writer):
             os.close(self._up)
             status = 1
             try:
-                _serve(down_read, up_write, ready, then, None if out is None else Path(out))
+                _serve(down_read, up_write, ready, then)
                 status = 0
             finally:
                 os._exit(status)
@@ -409,39 +406,29 @@ def _read_reply(fd: int) -> bytes:
 
 
 def _serve(asks: int, replies: int, ready: Callable[[], None] | None = None,
-           then: Callable[..., None] | None = None, out: Path | None = None) -> None:
-    """The forked writer's loop: pyarrow first (while the parent lists), then the part
-    files read ahead from ``out``, then each ask in order; ``ready`` runs the first time
-    no ask is waiting (so that it never holds up one). After a failure the asks left are
-    skipped; ``close`` is answered with ``ok`` or the failure. With a ``then``, one more
-    ask may follow, its arguments: it is answered the same way."""
-    import select
-
+           then: Callable[..., None] | None = None) -> None:
+    """The forked writer's loop: pyarrow first (while the parent lists), then ``ready``,
+    then each ask in order. After a failure the asks left are skipped; ``close`` is
+    answered with ``ok`` or the failure. With a ``then``, one more ask may follow, its
+    arguments: it is answered the same way."""
     failure = None
     parts: _PartFiles | None = None
-    ahead: dict[str, Any] = {}
     try:
         columnar.schemas()  # imports pyarrow and builds the tables' schemas
         import pyarrow.json  # noqa: F401
         import pyarrow.parquet  # noqa: F401
 
-        if out is not None:
-            ahead = _read_ahead(out)
+        if ready is not None:
+            ready()
     except Exception as exc:  # noqa: BLE001 - any failure is told to the parent
         failure = exc
+    stream = os.fdopen(asks, "rb")
 
     def ask() -> list | None:
-        nonlocal ready, failure
-        if ready is not None and not select.select([asks], [], [], 0)[0]:
-            try:  # this process would only wait: now is when it costs nothing
-                ready()
-            except Exception as exc:  # noqa: BLE001 - any failure is told to the parent
-                failure = failure or exc
-            ready = None
-        head = _read_exactly(asks, 8)
+        head = stream.read(8)
         if len(head) < 8:  # the parent gave up (abort) or ended
             return None
-        return msgspec.msgpack.decode(_read_exactly(asks, int.from_bytes(head, "little")))
+        return msgspec.msgpack.decode(stream.read(int.from_bytes(head, "little")))
 
     while True:
         message = ask()
@@ -453,7 +440,7 @@ def _serve(asks: int, replies: int, ready: Callable[[], None] | None = None,
             continue
         try:
             if parts is None:  # every ask names the export's folder
-                parts = _PartFiles(Path(message[1]), message[-1], ahead if Path(message[1]) == out else None)
+                parts = _PartFiles(Path(message[1]), message[-1])
             if message[0] == "take_out":
                 parts.take_out(message[2], set(message[3]))
             else:
@@ -519,42 +506,6 @@ def _as_ours(work: Callable[..., None], *args: Any) -> None:
         raise _ours(kind, text.decode("utf-8", "replace")) from exc
 
 
-def _read_ahead(out: Path) -> dict[str, Any]:
-    """The part files, by their path in ``out``, of the sources whose size or time is not
-    what the manifest says: the forked writer reads them while the parent still lists the
-    stores, since its take-out, which comes once the parent has stat-ed every source, names
-    mostly these (a daily run's reads of the files it rewrites, else all done after the
-    listing). Only a guess, so nothing here is an error: a source since gone, a folder
-    session (which only its hash tells changed), a file that cannot be read are left to the
-    take-out; and ``AHEAD`` bytes of rows at most (a touched home is not read whole for a
-    take-out that never comes)."""
-    import pyarrow.parquet as pq
-
-    try:
-        manifest = _load_manifest(out)
-    except TxcodecError:  # the export says so itself
-        return {}
-    wanted: dict[str, None] = {}
-    for source, known in manifest.items():
-        try:
-            stat = os.stat(source)
-        except OSError:
-            continue
-        if not S_ISDIR(stat.st_mode) and (stat.st_size != known.size or stat.st_mtime != known.mtime):
-            wanted.update(dict.fromkeys(known.files))
-    tables: dict[str, Any] = {}
-    size = 0
-    for rel in wanted:
-        if size >= AHEAD:
-            break
-        try:
-            tables[rel] = pq.ParquetFile(out / rel).read(use_threads=False)
-        except (OSError, ValueError):  # Arrow's errors are ValueErrors
-            continue
-        size += tables[rel].nbytes
-    return tables
-
-
 def _load_manifest(out: Path) -> dict[str, _Entry]:
     try:
         return msgspec.json.decode((out / MANIFEST).read_bytes(), type=dict[str, _Entry])
@@ -598,22 +549,16 @@ class _PartFiles:
     (a session that grew by a line its table has no row for) is left as it is: it holds
     them already, with the others' (only their place in the file would change)."""
 
-    def __init__(self, out: Path, jobs: int, ahead: dict[str, Any] | None = None) -> None:
+    def __init__(self, out: Path, jobs: int) -> None:
         self.out, self.jobs = out, jobs
         self.held: dict[str, Any] = {}
         self.held_bytes = 0
-        # the files read ahead (_read_ahead), as they were before this export wrote any:
-        # only the take-out, which comes before every write, takes them
-        self.ahead = ahead or {}
         self.taken: dict[str, Any] = {}  # the rows a take-out took out of a held file, by file
 
     def take_out(self, rels: list[str], keys: set[str]) -> None:
-        missing = [rel for rel in rels if rel not in self.ahead]
-        threads = self._threads(len(missing), 0)
-        for rel, kept in zip(rels, _each(lambda rel: self._read(rel, keys), rels, threads)):
+        for rel, kept in zip(rels, _each(lambda rel: self._read(rel, keys), rels, self._threads(len(rels), 0))):
             self.held[rel] = kept
             self.held_bytes += kept.nbytes
-        self.ahead = {}  # never used once this export may have written a file
         if self.held_bytes > HELD:
             self.close()
 
@@ -659,9 +604,7 @@ class _PartFiles:
         # ParquetFile, not read_table, and slices, not a mask: both of those import pandas,
         # which costs more than the work (a cast imports pyarrow.compute: only when needed);
         # one thread: these files are small, and Arrow's pool costs more to start than it saves
-        table = self.ahead.pop(rel, None)
-        if table is None:
-            table = pq.ParquetFile(self.out / rel).read(use_threads=False)
+        table = pq.ParquetFile(self.out / rel).read(use_threads=False)
         schema = columnar.schemas()[rel.split("/", 1)[0]]
         cast = table.schema != schema
         if cast:

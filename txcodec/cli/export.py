@@ -114,19 +114,18 @@ def _summary_of(outcomes: list[tuple[str, str, str | None, dict[str, int]]], tit
                    for source, status, reason, losses in outcomes], title)
 
 
-def _parquet_writer(out: str):
-    """Where the dataset's files in ``out`` are written: a forked child, which imports
-    pyarrow and reads ahead the files it will rewrite while this process lists and reads
-    (dataset.ForkedWriter), where the platform forks. When it writes to the same stderr, it
-    prints the summary too: it imports rich while it would only wait, and this process
-    never does (0.036 s of CPU off the critical path)."""
+def _parquet_writer():
+    """Where the dataset's files are written: a forked child, which imports pyarrow while
+    this process lists and reads (dataset.ForkedWriter), where the platform forks. When it
+    writes to the same stderr, it prints the summary too: it imports rich while it would
+    only wait, and this process never does (0.036 s of CPU off the critical path)."""
     from .. import dataset
 
     if not hasattr(os, "fork"):
         return dataset.Writer()
     summary = {"ready": _summary_ready, "then": _summary_of} if _stderr_shared() else {}
     with _arrow_without_numpy():  # the child inherits the blocks, and imports pyarrow under them
-        return dataset.ForkedWriter(**summary, out=out)
+        return dataset.ForkedWriter(**summary)
 
 
 def _export_parquet(paths: list[Path] | list[str], out: str, jobs: int | None, harnesses: dict[str, str] | None = None,
@@ -136,7 +135,7 @@ def _export_parquet(paths: list[Path] | list[str], out: str, jobs: int | None, h
     from .progress import progress, summary_table
 
     outcomes = []
-    writer = writer or _parquet_writer(out)
+    writer = writer or _parquet_writer()
     try:
         with progress(len(paths), "exporting to parquet", enabled=not quiet) as advance, user_errors(), \
                 _arrow_without_numpy():
@@ -231,7 +230,7 @@ def register(group: click.Group) -> None:
             if out == "-":
                 raise click.UsageError("--all writes files: name the folder with -o")
             # the dataset's writer starts first: it gets pyarrow ready while the stores are listed
-            writer = _parquet_writer(out) if fmt == "parquet" else None
+            writer = _parquet_writer() if fmt == "parquet" else None
             try:
                 if fmt == "parquet" and all(value is None for value in (project, since, until, grep)):
                     # the dataset needs only each session's file: the stores need not read them to list them,
