@@ -545,12 +545,15 @@ class _PartFiles:
     rows that stay or removed when none do. So a rewritten file is written once, and an
     export that stops before :meth:`close` has changed no file it took rows out of (held
     rows past ``HELD`` bytes are written out at once: then the held file is read again
-    when its rows come)."""
+    when its rows come). A file whose rows that come are the very rows taken out of it
+    (a session that grew by a line its table has no row for) is left as it is: it holds
+    them already, with the others' (only their place in the file would change)."""
 
     def __init__(self, out: Path, jobs: int) -> None:
         self.out, self.jobs = out, jobs
         self.held: dict[str, Any] = {}
         self.held_bytes = 0
+        self.taken: dict[str, Any] = {}  # the rows a take-out took out of a held file, by file
 
     def take_out(self, rels: list[str], keys: set[str]) -> None:
         for rel, kept in zip(rels, _each(lambda rel: self._read(rel, keys), rels, self._threads(len(rels), 0))):
@@ -567,7 +570,9 @@ class _PartFiles:
         def write(rel: str) -> None:
             name, lines = files[rel]
             table = columnar.table_from_json(name, lines)
-            kept = self.held.pop(rel, None)
+            kept, taken = self.held.pop(rel, None), self.taken.pop(rel, None)
+            if taken is not None and taken.equals(table):  # the file on disk is as it would be written
+                return
             if kept is None and (self.out / rel).exists():  # held, then written out (HELD)
                 kept = self._read(rel, set())
             if kept is not None and kept.num_rows:
@@ -584,7 +589,7 @@ class _PartFiles:
 
     def close(self) -> None:
         """Write the held files no rows joined."""
-        held, self.held, self.held_bytes = self.held, {}, 0
+        held, self.held, self.held_bytes, self.taken = self.held, {}, 0, {}
         for rel, kept in held.items():
             if kept.num_rows:
                 _write_parquet(kept, self.out / rel)
@@ -592,8 +597,8 @@ class _PartFiles:
                 (self.out / rel).unlink(missing_ok=True)
 
     def _read(self, rel: str, keys: set[str]) -> Any:
-        """The rows of part file ``rel`` whose session is not one of ``keys``."""
-        import pyarrow as pa
+        """The rows of part file ``rel`` whose session is not one of ``keys`` (those that
+        are, kept in ``taken``)."""
         import pyarrow.parquet as pq
 
         # ParquetFile, not read_table, and slices, not a mask: both of those import pandas,
@@ -601,13 +606,33 @@ class _PartFiles:
         # one thread: these files are small, and Arrow's pool costs more to start than it saves
         table = pq.ParquetFile(self.out / rel).read(use_threads=False)
         schema = columnar.schemas()[rel.split("/", 1)[0]]
-        if table.schema != schema:
+        cast = table.schema != schema
+        if cast:
             table = table.cast(schema)
         kept = _runs(table.column("session_key"), keys)  # the file is read once: its keys are in it
         if kept == [(0, table.num_rows)]:
             return table
-        pieces = [table.slice(start, end - start) for start, end in kept]
-        return pa.concat_tables(pieces) if pieces else table.slice(0, 0)
+        if not cast and keys:  # a file in an older schema is written anew whatever comes
+            self.taken[rel] = _slices(table, _gaps(kept, table.num_rows))
+        return _slices(table, kept)
+
+
+def _slices(table: Any, runs: list[tuple[int, int]]) -> Any:
+    """The rows of ``table`` in the [start, end) ``runs``, in order."""
+    import pyarrow as pa
+
+    pieces = [table.slice(start, end - start) for start, end in runs]
+    return pa.concat_tables(pieces) if pieces else table.slice(0, 0)
+
+
+def _gaps(runs: list[tuple[int, int]], rows: int) -> list[tuple[int, int]]:
+    """The [start, end) ranges of ``rows`` rows that none of the ordered ``runs`` holds."""
+    gaps, at = [], 0
+    for start, end in [*runs, (rows, rows)]:
+        if start > at:
+            gaps.append((at, start))
+        at = end
+    return gaps
 
 
 def _runs(column: Any, keys: set[str]) -> list[tuple[int, int]]:
