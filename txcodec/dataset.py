@@ -545,9 +545,9 @@ class _PartFiles:
     rows that stay or removed when none do. So a rewritten file is written once, and an
     export that stops before :meth:`close` has changed no file it took rows out of (held
     rows past ``HELD`` bytes are written out at once: then the held file is read again
-    when its rows come). A file whose rows that come are the very rows taken out of it
-    (a session that grew by a line its table has no row for) is left as it is: it holds
-    them already, with the others' (only their place in the file would change)."""
+    when its rows come). A file given back the very rows taken out of it (a session that
+    grew by a line its table has no row for) is left as it is: it holds them already, with
+    the others' (only their place in the file would change)."""
 
     def __init__(self, out: Path, jobs: int) -> None:
         self.out, self.jobs = out, jobs
@@ -609,11 +609,11 @@ class _PartFiles:
         cast = table.schema != schema
         if cast:
             table = table.cast(schema)
-        kept = _runs(table.column("session_key"), keys)  # the file is read once: its keys are in it
-        if kept == [(0, table.num_rows)]:
+        kept, taken = _runs(table.column("session_key"), keys)  # the file is read once: its keys are in it
+        if not taken:
             return table
-        if not cast and keys:  # a file in an older schema is written anew whatever comes
-            self.taken[rel] = _slices(table, _gaps(kept, table.num_rows))
+        if not cast:  # a file in an older schema is written anew whatever comes
+            self.taken[rel] = _slices(table, taken)
         return _slices(table, kept)
 
 
@@ -625,33 +625,25 @@ def _slices(table: Any, runs: list[tuple[int, int]]) -> Any:
     return pa.concat_tables(pieces) if pieces else table.slice(0, 0)
 
 
-def _gaps(runs: list[tuple[int, int]], rows: int) -> list[tuple[int, int]]:
-    """The [start, end) ranges of ``rows`` rows that none of the ordered ``runs`` holds."""
-    gaps, at = [], 0
-    for start, end in [*runs, (rows, rows)]:
-        if start > at:
-            gaps.append((at, start))
-        at = end
-    return gaps
-
-
-def _runs(column: Any, keys: set[str]) -> list[tuple[int, int]]:
+def _runs(column: Any, keys: set[str]) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
     """The [start, end) ranges of the rows whose session key (``column``) is not one of
-    ``keys`` (a source's rows sit together, so the ranges are few), walked in plain Python:
-    NumPy would cost more to import than these few thousand rows to walk."""
-    runs: list[tuple[int, int]] = []
+    ``keys``, and of those whose key is (a source's rows sit together, so the ranges are
+    few), walked once in plain Python: NumPy would cost more to import than these few
+    thousand rows to walk."""
+    kept: list[tuple[int, int]] = []
+    dropped: list[tuple[int, int]] = []
     row = 0
     for chunk in column.chunks:
         # a child's key is its main conversation's key + "/...": compare the part before
-        for dropped, run in groupby(key.split("/", 1)[0] in keys for key in chunk.to_pylist()):
+        for drop, run in groupby(key.split("/", 1)[0] in keys for key in chunk.to_pylist()):
             length = sum(1 for _ in run)
-            if not dropped:
-                if runs and runs[-1][1] == row:  # a run that goes on from the chunk before
-                    runs[-1] = (runs[-1][0], row + length)
-                else:
-                    runs.append((row, row + length))
+            runs = dropped if drop else kept
+            if runs and runs[-1][1] == row:  # a run that goes on from the chunk before
+                runs[-1] = (runs[-1][0], row + length)
+            else:
+                runs.append((row, row + length))
             row += length
-    return runs
+    return kept, dropped
 
 
 def export_parquet(sources: Iterable[str | os.PathLike[str]], out: str | os.PathLike[str], *,
