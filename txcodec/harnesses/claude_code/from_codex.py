@@ -84,13 +84,14 @@ _LINES, _BYTES = 1024, 1 << 20  # a batch of lines decoded in one msgspec call
 _RELEASE = 8 << 20  # a mapped rollout's pages are given back every 8 MiB read (readkit's rhythm)
 
 
-def _records(data: Any) -> Iterator[tuple[int, Any, Any]]:
-    """``(line number, record, the line's bytes)`` for each line of ``data``, as
-    ``native.decode_batches`` finds and decodes them (a batch in one call when each of its
-    lines is one object, else line by line): a record is :data:`_REFUSED` where this
-    decoder refuses the line (the Codex codec's lenient path then reads it, or finds it
-    opaque)."""
-    view, n = memoryview(data), 0
+def _batches(data: Any) -> Iterator[tuple[list[Any], Any, list[int], list[int]]]:
+    """The lines of ``data`` a batch at a time, as ``native.decode_batches`` finds and
+    decodes them (a batch in one call when each of its lines is one object, else line by
+    line): the batch's records, a view of ``data`` and the lines' start and end offsets.
+    A record is :data:`_REFUSED` where this decoder refuses the line (the Codex codec's
+    lenient path then reads it, or finds it opaque). A batch, not a line, at a time: the
+    caller's loop over a batch's records costs less than a generator's step per line."""
+    view = memoryview(data)
     release, released = _releaser(data), 0
     for starts, ends in line_spans(data, _LINES, _BYTES):
         start = ends[-1] + 1  # where the next batch starts
@@ -104,9 +105,7 @@ def _records(data: Any) -> Iterator[tuple[int, Any, Any]]:
                 records = None
         if records is None:
             records = [_decoded(view[a:b]) for a, b in zip(starts, ends)]
-        for record, a, b in zip(records, starts, ends):
-            n += 1
-            yield n, record, view[a:b] if record is _REFUSED else None
+        yield records, view, starts, ends
         if release is not None and start - released >= _RELEASE:
             released = _released(release, released, start)
 
@@ -400,11 +399,14 @@ def convert(data: Any, path: str | None, cwd: str | None, default_cwd: str | Non
 def _convert(data: Any, path: str | None, cwd: str | None, default_cwd: str | None) -> tuple[Written, LossReport]:
     read = _Read(path)
     line = read.line
-    for n, record, raw in _records(data):
-        if record is _REFUSED:
-            read.refused(bytes(raw), n)
-        else:
-            line(record, n)
+    first = 1  # the number of the batch's first line
+    for records, view, starts, ends in _batches(data):
+        for n, record in enumerate(records, first):
+            if record is _REFUSED:
+                read.refused(bytes(view[starts[n - first] : ends[n - first]]), n)
+            else:
+                line(record, n)
+        first += len(records)
     if not read.any_message or read.meta is None:
         raise _Bail  # an events-only rollout, no session id
     for call_id, name in read.open.items():  # _Reader.finish
