@@ -136,6 +136,7 @@ def _decoded(line: Any) -> Any:
 
 
 _utf8 = codecs.utf_8_decode
+_api_tool_id, _float_free = W._API_TOOL_ID.fullmatch, W._float_free
 _string = msgspec.json.Decoder(str)
 _ESCAPE = re.compile(rb"\\[u/]")  # the escapes msgspec does not write (or not always)
 
@@ -308,7 +309,7 @@ class _Read:
 
     def call(self, call_id: str, name: str, value: Any, ts: Any) -> None:
         # the writer's fast case only: an id the API takes, a name, a value without a float
-        if call_id in self.called or not name or not call_id or not W._API_TOOL_ID.fullmatch(call_id) or not W._float_free(value):
+        if call_id in self.called or not name or not call_id or not _api_tool_id(call_id) or not _float_free(value):
             raise _Bail
         self.called.add(call_id)
         self.open[call_id] = name
@@ -459,7 +460,7 @@ def _write(messages: list[_Message], loss: LossReport, sid: str, cwd: str, branc
     put, extend = out.append, out.extend
     counter = 0
     tail = leaf = last_prompt = None
-    tool_records: dict[str, str] = {}
+    tool_records: dict[str, bytes] = {}  # a call's id -> the uuid of the record holding it
     calls: list[str] = []  # the last assistant message's calls
     deferred: list[str] = []  # its calls the next message does not answer, when that message takes their results
     calls_where = ""
@@ -477,6 +478,7 @@ def _write(messages: list[_Message], loss: LossReport, sid: str, cwd: str, branc
         nonlocal counter, tail, leaf
         for k, tool_id in enumerate(ids):
             call = tool_records.get(tool_id)
+            call = call.decode() if call is not None else None
             content = [W._placeholder(tool_id), *more] if k == len(ids) - 1 else [W._placeholder(tool_id)]
             counter += 1
             uid = named(str(counter))
@@ -509,11 +511,16 @@ def _write(messages: list[_Message], loss: LossReport, sid: str, cwd: str, branc
             timestamp = message.timestamp
             stamp = b'","timestamp":' + _enc(timestamp) + end
         if kind == "results":  # _Writer.plain_results
-            ids = [block[0] for block in message.blocks]
-            if len(set(ids)) != len(ids) or set(ids) != set(calls):
-                raise _Bail  # an answer twice, or not to the message before, or some calls unanswered
-            for tool_id, content in message.blocks:
-                call = tool_records[tool_id].encode()
+            blocks = message.blocks
+            if len(blocks) == 1 == len(calls):  # the common case: one call, one answer
+                if blocks[0][0] != calls[0]:
+                    raise _Bail
+            else:
+                ids = [block[0] for block in blocks]
+                if len(set(ids)) != len(ids) or set(ids) != set(calls):
+                    raise _Bail  # an answer twice, or not to the message before, or some calls unanswered
+            for tool_id, content in blocks:
+                call = tool_records[tool_id]
                 counter += 1
                 uid = named(str(counter))
                 extend((b'{"parentUuid":"', call, _RESULT_OPEN, tool_id.encode(), _RESULT_CONTENT,
@@ -556,11 +563,12 @@ def _write(messages: list[_Message], loss: LossReport, sid: str, cwd: str, branc
             for tool_id, block in blocks:
                 counter += 1
                 uid = named(str(counter))
+                uid_bytes = uid.encode()
                 extend((b'{"parentUuid":null' if tail is None else b'{"parentUuid":"' + tail.encode() + b'"', _ASSISTANT, opening,
-                        _enc(block), closing_body, b',"uuid":"', uid.encode(), stamp))
+                        _enc(block), closing_body, b',"uuid":"', uid_bytes, stamp))
                 tail = leaf = uid
                 if tool_id is not None:
-                    tool_records[tool_id] = uid
+                    tool_records[tool_id] = uid_bytes
         else:  # a user message of text: _Writer.user, user_content and text_record
             if kind == "compact":  # the boundary first: a new root (_Writer.boundary)
                 counter += 1
