@@ -232,9 +232,11 @@ class SessionInfo:
 
 
 class Sessions(list):
-    """The sessions found, newest first, plus what could not be read at all."""
+    """The sessions found, newest first, plus what could not be read at all (each a
+    :class:`SessionInfo`; for :func:`discover_mains`, a :class:`MainFile`)."""
 
-    def __init__(self, root: Path, items: list[SessionInfo] | None = None, errors: list[str] | None = None):
+    def __init__(self, root: Path, items: list[SessionInfo] | list[MainFile] | None = None,
+                 errors: list[str] | None = None):
         super().__init__(items or [])
         self.root = root
         self.errors: list[str] = errors or []
@@ -255,7 +257,8 @@ def discover(root: str | os.PathLike[str] | None = None, describe: bool = True) 
     failed = _list_projects(root, mains, folders, flat_agents, errors)
     if failed is not None:
         return Sessions(root, errors=[failed])
-    sessions = [_gather(sid, mains.get(sid, []), folders.get(sid, []), describe) for sid in sorted(set(mains) | set(folders))]
+    sids = sorted(set(mains) | set(folders))
+    sessions = [_gather(sid, mains.get(sid, []), folders.get(sid, []), describe) for sid in sids]
     found = {s.session_id: s for s in sessions if s is not None}
     if describe:  # a legacy agent file only adds to its parent's description
         _attach_flat_agents(flat_agents, found, errors)
@@ -338,10 +341,10 @@ def discover_mains(root: str | os.PathLike[str] | None = None) -> Sessions:
     failed = _list_projects(root, mains, {}, [], errors)
     if failed is not None:
         return Sessions(root, errors=[failed])
-    # with nothing read, discover orders by id alone, newest (largest) first; a project
-    # folder's own path is already as pathlib writes it, and a name joined to it stays so
+    # with nothing read, discover orders the sessions by id alone, the largest first; a
+    # project folder's path is already as pathlib writes it, and a name joined to it stays so
     items = [MainFile(sid, f"{dirs[0]}/{sid}.jsonl") for sid, dirs in sorted(mains.items(), reverse=True)]
-    return Sessions(root, items, errors)  # type: ignore[arg-type]
+    return Sessions(root, items, errors)
 
 
 def _gather(sid: str, main_dirs: list[Path], folder_dirs: list[Path], describe: bool = True) -> SessionInfo | None:
