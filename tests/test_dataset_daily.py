@@ -128,6 +128,25 @@ def test_a_subagent_that_grew_appeared_or_went_has_its_session_read_again(tmp_pa
     daily(0)  # and goes on dangling: nothing changed
 
 
+def test_a_side_folder_that_appeared_has_its_session_read_again(tmp_path):
+    """A session exported without a side folder gets one (its first subagent): the daily
+    run reads it again, then leaves it alone."""
+    store = tmp_path / "store"
+    sources = _sources(store)
+    session = next(Path(p) for p in sources if "agent_launch" in p)
+    folder = session.parent / session.stem
+    folder.rename(tmp_path / "aside")
+    out = tmp_path / "ds"
+    args = ["export", "--all", "--to", "parquet", "--from", "claude_code", "--root", str(store), "-o", str(out)]
+    assert CliRunner().invoke(main, args).exit_code == 0
+    (tmp_path / "aside").rename(folder)
+    for written in (1, 0):
+        done = CliRunner().invoke(main, args)
+        assert done.exit_code == 0, done.output
+        assert f"{written} written" in done.stderr and f"{len(sources) - written} unchanged" in done.stderr, done.stderr
+    assert _conversations(out) == _expected(sources)
+
+
 @pytest.mark.parametrize("spelling", ["a", "/a/b.jsonl", "a//b", "//a", "///a", "./a", "a/./b", "a/", "a/.", ".",
                                       "..", "../a", "a/..", "/", "", "a/.b", "a/b.", ".a", "./", "a/.//b", "a b/c"])
 def test_a_source_is_keyed_as_pathlib_writes_it(spelling):

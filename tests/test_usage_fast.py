@@ -393,14 +393,15 @@ def test_read_chunks_gives_whole_lines_and_every_byte():
 
 def test_the_codex_store_lists_what_rglob_lists(tmp_path):
     """``rollout_files`` walks the store by the entries' own types (usage lists it on
-    every run); it finds what ``rglob("rollout-*")`` and ``is_file()`` find."""
+    every run); it finds what ``rglob("rollout-*")`` and ``is_file()`` find, in the order
+    paths compare (``2026/...`` before ``2026-x/...``, which strings put the other way)."""
     import os
 
     from txcodec.harnesses.codex.store import SUFFIXES, rollout_files
 
     names = ["sessions/2026/01/02/rollout-a.jsonl", "sessions/2026/01/02/rollout-b.jsonl.zst", "sessions/rollout-c.json",
              "sessions/2026/x-rollout-d.jsonl", "archived_sessions/.h/rollout-e.jsonl", "sessions/2026/01/Rollout-f.jsonl",
-             "sessions/2026/rollout-dir.jsonl/rollout-g.jsonl"]
+             "sessions/2026/rollout-dir.jsonl/rollout-g.jsonl", "sessions/2026-x/rollout-h.jsonl"]
     for name in names:
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text("")
@@ -409,4 +410,5 @@ def test_the_codex_store_lists_what_rglob_lists(tmp_path):
     os.symlink(tmp_path / "nowhere", tmp_path / "archived_sessions/rollout-broken.jsonl")
     want = sorted((p, sub == "archived_sessions") for sub in ("sessions", "archived_sessions")
                   for p in (tmp_path / sub).rglob("rollout-*") if p.name.endswith(SUFFIXES) and p.is_file())
-    assert rollout_files(tmp_path) == want and len(want) == 5
+    assert rollout_files(tmp_path) == want and len(want) == 6
+    assert want[-1][0].name == "rollout-h.jsonl"  # as a string, it would come before the 2026/ ones

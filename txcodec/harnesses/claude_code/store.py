@@ -232,9 +232,11 @@ class SessionInfo:
 
 
 class Sessions(list):
-    """The sessions found, newest first, plus what could not be read at all."""
+    """The sessions found, newest first, plus what could not be read at all (each a
+    :class:`SessionInfo`; for :func:`discover_mains`, a :class:`MainFile`)."""
 
-    def __init__(self, root: Path, items: list[SessionInfo] | None = None, errors: list[str] | None = None):
+    def __init__(self, root: Path, items: list[SessionInfo] | list[MainFile] | None = None,
+                 errors: list[str] | None = None):
         super().__init__(items or [])
         self.root = root
         self.errors: list[str] = errors or []
@@ -244,21 +246,35 @@ def _real_dir(path: Path) -> bool:
     return path.is_dir() and not path.is_symlink()
 
 
-def discover(root: str | os.PathLike[str] | None = None, describe: bool = True, sides: bool = True) -> Sessions:
+def discover(root: str | os.PathLike[str] | None = None, describe: bool = True) -> Sessions:
     """Every session under ``root``; ``describe=False`` leaves out what reading each main
-    file tells (status, cwd, title, times, counts) for a caller that wants only the files;
-    ``sides=False`` (with it) lists no session folder's side files either: only sessions
-    with a main transcript, and what the listing of the project folders says."""
+    file tells (status, cwd, title, times, counts) for a caller that wants only the files."""
     root = Path(root) if root is not None else default_root()
     mains: dict[str, list[Path]] = {}
     folders: dict[str, list[Path]] = {}
     flat_agents: list[Path] = []
     errors: list[str] = []
+    failed = _list_projects(root, mains, folders, flat_agents, errors)
+    if failed is not None:
+        return Sessions(root, errors=[failed])
+    sids = sorted(set(mains) | set(folders))
+    sessions = [_gather(sid, mains.get(sid, []), folders.get(sid, []), describe) for sid in sids]
+    found = {s.session_id: s for s in sessions if s is not None}
+    if describe:  # a legacy agent file only adds to its parent's description
+        _attach_flat_agents(flat_agents, found, errors)
+    items = sorted(found.values(), key=lambda s: (s.updated or "", s.session_id), reverse=True)
+    return Sessions(root, items, errors)
+
+
+def _list_projects(root: Path, mains: dict, folders: dict, flat_agents: list, errors: list) -> str | None:
+    """Sort the entries of every project folder under ``root`` into ``mains`` and
+    ``folders`` (session id -> the project folders holding its file, its folder),
+    ``flat_agents`` and ``errors``; the line saying why, when the root cannot be listed."""
     try:
         # the root itself may be a symlink (a store moved to another disk): it was named
         projects = sorted(root.iterdir()) if root.is_dir() else []
     except OSError as exc:
-        return Sessions(root, errors=[f"{root}: {exc.strerror or exc}"])
+        return f"{root}: {exc.strerror or exc}"
     for project in projects:
         if not _real_dir(project):
             continue  # a stray file, or a symlinked folder (not followed)
@@ -270,13 +286,7 @@ def discover(root: str | os.PathLike[str] | None = None, describe: bool = True, 
             continue
         for entry in entries:
             _sort_entry(project, entry, mains, folders, flat_agents, errors)
-    sids = sorted(set(mains) | set(folders)) if sides else sorted(mains)
-    sessions = [_gather(sid, mains.get(sid, []), folders.get(sid, []) if sides else [], describe) for sid in sids]
-    found = {s.session_id: s for s in sessions if s is not None}
-    if describe:  # a legacy agent file only adds to its parent's description
-        _attach_flat_agents(flat_agents, found, errors)
-    items = sorted(found.values(), key=lambda s: (s.updated or "", s.session_id), reverse=True)
-    return Sessions(root, items, errors)
+    return None
 
 
 def _name(entry: os.DirEntry) -> str:
@@ -312,11 +322,29 @@ def discover_files(root: str | os.PathLike[str] | None = None) -> Sessions:
     return discover(root, describe=False)
 
 
+class MainFile(msgspec.Struct):
+    """A session's main transcript as :func:`discover_mains` lists it."""
+
+    session_id: str
+    path: str
+
+
 def discover_mains(root: str | os.PathLike[str] | None = None) -> Sessions:
-    """The sessions with a main transcript, without reading it or listing its session
-    folder (the Parquet export stamps the folder itself, and looks inside only when it
-    changed): no side file, and none of the side folders' errors."""
-    return discover(root, describe=False, sides=False)
+    """The sessions with a main transcript, in :func:`discover`'s order, each only its id
+    and its file (in the first project folder that holds one, as :func:`discover` picks
+    it), for the Parquet export: no file is read, no session folder listed (the export
+    stamps those itself), so none of their errors is reported either. The paths are
+    written as pathlib writes them, without a Path made for each (a store of thousands)."""
+    root = Path(root) if root is not None else default_root()
+    mains: dict[str, list[Path]] = {}
+    errors: list[str] = []
+    failed = _list_projects(root, mains, {}, [], errors)
+    if failed is not None:
+        return Sessions(root, errors=[failed])
+    # with nothing read, discover orders the sessions by id alone, the largest first; a
+    # project folder's path is already as pathlib writes it, and a name joined to it stays so
+    items = [MainFile(sid, f"{dirs[0]}/{sid}.jsonl") for sid, dirs in sorted(mains.items(), reverse=True)]
+    return Sessions(root, items, errors)
 
 
 def _gather(sid: str, main_dirs: list[Path], folder_dirs: list[Path], describe: bool = True) -> SessionInfo | None:

@@ -78,6 +78,13 @@ _CALLS = {"function_call", "custom_tool_call", "local_shell_call", "web_search_c
 
 def rollout_files(root: Path) -> list[tuple[Path, bool]]:
     """``(path, archived)`` for every rollout under ``sessions/`` and ``archived_sessions/``."""
+    return [(Path(path), archived) for path, archived in _rollout_paths(root)]
+
+
+def _rollout_paths(root: Path) -> list[tuple[str, bool]]:
+    """:func:`rollout_files` with each path as the string pathlib writes (the listing's own),
+    in the same order: by their components, as paths compare, which is not the order of the
+    strings ("a-b" sorts before "a/b")."""
     found = []
     for sub, archived in (("sessions", False), ("archived_sessions", True)):
         base = root / sub
@@ -85,8 +92,9 @@ def rollout_files(root: Path) -> list[tuple[Path, bool]]:
             continue
         paths: list[str] = []
         _rollouts_under(str(base), paths)
-        found.extend((Path(path), archived) for path in paths)
-    return sorted(found)
+        found.extend((path, archived) for path in paths)
+    found.sort(key=lambda item: (item[0].split(os.sep), item[1]))
+    return found
 
 
 def _rollouts_under(folder: str, out: list[str]) -> None:
@@ -125,13 +133,13 @@ def discover_files(root: str | os.PathLike[str] | None = None) -> list[SessionIn
     out; a compressed one is still read whole, since a broken one is left out too."""
     root = Path(root) if root is not None else default_root()
     sessions = []
-    for path, archived in rollout_files(root):
+    for path, archived in _rollout_paths(root):
         try:
-            if path.name.endswith(".zst"):
-                info = scan(path)
+            if path.endswith(".zst"):
+                info = scan(Path(path))
             else:
-                open(path, "rb").close()  # noqa: SIM115 (opened only to know it can be read)
-                info = SessionInfo(id=id_from_name(path.name) or path.name, path=str(path))
+                os.close(os.open(path, os.O_RDONLY | os.O_CLOEXEC))  # opened only to know it can be read
+                info = SessionInfo(id=id_from_name(os.path.basename(path)) or os.path.basename(path), path=path)
         except (OSError, ValueError):
             continue
         info.archived = archived
