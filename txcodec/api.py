@@ -296,7 +296,7 @@ def _convert(
     if conversation.meta.forked_from is not msgspec.UNSET and to not in FORK_SLOTS:
         loss.add("lineage:forked-from", f"forked from {conversation.meta.forked_from.session_id}: "
                  f"{target.title} has no slot for a session's parent")
-    from .ids import safe_relpath  # here, not at start-up: it imports hashlib
+    from .ids import safe_relpath  # here, not at start-up: its regexes and SHA-1 serve only a run that writes
 
     for rel in written.files:  # a writer's names are checked once more: a caller may write them out as they are
         safe_relpath(rel)

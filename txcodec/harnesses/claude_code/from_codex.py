@@ -478,7 +478,8 @@ def _write(messages: list[_Message], loss: LossReport, sid: str, cwd: str, branc
         nonlocal counter, tail, leaf
         for k, tool_id in enumerate(ids):
             call = tool_records.get(tool_id)
-            call = call.decode() if call is not None else None
+            if call is not None:
+                call = call.decode()
             content = [W._placeholder(tool_id), *more] if k == len(ids) - 1 else [W._placeholder(tool_id)]
             counter += 1
             uid = named(str(counter))
@@ -514,7 +515,7 @@ def _write(messages: list[_Message], loss: LossReport, sid: str, cwd: str, branc
             blocks = message.blocks
             if len(blocks) == 1 == len(calls):  # the common case: one call, one answer
                 if blocks[0][0] != calls[0]:
-                    raise _Bail
+                    raise _Bail  # the answer to another call
             else:
                 ids = [block[0] for block in blocks]
                 if len(set(ids)) != len(ids) or set(ids) != set(calls):
