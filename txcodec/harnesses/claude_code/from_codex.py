@@ -4,7 +4,9 @@
 and writes Common as Claude Code: four passes that each build a copy of the session.
 :func:`convert` goes from the rollout's lines to the Claude Code lines directly, with
 each tool output carried as the bytes of its JSON string (a :class:`msgspec.Raw` pasted
-into the written line) where those bytes are what the writer's encoder would write.
+into the written line) where those bytes are what the writer's encoder would write. Each
+message is written as soon as no later line can change it (:meth:`_Read.settled`), so the
+conversation is never all held.
 
 It gives what the reference path gives: the same files, byte for byte, the same loss
 entries in the same order and the same ``written.cwd``. It knows a subset: the shapes a
@@ -26,12 +28,13 @@ import io
 import mmap
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from typing import Any, Union
 
 import msgspec
 from msgspec import UNSET, UnsetType
 
+from ...errors import InternalError
 from ...ids import is_safe_cwd, is_safe_relpath, is_uuid
 from ...loss import LossReport
 from ...native import Opaque, _one_object_per_line, builtins, line_spans
@@ -200,6 +203,7 @@ class _Read:
         self.open: dict[str, str] = {}  # calls without an output yet, and their names
         self.called: set[str] = set()  # every call id so far: one used twice is outside the subset
         self.any_message = False  # an events-only rollout is read from its events: not here
+        self.humans = 0  # human messages so far (those written are gone from ``messages``)
 
     def lose(self, kind: str, detail: str, n: int) -> None:
         self.loss.add(kind, detail, file=self.file, line=n)
@@ -208,8 +212,22 @@ class _Read:
         msg = _Message(kind, ts, blocks, meta)
         if kind == "assistant" and self.model:
             msg.model = self.model
+        elif kind == "text" and not meta:
+            self.humans += 1
         self.messages.append(msg)
         return msg
+
+    def settled(self) -> int:
+        """How many messages, from the first, can no longer change, and so can be written
+        while the rest is read: all before the last (which the next item may join) and
+        before the assistant message the next token count would add its usage to (the
+        last one since the last count)."""
+        messages = self.messages
+        upto = len(messages) - 1
+        for index in range(upto, self.pending_usage_from - 1, -1):
+            if messages[index].kind == "assistant":
+                return index
+        return max(upto, 0)
 
     def side(self, kind: str, ts: Any) -> _Message:
         """``_Reader.side``: the open assistant message, or the open message of results."""
@@ -347,7 +365,7 @@ class _Read:
         elif history is not None:
             kept = sum(1 for item in history if not codex_read._is_summary_item(item, p.message))
         else:
-            kept = sum(1 for m in self.messages[:-1] if m.kind == "text" and not m.meta)
+            kept = self.humans  # the human messages before this one
         if kept:
             self.lose("compaction:kept-history", f"codex resumes this compaction with {kept} earlier item(s) besides the summary; "
                       "a Common epoch starts at the summary (kept in extra for Codex)", n)
@@ -364,6 +382,8 @@ class _Read:
         last = info.last_token_usage if isinstance(info.last_token_usage, R.TokenUsage) else info.total_token_usage
         usage = codex_read._usage(last)
         messages = self.messages
+        # from the end: it meets the message it looks for before any already written (None),
+        # as :meth:`settled` keeps that one back
         target = next((m for m in reversed(messages[self.pending_usage_from:]) if m.kind == "assistant"), None)
         self.pending_usage_from = len(messages)
         if target is None:
@@ -400,6 +420,8 @@ def convert(data: Any, path: str | None, cwd: str | None, default_cwd: str | Non
 def _convert(data: Any, path: str | None, cwd: str | None, default_cwd: str | None) -> tuple[Written, LossReport]:
     read = _Read(path)
     line = read.line
+    writer: _ClaudeFile | None = None
+    release = _releaser(data)
     first = 1  # the number of the batch's first line
     for records, view, starts, ends in _batches(data):
         for n, record in enumerate(records, first):
@@ -408,43 +430,77 @@ def _convert(data: Any, path: str | None, cwd: str | None, default_cwd: str | No
             else:
                 line(record, n)
         first += len(records)
+        if writer is None and read.meta is not None and read.started_at is not UNSET:
+            writer = _ClaudeFile(read.meta, cwd, default_cwd, read.started_at, release, len(data))
+        if writer is not None:
+            writer.take(read.messages, read.settled())
     if not read.any_message or read.meta is None:
         raise _Bail  # an events-only rollout, no session id
     for call_id, name in read.open.items():  # _Reader.finish
         read.loss.add("tool:no-output", f"{name} call {call_id} has no output in the rollout", file=path)
-    meta = read.meta
-    messages = read.messages
-    started_at = read.started_at
-    if started_at is UNSET:  # _Reader.finish
-        started_at = next((m.timestamp for m in messages if m.timestamp is not UNSET), UNSET)
-
-    # api._convert and claude_code.write.write: the folder, the session id, the file
-    source_cwd = meta.cwd
-    recorded = source_cwd if isinstance(source_cwd, str) and os.path.isabs(source_cwd) and is_safe_cwd(source_cwd) else None
-    if cwd is None and recorded is None:
-        cwd = default_cwd
-    folder = cwd or (source_cwd if isinstance(source_cwd, str) and source_cwd else "/")
-    sid = meta.id.lower()
-    root_rel = W.munge_cwd(folder)
-    file = f"{root_rel}/{sid}.jsonl"
-    if not is_safe_relpath(file):
-        raise _Bail  # the reference refuses it
-    branch = meta.git.branch if isinstance(meta.git, R.GitInfo) and isinstance(meta.git.branch, str) else "HEAD"
+    if writer is None:  # no start time before the end: _Reader.finish takes the first message's
+        started_at = next((m.timestamp for m in read.messages if m.timestamp is not UNSET), UNSET)
+        writer = _ClaudeFile(read.meta, cwd, default_cwd, started_at, release, len(data))
+    writer.take(read.messages, len(read.messages))
+    body = writer.finish()
     loss = read.loss
-    try:
-        body = _write(messages, loss, sid, folder, branch, file, started_at, _releaser(data), len(data))
-    except (msgspec.EncodeError, OverflowError, UnicodeEncodeError):  # what msgspec refuses (an int past 64 bits) is the reference's to write
-        raise _Bail from None
-    written = Written(sid, {file: body})
-    written.cwd = cwd or recorded
+    loss.extend(writer.loss)  # the writer's entries after all of the reader's, as the reference adds them
+    written = Written(writer.sid, {writer.file: body})
+    written.cwd = writer.cwd
     return written, loss
 
 
-def _write(messages: list[_Message], loss: LossReport, sid: str, cwd: str, branch: str, file: str, timestamp: Any,
-           release: Any = None, size: int = 0) -> bytes:
-    """``_Writer.write_messages`` and ``render`` for the subset's messages; ``release``
-    gives back a mapped rollout's pages (see :func:`_releaser`) once a batch of records is
-    in the file."""
+class _ClaudeFile:
+    """``claude_code.write`` for the subset's messages, fed in order as each becomes final
+    (:func:`_write` runs as a generator, each message sent to it); its loss entries are
+    kept apart until the reader's are all in."""
+
+    def __init__(self, meta: R.SessionMeta, cwd: str | None, default_cwd: str | None, started_at: Any, release: Any,
+                 size: int) -> None:
+        # api._convert and claude_code.write.write: the folder, the session id, the file
+        source_cwd = meta.cwd
+        recorded = source_cwd if isinstance(source_cwd, str) and os.path.isabs(source_cwd) and is_safe_cwd(source_cwd) else None
+        if cwd is None and recorded is None:
+            cwd = default_cwd
+        folder = cwd or (source_cwd if isinstance(source_cwd, str) and source_cwd else "/")
+        self.sid = meta.id.lower()
+        self.file = f"{W.munge_cwd(folder)}/{self.sid}.jsonl"
+        if not is_safe_relpath(self.file):
+            raise _Bail  # the reference refuses it
+        self.cwd = cwd or recorded
+        branch = meta.git.branch if isinstance(meta.git, R.GitInfo) and isinstance(meta.git.branch, str) else "HEAD"
+        self.loss = LossReport()
+        self.taken = 0  # the messages written so far
+        self._steps = _write(self.loss, self.sid, folder, branch, self.file, started_at, release, size)
+        next(self._steps)  # up to where it waits for the first message
+
+    def take(self, messages: list[Any], upto: int) -> None:
+        """Write ``messages[self.taken:upto]``, each let go once written."""
+        send = self._steps.send
+        try:
+            for index in range(self.taken, upto):
+                message, messages[index] = messages[index], None
+                send(message)
+        except (msgspec.EncodeError, OverflowError, UnicodeEncodeError):  # what msgspec refuses (an int past 64 bits) is the reference's to write
+            raise _Bail from None
+        self.taken = max(self.taken, upto)
+
+    def finish(self) -> bytes:
+        """The file, once every message is in."""
+        try:
+            self._steps.send(None)
+        except StopIteration as done:
+            return done.value
+        except (msgspec.EncodeError, OverflowError, UnicodeEncodeError):
+            raise _Bail from None
+        raise InternalError("the Claude Code writer went on past the last message")
+
+
+def _write(loss: LossReport, sid: str, cwd: str, branch: str, file: str, timestamp: Any, release: Any = None,
+           size: int = 0) -> Generator[None, _Message | None, bytes]:
+    """``_Writer.write_messages`` and ``render`` for the subset's messages, sent one by one
+    (``None`` after the last: the file is returned); ``release`` gives back a mapped
+    rollout's pages (see :func:`_releaser`) once a batch of records is in the file."""
     add = loss.add
     named = W.uuid_namer(W.NAMESPACE, f"{sid}/main/")
     file_named = W.uuid_namer(W.NAMESPACE, f"{sid}/{file}/")
@@ -490,9 +546,12 @@ def _write(messages: list[_Message], loss: LossReport, sid: str, cwd: str, branc
             record(fields, uid)
             tail = leaf = uid
 
-    for index in range(len(messages)):
-        # each message is let go once written: as the file grows, the conversation shrinks
-        message, messages[index] = messages[index], None  # type: ignore[call-overload]
+    index = -1
+    while True:
+        message = yield
+        if message is None:
+            break
+        index += 1
         if len(out) > _PIECES:
             body.writelines(out)
             out.clear()
