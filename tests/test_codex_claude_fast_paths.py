@@ -222,6 +222,39 @@ def test_the_benchmark_rollout_takes_the_fused_path(tmp_path, monkeypatch):
     assert [fused[0].files, fused[1].entries] == reference[:2]
 
 
+def _long_rollout(turns: list[tuple[int, bool]]) -> bytes:
+    """A rollout of ``turns``: each that many human prompts, then (when True) an answer and
+    its token count; thousands of lines, so that messages are written while it is read."""
+    ts = "2026-12-01T00:00:01.000Z"
+    lines = [{"timestamp": ts, "type": "session_meta", "payload": {"id": "01a22f31-57e7-79e3-ac81-23bece3717f4",
+                                                                   "timestamp": ts, "cwd": "/tmp/p"}}]
+    total = 0
+    for prompts, answered in turns:
+        for k in range(prompts):
+            lines.append({"timestamp": ts, "type": "response_item", "payload": {
+                "type": "message", "role": "user", "content": [{"type": "input_text", "text": f"prompt {len(lines)}"}]}})
+        if answered:
+            total += 10
+            usage = {"input_tokens": total, "cached_input_tokens": 0, "output_tokens": 1, "reasoning_output_tokens": 0,
+                     "total_tokens": total + 1}
+            lines.append({"timestamp": ts, "type": "response_item", "payload": {
+                "type": "message", "role": "assistant", "content": [{"type": "output_text", "text": f"answer {len(lines)}"}]}})
+            lines.append({"timestamp": ts, "type": "event_msg", "payload": {
+                "type": "token_count", "info": {"total_token_usage": usage, "last_token_usage": usage}}})
+    return b"".join(msgspec.json.encode(line) + b"\n" for line in lines)
+
+
+@pytest.mark.parametrize("turns", [[(2500, False)], [(1, True), (1500, False), (1, True), (2000, True), (3, False)],
+                                   [(1, True)] * 1200 + [(1200, True)]], ids=["prompts only", "long stretches", "answers"])
+def test_messages_written_while_the_rollout_is_read(turns, tmp_path):
+    """Long stretches with no answer, or no token count, between batches of lines: each
+    message is written once nothing later can change it, and the file is the reference's."""
+    rollout = _long_rollout(turns)
+    assert _fused(rollout) is not None
+    fast, reference = _both(rollout, tmp_path / "rollout.jsonl")
+    assert fast == reference
+
+
 def test_pasted_outputs_are_what_msgspec_writes():
     """A tool output is pasted as its JSON bytes only when they hold no ``\\u`` or ``\\/``
     escape and are valid UTF-8: then they are msgspec's own encoding of the string,

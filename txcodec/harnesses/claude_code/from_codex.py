@@ -217,17 +217,17 @@ class _Read:
         self.messages.append(msg)
         return msg
 
-    def settled(self) -> int:
+    def settled(self, written: int) -> int:
         """How many messages, from the first, can no longer change, and so can be written
-        while the rest is read: all before the last (which the next item may join) and
-        before the assistant message the next token count would add its usage to (the
-        last one since the last count)."""
+        while the rest is read (``written`` of them are, and gone): all before the last
+        (which the next item may join) and before the assistant message the next token
+        count would add its usage to (the last one since the last count, never written)."""
         messages = self.messages
         upto = len(messages) - 1
-        for index in range(upto, self.pending_usage_from - 1, -1):
+        for index in range(upto, max(self.pending_usage_from, written) - 1, -1):
             if messages[index].kind == "assistant":
                 return index
-        return max(upto, 0)
+        return max(upto, written)
 
     def side(self, kind: str, ts: Any) -> _Message:
         """``_Reader.side``: the open assistant message, or the open message of results."""
@@ -433,7 +433,7 @@ def _convert(data: Any, path: str | None, cwd: str | None, default_cwd: str | No
         if writer is None and read.meta is not None and read.started_at is not UNSET:
             writer = _ClaudeFile(read.meta, cwd, default_cwd, read.started_at, release, len(data))
         if writer is not None:
-            writer.take(read.messages, read.settled())
+            writer.take(read.messages, read.settled(writer.taken))
     if not read.any_message or read.meta is None:
         raise _Bail  # an events-only rollout, no session id
     for call_id, name in read.open.items():  # _Reader.finish
@@ -483,7 +483,7 @@ class _ClaudeFile:
                 send(message)
         except (msgspec.EncodeError, OverflowError, UnicodeEncodeError):  # what msgspec refuses (an int past 64 bits) is the reference's to write
             raise _Bail from None
-        self.taken = max(self.taken, upto)
+        self.taken = upto
 
     def finish(self) -> bytes:
         """The file, once every message is in."""
