@@ -230,7 +230,7 @@ def _long_rollout(turns: list[tuple[int, bool]]) -> bytes:
                                                                    "timestamp": ts, "cwd": "/tmp/p"}}]
     total = 0
     for prompts, answered in turns:
-        for k in range(prompts):
+        for _ in range(prompts):
             lines.append({"timestamp": ts, "type": "response_item", "payload": {
                 "type": "message", "role": "user", "content": [{"type": "input_text", "text": f"prompt {len(lines)}"}]}})
         if answered:
