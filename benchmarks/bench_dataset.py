@@ -210,6 +210,9 @@ def main() -> None:
                     cc, cc_cpu, _ = child_cpu(lambda: subprocess.run([str(ccusage), "daily", "--offline", "--json"],
                                                                      env=env, capture_output=True, check=False))
                     line.append(f"ccusage daily {cc:.2f} s ({cc_cpu:.2f} s CPU) | export / ccusage = {seconds['txcodec'] / cc:.2f}")
+                    # the floor under any Python command: the interpreter's own start, site included
+                    bare, _, _ = child_cpu(lambda: subprocess.run([sys.executable, "-c", "pass"], env=env, check=False))
+                    line.append(f"python -c pass {bare:.3f} s = {bare / cc:.2f} of ccusage's")
                 print(f"{label}: " + " | ".join(line), f"(load {os.getloadavg()[0]:.1f})")
 
         def fresh(name: str) -> Path:

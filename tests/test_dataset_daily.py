@@ -199,10 +199,9 @@ def test_the_command_says_what_failed_in_the_forked_writer_in_one_line(tmp_path)
     assert failed.stderr.startswith("Error: ") and "Parquet" in failed.stderr and "internal" not in failed.stderr
 
 
-def test_the_forked_writer_prints_the_summary_this_process_prints(tmp_path, monkeypatch):
-    """A command whose stderr is its own file (not a test's capture) has the forked writer
-    print the summary, failures and all, and never imports rich itself: what it prints is
-    what the command prints when it makes the summary itself, and the export the same."""
+def test_the_command_on_its_own_says_what_it_says_under_a_capture(tmp_path, monkeypatch):
+    """A command whose stderr is its own file (not a test's capture) prints the same
+    summary, failures and all, and writes the same export, as under a test's capture."""
     import subprocess
     import sys
 
@@ -210,17 +209,10 @@ def test_the_forked_writer_prints_the_summary_this_process_prints(tmp_path, monk
     bad = tmp_path / "bad.jsonl"
     bad.write_bytes(b"not json at all\n")
     args = ["export", *sources, str(bad), "--to", "parquet", "-o", "ds", "--jobs", "1"]
-    code = ("import sys\n"
-            "from txcodec.cli import main\n"
-            "try:\n"
-            "    main(sys.argv[1:], standalone_mode=False)\n"
-            "finally:\n"
-            "    print('rich' in sys.modules)\n")
     (tmp_path / "forked").mkdir()
-    done = subprocess.run([sys.executable, "-c", code, *args], cwd=tmp_path / "forked", capture_output=True, text=True,
-                          env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
+    done = subprocess.run([sys.executable, "-m", "txcodec", *args], cwd=tmp_path / "forked", capture_output=True,
+                          text=True, env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
     assert done.returncode == 1, done.stderr
-    assert done.stdout.splitlines()[-1] == "False"
     (tmp_path / "here").mkdir()
     monkeypatch.chdir(tmp_path / "here")
     here = CliRunner().invoke(main, args)
@@ -230,9 +222,9 @@ def test_the_forked_writer_prints_the_summary_this_process_prints(tmp_path, monk
     assert _rows(tmp_path / "forked" / "ds") == _rows(tmp_path / "here" / "ds")
 
 
-def test_the_daily_command_loads_neither_pyarrow_nor_rich_nor_sqlite(tmp_path, monkeypatch):
-    """export --all --to parquet, in a process of its own: pyarrow and rich load in the
-    forked writer, and listing stores without a database loads no SQLite."""
+def test_the_daily_command_loads_neither_pyarrow_nor_sqlite(tmp_path, monkeypatch):
+    """export --all --to parquet, in a process of its own: pyarrow loads in the forked
+    writer, and listing stores without a database loads no SQLite."""
     import subprocess
     import sys
 
@@ -242,7 +234,7 @@ def test_the_daily_command_loads_neither_pyarrow_nor_rich_nor_sqlite(tmp_path, m
     code = ("import sys\n"
             "from txcodec.cli import main\n"
             "main(sys.argv[1:], standalone_mode=False)\n"
-            "print(sorted(m for m in ('pyarrow', 'rich', 'sqlite3') if m in sys.modules))\n")
+            "print(sorted(m for m in ('pyarrow', 'sqlite3') if m in sys.modules))\n")
     args = ["export", "--all", "--to", "parquet", "-o", str(tmp_path / "ds")]
     for _ in range(2):  # the first export, then the daily one
         done = subprocess.run([sys.executable, "-c", code, *args], cwd=tmp_path, capture_output=True, text=True,
@@ -252,27 +244,34 @@ def test_the_daily_command_loads_neither_pyarrow_nor_rich_nor_sqlite(tmp_path, m
         assert "converted" in done.stderr
 
 
-def _refuse(*args):
-    raise OSError(f"no room for {args}")
+def test_what_the_forked_writer_waits_with_runs_here_while_the_child_writes(tmp_path):
+    """``waiting`` runs in this process once close has sent every ask, while the child
+    still works; whatever it raises, the child is waited for and reaped."""
+    sources = _sources(tmp_path / "store")
+    seen = []
 
+    def waiting():
+        seen.append((os.getpid(), (tmp_path / "ds" / dataset.MANIFEST).exists()))
 
-def test_what_fails_in_the_forked_writers_then_is_raised_and_a_closed_one_ends(tmp_path):
-    """``then`` runs once the writes are done, with what finish sends, and its failure is
-    raised as txcodec's own; a closed writer that is never finished ends at abort."""
-    from txcodec.errors import StoreError
+    dataset.export_parquet(sources, tmp_path / "ds", jobs=1, writer=dataset.ForkedWriter(waiting=waiting))
+    assert seen == [(os.getpid(), False)]  # once, here, before the manifest (written once the child is done)
+    assert _rows(tmp_path / "ds") == _rows(_fresh(sources, tmp_path / "here"))
 
-    writer = dataset.ForkedWriter(then=_refuse)
+    def refuse():
+        raise KeyboardInterrupt
+
+    writer = dataset.ForkedWriter(waiting=refuse)
     writer.out = tmp_path
-    writer.close()
-    with pytest.raises(StoreError, match=r"no room for \(\[1, 2\], 'x'\)"):
-        writer.finish([1, 2], "x")
+    with pytest.raises(KeyboardInterrupt):
+        writer.close()
     with pytest.raises(ChildProcessError):
         os.waitpid(writer.pid, os.WNOHANG)
-    left = dataset.ForkedWriter(then=_refuse)
-    left.close()
-    left.abort()
-    with pytest.raises(ChildProcessError):
-        os.waitpid(left.pid, os.WNOHANG)
+    writer.abort()  # closed: nothing left to end
+
+
+def _fresh(sources: list[str], out: Path) -> Path:
+    dataset.export_parquet(sources, out, jobs=1)
+    return out
 
 
 def test_an_aborted_forked_writer_ends_though_a_worker_holds_its_pipe(tmp_path):
@@ -334,10 +333,10 @@ def test_the_daily_run_reflects_what_changed_and_rewrites_nothing_else(tmp_path)
     touched = {rel for p in (grown, added) for rel in manifest[str(p)]["files"]}
     untouched = [p for p, t in before.items() if p.exists() and p.stat().st_mtime_ns == t]
     assert untouched, "two sessions' change rewrote every part file"
-    # a file of theirs is left as it was only when the rows it gets are the very rows taken
-    # out of it (the rows above say they are): one of the grown session's tables the line
-    # added no row to; never the one holding its session row (its counts grew), nor one
-    # the new session's rows went into
+    # a file of theirs is left as it was only when the grown session's rows in it came out
+    # the same (the rows above say they are): one of its tables the line added no row to;
+    # never the one holding its session row (its counts grew), nor one the new session's
+    # rows went into
     left = {str(p.relative_to(out)) for p in untouched} & touched
     assert left <= set(manifest[str(grown)]["files"]) - set(manifest[str(added)]["files"])
     assert not any(rel.startswith("sessions/") for rel in left)
@@ -439,33 +438,69 @@ def _part_files(out: Path) -> dict[Path, tuple[bytes, int]]:
     return {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in out.rglob("*.parquet")}
 
 
-def test_a_file_given_back_the_rows_taken_out_of_it_is_left_as_it_was(tmp_path):
-    """A take-out then the same rows written back (a session that grew by a line these
-    tables have no row for) leaves every file untouched, byte for byte; rows that differ
-    (here one fewer) have their file written, with the other sessions' rows kept."""
+@pytest.mark.parametrize("forked", [False, True])
+def test_a_table_whose_rows_came_out_the_same_keeps_its_file_unread(tmp_path, monkeypatch, forked):
+    """Two sessions went on by a line: each table where a session's rows come out the same
+    (its digest in the manifest) keeps its file as it was, byte for byte, and the file is
+    not even read; each where they changed is taken out and written anew. The dataset is
+    the fresh export's, row for row."""
+    sources, out, _, full = _grown_export(tmp_path)
+    before, old = _part_files(out), dataset._load_manifest(out)
+    read: list[str] = []
+    plain_read = dataset._PartFiles._read
+    monkeypatch.setattr(dataset._PartFiles, "_read", lambda self, rel: read.append(rel) or plain_read(self, rel))
+    dataset.export_parquet(sources, out, jobs=1, writer=dataset.ForkedWriter() if forked else None)
+    new = dataset._load_manifest(out)
+    same, changed = set(), set()
+    for source in full:
+        for rel in old[source].files:
+            name = rel.split("/", 1)[0]
+            (same if old[source].digests[name] == new[source].digests.get(name) else changed).add(rel)
+    assert same and changed, "the golden sessions no longer make both kinds: pick others"
+    assert same <= {rel for source in full for rel in new[source].files}
+    after = _part_files(out)
+    assert all(after[out / rel] == before[out / rel] for rel in same - changed)
+    assert all(after[out / rel][0] != before[out / rel][0] for rel in changed)
+    if not forked:  # the forked writer reads in its own process
+        assert set(read) == changed
+    dataset.export_parquet(sources, tmp_path / "fresh", jobs=1)
+    assert _rows(out) == _rows(tmp_path / "fresh")
+
+
+def test_an_export_that_kept_no_digests_is_brought_up_to_date_whole(tmp_path):
+    """A manifest written before the digests were kept: a changed session has every file
+    of its rows rewritten, and its entry gains the digests."""
+    sources, out, _, full = _grown_export(tmp_path)
+    manifest = json.loads((out / dataset.MANIFEST).read_text())
+    for entry in manifest.values():
+        del entry["digests"]
+    (out / dataset.MANIFEST).write_text(json.dumps(manifest))
+    before = _part_files(out)
+    dataset.export_parquet(sources, out, jobs=1)
+    new = dataset._load_manifest(out)
+    after = _part_files(out)
+    for source in full:
+        assert set(new[source].digests) == {rel.split("/", 1)[0] for rel in new[source].files}
+        assert all(after[out / rel][1] != before[out / rel][1] for rel in manifest[source]["files"])
+    dataset.export_parquet(sources, tmp_path / "fresh", jobs=1)
+    assert _rows(out) == _rows(tmp_path / "fresh")
+
+
+def test_a_take_out_from_a_file_held_already_takes_from_the_rows_held(tmp_path):
+    """Two sessions of one file taken out one after the other (the daily run asks as each
+    changed session is read): the second take-out takes from what the first left, and
+    the file written holds neither."""
     sources = _sources(tmp_path / "store")
     out = tmp_path / "ds"
     dataset.export_parquet(sources, out, jobs=1)
-    manifest = dataset._load_manifest(out)
-    source = max(sources, key=lambda p: sum(dataset.source_lines(p).counts.values()))
-    rows, rels, key = dataset.source_lines(source), manifest[source].files, manifest[source].key
-    before = _part_files(out)
-
+    by_file: dict[str, list[str]] = {}
+    for entry in dataset._load_manifest(out).values():
+        for rel in entry.files:
+            by_file.setdefault(rel, []).append(entry.key)
+    rel, keys = next((rel, keys) for rel, keys in by_file.items() if len(keys) > 2)
     parts = dataset._PartFiles(out, 1)
-    parts.take_out(rels, {key})
-    parts.write({rel: (rel.split("/")[0], rows.lines[rel.split("/")[0]]) for rel in rels})
+    parts.take_out([rel], {keys[0]})
+    parts.take_out([rel], {keys[1]})
     parts.close()
-    assert _part_files(out) == before
-
-    rel = next(rel for rel in rels if rows.counts[rel.split("/")[0]] > 1)
-    name = rel.split("/")[0]
-    fewer = b"".join(rows.lines[name].splitlines(keepends=True)[:-1])
-    others = dataset._PartFiles(out, 1)._read(rel, {key}).to_pylist()
-    parts = dataset._PartFiles(out, 1)
-    parts.take_out([rel], {key})
-    parts.write({rel: (name, fewer)})
-    parts.close()
-    assert _part_files(out)[out / rel] != before[out / rel]
-    written = dataset._PartFiles(out, 1)._read(rel, set()).to_pylist()
-    assert written[:len(others)] == others and len(written) == len(others) + rows.counts[name] - 1
-
+    left = dataset._PartFiles(out, 1)._read(rel).column("session_key").to_pylist()
+    assert {key.split("/", 1)[0] for key in left} == set(keys[2:])

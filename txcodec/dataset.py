@@ -9,10 +9,12 @@ Sources are read by a pool of processes (:func:`txcodec.batch.run`, as batch con
 is), each handing back its rows as JSON lines; this process gathers them by partition and
 writes one file per table and partition (a file per session, or per worker task, would
 spend most of the time on Parquet's per-file overhead). The export is incremental: the manifest
-(``DIR/_txcodec_manifest.json``) records each source's path, size, mtime, sha256 and the
-files holding its rows. A source whose size and mtime match, or whose bytes hash the same,
-is skipped; a changed one has its rows taken out of the files that held them (which are
-rewritten with the other sources' rows, or removed when nothing is left) and written anew.
+(``DIR/_txcodec_manifest.json``) records each source's path, size, mtime, sha256, the
+files holding its rows and a digest of its rows in each table. A source whose size and
+mtime match, or whose bytes hash the same, is skipped; a changed one is read again, and
+its rows in each table where they changed are taken out of the file that held them (which
+is rewritten with the other sources' rows, or removed when nothing is left) and written
+anew; a table where they came out the same keeps its file untouched.
 A source gone from the selection keeps its rows: it may just not have been named this time.
 The Parquet files are written by a :class:`Writer`: in this process, or (the command's)
 a :class:`ForkedWriter`, a child that imports pyarrow and writes while this process lists
@@ -28,7 +30,6 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import sys
 import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -42,7 +43,7 @@ import msgspec
 from . import columnar
 from .atomic import write_atomic
 from .batch import Outcome
-from .errors import InternalError, TxcodecError
+from .errors import TxcodecError
 
 MANIFEST = "_txcodec_manifest.json"
 CHUNK = None  # sources per worker task (None: batch.run's default)
@@ -50,7 +51,6 @@ CHUNK = None  # sources per worker task (None: batch.run's default)
 # grown sessions): forking the workers and feeding them costs more than reading this much.
 IN_PROCESS = 1 << 20
 BUFFER = 256 << 20  # bytes of rows gathered before they are written out (memory stays bounded)
-MANY_FILES = 8  # part files read or written by --jobs threads from this many on (_PartFiles._threads)
 HELD = 256 << 20  # bytes of Arrow rows a take-out holds for their files' next write (_PartFiles)
 
 
@@ -62,6 +62,10 @@ class _Entry(msgspec.Struct):
     files: list[str] = msgspec.field(default_factory=list)
     # the source's side folder as it was read (see _side_stamp); None: it had none
     side: dict[str, tuple[int, float]] | None = None
+    # by table, the digest of the rows the source has there (_rows_digest): a changed source
+    # whose rows in a table come out the same again is left in that table's file untouched
+    # (None: an export that kept none, whose every file is rewritten when the source changes)
+    digests: dict[str, str] | None = None
 
 
 @dataclass
@@ -185,6 +189,7 @@ class _Rows(msgspec.Struct):
     sha256: str
     lines: dict[str, bytes]
     counts: dict[str, int]
+    digests: dict[str, str]  # by table, _rows_digest of lines
     side: dict[str, tuple[int, float]] | None = None  # the side folder as it was read (_side_stamp)
 
 
@@ -194,11 +199,18 @@ def source_lines(path: str | os.PathLike[str], sha256: str | None = None, harnes
     side = None if os.path.isdir(path) else _side_stamp(os.fspath(path))
     conversation, source = read_source(path, sha256, harness)
     rows = columnar.rows(conversation, source)
+    lines = {name: columnar.encode_rows(part) for name, part in rows.items() if part}
     return _Rows(key=rows["sessions"][0]["session_key"], harness=source.harness,
                  date=columnar.day(conversation.meta.started_at), size=source.size, mtime=source.mtime,
-                 sha256=source.sha256,
-                 lines={name: columnar.encode_rows(part) for name, part in rows.items() if part},
-                 counts={name: len(part) for name, part in rows.items() if part}, side=side)
+                 sha256=source.sha256, lines=lines, counts={name: len(part) for name, part in rows.items() if part},
+                 digests={name: _rows_digest(part) for name, part in lines.items()}, side=side)
+
+
+def _rows_digest(lines: bytes) -> str:
+    """What tells a source's rows in a table from the rows it had there: their JSON lines'
+    BLAKE2b (128 bits; the rows are the source's own, so no one gains by a collision but
+    its author, who would hide their own change)."""
+    return hashlib.blake2b(lines, digest_size=16).hexdigest()
 
 
 def export_one(job: ExportJob) -> Outcome:
@@ -222,27 +234,53 @@ def _write_parquet(table: Any, target: Path) -> None:
 
 class _Parts:
     """Rows gathered by partition (table, harness, date) and written a file per partition
-    when enough are buffered and at the end, by the writer."""
+    when enough are buffered and at the end, by the writer; a changed source's rows taken
+    out of the files that held them, table by table, where they changed."""
 
-    def __init__(self, manifest: dict[str, _Entry], writer: Writer, rewritten: list[str] = ()):
+    def __init__(self, manifest: dict[str, _Entry], writer: Writer):
         self.manifest, self.writer = manifest, writer
         self.lines: dict[tuple[str, str, str], list[bytes]] = {}
         self.owners: dict[tuple[str, str, str], list[str]] = {}
         self.buffered = 0
-        # a partition's new rows go into a file of it that is rewritten anyway (the one
-        # that held a changed session): one write, not two, and no new file a day
+        # a partition's new rows go into a file of it that is rewritten anyway (one that
+        # held a changed session): one write, not two, and no new file a day
         self.into: dict[tuple[str, str, str], str] = {}
-        for rel in rewritten:
+
+    def take_out(self, key: str, rels: list[str]) -> None:
+        """Have the writer take the rows of session ``key`` out of the files ``rels``."""
+        if not rels:
+            return
+        self.writer.take_out(rels, {key})
+        for rel in rels:
             parts = rel.split("/")
             if len(parts) == 4 and parts[1].startswith("harness=") and parts[2].startswith("date="):
                 self.into.setdefault((parts[0], parts[1][len("harness="):], parts[2][len("date="):]), rel)
 
-    def add(self, source: str, rows: _Rows) -> None:
-        for name, lines in rows.lines.items():
+    def add(self, source: str, rows: _Rows, old: _Entry | None = None) -> None:
+        """The rows of ``source`` (its manifest entry already made anew), in place of those
+        its entry ``old`` says it had: a table where they are the same rows in the same
+        partition keeps its file as it is (a session that went on by a turn has the same
+        rows in most tables), the others' are taken out and written anew. The daily run
+        then reads and writes only the files whose rows changed."""
+        lines = rows.lines
+        if old is not None:
+            same, gone, kept = old.digests or {}, [], self.manifest[source].files
+            for rel in old.files:
+                name = rel.split("/", 1)[0]
+                if name in same and same[name] == rows.digests.get(name) \
+                        and rel.startswith(f"{name}/harness={rows.harness}/date={rows.date}/"):
+                    kept.append(rel)
+                else:
+                    gone.append(rel)
+            self.take_out(old.key, gone)
+            if kept:
+                held = {rel.split("/", 1)[0] for rel in kept}
+                lines = {name: part for name, part in lines.items() if name not in held}
+        for name, part in lines.items():
             group = (name, rows.harness, rows.date)
-            self.lines.setdefault(group, []).append(lines)
+            self.lines.setdefault(group, []).append(part)
             self.owners.setdefault(group, []).append(source)
-            self.buffered += len(lines)
+            self.buffered += len(part)
         if self.buffered > BUFFER:
             self.flush()
 
@@ -294,14 +332,11 @@ class ForkedWriter(Writer):
     export starts (the command makes it before it lists the stores), then handed to
     :func:`export_parquet`."""
 
-    def __init__(self, ready: Callable[[], None] | None = None,
-                 then: Callable[..., None] | None = None) -> None:
-        """``ready`` runs in the child once pyarrow is imported, while it would only wait for
-        rows (the command imports there what its summary needs); ``then`` is what the child
-        runs after its writes, with what :meth:`finish` sends (the command's summary, printed
-        by the child on the stderr the two share, so that this process never imports it)."""
+    def __init__(self, waiting: Callable[[], None] | None = None) -> None:
+        """``waiting`` runs here once every ask is sent, while the child finishes them
+        (the command imports what its summary needs)."""
         super().__init__()
-        self.then = then
+        self.waiting = waiting
         down_read, self._down = os.pipe()
         self._up, up_write = os.pipe()
         self.pid = os.fork()
@@ -310,13 +345,13 @@ class ForkedWriter(Writer):
             os.close(self._up)
             status = 1
             try:
-                _serve(down_read, up_write, ready, then)
+                _serve(down_read, up_write)
                 status = 0
             finally:
                 os._exit(status)
         os.close(down_read)
         os.close(up_write)
-        self._state = "open"  # then "closed" (writes done, the child waits for finish) and "done"
+        self._open = True
 
     def _send(self, *message: Any) -> None:
         data = msgspec.msgpack.encode(message)
@@ -332,32 +367,22 @@ class ForkedWriter(Writer):
         self._send("write", str(self.out), files, self.jobs)
 
     def close(self) -> None:
-        """Wait for the child's work; raise what failed there. With a ``then``, the child
-        is left waiting for :meth:`finish` (or :meth:`abort`)."""
-        if self._state != "open":
+        """Wait for the child's work (running ``waiting`` meanwhile); raise what failed there."""
+        if not self._open:
             return
-        self._state = "closed"
         self._send("close")
-        reply = _read_reply(self._up)
-        if self.then is None or reply != b"ok":
+        try:
+            if self.waiting is not None:
+                self.waiting()
+        finally:
+            reply = _read_reply(self._up)
             self._end()
-        if reply != b"ok":
-            _raise_told(reply)
-
-    def finish(self, *args: Any) -> None:
-        """Run the child's ``then(*args)`` once its writes are done, wait for it to end,
-        and raise what failed there."""
-        if self._state != "closed" or self.then is None:
-            raise InternalError("the forked writer finishes once closed, and only with a then")
-        self._send("then", *args)
-        reply = _read_reply(self._up)
-        self._end()
         if reply != b"ok":
             _raise_told(reply)
 
     def _end(self) -> None:
         """The child has no more to do: it ends at the end of its asks."""
-        self._state = "done"
+        self._open = False
         os.close(self._down)
         os.close(self._up)
         os.waitpid(self.pid, 0)
@@ -366,14 +391,11 @@ class ForkedWriter(Writer):
         """End the child without waiting for its work (the export did not finish). It is
         stopped by a signal, not by the end of its asks: worker processes forked since
         hold the pipe's other end too. A file it was writing is left as its temporary
-        file, which no reader of the dataset takes for a part. A closed child (its writes
-        done, waiting for :meth:`finish`) is only told there is no more."""
+        file, which no reader of the dataset takes for a part. A closed writer is left as it is."""
         import signal
 
-        if self._state == "closed":
-            self._end()
-        elif self._state == "open":
-            self._state = "done"
+        if self._open:
+            self._open = False
             os.close(self._down)
             os.close(self._up)
             try:
@@ -407,35 +429,24 @@ def _read_reply(fd: int) -> bytes:
     return _read_exactly(fd, int.from_bytes(head, "little")) if len(head) == 8 else b""
 
 
-def _serve(asks: int, replies: int, ready: Callable[[], None] | None = None,
-           then: Callable[..., None] | None = None) -> None:
-    """The forked writer's loop: pyarrow first (while the parent lists), then ``ready``,
-    then each ask in order. After a failure the asks left are skipped; ``close`` is
-    answered with ``ok`` or the failure. With a ``then``, one more ask may follow, its
-    arguments: it is answered the same way."""
+def _serve(asks: int, replies: int) -> None:
+    """The forked writer's loop: pyarrow first (while the parent lists), then each ask in
+    order. After a failure the asks left are skipped; ``close`` is answered with ``ok``
+    or the failure."""
     failure = None
     parts: _PartFiles | None = None
     try:
         columnar.schemas()  # imports pyarrow and builds the tables' schemas
         import pyarrow.json  # noqa: F401
         import pyarrow.parquet  # noqa: F401
-
-        if ready is not None:
-            ready()
     except Exception as exc:  # noqa: BLE001 - any failure is told to the parent
         failure = exc
     stream = os.fdopen(asks, "rb")
-
-    def ask() -> list | None:
+    while True:
         head = stream.read(8)
         if len(head) < 8:  # the parent gave up (abort) or ended
-            return None
-        return msgspec.msgpack.decode(stream.read(int.from_bytes(head, "little")))
-
-    while True:
-        message = ask()
-        if message is None:
             return
+        message = msgspec.msgpack.decode(stream.read(int.from_bytes(head, "little")))
         if message[0] == "close":
             break
         if failure is not None:
@@ -454,16 +465,6 @@ def _serve(asks: int, replies: int, ready: Callable[[], None] | None = None,
             parts.close()
         except Exception as exc:  # noqa: BLE001 - any failure is told to the parent
             failure = exc
-    _reply(replies, b"ok" if failure is None else _told(failure))
-    if then is None or failure is not None or (message := ask()) is None:
-        return
-    try:
-        then(*message[1:])
-    except Exception as exc:  # noqa: BLE001 - any failure is told to the parent
-        failure = exc
-    finally:  # the child ends with os._exit, which flushes nothing
-        sys.stdout.flush()
-        sys.stderr.flush()
     _reply(replies, b"ok" if failure is None else _told(failure))
 
 
@@ -517,27 +518,6 @@ def _load_manifest(out: Path) -> dict[str, _Entry]:
         raise TxcodecError(f"{out / MANIFEST}: not a txcodec manifest ({exc}); choose an empty folder") from exc
 
 
-def _take_out(manifest: dict[str, _Entry], sources: list[str], writer: Writer) -> list[str]:
-    """Have the rows of ``sources`` removed from the files that hold them; returns those files."""
-    keys = {manifest[s].key for s in sources}
-    files = sorted({f for s in sources for f in manifest[s].files})
-    writer.take_out(files, keys)
-    for source in sources:
-        manifest[source].files = []
-    return files
-
-
-def _each(work: Callable[[str], Any], rels: list[str], threads: int) -> list[Any]:
-    """``work`` on every file, in order, by ``threads`` threads (Arrow reads and writes
-    Parquet without the GIL); one: one file after the other."""
-    if threads <= 1:
-        return [work(rel) for rel in rels]
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(max_workers=threads) as pool:
-        return list(pool.map(work, rels))
-
-
 class _PartFiles:
     """The part files of one export as they are written, here or in the forked writer.
 
@@ -547,18 +527,24 @@ class _PartFiles:
     rows that stay or removed when none do. So a rewritten file is written once, and an
     export that stops before :meth:`close` has changed no file it took rows out of (held
     rows past ``HELD`` bytes are written out at once: then the held file is read again
-    when its rows come). A file given back the very rows taken out of it (a session that
-    grew by a line its table has no row for) is left as it is: it holds them already, with
-    the others' (only their place in the file would change)."""
+    when its rows come). A take-out from a file held already (another session's rows
+    were taken out of it first) takes from the rows held."""
 
     def __init__(self, out: Path, jobs: int) -> None:
         self.out, self.jobs = out, jobs
         self.held: dict[str, Any] = {}
         self.held_bytes = 0
-        self.taken: dict[str, Any] = {}  # the rows a take-out took out of a held file, by file
 
     def take_out(self, rels: list[str], keys: set[str]) -> None:
-        for rel, kept in zip(rels, _each(lambda rel: self._read(rel, keys), rels, self._threads(len(rels), 0))):
+        """The rows of the sessions ``keys`` taken out of the files ``rels`` (one session's
+        few files at a time, as the daily run asks: one after the other, on one thread)."""
+        for rel in rels:
+            if rel in self.held:
+                table = self.held[rel]
+                self.held_bytes -= table.nbytes
+            else:
+                table = self._read(rel)
+            kept = _slices(table, _runs(table.column("session_key"), keys))
             self.held[rel] = kept
             self.held_bytes += kept.nbytes
         if self.held_bytes > HELD:
@@ -572,51 +558,47 @@ class _PartFiles:
         def write(rel: str) -> None:
             name, lines = files[rel]
             table = columnar.table_from_json(name, lines)
-            kept, taken = self.held.pop(rel, None), self.taken.pop(rel, None)
-            if taken is not None and taken.equals(table):  # the file on disk is as it would be written
-                return
+            kept = self.held.pop(rel, None)
             if kept is None and (self.out / rel).exists():  # held, then written out (HELD)
-                kept = self._read(rel, set())
+                kept = self._read(rel)
             if kept is not None and kept.num_rows:
                 table = pa.concat_tables([kept, table])
             _write_parquet(table, self.out / rel)
 
-        _each(write, list(files), self._threads(len(files), sum(len(lines) for _, lines in files.values())))
+        # --jobs threads (Arrow encodes and compresses without the GIL) for much to write;
+        # small files one after the other: their cost is mostly Python's, under the GIL,
+        # and two threads took longer than one for a daily run's 16 (and the pool's import
+        # with the logging it brings costs more than a few small files)
+        if sum(len(lines) for _, lines in files.values()) < IN_PROCESS or self.jobs <= 1:
+            for rel in files:
+                write(rel)
+            return
+        from concurrent.futures import ThreadPoolExecutor
 
-    def _threads(self, files: int, size: int) -> int:
-        """Threads for ``files`` part files of ``size`` bytes of rows: ``--jobs`` for many
-        files or much to write, else one (the daily run's few small files: importing the
-        thread pool, with the logging it brings, costs more than they do)."""
-        return self.jobs if files >= MANY_FILES or size >= IN_PROCESS else 1
+        with ThreadPoolExecutor(max_workers=self.jobs) as pool:
+            list(pool.map(write, files))
 
     def close(self) -> None:
         """Write the held files no rows joined."""
-        held, self.held, self.held_bytes, self.taken = self.held, {}, 0, {}
+        held, self.held, self.held_bytes = self.held, {}, 0
         for rel, kept in held.items():
             if kept.num_rows:
                 _write_parquet(kept, self.out / rel)
             else:
                 (self.out / rel).unlink(missing_ok=True)
 
-    def _read(self, rel: str, keys: set[str]) -> Any:
-        """The rows of part file ``rel`` whose session is not one of ``keys`` (those that
-        are, kept in ``taken``)."""
+    def _read(self, rel: str) -> Any:
+        """Part file ``rel``'s rows, in its table's schema (a file in an older one is cast)."""
         import pyarrow.parquet as pq
 
         # ParquetFile, not read_table, and slices, not a mask: both of those import pandas,
         # which costs more than the work (a cast imports pyarrow.compute: only when needed);
-        # one thread: these files are small, and Arrow's pool costs more to start than it saves
-        table = pq.ParquetFile(self.out / rel).read(use_threads=False)
+        # one thread: these files are small, and Arrow's pool costs more to start than it
+        # saves; no pre-buffering: it coalesces reads for remote storage, and on a small
+        # local file its extra copy is a fifth of the read
+        table = pq.ParquetFile(self.out / rel, pre_buffer=False).read(use_threads=False)
         schema = columnar.schemas()[rel.split("/", 1)[0]]
-        cast = table.schema != schema
-        if cast:
-            table = table.cast(schema)
-        kept, taken = _runs(table.column("session_key"), keys)  # the file is read once: its keys are in it
-        if not taken:
-            return table
-        if not cast:  # a file in an older schema is written anew whatever comes
-            self.taken[rel] = _slices(table, taken)
-        return _slices(table, kept)
+        return table if table.schema == schema else table.cast(schema)
 
 
 def _slices(table: Any, runs: list[tuple[int, int]]) -> Any:
@@ -627,25 +609,23 @@ def _slices(table: Any, runs: list[tuple[int, int]]) -> Any:
     return pa.concat_tables(pieces) if pieces else table.slice(0, 0)
 
 
-def _runs(column: Any, keys: set[str]) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+def _runs(column: Any, keys: set[str]) -> list[tuple[int, int]]:
     """The [start, end) ranges of the rows whose session key (``column``) is not one of
-    ``keys``, and of those whose key is (a source's rows sit together, so the ranges are
-    few), walked once in plain Python: NumPy would cost more to import than these few
-    thousand rows to walk."""
+    ``keys`` (a source's rows sit together, so the ranges are few), walked once in plain
+    Python: NumPy would cost more to import than these few thousand rows to walk."""
     kept: list[tuple[int, int]] = []
-    dropped: list[tuple[int, int]] = []
     row = 0
     for chunk in column.chunks:
         # a child's key is its main conversation's key + "/...": compare the part before
         for drop, run in groupby(key.split("/", 1)[0] in keys for key in chunk.to_pylist()):
             length = sum(1 for _ in run)
-            runs = dropped if drop else kept
-            if runs and runs[-1][1] == row:  # a run that goes on from the chunk before
-                runs[-1] = (runs[-1][0], row + length)
-            else:
-                runs.append((row, row + length))
+            if not drop:
+                if kept and kept[-1][1] == row:  # a run that goes on from the chunk before
+                    kept[-1] = (kept[-1][0], row + length)
+                else:
+                    kept.append((row, row + length))
             row += length
-    return kept, dropped
+    return kept
 
 
 def export_parquet(sources: Iterable[str | os.PathLike[str]], out: str | os.PathLike[str], *,
@@ -728,21 +708,22 @@ def _export(sources: Iterable[str | os.PathLike[str]], out: Path, jobs: int | No
             continue
         todo.append(ExportJob(source, digest, (harnesses or {}).get(source)))
         todo_bytes += IN_PROCESS if folder else stat.st_size
-    changed = [job.source for job in todo if job.source in manifest]
-    rewritten = _take_out(manifest, changed, writer) if changed else []
     jobs = jobs or batch.default_jobs()
     names = {job.harness for job in todo}
-    parts = _Parts(manifest, writer, rewritten)
+    parts = _Parts(manifest, writer)
     for outcome in batch.run(todo, export_one, jobs, chunk=CHUNK, in_process=todo_bytes < IN_PROCESS,
                              prepare=lambda: _prepare(None if None in names else names)):
         tell(outcome)
-        if outcome.status == "failed":
+        old = manifest.get(outcome.source)
+        if outcome.status == "failed":  # a known source's rows go with its entry
             result.failed[outcome.source] = outcome.reason or "failed"
-            manifest.pop(outcome.source, None)
+            if old is not None:
+                parts.take_out(old.key, old.files)
+                del manifest[outcome.source]
             continue
         rows: _Rows = outcome.data
-        manifest[outcome.source] = _Entry(rows.size, rows.mtime, rows.sha256, rows.key, [], rows.side)
-        parts.add(outcome.source, rows)
+        manifest[outcome.source] = _Entry(rows.size, rows.mtime, rows.sha256, rows.key, [], rows.side, rows.digests)
+        parts.add(outcome.source, rows, old)
         result.written.append(outcome.source)
         for name, n in rows.counts.items():
             result.rows[name] = result.rows.get(name, 0) + n

@@ -90,42 +90,22 @@ def _arrow_without_numpy() -> Iterator[None]:
                 del sys.modules[name]
 
 
-def _stderr_shared() -> bool:
-    """Whether this process's stderr is its file descriptor 2, which a forked child writes
-    to as well (not so under a test's capture, which holds what is written in memory)."""
-    try:
-        return sys.stderr.fileno() == 2
-    except (AttributeError, OSError, ValueError):
-        return False
-
-
 def _summary_ready() -> None:
-    """In the forked writer, while it waits for rows: what the summary will need."""
+    """What the summary needs, imported while the forked writer finishes its files (this
+    process would only wait; in the child it would hold up the first take-out)."""
     import rich.console  # noqa: F401
     import rich.table  # noqa: F401
 
 
-def _summary_of(outcomes: list[tuple[str, str, str | None, dict[str, int]]], title: str) -> None:
-    """In the forked writer, after its writes: the summary, from what this process sent."""
-    from ..batch import Outcome
-    from .progress import summary_table
-
-    summary_table([Outcome(source=source, status=status, reason=reason, losses=losses)
-                   for source, status, reason, losses in outcomes], title)
-
-
 def _parquet_writer():
     """Where the dataset's files are written: a forked child, which imports pyarrow while
-    this process lists and reads (dataset.ForkedWriter), where the platform forks. When it
-    writes to the same stderr, it prints the summary too: it imports rich while it would
-    only wait, and this process never does (0.036 s of CPU off the critical path)."""
+    this process lists and reads (dataset.ForkedWriter), where the platform forks."""
     from .. import dataset
 
     if not hasattr(os, "fork"):
         return dataset.Writer()
-    summary = {"ready": _summary_ready, "then": _summary_of} if _stderr_shared() else {}
     with _arrow_without_numpy():  # the child inherits the blocks, and imports pyarrow under them
-        return dataset.ForkedWriter(**summary)
+        return dataset.ForkedWriter(waiting=_summary_ready)
 
 
 def _export_parquet(paths: list[Path] | list[str], out: str, jobs: int | None, harnesses: dict[str, str] | None = None,
@@ -145,15 +125,9 @@ def _export_parquet(paths: list[Path] | list[str], out: str, jobs: int | None, h
                 advance()
 
             result = export_parquet(paths, out, jobs=jobs, harnesses=harnesses, on_outcome=done, writer=writer)
-        title = f"exported to parquet: {out}"
-        if getattr(writer, "then", None) is not None and not quiet:
-            sys.stderr.flush()  # what this process said comes first
-            with user_errors():
-                writer.finish([(o.source, o.status, o.reason, o.losses) for o in outcomes], title)
-        else:
-            summary_table(outcomes, title, quiet=quiet)
     finally:
-        writer.abort()  # a child left waiting for its summary ends (a finished one is left alone)
+        writer.abort()  # a child the export never took over ends (a closed one is left alone)
+    summary_table(outcomes, f"exported to parquet: {out}", quiet=quiet)
     if not quiet:
         rows = ", ".join(f"{n} {name}" for name, n in sorted(result.rows.items())) or "no rows"
         click.echo(f"{len(result.written)} written ({rows}), {len(result.unchanged)} unchanged, "
