@@ -652,11 +652,12 @@ def export_parquet(sources: Iterable[str | os.PathLike[str]], out: str | os.Path
         out.mkdir(parents=True, exist_ok=True)
         writer.out, writer.jobs = out, jobs or batch.default_jobs()
         result, manifest = _export(sources, out, jobs, harnesses, on_outcome, writer)
+        encoded = msgspec.json.encode(manifest)  # final already: encoded while a forked writer still writes
         writer.close()  # every file written, or what failed raised: only then the manifest
     except BaseException:
         writer.abort()
         raise
-    write_atomic(out / MANIFEST, msgspec.json.encode(manifest), overwrite=True)
+    write_atomic(out / MANIFEST, encoded, overwrite=True)
     return result
 
 
