@@ -98,10 +98,13 @@ ONE_READ_CASES = SESSIONS + [p for p in corpus_files() if p.suffix == ".jsonl"]
 
 @pytest.mark.parametrize("path", ONE_READ_CASES, ids=lambda p: "/".join(p.parts[-3:]))
 @pytest.mark.parametrize("harness", [False, True], ids=["detected", "named"])
-def test_a_session_opened_once_gives_the_plain_paths_rows(path, harness, monkeypatch):
+@pytest.mark.parametrize("read_whole", [dataset.READ_WHOLE, 0], ids=["read", "mapped"])
+def test_a_session_opened_once_gives_the_plain_paths_rows(path, harness, read_whole, monkeypatch):
     """The export's one open of a streamed session file (dataset._load_mapped: stat, hash
-    and decode of one mapped file) gives the rows, the size, mtime and sha256, and the
-    side folder's stamp of the plain path (stat, load and hash each on its own)."""
+    and decode of the bytes read, or of a large file mapped) gives the rows, the size,
+    mtime and sha256, and the side folder's stamp of the plain path (stat, load and hash
+    each on its own)."""
+    monkeypatch.setattr(dataset, "READ_WHOLE", read_whole)
     name = txcodec.load(path).harness if harness else None
     plain = dataset._load_plain
     taken = []
@@ -126,9 +129,12 @@ def test_a_file_not_read_once_fails_as_the_plain_path_does(content, tmp_path, mo
     assert isinstance(once, str)
 
 
-def test_a_session_grown_while_read_is_recorded_as_it_was_read(tmp_path):
+@pytest.mark.parametrize("read_whole", [dataset.READ_WHOLE, 0], ids=["read", "mapped"])
+def test_a_session_grown_while_read_is_recorded_as_it_was_read(read_whole, tmp_path, monkeypatch):
     """A file appended to after it is opened: the rows, size and sha256 are those of the
-    bytes mapped, never of a mix (the next export sees the new size and reads it again)."""
+    bytes read or mapped, never of a mix (the next export sees the new size and reads it
+    again)."""
+    monkeypatch.setattr(dataset, "READ_WHOLE", read_whole)
     (original,) = [p for p in CLAUDE_SESSIONS if not p.with_suffix("").exists()][:1]
     path = tmp_path / original.name
     shutil.copyfile(original, path)
@@ -140,6 +146,19 @@ def test_a_session_grown_while_read_is_recorded_as_it_was_read(tmp_path):
     assert (source.size, source.sha256) == (before.size, before.sha256) == (
         len(original.read_bytes()), hashlib.sha256(original.read_bytes()).hexdigest())
     assert {name: columnar.encode_rows(part) for name, part in rows.items() if part} == before.lines
+
+
+def test_a_mapped_file_is_hashed_as_its_bytes(tmp_path):
+    """_sha256 hashes a large mapped file a MiB at a time, giving each back once hashed."""
+    import mmap
+
+    data = os.urandom(1 << 16) * 40 + b"end"  # 2.5 MiB and a bit: three steps, the last short
+    path = tmp_path / "big"
+    path.write_bytes(data)
+    with path.open("rb") as file, mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+        assert dataset._sha256(mapped) == hashlib.sha256(data).hexdigest()
+        assert mapped[:] == data  # pages given back are read again from the file
+    assert dataset._sha256(data) == hashlib.sha256(data).hexdigest()
 
 
 def test_subagents_flatten_with_a_parent_key():

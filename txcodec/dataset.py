@@ -167,6 +167,10 @@ def _common(session: Any) -> Any:
 # Whether a session file whose harness reads it as it is decoded (Claude Code, Codex) is
 # opened once (_load_mapped); False: the plain path (_load_plain), which a test compares it with
 ONE_READ = True
+# A session file this size or less is read into memory rather than mapped (_load_mapped):
+# one read(2) costs less than setting up and taking down a map and its page faults, and a
+# conversation holds more than its file's bytes anyway
+READ_WHOLE = 1 << 20
 
 
 def _load(source: str, sha256: str | None, harness: str | None) -> tuple[Any, columnar.Source]:
@@ -208,15 +212,21 @@ def _load_mapped(source: str, sha256: str | None, harness: str | None) -> tuple[
         stat = os.fstat(fd)
         if not S_ISREG(stat.st_mode) or not stat.st_size:  # an empty file cannot be mapped
             return None
-        data = mmap.mmap(fd, stat.st_size, access=mmap.ACCESS_READ)
+        if stat.st_size <= READ_WHOLE:
+            data: Any = os.read(fd, stat.st_size)
+            if len(data) != stat.st_size:  # cut shorter since the stat
+                return None
+        else:
+            data = mmap.mmap(fd, stat.st_size, access=mmap.ACCESS_READ)
     except (OSError, ValueError):  # ValueError: cut shorter since the stat
         return None
     finally:
-        os.close(fd)  # the map holds its own
+        os.close(fd)  # a map holds its own
     # a SQLite database (opencode, Kilo) is read by its store: api.split_database tells
     session = None if data[:6] == b"SQLite" else api._streamed_data(data, path, harness or api._named(path, data))
     if session is None:
-        data.close()
+        if isinstance(data, mmap.mmap):
+            data.close()
         return None
     return session, columnar.Source(session.harness, str(path), sha256 or _sha256(data), stat.st_size, stat.st_mtime)
 
