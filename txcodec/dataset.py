@@ -192,11 +192,12 @@ def _load_plain(source: str, sha256: str | None, harness: str | None) -> tuple[A
 
 def _load_mapped(source: str, sha256: str | None, harness: str | None) -> tuple[Any, columnar.Source] | None:
     """A JSON Lines session file whose harness reads it as it is decoded, opened once:
-    its size and mtime from that open file, its bytes mapped once, hashed and then
-    decoded (the plain path stats, opens, hashes and maps it, each on its own). What is
-    mapped is the size stat'ed, so all three describe one file even when it grows while
-    read. ``None`` for anything else (and for a file that cannot be opened or mapped:
-    the plain path says why)."""
+    its size and mtime from that open file, its bytes read (a large file: mapped) once,
+    hashed and then decoded (the plain path stats, opens, hashes and maps it, each on its
+    own). What is read is the size stat'ed, so all three describe the same bytes even
+    when the file grows while read. A ``sha256`` given is the parent's, which hashed the
+    file to tell it changed (the daily run), as on the plain path. ``None`` for anything
+    else (and for a file that cannot be opened or read: the plain path says why)."""
     import mmap
 
     from . import api
@@ -205,7 +206,7 @@ def _load_mapped(source: str, sha256: str | None, harness: str | None) -> tuple[
     if path.suffix != ".jsonl" or (harness is not None and not _streams(harness)):
         return None
     try:
-        fd = os.open(source, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        fd = os.open(source, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
     except OSError:
         return None
     try:
@@ -238,9 +239,9 @@ def _streams(harness: str) -> bool:
 
 
 def _sha256(data: Any) -> str:
-    """The sha256 of a mapped file, as :func:`_digest` takes it, 1 MiB at a time: the
-    pages already hashed are given back (as the reader gives back those it has read), so
-    a large file is never all held."""
+    """The sha256 of a file's bytes (read, or mapped), as :func:`_digest` takes it, 1 MiB
+    at a time: a mapped file's pages already hashed are given back (as the reader gives
+    back those it has read), so a large file is never all held."""
     import mmap
 
     digest = hashlib.sha256()
