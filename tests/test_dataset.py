@@ -15,7 +15,7 @@ import pytest
 
 pa = pytest.importorskip("pyarrow", reason="the parquet extra is not installed")
 import pyarrow.parquet as pq  # noqa: E402
-from conftest import GOLDEN, ROOT  # noqa: E402
+from conftest import GOLDEN, ROOT, corpus_files  # noqa: E402
 
 import txcodec  # noqa: E402
 from txcodec import columnar, dataset, training  # noqa: E402
@@ -82,6 +82,83 @@ def test_a_claude_code_source_is_read_as_it_is_decoded(path, monkeypatch):
 
     monkeypatch.setattr(api, "load", whole)
     assert dataset.source_lines(path, "x", "claude_code").lines == expected
+
+
+def _rows_or_error(path: Path, harness: str | None) -> bytes | str:
+    try:
+        return msgspec.json.encode(dataset.source_lines(path, None, harness))
+    except Exception as exc:  # noqa: BLE001 - the two paths must fail alike too
+        return f"{type(exc).__name__}: {exc}"
+
+
+# the golden sessions and the corpus's session files (read where they are): Claude Code
+# with subagents and tool results beside it, Codex rollouts, and every other harness
+ONE_READ_CASES = SESSIONS + [p for p in corpus_files() if p.suffix == ".jsonl"]
+
+
+@pytest.mark.parametrize("path", ONE_READ_CASES, ids=lambda p: "/".join(p.parts[-3:]))
+@pytest.mark.parametrize("harness", [False, True], ids=["detected", "named"])
+@pytest.mark.parametrize("read_whole", [dataset.READ_WHOLE, 0], ids=["read", "mapped"])
+def test_a_session_opened_once_gives_the_plain_paths_rows(path, harness, read_whole, monkeypatch):
+    """The export's one open of a streamed session file (dataset._load_mapped: stat, hash
+    and decode of the bytes read, or of a large file mapped) gives the rows, the size,
+    mtime and sha256, and the side folder's stamp of the plain path (stat, load and hash
+    each on its own)."""
+    monkeypatch.setattr(dataset, "READ_WHOLE", read_whole)
+    name = txcodec.load(path).harness if harness else None
+    plain = dataset._load_plain
+    taken = []
+    monkeypatch.setattr(dataset, "_load_plain", lambda *args: taken.append(args) or plain(*args))
+    once = _rows_or_error(path, name)
+    harness_read = txcodec.registry.get(txcodec.load(path).harness).read
+    streams = path.suffix == ".jsonl" and getattr(harness_read, "streams", False)
+    assert bool(taken) != streams, "a streamed session file took the plain path, or another the mapped one"
+    monkeypatch.setattr(dataset, "ONE_READ", False)
+    assert once == _rows_or_error(path, name)
+
+
+@pytest.mark.parametrize("content", [b"", b"not json at all\n", b"SQLite format 3\0", None],
+                         ids=["empty", "not-json", "sqlite-head", "missing"])
+def test_a_file_not_read_once_fails_as_the_plain_path_does(content, tmp_path, monkeypatch):
+    path = tmp_path / "s.jsonl"
+    if content is not None:
+        path.write_bytes(content)
+    once = _rows_or_error(path, None)
+    monkeypatch.setattr(dataset, "ONE_READ", False)
+    assert once == _rows_or_error(path, None)
+    assert isinstance(once, str)
+
+
+@pytest.mark.parametrize("read_whole", [dataset.READ_WHOLE, 0], ids=["read", "mapped"])
+def test_a_session_grown_while_read_is_recorded_as_it_was_read(read_whole, tmp_path, monkeypatch):
+    """A file appended to after it is opened: the rows, size and sha256 are those of the
+    bytes read or mapped, never of a mix (the next export sees the new size and reads it
+    again)."""
+    monkeypatch.setattr(dataset, "READ_WHOLE", read_whole)
+    (original,) = [p for p in CLAUDE_SESSIONS if not p.with_suffix("").exists()][:1]
+    path = tmp_path / original.name
+    shutil.copyfile(original, path)
+    before = dataset.source_lines(path)
+    session, source = dataset._load_mapped(str(path), None, None)
+    with path.open("ab") as file:
+        file.write(path.read_bytes())  # every line again: more messages, were they read
+    rows = columnar.rows(dataset._common(session), source)
+    assert (source.size, source.sha256) == (before.size, before.sha256) == (
+        len(original.read_bytes()), hashlib.sha256(original.read_bytes()).hexdigest())
+    assert {name: columnar.encode_rows(part) for name, part in rows.items() if part} == before.lines
+
+
+def test_a_mapped_file_is_hashed_as_its_bytes(tmp_path):
+    """_sha256 hashes a large mapped file a MiB at a time, giving each back once hashed."""
+    import mmap
+
+    data = os.urandom(1 << 16) * 40 + b"end"  # 2.5 MiB and a bit: three steps, the last short
+    path = tmp_path / "big"
+    path.write_bytes(data)
+    with path.open("rb") as file, mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+        assert dataset._sha256(mapped) == hashlib.sha256(data).hexdigest()
+        assert mapped[:] == data  # pages given back are read again from the file
+    assert dataset._sha256(data) == hashlib.sha256(data).hexdigest()
 
 
 def test_subagents_flatten_with_a_parent_key():

@@ -132,25 +132,29 @@ def _folder_session(path: Path, harness: str | None) -> NativeSession | None:
     return None
 
 
-def _named(path: Path) -> str | None:
+def _named(path: Path, data: Any = None) -> str | None:
     """The harness whose store names its files so (aider's ``.aider.chat.history.md``:
     Markdown that no content sniffing could tell from any other text). The plugins' names
     are looked up (their entry points cost more than reading a small session) only for a
-    file whose first line no built-in client's signature claims."""
+    file whose first line no built-in client's signature claims (``data``: the file's
+    bytes when already read or mapped, else its head is read)."""
     found = registry.named(path.name)
-    if found is None and not _signed(path):
+    if found is None and not _signed(path, data):
         found = registry.plugin_named(path.name)
     return found
 
 
-def _signed(path: Path) -> bool:
-    """Whether the file opens with a built-in client's own first-line signature
-    (:data:`registry.SIGNATURES`)."""
-    try:
-        with path.open("rb") as file:
-            head = file.read(256)
-    except OSError:
-        return False
+def _signed(path: Path, data: Any = None) -> bool:
+    """Whether the file (or its bytes ``data``) opens with a built-in client's own
+    first-line signature (:data:`registry.SIGNATURES`)."""
+    if data is not None:
+        head = data[:256]
+    else:
+        try:
+            with path.open("rb") as file:
+                head = file.read(256)
+        except OSError:
+            return False
     return registry.sniff(head.split(b"\n", 1)[0]) is not None
 
 
@@ -346,11 +350,20 @@ def _streamed(source: Any, harness: str | None) -> NativeSession | None:
                 data = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
         except (OSError, ValueError):  # an empty file cannot be mapped; load() says what is wrong with the others
             return None
+    session = _streamed_data(data, path, harness)
+    if session is None and path is not None:
+        data.close()
+    return session
+
+
+def _streamed_data(data: Any, path: Path | None, harness: str | None) -> NativeSession | None:
+    """:func:`_streamed`'s session of ``data``, the bytes of the JSON Lines file ``path``
+    (read, or mapped in memory) or of no file: ``None`` when its harness does not read
+    lines as they are decoded. (The Parquet export maps the file itself, to hash the very
+    bytes it decodes: ``dataset._load_mapped``.)"""
     name = harness or detect(data)
     found = registry.get(name)
     if not data or not getattr(found.read, "streams", False):
-        if path is not None:
-            data.close()
         return None
     return NativeSession(name, found.codec, [], True, path, pending=data)  # its reader sets its origin
 

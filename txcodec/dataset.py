@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from itertools import groupby
 from pathlib import Path
-from stat import S_ISDIR
+from stat import S_ISDIR, S_ISREG
 from typing import Any
 
 import msgspec
@@ -156,17 +156,107 @@ def read_source(path: str | os.PathLike[str], sha256: str | None = None,
                 harness: str | None = None) -> tuple[Any, columnar.Source]:
     """Load one native session into Common, with the :class:`columnar.Source` naming it
     (``harness`` when known, as a store's listing knows it, saves detecting it)."""
+    session, source = _load(os.fspath(path), sha256, harness)
+    return _common(session), source
+
+
+def _common(session: Any) -> Any:
     from . import api
     from .loss import UnreadLoss
 
-    path = Path(path)
-    stat = path.stat()
-    # read once, as it is decoded, when its harness can (as convert and a page read it);
     # the tables hold no loss report, so none is gathered
+    return api.to_common(session, UnreadLoss())
+
+
+# Whether a session file whose harness reads it as it is decoded (Claude Code, Codex) is
+# opened once (_load_mapped); False: the plain path (_load_plain), which a test compares it with
+ONE_READ = True
+# A session file this size or less is read into memory rather than mapped (_load_mapped):
+# one read(2) costs less than setting up and taking down a map and its page faults, and a
+# conversation holds more than its file's bytes anyway
+READ_WHOLE = 1 << 20
+
+
+def _load(source: str, sha256: str | None, harness: str | None) -> tuple[Any, columnar.Source]:
+    """The source's native session, not yet read, and its :class:`columnar.Source`."""
+    loaded = _load_mapped(source, sha256, harness) if ONE_READ else None
+    return loaded if loaded is not None else _load_plain(source, sha256, harness)
+
+
+def _load_plain(source: str, sha256: str | None, harness: str | None) -> tuple[Any, columnar.Source]:
+    """Any source: stat, loaded (read once, as it is decoded, when its harness can, as
+    convert and a page read it) and hashed, each on its own."""
+    from . import api
+
+    path = Path(source)
+    stat = path.stat()
     session = api._load_once(path, harness)
-    conversation = api.to_common(session, UnreadLoss())
-    source = columnar.Source(session.harness, str(path), sha256 or _digest(path), stat.st_size, stat.st_mtime)
-    return conversation, source
+    return session, columnar.Source(session.harness, str(path), sha256 or _digest(path), stat.st_size, stat.st_mtime)
+
+
+def _load_mapped(source: str, sha256: str | None, harness: str | None) -> tuple[Any, columnar.Source] | None:
+    """A JSON Lines session file whose harness reads it as it is decoded, opened once:
+    its size and mtime from that open file, its bytes read (a large file: mapped) once,
+    hashed and then decoded (the plain path stats, opens, hashes and maps it, each on its
+    own). What is read is the size stat'ed, so all three describe the same bytes even
+    when the file grows while read. A ``sha256`` given is the parent's, which hashed the
+    file to tell it changed (the daily run), as on the plain path. ``None`` for anything
+    else (and for a file that cannot be opened or read: the plain path says why)."""
+    import mmap
+
+    from . import api
+
+    path = Path(source)
+    if path.suffix != ".jsonl" or (harness is not None and not _streams(harness)):
+        return None
+    try:
+        fd = os.open(source, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
+    except OSError:
+        return None
+    try:
+        stat = os.fstat(fd)
+        if not S_ISREG(stat.st_mode) or not stat.st_size:  # an empty file cannot be mapped
+            return None
+        if stat.st_size <= READ_WHOLE:
+            data: Any = os.read(fd, stat.st_size)
+            if len(data) != stat.st_size:  # cut shorter since the stat
+                return None
+        else:
+            data = mmap.mmap(fd, stat.st_size, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):  # ValueError: cut shorter since the stat
+        return None
+    finally:
+        os.close(fd)  # a map holds its own
+    # a SQLite database (opencode, Kilo) is read by its store: api.split_database tells
+    session = None if data[:6] == b"SQLite" else api._streamed_data(data, path, harness or api._named(path, data))
+    if session is None:
+        if isinstance(data, mmap.mmap):
+            data.close()
+        return None
+    return session, columnar.Source(session.harness, str(path), sha256 or _sha256(data), stat.st_size, stat.st_mtime)
+
+
+def _streams(harness: str) -> bool:
+    from . import registry
+
+    return getattr(registry.get(harness).read, "streams", False)
+
+
+def _sha256(data: Any) -> str:
+    """The sha256 of a file's bytes (read, or mapped), as :func:`_digest` takes it, 1 MiB
+    at a time: a mapped file's pages already hashed are given back (as the reader gives
+    back those it has read), so a large file is never all held."""
+    import mmap
+
+    digest = hashlib.sha256()
+    release = getattr(data, "madvise", None) if hasattr(mmap, "MADV_DONTNEED") else None
+    view, step = memoryview(data), 1 << 20  # a multiple of the page size
+    for start in range(0, len(data), step):
+        digest.update(view[start:start + step])
+        if release is not None and start + step < len(data):
+            release(mmap.MADV_DONTNEED, start, step)
+    view.release()
+    return digest.hexdigest()
 
 
 class ExportJob(msgspec.Struct, frozen=True):
@@ -195,9 +285,15 @@ class _Rows(msgspec.Struct):
 
 def source_lines(path: str | os.PathLike[str], sha256: str | None = None, harness: str | None = None) -> _Rows:
     """One source read into every table's rows, as JSON lines (see :func:`read_source`)."""
-    # stamped before it is read, as its size and time are: a change while it is read shows next time
-    side = None if os.path.isdir(path) else _side_stamp(os.fspath(path))
-    conversation, source = read_source(path, sha256, harness)
+    source = os.fspath(path)
+    loaded = _load_mapped(source, sha256, harness) if ONE_READ else None
+    if loaded is None:
+        # stamped before it is read, as its size and time are: a change while it is read shows next time
+        side = None if os.path.isdir(source) else _side_stamp(source)
+        loaded = _load_plain(source, sha256, harness)
+    else:  # a file, mapped: stamped before the reader reads the side files
+        side = _side_stamp(source)
+    conversation, source = _common(loaded[0]), loaded[1]
     rows = columnar.rows(conversation, source)
     lines = {name: columnar.encode_rows(part) for name, part in rows.items() if part}
     return _Rows(key=rows["sessions"][0]["session_key"], harness=source.harness,
