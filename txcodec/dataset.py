@@ -285,15 +285,16 @@ class _Rows(msgspec.Struct):
 
 def source_lines(path: str | os.PathLike[str], sha256: str | None = None, harness: str | None = None) -> _Rows:
     """One source read into every table's rows, as JSON lines (see :func:`read_source`)."""
-    source = os.fspath(path)
-    loaded = _load_mapped(source, sha256, harness) if ONE_READ else None
+    path = os.fspath(path)
+    loaded = _load_mapped(path, sha256, harness) if ONE_READ else None
     if loaded is None:
         # stamped before it is read, as its size and time are: a change while it is read shows next time
-        side = None if os.path.isdir(source) else _side_stamp(source)
-        loaded = _load_plain(source, sha256, harness)
-    else:  # a file, mapped: stamped before the reader reads the side files
-        side = _side_stamp(source)
-    conversation, source = _common(loaded[0]), loaded[1]
+        side = None if os.path.isdir(path) else _side_stamp(path)
+        loaded = _load_plain(path, sha256, harness)
+    else:  # a file, read or mapped: stamped before the reader reads the side files
+        side = _side_stamp(path)
+    session, source = loaded
+    conversation = _common(session)
     rows = columnar.rows(conversation, source)
     lines = {name: columnar.encode_rows(part) for name, part in rows.items() if part}
     return _Rows(key=rows["sessions"][0]["session_key"], harness=source.harness,
