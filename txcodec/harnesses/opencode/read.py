@@ -41,6 +41,13 @@ _STOP = {"tool-calls": "tool_use", "stop": "end_turn", "length": "max_tokens"}
 _BOOKKEEPING = {"step-start", "step-finish", "snapshot", "patch"}
 
 
+def _kind(part: Any) -> str | None:
+    """A part's ``type`` when it is a string: any other value tags nothing (and a dict or
+    list one could not even be looked up among the known kinds)."""
+    kind = part.get("type") if isinstance(part, dict) else None
+    return kind if isinstance(kind, str) else None
+
+
 def iso(ms: Any) -> str | None:
     if not isinstance(ms, (int, float)) or isinstance(ms, bool):
         return None
@@ -70,7 +77,12 @@ def read(session: NativeSession, loss: LossReport) -> Conversation:
         if isinstance(info.get(key), str):
             meta.extra[key] = info[key]
     messages = conversation.messages
-    for entry in value.get("messages") or []:
+    entries = value.get("messages")
+    if not isinstance(entries, list):  # the document is kept as bytes then: read what it says, and say so
+        if entries is not None:
+            loss.add("record:invalid", "the export's messages are not a list", file=file, line=n)
+        entries = []
+    for entry in entries:
         message_info = entry.get("info") if isinstance(entry, dict) else None
         parts = entry.get("parts") if isinstance(entry, dict) else None
         if not isinstance(message_info, dict) or not isinstance(parts, list):
@@ -118,7 +130,7 @@ def _user(info: dict, parts: list, loss: LossReport, file: str | None, n: int) -
     if isinstance(info.get("model"), dict):
         message.extra["model"] = info["model"]
     for part in parts:
-        kind = part.get("type") if isinstance(part, dict) else None
+        kind = _kind(part)
         if kind == "text" and isinstance(part.get("text"), str):
             if part.get("synthetic") is True:
                 message.extra.setdefault("synthetic_text", []).append(part["text"])
@@ -138,7 +150,7 @@ def _assistant(info: dict, parts: list, loss: LossReport, file: str | None, n: i
     _stamp(message, info)
     results: list[ToolResult] = []
     for part in parts:
-        kind = part.get("type") if isinstance(part, dict) else None
+        kind = _kind(part)
         if kind == "text" and isinstance(part.get("text"), str):
             if part["text"]:
                 message.content.append(Text(part["text"]))
