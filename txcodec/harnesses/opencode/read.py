@@ -34,7 +34,7 @@ from ...common import (
 )
 from ...loss import LossReport
 from ...native import NativeSession
-from ...readkit import line_dicts
+from ...readkit import line_dicts, malformed
 from ...tools import tool_kind
 
 _STOP = {"tool-calls": "tool_use", "stop": "end_turn", "length": "max_tokens"}
@@ -83,26 +83,27 @@ def read(session: NativeSession, loss: LossReport) -> Conversation:
             loss.add("record:invalid", "the export's messages are not a list", file=file, line=n)
         entries = []
     for entry in entries:
-        message_info = entry.get("info") if isinstance(entry, dict) else None
-        parts = entry.get("parts") if isinstance(entry, dict) else None
-        if not isinstance(message_info, dict) or not isinstance(parts, list):
-            loss.add("record:invalid", "a message without info or parts", file=file, line=n)
-            continue
-        role = message_info.get("role")
-        if role == "user":
-            messages.append(_user(message_info, parts, loss, file, n))
-        elif role == "assistant":
-            message, results = _assistant(message_info, parts, loss, file, n)
-            if message_info.get("summary") is True:
-                message.compact_summary = True
-                conversation.epochs.append(Epoch(start=len(messages), boundary_id=str(message_info.get("id", ""))))
-            messages.append(message)
-            if isinstance(message.model, str) and message.model not in meta.models:
-                meta.models.append(message.model)
-            if results:
-                messages.append(Message("user", results, source_ids=[r.tool_use_id for r in results]))
-        else:
-            loss.add(f"record:{role}", "a message role Common has no place for", file=file, line=n)
+        with malformed(loss, file, n, "message"):  # a message of an unexpected shape is reported, the next one read
+            message_info = entry.get("info") if isinstance(entry, dict) else None
+            parts = entry.get("parts") if isinstance(entry, dict) else None
+            if not isinstance(message_info, dict) or not isinstance(parts, list):
+                loss.add("record:invalid", "a message without info or parts", file=file, line=n)
+                continue
+            role = message_info.get("role")
+            if role == "user":
+                messages.append(_user(message_info, parts, loss, file, n))
+            elif role == "assistant":
+                message, results = _assistant(message_info, parts, loss, file, n)
+                if message_info.get("summary") is True:
+                    message.compact_summary = True
+                    conversation.epochs.append(Epoch(start=len(messages), boundary_id=str(message_info.get("id", ""))))
+                messages.append(message)
+                if isinstance(message.model, str) and message.model not in meta.models:
+                    meta.models.append(message.model)
+                if results:
+                    messages.append(Message("user", results, source_ids=[r.tool_use_id for r in results]))
+            else:
+                loss.add(f"record:{role}", "a message role Common has no place for", file=file, line=n)
     return conversation
 
 
