@@ -33,7 +33,28 @@ CORPUS = Path(os.environ.get("TXCODEC_CORPUS") or ROOT.parent / "shared" / "corp
 GOLDEN = ROOT / "golden"
 REGRESSIONS = ROOT / "tests" / "fuzz_regressions"
 
-CODECS = ("claude_code", "codex", "stream_json", "gemini_cli", "qwen_code", "pi", "jsonl")
+# every built-in harness; ``jsonl`` (the generic codec) last. Each is fed bytes, the way
+# ``txcodec.load(data, harness)`` takes them:
+# - a file of lines (aider's are Markdown: the byte mutations change them);
+# - one whole JSON document (continue_cli, opencode, kilo, cline, pretty-printed by their
+#   clients): the seed is the document as one "line", so the tree mutations change its
+#   values, and the mutant is the changed document (or its damaged bytes);
+# - OpenHands keeps a conversation as a folder, one JSON file per event, that
+#   store.load_folder reads as a session of one "line" per file: its events are given one a
+#   line, the same records through the same reader;
+# - Mistral Vibe in its legacy form (messages.jsonl). A unified session's bytes are its
+#   CURRENT alone, which names a generation whose manifest and chunks the reader opens
+#   from the session's folder (store.unified_history): given as bytes, no history comes
+#   with it, so its chunks are not fuzzed here.
+CODECS = (
+    "claude_code", "codex", "stream_json", "gemini_cli", "qwen_code", "pi", "copilot_cli", "droid", "kimi_cli",
+    "mistral_vibe", "aider", "openhands", "continue_cli", "opencode", "kilo", "cline", "jsonl",
+)
+# the harnesses added after the first seven take their seeds through txcodec.load: which
+# golden or corpus file is whose session (an OpenHands event file, not a scenario.json or a
+# meta.json) is the library's call, and a session's lines are what it loaded
+_LOADED = frozenset(CODECS[6:-1])
+ALIASES = {"copilot": "copilot_cli", "vibe": "mistral_vibe"}  # the corpus manifest's names
 _MAX_SEED_LINE = 64 * 1024  # longer lines make slow mutants and add no new shapes
 
 
@@ -100,9 +121,22 @@ def _golden() -> list[tuple[str, Path]]:
     out = []
     for path in sorted(GOLDEN.glob("*/*/**/*")):
         harness = path.relative_to(GOLDEN).parts[0]
-        if path.is_file() and path.suffix in (".jsonl", ".json") and not path.name.startswith(("expected.", "common", "loss", "prompts")):
+        if path.is_file() and path.suffix in (".jsonl", ".json", ".md") and not path.name.startswith(("expected.", "common", "loss", "prompts")):
             out.append((harness, path))
     return out
+
+
+def _loaded_lines(codec: str, path: Path, seen: set[Path]) -> list[bytes]:
+    """The lines of ``path`` as the library loads it, when it is a ``codec`` session (a
+    document is one line, an OpenHands folder a line per file, each folder once)."""
+    try:
+        session = api.load(path)
+    except TxcodecError:
+        return []
+    if session.harness != codec or session.path in seen:
+        return []
+    seen.add(session.path)
+    return [bytes(session.emit(line)) for line in session.lines]
 
 
 _seed_cache: dict[str, list[list[bytes]]] = {}
@@ -114,14 +148,20 @@ def seed_files(codec: str) -> list[list[bytes]]:
     if codec in _seed_cache:
         return _seed_cache[codec]
     files = []
+    seen: set[Path] = set()
     for harness, path in [*_golden(), *_manifest()]:
-        if codec != "jsonl" and harness != codec or path.suffix not in (".jsonl", ".json"):
+        if codec != "jsonl" and ALIASES.get(harness, harness) != codec or path.suffix not in (".jsonl", ".json", ".md"):
             continue
-        try:
-            data = api.read_bytes(path)
-        except OSError:
+        if codec in _LOADED:
+            lines = _loaded_lines(codec, path, seen)
+        elif path.suffix == ".md":
             continue
-        lines = [line for line in data.split(b"\n") if line.strip() and len(line) <= _MAX_SEED_LINE]
+        else:
+            try:
+                lines = api.read_bytes(path).split(b"\n")
+            except OSError:
+                continue
+        lines = [line for line in lines if line.strip() and len(line) <= _MAX_SEED_LINE]
         if lines:
             files.append(lines)
     if codec == "jsonl":

@@ -74,6 +74,18 @@ def test_the_client_pretty_prints_its_files():
     assert api.load(data).harness == "cline" and api.load(GENUINE).harness == "cline"
 
 
+def test_a_pretty_printed_document_given_as_bytes_is_one_document():
+    """Bytes of a messages file are read whole whether the harness is named or detected: as
+    lines, each would be a fragment (all kept as bytes), and the hand-written file's last
+    message line alone looked like a Kimi CLI context line."""
+    for data in (GENUINE.read_bytes(), HANDWRITTEN.read_bytes()):
+        for named in ("cline", None):
+            session = api.load(data, named)
+            assert session.harness == "cline" and len(session.lines) == 1 and not session.diagnostics
+            assert session.dump() == data
+    assert api.to_common(api.load(HANDWRITTEN.read_bytes(), "cline")).messages
+
+
 def test_detection():
     assert detect([json.loads(GENUINE.read_bytes())]) == 30
     assert detect([json.loads(HANDWRITTEN.read_bytes())]) == 30

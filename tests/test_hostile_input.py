@@ -283,3 +283,27 @@ def test_cli_tells_txcodec_errors_as_one_line_exit_1(monkeypatch, tmp_path, stri
     lines = result.output.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("Error: ") and "not a txcodec manifest" in lines[0], lines
     assert "internal error" not in result.output
+
+
+def test_plain_converts_a_value_deeper_than_the_stack():
+    """A tool input a few hundred levels deep decodes (msgspec's limit is higher than the
+    two frames a level :func:`native.plain` took), so a writer wrote it and the Gemini
+    CLI reader of that file failed: plain falls back to a loop of its own."""
+    from txcodec.common import Message, ToolUse
+    from txcodec.native import _plain, plain
+
+    deep: list = []
+    leaf = deep
+    for _ in range(5000):
+        leaf.append([])
+        leaf = leaf[0]
+    leaf.append({"b": 1, "a": msgspec.Raw(b"2")})
+    value = [Message("assistant", [ToolUse("1", "x", {"z": deep, "y": 1}, "other")])]
+    out = plain(value)
+    assert list(out[0]["content"][0]["input"]) == ["z", "y"]  # keys in their order
+    node = out[0]["content"][0]["input"]["z"]
+    for _ in range(5000):
+        node = node[0]
+    assert node == [{"b": 1, "a": msgspec.Raw(b"2")}]
+    shallow = [Message("user", [ToolUse("1", "x", {"b": [1, {"c": None}]}, "other")])]
+    assert plain(shallow) == _plain(shallow)

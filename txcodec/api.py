@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -108,6 +109,12 @@ def load(source: bytes | str | os.PathLike[str], harness: str | None = None) -> 
             session = _load_document(data, harness, path)
             if session is not None:
                 return session
+    if _spread_document(data):
+        # named or not, bytes of a pretty-printed document (a Continue, cline or opencode
+        # session piped in) are that document: read as lines, each would be a fragment
+        session = _load_document(data, harness, path)
+        if session is not None and session.harness != "jsonl":
+            return session
     name = harness or detect(data)
     if name == "jsonl" and harness is None and data.lstrip()[:1] == b"{":
         # no line matched a harness: bytes (or a file not named .json) may still be one
@@ -116,6 +123,21 @@ def load(source: bytes | str | os.PathLike[str], harness: str | None = None) -> 
         if session is not None and session.harness != "jsonl":
             return session
     return decode_session(data, registry.get(name).codec, name, path)
+
+
+_OPENS_OBJECT = re.compile(rb"(?:\xef\xbb\xbf)?[ \t\r\n]*\{")
+
+
+def _spread_document(data: bytes) -> bool:
+    """True when ``data`` opens a JSON object whose first line does not close it (and the
+    whole is one document). Every line of a JSON Lines file is a whole value, so its first
+    line ends with the ``}`` of its object; telling them apart costs one line's scan, and
+    the whole is decoded only when the first line leaves the object open."""
+    opened = _OPENS_OBJECT.match(data)
+    if opened is None:
+        return False
+    end = data.find(b"\n", opened.end())
+    return end != -1 and not data[opened.start() : end].rstrip().endswith(b"}")
 
 
 def _folder_session(path: Path, harness: str | None) -> NativeSession | None:

@@ -641,7 +641,18 @@ def builtins(value: Any) -> Any:
 def plain(value: Any) -> Any:
     """Structs to dicts for encoding, keeping :class:`msgspec.Raw` values as their bytes.
     (Hot in every writer: scalars are returned without a call, the layout of each
-    struct class is computed once.)"""
+    struct class is computed once.)
+
+    A value nested deeper than the interpreter's stack allows (a tool input a few hundred
+    levels deep: msgspec decodes it, so any reader may meet it and any writer write it)
+    is converted again without recursion, at no cost to the values that are not."""
+    try:
+        return _plain(value)
+    except RecursionError:
+        return _plain_deep(value)
+
+
+def _plain(value: Any) -> Any:
     kind = type(value)
     if kind in _AS_IS:
         return value
@@ -652,13 +663,43 @@ def plain(value: Any) -> Any:
         for name, encoded in names:
             v = getattr(value, name)
             if v is not unset:
-                out[encoded] = v if type(v) in as_is else plain(v)
+                out[encoded] = v if type(v) in as_is else _plain(v)
         return out
     if isinstance(value, list):
-        return [v if type(v) in _AS_IS else plain(v) for v in value]
+        return [v if type(v) in _AS_IS else _plain(v) for v in value]
     if isinstance(value, dict):
-        return {k: v if type(v) in _AS_IS else plain(v) for k, v in value.items()}
+        return {k: v if type(v) in _AS_IS else _plain(v) for k, v in value.items()}
     return value
+
+
+def _plain_deep(value: Any) -> Any:
+    """:func:`plain` with a stack of its own: each container is built with its slots (and
+    so a dict's key order) first, and each slot filled when its value is converted."""
+    top: list[Any] = [None]
+    todo: list[tuple[Any, Any, Any]] = [(top, 0, value)]  # (container, slot, value to put there)
+    while todo:
+        into, slot, item = todo.pop()
+        if type(item) in _AS_IS:
+            into[slot] = item
+            continue
+        if isinstance(item, msgspec.Struct):
+            tag_field, tag, names = _layout(type(item))
+            out: Any = {tag_field: tag} if tag_field is not None else {}
+            for name, encoded in names:
+                v = getattr(item, name)
+                if v is not msgspec.UNSET:
+                    out[encoded] = None
+                    todo.append((out, encoded, v))
+        elif isinstance(item, list):
+            out = [None] * len(item)
+            todo.extend((out, i, v) for i, v in enumerate(item))
+        elif isinstance(item, dict):
+            out = dict.fromkeys(item)
+            todo.extend((out, k, v) for k, v in item.items())
+        else:
+            out = item
+        into[slot] = out
+    return top[0]
 
 
 Decoder = Callable[[bytes], Any]

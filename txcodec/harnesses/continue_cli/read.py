@@ -19,7 +19,7 @@ from typing import Any
 from ...common import Block, Conversation, Epoch, Image, Message, Meta, RawBlock, Text, ToolResult, ToolUse, Usage
 from ...loss import LossReport
 from ...native import NativeSession
-from ...readkit import line_dicts
+from ...readkit import line_dicts, malformed
 from ...tools import tool_kind
 
 
@@ -44,41 +44,42 @@ def read(session: NativeSession, loss: LossReport) -> Conversation:
     messages = conversation.messages
     for i, item in enumerate(value["history"]):
         where = f"history[{i}]"
-        message = item.get("message") if isinstance(item, dict) else None
-        if not isinstance(message, dict):
-            loss.add("record:invalid", f"{where}: an item without a message", file=file, line=n)
-            continue
-        role = message.get("role")
-        if isinstance(item.get("contextItems"), list) and item["contextItems"]:
-            loss.add("field:contextItems", f"{where}: context items (attached files) kept in extra", file=file, line=n)
-        if role == "system":
-            loss.add("record:system", f"{where}: the client's system message", file=file, line=n)
-            continue
-        if role == "tool":
-            result = ToolResult(str(message.get("toolCallId", message.get("tool_call_id", ""))), _text(message.get("content")))
-            _append_result(messages, result, where)
-            continue
-        if role not in ("user", "assistant"):
-            loss.add(f"record:{role}", f"{where}: a message role Common has no place for", file=file, line=n)
-            continue
-        blocks = _content(message.get("content"))
-        out = Message(role, blocks, source_ids=[where])
-        if isinstance(item.get("contextItems"), list) and item["contextItems"]:
-            out.extra["contextItems"] = item["contextItems"]
-        if isinstance(item.get("conversationSummary"), str):
-            out.compact_summary = True
-            out.synthetic = True
-            conversation.epochs.append(Epoch(start=len(messages), boundary_id=where))
-        if role == "assistant":
-            _assistant(out, message, meta)
-        messages.append(out)
-        if role == "assistant":
-            for state in item.get("toolCallStates") or []:
-                result = _state(state)
-                if result is None:
-                    loss.add("field:toolCallState", f"{where}: a tool call state without output", file=file, line=n)
-                    continue
-                _append_result(messages, result, f"{where}.toolCallStates")
+        with malformed(loss, file, n, where):  # an item of an unexpected shape is reported, the next one read
+            message = item.get("message") if isinstance(item, dict) else None
+            if not isinstance(message, dict):
+                loss.add("record:invalid", f"{where}: an item without a message", file=file, line=n)
+                continue
+            role = message.get("role")
+            if isinstance(item.get("contextItems"), list) and item["contextItems"]:
+                loss.add("field:contextItems", f"{where}: context items (attached files) kept in extra", file=file, line=n)
+            if role == "system":
+                loss.add("record:system", f"{where}: the client's system message", file=file, line=n)
+                continue
+            if role == "tool":
+                result = ToolResult(str(message.get("toolCallId", message.get("tool_call_id", ""))), _text(message.get("content")))
+                _append_result(messages, result, where)
+                continue
+            if role not in ("user", "assistant"):
+                loss.add(f"record:{role}", f"{where}: a message role Common has no place for", file=file, line=n)
+                continue
+            blocks = _content(message.get("content"))
+            out = Message(role, blocks, source_ids=[where])
+            if isinstance(item.get("contextItems"), list) and item["contextItems"]:
+                out.extra["contextItems"] = item["contextItems"]
+            if isinstance(item.get("conversationSummary"), str):
+                out.compact_summary = True
+                out.synthetic = True
+                conversation.epochs.append(Epoch(start=len(messages), boundary_id=where))
+            if role == "assistant":
+                _assistant(out, message, meta)
+            messages.append(out)
+            if role == "assistant":
+                for state in item.get("toolCallStates") or []:
+                    result = _state(state)
+                    if result is None:
+                        loss.add("field:toolCallState", f"{where}: a tool call state without output", file=file, line=n)
+                        continue
+                    _append_result(messages, result, f"{where}.toolCallStates")
     return conversation
 
 

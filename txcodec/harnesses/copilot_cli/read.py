@@ -27,7 +27,7 @@ import msgspec
 from ...common import Conversation, Epoch, Message, Meta, Text, Thinking, ToolResult, ToolUse, Usage
 from ...loss import LossReport
 from ...native import NativeSession
-from ...readkit import line_dicts
+from ...readkit import line_dicts, malformed
 from ...tools import tool_kind
 
 _STOP = {"tool_calls": "tool_use", "stop": "end_turn", "length": "max_tokens"}
@@ -61,42 +61,43 @@ def read(session: NativeSession, loss: LossReport) -> Conversation:
         if not _envelope(value):
             loss.add("record:invalid", "not a Copilot CLI event (the client refuses the file)", file=file, line=n)
             continue
-        kind, data = value["type"], value.get("data") or {}
-        if "agentId" in value:
-            loss.add("event:subagent", "an event of a subagent (not in the main conversation)", file=file, line=n)
-            continue
-        if meta.started_at is msgspec.UNSET:
-            meta.started_at = value["timestamp"]
-        meta.ended_at = value["timestamp"]
-        if kind == "session.start":
-            _start(meta, data)
-        elif kind == "user.message":
-            messages.append(_user(value, data))
-        elif kind == "assistant.message":
-            message = _assistant(value, data, usage_records)
-            messages.append(message)
-            if isinstance(message.model, str) and message.model not in meta.models:
-                meta.models.append(message.model)
-        elif kind == "tool.execution_complete":
-            result = _result(data)
-            if messages and messages[-1].role == "user" and messages[-1].content and all(
-                isinstance(b, ToolResult) for b in messages[-1].content
-            ):
-                messages[-1].content.append(result)
-                messages[-1].source_ids.append(value["id"])
+        with malformed(loss, file, n):  # an event of an unexpected shape is reported, the next one read
+            kind, data = value["type"], value.get("data") or {}
+            if "agentId" in value:
+                loss.add("event:subagent", "an event of a subagent (not in the main conversation)", file=file, line=n)
+                continue
+            if meta.started_at is msgspec.UNSET:
+                meta.started_at = value["timestamp"]
+            meta.ended_at = value["timestamp"]
+            if kind == "session.start":
+                _start(meta, data)
+            elif kind == "user.message":
+                messages.append(_user(value, data))
+            elif kind == "assistant.message":
+                message = _assistant(value, data, usage_records)
+                messages.append(message)
+                if isinstance(message.model, str) and message.model not in meta.models:
+                    meta.models.append(message.model)
+            elif kind == "tool.execution_complete":
+                result = _result(data)
+                if messages and messages[-1].role == "user" and messages[-1].content and all(
+                    isinstance(b, ToolResult) for b in messages[-1].content
+                ):
+                    messages[-1].content.append(result)
+                    messages[-1].source_ids.append(value["id"])
+                else:
+                    messages.append(Message("user", [result], source_ids=[value["id"]], timestamp=value["timestamp"]))
+            elif kind == "session.usage_record":
+                if isinstance(data.get("usage"), dict):
+                    usage_records.append(data["usage"])
+            elif kind == "session.compaction_complete":
+                _compaction(conversation, value, data, loss, file, n)
+            elif kind == "system.message":
+                loss.add("event:system.message", "the client's system prompt (it sends its own on resume)", file=file, line=n)
+            elif kind in _BOOKKEEPING:
+                continue
             else:
-                messages.append(Message("user", [result], source_ids=[value["id"]], timestamp=value["timestamp"]))
-        elif kind == "session.usage_record":
-            if isinstance(data.get("usage"), dict):
-                usage_records.append(data["usage"])
-        elif kind == "session.compaction_complete":
-            _compaction(conversation, value, data, loss, file, n)
-        elif kind == "system.message":
-            loss.add("event:system.message", "the client's system prompt (it sends its own on resume)", file=file, line=n)
-        elif kind in _BOOKKEEPING:
-            continue
-        else:
-            loss.add(f"event:{kind}", "an event Common has no place for", file=file, line=n)
+                loss.add(f"event:{kind}", "an event Common has no place for", file=file, line=n)
     return conversation
 
 
@@ -158,7 +159,8 @@ def _assistant(value: dict, data: dict, usage_records: list[dict]) -> Message:
     if record is not None and last_chunk:
         usage_records.remove(record)
         message.usage = _usage(record)
-        message.stop_reason = _STOP.get(record.get("finishReason"), record.get("finishReason"))
+        reason = record.get("finishReason")  # a receipt is any object: only a string names a reason
+        message.stop_reason = _STOP.get(reason, reason) if isinstance(reason, str) else None
         if message.model is msgspec.UNSET and isinstance(record.get("model"), str):
             message.model = record["model"]
     elif last_chunk:

@@ -34,11 +34,18 @@ from ...common import (
 )
 from ...loss import LossReport
 from ...native import NativeSession
-from ...readkit import line_dicts
+from ...readkit import line_dicts, malformed
 from ...tools import tool_kind
 
 _STOP = {"tool-calls": "tool_use", "stop": "end_turn", "length": "max_tokens"}
 _BOOKKEEPING = {"step-start", "step-finish", "snapshot", "patch"}
+
+
+def _kind(part: Any) -> str | None:
+    """A part's ``type`` when it is a string: any other value tags nothing (and a dict or
+    list one could not even be looked up among the known kinds)."""
+    kind = part.get("type") if isinstance(part, dict) else None
+    return kind if isinstance(kind, str) else None
 
 
 def iso(ms: Any) -> str | None:
@@ -70,27 +77,33 @@ def read(session: NativeSession, loss: LossReport) -> Conversation:
         if isinstance(info.get(key), str):
             meta.extra[key] = info[key]
     messages = conversation.messages
-    for entry in value.get("messages") or []:
-        message_info = entry.get("info") if isinstance(entry, dict) else None
-        parts = entry.get("parts") if isinstance(entry, dict) else None
-        if not isinstance(message_info, dict) or not isinstance(parts, list):
-            loss.add("record:invalid", "a message without info or parts", file=file, line=n)
-            continue
-        role = message_info.get("role")
-        if role == "user":
-            messages.append(_user(message_info, parts, loss, file, n))
-        elif role == "assistant":
-            message, results = _assistant(message_info, parts, loss, file, n)
-            if message_info.get("summary") is True:
-                message.compact_summary = True
-                conversation.epochs.append(Epoch(start=len(messages), boundary_id=str(message_info.get("id", ""))))
-            messages.append(message)
-            if isinstance(message.model, str) and message.model not in meta.models:
-                meta.models.append(message.model)
-            if results:
-                messages.append(Message("user", results, source_ids=[r.tool_use_id for r in results]))
-        else:
-            loss.add(f"record:{role}", "a message role Common has no place for", file=file, line=n)
+    entries = value.get("messages")
+    if not isinstance(entries, list):  # the document is kept as bytes then: read what it says, and say so
+        if entries is not None:
+            loss.add("record:invalid", "the export's messages are not a list", file=file, line=n)
+        entries = []
+    for entry in entries:
+        with malformed(loss, file, n, "message"):  # a message of an unexpected shape is reported, the next one read
+            message_info = entry.get("info") if isinstance(entry, dict) else None
+            parts = entry.get("parts") if isinstance(entry, dict) else None
+            if not isinstance(message_info, dict) or not isinstance(parts, list):
+                loss.add("record:invalid", "a message without info or parts", file=file, line=n)
+                continue
+            role = message_info.get("role")
+            if role == "user":
+                messages.append(_user(message_info, parts, loss, file, n))
+            elif role == "assistant":
+                message, results = _assistant(message_info, parts, loss, file, n)
+                if message_info.get("summary") is True:
+                    message.compact_summary = True
+                    conversation.epochs.append(Epoch(start=len(messages), boundary_id=str(message_info.get("id", ""))))
+                messages.append(message)
+                if isinstance(message.model, str) and message.model not in meta.models:
+                    meta.models.append(message.model)
+                if results:
+                    messages.append(Message("user", results, source_ids=[r.tool_use_id for r in results]))
+            else:
+                loss.add(f"record:{role}", "a message role Common has no place for", file=file, line=n)
     return conversation
 
 
@@ -118,7 +131,7 @@ def _user(info: dict, parts: list, loss: LossReport, file: str | None, n: int) -
     if isinstance(info.get("model"), dict):
         message.extra["model"] = info["model"]
     for part in parts:
-        kind = part.get("type") if isinstance(part, dict) else None
+        kind = _kind(part)
         if kind == "text" and isinstance(part.get("text"), str):
             if part.get("synthetic") is True:
                 message.extra.setdefault("synthetic_text", []).append(part["text"])
@@ -138,7 +151,7 @@ def _assistant(info: dict, parts: list, loss: LossReport, file: str | None, n: i
     _stamp(message, info)
     results: list[ToolResult] = []
     for part in parts:
-        kind = part.get("type") if isinstance(part, dict) else None
+        kind = _kind(part)
         if kind == "text" and isinstance(part.get("text"), str):
             if part["text"]:
                 message.content.append(Text(part["text"]))
