@@ -46,14 +46,12 @@ REGRESSIONS = ROOT / "tests" / "fuzz_regressions"
 #   CURRENT alone, which names a generation whose manifest and chunks the reader opens
 #   from the session's folder (store.unified_history): given as bytes, no history comes
 #   with it, so its chunks are not fuzzed here.
-CODECS = (
-    "claude_code", "codex", "stream_json", "gemini_cli", "qwen_code", "pi", "copilot_cli", "droid", "kimi_cli",
-    "mistral_vibe", "aider", "openhands", "continue_cli", "opencode", "kilo", "cline", "jsonl",
-)
-# the harnesses added after the first seven take their seeds through txcodec.load: which
-# golden or corpus file is whose session (an OpenHands event file, not a scenario.json or a
-# meta.json) is the library's call, and a session's lines are what it loaded
-_LOADED = frozenset(CODECS[6:-1])
+# these take their seeds through txcodec.load: which golden or corpus file is whose session
+# (an OpenHands event file, not a scenario.json or a meta.json) is the library's call, and
+# a session's lines are what it loaded; the others' seeds are their files' lines as they are
+_LOADED = ("copilot_cli", "droid", "kimi_cli", "mistral_vibe", "aider", "openhands", "continue_cli", "opencode",
+           "kilo", "cline")
+CODECS = ("claude_code", "codex", "stream_json", "gemini_cli", "qwen_code", "pi", *_LOADED, "jsonl")
 ALIASES = {"copilot": "copilot_cli", "vibe": "mistral_vibe"}  # the corpus manifest's names
 _MAX_SEED_LINE = 64 * 1024  # longer lines make slow mutants and add no new shapes
 
