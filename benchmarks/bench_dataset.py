@@ -128,7 +128,7 @@ def grown(sources: list[str], share: float = 0.01) -> dict[str, bytes]:
 
 def partitions(out: Path, sources: list[str]) -> int:
     """How many (harness, date) partitions hold ``sources`` in the export ``out``."""
-    from txcodec import dataset
+    from txcodec.export import dataset
 
     manifest = dataset._load_manifest(out)
     return len({tuple(rel.split("/")[1:3]) for source in sources for rel in manifest[source].files})
@@ -154,7 +154,7 @@ def main() -> None:
     if args.build_corpus_home:
         build_corpus_home(Path(args.build_corpus_home[1]), int(args.build_corpus_home[0]))
         return
-    from txcodec import dataset
+    from txcodec.export import dataset
 
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
@@ -242,7 +242,7 @@ def main() -> None:
         if not args.no_ray:
             import ray
 
-            from txcodec import ray as txray
+            from txcodec.export import ray as txray
 
             ray.init(num_cpus=args.jobs, include_dashboard=False, log_to_driver=False, configure_logging=False)
             try:

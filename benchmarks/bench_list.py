@@ -22,7 +22,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 IN_PROCESS = """
 import time
-from txcodec import registry, sessions
+from txcodec import sessions
+from txcodec.kit import registry
 registry.harnesses()
 sessions.discover(details=False)
 def cpu(details):

@@ -12,7 +12,7 @@ from playwright.sync_api import sync_playwright
 
 from txcodec import api
 from txcodec.cli.store import sample_path
-from txcodec.render import html
+from txcodec.export import html
 
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run"]

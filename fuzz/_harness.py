@@ -36,7 +36,7 @@ with atheris.instrument_imports(include=["txcodec"]):
                 importlib.import_module(f"txcodec.harnesses.{_name}.{_part}")
             except ModuleNotFoundError:
                 pass
-    importlib.import_module("txcodec.conform")
+    importlib.import_module("txcodec.kit.conform")
 
 
 def _seeds(codec: str) -> str:

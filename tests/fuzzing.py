@@ -20,11 +20,12 @@ from pathlib import Path
 from typing import Any
 
 import txcodec
-from txcodec import api, registry
-from txcodec.common import from_json, to_json
-from txcodec.errors import InternalError, TxcodecError
-from txcodec.loss import LossReport
-from txcodec.render import markdown, terminal
+from txcodec import api
+from txcodec.core.errors import InternalError, TxcodecError
+from txcodec.export import markdown, terminal
+from txcodec.kit import registry
+from txcodec.model.common import from_json, to_json
+from txcodec.model.loss import LossReport
 
 os.environ.setdefault("TXCODEC_STRICT", "1")
 

@@ -8,8 +8,10 @@ from pathlib import Path
 
 from conftest import GOLDEN
 
-from txcodec import api, registry
-from txcodec.common import (
+from txcodec import api
+from txcodec.export import html
+from txcodec.kit import registry
+from txcodec.model.common import (
     Child,
     ChildLink,
     Conversation,
@@ -23,7 +25,6 @@ from txcodec.common import (
     ToolUse,
     Usage,
 )
-from txcodec.render import html
 
 # files in a golden case that are expectations or helpers, not the session itself
 _NOT_INPUT = {"case.toml", "common.json", "expected.common.json", "expected.loss.json", "loss.json",
@@ -34,7 +35,7 @@ CASES = sorted(p for p in [*GOLDEN.glob("*/*"), *GOLDEN.glob("*/scenarios/*")] i
 
 
 def native_input(case: Path) -> Path:
-    from txcodec.registry import session_in_folder
+    from txcodec.kit.registry import session_in_folder
 
     folder_session = session_in_folder(case)  # a case that is a session folder (Kimi CLI, Mistral Vibe)
     if folder_session is not None:

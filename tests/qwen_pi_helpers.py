@@ -8,15 +8,15 @@ from pathlib import Path
 
 import msgspec
 
-from txcodec import registry
-from txcodec.common import Image, Text, Thinking, ToolResult, ToolUse, to_json
+from txcodec.kit import registry
+from txcodec.model.common import Image, Text, Thinking, ToolResult, ToolUse, to_json
 
 # pi's openai-completions provider sends a tool result's images as a user message with
 # this text after the tool messages (pi-ai ``convertMessages``)
 PI_IMAGE_NOTE = "Attached image(s) from tool result:"
-from txcodec.loss import LossReport
-from txcodec.native import decode_session
-from txcodec.registry import WriteOptions
+from txcodec.kit.registry import WriteOptions
+from txcodec.model.loss import LossReport
+from txcodec.model.native import decode_session
 
 REGEN = bool(os.environ.get("TXCODEC_REGEN_GOLDEN"))
 

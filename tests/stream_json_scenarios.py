@@ -18,10 +18,10 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from txcodec.clients.anthropic import AnthropicMock, Reply, error, text, thinking, tool_use, tool_uses  # noqa: E402
-from txcodec.clients.claude import claude_binary, claude_env, munge_cwd  # noqa: E402
-from txcodec.clients.mockserver import MockServer  # noqa: E402
-from txcodec.clients.process import run_bytes  # noqa: E402
+from txcodec.resume_check.claude_code import claude_binary, claude_env, munge_cwd  # noqa: E402
+from txcodec.resume_check.mock.anthropic import AnthropicMock, Reply, error, text, thinking, tool_use, tool_uses  # noqa: E402
+from txcodec.resume_check.mock.server import MockServer  # noqa: E402
+from txcodec.resume_check.process import run_bytes  # noqa: E402
 
 OUTPUT = ["-p", "--output-format", "stream-json", "--verbose", "--dangerously-skip-permissions"]
 STREAM_INPUT = ["--input-format", "stream-json", "--replay-user-messages"]
@@ -181,7 +181,7 @@ def _interrupted(args: list[str], cwd: Path, env: dict[str, str], feed: bytes) -
     import subprocess
     import uuid
 
-    from txcodec.clients.process import MARKER, reap, recent
+    from txcodec.resume_check.process import MARKER, reap, recent
 
     token = uuid.uuid4().hex
     recent.append(token)

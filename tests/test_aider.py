@@ -13,15 +13,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from qwen_pi_helpers import REGEN, pretty
 
-from txcodec import api, registry
+from txcodec import api
 from txcodec.cli import main
-from txcodec.common import Conversation, Message, Meta, Text, Thinking, ToolResult, ToolUse
-from txcodec.errors import InputError
+from txcodec.core.errors import InputError
 from txcodec.harnesses.aider import CODEC, HARNESS, store
 from txcodec.harnesses.aider.read import parse
-from txcodec.loss import LossReport
-from txcodec.native import decode_session
-from txcodec.registry import WriteOptions
+from txcodec.kit import registry
+from txcodec.kit.registry import WriteOptions
+from txcodec.model.common import Conversation, Message, Meta, Text, Thinking, ToolResult, ToolUse
+from txcodec.model.loss import LossReport
+from txcodec.model.native import decode_session
 
 CASES = sorted(p for p in (GOLDEN / "aider").iterdir() if p.is_dir())
 GENUINE = GOLDEN / "aider" / "tool_call_resumed" / ".aider.chat.history.md"

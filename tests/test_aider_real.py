@@ -20,9 +20,9 @@ from conftest import GOLDEN
 from qwen_pi_helpers import view
 
 from txcodec import api
-from txcodec.clients import aider as ai
-from txcodec.clients.openai_chat import text
-from txcodec.common import Text
+from txcodec.model.common import Text
+from txcodec.resume_check import aider as ai
+from txcodec.resume_check.mock.openai_chat import text
 
 pytestmark = pytest.mark.real_client
 
@@ -88,7 +88,7 @@ def test_roundtrip_restores_the_same_history(genuine, tmp_path):
 
 
 def test_to_claude_and_back_restore_with_the_history_sent(genuine, tmp_path):
-    from txcodec.clients import claude
+    from txcodec.resume_check import claude_code as claude
 
     expected = plain(api.to_common(api.load(genuine)).messages)
     claude_file = _convert(genuine, "aider", "claude_code", tmp_path)

@@ -45,7 +45,7 @@ def test_every_public_class_of_the_library_has_a_docstring():
 
 
 def test_usage_folds_unverified_counts():
-    from txcodec.common import Conversation, Message, Text, Usage
+    from txcodec.model.common import Conversation, Message, Text, Usage
 
     old = Message("assistant", [Text("hi")], id="m1", usage_unverified=Usage(10, 5))
     new = Message("assistant", [Text("ok")], id="m2", stop_reason="end_turn", usage=Usage(1, 2))
@@ -56,7 +56,7 @@ def test_usage_folds_unverified_counts():
 
 
 def test_messages_and_tool_calls_include_subagents_after_their_call():
-    from txcodec.common import Child, ChildLink, Conversation, Message, Text, ToolResult, ToolUse
+    from txcodec.model.common import Child, ChildLink, Conversation, Message, Text, ToolResult, ToolUse
 
     sub = Conversation(messages=[Message("user", [Text("count files")]),
                                  Message("assistant", [ToolUse("t2", "Bash", {"command": "ls | wc -l"})]),

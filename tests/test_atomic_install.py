@@ -20,13 +20,15 @@ from pathlib import Path
 
 import pytest
 
-from txcodec import api, atomic, registry
-from txcodec.atomic import TargetExists, clean_stale, install_files
-from txcodec.common import Child, ChildLink, Conversation, Message, Meta, Text, ToolResult, ToolUse
-from txcodec.errors import StoreError
+from txcodec import api
+from txcodec.core import atomic
+from txcodec.core.atomic import TargetExists, clean_stale, install_files
+from txcodec.core.errors import StoreError
 from txcodec.harnesses.gemini_cli import store as gemini_store
-from txcodec.loss import LossReport
-from txcodec.registry import WriteOptions
+from txcodec.kit import registry
+from txcodec.kit.registry import WriteOptions
+from txcodec.model.common import Child, ChildLink, Conversation, Message, Meta, Text, ToolResult, ToolUse
+from txcodec.model.loss import LossReport
 
 STORES = ["claude_code", "codex", "gemini_cli", "qwen_code", "pi"]
 KILLS = int(os.environ.get("TXCODEC_KILL_RUNS", "50"))

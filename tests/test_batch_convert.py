@@ -8,9 +8,10 @@ import shutil
 from click.testing import CliRunner
 from test_sessions import HARNESSES, home  # noqa: F401  (the fixture: a HOME with five stores)
 
-from txcodec import api, batch, registry
+from txcodec import api, batch
 from txcodec.cli import main
 from txcodec.cli.store import sample_path
+from txcodec.kit import registry
 
 
 def run(*args):

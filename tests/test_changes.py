@@ -14,9 +14,10 @@ from click.testing import CliRunner
 
 from tests.conftest import CORPUS, GOLDEN
 from txcodec import api
-from txcodec.changes import apply_hunks, diff_hunks, session_changes, unified_diff
 from txcodec.cli import main
-from txcodec.common import (
+from txcodec.export import markdown
+from txcodec.model.changes import apply_hunks, diff_hunks, session_changes, unified_diff
+from txcodec.model.common import (
     Child,
     ChildLink,
     Conversation,
@@ -29,7 +30,6 @@ from txcodec.common import (
     from_json,
     to_json,
 )
-from txcodec.render import markdown
 
 EDIT_GOLDEN = next((GOLDEN / "claude_code" / "edit_read_write").glob("*.jsonl"))
 
@@ -223,10 +223,10 @@ def test_cli_changes_and_markdown_show_the_diff():
 def test_real_claude_changes_match_the_files_on_disk():
     """The real claude edits, creates, overwrites, edits a notebook and runs a shell
     command; each derived change's hashes equal the files before and after."""
-    from txcodec.clients.anthropic import AnthropicMock, text, tool_use, tool_uses
-    from txcodec.clients.claude import munge_cwd, run_claude
-    from txcodec.clients.mockserver import MockServer
-    from txcodec.clients.report import find_client
+    from txcodec.resume_check.claude_code import munge_cwd, run_claude
+    from txcodec.resume_check.mock.anthropic import AnthropicMock, text, tool_use, tool_uses
+    from txcodec.resume_check.mock.server import MockServer
+    from txcodec.resume_check.report import find_client
 
     if find_client("claude") is None:
         pytest.fail("claude is not installed (npm install --prefix clients)")
@@ -282,7 +282,7 @@ def _check_against_disk(changes, originals: dict[str, str], final: dict[str, str
 
 @pytest.mark.real_client
 def test_real_gemini_edit_and_write_match_the_files_on_disk(tmp_path):
-    from txcodec.clients import gemini as g
+    from txcodec.resume_check import gemini_cli as g
 
     with g.Sandbox(root=tmp_path / "box") as box:
         (box.cwd / "a.txt").write_text("one\ntwo\n")
@@ -305,9 +305,9 @@ def test_real_gemini_edit_and_write_match_the_files_on_disk(tmp_path):
 
 @pytest.mark.real_client
 def test_real_qwen_and_pi_edits_match_the_files_on_disk():
-    from txcodec.clients import pi as pi_client
-    from txcodec.clients import qwen as qwen_client
-    from txcodec.clients.openai_chat import text, tool_call
+    from txcodec.resume_check import pi as pi_client
+    from txcodec.resume_check import qwen_code as qwen_client
+    from txcodec.resume_check.mock.openai_chat import text, tool_call
 
     with qwen_client.Qwen() as box:
         (box.cwd / "a.txt").write_text("one\ntwo\n")

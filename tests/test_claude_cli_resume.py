@@ -17,13 +17,13 @@ from click.testing import CliRunner
 from conftest import CORPUS
 
 from txcodec import api
-from txcodec.atomic import TargetExists, install_files
 from txcodec.cli import main
-from txcodec.clients import claude as claude_client
-from txcodec.clients.anthropic import AnthropicMock, request_messages
-from txcodec.clients.claude import claude_binary, claude_env, comparable, munge_cwd
-from txcodec.clients.mockserver import MockServer
-from txcodec.clients.process import run_client
+from txcodec.core.atomic import TargetExists, install_files
+from txcodec.resume_check import claude_code as claude_client
+from txcodec.resume_check.claude_code import claude_binary, claude_env, comparable, munge_cwd
+from txcodec.resume_check.mock.anthropic import AnthropicMock, request_messages
+from txcodec.resume_check.mock.server import MockServer
+from txcodec.resume_check.process import run_client
 
 SRC = CORPUS / "claude_code/session-migrate/claude-2.1.209/basic.jsonl"
 SRC_ID = "10000000-0000-4000-8000-000000000000"  # its sessionId (a UUID), kept by the writer

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 import txcodec
 from txcodec.harnesses.claude_code import records as r
-from txcodec.native import Opaque
+from txcodec.model.native import Opaque
 
 SID = "4f6c1d2e-8a3b-4c5d-9e7f-0a1b2c3d4e5f"
 
@@ -65,7 +65,7 @@ def test_streamed_lines_are_the_split_lines(data, block_size):
     split_lines does, whatever the block size."""
     import io
 
-    from txcodec.jsonl import iter_lines, split_lines
+    from txcodec.core.jsonl import iter_lines, split_lines
 
     got = [(bytes(line), lf) for line, lf in iter_lines(io.BytesIO(data), block_size)]
     lines, final_newline = split_lines(data)

@@ -15,7 +15,7 @@ import txcodec
 from txcodec.harnesses.claude_code import records as r
 from txcodec.harnesses.claude_code.store import discover
 from txcodec.lineage import is_clear_head
-from txcodec.native import Opaque
+from txcodec.model.native import Opaque
 
 CASES_DIR = GOLDEN / "claude_code"
 CASES = sorted(p.name for p in CASES_DIR.iterdir() if p.is_dir() and p.name != "scenarios")  # scenarios: test_scenarios.py

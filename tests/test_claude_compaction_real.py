@@ -16,12 +16,12 @@ from pathlib import Path
 
 import pytest
 
-from txcodec.clients.claude import check_resume, comparable
-from txcodec.clients.report import find_client
-from txcodec.common import Conversation, Epoch, Message, Meta, Text, ToolResult, ToolUse
 from txcodec.harnesses.claude_code.write import write
-from txcodec.loss import LossReport
-from txcodec.registry import WriteOptions
+from txcodec.kit.registry import WriteOptions
+from txcodec.model.common import Conversation, Epoch, Message, Meta, Text, ToolResult, ToolUse
+from txcodec.model.loss import LossReport
+from txcodec.resume_check.claude_code import check_resume, comparable
+from txcodec.resume_check.report import find_client
 
 pytestmark = pytest.mark.real_client
 

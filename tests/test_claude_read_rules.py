@@ -11,8 +11,8 @@ from conftest import SEEDS
 from msgspec import UNSET
 
 from txcodec import api
-from txcodec.common import Artifact, Command, Image, Text
-from txcodec.loss import LossReport
+from txcodec.model.common import Artifact, Command, Image, Text
+from txcodec.model.loss import LossReport
 
 SID = "11111111-2222-4333-8444-555555555555"
 

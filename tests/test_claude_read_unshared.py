@@ -23,14 +23,15 @@ from hypothesis import strategies as st
 from test_claude_read_golden import _SKIP, CASES, case_input
 from test_claude_roundtrip_property import _save, conversations
 
-from txcodec import api, conform, registry
-from txcodec.common import Conversation, Message, Text, ToolUse
-from txcodec.errors import TxcodecError, guarded
+from txcodec import api
+from txcodec.core.errors import TxcodecError, guarded
 from txcodec.harnesses.claude_code import read as claude_read
 from txcodec.harnesses.claude_code.write import write
 from txcodec.harnesses.codex import write as codex_write
-from txcodec.loss import LossReport, UnreadLoss
-from txcodec.registry import WriteOptions
+from txcodec.kit import conform, registry
+from txcodec.kit.registry import WriteOptions
+from txcodec.model.common import Conversation, Message, Text, ToolUse
+from txcodec.model.loss import LossReport, UnreadLoss
 
 read = guarded(claude_read.read)  # as to_common calls it: too deep a mutant is an InputError
 _IMMUTABLE = (str, bytes, int, float, bool, type(None), type(msgspec.UNSET), msgspec.Raw)
@@ -166,7 +167,7 @@ def test_kept_messages_convert_to_codex_as_their_copies_do(path, monkeypatch):
 
 def _page(path) -> str:
     """The page ``export --to html`` makes of ``path`` (a streamed read, a report nobody reads)."""
-    from txcodec.render import html
+    from txcodec.export import html
 
     return html.render(api.to_common(api._streamed(path, "claude_code"), UnreadLoss()))
 

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import GOLDEN, corpus_files
-from txcodec import registry
-from txcodec.clients.claude import check_resume, claude_binary, comparable
-from txcodec.clients.report import find_client
-from txcodec.common import (
+from txcodec.harnesses.claude_code.write import write
+from txcodec.kit import registry
+from txcodec.kit.registry import WriteOptions
+from txcodec.model.common import (
     Artifact,
     Command,
     Conversation,
@@ -26,9 +26,9 @@ from txcodec.common import (
     ToolResult,
     ToolUse,
 )
-from txcodec.harnesses.claude_code.write import write
-from txcodec.loss import LossReport
-from txcodec.registry import WriteOptions
+from txcodec.model.loss import LossReport
+from txcodec.resume_check.claude_code import check_resume, claude_binary, comparable
+from txcodec.resume_check.report import find_client
 
 pytestmark = pytest.mark.real_client
 

@@ -28,7 +28,11 @@ from hypothesis import strategies as st
 from msgspec import UNSET
 
 import txcodec
-from txcodec.common import (
+from txcodec.harnesses.claude_code.envelopes import CAVEAT_TEXT, strip_ansi
+from txcodec.harnesses.claude_code.read import read
+from txcodec.harnesses.claude_code.write import MISSING_RESULT, TESTED_VERSION, entry_id, write
+from txcodec.kit.registry import WriteOptions
+from txcodec.model.common import (
     Artifact,
     Child,
     ChildLink,
@@ -46,13 +50,9 @@ from txcodec.common import (
     ToolUse,
     Usage,
 )
-from txcodec.harnesses.claude_code.envelopes import CAVEAT_TEXT, strip_ansi
-from txcodec.harnesses.claude_code.read import read
-from txcodec.harnesses.claude_code.write import MISSING_RESULT, TESTED_VERSION, entry_id, write
-from txcodec.loss import LossReport
-from txcodec.native import Opaque
-from txcodec.registry import WriteOptions
-from txcodec.tools import tool_kind
+from txcodec.model.loss import LossReport
+from txcodec.model.native import Opaque
+from txcodec.model.tools import tool_kind
 
 SID = "0b7c6d1e-2f3a-4b5c-8d9e-0f1a2b3c4d5e"
 CWD = "/tmp/round trip"

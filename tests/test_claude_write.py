@@ -9,8 +9,10 @@ import uuid
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from txcodec.clients.anthropic import violations
-from txcodec.common import (
+from txcodec.harnesses.claude_code.envelopes import parse_envelope
+from txcodec.harnesses.claude_code.write import NAMESPACE, write
+from txcodec.kit.registry import WriteOptions
+from txcodec.model.common import (
     Artifact,
     Child,
     ChildLink,
@@ -23,10 +25,8 @@ from txcodec.common import (
     ToolResult,
     ToolUse,
 )
-from txcodec.harnesses.claude_code.envelopes import parse_envelope
-from txcodec.harnesses.claude_code.write import NAMESPACE, write
-from txcodec.loss import LossReport
-from txcodec.registry import WriteOptions
+from txcodec.model.loss import LossReport
+from txcodec.resume_check.mock.anthropic import violations
 
 ENVELOPE = ("sessionId", "timestamp", "cwd", "gitBranch", "version", "isSidechain", "userType", "entrypoint")
 

@@ -176,8 +176,8 @@ def test_list_reads_other_stores_names():
 
 
 def test_list_survives_a_failing_store(monkeypatch, store_root):
-    from txcodec import registry
     from txcodec.harnesses.codex import HARNESS as codex
+    from txcodec.kit import registry
 
     class Broken:
         @staticmethod

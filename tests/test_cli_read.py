@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from conftest import CORPUS
 
 from txcodec.cli import main
-from txcodec.clients.report import find_client
+from txcodec.resume_check.report import find_client
 
 SESSION = CORPUS / "claude_code" / "spotter" / "fa812bfe-b295-4cca-9c2f-fdf01028cb46.jsonl"
 GENERATED = CORPUS / "claude_code" / "generated" / "claude_bash_read.jsonl"

@@ -33,7 +33,7 @@ def test_help_imports_no_command_module_and_nothing_heavy():
     # json is imported by the probe itself, after the command ran: check it separately
     modules = imported_after(run_cli("--help") + "\nimport sys\nassert 'json' not in sys.modules, 'json'")
     assert not {m for m in modules if m.startswith(("txcodec.cli.", "txcodec.harnesses"))}
-    assert {"txcodec.api", "txcodec.usage", "txcodec.registry"}.isdisjoint(modules)
+    assert {"txcodec.api", "txcodec.usage", "txcodec.kit.registry"}.isdisjoint(modules)
     assert set(HEAVY).isdisjoint(modules - {"json"})
 
 
@@ -52,7 +52,7 @@ def test_import_txcodec_is_lazy_and_its_api_still_there():
 def test_submodules_stay_reachable_from_the_package():
     """``import txcodec`` used to import the API's modules: ``txcodec.api.load`` after a
     bare ``import txcodec`` still works."""
-    code = "import txcodec\nassert txcodec.api.load is txcodec.load and txcodec.registry.get('codex').name == 'codex'"
+    code = "import txcodec\nassert txcodec.api.load is txcodec.load and txcodec.kit.registry.get('codex').name == 'codex'"
     subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True)
 
 
@@ -89,7 +89,7 @@ def test_help_lists_every_command_as_click_would():
 # the full readers and codecs, native sessions), the entry-point lookup (no plugin is asked
 # about a file a built-in harness's signature names), side files of a session with no
 # folder, and dataclasses (each compiles its methods when defined)
-USAGE_NEVER = ("txcodec.api", "txcodec.common", "txcodec.native", "txcodec.loss", "txcodec.readkit", "dataclasses",
+USAGE_NEVER = ("txcodec.api", "txcodec.model.common", "txcodec.model.native", "txcodec.model.loss", "txcodec.kit.read", "dataclasses",
                "txcodec.harnesses.claude_code.sidefiles", "txcodec.harnesses.claude_code.read",
                "txcodec.harnesses.claude_code.records", "txcodec.harnesses.claude_code.codec",
                "txcodec.harnesses.codex.read", "txcodec.harnesses.codex.records", "txcodec.harnesses.codex.codec")

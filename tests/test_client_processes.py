@@ -16,8 +16,11 @@ from pathlib import Path
 import pytest
 from conftest import GOLDEN
 
-from txcodec.clients import claude, codex, gemini, pi, process, qwen
-from txcodec.clients.report import find_client
+from txcodec.resume_check import claude_code as claude
+from txcodec.resume_check import codex, pi, process
+from txcodec.resume_check import gemini_cli as gemini
+from txcodec.resume_check import qwen_code as qwen
+from txcodec.resume_check.report import find_client
 
 
 def _alive(pid: int) -> bool:

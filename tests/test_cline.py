@@ -13,13 +13,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from qwen_pi_helpers import REGEN, pretty
 
-from txcodec import api, registry
-from txcodec.common import Conversation, Message, Meta, Text, Thinking, ToolResult, ToolUse, Usage
-from txcodec.errors import StoreError, UnsafeId
+from txcodec import api
+from txcodec.core.errors import StoreError, UnsafeId
 from txcodec.harnesses.cline import CODEC, HARNESS, detect, store
-from txcodec.loss import LossReport
-from txcodec.native import decode_document, decode_session
-from txcodec.registry import WriteOptions
+from txcodec.kit import registry
+from txcodec.kit.registry import WriteOptions
+from txcodec.model.common import Conversation, Message, Meta, Text, Thinking, ToolResult, ToolUse, Usage
+from txcodec.model.loss import LossReport
+from txcodec.model.native import decode_document, decode_session
 
 CASES = sorted(p for p in (GOLDEN / "cline").iterdir() if p.is_dir())
 GENUINE_DIR = GOLDEN / "cline" / "tool_call_resumed"

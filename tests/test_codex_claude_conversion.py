@@ -21,9 +21,10 @@ from conftest import CORPUS, GOLDEN
 
 from txcodec import api
 from txcodec.cli import main
-from txcodec.clients import claude, codex
-from txcodec.common import Command, Conversation, Image, Message, Text, Thinking, ToolResult, ToolUse
 from txcodec.harnesses.codex.write import TOOL_MAP, codex_tool, command_text
+from txcodec.model.common import Command, Conversation, Image, Message, Text, Thinking, ToolResult, ToolUse
+from txcodec.resume_check import claude_code as claude
+from txcodec.resume_check import codex
 
 pytestmark = pytest.mark.real_client
 

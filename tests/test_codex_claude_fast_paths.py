@@ -31,12 +31,14 @@ from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 from test_fast_paths import reference_dumps, reference_dumps_lines, reference_namer, reference_uuid
 
-from txcodec import api, lineage, readkit, registry
-from txcodec.common import Conversation, Message, Meta, Text, ToolResult, ToolUse
-from txcodec.errors import TxcodecError
+from txcodec import api, lineage
+from txcodec.core.errors import TxcodecError
 from txcodec.harnesses.claude_code import from_codex
 from txcodec.harnesses.claude_code import write as claude_write
-from txcodec.loss import LossReport
+from txcodec.kit import read as readkit
+from txcodec.kit import registry
+from txcodec.model.common import Conversation, Message, Meta, Text, ToolResult, ToolUse
+from txcodec.model.loss import LossReport
 
 
 def _rollouts() -> list:

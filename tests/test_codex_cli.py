@@ -15,8 +15,8 @@ from conftest import CORPUS, GOLDEN
 
 from txcodec import api
 from txcodec.cli import main
-from txcodec.common import from_json
 from txcodec.harnesses.codex.store import rollout_relpath
+from txcodec.model.common import from_json
 
 GENUINE = CORPUS / "codex/generated/codex_exec_2turns.jsonl"  # codex 0.171.0, offline run
 GENUINE_ID = "01a22ae0-e16d-7811-83e2-df24d1fd6624"
@@ -190,7 +190,7 @@ def test_convert_install_into_codex_home(store):
 
 @pytest.mark.real_client
 def test_check_resume_cli(tmp_path):
-    from txcodec.clients.codex import codex_binary
+    from txcodec.resume_check.codex import codex_binary
 
     codex_binary()  # fails with the install command when the CLI is missing
     result = run("check-resume", str(GENUINE), "--json")

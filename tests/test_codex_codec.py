@@ -14,7 +14,7 @@ from txcodec import api
 from txcodec.harnesses.codex import HARNESS
 from txcodec.harnesses.codex import records as R
 from txcodec.harnesses.codex.codec import CODEC
-from txcodec.native import Opaque, decode_session
+from txcodec.model.native import Opaque, decode_session
 
 CODEX_FILES = corpus_files("codex", suffixes=(".jsonl",))
 

@@ -10,12 +10,12 @@ import zstandard
 from conftest import GOLDEN, corpus_files
 
 from txcodec import api
-from txcodec.common import Conversation, Message, Meta, Text, Thinking, ToolResult, ToolUse, from_json, to_json
 from txcodec.harnesses.codex import store
 from txcodec.harnesses.codex.write import TOOL_MAP, write
-from txcodec.loss import LossReport
-from txcodec.registry import WriteOptions
-from txcodec.tools import Patch
+from txcodec.kit.registry import WriteOptions
+from txcodec.model.common import Conversation, Message, Meta, Text, Thinking, ToolResult, ToolUse, from_json, to_json
+from txcodec.model.loss import LossReport
+from txcodec.model.tools import Patch
 
 CASES = sorted(p for p in (GOLDEN / "codex").iterdir() if p.is_dir() and p.name != "scenarios")
 

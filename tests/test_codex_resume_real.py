@@ -10,8 +10,11 @@ from conftest import CORPUS, GOLDEN
 from test_codex_read_write import claude_like
 
 from txcodec import api
-from txcodec.clients import responses as mock
-from txcodec.clients.codex import (
+from txcodec.harnesses.codex.write import write
+from txcodec.kit.registry import WriteOptions
+from txcodec.model.common import Text, ToolResult, ToolUse
+from txcodec.model.loss import LossReport
+from txcodec.resume_check.codex import (
     Sandbox,
     canonical_relpath,
     check_resume,
@@ -22,10 +25,7 @@ from txcodec.clients.codex import (
     picker_screen,
     resume,
 )
-from txcodec.common import Text, ToolResult, ToolUse
-from txcodec.harnesses.codex.write import write
-from txcodec.loss import LossReport
-from txcodec.registry import WriteOptions
+from txcodec.resume_check.mock import responses as mock
 
 pytestmark = pytest.mark.real_client
 

@@ -6,12 +6,12 @@ import msgspec
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from txcodec import common
-from txcodec.schema import SCHEMA_PATH, render
+from txcodec.model import common
+from txcodec.model.schema import SCHEMA_PATH, render
 
 
 def test_schema_file_matches_code():
-    assert SCHEMA_PATH.read_bytes() == render(), "schema drifted: run `python -m txcodec.schema`"
+    assert SCHEMA_PATH.read_bytes() == render(), "schema drifted: run `python -m txcodec.model.schema`"
 
 
 _json = st.recursive(

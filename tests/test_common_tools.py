@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from txcodec.common import ToolUse
-from txcodec.tools import (
+from txcodec.model.common import ToolUse
+from txcodec.model.tools import (
     Agent,
     Bash,
     Edit,
@@ -79,7 +79,7 @@ def test_tool_use_gives_the_typed_view():
 
 
 # --- the tools of the harnesses of issue 18, each kind only for its own harness ----------
-# each name as the pinned client defines it (txcodec/tools.py says where) and, where a
+# each name as the pinned client defines it (txcodec/model/tools.py says where) and, where a
 # golden session holds it, as that session calls it
 HARNESS_KINDS = [
     ("kimi_cli", "Shell", "shell_exec"), ("kimi_cli", "ReadFile", "read_file"), ("kimi_cli", "StrReplaceFile", "modify_file"),
@@ -118,8 +118,8 @@ def test_golden_calls_get_their_kind_and_show_in_changes_and_pages(harness, case
     from conftest import GOLDEN
 
     from txcodec import api
-    from txcodec.changes import conversation_changes
-    from txcodec.render import html
+    from txcodec.export import html
+    from txcodec.model.changes import conversation_changes
 
     folder = GOLDEN / harness / case
     session = {"kimi_cli": folder / "context.jsonl", "mistral_vibe": folder,

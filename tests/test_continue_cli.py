@@ -14,13 +14,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from qwen_pi_helpers import REGEN, pretty
 
-from txcodec import api, registry
-from txcodec.common import Conversation, Image, Message, Meta, Text, Thinking, ToolResult, ToolUse, Usage
-from txcodec.errors import UnsafeId
+from txcodec import api
+from txcodec.core.errors import UnsafeId
 from txcodec.harnesses.continue_cli import CODEC, HARNESS, detect, store
-from txcodec.loss import LossReport
-from txcodec.native import decode_document, decode_session
-from txcodec.registry import WriteOptions
+from txcodec.kit import registry
+from txcodec.kit.registry import WriteOptions
+from txcodec.model.common import Conversation, Image, Message, Meta, Text, Thinking, ToolResult, ToolUse, Usage
+from txcodec.model.loss import LossReport
+from txcodec.model.native import decode_document, decode_session
 
 CASES = sorted(p for p in (GOLDEN / "continue_cli").iterdir() if p.is_dir() and p.name != "scenarios")  # scenarios: test_scenarios.py
 GENUINE = GOLDEN / "continue_cli" / "tool_call_resumed" / "session.json"

@@ -24,8 +24,8 @@ from qwen_pi_helpers import view
 
 from txcodec import api
 from txcodec.cli import main
-from txcodec.clients import continue_cli as cn
-from txcodec.clients.openai_chat import text, tool_call
+from txcodec.resume_check import continue_cli as cn
+from txcodec.resume_check.mock.openai_chat import text, tool_call
 
 pytestmark = pytest.mark.real_client
 
@@ -87,7 +87,7 @@ def test_roundtrip_resumes_with_the_same_history(genuine, tmp_path):
 
 
 def test_to_claude_and_back_resume_with_the_history_sent(genuine, tmp_path):
-    from txcodec.clients import claude
+    from txcodec.resume_check import claude_code as claude
 
     expected = view(api.to_common(api.load(genuine)).messages)
     claude_file = _convert(genuine, "continue_cli", "claude_code", tmp_path)
@@ -105,7 +105,7 @@ def test_to_claude_and_back_resume_with_the_history_sent(genuine, tmp_path):
 
 
 def test_to_codex_resumes_in_codex(genuine, tmp_path):
-    from txcodec.clients import codex
+    from txcodec.resume_check import codex
 
     codex_file = _convert(genuine, "continue_cli", "codex", tmp_path)
     report = codex.check_resume(codex_file, timeout=TIMEOUT)

@@ -16,9 +16,10 @@ import pytest
 from click.testing import CliRunner
 from conftest import GOLDEN, ROOT
 
-from txcodec import api, registry
+from txcodec import api
 from txcodec.cli import main
-from txcodec.loss import LossReport
+from txcodec.kit import registry
+from txcodec.model.loss import LossReport
 
 HARNESSES = ["claude_code", "codex", "stream_json", "gemini_cli", "qwen_code", "pi", "copilot_cli", "continue_cli", "opencode", "kilo", "kimi_cli", "mistral_vibe", "cline", "openhands", "aider", "droid"]
 

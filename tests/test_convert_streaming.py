@@ -11,8 +11,8 @@ import pytest
 from conftest import corpus_files
 
 from txcodec import api
-from txcodec.loss import LossReport, UnreadLoss
-from txcodec.native import RawLines
+from txcodec.model.loss import LossReport, UnreadLoss
+from txcodec.model.native import RawLines
 
 CLAUDE_FILES = corpus_files("claude_code", (".jsonl",))
 # forks (docs/lineage.md): the streamed reader finds the fork link on the way
@@ -116,8 +116,8 @@ def test_raw_lines_are_the_lines_forwards_and_backwards(data):
 @pytest.mark.parametrize("path", CLAUDE_FILES, ids=lambda p: p.name)
 def test_the_unknown_key_probe_finds_what_the_full_check_finds(path, monkeypatch):
     """readkit's probe only skips a line in which every key is declared."""
-    from txcodec import readkit
     from txcodec.harnesses.claude_code.read import _HANDLERS
+    from txcodec.kit import read as readkit
 
     session = api.load(path, "claude_code")
     probed, full = LossReport(), LossReport()

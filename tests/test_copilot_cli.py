@@ -14,15 +14,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from qwen_pi_helpers import REGEN, pretty
 
-from txcodec import api, registry
-from txcodec.common import Conversation, Message, Meta, Text, Thinking, ToolResult, ToolUse, Usage
-from txcodec.errors import UnsafeId
+from txcodec import api
+from txcodec.core.errors import UnsafeId
 from txcodec.harnesses.copilot_cli import CODEC, HARNESS, detect, store
 from txcodec.harnesses.copilot_cli.records import Event
 from txcodec.harnesses.copilot_cli.write import CLIENT_VERSION
-from txcodec.loss import LossReport
-from txcodec.native import decode_session
-from txcodec.registry import WriteOptions
+from txcodec.kit import registry
+from txcodec.kit.registry import WriteOptions
+from txcodec.model.common import Conversation, Message, Meta, Text, Thinking, ToolResult, ToolUse, Usage
+from txcodec.model.loss import LossReport
+from txcodec.model.native import decode_session
 
 CASES = sorted(p for p in (GOLDEN / "copilot_cli").iterdir() if p.is_dir() and p.name != "scenarios")  # scenarios: test_scenarios.py
 GENUINE = GOLDEN / "copilot_cli" / "tool_call_resumed" / "events.jsonl"

@@ -18,8 +18,12 @@ import pyarrow.parquet as pq  # noqa: E402
 from conftest import GOLDEN, ROOT, corpus_files  # noqa: E402
 
 import txcodec  # noqa: E402
-from txcodec import columnar, dataset, training  # noqa: E402
-from txcodec.loss import LossReport  # noqa: E402
+from txcodec.export import (
+    columnar,  # noqa: E402
+    dataset,  # noqa: E402
+    training,  # noqa: E402
+)
+from txcodec.model.loss import LossReport  # noqa: E402
 
 
 def _sessions() -> list[Path]:
@@ -110,7 +114,7 @@ def test_a_session_opened_once_gives_the_plain_paths_rows(path, harness, read_wh
     taken = []
     monkeypatch.setattr(dataset, "_load_plain", lambda *args: taken.append(args) or plain(*args))
     once = _rows_or_error(path, name)
-    harness_read = txcodec.registry.get(txcodec.load(path).harness).read
+    harness_read = txcodec.kit.registry.get(txcodec.load(path).harness).read
     streams = path.suffix == ".jsonl" and getattr(harness_read, "streams", False)
     assert bool(taken) != streams, "a streamed session file took the plain path, or another the mapped one"
     monkeypatch.setattr(dataset, "ONE_READ", False)
@@ -432,11 +436,11 @@ def test_openai_chat_carries_texts_and_calls_or_reports_them(path):
     for c in walk(conv):
         for message in c.messages:
             for block in message.content:
-                if isinstance(block, txcodec.common.Text):
+                if isinstance(block, txcodec.model.common.Text):
                     assert json.dumps(block.text)[1:-1] in sent
-                elif isinstance(block, txcodec.common.ToolUse):
+                elif isinstance(block, txcodec.model.common.ToolUse):
                     assert json.dumps(block.id) in sent
-                elif isinstance(block, txcodec.common.Thinking):
+                elif isinstance(block, txcodec.model.common.Thinking):
                     assert counts.get("openai-chat:thinking")
     for example in examples:
         roles = [m["role"] for m in example["messages"]]

@@ -19,9 +19,13 @@ from click.testing import CliRunner  # noqa: E402
 from conftest import GOLDEN  # noqa: E402
 
 import txcodec  # noqa: E402
-from txcodec import columnar, dataset, sessions  # noqa: E402
+from txcodec import sessions  # noqa: E402
 from txcodec.cli import main  # noqa: E402
-from txcodec.errors import InputError  # noqa: E402
+from txcodec.core.errors import InputError  # noqa: E402
+from txcodec.export import (
+    columnar,  # noqa: E402
+    dataset,  # noqa: E402
+)
 
 
 def _rows(out: Path) -> dict[str, list[bytes]]:

@@ -13,7 +13,9 @@ import sys
 import pytest
 from conftest import CORPUS, GOLDEN, ROOT, corpus_files
 
-from txcodec import api, detection, registry
+from txcodec import api
+from txcodec.kit import detect as detection
+from txcodec.kit import registry
 
 
 def _head(path):

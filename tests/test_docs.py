@@ -11,9 +11,9 @@ import click
 import pytest
 from conftest import ROOT
 
-from txcodec import registry
 from txcodec.cli import main
 from txcodec.cli.reference import render
+from txcodec.kit import registry
 
 HARNESSES = sorted(name for name in registry.harnesses() if name != "jsonl")
 README = (ROOT / "README.md").read_text(encoding="utf-8")

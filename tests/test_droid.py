@@ -12,13 +12,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from qwen_pi_helpers import REGEN, pretty
 
-from txcodec import api, registry
-from txcodec.common import Conversation, Message, Meta, Text, Thinking, ToolResult, ToolUse
-from txcodec.errors import UnsafeId
+from txcodec import api
+from txcodec.core.errors import UnsafeId
 from txcodec.harnesses.droid import CODEC, HARNESS, detect, store
-from txcodec.loss import LossReport
-from txcodec.native import decode_session
-from txcodec.registry import WriteOptions
+from txcodec.kit import registry
+from txcodec.kit.registry import WriteOptions
+from txcodec.model.common import Conversation, Message, Meta, Text, Thinking, ToolResult, ToolUse
+from txcodec.model.loss import LossReport
+from txcodec.model.native import decode_session
 
 CASES = sorted(p for p in (GOLDEN / "droid").iterdir() if p.is_dir())
 (GENUINE,) = (GOLDEN / "droid" / "tool_call_resumed").glob("*-*.jsonl")

@@ -21,10 +21,10 @@ from conftest import GOLDEN
 from qwen_pi_helpers import view
 
 from txcodec import api
-from txcodec.atomic import install_files
 from txcodec.cli import main
-from txcodec.clients import droid
-from txcodec.clients.openai_chat import text, tool_call
+from txcodec.core.atomic import install_files
+from txcodec.resume_check import droid
+from txcodec.resume_check.mock.openai_chat import text, tool_call
 
 pytestmark = pytest.mark.real_client
 
@@ -94,7 +94,7 @@ def test_roundtrip_resumes_with_the_same_history(genuine, tmp_path):
 
 
 def test_to_claude_and_back_resume_with_the_history_sent(genuine, tmp_path):
-    from txcodec.clients import claude
+    from txcodec.resume_check import claude_code as claude
 
     expected = _expected(genuine)
     claude_file = _convert(genuine, "claude_code", tmp_path)

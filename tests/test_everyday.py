@@ -15,9 +15,10 @@ from click.testing import CliRunner
 from conftest import ROOT
 from test_sessions import STORE_ENV
 
-from txcodec import api, registry
+from txcodec import api
 from txcodec.cli import main
 from txcodec.cli.store import SAMPLES
+from txcodec.kit import registry
 
 WRITABLE = sorted(n for n, h in registry.harnesses().items() if h.write is not None)
 
@@ -62,7 +63,7 @@ def test_resume_refuses_a_target_without_a_store():
 
 
 def test_missing_client_hint_speaks_to_pip_users(monkeypatch):
-    from txcodec.clients import report
+    from txcodec.resume_check import report
 
     monkeypatch.setattr(report.shutil, "which", lambda name: None)
     monkeypatch.setenv("TXCODEC_CLIENTS", "/nonexistent")
@@ -101,7 +102,7 @@ def _common_file(tmp_path, cwd: str | None, name: str) -> str:
     """The bundled sample as Common JSON, recording ``cwd`` as its project folder."""
     import msgspec
 
-    from txcodec.common import to_json
+    from txcodec.model.common import to_json
 
     conversation = api.to_common(api.load(run("sample").stdout.strip()))
     conversation.meta.cwd = msgspec.UNSET if cwd is None else cwd

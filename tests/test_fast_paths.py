@@ -20,13 +20,14 @@ from conftest import GOLDEN, corpus_files
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from txcodec import api, conform
-from txcodec.common import Image, Message, RawBlock, Text, Thinking, ToolResult, ToolUse, Usage, to_json
-from txcodec.errors import TxcodecError
+from txcodec import api
+from txcodec.core.errors import TxcodecError
+from txcodec.core.ids import derive_uuid, uuid_namer
 from txcodec.harnesses.claude_code import write as claude_write
-from txcodec.ids import derive_uuid, uuid_namer
-from txcodec.loss import LossReport
-from txcodec.native import has_lone_surrogates, without_lone_surrogates
+from txcodec.kit import conform
+from txcodec.model.common import Image, Message, RawBlock, Text, Thinking, ToolResult, ToolUse, Usage, to_json
+from txcodec.model.loss import LossReport
+from txcodec.model.native import has_lone_surrogates, without_lone_surrogates
 
 
 def reference_dumps(value):
@@ -249,7 +250,7 @@ def test_claude_writer_checks_every_free_form_value_for_floats(monkeypatch, extr
     """The writer skips the float check on lines holding only Common's typed values; the
     source's own values (tool inputs, structured results, raw result parts, raw blocks)
     are checked, so their floats are written as ``json.dumps`` writes them."""
-    from txcodec.common import Conversation, Meta, Text, ToolResult
+    from txcodec.model.common import Conversation, Meta, Text, ToolResult
 
     messages = [
         Message("user", [Text("go")]),

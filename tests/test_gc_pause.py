@@ -1,4 +1,4 @@
-"""Conversion pauses the cycle collector (txcodec.native._no_cycle_collection), and the
+"""Conversion pauses the cycle collector (txcodec.model.native._no_cycle_collection), and the
 collector's switch is the whole process's: two threads converting at once must not turn
 it back on while either still runs, and the state the first found is the one restored."""
 
@@ -10,7 +10,7 @@ import threading
 import pytest
 
 import txcodec
-from txcodec.native import _no_cycle_collection
+from txcodec.model.native import _no_cycle_collection
 
 
 @pytest.fixture(autouse=True)

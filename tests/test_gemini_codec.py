@@ -14,7 +14,7 @@ from txcodec import api
 from txcodec.harnesses.gemini_cli import HARNESS, detect
 from txcodec.harnesses.gemini_cli import records as R
 from txcodec.harnesses.gemini_cli.codec import CODEC
-from txcodec.native import Opaque, decode_document, decode_session
+from txcodec.model.native import Opaque, decode_document, decode_session
 
 CASES = GOLDEN / "gemini_cli"
 GENUINE = next((CASES / "tool_call_resumed").glob("session-*.jsonl"))

@@ -11,11 +11,11 @@ from conftest import ROOT
 from scenarios.gemini_cli import ACK, SNAPSHOT
 
 from txcodec import api
-from txcodec.clients import gemini as g
-from txcodec.clients.mockserver import Request
-from txcodec.clients.report import find_client
-from txcodec.common import Text
-from txcodec.loss import LossReport
+from txcodec.model.common import Text
+from txcodec.model.loss import LossReport
+from txcodec.resume_check import gemini_cli as g
+from txcodec.resume_check.mock.server import Request
+from txcodec.resume_check.report import find_client
 
 SCENARIO = ROOT / "golden" / "gemini_cli" / "scenarios" / "compression"
 

@@ -21,10 +21,10 @@ from qwen_pi_helpers import view
 
 from txcodec import api
 from txcodec.cli import main
-from txcodec.clients import gemini as g
-from txcodec.clients import pi as pi_client
-from txcodec.clients import qwen as qwen_client
-from txcodec.clients.report import find_client
+from txcodec.resume_check import gemini_cli as g
+from txcodec.resume_check import pi as pi_client
+from txcodec.resume_check import qwen_code as qwen_client
+from txcodec.resume_check.report import find_client
 
 pytestmark = pytest.mark.real_client
 

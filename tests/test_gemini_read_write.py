@@ -11,12 +11,12 @@ import pytest
 from conftest import GOLDEN
 
 from txcodec import api
-from txcodec.common import Conversation, Message, Meta, Text, Thinking, ToolResult, ToolUse, Usage, to_json
 from txcodec.harnesses.gemini_cli import HARNESS, store
 from txcodec.harnesses.gemini_cli.codec import CODEC
-from txcodec.loss import LossReport
-from txcodec.native import decode_session
-from txcodec.registry import WriteOptions
+from txcodec.kit.registry import WriteOptions
+from txcodec.model.common import Conversation, Message, Meta, Text, Thinking, ToolResult, ToolUse, Usage, to_json
+from txcodec.model.loss import LossReport
+from txcodec.model.native import decode_session
 
 CASES = sorted(p for p in (GOLDEN / "gemini_cli").iterdir() if p.is_dir() and p.name != "scenarios")
 GOLDEN_CWD = "/work/project"
@@ -269,7 +269,7 @@ def test_install_merges_registry_and_reuses_existing_slug(tmp_path):
     second = HARNESS.write(_conversation(), LossReport(), WriteOptions(session_id="0e0e0e0e-aaaa-4bbb-8ccc-dddddddddddd"))
     (path2,) = api.install(second, "gemini_cli", root)
     assert path2.parent == path.parent
-    from txcodec.atomic import TargetExists
+    from txcodec.core.atomic import TargetExists
 
     with pytest.raises(TargetExists):
         api.install(written, "gemini_cli", root)

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from txcodec import api
-from txcodec.clients import gemini as g
-from txcodec.clients.report import find_client
-from txcodec.common import Text, Thinking, ToolResult, ToolUse
+from txcodec.model.common import Text, Thinking, ToolResult, ToolUse
+from txcodec.resume_check import gemini_cli as g
+from txcodec.resume_check.report import find_client
 
 pytestmark = pytest.mark.real_client
 
@@ -149,8 +149,8 @@ def test_new_session_is_not_a_resume(tmp_path):
 
 
 def test_gemini_to_claude_code_resumes_with_the_history_sent(genuine, tmp_path):
-    from txcodec.clients.claude import check_resume as claude_resume
-    from txcodec.clients.claude import comparable
+    from txcodec.resume_check.claude_code import check_resume as claude_resume
+    from txcodec.resume_check.claude_code import comparable
 
     if find_client("claude") is None:
         pytest.fail("the claude CLI is missing: npm install --prefix clients")
@@ -164,9 +164,9 @@ def test_gemini_to_claude_code_resumes_with_the_history_sent(genuine, tmp_path):
 
 
 def test_claude_code_to_gemini_resumes_with_the_history_sent(tmp_path):
-    from txcodec.clients import anthropic as a
-    from txcodec.clients.claude import run_claude
-    from txcodec.clients.mockserver import MockServer
+    from txcodec.resume_check.claude_code import run_claude
+    from txcodec.resume_check.mock import anthropic as a
+    from txcodec.resume_check.mock.server import MockServer
 
     if find_client("claude") is None:
         pytest.fail("the claude CLI is missing: npm install --prefix clients")

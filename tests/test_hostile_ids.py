@@ -22,12 +22,14 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from txcodec import api, ids, registry
+from txcodec import api
 from txcodec.cli import main
-from txcodec.common import Artifact, Child, ChildLink, Conversation, Message, Meta, Text, ToolResult, ToolUse
-from txcodec.errors import UnsafeId
-from txcodec.loss import LossReport
-from txcodec.registry import WriteOptions
+from txcodec.core import ids
+from txcodec.core.errors import UnsafeId
+from txcodec.kit import registry
+from txcodec.kit.registry import WriteOptions
+from txcodec.model.common import Artifact, Child, ChildLink, Conversation, Message, Meta, Text, ToolResult, ToolUse
+from txcodec.model.loss import LossReport
 
 PLACEHOLDER = "11111111-2222-4333-8444-555555555555"
 

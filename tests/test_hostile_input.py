@@ -20,10 +20,11 @@ import pytest
 from click.testing import CliRunner
 
 import txcodec
-from txcodec import api, registry
+from txcodec import api
 from txcodec.cli import INTERNAL_ERROR, main
-from txcodec.errors import InputError, InternalError, StoreError, TxcodecError
-from txcodec.loss import LossReport
+from txcodec.core.errors import InputError, InternalError, StoreError, TxcodecError
+from txcodec.kit import registry
+from txcodec.model.loss import LossReport
 
 NON_STRING_TAGS = [{}, [], 1, 1.5, True, None, {"type": "user"}, ["user"]]
 SID = "0b6e1d0c-55a8-4e57-9d4c-2f1e1a7d9c01"
@@ -232,12 +233,12 @@ def test_usage_errors_exit_2(tmp_path):
     assert result.exit_code == 2
 
 
-# --- Common output fits its schema (txcodec.conform) -----------------------------------
+# --- Common output fits its schema (txcodec.kit.conform) -----------------------------------
 
 
 def test_conform_sets_aside_what_does_not_fit_the_schema():
-    from txcodec.common import Conversation, Message, Meta, RawBlock, Text, ToolUse
-    from txcodec.conform import conform
+    from txcodec.kit.conform import conform
+    from txcodec.model.common import Conversation, Message, Meta, RawBlock, Text, ToolUse
 
     bad = Conversation(meta=Meta(id={"not": "a string"}), messages=[  # type: ignore[arg-type]
         Message("user", [Text("fine"), ToolUse({"id": 1}, "Bash", {})]),  # type: ignore[arg-type]
@@ -259,8 +260,8 @@ def test_conform_sets_aside_what_does_not_fit_the_schema():
 
 
 def test_conform_turns_raw_values_into_plain_ones():
-    from txcodec.common import Conversation, Message, RawBlock
-    from txcodec.conform import conform
+    from txcodec.kit.conform import conform
+    from txcodec.model.common import Conversation, Message, RawBlock
 
     conversation = Conversation(messages=[Message("assistant", [RawBlock("server_tool_use", msgspec.Raw(b'{"a":[1]}'))])])
     loss = LossReport()
@@ -289,8 +290,8 @@ def test_plain_converts_a_value_deeper_than_the_stack():
     """A tool input a few hundred levels deep decodes (msgspec's limit is higher than the
     two frames a level :func:`native.plain` took), so a writer wrote it and the Gemini
     CLI reader of that file failed: plain falls back to a loop of its own."""
-    from txcodec.common import Message, ToolUse
-    from txcodec.native import _plain, plain
+    from txcodec.model.common import Message, ToolUse
+    from txcodec.model.native import _plain, plain
 
     deep: list = []
     leaf = deep

@@ -29,9 +29,11 @@ from html_cases import (
     walk,
 )
 
-from txcodec import api, registry
+from txcodec import api
 from txcodec.cli import main
-from txcodec.common import (
+from txcodec.export import html, site
+from txcodec.kit import registry
+from txcodec.model.common import (
     Child,
     ChildLink,
     Command,
@@ -47,8 +49,7 @@ from txcodec.common import (
     ToolUse,
     Usage,
 )
-from txcodec.loss import LossReport, PageLoss, UnreadLoss
-from txcodec.render import html, site
+from txcodec.model.loss import LossReport, PageLoss, UnreadLoss
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.relative_to(GOLDEN).as_posix())

@@ -30,7 +30,7 @@ from html_cases import (
 )
 from html_cases import tool_use_ids as all_tool_use_ids
 
-from txcodec.render import html
+from txcodec.export import html
 
 BROWSERS = ("chromium-headless-shell", "chromium", "chromium-browser", "google-chrome")
 # Flags for a closed machine: nothing in the background reaches for the network.
@@ -123,7 +123,7 @@ def test_golden_page_in_browser(browser, artifacts, case, tmp_path):
 def _all_result_ids(conv) -> set[str]:
     from html_cases import walk
 
-    from txcodec.common import ToolResult
+    from txcodec.model.common import ToolResult
 
     return {b.tool_use_id for c in walk(conv) for m in c.messages for b in m.content if type(b) is ToolResult}
 
@@ -167,7 +167,7 @@ def test_hostile_page_runs_no_script(browser, artifacts, tmp_path):
 
 
 def test_markdown_images_make_no_request(browser, tmp_path):
-    from txcodec.common import Conversation, Message, Text
+    from txcodec.model.common import Conversation, Message, Text
 
     png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
     text = f"![remote](https://example.invalid/r.png) ![dot](data:image/png;base64,{png}) [![linked](http://example.invalid/l.png)](https://example.invalid/)"

@@ -10,11 +10,12 @@ import json
 import pytest
 from scenarios import recorded
 
-from txcodec import api, registry
-from txcodec.common import RedactedThinking, from_json, to_json
+from txcodec import api
 from txcodec.harnesses.claude_code.envelopes import CAVEAT_TEXT
-from txcodec.loss import LossReport
-from txcodec.registry import WriteOptions
+from txcodec.kit import registry
+from txcodec.kit.registry import WriteOptions
+from txcodec.model.common import RedactedThinking, from_json, to_json
+from txcodec.model.loss import LossReport
 
 
 def scenario(harness: str, name: str):
@@ -199,7 +200,7 @@ def test_codex_usage_counts_compaction_calls_like_ccusage(tmp_path):
     import os
     import subprocess
 
-    from txcodec.clients.report import find_client
+    from txcodec.resume_check.report import find_client
     from txcodec.usage import session_usage
 
     s = scenario("codex", "auto_compact")
@@ -228,8 +229,8 @@ def test_codex_offers_subagents_only_as_its_multi_agent_namespace():
     """What docs/mapping.md says a Claude Agent call becomes in Codex rests on the tool
     list codex 0.171.0 sends: no Agent or Task tool; sub-agents are the functions of the
     ``multi_agent_v1`` namespace."""
-    from txcodec.clients import responses as r
-    from txcodec.clients.codex import Sandbox
+    from txcodec.resume_check.codex import Sandbox
+    from txcodec.resume_check.mock import responses as r
 
     with Sandbox() as box:
         run = box.run(["hi"], [[r.text("ok")]], timeout=120)

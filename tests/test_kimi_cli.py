@@ -15,15 +15,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from qwen_pi_helpers import REGEN, pretty
 
-from txcodec import api, registry
+from txcodec import api
 from txcodec.cli import main
-from txcodec.common import Conversation, Image, Message, Meta, Text, Thinking, ToolResult, ToolUse, Usage
-from txcodec.errors import UnsafeId
+from txcodec.core.errors import UnsafeId
 from txcodec.harnesses.kimi_cli import CODEC, HARNESS, detect, store
 from txcodec.harnesses.kimi_cli.records import Record
-from txcodec.loss import LossReport
-from txcodec.native import Opaque, decode_session
-from txcodec.registry import WriteOptions
+from txcodec.kit import registry
+from txcodec.kit.registry import WriteOptions
+from txcodec.model.common import Conversation, Image, Message, Meta, Text, Thinking, ToolResult, ToolUse, Usage
+from txcodec.model.loss import LossReport
+from txcodec.model.native import Opaque, decode_session
 
 CASES = sorted(p for p in (GOLDEN / "kimi_cli").iterdir() if p.is_dir())
 GENUINE = GOLDEN / "kimi_cli" / "tool_call_resumed" / "context.jsonl"

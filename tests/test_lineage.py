@@ -13,8 +13,8 @@ from click.testing import CliRunner
 from tests.conftest import GOLDEN
 from txcodec import api
 from txcodec.cli import main
-from txcodec.common import ForkedFrom
 from txcodec.lineage import is_clear_head, lineage, origin, store_origins
+from txcodec.model.common import ForkedFrom
 
 GENUINE = GOLDEN / "claude_code" / "lineage_genuine"
 IDS = dict(line.split() for line in (GENUINE / "ids.txt").read_text().splitlines())
@@ -191,7 +191,8 @@ def test_conversion_keeps_or_declares_the_fork_link(target, tmp_path):
 @pytest.mark.real_client
 @pytest.mark.parametrize("target", ["claude_code", "codex"])
 def test_converted_fork_resumes_in_the_real_client(target, tmp_path):
-    from txcodec.clients import claude, codex
+    from txcodec.resume_check import claude_code as claude
+    from txcodec.resume_check import codex
 
     written, _ = api.convert(FORKED, target)
     path = tmp_path / f"{written.session_id}.jsonl"

@@ -7,7 +7,7 @@ import re
 
 from conftest import ROOT
 
-from txcodec.loss import summary
+from txcodec.model.loss import summary
 
 DOC = (ROOT / "docs" / "loss.md").read_text(encoding="utf-8")
 DOCUMENTED = set(re.findall(r"^\| `([^`]+)` \| \S", DOC, re.M))

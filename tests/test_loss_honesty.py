@@ -18,8 +18,8 @@ import pytest
 
 import txcodec
 from txcodec import api
-from txcodec.common import Child, Conversation, Document, Message, Meta, Text, ToolResult, ToolUse
-from txcodec.loss import LossReport
+from txcodec.model.common import Child, Conversation, Document, Message, Meta, Text, ToolResult, ToolUse
+from txcodec.model.loss import LossReport
 
 # every harness with a writer is a target, and a source through its golden sessions: the
 # line-based ones as .jsonl, the document ones (one JSON document a session) as .json
@@ -114,7 +114,7 @@ def test_what_is_not_carried_is_named(harness, path, target, tmp_path):
 def test_what_the_real_import_keeps_is_named(harness, path, target, tmp_path):
     """The same check through the real client's ``import``, read back from its database:
     one session of each source harness."""
-    from txcodec.clients.report import find_client
+    from txcodec.resume_check.report import find_client
 
     if find_client(target) is None:
         pytest.skip(f"{target} is not installed (clients/package.json pins it)")
@@ -140,7 +140,7 @@ def test_the_check_catches_an_unreported_drop():
 
 
 def test_a_whole_subagent_left_out_is_named_by_its_id():
-    from txcodec.common import ChildLink
+    from txcodec.model.common import ChildLink
 
     child = Child(link=ChildLink(via="meta.toolUseId", tool_use_id="toolu_9", agent_id="a1"),
                   conversation=Conversation(messages=[Message("assistant", [Text("inside the child")])]))
@@ -206,7 +206,7 @@ def test_document_title_is_reported_by_gemini_and_qwen(target):
     ("kimi_cli", {"write:timestamps-usage"}), ("mistral_vibe", {"write:timestamps-usage"}),
 ])
 def test_model_usage_and_folder_a_target_drops_are_named(target, kinds):
-    from txcodec.common import Usage
+    from txcodec.model.common import Usage
 
     conversation = Conversation(meta=Meta(id="0b6e1d0c-55a8-4e57-9d4c-2f1e1a7d9c01", cwd="/tmp/p", models=["m-1"]), messages=[
         Message("user", [Text("hi")], timestamp="2026-01-01T00:00:00Z"),
@@ -230,7 +230,7 @@ def test_unknown_keys_are_reported_in_the_same_order_whatever_the_hash_seed(tmp_
             "message": {"role": "user", "content": "hi", "omega": 1, "beta": 2}}
     path = tmp_path / "s1.jsonl"
     path.write_text(json.dumps(line) + "\n")
-    script = ("import sys; from txcodec import api; from txcodec.loss import LossReport; r = LossReport(); "
+    script = ("import sys; from txcodec import api; from txcodec.model.loss import LossReport; r = LossReport(); "
               "api.to_common(api.load(sys.argv[1]), r); "
               "import json; print(json.dumps([e.detail for e in r.entries if e.kind == 'field:unknown']))")
     runs = {

@@ -18,8 +18,8 @@ from opentelemetry.proto.metrics.v1 import metrics_pb2
 
 from txcodec import api
 from txcodec.cli import main
-from txcodec.common import Child, ChildLink, Conversation, Message, Meta, Usage
 from txcodec.metrics import CLAUDE_METRIC, OWN_METRIC, parse_since, to_otlp_proto, token_points
+from txcodec.model.common import Child, ChildLink, Conversation, Message, Meta, Usage
 
 # Labels the exporter puts on claude_code.token.usage that no transcript carries.
 # Seed 000 predicts the account, organisation, terminal, speed, effort and attribution
@@ -119,10 +119,10 @@ def _sums(points) -> dict[tuple, float]:
 
 @pytest.mark.real_client
 def test_parity_with_the_real_exporter():
-    from txcodec.clients.anthropic import AnthropicMock, Reply, text, tool_use
-    from txcodec.clients.claude import munge_cwd, run_claude
-    from txcodec.clients.mockserver import MockServer, Response
-    from txcodec.clients.report import find_client
+    from txcodec.resume_check.claude_code import munge_cwd, run_claude
+    from txcodec.resume_check.mock.anthropic import AnthropicMock, Reply, text, tool_use
+    from txcodec.resume_check.mock.server import MockServer, Response
+    from txcodec.resume_check.report import find_client
 
     if find_client("claude") is None:
         pytest.fail("claude is not installed (npm install --prefix clients)")
@@ -178,7 +178,7 @@ def test_parity_with_the_real_exporter():
 
 
 def test_cli_sends_to_an_otlp_http_receiver():
-    from txcodec.clients.mockserver import MockServer, Response
+    from txcodec.resume_check.mock.server import MockServer, Response
 
     session = next((Path(__file__).parents[1] / "golden" / "claude_code" / "streaming_duplication").glob("*.jsonl"))
     with MockServer(lambda request, server: Response(200, b"", "application/x-protobuf")) as rx:
@@ -201,10 +201,10 @@ def test_codex_exports_a_per_turn_histogram_not_this_metric():
     token_type label and no session id, not per-call sums per session."""
     import os
 
-    from txcodec.clients import codex as C
-    from txcodec.clients.mockserver import MockServer, Response
-    from txcodec.clients.process import run_client
-    from txcodec.clients.responses import handler
+    from txcodec.resume_check import codex as C
+    from txcodec.resume_check.mock.responses import handler
+    from txcodec.resume_check.mock.server import MockServer, Response
+    from txcodec.resume_check.process import run_client
 
     captured: list[bytes] = []
 

@@ -15,14 +15,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from qwen_pi_helpers import REGEN, pretty
 
-from txcodec import api, registry
+from txcodec import api
 from txcodec.cli import main
-from txcodec.common import Conversation, Message, Meta, Text, Thinking, ToolResult, ToolUse
-from txcodec.errors import UnsafeId
+from txcodec.core.errors import UnsafeId
 from txcodec.harnesses.mistral_vibe import CODEC, HARNESS, detect, store
-from txcodec.loss import LossReport
-from txcodec.native import decode_session
-from txcodec.registry import WriteOptions
+from txcodec.kit import registry
+from txcodec.kit.registry import WriteOptions
+from txcodec.model.common import Conversation, Message, Meta, Text, Thinking, ToolResult, ToolUse
+from txcodec.model.loss import LossReport
+from txcodec.model.native import decode_session
 
 UNIFIED = GOLDEN / "mistral_vibe" / "unified_resumed"
 LEGACY = GOLDEN / "mistral_vibe" / "handwritten_legacy"

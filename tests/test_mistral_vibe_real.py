@@ -22,12 +22,12 @@ from conftest import GOLDEN
 from qwen_pi_helpers import view
 
 from txcodec import api
-from txcodec.atomic import install_files
 from txcodec.cli import main
-from txcodec.clients import vibe
-from txcodec.clients.openai_chat import text, tool_call
+from txcodec.core.atomic import install_files
 from txcodec.harnesses.mistral_vibe.store import journal_errors
-from txcodec.loss import LossReport
+from txcodec.model.loss import LossReport
+from txcodec.resume_check import mistral_vibe as vibe
+from txcodec.resume_check.mock.openai_chat import text, tool_call
 
 pytestmark = pytest.mark.real_client
 
@@ -96,7 +96,7 @@ def test_roundtrip_resumes_with_the_same_history(genuine, tmp_path):
 
 
 def test_to_claude_and_back_resume_with_the_history_sent(genuine, tmp_path):
-    from txcodec.clients import claude
+    from txcodec.resume_check import claude_code as claude
 
     expected = view(api.to_common(api.load(genuine)).messages)
     written, _ = api.convert(genuine, "claude_code", cwd="/tmp")

@@ -109,7 +109,7 @@ def test_export_all_to_parquet_holds_every_session(home, tmp_path):
     out = tmp_path / "dataset"
     result = _run(home, "export", "--all", "--to", "parquet", "-o", str(out))
     assert result.exit_code == 0, result.output
-    from txcodec import dataset
+    from txcodec.export import dataset
 
     tables = dataset.read_tables(out)
     sessions = tables["sessions"].to_pylist()

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 import urllib.request
 
-from txcodec.clients.mockserver import MockServer
-from txcodec.clients.openai_chat import ChatMock, request_messages, text, tool_call, violations
-from txcodec.common import Text, ToolResult, ToolUse
+from txcodec.model.common import Text, ToolResult, ToolUse
+from txcodec.resume_check.mock.openai_chat import ChatMock, request_messages, text, tool_call, violations
+from txcodec.resume_check.mock.server import MockServer
 
 
 def _post(url: str, body: dict) -> tuple[int, bytes]:

@@ -15,15 +15,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from qwen_pi_helpers import REGEN, pretty
 
-from txcodec import api, registry
-from txcodec.common import Conversation, Message, Meta, Text, Thinking, ToolResult, ToolUse, Usage
-from txcodec.errors import InputError, StoreError, UnsafeId
+from txcodec import api
+from txcodec.core.errors import InputError, StoreError, UnsafeId
 from txcodec.harnesses import kilo, opencode
 from txcodec.harnesses.opencode import store
 from txcodec.harnesses.opencode.dialect import KILO, OPENCODE
-from txcodec.loss import LossReport
-from txcodec.native import decode_document
-from txcodec.registry import WriteOptions
+from txcodec.kit import registry
+from txcodec.kit.registry import WriteOptions
+from txcodec.model.common import Conversation, Message, Meta, Text, Thinking, ToolResult, ToolUse, Usage
+from txcodec.model.loss import LossReport
+from txcodec.model.native import decode_document
 
 CASES = [(h, p) for h in ("opencode", "kilo") for p in sorted((GOLDEN / h).iterdir()) if p.is_dir() and p.name != "scenarios"]  # scenarios: test_scenarios.py
 GENUINE = GOLDEN / "opencode" / "tool_call_resumed" / "export.json"

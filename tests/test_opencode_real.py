@@ -26,11 +26,12 @@ from click.testing import CliRunner
 from conftest import GOLDEN
 from qwen_pi_helpers import view
 
-from txcodec import api, registry
+from txcodec import api
 from txcodec.cli import main
-from txcodec.clients import opencode as oc
-from txcodec.clients.openai_chat import MODEL, text, tool_call
 from txcodec.harnesses.opencode.dialect import KILO, OPENCODE
+from txcodec.kit import registry
+from txcodec.resume_check import opencode as oc
+from txcodec.resume_check.mock.openai_chat import MODEL, text, tool_call
 
 pytestmark = pytest.mark.real_client
 
@@ -112,7 +113,8 @@ def test_roundtrip_resumes_with_the_same_history(dialect, genuine, tmp_path):
 
 @pytest.mark.parametrize("dialect", DIALECTS, ids=lambda d: d.harness)
 def test_to_claude_and_back_and_to_codex(dialect, tmp_path):
-    from txcodec.clients import claude, codex
+    from txcodec.resume_check import claude_code as claude
+    from txcodec.resume_check import codex
 
     source = golden(dialect)
     expected = view(api.to_common(api.load(source)).messages)

@@ -15,15 +15,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from qwen_pi_helpers import REGEN, pretty
 
-from txcodec import api, registry, sessions
+from txcodec import api, sessions
 from txcodec.cli import main
-from txcodec.common import Conversation, Image, Message, Meta, Text, Thinking, ToolResult, ToolUse
-from txcodec.errors import UnsafeId
+from txcodec.core.errors import UnsafeId
 from txcodec.harnesses.openhands import CODEC, HARNESS, detect, store
 from txcodec.harnesses.openhands.write import SYSTEM_PROMPT
-from txcodec.loss import LossReport
-from txcodec.native import Opaque, decode_document
-from txcodec.registry import WriteOptions
+from txcodec.kit import registry
+from txcodec.kit.registry import WriteOptions
+from txcodec.model.common import Conversation, Image, Message, Meta, Text, Thinking, ToolResult, ToolUse
+from txcodec.model.loss import LossReport
+from txcodec.model.native import Opaque, decode_document
 
 CASES = sorted(p for p in (GOLDEN / "openhands").iterdir() if p.is_dir())
 GENUINE = GOLDEN / "openhands" / "tool_call_resumed" / "1124e205b2e047d19cd605c88100e9ff"

@@ -22,9 +22,9 @@ from qwen_pi_helpers import view
 
 from txcodec import api
 from txcodec.cli import main
-from txcodec.clients import openhands as oh
-from txcodec.clients.openai_chat import tool_call
-from txcodec.common import Text, ToolResult
+from txcodec.model.common import Text, ToolResult
+from txcodec.resume_check import openhands as oh
+from txcodec.resume_check.mock.openai_chat import tool_call
 
 pytestmark = pytest.mark.real_client
 
@@ -102,7 +102,7 @@ def test_roundtrip_resumes_with_the_same_history(genuine, tmp_path):
 
 
 def test_to_claude_and_back_resume_with_the_history_sent(genuine, tmp_path):
-    from txcodec.clients import claude
+    from txcodec.resume_check import claude_code as claude
 
     expected = view(api.to_common(api.load(genuine)).messages)
     claude_file = _convert(genuine, "openhands", "claude_code", tmp_path)

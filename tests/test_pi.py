@@ -11,12 +11,12 @@ from hypothesis import strategies as st
 from qwen_pi_helpers import check_golden, session_of
 
 from txcodec import api
-from txcodec.common import Conversation, Epoch, Message, Meta, Text, Thinking, ToolResult, ToolUse, Usage
 from txcodec.harnesses.pi import CODEC, HARNESS, detect, store
 from txcodec.harnesses.pi.records import MessageEntry, SessionHeader
-from txcodec.loss import LossReport
-from txcodec.native import Opaque, decode_session
-from txcodec.registry import WriteOptions
+from txcodec.kit.registry import WriteOptions
+from txcodec.model.common import Conversation, Epoch, Message, Meta, Text, Thinking, ToolResult, ToolUse, Usage
+from txcodec.model.loss import LossReport
+from txcodec.model.native import Opaque, decode_session
 
 CASES = sorted(p for p in (GOLDEN / "pi").iterdir() if p.is_dir() and p.name != "scenarios")
 HEADER = {"type": "session", "version": 3, "id": "0190a0b0-0000-7000-8000-000000000001", "timestamp": "2025-01-01T00:00:00.000Z", "cwd": "/p"}

@@ -17,7 +17,7 @@ from conftest import ROOT
 
 PLUGIN = '''
 from txcodec.harnesses.jsonl import HARNESS as GENERIC
-from txcodec.registry import Harness
+from txcodec.kit.registry import Harness
 
 
 class store:
@@ -36,7 +36,8 @@ PROBE = '''
 import json, sys
 from pathlib import Path
 import txcodec
-from txcodec import api, registry
+from txcodec import api
+from txcodec.kit import registry
 
 out = {}
 claude = txcodec.sample("claude_code")
@@ -78,7 +79,7 @@ def test_a_plugin_is_found_and_looked_up_only_when_no_built_in_claims_the_file(t
 
 LISTED = '''
 import json, sys
-from txcodec import registry
+from txcodec.kit import registry
 names = sorted(registry.plugins())
 print(json.dumps([names, "importlib.metadata" in sys.modules]))
 '''
@@ -128,8 +129,8 @@ def test_the_entry_points_are_kept_until_the_installed_packages_change(tmp_path)
 def test_an_entry_point_value_is_loaded_as_importlib_metadata_loads_it():
     from importlib.metadata import EntryPoint
 
-    from txcodec import registry
+    from txcodec.kit import registry
 
-    for value in ("txcodec.registry:Harness", "txcodec.registry", "txcodec.registry : Harness.resume_argv",
-                  "txcodec.registry:Harness [extra]"):
+    for value in ("txcodec.kit.registry:Harness", "txcodec.kit.registry", "txcodec.kit.registry : Harness.resume_argv",
+                  "txcodec.kit.registry:Harness [extra]"):
         assert registry._load(value) is EntryPoint("x", value, "g").load()

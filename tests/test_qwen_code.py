@@ -11,14 +11,14 @@ from hypothesis import strategies as st
 from qwen_pi_helpers import check_golden, session_of
 
 from txcodec import api
-from txcodec.common import Conversation, Message, Meta, Text, Thinking, ToolResult, ToolUse, Usage
 from txcodec.harnesses.claude_code import detect as claude_detect
 from txcodec.harnesses.qwen_code import CODEC, HARNESS, detect, store
 from txcodec.harnesses.qwen_code.records import Record
 from txcodec.harnesses.qwen_code.write import CLIENT_VERSION
-from txcodec.loss import LossReport
-from txcodec.native import Opaque, decode_session
-from txcodec.registry import WriteOptions
+from txcodec.kit.registry import WriteOptions
+from txcodec.model.common import Conversation, Message, Meta, Text, Thinking, ToolResult, ToolUse, Usage
+from txcodec.model.loss import LossReport
+from txcodec.model.native import Opaque, decode_session
 
 CASES = sorted(p for p in (GOLDEN / "qwen_code").iterdir() if p.is_dir() and p.name != "scenarios")
 

@@ -16,9 +16,9 @@ from conftest import corpus_files
 from qwen_pi_helpers import view
 
 from txcodec import api
-from txcodec.clients import pi as pi_client
-from txcodec.clients import qwen as qwen_client
-from txcodec.clients.openai_chat import text, tool_call
+from txcodec.resume_check import pi as pi_client
+from txcodec.resume_check import qwen_code as qwen_client
+from txcodec.resume_check.mock.openai_chat import text, tool_call
 
 pytestmark = pytest.mark.real_client
 
@@ -118,14 +118,14 @@ def test_silent_new_sessions_are_failures(qwen_session, pi_session, tmp_path):
 
 
 def _claude_check(path: Path):
-    from txcodec.clients import claude
+    from txcodec.resume_check import claude_code as claude
 
     return claude.check_resume(path)
 
 
 @pytest.mark.parametrize("source", ["qwen_code", "pi"])
 def test_to_claude_and_back_resume_with_the_history_sent(source, qwen_session, pi_session, tmp_path):
-    from txcodec.clients.claude import RESUME_PROMPT
+    from txcodec.resume_check.claude_code import RESUME_PROMPT
 
     path = qwen_session if source == "qwen_code" else pi_session
     check = qwen_client.check_resume if source == "qwen_code" else pi_client.check_resume

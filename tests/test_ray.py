@@ -15,8 +15,12 @@ pytest.importorskip("pyarrow", reason="the parquet extra is not installed")
 from conftest import GOLDEN  # noqa: E402
 
 import txcodec  # noqa: E402
-from txcodec import api, columnar, dataset  # noqa: E402
-from txcodec import ray as txray  # noqa: E402
+from txcodec import api  # noqa: E402
+from txcodec.export import (
+    columnar,  # noqa: E402
+    dataset,  # noqa: E402
+)
+from txcodec.export import ray as txray  # noqa: E402
 
 COPIES = 6
 

@@ -25,10 +25,11 @@ from conftest import ROOT
 from scenarios import HARNESSES, MORE, recorded
 from scenarios.views import check_resume, facts_of, haystack, resumed_view
 
-from txcodec import api, registry
-from txcodec.common import Thinking
-from txcodec.loss import LossReport
-from txcodec.registry import WriteOptions
+from txcodec import api
+from txcodec.kit import registry
+from txcodec.kit.registry import WriteOptions
+from txcodec.model.common import Thinking
+from txcodec.model.loss import LossReport
 
 pytestmark = pytest.mark.real_client
 
@@ -139,7 +140,7 @@ def expected_facts(scenario, conversation) -> list[tuple[str, str]]:
 
 
 # Clients that keep a conversation's earlier thinking in the file but do not send it
-# again: Claude Code 2.1.332 (txcodec.clients.claude.comparable) and Gemini CLI (its
+# again: Claude Code 2.1.332 (txcodec.resume_check.claude_code.comparable) and Gemini CLI (its
 # thoughts are not part of the resumed request: tests/test_gemini_real.py). There a
 # thinking fact must be in the written file instead.
 THINKING_NOT_RESENT = {"claude_code", "gemini_cli"}

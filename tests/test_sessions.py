@@ -184,7 +184,7 @@ def test_content_search_streams_across_chunk_boundaries(tmp_path):
 def test_date_filters_parse_ages_dates_and_times():
     from datetime import UTC, datetime
 
-    from txcodec.dates import parse_timestamp, parse_when, within
+    from txcodec.core.dates import parse_timestamp, parse_when, within
 
     now = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
     assert parse_when("7d", now=now) == datetime(2026, 11, 24, 12, 0, tzinfo=UTC)
@@ -225,7 +225,7 @@ def test_row_lineage_is_what_the_loaded_session_gives(path):
 def test_the_stores_are_every_harness_s_without_importing_the_storeless():
     """``stores()`` (every listing) skips the built-ins named as keeping no store: they
     have none, and the stores are those every registered harness gives."""
-    from txcodec import registry
+    from txcodec.kit import registry
 
     every = registry.harnesses()
     assert all(every[name].store is None for name in sessions.STORELESS)

@@ -18,8 +18,8 @@ from click.testing import CliRunner
 
 from txcodec import api
 from txcodec.cli import main
-from txcodec.clients.claude import place_session
-from txcodec.loss import LossReport
+from txcodec.model.loss import LossReport
+from txcodec.resume_check.claude_code import place_session
 
 SID = "5e5e5e5e-1111-4222-8333-444444444444"
 PERSISTED = "<persisted-output>\nFull output saved to: /p/tool-results/{name}\n</persisted-output>"
@@ -102,9 +102,9 @@ def test_a_claude_subagent_symlink_out_of_the_session_is_not_converted(tmp_path)
 
 
 def test_a_gemini_subagent_chat_symlink_out_of_the_folder_is_not_read(tmp_path):
-    from txcodec import registry
-    from txcodec.common import Conversation, Message, Meta, Text
-    from txcodec.registry import WriteOptions
+    from txcodec.kit import registry
+    from txcodec.kit.registry import WriteOptions
+    from txcodec.model.common import Conversation, Message, Meta, Text
 
     def chat(session_id: str, text: str) -> bytes:
         conversation = Conversation(meta=Meta(id=session_id, cwd="/w"),

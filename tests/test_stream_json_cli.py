@@ -12,9 +12,9 @@ from conftest import GOLDEN, corpus_files
 
 from txcodec import api
 from txcodec.cli import main
-from txcodec.common import Text, Thinking
 from txcodec.harnesses.stream_json import read
-from txcodec.loss import LossReport
+from txcodec.model.common import Text, Thinking
+from txcodec.model.loss import LossReport
 
 SJ = GOLDEN / "stream_json"
 
@@ -257,7 +257,7 @@ def test_subagents_nest_by_parent_tool_use_id_and_write_back():
     assert sibling.conversation.children == []
     # the writer puts each subagent after its calling tool_use; reading it back nests the same way
     from txcodec.harnesses.stream_json import write
-    from txcodec.registry import WriteOptions
+    from txcodec.kit.registry import WriteOptions
 
     written = write(conversation, LossReport(), WriteOptions())
     back = read(api.load(written.files[written.main]), LossReport())
@@ -287,7 +287,7 @@ def test_both_sides_in_one_file_give_each_run_its_prompt(with_uuid):
 
 
 def test_convert_stdin_side_writes_the_prompts_as_input_lines(tmp_path):
-    from txcodec.common import Command
+    from txcodec.model.common import Command
 
     src = next((GOLDEN / "claude_code").glob("*/*.jsonl"))
     out = tmp_path / "input.jsonl"

@@ -25,7 +25,7 @@ from txcodec.harnesses.stream_json.records import (
     SystemLine,
     UserLine,
 )
-from txcodec.native import Opaque, decode_session
+from txcodec.model.native import Opaque, decode_session
 
 CAPTURES = sorted((GOLDEN / "stream_json").glob("*/capture.jsonl"))
 INPUTS = sorted((GOLDEN / "stream_json").glob("*/input.jsonl"))

@@ -10,7 +10,10 @@ import pytest
 from conftest import GOLDEN
 
 from txcodec import api
-from txcodec.common import (
+from txcodec.harnesses.stream_json import read, write, write_input
+from txcodec.harnesses.stream_json.read import MISSING_PROMPT_TEXT
+from txcodec.kit.registry import WriteOptions
+from txcodec.model.common import (
     Child,
     ChildLink,
     Conversation,
@@ -24,10 +27,7 @@ from txcodec.common import (
     from_json,
     to_json,
 )
-from txcodec.harnesses.stream_json import read, write, write_input
-from txcodec.harnesses.stream_json.read import MISSING_PROMPT_TEXT
-from txcodec.loss import LossReport
-from txcodec.registry import WriteOptions
+from txcodec.model.loss import LossReport
 
 CASES = sorted(p.parent.name for p in (GOLDEN / "stream_json").glob("*/capture.jsonl"))
 UPDATE = os.environ.get("TXCODEC_UPDATE_GOLDEN") == "1"

@@ -25,18 +25,18 @@ import pytest
 from stream_json_scenarios import SCENARIOS, Capture, run
 
 from txcodec import api
-from txcodec.clients.anthropic import AnthropicMock, request_messages, text
-from txcodec.clients.claude import check_resume, claude_binary, claude_env, comparable, munge_cwd
-from txcodec.clients.mockserver import MockServer
-from txcodec.clients.process import run_bytes, run_client
-from txcodec.clients.report import find_client
-from txcodec.common import Conversation, Message, Text, ToolResult, ToolUse
 from txcodec.harnesses.claude_code.write import write as write_claude
 from txcodec.harnesses.stream_json import read, write_input
 from txcodec.harnesses.stream_json.read import MISSING_PROMPT_TEXT
-from txcodec.loss import LossReport
-from txcodec.native import decode_session
-from txcodec.registry import WriteOptions
+from txcodec.kit.registry import WriteOptions
+from txcodec.model.common import Conversation, Message, Text, ToolResult, ToolUse
+from txcodec.model.loss import LossReport
+from txcodec.model.native import decode_session
+from txcodec.resume_check.claude_code import check_resume, claude_binary, claude_env, comparable, munge_cwd
+from txcodec.resume_check.mock.anthropic import AnthropicMock, request_messages, text
+from txcodec.resume_check.mock.server import MockServer
+from txcodec.resume_check.process import run_bytes, run_client
+from txcodec.resume_check.report import find_client
 
 pytestmark = pytest.mark.real_client
 

@@ -380,7 +380,7 @@ def test_read_chunks_gives_whole_lines_and_every_byte():
     import io
     import random
 
-    from txcodec.jsonl import read_chunks
+    from txcodec.core.jsonl import read_chunks
 
     rng = random.Random(3)
     for _ in range(300):

@@ -15,7 +15,7 @@ from click.testing import CliRunner
 
 from txcodec import api
 from txcodec.cli import main
-from txcodec.errors import InputError
+from txcodec.core.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[1]
 SESSION = b"".join(

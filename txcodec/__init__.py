@@ -5,13 +5,16 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-from .errors import InputError, StoreError, TxcodecError, UnsafeId
+from . import _moved
+from .core.errors import InputError, StoreError, TxcodecError, UnsafeId
+
+_moved.install()  # the old module names (txcodec.common, txcodec.registry, ...) for one release
 
 if TYPE_CHECKING:  # what the lazy names below are, for type checkers and editors
     from . import usage
     from .api import ToolCall, convert, detect, install, load, messages, sample, to_common, tool_calls
-    from .common import Conversation, Message, Usage
-    from .native import NativeSession, Opaque
+    from .model.common import Conversation, Message, Usage
+    from .model.native import NativeSession, Opaque
     from .sessions import SessionRow, discover, resolve
     from .usage import total_usage
 
@@ -23,8 +26,8 @@ __version__ = "0.1.0"
 _LAZY = {
     "ToolCall": "api", "convert": "api", "detect": "api", "install": "api", "load": "api", "messages": "api",
     "sample": "api", "to_common": "api", "tool_calls": "api",
-    "Conversation": "common", "Message": "common", "Usage": "common",
-    "NativeSession": "native", "Opaque": "native",
+    "Conversation": "model.common", "Message": "model.common", "Usage": "model.common",
+    "NativeSession": "model.native", "Opaque": "model.native",
     "SessionRow": "sessions", "discover": "sessions", "resolve": "sessions",
     "total_usage": "usage",
     "usage": "usage",  # the module itself
@@ -34,7 +37,7 @@ _LAZY = {
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
         module = import_module(f"{__name__}.{_LAZY[name]}")
-        value = module if name == _LAZY[name] else getattr(module, name)
+        value = module if name == _LAZY[name].rpartition(".")[2] else getattr(module, name)
         globals()[name] = value
         return value
     if not name.startswith("_"):  # ``txcodec.api`` and the like, as when all were imported at once

@@ -10,14 +10,14 @@ from typing import Any
 
 import msgspec
 
-from . import registry
-from .common import Child, Conversation, Message, ToolResult, ToolUse
-from .detection import _best_harness, detect
-from .detection import detect_lines as detect_lines  # re-exported: part of the API
-from .detection import is_document as is_document  # re-exported: part of the API
-from .errors import InputError, guarded
-from .loss import LossReport
-from .native import NativeSession, _no_cycle_collection, decode_document, decode_session, json_source
+from .core.errors import InputError, guarded
+from .kit import registry
+from .kit.detect import _best_harness, detect
+from .kit.detect import detect_lines as detect_lines  # re-exported: part of the API
+from .kit.detect import is_document as is_document  # re-exported: part of the API
+from .model.common import Child, Conversation, Message, ToolResult, ToolUse
+from .model.loss import LossReport
+from .model.native import NativeSession, _no_cycle_collection, decode_document, decode_session, json_source
 
 # targets that record what a session was forked from (docs/lineage.md); pi's writer
 # declares the loss itself when the parent is not a pi session file
@@ -30,7 +30,7 @@ def read_bytes(path: str | os.PathLike[str]) -> bytes:
     path = Path(path)
     data = path.read_bytes()
     if path.suffix == ".zst":
-        from .zst import decompress
+        from .core.zst import decompress
 
         data = decompress(data, path)  # a cut-off or corrupt frame is an InputError naming the file
     return data
@@ -208,8 +208,8 @@ def to_common(session: NativeSession, loss: LossReport | None = None) -> Convers
         if session.harness == "jsonl":  # the fallback: nothing recognised the lines
             raise NotSupported(f"{where}not a session of any known harness (name one with --from)")
         raise NotSupported(f"{where}reading {harness.title} into Common is not supported yet")
-    from .conform import conform
-    from .readkit import report_lone_surrogates
+    from .kit.conform import conform
+    from .kit.read import report_lone_surrogates
 
     loss = loss if loss is not None else LossReport()
     # a reader builds objects by the hundred thousand, and conform decodes them all again:
@@ -286,7 +286,7 @@ def _convert(
 ) -> tuple[registry.Written, LossReport]:
     if stdin_side and to != "stream_json":
         raise NotSupported("the stdin side is a stream_json output only (--to stream_json)")
-    from .common import from_json
+    from .model.common import from_json
 
     loss = LossReport()
     if isinstance(source, Conversation):
@@ -322,7 +322,7 @@ def _convert(
     if conversation.meta.forked_from is not msgspec.UNSET and to not in FORK_SLOTS:
         loss.add("lineage:forked-from", f"forked from {conversation.meta.forked_from.session_id}: "
                  f"{target.title} has no slot for a session's parent")
-    from .ids import safe_relpath  # here, not at start-up: its regexes and SHA-1 serve only a run that writes
+    from .core.ids import safe_relpath  # here, not at start-up: its regexes and SHA-1 serve only a run that writes
 
     for rel in written.files:  # a writer's names are checked once more: a caller may write them out as they are
         safe_relpath(rel)
@@ -393,7 +393,7 @@ def _streamed_data(data: Any, path: Path | None, harness: str | None) -> NativeS
 def _recorded_cwd(conversation: Conversation) -> str | None:
     """The session's own project folder, when it can name one here (writers fall back to
     their default for anything else, and report an unusable one)."""
-    from .ids import is_safe_cwd
+    from .core.ids import is_safe_cwd
 
     cwd = conversation.meta.cwd
     return cwd if isinstance(cwd, str) and os.path.isabs(cwd) and is_safe_cwd(cwd) else None
@@ -413,7 +413,7 @@ def install(written: registry.Written, harness: str, root: str | os.PathLike[str
     A store module may define ``install(files, root)`` for what plain file copying cannot
     do (Gemini CLI: merge ``projects.json``, reuse a project's existing folder), and
     ``root_for(cwd)`` when its store lives in the project folder (aider)."""
-    from .atomic import install_files
+    from .core.atomic import install_files
 
     target = registry.get(harness)
     root_for = getattr(target.store, "root_for", None)

@@ -107,7 +107,7 @@ def import_readers(harnesses: Iterable[str] | None = None) -> None:
     """Import the readers of ``harnesses`` (default: all), for :func:`run`'s ``prepare``."""
     from importlib import import_module
 
-    from . import registry
+    from .kit import registry
 
     for name in harnesses if harnesses is not None else registry.harnesses():
         harness = registry.get(name)
@@ -136,7 +136,8 @@ def prepare_convert(to: str) -> None:
     """What every conversion to ``to`` imports: the readers and that writer."""
     from importlib import import_module
 
-    from . import api, registry  # noqa: F401
+    from . import api  # noqa: F401
+    from .kit import registry  # noqa: F401
 
     import_readers()
     writer = registry.get(to).write
@@ -148,7 +149,7 @@ def convert_one(job: ConvertJob) -> Outcome:
     """Convert one session as ``job`` says; an existing target is ``skipped`` with
     ``skip_existing``, else ``failed``. Never overwrites."""
     from . import api
-    from .atomic import TargetExists, install_files
+    from .core.atomic import TargetExists, install_files
 
     written, loss = api.convert(job.source, job.to, from_=job.from_, default_cwd=job.default_cwd)
     counts = loss.counts()
@@ -172,7 +173,7 @@ def convert_one(job: ConvertJob) -> Outcome:
             raise
     outcome.outputs = [str(p) for p in paths]
     if job.loss_dir is not None and loss:
-        from .atomic import write_atomic
+        from .core.atomic import write_atomic
 
         name = f"{written.session_id}.{job.to}.loss.json"
         write_atomic(Path(job.loss_dir) / name, msgspec.json.format(msgspec.json.encode(loss.to_dict()), indent=2),

@@ -29,8 +29,8 @@ from typing import Any
 
 import msgspec
 
-from .common import ForkedFrom
-from .native import Line
+from .model.common import ForkedFrom
+from .model.native import Line
 
 _decode = msgspec.json.Decoder()
 _UUID = re.compile(r"[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}")
@@ -198,7 +198,7 @@ ORIGIN_FROM_LINES = {name: find for name, find in _BY_HARNESS.items() if find is
 
 
 def session_origin(session: Any) -> Origin:
-    """The origin of a loaded :class:`~txcodec.native.NativeSession`."""
+    """The origin of a loaded :class:`~txcodec.model.native.NativeSession`."""
     find = _BY_HARNESS.get(session.harness)
     path = Path(session.path) if session.path is not None else None
     if find is None:

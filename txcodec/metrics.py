@@ -30,8 +30,8 @@ from typing import Any
 from msgspec import UNSET
 
 from . import __version__
-from .common import Conversation
-from .errors import InputError, TxcodecError
+from .core.errors import InputError, TxcodecError
+from .model.common import Conversation
 
 CLAUDE_METRIC = "claude_code.token.usage"
 OWN_METRIC = "txcodec.token.usage"

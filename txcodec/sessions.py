@@ -14,9 +14,9 @@ from typing import Any
 
 import msgspec
 
-from . import registry
-from .dates import parse_timestamp, within
-from .errors import InputError
+from .core.dates import parse_timestamp, within
+from .core.errors import InputError
+from .kit import registry
 
 
 class SessionRow(msgspec.Struct, kw_only=True):
@@ -433,7 +433,7 @@ def resolve(name: str | os.PathLike[str], harness: str | None = None) -> Path:
     """The file a session name means: an existing path as it is; otherwise ``latest``,
     ``latest:<harness>``, a session id or a unique id prefix, looked up in every store
     (or ``harness``'s) by :func:`discover`. No match, or several, is an
-    :class:`~txcodec.errors.InputError` that says so and lists the candidates. A session
+    :class:`~txcodec.core.errors.InputError` that says so and lists the candidates. A session
     kept in a database (opencode, Kilo) is named ``<database>#<id>``."""
     if Path(name).exists():
         return Path(name)
@@ -479,7 +479,8 @@ def load_row(harness: str | None, session_id: str | None, path: str | os.PathLik
     """The native session a listed row names: its file, or, for a store that keeps its
     sessions in one database (opencode, Kilo: ``path`` is the database), that session
     exported from it, read-only."""
-    from . import api, registry
+    from . import api
+    from .kit import registry
 
     store = registry.get(harness).store if harness else None
     loader = getattr(store, "load", None)

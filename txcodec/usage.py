@@ -26,10 +26,10 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 from msgspec import UNSET
 
-from .errors import InputError
+from .core.errors import InputError
 
 if TYPE_CHECKING:  # (imported where used: reading a file's usage builds no Common)
-    from .common import Conversation, Usage
+    from .model.common import Conversation, Usage
 
 TOKEN_FIELDS = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
 GROUP_KEYS = ("session", "day", "week", "month", "model", "project", "harness")
@@ -89,7 +89,7 @@ def message_usage(message: Any, *, unverified: bool = True) -> Usage | None:
 def total_usage(conv: Conversation, *, unverified: bool = True, subagents: bool = True) -> Usage:
     """The conversation's tokens, each call once (subagents included unless
     ``subagents=False``), unverified usage folded in unless ``unverified=False``."""
-    from .common import Usage
+    from .model.common import Usage
 
     rows = session_usage(conv, subagents=subagents)
     total = Usage()
@@ -348,7 +348,7 @@ def file_usage(path: str | os.PathLike[str], harness: str | None = None, *, suba
     Claude Code and Codex files take the lean decode; anything it does not cover, and
     every other harness, is read through Common. Raises InputError for a file no
     harness recognizes."""
-    from .detection import is_document
+    from .kit.detect import is_document
 
     path = Path(path)
     try:
@@ -380,7 +380,7 @@ def file_usage(path: str | os.PathLike[str], harness: str | None = None, *, suba
 def _detect_head(path: Path) -> str:
     """The harness of a JSONL file, from its head only (detection never reads the
     whole file, and the lean pass decodes every line once)."""
-    from .detection import detect  # not api: usage of a file needs no more
+    from .kit.detect import detect  # not api: usage of a file needs no more
 
     if path.suffix == ".zst":
         from .api import read_bytes
@@ -475,9 +475,9 @@ class UsageReport(msgspec.Struct):
 def parse_when(text: str) -> date:
     """``--since``/``--until`` as the local day they name (usage counts local days, as
     ccusage does): a bare date (``YYYY-MM-DD``, ``YYYYMMDD``) is that day; anything else
-    :func:`txcodec.dates.parse_when` takes (an ISO time, ``today``, ``7d``, ``12h``) is the
+    :func:`txcodec.core.dates.parse_when` takes (an ISO time, ``today``, ``7d``, ``12h``) is the
     local day its instant falls on. Raises InputError otherwise."""
-    from . import dates
+    from .core import dates
 
     value = text.strip()
     if len(value) == 8 and value.isdigit():
@@ -549,7 +549,7 @@ def _cells(fu: FileUsage, since: str | None, until: str | None) -> dict[tuple[st
 def _read_one(job: tuple[str, str | None, bool, str | None, str | None, bool]) -> tuple[Any, ...]:
     """A worker's share: one file's identity and cells, or its error line (``None``
     for a file found in a folder that is no session)."""
-    from .errors import TxcodecError
+    from .core.errors import TxcodecError
 
     path, harness, subagents, since, until, explicit = job
     try:
@@ -565,7 +565,7 @@ def store_files(harness: str | None = None) -> list[tuple[Path, str]]:
     """Every main session file of every store (or one harness's), with its harness:
     the stores ``txcodec list`` reads, at their default roots. Subagent transcripts are
     read with their session, not on their own."""
-    from . import registry
+    from .kit import registry
 
     names = [harness] if harness else sorted(registry.harnesses())
     found: list[tuple[Path, str]] = []
@@ -836,7 +836,7 @@ class _Prices:
         """Keep newly priced models for the next run (best effort: a cache only)."""
         if not self.dirty or self.key is None:
             return
-        from .atomic import write_atomic
+        from .core.atomic import write_atomic
 
         path = self._cache_path()
         try:

@@ -1,6 +1,6 @@
 """Streaming round-trip check: does every line of a file come back byte for byte?
 
-Made for CI: a file is read line by line (:func:`txcodec.jsonl.iter_lines`), each line
+Made for CI: a file is read line by line (:func:`txcodec.core.jsonl.iter_lines`), each line
 is decoded with its harness's codec and re-emitted through :meth:`NativeSession.emit`
 (the same logic as ``dump`` on a loaded session), and compared with the line it came
 from. Nothing but the current line and its record is held, and a line is never copied
@@ -20,10 +20,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from . import api, registry
-from .errors import TxcodecError
-from .jsonl import iter_lines
-from .native import Line, NativeSession, Opaque, decode_line
+from . import api
+from .core.errors import TxcodecError
+from .core.jsonl import iter_lines
+from .kit import registry
+from .model.native import Line, NativeSession, Opaque, decode_line
 
 SUFFIXES = (".jsonl", ".json", ".jsonl.zst", ".json.zst")
 _SNIFF_LINES = 40
@@ -64,7 +65,7 @@ def collect(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Path]:
     :data:`SUFFIXES` (symlinked directories are not followed; a FIFO or device would
     block or never end, so only regular files are picked up). A folder that is one
     session (Kimi CLI, Mistral Vibe) gives its session file alone."""
-    from .registry import session_in_folder
+    from .kit.registry import session_in_folder
 
     for given in paths:
         path = Path(given)
@@ -103,7 +104,7 @@ def _kind(path: Path) -> str:
 
 def _open(path: Path) -> BinaryIO:
     if path.suffix == ".zst":
-        from .zst import open_stream
+        from .core.zst import open_stream
 
         return open_stream(path)  # a cut-off frame is an error, not a shorter file
     return open(path, "rb")

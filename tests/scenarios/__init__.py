@@ -2,7 +2,7 @@
 scripted mock models, recorded under ``golden/<harness>/scenarios/<name>/``.
 
 A scenario is a mock-model script, the prompts (and slash commands) to send, the real CLI
-that runs them (through the :mod:`txcodec.clients` drivers) and the facts about the native
+that runs them (through the :mod:`txcodec.resume_check` drivers) and the facts about the native
 file it pins (``facts``: checks on the recorded bytes, run by ``tests/test_scenarios.py``
 without the CLI). Regenerating drives every CLI once:
 
@@ -88,7 +88,7 @@ def regenerate(names: list[str] | None = None) -> None:
     import shutil
     import tempfile
 
-    from txcodec import registry
+    from txcodec.kit import registry
 
     from .views import check_resume, resumed_view
 

@@ -13,7 +13,7 @@ from stream_json_scenarios import Invocation
 from stream_json_scenarios import Scenario as Run
 from stream_json_scenarios import run as run_claude
 
-from txcodec.clients.anthropic import Reply, error, text, thinking, tool_use, tool_uses
+from txcodec.resume_check.mock.anthropic import Reply, error, text, thinking, tool_use, tool_uses
 
 from . import Scenario
 

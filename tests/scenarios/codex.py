@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from txcodec.clients import responses as r
-from txcodec.clients.codex import Sandbox
+from txcodec.resume_check.codex import Sandbox
+from txcodec.resume_check.mock import responses as r
 
 from . import Scenario
 from .claude_code import PNG

@@ -7,14 +7,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from txcodec.clients import gemini as g
+from txcodec.resume_check import gemini_cli as g
 
 from . import Scenario
 
 
 def gemini(name: str, about: str, turns, *, files=None, facts=(), covers=(), summary=None) -> Scenario:
     """``summary``: the mock's answer to every chat-compression call, however many the
-    CLI makes (:func:`txcodec.clients.gemini.is_compression`); the turns' scripts get only
+    CLI makes (:func:`txcodec.resume_check.gemini_cli.is_compression`); the turns' scripts get only
     the turn calls."""
 
     def produce(tmp: Path) -> dict[str, bytes]:

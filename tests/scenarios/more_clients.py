@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 
-from txcodec.clients.openai_chat import Call, Reply, text, tool_call
+from txcodec.resume_check.mock.openai_chat import Call, Reply, text, tool_call
 
 from . import Scenario
 
@@ -44,7 +44,8 @@ def _shell(harness: str, ident: str, command: str) -> Call:
 
 def _run(harness: str, turns) -> dict[str, bytes]:
     """Every turn through the real client, each resuming the previous one; the session file."""
-    from txcodec.clients import continue_cli, copilot, opencode
+    from txcodec.resume_check import continue_cli, opencode
+    from txcodec.resume_check import copilot_cli as copilot
 
     if harness == "copilot_cli":
         box = copilot.Copilot()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from txcodec.clients.openai_chat import Call, Reply, text, thinking, tool_call
+from txcodec.resume_check.mock.openai_chat import Call, Reply, text, thinking, tool_call
 
 from .qwen_code import chat_cli
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from txcodec.clients.openai_chat import Call, Reply, text, thinking, tool_call
+from txcodec.resume_check.mock.openai_chat import Call, Reply, text, thinking, tool_call
 
 from . import Scenario
 
@@ -16,9 +16,9 @@ def chat_cli(harness: str, name: str, about: str, turns, *, files=None, facts=()
 
     def produce(tmp: Path) -> dict[str, bytes]:
         if harness == "qwen_code":
-            from txcodec.clients.qwen import Qwen as Box
+            from txcodec.resume_check.qwen_code import Qwen as Box
         else:
-            from txcodec.clients.pi import Pi as Box
+            from txcodec.resume_check.pi import Pi as Box
         with Box() as box:
             for rel, data in (files or {}).items():
                 (box.cwd / rel).parent.mkdir(parents=True, exist_ok=True)

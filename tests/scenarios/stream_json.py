@@ -4,7 +4,7 @@ local commands (printed as ``<synthetic>`` assistant lines) and a background age
 
 from __future__ import annotations
 
-from txcodec.clients.anthropic import Reply, text, tool_use
+from txcodec.resume_check.mock.anthropic import Reply, text, tool_use
 
 from .claude_code import BACKGROUND, REDACTED, claude, has_text
 

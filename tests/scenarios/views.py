@@ -10,7 +10,7 @@ from typing import Any
 
 import msgspec
 
-from txcodec.common import Command, Document, Image, Message, RawBlock, Text, Thinking, ToolResult, ToolUse
+from txcodec.model.common import Command, Document, Image, Message, RawBlock, Text, Thinking, ToolResult, ToolUse
 
 
 def _json(value: Any) -> Any:
@@ -68,7 +68,7 @@ def resumed_view(harness: str, report) -> Any:
     """The comparable view of ``report.sent`` for ``harness`` (Codex: see
     :func:`codex_input`, which keeps the raw items)."""
     if harness in ("claude_code", "stream_json"):
-        from txcodec.clients.claude import comparable
+        from txcodec.resume_check.claude_code import comparable
 
         return _json(comparable(report.sent, caveats=True))
     if harness == "codex":
@@ -89,7 +89,7 @@ def resumed_view(harness: str, report) -> Any:
 
 
 def _codex_report():
-    from txcodec.clients.report import ResumeReport
+    from txcodec.resume_check.report import ResumeReport
 
     class CodexReport(ResumeReport):
         raw_input: list = []
@@ -105,11 +105,11 @@ def check_resume(harness: str, path: Path, like: Path | None = None):
     0.171 sends some fields, such as ``internal_chat_message_metadata_passthrough``, to
     the built-in ``openai`` provider only)."""
     if harness != "codex":
-        from txcodec import registry
+        from txcodec.kit import registry
 
         return registry.get(harness).check_resume(path)
     from txcodec.api import read_bytes
-    from txcodec.clients.codex import (
+    from txcodec.resume_check.codex import (
         Sandbox,
         _carries_history,
         _provider_of,
@@ -118,7 +118,7 @@ def check_resume(harness: str, path: Path, like: Path | None = None):
         history_items,
         resume,
     )
-    from txcodec.clients.responses import input_to_common
+    from txcodec.resume_check.mock.responses import input_to_common
 
     CodexReport = _codex_report()
 

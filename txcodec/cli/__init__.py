@@ -12,7 +12,7 @@ from importlib import import_module
 import click
 
 from .. import __version__
-from ..errors import InternalError, TxcodecError, describe, strict
+from ..core.errors import InternalError, TxcodecError, describe, strict
 
 # Every command: the module of this package that registers it (``register(group)``) and the
 # first sentence of its help, which ``txcodec --help`` lists without importing the module

@@ -8,8 +8,8 @@ import click
 import msgspec
 
 from .. import api
-from ..changes import session_changes, unified_diff
-from .common import echo_json, user_errors
+from ..model.changes import session_changes, unified_diff
+from .options import echo_json, user_errors
 
 
 def register(group: click.Group) -> None:

@@ -7,8 +7,9 @@ from pathlib import Path
 import click
 import msgspec
 
-from .. import api, registry
-from .common import SessionParam, echo_json, from_option, user_errors
+from .. import api
+from ..kit import registry
+from .options import SessionParam, echo_json, from_option, user_errors
 
 
 def _line(message) -> str:

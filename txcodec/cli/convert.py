@@ -11,12 +11,13 @@ from pathlib import Path
 
 import click
 
-from .. import api, batch, registry, sessions
-from ..atomic import TargetExists, install_files, write_atomic
+from .. import api, batch, sessions
 from ..batch import session_files
-from ..errors import InputError
-from ..loss import LossReport, summary
-from .common import SessionParam, UsageProblem, echo_json, target_choice, user_errors
+from ..core.atomic import TargetExists, install_files, write_atomic
+from ..core.errors import InputError
+from ..kit import registry
+from ..model.loss import LossReport, summary
+from .options import SessionParam, UsageProblem, echo_json, target_choice, user_errors
 from .progress import progress, summary_table
 from .store import filter_options, select
 

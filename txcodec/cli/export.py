@@ -14,11 +14,11 @@ import click
 import msgspec
 
 from .. import sessions
-from ..atomic import atomic_stream, write_atomic
-from ..common import to_json
-from ..loss import LossReport, PageLoss
-from ..native import _no_cycle_collection
-from .common import SessionParam, from_option, read_common, stdout_binary, user_errors
+from ..core.atomic import atomic_stream, write_atomic
+from ..model.common import to_json
+from ..model.loss import LossReport, PageLoss
+from ..model.native import _no_cycle_collection
+from .options import SessionParam, from_option, read_common, stdout_binary, user_errors
 from .store import filter_options, select
 
 
@@ -30,13 +30,13 @@ def _price(row):
 
 
 def _markdown(conv, loss) -> bytes:
-    from ..render import markdown
+    from ..export import markdown
 
     return markdown.render(conv).encode("utf-8")
 
 
 def _openai_chat(conv, loss) -> bytes:
-    from ..training import openai_chat_lines
+    from ..export.training import openai_chat_lines
 
     return openai_chat_lines(conv, loss)
 
@@ -58,7 +58,7 @@ def _echo_loss(loss: LossReport, to_stderr: bool) -> None:
 
 
 def _write_html(conv, out: str) -> None:
-    from ..render import html
+    from ..export import html
 
     if out == "-":
         html.write(conv, stdout_binary(), price=_price)
@@ -100,7 +100,7 @@ def _summary_ready() -> None:
 def _parquet_writer():
     """Where the dataset's files are written: a forked child, which imports pyarrow while
     this process lists and reads (dataset.ForkedWriter), where the platform forks."""
-    from .. import dataset
+    from ..export import dataset
 
     if not hasattr(os, "fork"):
         return dataset.Writer()
@@ -111,7 +111,7 @@ def _parquet_writer():
 def _export_parquet(paths: list[Path] | list[str], out: str, jobs: int | None, harnesses: dict[str, str] | None = None,
                     quiet: bool = False, writer=None) -> None:
     """The dataset, with the batch's progress bar and summary (as ``convert`` shows them)."""
-    from ..dataset import export_parquet
+    from ..export.dataset import export_parquet
     from .progress import progress, summary_table
 
     outcomes = []
@@ -137,7 +137,7 @@ def _export_parquet(paths: list[Path] | list[str], out: str, jobs: int | None, h
 
 
 def _export_hf(paths: list[Path], out: str, show_loss: bool) -> None:
-    from ..training import write_hf
+    from ..export.training import write_hf
 
     loss = LossReport()
     with user_errors():
@@ -155,7 +155,7 @@ def _export_all(rows: list, fmt: str, out: str, jobs: int | None, show_loss: boo
     """Every selected stored session (not the subagent chats listed under one)."""
     rows = [row for row in rows if row.parent is None and row.path]
     if fmt == "html":
-        from ..render import site
+        from ..export import site
 
         with user_errors():
             report = site.export_store([msgspec.to_builtins(row) for row in rows], out, price=_price)

@@ -9,9 +9,10 @@ from typing import Any
 import click
 import msgspec
 
-from .. import api, registry
-from ..native import NativeSession, Opaque
-from .common import SessionParam, echo_json, from_option, user_errors
+from .. import api
+from ..kit import registry
+from ..model.native import NativeSession, Opaque
+from .options import SessionParam, echo_json, from_option, user_errors
 
 
 class _TypePeek(msgspec.Struct):

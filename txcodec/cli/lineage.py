@@ -7,9 +7,9 @@ from pathlib import Path
 import click
 
 from .. import api
-from ..common import ForkedFrom
 from ..lineage import default_root, lineage, session_origin, store_origins
-from .common import echo_json, user_errors
+from ..model.common import ForkedFrom
+from .options import echo_json, user_errors
 
 
 def _describe(o) -> str:

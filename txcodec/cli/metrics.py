@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from ..metrics import MissingExtra, parse_since, send, to_otlp_json, to_otlp_proto, token_points
-from .common import SessionParam, read_common, stdout_binary, user_errors
+from .options import SessionParam, read_common, stdout_binary, user_errors
 
 
 def _files(paths: tuple[Path, ...]) -> list[Path]:

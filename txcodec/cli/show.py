@@ -7,8 +7,8 @@ from pathlib import Path
 
 import click
 
-from ..render import terminal
-from .common import SessionParam, from_option, read_common, user_errors
+from ..export import terminal
+from .options import SessionParam, from_option, read_common, user_errors
 
 
 def register(group: click.Group) -> None:

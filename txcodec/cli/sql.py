@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from .common import echo_json, user_errors
+from .options import echo_json, user_errors
 
 
 def register(group: click.Group) -> None:
@@ -22,7 +22,7 @@ def register(group: click.Group) -> None:
         Parquet files (docs/dataset.md lists their columns and example queries).
         Needs the `sql` extra: pip install 'txcodec[sql]'.
         """
-        from ..dataset import query as run_query
+        from ..export.dataset import query as run_query
 
         with user_errors():
             relation = run_query(folder, query)

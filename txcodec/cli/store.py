@@ -1,7 +1,7 @@
 """``txcodec list`` (sessions in the harnesses' stores) and ``txcodec sample``.
 
 Both are thin: the index (one row type for every harness, filters, content search) is
-:mod:`txcodec.sessions`, the date filters :mod:`txcodec.dates`.
+:mod:`txcodec.sessions`, the date filters :mod:`txcodec.core.dates`.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ import click
 
 from .. import sessions
 from ..api import sample
-from ..dates import parse_when
+from ..core.dates import parse_when
 from ..sessions import SessionRow
-from .common import AliasOption, echo_json, user_errors
+from .options import AliasOption, echo_json, user_errors
 
 
 def _row_cells(row: SessionRow, child: bool, wide: bool) -> list[str]:

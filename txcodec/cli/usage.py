@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from ..usage import GROUP_KEYS, TOKEN_FIELDS
-from .common import SessionParam, echo_json, harness_choice, user_errors
+from .options import SessionParam, echo_json, harness_choice, user_errors
 
 _NOTE = (
     "unverified: calls that never reported a stop_reason (Claude Code before 2.1.220 wrote null on "

@@ -11,11 +11,12 @@ from pathlib import Path
 
 import click
 
-from .. import registry, sessions
-from ..atomic import write_atomic
-from ..errors import InputError
+from .. import sessions
+from ..core.atomic import write_atomic
+from ..core.errors import InputError
+from ..kit import registry
 from ..verify import Verified, collect, verify_file
-from .common import UsageProblem, echo_json, from_option
+from .options import UsageProblem, echo_json, from_option
 from .progress import progress
 
 

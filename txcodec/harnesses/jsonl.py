@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..native import Opaque
-from ..registry import Harness
+from ..kit.registry import Harness
+from ..model.native import Opaque
 
 
 class GenericCodec:

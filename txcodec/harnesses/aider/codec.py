@@ -1,7 +1,7 @@
 """aider codec: a Markdown line -> :class:`~.records.MarkdownLine`, and back.
 
 A line is text, so every line that is UTF-8 decodes; one that is not stays
-:class:`~txcodec.native.Opaque` with its bytes (aider reads the file with ``errors="ignore"``
+:class:`~txcodec.model.native.Opaque` with its bytes (aider reads the file with ``errors="ignore"``
 only where it writes it). A line is only ever written back from its own bytes or, when
 built by hand, from its prefix and text. Decoding never raises.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...native import Opaque
+from ...model.native import Opaque
 from .records import HEADER, TEXT, TOOL, USER, MarkdownLine
 
 PREFIXES = ((USER, "#### "), (HEADER, "# "), (TOOL, "> "))

@@ -20,9 +20,9 @@ from pathlib import Path
 
 import msgspec
 
-from ...common import Conversation, Message, Meta, Text
-from ...loss import LossReport
-from ...native import NativeSession, Opaque
+from ...model.common import Conversation, Message, Meta, Text
+from ...model.loss import LossReport
+from ...model.native import NativeSession, Opaque
 
 STARTED = "# aider chat started at "
 

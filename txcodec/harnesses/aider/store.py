@@ -20,7 +20,7 @@ from pathlib import Path
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from ...atomic import install_files
+from ...core.atomic import install_files
 
 HISTORY = ".aider.chat.history.md"
 FILE_NAMES = (HISTORY,)  # a file with this name is an aider history, whatever its bytes

@@ -28,13 +28,13 @@ from datetime import datetime
 
 import msgspec
 
-from ... import writekit
-from ...common import Conversation, Message, Text, Thinking, ToolResult, ToolUse
-from ...errors import UnsafeId
-from ...ids import shown
-from ...loss import LossReport
-from ...native import builtins
-from ...registry import WriteOptions, Written
+from ...core.errors import UnsafeId
+from ...core.ids import shown
+from ...kit import write as writekit
+from ...kit.registry import WriteOptions, Written
+from ...model.common import Conversation, Message, Text, Thinking, ToolResult, ToolUse
+from ...model.loss import LossReport
+from ...model.native import builtins
 from .store import HISTORY
 
 _NAMESPACE = uuid.UUID("0b8e4f1a-6c2d-4e3b-9a7f-5d1c2e3f4a5b")

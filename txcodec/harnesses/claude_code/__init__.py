@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...registry import Harness, Later, lazy
+from ...kit.registry import Harness, Later, lazy
 
 _ID_KEYS = ("sessionId", "uuid", "leafUuid", "parentUuid")
 _JOURNAL = ("started", "result")
@@ -47,7 +47,7 @@ HARNESS = Harness(
     read=_read,
     store=Later(f"{__name__}.store"),
     write=lazy(f"{__name__}.write", "write"),
-    # what the real ``claude --resume`` sends for this file (txcodec.clients.claude)
-    check_resume=lazy("txcodec.clients.claude", "check_resume"),
+    # what the real ``claude --resume`` sends for this file (txcodec.resume_check.claude_code)
+    check_resume=lazy("txcodec.resume_check.claude_code", "check_resume"),
     resume=("claude", "--resume", "{id}"),
 )

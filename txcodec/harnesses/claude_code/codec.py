@@ -14,8 +14,17 @@ from typing import Any
 
 import msgspec
 
-from ...jsonl import BOM
-from ...native import Opaque, bad_tag, batch_decoder, json_source, merge_record, opaque_for, repairs_surrogates, tag_of
+from ...core.jsonl import BOM
+from ...model.native import (
+    Opaque,
+    bad_tag,
+    batch_decoder,
+    json_source,
+    merge_record,
+    opaque_for,
+    repairs_surrogates,
+    tag_of,
+)
 from .records import BLOCK_TYPES, RECORD_TYPES, UNTAGGED, PageRecord, Record, ResultPart, StreamedRecord, UnreadRecord
 
 _decoder = msgspec.json.Decoder(Record)
@@ -145,7 +154,7 @@ def _page_batch() -> Any:
 
 
 class _PageCodec(ClaudeCodeCodec):
-    """:class:`_UnreadCodec` for a read drawn only as a page (:class:`txcodec.loss.PageLoss`):
+    """:class:`_UnreadCodec` for a read drawn only as a page (:class:`txcodec.model.loss.PageLoss`):
     a batch decodes a user line's ``toolUseResult`` object only by the keys a page shows
     (:class:`.records.PageUserRecord`). A line decoded alone is decoded as :data:`CODEC`
     decodes it, whole."""

@@ -34,11 +34,11 @@ from typing import Any, Union
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from ...errors import InternalError
-from ...ids import is_safe_cwd, is_safe_relpath, is_uuid
-from ...loss import LossReport
-from ...native import Opaque, _one_object_per_line, builtins, line_spans
-from ...registry import Written
+from ...core.errors import InternalError
+from ...core.ids import is_safe_cwd, is_safe_relpath, is_uuid
+from ...kit.registry import Written
+from ...model.loss import LossReport
+from ...model.native import Opaque, _one_object_per_line, builtins, line_spans
 from ..codex import codec as codex_codec
 from ..codex import read as codex_read
 from ..codex import records as R

@@ -29,7 +29,10 @@ from typing import Any
 import msgspec
 from msgspec import UNSET
 
-from ...common import (
+from ...core.errors import MALFORMED
+from ...kit.read import UnknownKeys, report_lone_surrogate_lines, report_malformed, streamed_batches
+from ...lineage import FORKED_FROM, lines_origin
+from ...model.common import (
     Artifact,
     Command,
     Conversation,
@@ -46,12 +49,9 @@ from ...common import (
     ToolUse,
     Usage,
 )
-from ...errors import MALFORMED
-from ...lineage import FORKED_FROM, lines_origin
-from ...loss import Loss, LossReport, PageLoss, UnreadLoss
-from ...native import Line, NativeSession, Opaque, RawLines, builtins
-from ...readkit import UnknownKeys, report_lone_surrogate_lines, report_malformed, streamed_batches
-from ...tools import tool_kind
+from ...model.loss import Loss, LossReport, PageLoss, UnreadLoss
+from ...model.native import Line, NativeSession, Opaque, RawLines, builtins
+from ...model.tools import tool_kind
 from . import envelopes
 from .codec import CODEC, PAGE_CODEC, STREAMED_CODEC, UNREAD_CODEC
 from .records import (
@@ -748,7 +748,7 @@ _HANDLERS = {
 
 
 def _plain_block(block: Any) -> Any:
-    from ...native import plain
+    from ...model.native import plain
 
     return plain(block)
 

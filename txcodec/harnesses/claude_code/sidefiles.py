@@ -136,7 +136,7 @@ def session_files(main: Path, session_id: str | None = None) -> SessionFiles:
 
 def _refuse_outside(out: SessionFiles) -> None:
     """Drop every side file that is a symlink out of the session folder (into ``refused``)."""
-    from ...ids import inside  # here: ids imports hashlib, no cost a usage run should pay
+    from ...core.ids import inside  # here: ids imports hashlib, no cost a usage run should pay
 
     assert out.folder is not None
     kept = lambda path: not path.is_symlink() or inside(out.folder, path)  # noqa: E731

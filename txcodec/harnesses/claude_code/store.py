@@ -28,7 +28,7 @@ from typing import Any
 
 import msgspec
 
-from ...jsonl import BOM
+from ...core.jsonl import BOM
 from .sidefiles import AgentFile, SessionFiles, script_run_id, session_files
 
 HARNESS = "claude_code"

@@ -25,9 +25,9 @@ from typing import Any
 
 from msgspec import UNSET
 
-from ...common import Child, ChildLink, Conversation
-from ...loss import LossReport
-from ...native import decode_session
+from ...model.common import Child, ChildLink, Conversation
+from ...model.loss import LossReport
+from ...model.native import decode_session
 from .codec import CODEC
 from .records import AgentMeta, JournalStarted
 from .sidefiles import AgentFile, SessionFiles

@@ -42,7 +42,9 @@ from typing import Any, Collection
 import msgspec
 from msgspec import UNSET
 
-from ...common import (
+from ...core.ids import check_uuid, derive_uuid, is_safe_id, is_uuid, safe_relpath, shown, uuid_namer
+from ...kit.registry import WriteOptions, Written
+from ...model.common import (
     Artifact,
     Block,
     Child,
@@ -60,10 +62,8 @@ from ...common import (
     ToolUse,
     to_json,
 )
-from ...ids import check_uuid, derive_uuid, is_safe_id, is_uuid, safe_relpath, shown, uuid_namer
-from ...loss import LossReport
-from ...native import builtins
-from ...registry import WriteOptions, Written
+from ...model.loss import LossReport
+from ...model.native import builtins
 from .envelopes import parse_envelope, render_caveat, render_command, render_output
 
 # One fixed namespace for every id this writer makes (never change it: ids would move).

@@ -1,8 +1,8 @@
 """cline codec: the messages document -> :class:`~.records.Session`, and back.
 
-The client pretty-prints the file; :func:`~txcodec.native.decode_document` keeps it as one
+The client pretty-prints the file; :func:`~txcodec.model.native.decode_document` keeps it as one
 "line" that this codec decodes whole. Whatever is not a session object stays
-:class:`~txcodec.native.Opaque` with its bytes. Decoding never raises.
+:class:`~txcodec.model.native.Opaque` with its bytes. Decoding never raises.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any
 
 import msgspec
 
-from ...native import Opaque, json_source, merge_record, opaque_for, repairs_surrogates
+from ...model.native import Opaque, json_source, merge_record, opaque_for, repairs_surrogates
 from .records import Session
 
 _decoder = msgspec.json.Decoder(Session)

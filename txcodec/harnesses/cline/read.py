@@ -18,11 +18,11 @@ import re
 from datetime import datetime, timezone
 from typing import Any
 
-from ...common import Block, Conversation, Image, Message, Meta, RawBlock, Text, ToolResult, ToolUse, Usage
-from ...loss import LossReport
-from ...native import NativeSession
-from ...readkit import line_dicts
-from ...tools import tool_kind
+from ...kit.read import line_dicts
+from ...model.common import Block, Conversation, Image, Message, Meta, RawBlock, Text, ToolResult, ToolUse, Usage
+from ...model.loss import LossReport
+from ...model.native import NativeSession
+from ...model.tools import tool_kind
 from .store import read_record
 
 WRAPPED = re.compile(r"\A\s*<user_input(?: mode=\"([^\"]*)\")?>(.*)</user_input>\s*\Z", re.DOTALL)

@@ -28,8 +28,8 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from ...atomic import stage
-from ...errors import StoreError
+from ...core.atomic import stage
+from ...core.errors import StoreError
 
 if TYPE_CHECKING:
     import sqlite3

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...registry import Harness, Later, lazy
+from ...kit.registry import Harness, Later, lazy
 
 # Envelope line types newer builds write that the codec keeps as OtherLine.
 _NEWER_LINES = {"world_state", "token_usage_record", "inter_agent_communication_metadata"}
@@ -16,8 +16,8 @@ def detect(sample: list[Any]) -> int:
     ``{"record_type": "state"}`` markers and bare response items."""
     # the record structs and the codec's helpers are imported when a file is scored, not
     # for every use of the package (a rollout opening with Codex's signature is never
-    # scored, and usage reads one without txcodec.native)
-    from ...native import tag_of
+    # scored, and usage reads one without txcodec.model.native)
+    from ...model.native import tag_of
     from .records import LINE_TYPES, RESPONSE_ITEM_TYPES
 
     score = 0
@@ -53,6 +53,6 @@ HARNESS = Harness(
     read=_read,
     write=lazy(f"{__name__}.write", "write"),
     store=Later(f"{__name__}.store"),
-    check_resume=lazy("txcodec.clients.codex", "check_resume"),
+    check_resume=lazy("txcodec.resume_check.codex", "check_resume"),
     resume=("codex", "resume", "{id}"),
 )

@@ -15,7 +15,7 @@ from typing import Any
 
 import msgspec
 
-from ...native import Opaque, bad_tag, batch_decoder, json_source, merge_record, opaque_for, repairs_surrogates
+from ...model.native import Opaque, bad_tag, batch_decoder, json_source, merge_record, opaque_for, repairs_surrogates
 from .records import (
     LINE_TYPES,
     PAYLOAD_TYPES,

@@ -13,12 +13,12 @@ read from its ``user_message`` / ``agent_message`` events instead.
 * Reasoning keeps both the summary text and ``encrypted_content`` in one Thinking block.
 * ``function_call.arguments`` (a JSON string) is parsed into the ToolUse input;
   ``custom_tool_call`` input stays the freeform string (``apply_patch`` reads as a typed
-  :class:`~txcodec.tools.Patch` edit); ``local_shell_call`` and ``web_search_call`` are
+  :class:`~txcodec.model.tools.Patch` edit); ``local_shell_call`` and ``web_search_call`` are
   ToolUses named ``local_shell`` / ``web_search``.
 * Usage comes from ``token_count`` events: each counted event's ``last_token_usage`` goes
   to the assistant message(s) of that model call. A repeated event (same running total)
   and the token counts a fork replays from its parent are not counted again.
-* A ``compacted`` line opens an :class:`~txcodec.common.Epoch` with its summary; one that
+* A ``compacted`` line opens an :class:`~txcodec.model.common.Epoch` with its summary; one that
   wrote no summary (a remote compaction) gets one from its ``replacement_history``.
 """
 
@@ -33,18 +33,30 @@ from typing import Any
 import msgspec
 from msgspec import UNSET
 
-from ...common import Conversation, Epoch, Image, Message, Meta, RawBlock, Text, Thinking, ToolResult, ToolUse, Usage
-from ...lineage import codex_meta_candidates, codex_origin, session_origin
-from ...loss import LossReport
-from ...native import NativeSession, Opaque, builtins, decode_session
-from ...readkit import (
+from ...kit.read import (
     MALFORMED,
     report_lone_surrogate_lines,
     report_lone_surrogates,
     report_malformed,
     streamed_batches,
 )
-from ...tools import tool_kind
+from ...lineage import codex_meta_candidates, codex_origin, session_origin
+from ...model.common import (
+    Conversation,
+    Epoch,
+    Image,
+    Message,
+    Meta,
+    RawBlock,
+    Text,
+    Thinking,
+    ToolResult,
+    ToolUse,
+    Usage,
+)
+from ...model.loss import LossReport
+from ...model.native import NativeSession, Opaque, builtins, decode_session
+from ...model.tools import tool_kind
 from . import records as R
 from .prelude import prelude_kind
 

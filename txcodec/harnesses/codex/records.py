@@ -17,7 +17,7 @@ Three levels, each kept apart from the next:
   "state"}`` markers (:class:`LegacyState`), and bare response items without an envelope.
 
 Only the fields a reader uses are named; everything else stays in the line's bytes (a
-:class:`~txcodec.native.NativeSession` re-emits untouched lines verbatim, and merges
+:class:`~txcodec.model.native.NativeSession` re-emits untouched lines verbatim, and merges
 edited ones into their original object). ``UNSET`` keeps "absent" apart from ``null``.
 """
 

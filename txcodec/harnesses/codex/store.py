@@ -22,9 +22,9 @@ from typing import Any
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from ...atomic import write_atomic
-from ...jsonl import split_lines
-from ...native import json_source
+from ...core.atomic import write_atomic
+from ...core.jsonl import split_lines
+from ...model.native import json_source
 
 SUFFIXES = (".jsonl", ".jsonl.zst")
 # rollout-YYYY-MM-DDThh-mm-ss-<uuid>.jsonl: the uuid is the last 36 characters

@@ -32,7 +32,10 @@ from typing import Any, Callable
 import msgspec
 from msgspec import UNSET
 
-from ...common import (
+from ...core.errors import MALFORMED, UnsafeId
+from ...core.ids import is_safe_id, safe_relpath, shown
+from ...kit.registry import WriteOptions, Written
+from ...model.common import (
     Command,
     Conversation,
     Document,
@@ -46,11 +49,8 @@ from ...common import (
     ToolUse,
     Usage,
 )
-from ...errors import MALFORMED, UnsafeId
-from ...ids import is_safe_id, safe_relpath, shown
-from ...loss import LossReport
-from ...native import builtins
-from ...registry import WriteOptions, Written
+from ...model.loss import LossReport
+from ...model.native import builtins
 from . import records as R
 from .codec import CODEC
 from .prelude import DEVELOPER_KINDS, prelude_kind

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...registry import Harness, Later, lazy
+from ...kit.registry import Harness, Later, lazy
 from .. import codec_on_demand
 from . import store
 
@@ -39,7 +39,7 @@ HARNESS = Harness(
     read=lazy(f"{__name__}.read", "read"),
     write=lazy(f"{__name__}.write", "write"),
     store=store,
-    check_resume=lazy("txcodec.clients.continue_cli", "check_resume"),
+    check_resume=lazy("txcodec.resume_check.continue_cli", "check_resume"),
     resume=("cn", "--fork", "{id}"),
 )
 

@@ -1,8 +1,8 @@
 """Continue CLI codec: the session document -> :class:`~.records.Session`, and back.
 
-The client pretty-prints the file over many lines; :func:`~txcodec.native.decode_document`
+The client pretty-prints the file over many lines; :func:`~txcodec.model.native.decode_document`
 keeps it as one "line" that this codec decodes whole (a one-line file decodes the same
-way). Whatever is not a session object stays :class:`~txcodec.native.Opaque` with its
+way). Whatever is not a session object stays :class:`~txcodec.model.native.Opaque` with its
 bytes. Decoding never raises.
 """
 
@@ -12,7 +12,7 @@ from typing import Any
 
 import msgspec
 
-from ...native import Opaque, json_source, merge_record, opaque_for, repairs_surrogates
+from ...model.native import Opaque, json_source, merge_record, opaque_for, repairs_surrogates
 from .records import Session
 
 _decoder = msgspec.json.Decoder(Session)

@@ -16,11 +16,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ...common import Block, Conversation, Epoch, Image, Message, Meta, RawBlock, Text, ToolResult, ToolUse, Usage
-from ...loss import LossReport
-from ...native import NativeSession
-from ...readkit import line_dicts, malformed
-from ...tools import tool_kind
+from ...kit.read import line_dicts, malformed
+from ...model.common import Block, Conversation, Epoch, Image, Message, Meta, RawBlock, Text, ToolResult, ToolUse, Usage
+from ...model.loss import LossReport
+from ...model.native import NativeSession
+from ...model.tools import tool_kind
 
 
 def read(session: NativeSession, loss: LossReport) -> Conversation:

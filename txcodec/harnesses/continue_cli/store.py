@@ -20,8 +20,8 @@ from pathlib import Path
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from ...atomic import install_files, write_atomic
-from ...errors import StoreError
+from ...core.atomic import install_files, write_atomic
+from ...core.errors import StoreError
 
 INDEX = "sessions.json"
 # an id that can name a file in the sessions folder as it is

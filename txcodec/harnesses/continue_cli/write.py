@@ -22,13 +22,13 @@ from typing import Any
 
 import msgspec
 
-from ... import writekit
-from ...common import Conversation, Image, Message, Text, Thinking, ToolResult, ToolUse
-from ...errors import UnsafeId
-from ...ids import shown
-from ...loss import LossReport
-from ...native import builtins
-from ...registry import WriteOptions, Written
+from ...core.errors import UnsafeId
+from ...core.ids import shown
+from ...kit import write as writekit
+from ...kit.registry import WriteOptions, Written
+from ...model.common import Conversation, Image, Message, Text, Thinking, ToolResult, ToolUse
+from ...model.loss import LossReport
+from ...model.native import builtins
 from .store import SAFE_ID, session_relpath
 
 INTERRUPTED = "[Tool call interrupted: no result was recorded]"

@@ -1,7 +1,7 @@
 """Copilot CLI line codec: bytes -> :class:`~.records.Event`, and back.
 
 A line that is not an event envelope (``type``, ``id``, ``timestamp``, ``parentId``) becomes
-an :class:`~txcodec.native.Opaque` record that keeps its bytes. Decoding never raises.
+an :class:`~txcodec.model.native.Opaque` record that keeps its bytes. Decoding never raises.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Any
 
 import msgspec
 
-from ...native import json_source, merge_record, opaque_for, repairs_surrogates
+from ...model.native import json_source, merge_record, opaque_for, repairs_surrogates
 from .records import Event
 
 _decoder = msgspec.json.Decoder(Event)

@@ -24,11 +24,11 @@ from typing import Any
 
 import msgspec
 
-from ...common import Conversation, Epoch, Message, Meta, Text, Thinking, ToolResult, ToolUse, Usage
-from ...loss import LossReport
-from ...native import NativeSession
-from ...readkit import line_dicts, malformed
-from ...tools import tool_kind
+from ...kit.read import line_dicts, malformed
+from ...model.common import Conversation, Epoch, Message, Meta, Text, Thinking, ToolResult, ToolUse, Usage
+from ...model.loss import LossReport
+from ...model.native import NativeSession
+from ...model.tools import tool_kind
 
 _STOP = {"tool_calls": "tool_use", "stop": "end_turn", "length": "max_tokens"}
 # events the client writes around the conversation, not part of what it replays

@@ -25,13 +25,13 @@ from typing import Any
 
 import msgspec
 
-from ... import writekit
-from ...common import Conversation, Message, Text, Thinking, ToolResult, ToolUse
-from ...errors import UnsafeId
-from ...ids import is_safe_id, shown
-from ...loss import LossReport
-from ...native import builtins
-from ...registry import WriteOptions, Written
+from ...core.errors import UnsafeId
+from ...core.ids import is_safe_id, shown
+from ...kit import write as writekit
+from ...kit.registry import WriteOptions, Written
+from ...model.common import Conversation, Message, Text, Thinking, ToolResult, ToolUse
+from ...model.loss import LossReport
+from ...model.native import builtins
 from .store import UUID, session_relpath
 
 CLIENT_VERSION = "1.0.102"

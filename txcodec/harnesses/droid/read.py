@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...common import Block, Conversation, Image, Message, Meta, RawBlock, Text, Thinking, ToolResult, ToolUse
-from ...loss import LossReport
-from ...native import NativeSession
-from ...readkit import line_dicts
-from ...tools import tool_kind
+from ...kit.read import line_dicts
+from ...model.common import Block, Conversation, Image, Message, Meta, RawBlock, Text, Thinking, ToolResult, ToolUse
+from ...model.loss import LossReport
+from ...model.native import NativeSession
+from ...model.tools import tool_kind
 
 
 def read(session: NativeSession, loss: LossReport) -> Conversation:

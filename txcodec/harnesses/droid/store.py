@@ -13,8 +13,8 @@ from pathlib import Path
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from ...jsonl import split_lines
-from ...native import json_source
+from ...core.jsonl import split_lines
+from ...model.native import json_source
 
 UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\Z", re.IGNORECASE)  # \Z: no newline after
 

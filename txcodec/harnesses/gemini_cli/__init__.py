@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...native import tag_of
-from ...registry import Harness, Later, lazy
+from ...kit.registry import Harness, Later, lazy
+from ...model.native import tag_of
 from .. import codec_on_demand
 from . import store
 
@@ -42,7 +42,7 @@ HARNESS = Harness(
     read=lazy(f"{__name__}.read", "read"),
     write=lazy(f"{__name__}.write", "write"),
     store=store,
-    check_resume=lazy("txcodec.clients.gemini", "check_resume"),
+    check_resume=lazy("txcodec.resume_check.gemini_cli", "check_resume"),
     resume=("gemini", "--resume", "{id}"),
 )
 

@@ -3,9 +3,9 @@
 Records have no ``type`` tag, so a line is peeked at as a plain object and classified
 the way the CLI's own loader does (``$rewindTo`` string, then ``id`` string, then
 ``$set`` object, then ``sessionId`` + ``projectHash`` strings; see :mod:`.records`), then
-converted to that Struct. Whatever does not fit stays :class:`~txcodec.native.Opaque`
+converted to that Struct. Whatever does not fit stays :class:`~txcodec.model.native.Opaque`
 with its bytes. The legacy single-object ``session-*.json`` is pretty-printed over many
-lines: :func:`~txcodec.native.decode_document` keeps it as one "line" and this codec
+lines: :func:`~txcodec.model.native.decode_document` keeps it as one "line" and this codec
 decodes it whole (a :class:`~.records.Metadata` with ``messages``).
 """
 
@@ -15,7 +15,7 @@ from typing import Any
 
 import msgspec
 
-from ...native import Opaque, json_source, merge_record, opaque_for, repairs_surrogates
+from ...model.native import Opaque, json_source, merge_record, opaque_for, repairs_surrogates
 from .records import MessageRecord, Metadata, Rewind, SetRecord
 
 _peek = msgspec.json.Decoder()

@@ -29,7 +29,9 @@ from typing import Any
 import msgspec
 from msgspec import UNSET
 
-from ...common import (
+from ...core.ids import inside, is_safe_id, shown
+from ...kit.read import malformed
+from ...model.common import (
     Block,
     Child,
     ChildLink,
@@ -45,11 +47,9 @@ from ...common import (
     ToolUse,
     Usage,
 )
-from ...ids import inside, is_safe_id, shown
-from ...loss import LossReport
-from ...native import NativeSession, Opaque, plain
-from ...readkit import malformed
-from ...tools import tool_kind
+from ...model.loss import LossReport
+from ...model.native import NativeSession, Opaque, plain
+from ...model.tools import tool_kind
 from .records import Content, MessageRecord, Metadata, Part, Rewind, SetRecord, Tokens, ToolCall
 
 CONTEXT_PREFIXES = ("<session_context>", "<hook_context>")

@@ -16,7 +16,7 @@ Records carry no ``type`` tag; the CLI tells them apart by shape, in this order,
 ``"projectHash", ...}``  a legacy single-object file is one of these with ``messages``
 =====================  ==================================================================
 
-Anything else rides along as :class:`~txcodec.native.Opaque`. ``content`` is the
+Anything else rides along as :class:`~txcodec.model.native.Opaque`. ``content`` is the
 ``@google/genai`` ``PartListUnion``: a string, one part, or a list of strings and parts.
 """
 

@@ -29,11 +29,11 @@ from typing import Any
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from ...atomic import clean_stale, stage, write_atomic
-from ...errors import InputError, UnsafeId
-from ...ids import is_safe_relpath, shown
-from ...jsonl import split_lines
-from ...native import json_source
+from ...core.atomic import clean_stale, stage, write_atomic
+from ...core.errors import InputError, UnsafeId
+from ...core.ids import is_safe_relpath, shown
+from ...core.jsonl import split_lines
+from ...model.native import json_source
 
 REGISTRY = "projects.json"
 MARKER = ".project_root"

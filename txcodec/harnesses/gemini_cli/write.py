@@ -38,7 +38,9 @@ from typing import Any
 import msgspec
 from msgspec import UNSET
 
-from ...common import (
+from ...core.ids import check_id, checked_cwd, derive_uuid, is_safe_id, safe_relpath, shown, source_cwd
+from ...kit.registry import WriteOptions, Written
+from ...model.common import (
     Artifact,
     Command,
     Conversation,
@@ -52,10 +54,8 @@ from ...common import (
     ToolResult,
     ToolUse,
 )
-from ...ids import check_id, checked_cwd, derive_uuid, is_safe_id, safe_relpath, shown, source_cwd
-from ...loss import LossReport
-from ...native import builtins
-from ...registry import WriteOptions, Written
+from ...model.loss import LossReport
+from ...model.native import builtins
 from .records import Blob, FileData, FunctionResponse, MessageRecord, Metadata, Part, Thought, Tokens, ToolCall
 from .store import MARKER, REGISTRY, project_hash, session_file_name, slugify
 

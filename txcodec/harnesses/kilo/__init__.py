@@ -7,7 +7,7 @@ import``). Everything but the names comes from :mod:`txcodec.harnesses.opencode`
 
 from __future__ import annotations
 
-from ...registry import lazy
+from ...kit.registry import lazy
 from ..opencode import harness
 from ..opencode.codec import OpencodeCodec
 from ..opencode.dialect import KILO
@@ -15,4 +15,4 @@ from ..opencode.store import Store
 
 CODEC = OpencodeCodec("kilo")
 STORE = Store(KILO)
-HARNESS = harness(KILO, CODEC, STORE, lazy("txcodec.clients.opencode", "check_resume_kilo"))
+HARNESS = harness(KILO, CODEC, STORE, lazy("txcodec.resume_check.opencode", "check_resume_kilo"))

@@ -1,7 +1,7 @@
 """Kimi CLI line codec: bytes -> :class:`~.records.Record`, and back.
 
 A line that is not an object with a string ``role`` becomes an
-:class:`~txcodec.native.Opaque` record that keeps its bytes. Decoding never raises.
+:class:`~txcodec.model.native.Opaque` record that keeps its bytes. Decoding never raises.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Any
 
 import msgspec
 
-from ...native import json_source, merge_record, opaque_for, repairs_surrogates
+from ...model.native import json_source, merge_record, opaque_for, repairs_surrogates
 from .records import Record
 
 _decoder = msgspec.json.Decoder(Record)

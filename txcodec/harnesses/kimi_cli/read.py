@@ -21,11 +21,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ...common import Conversation, Image, Message, Meta, RawBlock, Text, Thinking, ToolResult, ToolUse
-from ...loss import LossReport
-from ...native import NativeSession
-from ...readkit import line_dicts, malformed
-from ...tools import tool_kind
+from ...kit.read import line_dicts, malformed
+from ...model.common import Conversation, Image, Message, Meta, RawBlock, Text, Thinking, ToolResult, ToolUse
+from ...model.loss import LossReport
+from ...model.native import NativeSession
+from ...model.tools import tool_kind
 from . import store
 from .records import CHECKPOINT, SYSTEM_PROMPT, USAGE
 

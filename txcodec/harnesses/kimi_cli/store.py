@@ -21,11 +21,11 @@ from pathlib import Path
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from ...atomic import install_files, write_atomic
-from ...errors import InputError, StoreError
-from ...ids import check_id, is_safe_relpath, shown
-from ...jsonl import split_lines
-from ...native import json_source
+from ...core.atomic import install_files, write_atomic
+from ...core.errors import InputError, StoreError
+from ...core.ids import check_id, is_safe_relpath, shown
+from ...core.jsonl import split_lines
+from ...model.native import json_source
 
 REGISTRY = "kimi.json"
 CONTEXT = "context.jsonl"

@@ -23,12 +23,12 @@ from typing import Any
 
 import msgspec
 
-from ... import writekit
-from ...common import Conversation, Image, Message, RawBlock, Text, Thinking, ToolResult, ToolUse
-from ...ids import check_id, is_safe_id, shown, source_cwd
-from ...loss import LossReport
-from ...native import builtins
-from ...registry import WriteOptions, Written
+from ...core.ids import check_id, is_safe_id, shown, source_cwd
+from ...kit import write as writekit
+from ...kit.registry import WriteOptions, Written
+from ...model.common import Conversation, Image, Message, RawBlock, Text, Thinking, ToolResult, ToolUse
+from ...model.loss import LossReport
+from ...model.native import builtins
 from .store import REGISTRY, registry_entry, session_relpath
 
 DEFAULT_CWD = "/"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...registry import Harness, Later, lazy
+from ...kit.registry import Harness, Later, lazy
 from .. import codec_on_demand
 from . import store
 from .records import STORE_FORMAT
@@ -44,7 +44,7 @@ HARNESS = Harness(
     read=lazy(f"{__name__}.read", "read"),
     write=lazy(f"{__name__}.write", "write"),
     store=store,
-    check_resume=lazy("txcodec.clients.vibe", "check_resume"),
+    check_resume=lazy("txcodec.resume_check.mistral_vibe", "check_resume"),
     resume=("vibe", "--resume", "{id}"),
 )
 

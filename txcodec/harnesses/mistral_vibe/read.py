@@ -20,11 +20,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ...common import Conversation, Message, Meta, RawBlock, Text, Thinking, ToolResult, ToolUse
-from ...loss import LossReport
-from ...native import NativeSession
-from ...readkit import line_dicts, malformed
-from ...tools import tool_kind
+from ...kit.read import line_dicts, malformed
+from ...model.common import Conversation, Message, Meta, RawBlock, Text, Thinking, ToolResult, ToolUse
+from ...model.loss import LossReport
+from ...model.native import NativeSession
+from ...model.tools import tool_kind
 from . import store
 from .records import STORE_FORMAT
 

@@ -32,7 +32,7 @@ from typing import Any
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from ...errors import InputError
+from ...core.errors import InputError
 
 LEGACY_MESSAGES, META, CURRENT = "messages.jsonl", "meta.json", "CURRENT"
 _HEX64 = re.compile(r"[0-9a-f]{64}")

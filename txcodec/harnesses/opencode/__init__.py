@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...registry import Harness, lazy
+from ...kit.registry import Harness, lazy
 from .codec import CODEC
 from .dialect import OPENCODE, Dialect
 from .store import STORE
@@ -55,4 +55,4 @@ def harness(dialect: Dialect, codec: Any, store: Any, check: Any) -> Harness:
                    resume=(dialect.binary, "--session", "{id}"))
 
 
-HARNESS = harness(OPENCODE, CODEC, STORE, lazy("txcodec.clients.opencode", "check_resume"))
+HARNESS = harness(OPENCODE, CODEC, STORE, lazy("txcodec.resume_check.opencode", "check_resume"))

@@ -1,8 +1,8 @@
 """opencode export codec: the export document -> :class:`~.records.Export`, and back.
 
 ``opencode export`` pretty-prints the document over many lines (two spaces, a final LF);
-:func:`~txcodec.native.decode_document` keeps it as one "line" that this codec decodes
-whole. Anything that is not an export stays :class:`~txcodec.native.Opaque` with its
+:func:`~txcodec.model.native.decode_document` keeps it as one "line" that this codec decodes
+whole. Anything that is not an export stays :class:`~txcodec.model.native.Opaque` with its
 bytes. Decoding never raises. Kilo's exports are the same documents.
 """
 
@@ -12,7 +12,7 @@ from typing import Any
 
 import msgspec
 
-from ...native import Opaque, json_source, merge_record, opaque_for, repairs_surrogates
+from ...model.native import Opaque, json_source, merge_record, opaque_for, repairs_surrogates
 from .records import Export
 
 _decoder = msgspec.json.Decoder(Export)

@@ -18,7 +18,8 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any
 
-from ...common import (
+from ...kit.read import line_dicts, malformed
+from ...model.common import (
     Block,
     Conversation,
     Document,
@@ -32,10 +33,9 @@ from ...common import (
     ToolUse,
     Usage,
 )
-from ...loss import LossReport
-from ...native import NativeSession
-from ...readkit import line_dicts, malformed
-from ...tools import tool_kind
+from ...model.loss import LossReport
+from ...model.native import NativeSession
+from ...model.tools import tool_kind
 
 _STOP = {"tool-calls": "tool_use", "stop": "end_turn", "length": "max_tokens"}
 _BOOKKEEPING = {"step-start", "step-finish", "snapshot", "patch"}

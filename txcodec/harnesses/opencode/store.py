@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from ...errors import InputError, StoreError
+from ...core.errors import InputError, StoreError
 from .dialect import OPENCODE, Dialect
 
 if TYPE_CHECKING:
@@ -212,8 +212,8 @@ class Store:
 
     def load(self, session_id: str, root: Path | None = None):
         """A session of the database as a native session (an export document), read-only."""
-        from ...native import decode_document
-        from ...registry import get
+        from ...kit.registry import get
+        from ...model.native import decode_document
 
         db = self.database(root)
         return decode_document(export(db, session_id), get(self.dialect.harness).codec, self.dialect.harness, db)
@@ -221,8 +221,8 @@ class Store:
     def open(self, db: Path, wanted: str | None = None):
         """The session ``wanted`` names in the database file ``db`` (any name, any folder),
         or its only one (:func:`pick`), as a native session, read-only."""
-        from ...native import decode_document
-        from ...registry import get
+        from ...kit.registry import get
+        from ...model.native import decode_document
 
         return decode_document(export(db, pick(db, wanted)), get(self.dialect.harness).codec, self.dialect.harness, db)
 
@@ -231,8 +231,8 @@ class Store:
         client writes into ``root`` (its data folder). An id already there is refused."""
         import subprocess  # here: listing the store (every export --all) never runs the client
 
-        from ...atomic import TargetExists
-        from ...clients.report import require_client
+        from ...core.atomic import TargetExists
+        from ...resume_check.report import require_client
 
         root = Path(root) if root is not None else self.default_root()
         if root.name != self.dialect.app:

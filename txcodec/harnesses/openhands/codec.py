@@ -2,7 +2,7 @@
 
 Each file of a conversation is one JSON document, kept whole as one "line" of the folder
 session (:mod:`.store`). What is neither an event nor the base state stays
-:class:`~txcodec.native.Opaque` with its bytes. Decoding never raises.
+:class:`~txcodec.model.native.Opaque` with its bytes. Decoding never raises.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any
 
 import msgspec
 
-from ...native import Opaque, json_source, merge_record, opaque_for, repairs_surrogates
+from ...model.native import Opaque, json_source, merge_record, opaque_for, repairs_surrogates
 from .records import BaseState, Event
 
 _event = msgspec.json.Decoder(Event)

@@ -24,11 +24,11 @@ from typing import Any
 
 import msgspec
 
-from ...common import Block, Conversation, Image, Message, Meta, RawBlock, Text, Thinking, ToolResult, ToolUse
-from ...loss import LossReport
-from ...native import NativeSession
-from ...readkit import line_dicts, malformed
-from ...tools import tool_kind
+from ...kit.read import line_dicts, malformed
+from ...model.common import Block, Conversation, Image, Message, Meta, RawBlock, Text, Thinking, ToolResult, ToolUse
+from ...model.loss import LossReport
+from ...model.native import NativeSession
+from ...model.tools import tool_kind
 from .store import CONVERSATION, dashed
 
 RESULT_KINDS = ("ObservationEvent", "UserRejectObservation", "AgentErrorEvent")

@@ -22,7 +22,7 @@ from pathlib import Path
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from ...native import Line, NativeSession, decode_line, json_source
+from ...model.native import Line, NativeSession, decode_line, json_source
 
 BASE_STATE = "base_state.json"
 EVENTS = "events"

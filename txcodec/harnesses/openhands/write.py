@@ -32,13 +32,13 @@ from typing import Any
 
 import msgspec
 
-from ... import writekit
-from ...common import Conversation, Image, Message, Text, Thinking, ToolResult, ToolUse
-from ...errors import UnsafeId
-from ...ids import shown
-from ...loss import LossReport
-from ...native import builtins
-from ...registry import WriteOptions, Written
+from ...core.errors import UnsafeId
+from ...core.ids import shown
+from ...kit import write as writekit
+from ...kit.registry import WriteOptions, Written
+from ...model.common import Conversation, Image, Message, Text, Thinking, ToolResult, ToolUse
+from ...model.loss import LossReport
+from ...model.native import builtins
 from .store import EVENTS, conversation_dir, event_name
 
 SYSTEM_PROMPT = ("You are a software engineering agent working in the user's project with the tools you are given. "

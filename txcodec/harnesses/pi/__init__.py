@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...native import tag_of
-from ...registry import Harness, Later, lazy
+from ...kit.registry import Harness, Later, lazy
+from ...model.native import tag_of
 from .. import codec_on_demand
 from . import store
 from .records import ENTRY_TYPES
@@ -34,7 +34,7 @@ HARNESS = Harness(
     read=lazy(f"{__name__}.read", "read"),
     write=lazy(f"{__name__}.write", "write"),
     store=store,
-    check_resume=lazy("txcodec.clients.pi", "check_resume"),
+    check_resume=lazy("txcodec.resume_check.pi", "check_resume"),
     resume=("pi", "--session", "{id}"),
 )
 

@@ -1,7 +1,7 @@
 """pi line codec: bytes -> typed entry, and back.
 
 A line that is not a known entry (an unknown ``type``, a content block of a new kind,
-not JSON) becomes an :class:`~txcodec.native.Opaque` record that keeps its bytes and
+not JSON) becomes an :class:`~txcodec.model.native.Opaque` record that keeps its bytes and
 rides along untouched; the reader still follows its ``id``/``parentId``. Decoding never
 raises.
 """
@@ -12,7 +12,7 @@ from typing import Any
 
 import msgspec
 
-from ...native import json_source, merge_record, opaque_for, repairs_surrogates
+from ...model.native import json_source, merge_record, opaque_for, repairs_surrogates
 from .records import Entry
 
 _decoder = msgspec.json.Decoder(Entry)

@@ -9,7 +9,7 @@ branch and compaction summaries -> user text with their fixed prefixes).
 Version 1 files (no ``id``/``parentId``) are linked in file order and version 2
 ``hookMessage`` roles read as ``custom``, as the client's migrations do.
 
-A ``compaction`` entry on the path opens an :class:`~txcodec.common.Epoch`: the messages
+A ``compaction`` entry on the path opens an :class:`~txcodec.model.common.Epoch`: the messages
 before it stay in ``messages`` (the full history), then come the summary message
 (``compact_summary``) and what followed; ``preserved_ids`` names the entries pi keeps
 (from ``firstKeptEntryId`` up to the compaction). Model and thinking-level changes are
@@ -23,7 +23,8 @@ from typing import Any
 
 import msgspec
 
-from ...common import (
+from ...kit.read import line_dicts, malformed
+from ...model.common import (
     Block,
     Conversation,
     Epoch,
@@ -38,10 +39,9 @@ from ...common import (
     ToolUse,
     Usage,
 )
-from ...loss import LossReport
-from ...native import NativeSession, tag_of
-from ...readkit import line_dicts, malformed
-from ...tools import tool_kind
+from ...model.loss import LossReport
+from ...model.native import NativeSession, tag_of
+from ...model.tools import tool_kind
 
 COMPACTION_PREFIX = "The conversation history before this point was compacted into the following summary:\n\n<summary>\n"
 COMPACTION_SUFFIX = "\n</summary>"

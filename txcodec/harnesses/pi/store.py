@@ -18,8 +18,8 @@ from pathlib import Path
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from ...jsonl import split_lines
-from ...native import json_source
+from ...core.jsonl import split_lines
+from ...model.native import json_source
 
 
 def _expand(value: str) -> Path:

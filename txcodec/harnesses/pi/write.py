@@ -25,7 +25,9 @@ from typing import Any
 
 import msgspec
 
-from ...common import (
+from ...core.ids import check_id, checked_cwd, is_safe_id, is_uuid, safe_relpath, shown, source_cwd
+from ...kit.registry import WriteOptions, Written
+from ...model.common import (
     Command,
     Conversation,
     Document,
@@ -38,10 +40,8 @@ from ...common import (
     ToolResult,
     ToolUse,
 )
-from ...ids import check_id, checked_cwd, is_safe_id, is_uuid, safe_relpath, shown, source_cwd
-from ...loss import LossReport
-from ...native import builtins
-from ...registry import WriteOptions, Written
+from ...model.loss import LossReport
+from ...model.native import builtins
 from .read import COMPACTION_PREFIX, COMPACTION_SUFFIX
 from .store import session_relpath
 

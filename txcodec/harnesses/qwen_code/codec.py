@@ -1,7 +1,7 @@
 """Qwen Code line codec: bytes -> :class:`~.records.Record`, and back.
 
 A line that is not an object with the identity fields and a known ``type`` (or whose
-parts do not fit :class:`~.records.Part`) becomes an :class:`~txcodec.native.Opaque`
+parts do not fit :class:`~.records.Part`) becomes an :class:`~txcodec.model.native.Opaque`
 record that keeps its bytes: it rides along untouched. Decoding never raises.
 """
 
@@ -11,7 +11,7 @@ from typing import Any
 
 import msgspec
 
-from ...native import json_source, merge_record, opaque_for, repairs_surrogates
+from ...model.native import json_source, merge_record, opaque_for, repairs_surrogates
 from .records import RECORD_TYPES, Record
 
 _decoder = msgspec.json.Decoder(Record)

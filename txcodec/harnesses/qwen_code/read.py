@@ -6,7 +6,7 @@ artifact / source-snapshot subtypes do not count), the chain is walked back thro
 ``parentUuid`` (stopping at a missing parent or a cycle), and lines sharing a ``uuid``
 are joined, their parts concatenated. A ``system`` record with subtype
 ``chat_compression`` replaces the history with its ``compressedHistory``: that opens a
-compaction :class:`~txcodec.common.Epoch`.
+compaction :class:`~txcodec.model.common.Epoch`.
 
 One Common message per record: ``user`` and ``tool_result`` records are user messages,
 ``assistant`` records (role ``model``) assistant messages. Parts map to blocks: ``text``
@@ -21,7 +21,8 @@ from typing import Any
 
 import msgspec
 
-from ...common import (
+from ...kit.read import line_dicts, malformed
+from ...model.common import (
     Block,
     Conversation,
     Document,
@@ -36,10 +37,9 @@ from ...common import (
     ToolUse,
     Usage,
 )
-from ...loss import LossReport
-from ...native import NativeSession, tag_of
-from ...readkit import line_dicts, malformed
-from ...tools import tool_kind
+from ...model.loss import LossReport
+from ...model.native import NativeSession, tag_of
+from ...model.tools import tool_kind
 from .records import RECORD_TYPES, SIDE_SUBTYPES
 
 

@@ -17,8 +17,8 @@ from pathlib import Path
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from ...jsonl import split_lines
-from ...native import json_source
+from ...core.jsonl import split_lines
+from ...model.native import json_source
 
 SESSION_FILE = re.compile(r"^[0-9a-fA-F-]{32,36}\.jsonl$")
 

@@ -26,7 +26,10 @@ from typing import Any
 
 import msgspec
 
-from ...common import (
+from ...core.errors import UnsafeId
+from ...core.ids import checked_cwd, derive_uuid, is_safe_id, safe_relpath, shown, source_cwd
+from ...kit.registry import WriteOptions, Written
+from ...model.common import (
     Command,
     Conversation,
     Document,
@@ -39,11 +42,8 @@ from ...common import (
     ToolResult,
     ToolUse,
 )
-from ...errors import UnsafeId
-from ...ids import checked_cwd, derive_uuid, is_safe_id, safe_relpath, shown, source_cwd
-from ...loss import LossReport
-from ...native import builtins
-from ...registry import WriteOptions, Written
+from ...model.loss import LossReport
+from ...model.native import builtins
 from .store import session_relpath
 
 CLIENT_VERSION = "0.24.4"

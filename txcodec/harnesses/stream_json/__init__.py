@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...native import tag_of
-from ...registry import Harness
+from ...kit.registry import Harness
+from ...model.native import tag_of
 from .codec import CODEC
 from .read import read
 from .records import LINE_TYPES, PROTOCOL_ONLY

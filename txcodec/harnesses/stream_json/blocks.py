@@ -8,10 +8,21 @@ from typing import Any
 import msgspec
 from msgspec import UNSET
 
-from ...common import Block, Command, Document, Image, RawBlock, RedactedThinking, Text, Thinking, ToolResult, ToolUse
-from ...loss import LossReport
-from ...native import builtins
-from ...tools import tool_kind
+from ...model.common import (
+    Block,
+    Command,
+    Document,
+    Image,
+    RawBlock,
+    RedactedThinking,
+    Text,
+    Thinking,
+    ToolResult,
+    ToolUse,
+)
+from ...model.loss import LossReport
+from ...model.native import builtins
+from ...model.tools import tool_kind
 from ..claude_code import records as cc
 
 

@@ -4,7 +4,7 @@ One msgspec decode into the tagged line union. When it refuses a ``user`` or
 ``assistant`` line because of its content (an unknown block type, a tool_result whose
 content is neither a string nor a block list), the line is still typed and those
 values are kept as :class:`msgspec.Raw`. Anything else (not JSON, an unknown ``type``,
-a body that fails its schema) becomes :class:`~txcodec.native.Opaque` with a diagnostic,
+a body that fails its schema) becomes :class:`~txcodec.model.native.Opaque` with a diagnostic,
 so a line is never lost and decoding never raises.
 """
 
@@ -14,7 +14,7 @@ from typing import Any
 
 import msgspec
 
-from ...native import json_source, merge_record, opaque_for, repairs_surrogates, tag_of
+from ...model.native import json_source, merge_record, opaque_for, repairs_surrogates, tag_of
 from ..claude_code.records import BLOCK_TYPES, ResultPart
 from .records import LINE_TYPES, Line
 

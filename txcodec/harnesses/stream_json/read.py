@@ -33,7 +33,8 @@ from typing import Any
 
 from msgspec import UNSET
 
-from ...common import (
+from ...kit.read import malformed, report_unknown_keys
+from ...model.common import (
     Child,
     ChildLink,
     Command,
@@ -48,10 +49,9 @@ from ...common import (
     ToolUse,
     Usage,
 )
-from ...loss import LossReport
-from ...native import NativeSession, Opaque, builtins
-from ...readkit import malformed, report_unknown_keys
-from ...tools import tool_kind
+from ...model.loss import LossReport
+from ...model.native import NativeSession, Opaque, builtins
+from ...model.tools import tool_kind
 from .blocks import content_to_common
 from .records import (
     AssistantLine,

@@ -20,10 +20,10 @@ from typing import Any
 import msgspec
 from msgspec import UNSET
 
-from ...common import Child, Conversation, Message, Text, ToolResult, ToolUse, Usage
-from ...ids import check_id, derive_uuid, is_safe_id, shown
-from ...loss import LossReport
-from ...registry import WriteOptions, Written
+from ...core.ids import check_id, derive_uuid, is_safe_id, shown
+from ...kit.registry import WriteOptions, Written
+from ...model.common import Child, Conversation, Message, Text, ToolResult, ToolUse, Usage
+from ...model.loss import LossReport
 from .blocks import to_api
 
 _NS = uuid.UUID("6f0b7f3e-0f55-4d0c-9a3c-3e8d2f1b7a11")

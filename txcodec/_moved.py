@@ -1,0 +1,81 @@
+"""The modules that moved when the package was layered (0.2), importable by their old names
+for one release: ``import txcodec.common`` gives ``txcodec.model.common`` itself, with a
+DeprecationWarning naming the new place. See CHANGELOG.md."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import warnings
+from importlib.machinery import ModuleSpec
+from types import ModuleType
+from typing import Any
+
+MOVED = {
+    "txcodec.errors": "txcodec.core.errors",
+    "txcodec.jsonl": "txcodec.core.jsonl",
+    "txcodec.zst": "txcodec.core.zst",
+    "txcodec.atomic": "txcodec.core.atomic",
+    "txcodec.ids": "txcodec.core.ids",
+    "txcodec.dates": "txcodec.core.dates",
+    "txcodec.common": "txcodec.model.common",
+    "txcodec.schema": "txcodec.model.schema",
+    "txcodec.changes": "txcodec.model.changes",
+    "txcodec.tools": "txcodec.model.tools",
+    "txcodec.loss": "txcodec.model.loss",
+    "txcodec.native": "txcodec.model.native",
+    "txcodec.registry": "txcodec.kit.registry",
+    "txcodec.detection": "txcodec.kit.detect",
+    "txcodec.readkit": "txcodec.kit.read",
+    "txcodec.writekit": "txcodec.kit.write",
+    "txcodec.conform": "txcodec.kit.conform",
+    "txcodec.render": "txcodec.export",
+    "txcodec.render.html": "txcodec.export.html",
+    "txcodec.render.markdown": "txcodec.export.markdown",
+    "txcodec.render.site": "txcodec.export.site",
+    "txcodec.render.terminal": "txcodec.export.terminal",
+    "txcodec.training": "txcodec.export.training",
+    "txcodec.columnar": "txcodec.export.columnar",
+    "txcodec.dataset": "txcodec.export.dataset",
+    "txcodec.ray": "txcodec.export.ray",
+    "txcodec.clients": "txcodec.resume_check",
+    "txcodec.clients.mockserver": "txcodec.resume_check.mock.server",
+    "txcodec.clients.anthropic": "txcodec.resume_check.mock.anthropic",
+    "txcodec.clients.responses": "txcodec.resume_check.mock.responses",
+    "txcodec.clients.openai_chat": "txcodec.resume_check.mock.openai_chat",
+    "txcodec.clients.process": "txcodec.resume_check.process",
+    "txcodec.clients.report": "txcodec.resume_check.report",
+    **{f"txcodec.clients.{old}": f"txcodec.resume_check.{new}" for old, new in (
+        ("claude", "claude_code"), ("codex", "codex"), ("gemini", "gemini_cli"), ("qwen", "qwen_code"),
+        ("pi", "pi"), ("copilot", "copilot_cli"), ("continue_cli", "continue_cli"), ("opencode", "opencode"),
+        ("kimi", "kimi_cli"), ("vibe", "mistral_vibe"), ("cline", "cline"), ("openhands", "openhands"),
+        ("aider", "aider"), ("droid", "droid"))},
+}
+
+
+class _Alias:
+    """A finder and loader of the old names (importlib's protocols, without importing its
+    ABCs at start-up). It is asked first, so ``txcodec.render.html`` is not found a second
+    time under the old package's path; an import of any other name pays one dict look-up."""
+
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
+        if fullname not in MOVED:
+            return None
+        return ModuleSpec(fullname, self)
+
+    def create_module(self, spec: Any) -> ModuleType:
+        new = MOVED[spec.name]
+        warnings.warn(f"{spec.name} moved to {new}; the old name goes in the next release",
+                      DeprecationWarning, stacklevel=2)
+        return importlib.import_module(new)
+
+    def exec_module(self, module: ModuleType) -> None:
+        pass  # the new module ran when it was imported
+
+    def __repr__(self) -> str:
+        return "txcodec._moved._Alias()"
+
+
+def install() -> None:
+    if not any(isinstance(finder, _Alias) for finder in sys.meta_path):
+        sys.meta_path.insert(0, _Alias())

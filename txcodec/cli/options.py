@@ -1,0 +1,146 @@
+"""Helpers the command modules share."""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import click
+import msgspec
+
+from ..kit import registry
+
+
+class _HarnessChoice(click.Choice):
+    """The registered harnesses, looked up when first needed: building the command
+    line then imports no harness package, so ``txcodec --help`` starts fast."""
+
+    def __init__(self, writable: bool = False, extra: tuple[str, ...] = ()) -> None:
+        super().__init__((), case_sensitive=True)
+        self.writable, self.extra = writable, extra
+
+    @property
+    def choices(self) -> tuple[str, ...]:  # type: ignore[override]
+        found = sorted(registry.harnesses().items())
+        return (*(n for n, h in found if h.write is not None or not self.writable), *self.extra)
+
+    @choices.setter
+    def choices(self, value: object) -> None:
+        pass
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> Any:
+        # a built-in harness is checked alone: listing the choices imports every harness
+        if value in self.extra or value in registry.BUILTIN and (not self.writable or registry.get(value).write is not None):
+            return value
+        return super().convert(value, param, ctx)
+
+
+def harness_choice() -> click.Choice:
+    return _HarnessChoice()
+
+
+def echo_json(value: Any) -> None:
+    click.echo(msgspec.json.format(msgspec.json.encode(value), indent=2).decode())
+
+
+@contextlib.contextmanager
+def user_errors() -> Iterator[None]:
+    """Turn library errors into one clear line and exit status 1."""
+    try:
+        yield
+    except click.ClickException:
+        raise
+    except (OSError, ValueError, msgspec.MsgspecError) as exc:
+        raise click.ClickException(str(exc)) from exc
+
+
+def stdout_binary() -> Any:
+    return sys.stdout.buffer
+
+
+def read_common(path: Any, harness: str | None = None, loss: Any = None, *, streamed: bool = False) -> Any:
+    """The Common conversation in the file at ``path``; errors name the file. A file no
+    harness recognizes (empty, or not a known session format) is refused here, with a
+    hint, rather than read as generic JSONL.
+
+    ``streamed``: the session is read once, as it is decoded (as ``convert`` reads it),
+    when its harness can: its bytes and typed records are never all held at once."""
+    from .. import api
+
+    try:
+        session = (api._load_once if streamed else api.load)(path, harness)
+        if harness is None and session.harness == "jsonl":
+            what = "empty file" if not session.lines else "no known session format in its first lines"
+            raise click.ClickException(f"{path}: {what}; name its harness with --from")
+        return api.to_common(session, loss)
+    except click.ClickException:
+        raise
+    except (OSError, ValueError, msgspec.MsgspecError) as exc:
+        raise click.ClickException(str(exc) if str(exc).startswith(f"{path}:") else f"{path}: {exc}") from exc
+
+
+class SessionParam(click.ParamType):
+    """A session named the way every command accepts: a path, a session id, an id prefix,
+    ``latest`` or ``latest:<harness>`` (looked up in the stores by :mod:`txcodec.sessions`).
+    The value is the file's path."""
+
+    name = "SESSION"
+
+    def __init__(self, dir_okay: bool = False):
+        self.dir_okay = dir_okay
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> Any:
+        from pathlib import Path
+
+        if isinstance(value, Path):
+            return value
+        path = Path(value)
+        if path.exists():
+            if path.is_dir() and not self.dir_okay:
+                found = registry.session_in_folder(path)  # a folder that is one session (cline, Kimi CLI, Vibe, OpenHands)
+                if found is not None:
+                    return found
+                self.fail(f"{value}: is a folder, not a session file", param, ctx)
+            return path
+        from .. import sessions  # only for a name that is no path
+        from ..core.errors import InputError
+
+        try:
+            return sessions.resolve(value)
+        except InputError as exc:
+            self.fail(str(exc), param, ctx)
+
+
+class AliasOption(click.Option):
+    """An option whose later names are old spellings kept working but not shown in help
+    (``--from`` is the input harness everywhere; ``--harness`` still works where it was
+    the name)."""
+
+    def get_help_record(self, ctx: click.Context) -> tuple[str, str] | None:
+        opts = self.opts
+        try:
+            self.opts = opts[:1]
+            return super().get_help_record(ctx)
+        finally:
+            self.opts = opts
+
+
+def from_option(help: str = "The input's harness (detected when left out).", **kwargs: Any) -> Any:
+    """``--from NAME`` (old name ``--harness``), completing the harness names."""
+    return click.option("--from", "--harness", "harness", cls=AliasOption, metavar="NAME", help=help,
+                        shell_complete=lambda ctx, param, incomplete: [n for n in sorted(registry.harnesses())
+                                                                       if n.startswith(incomplete)], **kwargs)
+
+
+def target_choice(extra: tuple[str, ...] = ()) -> click.Choice:
+    """The harnesses that can be written (shown in help, completed by the shell), looked
+    up when first needed."""
+    return _HarnessChoice(writable=True, extra=extra)
+
+
+class UsageProblem(click.ClickException):
+    """A usage error told in one line (exit status 2), without click's usage banner."""
+
+    exit_code = 2

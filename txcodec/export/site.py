@@ -1,0 +1,168 @@
+"""A whole store as HTML: one page per session plus ``index.html``, made incrementally.
+
+The sessions come in as the rows ``txcodec list`` shows (dicts with ``harness``,
+``path`` and the store's own keys), so any filter that narrows the list narrows the
+export. A manifest in the output folder (``.txcodec-export.json``) remembers, for
+each page, the files it was made from (path, size, modification time, and a SHA-256 of
+their bytes) and the renderer that made it: a session whose files are unchanged is not
+read again, and one whose files were touched but hold the same bytes is not
+re-rendered. A session's files are its main file and, when there is one, the folder
+of side files named after it (Claude Code's subagents and saved tool outputs).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from ..core.atomic import atomic_stream, write_atomic
+from ..model.loss import PageLoss
+from . import html
+
+MANIFEST = ".txcodec-export.json"
+_SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+
+
+class Report(msgspec.Struct):
+    rendered: list[str] = msgspec.field(default_factory=list)  # page paths, relative to the folder
+    unchanged: list[str] = msgspec.field(default_factory=list)
+    errors: list[str] = msgspec.field(default_factory=list)  # one line each, naming the file
+
+
+def renderer_version() -> str:
+    """Changes whenever the templates or the renderer do, so old pages are made again."""
+    digest = hashlib.sha256()
+    digest.update(resources.files(__package__).joinpath("html.py").read_bytes())
+    for name in sorted(p.name for p in resources.files(__package__).joinpath("templates").iterdir()):
+        digest.update(name.encode() + b"\0" + resources.files(__package__).joinpath("templates", name).read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def session_files(path: Path) -> list[Path]:
+    if path.is_dir():  # a session kept as a folder (OpenHands): every file in it
+        return sorted(p for p in path.rglob("*") if p.is_file() and not p.is_symlink())
+    files = [path]
+    side = path.with_suffix("")
+    if side != path and side.is_dir():
+        files += sorted(p for p in side.rglob("*") if p.is_file() and not p.is_symlink())
+    return files
+
+
+def _stats(files: list[Path]) -> list[list[Any]]:
+    out = []
+    for f in files:
+        st = f.stat()
+        out.append([str(f), st.st_size, st.st_mtime_ns])
+    return out
+
+
+def _digest(files: list[Path]) -> str:
+    h = hashlib.sha256()
+    for f in files:
+        h.update(str(f).encode("utf-8", "surrogateescape") + b"\0")
+        with open(f, "rb") as stream:
+            while chunk := stream.read(1 << 20):
+                h.update(chunk)
+    return h.hexdigest()
+
+
+def page_name(item: dict[str, Any], taken: set[str]) -> str:
+    """``harness/<session id>.html``; an id that cannot name a file (it is data from the
+    session) is replaced by a hash of the session's path."""
+    harness = item.get("harness") or "session"
+    sid = str(item.get("session_id") or item.get("id") or "")
+    if not _SAFE_NAME.fullmatch(sid) or sid.endswith("."):
+        sid = hashlib.sha256(str(item.get("path")).encode("utf-8", "surrogateescape")).hexdigest()[:20]
+    name = f"{harness}/{sid}.html"
+    if name in taken:  # one id in two places: the second page takes its path's hash too
+        name = f"{harness}/{sid}-{hashlib.sha256(str(item.get('path')).encode('utf-8', 'surrogateescape')).hexdigest()[:8]}.html"
+    taken.add(name)
+    return name
+
+
+def _load_manifest(out: Path) -> dict[str, Any]:
+    try:
+        data = msgspec.json.decode((out / MANIFEST).read_bytes())
+    except (OSError, msgspec.DecodeError):
+        return {}
+    return data if isinstance(data, dict) and isinstance(data.get("pages"), dict) else {}
+
+
+def _first(item: dict[str, Any], *keys: str) -> Any:
+    for k in keys:
+        if item.get(k):
+            return item[k]
+    return None
+
+
+def export_store(items: Iterable[dict[str, Any]], out: str | Path, *, price: html.PriceFn | None = None,
+                 title: str = "Sessions") -> Report:
+    """Write a page for each session in ``items`` (rows as ``txcodec list --json`` gives
+    them) and ``index.html`` into the folder ``out``."""
+    from .. import api
+    from ..sessions import load_row
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    version = renderer_version()
+    old = _load_manifest(out)
+    old_pages: dict[str, Any] = old.get("pages", {}) if old.get("renderer") == version else {}
+    pages: dict[str, Any] = {}
+    report = Report()
+    taken: set[str] = set()
+    for item in items:
+        path = item.get("path")
+        if not path:
+            continue  # a session whose main file is gone (pruned): nothing to show
+        path = Path(path)
+        name = page_name(item, taken)
+        try:
+            files = session_files(path)
+            stats = _stats(files)
+            before = old_pages.get(name)
+            if before and before["files"] == stats and (out / name).is_file():
+                pages[name] = before
+                report.unchanged.append(name)
+                continue
+            digest = _digest(files)
+            if before and before["sha256"] == digest and (out / name).is_file():
+                pages[name] = {**before, "files": stats}
+                report.unchanged.append(name)
+                continue
+            # read as it is decoded when its harness can (as a single export is): the file's
+            # bytes and typed records are never all held beside the page
+            session = api._streamed(path, item.get("harness"))
+            if session is None:
+                session = load_row(item.get("harness"), item.get("session_id"), path)
+            conv = api.to_common(session, PageLoss())  # drawn only as a page
+            del session
+            with atomic_stream(out / name, overwrite=True) as stream:
+                html.write(conv, stream, price=price)
+        except (OSError, ValueError, msgspec.MsgspecError, RecursionError) as exc:
+            report.errors.append(str(exc) if str(exc).startswith(str(path)) else f"{path}: {exc}")
+            continue
+        pages[name] = {
+            "files": stats, "sha256": digest,
+            "row": {
+                "href": name, "harness": item.get("harness") or "", "title": html.title_of(conv),
+                "prompt": html.first_prompt(conv),
+                "project": conv.meta.cwd if isinstance(conv.meta.cwd, str) else str(_first(item, "cwd", "project") or ""),
+                "updated": str(_first(item, "updated", "last_timestamp", "last_updated", "started") or
+                               (conv.meta.ended_at if isinstance(conv.meta.ended_at, str) else "")),
+                "messages": len(conv.messages),
+            },
+        }
+        report.rendered.append(name)
+    write_atomic(out / "index.html", html.render_index([p["row"] for p in pages.values()], title).encode("utf-8", "backslashreplace"),
+                 overwrite=True)
+    # pages of sessions not in this run (filtered out, or gone) stay listed in the manifest
+    # only while their page exists, so a later run with other filters can reuse them
+    keep = {k: v for k, v in old_pages.items() if k not in pages and (out / k).is_file()}
+    write_atomic(out / MANIFEST, msgspec.json.encode({"renderer": version, "pages": {**keep, **pages}}), overwrite=True)
+    return report

@@ -1,0 +1,78 @@
+"""Common conversation -> a readable terminal view; subagents indented under their call."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from msgspec import UNSET
+
+from ..model.common import Child, Command, Conversation, Text, ToolResult, ToolUse
+from .text import child_title, children_by_call, compact_json, label, result_text, tool_names
+
+PREVIEW = 300
+ONE_LINE = 160
+
+
+def _short(text: str, width: int = PREVIEW) -> str:
+    text = text.strip()
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _flat(text: str, width: int = ONE_LINE) -> str:
+    """One line: runs of whitespace (newlines included) become one space."""
+    return _short(" ".join(text.split()), width)
+
+
+def lines(conv: Conversation, indent: int = 0) -> Iterator[tuple[str, str]]:
+    """``(style, text)`` pairs; style is one of user, assistant, tool, dim, child, text."""
+    pad = "    " * indent
+    children, rest = children_by_call(conv)
+    names = tool_names(conv)
+    epochs = {e.start for e in conv.epochs}
+    for i, m in enumerate(conv.messages):
+        if i in epochs:
+            yield "dim", f"{pad}──── context compacted ────"
+        flags = [n.replace("_", " ") for n in ("synthetic", "interrupted", "api_error", "compact_summary") if getattr(m, n)]
+        if m.role == "user" and m.meta and not flags:
+            # context the client injected (hook output, reminders): one dim line, not a turn
+            text = " ".join(b.text for b in m.content if type(b) is Text)
+            yield "dim", f"{pad}· injected: {_flat(text)}"
+            continue
+        head = "user" if m.role == "user" else f"assistant{' · ' + m.model if isinstance(m.model, str) else ''}"
+        yield m.role, f"{pad}{head}{' [' + ', '.join(flags) + ']' if flags else ''}"
+        for b in m.content:
+            t = type(b)
+            if t is Text:
+                if b.text.strip():
+                    for part in _short(b.text).splitlines():
+                        yield "text", f"{pad}  {part}"
+            elif t is ToolUse:
+                yield "tool", f"{pad}  ▸ {b.name} {_flat(compact_json(b.input))}"
+                for child in children.pop(b.id, []):
+                    yield from _child(child, b, indent + 1)
+            elif t is ToolResult:
+                yield "dim", f"{pad}  ◂ {label(b, names)}: {_flat(result_text(b))}"
+            elif t is Command:
+                yield "tool", f"{pad}  $ {label(b)}"
+                for out in (b.output, b.stderr):
+                    if isinstance(out, str) and out.strip():
+                        yield "dim", f"{pad}    {_flat(out)}"
+            else:
+                yield "dim", f"{pad}  · {label(b)}"
+    for child in rest:  # no recorded call in this conversation: listed after it
+        yield from _child(child, None, indent + 1)
+
+
+def _child(child: Child, call: ToolUse | None, indent: int) -> Iterator[tuple[str, str]]:
+    pad = "    " * indent
+    yield "child", f"{pad}┌ {child_title(child, call)}"
+    yield from lines(child.conversation, indent)
+
+
+STYLES = {"user": "bold green", "assistant": "bold cyan", "tool": "yellow", "dim": "dim", "child": "bold magenta", "text": ""}
+
+
+def render(conv: Conversation) -> str:
+    m = conv.meta
+    head = m.title if m.title is not UNSET else (m.id if m.id is not UNSET else "conversation")
+    return "\n".join([str(head)] + [text for _, text in lines(conv)]) + "\n"

@@ -1,0 +1,104 @@
+"""Short one-line views of blocks, shared by the renderers."""
+
+from __future__ import annotations
+
+import msgspec
+from msgspec import UNSET
+
+from ..model.common import (
+    Artifact,
+    Child,
+    Command,
+    Conversation,
+    Document,
+    Image,
+    RawBlock,
+    RedactedThinking,
+    Text,
+    Thinking,
+    ToolResult,
+    ToolUse,
+)
+
+
+def compact_json(value) -> str:
+    try:
+        return msgspec.json.encode(value).decode()
+    except (TypeError, msgspec.EncodeError):
+        return repr(value)
+
+
+def result_text(block: ToolResult) -> str:
+    if isinstance(block.content, str):
+        return block.content
+    return "\n".join(b.text if type(b) is Text else f"[{type(b).__name__.lower()}]" for b in block.content)
+
+
+def status(block: ToolResult) -> str:
+    return {True: "error", False: "ok", None: "outcome unknown"}[block.is_error]
+
+
+def command_line(block: Command) -> str:
+    args = f" {block.args}" if isinstance(block.args, str) and block.args else ""
+    return f"{block.name}{args}"
+
+
+def tool_names(conv: Conversation) -> dict[str, str]:
+    """tool_use id -> tool name, so a result can say which tool it answers."""
+    return {b.id: b.name for m in conv.messages for b in m.content if type(b) is ToolUse}
+
+
+def children_by_call(conv: Conversation) -> tuple[dict[str, list[Child]], list[Child]]:
+    """Children keyed by the tool call that spawned them (when that call is in ``conv``),
+    and the rest (no recorded call, or a call in another file)."""
+    calls = tool_names(conv)
+    by_call: dict[str, list[Child]] = {}
+    rest: list[Child] = []
+    for child in conv.children:
+        tid = child.link.tool_use_id
+        if isinstance(tid, str) and tid in calls:
+            by_call.setdefault(tid, []).append(child)
+        else:
+            rest.append(child)
+    return by_call, rest
+
+
+def child_title(child: Child, call: ToolUse | None = None) -> str:
+    """``subagent a1b2 (Explore): what it was asked to do``."""
+    kind = child.agent_type if isinstance(child.agent_type, str) else ""
+    if not kind and call is not None and isinstance(call.input, dict) and isinstance(call.input.get("subagent_type"), str):
+        kind = call.input["subagent_type"]
+    desc = child.description if isinstance(child.description, str) else ""
+    if not desc and call is not None and isinstance(call.input, dict) and isinstance(call.input.get("description"), str):
+        desc = call.input["description"]
+    agent = child.link.agent_id if isinstance(child.link.agent_id, str) else "?"
+    title = f"subagent {agent}" + (f" ({kind})" if kind else "") + (f": {desc}" if desc else "")
+    if child.link.via == "none":
+        title += " [no recorded parent call]"
+    return title
+
+
+def label(block, names: dict[str, str] | None = None) -> str:
+    """A one-line title for a non-text block."""
+    t = type(block)
+    if t is ToolUse:
+        return f"tool call {block.name} [{block.kind}] {block.id}"
+    if t is ToolResult:
+        name = (names or {}).get(block.tool_use_id) or "tool"
+        # an absent is_error is unknown: no status is shown rather than a guessed "ok"
+        return f"{name} result" if block.is_error is None else f"{name} result ({status(block)})"
+    if t is Thinking:
+        return "thinking" + ("" if block.thinking else " (signature only)")
+    if t is RedactedThinking:
+        return "thinking (redacted)"
+    if t is Image:
+        return f"image {block.media_type if block.media_type is not UNSET else ''}".rstrip()
+    if t is Document:
+        return f"document {block.title if block.title is not UNSET else ''}".rstrip()
+    if t is Artifact:
+        return f"artifact {block.path}"
+    if t is Command:
+        return f"command {command_line(block)}"
+    if t is RawBlock:
+        return f"raw {block.source_type} block"
+    return t.__name__

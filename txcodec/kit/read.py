@@ -1,0 +1,262 @@
+"""Small helpers shared by harness readers (``txcodec.harnesses.*.read``)."""
+
+from __future__ import annotations
+
+import contextlib
+import mmap
+import re
+from collections.abc import Iterator
+from operator import is_
+from typing import Any
+
+import msgspec
+from msgspec import UNSET, UnsetType
+
+from ..core.errors import MALFORMED, describe
+from ..model.loss import LossReport, UnreadLoss
+from ..model.native import (
+    Line,
+    NativeSession,
+    Opaque,
+    decode_batches,
+    has_lone_surrogates,
+    json_source,
+    mark_cut_off,
+    plain,
+    without_lone_surrogates,
+)
+
+_json = msgspec.json.Decoder()
+
+
+def line_dicts(session: NativeSession) -> list[tuple[int, Any]]:
+    """``(line number, the line as plain JSON)``; ``None`` for a line that is not JSON.
+    An unchanged line is read from its own bytes, an edited record from its re-encoding."""
+    out = []
+    for n, line in enumerate(session.lines, 1):
+        record = line.record
+        if isinstance(record, Opaque):
+            raw = record.raw
+        elif line.raw is not None and session.codec.decode(line.raw) == record:
+            raw = line.raw
+        else:
+            raw = msgspec.json.encode(plain(record))
+        try:
+            out.append((n, _json.decode(json_source(raw))))
+        except msgspec.DecodeError:
+            out.append((n, None))
+    return out
+
+
+@contextlib.contextmanager
+def malformed(loss: LossReport, file: str | None, line: int | None, what: str = "record") -> Iterator[None]:
+    """Read one record (or one part of it) with this around it: a value whose shape the
+    reader does not expect (a number where it reads a list, a key missing, an object
+    where it wants a string) is data, not a crash. The record is reported as
+    ``read:malformed`` with the reason and the reading goes on with the next one.
+
+    Well-formed sessions never reach this: the tests read every golden and corpus file
+    and assert no such entry."""
+    try:
+        yield
+    except MALFORMED as exc:
+        report_malformed(loss, file, line, exc, what)
+
+
+def report_malformed(loss: LossReport, file: str | None, line: int | None, exc: BaseException, what: str = "record") -> None:
+    """The entry :func:`malformed` adds, for a loop that catches ``MALFORMED`` itself
+    (a ``with`` per record costs a generator per line)."""
+    loss.add("read:malformed", f"{what} not read, a value has an unexpected shape ({describe(exc)})", file=file, line=line)
+
+
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD]")  # one regex scan: quicker than two ``in`` tests
+
+
+def report_lone_surrogates(session: NativeSession, loss: LossReport, file: str | None) -> None:
+    """A line that decoded only after its lone UTF-16 surrogate escapes were replaced
+    by U+FFFD (``native.repairs_surrogates``) reads differently from what it holds: say
+    so, once per line."""
+    if isinstance(loss, UnreadLoss):
+        return
+    source = session._source
+    suspects = surrogate_suspects(session)
+    if suspects is not None:  # only these can hold one: the file is not scanned
+        lines = session.lines
+        report_lone_surrogate_lines(loss, file, [i + 1 for i in suspects if read_repaired(lines[i])])
+        return
+    if source is not None and not may_hold_lone_surrogates(source):
+        return  # the common case: one scan of the file's bytes (a pair of escapes, an emoji, is no lone one)
+    report_lone_surrogate_lines(loss, file, [n for n, line in enumerate(session.lines, 1) if read_repaired(line)])
+
+
+def surrogate_suspects(session: NativeSession) -> list[int] | None:
+    """The indices of the only lines of ``session`` that can hold a lone surrogate
+    escape (those decoded outside a whole batch, see ``native.decode_batches``) while its
+    lines are still the ones decoded (the source scan assumes as much); else ``None``."""
+    suspects, lines = session._surrogate_suspects, session.lines
+    if suspects is not None and len(lines) == len(session._source_lines) and all(map(is_, lines, session._source_lines)):
+        return suspects
+    return None
+
+
+def may_hold_lone_surrogates(source: Any) -> bool:
+    """Whether any line of ``source`` (a file's bytes) can hold a lone surrogate escape."""
+    return _SURROGATE_ESCAPE.search(source) is not None and has_lone_surrogates(source)
+
+
+_RELEASE = 8 << 20  # a streamed file's pages are given back every 8 MiB read
+
+
+def streamed_batches(data: Any, codec: Any, repaired: list[int]) -> Iterator[tuple[int, list[Line]]]:
+    """A session read once, as it is decoded (``NativeSession.pending``): each batch of
+    lines with the number of its first line. The last line is marked cut off when the
+    data does not end in a newline; the numbers of the lines read from a copy with lone
+    surrogates repaired go to ``repaired`` (only a line decoded alone can be one); and once
+    a batch is read, the pages of a mapped file behind it are given back, every 8 MiB."""
+    size = len(data)
+    final_newline = bool(size) and data[-1] == 0x0A
+    release = getattr(data, "madvise", None) if hasattr(mmap, "MADV_DONTNEED") else None
+    released, n = 0, 0
+    for batch, end, whole in decode_batches(data, codec):
+        if end >= size and not final_newline:
+            mark_cut_off(batch[-1])
+        if not whole:
+            repaired.extend(k for k, line in enumerate(batch, n + 1) if read_repaired(line))
+        yield n + 1, batch
+        n += len(batch)
+        if release is not None and end - released >= _RELEASE:
+            page = end - end % mmap.PAGESIZE
+            release(mmap.MADV_DONTNEED, released, page - released)
+            released = page
+
+
+def read_repaired(line: Any) -> bool:
+    """Whether ``line`` was decoded from a copy with its lone surrogate escapes repaired."""
+    raw = line._raw
+    if raw is None or isinstance(line._record, Opaque):
+        return False
+    raw = bytes(raw)
+    return (b"\\ud" in raw or b"\\uD" in raw) and without_lone_surrogates(raw) is not None
+
+
+def report_lone_surrogate_lines(loss: LossReport, file: str | None, lines: list[int]) -> None:
+    for n in lines:
+        loss.add("text:lone-surrogate", "a lone UTF-16 surrogate escape read as U+FFFD", file=file, line=n)
+
+
+_keys = msgspec.json.Decoder(dict[str, msgspec.Raw])
+
+
+def report_unknown_keys(
+    session: NativeSession, loss: LossReport, file: str | None, read: Any, nested: tuple[str, ...] = ("message",)
+) -> None:
+    """Keys of a typed record the reader reads (its class is in ``read``), and of its
+    ``nested`` objects, that the Struct does not declare: the reader cannot see them, so
+    they are not carried. (A record the reader does not read at all is reported whole,
+    by the reader.) One entry per record type and key, with the first line and how many
+    lines hold it."""
+    if isinstance(loss, UnreadLoss):
+        return
+    unknown = UnknownKeys(read, nested)
+    add = unknown.add
+    for n, line in enumerate(session.lines, 1):
+        add(n, line._record, line._raw)
+    unknown.report(loss, file)
+
+
+class UnknownKeys:
+    """:func:`report_unknown_keys` a line at a time, for a reader that reads each line as
+    it is decoded and drops it (nothing is kept but the keys found)."""
+
+    def __init__(self, read: Any, nested: tuple[str, ...] = ("message",)) -> None:
+        self.read, self.nested = read, nested
+        self.found: dict[tuple[str, str], list[int]] = {}
+        self.probes = {cls: _probe(cls, nested) for cls in read}
+
+    def add(self, n: int, record: Any, raw: Any) -> None:
+        if raw is None or type(record) not in self.read:
+            return
+        probe = self.probes[type(record)]
+        if probe is not None:
+            try:
+                probe.decode(json_source(raw))
+                return  # every key declared: one scan of the line, no dict of its keys
+            except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+                pass  # an unknown key (or an odd shape): found below as ever
+        try:
+            keys = _keys.decode(json_source(raw))
+        except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+            return
+        found = self.found
+        tag = _tag(record)
+        declared = _declared(type(record))
+        for key in keys:  # in the line's order, so that a report reads the same every run
+            if key not in declared:
+                found.setdefault((tag, key), []).append(n)
+        for name in self.nested:
+            inner = getattr(record, name, None)
+            if isinstance(inner, msgspec.Struct) and name in keys:
+                try:
+                    inner_keys = _keys.decode(keys[name])
+                except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+                    continue
+                declared = _declared(type(inner))
+                for key in inner_keys:
+                    if key not in declared:
+                        found.setdefault((tag, f"{name}.{key}"), []).append(n)
+
+    def report(self, loss: LossReport, file: str | None) -> None:
+        for (tag, key), lines in sorted(self.found.items(), key=lambda kv: kv[1][0]):
+            count = f" ({len(lines)} lines)" if len(lines) > 1 else ""
+            loss.add("field:unknown", f"{tag} record key {key!r}{count}: not known to the reader, not carried", file=file, line=lines[0])
+
+
+_probes: dict[tuple[type, tuple[str, ...]], Any] = {}
+
+
+def _probe(cls: type, nested: tuple[str, ...]) -> Any:
+    """A decoder that accepts a line of ``cls`` only when each of its keys, and each key
+    of its ``nested`` objects, is one ``cls`` declares (any values, skipped unread):
+    :class:`UnknownKeys` has nothing to find in such a line. ``None`` when ``cls`` has a
+    nested field that is not exactly one Struct class (the full check then runs)."""
+    key = (cls, nested)
+    if key not in _probes:
+        struct = _probe_struct(cls, nested)
+        _probes[key] = None if struct is None else msgspec.json.Decoder(struct)
+    return _probes[key]
+
+
+def _probe_struct(cls: type, nested: tuple[str, ...]) -> Any:
+    fields: list[tuple[str, Any]] = []  # (key, type of its value)
+    for f in msgspec.structs.fields(cls):
+        kind: Any = msgspec.Raw
+        if f.name in nested:
+            if not (isinstance(f.type, type) and issubclass(f.type, msgspec.Struct)):
+                return None
+            kind = _probe_struct(f.type, ())
+        fields.append((f.encode_name, kind))
+    tag_field = cls.__struct_config__.tag_field
+    if tag_field and tag_field not in {name for name, _ in fields}:
+        fields.append((tag_field, msgspec.Raw))
+    names = {f"k{i}": name for i, (name, _) in enumerate(fields)}
+    return msgspec.defstruct(f"{cls.__name__}Keys", [(f"k{i}", kind | UnsetType, UNSET) for i, (_, kind) in enumerate(fields)],
+                             rename=names, forbid_unknown_fields=True)
+
+
+def _tag(record: msgspec.Struct) -> str:
+    tag = record.__struct_config__.tag
+    return tag if isinstance(tag, str) else type(record).__name__
+
+
+_declared_cache: dict[type, frozenset[str]] = {}
+
+
+def _declared(cls: type) -> frozenset[str]:
+    names = _declared_cache.get(cls)
+    if names is None:
+        config = cls.__struct_config__
+        names = frozenset(f.encode_name for f in msgspec.structs.fields(cls)) | (
+            {config.tag_field} if config.tag_field else set()
+        )
+        _declared_cache[cls] = names
+    return names

@@ -1,0 +1,345 @@
+"""The harness registry: built-in harnesses plus those installed under the
+``txcodec.harnesses`` entry-point group. One id names a harness everywhere: the package,
+``--from``/``--to``, the golden folder and the docs page."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from ..core.errors import InputError
+
+if TYPE_CHECKING:
+    from ..model.native import Codec
+
+BUILTIN = ("claude_code", "codex", "stream_json", "gemini_cli", "qwen_code", "pi", "copilot_cli", "continue_cli", "opencode", "kilo", "kimi_cli", "mistral_vibe", "cline", "openhands", "aider", "droid", "jsonl")
+
+
+# How a session file opens, byte for byte, when its own client wrote it: these first-line
+# signatures are each one harness's alone (each client's serializer writes its first record
+# compactly, keys in this order), so a file opening so is that harness's without decoding a
+# line or importing another harness (detection.detect). Every other file is decoded and scored by
+# every built-in harness's ``detect``, and by the plugins' when none claims it. tests/test_detection_sniff.py checks each
+# signature against those detectors on every corpus file, golden and sample.
+_STRING = rb'"[^"\\]*"'
+SIGNATURES: tuple[tuple[bytes, str], ...] = (  # (pattern, harness), in the order tried
+    # Claude Code: a conversation record's envelope, or a record only it writes, by its tag
+    # and first key
+    (rb'\{"parentUuid":(?:null|' + _STRING + rb'),"isSidechain":(?:true|false),', "claude_code"),
+    (rb'\{"type":"(?:queue-operation","operation|file-history-snapshot","messageId|custom-title","customTitle'
+     rb'|summary","summary|mode","mode)":', "claude_code"),
+    # Codex: the rollout's session_meta line (``ordinal`` since 2026)
+    (rb'\{"timestamp":' + _STRING + rb',(?:"ordinal":\d+,)?"type":"session_meta","payload":\{', "codex"),
+    (rb'\{"type":"session_meta","timestamp":' + _STRING + rb',"ordinal":\d+,"payload":\{', "codex"),
+    # Gemini CLI: the metadata line (its detector's decisive line); pi: the session header
+    (rb'\{"sessionId":' + _STRING + rb',"projectHash":"', "gemini_cli"),
+    (rb'\{"type":"session","version":\d+,"id":"', "pi"),
+)
+
+
+def sniff(first_line: bytes | memoryview) -> str | None:
+    """The harness whose signature the first line of a file opens with, or None."""
+    head = bytes(first_line[:256])
+    for pattern, name in SIGNATURES:
+        if re.match(pattern, head):  # compiled when first tried (re caches it): start-up pays for no other
+            return name
+    return None
+
+
+# The classes below are msgspec structs, not dataclasses: every harness package builds a
+# Harness when imported (so every command does), and a dataclass compiles its methods from
+# source when defined (a frozen Harness about 2 ms of start-up), where a struct's are
+# ready-made. A copy with one field changed is ``msgspec.structs.replace``.
+
+
+class Written(msgspec.Struct):
+    """What a writer produced: files by path relative to the client's store root
+    (POSIX separators), the first being the main session file."""
+
+    session_id: str
+    files: dict[str, bytes] = msgspec.field(default_factory=dict)
+    # the project folder the session is filed under and the client should run in (set by
+    # api.convert; None when neither the caller nor the session names one)
+    cwd: str | None = None
+
+    @property
+    def main(self) -> str:
+        return next(iter(self.files))
+
+
+class WriteOptions(msgspec.Struct):
+    """How a writer names and places the session it writes."""
+
+    session_id: str | None = None  # keep the source id when None, else derive one
+    cwd: str | None = None  # the project folder the client will resume from
+    stdin_side: bool = False  # stream_json only: the lines a host sends, not what the CLI prints
+
+
+class Later:
+    """An object a harness registers without importing it: ``module``'s ``name``, or the
+    module itself when ``name`` is None. A :class:`Harness` field given one is imported on
+    first use, so a command using one part of a harness (usage reads a Claude Code file
+    without its codec) does not pay for the others."""
+
+    __slots__ = ("module", "name")
+
+    def __init__(self, module: str, name: str | None = None) -> None:
+        self.module, self.name = module, name
+
+    def __repr__(self) -> str:
+        return f"Later({self.module!r}, {self.name!r})"
+
+    def resolve(self) -> Any:
+        module = import_module(self.module)
+        return module if self.name is None else getattr(module, self.name)
+
+
+class Harness(msgspec.Struct, frozen=True):
+    """What a harness package registers. Only ``codec`` and ``detect`` are required;
+    ``codec`` and ``store`` may be given as :class:`Later`."""
+
+    def __getattribute__(self, attr: str) -> Any:
+        value = object.__getattribute__(self, attr)
+        if type(value) is Later:  # imported once, on first use
+            value = value.resolve()
+            msgspec.structs.force_setattr(self, attr, value)
+        return value
+
+    name: str
+    title: str
+    codec: Codec
+    # How sure we are that these decoded leading lines (dicts, or None for non-JSON)
+    # come from this harness: 0 = not at all.
+    detect: Callable[[list[Any]], int]
+    # read(session: NativeSession, loss: LossReport) -> Conversation
+    read: Callable[..., Any] | None = None
+    # write(conversation: Conversation, loss: LossReport, options: WriteOptions) -> Written
+    write: Callable[..., Any] | None = None
+    # a module with default_root() -> Path and discover(root) -> list[SessionInfo]; optionally
+    # discover_files(root): the same sessions without reading each file (for the Parquet export)
+    store: Any = None
+    # check_resume(path: Path, **options) -> ResumeReport: what the real client sends
+    check_resume: Callable[..., Any] | None = None
+    # the client's command that continues a session of its store, "{id}" standing for the
+    # session id (run in the session's project folder); None when there is none
+    resume: tuple[str, ...] | None = None
+
+    def resume_argv(self, session_id: str) -> list[str] | None:
+        """The command line continuing ``session_id`` in the client, or None."""
+        if self.resume is None:
+            return None
+        return [session_id if arg == "{id}" else arg for arg in self.resume]
+
+
+def lazy(module: str, name: str) -> Callable[..., Any]:
+    """``module.name`` as a function that imports ``module`` only when first called, so
+    registering a harness does not import its reader, writer or client runner."""
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        return getattr(import_module(module), name)(*args, **kwargs)
+
+    call.__name__ = call.__qualname__ = name
+    call.__module__ = module
+    return call
+
+
+class UnknownHarness(InputError):
+    """No harness has that name (the message suggests the closest one)."""
+
+
+_cache: dict[str, Harness] = {}
+_all_loaded = False
+
+
+def _builtin(name: str) -> Harness | None:
+    """Import one built-in harness package; ``None`` when it does not exist (yet)."""
+    if name in _cache:
+        return _cache[name]
+    try:
+        module = import_module(f"txcodec.harnesses.{name}")
+    except ModuleNotFoundError as exc:
+        if exc.name != f"txcodec.harnesses.{name}":
+            raise
+        return None
+    harness = getattr(module, "HARNESS", None)
+    if harness is not None:  # a package still being built registers nothing yet
+        _cache[name] = harness
+    return harness
+
+
+_plugins: dict[str, Harness] | None = None
+
+
+def plugins() -> dict[str, Harness]:
+    """The harnesses installed under the ``txcodec.harnesses`` entry-point group."""
+    global _plugins
+    if _plugins is None:
+        _plugins = {}
+        for name, value in _entry_points():
+            _plugins.setdefault(name, _load(value))
+    return _plugins
+
+
+ENTRY_POINTS = "txcodec.harnesses"
+CACHED_SETS = 4  # installed sets whose entry points the cache file keeps
+
+
+def _entry_points() -> list[tuple[str, str]]:
+    """The group's entry points as (name, value), in importlib.metadata's order. Looking
+    them up imports importlib.metadata and reads every installed distribution (a tenth of
+    a daily ``export --all``), so the answer is kept in the user's cache folder with what
+    it depends on (:func:`_installed`): while that is the same, so are the entry points."""
+    import sys
+
+    key = _installed(sys.path, sys.meta_path)
+    cache = _cache_file()
+    kept: list[Any] = []
+    if key is not None:
+        try:
+            kept = list(msgspec.json.decode(cache.read_bytes())["kept"])
+            for entry in kept:
+                if entry["key"] == key:
+                    return [(name, value) for name, value in entry["entry_points"]]
+        except (OSError, ValueError, KeyError, TypeError):  # none yet, or not ours: looked up anew
+            kept = []
+    from importlib import metadata  # slow to import: only when the installed set changed
+
+    found = [(ep.name, ep.value) for ep in metadata.entry_points(group=ENTRY_POINTS)]
+    if key is not None:
+        # the last few sets are kept, newest first: runs that take turns with two paths (two
+        # checkouts, ``python -m`` from two folders) would otherwise each undo the other's
+        kept = [{"key": key, "entry_points": found}, *kept][:CACHED_SETS]
+        try:
+            from ..core.atomic import write_atomic
+
+            write_atomic(cache, msgspec.json.encode({"kept": kept}), overwrite=True)
+        except OSError:
+            pass  # a read-only home: looked up every time, as without the cache
+    return found
+
+
+def _cache_file() -> Any:
+    import os
+    from pathlib import Path
+
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "txcodec" / "entry-points.json"
+
+
+def _installed(path: list[str], finders: list[Any]) -> list[Any] | None:
+    """What importlib.metadata's entry points depend on: for each folder on ``path``, the
+    distributions it holds (its ``*.dist-info`` and ``*.egg-info`` entries, an egg's
+    ``EGG-INFO``) and each one's ``entry_points.txt`` (time and size), for a zip its time
+    and size. Installing, removing or upgrading a package changes it; a new file of some
+    other kind beside them does not. None when a finder other than the standard path
+    finder can give distributions (its own are not known so)."""
+    import os
+    from importlib.machinery import PathFinder
+
+    if any(hasattr(f, "find_distributions") and f is not PathFinder for f in finders):
+        return None
+
+    def stamp(file: str) -> list[int] | None:
+        try:
+            stat = os.stat(file)
+        except OSError:
+            return None
+        return [stat.st_mtime_ns, stat.st_size]
+
+    key: list[Any] = []
+    for entry in path:
+        folder = entry or "."
+        try:
+            children = os.listdir(folder)
+        except NotADirectoryError:
+            key.append([entry, stamp(folder)])  # a zip on the path
+            continue
+        except OSError:
+            key.append([entry, None])
+            continue
+        infos = sorted(c for c in children if c.lower().endswith((".dist-info", ".egg-info")))
+        if os.path.basename(folder).lower().endswith(".egg"):
+            infos += [c for c in children if c.lower() == "egg-info"]
+        key.append([entry, [[c, stamp(os.path.join(folder, c, "entry_points.txt"))] for c in infos]])
+    return key
+
+
+def _load(value: str) -> Any:
+    """The object an entry point's value names (``module:attr.attr``), as
+    ``EntryPoint.load`` finds it (without importing importlib.metadata)."""
+    module, _, attrs = value.partition("[")[0].partition(":")
+    found = import_module(module.strip())
+    for attr in filter(None, attrs.strip().split(".")):
+        found = getattr(found, attr)
+    return found
+
+
+def _load_all() -> dict[str, Harness]:
+    global _all_loaded
+    if not _all_loaded:
+        for name in BUILTIN:
+            _builtin(name)
+        for name, harness in plugins().items():
+            _cache.setdefault(name, harness)
+        _all_loaded = True
+    return _cache
+
+
+# File names that alone say whose a file is, whatever its bytes (a store's ``FILE_NAMES``),
+# of the built-in harnesses: known without importing them (a test checks the stores agree).
+FILE_NAMES = {".aider.chat.history.md": "aider"}
+
+
+def named(file_name: str) -> str | None:
+    """The built-in harness whose store names its files ``file_name``, or None (no
+    entry point is looked up: see :func:`plugin_named`)."""
+    return FILE_NAMES.get(file_name)
+
+
+def plugin_named(file_name: str) -> str | None:
+    """The plugin harness whose store names its files ``file_name``, or None. Asked only
+    of a file no built-in harness claims, by name or by content: the entry-point lookup
+    costs more than reading a small session."""
+    for name, harness in plugins().items():
+        if name not in BUILTIN and file_name in getattr(harness.store, "FILE_NAMES", ()):
+            return name
+    return None
+
+
+def harnesses() -> dict[str, Harness]:
+    return dict(_load_all())
+
+
+def builtins() -> dict[str, Harness]:
+    """The built-in harnesses, in :data:`BUILTIN` order, without looking up a plugin."""
+    return {name: found for name in BUILTIN if (found := _builtin(name)) is not None}
+
+
+def get(name: str) -> Harness:
+    # a built-in is imported alone: using one harness never imports the others
+    found = (_builtin(name) if name in BUILTIN else None) or _load_all().get(name)
+    if found is None:
+        import difflib  # only for the error message
+
+        close = difflib.get_close_matches(name, list(_load_all()), n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise UnknownHarness(f"unknown harness {name!r}{hint}; known: {', '.join(sorted(_load_all()))}")
+    return found
+
+
+def session_in_folder(folder: Any) -> Any:
+    """The session file of a folder that is one session (a Kimi CLI folder holding
+    ``context.jsonl``, a Mistral Vibe folder holding ``messages.jsonl`` or ``CURRENT``,
+    cline's ``<id>/<id>.messages.json``): a store may define
+    ``session_file(folder) -> Path | None``.
+    ``None`` for any other folder."""
+    for harness in _load_all().values():
+        find = getattr(harness.store, "session_file", None)
+        found = find(folder) if find is not None else None
+        if found is not None:
+            return found
+    return None

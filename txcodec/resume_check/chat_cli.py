@@ -1,0 +1,114 @@
+"""Shared plumbing for CLIs that talk Chat Completions (Qwen Code, pi): a throw-away
+HOME and project folder, one run against :class:`~.openai_chat.ChatMock`, and the
+history a resumed session sent, in Common."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from ..model.common import Message, Text
+from .mock.openai_chat import ChatMock, Reply, chat_requests, request_messages
+from .mock.server import MockServer, Request
+from .process import client_env, run_client
+from .report import ClientMissing as ClientMissing  # qwen and pi import it from here
+from .report import require_client
+
+
+def binary(name: str, package: str) -> Path:
+    return require_client(name)
+
+
+@dataclass
+class Run:
+    exit_code: int
+    stdout: str
+    stderr: str
+    requests: list[Request]
+    rejected: list[str]
+    home: Path
+    cwd: Path
+
+    @property
+    def bodies(self) -> list[Any]:
+        return [r.json() for r in self.requests]
+
+
+@dataclass
+class Sandbox:
+    """``with Sandbox("qwen") as box: box.run(...)``: HOME and project under one temp dir."""
+
+    prefix: str
+    root: Path = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.root = Path(tempfile.mkdtemp(prefix=f"txcodec-{self.prefix}-"))
+
+    @property
+    def home(self) -> Path:
+        return self.root / "home"
+
+    @property
+    def cwd(self) -> Path:
+        return self.root / "project"
+
+    def __enter__(self) -> Sandbox:
+        self.home.mkdir(parents=True, exist_ok=True)
+        self.cwd.mkdir(parents=True, exist_ok=True)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        shutil.rmtree(self.root, ignore_errors=True)
+
+    def run(
+        self,
+        argv: list[str],
+        script: list[Reply] | None,
+        env: Callable[[str], dict[str, str]],
+        prepare: Callable[[str], None] | None = None,
+        timeout: float = 90,
+    ) -> Run:
+        mock = ChatMock(list(script or []))
+        with MockServer(mock) as server:
+            if prepare is not None:
+                prepare(server.url)
+            environ = client_env(self.home, env(server.url))
+            code, out, err = run_client(argv, self.cwd, environ, timeout)
+            return Run(code, out, err, chat_requests(server), list(mock.rejected), self.home, self.cwd)
+
+
+def history_sent(body: Any, prompt: str, strip: Callable[[Text], bool] = lambda t: False) -> list[Message]:
+    """The conversation a resumed client sent before the new prompt: the request's
+    messages in Common, without the client's own injected text (``strip``) and without
+    the trailing prompt."""
+    messages = request_messages(body)
+    for message in messages:
+        message.content = [b for b in message.content if not (isinstance(b, Text) and strip(b))]
+    if messages and messages[-1].role == "user":
+        last = messages[-1]
+        if last.content and isinstance(last.content[-1], Text) and last.content[-1].text == prompt:
+            last.content.pop()
+        if not last.content:
+            messages.pop()
+    return [m for m in messages if m.content]
+
+
+def rewrite_cwd(data: bytes, cwd: str, key: str = "cwd") -> bytes:
+    """Point every line's ``cwd`` at the folder the check runs in (the clients only
+    resume a session in its own project folder); other bytes are kept."""
+    import json
+
+    out = []
+    for line in data.split(b"\n"):
+        try:
+            value = json.loads(line) if line.strip() else None
+        except ValueError:
+            value = None
+        if isinstance(value, dict) and isinstance(value.get(key), str) and value[key] != cwd:
+            value[key] = cwd
+            line = json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
+        out.append(line)
+    return b"\n".join(out)

@@ -1,0 +1,103 @@
+"""Run the real ``cn`` CLI (Continue) offline against the mock Chat Completions API.
+
+more-clients.md (1.5.47): a ``config.yaml`` naming one ``openai`` model whose ``apiBase`` is
+the loopback mock, passed with ``--config``; ``cn --config FILE -p PROMPT --auto``; later
+turns ``--resume`` (the newest session file by mtime) or ``--fork <sessionId>`` (a copy
+under a new id). Its sessions folder is ``$CONTINUE_GLOBAL_DIR/sessions``, else
+``~/.continue/sessions`` (``dist/index.js``). It looks up ``api.continue.dev`` once at
+start (a version check that does not block); nothing else leaves 127.0.0.1.
+
+:func:`check_resume` installs a session as ``<sessions>/<id>.json`` (the only file there,
+so it is the newest), runs ``cn -p continue --auto --resume`` and reports the history the
+first model request carried. A request that carries nothing but the new prompt counts as
+not resumed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from ..api import read_bytes
+from ..core.atomic import write_atomic
+from .chat_cli import ClientMissing, Run, Sandbox, binary, history_sent
+from .mock.openai_chat import MODEL, Reply
+from .report import ResumeReport
+
+__all__ = ["ClientMissing", "Continue", "check_resume", "client_version", "cn_binary"]
+
+
+def cn_binary() -> Path:
+    return binary("cn", "@continuedev/cli")
+
+
+def client_version(path: Path | None = None) -> str:
+    with tempfile.TemporaryDirectory(prefix="txcodec-cn-v-") as home:
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": home}
+        out = subprocess.run([str(path or cn_binary()), "--version"], capture_output=True, text=True, timeout=60, env=env)
+    return f"cn {(out.stdout.strip().splitlines() or ['(unknown version)'])[-1]}"
+
+
+def config_yaml(url: str) -> str:
+    return "\n".join([
+        "name: mock", "version: 1.0.0", "schema: v1", "models:",
+        f"  - name: {MODEL}", "    provider: openai", f"    model: {MODEL}", f"    apiBase: {url}/v1",
+        "    apiKey: dummy", "    roles: [chat, edit, apply]", "    capabilities: [tool_use]", "",
+    ])
+
+
+class Continue(Sandbox):
+    def __init__(self) -> None:
+        super().__init__("cn")
+
+    @property
+    def store(self) -> Path:
+        return self.home / ".continue"
+
+    def cn(self, prompt: str, script: list[Reply] | None = None, *, resume: bool = False, fork: str | None = None,
+           timeout: float = 120) -> Run:
+        config = self.root / "config.yaml"
+        argv = [str(cn_binary()), "--config", str(config), "-p", prompt, "--auto"]
+        if resume:
+            argv.append("--resume")
+        if fork:
+            argv += ["--fork", fork]
+
+        def prepare(url: str) -> None:
+            config.write_text(config_yaml(url))
+
+        env = lambda url: {"XDG_CONFIG_HOME": str(self.root / "config"), "XDG_CACHE_HOME": str(self.root / "cache")}  # noqa: E731
+        return self.run(argv, script, env, prepare, timeout)
+
+    def sessions(self) -> list[Path]:
+        return sorted(p for p in (self.store / "sessions").glob("*.json") if p.name != "sessions.json")
+
+
+def check_resume(path: str | os.PathLike[str], prompt: str = "continue", timeout: float = 120, **_: Any) -> ResumeReport:
+    from ..harnesses.continue_cli.store import session_relpath
+
+    path = Path(path)
+    data = read_bytes(path)
+    session_id = _session_id(data) or path.stem
+    exe = cn_binary()
+    with Continue() as box:
+        write_atomic(box.store / "sessions" / session_relpath(session_id), data)
+        run = box.cn(prompt, resume=True, timeout=timeout)
+        sent = history_sent(run.bodies[0], prompt) if run.bodies else []
+        rejected = list(run.rejected)
+        if run.exit_code == 0 and run.requests and not sent:
+            rejected.append("cn started a new session: the request holds no history from the file")
+        return ResumeReport("continue_cli", client_version(exe), session_id, run.exit_code, len(run.requests), sent,
+                            rejected, (run.stderr + run.stdout)[-4000:])
+
+
+def _session_id(data: bytes) -> str | None:
+    try:
+        value = json.loads(data)
+    except ValueError:
+        return None
+    return value.get("sessionId") if isinstance(value, dict) and isinstance(value.get("sessionId"), str) else None
