@@ -208,12 +208,12 @@ def test_an_unexpected_exception_is_internal_outside_strict_mode(monkeypatch):
 
 
 def test_cli_guard_exits_70_with_one_line(monkeypatch, tmp_path):
-    from txcodec.cli import common
+    from txcodec.cli import options
 
     def broken(*args, **kwargs):
         raise ZeroDivisionError("boom")
 
-    monkeypatch.setattr(common, "read_common", broken)
+    monkeypatch.setattr(options, "read_common", broken)
     monkeypatch.setattr("txcodec.cli.show.read_common", broken)
     path = tmp_path / "x.jsonl"
     path.write_bytes(b"{}\n")
