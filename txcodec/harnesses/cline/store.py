@@ -30,6 +30,7 @@ from msgspec import UNSET, UnsetType
 
 from ...core.atomic import stage
 from ...core.errors import StoreError
+from ...kit.registry import Store
 
 if TYPE_CHECKING:
     import sqlite3
@@ -305,3 +306,6 @@ def install(files: dict[str, bytes], root: str | os.PathLike[str] | None = None)
         raise
     finally:
         con.close()
+
+
+STORE = Store(default_root=default_root, discover=discover, session_file=session_file, install=install)

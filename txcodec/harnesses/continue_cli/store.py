@@ -22,6 +22,7 @@ from msgspec import UNSET, UnsetType
 
 from ...core.atomic import install_files, write_atomic
 from ...core.errors import StoreError
+from ...kit.registry import Store
 
 INDEX = "sessions.json"
 # an id that can name a file in the sessions folder as it is
@@ -120,3 +121,6 @@ def _index(root: Path, paths: list[Path], now: float) -> None:
             "messageCount": len(value.get("history", [])),
         })
     write_atomic(index, json.dumps(entries, indent=2, ensure_ascii=False).encode(), overwrite=True)
+
+
+STORE = Store(default_root=default_root, discover=discover, install=install)

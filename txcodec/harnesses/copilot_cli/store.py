@@ -17,6 +17,7 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 from ...core.jsonl import split_lines
+from ...kit.registry import Store
 from ...model.native import json_source
 
 UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\Z", re.IGNORECASE)  # \Z: no newline after
@@ -95,3 +96,6 @@ def discover(root: Path | None = None) -> list[SessionInfo]:
     root = Path(root) if root is not None else default_root()
     found = (describe(p) for p in session_files(root))
     return [info for info in found if info is not None]
+
+
+STORE = Store(default_root=default_root, discover=discover)

@@ -25,6 +25,7 @@ from ...core.atomic import install_files, write_atomic
 from ...core.errors import InputError, StoreError
 from ...core.ids import check_id, is_safe_relpath, shown
 from ...core.jsonl import split_lines
+from ...kit.registry import Store
 from ...model.native import json_source
 
 REGISTRY = "kimi.json"
@@ -203,3 +204,6 @@ def register(root: Path, cwd: str, session_id: str) -> None:
         dirs.append({"path": cwd, "kaos": "local", "last_session_id": session_id})
     data = json.dumps(value, ensure_ascii=False, indent=2).encode() + b"\n"
     write_atomic(path, data, overwrite=True, mode=0o600)
+
+
+STORE = Store(default_root=default_root, discover=discover, session_file=session_file, install=install)

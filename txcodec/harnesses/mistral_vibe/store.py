@@ -33,6 +33,7 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 from ...core.errors import InputError
+from ...kit.registry import Store
 
 LEGACY_MESSAGES, META, CURRENT = "messages.jsonl", "meta.json", "CURRENT"
 _HEX64 = re.compile(r"[0-9a-f]{64}")
@@ -213,3 +214,6 @@ def journal_errors(folder: Path) -> list[str]:
                 errors.append(f"{segment}:{n}: previous_record_sha256 breaks the chain")
             previous = record.get("record_sha256") if isinstance(record, dict) else None
     return errors
+
+
+STORE = Store(default_root=default_root, discover=discover, session_file=session_file)

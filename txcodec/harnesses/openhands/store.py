@@ -22,6 +22,7 @@ from pathlib import Path
 import msgspec
 from msgspec import UNSET, UnsetType
 
+from ...kit.registry import Store
 from ...model.native import Line, NativeSession, decode_line, json_source
 
 BASE_STATE = "base_state.json"
@@ -221,3 +222,7 @@ def discover(root: Path | None = None) -> list[SessionInfo]:
         return []
     found = (describe(p) for p in sorted(root.iterdir()) if p.is_dir() and (p / EVENTS).is_dir())
     return [info for info in found if info is not None]
+
+
+STORE = Store(default_root=default_root, discover=discover, session_file=session_file, session_folder=session_folder,
+              load_folder=load_folder)

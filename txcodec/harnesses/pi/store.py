@@ -19,6 +19,7 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 from ...core.jsonl import split_lines
+from ...kit.registry import Store
 from ...model.native import json_source
 
 
@@ -121,3 +122,6 @@ def discover(root: Path | None = None) -> list[SessionInfo]:
             if info is not None:
                 found.append(info)
     return found
+
+
+STORE = Store(default_root=default_root, discover=discover)
