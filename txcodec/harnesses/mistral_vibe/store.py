@@ -34,6 +34,7 @@ from msgspec import UNSET, UnsetType
 
 from ...core.errors import InputError
 from ...kit.registry import Store
+from ...kit.store import listed
 
 LEGACY_MESSAGES, META, CURRENT = "messages.jsonl", "meta.json", "CURRENT"
 _HEX64 = re.compile(r"[0-9a-f]{64}")
@@ -141,9 +142,7 @@ def _count_messages(path: Path) -> int | UnsetType:
 
 def discover(root: Path | None = None) -> list[SessionInfo]:
     """Every session under ``root`` (the default home when ``None``), both forms."""
-    root = Path(root) if root is not None else default_root()
-    found = (describe(p) for p in session_files(root))
-    return [info for info in found if info is not None]
+    return listed(root, default_root, session_files, describe)
 
 
 # -- the unified store -----------------------------------------------------------------------
