@@ -40,7 +40,7 @@ def native_input(case: Path) -> Path:
     folder_session = session_in_folder(case)  # a case that is a session folder (Kimi CLI, Mistral Vibe)
     if folder_session is not None:
         return folder_session
-    named = {n for h in registry.harnesses().values() for n in getattr(h.store, "FILE_NAMES", ())}  # aider's history
+    named = {n for h in registry.harnesses().values() if h.store is not None for n in h.store.file_names}  # aider's history
     found = [p for p in case.iterdir() if p.is_file() and p.name not in _NOT_INPUT and not p.name.startswith("written")
              and (p.suffix in (".jsonl", ".json", ".zst") or p.name in named)]
     messages = [p for p in found if p.name.endswith(".messages.json")]  # cline: the record beside it is not the session

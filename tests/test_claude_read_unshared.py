@@ -1,5 +1,5 @@
 """The Claude Code reader puts no mutable object in two places of the conversation it
-builds (its ``read.unshared`` flag says so).
+builds (its harness's ``read_unshared`` flag says so).
 
 ``conform`` keeps a message of such a reader as it is where its decoded copy would equal
 it (``conform.fits_as_is``): a kept message is no copy, so an object the reader had put
@@ -115,7 +115,7 @@ def test_the_sessions_hold_what_could_be_shared():
 
 
 def test_the_reader_is_flagged_unshared():
-    assert getattr(registry.get("claude_code").read, "unshared", False)
+    assert registry.get("claude_code").read_unshared
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
@@ -161,8 +161,13 @@ def test_kept_messages_convert_to_codex_as_their_copies_do(path, monkeypatch):
     # a session without a time is written as of now
     monkeypatch.setattr(codex_write, "_now", lambda: "2025-01-01T00:00:00.000Z")
     fast = _to_codex(path)
-    monkeypatch.setattr(registry.get("claude_code").read, "unshared", False)
+    _not_unshared(monkeypatch)
     assert fast == _to_codex(path)
+
+
+def _not_unshared(monkeypatch) -> None:
+    """Claude Code registered as if its reader shared objects: conform decodes every message."""
+    monkeypatch.setitem(registry._cache, "claude_code", msgspec.structs.replace(registry.get("claude_code"), read_unshared=False))
 
 
 def _page(path) -> str:
@@ -175,5 +180,5 @@ def _page(path) -> str:
 @pytest.mark.parametrize("path", _sessions(), ids=lambda p: str(p.relative_to(p.parents[1])))
 def test_kept_messages_make_the_page_their_copies_make(path, monkeypatch):
     fast = _page(path)
-    monkeypatch.setattr(registry.get("claude_code").read, "unshared", False)
+    _not_unshared(monkeypatch)
     assert fast == _page(path)

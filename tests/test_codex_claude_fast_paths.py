@@ -108,8 +108,8 @@ def _both(data: bytes, path=None):
     fast = _converted(data, path)
     with pytest.MonkeyPatch.context() as m:
         m.setattr(from_codex, "ENABLED", False)  # read into Common, written from Common
-        m.setattr(registry.get("codex").read, "streams", False)
-        m.setattr(registry.get("codex").read, "unshared", False)  # conform decodes every message
+        # not streamed, and conform decodes every message
+        m.setitem(registry._cache, "codex", msgspec.structs.replace(registry.get("codex"), read_streams=False, read_unshared=False))
         m.setattr(claude_write, "PLAIN_RESULTS", False)  # every user message takes the general steps
         m.setattr(readkit, "surrogate_suspects", lambda session: None)
         m.setattr(lineage, "codex_meta_candidates", lambda lines: lines)

@@ -46,6 +46,12 @@ REPRESENTATIVE = {
 }
 
 
+def _file_names(harness: str) -> tuple[str, ...]:
+    """The file names that alone say a file is ``harness``'s (its store's ``file_names``)."""
+    store = registry.get(harness).store
+    return store.file_names if store is not None else ()
+
+
 def _golden_sources() -> list[tuple[str, Path]]:
     """Every golden input of every harness (the cases' native files)."""
     found = []
@@ -60,7 +66,7 @@ def _golden_sources() -> list[tuple[str, Path]]:
                     found.append((harness, path))
                 elif path.is_dir() and registry.session_in_folder(path) == path:  # a session kept as a folder (OpenHands)
                     found.append((harness, path))
-                elif path.name in getattr(registry.get(harness).store, "FILE_NAMES", ()):  # found by its name (aider)
+                elif path.name in _file_names(harness):  # found by its name (aider)
                     found.append((harness, path))
     return found
 
@@ -84,7 +90,7 @@ def _check_target(target: str, path: Path) -> None:
     session = api.load(path, target)
     assert not session.diagnostics, (target, session.diagnostics[:3])
     # a file found by its name (aider's Markdown history) has no bytes to detect
-    assert api.detect(path.read_bytes()) == target or path.name in getattr(registry.get(target).store, "FILE_NAMES", ())
+    assert api.detect(path.read_bytes()) == target or path.name in _file_names(target)
     conversation = registry.get(target).read(session, LossReport())
     assert conversation.messages
 

@@ -114,8 +114,7 @@ def test_a_session_opened_once_gives_the_plain_paths_rows(path, harness, read_wh
     taken = []
     monkeypatch.setattr(dataset, "_load_plain", lambda *args: taken.append(args) or plain(*args))
     once = _rows_or_error(path, name)
-    harness_read = txcodec.kit.registry.get(txcodec.load(path).harness).read
-    streams = path.suffix == ".jsonl" and getattr(harness_read, "streams", False)
+    streams = path.suffix == ".jsonl" and txcodec.kit.registry.get(txcodec.load(path).harness).read_streams
     assert bool(taken) != streams, "a streamed session file took the plain path, or another the mapped one"
     monkeypatch.setattr(dataset, "ONE_READ", False)
     assert once == _rows_or_error(path, name)

@@ -95,9 +95,9 @@ def test_usage_of_a_claude_code_file_imports_no_other_harness(tmp_path):
 
 def test_file_names_table_is_the_stores_own():
     """``registry.FILE_NAMES`` (looked up without importing a harness) lists exactly the
-    built-in stores' ``FILE_NAMES``."""
-    declared = {file_name: name for name in registry.BUILTIN
-                for file_name in getattr(registry.get(name).store, "FILE_NAMES", ())}
+    built-in stores' ``file_names``."""
+    declared = {file_name: name for name in registry.BUILTIN if (store := registry.get(name).store) is not None
+                for file_name in store.file_names}
     assert declared == registry.FILE_NAMES
 
 

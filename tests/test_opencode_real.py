@@ -165,7 +165,7 @@ def test_install_then_the_printed_session_resumes_and_silent_starts_fail(dialect
         command = result.stdout.strip()
         sid = command.split()[-1]
         assert command == f"cd {shlex.quote(str(box.cwd))} && {dialect.binary} --session {sid}" and box.sessions() == [sid]
-        tables = registry.get(dialect.harness).store.dialect.extra_tables
+        tables = dialect.extra_tables
         from txcodec.harnesses.opencode.store import tables as db_tables
 
         assert set(tables) <= db_tables(box.database)

@@ -17,11 +17,12 @@ from conftest import ROOT
 
 PLUGIN = '''
 from txcodec.harnesses.jsonl import HARNESS as GENERIC
-from txcodec.kit.registry import Harness
+from pathlib import Path
 
+from txcodec.kit.registry import Harness, Store
 
-class store:
-    FILE_NAMES = ("acme.history",)
+# a store found by its file names (the listing finds nothing)
+store = Store(default_root=lambda: Path("acme-store"), discover=lambda root=None: [], file_names=("acme.history",))
 
 
 def detect(sample):

@@ -228,5 +228,5 @@ def test_the_stores_are_every_harness_s_without_importing_the_storeless():
     from txcodec.kit import registry
 
     every = registry.harnesses()
-    assert all(every[name].store is None for name in sessions.STORELESS)
+    assert all(every[name].store is None for name in registry.STORELESS)
     assert sessions.stores() == {name: h.store for name, h in sorted(every.items()) if h.store is not None}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,9 +19,8 @@ from .model.common import Child, Conversation, Message, ToolResult, ToolUse
 from .model.loss import LossReport
 from .model.native import NativeSession, _no_cycle_collection, decode_document, decode_session, json_source
 
-# targets that record what a session was forked from (docs/lineage.md); pi's writer
-# declares the loss itself when the parent is not a pi session file
-FORK_SLOTS = {"claude_code": "forkedFrom", "codex": "session_meta.forked_from_id", "pi": "parentSession"}
+# the first bytes of every SQLite database file (its file format's header string)
+SQLITE_MAGIC = b"SQLite format 3\x00"
 _decoder = msgspec.json.Decoder()
 
 
@@ -46,8 +45,9 @@ def _load_document(data: bytes, harness: str | None, path: Path | None) -> Nativ
 
 
 def split_database(path: Path) -> tuple[Path, str | None] | None:
-    """``(database, session id or None)`` when ``path`` names a session database (opencode,
-    Kilo): the file itself, or ``<database>#<id>`` for one of its sessions."""
+    """``(database, session id or None)`` when ``path`` names a session database (a store
+    with an ``open`` hook reads it): the file itself, or ``<database>#<id>`` for one of
+    its sessions."""
     db, mark, wanted = str(path).rpartition("#")
     if mark and not path.exists() and Path(db).is_file():
         path, session = Path(db), wanted
@@ -58,23 +58,18 @@ def split_database(path: Path) -> tuple[Path, str | None] | None:
             head = file.read(16)
     except OSError:
         return None
-    if not head.startswith(b"SQLite"):  # no database: opencode (sqlite3, subprocess) stays unimported
+    if not head.startswith(b"SQLite"):  # no database: no database store (sqlite3, subprocess) is imported
         return None
-    from .harnesses.opencode.store import SQLITE_MAGIC
-
     return (path, session) if head == SQLITE_MAGIC else None
 
 
 def _load_database(db: Path, session: str | None, harness: str | None) -> NativeSession:
-    """A session of an opencode or Kilo database. Without ``harness``, the dialect whose own
-    tables the database has (Kilo adds two to opencode's), else the one its name is."""
-    dialects = [h for h in registry.harnesses().values() if callable(getattr(h.store, "open", None))]
+    """A session of a database file, read by a store that opens databases. Without
+    ``harness``, the store the database fits best (``database_fit``: opencode and Kilo
+    tell theirs by their tables), else the one ``harness`` names."""
+    dialects = [h for h in registry.harnesses().values() if h.store is not None and h.store.open is not None]
     if harness is None:
-        from .harnesses.opencode.store import tables
-
-        have = tables(db)
-        dialects.sort(key=lambda h: (set(h.store.dialect.extra_tables) <= have, len(h.store.dialect.extra_tables),
-                                     h.store.dialect.database == db.name), reverse=True)
+        dialects.sort(key=lambda h: h.store.database_fit(db), reverse=True)
     else:
         dialects = [h for h in dialects if h.name == harness]
         if not dialects:
@@ -142,15 +137,16 @@ def _spread_document(data: bytes) -> bool:
 
 def _folder_session(path: Path, harness: str | None) -> NativeSession | None:
     """A session kept as a folder of files (OpenHands) is loaded whole, from the folder
-    or any file in it, by the store that knows it (``session_folder`` / ``load_folder``)."""
+    or any file in it, by the store that knows it (its ``session_folder`` and
+    ``load_folder`` hooks)."""
     if not (path.is_dir() or path.suffix == ".json"):
         return None
     candidates = [registry.get(harness)] if harness else registry.harnesses().values()
     for found in candidates:
-        finder = getattr(found.store, "session_folder", None)
-        folder = finder(path) if finder is not None else None
+        store = found.store
+        folder = store.session_folder(path) if store is not None and store.session_folder is not None else None
         if folder is not None:
-            return found.store.load_folder(folder)
+            return store.load_folder(folder)
     return None
 
 
@@ -217,9 +213,9 @@ def to_common(session: NativeSession, loss: LossReport | None = None) -> Convers
     with _no_cycle_collection():
         conversation = harness.read(session, loss)
         report_lone_surrogates(session, loss, str(session.path) if session.path is not None else None)
-        # a reader that builds every message of objects of its own (``read.unshared``) may
+        # a reader that builds every message of objects of its own (``read_unshared``) may
         # have the messages that already fit kept as they are
-        conversation = conform(conversation, loss, checked=getattr(harness.read, "unshared", False))
+        conversation = conform(conversation, loss, checked=harness.read_unshared)
     _add_origin(conversation, session)
     return conversation
 
@@ -255,10 +251,11 @@ def convert(
     and write it as harness ``to``. Returns the files and everything that was not carried.
 
     ``prompts`` and ``input_side`` are for sources that do not record what the user
-    typed (stream-json output): the prompts one per run, or the stdin side kept in a file
-    of its own. They are handed to the reader as ``session.prompts`` and
-    ``session.input_session``; a source of another harness refuses them.
-    ``stdin_side`` (target stream_json only) writes the lines a host sends on stdin.
+    typed (stream-json output: a harness that ``reads_prompts``): the prompts one per run,
+    or the stdin side kept in a file of its own. They are handed to the reader as
+    ``session.prompts`` and ``session.input_session``; a source of another harness
+    refuses them. ``stdin_side`` (a target that ``writes_stdin_side``: stream_json)
+    writes the lines a host sends on stdin.
 
     The project folder the session is filed under is ``cwd``, else the one the session
     records (an absolute path), else ``default_cwd`` (else the writer's own default); it
@@ -284,8 +281,10 @@ def _convert(
     stdin_side: bool,
     default_cwd: str | None,
 ) -> tuple[registry.Written, LossReport]:
-    if stdin_side and to != "stream_json":
-        raise NotSupported("the stdin side is a stream_json output only (--to stream_json)")
+    wanted = _harness_or_none(to)  # an unknown name is reported once the source is read, as before
+    if stdin_side and not (wanted is not None and wanted.writes_stdin_side):
+        name = _declaring(lambda h: h.writes_stdin_side)
+        raise NotSupported(f"the stdin side is a {name} output only (--to {name})")
     from .model.common import from_json
 
     loss = LossReport()
@@ -296,18 +295,19 @@ def _convert(
         conversation = from_json(data)
     else:
         session = _load_once(source, from_)
-        if (to == "claude_code" and session.harness == "codex" and session.pending is not None and session_id is None
-                and prompts is None and input_side is None and not stdin_side):
-            fused = _fused_codex_claude(session, cwd, default_cwd)
-            if fused is not None:
-                return fused
-        if (prompts is not None or input_side is not None) and session.harness != "stream_json":
-            raise NotSupported(f"{_name(source)} is {session.harness}, not a stream_json capture: prompts and "
-                               "an input side only complete stream_json captures")
+        fast = wanted.fast_paths.get(session.harness) if wanted is not None else None
+        if fast is not None and session_id is None and prompts is None and input_side is None and not stdin_side:
+            done = fast(session, cwd, default_cwd)
+            if done is not None:
+                return done
+        if (prompts is not None or input_side is not None) and not registry.get(session.harness).reads_prompts:
+            name = _declaring(lambda h: h.reads_prompts)
+            raise NotSupported(f"{_name(source)} is {session.harness}, not a {name} capture: prompts and "
+                               f"an input side only complete {name} captures")
         if prompts is not None:
             session.prompts = list(prompts)  # type: ignore[attr-defined]
         if input_side is not None:
-            session.input_session = load(input_side, "stream_json")  # type: ignore[attr-defined]
+            session.input_session = load(input_side, session.harness)  # type: ignore[attr-defined]
         conversation = to_common(session, loss)
         del session  # the typed records are no longer needed: the writer's memory is theirs
     target = registry.get(to)
@@ -319,7 +319,7 @@ def _convert(
     options = registry.WriteOptions(session_id=session_id, cwd=cwd, stdin_side=stdin_side)
     written = target.write(conversation, loss, options)
     written.cwd = cwd or recorded
-    if conversation.meta.forked_from is not msgspec.UNSET and to not in FORK_SLOTS:
+    if conversation.meta.forked_from is not msgspec.UNSET and target.fork_slot is None:
         loss.add("lineage:forked-from", f"forked from {conversation.meta.forked_from.session_id}: "
                  f"{target.title} has no slot for a session's parent")
     from .core.ids import safe_relpath  # here, not at start-up: its regexes and SHA-1 serve only a run that writes
@@ -331,15 +331,17 @@ def _convert(
     return written, loss
 
 
-def _fused_codex_claude(session: NativeSession, cwd: str | None, default_cwd: str | None) -> tuple[registry.Written, LossReport] | None:
-    """Codex -> Claude Code straight from the rollout's lines (``claude_code.from_codex``):
-    what the rest of :func:`_convert` gives for the rollouts it knows, else ``None`` (and
-    the session is still to be read)."""
-    from .harnesses.claude_code import from_codex
-
-    if not from_codex.ENABLED:
+def _harness_or_none(name: str) -> registry.Harness | None:
+    try:
+        return registry.get(name)
+    except registry.UnknownHarness:
         return None
-    return from_codex.convert(session.pending, str(session.path) if session.path is not None else None, cwd, default_cwd)
+
+
+def _declaring(flag: Callable[[registry.Harness], bool]) -> str:
+    """The built-in harness for which ``flag`` holds, to name in a message refusing an
+    option that only it takes."""
+    return next(name for name, harness in registry.builtins().items() if flag(harness))
 
 
 def _load_once(source: Any, harness: str | None = None) -> NativeSession:
@@ -351,11 +353,11 @@ def _load_once(source: Any, harness: str | None = None) -> NativeSession:
 
 def _streamed(source: Any, harness: str | None) -> NativeSession | None:
     """``load(source)`` for a session that is read once: JSON Lines whose reader reads
-    lines as they are decoded (``read.streams``) are left undecoded (a file is mapped in
+    lines as they are decoded (``read_streams``) are left undecoded (a file is mapped in
     memory, not read), so that neither the file's bytes nor its typed records are ever
     all held next to the conversation built from them. ``None`` for anything else (a
     compressed file, a document, a database, a folder), which :func:`load` reads."""
-    if isinstance(source, Conversation) or (harness is not None and not getattr(registry.get(harness).read, "streams", False)):
+    if isinstance(source, Conversation) or (harness is not None and not registry.get(harness).read_streams):
         return None
     path: Path | None = None
     if isinstance(source, (bytes, bytearray, memoryview)):
@@ -385,7 +387,7 @@ def _streamed_data(data: Any, path: Path | None, harness: str | None) -> NativeS
     bytes it decodes: ``dataset._load_mapped``.)"""
     name = harness or detect(data)
     found = registry.get(name)
-    if not data or not getattr(found.read, "streams", False):
+    if not data or not found.read_streams:
         return None
     return NativeSession(name, found.codec, [], True, path, pending=data)  # its reader sets its origin
 
@@ -410,26 +412,26 @@ def install(written: registry.Written, harness: str, root: str | os.PathLike[str
     """Put ``written`` into the harness's store (its default root unless ``root``),
     atomically, refusing before writing anything when a file already exists.
 
-    A store module may define ``install(files, root)`` for what plain file copying cannot
-    do (Gemini CLI: merge ``projects.json``, reuse a project's existing folder), and
-    ``root_for(cwd)`` when its store lives in the project folder (aider)."""
+    A store may have an ``install(files, root)`` hook for what plain file copying cannot
+    do (Gemini CLI: merge ``projects.json``, reuse a project's existing folder), and a
+    ``root_for(cwd)`` hook when it lives in the project folder (aider)."""
     from .core.atomic import install_files
 
     target = registry.get(harness)
-    root_for = getattr(target.store, "root_for", None)
+    store = target.store
+    root_for = store.root_for if store is not None else None
     if root is None and root_for is not None and written.cwd is not None:
         # a store inside the project itself (aider's history): never make up that folder
         if not os.path.isdir(written.cwd):
             raise InputError(f"{written.cwd}: the session's project folder does not exist here "
                              "(create it, or choose another with --cwd)")
         root = root_for(written.cwd)
-    special = getattr(target.store, "install", None)
-    if special is not None:
-        return special(written.files, root)
+    if store is not None and store.install is not None:
+        return store.install(written.files, root)
     if root is None:
-        if target.store is None:
+        if store is None:
             raise NotSupported(f"{target.title} has no store to install into")
-        root = target.store.default_root()
+        root = store.default_root()
     return install_files(root, written.files)
 
 

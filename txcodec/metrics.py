@@ -103,13 +103,23 @@ def _calls(conv: Conversation, source: str, seen: set[str]) -> Iterator[tuple[st
         yield from _calls(child.conversation, "subagent", seen)
 
 
+def _metric_of(harness: Any) -> str:
+    """The metric a built-in harness's client sends token usage as (``Harness.token_metric``:
+    Claude Code's, for its transcripts and captures), else txcodec's own."""
+    from .kit import registry
+
+    found = registry.get(harness) if harness in registry.BUILTIN else None
+    return found.token_metric if found is not None and found.token_metric is not None else OWN_METRIC
+
+
 def token_points(conversations: Iterable[Conversation], *, since_ns: int | None = None) -> list[Point]:
     """The token-usage points of ``conversations`` (main transcripts with their
     children), summed per minute window, type, model, session and source."""
     sums: dict[tuple, float] = {}
+    names: dict[Any, str] = {}
     for conv in conversations:
         harness = conv.meta.source_harness
-        metric = CLAUDE_METRIC if harness in ("claude_code", "stream_json") else OWN_METRIC
+        metric = names[harness] if harness in names else names.setdefault(harness, _metric_of(harness))
         session = conv.meta.id if isinstance(conv.meta.id, str) else "unknown"
         seen: set[str] = set()
         for source, m in _calls(conv, "main", seen):

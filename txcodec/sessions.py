@@ -67,20 +67,15 @@ class Index(list):
         self.errors = errors or []
 
 
-# The built-in harnesses that keep no store (a stream-json capture lives wherever its host
-# kept it, a plain JSONL file anywhere): listing every store does not import them (a test
-# checks that they have none).
-STORELESS = ("stream_json", "jsonl")
-
-
-def stores(harness: str | None = None) -> dict[str, Any]:
-    """The store module of each harness that has one (only ``harness`` when given)."""
+def stores(harness: str | None = None) -> dict[str, registry.Store]:
+    """The store of each harness that has one (only ``harness`` when given). Listing every
+    store does not import the built-in harnesses that keep none (``registry.STORELESS``)."""
     if harness is not None:
         found = registry.get(harness)
         if found.store is None:
             raise InputError(f"{found.title} has no session store")
         return {harness: found.store}
-    every = {name: registry.get(name) for name in registry.BUILTIN if name not in STORELESS}
+    every = {name: registry.get(name) for name in registry.BUILTIN if name not in registry.STORELESS}
     for name, plugin in registry.plugins().items():
         if name not in registry.BUILTIN:  # a plugin never stands in for a built-in (registry.harnesses)
             every[name] = plugin
@@ -112,8 +107,8 @@ def discover(
     errors: list[str] = []
     describe = describe or details or any(value is not None for value in (project, since, until))
 
-    def lister(store: Any) -> Any:
-        return store.discover if describe else getattr(store, "discover_files", store.discover)
+    def lister(store: registry.Store) -> Any:
+        return store.discover if describe else store.discover_files or store.discover
 
     for name, item in _listed(harness, root, lister, errors):
         row = _row(name, item)
@@ -149,9 +144,9 @@ def session_files(harness: str | None = None, *, root: str | os.PathLike[str] | 
     rows: list[SessionRow] = []
     errors: list[str] = []
 
-    def lister(store: Any) -> Any:
-        files = getattr(store, "discover_files", store.discover)
-        return files if sides else getattr(store, "discover_mains", files)
+    def lister(store: registry.Store) -> Any:
+        files = store.discover_files or store.discover
+        return files if sides else store.discover_mains or files
 
     for name, item in _listed(harness, root, lister, errors):
         session_id = _get(item, "session_id", "id")
@@ -483,7 +478,6 @@ def load_row(harness: str | None, session_id: str | None, path: str | os.PathLik
     from .kit import registry
 
     store = registry.get(harness).store if harness else None
-    loader = getattr(store, "load", None)
-    if loader is not None and session_id and Path(path).suffix == ".db":
-        return loader(session_id, Path(path).parent)
+    if store is not None and store.load is not None and session_id and Path(path).suffix == ".db":
+        return store.load(session_id, Path(path).parent)
     return api.load(path, harness)

@@ -576,14 +576,8 @@ def store_files(harness: str | None = None) -> list[tuple[Path, str]]:
         root = store.default_root()
         if not root.is_dir():
             continue
-        if name == "claude_code":
-            paths = sorted(p for p in root.glob("*/*.jsonl") if p.is_file())
-        elif name == "codex":
-            paths = [p for p, _ in store.rollout_files(root)]
-        elif name == "gemini_cli":
-            paths = [p for p, parent in store.session_files(root) if parent is None]
-        elif name == "qwen_code":
-            paths = store.session_files(root)
+        if store.main_files is not None:  # a store that can list them without reading any
+            paths = store.main_files(root)
         else:
             paths = [Path(s.path) for s in store.discover(root) if getattr(s, "path", None)]
         found.extend((p, name) for p in paths)

@@ -53,9 +53,9 @@ def report(session: NativeSession, size: int) -> dict[str, Any]:
     harness = registry.get(session.harness)
     census = Counter(kind(line._record) for line in session.lines)
     sides: dict[str, list[Path]] = {}
-    finder = getattr(harness.store, "side_files", None)
-    if finder is not None and session.path is not None:
-        sides = finder(session.path)
+    store = harness.store
+    if store is not None and store.side_files is not None and session.path is not None:
+        sides = store.side_files(session.path)
     return {
         "path": str(session.path) if session.path else None,
         "harness": session.harness,

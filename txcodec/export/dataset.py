@@ -239,7 +239,7 @@ def _load_mapped(source: str, sha256: str | None, harness: str | None) -> tuple[
 def _streams(harness: str) -> bool:
     from ..kit import registry
 
-    return getattr(registry.get(harness).read, "streams", False)
+    return registry.get(harness).read_streams
 
 
 def _sha256(data: Any) -> str:

@@ -17,6 +17,10 @@ if TYPE_CHECKING:
     from ..model.native import Codec
 
 BUILTIN = ("claude_code", "codex", "stream_json", "gemini_cli", "qwen_code", "pi", "copilot_cli", "continue_cli", "opencode", "kilo", "kimi_cli", "mistral_vibe", "cline", "openhands", "aider", "droid", "jsonl")
+# The built-in harnesses that keep no store (a stream-json capture lives wherever its host
+# kept it, a plain JSONL file anywhere): listing every store skips them without importing
+# them (tests/test_sessions.py checks that their ``store`` is None).
+STORELESS = ("stream_json", "jsonl")
 
 
 # How a session file opens, byte for byte, when its own client wrote it: these first-line
@@ -76,7 +80,7 @@ class WriteOptions(msgspec.Struct):
 
     session_id: str | None = None  # keep the source id when None, else derive one
     cwd: str | None = None  # the project folder the client will resume from
-    stdin_side: bool = False  # stream_json only: the lines a host sends, not what the CLI prints
+    stdin_side: bool = False  # a harness that writes_stdin_side: the lines a host sends, not what the CLI prints
 
 
 class Later:
@@ -96,6 +100,48 @@ class Later:
     def resolve(self) -> Any:
         module = import_module(self.module)
         return module if self.name is None else getattr(module, self.name)
+
+
+class Store(msgspec.Struct, frozen=True):
+    """A harness's session store, declared: what the cross-harness features (listing,
+    loading, installing, inspecting) may ask of it. A msgspec struct of functions rather
+    than a ``typing.Protocol``: most stores are modules of plain functions, and a struct
+    each builds once (``STORE = Store(...)`` at the end of its ``store.py``) says in one
+    place which hooks it has, where a protocol would need a class per module. Every
+    optional hook defaults to None (or empty): a feature tests ``store.hook is not None``
+    and never probes with ``getattr``. :mod:`txcodec.kit.store` helps write the functions."""
+
+    # the folder the client keeps its sessions in: default_root() -> Path
+    default_root: Callable[[], Any]
+    # every session under ``root`` (default_root() when None), each described:
+    # discover(root) -> items with session_id or id, path, and what else the store knows
+    discover: Callable[..., Any]
+    # the same sessions from their files alone, not reading each (the Parquet export)
+    discover_files: Callable[..., Any] | None = None
+    # as discover_files, without the sessions' side folders
+    discover_mains: Callable[..., Any] | None = None
+    # the main session files under a root, quickest (usage over a store): main_files(root) -> list[Path]
+    main_files: Callable[[Any], list[Any]] | None = None
+    # file names that alone say a file is this harness's, whatever its bytes
+    file_names: tuple[str, ...] = ()
+    # the session file of a folder that is one session: session_file(folder) -> Path | None
+    session_file: Callable[[Any], Any] | None = None
+    # a session kept as a folder of files: session_folder(path) -> folder | None, and the
+    # folder read whole: load_folder(folder) -> NativeSession
+    session_folder: Callable[[Any], Any] | None = None
+    load_folder: Callable[[Any], Any] | None = None
+    # a session file's side files by kind: side_files(path) -> {kind: [Path]}
+    side_files: Callable[[Any], dict[str, list[Any]]] | None = None
+    # a store inside the project folder: root_for(cwd) -> its root
+    root_for: Callable[[Any], Any] | None = None
+    # installing what plain file copying cannot: install(files, root) -> list[Path]
+    install: Callable[..., list[Any]] | None = None
+    # a store that is one database: a session of any database file, open(db, wanted id) ->
+    # NativeSession; one of its own database, load(session_id, root) -> NativeSession; and
+    # how well a database file fits it, database_fit(db) -> a sortable key, highest best
+    open: Callable[..., Any] | None = None
+    load: Callable[..., Any] | None = None
+    database_fit: Callable[[Any], Any] | None = None
 
 
 class Harness(msgspec.Struct, frozen=True):
@@ -119,9 +165,30 @@ class Harness(msgspec.Struct, frozen=True):
     read: Callable[..., Any] | None = None
     # write(conversation: Conversation, loss: LossReport, options: WriteOptions) -> Written
     write: Callable[..., Any] | None = None
-    # a module with default_root() -> Path and discover(root) -> list[SessionInfo]; optionally
-    # discover_files(root): the same sessions without reading each file (for the Parquet export)
-    store: Any = None
+    # where the client keeps its sessions (:class:`Store`); None for a harness without one
+    store: Store | None = None
+    # the store and api's hooks
+    # its read takes a NativeSession whose lines are still undecoded (``pending``) and
+    # decodes them as it reads: a session read once is then never all held
+    read_streams: bool = False
+    # its read builds every block, list and tool input anew for the one place it goes, so
+    # conform may keep the messages that already fit (conform's ``checked``)
+    read_unshared: bool = False
+    # where a session written as this harness records what it was forked from (the loss
+    # report names a parent that no such slot can keep; docs/lineage.md)
+    fork_slot: str | None = None
+    # conversions into this harness quicker than through Common, by source harness:
+    # fast(session, cwd, default_cwd) -> (Written, LossReport), or None for a session it
+    # does not know (the reference path then runs); give them as :func:`lazy`
+    fast_paths: dict[str, Callable[..., Any]] = {}
+    # a capture that does not record what the user typed: ``prompts`` and an input side
+    # complete it (api.convert hands them to its reader)
+    reads_prompts: bool = False
+    # its writer can write the lines a host sends on stdin (WriteOptions.stdin_side)
+    writes_stdin_side: bool = False
+    # the OpenTelemetry metric its client itself sends token usage as (metrics.py sends
+    # the same name for it); None: txcodec's own
+    token_metric: str | None = None
     # check_resume(path: Path, **options) -> ResumeReport: what the real client sends
     check_resume: Callable[..., Any] | None = None
     # the client's command that continues a session of its store, "{id}" standing for the
@@ -289,7 +356,7 @@ def _load_all() -> dict[str, Harness]:
     return _cache
 
 
-# File names that alone say whose a file is, whatever its bytes (a store's ``FILE_NAMES``),
+# File names that alone say whose a file is, whatever its bytes (a store's ``file_names``),
 # of the built-in harnesses: known without importing them (a test checks the stores agree).
 FILE_NAMES = {".aider.chat.history.md": "aider"}
 
@@ -305,7 +372,7 @@ def plugin_named(file_name: str) -> str | None:
     of a file no built-in harness claims, by name or by content: the entry-point lookup
     costs more than reading a small session."""
     for name, harness in plugins().items():
-        if name not in BUILTIN and file_name in getattr(harness.store, "FILE_NAMES", ()):
+        if name not in BUILTIN and harness.store is not None and file_name in harness.store.file_names:
             return name
     return None
 
@@ -334,12 +401,11 @@ def get(name: str) -> Harness:
 def session_in_folder(folder: Any) -> Any:
     """The session file of a folder that is one session (a Kimi CLI folder holding
     ``context.jsonl``, a Mistral Vibe folder holding ``messages.jsonl`` or ``CURRENT``,
-    cline's ``<id>/<id>.messages.json``): a store may define
-    ``session_file(folder) -> Path | None``.
-    ``None`` for any other folder."""
+    cline's ``<id>/<id>.messages.json``): asked of each store with a ``session_file``
+    hook. ``None`` for any other folder."""
     for harness in _load_all().values():
-        find = getattr(harness.store, "session_file", None)
-        found = find(folder) if find is not None else None
+        store = harness.store
+        found = store.session_file(folder) if store is not None and store.session_file is not None else None
         if found is not None:
             return found
     return None

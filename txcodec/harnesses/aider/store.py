@@ -21,6 +21,7 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 from ...core.atomic import install_files
+from ...kit.registry import Store
 
 HISTORY = ".aider.chat.history.md"
 FILE_NAMES = (HISTORY,)  # a file with this name is an aider history, whatever its bytes
@@ -97,3 +98,6 @@ def install(files: dict[str, bytes], root: str | os.PathLike[str] | None = None)
     root = Path(root) if root is not None else default_root()
     name = history_file(root).name  # $AIDER_CHAT_HISTORY_FILE may name it otherwise
     return install_files(root, {name if rel == HISTORY else rel: data for rel, data in files.items()})
+
+
+STORE = Store(default_root=default_root, discover=discover, file_names=FILE_NAMES, root_for=root_for, install=install)

@@ -33,19 +33,21 @@ def detect(sample: list[Any]) -> int:
     return sum(_score(value, RECORD_TYPES, UNTAGGED) for value in sample)
 
 
-_read = lazy(f"{__name__}.read", "read")
-_read.streams = True  # type: ignore[attr-defined]  # it reads a NativeSession.pending as it decodes it
-# every block, list and tool input is built or decoded anew for the one place it goes
-# (tests/test_claude_read_unshared.py): conform may keep its messages that fit
-_read.unshared = True  # type: ignore[attr-defined]
-
 HARNESS = Harness(
     name="claude_code",
     title="Claude Code",
     codec=Later(f"{__name__}.codec", "CODEC"),  # usage reads without it
     detect=detect,
-    read=_read,
-    store=Later(f"{__name__}.store"),
+    read=lazy(f"{__name__}.read", "read"),
+    store=Later(f"{__name__}.store", "STORE"),
+    read_streams=True,  # it reads a NativeSession.pending as it decodes it
+    # every block, list and tool input is built or decoded anew for the one place it goes
+    # (tests/test_claude_read_unshared.py): conform may keep its messages that fit
+    read_unshared=True,
+    fork_slot="forkedFrom",
+    # a Codex rollout straight to Claude Code lines, for the rollouts it knows
+    fast_paths={"codex": lazy(f"{__name__}.from_codex", "fast")},
+    token_metric="claude_code.token.usage",  # what Claude Code's own exporter sends
     write=lazy(f"{__name__}.write", "write"),
     # what the real ``claude --resume`` sends for this file (txcodec.resume_check.claude_code)
     check_resume=lazy("txcodec.resume_check.claude_code", "check_resume"),

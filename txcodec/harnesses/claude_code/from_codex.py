@@ -407,6 +407,15 @@ _UUID = b'","uuid":"'
 _PIECES = 1 << 15  # about 3,000 records' pieces, about 5 MB
 
 
+def fast(session: Any, cwd: str | None, default_cwd: str | None) -> tuple[Written, LossReport] | None:
+    """Claude Code's fast path from Codex (``Harness.fast_paths``): :func:`convert` of a
+    rollout whose lines are still undecoded (``session.pending``), else ``None`` (and
+    ``api.convert`` reads the session into Common)."""
+    if not ENABLED or session.pending is None:
+        return None
+    return convert(session.pending, str(session.path) if session.path is not None else None, cwd, default_cwd)
+
+
 def convert(data: Any, path: str | None, cwd: str | None, default_cwd: str | None) -> tuple[Written, LossReport] | None:
     """``api.convert(data, "claude_code", from_="codex", cwd=cwd, default_cwd=default_cwd)``
     for a rollout inside the subset (``data``: its bytes or the mapped file, ``path``

@@ -29,6 +29,7 @@ from typing import Any
 import msgspec
 
 from ...core.jsonl import BOM
+from ...kit.registry import Store
 from .sidefiles import AgentFile, SessionFiles, script_run_id, session_files
 
 HARNESS = "claude_code"
@@ -491,3 +492,12 @@ __all__ = [
     "scan",
     "side_files",
 ]
+
+
+def main_files(root: Path) -> list[Path]:
+    """The main transcripts under ``root`` (``<project>/<session>.jsonl``), not reading any."""
+    return sorted(p for p in root.glob("*/*.jsonl") if p.is_file())
+
+
+STORE = Store(default_root=default_root, discover=discover, discover_files=discover_files, discover_mains=discover_mains,
+              main_files=main_files, side_files=side_files)

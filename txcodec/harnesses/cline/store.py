@@ -30,6 +30,8 @@ from msgspec import UNSET, UnsetType
 
 from ...core.atomic import stage
 from ...core.errors import StoreError
+from ...kit.registry import Store
+from ...kit.store import described, files_under
 
 if TYPE_CHECKING:
     import sqlite3
@@ -142,9 +144,7 @@ _peek = msgspec.json.Decoder(_Peek)
 
 def session_files(root: Path) -> list[Path]:
     """``<id>/<id>.messages.json`` under the sessions folder ``root``."""
-    if not root.is_dir():
-        return []
-    return sorted(p for p in root.glob(f"*/*{MESSAGES}") if p.name == f"{p.parent.name}{MESSAGES}")
+    return files_under(root, f"*/*{MESSAGES}", lambda p: p.name == f"{p.parent.name}{MESSAGES}")
 
 
 def describe(path: Path) -> SessionInfo | None:
@@ -193,8 +193,7 @@ def _first_prompt(messages: list[msgspec.Raw]) -> str | None:
 def discover(root: Path | None = None) -> list[SessionInfo]:
     """Every session under the data folder ``root`` (the default one when ``None``)."""
     folder = sessions_dir(Path(root) if root is not None else None)
-    found = (describe(p) for p in session_files(folder))
-    return [info for info in found if info is not None]
+    return described(session_files(folder), describe)
 
 
 def _now() -> str:
@@ -305,3 +304,6 @@ def install(files: dict[str, bytes], root: str | os.PathLike[str] | None = None)
         raise
     finally:
         con.close()
+
+
+STORE = Store(default_root=default_root, discover=discover, session_file=session_file, install=install)

@@ -41,18 +41,17 @@ def detect(sample: list[Any]) -> int:
     return score
 
 
-_read = lazy(f"{__name__}.read", "read")
-_read.streams = True  # type: ignore[attr-defined]  # it reads a NativeSession.pending as it decodes it
-_read.unshared = True  # type: ignore[attr-defined]  # no object sits in two messages (conform.conform's checked)
-
 HARNESS = Harness(
     name="codex",
     title="Codex CLI",
     codec=Later(f"{__name__}.codec", "CODEC"),  # usage reads without it
     detect=detect,
-    read=_read,
+    read=lazy(f"{__name__}.read", "read"),
     write=lazy(f"{__name__}.write", "write"),
-    store=Later(f"{__name__}.store"),
+    store=Later(f"{__name__}.store", "STORE"),
+    read_streams=True,  # it reads a NativeSession.pending as it decodes it
+    read_unshared=True,  # no object sits in two messages (conform.conform's checked)
+    fork_slot="session_meta.forked_from_id",
     check_resume=lazy("txcodec.resume_check.codex", "check_resume"),
     resume=("codex", "resume", "{id}"),
 )

@@ -24,6 +24,7 @@ from msgspec import UNSET, UnsetType
 
 from ...core.atomic import write_atomic
 from ...core.jsonl import split_lines
+from ...kit.registry import Store
 from ...model.native import json_source
 
 SUFFIXES = (".jsonl", ".jsonl.zst")
@@ -235,3 +236,11 @@ def save(path: str | os.PathLike[str], data: bytes, *, overwrite: bool = False) 
 
         data = zstandard.ZstdCompressor().compress(data)
     return write_atomic(path, data, overwrite=overwrite)
+
+
+def main_files(root: Path) -> list[Path]:
+    """Every rollout under ``root``, not reading any."""
+    return [p for p, _ in rollout_files(root)]
+
+
+STORE = Store(default_root=default_root, discover=discover, discover_files=discover_files, main_files=main_files)

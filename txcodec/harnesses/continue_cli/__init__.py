@@ -38,7 +38,7 @@ HARNESS = Harness(
     detect=detect,
     read=lazy(f"{__name__}.read", "read"),
     write=lazy(f"{__name__}.write", "write"),
-    store=store,
+    store=store.STORE,
     check_resume=lazy("txcodec.resume_check.continue_cli", "check_resume"),
     resume=("cn", "--fork", "{id}"),
 )

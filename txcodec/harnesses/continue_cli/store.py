@@ -22,6 +22,8 @@ from msgspec import UNSET, UnsetType
 
 from ...core.atomic import install_files, write_atomic
 from ...core.errors import StoreError
+from ...kit.registry import Store
+from ...kit.store import files_under, listed
 
 INDEX = "sessions.json"
 # an id that can name a file in the sessions folder as it is
@@ -62,9 +64,7 @@ _peek = msgspec.json.Decoder(_Peek)
 
 
 def session_files(root: Path) -> list[Path]:
-    if not root.is_dir():
-        return []
-    return sorted(p for p in root.glob("*.json") if p.name != INDEX)
+    return files_under(root, "*.json", lambda p: p.name != INDEX)
 
 
 def describe(path: Path) -> SessionInfo | None:
@@ -84,9 +84,7 @@ def describe(path: Path) -> SessionInfo | None:
 
 def discover(root: Path | None = None) -> list[SessionInfo]:
     """Every session file under ``root`` (the default sessions folder when ``None``)."""
-    root = Path(root) if root is not None else default_root()
-    found = (describe(p) for p in session_files(root))
-    return [info for info in found if info is not None]
+    return listed(root, default_root, session_files, describe)
 
 
 def install(files: dict[str, bytes], root: str | os.PathLike[str] | None = None) -> list[Path]:
@@ -120,3 +118,6 @@ def _index(root: Path, paths: list[Path], now: float) -> None:
             "messageCount": len(value.get("history", [])),
         })
     write_atomic(index, json.dumps(entries, indent=2, ensure_ascii=False).encode(), overwrite=True)
+
+
+STORE = Store(default_root=default_root, discover=discover, install=install)

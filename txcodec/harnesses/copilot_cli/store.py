@@ -14,10 +14,9 @@ import re
 from pathlib import Path
 
 import msgspec
-from msgspec import UNSET, UnsetType
 
-from ...core.jsonl import split_lines
-from ...model.native import json_source
+from ...kit.registry import Store
+from ...kit.store import LineSessionInfo, file_lines, files_under, listed, peeks, stamp
 
 UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\Z", re.IGNORECASE)  # \Z: no newline after
 
@@ -31,15 +30,7 @@ def session_relpath(session_id: str) -> str:
     return f"session-state/{session_id}/events.jsonl"
 
 
-class SessionInfo(msgspec.Struct, omit_defaults=True):
-    id: str
-    path: str
-    cwd: str | UnsetType = UNSET
-    version: str | UnsetType = UNSET
-    first_timestamp: str | UnsetType = UNSET
-    last_timestamp: str | UnsetType = UNSET
-    lines: int = 0
-    messages: int = 0
+SessionInfo = LineSessionInfo
 
 
 class _Data(msgspec.Struct):
@@ -58,33 +49,21 @@ _peek = msgspec.json.Decoder(_Peek)
 
 
 def session_files(root: Path) -> list[Path]:
-    state = root / "session-state"
-    if not state.is_dir():
-        return []
-    return sorted(p for p in state.glob("*/events.jsonl") if UUID.match(p.parent.name))
+    return files_under(root / "session-state", "*/events.jsonl", lambda p: UUID.match(p.parent.name))
 
 
 def describe(path: Path) -> SessionInfo | None:
-    try:
-        data = path.read_bytes()
-    except OSError:
+    lines = file_lines(path)
+    if lines is None:
         return None
-    lines = split_lines(data)[0]
     info = SessionInfo(id=path.parent.name, path=str(path), lines=len(lines))
-    for line in lines:
-        try:
-            peek = _peek.decode(json_source(line))
-        except (msgspec.DecodeError, msgspec.ValidationError):
-            continue
+    for peek in peeks(lines, _peek):
         if peek.type == "session.start" and peek.data is not None:
             if isinstance(peek.data.context, dict) and isinstance(peek.data.context.get("cwd"), str):
                 info.cwd = peek.data.context["cwd"]
             if peek.data.copilotVersion:
                 info.version = peek.data.copilotVersion
-        if peek.timestamp:
-            if info.first_timestamp is UNSET:
-                info.first_timestamp = peek.timestamp
-            info.last_timestamp = peek.timestamp
+        stamp(info, peek.timestamp)
         if peek.type in ("user.message", "assistant.message"):
             info.messages += 1
     return info
@@ -92,6 +71,7 @@ def describe(path: Path) -> SessionInfo | None:
 
 def discover(root: Path | None = None) -> list[SessionInfo]:
     """Every session under ``root`` (the default store when ``None``)."""
-    root = Path(root) if root is not None else default_root()
-    found = (describe(p) for p in session_files(root))
-    return [info for info in found if info is not None]
+    return listed(root, default_root, session_files, describe)
+
+
+STORE = Store(default_root=default_root, discover=discover)

@@ -13,8 +13,8 @@ from pathlib import Path
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from ...core.jsonl import split_lines
-from ...model.native import json_source
+from ...kit.registry import Store
+from ...kit.store import file_lines, files_under, listed, peeks, stamp
 
 UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\Z", re.IGNORECASE)  # \Z: no newline after
 
@@ -54,23 +54,15 @@ _peek = msgspec.json.Decoder(_Peek)
 
 
 def session_files(root: Path) -> list[Path]:
-    folder = root / "sessions"
-    if not folder.is_dir():
-        return []
-    return sorted(p for p in folder.glob("*/*.jsonl") if UUID.match(p.stem))
+    return files_under(root / "sessions", "*/*.jsonl", lambda p: UUID.match(p.stem))
 
 
 def describe(path: Path) -> SessionInfo | None:
-    try:
-        lines = split_lines(path.read_bytes())[0]
-    except OSError:
+    lines = file_lines(path)
+    if lines is None:
         return None
     info = SessionInfo(id=path.stem, path=str(path))
-    for line in lines:
-        try:
-            peek = _peek.decode(json_source(line))
-        except (msgspec.DecodeError, msgspec.ValidationError):
-            continue
+    for peek in peeks(lines, _peek):
         if peek.type == "session_start":
             if peek.title:
                 info.title = peek.title
@@ -78,15 +70,13 @@ def describe(path: Path) -> SessionInfo | None:
                 info.cwd = peek.cwd
         elif peek.type == "message":
             info.messages += 1
-            if peek.timestamp:
-                if info.first_timestamp is UNSET:
-                    info.first_timestamp = peek.timestamp
-                info.last_timestamp = peek.timestamp
+            stamp(info, peek.timestamp)
     return info
 
 
 def discover(root: Path | None = None) -> list[SessionInfo]:
     """Every session under ``root`` (the default store when ``None``)."""
-    root = Path(root) if root is not None else default_root()
-    found = (describe(p) for p in session_files(root))
-    return [info for info in found if info is not None]
+    return listed(root, default_root, session_files, describe)
+
+
+STORE = Store(default_root=default_root, discover=discover)

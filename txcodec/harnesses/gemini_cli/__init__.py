@@ -41,7 +41,7 @@ HARNESS = Harness(
     detect=detect,
     read=lazy(f"{__name__}.read", "read"),
     write=lazy(f"{__name__}.write", "write"),
-    store=store,
+    store=store.STORE,
     check_resume=lazy("txcodec.resume_check.gemini_cli", "check_resume"),
     resume=("gemini", "--resume", "{id}"),
 )

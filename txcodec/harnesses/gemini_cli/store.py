@@ -33,6 +33,7 @@ from ...core.atomic import clean_stale, stage, write_atomic
 from ...core.errors import InputError, UnsafeId
 from ...core.ids import is_safe_relpath, shown
 from ...core.jsonl import split_lines
+from ...kit.registry import Store
 from ...model.native import json_source
 
 REGISTRY = "projects.json"
@@ -393,3 +394,11 @@ def install_session(gemini_root: Path, cwd: str, name: str, data: bytes) -> Path
     slug = project_slug(gemini_root, cwd)
     register(gemini_root, cwd, slug)
     return write_atomic(gemini_root / "tmp" / slug / "chats" / name, data)
+
+
+def main_files(root: Path) -> list[Path]:
+    """The main chats under ``root`` (not the subagent chats filed under one)."""
+    return [p for p, parent in session_files(root) if parent is None]
+
+
+STORE = Store(default_root=default_root, discover=discover, main_files=main_files, install=install)

@@ -11,8 +11,8 @@ from ...kit.registry import lazy
 from ..opencode import harness
 from ..opencode.codec import OpencodeCodec
 from ..opencode.dialect import KILO
-from ..opencode.store import Store
+from ..opencode.store import Database
 
 CODEC = OpencodeCodec("kilo")
-STORE = Store(KILO)
+STORE = Database(KILO)
 HARNESS = harness(KILO, CODEC, STORE, lazy("txcodec.resume_check.opencode", "check_resume_kilo"))

@@ -24,8 +24,8 @@ from msgspec import UNSET, UnsetType
 from ...core.atomic import install_files, write_atomic
 from ...core.errors import InputError, StoreError
 from ...core.ids import check_id, is_safe_relpath, shown
-from ...core.jsonl import split_lines
-from ...model.native import json_source
+from ...kit.registry import Store
+from ...kit.store import described, file_lines, files_under, peeks
 
 REGISTRY = "kimi.json"
 CONTEXT = "context.jsonl"
@@ -92,10 +92,7 @@ def work_dir_of(path: Path) -> str | None:
 
 
 def session_files(root: Path) -> list[Path]:
-    sessions = root / "sessions"
-    if not sessions.is_dir():
-        return []
-    return sorted(sessions.glob(f"*/*/{CONTEXT}"))
+    return files_under(root / "sessions", f"*/*/{CONTEXT}")
 
 
 def session_file(folder: Path) -> Path | None:
@@ -108,21 +105,15 @@ def session_file(folder: Path) -> Path | None:
 
 
 def describe(path: Path, work_dirs: dict[str, str] | None = None) -> SessionInfo | None:
-    try:
-        data = path.read_bytes()
-    except OSError:
+    lines = file_lines(path)
+    if lines is None:
         return None
-    lines = split_lines(data)[0]
     info = SessionInfo(id=path.parent.name, path=str(path), lines=len(lines))
     cwd = (work_dirs or {}).get(path.parent.parent.name)
     if cwd is not None:
         info.cwd, info.registered = cwd, True
     previous = None
-    for line in lines:
-        try:
-            role = _peek.decode(json_source(line)).role
-        except (msgspec.DecodeError, msgspec.ValidationError):
-            continue
+    for role in (peek.role for peek in peeks(lines, _peek)):
         # a run of tool answers is one message (the user turn Common holds them in), as a
         # Claude Code tool result is a user record
         if role in ("user", "assistant") or role == "tool" and previous != "tool":
@@ -135,8 +126,7 @@ def discover(root: Path | None = None) -> list[SessionInfo]:
     """Every session under ``root`` (the default store when ``None``)."""
     root = Path(root) if root is not None else default_root()
     work_dirs = _work_dirs(root)
-    found = (describe(p, work_dirs) for p in session_files(root))
-    return [info for info in found if info is not None]
+    return described(session_files(root), lambda p: describe(p, work_dirs))
 
 
 def install(files: dict[str, bytes], root: str | os.PathLike[str] | None = None) -> list[Path]:
@@ -203,3 +193,6 @@ def register(root: Path, cwd: str, session_id: str) -> None:
         dirs.append({"path": cwd, "kaos": "local", "last_session_id": session_id})
     data = json.dumps(value, ensure_ascii=False, indent=2).encode() + b"\n"
     write_atomic(path, data, overwrite=True, mode=0o600)
+
+
+STORE = Store(default_root=default_root, discover=discover, session_file=session_file, install=install)

@@ -33,6 +33,8 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 from ...core.errors import InputError
+from ...kit.registry import Store
+from ...kit.store import listed
 
 LEGACY_MESSAGES, META, CURRENT = "messages.jsonl", "meta.json", "CURRENT"
 _HEX64 = re.compile(r"[0-9a-f]{64}")
@@ -140,9 +142,7 @@ def _count_messages(path: Path) -> int | UnsetType:
 
 def discover(root: Path | None = None) -> list[SessionInfo]:
     """Every session under ``root`` (the default home when ``None``), both forms."""
-    root = Path(root) if root is not None else default_root()
-    found = (describe(p) for p in session_files(root))
-    return [info for info in found if info is not None]
+    return listed(root, default_root, session_files, describe)
 
 
 # -- the unified store -----------------------------------------------------------------------
@@ -213,3 +213,6 @@ def journal_errors(folder: Path) -> list[str]:
                 errors.append(f"{segment}:{n}: previous_record_sha256 breaks the chain")
             previous = record.get("record_sha256") if isinstance(record, dict) else None
     return errors
+
+
+STORE = Store(default_root=default_root, discover=discover, session_file=session_file)

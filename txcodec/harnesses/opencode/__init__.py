@@ -51,7 +51,7 @@ def writer(dialect: Dialect):
 
 def harness(dialect: Dialect, codec: Any, store: Any, check: Any) -> Harness:
     return Harness(name=dialect.harness, title=dialect.title, codec=codec, detect=detector(dialect),
-                   read=_READ, write=writer(dialect), store=store, check_resume=check,
+                   read=_READ, write=writer(dialect), store=store.declared(), check_resume=check,
                    resume=(dialect.binary, "--session", "{id}"))
 
 

@@ -32,6 +32,7 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 from ...core.errors import InputError, StoreError
+from ...kit.registry import Store
 from .dialect import OPENCODE, Dialect
 
 if TYPE_CHECKING:
@@ -182,7 +183,7 @@ def pick(db: Path, wanted: str | None = None) -> str:
     raise InputError(f"{db}: {len(rows)} sessions in this database; name one as {db}#<id> (or a unique id prefix):\n{listed}{more}")
 
 
-class Store:
+class Database:
     """The store of one dialect: ``default_root()`` is its data folder, where the database is."""
 
     def __init__(self, dialect: Dialect) -> None:
@@ -258,8 +259,19 @@ class Store:
                 raise StoreError(f"{self.dialect.binary} import {name} failed: {(done.stderr or done.stdout)[-2000:]}")
         return [db]
 
+    def fit(self, db: Path) -> tuple[bool, int, bool]:
+        """How well the database file ``db`` fits this dialect, highest best: it has the
+        dialect's own tables (Kilo adds two to opencode's), the most of them, its file name."""
+        extra = self.dialect.extra_tables
+        return set(extra) <= tables(db), len(extra), self.dialect.database == db.name
 
-STORE = Store(OPENCODE)
+    def declared(self) -> Store:
+        """This dialect's store as its harness registers it."""
+        return Store(default_root=self.default_root, discover=self.discover, install=self.install, open=self.open,
+                     load=self.load, database_fit=self.fit)
+
+
+STORE = Database(OPENCODE)
 default_root = STORE.default_root
 discover = STORE.discover
 install = STORE.install

@@ -22,6 +22,8 @@ from pathlib import Path
 import msgspec
 from msgspec import UNSET, UnsetType
 
+from ...kit.registry import Store
+from ...kit.store import described, stamp
 from ...model.native import Line, NativeSession, decode_line, json_source
 
 BASE_STATE = "base_state.json"
@@ -158,10 +160,7 @@ def describe(folder: Path) -> SessionInfo | None:
             peek = _peek.decode(data)
         except (OSError, msgspec.DecodeError, msgspec.ValidationError):
             continue
-        if peek.timestamp:
-            if info.first_timestamp is UNSET:
-                info.first_timestamp = peek.timestamp
-            info.last_timestamp = peek.timestamp
+        stamp(info, peek.timestamp)
         # messages as the reader makes them: a message event each, the calls of one model
         # response together, a run of answers together
         if peek.kind == "MessageEvent" and peek.source in ("user", "agent"):
@@ -219,5 +218,8 @@ def discover(root: Path | None = None) -> list[SessionInfo]:
     root = Path(root) if root is not None else default_root()
     if not root.is_dir():
         return []
-    found = (describe(p) for p in sorted(root.iterdir()) if p.is_dir() and (p / EVENTS).is_dir())
-    return [info for info in found if info is not None]
+    return described((p for p in sorted(root.iterdir()) if p.is_dir() and (p / EVENTS).is_dir()), describe)
+
+
+STORE = Store(default_root=default_root, discover=discover, session_file=session_file, session_folder=session_folder,
+              load_folder=load_folder)

@@ -33,7 +33,8 @@ HARNESS = Harness(
     detect=detect,
     read=lazy(f"{__name__}.read", "read"),
     write=lazy(f"{__name__}.write", "write"),
-    store=store,
+    store=store.STORE,
+    fork_slot="parentSession",  # its writer declares the loss itself when the parent is no pi session file
     check_resume=lazy("txcodec.resume_check.pi", "check_resume"),
     resume=("pi", "--session", "{id}"),
 )

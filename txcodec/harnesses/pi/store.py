@@ -18,7 +18,8 @@ from pathlib import Path
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from ...core.jsonl import split_lines
+from ...kit.registry import Store
+from ...kit.store import described, file_lines, peeks
 from ...model.native import json_source
 
 
@@ -74,11 +75,9 @@ _peek = msgspec.json.Decoder(_Peek)
 
 
 def describe(path: Path) -> SessionInfo | None:
-    try:
-        data = path.read_bytes()
-    except OSError:
+    lines = file_lines(path)
+    if lines is None:
         return None
-    lines = split_lines(data)[0]
     try:
         header = _peek.decode(json_source(lines[0])) if lines else None
     except (msgspec.DecodeError, msgspec.ValidationError):
@@ -94,11 +93,7 @@ def describe(path: Path) -> SessionInfo | None:
         info.started = header.timestamp
     if isinstance(header.parentSession, str):
         info.parent_session = header.parentSession
-    for line in lines[1:]:
-        try:
-            peek = _peek.decode(json_source(line))
-        except (msgspec.DecodeError, msgspec.ValidationError):
-            continue
+    for peek in peeks(lines[1:], _peek):
         if peek.type == "message":
             info.messages += 1
         elif peek.type == "session_info":
@@ -116,8 +111,8 @@ def discover(root: Path | None = None) -> list[SessionInfo]:
     for folder in roots:
         if not folder.is_dir():
             continue
-        for path in sorted({*folder.glob("*.jsonl"), *folder.glob("*/*.jsonl")}):
-            info = describe(path)
-            if info is not None:
-                found.append(info)
+        found += described(sorted({*folder.glob("*.jsonl"), *folder.glob("*/*.jsonl")}), describe)
     return found
+
+
+STORE = Store(default_root=default_root, discover=discover)

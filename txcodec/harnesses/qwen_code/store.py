@@ -15,10 +15,10 @@ import re
 from pathlib import Path
 
 import msgspec
-from msgspec import UNSET, UnsetType
+from msgspec import UNSET
 
-from ...core.jsonl import split_lines
-from ...model.native import json_source
+from ...kit.registry import Store
+from ...kit.store import LineSessionInfo, file_lines, files_under, listed, peeks, stamp
 
 SESSION_FILE = re.compile(r"^[0-9a-fA-F-]{32,36}\.jsonl$")
 
@@ -39,15 +39,7 @@ def session_relpath(cwd: str, session_id: str) -> str:
     return f"projects/{munge(cwd)}/chats/{session_id}.jsonl"
 
 
-class SessionInfo(msgspec.Struct, omit_defaults=True):
-    id: str
-    path: str
-    cwd: str | UnsetType = UNSET
-    version: str | UnsetType = UNSET
-    first_timestamp: str | UnsetType = UNSET
-    last_timestamp: str | UnsetType = UNSET
-    lines: int = 0
-    messages: int = 0
+SessionInfo = LineSessionInfo
 
 
 class _Peek(msgspec.Struct):
@@ -62,32 +54,20 @@ _peek = msgspec.json.Decoder(_Peek)
 
 
 def session_files(root: Path) -> list[Path]:
-    projects = root / "projects"
-    if not projects.is_dir():
-        return []
-    return sorted(p for p in projects.glob("*/chats/*.jsonl") if SESSION_FILE.match(p.name))
+    return files_under(root / "projects", "*/chats/*.jsonl", lambda p: SESSION_FILE.match(p.name))
 
 
 def describe(path: Path) -> SessionInfo | None:
-    try:
-        data = path.read_bytes()
-    except OSError:
+    lines = file_lines(path)
+    if lines is None:
         return None
-    lines = split_lines(data)[0]
     info = SessionInfo(id=path.stem, path=str(path), lines=len(lines))
-    for line in lines:
-        try:
-            peek = _peek.decode(json_source(line))
-        except (msgspec.DecodeError, msgspec.ValidationError):
-            continue
+    for peek in peeks(lines, _peek):
         if info.cwd is UNSET and peek.cwd:
             info.cwd = peek.cwd
         if info.version is UNSET and peek.version:
             info.version = peek.version
-        if peek.timestamp:
-            if info.first_timestamp is UNSET:
-                info.first_timestamp = peek.timestamp
-            info.last_timestamp = peek.timestamp
+        stamp(info, peek.timestamp)
         if peek.type in ("user", "assistant", "tool_result"):
             info.messages += 1
     return info
@@ -95,6 +75,7 @@ def describe(path: Path) -> SessionInfo | None:
 
 def discover(root: Path | None = None) -> list[SessionInfo]:
     """Every session file under ``root`` (the default store when ``None``)."""
-    root = Path(root) if root is not None else default_root()
-    found = (describe(p) for p in session_files(root))
-    return [info for info in found if info is not None]
+    return listed(root, default_root, session_files, describe)
+
+
+STORE = Store(default_root=default_root, discover=discover, main_files=session_files)

@@ -50,6 +50,11 @@ HARNESS = Harness(
     detect=detect,
     read=read,
     write=write,
+    # a capture holds what the CLI printed, not what the user typed: prompts or the
+    # stdin side complete it; and its writer can write that stdin side
+    reads_prompts=True,
+    writes_stdin_side=True,
+    token_metric="claude_code.token.usage",  # Claude Code's own exporter's name
 )
 
 __all__ = ["HARNESS", "CODEC", "detect", "read", "write", "write_input"]
