@@ -50,4 +50,5 @@ HARNESS = Harness(
     # what the real ``claude --resume`` sends for this file (txcodec.resume_check.claude_code)
     check_resume=lazy("txcodec.resume_check.claude_code", "check_resume"),
     resume=("claude", "--resume", "{id}"),
+    origin=Later(f"{__name__}.origin", "ORIGIN"),
 )

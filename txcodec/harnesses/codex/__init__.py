@@ -55,4 +55,5 @@ HARNESS = Harness(
     store=Later(f"{__name__}.store"),
     check_resume=lazy("txcodec.resume_check.codex", "check_resume"),
     resume=("codex", "resume", "{id}"),
+    origin=Later(f"{__name__}.origin", "ORIGIN"),
 )

@@ -36,6 +36,7 @@ HARNESS = Harness(
     store=store,
     check_resume=lazy("txcodec.resume_check.pi", "check_resume"),
     resume=("pi", "--session", "{id}"),
+    origin=Later(f"{__name__}.origin", "ORIGIN"),
 )
 
 __getattr__ = codec_on_demand(__name__)  # CODEC, imported when asked for
