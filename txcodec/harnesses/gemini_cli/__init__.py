@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...kit.registry import Harness, Later, lazy
+from ...kit.registry import Harness, Later, UsageReader, lazy
 from ...model.native import tag_of
 from .. import codec_on_demand
 from . import store
@@ -34,6 +34,11 @@ def detect(sample: list[Any]) -> int:
     return score
 
 
+def _usage_files(root: Any) -> list[Any]:
+    """The main chats of a store root: a subagent's chat is read with its parent's."""
+    return [p for p, parent in store.session_files(root) if parent is None]
+
+
 HARNESS = Harness(
     name="gemini_cli",
     title="Gemini CLI",
@@ -44,6 +49,7 @@ HARNESS = Harness(
     store=store,
     check_resume=lazy("txcodec.resume_check.gemini_cli", "check_resume"),
     resume=("gemini", "--resume", "{id}"),
+    usage=UsageReader(main_files=_usage_files),
 )
 
 __getattr__ = codec_on_demand(__name__)  # CODEC, imported when asked for

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...kit.registry import Harness, Later, lazy
+from ...kit.registry import Harness, Later, UsageReader, lazy
 from ...model.native import tag_of
 from .. import codec_on_demand
 from . import store
@@ -40,6 +40,7 @@ HARNESS = Harness(
     store=store,
     check_resume=lazy("txcodec.resume_check.qwen_code", "check_resume"),
     resume=("qwen", "--resume", "{id}"),
+    usage=UsageReader(main_files=store.session_files),
 )
 
 __getattr__ = codec_on_demand(__name__)  # CODEC, imported when asked for
