@@ -55,6 +55,7 @@ HARNESS = Harness(
     store=Later(f"{__name__}.store"),
     check_resume=lazy("txcodec.resume_check.codex", "check_resume"),
     resume=("codex", "resume", "{id}"),
-    usage=Later(f"{__name__}.usage", "USAGE"),  # the lean pass imports this module alone
     origin=Later(f"{__name__}.origin", "ORIGIN"),
+    usage=Later(f"{__name__}.usage", "USAGE"),  # the lean pass imports this module alone
+    changes=Later(f"{__name__}.changes", "CHANGES"),
 )

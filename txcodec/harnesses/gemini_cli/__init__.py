@@ -50,6 +50,7 @@ HARNESS = Harness(
     check_resume=lazy("txcodec.resume_check.gemini_cli", "check_resume"),
     resume=("gemini", "--resume", "{id}"),
     usage=UsageReader(main_files=_usage_files),
+    changes=Later(f"{__name__}.changes", "CHANGES"),
 )
 
 __getattr__ = codec_on_demand(__name__)  # CODEC, imported when asked for

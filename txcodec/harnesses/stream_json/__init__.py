@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...kit.registry import Harness
+from ...kit.registry import Harness, Later
 from ...model.native import tag_of
 from .codec import CODEC
 from .read import read
@@ -50,6 +50,8 @@ HARNESS = Harness(
     detect=detect,
     read=read,
     write=write,
+    # no origin: a capture records none. Its tool_use_result is Claude Code's toolUseResult
+    changes=Later("txcodec.harnesses.claude_code.changes", "CHANGES"),
 )
 
 __all__ = ["HARNESS", "CODEC", "detect", "read", "write", "write_input"]
