@@ -13,8 +13,8 @@ from conftest import GOLDEN
 
 import txcodec
 from txcodec.harnesses.claude_code import records as r
+from txcodec.harnesses.claude_code.origin import is_clear_head
 from txcodec.harnesses.claude_code.store import discover
-from txcodec.lineage import is_clear_head
 from txcodec.model.native import Opaque
 
 CASES_DIR = GOLDEN / "claude_code"

@@ -5,7 +5,7 @@
 - the lone-surrogate report checks only the lines a loaded session decoded outside a
   whole batch (``readkit.surrogate_suspects``) where the reference scans the whole file;
 - the Codex origin searches only the lines not decoded as a response item or an event
-  (``lineage.codex_meta_candidates``) where the reference searches every line;
+  (``codex.origin.codex_meta_candidates``) where the reference searches every line;
 - the Claude Code writer's msgspec encoding and record namer (see test_fast_paths);
 - ``conform`` keeps the Codex reader's messages that fit as they are (``read.unshared``)
   where the reference decodes every one;
@@ -31,10 +31,11 @@ from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 from test_fast_paths import reference_dumps, reference_dumps_lines, reference_namer, reference_uuid
 
-from txcodec import api, lineage
+from txcodec import api
 from txcodec.core.errors import TxcodecError
 from txcodec.harnesses.claude_code import from_codex
 from txcodec.harnesses.claude_code import write as claude_write
+from txcodec.harnesses.codex import origin as codex_origin
 from txcodec.kit import read as readkit
 from txcodec.kit import registry
 from txcodec.model.common import Conversation, Message, Meta, Text, ToolResult, ToolUse
@@ -112,7 +113,7 @@ def _both(data: bytes, path=None):
         m.setitem(registry._cache, "codex", msgspec.structs.replace(registry.get("codex"), read_streams=False, read_unshared=False))
         m.setattr(claude_write, "PLAIN_RESULTS", False)  # every user message takes the general steps
         m.setattr(readkit, "surrogate_suspects", lambda session: None)
-        m.setattr(lineage, "codex_meta_candidates", lambda lines: lines)
+        m.setattr(codex_origin, "codex_meta_candidates", lambda lines: lines)
         m.setattr(claude_write, "dumps", reference_dumps)
         m.setattr(claude_write, "dumps_lines", reference_dumps_lines)
         m.setattr(claude_write, "derive_uuid", reference_uuid)
@@ -134,7 +135,7 @@ def test_the_shortcuts_are_taken():
     assert api._streamed(data, "codex").pending is not None  # convert reads it as it decodes it
     session = api.load(data, "codex")
     assert readkit.surrogate_suspects(session) is not None
-    assert len(lineage.codex_meta_candidates(session.lines)) < len(session.lines)
+    assert len(codex_origin.codex_meta_candidates(session.lines)) < len(session.lines)
     odd = api.load(b"\n".join([data.split(b"\n")[0], b'{"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"\\ud800"}]}}', b"{}"]), "codex")
     assert readkit.surrogate_suspects(odd) == [0, 1, 2]  # the batch was refused: every line is checked
 

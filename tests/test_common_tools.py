@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from txcodec.kit import registry
 from txcodec.model.common import ToolUse
 from txcodec.model.tools import (
     Agent,
@@ -79,7 +80,7 @@ def test_tool_use_gives_the_typed_view():
 
 
 # --- the tools of the harnesses of issue 18, each kind only for its own harness ----------
-# each name as the pinned client defines it (txcodec/model/tools.py says where) and, where a
+# each name as the pinned client defines it (its harness's __init__.py says where: Harness.tool_kinds) and, where a
 # golden session holds it, as that session calls it
 HARNESS_KINDS = [
     ("kimi_cli", "Shell", "shell_exec"), ("kimi_cli", "ReadFile", "read_file"), ("kimi_cli", "StrReplaceFile", "modify_file"),
@@ -96,13 +97,13 @@ HARNESS_KINDS = [
 
 @pytest.mark.parametrize("harness, name, kind", HARNESS_KINDS)
 def test_harness_kind(harness, name, kind):
-    assert tool_kind(name, harness) == kind
+    assert tool_kind(name, registry.get(harness).tool_kinds) == kind
 
 
 def test_a_harness_name_keeps_its_meaning_elsewhere():
     # Vibe's ``edit`` and OpenHands' ``task`` are theirs: pi's ``edit`` and an unknown ``task`` are not
-    assert tool_kind("edit", "pi") == tool_kind("edit") == "generic"
-    assert tool_kind("task") == "generic" and tool_kind("terminal", "kimi_cli") == "generic"
+    assert tool_kind("edit", registry.get("pi").tool_kinds) == tool_kind("edit") == "generic"
+    assert tool_kind("task") == "generic" and tool_kind("terminal", registry.get("kimi_cli").tool_kinds) == "generic"
 
 
 GOLDEN_CALLS = [  # (harness, golden case, the call's tool name, its kind)

@@ -13,7 +13,8 @@ from click.testing import CliRunner
 from tests.conftest import GOLDEN
 from txcodec import api
 from txcodec.cli import main
-from txcodec.lineage import is_clear_head, lineage, origin, store_origins
+from txcodec.harnesses.claude_code.origin import is_clear_head
+from txcodec.lineage import lineage, origin, store_origins
 from txcodec.model.common import ForkedFrom
 
 GENUINE = GOLDEN / "claude_code" / "lineage_genuine"

@@ -14,10 +14,10 @@ from conftest import CORPUS, GOLDEN, corpus_files
 from txcodec import api
 from txcodec.cli import main
 from txcodec.usage import (
-    LEAN,
     ModelUsage,
     _lean,
     file_usage,
+    lean_reader,
     message_usage,
     session_usage,
     total_usage,
@@ -63,7 +63,7 @@ def test_lean_usage_equals_the_common_path_on_every_session_file():
         sid = conv.meta.id if isinstance(conv.meta.id, str) else "?"
         assert fu.session == sid, path
         compared += 1
-        if session.harness in LEAN and _lean(path, api.read_bytes(path), session.harness, True) is not None:
+        if lean_reader(session.harness) is not None and _lean(path, api.read_bytes(path), session.harness, True) is not None:
             lean += 1
     assert compared >= 30 and lean >= 25  # the fast path is the one taken on real files
 
@@ -274,7 +274,7 @@ def test_a_large_file_read_in_parts_gives_the_same_calls(monkeypatch):
     """Above a size a Claude Code file is cut at line ends and read by several processes;
     the rules run over the parts' lines in order, so nothing changes."""
     from txcodec.harnesses.claude_code.usage import file_calls
-    from txcodec.usage import _line_ranges, _split_claude
+    from txcodec.usage import _line_ranges, _split
 
     monkeypatch.setattr("os.cpu_count", lambda: 3)
     for path in [SPOTTER, MODERN, *[p for p in corpus_files("claude_code") if p.suffix == ".jsonl"][:12]]:
@@ -283,7 +283,7 @@ def test_a_large_file_read_in_parts_gives_the_same_calls(monkeypatch):
         assert all(a < b for a, b in ranges) and all(r[1] == s[0] for r, s in zip(ranges, ranges[1:]))
         data = path.read_bytes()
         assert all(a == 0 or data[a - 1:a] == b"\n" for a, _ in ranges)
-        assert _split_claude(path) == file_calls(data), path
+        assert _split(path, lean_reader("claude_code")) == file_calls(data), path
 
 
 def _lean_files(harness: str) -> list[Path]:
@@ -304,7 +304,7 @@ def test_every_way_the_lean_claude_pass_reads_a_file_gives_the_same_calls(monkey
     read in blocks (a buffer smaller than most lines included) and in parts by several
     processes: the same calls on every corpus, golden and scenario file."""
     from txcodec.harnesses.claude_code import usage as lean
-    from txcodec.usage import _split_claude
+    from txcodec.usage import _split
 
     files = _lean_files("claude_code")
     assert len(files) > 40
@@ -323,7 +323,7 @@ def test_every_way_the_lean_claude_pass_reads_a_file_gives_the_same_calls(monkey
         want = lean.file_calls(path.read_bytes())
         assert _blocks_of(path, lean.file_calls) == want, path
         if want is not None:
-            assert _split_claude(path) == want, path
+            assert _split(path, lean.USAGE) == want, path
 
 
 def test_the_lean_codex_pass_reads_a_file_the_same_in_blocks(monkeypatch):

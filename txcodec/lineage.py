@@ -2,14 +2,9 @@
 links make across a store (docs/lineage.md).
 
 Only what a file records is used (seed 000 "Conversation identity": no heuristic over
-cwd, branch, title or time is sound):
-
-* Claude Code: a session whose head is the fixed three-record ``/clear`` chain (a root
-  ``isMeta`` user record with ``<local-command-caveat>``, a user record
-  ``<command-name>/clear</command-name>`` under it, a ``system/local_command`` under
-  that) began with ``/clear``; nothing points back to its predecessor. Records carrying
-  ``forkedFrom {sessionId, messageUuid}`` naming another session make it a fork.
-* Codex: ``session_meta.forked_from_id``. pi: the header's ``parentSession``.
+cwd, branch, title or time is sound). A harness whose files record it declares how to
+read it (``Harness.origin``, in its own package's ``origin.py``): Claude Code's
+``/clear`` head and ``forkedFrom``, Codex's ``forked_from_id``, pi's ``parentSession``.
 
 ``started_by`` is ``new`` when the file records none of these. ``resume`` is part of
 the vocabulary, but no pinned client records a resume as a session of its own: each
@@ -22,8 +17,6 @@ import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from itertools import repeat
-from operator import attrgetter, is_
 from pathlib import Path
 from typing import Any
 
@@ -33,17 +26,13 @@ from .model.common import ForkedFrom
 from .model.native import Line
 
 _decode = msgspec.json.Decoder()
-_UUID = re.compile(r"[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}")
-CLEAR_COMMAND = "<command-name>/clear</command-name>"
-CAVEAT = "<local-command-caveat>"
-FORKED_FROM = b'"forkedFrom"'
-_FORKED_FROM = re.compile(FORKED_FROM)
+UUID = re.compile(r"[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}")
 
 
 @dataclass
 class Origin:
     """How one session began. ``started_by`` is ``None`` when its harness records no
-    lineage at all (Gemini CLI, Qwen Code)."""
+    lineage at all (it declares no ``Harness.origin``)."""
 
     harness: str
     session_id: str | None
@@ -57,7 +46,9 @@ class Origin:
                 "path": str(self.path) if self.path else None}
 
 
-def _objects(lines: Iterable[Any], needle: bytes | None = None) -> Iterable[dict]:
+def line_objects(lines: Iterable[Any], needle: bytes | None = None) -> Iterable[dict]:
+    """The lines (loaded lines, bytes) that decode to a JSON object, as dicts; with
+    ``needle``, only those whose bytes hold it."""
     # a loaded line is read where it lies (``Line.raw`` would copy each view into the
     # data to bytes of its own and keep them: a second copy of the file)
     search = re.compile(re.escape(needle)).search if needle is not None else None
@@ -73,152 +64,40 @@ def _objects(lines: Iterable[Any], needle: bytes | None = None) -> Iterable[dict
             yield value
 
 
-def _text(record: dict) -> str:
-    message = record.get("message")
-    content = message.get("content") if isinstance(message, dict) else record.get("content")
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(b.get("text", "") for b in content if isinstance(b, dict) and isinstance(b.get("text"), str))
-    return ""
+def _reader(harness: str) -> Any:
+    """The harness's declared :class:`~txcodec.kit.registry.OriginReader`, or None when its
+    files record no origin (or no harness has the name)."""
+    from .kit import registry
 
-
-def is_clear_head(head: list[dict]) -> bool:
-    """The first three records that have a ``uuid`` are the ``/clear`` chain."""
-    if len(head) < 3:
-        return False
-    caveat, command, local = head[:3]
-    return (caveat.get("type") == "user" and caveat.get("isMeta") is True and caveat.get("parentUuid") is None
-            and CAVEAT in _text(caveat)
-            and command.get("type") == "user" and command.get("parentUuid") == caveat.get("uuid")
-            and CLEAR_COMMAND in _text(command)
-            and local.get("type") == "system" and local.get("subtype") == "local_command"
-            and local.get("parentUuid") == command.get("uuid"))
-
-
-def claude_origin(lines: list[Any], path: Path | None = None, source: bytes | None = None,
-                  maybe_fork: bool | None = None) -> Origin:
-    """``source``, when given, is the file the untouched ``lines`` were loaded from: one
-    scan of it says whether any line can name a fork. ``maybe_fork`` is that answer when
-    the caller already has it (a streamed session scans each batch as it decodes it)."""
-    head: list[dict] = []
-    session_id = None
-    for record in _objects(lines):
-        if session_id is None and isinstance(record.get("sessionId"), str):
-            session_id = record["sessionId"]
-        if isinstance(record.get("uuid"), str):
-            head.append(record)
-        if len(head) >= 3 and session_id is not None:
-            break
-    if session_id is None and path is not None and _UUID.fullmatch(path.stem):
-        session_id = path.stem
-    forked: ForkedFrom | None = None
-    # the last copied record (in line order) names the message the fork reaches: read
-    # from the end, so a long fork decodes one line, not every copied one
-    if maybe_fork is None:
-        maybe_fork = source is None or _FORKED_FROM.search(source) is not None
-    for record in _objects(reversed(lines) if maybe_fork else (), _FORKED_FROM.pattern):
-        link = record.get("forkedFrom")
-        if isinstance(link, dict) and isinstance(link.get("sessionId"), str) and link["sessionId"] != record.get("sessionId", session_id):
-            message = link.get("messageUuid")
-            forked = ForkedFrom(link["sessionId"], message if isinstance(message, str) else msgspec.UNSET)
-            break
-    if forked is not None:
-        return Origin("claude_code", session_id, "fork", forked, path)
-    return Origin("claude_code", session_id, "clear" if is_clear_head(head) else "new", None, path)
-
-
-def codex_origin(lines: list[Any], path: Path | None = None) -> Origin:
-    """The first ``session_meta`` is the rollout's own: its ``forked_from_id`` names the
-    parent. A fork also copies the parent's ``session_meta`` ahead of the replayed
-    history, which names it when the field is absent."""
-    own: str | None = None
-    for record in _objects(codex_meta_candidates(lines), b'"session_meta"'):
-        payload = record.get("payload")
-        if record.get("type") != "session_meta" or not isinstance(payload, dict):
-            continue
-        sid = payload.get("id") if isinstance(payload.get("id"), str) else None
-        if own is None:
-            own = sid or ""
-            parent = payload.get("forked_from_id")
-            if isinstance(parent, str) and parent:
-                return Origin("codex", sid, "fork", ForkedFrom(parent), path)
-        elif sid and sid != own:
-            return Origin("codex", own, "fork", ForkedFrom(sid), path)
-    if own is None:
-        return Origin("codex", None, None, None, path)
-    return Origin("codex", own or None, "new", None, path)
-
-
-def codex_meta_candidates(lines: list[Any]) -> list[Any]:
-    """``lines`` without the loaded lines decoded as a response item or an event, which
-    name no session: msgspec takes a tagged line only when every "type" key in it agrees
-    with the tag, so its last "type" (the one a plain decode keeps) is not
-    "session_meta". Leaving them out spares a search of nearly every line."""
-    from .harnesses.codex.records import EventMsgLine, ResponseItemLine
-
-    skip = (ResponseItemLine, EventMsgLine)
-    return [line for line in lines if type(line) is not Line or type(line._record) not in skip]
-
-
-def pi_origin(lines: list[Any], path: Path | None = None) -> Origin:
-    for record in _objects(lines[:1]):
-        if record.get("type") != "session":
-            break
-        sid = record.get("id") if isinstance(record.get("id"), str) else None
-        parent = record.get("parentSession")
-        if isinstance(parent, str) and parent:
-            return Origin("pi", sid, "fork", ForkedFrom(_pi_session_id(parent, path)), path)
-        return Origin("pi", sid, "new", None, path)
-    return Origin("pi", None, None, None, path)
-
-
-def _pi_session_id(parent: str, path: Path | None) -> str:
-    """pi names the parent by its file (``<time>_<id>.jsonl``): the id in its header when
-    the file is there, else the one in its name, else the path as written."""
-    where = Path(parent)
-    if not where.is_absolute() and path is not None:
-        where = path.parent / where
-    try:
-        with open(where, "rb") as f:
-            first = f.readline()
-        header = _decode.decode(first)
-        if isinstance(header, dict) and isinstance(header.get("id"), str):
-            return header["id"]
-    except (OSError, msgspec.DecodeError):
-        pass
-    m = _UUID.search(where.name)
-    return m.group(0) if m else parent
-
-
-_BY_HARNESS = {"claude_code": claude_origin, "stream_json": None, "codex": codex_origin, "pi": pi_origin}
-# the harnesses whose files record an origin, each with the function that reads it from the
-# file's lines (bytes do: a session listing hands over the lines it has already read)
-ORIGIN_FROM_LINES = {name: find for name, find in _BY_HARNESS.items() if find is not None}
+    found = registry.find(harness)
+    return found.origin if found is not None else None
 
 
 def session_origin(session: Any) -> Origin:
     """The origin of a loaded :class:`~txcodec.model.native.NativeSession`."""
-    find = _BY_HARNESS.get(session.harness)
+    reader = _reader(session.harness)
     path = Path(session.path) if session.path is not None else None
-    if find is None:
+    if reader is None:
         return Origin(session.harness, None, None, None, path)
-    source = session._source
-    if find is claude_origin and source is not None:
-        raws = list(map(attrgetter("_raw"), session.lines))
-        if all(map(isinstance, raws, repeat(memoryview))) and all(map(is_, map(attrgetter("obj"), raws), repeat(source))):
-            return claude_origin(session.lines, path, source)  # every line still a view into the file
-    return find(session.lines, path)
+    # the file the lines were loaded from: a reader may scan it once instead of every line
+    return reader.read(session.lines, path, session._source)
 
 
-def lines_origin(harness: str, lines: Any, path: Path | None, maybe_fork: bool | None = None) -> Origin:
+def lines_origin(harness: str, lines: Any, path: Path | None, maybe_fork: bool | None = None,
+                 source: bytes | None = None) -> Origin:
     """:func:`session_origin` of lines no NativeSession holds (a streamed session:
-    ``lines`` as ``native.RawLines`` of the file; ``maybe_fork`` whether any line holds
-    the key that names a fork, found while it was streamed)."""
-    find = _BY_HARNESS.get(harness)
-    if find is None:
+    ``lines`` as ``native.RawLines`` of the file, ``maybe_fork`` whether any line holds
+    the key that names a fork, found while it was streamed; a listing: the lines as
+    bytes, ``source`` the file they were split from)."""
+    reader = _reader(harness)
+    if reader is None:
         return Origin(harness, None, None, None, path)
-    return find(lines, path, maybe_fork=maybe_fork) if find is claude_origin else find(lines, path)
+    return reader.read(lines, path, source, maybe_fork)
+
+
+def records_origin(harness: str) -> bool:
+    """Whether the files of ``harness`` record how a session began."""
+    return _reader(harness) is not None
 
 
 def origin(path: str | os.PathLike[str], harness: str | None = None) -> Origin:
@@ -234,25 +113,17 @@ def origin(path: str | os.PathLike[str], harness: str | None = None) -> Origin:
 
 def store_files(harness: str, root: Path) -> list[Path]:
     """The main session files under a store root."""
-    if harness == "claude_code":
-        return sorted(p for p in root.glob("*/*.jsonl") if _UUID.fullmatch(p.stem))
-    if harness == "codex":
-        return sorted(p for p in root.rglob("rollout-*.jsonl"))
-    if harness == "pi":
-        return sorted(root.glob("*/*.jsonl"))
-    return []
+    reader = _reader(harness)
+    return reader.main_files(root) if reader is not None else []
 
 
 def default_root(harness: str, path: Path) -> Path:
-    """The store a session file sits in: Claude Code's and pi's project folders are one
-    level down, Codex's rollouts under ``sessions/YYYY/MM/DD``."""
-    path = path.resolve()
-    if harness == "codex":
-        for parent in path.parents:
-            if parent.name in ("sessions", "archived_sessions"):
-                return parent
-        return path.parent
-    return path.parent.parent
+    """The store a session file sits in: two levels up (a project folder, then the file)
+    unless the harness says otherwise."""
+    reader = _reader(harness)
+    if reader is not None and reader.store_root is not None:
+        return reader.store_root(path)
+    return path.resolve().parent.parent
 
 
 def store_origins(harness: str, root: Path) -> list[Origin]:

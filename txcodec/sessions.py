@@ -371,8 +371,7 @@ def _origin(harness: str, path: Path, data: bytes) -> Any:
     from . import lineage
     from .api import is_document
 
-    find = lineage.ORIGIN_FROM_LINES.get(harness)
-    if find is None:
+    if not lineage.records_origin(harness):
         return None
     try:
         if is_document(path):  # not lines as they lie: read the way a loaded session is
@@ -380,7 +379,7 @@ def _origin(harness: str, path: Path, data: bytes) -> Any:
         lines = data.split(b"\n")
         if lines and not lines[-1]:
             lines.pop()  # the final newline ends the last line; it does not start another
-        return find(lines, path, data) if find is lineage.claude_origin else find(lines, path)
+        return lineage.lines_origin(harness, lines, path, source=data)
     except (OSError, ValueError):
         return None
 

@@ -10,9 +10,9 @@ Claude Code before 2.1.220 wrote ``stop_reason: null`` on nearly every fragment,
 such files every call lands there; docs/usage.md says what those numbers are worth.
 
 Two ways to the same numbers: :func:`session_usage` from a Common conversation, and the
-report (:func:`usage`), which reads Claude Code and Codex files with a lean decode of only
-the fields usage needs (``harnesses/<name>/usage.py``), falls back to Common for anything
-else, and spreads files over processes.
+report (:func:`usage`), which reads a harness's files with its lean decode of only the
+fields usage needs where it declares one (``Harness.usage``: Claude Code's, Codex's),
+falls back to Common for anything else, and spreads files over processes.
 """
 
 from __future__ import annotations
@@ -201,23 +201,41 @@ class FileUsage(msgspec.Struct):
     calls: list[list]
 
 
-_SPLIT_BYTES = 128 << 20  # a Claude Code file this large is read by several processes (below, forking costs what it saves)
+_SPLIT_BYTES = 128 << 20  # a file this large is read by several processes (below, forking costs what it saves)
 
 
-def _lean_claude(path: Path, data: bytes | None, subagents: bool) -> tuple[str | None, str | None, list[list]] | None:
-    from .harnesses.claude_code.usage import file_calls
+def lean_reader(harness: str | None) -> Any:
+    """The harness's declared lean usage pass (``Harness.usage``), or None when its files
+    are read through Common."""
+    if harness is None:
+        return None
+    from .kit import registry
 
-    found = _split_claude(path) if data is None and path.suffix != ".zst" and _size(path) >= _SPLIT_BYTES else False
+    found = registry.find(harness)
+    lean = found.usage if found is not None else None
+    return lean if lean is not None and lean.file_calls is not None else None
+
+
+def _lean(path: Path, data: bytes | None, harness: str | None, subagents: bool) -> tuple[str | None, str | None, list[list]] | None:
+    """The file's (session, cwd, calls) by the harness's lean pass, its subagents'
+    calls included; None when it has none or the file needs the full reader."""
+    lean = lean_reader(harness)
+    if lean is None:
+        return None
+    found = False
+    if lean.calls_of_parts is not None and data is None and path.suffix != ".zst" and _size(path) >= _SPLIT_BYTES:
+        found = _split(path, lean)
     if found is False:
-        found = _each_piece(path, data, file_calls)
-    if found is None or not subagents or not os.path.isdir(path.with_name(path.name.removesuffix(".jsonl"))):
-        return found  # no session folder (session_files' name for it): no subagents, found with one stat
-    from .harnesses.claude_code.sidefiles import session_files  # only for a session with a folder
-
+        found = _each_piece(path, data, lean.file_calls)
+    if found is None or not subagents or lean.subagent_files is None:
+        return found
+    agents = lean.subagent_files(path)
+    if not agents:
+        return found
     session, cwd, calls = found
-    for agent in session_files(path).agents:
+    for transcript in agents:
         try:
-            child = _each_piece(agent.transcript, None, file_calls)
+            child = _each_piece(transcript, None, lean.file_calls)
         except OSError:
             return None  # the full reader reports it
         if child is None:
@@ -226,13 +244,11 @@ def _lean_claude(path: Path, data: bytes | None, subagents: bool) -> tuple[str |
     return session, cwd, calls
 
 
-def _split_claude(path: Path) -> Any:
+def _split(path: Path, lean: Any) -> Any:
     """A large file's calls, its parts (cut at line ends) read by one process each; the
-    rules then run over the parts' lines in order. ``False`` when this process may not
-    start others (it is itself a worker, or the platform cannot fork)."""
+    harness's rules then run over the parts' lines in order. ``False`` when this process
+    may not start others (it is itself a worker, or the platform cannot fork)."""
     import multiprocessing
-
-    from .harnesses.claude_code.usage import calls_of_parts
 
     jobs = os.cpu_count() or 1
     if jobs < 2 or multiprocessing.parent_process() is not None:
@@ -244,10 +260,10 @@ def _split_claude(path: Path) -> Any:
     ranges = _line_ranges(path, jobs)
     try:
         with context.Pool(len(ranges)) as pool:
-            parts = pool.starmap(_wanted_range, [(str(path), a, b) for a, b in ranges])
+            parts = pool.starmap(_wanted_range, [(lean.wanted_lines, str(path), a, b) for a, b in ranges])
     except (msgspec.DecodeError, msgspec.ValidationError):
         return None
-    return calls_of_parts(parts)
+    return lean.calls_of_parts(parts)
 
 
 def _line_ranges(path: Path, parts: int) -> list[tuple[int, int]]:
@@ -270,11 +286,9 @@ def _line_ranges(path: Path, parts: int) -> list[tuple[int, int]]:
     return list(zip(cuts, cuts[1:]))
 
 
-def _wanted_range(path: str, start: int, end: int) -> list:
-    from .harnesses.claude_code.usage import wanted_lines
-
+def _wanted_range(wanted: Callable[[Any], list], path: str, start: int, end: int) -> list:
     with open(path, "rb", buffering=0) as f:
-        return wanted_lines(line_blocks(f, start, end))
+        return wanted(line_blocks(f, start, end))
 
 
 _BLOCK = 1 << 20  # small enough to stay in the CPU's cache between the read and the decode
@@ -323,12 +337,6 @@ def line_blocks(f: Any, start: int = 0, end: int | None = None) -> Iterator[memo
             _spare.append(buf)
 
 
-def _lean_codex(path: Path, data: bytes | None, subagents: bool) -> tuple[str | None, str | None, list[list]] | None:
-    from .harnesses.codex.usage import file_calls
-
-    return _each_piece(path, data, file_calls)
-
-
 def _each_piece(path: Path, data: bytes | None, reader: Callable[[Any], Any]) -> Any:
     """``reader`` over the file's bytes, read a piece at a time unless already in memory
     (or compressed): usage's memory stays flat whatever the file's size."""
@@ -340,13 +348,10 @@ def _each_piece(path: Path, data: bytes | None, reader: Callable[[Any], Any]) ->
         return reader(line_blocks(f))
 
 
-LEAN: dict[str, Callable[[Path, bytes, bool], Any]] = {"claude_code": _lean_claude, "codex": _lean_codex}
-
-
 def file_usage(path: str | os.PathLike[str], harness: str | None = None, *, subagents: bool = True) -> FileUsage:
     """The calls of the session file at ``path`` (its harness detected when not named).
-    Claude Code and Codex files take the lean decode; anything it does not cover, and
-    every other harness, is read through Common. Raises InputError for a file no
+    A harness's lean pass reads its files where it has one (``Harness.usage``); anything
+    it does not cover, and every other harness, is read through Common. Raises InputError for a file no
     harness recognizes."""
     from .kit.detect import is_document
 
@@ -356,8 +361,7 @@ def file_usage(path: str | os.PathLike[str], harness: str | None = None, *, suba
         if not is_document(path):
             if harness is None:
                 harness = _detect_head(path)
-            if harness in LEAN:
-                found = LEAN[harness](path, None, subagents)
+            found = _lean(path, None, harness, subagents)
         if found is not None:
             session, cwd, calls = found
             return FileUsage(str(path), harness, session or _stem(path), cwd, calls)
@@ -398,11 +402,6 @@ def _detect_head(path: Path) -> str:
         what = "empty file" if not head.strip() else "no known session format in its first lines"
         raise NotASession(f"{path}: {what}; name its harness with --from")
     return harness
-
-
-def _lean(path: Path, data: bytes | None, harness: str, subagents: bool) -> Any:
-    lean = LEAN.get(harness)
-    return lean(path, data, subagents) if lean is not None else None
 
 
 def _stem(path: Path) -> str:

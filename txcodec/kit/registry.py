@@ -146,7 +146,7 @@ class Store(msgspec.Struct, frozen=True):
 
 class Harness(msgspec.Struct, frozen=True):
     """What a harness package registers. Only ``codec`` and ``detect`` are required;
-    ``codec`` and ``store`` may be given as :class:`Later`."""
+    ``codec``, ``store`` and the features' hooks may be given as :class:`Later`."""
 
     def __getattribute__(self, attr: str) -> Any:
         value = object.__getattribute__(self, attr)
@@ -195,6 +195,18 @@ class Harness(msgspec.Struct, frozen=True):
     # session id (run in the session's project folder); None when there is none
     resume: tuple[str, ...] | None = None
 
+    # the cross-harness features' hooks: what lineage, usage and changes need of one client,
+    # declared here so those features name no harness (each may be given as a Later)
+    # how a session began, read from its file's lines (lineage.py); None: its files record none
+    origin: OriginReader | None = None
+    # the lean usage pass over its files (usage.py); None: usage reads them through Common
+    usage: UsageReader | None = None
+    # which files each tool call changed (model/changes.py); None: only shell calls are named
+    changes: ChangesReader | None = None
+    # tool name -> normalized kind (model/tools.py), for the names whose kind is this client's
+    # own (its ``edit`` is not another's); the readers pass it to ``tool_kind``
+    tool_kinds: dict[str, str] = msgspec.field(default_factory=dict)
+
     def resume_argv(self, session_id: str) -> list[str] | None:
         """The command line continuing ``session_id`` in the client, or None."""
         if self.resume is None:
@@ -212,6 +224,49 @@ def lazy(module: str, name: str) -> Callable[..., Any]:
     call.__name__ = call.__qualname__ = name
     call.__module__ = module
     return call
+
+
+# The cross-harness features' hooks a Harness declares (Harness.origin, .usage, .changes):
+# each feature asks the registry for them, so it names no harness.
+class OriginReader(msgspec.Struct, frozen=True):
+    """How lineage (``txcodec.lineage``) reads a harness whose files record how a session
+    began, and finds the other sessions of its store (the graph of forks)."""
+
+    # read(lines, path=None, source=None, maybe_fork=None) -> lineage.Origin. ``lines`` are the
+    # file's lines as loaded (or bytes); ``source`` the file they were loaded from and
+    # ``maybe_fork`` whether a line can name a fork, for a reader that can skip work knowing it
+    read: Callable[..., Any]
+    # main_files(root) -> sorted paths: the main session files of a store root
+    main_files: Callable[[Any], list[Any]]
+    # store_root(path) -> Path: the store root a session file sits in (None: two levels up)
+    store_root: Callable[[Any], Any] | None = None
+
+
+class UsageReader(msgspec.Struct, frozen=True):
+    """How ``txcodec usage`` reads a harness's files. ``usage.py`` reads the bytes (in
+    blocks, or a huge file in parts by several processes); the harness decodes only the
+    fields a call's usage needs."""
+
+    # file_calls(bytes, or blocks of whole lines) -> (session id, cwd, calls), or None when
+    # the file needs the full reader; None: every file goes through Common
+    file_calls: Callable[[Any], Any] | None = None
+    # wanted_lines(blocks) -> a part's lines, calls_of_parts(each part's lines, in order) ->
+    # what file_calls gives: a huge file is cut at line ends and its parts read in parallel
+    wanted_lines: Callable[[Any], Any] | None = None
+    calls_of_parts: Callable[[Any], Any] | None = None
+    # subagent_files(path) -> the transcripts whose calls count with the session at ``path``
+    subagent_files: Callable[[Any], list[Any]] | None = None
+
+
+class ChangesReader(msgspec.Struct, frozen=True):
+    """How ``model.changes`` finds which files a harness's tool calls changed."""
+
+    # extract(call, cwd, harness) -> the Changes of one tool call (model.changes.Call: the
+    # use, its result, the message holding the result)
+    extract: Callable[..., Any]
+    # from_session(session, conversation, changes) -> changes: the runtime's own account
+    # in native lines Common does not carry, where the harness has one
+    from_session: Callable[..., Any] | None = None
 
 
 class UnknownHarness(InputError):
@@ -375,6 +430,12 @@ def plugin_named(file_name: str) -> str | None:
         if name not in BUILTIN and harness.store is not None and file_name in harness.store.file_names:
             return name
     return None
+
+
+def find(name: str) -> Harness | None:
+    """The harness named ``name``, or None: a built-in is imported alone, any other name is
+    asked of the plugins only (never every built-in, as :func:`get`'s error message does)."""
+    return _builtin(name) if name in BUILTIN else plugins().get(name)
 
 
 def harnesses() -> dict[str, Harness]:

@@ -1,10 +1,11 @@
 """Workspace changes: which files each tool call changed, in one shape whatever the
 harness (:class:`~txcodec.model.common.Change`; docs/changes.md says what each source records).
 
-Everything here is derived from the raw results a reader kept (Claude Code's
-``toolUseResult``, Gemini CLI's ``resultDisplay``, Qwen Code's ``toolCallResult``, pi's
-``details``, Codex's ``apply_patch`` calls and outputs); nothing is written back into a
-native file. What a transcript cannot tell is said, never guessed:
+Everything is derived from the raw results a reader kept (Claude Code's ``toolUseResult``,
+Gemini CLI's ``resultDisplay``, Qwen Code's ``toolCallResult``, pi's ``details``, Codex's
+``apply_patch`` calls and outputs): each harness reads its own in its package's
+``changes.py`` (declared as ``Harness.changes``), with the helpers here. Nothing is
+written back into a native file. What a transcript cannot tell is said, never guessed:
 
 * a shell command may change any file and its record names none: one ``unknown`` record;
 * a subagent's Claude Code transcript carries no patch (seed 000: 0 of 453): an edit
@@ -17,7 +18,7 @@ from __future__ import annotations
 import difflib
 import hashlib
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 from msgspec import UNSET
@@ -27,8 +28,6 @@ from .common import Change, Conversation, Hunk, Message, Text, ToolResult, ToolU
 SHELL_TOOLS = {"Bash", "exec_command", "shell", "local_shell", "shell_command", "run_shell_command", "bash"}
 SHELL_NOTE = "a shell command: the transcript holds the command and its output, not which files it changed"
 SUBAGENT_NOTE = "the transcript of a subagent carries no patch (seed 000: 0 of 453)"
-# the text Codex's apply_patch answers with when the patch applied (in the codex 0.171 binary)
-CODEX_PATCH_OK = "Success. Updated the following files"
 
 
 def sha256(text: str | None) -> str | None:
@@ -133,7 +132,10 @@ def by_call(changes: list[Change]) -> dict[str, list[Change]]:
 # --- from a conversation -----------------------------------------------------------------
 
 
-class _Call:
+class Call:
+    """One tool call of a conversation: its use, its result and the message holding the
+    result (what a harness's ``Harness.changes`` extractor reads)."""
+
     __slots__ = ("use", "result", "message")
 
     def __init__(self, use: ToolUse) -> None:
@@ -142,19 +144,20 @@ class _Call:
         self.message: Message | None = None  # the message holding the result
 
 
-def _calls(conv: Conversation) -> list[_Call]:
-    calls: dict[str, _Call] = {}
+def _calls(conv: Conversation) -> list[Call]:
+    calls: dict[str, Call] = {}
     for m in conv.messages:
         for b in m.content:
             if type(b) is ToolUse:
-                calls.setdefault(b.id, _Call(b))
+                calls.setdefault(b.id, Call(b))
             elif type(b) is ToolResult and b.tool_use_id in calls and calls[b.tool_use_id].result is None:
                 calls[b.tool_use_id].result = b
                 calls[b.tool_use_id].message = m
     return list(calls.values())
 
 
-def _relative(path: Any, cwd: Any) -> str | Any:
+def relative(path: Any, cwd: Any) -> str | Any:
+    """``path`` relative to ``cwd`` when it lies under it; UNSET when it is no string."""
     if not isinstance(path, str):
         return UNSET
     if isinstance(cwd, str) and cwd and path.startswith(cwd.rstrip("/") + "/"):
@@ -162,7 +165,7 @@ def _relative(path: Any, cwd: Any) -> str | Any:
     return path
 
 
-def _text(result: ToolResult | None) -> str:
+def result_text(result: ToolResult | None) -> str:
     if result is None:
         return ""
     if isinstance(result.content, str):
@@ -170,8 +173,8 @@ def _text(result: ToolResult | None) -> str:
     return "\n".join(b.text for b in result.content if type(b) is Text)
 
 
-def _versions(tool: str, call: _Call, harness: str, cwd: Any, path: Any, before: Any, after: Any,
-              hunks: list[Hunk] | None, operation: str | None = None) -> Change:
+def from_versions(tool: str, call: Call, harness: str, cwd: Any, path: Any, before: Any, after: Any,
+                  hunks: list[Hunk] | None, operation: str | None = None) -> Change:
     """A runtime-reported change from the versions (and the hunks, when it wrote them)."""
     before = before if isinstance(before, str) else None
     after = after if isinstance(after, str) else None
@@ -179,207 +182,47 @@ def _versions(tool: str, call: _Call, harness: str, cwd: Any, path: Any, before:
         hunks = diff_hunks(before, after)
     if operation is None:
         operation = "create" if before is None else ("delete" if after is None else "modify")
-    change = Change(call.use.id, tool, operation, harness, "runtime_reported", _relative(path, cwd), hunks=hunks,
+    change = Change(call.use.id, tool, operation, harness, "runtime_reported", relative(path, cwd), hunks=hunks,
                     before_sha256=sha256(before), after_sha256=sha256(after))
     if not hunks and before is not None and after is not None and before != after:
         change.note = f"the versions are too long to diff here (over {DIFF_LINES:,} lines); their hashes differ"
     return change
 
 
-def _shell(call: _Call, harness: str) -> Change:
+def shell_change(call: Call, harness: str) -> Change:
     return Change(call.use.id, call.use.name, "unknown", harness, "unknown", note=SHELL_NOTE)
 
 
-def _failed(call: _Call) -> bool:
+def failed(call: Call) -> bool:
     return call.result is not None and call.result.is_error is True
 
 
-def _claude_like(harness: str) -> Callable[[_Call, Any], Iterator[Change]]:
-    """Claude Code's ``toolUseResult`` (stream-json carries the same object as
-    ``tool_use_result``)."""
-
-    def extract(call: _Call, cwd: Any) -> Iterator[Change]:
-        name = call.use.name
-        if name in SHELL_TOOLS:
-            yield _shell(call, harness)
-            return
-        if name not in ("Edit", "MultiEdit", "Write", "NotebookEdit") or _failed(call):
-            return
-        s = call.result.structured if call.result is not None else UNSET
-        if isinstance(s, dict) and isinstance(s.get("filePath"), str) and "originalFile" in s:
-            before = s.get("originalFile")
-            hunks = [_claude_hunk(h) for h in s.get("structuredPatch") or () if isinstance(h, dict)]
-            after: Any = UNSET
-            if name == "Write" and isinstance(s.get("content"), str):
-                after = s["content"]
-            elif isinstance(before, str) and hunks:
-                after = apply_hunks(before, hunks)  # None when the patch does not fit
-            operation = "create" if before is None else "modify"
-            if isinstance(after, str):
-                yield _versions(name, call, harness, cwd, s["filePath"], before, after, hunks, operation)
-            else:  # the after-content is not known: neither is its hash, nor a diff to compute
-                yield Change(call.use.id, name, operation, harness, "runtime_reported", _relative(s["filePath"], cwd),
-                             hunks=hunks, before_sha256=sha256(before if isinstance(before, str) else None))
-        elif isinstance(s, dict) and isinstance(s.get("notebook_path"), str):
-            yield _versions(name, call, harness, cwd, s["notebook_path"], s.get("original_file"), s.get("updated_file"),
-                            None, "modify")
-        elif s is UNSET and call.result is not None:
-            # a subagent's transcript (or a client that wrote no toolUseResult): no patch
-            i = call.use.input if isinstance(call.use.input, dict) else {}
-            path = i.get("file_path", i.get("notebook_path"))
-            yield Change(call.use.id, name, "write" if name == "Write" else "modify", harness, "unknown",
-                         _relative(path, cwd), note=SUBAGENT_NOTE)
-
-    return extract
+def shell_only(call: Call, cwd: Any, harness: str) -> Iterator[Change]:
+    """The extractor of a harness that declares none: its shell calls, each ``unknown``."""
+    # a harness's own shell tool (Kimi's Shell, OpenHands' terminal) is known by its kind
+    if call.use.name in SHELL_TOOLS or call.use.kind == "shell_exec":
+        yield shell_change(call, harness)
 
 
-def _claude_hunk(h: dict) -> Hunk:
-    lines = [x for x in h.get("lines") or () if isinstance(x, str) and not x.startswith("\\")]
+def _declared(harness: str) -> Any:
+    """The harness's ``Harness.changes``, or None. The registry is imported here, when
+    changes are asked for: the model does not depend on the harnesses, and its JSON
+    writer (which derives a conversation's changes) cannot be handed the extractor."""
+    from ..kit import registry
 
-    def num(key: str) -> Any:
-        v = h.get(key)
-        return v if isinstance(v, int) else UNSET
-
-    return Hunk(lines, num("oldStart"), num("oldLines"), num("newStart"), num("newLines"))
-
-
-def _codex(call: _Call, cwd: Any) -> Iterator[Change]:
-    if call.use.name in SHELL_TOOLS:
-        yield _shell(call, "codex")
-        return
-    if call.use.name != "apply_patch" or not isinstance(call.use.input, str):
-        return
-    if call.result is None or CODEX_PATCH_OK not in _text(call.result):
-        return  # a failed (or unanswered) patch changed nothing we can name
-    for path, op, moved, hunks, added in parse_codex_patch(call.use.input):
-        change = Change(call.use.id, "apply_patch", op, "codex", "derived", _relative(path, cwd),
-                        _relative(moved, cwd) if moved else UNSET, hunks)
-        if op == "create":
-            change.before_sha256, change.after_sha256 = None, sha256(added)
-        elif op == "delete":
-            change.after_sha256 = None
-        yield change
-
-
-def parse_codex_patch(patch: str) -> list[tuple[str, str, str | None, list[Hunk], str | None]]:
-    """``(path, operation, moved_to, hunks, added_content)`` per file of an apply_patch
-    patch (``*** Add File`` / ``*** Update File`` [``*** Move to``] / ``*** Delete File``)."""
-    out: list[tuple[str, str, str | None, list[Hunk], str | None]] = []
-    current: list[Any] | None = None
-    for line in patch.split("\n"):
-        for marker, op in (("*** Add File: ", "create"), ("*** Update File: ", "modify"), ("*** Delete File: ", "delete")):
-            if line.startswith(marker):
-                current = [line[len(marker):].strip(), op, None, [], []]
-                out.append(current)  # type: ignore[arg-type]
-                break
-        else:
-            if current is None or line.startswith("*** End"):
-                continue
-            if line.startswith("*** Move to: "):
-                current[2] = line[len("*** Move to: "):].strip()
-            elif current[1] == "create" and line.startswith("+"):
-                current[4].append(line[1:])
-            elif line.startswith("@@"):
-                current[3].append(Hunk([]))
-            elif line[:1] in (" ", "-", "+") and current[1] == "modify":
-                if not current[3]:
-                    current[3].append(Hunk([]))
-                current[3][-1].lines.append(line)
-    result = []
-    for path, op, moved, hunks, added in out:
-        content = "\n".join(added) + "\n" if op == "create" else None
-        if op == "create":
-            hunks = diff_hunks(None, content)
-        result.append((path, op, moved, hunks, content))
-    return result
-
-
-def _gemini_like(harness: str) -> Callable[[_Call, Any], Iterator[Change]]:
-    def extract(call: _Call, cwd: Any) -> Iterator[Change]:
-        if call.use.name in SHELL_TOOLS:
-            yield _shell(call, harness)
-            return
-        if _failed(call) or call.result is None:
-            return
-        display = call.result.structured
-        if display is UNSET and call.message is not None:  # Qwen Code keeps it on the message
-            record = call.message.extra.get("toolCallResult")
-            if isinstance(record, dict) and record.get("callId") in (None, call.use.id):
-                display = record.get("resultDisplay")
-        if not isinstance(display, dict) or "newContent" not in display or "fileDiff" not in display:
-            return
-        before = None if display.get("isNewFile") is True else display.get("originalContent")
-        path = display.get("filePath") or display.get("fileName")
-        diff = display.get("fileDiff")
-        hunks = parse_unified(diff) if isinstance(diff, str) else []
-        change = _versions(call.use.name, call, harness, cwd, path, before, display.get("newContent"), hunks)
-        if "isNewFile" not in display and before == "":
-            # Qwen Code writes no isNewFile: an empty original is a new file or an empty
-            # one, which the record does not tell apart
-            change.operation, change.before_sha256 = "write", UNSET
-        yield change
-
-    return extract
-
-
-_PI_LINE = re.compile(r"^([ +-])\s*\d+ (.*)$", re.S)
-
-
-def _pi(call: _Call, cwd: Any) -> Iterator[Change]:
-    if call.use.name in SHELL_TOOLS:
-        yield _shell(call, "pi")
-        return
-    if _failed(call) or call.result is None:
-        return
-    i = call.use.input if isinstance(call.use.input, dict) else {}
-    path = i.get("path", i.get("file_path"))
-    if call.use.name == "write" and isinstance(i.get("content"), str):
-        # pi's write result carries no details: the content is the call's, and whether
-        # the file existed before is not recorded
-        yield Change(call.use.id, "write", "write", "pi", "derived", _relative(path, cwd),
-                     hunks=diff_hunks(None, i["content"]), after_sha256=sha256(i["content"]))
-        return
-    details = (call.message.extra.get("details") or {}).get(call.use.id) if call.message is not None else None
-    if call.use.name == "edit" and isinstance(details, dict) and isinstance(details.get("diff"), str):
-        # pi's display diff: "+12 text" / "-12 text" / " 12 text", "..." between hunks
-        hunks: list[Hunk] = [Hunk([])]
-        for line in details["diff"].split("\n"):
-            m = _PI_LINE.match(line)
-            if m:
-                hunks[-1].lines.append(m.group(1) + m.group(2))
-            elif line.strip() == "..." and hunks[-1].lines:
-                hunks.append(Hunk([]))
-        yield Change(call.use.id, "edit", "modify", "pi", "runtime_reported", _relative(path, cwd),
-                     hunks=[h for h in hunks if h.lines])
-
-
-_EXTRACTORS: dict[str, Callable[[_Call, Any], Iterator[Change]]] = {
-    "claude_code": _claude_like("claude_code"),
-    "stream_json": _claude_like("stream_json"),
-    "codex": _codex,
-    "gemini_cli": _gemini_like("gemini_cli"),
-    "qwen_code": _gemini_like("qwen_code"),
-    "pi": _pi,
-}
-
-
-def _shell_only(harness: str) -> Callable[[_Call, Any], Iterator[Change]]:
-    def extract(call: _Call, cwd: Any) -> Iterator[Change]:
-        # a harness's own shell tool (Kimi's Shell, OpenHands' terminal) is known by its kind
-        if call.use.name in SHELL_TOOLS or call.use.kind == "shell_exec":
-            yield _shell(call, harness)
-
-    return extract
+    found = registry.find(harness)
+    return found.changes if found is not None else None
 
 
 def conversation_changes(conv: Conversation, *, subagents: bool = True, agent_id: Any = UNSET) -> list[Change]:
     """Every change of ``conv`` in call order; its subagents' after it, each marked with
     its ``agent_id``, unless ``subagents=False``."""
     harness = conv.meta.source_harness if isinstance(conv.meta.source_harness, str) else "unknown"
-    extract = _EXTRACTORS.get(harness) or _shell_only(harness)
+    declared = _declared(harness)
+    extract = declared.extract if declared is not None else shell_only
     out: list[Change] = []
     for call in _calls(conv):
-        for change in extract(call, conv.meta.cwd):
+        for change in extract(call, conv.meta.cwd, harness):
             change.agent_id = agent_id
             out.append(change)
     if subagents:
@@ -393,72 +236,11 @@ def conversation_changes(conv: Conversation, *, subagents: bool = True, agent_id
 
 
 def session_changes(session: Any, conv: Conversation) -> list[Change]:
-    """:func:`conversation_changes`, where a Codex rollout's ``patch_apply_end`` events
-    (which Common does not carry) replace the changes derived from the patch text: they
-    are the runtime's own account, with its unified diff, and a failed one changed
-    nothing."""
+    """:func:`conversation_changes`, where the harness reads a better account from the
+    native lines Common does not carry (``ChangesReader.from_session``: a Codex rollout's
+    ``patch_apply_end`` events)."""
     changes = conversation_changes(conv)
-    if session.harness != "codex":
+    declared = _declared(session.harness)
+    if declared is None or declared.from_session is None:
         return changes
-    events = _codex_patch_events(session)
-    if not events:
-        return changes
-    out: list[Change] = []
-    done: set[str] = set()
-    for c in changes:
-        event = events.get(c.tool_use_id)
-        if event is None:
-            out.append(c)
-        elif c.tool_use_id not in done:
-            done.add(c.tool_use_id)
-            out.extend(_from_patch_event(c.tool_use_id, event, conv.meta.cwd))
-    derived_ids = {c.tool_use_id for c in changes}
-    for call_id, event in events.items():  # an event whose call's output did not say Success
-        if call_id not in derived_ids:
-            out.extend(_from_patch_event(call_id, event, conv.meta.cwd))
-    return out
-
-
-def _codex_patch_events(session: Any) -> dict[str, dict]:
-    import msgspec
-
-    events: dict[str, dict] = {}
-    for line in session.lines:
-        raw = line.raw if line.raw is not None else b""
-        if b'"patch_apply_end"' not in raw:
-            continue
-        try:
-            value = msgspec.json.decode(raw)
-        except msgspec.DecodeError:
-            continue
-        payload = value.get("payload") if isinstance(value, dict) else None
-        if isinstance(payload, dict) and payload.get("type") == "patch_apply_end" and isinstance(payload.get("call_id"), str):
-            events[payload["call_id"]] = payload
-    return events
-
-
-_CODEX_OPS = {"add": "create", "update": "modify", "delete": "delete"}
-
-
-def _from_patch_event(call_id: str, event: dict, cwd: Any) -> list[Change]:
-    if event.get("success") is not True:
-        return []
-    out = []
-    for path, body in (event.get("changes") or {}).items():
-        if not isinstance(body, dict):
-            continue
-        op = _CODEX_OPS.get(body.get("type"), "modify")
-        change = Change(call_id, "apply_patch", op, "codex", "runtime_reported", _relative(path, cwd))
-        if isinstance(body.get("move_path"), str):
-            change.moved_to = _relative(body["move_path"], cwd)
-        if isinstance(body.get("unified_diff"), str):
-            change.hunks = parse_unified(body["unified_diff"])
-        if op == "create" and isinstance(body.get("content"), str):
-            change.before_sha256, change.after_sha256 = None, sha256(body["content"])
-            change.hunks = change.hunks or diff_hunks(None, body["content"])
-        elif op == "delete":
-            change.after_sha256 = None
-            if isinstance(body.get("content"), str):
-                change.before_sha256 = sha256(body["content"])
-        out.append(change)
-    return out
+    return declared.from_session(session, conv, changes)

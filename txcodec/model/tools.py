@@ -8,6 +8,7 @@ the input untouched.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import msgspec
@@ -192,38 +193,6 @@ EXTRA_KINDS: dict[str, str] = {
 }
 
 
-# The tools of the harnesses whose names mean something else elsewhere (Vibe's ``edit`` is
-# not pi's, OpenHands' ``task`` is a subagent): the readers of these harnesses pass their
-# name. Each name as the client defines it, in the pinned version: Kimi CLI 1.51.0
-# (``kimi_cli/tools``), Mistral Vibe 3.0.2 (``vibe/core/tools/builtins``: the class name in
-# snake case), cline 3.0.65 (``@cline/core``), OpenHands SDK 1.21.0 (``openhands/tools``:
-# the class name in snake case without ``_tool``), droid 0.225.2 (the tools its first request
-# offered). Names the table above already knows (droid's ``Read``, Kimi's ``Grep``) keep their kind.
-HARNESS_KINDS: dict[str, dict[str, str]] = {
-    "kimi_cli": {
-        "Shell": "shell_exec", "ReadFile": "read_file", "ReadMediaFile": "read_file", "WriteFile": "modify_file",
-        "StrReplaceFile": "modify_file", "SearchWeb": "http_request", "FetchURL": "http_request",
-        "SetTodoList": "manage_todos",
-    },
-    "mistral_vibe": {
-        "bash": "shell_exec", "read_file": "read_file", "write_file": "modify_file", "edit": "modify_file",
-        "grep": "code_search", "todo": "manage_todos", "task": "subagent_task", "web_fetch": "http_request",
-        "web_search": "http_request",
-    },
-    "cline": {
-        "run_commands": "shell_exec", "read_files": "read_file", "editor": "modify_file", "apply_patch": "modify_file",
-        "search_codebase": "code_search", "fetch_web_content": "http_request", "spawn_agent": "subagent_task",
-    },
-    "openhands": {
-        "terminal": "shell_exec", "file_editor": "modify_file", "planning_file_editor": "modify_file",
-        "apply_patch": "modify_file", "edit": "modify_file", "write_file": "modify_file", "read_file": "read_file",
-        "glob": "code_search", "grep": "code_search", "task_tracker": "manage_todos", "task": "subagent_task",
-        "delegate": "subagent_task",
-    },
-    "droid": {"Execute": "shell_exec", "Create": "modify_file"},
-}
-
-
 def typed_tool(name: str, input: Any) -> _Tool:
     if name == "apply_patch" and isinstance(input, str):
         return Patch(patch=input)
@@ -236,11 +205,13 @@ def typed_tool(name: str, input: Any) -> _Tool:
     return RawTool(name=name, input=input)
 
 
-def tool_kind(name: str, harness: str | None = None) -> str:
-    """The normalized kind of a tool; ``harness`` for a name only that harness's table knows."""
+def tool_kind(name: str, own_kinds: Mapping[str, str] | None = None) -> str:
+    """The normalized kind of a tool. ``own_kinds`` is the harness's own table
+    (``Harness.tool_kinds``), for the tools whose names mean something else elsewhere
+    (Vibe's ``edit`` is not pi's, OpenHands' ``task`` is a subagent): its reader passes it."""
     if not isinstance(name, str):  # a name of another shape is no tool we know
         return "generic"
-    own = HARNESS_KINDS.get(harness, {}).get(name) if harness else None
+    own = own_kinds.get(name) if own_kinds else None
     if own is not None:
         return own
     cls = TOOLS.get(name)

@@ -52,4 +52,7 @@ HARNESS = Harness(
     # what the real ``claude --resume`` sends for this file (txcodec.resume_check.claude_code)
     check_resume=lazy("txcodec.resume_check.claude_code", "check_resume"),
     resume=("claude", "--resume", "{id}"),
+    origin=Later(f"{__name__}.origin", "ORIGIN"),
+    usage=Later(f"{__name__}.usage", "USAGE"),  # the lean pass imports this module alone
+    changes=Later(f"{__name__}.changes", "CHANGES"),
 )

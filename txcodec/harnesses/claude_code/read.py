@@ -31,7 +31,7 @@ from msgspec import UNSET
 
 from ...core.errors import MALFORMED
 from ...kit.read import UnknownKeys, report_lone_surrogate_lines, report_malformed, streamed_batches
-from ...lineage import FORKED_FROM, lines_origin
+from ...lineage import lines_origin
 from ...model.common import (
     Artifact,
     Command,
@@ -54,6 +54,7 @@ from ...model.native import Line, NativeSession, Opaque, RawLines, builtins
 from ...model.tools import tool_kind
 from . import envelopes
 from .codec import CODEC, PAGE_CODEC, STREAMED_CODEC, UNREAD_CODEC
+from .origin import FORKED_FROM
 from .records import (
     SHOWN_KEYS,
     AgentNameRecord,
@@ -707,7 +708,7 @@ _record = operator.attrgetter("_record")  # a line's record, without marking it 
 
 
 def _may_fork(batch: list[Line]) -> bool:
-    """Whether a line of ``batch`` can name a fork: ``lineage.claude_origin`` reads the
+    """Whether a line of ``batch`` can name a fork: ``origin.claude_origin`` reads the
     top-level ``forkedFrom`` of a line that holds the key. A conversation record says by
     its typed field whether it has one; any other line, by its bytes. (Instead of a scan
     of the whole file for the key.)"""

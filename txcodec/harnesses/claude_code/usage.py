@@ -14,9 +14,13 @@ it the full way, so an odd line never changes a number.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Iterator
+from pathlib import Path
 
 import msgspec
+
+from ...kit.registry import UsageReader
 
 SYNTHETIC_MODEL = "<synthetic>"
 
@@ -169,3 +173,19 @@ def _calls(lines: Iterable[_Line]) -> tuple[str | None, str | None, list[list]] 
         if u is not None:
             call[3] = (u.input_tokens or 0, u.output_tokens or 0, u.cache_creation_input_tokens or 0, u.cache_read_input_tokens or 0)
     return session, cwd, [c for c in order if c[1] != SYNTHETIC_MODEL]
+
+
+def subagent_files(path: Path) -> list[Path]:
+    """The subagent transcripts whose calls count with the session at ``path``: none
+    when it has no session folder (``sidefiles.session_files``' name for it), known with
+    one stat, and the side files are read only for a session that has one."""
+    if not os.path.isdir(path.with_name(path.name.removesuffix(".jsonl"))):
+        return []
+    from .sidefiles import session_files
+
+    return [agent.transcript for agent in session_files(path).agents]
+
+
+# a file this large is cut at line ends and its parts read by several processes
+USAGE = UsageReader(file_calls=file_calls, wanted_lines=wanted_lines, calls_of_parts=calls_of_parts,
+                    subagent_files=subagent_files)

@@ -30,6 +30,12 @@ def detect(sample: list[Any]) -> int:
     return 0
 
 
+# Its tools' kinds (model.tools.tool_kind), by the names cline 3.0.65 defines (``@cline/core``).
+TOOL_KINDS = {
+    "run_commands": "shell_exec", "read_files": "read_file", "editor": "modify_file", "apply_patch": "modify_file",
+    "search_codebase": "code_search", "fetch_web_content": "http_request", "spawn_agent": "subagent_task",
+}
+
 HARNESS = Harness(
     name="cline",
     title="cline",
@@ -40,6 +46,7 @@ HARNESS = Harness(
     store=store.STORE,
     check_resume=lazy("txcodec.resume_check.cline", "check_resume"),
     resume=("cline", "--id", "{id}"),
+    tool_kinds=TOOL_KINDS,
 )
 
 __getattr__ = codec_on_demand(__name__)  # CODEC, imported when asked for

@@ -23,6 +23,7 @@ from ...model.common import Block, Conversation, Image, Message, Meta, RawBlock,
 from ...model.loss import LossReport
 from ...model.native import NativeSession
 from ...model.tools import tool_kind
+from . import TOOL_KINDS
 from .store import read_record
 
 WRAPPED = re.compile(r"\A\s*<user_input(?: mode=\"([^\"]*)\")?>(.*)</user_input>\s*\Z", re.DOTALL)
@@ -106,7 +107,7 @@ def _blocks(content: list, out: Message, loss: LossReport, file: str | None, n: 
                     out.extra["cline_mode"] = mode
             blocks.append(Text(text))
         elif kind == "tool_use" and isinstance(part.get("name"), str):
-            blocks.append(ToolUse(str(part.get("id", "")), part["name"], part.get("input"), tool_kind(part["name"], "cline")))
+            blocks.append(ToolUse(str(part.get("id", "")), part["name"], part.get("input"), tool_kind(part["name"], TOOL_KINDS)))
         elif kind == "tool_result":
             blocks.append(_result(part))
         elif kind == "image" and isinstance(part.get("data"), str):

@@ -54,4 +54,7 @@ HARNESS = Harness(
     fork_slot="session_meta.forked_from_id",
     check_resume=lazy("txcodec.resume_check.codex", "check_resume"),
     resume=("codex", "resume", "{id}"),
+    origin=Later(f"{__name__}.origin", "ORIGIN"),
+    usage=Later(f"{__name__}.usage", "USAGE"),  # the lean pass imports this module alone
+    changes=Later(f"{__name__}.changes", "CHANGES"),
 )

@@ -40,7 +40,7 @@ from ...kit.read import (
     report_malformed,
     streamed_batches,
 )
-from ...lineage import codex_meta_candidates, codex_origin, session_origin
+from ...lineage import session_origin
 from ...model.common import (
     Conversation,
     Epoch,
@@ -58,6 +58,7 @@ from ...model.loss import LossReport
 from ...model.native import NativeSession, Opaque, builtins, decode_session
 from ...model.tools import tool_kind
 from . import records as R
+from .origin import codex_meta_candidates, codex_origin
 from .prelude import prelude_kind
 
 # UI events that repeat what a response item or the ``compacted`` line already carries:
@@ -88,7 +89,7 @@ def _read_streamed(session: NativeSession, loss: LossReport) -> Conversation:
     file = str(session.path) if session.path is not None else None
     seen = [False]  # whether a line so far was a message item
     repaired: list[int] = []  # lines read from a copy with lone surrogates repaired
-    candidates: list[Any] = []  # the lines that may name a session (lineage.codex_origin)
+    candidates: list[Any] = []  # the lines that may name a session (origin.codex_origin)
 
     def records() -> Iterator[Any]:
         for _, batch in streamed_batches(data, session.codec, repaired):

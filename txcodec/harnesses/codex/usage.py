@@ -25,6 +25,8 @@ from typing import Any
 import msgspec
 from msgspec import UNSET, UnsetType
 
+from ...kit.registry import UsageReader
+
 
 class _TokenUsage(msgspec.Struct, gc=False):  # records.TokenUsage's fields and types, never tracked by the GC (records is not imported on usage's start-up path)
     input_tokens: int = 0
@@ -170,3 +172,6 @@ def _add(call: list, u: Any) -> None:
     call[3] = tokens if old is None else (old[0] + tokens[0], old[1] + tokens[1], old[2] + tokens[2], old[3] + tokens[3])
     call[5] = (call[5] or 0) + u.reasoning_output_tokens
 
+
+
+USAGE = UsageReader(file_calls=file_calls)

@@ -22,6 +22,10 @@ def detect(sample: list[Any]) -> int:
     return 0
 
 
+# Its tools' kinds (model.tools.tool_kind), by the tools droid 0.225.2's first request offered;
+# names the shared table already knows (``Read``) keep their kind.
+TOOL_KINDS = {"Execute": "shell_exec", "Create": "modify_file"}
+
 HARNESS = Harness(
     name="droid",
     title="Factory droid",
@@ -32,6 +36,7 @@ HARNESS = Harness(
     store=store.STORE,
     check_resume=lazy("txcodec.resume_check.droid", "check_resume"),
     resume=("droid", "exec", "--fork", "{id}"),
+    tool_kinds=TOOL_KINDS,
 )
 
 __getattr__ = codec_on_demand(__name__)  # CODEC, imported when asked for

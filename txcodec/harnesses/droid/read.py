@@ -17,6 +17,7 @@ from ...model.common import Block, Conversation, Image, Message, Meta, RawBlock,
 from ...model.loss import LossReport
 from ...model.native import NativeSession
 from ...model.tools import tool_kind
+from . import TOOL_KINDS
 
 
 def read(session: NativeSession, loss: LossReport) -> Conversation:
@@ -69,7 +70,7 @@ def _blocks(content: list, loss: LossReport, file: str | None, n: int) -> list[B
         if kind == "text" and isinstance(part.get("text"), str):
             blocks.append(Text(part["text"]))
         elif kind == "tool_use" and isinstance(part.get("name"), str):
-            blocks.append(ToolUse(str(part.get("id", "")), part["name"], part.get("input"), tool_kind(part["name"], "droid")))
+            blocks.append(ToolUse(str(part.get("id", "")), part["name"], part.get("input"), tool_kind(part["name"], TOOL_KINDS)))
         elif kind == "tool_result":
             blocks.append(_result(part))
         elif kind == "thinking" and isinstance(part.get("thinking"), str):

@@ -44,6 +44,7 @@ HARNESS = Harness(
     store=store.STORE,
     check_resume=lazy("txcodec.resume_check.gemini_cli", "check_resume"),
     resume=("gemini", "--resume", "{id}"),
+    changes=Later(f"{__name__}.changes", "CHANGES"),
 )
 
 __getattr__ = codec_on_demand(__name__)  # CODEC, imported when asked for

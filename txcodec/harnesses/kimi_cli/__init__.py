@@ -35,6 +35,14 @@ def detect(sample: list[Any]) -> int:
     return score
 
 
+# Its tools' kinds (model.tools.tool_kind), by the names Kimi CLI 1.51.0 defines (``kimi_cli/tools``);
+# names the shared table already knows (``Grep``) keep their kind.
+TOOL_KINDS = {
+    "Shell": "shell_exec", "ReadFile": "read_file", "ReadMediaFile": "read_file", "WriteFile": "modify_file",
+    "StrReplaceFile": "modify_file", "SearchWeb": "http_request", "FetchURL": "http_request",
+    "SetTodoList": "manage_todos",
+}
+
 HARNESS = Harness(
     name="kimi_cli",
     title="Kimi CLI",
@@ -45,6 +53,7 @@ HARNESS = Harness(
     store=store.STORE,
     check_resume=lazy("txcodec.resume_check.kimi_cli", "check_resume"),
     resume=("kimi", "-r", "{id}"),
+    tool_kinds=TOOL_KINDS,
 )
 
 __getattr__ = codec_on_demand(__name__)  # CODEC, imported when asked for

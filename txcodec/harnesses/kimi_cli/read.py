@@ -26,7 +26,7 @@ from ...model.common import Conversation, Image, Message, Meta, RawBlock, Text, 
 from ...model.loss import LossReport
 from ...model.native import NativeSession
 from ...model.tools import tool_kind
-from . import store
+from . import TOOL_KINDS, store
 from .records import CHECKPOINT, SYSTEM_PROMPT, USAGE
 
 
@@ -75,7 +75,7 @@ def _assistant(value: dict, loss: LossReport, file: str | None, n: int) -> Messa
     for call in value.get("tool_calls") or []:
         function = call.get("function") or {}
         name = function.get("name") if isinstance(function.get("name"), str) else ""
-        blocks.append(ToolUse(str(call.get("id") or ""), name, _arguments(function.get("arguments")), tool_kind(name, "kimi_cli")))
+        blocks.append(ToolUse(str(call.get("id") or ""), name, _arguments(function.get("arguments")), tool_kind(name, TOOL_KINDS)))
     message = Message("assistant", blocks)
     message.stop_reason = "tool_use" if any(isinstance(b, ToolUse) for b in blocks) else "end_turn"
     return message

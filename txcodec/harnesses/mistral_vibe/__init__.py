@@ -36,6 +36,14 @@ def detect(sample: list[Any]) -> int:
     return score
 
 
+# Its tools' kinds (model.tools.tool_kind), by the names Mistral Vibe 3.0.2 defines
+# (``vibe/core/tools/builtins``: the class name in snake case); its ``edit`` is not pi's.
+TOOL_KINDS = {
+    "bash": "shell_exec", "read_file": "read_file", "write_file": "modify_file", "edit": "modify_file",
+    "grep": "code_search", "todo": "manage_todos", "task": "subagent_task", "web_fetch": "http_request",
+    "web_search": "http_request",
+}
+
 HARNESS = Harness(
     name="mistral_vibe",
     title="Mistral Vibe",
@@ -46,6 +54,7 @@ HARNESS = Harness(
     store=store.STORE,
     check_resume=lazy("txcodec.resume_check.mistral_vibe", "check_resume"),
     resume=("vibe", "--resume", "{id}"),
+    tool_kinds=TOOL_KINDS,
 )
 
 __getattr__ = codec_on_demand(__name__)  # CODEC, imported when asked for

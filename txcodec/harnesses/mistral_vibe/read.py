@@ -25,7 +25,7 @@ from ...model.common import Conversation, Message, Meta, RawBlock, Text, Thinkin
 from ...model.loss import LossReport
 from ...model.native import NativeSession
 from ...model.tools import tool_kind
-from . import store
+from . import TOOL_KINDS, store
 from .records import STORE_FORMAT
 
 
@@ -116,7 +116,7 @@ def _legacy(messages: list[Message], value: dict, role: str, loss: LossReport, f
         for call in value.get("tool_calls") or []:
             function = call.get("function") or {}
             name = function.get("name") if isinstance(function.get("name"), str) else ""
-            blocks.append(ToolUse(str(call.get("id") or ""), name, _arguments(function.get("arguments")), tool_kind(name, "mistral_vibe")))
+            blocks.append(ToolUse(str(call.get("id") or ""), name, _arguments(function.get("arguments")), tool_kind(name, TOOL_KINDS)))
         message = Message("assistant", blocks)
         message.stop_reason = "tool_use" if any(isinstance(b, ToolUse) for b in blocks) else "end_turn"
     elif role == "tool":
@@ -148,7 +148,7 @@ def _unified(messages: list[Message], message: Any, loss: LossReport, file: str 
             arguments = part.get("arguments") or {}
             value = arguments.get("value") if arguments.get("type") == "json" and "value" in arguments else _arguments(arguments.get("raw"))
             name = part.get("name") if isinstance(part.get("name"), str) else ""
-            blocks.append(ToolUse(str(part.get("id") or ""), name, value, tool_kind(name, "mistral_vibe")))
+            blocks.append(ToolUse(str(part.get("id") or ""), name, value, tool_kind(name, TOOL_KINDS)))
         else:
             blocks.append(RawBlock(str(kind), part))
     if role == "tool":

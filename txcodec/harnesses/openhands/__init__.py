@@ -35,6 +35,15 @@ def detect(sample: list[Any]) -> int:
     return score
 
 
+# Its tools' kinds (model.tools.tool_kind), by the names OpenHands SDK 1.21.0 defines
+# (``openhands/tools``: the class name in snake case without ``_tool``); its ``task`` is a subagent.
+TOOL_KINDS = {
+    "terminal": "shell_exec", "file_editor": "modify_file", "planning_file_editor": "modify_file",
+    "apply_patch": "modify_file", "edit": "modify_file", "write_file": "modify_file", "read_file": "read_file",
+    "glob": "code_search", "grep": "code_search", "task_tracker": "manage_todos", "task": "subagent_task",
+    "delegate": "subagent_task",
+}
+
 HARNESS = Harness(
     name="openhands",
     title="OpenHands CLI",
@@ -45,6 +54,7 @@ HARNESS = Harness(
     store=store.STORE,
     check_resume=lazy("txcodec.resume_check.openhands", "check_resume"),
     resume=("openhands", "--resume", "{id}"),
+    tool_kinds=TOOL_KINDS,
 )
 
 __getattr__ = codec_on_demand(__name__)  # CODEC, imported when asked for

@@ -29,6 +29,7 @@ from ...model.common import Block, Conversation, Image, Message, Meta, RawBlock,
 from ...model.loss import LossReport
 from ...model.native import NativeSession
 from ...model.tools import tool_kind
+from . import TOOL_KINDS
 from .store import CONVERSATION, dashed
 
 RESULT_KINDS = ("ObservationEvent", "UserRejectObservation", "AgentErrorEvent")
@@ -127,7 +128,7 @@ class _Reader:
         out.content += _content(value.get("thought"))
         name = call.get("name") if isinstance(call.get("name"), str) else str(value.get("tool_name", ""))
         ident = call.get("id") if isinstance(call.get("id"), str) else str(value.get("tool_call_id", ""))
-        out.content.append(ToolUse(ident, name, _arguments(call.get("arguments")), tool_kind(name, "openhands")))
+        out.content.append(ToolUse(ident, name, _arguments(call.get("arguments")), tool_kind(name, TOOL_KINDS)))
         if isinstance(value.get("action"), dict):  # what the client executed: given back to OpenHands only
             out.extra.setdefault("openhands_actions", {})[ident] = value["action"]
         out.stop_reason = "tool_use"

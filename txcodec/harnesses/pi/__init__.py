@@ -37,6 +37,8 @@ HARNESS = Harness(
     fork_slot="parentSession",  # its writer declares the loss itself when the parent is no pi session file
     check_resume=lazy("txcodec.resume_check.pi", "check_resume"),
     resume=("pi", "--session", "{id}"),
+    origin=Later(f"{__name__}.origin", "ORIGIN"),
+    changes=Later(f"{__name__}.changes", "CHANGES"),
 )
 
 __getattr__ = codec_on_demand(__name__)  # CODEC, imported when asked for

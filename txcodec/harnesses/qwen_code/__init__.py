@@ -40,6 +40,8 @@ HARNESS = Harness(
     store=store.STORE,
     check_resume=lazy("txcodec.resume_check.qwen_code", "check_resume"),
     resume=("qwen", "--resume", "{id}"),
+    # the same resultDisplay as Gemini CLI's
+    changes=Later("txcodec.harnesses.gemini_cli.changes", "CHANGES"),
 )
 
 __getattr__ = codec_on_demand(__name__)  # CODEC, imported when asked for

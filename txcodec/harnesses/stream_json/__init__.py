@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...kit.registry import Harness
+from ...kit.registry import Harness, Later
 from ...model.native import tag_of
 from .codec import CODEC
 from .read import read
@@ -55,6 +55,8 @@ HARNESS = Harness(
     reads_prompts=True,
     writes_stdin_side=True,
     token_metric="claude_code.token.usage",  # Claude Code's own exporter's name
+    # no origin: a capture records none. Its tool_use_result is Claude Code's toolUseResult
+    changes=Later("txcodec.harnesses.claude_code.changes", "CHANGES"),
 )
 
 __all__ = ["HARNESS", "CODEC", "detect", "read", "write", "write_input"]
