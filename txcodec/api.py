@@ -286,7 +286,7 @@ def _convert(
 ) -> tuple[registry.Written, LossReport]:
     if stdin_side and to != "stream_json":
         raise NotSupported("the stdin side is a stream_json output only (--to stream_json)")
-    from .model.common import from_json
+    from .model.common_json import from_json
 
     loss = LossReport()
     if isinstance(source, Conversation):
