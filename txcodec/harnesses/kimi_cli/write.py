@@ -23,7 +23,7 @@ from typing import Any
 
 import msgspec
 
-from ...core.ids import check_id, is_safe_id, shown, source_cwd
+from ...core.ids import check_id, is_safe_id, source_cwd
 from ...kit import write as writekit
 from ...kit.registry import WriteOptions, Written
 from ...model.common import Conversation, Image, Message, RawBlock, Text, Thinking, ToolResult, ToolUse
@@ -38,13 +38,8 @@ _NAMESPACE = uuid.UUID("5b0c7a1e-2f64-4d8b-9c3a-6e1d0f4b8a27")
 def session_id_for(conversation: Conversation, options: WriteOptions, loss: LossReport | None = None) -> str:
     if options.session_id:
         return check_id(options.session_id, "Kimi CLI session id (the session's folder name)")
-    source = conversation.meta.id if isinstance(conversation.meta.id, str) else ""
-    if is_safe_id(source):
-        return source
-    derived = str(uuid.uuid5(_NAMESPACE, source or json.dumps(builtins(conversation.messages[:3]))))
-    if source and loss is not None:
-        loss.add("write:session-id", f"source id {shown(source)} cannot name a folder; written as {derived}")
-    return derived
+    return writekit.kept_or_derived_id(conversation, loss, lambda s: s if is_safe_id(s) else None, _NAMESPACE,
+                                       "cannot name a folder")
 
 
 def write(conversation: Conversation, loss: LossReport, options: WriteOptions) -> Written:
@@ -53,10 +48,7 @@ def write(conversation: Conversation, loss: LossReport, options: WriteOptions) -
     if not cwd:
         cwd = DEFAULT_CWD
         loss.add("write:cwd", f"the conversation has no cwd; recorded {cwd} (kimi -r finds a session by its work folder)")
-    if conversation.epochs:
-        loss.add("write:compaction", f"{len(conversation.epochs)} compaction epoch(s) flattened: summaries kept as text")
-    if conversation.children:
-        loss.children_not_written(conversation.children, "write:subagents", "not written")
+    writekit.flattened(conversation, loss)
     writer = _Writer(loss)
     for message in conversation.messages:
         writer.message(message)
