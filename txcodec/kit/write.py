@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..core.ids import is_safe_id, shown
-from ..model.common import Command, Conversation, RawBlock, Text, ToolResult
+from ..model.common import Command, Conversation, RawBlock, Text, Thinking, ToolResult, ToolUse
 from ..model.loss import LossReport
 from ..model.native import builtins
 
@@ -70,3 +70,26 @@ def flattened(conversation: Conversation, loss: LossReport) -> None:
         loss.add("write:compaction", f"{len(conversation.epochs)} compaction epoch(s) flattened: summaries kept as text")
     if conversation.children:
         loss.children_not_written(conversation.children, "write:subagents", "not written")
+
+
+def object_input(block: ToolUse, loss: LossReport) -> dict:
+    """A call's input for a client whose arguments are always an object: any other value
+    is wrapped as ``{"input": value}``, and reported."""
+    args = block.input
+    if not isinstance(args, dict):
+        loss.add("write:wrapped-input", f"tool {block.name} input is not an object; wrapped as {{'input': ...}}")
+        args = {"input": args}
+    return args
+
+
+def thinking_text(block: Thinking, loss: LossReport,
+                  signature: str = "a thinking signature is bound to its provider session: dropped") -> str | None:
+    """A thinking block's text for a client that keeps reasoning as plain text, or ``None``
+    for a block with no text (signature or encrypted only): that block is dropped, and a
+    signature is reported in the words ``signature`` gives, since the client cannot keep it."""
+    if not block.thinking:
+        loss.add("write:thinking", "a thinking block without text (signature/encrypted only) dropped")
+        return None
+    if isinstance(block.signature, str) or isinstance(block.encrypted, str):
+        loss.add("write:thinking-signature", signature)
+    return block.thinking

@@ -182,10 +182,7 @@ class _Writer:
             elif isinstance(block, Thinking):
                 self.loss.add("write:thinking", "a cline message has no place for thinking: dropped")
             elif isinstance(block, ToolUse):
-                args = block.input
-                if not isinstance(args, dict):
-                    self.loss.add("write:wrapped-input", f"tool {block.name} input is not an object; wrapped as {{'input': ...}}")
-                    args = {"input": args}
+                args = writekit.object_input(block, self.loss)
                 content.append({"type": "tool_use", "id": block.id, "name": block.name, "input": args})
                 calls[block.id] = block.name
             else:

@@ -139,10 +139,7 @@ class _Writer:
             elif isinstance(block, Thinking):
                 self.loss.add("write:thinking", "a Continue history item has no place for thinking: dropped")
             elif isinstance(block, ToolUse):
-                args = block.input
-                if not isinstance(args, dict):
-                    self.loss.add("write:wrapped-input", f"tool {block.name} input is not an object; wrapped as {{'input': ...}}")
-                    args = {"input": args}
+                args = writekit.object_input(block, self.loss)
                 calls.append({"id": block.id, "type": "function",
                               "function": {"name": block.name, "arguments": json.dumps(args, ensure_ascii=False, separators=(",", ":"))}})
             else:

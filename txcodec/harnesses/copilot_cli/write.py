@@ -121,17 +121,10 @@ class _Writer:
             if isinstance(block, Text):
                 content.append(block.text)
             elif isinstance(block, Thinking):
-                if not block.thinking:
-                    self.loss.add("write:thinking", "a thinking block without text (signature/encrypted only) dropped")
-                    continue
-                if isinstance(block.signature, str) or isinstance(block.encrypted, str):
-                    self.loss.add("write:thinking-signature", "a thinking signature is bound to its provider session: dropped")
-                reasoning.append(block.thinking)
+                if (thought := writekit.thinking_text(block, self.loss)) is not None:
+                    reasoning.append(thought)
             elif isinstance(block, ToolUse):
-                args = block.input
-                if not isinstance(args, dict):
-                    self.loss.add("write:wrapped-input", f"tool {block.name} input is not an object; wrapped as {{'input': ...}}")
-                    args = {"input": args}
+                args = writekit.object_input(block, self.loss)
                 requests.append({"toolCallId": block.id, "name": block.name, "arguments": args, "type": "function"})
                 self.pending.add(block.id)
             else:

@@ -110,10 +110,7 @@ class _Writer:
                 elif isinstance(block, Thinking):
                     self.loss.add("write:thinking", "thinking is not written for droid's custom models")
                 elif isinstance(block, ToolUse):
-                    args = block.input
-                    if not isinstance(args, dict):
-                        self.loss.add("write:wrapped-input", f"tool {block.name} input is not an object; wrapped as {{'input': ...}}")
-                        args = {"input": args}
+                    args = writekit.object_input(block, self.loss)
                     content.append({"type": "tool_use", "id": block.id, "name": block.name, "input": args})
                     calls.add(block.id)
                 else:

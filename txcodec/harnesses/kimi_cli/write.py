@@ -110,12 +110,9 @@ class _Writer:
         if isinstance(block, Text):
             return _text(block.text) if block.text else None
         if isinstance(block, Thinking):
-            if not block.thinking:
-                self.loss.add("write:thinking", "a thinking block without text (signature/encrypted only) dropped")
+            if (thought := writekit.thinking_text(block, self.loss)) is None:
                 return None
-            if isinstance(block.signature, str) or isinstance(block.encrypted, str):
-                self.loss.add("write:thinking-signature", "a thinking signature is bound to its provider session: dropped")
-            return {"type": "think", "think": block.thinking}
+            return {"type": "think", "think": thought}
         if isinstance(block, Image) and (isinstance(block.data, str) or isinstance(block.url, str)):
             url = block.url if isinstance(block.url, str) else f"data:{block.media_type or 'image/png'};base64,{block.data}"
             return {"type": "image_url", "image_url": {"url": url}}

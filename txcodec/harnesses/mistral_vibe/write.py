@@ -133,12 +133,8 @@ class _Writer:
                 if block.text:
                     texts.append(block.text)
             elif isinstance(block, Thinking):
-                if not block.thinking:
-                    self.loss.add("write:thinking", "a thinking block without text (signature/encrypted only) dropped")
-                    continue
-                if isinstance(block.signature, str) or isinstance(block.encrypted, str):
-                    self.loss.add("write:thinking-signature", "a thinking signature is bound to its provider session: dropped")
-                reasoning.append(block.thinking)
+                if (thought := writekit.thinking_text(block, self.loss)) is not None:
+                    reasoning.append(thought)
             elif isinstance(block, ToolUse):
                 arguments = block.input if isinstance(block.input, str) else json.dumps(builtins(block.input), ensure_ascii=False)
                 calls.append({"id": block.id, "index": len(calls), "type": "function",

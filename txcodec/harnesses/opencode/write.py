@@ -180,17 +180,11 @@ class _Writer:
                 if block.text:
                     parts.append({"type": "text", "text": block.text, "time": {"start": created, "end": created}})
             elif isinstance(block, Thinking):
-                if not block.thinking:
-                    self.loss.add("write:thinking", "a thinking block without text (signature/encrypted only) dropped")
-                    continue
-                if isinstance(block.signature, str) or isinstance(block.encrypted, str):
-                    self.loss.add("write:thinking-signature", "a thinking signature has no place in a reasoning part")
-                parts.append({"type": "reasoning", "text": block.thinking, "time": {"start": created, "end": created}})
+                thought = writekit.thinking_text(block, self.loss, "a thinking signature has no place in a reasoning part")
+                if thought is not None:
+                    parts.append({"type": "reasoning", "text": thought, "time": {"start": created, "end": created}})
             elif isinstance(block, ToolUse):
-                args = block.input
-                if not isinstance(args, dict):
-                    self.loss.add("write:wrapped-input", f"tool {block.name} input is not an object; wrapped as {{'input': ...}}")
-                    args = {"input": args}
+                args = writekit.object_input(block, self.loss)
                 part = {"type": "tool", "tool": block.name, "callID": block.id,
                         "state": {"status": "completed", "input": args, "output": "", "title": block.name, "metadata": {},
                                   "time": {"start": created, "end": created}}}

@@ -220,19 +220,14 @@ class _Writer:
             self.loss.add("write:redacted-thinking", "redacted (encrypted) thinking has no place in a Qwen part; dropped")
             return []
         if isinstance(block, Thinking):
-            if not block.thinking:
-                self.loss.add("write:thinking", "a thinking block without text (signature/encrypted only) dropped")
+            thought = writekit.thinking_text(block, self.loss, "a thinking block's signature has no place in a Qwen part")
+            if thought is None:
                 return []
-            if isinstance(block.signature, str) or isinstance(block.encrypted, str):
-                self.loss.add("write:thinking-signature", "a thinking block's signature has no place in a Qwen part")
-            return [{"text": block.thinking, "thought": True}]
+            return [{"text": thought, "thought": True}]
         if isinstance(block, ToolUse):
             self.names[block.id] = block.name
             self.pending[block.id] = block.name
-            args = block.input
-            if not isinstance(args, dict):
-                self.loss.add("write:wrapped-input", f"tool {block.name} input is not an object; wrapped as {{'input': ...}}")
-                args = {"input": args}
+            args = writekit.object_input(block, self.loss)
             return [{"functionCall": {"id": block.id, "name": block.name, "args": args}}]
         return self.as_text(block)
 
