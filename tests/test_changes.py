@@ -16,20 +16,9 @@ from tests.conftest import CORPUS, GOLDEN
 from txcodec import api
 from txcodec.cli import main
 from txcodec.export import markdown
-from txcodec.model.changes import apply_hunks, diff_hunks, session_changes, unified_diff
-from txcodec.model.common import (
-    Child,
-    ChildLink,
-    Conversation,
-    Hunk,
-    Message,
-    Meta,
-    Text,
-    ToolResult,
-    ToolUse,
-    from_json,
-    to_json,
-)
+from txcodec.model.changes import apply_hunks, conversation_changes, diff_hunks, session_changes, unified_diff
+from txcodec.model.common import Child, ChildLink, Conversation, Hunk, Message, Meta, Text, ToolResult, ToolUse
+from txcodec.model.common_json import from_json, to_json
 
 EDIT_GOLDEN = next((GOLDEN / "claude_code" / "edit_read_write").glob("*.jsonl"))
 
@@ -51,7 +40,7 @@ def call(tool_id: str, name: str, input, result: ToolResult, **extra) -> list[Me
 
 def test_claude_edit_and_write_from_the_runtime_patch():
     session = api.load(EDIT_GOLDEN)
-    changes = api.to_common(session).changes()
+    changes = conversation_changes(api.to_common(session))
     assert [(c.tool, c.operation, c.path, c.basis, c.captured_by) for c in changes] == [
         ("Edit", "modify", "orders/handler.py", "runtime_reported", "claude_code"),
         ("Write", "create", "CHANGELOG.md", "runtime_reported", "claude_code"),
@@ -87,17 +76,17 @@ def test_a_subagent_edit_has_no_patch_and_says_so():
                                      ToolResult("t1", "ok")))
     parent = conv("claude_code", Message("user", [Text("go")]))
     parent.children.append(Child(ChildLink("meta.toolUseId", agent_id="a0123456789abcdef"), child))
-    [change] = parent.changes()
+    [change] = conversation_changes(parent)
     assert (change.operation, change.path, change.basis, change.agent_id) == ("modify", "a.py", "unknown", "a0123456789abcdef")
     assert "no patch" in change.note and change.hunks == []
-    assert parent.changes(subagents=False) == []
+    assert conversation_changes(parent, subagents=False) == []
 
 
 def test_shell_is_unknown_and_a_failed_edit_is_nothing():
     c = conv("claude_code",
              *call("t1", "Bash", {"command": "sed -i s/a/b/ x"}, ToolResult("t1", "", is_error=False)),
              *call("t2", "Edit", {"file_path": "/w/a"}, ToolResult("t2", "Error: no match", is_error=True, structured="Error: no match")))
-    [shell] = c.changes()
+    [shell] = conversation_changes(c)
     assert (shell.tool_use_id, shell.operation, shell.basis) == ("t1", "unknown", "unknown")
     assert shell.path is msgspec.UNSET and shell.hunks == []
 
@@ -105,7 +94,7 @@ def test_shell_is_unknown_and_a_failed_edit_is_nothing():
 def test_notebook_edit_hunks_are_computed_from_both_versions():
     before, after = '{"cells": [1]}\n', '{"cells": [2]}\n'
     structured = {"notebook_path": "/w/n.ipynb", "original_file": before, "updated_file": after, "new_source": "2"}
-    [c] = conv("claude_code", *call("t", "NotebookEdit", {}, ToolResult("t", "ok", structured=structured))).changes()
+    [c] = conversation_changes(conv("claude_code", *call("t", "NotebookEdit", {}, ToolResult("t", "ok", structured=structured))))
     assert (c.before_sha256, c.after_sha256, c.basis) == (sha(before), sha(after), "runtime_reported")
     assert c.hunks[0].lines == ['-{"cells": [1]}', '+{"cells": [2]}']
 
@@ -113,7 +102,7 @@ def test_notebook_edit_hunks_are_computed_from_both_versions():
 def test_a_patch_that_does_not_fit_its_original_leaves_the_after_hash_unknown():
     structured = {"filePath": "/w/a", "originalFile": "x\n", "structuredPatch": [
         {"oldStart": 1, "oldLines": 1, "newStart": 1, "newLines": 1, "lines": ["-y", "+z"]}]}
-    [c] = conv("claude_code", *call("t", "Edit", {}, ToolResult("t", "ok", structured=structured))).changes()
+    [c] = conversation_changes(conv("claude_code", *call("t", "Edit", {}, ToolResult("t", "ok", structured=structured))))
     assert c.before_sha256 == sha("x\n") and c.after_sha256 is msgspec.UNSET
     assert c.hunks == [Hunk(["-y", "+z"], 1, 1, 1, 1)]  # the runtime's own, not a computed deletion
 
@@ -138,10 +127,10 @@ def test_codex_apply_patch_derived_from_the_patch_and_its_success():
 def test_codex_failed_patch_changed_nothing():
     patch = "*** Begin Patch\n*** Add File: n.txt\n+hi\n*** End Patch"
     ok = conv("codex", *call("c1", "apply_patch", patch, ToolResult("c1", "Success. Updated the following files:\nA n.txt\n")))
-    [c] = ok.changes()
+    [c] = conversation_changes(ok)
     assert (c.operation, c.path, c.before_sha256, c.after_sha256) == ("create", "n.txt", None, sha("hi\n"))
     failed = conv("codex", *call("c1", "apply_patch", patch, ToolResult("c1", "apply_patch verification failed: ...")))
-    assert failed.changes() == []
+    assert conversation_changes(failed) == []
 
 
 def test_codex_patch_apply_end_is_the_runtime_account():
@@ -166,7 +155,7 @@ def test_codex_a_failed_patch_apply_end_event_drops_the_derived_change(tmp_path)
     path = tmp_path / "rollout.jsonl"
     path.write_text("".join(json.dumps(x) + "\n" for x in lines))
     session = api.load(path)
-    assert len(api.to_common(session).changes()) == 1  # from Common alone: the output said Success
+    assert len(conversation_changes(api.to_common(session))) == 1  # from Common alone: the output said Success
     assert session_changes(session, api.to_common(session)) == []  # the runtime says it failed
 
 
@@ -185,7 +174,7 @@ def test_gemini_and_qwen_edit_from_the_result_display():
     qwen = conv("qwen_code", *call("q1", "edit", {}, ToolResult("q1", "ok"),
                                    toolCallResult={"callId": "q1", "resultDisplay": DISPLAY}))
     for c in (gem, qwen):
-        [change] = c.changes()
+        [change] = conversation_changes(c)
         assert (change.operation, change.path, change.basis) == ("modify", "a.py", "runtime_reported")
         assert (change.before_sha256, change.after_sha256) == (sha("x = 1\n"), sha("x = 2\n"))
         assert change.hunks == [Hunk(["-x = 1", "+x = 2"], 1, 1, 1, 1)]
@@ -197,7 +186,7 @@ def test_pi_edit_diff_and_write_content():
     c = conv("pi",
              *call("e1", "edit", {"path": "/w/f"}, ToolResult("e1", "ok"), details=details),
              *call("w1", "write", {"path": "/w/g", "content": "new\n"}, ToolResult("w1", "ok")))
-    edit, write = c.changes()
+    edit, write = conversation_changes(c)
     assert (edit.operation, edit.path, edit.basis, edit.hunks[0].lines) == ("modify", "f", "runtime_reported", [" a", "-b", "+B", " c"])
     assert (write.operation, write.basis, write.after_sha256, write.before_sha256) == ("write", "derived", sha("new\n"), msgspec.UNSET)
 
@@ -252,7 +241,7 @@ def test_real_claude_changes_match_the_files_on_disk():
             run = run_claude(["-p", "change the files"], work, home, server, timeout=180)
         assert run.exit_code == 0, run.stdout + run.stderr
         [path] = (home / ".claude" / "projects" / munge_cwd(str(work))).glob("*.jsonl")
-        changes = {c.tool_use_id: c for c in api.to_common(api.load(path)).changes()}
+        changes = {c.tool_use_id: c for c in conversation_changes(api.to_common(api.load(path)))}
         final = {name: (work / name).read_text() for name in ("a.txt", "b.txt", "n.ipynb", "new.txt")}
     assert set(changes) == {"toolu_edit", "toolu_create", "toolu_over", "toolu_nb", "toolu_sh"}
     expect = {"toolu_edit": ("a.txt", "modify"), "toolu_create": ("new.txt", "create"), "toolu_over": ("b.txt", "modify"),
@@ -296,7 +285,7 @@ def test_real_gemini_edit_and_write_match_the_files_on_disk(tmp_path):
         conv = api.to_common(api.load(path))
         final = {n: (box.cwd / n).read_text() for n in ("a.txt", "new.txt")}
     calls = {b.name: b.id for m in conv.messages for b in m.content if isinstance(b, ToolUse)}
-    changes = conv.changes()
+    changes = conversation_changes(conv)
     assert {c.basis for c in changes} == {"runtime_reported"}
     _check_against_disk(changes, {"a.txt": "one\ntwo\n"}, final,
                         {calls["replace"]: ("a.txt", "modify"), calls["write_file"]: ("new.txt", "create")})
@@ -318,7 +307,7 @@ def test_real_qwen_and_pi_edits_match_the_files_on_disk():
             text("done")], timeout=180)
         assert run.exit_code == 0, run.stderr[-2000:]
         [path] = box.sessions()
-        qwen = api.to_common(api.load(path)).changes()
+        qwen = conversation_changes(api.to_common(api.load(path)))
         final = {n: (box.cwd / n).read_text() for n in ("a.txt", "new.txt")}
     # Qwen Code records no isNewFile: a new file's original is "", like an empty file's
     _check_against_disk(qwen, {"a.txt": "one\ntwo\n"}, final, {"call_e": ("a.txt", "modify"), "call_w": ("new.txt", "write")})
@@ -332,7 +321,7 @@ def test_real_qwen_and_pi_edits_match_the_files_on_disk():
             text("done")], timeout=180)
         assert run.exit_code == 0, run.stderr[-2000:]
         [path] = box.sessions()
-        pi = api.to_common(api.load(path)).changes()
+        pi = conversation_changes(api.to_common(api.load(path)))
         final = {n: (box.cwd / n).read_text() for n in ("a.txt", "new.txt")}
     _check_against_disk(pi, {"a.txt": "one\ntwo\nthree\n"}, final, {"call_e": ("a.txt", "modify"), "call_w": ("new.txt", "write")})
     edit = next(c for c in pi if c.tool_use_id == "call_e")

@@ -16,7 +16,7 @@ from conftest import CORPUS, GOLDEN
 from txcodec import api
 from txcodec.cli import main
 from txcodec.harnesses.codex.store import rollout_relpath
-from txcodec.model.common import from_json
+from txcodec.model.common_json import from_json
 
 GENUINE = CORPUS / "codex/generated/codex_exec_2turns.jsonl"  # codex 0.171.0, offline run
 GENUINE_ID = "01a22ae0-e16d-7811-83e2-df24d1fd6624"

@@ -6,7 +6,7 @@ import msgspec
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from txcodec.model import common
+from txcodec.model import common, common_json
 from txcodec.model.schema import SCHEMA_PATH, render
 
 
@@ -80,7 +80,7 @@ _conversation = st.recursive(
 @settings(max_examples=200, deadline=None)
 @given(_conversation)
 def test_common_json_roundtrip_is_identity(conv):
-    data = common.to_json(conv)
-    back = common.from_json(data)
+    data = common_json.to_json(conv)
+    back = common_json.from_json(data)
     assert back == conv
-    assert common.to_json(back) == data
+    assert common_json.to_json(back) == data

@@ -102,7 +102,7 @@ def _common_file(tmp_path, cwd: str | None, name: str) -> str:
     """The bundled sample as Common JSON, recording ``cwd`` as its project folder."""
     import msgspec
 
-    from txcodec.model.common import to_json
+    from txcodec.model.common_json import to_json
 
     conversation = api.to_common(api.load(run("sample").stdout.strip()))
     conversation.meta.cwd = msgspec.UNSET if cwd is None else cwd

@@ -24,9 +24,8 @@ from txcodec.model.common import (
     ToolResult,
     ToolUse,
     Usage,
-    from_json,
-    to_json,
 )
+from txcodec.model.common_json import from_json, to_json
 from txcodec.model.loss import LossReport
 
 CASES = sorted(p.parent.name for p in (GOLDEN / "stream_json").glob("*/capture.jsonl"))

@@ -285,7 +285,7 @@ def _convert(
     if stdin_side and not (wanted is not None and wanted.writes_stdin_side):
         name = _declaring(lambda h: h.writes_stdin_side)
         raise NotSupported(f"the stdin side is a {name} output only (--to {name})")
-    from .model.common import from_json
+    from .model.common_json import from_json
 
     loss = LossReport()
     if isinstance(source, Conversation):

@@ -15,7 +15,7 @@ import msgspec
 
 from .. import sessions
 from ..core.atomic import atomic_stream, write_atomic
-from ..model.common import to_json
+from ..model.common_json import to_json
 from ..model.loss import LossReport, PageLoss
 from ..model.native import _no_cycle_collection
 from .options import SessionParam, from_option, read_common, stdout_binary, user_errors

@@ -260,3 +260,17 @@ def _declared(cls: type) -> frozenset[str]:
         )
         _declared_cache[cls] = names
     return names
+
+
+def call_arguments(value: Any, *, empty_is_object: bool = False) -> Any:
+    """A tool call's arguments, which these clients keep as a JSON string, as the value it
+    encodes; a string that is not JSON stays text, any other value is kept as it is. With
+    ``empty_is_object``, an empty string is no arguments: ``{}``."""
+    import json  # here: the readers that never meet string arguments do not load it
+
+    if isinstance(value, str):
+        try:
+            return json.loads(value) if value or not empty_is_object else {}
+        except ValueError:
+            return value
+    return value

@@ -1,12 +1,15 @@
-"""What the writers of text-only targets share: a block that has no place in the target,
-written as text and reported."""
+"""What the writers share: a block that has no place in the target, written as text and
+reported; the session id a writer keeps or derives; what a writer of flat sessions drops."""
 
 from __future__ import annotations
 
 import json
+import uuid
+from collections.abc import Callable
 from typing import Any
 
-from ..model.common import Command, RawBlock, Text, ToolResult
+from ..core.ids import is_safe_id, shown
+from ..model.common import Command, Conversation, RawBlock, Text, Thinking, ToolResult, ToolUse
 from ..model.loss import LossReport
 from ..model.native import builtins
 
@@ -40,3 +43,53 @@ def as_text(block: Any, loss: LossReport, holder: str) -> str:
     kind = block.source_type if isinstance(block, RawBlock) else block.__struct_config__.tag
     loss.add(f"write:block:{kind}", f"{holder} has no place for this block; written as text")
     return render(block)
+
+
+def kept_or_derived_id(conversation: Conversation, loss: LossReport | None, keep: Callable[[str], str | None],
+                       derive: uuid.UUID | Callable[[str], str], why: str, *, plain_is_usual: bool = False) -> str:
+    """The session id to write: the source's own, in the form ``keep`` gives it, where it fits
+    the client; else one derived from it (a UUID namespace: its uuid5), or from the first
+    messages when the source has none, so writing the same conversation again gives the same
+    id. A replaced source id is reported (``why`` says what it is not), unless it is a plain
+    name and ``plain_is_usual``: another harness's ordinary id is no loss worth a line."""
+    source = conversation.meta.id if isinstance(conversation.meta.id, str) else ""
+    kept = keep(source)
+    if kept is not None:
+        return kept
+    seed = source or json.dumps(builtins(conversation.messages[:3]))
+    derived = str(uuid.uuid5(derive, seed)) if isinstance(derive, uuid.UUID) else derive(seed)
+    if source and not (plain_is_usual and is_safe_id(source)) and loss is not None:
+        loss.add("write:session-id", f"source id {shown(source)} {why}; written as {derived}")
+    return derived
+
+
+def flattened(conversation: Conversation, loss: LossReport) -> None:
+    """Report what a client with one flat list of messages keeps of neither: compaction
+    epochs (their summaries stay as text) and subagent conversations."""
+    if conversation.epochs:
+        loss.add("write:compaction", f"{len(conversation.epochs)} compaction epoch(s) flattened: summaries kept as text")
+    if conversation.children:
+        loss.children_not_written(conversation.children, "write:subagents", "not written")
+
+
+def object_input(block: ToolUse, loss: LossReport) -> dict:
+    """A call's input for a client whose arguments are always an object: any other value
+    is wrapped as ``{"input": value}``, and reported."""
+    args = block.input
+    if not isinstance(args, dict):
+        loss.add("write:wrapped-input", f"tool {block.name} input is not an object; wrapped as {{'input': ...}}")
+        args = {"input": args}
+    return args
+
+
+def thinking_text(block: Thinking, loss: LossReport,
+                  signature: str = "a thinking signature is bound to its provider session: dropped") -> str | None:
+    """A thinking block's text for a client that keeps reasoning as plain text, or ``None``
+    for a block with no text (signature or encrypted only): that block is dropped, and a
+    signature is reported in the words ``signature`` gives, since the client cannot keep it."""
+    if not block.thinking:
+        loss.add("write:thinking", "a thinking block without text (signature/encrypted only) dropped")
+        return None
+    if isinstance(block.signature, str) or isinstance(block.encrypted, str):
+        loss.add("write:thinking-signature", signature)
+    return block.thinking

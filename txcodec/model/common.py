@@ -8,7 +8,8 @@ to the loss report (:mod:`txcodec.model.loss`).
 
 The JSON form is one object with top-level ``version``, ``meta`` and ``messages``;
 subagent conversations nest under ``children``, never inside the main ``messages``.
-``schemas/common.schema.json`` is generated from these structs.
+``schemas/common.schema.json`` is generated from these structs; reading and writing
+that JSON is :mod:`txcodec.model.common_json`.
 """
 
 from __future__ import annotations
@@ -295,12 +296,6 @@ class Conversation(msgspec.Struct):
 
     SCHEMA_ID: ClassVar[str] = "https://txcodec.dev/schemas/common.schema.json"
 
-    def changes(self, *, subagents: bool = True) -> list[Change]:
-        """The files each tool call changed, in call order (:mod:`txcodec.model.changes`)."""
-        from .changes import conversation_changes
-
-        return conversation_changes(self, subagents=subagents)
-
 
 class Child(_Struct):
     """A subagent conversation and how it was joined to the call that started it."""
@@ -311,39 +306,3 @@ class Child(_Struct):
     description: str | UnsetType = UNSET
     spawn_depth: int = 1
 
-
-# --- JSON ----------------------------------------------------------------------------
-
-_encoder = msgspec.json.Encoder()
-_decoder = msgspec.json.Decoder(Conversation)
-
-
-def to_json(conversation: Conversation) -> bytes:
-    return _encoder.encode(with_changes(conversation))
-
-
-def with_changes(conversation: Conversation) -> Conversation:
-    """A copy whose ``changes`` (and each child's) is derived afresh from its messages."""
-    from .changes import conversation_changes
-
-    found = conversation_changes(conversation, subagents=False)
-    children = [msgspec.structs.replace(c, conversation=with_changes(c.conversation)) for c in conversation.children]
-    return msgspec.structs.replace(conversation, derived_changes=found or UNSET, children=children)
-
-
-def from_json(data: bytes | str) -> Conversation:
-    """The conversation in Common JSON. Its ``changes`` are not kept: they are derived
-    from the messages, and :meth:`Conversation.changes` derives them again."""
-    return _without_changes(_decoder.decode(data))
-
-
-def _without_changes(conversation: Conversation) -> Conversation:
-    conversation.derived_changes = UNSET
-    for child in conversation.children:
-        _without_changes(child.conversation)
-    return conversation
-
-
-def json_schema() -> dict[str, Any]:
-    schema = msgspec.json.schema(Conversation)
-    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": Conversation.SCHEMA_ID, **schema}

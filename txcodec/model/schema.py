@@ -1,6 +1,6 @@
 """Write the Common model's JSON Schema: ``python -m txcodec.model.schema [--check]``.
 
-``schemas/common.schema.json`` is generated from :func:`txcodec.model.common.json_schema`;
+``schemas/common.schema.json`` is generated from :func:`txcodec.model.common_json.json_schema`;
 ``tests/test_common_schema.py`` fails when the file drifts from the code.
 """
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import msgspec
 
-from .common import json_schema
+from .common_json import json_schema
 
 SCHEMA_PATH = Path(__file__).resolve().parents[2] / "schemas" / "common.schema.json"
 

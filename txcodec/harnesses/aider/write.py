@@ -21,7 +21,6 @@ plain name, else a uuid5 of it (``write:session-id``), used only to name it.
 
 from __future__ import annotations
 
-import json
 import re
 import uuid
 from datetime import datetime
@@ -34,7 +33,6 @@ from ...kit import write as writekit
 from ...kit.registry import WriteOptions, Written
 from ...model.common import Conversation, Message, Text, Thinking, ToolResult, ToolUse
 from ...model.loss import LossReport
-from ...model.native import builtins
 from .store import HISTORY
 
 _NAMESPACE = uuid.UUID("0b8e4f1a-6c2d-4e3b-9a7f-5d1c2e3f4a5b")
@@ -46,10 +44,7 @@ _MISREAD = ("# ", "#### ", "> ")
 def write(conversation: Conversation, loss: LossReport, options: WriteOptions) -> Written:
     meta = conversation.meta
     sid = _session_id(conversation, options, loss)
-    if conversation.epochs:
-        loss.add("write:compaction", f"{len(conversation.epochs)} compaction epoch(s) flattened: summaries kept as text")
-    if conversation.children:
-        loss.children_not_written(conversation.children, "write:subagents", "not written")
+    writekit.flattened(conversation, loss)
     _declare_unwritten(conversation, loss)
     parts = [f"\n# aider chat started at {_started(meta.started_at)}\n\n"]
     for message in conversation.messages:
@@ -83,13 +78,8 @@ def _session_id(conversation: Conversation, options: WriteOptions, loss: LossRep
         if not SAFE_ID.match(options.session_id):
             raise UnsafeId(f"a session id is letters, digits, '.', '_' and '-' only; got {options.session_id!r}")
         return options.session_id
-    source = conversation.meta.id if isinstance(conversation.meta.id, str) else ""
-    if SAFE_ID.match(source):
-        return source
-    derived = str(uuid.uuid5(_NAMESPACE, source or json.dumps(builtins(conversation.messages[:3]))))
-    if source:
-        loss.add("write:session-id", f"source id {shown(source)} is not a plain name; written as {derived}")
-    return derived
+    return writekit.kept_or_derived_id(conversation, loss, lambda s: s if SAFE_ID.match(s) else None, _NAMESPACE,
+                                       "is not a plain name")
 
 
 def _started(value: object) -> str:

@@ -837,7 +837,7 @@ def read(session: NativeSession, loss: LossReport) -> Conversation:
                      file=str(session.path))
     conversation, reader = read_file(session, loss, tool_results=tool_results)
     if files is not None:
-        attach_children(conversation, reader, files, loss)
+        attach_children(conversation, reader, files, loss, read_file)
     # a streamed session's lines are gone once read: what to_common reports of them for
     # any session is reported here, in its place
     report_lone_surrogate_lines(loss, str(session.path) if session.path is not None else None, reader.repaired)

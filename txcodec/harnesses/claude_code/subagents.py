@@ -19,6 +19,7 @@ each goes to the loss report, and a parentless child is kept with ``via="none"``
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -48,9 +49,10 @@ def _journal_children(path: Path) -> list[str]:
     return [r.agent_id for r in session if isinstance(r, JournalStarted) and isinstance(r.agent_id, str)]
 
 
-def attach_children(main: Conversation, main_reader: Any, files: SessionFiles, loss: LossReport) -> None:
-    from .read import read_file
-
+def attach_children(main: Conversation, main_reader: Any, files: SessionFiles, loss: LossReport,
+                    read_file: Callable[..., tuple[Conversation, Any]]) -> None:
+    """``read_file`` is the reader's own (:func:`.read.read_file`), passed in so this module
+    does not import the reader that imports it."""
     tool_results = main_reader.tool_results
     agents: dict[str, _Agent] = {}
     for f in files.agents:

@@ -60,8 +60,8 @@ from ...model.common import (
     Thinking,
     ToolResult,
     ToolUse,
-    to_json,
 )
+from ...model.common_json import to_json
 from ...model.loss import LossReport
 from ...model.native import builtins
 from .envelopes import parse_envelope, render_caveat, render_command, render_output

@@ -7,30 +7,14 @@ The client pretty-prints the file; :func:`~txcodec.model.native.decode_document`
 
 from __future__ import annotations
 
-from typing import Any
-
-import msgspec
-
-from ...model.native import Opaque, json_source, merge_record, opaque_for, repairs_surrogates
+from ...kit.codec import JsonCodec
 from .records import Session
 
-_decoder = msgspec.json.Decoder(Session)
 
-
-class ClineCodec:
+class ClineCodec(JsonCodec):
     name = "cline"
-
-    @repairs_surrogates
-    def decode(self, line: bytes) -> Any:
-        try:
-            return _decoder.decode(json_source(line))
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            return opaque_for(line, exc, tag="sessionId")
-
-    def encode(self, record: Any, original: bytes | None) -> bytes:
-        if isinstance(record, Opaque):
-            return record.raw
-        return merge_record(record, original)
+    record = Session
+    tag = "sessionId"
 
 
 CODEC = ClineCodec()

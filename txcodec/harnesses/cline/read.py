@@ -14,7 +14,6 @@ the file gives the project folder, title and start time.
 from __future__ import annotations
 
 import json
-import re
 from datetime import datetime, timezone
 from typing import Any
 
@@ -24,9 +23,8 @@ from ...model.loss import LossReport
 from ...model.native import NativeSession
 from ...model.tools import tool_kind
 from . import TOOL_KINDS
+from .records import WRAPPED
 from .store import read_record
-
-WRAPPED = re.compile(r"\A\s*<user_input(?: mode=\"([^\"]*)\")?>(.*)</user_input>\s*\Z", re.DOTALL)
 
 
 def unwrap(text: str) -> tuple[str, str | None]:

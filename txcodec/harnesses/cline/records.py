@@ -12,8 +12,13 @@ The messages vary and stay :class:`msgspec.Raw`, so unknown keys survive in the 
 
 from __future__ import annotations
 
+import re
+
 import msgspec
 from msgspec import UNSET, Raw, UnsetType
+
+# A user text as stored: the typed text inside ``<user_input>``, with the mode it was typed in.
+WRAPPED = re.compile(r"\A\s*<user_input(?: mode=\"([^\"]*)\")?>(.*)</user_input>\s*\Z", re.DOTALL)
 
 
 class Session(msgspec.Struct, omit_defaults=True):

@@ -170,7 +170,7 @@ def describe(path: Path) -> SessionInfo | None:
 def _first_prompt(messages: list[msgspec.Raw]) -> str | None:
     """The first user text, out of its ``<user_input>`` wrapper (the list's line scan skips
     a text starting ``<``, taking it for context the client injected)."""
-    from .read import WRAPPED
+    from .records import WRAPPED
 
     for raw in messages:
         try:

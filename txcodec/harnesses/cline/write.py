@@ -26,12 +26,10 @@ from typing import Any
 import msgspec
 
 from ...core.errors import UnsafeId
-from ...core.ids import shown
 from ...kit import write as writekit
 from ...kit.registry import WriteOptions, Written
 from ...model.common import Conversation, Image, Message, Text, Thinking, ToolResult, ToolUse
 from ...model.loss import LossReport
-from ...model.native import builtins
 from .store import NATIVE_ID, SAFE_ID, record_relpath, session_relpath
 
 INTERRUPTED = "[Tool call interrupted: no result was recorded]"
@@ -43,15 +41,14 @@ def session_id_for(conversation: Conversation, options: WriteOptions, loss: Loss
         if not SAFE_ID.match(options.session_id):
             raise UnsafeId(f"a cline session id names its folder: letters, digits, '.', '_', '-' only; got {options.session_id!r}")
         return options.session_id
-    source = conversation.meta.id if isinstance(conversation.meta.id, str) else ""
-    if NATIVE_ID.match(source):
-        return source
-    digest = hashlib.sha256((source or json.dumps(builtins(conversation.messages[:3]))).encode("utf-8", "replace")).digest()
-    millis = _millis(conversation.meta.started_at) or 1_700_000_000_000 + int.from_bytes(digest[:8], "big") % 10**11
-    derived = f"{millis:013d}_" + "".join(_ALPHABET[b % 36] for b in digest[8:13])
-    if source and loss is not None:
-        loss.add("write:session-id", f"source id {shown(source)} is not of cline's shape; written as {derived}")
-    return derived
+
+    def derive(seed: str) -> str:  # cline's own shape: the start in milliseconds, then five letters or digits
+        digest = hashlib.sha256(seed.encode("utf-8", "replace")).digest()
+        millis = _millis(conversation.meta.started_at) or 1_700_000_000_000 + int.from_bytes(digest[:8], "big") % 10**11
+        return f"{millis:013d}_" + "".join(_ALPHABET[b % 36] for b in digest[8:13])
+
+    return writekit.kept_or_derived_id(conversation, loss, lambda s: s if NATIVE_ID.match(s) else None, derive,
+                                       "is not of cline's shape")
 
 
 def _millis(stamp: Any) -> int | None:
@@ -66,10 +63,7 @@ def _millis(stamp: Any) -> int | None:
 
 def write(conversation: Conversation, loss: LossReport, options: WriteOptions) -> Written:
     sid = session_id_for(conversation, options, loss)
-    if conversation.epochs:
-        loss.add("write:compaction", f"{len(conversation.epochs)} compaction epoch(s) flattened: summaries kept as text")
-    if conversation.children:
-        loss.children_not_written(conversation.children, "write:subagents", "not written")
+    writekit.flattened(conversation, loss)
     writer = _Writer(loss)
     for message in conversation.messages:
         writer.message(message)
@@ -188,10 +182,7 @@ class _Writer:
             elif isinstance(block, Thinking):
                 self.loss.add("write:thinking", "a cline message has no place for thinking: dropped")
             elif isinstance(block, ToolUse):
-                args = block.input
-                if not isinstance(args, dict):
-                    self.loss.add("write:wrapped-input", f"tool {block.name} input is not an object; wrapped as {{'input': ...}}")
-                    args = {"input": args}
+                args = writekit.object_input(block, self.loss)
                 content.append({"type": "tool_use", "id": block.id, "name": block.name, "input": args})
                 calls[block.id] = block.name
             else:

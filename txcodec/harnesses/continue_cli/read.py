@@ -13,10 +13,9 @@ cached tokens); the session's ``usage`` is a running total and is not summed aga
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from ...kit.read import line_dicts, malformed
+from ...kit.read import call_arguments, line_dicts, malformed
 from ...model.common import Block, Conversation, Epoch, Image, Message, Meta, RawBlock, Text, ToolResult, ToolUse, Usage
 from ...model.loss import LossReport
 from ...model.native import NativeSession
@@ -97,7 +96,7 @@ def _assistant(out: Message, message: dict, meta: Meta) -> None:
             continue
         function = call.get("function") if isinstance(call.get("function"), dict) else {}
         name = function.get("name") if isinstance(function.get("name"), str) else ""
-        out.content.append(ToolUse(str(call.get("id", "")), name, _arguments(function.get("arguments")), tool_kind(name)))
+        out.content.append(ToolUse(str(call.get("id", "")), name, call_arguments(function.get("arguments"), empty_is_object=True), tool_kind(name)))
     usage = message.get("usage")
     if isinstance(usage, dict):
         out.usage = _usage(usage)
@@ -119,14 +118,6 @@ def _state(state: Any) -> ToolResult | None:
         result.structured = {"status": status}
     return result
 
-
-def _arguments(value: Any) -> Any:
-    if isinstance(value, str):
-        try:
-            return json.loads(value) if value else {}
-        except ValueError:
-            return value
-    return value
 
 
 def _text(content: Any) -> str:

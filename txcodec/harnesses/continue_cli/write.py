@@ -23,12 +23,10 @@ from typing import Any
 import msgspec
 
 from ...core.errors import UnsafeId
-from ...core.ids import shown
 from ...kit import write as writekit
 from ...kit.registry import WriteOptions, Written
 from ...model.common import Conversation, Image, Message, Text, Thinking, ToolResult, ToolUse
 from ...model.loss import LossReport
-from ...model.native import builtins
 from .store import SAFE_ID, session_relpath
 
 INTERRUPTED = "[Tool call interrupted: no result was recorded]"
@@ -40,21 +38,13 @@ def session_id_for(conversation: Conversation, options: WriteOptions, loss: Loss
         if not SAFE_ID.match(options.session_id):
             raise UnsafeId(f"a Continue session id names its file: letters, digits, '.', '_', '-' only; got {options.session_id!r}")
         return options.session_id
-    source = conversation.meta.id if isinstance(conversation.meta.id, str) else ""
-    if SAFE_ID.match(source):
-        return source
-    derived = str(uuid.uuid5(_NAMESPACE, source or json.dumps(builtins(conversation.messages[:3]))))
-    if source and loss is not None:
-        loss.add("write:session-id", f"source id {shown(source)} cannot name a file; written as {derived}")
-    return derived
+    return writekit.kept_or_derived_id(conversation, loss, lambda s: s if SAFE_ID.match(s) else None, _NAMESPACE,
+                                       "cannot name a file")
 
 
 def write(conversation: Conversation, loss: LossReport, options: WriteOptions) -> Written:
     sid = session_id_for(conversation, options, loss)
-    if conversation.epochs:
-        loss.add("write:compaction", f"{len(conversation.epochs)} compaction epoch(s) flattened: summaries kept as text")
-    if conversation.children:
-        loss.children_not_written(conversation.children, "write:subagents", "not written")
+    writekit.flattened(conversation, loss)
     writer = _Writer(loss)
     for message in conversation.messages:
         writer.message(message)
@@ -149,10 +139,7 @@ class _Writer:
             elif isinstance(block, Thinking):
                 self.loss.add("write:thinking", "a Continue history item has no place for thinking: dropped")
             elif isinstance(block, ToolUse):
-                args = block.input
-                if not isinstance(args, dict):
-                    self.loss.add("write:wrapped-input", f"tool {block.name} input is not an object; wrapped as {{'input': ...}}")
-                    args = {"input": args}
+                args = writekit.object_input(block, self.loss)
                 calls.append({"id": block.id, "type": "function",
                               "function": {"name": block.name, "arguments": json.dumps(args, ensure_ascii=False, separators=(",", ":"))}})
             else:

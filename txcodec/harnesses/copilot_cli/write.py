@@ -18,7 +18,6 @@ thinking without text, thinking signatures from another provider) is in the loss
 
 from __future__ import annotations
 
-import json
 import uuid
 from datetime import datetime, timezone
 from typing import Any
@@ -26,12 +25,10 @@ from typing import Any
 import msgspec
 
 from ...core.errors import UnsafeId
-from ...core.ids import is_safe_id, shown
 from ...kit import write as writekit
 from ...kit.registry import WriteOptions, Written
 from ...model.common import Conversation, Message, Text, Thinking, ToolResult, ToolUse
 from ...model.loss import LossReport
-from ...model.native import builtins
 from .store import UUID, session_relpath
 
 CLIENT_VERSION = "1.0.102"
@@ -45,13 +42,8 @@ def session_id_for(conversation: Conversation, options: WriteOptions, loss: Loss
         if not UUID.match(options.session_id):
             raise UnsafeId(f"Copilot CLI session ids are UUIDs (the session's folder name); got {options.session_id!r}")
         return options.session_id.lower()
-    source = conversation.meta.id if isinstance(conversation.meta.id, str) else ""
-    if UUID.match(source):
-        return source.lower()
-    derived = str(uuid.uuid5(_NAMESPACE, source or json.dumps(builtins(conversation.messages[:3]))))
-    if source and not is_safe_id(source) and loss is not None:  # another harness's plain id is usual
-        loss.add("write:session-id", f"source id {shown(source)} cannot name a folder; written as {derived}")
-    return derived
+    return writekit.kept_or_derived_id(conversation, loss, lambda s: s.lower() if UUID.match(s) else None, _NAMESPACE,
+                                       "cannot name a folder", plain_is_usual=True)
 
 
 def write(conversation: Conversation, loss: LossReport, options: WriteOptions) -> Written:
@@ -60,10 +52,7 @@ def write(conversation: Conversation, loss: LossReport, options: WriteOptions) -
     if not cwd:
         cwd = DEFAULT_CWD
         loss.add("write:cwd", f"the conversation has no cwd; recorded {cwd} (copilot resumes from any folder)")
-    if conversation.epochs:
-        loss.add("write:compaction", f"{len(conversation.epochs)} compaction epoch(s) flattened: summaries kept as text")
-    if conversation.children:
-        loss.children_not_written(conversation.children, "write:subagents", "not written")
+    writekit.flattened(conversation, loss)
     writer = _Writer(sid, loss, conversation)
     start: dict[str, Any] = {
         "sessionId": sid,
@@ -132,17 +121,10 @@ class _Writer:
             if isinstance(block, Text):
                 content.append(block.text)
             elif isinstance(block, Thinking):
-                if not block.thinking:
-                    self.loss.add("write:thinking", "a thinking block without text (signature/encrypted only) dropped")
-                    continue
-                if isinstance(block.signature, str) or isinstance(block.encrypted, str):
-                    self.loss.add("write:thinking-signature", "a thinking signature is bound to its provider session: dropped")
-                reasoning.append(block.thinking)
+                if (thought := writekit.thinking_text(block, self.loss)) is not None:
+                    reasoning.append(thought)
             elif isinstance(block, ToolUse):
-                args = block.input
-                if not isinstance(args, dict):
-                    self.loss.add("write:wrapped-input", f"tool {block.name} input is not an object; wrapped as {{'input': ...}}")
-                    args = {"input": args}
+                args = writekit.object_input(block, self.loss)
                 requests.append({"toolCallId": block.id, "name": block.name, "arguments": args, "type": "function"})
                 self.pending.add(block.id)
             else:

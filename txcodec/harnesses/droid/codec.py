@@ -6,28 +6,13 @@ keeps its bytes. Decoding never raises.
 
 from __future__ import annotations
 
-from typing import Any
-
-import msgspec
-
-from ...model.native import json_source, merge_record, opaque_for, repairs_surrogates
+from ...kit.codec import JsonCodec
 from .records import Record
 
-_decoder = msgspec.json.Decoder(Record)
 
-
-class DroidCodec:
+class DroidCodec(JsonCodec):
     name = "droid"
-
-    @repairs_surrogates
-    def decode(self, line: bytes) -> Any:
-        try:
-            return _decoder.decode(json_source(line))
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            return opaque_for(line, exc)
-
-    def encode(self, record: Any, original: bytes | None) -> bytes:
-        return merge_record(record, original)
+    record = Record
 
 
 CODEC = DroidCodec()

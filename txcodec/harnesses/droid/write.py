@@ -15,7 +15,6 @@ a result whose call is not in the previous turn is written as text
 
 from __future__ import annotations
 
-import json
 import os
 import uuid
 from typing import Any
@@ -28,7 +27,6 @@ from ...kit import write as writekit
 from ...kit.registry import WriteOptions, Written
 from ...model.common import Conversation, Image, Message, Text, Thinking, ToolResult, ToolUse
 from ...model.loss import LossReport
-from ...model.native import builtins
 from .store import UUID, session_relpath
 
 INTERRUPTED = "[Tool call interrupted: no result was recorded]"
@@ -41,13 +39,8 @@ def session_id_for(conversation: Conversation, options: WriteOptions, loss: Loss
         if not UUID.match(options.session_id):
             raise UnsafeId(f"a droid session id is a UUID; got {options.session_id!r}")
         return options.session_id
-    source = conversation.meta.id if isinstance(conversation.meta.id, str) else ""
-    if UUID.match(source):
-        return source.lower()
-    derived = str(uuid.uuid5(_NAMESPACE, source or json.dumps(builtins(conversation.messages[:3]))))
-    if source and loss is not None:
-        loss.add("write:session-id", f"source id {shown(source)} is not a UUID; written as {derived}")
-    return derived
+    return writekit.kept_or_derived_id(conversation, loss, lambda s: s.lower() if UUID.match(s) else None, _NAMESPACE,
+                                       "is not a UUID")
 
 
 def write(conversation: Conversation, loss: LossReport, options: WriteOptions) -> Written:
@@ -57,10 +50,7 @@ def write(conversation: Conversation, loss: LossReport, options: WriteOptions) -
     if not cwd:
         cwd = os.getcwd()
         loss.add("write:cwd", f"the conversation names no project folder: {cwd} was used")
-    if conversation.epochs:
-        loss.add("write:compaction", f"{len(conversation.epochs)} compaction epoch(s) flattened: summaries kept as text")
-    if conversation.children:
-        loss.children_not_written(conversation.children, "write:subagents", "not written")
+    writekit.flattened(conversation, loss)
     owner = meta.extra.get("droid_owner")
     start = {"type": "session_start", "id": sid, "title": meta.title if isinstance(meta.title, str) else "",
              "owner": owner if isinstance(owner, str) else "unknown", "version": 2, "cwd": cwd}
@@ -120,10 +110,7 @@ class _Writer:
                 elif isinstance(block, Thinking):
                     self.loss.add("write:thinking", "thinking is not written for droid's custom models")
                 elif isinstance(block, ToolUse):
-                    args = block.input
-                    if not isinstance(args, dict):
-                        self.loss.add("write:wrapped-input", f"tool {block.name} input is not an object; wrapped as {{'input': ...}}")
-                        args = {"input": args}
+                    args = writekit.object_input(block, self.loss)
                     content.append({"type": "tool_use", "id": block.id, "name": block.name, "input": args})
                     calls.add(block.id)
                 else:

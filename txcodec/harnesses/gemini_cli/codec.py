@@ -15,7 +15,8 @@ from typing import Any
 
 import msgspec
 
-from ...model.native import Opaque, json_source, merge_record, opaque_for, repairs_surrogates
+from ...kit.codec import JsonCodec
+from ...model.native import Opaque, json_source, opaque_for, repairs_surrogates
 from .records import MessageRecord, Metadata, Rewind, SetRecord
 
 _peek = msgspec.json.Decoder()
@@ -36,7 +37,9 @@ def classify(value: Any) -> type | None:
     return None
 
 
-class GeminiCodec:
+class GeminiCodec(JsonCodec):
+    """Four record shapes told apart by their keys, as the CLI does, not by one tag."""
+
     name = "gemini_cli"
 
     @repairs_surrogates
@@ -54,11 +57,6 @@ class GeminiCodec:
             return msgspec.convert(value, cls)
         except msgspec.ValidationError as exc:
             return Opaque(line, f"invalid {cls.__name__} record: {exc}")
-
-    def encode(self, record: Any, original: bytes | None) -> bytes:
-        if isinstance(record, Opaque):
-            return record.raw
-        return merge_record(record, original)
 
 
 CODEC = GeminiCodec()

@@ -18,10 +18,9 @@ whose md5 names the session's parent folder, when the file is in a store. ``wire
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from ...kit.read import line_dicts, malformed
+from ...kit.read import call_arguments, line_dicts, malformed
 from ...model.common import Conversation, Image, Message, Meta, RawBlock, Text, Thinking, ToolResult, ToolUse
 from ...model.loss import LossReport
 from ...model.native import NativeSession
@@ -75,20 +74,11 @@ def _assistant(value: dict, loss: LossReport, file: str | None, n: int) -> Messa
     for call in value.get("tool_calls") or []:
         function = call.get("function") or {}
         name = function.get("name") if isinstance(function.get("name"), str) else ""
-        blocks.append(ToolUse(str(call.get("id") or ""), name, _arguments(function.get("arguments")), tool_kind(name, TOOL_KINDS)))
+        blocks.append(ToolUse(str(call.get("id") or ""), name, call_arguments(function.get("arguments")), tool_kind(name, TOOL_KINDS)))
     message = Message("assistant", blocks)
     message.stop_reason = "tool_use" if any(isinstance(b, ToolUse) for b in blocks) else "end_turn"
     return message
 
-
-def _arguments(value: Any) -> Any:
-    """The JSON-string arguments as an object; text that is not JSON stays text."""
-    if isinstance(value, str):
-        try:
-            return json.loads(value)
-        except ValueError:
-            return value
-    return value
 
 
 def _result(content: Any, loss: LossReport, file: str | None, n: int) -> str | list:

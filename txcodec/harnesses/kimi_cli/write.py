@@ -23,7 +23,7 @@ from typing import Any
 
 import msgspec
 
-from ...core.ids import check_id, is_safe_id, shown, source_cwd
+from ...core.ids import check_id, is_safe_id, source_cwd
 from ...kit import write as writekit
 from ...kit.registry import WriteOptions, Written
 from ...model.common import Conversation, Image, Message, RawBlock, Text, Thinking, ToolResult, ToolUse
@@ -38,13 +38,8 @@ _NAMESPACE = uuid.UUID("5b0c7a1e-2f64-4d8b-9c3a-6e1d0f4b8a27")
 def session_id_for(conversation: Conversation, options: WriteOptions, loss: LossReport | None = None) -> str:
     if options.session_id:
         return check_id(options.session_id, "Kimi CLI session id (the session's folder name)")
-    source = conversation.meta.id if isinstance(conversation.meta.id, str) else ""
-    if is_safe_id(source):
-        return source
-    derived = str(uuid.uuid5(_NAMESPACE, source or json.dumps(builtins(conversation.messages[:3]))))
-    if source and loss is not None:
-        loss.add("write:session-id", f"source id {shown(source)} cannot name a folder; written as {derived}")
-    return derived
+    return writekit.kept_or_derived_id(conversation, loss, lambda s: s if is_safe_id(s) else None, _NAMESPACE,
+                                       "cannot name a folder")
 
 
 def write(conversation: Conversation, loss: LossReport, options: WriteOptions) -> Written:
@@ -53,10 +48,7 @@ def write(conversation: Conversation, loss: LossReport, options: WriteOptions) -
     if not cwd:
         cwd = DEFAULT_CWD
         loss.add("write:cwd", f"the conversation has no cwd; recorded {cwd} (kimi -r finds a session by its work folder)")
-    if conversation.epochs:
-        loss.add("write:compaction", f"{len(conversation.epochs)} compaction epoch(s) flattened: summaries kept as text")
-    if conversation.children:
-        loss.children_not_written(conversation.children, "write:subagents", "not written")
+    writekit.flattened(conversation, loss)
     writer = _Writer(loss)
     for message in conversation.messages:
         writer.message(message)
@@ -118,12 +110,9 @@ class _Writer:
         if isinstance(block, Text):
             return _text(block.text) if block.text else None
         if isinstance(block, Thinking):
-            if not block.thinking:
-                self.loss.add("write:thinking", "a thinking block without text (signature/encrypted only) dropped")
+            if (thought := writekit.thinking_text(block, self.loss)) is None:
                 return None
-            if isinstance(block.signature, str) or isinstance(block.encrypted, str):
-                self.loss.add("write:thinking-signature", "a thinking signature is bound to its provider session: dropped")
-            return {"type": "think", "think": block.thinking}
+            return {"type": "think", "think": thought}
         if isinstance(block, Image) and (isinstance(block.data, str) or isinstance(block.url, str)):
             url = block.url if isinstance(block.url, str) else f"data:{block.media_type or 'image/png'};base64,{block.data}"
             return {"type": "image_url", "image_url": {"url": url}}

@@ -6,28 +6,14 @@ A line that is not a JSON object (or whose known keys have the wrong type) becom
 
 from __future__ import annotations
 
-from typing import Any
-
-import msgspec
-
-from ...model.native import json_source, merge_record, opaque_for, repairs_surrogates
+from ...kit.codec import JsonCodec
 from .records import Line
 
-_decoder = msgspec.json.Decoder(Line)
 
-
-class MistralVibeCodec:
+class MistralVibeCodec(JsonCodec):
     name = "mistral_vibe"
-
-    @repairs_surrogates
-    def decode(self, line: bytes) -> Any:
-        try:
-            return _decoder.decode(json_source(line))
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-            return opaque_for(line, exc, "role")
-
-    def encode(self, record: Any, original: bytes | None) -> bytes:
-        return merge_record(record, original)
+    record = Line
+    tag = "role"
 
 
 CODEC = MistralVibeCodec()

@@ -17,10 +17,9 @@ the client would refuse the session.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from ...kit.read import line_dicts, malformed
+from ...kit.read import call_arguments, line_dicts, malformed
 from ...model.common import Conversation, Message, Meta, RawBlock, Text, Thinking, ToolResult, ToolUse
 from ...model.loss import LossReport
 from ...model.native import NativeSession
@@ -89,14 +88,6 @@ def _add_result(messages: list[Message], result: ToolResult) -> None:
         messages.append(Message("user", [result]))
 
 
-def _arguments(value: Any) -> Any:
-    if isinstance(value, str):
-        try:
-            return json.loads(value)
-        except ValueError:
-            return value
-    return value
-
 
 def _legacy(messages: list[Message], value: dict, role: str, loss: LossReport, file: str | None, n: int) -> None:
     content = value.get("content")
@@ -116,7 +107,7 @@ def _legacy(messages: list[Message], value: dict, role: str, loss: LossReport, f
         for call in value.get("tool_calls") or []:
             function = call.get("function") or {}
             name = function.get("name") if isinstance(function.get("name"), str) else ""
-            blocks.append(ToolUse(str(call.get("id") or ""), name, _arguments(function.get("arguments")), tool_kind(name, TOOL_KINDS)))
+            blocks.append(ToolUse(str(call.get("id") or ""), name, call_arguments(function.get("arguments")), tool_kind(name, TOOL_KINDS)))
         message = Message("assistant", blocks)
         message.stop_reason = "tool_use" if any(isinstance(b, ToolUse) for b in blocks) else "end_turn"
     elif role == "tool":
@@ -146,7 +137,7 @@ def _unified(messages: list[Message], message: Any, loss: LossReport, file: str 
             blocks.append(Text(part["text"]))
         elif kind == "tool_call":
             arguments = part.get("arguments") or {}
-            value = arguments.get("value") if arguments.get("type") == "json" and "value" in arguments else _arguments(arguments.get("raw"))
+            value = arguments.get("value") if arguments.get("type") == "json" and "value" in arguments else call_arguments(arguments.get("raw"))
             name = part.get("name") if isinstance(part.get("name"), str) else ""
             blocks.append(ToolUse(str(part.get("id") or ""), name, value, tool_kind(name, TOOL_KINDS)))
         else:

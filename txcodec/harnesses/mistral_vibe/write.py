@@ -46,13 +46,8 @@ def session_id_for(conversation: Conversation, options: WriteOptions, loss: Loss
             raise UnsafeId(f"Mistral Vibe session ids are UUIDs (--resume finds one by its first 8 characters); "
                            f"got {shown(options.session_id)}")
         return options.session_id.lower()
-    source = conversation.meta.id if isinstance(conversation.meta.id, str) else ""
-    if is_uuid(source):
-        return source.lower()
-    derived = str(uuid.uuid5(_NAMESPACE, source or json.dumps(builtins(conversation.messages[:3]))))
-    if source and loss is not None:
-        loss.add("write:session-id", f"source id {shown(source)} is not a UUID; written as {derived}")
-    return derived
+    return writekit.kept_or_derived_id(conversation, loss, lambda s: s.lower() if is_uuid(s) else None, _NAMESPACE,
+                                       "is not a UUID")
 
 
 def write(conversation: Conversation, loss: LossReport, options: WriteOptions) -> Written:
@@ -61,10 +56,7 @@ def write(conversation: Conversation, loss: LossReport, options: WriteOptions) -
     if not cwd:
         cwd = DEFAULT_CWD
         loss.add("write:cwd", f"the conversation has no cwd; recorded {cwd} (vibe --resume <id> works from any folder)")
-    if conversation.epochs:
-        loss.add("write:compaction", f"{len(conversation.epochs)} compaction epoch(s) flattened: summaries kept as text")
-    if conversation.children:
-        loss.children_not_written(conversation.children, "write:subagents", "not written")
+    writekit.flattened(conversation, loss)
     writer = _Writer(sid, loss)
     for message in conversation.messages:
         writer.message(message)
@@ -141,12 +133,8 @@ class _Writer:
                 if block.text:
                     texts.append(block.text)
             elif isinstance(block, Thinking):
-                if not block.thinking:
-                    self.loss.add("write:thinking", "a thinking block without text (signature/encrypted only) dropped")
-                    continue
-                if isinstance(block.signature, str) or isinstance(block.encrypted, str):
-                    self.loss.add("write:thinking-signature", "a thinking signature is bound to its provider session: dropped")
-                reasoning.append(block.thinking)
+                if (thought := writekit.thinking_text(block, self.loss)) is not None:
+                    reasoning.append(thought)
             elif isinstance(block, ToolUse):
                 arguments = block.input if isinstance(block.input, str) else json.dumps(builtins(block.input), ensure_ascii=False)
                 calls.append({"id": block.id, "index": len(calls), "type": "function",

@@ -20,7 +20,6 @@ either).
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from datetime import datetime
 from typing import Any
@@ -28,12 +27,10 @@ from typing import Any
 import msgspec
 
 from ...core.errors import UnsafeId
-from ...core.ids import is_safe_id, shown
 from ...kit import write as writekit
 from ...kit.registry import WriteOptions, Written
 from ...model.common import Conversation, Document, Image, Message, Text, Thinking, ToolResult, ToolUse
 from ...model.loss import LossReport
-from ...model.native import builtins
 from .dialect import Dialect
 
 DEFAULT_CWD = "/"
@@ -66,13 +63,9 @@ def session_id_for(conversation: Conversation, options: WriteOptions, loss: Loss
         if not SESSION_ID.match(options.session_id):
             raise UnsafeId(f"opencode session ids are 'ses_' and 26 letters or digits; got {options.session_id!r}")
         return options.session_id
-    source = conversation.meta.id if isinstance(conversation.meta.id, str) else ""
-    if SESSION_ID.match(source):
-        return source
-    derived = "ses_" + _suffix(source or json.dumps(builtins(conversation.messages[:3])), 26)
-    if source and not is_safe_id(source) and loss is not None:  # another harness's plain id is usual
-        loss.add("write:session-id", f"source id {shown(source)} cannot be an opencode id; written as {derived}")
-    return derived
+    return writekit.kept_or_derived_id(conversation, loss, lambda s: s if SESSION_ID.match(s) else None,
+                                       lambda seed: "ses_" + _suffix(seed, 26), "cannot be an opencode id",
+                                       plain_is_usual=True)
 
 
 def writer(dialect: Dialect):
@@ -82,10 +75,7 @@ def writer(dialect: Dialect):
         if not cwd:
             cwd = DEFAULT_CWD
             loss.add("write:cwd", f"the conversation has no cwd; recorded {cwd} (pass --cwd)")
-        if conversation.epochs:
-            loss.add("write:compaction", f"{len(conversation.epochs)} compaction epoch(s) flattened: summaries kept as text")
-        if conversation.children:
-            loss.children_not_written(conversation.children, "write:subagents", "not written")
+        writekit.flattened(conversation, loss)
         w = _Writer(sid, cwd, loss, conversation, dialect.agent)
         for message in conversation.messages:
             w.message(message)
@@ -190,17 +180,11 @@ class _Writer:
                 if block.text:
                     parts.append({"type": "text", "text": block.text, "time": {"start": created, "end": created}})
             elif isinstance(block, Thinking):
-                if not block.thinking:
-                    self.loss.add("write:thinking", "a thinking block without text (signature/encrypted only) dropped")
-                    continue
-                if isinstance(block.signature, str) or isinstance(block.encrypted, str):
-                    self.loss.add("write:thinking-signature", "a thinking signature has no place in a reasoning part")
-                parts.append({"type": "reasoning", "text": block.thinking, "time": {"start": created, "end": created}})
+                thought = writekit.thinking_text(block, self.loss, "a thinking signature has no place in a reasoning part")
+                if thought is not None:
+                    parts.append({"type": "reasoning", "text": thought, "time": {"start": created, "end": created}})
             elif isinstance(block, ToolUse):
-                args = block.input
-                if not isinstance(args, dict):
-                    self.loss.add("write:wrapped-input", f"tool {block.name} input is not an object; wrapped as {{'input': ...}}")
-                    args = {"input": args}
+                args = writekit.object_input(block, self.loss)
                 part = {"type": "tool", "tool": block.name, "callID": block.id,
                         "state": {"status": "completed", "input": args, "output": "", "title": block.name, "metadata": {},
                                   "time": {"start": created, "end": created}}}

@@ -11,14 +11,17 @@ from typing import Any
 
 import msgspec
 
-from ...model.native import Opaque, json_source, merge_record, opaque_for, repairs_surrogates
+from ...kit.codec import JsonCodec
+from ...model.native import json_source, opaque_for, repairs_surrogates
 from .records import BaseState, Event
 
 _event = msgspec.json.Decoder(Event)
 _base_state = msgspec.json.Decoder(BaseState)
 
 
-class OpenHandsCodec:
+class OpenHandsCodec(JsonCodec):
+    """An event file, else the base state: two record types, tried in turn."""
+
     name = "openhands"
 
     @repairs_surrogates
@@ -31,11 +34,6 @@ class OpenHandsCodec:
                 return _base_state.decode(source)
             except (msgspec.ValidationError, msgspec.DecodeError):
                 return opaque_for(line, exc, tag="kind")
-
-    def encode(self, record: Any, original: bytes | None) -> bytes:
-        if isinstance(record, Opaque):
-            return record.raw
-        return merge_record(record, original)
 
 
 CODEC = OpenHandsCodec()

@@ -18,13 +18,12 @@ observation's ``content``. Every other kind is client bookkeeping.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import msgspec
 
-from ...kit.read import line_dicts, malformed
+from ...kit.read import call_arguments, line_dicts, malformed
 from ...model.common import Block, Conversation, Image, Message, Meta, RawBlock, Text, Thinking, ToolResult, ToolUse
 from ...model.loss import LossReport
 from ...model.native import NativeSession
@@ -128,7 +127,7 @@ class _Reader:
         out.content += _content(value.get("thought"))
         name = call.get("name") if isinstance(call.get("name"), str) else str(value.get("tool_name", ""))
         ident = call.get("id") if isinstance(call.get("id"), str) else str(value.get("tool_call_id", ""))
-        out.content.append(ToolUse(ident, name, _arguments(call.get("arguments")), tool_kind(name, TOOL_KINDS)))
+        out.content.append(ToolUse(ident, name, call_arguments(call.get("arguments"), empty_is_object=True), tool_kind(name, TOOL_KINDS)))
         if isinstance(value.get("action"), dict):  # what the client executed: given back to OpenHands only
             out.extra.setdefault("openhands_actions", {})[ident] = value["action"]
         out.stop_reason = "tool_use"
@@ -181,14 +180,6 @@ def _thinking(value: dict) -> list[Block]:
         blocks.append(Thinking(text))
     return blocks
 
-
-def _arguments(value: Any) -> Any:
-    if isinstance(value, str):
-        try:
-            return json.loads(value) if value else {}
-        except ValueError:
-            return value
-    return value
 
 
 def _content(content: Any) -> list[Block]:

@@ -38,7 +38,6 @@ from ...kit import write as writekit
 from ...kit.registry import WriteOptions, Written
 from ...model.common import Conversation, Image, Message, Text, Thinking, ToolResult, ToolUse
 from ...model.loss import LossReport
-from ...model.native import builtins
 from .store import EVENTS, conversation_dir, event_name
 
 SYSTEM_PROMPT = ("You are a software engineering agent working in the user's project with the tools you are given. "
@@ -50,27 +49,23 @@ _NAMESPACE = uuid.UUID("6f1c2a7e-93d4-4b8a-a5e0-2d7c41f90b36")
 def session_id_for(conversation: Conversation, options: WriteOptions, loss: LossReport | None = None) -> str:
     """A UUID (the folder is its hex): the one asked for, the source's when it is one, else derived."""
     if options.session_id:
-        try:
-            return str(uuid.UUID(options.session_id))
-        except ValueError:
-            raise UnsafeId(f"an OpenHands conversation id is a UUID; got {options.session_id!r}") from None
-    source = conversation.meta.id if isinstance(conversation.meta.id, str) else ""
+        if (sid := _as_uuid(options.session_id)) is None:
+            raise UnsafeId(f"an OpenHands conversation id is a UUID; got {options.session_id!r}")
+        return sid
+    return writekit.kept_or_derived_id(conversation, loss, _as_uuid, _NAMESPACE, "is not a UUID")
+
+
+def _as_uuid(value: str) -> str | None:
+    """A UUID in its canonical form (lower case, dashed), or ``None``."""
     try:
-        return str(uuid.UUID(source))
+        return str(uuid.UUID(value))
     except ValueError:
-        pass
-    derived = str(uuid.uuid5(_NAMESPACE, source or json.dumps(builtins(conversation.messages[:3]))))
-    if source and loss is not None:
-        loss.add("write:session-id", f"source id {shown(source)} is not a UUID; written as {derived}")
-    return derived
+        return None
 
 
 def write(conversation: Conversation, loss: LossReport, options: WriteOptions) -> Written:
     sid = session_id_for(conversation, options, loss)
-    if conversation.epochs:
-        loss.add("write:compaction", f"{len(conversation.epochs)} compaction epoch(s) flattened: summaries kept as text")
-    if conversation.children:
-        loss.children_not_written(conversation.children, "write:subagents", "not written")
+    writekit.flattened(conversation, loss)
     _declare_unwritten(conversation, loss)
     writer = _Writer(sid, loss, conversation.meta.source_harness == "openhands")
     writer.system(conversation)

@@ -26,6 +26,7 @@ from typing import Any
 import msgspec
 
 from ...core.ids import check_id, checked_cwd, is_safe_id, is_uuid, safe_relpath, shown, source_cwd
+from ...kit import write as writekit
 from ...kit.registry import WriteOptions, Written
 from ...model.common import (
     Command,
@@ -191,10 +192,7 @@ class _Writer:
                     content.append(part)
             elif isinstance(block, ToolUse):
                 self.names[block.id] = block.name
-                args = block.input
-                if not isinstance(args, dict):
-                    self.loss.add("write:wrapped-input", f"tool {block.name} input is not an object; wrapped as {{'input': ...}}")
-                    args = {"input": args}
+                args = writekit.object_input(block, self.loss)
                 content.append({"type": "toolCall", "id": block.id, "name": block.name, "arguments": args})
             else:
                 content.append(self.as_text(block))

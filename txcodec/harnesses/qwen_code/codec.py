@@ -11,13 +11,16 @@ from typing import Any
 
 import msgspec
 
-from ...model.native import json_source, merge_record, opaque_for, repairs_surrogates
+from ...kit.codec import JsonCodec
+from ...model.native import json_source, opaque_for, repairs_surrogates
 from .records import RECORD_TYPES, Record
 
 _decoder = msgspec.json.Decoder(Record)
 
 
-class QwenCodeCodec:
+class QwenCodeCodec(JsonCodec):
+    """A record of a type the CLI does not write is opaque too."""
+
     name = "qwen_code"
 
     @repairs_surrogates
@@ -29,9 +32,6 @@ class QwenCodeCodec:
         if record.type not in RECORD_TYPES:
             return opaque_for(line, ValueError(f"unknown record type {record.type!r}"))
         return record
-
-    def encode(self, record: Any, original: bytes | None) -> bytes:
-        return merge_record(record, original)
 
 
 CODEC = QwenCodeCodec()

@@ -27,7 +27,8 @@ from typing import Any
 import msgspec
 
 from ...core.errors import UnsafeId
-from ...core.ids import checked_cwd, derive_uuid, is_safe_id, safe_relpath, shown, source_cwd
+from ...core.ids import checked_cwd, derive_uuid, safe_relpath, shown, source_cwd
+from ...kit import write as writekit
 from ...kit.registry import WriteOptions, Written
 from ...model.common import (
     Command,
@@ -62,13 +63,9 @@ def session_id_for(conversation: Conversation, options: WriteOptions, loss: Loss
         if not RESUMABLE_ID.fullmatch(options.session_id):
             raise UnsafeId(f"Qwen Code resumes only sessions whose id is a UUID of versions 1-5; got {shown(options.session_id)}")
         return options.session_id
-    source = conversation.meta.id if isinstance(conversation.meta.id, str) else ""
-    if RESUMABLE_ID.fullmatch(source):
-        return source
-    derived = derive_uuid(_NAMESPACE, source or json.dumps(builtins(conversation.messages[:3])))
-    if source and not is_safe_id(source) and loss is not None:  # a plain non-UUID (pi, Codex: v7) is usual
-        loss.add("write:session-id", f"source id {shown(source)} cannot name a file; written as {derived}")
-    return derived
+    return writekit.kept_or_derived_id(conversation, loss, lambda s: s if RESUMABLE_ID.fullmatch(s) else None,
+                                       lambda seed: derive_uuid(_NAMESPACE, seed), "cannot name a file",
+                                       plain_is_usual=True)  # a plain non-UUID (pi, Codex: v7) is usual
 
 
 def write(conversation: Conversation, loss: LossReport, options: WriteOptions) -> Written:
@@ -223,19 +220,14 @@ class _Writer:
             self.loss.add("write:redacted-thinking", "redacted (encrypted) thinking has no place in a Qwen part; dropped")
             return []
         if isinstance(block, Thinking):
-            if not block.thinking:
-                self.loss.add("write:thinking", "a thinking block without text (signature/encrypted only) dropped")
+            thought = writekit.thinking_text(block, self.loss, "a thinking block's signature has no place in a Qwen part")
+            if thought is None:
                 return []
-            if isinstance(block.signature, str) or isinstance(block.encrypted, str):
-                self.loss.add("write:thinking-signature", "a thinking block's signature has no place in a Qwen part")
-            return [{"text": block.thinking, "thought": True}]
+            return [{"text": thought, "thought": True}]
         if isinstance(block, ToolUse):
             self.names[block.id] = block.name
             self.pending[block.id] = block.name
-            args = block.input
-            if not isinstance(args, dict):
-                self.loss.add("write:wrapped-input", f"tool {block.name} input is not an object; wrapped as {{'input': ...}}")
-                args = {"input": args}
+            args = writekit.object_input(block, self.loss)
             return [{"functionCall": {"id": block.id, "name": block.name, "args": args}}]
         return self.as_text(block)
 
