@@ -21,12 +21,7 @@ KNOWN_CIRCLES: set[tuple[str, str]] = set()
 # Imports of a harness package from outside harnesses/, kit/registry.py and
 # resume_check/, each being removed on a branch of its own (issue 32). Remove an entry
 # once its branch lands.
-KNOWN_HARNESS_IMPORTS = {
-    # opencode's store and the fast Codex -> Claude Code path (branch contract)
-    ("txcodec.api", "txcodec.harnesses.claude_code"),
-    ("txcodec.api", "txcodec.harnesses.claude_code.from_codex"),
-    ("txcodec.api", "txcodec.harnesses.opencode.store"),
-}
+KNOWN_HARNESS_IMPORTS: set[tuple[str, str]] = set()
 
 
 def _modules() -> dict[str, Path]:
