@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -11,10 +10,12 @@ from typing import Any
 import msgspec
 
 from .core.errors import InputError, guarded
+from .core.zst import read_bytes as read_bytes  # re-exported: part of the API (harnesses use core's)
 from .kit import registry
 from .kit.detect import _best_harness, detect
 from .kit.detect import detect_lines as detect_lines  # re-exported: part of the API
 from .kit.detect import is_document as is_document  # re-exported: part of the API
+from .kit.detect import spread_document as _spread_document
 from .model.common import Child, Conversation, Message, ToolResult, ToolUse
 from .model.loss import LossReport
 from .model.native import NativeSession, _no_cycle_collection, decode_document, decode_session, json_source
@@ -23,17 +24,6 @@ from .model.native import NativeSession, _no_cycle_collection, decode_document, 
 # declares the loss itself when the parent is not a pi session file
 FORK_SLOTS = {"claude_code": "forkedFrom", "codex": "session_meta.forked_from_id", "pi": "parentSession"}
 _decoder = msgspec.json.Decoder()
-
-
-def read_bytes(path: str | os.PathLike[str]) -> bytes:
-    """A file's bytes; ``.zst`` files are decompressed."""
-    path = Path(path)
-    data = path.read_bytes()
-    if path.suffix == ".zst":
-        from .core.zst import decompress
-
-        data = decompress(data, path)  # a cut-off or corrupt frame is an InputError naming the file
-    return data
 
 
 def _load_document(data: bytes, harness: str | None, path: Path | None) -> NativeSession | None:
@@ -123,21 +113,6 @@ def load(source: bytes | str | os.PathLike[str], harness: str | None = None) -> 
         if session is not None and session.harness != "jsonl":
             return session
     return decode_session(data, registry.get(name).codec, name, path)
-
-
-_OPENS_OBJECT = re.compile(rb"(?:\xef\xbb\xbf)?[ \t\r\n]*\{")
-
-
-def _spread_document(data: bytes) -> bool:
-    """True when ``data`` opens a JSON object whose first line does not close it (and the
-    whole is one document). Every line of a JSON Lines file is a whole value, so its first
-    line ends with the ``}`` of its object; telling them apart costs one line's scan, and
-    the whole is decoded only when the first line leaves the object open."""
-    opened = _OPENS_OBJECT.match(data)
-    if opened is None:
-        return False
-    end = data.find(b"\n", opened.end())
-    return end != -1 and not data[opened.start() : end].rstrip().endswith(b"}")
 
 
 def _folder_session(path: Path, harness: str | None) -> NativeSession | None:
