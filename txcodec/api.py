@@ -317,11 +317,14 @@ def _fused_codex_claude(session: NativeSession, cwd: str | None, default_cwd: st
     return from_codex.convert(session.pending, str(session.path) if session.path is not None else None, cwd, default_cwd)
 
 
-def _load_once(source: Any, harness: str | None = None) -> NativeSession:
+def load_once(source: Any, harness: str | None = None) -> NativeSession:
     """:func:`load` for a session that is read once, into Common (``convert``, a page, the
     tables): streamed, as :func:`_streamed` says, where its harness can be."""
     session = _streamed(source, harness)
     return session if session is not None else load(source, harness)
+
+
+_load_once = load_once  # the name it had before the CLI and the export called it
 
 
 def _streamed(source: Any, harness: str | None) -> NativeSession | None:

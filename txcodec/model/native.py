@@ -9,13 +9,10 @@ survive the edit.
 from __future__ import annotations
 
 import collections
-import contextlib
 import functools
-import gc
 import itertools
 import operator
 import re
-import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +21,7 @@ from typing import Any, Protocol
 import msgspec
 
 from ..core.errors import describe, strict
+from ..core.gcpause import no_cycle_collection as _no_cycle_collection  # the old private name, kept for callers
 from ..core.jsonl import BOM, join_lines, split_lines
 
 
@@ -177,33 +175,6 @@ def _framed(encoded: bytes, original: bytes | None) -> bytes:
     if original.endswith(b"\r") and not encoded.endswith(b"\r"):
         encoded += b"\r"
     return encoded
-
-
-# The collector's switch is the process's, not the thread's: pauses are counted under a lock,
-# and the last one to end restores the state the first one found. (Each pause restoring what
-# it found let one thread's convert turn collection back on while another's still ran.)
-_pause_lock = threading.Lock()
-_pauses = 0
-_collecting_before = False
-
-
-@contextlib.contextmanager
-def _no_cycle_collection() -> Iterator[None]:
-    """Decoding allocates objects by the hundred thousand and none of them can be part
-    of a cycle yet: the cycle collector would only re-scan them again and again."""
-    global _pauses, _collecting_before
-    with _pause_lock:
-        if _pauses == 0:
-            _collecting_before = gc.isenabled()
-            gc.disable()
-        _pauses += 1
-    try:
-        yield
-    finally:
-        with _pause_lock:
-            _pauses -= 1
-            if _pauses == 0 and _collecting_before:
-                gc.enable()
 
 
 # A batch of short lines goes to the codec's decode_batch() in one call, which saves the
