@@ -75,6 +75,12 @@ class Line(msgspec.Struct, gc=False):
         self.touched = True
         return self._record
 
+    @property
+    def peek(self) -> Any:
+        """The record for a look that changes nothing: the line is not marked as touched
+        (:attr:`record` marks it, since a caller may edit the record in place)."""
+        return self._record
+
     @record.setter
     def record(self, value: Any) -> None:
         self._record = value
