@@ -4,8 +4,6 @@ history a resumed session sent, in Common."""
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -16,6 +14,7 @@ from .mock.server import MockServer, Request
 from .process import client_env, run_client
 from .report import ClientMissing as ClientMissing  # qwen and pi import it from here
 from .report import require_client
+from .sandbox import TempFolders, temp_root
 
 
 def binary(name: str, package: str) -> Path:
@@ -38,30 +37,14 @@ class Run:
 
 
 @dataclass
-class Sandbox:
+class Sandbox(TempFolders):
     """``with Sandbox("qwen") as box: box.run(...)``: HOME and project under one temp dir."""
 
     prefix: str
     root: Path = field(init=False)
 
     def __post_init__(self) -> None:
-        self.root = Path(tempfile.mkdtemp(prefix=f"txcodec-{self.prefix}-"))
-
-    @property
-    def home(self) -> Path:
-        return self.root / "home"
-
-    @property
-    def cwd(self) -> Path:
-        return self.root / "project"
-
-    def __enter__(self) -> Sandbox:
-        self.home.mkdir(parents=True, exist_ok=True)
-        self.cwd.mkdir(parents=True, exist_ok=True)
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        shutil.rmtree(self.root, ignore_errors=True)
+        self.root = temp_root(self.prefix)
 
     def run(
         self,

@@ -14,8 +14,6 @@ from __future__ import annotations
 import functools
 import json
 import os
-import shutil
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,6 +31,7 @@ from .mock.server import MockServer, Request
 from .process import run_client, version_of
 from .report import ClientMissing as ClientMissing
 from .report import ResumeReport, require_client
+from .sandbox import TempFolders, temp_root
 
 MODEL = "gemini-2.5-pro"
 RESUME_PROMPT = "continue"
@@ -111,34 +110,25 @@ def chat_requests_of(requests: list[Request]) -> list[Request]:
 
 
 @dataclass
-class Sandbox:
+class Sandbox(TempFolders):
     """A throw-away HOME (its ``.gemini`` is the store) and project folder."""
 
-    root: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="txcodec-gemini-")))
+    root: Path = field(default_factory=lambda: temp_root("gemini"))
     model: str = MODEL
-
-    @property
-    def home(self) -> Path:
-        return self.root / "home"
 
     @property
     def gemini_home(self) -> Path:
         return self.home / ".gemini"
 
-    @property
-    def cwd(self) -> Path:
-        return self.root / "project"
+    def folders(self) -> list[Path]:
+        return [self.gemini_home, self.cwd]
 
     def __enter__(self) -> Sandbox:
-        self.gemini_home.mkdir(parents=True, exist_ok=True)
-        self.cwd.mkdir(parents=True, exist_ok=True)
+        super().__enter__()
         settings = self.gemini_home / "settings.json"
         if not settings.exists():
             settings.write_text(json.dumps(SETTINGS, indent=2))
         return self
-
-    def __exit__(self, *exc: Any) -> None:
-        shutil.rmtree(self.root, ignore_errors=True)
 
     def env(self, url: str) -> dict[str, str]:
         return {

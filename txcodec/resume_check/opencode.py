@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import tempfile
 from dataclasses import dataclass, field
@@ -37,6 +36,7 @@ from .chat_cli import ClientMissing, Run, binary, history_sent
 from .mock.openai_chat import MODEL, ChatMock, Reply, chat_requests
 from .mock.server import MockServer
 from .report import ResumeReport
+from .sandbox import TempFolders, temp_root
 
 __all__ = ["ClientMissing", "Opencode", "check_resume", "check_resume_kilo", "client_version"]
 
@@ -104,18 +104,14 @@ def agent_requests(server: MockServer) -> list[Any]:
 
 
 @dataclass
-class Opencode:
+class Opencode(TempFolders):
     """``with Opencode() as box: box.run(...)``: HOME, XDG homes and project under one temp dir."""
 
     dialect: Dialect = OPENCODE
     root: Path = field(init=False)
 
     def __post_init__(self) -> None:
-        self.root = Path(tempfile.mkdtemp(prefix=f"txcodec-{self.dialect.app}-"))
-
-    @property
-    def cwd(self) -> Path:
-        return self.root / "project"
+        self.root = temp_root(self.dialect.app)
 
     @property
     def data(self) -> Path:
@@ -126,12 +122,8 @@ class Opencode:
     def database(self) -> Path:
         return self.data / self.dialect.database
 
-    def __enter__(self) -> Opencode:
-        self.cwd.mkdir(parents=True, exist_ok=True)
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        shutil.rmtree(self.root, ignore_errors=True)
+    def folders(self) -> list[Path]:
+        return [self.cwd]  # the HOME and XDG folders are the client's to make
 
     def env(self, url: str | None = None) -> dict[str, str]:
         env = _base_env(self.dialect, self.root)
