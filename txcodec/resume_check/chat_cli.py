@@ -13,7 +13,7 @@ from .mock.openai_chat import ChatMock, Reply, chat_requests, request_messages
 from .mock.server import MockServer, Request
 from .process import client_env, run_client
 from .report import ClientMissing as ClientMissing  # qwen and pi import it from here
-from .report import require_client
+from .report import ResumeReport, require_client
 from .sandbox import TempFolders, temp_root
 
 
@@ -77,6 +77,18 @@ def history_sent(body: Any, prompt: str, strip: Callable[[Text], bool] = lambda 
         if not last.content:
             messages.pop()
     return [m for m in messages if m.content]
+
+
+def resume_report(harness: str, client: str, session_id: str, run: Run, sent: list[Message], who: str,
+                  output: str | None = None) -> ResumeReport:
+    """The report of a resume run: what the mock rejected, and a run that asked the model
+    without the file's history (``who`` started a new session). ``output``: the tail of the
+    client's output to keep (stderr then stdout unless given)."""
+    rejected = list(run.rejected)
+    if run.exit_code == 0 and run.requests and not sent:
+        rejected.append(f"{who} started a new session: the request holds no history from the file")
+    return ResumeReport(harness, client, session_id, run.exit_code, len(run.requests), sent, rejected,
+                        (run.stderr + run.stdout if output is None else output)[-4000:])
 
 
 def rewrite_cwd(data: bytes, cwd: str, key: str = "cwd") -> bytes:

@@ -24,7 +24,7 @@ from typing import Any
 
 from ..api import read_bytes
 from ..core.atomic import write_atomic
-from .chat_cli import ClientMissing, Run, Sandbox, binary, history_sent
+from .chat_cli import ClientMissing, Run, Sandbox, binary, history_sent, resume_report
 from .mock.openai_chat import MODEL, Reply
 from .report import ResumeReport
 
@@ -88,11 +88,7 @@ def check_resume(path: str | os.PathLike[str], prompt: str = "continue", timeout
         write_atomic(box.store / "sessions" / session_relpath(session_id), data)
         run = box.cn(prompt, resume=True, timeout=timeout)
         sent = history_sent(run.bodies[0], prompt) if run.bodies else []
-        rejected = list(run.rejected)
-        if run.exit_code == 0 and run.requests and not sent:
-            rejected.append("cn started a new session: the request holds no history from the file")
-        return ResumeReport("continue_cli", client_version(exe), session_id, run.exit_code, len(run.requests), sent,
-                            rejected, (run.stderr + run.stdout)[-4000:])
+        return resume_report("continue_cli", client_version(exe), session_id, run, sent, "cn")
 
 
 def _session_id(data: bytes) -> str | None:

@@ -25,7 +25,7 @@ from typing import Any
 
 from ..api import read_bytes
 from ..core.atomic import write_atomic
-from .chat_cli import ClientMissing, Run, Sandbox, history_sent
+from .chat_cli import ClientMissing, Run, Sandbox, history_sent, resume_report
 from .mock.openai_chat import MODEL, Reply
 from .process import version_of
 from .report import ResumeReport, find_client, require_client
@@ -122,8 +122,4 @@ def check_resume(path: str | os.PathLike[str], prompt: str = "continue", timeout
         run = box.exec(prompt, fork=session_id, timeout=timeout)
         # the <system-reminder> context is made afresh by every run: not history from the file
         sent = history_sent(run.bodies[0], prompt, strip=lambda t: t.text.startswith("<system-reminder>")) if run.bodies else []
-        rejected = list(run.rejected)
-        if run.exit_code == 0 and run.requests and not sent:
-            rejected.append("droid started a new session: the request holds no history from the file")
-        return ResumeReport("droid", client_version(exe), session_id, run.exit_code, len(run.requests), sent,
-                            rejected, (run.stderr + run.stdout)[-4000:])
+        return resume_report("droid", client_version(exe), session_id, run, sent, "droid")

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ..api import read_bytes
-from .chat_cli import ClientMissing, Run, Sandbox, binary, history_sent
+from .chat_cli import ClientMissing, Run, Sandbox, binary, history_sent, resume_report
 from .mock.openai_chat import MODEL, Reply
 from .process import version_of
 from .report import ResumeReport
@@ -86,8 +86,4 @@ def check_resume(path: str | os.PathLike[str], prompt: str = "continue", timeout
         install_files_for(box.store, str(box.cwd), session_id, {"context.jsonl": data}, register_dir=register)
         run = box.kimi(prompt, resume=session_id, timeout=timeout)
         sent = history_sent(run.bodies[0], prompt) if run.bodies else []
-        rejected = list(run.rejected)
-        if run.exit_code == 0 and run.requests and not sent:
-            rejected.append("kimi started a new session: the request holds no history from the file")
-        return ResumeReport("kimi_cli", client_version(exe), session_id, run.exit_code, len(run.requests), sent,
-                            rejected, (run.stderr + run.stdout)[-4000:])
+        return resume_report("kimi_cli", client_version(exe), session_id, run, sent, "kimi")

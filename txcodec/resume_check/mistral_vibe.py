@@ -21,7 +21,7 @@ from .. import api
 from ..api import read_bytes
 from ..core.atomic import install_files
 from ..core.ids import is_uuid
-from .chat_cli import ClientMissing, Run, Sandbox, binary, history_sent
+from .chat_cli import ClientMissing, Run, Sandbox, binary, history_sent, resume_report
 from .mock.openai_chat import MODEL, Reply
 from .process import version_of
 from .report import ResumeReport
@@ -105,8 +105,4 @@ def check_resume(path: str | os.PathLike[str], prompt: str = "continue", timeout
         install_files(box.store, files)
         run = box.vibe(prompt, resume=session_id, timeout=timeout)
         sent = history_sent(run.bodies[0], prompt) if run.bodies else []
-        rejected = list(run.rejected)
-        if run.exit_code == 0 and run.requests and not sent:
-            rejected.append("vibe started a new session: the request holds no history from the file")
-        return ResumeReport("mistral_vibe", client_version(exe), session_id, run.exit_code, len(run.requests), sent,
-                            rejected, (run.stderr + run.stdout)[-4000:])
+        return resume_report("mistral_vibe", client_version(exe), session_id, run, sent, "vibe")

@@ -32,7 +32,7 @@ from typing import Any
 from ..api import read_bytes
 from ..harnesses.opencode.dialect import KILO, OPENCODE, Dialect
 from ..model.common import Text
-from .chat_cli import ClientMissing, Run, binary, history_sent
+from .chat_cli import ClientMissing, Run, binary, history_sent, resume_report
 from .mock.openai_chat import MODEL, ChatMock, Reply, chat_requests
 from .mock.server import MockServer
 from .report import ResumeReport
@@ -200,11 +200,7 @@ def check_resume(path: str | os.PathLike[str], prompt: str = "continue", timeout
         # the sandbox has one provider: a session recorded with another one runs on it
         run = box.run(prompt, session=session_id, timeout=timeout, model=f"mock/{MODEL}")
         sent = history_sent(run.bodies[0], prompt, injected(dialect)) if run.bodies else []
-        rejected = list(run.rejected)
-        if run.exit_code == 0 and run.requests and not sent:
-            rejected.append(f"{dialect.binary} started a new session: the request holds no history from the file")
-        return ResumeReport(dialect.harness, client_version(dialect, exe), session_id, run.exit_code, len(run.requests), sent,
-                            rejected, (run.stderr + run.stdout)[-4000:])
+        return resume_report(dialect.harness, client_version(dialect, exe), session_id, run, sent, dialect.binary)
 
 
 def check_resume_kilo(path: str | os.PathLike[str], prompt: str = "continue", timeout: float = 180, **options: Any) -> ResumeReport:
