@@ -26,7 +26,7 @@ from typing import Any
 
 from ...model.common import Block, Image, Message, RawBlock, Text, Thinking, ToolResult, ToolUse
 from ...model.tools import tool_kind
-from .server import MockServer, Request, Response, json_response, sse
+from .server import MockServer, Request, Response, ScriptedMock, json_response, sse
 
 MODEL = "mock-model"
 PATH = "/v1/chat/completions"
@@ -122,14 +122,11 @@ def violations(body: Any) -> list[str]:
 
 
 @dataclass
-class ChatMock:
+class ChatMock(ScriptedMock):
     """The handler: ``MockServer(ChatMock([tool_call(...), text("done")]))``."""
 
     script: list[Reply] = field(default_factory=list)
-    strict: bool = True
     default: Reply = field(default_factory=text)
-    rejected: list[str] = field(default_factory=list)
-    other_paths: list[str] = field(default_factory=list)
     _counter: Any = field(default_factory=lambda: itertools.count(1))
 
     def __call__(self, request: Request, server: MockServer) -> Response:
@@ -146,12 +143,9 @@ class ChatMock:
             body = request.json()
         except ValueError:
             return _error(400, "body: not valid JSON")
-        if self.strict:
-            problems = violations(body)
-            if problems:
-                self.rejected.extend(problems)
-                server.state.setdefault("rejected", []).extend(problems)
-                return _error(400, "; ".join(problems))
+        refused = self.refusal(violations(body) if self.strict else [], server)
+        if refused is not None:
+            return _error(400, refused)
         reply = self.script.pop(0) if self.script else self.default
         if reply.status != 200:
             return _error(reply.status, reply.error_message)

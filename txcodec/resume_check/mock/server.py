@@ -40,6 +40,29 @@ Handler = Callable[[Request, "MockServer"], Response]
 
 
 @dataclass
+class ScriptedMock:
+    """What the strict handlers (Anthropic Messages, Chat Completions) share: replies played
+    from ``script`` in order, then ``default``; the paths they do not model, recorded; and in
+    ``strict`` mode a request the real API would refuse, recorded in ``rejected`` and in the
+    server's ``state["rejected"]``."""
+
+    script: list[Any] = field(default_factory=list)
+    strict: bool = True
+    default: Any = None
+    rejected: list[str] = field(default_factory=list)
+    other_paths: list[str] = field(default_factory=list)
+
+    def refusal(self, problems: list[str], server: MockServer) -> str | None:
+        """The 400 message for ``problems`` (the API's rules the body breaks), which are
+        recorded; None when there are none or the mock is not strict."""
+        if not self.strict or not problems:
+            return None
+        self.rejected.extend(problems)
+        server.state.setdefault("rejected", []).extend(problems)
+        return "; ".join(problems)
+
+
+@dataclass
 class MockServer:
     """``with MockServer(handler) as server: ... server.url ... server.requests``."""
 
