@@ -35,6 +35,13 @@ class Run:
     def bodies(self) -> list[Any]:
         return [r.json() for r in self.requests]
 
+    def history(self, prompt: str, strip: Callable[[Text], bool] | None = None) -> list[Message]:
+        """What the first request carried before ``prompt`` (:func:`history_sent`); [] when
+        the client asked the model nothing."""
+        if not self.bodies:
+            return []
+        return history_sent(self.bodies[0], prompt) if strip is None else history_sent(self.bodies[0], prompt, strip)
+
 
 @dataclass
 class Sandbox(TempFolders):
@@ -89,6 +96,17 @@ def resume_report(harness: str, client: str, session_id: str, run: Run, sent: li
         rejected.append(f"{who} started a new session: the request holds no history from the file")
     return ResumeReport(harness, client, session_id, run.exit_code, len(run.requests), sent, rejected,
                         (run.stderr + run.stdout if output is None else output)[-4000:])
+
+
+def document_session_id(data: bytes) -> str | None:
+    """The ``sessionId`` of a session kept as one JSON document (cline, Continue)."""
+    import json
+
+    try:
+        value = json.loads(data)
+    except ValueError:
+        return None
+    return value.get("sessionId") if isinstance(value, dict) and isinstance(value.get("sessionId"), str) else None
 
 
 def rewrite_cwd(data: bytes, cwd: str, key: str = "cwd") -> bytes:

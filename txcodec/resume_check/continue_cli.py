@@ -15,7 +15,6 @@ not resumed.
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import tempfile
@@ -24,7 +23,7 @@ from typing import Any
 
 from ..api import read_bytes
 from ..core.atomic import write_atomic
-from .chat_cli import ClientMissing, Run, Sandbox, binary, history_sent, resume_report
+from .chat_cli import ClientMissing, Run, Sandbox, binary, document_session_id, resume_report
 from .mock.openai_chat import MODEL, Reply
 from .report import ResumeReport
 
@@ -82,18 +81,10 @@ def check_resume(path: str | os.PathLike[str], prompt: str = "continue", timeout
 
     path = Path(path)
     data = read_bytes(path)
-    session_id = _session_id(data) or path.stem
+    session_id = document_session_id(data) or path.stem
     exe = cn_binary()
     with Continue() as box:
         write_atomic(box.store / "sessions" / session_relpath(session_id), data)
         run = box.cn(prompt, resume=True, timeout=timeout)
-        sent = history_sent(run.bodies[0], prompt) if run.bodies else []
+        sent = run.history(prompt)
         return resume_report("continue_cli", client_version(exe), session_id, run, sent, "cn")
-
-
-def _session_id(data: bytes) -> str | None:
-    try:
-        value = json.loads(data)
-    except ValueError:
-        return None
-    return value.get("sessionId") if isinstance(value, dict) and isinstance(value.get("sessionId"), str) else None

@@ -25,7 +25,7 @@ from typing import Any
 
 from ..api import read_bytes
 from ..core.atomic import write_atomic
-from .chat_cli import ClientMissing, Run, Sandbox, history_sent, resume_report
+from .chat_cli import ClientMissing, Run, Sandbox, resume_report
 from .mock.openai_chat import MODEL, Reply
 from .process import version_of
 from .report import ResumeReport, find_client, require_client
@@ -121,5 +121,5 @@ def check_resume(path: str | os.PathLike[str], prompt: str = "continue", timeout
         write_atomic(box.store / session_relpath(session_id, str(box.cwd)), with_cwd(data, str(box.cwd)))
         run = box.exec(prompt, fork=session_id, timeout=timeout)
         # the <system-reminder> context is made afresh by every run: not history from the file
-        sent = history_sent(run.bodies[0], prompt, strip=lambda t: t.text.startswith("<system-reminder>")) if run.bodies else []
+        sent = run.history(prompt, lambda t: t.text.startswith("<system-reminder>"))
         return resume_report("droid", client_version(exe), session_id, run, sent, "droid")

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ..api import read_bytes
-from .chat_cli import ClientMissing, Run, Sandbox, binary, history_sent, resume_report
+from .chat_cli import ClientMissing, Run, Sandbox, binary, resume_report
 from .mock.openai_chat import MODEL, Reply
 from .process import version_of
 from .report import ResumeReport
@@ -85,5 +85,5 @@ def check_resume(path: str | os.PathLike[str], prompt: str = "continue", timeout
     with Kimi() as box:
         install_files_for(box.store, str(box.cwd), session_id, {"context.jsonl": data}, register_dir=register)
         run = box.kimi(prompt, resume=session_id, timeout=timeout)
-        sent = history_sent(run.bodies[0], prompt) if run.bodies else []
+        sent = run.history(prompt)
         return resume_report("kimi_cli", client_version(exe), session_id, run, sent, "kimi")

@@ -21,7 +21,7 @@ from .. import api
 from ..api import read_bytes
 from ..core.atomic import install_files
 from ..core.ids import is_uuid
-from .chat_cli import ClientMissing, Run, Sandbox, binary, history_sent, resume_report
+from .chat_cli import ClientMissing, Run, Sandbox, binary, resume_report
 from .mock.openai_chat import MODEL, Reply
 from .process import version_of
 from .report import ResumeReport
@@ -104,5 +104,5 @@ def check_resume(path: str | os.PathLike[str], prompt: str = "continue", timeout
     with Vibe() as box:
         install_files(box.store, files)
         run = box.vibe(prompt, resume=session_id, timeout=timeout)
-        sent = history_sent(run.bodies[0], prompt) if run.bodies else []
+        sent = run.history(prompt)
         return resume_report("mistral_vibe", client_version(exe), session_id, run, sent, "vibe")

@@ -32,7 +32,7 @@ from typing import Any
 from ..api import read_bytes
 from ..harnesses.opencode.dialect import KILO, OPENCODE, Dialect
 from ..model.common import Text
-from .chat_cli import ClientMissing, Run, binary, history_sent, resume_report
+from .chat_cli import ClientMissing, Run, binary, resume_report
 from .mock.openai_chat import MODEL, ChatMock, Reply, chat_requests
 from .mock.server import MockServer
 from .report import ResumeReport
@@ -199,7 +199,7 @@ def check_resume(path: str | os.PathLike[str], prompt: str = "continue", timeout
                                 [f"{dialect.binary} import failed"], imported.stderr.decode(errors="replace")[-4000:])
         # the sandbox has one provider: a session recorded with another one runs on it
         run = box.run(prompt, session=session_id, timeout=timeout, model=f"mock/{MODEL}")
-        sent = history_sent(run.bodies[0], prompt, injected(dialect)) if run.bodies else []
+        sent = run.history(prompt, injected(dialect))
         return resume_report(dialect.harness, client_version(dialect, exe), session_id, run, sent, dialect.binary)
 
 

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import InputError
-from .chat_cli import ClientMissing, Run, Sandbox, binary, history_sent
+from .chat_cli import ClientMissing, Run, Sandbox, binary
 from .mock.openai_chat import MODEL, Reply
 from .process import version_of
 from .report import ResumeReport
@@ -86,7 +86,7 @@ def check_resume(path: str | os.PathLike[str], prompt: str = "continue", timeout
         box.store.mkdir(parents=True)
         shutil.copytree(folder, box.store / name)
         run = box.openhands(prompt, [_finish("ok")], resume=dashed(name), timeout=timeout)
-        sent = history_sent(run.bodies[0], prompt, _injected) if run.bodies else []
+        sent = run.history(prompt, _injected)
         rejected = list(run.rejected)
         if run.exit_code == 0 and not sent:
             rejected.append("openhands sent no history from the conversation: it started anew or refused it")

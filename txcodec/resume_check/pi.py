@@ -21,7 +21,7 @@ from typing import Any
 
 from ..api import read_bytes
 from ..core.atomic import write_atomic
-from .chat_cli import ClientMissing, Run, Sandbox, binary, history_sent, resume_report, rewrite_cwd
+from .chat_cli import ClientMissing, Run, Sandbox, binary, resume_report, rewrite_cwd
 from .mock.openai_chat import MODEL, Reply
 from .process import version_of
 from .report import ResumeReport
@@ -101,7 +101,7 @@ def check_resume(path: str | os.PathLike[str], prompt: str = "continue", timeout
         first, sep, rest = data.partition(b"\n")
         write_atomic(target, rewrite_cwd(first, str(box.cwd)) + sep + rest)
         run = box.pi(prompt, session=str(target), timeout=timeout)
-        sent = history_sent(run.bodies[0], prompt) if run.bodies else []
+        sent = run.history(prompt)
         return resume_report("pi", client_version(exe), session_id, run, sent, "pi", output=run.stderr)
 
 

@@ -23,7 +23,7 @@ from ..api import read_bytes
 from ..core.atomic import write_atomic
 from ..core.ids import check_id
 from ..model.common import Text
-from .chat_cli import ClientMissing, Run, Sandbox, binary, history_sent, resume_report, rewrite_cwd
+from .chat_cli import ClientMissing, Run, Sandbox, binary, resume_report, rewrite_cwd
 from .mock.openai_chat import MODEL, Reply
 from .process import version_of
 from .report import ResumeReport
@@ -92,7 +92,7 @@ def check_resume(path: str | os.PathLike[str], prompt: str = "continue", timeout
     with Qwen() as box:
         write_atomic(box.store / session_relpath(str(box.cwd), session_id), rewrite_cwd(data, str(box.cwd)))
         run = box.qwen(prompt, resume=session_id, timeout=timeout)
-        sent = history_sent(run.bodies[0], prompt, injected) if run.bodies else []
+        sent = run.history(prompt, injected)
         return resume_report("qwen_code", client_version(exe), session_id, run, sent, "qwen", output=run.stderr)
 
 

@@ -37,7 +37,7 @@ from ...model.common import (
     ToolResult,
     ToolUse,
 )
-from .server import MockServer, Request, Response, ScriptedMock, json_response, sse
+from .server import MockServer, Request, Response, ScriptedMock, json_response, messages_problem, sse
 
 MODEL = "claude-mock-1"
 
@@ -123,11 +123,10 @@ _ROLES = {"user": _USER_BLOCKS, "assistant": _ASSISTANT_BLOCKS, "system": {"text
 def violations(body: Any) -> list[str]:
     """Why the real Messages API would answer 400 to this request body ([] when it
     would not), each as ``messages.<i>.content.<j>: reason``."""
-    if not isinstance(body, dict):
-        return ["body: not an object"]
-    messages = body.get("messages")
-    if not isinstance(messages, list) or not messages:
-        return ["messages: at least one message is required"]
+    problem = messages_problem(body)
+    if problem is not None:
+        return [problem]
+    messages = body["messages"]
     out: list[str] = []
     last = len(messages) - 1
     for i, message in enumerate(messages):

@@ -26,7 +26,7 @@ from typing import Any
 
 from ...model.common import Block, Image, Message, RawBlock, Text, Thinking, ToolResult, ToolUse
 from ...model.tools import tool_kind
-from .server import MockServer, Request, Response, ScriptedMock, json_response, sse
+from .server import MockServer, Request, Response, ScriptedMock, json_response, messages_problem, sse
 
 MODEL = "mock-model"
 PATH = "/v1/chat/completions"
@@ -82,11 +82,10 @@ _ROLES = {"system", "developer", "user", "assistant", "tool"}
 
 def violations(body: Any) -> list[str]:
     """Why a Chat Completions endpoint would answer 400 to this body ([] when not)."""
-    if not isinstance(body, dict):
-        return ["body: not an object"]
-    messages = body.get("messages")
-    if not isinstance(messages, list) or not messages:
-        return ["messages: at least one message is required"]
+    problem = messages_problem(body)
+    if problem is not None:
+        return [problem]
+    messages = body["messages"]
     out: list[str] = []
     called: set[str] = set()
     pending: list[str] = []

@@ -39,6 +39,17 @@ class Response:
 Handler = Callable[[Request, "MockServer"], Response]
 
 
+def messages_problem(body: Any) -> str | None:
+    """The first 400 of both the Messages and the Chat Completions APIs: a body that is not
+    an object, or holds no ``messages``; None when the messages can be checked one by one."""
+    if not isinstance(body, dict):
+        return "body: not an object"
+    messages = body.get("messages")
+    if not isinstance(messages, list) or not messages:
+        return "messages: at least one message is required"
+    return None
+
+
 @dataclass
 class ScriptedMock:
     """What the strict handlers (Anthropic Messages, Chat Completions) share: replies played
