@@ -1,6 +1,7 @@
-"""Shared plumbing for CLIs that talk Chat Completions (Qwen Code, pi): a throw-away
-HOME and project folder, one run against :class:`~.openai_chat.ChatMock`, and the
-history a resumed session sent, in Common."""
+"""Shared plumbing for the drivers of CLIs that talk Chat Completions (every client but
+Claude Code, Codex and Gemini CLI): a throw-away HOME and project folder, one run against
+:class:`~txcodec.resume_check.mock.openai_chat.ChatMock`, the history a resumed session
+sent, in Common, and the report made of it."""
 
 from __future__ import annotations
 
