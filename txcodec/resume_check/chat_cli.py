@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, ClassVar
 
 from ..model.common import Message, Text
 from .mock.openai_chat import ChatMock, Reply, chat_requests, request_messages
@@ -46,13 +46,21 @@ class Run:
 
 @dataclass
 class Sandbox(TempFolders):
-    """``with Sandbox("qwen") as box: box.run(...)``: HOME and project under one temp dir."""
+    """``with Sandbox("qwen") as box: box.run(...)``: HOME and project under one temp dir.
+    A client's subclass names itself (``NAME``, the temp dir's prefix) and its store's
+    folder below HOME (``STORE``)."""
 
-    prefix: str
+    prefix: str = ""
     root: Path = field(init=False)
+    NAME: ClassVar[str] = ""
+    STORE: ClassVar[str] = ""
 
     def __post_init__(self) -> None:
-        self.root = temp_root(self.prefix)
+        self.root = temp_root(self.prefix or self.NAME)
+
+    @property
+    def store(self) -> Path:
+        return self.home / self.STORE
 
     def run(
         self,

@@ -64,12 +64,7 @@ def screen_text(raw: str) -> str:
 
 
 class Cline(Sandbox):
-    def __init__(self) -> None:
-        super().__init__("cline")
-
-    @property
-    def store(self) -> Path:
-        return self.home / ".cline" / "data"
+    NAME, STORE = "cline", ".cline/data"
 
     def _prepare(self, url: str) -> None:
         """Point cline at this run's mock: ``cline auth`` the first time, later only the

@@ -50,12 +50,7 @@ def config_yaml(url: str) -> str:
 
 
 class Continue(Sandbox):
-    def __init__(self) -> None:
-        super().__init__("cn")
-
-    @property
-    def store(self) -> Path:
-        return self.home / ".continue"
+    NAME, STORE = "cn", ".continue"
 
     def cn(self, prompt: str, script: list[Reply] | None = None, *, resume: bool = False, fork: str | None = None,
            timeout: float = 120) -> Run:

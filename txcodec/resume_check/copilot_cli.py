@@ -62,12 +62,7 @@ def without_datetime(text: str) -> str:
 
 
 class Copilot(Sandbox):
-    def __init__(self) -> None:
-        super().__init__("copilot")
-
-    @property
-    def store(self) -> Path:
-        return self.home / ".copilot"
+    NAME, STORE = "copilot", ".copilot"
 
     def copilot(self, prompt: str, script: list[Reply] | None = None, resume: str | None = None, timeout: float = 180) -> Run:
         argv = [str(copilot_binary()), "-p", prompt, "--allow-all", "--output-format", "json"]

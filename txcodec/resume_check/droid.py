@@ -68,12 +68,7 @@ def environment() -> dict[str, str]:
 
 
 class Droid(Sandbox):
-    def __init__(self) -> None:
-        super().__init__("droid")
-
-    @property
-    def store(self) -> Path:
-        return self.home / ".factory"
+    NAME, STORE = "droid", ".factory"
 
     def exec(self, prompt: str, script: list[Reply] | None = None, *, fork: str | None = None, timeout: float = 120) -> Run:
         argv = [str(droid_binary()), "exec", "-m", f"custom:{MODEL}", "--auto", "high", "-o", "json"]

@@ -47,12 +47,7 @@ def config_toml(url: str) -> str:
 
 
 class Kimi(Sandbox):
-    def __init__(self) -> None:
-        super().__init__("kimi")
-
-    @property
-    def store(self) -> Path:
-        return self.home / ".kimi"
+    NAME, STORE = "kimi", ".kimi"
 
     def kimi(self, prompt: str, script: list[Reply] | None = None, resume: str | None = None, timeout: float = 180) -> Run:
         argv = [str(kimi_binary()), "--print", "-p", prompt, "--output-format", "stream-json", "--yolo"]

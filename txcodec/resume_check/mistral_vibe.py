@@ -49,12 +49,7 @@ def config_toml(url: str) -> str:
 
 
 class Vibe(Sandbox):
-    def __init__(self) -> None:
-        super().__init__("vibe")
-
-    @property
-    def store(self) -> Path:
-        return self.home / ".vibe"
+    NAME, STORE = "vibe", ".vibe"
 
     def vibe(self, prompt: str, script: list[Reply] | None = None, resume: str | None = None, timeout: float = 240) -> Run:
         argv = [str(vibe_binary()), "-p", prompt, "--output", "json", "--auto-approve", "--trust"]

@@ -47,12 +47,7 @@ def client_version(path: Path | None = None) -> str:
 
 
 class OpenHands(Sandbox):
-    def __init__(self) -> None:
-        super().__init__("openhands")
-
-    @property
-    def store(self) -> Path:
-        return self.home / ".openhands" / "conversations"
+    NAME, STORE = "openhands", ".openhands/conversations"
 
     def openhands(self, prompt: str, script: list[Reply] | None = None, *, resume: str | None = None,
                   timeout: float = 180) -> Run:

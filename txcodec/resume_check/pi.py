@@ -63,8 +63,7 @@ def models_json(url: str) -> dict[str, Any]:
 
 
 class Pi(Sandbox):
-    def __init__(self) -> None:
-        super().__init__("pi")
+    NAME = "pi"
 
     @property
     def agent(self) -> Path:

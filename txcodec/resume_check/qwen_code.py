@@ -53,18 +53,13 @@ def injected(text: Text) -> bool:
 
 
 class Qwen(Sandbox):
-    def __init__(self) -> None:
-        super().__init__("qwen")
+    NAME, STORE = "qwen", ".qwen"
 
     def __enter__(self) -> Qwen:
         super().__enter__()
-        (self.home / ".qwen").mkdir(exist_ok=True)
-        (self.home / ".qwen" / "settings.json").write_text(json.dumps(SETTINGS))
+        self.store.mkdir(exist_ok=True)
+        (self.store / "settings.json").write_text(json.dumps(SETTINGS))
         return self
-
-    @property
-    def store(self) -> Path:
-        return self.home / ".qwen"
 
     def qwen(self, prompt: str, script: list[Reply] | None = None, resume: str | None = None, timeout: float = 90) -> Run:
         argv = [str(qwen_binary()), "-p", prompt, "--yolo", "--output-format", "stream-json"]
