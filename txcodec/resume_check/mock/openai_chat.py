@@ -27,7 +27,7 @@ from typing import Any
 
 from ...model.common import Block, Image, Message, RawBlock, Text, Thinking, ToolResult, ToolUse
 from ...model.tools import tool_kind
-from .server import MockServer, Request, Response, ScriptedMock, json_response, messages_problem, sse
+from .server import MockServer, Request, Response, ScriptedMock, json_arguments, json_response, messages_problem, sse
 
 MODEL = "mock-model"
 PATH = "/v1/chat/completions"
@@ -235,7 +235,7 @@ def request_messages(body: Any) -> list[Message]:
                 function = call.get("function") or {}
                 name = function.get("name", "")
                 names[call.get("id", "")] = name
-                blocks.append(ToolUse(call.get("id", ""), name, _arguments(function.get("arguments")), tool_kind(name)))
+                blocks.append(ToolUse(call.get("id", ""), name, json_arguments(function.get("arguments")), tool_kind(name)))
             out.append(Message("assistant", blocks))
             continue
         if role == "tool":
@@ -251,15 +251,6 @@ def request_messages(body: Any) -> list[Message]:
         else:
             out.append(Message("user", blocks))
     return out
-
-
-def _arguments(value: Any) -> Any:
-    if isinstance(value, str):
-        try:
-            return json.loads(value)
-        except ValueError:
-            return value
-    return value
 
 
 def _result_content(value: Any) -> str | list[Block]:

@@ -39,6 +39,17 @@ class Response:
 Handler = Callable[[Request, "MockServer"], Response]
 
 
+def json_arguments(value: Any) -> Any:
+    """A tool call's arguments as a client sends them, a JSON string, read back into the
+    object it encodes; text that is not JSON stays text."""
+    if isinstance(value, str):
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value
+    return value
+
+
 def messages_problem(body: Any) -> str | None:
     """The first 400 of both the Messages and the Chat Completions APIs: a body that is not
     an object, or holds no ``messages``; None when the messages can be checked one by one."""
