@@ -110,7 +110,7 @@ def check_resume(path: str | os.PathLike[str], prompt: str = "continue", timeout
     with Aider() as box:
         write_atomic(box.history, data)
         run = box.aider(prompt, [Reply(text="ok")], restore=True, timeout=timeout)
-        sent = run.history(prompt)
+        sent = history_sent(run.bodies[0], prompt) if run.bodies else []
         rejected = list(run.rejected)
         if run.exit_code == 0 and not sent:
             rejected.append("aider sent no history from the file: it started anew")

@@ -34,6 +34,7 @@ from typing import Any
 from ..api import read_bytes
 from ..core.atomic import write_atomic
 from .chat_cli import ClientMissing, Run, Sandbox, document_session_id
+from .chat_cli import history_sent as history_sent  # the tests read a run's history with it
 from .mock.openai_chat import MODEL, ChatMock, Reply, chat_requests
 from .mock.server import MockServer
 from .process import MARKER, client_env, reap, recent, run_client, version_of

@@ -26,6 +26,7 @@ from typing import Any
 from ..api import read_bytes
 from ..core.atomic import write_atomic
 from .chat_cli import ClientMissing, Run, Sandbox, resume_report
+from .chat_cli import history_sent as history_sent  # the tests read a run's history with it
 from .mock.openai_chat import MODEL, Reply
 from .process import version_of
 from .report import ResumeReport, find_client, require_client

@@ -33,6 +33,7 @@ from ..api import read_bytes
 from ..harnesses.opencode.dialect import KILO, OPENCODE, Dialect
 from ..model.common import Text
 from .chat_cli import ClientMissing, Run, binary, resume_report
+from .chat_cli import history_sent as history_sent  # the tests read a run's history with it
 from .mock.openai_chat import MODEL, ChatMock, Reply, chat_requests
 from .mock.server import MockServer
 from .report import ResumeReport

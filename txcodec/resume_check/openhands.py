@@ -26,6 +26,7 @@ from typing import Any
 
 from ..core.errors import InputError
 from .chat_cli import ClientMissing, Run, Sandbox, binary
+from .chat_cli import history_sent as history_sent  # the tests read a run's history with it
 from .mock.openai_chat import MODEL, Reply
 from .process import version_of
 from .report import ResumeReport

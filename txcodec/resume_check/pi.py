@@ -22,6 +22,7 @@ from typing import Any
 from ..api import read_bytes
 from ..core.atomic import write_atomic
 from .chat_cli import ClientMissing, Run, Sandbox, binary, resume_report, rewrite_cwd
+from .chat_cli import history_sent as history_sent  # the tests read a run's history with it
 from .mock.openai_chat import MODEL, Reply
 from .process import version_of
 from .report import ResumeReport

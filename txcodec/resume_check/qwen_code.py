@@ -24,6 +24,7 @@ from ..core.atomic import write_atomic
 from ..core.ids import check_id
 from ..model.common import Text
 from .chat_cli import ClientMissing, Run, Sandbox, binary, resume_report, rewrite_cwd
+from .chat_cli import history_sent as history_sent  # the tests read a run's history with it
 from .mock.openai_chat import MODEL, Reply
 from .process import version_of
 from .report import ResumeReport
