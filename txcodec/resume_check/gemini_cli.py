@@ -19,6 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from ..model.common import Message, Text
+
+# the mock's public names, as the module they came from (txcodec.clients.gemini) offered them
 from .mock.gemini import COMPRESSION_MARKER as COMPRESSION_MARKER
 from .mock.gemini import Reply as Reply
 from .mock.gemini import call as call
@@ -26,6 +28,9 @@ from .mock.gemini import chat_requests as chat_requests
 from .mock.gemini import contents_to_messages as contents_to_messages
 from .mock.gemini import handler as handler
 from .mock.gemini import is_compression as is_compression
+from .mock.gemini import part_to_block as part_to_block
+from .mock.gemini import response_text as response_text
+from .mock.gemini import stream_events as stream_events
 from .mock.gemini import text as text
 from .mock.server import MockServer, Request
 from .process import run_client, version_of
