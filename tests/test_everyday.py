@@ -63,13 +63,13 @@ def test_resume_refuses_a_target_without_a_store():
 
 
 def test_missing_client_hint_speaks_to_pip_users(monkeypatch):
-    from txcodec.resume_check import report
+    from txcodec.core import programs
 
-    monkeypatch.setattr(report.shutil, "which", lambda name: None)
+    monkeypatch.setattr(programs.shutil, "which", lambda name: None)
     monkeypatch.setenv("TXCODEC_CLIENTS", "/nonexistent")
-    monkeypatch.setattr(report, "__file__", "/nonexistent/a/b/report.py")  # not a checkout
-    with pytest.raises(report.ClientMissing) as missing:
-        report.require_client("codex")
+    monkeypatch.setattr(programs, "__file__", "/nonexistent/a/b/programs.py")  # not a checkout
+    with pytest.raises(programs.ClientMissing) as missing:
+        programs.require_client("codex")
     message = str(missing.value)
     assert "PATH" in message and "npm install -g @openai/codex" in message and "TXCODEC_CLIENTS" in message
 

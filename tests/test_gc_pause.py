@@ -1,4 +1,4 @@
-"""Conversion pauses the cycle collector (txcodec.model.native._no_cycle_collection), and the
+"""Conversion pauses the cycle collector (txcodec.core.gcpause.no_cycle_collection), and the
 collector's switch is the whole process's: two threads converting at once must not turn
 it back on while either still runs, and the state the first found is the one restored."""
 
@@ -10,7 +10,7 @@ import threading
 import pytest
 
 import txcodec
-from txcodec.model.native import _no_cycle_collection
+from txcodec.core.gcpause import no_cycle_collection
 
 
 @pytest.fixture(autouse=True)
@@ -26,12 +26,12 @@ def test_a_pause_that_ends_first_leaves_the_other_threads_pause_in_place():
     seen: list[bool] = []
 
     def second() -> None:
-        with _no_cycle_collection():
+        with no_cycle_collection():
             inside.set()
             first_ended.wait(10)
             seen.append(gc.isenabled())  # the first pause has ended, this one has not
 
-    with _no_cycle_collection():
+    with no_cycle_collection():
         thread = threading.Thread(target=second)
         thread.start()
         assert inside.wait(10)
@@ -43,7 +43,7 @@ def test_a_pause_that_ends_first_leaves_the_other_threads_pause_in_place():
 
 def test_collection_switched_off_by_the_caller_stays_off():
     gc.disable()
-    with _no_cycle_collection(), _no_cycle_collection():
+    with no_cycle_collection(), no_cycle_collection():
         assert not gc.isenabled()
     assert not gc.isenabled()
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -11,28 +10,20 @@ from typing import Any
 import msgspec
 
 from .core.errors import InputError, guarded
+from .core.gcpause import no_cycle_collection
+from .core.zst import read_bytes as read_bytes  # re-exported: part of the API (harnesses use core's)
 from .kit import registry
 from .kit.detect import _best_harness, detect
 from .kit.detect import detect_lines as detect_lines  # re-exported: part of the API
 from .kit.detect import is_document as is_document  # re-exported: part of the API
+from .kit.detect import spread_document as _spread_document
 from .model.common import Child, Conversation, Message, ToolResult, ToolUse
 from .model.loss import LossReport
-from .model.native import NativeSession, _no_cycle_collection, decode_document, decode_session, json_source
+from .model.native import NativeSession, decode_document, decode_session, json_source
 
 # the first bytes of every SQLite database file (its file format's header string)
 SQLITE_MAGIC = b"SQLite format 3\x00"
 _decoder = msgspec.json.Decoder()
-
-
-def read_bytes(path: str | os.PathLike[str]) -> bytes:
-    """A file's bytes; ``.zst`` files are decompressed."""
-    path = Path(path)
-    data = path.read_bytes()
-    if path.suffix == ".zst":
-        from .core.zst import decompress
-
-        data = decompress(data, path)  # a cut-off or corrupt frame is an InputError naming the file
-    return data
 
 
 def _load_document(data: bytes, harness: str | None, path: Path | None) -> NativeSession | None:
@@ -120,21 +111,6 @@ def load(source: bytes | str | os.PathLike[str], harness: str | None = None) -> 
     return decode_session(data, registry.get(name).codec, name, path)
 
 
-_OPENS_OBJECT = re.compile(rb"(?:\xef\xbb\xbf)?[ \t\r\n]*\{")
-
-
-def _spread_document(data: bytes) -> bool:
-    """True when ``data`` opens a JSON object whose first line does not close it (and the
-    whole is one document). Every line of a JSON Lines file is a whole value, so its first
-    line ends with the ``}`` of its object; telling them apart costs one line's scan, and
-    the whole is decoded only when the first line leaves the object open."""
-    opened = _OPENS_OBJECT.match(data)
-    if opened is None:
-        return False
-    end = data.find(b"\n", opened.end())
-    return end != -1 and not data[opened.start() : end].rstrip().endswith(b"}")
-
-
 def _folder_session(path: Path, harness: str | None) -> NativeSession | None:
     """A session kept as a folder of files (OpenHands) is loaded whole, from the folder
     or any file in it, by the store that knows it (its ``session_folder`` and
@@ -210,7 +186,7 @@ def to_common(session: NativeSession, loss: LossReport | None = None) -> Convers
     loss = loss if loss is not None else LossReport()
     # a reader builds objects by the hundred thousand, and conform decodes them all again:
     # no cycle among them yet, so the collector would only scan them over and over
-    with _no_cycle_collection():
+    with no_cycle_collection():
         conversation = harness.read(session, loss)
         report_lone_surrogates(session, loss, str(session.path) if session.path is not None else None)
         # a reader that builds every message of objects of its own (``read_unshared``) may
@@ -264,7 +240,7 @@ def convert(
     # Millions of objects (the typed records, the conversation, the written lines) are
     # made and freed in here, none in a cycle: with the cycle collector paused for the
     # whole of it, it never scans them (between reading and writing it would, in full).
-    with _no_cycle_collection():
+    with no_cycle_collection():
         return _convert(source, to, from_=from_, session_id=session_id, cwd=cwd, prompts=prompts, input_side=input_side,
                         stdin_side=stdin_side, default_cwd=default_cwd)
 
@@ -294,7 +270,7 @@ def _convert(
         data = bytes(source) if isinstance(source, (bytes, bytearray, memoryview)) else read_bytes(source)
         conversation = from_json(data)
     else:
-        session = _load_once(source, from_)
+        session = load_once(source, from_)
         fast = wanted.fast_paths.get(session.harness) if wanted is not None else None
         if fast is not None and session_id is None and prompts is None and input_side is None and not stdin_side:
             done = fast(session, cwd, default_cwd)
@@ -344,11 +320,12 @@ def _declaring(flag: Callable[[registry.Harness], bool]) -> str:
     return next(name for name, harness in registry.builtins().items() if flag(harness))
 
 
-def _load_once(source: Any, harness: str | None = None) -> NativeSession:
+def load_once(source: Any, harness: str | None = None) -> NativeSession:
     """:func:`load` for a session that is read once, into Common (``convert``, a page, the
     tables): streamed, as :func:`_streamed` says, where its harness can be."""
     session = _streamed(source, harness)
     return session if session is not None else load(source, harness)
+
 
 
 def _streamed(source: Any, harness: str | None) -> NativeSession | None:

@@ -5,9 +5,6 @@ dataset, or one Parquet file of chat examples."""
 from __future__ import annotations
 
 import os
-import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import click
@@ -15,9 +12,9 @@ import msgspec
 
 from .. import sessions
 from ..core.atomic import atomic_stream, write_atomic
+from ..core.gcpause import no_cycle_collection
 from ..model.common_json import to_json
 from ..model.loss import LossReport, PageLoss
-from ..model.native import _no_cycle_collection
 from .options import SessionParam, from_option, read_common, stdout_binary, user_errors
 from .store import filter_options, select
 
@@ -68,28 +65,6 @@ def _write_html(conv, out: str) -> None:
         html.write(conv, stream, price=_price)
 
 
-@contextmanager
-def _arrow_without_numpy() -> Iterator[None]:
-    """pyarrow imports NumPy when it finds it, and NumPy takes longer to import than
-    pyarrow itself; the export never hands Arrow a NumPy array. So in a process that has
-    loaded neither (the command run on its own), pyarrow is loaded without it: while the
-    export runs, ``import numpy`` fails, which pyarrow takes as NumPy not installed."""
-    if "numpy" in sys.modules or "pyarrow" in sys.modules:
-        yield
-        return
-    # cloudpickle too: pyarrow takes it for its pickling when it is there (cloudpickle imports
-    # logging, a tenth of pyarrow's import time), and the export pickles no Arrow object
-    blocked = [name for name in ("numpy", "cloudpickle") if name not in sys.modules]
-    for name in blocked:
-        sys.modules[name] = None  # type: ignore[assignment]
-    try:
-        yield
-    finally:
-        for name in blocked:
-            if name in sys.modules and sys.modules[name] is None:
-                del sys.modules[name]
-
-
 def _summary_ready() -> None:
     """What the summary needs, imported while the forked writer finishes its files (this
     process would only wait; in the child it would hold up the first take-out)."""
@@ -98,35 +73,26 @@ def _summary_ready() -> None:
 
 
 def _parquet_writer():
-    """Where the dataset's files are written: a forked child, which imports pyarrow while
-    this process lists and reads (dataset.ForkedWriter), where the platform forks."""
-    from ..export import dataset
+    from ..export.parquet import start_writer
 
-    if not hasattr(os, "fork"):
-        return dataset.Writer()
-    with _arrow_without_numpy():  # the child inherits the blocks, and imports pyarrow under them
-        return dataset.ForkedWriter(waiting=_summary_ready)
+    return start_writer(waiting=_summary_ready)
 
 
 def _export_parquet(paths: list[Path] | list[str], out: str, jobs: int | None, harnesses: dict[str, str] | None = None,
                     quiet: bool = False, writer=None) -> None:
     """The dataset, with the batch's progress bar and summary (as ``convert`` shows them)."""
-    from ..export.dataset import export_parquet
+    from ..export import parquet
     from .progress import progress, summary_table
 
     outcomes = []
     writer = writer or _parquet_writer()
-    try:
-        with progress(len(paths), "exporting to parquet", enabled=not quiet) as advance, user_errors(), \
-                _arrow_without_numpy():
+    with progress(len(paths), "exporting to parquet", enabled=not quiet) as advance, user_errors():
 
-            def done(outcome) -> None:
-                outcomes.append(outcome)
-                advance()
+        def done(outcome) -> None:
+            outcomes.append(outcome)
+            advance()
 
-            result = export_parquet(paths, out, jobs=jobs, harnesses=harnesses, on_outcome=done, writer=writer)
-    finally:
-        writer.abort()  # a child the export never took over ends (a closed one is left alone)
+        result = parquet.export(paths, out, jobs=jobs, harnesses=harnesses, on_outcome=done, writer=writer)
     summary_table(outcomes, f"exported to parquet: {out}", quiet=quiet)
     if not quiet:
         rows = ", ".join(f"{n} {name}" for name, n in sorted(result.rows.items())) or "no rows"
@@ -242,7 +208,7 @@ def register(group: click.Group) -> None:
         loss = PageLoss() if fmt == "html" and not show_loss else LossReport()
         # as convert: the conversation's objects make no cycle, and the collector would only
         # scan them all again (between reading and writing, and once more when it resumes)
-        with user_errors(), _no_cycle_collection():
+        with user_errors(), no_cycle_collection():
             conv = read_common(path, harness, loss, streamed=True)  # read once, for this one document
             if fmt == "html":
                 _write_html(conv, out)

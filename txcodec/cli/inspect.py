@@ -51,7 +51,7 @@ def kind(record: Any) -> str:
 
 def report(session: NativeSession, size: int) -> dict[str, Any]:
     harness = registry.get(session.harness)
-    census = Counter(kind(line._record) for line in session.lines)
+    census = Counter(kind(line.peek) for line in session.lines)
     sides: dict[str, list[Path]] = {}
     store = harness.store
     if store is not None and store.side_files is not None and session.path is not None:

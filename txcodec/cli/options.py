@@ -70,7 +70,7 @@ def read_common(path: Any, harness: str | None = None, loss: Any = None, *, stre
     from .. import api
 
     try:
-        session = (api._load_once if streamed else api.load)(path, harness)
+        session = (api.load_once if streamed else api.load)(path, harness)
         if harness is None and session.harness == "jsonl":
             what = "empty file" if not session.lines else "no known session format in its first lines"
             raise click.ClickException(f"{path}: {what}; name its harness with --from")

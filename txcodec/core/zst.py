@@ -9,11 +9,21 @@ from __future__ import annotations
 
 import io
 import os
+from pathlib import Path
 from typing import BinaryIO
 
 from .errors import InputError
 
 _CHUNK = 1 << 17
+
+
+def read_bytes(path: str | os.PathLike[str]) -> bytes:
+    """A file's bytes; ``.zst`` files are decompressed."""
+    path = Path(path)
+    data = path.read_bytes()
+    if path.suffix == ".zst":
+        data = decompress(data, path)  # a cut-off or corrupt frame is an InputError naming the file
+    return data
 
 
 def _error(path: object, why: str) -> InputError:

@@ -190,7 +190,7 @@ def _load_plain(source: str, sha256: str | None, harness: str | None) -> tuple[A
 
     path = Path(source)
     stat = path.stat()
-    session = api._load_once(path, harness)
+    session = api.load_once(path, harness)
     return session, columnar.Source(session.harness, str(path), sha256 or _digest(path), stat.st_size, stat.st_mtime)
 
 

@@ -33,6 +33,7 @@ import msgspec
 from markupsafe import Markup, escape
 from msgspec import UNSET
 
+from ..core.gcpause import no_cycle_collection
 from ..model.common import (
     Artifact,
     Child,
@@ -49,7 +50,6 @@ from ..model.common import (
     ToolUse,
     Usage,
 )
-from ..model.native import _no_cycle_collection
 from ..usage import ModelUsage, session_usage
 from .text import child_title, compact_json
 
@@ -728,7 +728,7 @@ def write(conv: Conversation, out: BinaryIO, *, price: PriceFn | None = None) ->
     strings: they are joined a few thousand at a time (by ``str.join``, not a Python loop
     per string). A lone surrogate a reader kept shows as ``\\udXXX``."""
     chunks = generate(conv, price=price)
-    with _no_cycle_collection():  # the pieces make no cycles: scanning the conversation again and again would not pay
+    with no_cycle_collection():  # the pieces make no cycles: scanning the conversation again and again would not pay
         while batch := list(islice(chunks, 4096)):
             out.write("".join(batch).encode("utf-8", "backslashreplace"))
 

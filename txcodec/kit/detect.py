@@ -12,6 +12,7 @@ pays only for what it reads.
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,21 @@ def is_document(path: Path) -> bool:
     """A ``.json`` file (or ``.json.zst``) is one JSON document, not JSON Lines."""
     suffixes = path.suffixes[-2:]
     return path.suffix == ".json" or suffixes == [".json", ".zst"]
+
+
+_OPENS_OBJECT = re.compile(rb"(?:\xef\xbb\xbf)?[ \t\r\n]*\{")
+
+
+def spread_document(data: bytes) -> bool:
+    """True when ``data`` opens a JSON object whose first line does not close it (and the
+    whole is one document). Every line of a JSON Lines file is a whole value, so its first
+    line ends with the ``}`` of its object; telling them apart costs one line's scan, and
+    the whole is decoded only when the first line leaves the object open."""
+    opened = _OPENS_OBJECT.match(data)
+    if opened is None:
+        return False
+    end = data.find(b"\n", opened.end())
+    return end != -1 and not data[opened.start() : end].rstrip().endswith(b"}")
 
 
 @guarded

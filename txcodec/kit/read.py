@@ -7,18 +7,23 @@ import mmap
 import re
 from collections.abc import Iterator
 from operator import is_
+from pathlib import Path
 from typing import Any
 
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from ..core.errors import MALFORMED, describe
+from ..core.errors import MALFORMED, describe, guarded
+from ..core.zst import read_bytes
 from ..model.loss import LossReport, UnreadLoss
 from ..model.native import (
+    Codec,
     Line,
     NativeSession,
     Opaque,
     decode_batches,
+    decode_document,
+    decode_session,
     has_lone_surrogates,
     json_source,
     mark_cut_off,
@@ -27,6 +32,25 @@ from ..model.native import (
 )
 
 _json = msgspec.json.Decoder()
+
+
+@guarded
+def load_file(path: Path, codec: Codec, harness: str) -> NativeSession:
+    """A JSON Lines file of ``harness`` read as :func:`txcodec.api.load` reads one it is told
+    the harness of (a session's side file, such as a Gemini subagent chat): by lines, or
+    whole when its bytes are one pretty-printed document. Here, so that a reader needs no
+    import of the API above it."""
+    from .detect import spread_document
+
+    data = read_bytes(path)
+    if spread_document(data):
+        try:
+            _json.decode(json_source(data))
+        except (msgspec.DecodeError, RecursionError):
+            pass  # not one document after all (or nested too deeply): read it as lines
+        else:
+            return decode_document(data, codec, harness, path)
+    return decode_session(data, codec, harness, path)
 
 
 def line_dicts(session: NativeSession) -> list[tuple[int, Any]]:

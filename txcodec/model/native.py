@@ -9,13 +9,10 @@ survive the edit.
 from __future__ import annotations
 
 import collections
-import contextlib
 import functools
-import gc
 import itertools
 import operator
 import re
-import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +21,7 @@ from typing import Any, Protocol
 import msgspec
 
 from ..core.errors import describe, strict
+from ..core.gcpause import no_cycle_collection
 from ..core.jsonl import BOM, join_lines, split_lines
 
 
@@ -75,6 +73,12 @@ class Line(msgspec.Struct, gc=False):
     @property
     def record(self) -> Any:
         self.touched = True
+        return self._record
+
+    @property
+    def peek(self) -> Any:
+        """The record for a look that changes nothing: the line is not marked as touched
+        (:attr:`record` marks it, since a caller may edit the record in place)."""
         return self._record
 
     @record.setter
@@ -153,7 +157,7 @@ class NativeSession:
         if self._pristine():
             return self._source  # type: ignore[return-value]
         emit = self.emit
-        with _no_cycle_collection():
+        with no_cycle_collection():
             return join_lines([emit(line) for line in self.lines], self.final_newline)
 
     def emit(self, line: Line) -> bytes | memoryview:
@@ -179,33 +183,6 @@ def _framed(encoded: bytes, original: bytes | None) -> bytes:
     return encoded
 
 
-# The collector's switch is the process's, not the thread's: pauses are counted under a lock,
-# and the last one to end restores the state the first one found. (Each pause restoring what
-# it found let one thread's convert turn collection back on while another's still ran.)
-_pause_lock = threading.Lock()
-_pauses = 0
-_collecting_before = False
-
-
-@contextlib.contextmanager
-def _no_cycle_collection() -> Iterator[None]:
-    """Decoding allocates objects by the hundred thousand and none of them can be part
-    of a cycle yet: the cycle collector would only re-scan them again and again."""
-    global _pauses, _collecting_before
-    with _pause_lock:
-        if _pauses == 0:
-            _collecting_before = gc.isenabled()
-            gc.disable()
-        _pauses += 1
-    try:
-        yield
-    finally:
-        with _pause_lock:
-            _pauses -= 1
-            if _pauses == 0 and _collecting_before:
-                gc.enable()
-
-
 # A batch of short lines goes to the codec's decode_batch() in one call, which saves the
 # per-call overhead that dominates on real sessions (most lines are a few KB); a long line
 # gains nothing from batching and is decoded alone.
@@ -215,7 +192,7 @@ _BATCH_BYTES = 256 * 1024
 
 def decode_session(data: bytes, codec: Codec, harness: str, path: Path | None = None) -> NativeSession:
     data = bytes(data)
-    with _no_cycle_collection():
+    with no_cycle_collection():
         suspects: list[int] | None = None
         if getattr(codec, "accepts_buffers", False):
             lines, final_newline, suspects = _decode_views(data, codec)

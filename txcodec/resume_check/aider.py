@@ -55,8 +55,7 @@ def client_version(path: Path | None = None) -> str:
 
 
 class Aider(Sandbox):
-    def __init__(self) -> None:
-        super().__init__("aider")
+    NAME = "aider"
 
     @property
     def history(self) -> Path:

@@ -1,21 +1,21 @@
-"""Shared plumbing for CLIs that talk Chat Completions (Qwen Code, pi): a throw-away
-HOME and project folder, one run against :class:`~.openai_chat.ChatMock`, and the
-history a resumed session sent, in Common."""
+"""Shared plumbing for the drivers of CLIs that talk Chat Completions (every client but
+Claude Code, Codex and Gemini CLI): a throw-away HOME and project folder, one run against
+:class:`~txcodec.resume_check.mock.openai_chat.ChatMock`, the history a resumed session
+sent, in Common, and the report made of it."""
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, ClassVar
 
 from ..model.common import Message, Text
 from .mock.openai_chat import ChatMock, Reply, chat_requests, request_messages
 from .mock.server import MockServer, Request
 from .process import client_env, run_client
 from .report import ClientMissing as ClientMissing  # qwen and pi import it from here
-from .report import require_client
+from .report import ResumeReport, require_client
+from .sandbox import TempFolders, temp_root
 
 
 def binary(name: str, package: str) -> Path:
@@ -36,32 +36,31 @@ class Run:
     def bodies(self) -> list[Any]:
         return [r.json() for r in self.requests]
 
+    def history(self, prompt: str, strip: Callable[[Text], bool] | None = None) -> list[Message]:
+        """What the first request carried before ``prompt`` (:func:`history_sent`); [] when
+        the client asked the model nothing."""
+        if not self.bodies:
+            return []
+        return history_sent(self.bodies[0], prompt) if strip is None else history_sent(self.bodies[0], prompt, strip)
+
 
 @dataclass
-class Sandbox:
-    """``with Sandbox("qwen") as box: box.run(...)``: HOME and project under one temp dir."""
+class Sandbox(TempFolders):
+    """``with Sandbox("qwen") as box: box.run(...)``: HOME and project under one temp dir.
+    A client's subclass names itself (``NAME``, the temp dir's prefix) and its store's
+    folder below HOME (``STORE``)."""
 
-    prefix: str
+    prefix: str = ""
     root: Path = field(init=False)
+    NAME: ClassVar[str] = ""
+    STORE: ClassVar[str] = ""
 
     def __post_init__(self) -> None:
-        self.root = Path(tempfile.mkdtemp(prefix=f"txcodec-{self.prefix}-"))
+        self.root = temp_root(self.prefix or self.NAME)
 
     @property
-    def home(self) -> Path:
-        return self.root / "home"
-
-    @property
-    def cwd(self) -> Path:
-        return self.root / "project"
-
-    def __enter__(self) -> Sandbox:
-        self.home.mkdir(parents=True, exist_ok=True)
-        self.cwd.mkdir(parents=True, exist_ok=True)
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        shutil.rmtree(self.root, ignore_errors=True)
+    def store(self) -> Path:
+        return self.home / self.STORE
 
     def run(
         self,
@@ -94,6 +93,29 @@ def history_sent(body: Any, prompt: str, strip: Callable[[Text], bool] = lambda 
         if not last.content:
             messages.pop()
     return [m for m in messages if m.content]
+
+
+def resume_report(harness: str, client: str, session_id: str, run: Run, sent: list[Message], who: str,
+                  output: str | None = None) -> ResumeReport:
+    """The report of a resume run: what the mock rejected, and a run that asked the model
+    without the file's history (``who`` started a new session). ``output``: the tail of the
+    client's output to keep (stderr then stdout unless given)."""
+    rejected = list(run.rejected)
+    if run.exit_code == 0 and run.requests and not sent:
+        rejected.append(f"{who} started a new session: the request holds no history from the file")
+    return ResumeReport(harness, client, session_id, run.exit_code, len(run.requests), sent, rejected,
+                        (run.stderr + run.stdout if output is None else output)[-4000:])
+
+
+def document_session_id(data: bytes) -> str | None:
+    """The ``sessionId`` of a session kept as one JSON document (cline, Continue)."""
+    import json
+
+    try:
+        value = json.loads(data)
+    except ValueError:
+        return None
+    return value.get("sessionId") if isinstance(value, dict) and isinstance(value.get("sessionId"), str) else None
 
 
 def rewrite_cwd(data: bytes, cwd: str, key: str = "cwd") -> bytes:

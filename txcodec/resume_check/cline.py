@@ -33,7 +33,8 @@ from typing import Any
 
 from ..api import read_bytes
 from ..core.atomic import write_atomic
-from .chat_cli import ClientMissing, Run, Sandbox, history_sent
+from .chat_cli import ClientMissing, Run, Sandbox, document_session_id
+from .chat_cli import history_sent as history_sent  # the tests read a run's history with it
 from .mock.openai_chat import MODEL, ChatMock, Reply, chat_requests
 from .mock.server import MockServer
 from .process import MARKER, client_env, reap, recent, run_client, version_of
@@ -64,12 +65,7 @@ def screen_text(raw: str) -> str:
 
 
 class Cline(Sandbox):
-    def __init__(self) -> None:
-        super().__init__("cline")
-
-    @property
-    def store(self) -> Path:
-        return self.home / ".cline" / "data"
+    NAME, STORE = "cline", ".cline/data"
 
     def _prepare(self, url: str) -> None:
         """Point cline at this run's mock: ``cline auth`` the first time, later only the
@@ -173,7 +169,7 @@ def check_resume(path: str | os.PathLike[str], prompt: str = "continue", timeout
     if path.is_dir():
         path = path / f"{path.name}{store.MESSAGES}"
     data = read_bytes(path)
-    session_id = _session_id(data) or path.name.removesuffix(store.MESSAGES)
+    session_id = document_session_id(data) or path.name.removesuffix(store.MESSAGES)
     exe = cline_binary()
     with Cline() as box:
         record = store.read_record(path) or {}
@@ -182,17 +178,9 @@ def check_resume(path: str | os.PathLike[str], prompt: str = "continue", timeout
         store.install({store.session_relpath(session_id): data,
                        store.record_relpath(session_id): json.dumps(record).encode()}, box.store)
         run = box.tui(session_id, prompt, timeout=timeout)
-        sent = history_sent(run.bodies[0], prompt) if run.bodies else []
+        sent = run.history(prompt)
         rejected = list(run.rejected)
         if run.requests and not sent:
             rejected.append("cline started a new session: the request holds no history from the file")
         return ResumeReport("cline", client_version(exe), session_id, run.exit_code, len(run.requests), sent,
                             rejected, run.stdout[-4000:])
-
-
-def _session_id(data: bytes) -> str | None:
-    try:
-        value = json.loads(data)
-    except ValueError:
-        return None
-    return value.get("sessionId") if isinstance(value, dict) and isinstance(value.get("sessionId"), str) else None

@@ -17,10 +17,8 @@ import json
 import os
 import re
 import select
-import shutil
 import struct
 import subprocess
-import tempfile
 import termios
 import time
 import uuid
@@ -36,6 +34,7 @@ from .mock.server import MockServer, Request
 from .process import MARKER, client_env, reap, recent, run_client, version_of
 from .report import ClientMissing as ClientMissing
 from .report import ResumeReport, require_client
+from .sandbox import TempFolders, temp_root
 
 MODEL = "gpt-5.1-codex"
 
@@ -100,30 +99,20 @@ class Run:
 
 
 @dataclass
-class Sandbox:
+class Sandbox(TempFolders):
     """A throw-away CODEX_HOME + HOME + project folder; ``with Sandbox() as box: ...``."""
 
-    root: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="txcodec-codex-")))
+    root: Path = field(default_factory=lambda: temp_root("codex"))
     model: str = MODEL
     provider: str = "mock"  # a rollout names its provider; resume refuses another one
     config: str = ""  # more top-level config.toml lines (e.g. model_auto_compact_token_limit)
 
     @property
-    def home(self) -> Path:
+    def home(self) -> Path:  # CODEX_HOME; the HOME the client runs with is root/home
         return self.root / "codex_home"
 
-    @property
-    def cwd(self) -> Path:
-        return self.root / "project"
-
-    def __enter__(self) -> Sandbox:
-        self.home.mkdir(parents=True, exist_ok=True)
-        self.cwd.mkdir(parents=True, exist_ok=True)
-        (self.root / "home").mkdir(exist_ok=True)
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        shutil.rmtree(self.root, ignore_errors=True)
+    def folders(self) -> list[Path]:
+        return [self.home, self.cwd, self.root / "home"]
 
     def run(self, args: list[str], script: list[list[Item]] | None = None, timeout: float = 60) -> Run:
         binary = codex_binary()

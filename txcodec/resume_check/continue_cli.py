@@ -15,7 +15,6 @@ not resumed.
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import tempfile
@@ -24,7 +23,8 @@ from typing import Any
 
 from ..api import read_bytes
 from ..core.atomic import write_atomic
-from .chat_cli import ClientMissing, Run, Sandbox, binary, history_sent
+from .chat_cli import ClientMissing, Run, Sandbox, binary, document_session_id, resume_report
+from .chat_cli import history_sent as history_sent  # the tests read a run's history with it
 from .mock.openai_chat import MODEL, Reply
 from .report import ResumeReport
 
@@ -51,12 +51,7 @@ def config_yaml(url: str) -> str:
 
 
 class Continue(Sandbox):
-    def __init__(self) -> None:
-        super().__init__("cn")
-
-    @property
-    def store(self) -> Path:
-        return self.home / ".continue"
+    NAME, STORE = "cn", ".continue"
 
     def cn(self, prompt: str, script: list[Reply] | None = None, *, resume: bool = False, fork: str | None = None,
            timeout: float = 120) -> Run:
@@ -82,22 +77,10 @@ def check_resume(path: str | os.PathLike[str], prompt: str = "continue", timeout
 
     path = Path(path)
     data = read_bytes(path)
-    session_id = _session_id(data) or path.stem
+    session_id = document_session_id(data) or path.stem
     exe = cn_binary()
     with Continue() as box:
         write_atomic(box.store / "sessions" / session_relpath(session_id), data)
         run = box.cn(prompt, resume=True, timeout=timeout)
-        sent = history_sent(run.bodies[0], prompt) if run.bodies else []
-        rejected = list(run.rejected)
-        if run.exit_code == 0 and run.requests and not sent:
-            rejected.append("cn started a new session: the request holds no history from the file")
-        return ResumeReport("continue_cli", client_version(exe), session_id, run.exit_code, len(run.requests), sent,
-                            rejected, (run.stderr + run.stdout)[-4000:])
-
-
-def _session_id(data: bytes) -> str | None:
-    try:
-        value = json.loads(data)
-    except ValueError:
-        return None
-    return value.get("sessionId") if isinstance(value, dict) and isinstance(value.get("sessionId"), str) else None
+        sent = run.history(prompt)
+        return resume_report("continue_cli", client_version(exe), session_id, run, sent, "cn")

@@ -29,7 +29,7 @@ from typing import Any
 
 from ..api import read_bytes
 from ..core.atomic import write_atomic
-from .chat_cli import ClientMissing, Run, Sandbox, binary, history_sent
+from .chat_cli import ClientMissing, Run, Sandbox, binary, history_sent, resume_report
 from .mock.openai_chat import MODEL, Reply
 from .report import ResumeReport
 
@@ -62,12 +62,7 @@ def without_datetime(text: str) -> str:
 
 
 class Copilot(Sandbox):
-    def __init__(self) -> None:
-        super().__init__("copilot")
-
-    @property
-    def store(self) -> Path:
-        return self.home / ".copilot"
+    NAME, STORE = "copilot", ".copilot"
 
     def copilot(self, prompt: str, script: list[Reply] | None = None, resume: str | None = None, timeout: float = 180) -> Run:
         argv = [str(copilot_binary()), "-p", prompt, "--allow-all", "--output-format", "json"]
@@ -116,11 +111,7 @@ def check_resume(path: str | os.PathLike[str], prompt: str = "continue", timeout
         write_atomic(box.store / session_relpath(session_id), data)
         run = box.copilot(prompt, resume=session_id, timeout=timeout)
         sent = sent_history(run, prompt)
-        rejected = list(run.rejected)
-        if run.exit_code == 0 and run.requests and not sent:
-            rejected.append("copilot started a new session: the request holds no history from the file")
-        return ResumeReport("copilot_cli", client_version(exe), session_id, run.exit_code, len(run.requests), sent,
-                            rejected, (run.stderr + run.stdout)[-4000:])
+        return resume_report("copilot_cli", client_version(exe), session_id, run, sent, "copilot")
 
 
 def _session_id(data: bytes) -> str | None:

@@ -25,7 +25,8 @@ from typing import Any
 
 from ..api import read_bytes
 from ..core.atomic import write_atomic
-from .chat_cli import ClientMissing, Run, Sandbox, history_sent
+from .chat_cli import ClientMissing, Run, Sandbox, resume_report
+from .chat_cli import history_sent as history_sent  # the tests read a run's history with it
 from .mock.openai_chat import MODEL, Reply
 from .process import version_of
 from .report import ResumeReport, find_client, require_client
@@ -68,12 +69,7 @@ def environment() -> dict[str, str]:
 
 
 class Droid(Sandbox):
-    def __init__(self) -> None:
-        super().__init__("droid")
-
-    @property
-    def store(self) -> Path:
-        return self.home / ".factory"
+    NAME, STORE = "droid", ".factory"
 
     def exec(self, prompt: str, script: list[Reply] | None = None, *, fork: str | None = None, timeout: float = 120) -> Run:
         argv = [str(droid_binary()), "exec", "-m", f"custom:{MODEL}", "--auto", "high", "-o", "json"]
@@ -121,9 +117,5 @@ def check_resume(path: str | os.PathLike[str], prompt: str = "continue", timeout
         write_atomic(box.store / session_relpath(session_id, str(box.cwd)), with_cwd(data, str(box.cwd)))
         run = box.exec(prompt, fork=session_id, timeout=timeout)
         # the <system-reminder> context is made afresh by every run: not history from the file
-        sent = history_sent(run.bodies[0], prompt, strip=lambda t: t.text.startswith("<system-reminder>")) if run.bodies else []
-        rejected = list(run.rejected)
-        if run.exit_code == 0 and run.requests and not sent:
-            rejected.append("droid started a new session: the request holds no history from the file")
-        return ResumeReport("droid", client_version(exe), session_id, run.exit_code, len(run.requests), sent,
-                            rejected, (run.stderr + run.stdout)[-4000:])
+        sent = run.history(prompt, lambda t: t.text.startswith("<system-reminder>"))
+        return resume_report("droid", client_version(exe), session_id, run, sent, "droid")

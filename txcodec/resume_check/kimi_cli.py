@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from ..api import read_bytes
-from .chat_cli import ClientMissing, Run, Sandbox, binary, history_sent
+from .chat_cli import ClientMissing, Run, Sandbox, binary, resume_report
+from .chat_cli import history_sent as history_sent  # the tests read a run's history with it
 from .mock.openai_chat import MODEL, Reply
 from .process import version_of
 from .report import ResumeReport
@@ -47,12 +48,7 @@ def config_toml(url: str) -> str:
 
 
 class Kimi(Sandbox):
-    def __init__(self) -> None:
-        super().__init__("kimi")
-
-    @property
-    def store(self) -> Path:
-        return self.home / ".kimi"
+    NAME, STORE = "kimi", ".kimi"
 
     def kimi(self, prompt: str, script: list[Reply] | None = None, resume: str | None = None, timeout: float = 180) -> Run:
         argv = [str(kimi_binary()), "--print", "-p", prompt, "--output-format", "stream-json", "--yolo"]
@@ -85,9 +81,5 @@ def check_resume(path: str | os.PathLike[str], prompt: str = "continue", timeout
     with Kimi() as box:
         install_files_for(box.store, str(box.cwd), session_id, {"context.jsonl": data}, register_dir=register)
         run = box.kimi(prompt, resume=session_id, timeout=timeout)
-        sent = history_sent(run.bodies[0], prompt) if run.bodies else []
-        rejected = list(run.rejected)
-        if run.exit_code == 0 and run.requests and not sent:
-            rejected.append("kimi started a new session: the request holds no history from the file")
-        return ResumeReport("kimi_cli", client_version(exe), session_id, run.exit_code, len(run.requests), sent,
-                            rejected, (run.stderr + run.stdout)[-4000:])
+        sent = run.history(prompt)
+        return resume_report("kimi_cli", client_version(exe), session_id, run, sent, "kimi")

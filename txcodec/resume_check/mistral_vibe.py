@@ -21,7 +21,8 @@ from .. import api
 from ..api import read_bytes
 from ..core.atomic import install_files
 from ..core.ids import is_uuid
-from .chat_cli import ClientMissing, Run, Sandbox, binary, history_sent
+from .chat_cli import ClientMissing, Run, Sandbox, binary, resume_report
+from .chat_cli import history_sent as history_sent  # the tests read a run's history with it
 from .mock.openai_chat import MODEL, Reply
 from .process import version_of
 from .report import ResumeReport
@@ -49,12 +50,7 @@ def config_toml(url: str) -> str:
 
 
 class Vibe(Sandbox):
-    def __init__(self) -> None:
-        super().__init__("vibe")
-
-    @property
-    def store(self) -> Path:
-        return self.home / ".vibe"
+    NAME, STORE = "vibe", ".vibe"
 
     def vibe(self, prompt: str, script: list[Reply] | None = None, resume: str | None = None, timeout: float = 240) -> Run:
         argv = [str(vibe_binary()), "-p", prompt, "--output", "json", "--auto-approve", "--trust"]
@@ -104,9 +100,5 @@ def check_resume(path: str | os.PathLike[str], prompt: str = "continue", timeout
     with Vibe() as box:
         install_files(box.store, files)
         run = box.vibe(prompt, resume=session_id, timeout=timeout)
-        sent = history_sent(run.bodies[0], prompt) if run.bodies else []
-        rejected = list(run.rejected)
-        if run.exit_code == 0 and run.requests and not sent:
-            rejected.append("vibe started a new session: the request holds no history from the file")
-        return ResumeReport("mistral_vibe", client_version(exe), session_id, run.exit_code, len(run.requests), sent,
-                            rejected, (run.stderr + run.stdout)[-4000:])
+        sent = run.history(prompt)
+        return resume_report("mistral_vibe", client_version(exe), session_id, run, sent, "vibe")

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import tempfile
 from dataclasses import dataclass, field
@@ -33,10 +32,12 @@ from typing import Any
 from ..api import read_bytes
 from ..harnesses.opencode.dialect import KILO, OPENCODE, Dialect
 from ..model.common import Text
-from .chat_cli import ClientMissing, Run, binary, history_sent
+from .chat_cli import ClientMissing, Run, binary, resume_report
+from .chat_cli import history_sent as history_sent  # the tests read a run's history with it
 from .mock.openai_chat import MODEL, ChatMock, Reply, chat_requests
 from .mock.server import MockServer
 from .report import ResumeReport
+from .sandbox import TempFolders, temp_root
 
 __all__ = ["ClientMissing", "Opencode", "check_resume", "check_resume_kilo", "client_version"]
 
@@ -104,18 +105,14 @@ def agent_requests(server: MockServer) -> list[Any]:
 
 
 @dataclass
-class Opencode:
+class Opencode(TempFolders):
     """``with Opencode() as box: box.run(...)``: HOME, XDG homes and project under one temp dir."""
 
     dialect: Dialect = OPENCODE
     root: Path = field(init=False)
 
     def __post_init__(self) -> None:
-        self.root = Path(tempfile.mkdtemp(prefix=f"txcodec-{self.dialect.app}-"))
-
-    @property
-    def cwd(self) -> Path:
-        return self.root / "project"
+        self.root = temp_root(self.dialect.app)
 
     @property
     def data(self) -> Path:
@@ -126,12 +123,8 @@ class Opencode:
     def database(self) -> Path:
         return self.data / self.dialect.database
 
-    def __enter__(self) -> Opencode:
-        self.cwd.mkdir(parents=True, exist_ok=True)
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        shutil.rmtree(self.root, ignore_errors=True)
+    def folders(self) -> list[Path]:
+        return [self.cwd]  # the HOME and XDG folders are the client's to make
 
     def env(self, url: str | None = None) -> dict[str, str]:
         env = _base_env(self.dialect, self.root)
@@ -207,12 +200,8 @@ def check_resume(path: str | os.PathLike[str], prompt: str = "continue", timeout
                                 [f"{dialect.binary} import failed"], imported.stderr.decode(errors="replace")[-4000:])
         # the sandbox has one provider: a session recorded with another one runs on it
         run = box.run(prompt, session=session_id, timeout=timeout, model=f"mock/{MODEL}")
-        sent = history_sent(run.bodies[0], prompt, injected(dialect)) if run.bodies else []
-        rejected = list(run.rejected)
-        if run.exit_code == 0 and run.requests and not sent:
-            rejected.append(f"{dialect.binary} started a new session: the request holds no history from the file")
-        return ResumeReport(dialect.harness, client_version(dialect, exe), session_id, run.exit_code, len(run.requests), sent,
-                            rejected, (run.stderr + run.stdout)[-4000:])
+        sent = run.history(prompt, injected(dialect))
+        return resume_report(dialect.harness, client_version(dialect, exe), session_id, run, sent, dialect.binary)
 
 
 def check_resume_kilo(path: str | os.PathLike[str], prompt: str = "continue", timeout: float = 180, **options: Any) -> ResumeReport:

@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import InputError
-from .chat_cli import ClientMissing, Run, Sandbox, binary, history_sent
+from .chat_cli import ClientMissing, Run, Sandbox, binary
+from .chat_cli import history_sent as history_sent  # the tests read a run's history with it
 from .mock.openai_chat import MODEL, Reply
 from .process import version_of
 from .report import ResumeReport
@@ -47,12 +48,7 @@ def client_version(path: Path | None = None) -> str:
 
 
 class OpenHands(Sandbox):
-    def __init__(self) -> None:
-        super().__init__("openhands")
-
-    @property
-    def store(self) -> Path:
-        return self.home / ".openhands" / "conversations"
+    NAME, STORE = "openhands", ".openhands/conversations"
 
     def openhands(self, prompt: str, script: list[Reply] | None = None, *, resume: str | None = None,
                   timeout: float = 180) -> Run:
@@ -86,7 +82,7 @@ def check_resume(path: str | os.PathLike[str], prompt: str = "continue", timeout
         box.store.mkdir(parents=True)
         shutil.copytree(folder, box.store / name)
         run = box.openhands(prompt, [_finish("ok")], resume=dashed(name), timeout=timeout)
-        sent = history_sent(run.bodies[0], prompt, _injected) if run.bodies else []
+        sent = run.history(prompt, _injected)
         rejected = list(run.rejected)
         if run.exit_code == 0 and not sent:
             rejected.append("openhands sent no history from the conversation: it started anew or refused it")

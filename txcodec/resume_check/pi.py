@@ -21,7 +21,8 @@ from typing import Any
 
 from ..api import read_bytes
 from ..core.atomic import write_atomic
-from .chat_cli import ClientMissing, Run, Sandbox, binary, history_sent, rewrite_cwd
+from .chat_cli import ClientMissing, Run, Sandbox, binary, resume_report, rewrite_cwd
+from .chat_cli import history_sent as history_sent  # the tests read a run's history with it
 from .mock.openai_chat import MODEL, Reply
 from .process import version_of
 from .report import ResumeReport
@@ -63,8 +64,7 @@ def models_json(url: str) -> dict[str, Any]:
 
 
 class Pi(Sandbox):
-    def __init__(self) -> None:
-        super().__init__("pi")
+    NAME = "pi"
 
     @property
     def agent(self) -> Path:
@@ -101,11 +101,8 @@ def check_resume(path: str | os.PathLike[str], prompt: str = "continue", timeout
         first, sep, rest = data.partition(b"\n")
         write_atomic(target, rewrite_cwd(first, str(box.cwd)) + sep + rest)
         run = box.pi(prompt, session=str(target), timeout=timeout)
-        sent = history_sent(run.bodies[0], prompt) if run.bodies else []
-        rejected = list(run.rejected)
-        if run.exit_code == 0 and run.requests and not sent:
-            rejected.append("pi started a new session: the request holds no history from the file")
-        return ResumeReport("pi", client_version(exe), session_id, run.exit_code, len(run.requests), sent, rejected, run.stderr[-4000:])
+        sent = run.history(prompt)
+        return resume_report("pi", client_version(exe), session_id, run, sent, "pi", output=run.stderr)
 
 
 def _session_id(data: bytes) -> str | None:

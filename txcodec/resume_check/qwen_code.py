@@ -23,7 +23,8 @@ from ..api import read_bytes
 from ..core.atomic import write_atomic
 from ..core.ids import check_id
 from ..model.common import Text
-from .chat_cli import ClientMissing, Run, Sandbox, binary, history_sent, rewrite_cwd
+from .chat_cli import ClientMissing, Run, Sandbox, binary, resume_report, rewrite_cwd
+from .chat_cli import history_sent as history_sent  # the tests read a run's history with it
 from .mock.openai_chat import MODEL, Reply
 from .process import version_of
 from .report import ResumeReport
@@ -53,18 +54,13 @@ def injected(text: Text) -> bool:
 
 
 class Qwen(Sandbox):
-    def __init__(self) -> None:
-        super().__init__("qwen")
+    NAME, STORE = "qwen", ".qwen"
 
     def __enter__(self) -> Qwen:
         super().__enter__()
-        (self.home / ".qwen").mkdir(exist_ok=True)
-        (self.home / ".qwen" / "settings.json").write_text(json.dumps(SETTINGS))
+        self.store.mkdir(exist_ok=True)
+        (self.store / "settings.json").write_text(json.dumps(SETTINGS))
         return self
-
-    @property
-    def store(self) -> Path:
-        return self.home / ".qwen"
 
     def qwen(self, prompt: str, script: list[Reply] | None = None, resume: str | None = None, timeout: float = 90) -> Run:
         argv = [str(qwen_binary()), "-p", prompt, "--yolo", "--output-format", "stream-json"]
@@ -92,11 +88,8 @@ def check_resume(path: str | os.PathLike[str], prompt: str = "continue", timeout
     with Qwen() as box:
         write_atomic(box.store / session_relpath(str(box.cwd), session_id), rewrite_cwd(data, str(box.cwd)))
         run = box.qwen(prompt, resume=session_id, timeout=timeout)
-        sent = history_sent(run.bodies[0], prompt, injected) if run.bodies else []
-        rejected = list(run.rejected)
-        if run.exit_code == 0 and run.requests and not sent:
-            rejected.append("qwen started a new session: the request holds no history from the file")
-        return ResumeReport("qwen_code", client_version(exe), session_id, run.exit_code, len(run.requests), sent, rejected, run.stderr[-4000:])
+        sent = run.history(prompt, injected)
+        return resume_report("qwen_code", client_version(exe), session_id, run, sent, "qwen", output=run.stderr)
 
 
 def _session_id(data: bytes) -> str | None:

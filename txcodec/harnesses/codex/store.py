@@ -2,7 +2,7 @@
 
 ``$CODEX_HOME`` (default ``~/.codex``) holds ``sessions/YYYY/MM/DD/rollout-<ts>-<uuid>
 .jsonl`` and ``archived_sessions/`` (formats.md). Newer builds may keep a ``.jsonl.zst``
-instead: it is read through :func:`txcodec.api.read_bytes` and :func:`save` writes it
+instead: it is read through :func:`txcodec.core.zst.read_bytes` and :func:`save` writes it
 back compressed. The SQLite files next to them are an index Codex rebuilds; a lone rollout
 resumes by id (real-clients.md), so they are neither read nor written here.
 
@@ -150,7 +150,7 @@ def discover_files(root: str | os.PathLike[str] | None = None) -> list[SessionIn
 
 def scan(path: Path, data: bytes | None = None) -> SessionInfo:
     if data is None:
-        from ...api import read_bytes
+        from ...core.zst import read_bytes
 
         data = read_bytes(path)
     info = SessionInfo(id="", path=str(path), compressed=path.name.endswith(".zst"))

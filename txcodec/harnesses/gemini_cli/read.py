@@ -30,7 +30,7 @@ import msgspec
 from msgspec import UNSET
 
 from ...core.ids import inside, is_safe_id, shown
-from ...kit.read import malformed
+from ...kit.read import load_file, malformed
 from ...model.common import (
     Block,
     Child,
@@ -376,7 +376,7 @@ def project_root_for(path: Path | None, project_hash: Any) -> str | None:
 
 def _children(path: Path, meta: Meta, messages: list[Message], loss: LossReport) -> list[Child]:
     """Subagent chats: ``chats/<parent session id>/<subagent session id>.jsonl``."""
-    from ...api import load
+    from ...kit.registry import get
 
     if not isinstance(meta.id, str):
         return []
@@ -399,7 +399,7 @@ def _children(path: Path, meta: Meta, messages: list[Message], loss: LossReport)
             loss.add("side-file:symlink-outside", f"{child_path} is a symlink out of the session folder; not read",
                      file=str(path))
             continue
-        child = read(load(child_path, "gemini_cli"), loss, _depth=1)
+        child = read(load_file(child_path, get("gemini_cli").codec, "gemini_cli"), loss, _depth=1)
         agent = child.meta.id if isinstance(child.meta.id, str) else child_path.stem
         link = ChildLink(via="toolCalls.agentId", tool_use_id=calls[agent], agent_id=agent) if agent in calls else (
             ChildLink(via="folder", agent_id=agent))

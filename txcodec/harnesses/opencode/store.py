@@ -233,7 +233,7 @@ class Database:
         import subprocess  # here: listing the store (every export --all) never runs the client
 
         from ...core.atomic import TargetExists
-        from ...resume_check.report import require_client
+        from ...core.programs import require_client
 
         root = Path(root) if root is not None else self.default_root()
         if root.name != self.dialect.app:

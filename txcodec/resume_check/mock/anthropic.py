@@ -37,7 +37,7 @@ from ...model.common import (
     ToolResult,
     ToolUse,
 )
-from .server import MockServer, Request, Response, json_response, sse
+from .server import MockServer, Request, Response, ScriptedMock, json_response, messages_problem, sse
 
 MODEL = "claude-mock-1"
 
@@ -123,11 +123,10 @@ _ROLES = {"user": _USER_BLOCKS, "assistant": _ASSISTANT_BLOCKS, "system": {"text
 def violations(body: Any) -> list[str]:
     """Why the real Messages API would answer 400 to this request body ([] when it
     would not), each as ``messages.<i>.content.<j>: reason``."""
-    if not isinstance(body, dict):
-        return ["body: not an object"]
-    messages = body.get("messages")
-    if not isinstance(messages, list) or not messages:
-        return ["messages: at least one message is required"]
+    problem = messages_problem(body)
+    if problem is not None:
+        return [problem]
+    messages = body["messages"]
     out: list[str] = []
     last = len(messages) - 1
     for i, message in enumerate(messages):
@@ -313,14 +312,11 @@ def _pairing_violations(messages: list[Any]) -> list[str]:
 
 
 @dataclass
-class AnthropicMock:
+class AnthropicMock(ScriptedMock):
     """The handler: ``MockServer(AnthropicMock([text("hi")], strict=True))``."""
 
     script: list[Reply] = field(default_factory=list)
-    strict: bool = True
     default: Reply = field(default_factory=text)
-    rejected: list[str] = field(default_factory=list)
-    other_paths: list[str] = field(default_factory=list)
     # a request whose first message contains a key is answered from that key's replies
     # instead: a background subagent calls the model while its parent does, in no fixed order
     routes: dict[str, list[Reply]] = field(default_factory=dict)
@@ -334,12 +330,9 @@ class AnthropicMock:
             body = request.json()
         except ValueError:
             return _error(400, "invalid_request_error", "body: not valid JSON")
-        if self.strict:
-            problems = violations(body)
-            if problems:
-                self.rejected.extend(problems)
-                server.state.setdefault("rejected", []).extend(problems)
-                return _error(400, "invalid_request_error", "; ".join(problems))
+        refused = self.refusal(violations(body) if self.strict else [], server)
+        if refused is not None:
+            return _error(400, "invalid_request_error", refused)
         queue = self._route(body)
         if queue is None:
             queue = self.script

@@ -1,7 +1,8 @@
 """A mock OpenAI Chat Completions API for :class:`~txcodec.resume_check.mock.server.MockServer`.
 
-Qwen Code and pi both speak Chat Completions to an OpenAI-compatible endpoint
-(real-clients.md). ``POST /v1/chat/completions`` answers from a script of :class:`Reply`
+Most clients (Qwen Code, pi, opencode, cline, ...: the drivers built on
+:mod:`txcodec.resume_check.chat_cli`) speak Chat Completions to an OpenAI-compatible
+endpoint (real-clients.md). ``POST /v1/chat/completions`` answers from a script of :class:`Reply`
 objects, consumed in order (then a default "ok" text reply): as SSE ``chat.completion.chunk``
 events ending in ``data: [DONE]`` when the request has ``"stream": true``, else as one
 ``chat.completion`` body. ``GET /v1/models`` lists the mock model; any other path gets a
@@ -26,7 +27,7 @@ from typing import Any
 
 from ...model.common import Block, Image, Message, RawBlock, Text, Thinking, ToolResult, ToolUse
 from ...model.tools import tool_kind
-from .server import MockServer, Request, Response, json_response, sse
+from .server import MockServer, Request, Response, ScriptedMock, json_arguments, json_response, messages_problem, sse
 
 MODEL = "mock-model"
 PATH = "/v1/chat/completions"
@@ -82,11 +83,10 @@ _ROLES = {"system", "developer", "user", "assistant", "tool"}
 
 def violations(body: Any) -> list[str]:
     """Why a Chat Completions endpoint would answer 400 to this body ([] when not)."""
-    if not isinstance(body, dict):
-        return ["body: not an object"]
-    messages = body.get("messages")
-    if not isinstance(messages, list) or not messages:
-        return ["messages: at least one message is required"]
+    problem = messages_problem(body)
+    if problem is not None:
+        return [problem]
+    messages = body["messages"]
     out: list[str] = []
     called: set[str] = set()
     pending: list[str] = []
@@ -122,14 +122,11 @@ def violations(body: Any) -> list[str]:
 
 
 @dataclass
-class ChatMock:
+class ChatMock(ScriptedMock):
     """The handler: ``MockServer(ChatMock([tool_call(...), text("done")]))``."""
 
     script: list[Reply] = field(default_factory=list)
-    strict: bool = True
     default: Reply = field(default_factory=text)
-    rejected: list[str] = field(default_factory=list)
-    other_paths: list[str] = field(default_factory=list)
     _counter: Any = field(default_factory=lambda: itertools.count(1))
 
     def __call__(self, request: Request, server: MockServer) -> Response:
@@ -146,12 +143,9 @@ class ChatMock:
             body = request.json()
         except ValueError:
             return _error(400, "body: not valid JSON")
-        if self.strict:
-            problems = violations(body)
-            if problems:
-                self.rejected.extend(problems)
-                server.state.setdefault("rejected", []).extend(problems)
-                return _error(400, "; ".join(problems))
+        refused = self.refusal(violations(body) if self.strict else [], server)
+        if refused is not None:
+            return _error(400, refused)
         reply = self.script.pop(0) if self.script else self.default
         if reply.status != 200:
             return _error(reply.status, reply.error_message)
@@ -241,7 +235,7 @@ def request_messages(body: Any) -> list[Message]:
                 function = call.get("function") or {}
                 name = function.get("name", "")
                 names[call.get("id", "")] = name
-                blocks.append(ToolUse(call.get("id", ""), name, _arguments(function.get("arguments")), tool_kind(name)))
+                blocks.append(ToolUse(call.get("id", ""), name, json_arguments(function.get("arguments")), tool_kind(name)))
             out.append(Message("assistant", blocks))
             continue
         if role == "tool":
@@ -257,15 +251,6 @@ def request_messages(body: Any) -> list[Message]:
         else:
             out.append(Message("user", blocks))
     return out
-
-
-def _arguments(value: Any) -> Any:
-    if isinstance(value, str):
-        try:
-            return json.loads(value)
-        except ValueError:
-            return value
-    return value
 
 
 def _result_content(value: Any) -> str | list[Block]:

@@ -17,7 +17,7 @@ import re
 from typing import Any
 
 from ...model.common import Image, Message, Text, Thinking, ToolResult, ToolUse
-from .server import MockServer, Request, Response, json_response, sse
+from .server import MockServer, Request, Response, json_arguments, json_response, sse
 
 Item = dict[str, Any]
 
@@ -111,15 +111,6 @@ def _content_blocks(parts: Any) -> list[Any]:
     return blocks
 
 
-def _arguments(raw: Any) -> Any:
-    if isinstance(raw, str):
-        try:
-            return json.loads(raw)
-        except ValueError:
-            return raw
-    return raw
-
-
 def input_to_common(items: list[Any]) -> list[Message]:
     """The ``input`` array of a Responses request as Common messages, in order.
 
@@ -152,7 +143,7 @@ def input_to_common(items: list[Any]) -> list[Message]:
             enc = item.get("encrypted_content")
             push("assistant", Thinking(summary, **({"encrypted": enc} if isinstance(enc, str) else {})))
         elif kind == "function_call":
-            push("assistant", ToolUse(item.get("call_id", ""), item.get("name", ""), _arguments(item.get("arguments"))))
+            push("assistant", ToolUse(item.get("call_id", ""), item.get("name", ""), json_arguments(item.get("arguments"))))
         elif kind == "custom_tool_call":
             push("assistant", ToolUse(item.get("call_id", ""), item.get("name", ""), item.get("input")))
         elif kind == "local_shell_call":

@@ -39,6 +39,51 @@ class Response:
 Handler = Callable[[Request, "MockServer"], Response]
 
 
+def json_arguments(value: Any) -> Any:
+    """A tool call's arguments as a client sends them, a JSON string, read back into the
+    object it encodes; text that is not JSON stays text."""
+    if isinstance(value, str):
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value
+    return value
+
+
+def messages_problem(body: Any) -> str | None:
+    """The first 400 of both the Messages and the Chat Completions APIs: a body that is not
+    an object, or holds no ``messages``; None when the messages can be checked one by one."""
+    if not isinstance(body, dict):
+        return "body: not an object"
+    messages = body.get("messages")
+    if not isinstance(messages, list) or not messages:
+        return "messages: at least one message is required"
+    return None
+
+
+@dataclass
+class ScriptedMock:
+    """What the strict handlers (Anthropic Messages, Chat Completions) share: replies played
+    from ``script`` in order, then ``default``; the paths they do not model, recorded; and in
+    ``strict`` mode a request the real API would refuse, recorded in ``rejected`` and in the
+    server's ``state["rejected"]``."""
+
+    script: list[Any] = field(default_factory=list)
+    strict: bool = True
+    default: Any = None
+    rejected: list[str] = field(default_factory=list)
+    other_paths: list[str] = field(default_factory=list)
+
+    def refusal(self, problems: list[str], server: MockServer) -> str | None:
+        """The 400 message for ``problems`` (the API's rules the body breaks), which are
+        recorded; None when there are none or the mock is not strict."""
+        if not self.strict or not problems:
+            return None
+        self.rejected.extend(problems)
+        server.state.setdefault("rejected", []).extend(problems)
+        return "; ".join(problems)
+
+
 @dataclass
 class MockServer:
     """``with MockServer(handler) as server: ... server.url ... server.requests``."""
