@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 import re
 
-from conftest import ROOT
+from support.paths import ROOT
 from test_sessions import home  # noqa: F401  (the fixture: a HOME whose stores hold the sample)
 
 import txcodec

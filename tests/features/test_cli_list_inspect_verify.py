@@ -8,7 +8,7 @@ from pathlib import Path
 import msgspec
 import pytest
 from click.testing import CliRunner
-from conftest import CORPUS, GOLDEN
+from support.paths import CORPUS, GOLDEN
 
 import txcodec.verify
 from txcodec.cli import main
@@ -106,7 +106,7 @@ def test_verify_directories_recursively():
     assert "all byte-identical" in result.output
     report = json.loads(run("verify", str(GOLDEN / "claude_code"), "--json").stdout)
     assert report["ok"] and report["failed"] == 0 and report["files"] >= 30
-    # not native: the expected outputs and a scenario's description (tests/scenarios)
+    # not native: the expected outputs and a scenario's description (tests/support/scenarios)
     native = [r for r in report["results"] if not Path(r["path"]).name.startswith("expected")
               and Path(r["path"]).name != "scenario.json"]
     assert {r["harness"] for r in native} == {"claude_code"}

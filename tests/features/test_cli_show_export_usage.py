@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import CORPUS
+from support.paths import CORPUS
 
 from txcodec.cli import main
 from txcodec.resume_check.report import find_client

@@ -10,7 +10,7 @@ import sys
 
 import click
 import pytest
-from conftest import ROOT
+from support.paths import ROOT
 
 from txcodec.cli import COMMANDS, main
 

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import GOLDEN
+from support.paths import GOLDEN
 
 from txcodec.resume_check import claude_code as claude
 from txcodec.resume_check import codex, pi, process

@@ -17,7 +17,7 @@ from pathlib import Path
 import msgspec
 import pytest
 from click.testing import CliRunner
-from conftest import CORPUS, GOLDEN
+from support.paths import CORPUS, GOLDEN
 
 from txcodec import api
 from txcodec.cli import main

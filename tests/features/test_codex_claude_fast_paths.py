@@ -23,12 +23,12 @@ with the references: the files, the loss entries (in order) and the origin must 
 
 from __future__ import annotations
 
-import fuzzing
 import msgspec
 import pytest
-from conftest import CORPUS, GOLDEN, corpus_files
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
+from support import fuzzing
+from support.paths import CORPUS, GOLDEN, corpus_files
 from test_fast_paths import reference_dumps, reference_dumps_lines, reference_namer, reference_uuid
 
 from txcodec import api, lineage

@@ -115,7 +115,7 @@ GOLDEN_CALLS = [  # (harness, golden case, the call's tool name, its kind)
 
 @pytest.mark.parametrize("harness, case, name, kind", GOLDEN_CALLS)
 def test_golden_calls_get_their_kind_and_show_in_changes_and_pages(harness, case, name, kind):
-    from conftest import GOLDEN
+    from support.paths import GOLDEN
 
     from txcodec import api
     from txcodec.export import html

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import GOLDEN, ROOT
+from support.paths import GOLDEN, ROOT
 
 from txcodec import api
 from txcodec.cli import main

@@ -15,7 +15,7 @@ import pytest
 
 pa = pytest.importorskip("pyarrow", reason="the parquet extra is not installed")
 import pyarrow.parquet as pq  # noqa: E402
-from conftest import GOLDEN, ROOT, corpus_files  # noqa: E402
+from support.paths import GOLDEN, ROOT, corpus_files  # noqa: E402
 
 import txcodec  # noqa: E402
 from txcodec.export import (

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 pytest.importorskip("pyarrow", reason="the parquet extra is not installed")
 from click.testing import CliRunner  # noqa: E402
-from conftest import GOLDEN  # noqa: E402
+from support.paths import GOLDEN  # noqa: E402
 
 import txcodec  # noqa: E402
 from txcodec import sessions  # noqa: E402
@@ -215,7 +215,7 @@ def test_the_command_on_its_own_says_what_it_says_under_a_capture(tmp_path, monk
     args = ["export", *sources, str(bad), "--to", "parquet", "-o", "ds", "--jobs", "1"]
     (tmp_path / "forked").mkdir()
     done = subprocess.run([sys.executable, "-m", "txcodec", *args], cwd=tmp_path / "forked", capture_output=True,
-                          text=True, env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
+                          text=True, env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
     assert done.returncode == 1, done.stderr
     (tmp_path / "here").mkdir()
     monkeypatch.chdir(tmp_path / "here")
@@ -242,7 +242,7 @@ def test_the_daily_command_loads_neither_pyarrow_nor_sqlite(tmp_path, monkeypatc
     args = ["export", "--all", "--to", "parquet", "-o", str(tmp_path / "ds")]
     for _ in range(2):  # the first export, then the daily one
         done = subprocess.run([sys.executable, "-c", code, *args], cwd=tmp_path, capture_output=True, text=True,
-                              env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
+                              env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
         assert done.returncode == 0, done.stderr
         assert done.stdout.splitlines()[-1] == "[]"
         assert "converted" in done.stderr

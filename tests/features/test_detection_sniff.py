@@ -11,7 +11,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import CORPUS, GOLDEN, ROOT, corpus_files
+from support.paths import CORPUS, GOLDEN, ROOT, corpus_files
 
 from txcodec import api
 from txcodec.kit import detect as detection

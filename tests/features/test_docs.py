@@ -9,7 +9,7 @@ import subprocess
 
 import click
 import pytest
-from conftest import ROOT
+from support.paths import ROOT
 
 from txcodec.cli import main
 from txcodec.cli.reference import render

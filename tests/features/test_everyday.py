@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 import pytest
 from click.testing import CliRunner
-from conftest import ROOT
+from support.paths import ROOT
 from test_sessions import STORE_ENV
 
 from txcodec import api
@@ -39,7 +39,7 @@ def test_sample_for_every_harness(harness):
 
 
 # opencode and Kilo install through their own client (`opencode import`), so with no client
-# on PATH there is nothing to install with: tests/test_opencode_real.py covers their resume
+# on PATH there is nothing to install with: tests/harnesses/opencode/test_opencode_real.py covers their resume
 @pytest.mark.parametrize("harness", [n for n in WRITABLE if registry.get(n).store is not None
                                      and n not in ("opencode", "kilo")])
 def test_resume_installs_into_every_client_with_a_store(harness, tmp_path, monkeypatch):

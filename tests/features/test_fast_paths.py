@@ -16,9 +16,9 @@ from pathlib import Path
 
 import msgspec
 import pytest
-from conftest import GOLDEN, corpus_files
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from support.paths import GOLDEN, corpus_files
 
 from txcodec import api
 from txcodec.core.errors import TxcodecError

@@ -16,7 +16,7 @@ import shutil
 import subprocess
 import sys
 
-from conftest import ROOT
+from support.paths import ROOT
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 
@@ -57,8 +57,8 @@ def test_readme_test_command_passes_in_a_clone_without_the_corpus(tmp_path):
                                timeout=600)
     assert collected.returncode == 0, collected.stdout[-3000:] + collected.stderr[-3000:]
 
-    readers = sorted(str(p.relative_to(clone)) for p in (clone / "tests").glob("test_*.py")
-                     if re.search(r"^from conftest import .*\b(CORPUS|SEEDS|corpus_files)\b",
+    readers = sorted(str(p.relative_to(clone)) for p in (clone / "tests").rglob("test_*.py")
+                     if re.search(r"^from support\.paths import .*\b(CORPUS|SEEDS|corpus_files)\b",
                                   p.read_text(encoding="utf-8"), re.M))
     assert len(readers) >= 5, readers
     ran = subprocess.run([*command, "-m", "not real_client", "-rs", *readers], cwd=clone, env=env,

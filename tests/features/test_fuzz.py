@@ -5,17 +5,17 @@ invariant (tests/fuzz_regressions/<codec>/).
 Every run spends a small fixed budget (derandomized, so a run is repeatable); a long run
 is ``pytest -m fuzz --fuzz-seconds N`` (N seconds per codec, random seeds), which also
 saves each failing input into the regression corpus. The invariants are in
-tests/fuzzing.py; the coverage-guided harnesses in fuzz/ check the same ones.
+tests/support/fuzzing.py; the coverage-guided harnesses in fuzz/ check the same ones.
 """
 
 from __future__ import annotations
 
 import time
 
-import fuzzing
 import pytest
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
+from support import fuzzing
 
 import txcodec
 

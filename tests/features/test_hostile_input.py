@@ -277,7 +277,7 @@ def test_cli_tells_txcodec_errors_as_one_line_exit_1(monkeypatch, tmp_path, stri
     out = tmp_path / "ds"
     out.mkdir()
     (out / "_txcodec_manifest.json").write_bytes(b"garbage\n")
-    source = next(p for p in sorted((Path(__file__).resolve().parents[1] / "golden" / "claude_code").rglob("*.jsonl")) if "subagents" not in p.parts)
+    source = next(p for p in sorted((Path(__file__).resolve().parents[2] / "golden" / "claude_code").rglob("*.jsonl")) if "subagents" not in p.parts)
     monkeypatch.setenv("TXCODEC_STRICT", strict_mode)
     result = CliRunner().invoke(main, ["export", str(source), "--to", "parquet", "-o", str(out)])
     assert result.exit_code == 1, result.output

@@ -15,8 +15,7 @@ from html.parser import HTMLParser
 import msgspec
 import pytest
 from click.testing import CliRunner
-from conftest import GOLDEN
-from html_cases import (
+from support.html_cases import (
     CASES,
     HOSTILE,
     LONG_MARK,
@@ -28,6 +27,7 @@ from html_cases import (
     tool_use_ids,
     walk,
 )
+from support.paths import GOLDEN
 
 from txcodec import api
 from txcodec.cli import main

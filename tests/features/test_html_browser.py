@@ -18,8 +18,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import GOLDEN
-from html_cases import (
+from support.html_cases import (
     CASES,
     LONG_MARK,
     SCRIPT,
@@ -28,7 +27,8 @@ from html_cases import (
     golden_conversation,
     hostile_conversation,
 )
-from html_cases import tool_use_ids as all_tool_use_ids
+from support.html_cases import tool_use_ids as all_tool_use_ids
+from support.paths import GOLDEN
 
 from txcodec.export import html
 
@@ -121,7 +121,7 @@ def test_golden_page_in_browser(browser, artifacts, case, tmp_path):
 
 
 def _all_result_ids(conv) -> set[str]:
-    from html_cases import walk
+    from support.html_cases import walk
 
     from txcodec.model.common import ToolResult
 

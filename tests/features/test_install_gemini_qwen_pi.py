@@ -1,6 +1,6 @@
 """``txcodec convert --to gemini_cli|qwen_code|pi --install`` into a fake HOME: the file
 lands where the client looks, atomically, never over an existing one, and the command
-that resumes it is printed (the real clients run it in test_gemini_qwen_pi_install_real)."""
+that resumes it is printed (the real clients run it in test_install_gemini_qwen_pi_real)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import GOLDEN
+from support.paths import GOLDEN
 
 from txcodec import api
 from txcodec.cli import main

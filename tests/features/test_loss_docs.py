@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 import re
 
-from conftest import ROOT
+from support.paths import ROOT
 
 from txcodec.model.loss import summary
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 import json
 import re
 
-import fuzzing
 import pytest
+from support import fuzzing
 
 import txcodec
 from txcodec import api

@@ -71,7 +71,7 @@ def test_other_harnesses_use_an_own_name_and_since_filters():
 
 
 def test_cli_writes_otlp_json_and_proto(tmp_path):
-    session = next((Path(__file__).parents[1] / "golden" / "claude_code" / "streaming_duplication").glob("*.jsonl"))
+    session = next((Path(__file__).parents[2] / "golden" / "claude_code" / "streaming_duplication").glob("*.jsonl"))
     out = CliRunner().invoke(main, ["metrics", str(session)])
     assert out.exit_code == 0, out.output
     data = json.loads(out.output)
@@ -180,7 +180,7 @@ def test_parity_with_the_real_exporter():
 def test_cli_sends_to_an_otlp_http_receiver():
     from txcodec.resume_check.mock.server import MockServer, Response
 
-    session = next((Path(__file__).parents[1] / "golden" / "claude_code" / "streaming_duplication").glob("*.jsonl"))
+    session = next((Path(__file__).parents[2] / "golden" / "claude_code" / "streaming_duplication").glob("*.jsonl"))
     with MockServer(lambda request, server: Response(200, b"", "application/x-protobuf")) as rx:
         out = CliRunner().invoke(main, ["metrics", str(session), "--endpoint", rx.url])
         bodies = [(r.path, {k.lower(): v for k, v in r.headers.items()}.get("content-type"), r.body) for r in rx.requests]

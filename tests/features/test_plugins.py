@@ -13,7 +13,7 @@ import subprocess
 import sys
 import textwrap
 
-from conftest import ROOT
+from support.paths import ROOT
 
 PLUGIN = '''
 from txcodec.harnesses.jsonl import HARNESS as GENERIC

@@ -12,7 +12,7 @@ import pytest
 ray = pytest.importorskip("ray", reason="the ray extra is not installed")
 pytest.importorskip("pyarrow", reason="the parquet extra is not installed")
 
-from conftest import GOLDEN  # noqa: E402
+from support.paths import GOLDEN  # noqa: E402
 
 import txcodec  # noqa: E402
 from txcodec import api  # noqa: E402

@@ -1,6 +1,6 @@
 """The classes of resume differences found on fresh genuine sessions (issue 11), each on
-the scenario session that shows it (``tests/scenarios/``, recorded from the real CLIs).
-These check the written files; ``tests/test_scenarios.py`` resumes them with the real
+the scenario session that shows it (``tests/support/scenarios/``, recorded from the real CLIs).
+These check the written files; ``tests/features/test_scenarios.py`` resumes them with the real
 clients."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from scenarios import recorded
+from support.scenarios import recorded
 
 from txcodec import api
 from txcodec.harnesses.claude_code.envelopes import CAVEAT_TEXT
@@ -21,7 +21,7 @@ from txcodec.model.loss import LossReport
 def scenario(harness: str, name: str):
     found = [s for s in recorded(harness) if s.name == name]
     if not found:
-        pytest.fail(f"{harness}/{name} is not recorded: python tests/scenarios {name}")
+        pytest.fail(f"{harness}/{name} is not recorded: python tests/support/scenarios {name}")
     return found[0]
 
 
@@ -100,7 +100,7 @@ def test_codex_summary_parts_and_annotations_come_back():
     lines, _ = write(conversation, "codex")
 
     # what the model is sent: not the item ids, statuses or the client's own turn metadata
-    # (codex sends none of them back; tests/test_scenarios.py compares what it sends)
+    # (codex sends none of them back; tests/features/test_scenarios.py compares what it sends)
     def items(values, kind):
         return [{k: v for k, v in line["payload"].items() if k not in ("id", "status", "internal_chat_message_metadata_passthrough")}
                 for line in values if line.get("type") == "response_item" and line["payload"].get("type") == kind]
@@ -155,7 +155,7 @@ def test_codex_sends_the_item_metadata_to_the_openai_provider_only(tmp_path):
     """Why the scenario comparison leaves ``internal_chat_message_metadata_passthrough``
     out: the original (recorded under the built-in openai provider) is resumed with it,
     our file (which names no provider) under a custom one without it."""
-    from scenarios.views import PASSTHROUGH, check_resume
+    from support.scenarios.views import PASSTHROUGH, check_resume
 
     found = scenario("codex", "remote_compact")
     conversation, _ = read("codex", "remote_compact")

@@ -203,7 +203,7 @@ def test_date_filters_parse_ages_dates_and_times():
 # -- a listed row's lineage is read from the bytes already read, as a loaded session gives it --
 
 def _lineage_files() -> list:
-    from conftest import GOLDEN, corpus_files
+    from support.paths import GOLDEN, corpus_files
 
     golden = [p for h in ("claude_code", "codex", "pi") for p in sorted((GOLDEN / h).rglob("*.jsonl"))]
     return golden + [p for h in ("claude_code", "codex", "pi") for p in corpus_files(h, (".jsonl",))]

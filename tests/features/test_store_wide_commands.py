@@ -9,7 +9,7 @@ import json
 
 import pytest
 from click.testing import CliRunner
-from conftest import GOLDEN
+from support.paths import GOLDEN
 
 from txcodec import api
 from txcodec.cli import main

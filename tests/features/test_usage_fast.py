@@ -9,7 +9,7 @@ from pathlib import Path
 import msgspec
 import pytest
 from click.testing import CliRunner
-from conftest import CORPUS, GOLDEN, corpus_files
+from support.paths import CORPUS, GOLDEN, corpus_files
 
 from txcodec import api
 from txcodec.cli import main

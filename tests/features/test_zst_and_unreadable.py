@@ -17,7 +17,7 @@ from txcodec import api
 from txcodec.cli import main
 from txcodec.core.errors import InputError
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SESSION = b"".join(
     b'{"type":"user","sessionId":"5e5e5e5e-1111-4222-8333-444444444444","uuid":"u%d","parentUuid":null,'
     b'"message":{"role":"user","content":"line %d of a session"}}\n' % (n, n) for n in range(400)

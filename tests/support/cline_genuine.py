@@ -35,7 +35,7 @@ def make_genuine(out: Path) -> Path:
         out.mkdir(parents=True, exist_ok=True)
         for path in messages.parent.iterdir():
             (out / path.name).write_bytes(path.read_bytes())
-        # the record and the client's own row after the first run, for tests/test_cline.py
+        # the record and the client's own row after the first run, for tests/harnesses/cline/test_cline.py
         (out / "first_run").mkdir(exist_ok=True)
         (out / "first_run" / "record.json").write_bytes(first_record)
         (out / "first_run" / "row.json").write_text(json.dumps(first_row, indent=1) + "\n")

@@ -1,7 +1,7 @@
 """The fuzz layer's shared parts: the invariants every input must keep, the seed lines
 the mutators start from, the mutations themselves and the regression corpus.
 
-Used by tests/test_fuzz.py (hypothesis, a small budget in every run and a long one with
+Used by tests/features/test_fuzz.py (hypothesis, a small budget in every run and a long one with
 ``pytest -m fuzz --fuzz-seconds N``) and by the coverage-guided harnesses in fuzz/
 (atheris). A failed invariant raises; so does any exception that is not one of
 txcodec's own clean errors (the test suite runs in strict mode, where the library's
@@ -29,7 +29,7 @@ from txcodec.model.loss import LossReport
 
 os.environ.setdefault("TXCODEC_STRICT", "1")
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CORPUS = Path(os.environ.get("TXCODEC_CORPUS") or ROOT.parent / "shared" / "corpus")
 GOLDEN = ROOT / "golden"
 REGRESSIONS = ROOT / "tests" / "fuzz_regressions"

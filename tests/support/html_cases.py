@@ -6,8 +6,7 @@ from __future__ import annotations
 from html.parser import HTMLParser
 from pathlib import Path
 
-from conftest import GOLDEN
-
+from support.paths import GOLDEN
 from txcodec import api
 from txcodec.export import html
 from txcodec.kit import registry

@@ -4,7 +4,7 @@
 Used by the real-client tests (each run keeps the capture, the stdin side and the
 session file the CLI wrote) and to (re)generate ``golden/stream_json/<case>/``:
 
-    python tests/stream_json_scenarios.py [NAME ...]   # rewrites the golden captures
+    python tests/support/stream_json_scenarios.py [NAME ...]   # rewrites the golden captures
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 

@@ -10,9 +10,9 @@ import json
 
 import msgspec
 import pytest
-from conftest import corpus_files, sha256
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support.paths import corpus_files, sha256
 
 import txcodec
 from txcodec.harnesses.claude_code import records as r

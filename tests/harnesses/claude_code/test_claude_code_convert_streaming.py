@@ -8,7 +8,7 @@ from pathlib import Path
 
 import msgspec
 import pytest
-from conftest import corpus_files
+from support.paths import corpus_files
 
 from txcodec import api
 from txcodec.model.loss import LossReport, UnreadLoss
@@ -16,7 +16,7 @@ from txcodec.model.native import RawLines
 
 CLAUDE_FILES = corpus_files("claude_code", (".jsonl",))
 # forks (docs/lineage.md): the streamed reader finds the fork link on the way
-FORKS = sorted((Path(__file__).resolve().parents[1] / "golden" / "claude_code").glob("*lineage*/**/*.jsonl"))
+FORKS = sorted((Path(__file__).resolve().parents[3] / "golden" / "claude_code").glob("*lineage*/**/*.jsonl"))
 
 
 def _whole(source, to: str):

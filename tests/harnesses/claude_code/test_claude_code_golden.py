@@ -9,7 +9,7 @@ from pathlib import Path
 
 import msgspec
 import pytest
-from conftest import GOLDEN
+from support.paths import GOLDEN
 
 import txcodec
 from txcodec.harnesses.claude_code import records as r

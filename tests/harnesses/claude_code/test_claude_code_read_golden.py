@@ -11,7 +11,7 @@ from pathlib import Path
 
 import msgspec
 import pytest
-from conftest import GOLDEN, corpus_files
+from support.paths import GOLDEN, corpus_files
 
 from txcodec import api
 from txcodec.model.common import ToolResult, ToolUse, to_json

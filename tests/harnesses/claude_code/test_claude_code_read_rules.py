@@ -7,8 +7,8 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import SEEDS
 from msgspec import UNSET
+from support.paths import SEEDS
 
 from txcodec import api
 from txcodec.model.common import Artifact, Command, Image, Text

@@ -14,14 +14,14 @@ either (a kept message is then no copy of them).
 
 from __future__ import annotations
 
-import fuzzing
 import msgspec
 import pytest
-from conftest import GOLDEN, corpus_files
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
-from test_claude_read_golden import _SKIP, CASES, case_input
-from test_claude_roundtrip_property import _save, conversations
+from support import fuzzing
+from support.paths import GOLDEN, corpus_files
+from test_claude_code_read_golden import _SKIP, CASES, case_input
+from test_claude_code_roundtrip_property import _save, conversations
 
 from txcodec import api
 from txcodec.core.errors import TxcodecError, guarded

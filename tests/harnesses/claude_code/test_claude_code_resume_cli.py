@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 import pytest
 from click.testing import CliRunner
-from conftest import CORPUS
+from support.paths import CORPUS
 
 from txcodec import api
 from txcodec.cli import main

@@ -599,7 +599,7 @@ def _first_difference(a, b, path: str = "") -> str:
 
 def test_every_declared_kind_is_documented():
     """Each ``write:*`` kind the writer can declare has its row in docs/resume.md."""
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[3]
     source = (root / "txcodec/harnesses/claude_code/write.py").read_text()
     doc = (root / "docs/resume.md").read_text()
     kinds = set(re.findall(r'"write:([a-z-]+)"', source))

@@ -8,10 +8,10 @@ import json
 import sqlite3
 
 import pytest
-from conftest import GOLDEN
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from qwen_pi_helpers import REGEN, pretty
+from support.chat_views import REGEN, pretty
+from support.paths import GOLDEN
 
 from txcodec import api
 from txcodec.core.errors import StoreError, UnsafeId

@@ -20,9 +20,9 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from cline_helpers import FIRST, SECOND, TIMEOUT, make_genuine
-from conftest import GOLDEN
-from qwen_pi_helpers import view
+from support.chat_views import view
+from support.cline_genuine import FIRST, SECOND, TIMEOUT, make_genuine
+from support.paths import GOLDEN
 
 from txcodec import api
 from txcodec.cli import main

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import zstandard
 from click.testing import CliRunner
-from conftest import CORPUS, GOLDEN
+from support.paths import CORPUS, GOLDEN
 
 from txcodec import api
 from txcodec.cli import main

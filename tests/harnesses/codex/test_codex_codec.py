@@ -6,9 +6,9 @@ import json
 
 import msgspec
 import pytest
-from conftest import CORPUS, corpus_files, manifest_sha256, sha256
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support.paths import CORPUS, corpus_files, manifest_sha256, sha256
 
 from txcodec import api
 from txcodec.harnesses.codex import HARNESS

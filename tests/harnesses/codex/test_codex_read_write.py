@@ -7,7 +7,7 @@ from datetime import datetime, timezone
 
 import pytest
 import zstandard
-from conftest import GOLDEN, corpus_files
+from support.paths import GOLDEN, corpus_files
 
 from txcodec import api
 from txcodec.harnesses.codex import store
@@ -142,7 +142,7 @@ def _claude_to_codex_table() -> dict[str, list[str]]:
     tool name: ``{tool: [codex cell, loss cell]}``."""
     import re
 
-    from conftest import ROOT
+    from support.paths import ROOT
 
     doc = (ROOT / "docs" / "mapping.md").read_text(encoding="utf-8")
     section = doc.split("## Claude Code <-> Codex", 1)[1].split("\n## ", 1)[0]

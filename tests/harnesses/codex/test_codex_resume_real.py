@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import CORPUS, GOLDEN
+from support.paths import CORPUS, GOLDEN
 from test_codex_read_write import claude_like
 
 from txcodec import api

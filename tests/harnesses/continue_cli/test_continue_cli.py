@@ -9,10 +9,10 @@ import os
 import time
 
 import pytest
-from conftest import GOLDEN
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from qwen_pi_helpers import REGEN, pretty
+from support.chat_views import REGEN, pretty
+from support.paths import GOLDEN
 
 from txcodec import api
 from txcodec.core.errors import UnsafeId

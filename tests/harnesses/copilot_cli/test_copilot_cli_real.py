@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import GOLDEN
-from qwen_pi_helpers import view
+from support.chat_views import view
+from support.paths import GOLDEN
 
 from txcodec import api
 from txcodec.cli import main

@@ -7,10 +7,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import GOLDEN
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from qwen_pi_helpers import REGEN, pretty
+from support.chat_views import REGEN, pretty
+from support.paths import GOLDEN
 
 from txcodec import api
 from txcodec.core.errors import UnsafeId

@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 
 import msgspec
-from conftest import GOLDEN
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support.paths import GOLDEN
 
 from txcodec import api
 from txcodec.harnesses.gemini_cli import HARNESS, detect

@@ -1,5 +1,5 @@
 """Gemini CLI chat compression: the mock answers the compression calls by what they are,
-and the recorded ``compression`` scenario (tests/scenarios/gemini_cli.py) pins what the
+and the recorded ``compression`` scenario (tests/support/scenarios/gemini_cli.py) pins what the
 file holds after a compression and what a resume of it sends. No CLI runs here."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import ROOT
-from scenarios.gemini_cli import ACK, SNAPSHOT
+from support.paths import ROOT
+from support.scenarios.gemini_cli import ACK, SNAPSHOT
 
 from txcodec import api
 from txcodec.model.common import Text
@@ -71,7 +71,7 @@ def test_the_marker_and_the_acknowledgement_are_the_pinned_clients_own_text():
 
 def _recorded():
     if not (SCENARIO / "scenario.json").is_file():
-        pytest.skip("the compression scenario is not recorded (python tests/scenarios gemini_cli/compression)")
+        pytest.skip("the compression scenario is not recorded (python tests/support/scenarios gemini_cli/compression)")
     return json.loads((SCENARIO / "scenario.json").read_text())
 
 

@@ -8,7 +8,7 @@ import json
 import os
 
 import pytest
-from conftest import GOLDEN
+from support.paths import GOLDEN
 
 from txcodec import api
 from txcodec.harnesses.gemini_cli import HARNESS, store

@@ -132,7 +132,7 @@ def test_gemini_to_common_to_gemini_resumes_with_the_same_history(genuine, tmp_p
 
 
 def test_legacy_json_resumes(tmp_path):
-    from conftest import GOLDEN
+    from support.paths import GOLDEN
 
     source = next((GOLDEN / "gemini_cli" / "legacy_json").glob("session-*.json"))
     report = g.check_resume(source, timeout=TIMEOUT)

@@ -10,10 +10,10 @@ import shlex
 
 import pytest
 from click.testing import CliRunner
-from conftest import GOLDEN
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from qwen_pi_helpers import REGEN, pretty
+from support.chat_views import REGEN, pretty
+from support.paths import GOLDEN
 
 from txcodec import api
 from txcodec.cli import main

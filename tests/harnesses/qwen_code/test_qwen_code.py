@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import GOLDEN
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from qwen_pi_helpers import check_golden, session_of
+from support.chat_views import check_golden, session_of
+from support.paths import GOLDEN
 
 from txcodec import api
 from txcodec.harnesses.claude_code import detect as claude_detect

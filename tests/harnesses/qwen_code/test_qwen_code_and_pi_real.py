@@ -12,8 +12,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from conftest import corpus_files
-from qwen_pi_helpers import view
+from support.chat_views import view
+from support.paths import corpus_files
 
 from txcodec import api
 from txcodec.resume_check import pi as pi_client

@@ -8,7 +8,7 @@ import json
 
 import pytest
 from click.testing import CliRunner
-from conftest import GOLDEN, corpus_files
+from support.paths import GOLDEN, corpus_files
 
 from txcodec import api
 from txcodec.cli import main

@@ -7,9 +7,9 @@ import json
 
 import msgspec
 import pytest
-from conftest import GOLDEN, corpus_files
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.paths import GOLDEN, corpus_files
 
 from txcodec import api
 from txcodec.harnesses.claude_code.records import TextBlock, ToolResultBlock

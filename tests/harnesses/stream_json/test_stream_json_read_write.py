@@ -7,7 +7,7 @@ import json
 import os
 
 import pytest
-from conftest import GOLDEN
+from support.paths import GOLDEN
 
 from txcodec import api
 from txcodec.harnesses.stream_json import read, write, write_input

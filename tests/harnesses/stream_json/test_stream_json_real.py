@@ -22,7 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 from types import SimpleNamespace
 
 import pytest
-from stream_json_scenarios import SCENARIOS, Capture, run
+from support.stream_json_scenarios import SCENARIOS, Capture, run
 
 from txcodec import api
 from txcodec.harnesses.claude_code.write import write as write_claude

@@ -3,11 +3,11 @@ scripted mock models, recorded under ``golden/<harness>/scenarios/<name>/``.
 
 A scenario is a mock-model script, the prompts (and slash commands) to send, the real CLI
 that runs them (through the :mod:`txcodec.resume_check` drivers) and the facts about the native
-file it pins (``facts``: checks on the recorded bytes, run by ``tests/test_scenarios.py``
+file it pins (``facts``: checks on the recorded bytes, run by ``tests/features/test_scenarios.py``
 without the CLI). Regenerating drives every CLI once:
 
-    python tests/scenarios [NAME ...]      # rewrites the recorded sessions
-    python tests/scenarios HARNESS/NAME    # just that one (names repeat across harnesses)
+    python tests/support/scenarios [NAME ...]      # rewrites the recorded sessions
+    python tests/support/scenarios HARNESS/NAME    # just that one (names repeat across harnesses)
 
 Beside the native file, ``scenario.json`` keeps the prompts, the client version and
 ``resumed``: what the real client sent when it resumed the recorded file, in the view its
@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 

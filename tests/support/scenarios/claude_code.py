@@ -9,12 +9,11 @@ import base64
 import json
 from pathlib import Path
 
-from stream_json_scenarios import Invocation
-from stream_json_scenarios import Scenario as Run
-from stream_json_scenarios import run as run_claude
-
 from txcodec.resume_check.mock.anthropic import Reply, error, text, thinking, tool_use, tool_uses
 
+from ..stream_json_scenarios import Invocation
+from ..stream_json_scenarios import Scenario as Run
+from ..stream_json_scenarios import run as run_claude
 from . import Scenario
 
 # a 1x1 PNG, for the Read tool to return as an image

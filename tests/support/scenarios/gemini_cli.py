@@ -1,6 +1,6 @@
 """Gemini CLI scenarios: ``gemini -p`` (later turns ``--resume``) against the mock
 Gemini API; the session file with the whole conversation is recorded (see
-tests/test_gemini_real.py for why a run can leave a second, startup-only file)."""
+tests/harnesses/gemini_cli/test_gemini_cli_real.py for why a run can leave a second, startup-only file)."""
 
 from __future__ import annotations
 

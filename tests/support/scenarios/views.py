@@ -81,7 +81,7 @@ def resumed_view(harness: str, report) -> Any:
                       for i in items])
     if harness == "gemini_cli":
         # Gemini CLI 0.x resends the results of its own sessions two or three times
-        # (pinned in tests/test_gemini_real.py); ours once: compared once per call
+        # (pinned in tests/harnesses/gemini_cli/test_gemini_cli_real.py); ours once: compared once per call
         return _json(_generic(report.sent, _gemini_injected, once=True))
     if harness == "qwen_code":
         return _json(_generic(report.sent, _qwen_injected))
