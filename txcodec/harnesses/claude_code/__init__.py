@@ -36,7 +36,7 @@ def detect(sample: list[Any]) -> int:
 _read = lazy(f"{__name__}.read", "read")
 _read.streams = True  # type: ignore[attr-defined]  # it reads a NativeSession.pending as it decodes it
 # every block, list and tool input is built or decoded anew for the one place it goes
-# (tests/test_claude_read_unshared.py): conform may keep its messages that fit
+# (tests/harnesses/claude_code/test_claude_code_read_unshared.py): conform may keep its messages that fit
 _read.unshared = True  # type: ignore[attr-defined]
 
 HARNESS = Harness(
