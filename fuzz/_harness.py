@@ -2,7 +2,7 @@
 
 ``python fuzz/<codec>.py [libFuzzer options] [corpus folders]`` feeds the codec bytes
 that libFuzzer mutates, guided by coverage of the txcodec package, and checks the same
-invariants as the test suite (tests/fuzzing.py: load never raises and dumps the same
+invariants as the test suite (tests/support/fuzzing.py: load never raises and dumps the same
 bytes, reading, rendering and converting to every target succeed or fail cleanly, what
 is written loads back). With no corpus folder named, it starts from windows of real
 lines (golden/ and the corpus beside the checkout) written to a temporary folder.
@@ -26,7 +26,7 @@ os.environ["TXCODEC_STRICT"] = "1"  # a bug shows as itself, not as a tidy "inte
 import atheris  # noqa: E402
 
 with atheris.instrument_imports(include=["txcodec"]):
-    import fuzzing  # noqa: E402  (imports txcodec, instrumented)
+    from support import fuzzing  # noqa: E402  (imports txcodec, instrumented)
 
     # readers, writers and renderers are imported lazily: import them now, inside the
     # hook, so that their coverage guides the fuzzer too

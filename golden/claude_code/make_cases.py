@@ -5,7 +5,7 @@ checklist (section 12), each a small session folder shaped like Claude Code writ
     python golden/claude_code/make_cases.py
 
 No private data: paths, ids, signatures and text are made up. Each folder has a
-``case.toml`` naming the checklist row it covers; tests/test_claude_code_golden.py checks
+``case.toml`` naming the checklist row it covers; tests/harnesses/claude_code/test_claude_code_golden.py checks
 that every shape is really there, that every file round-trips byte for byte, and that
 no line decodes as opaque.
 """

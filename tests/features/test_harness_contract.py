@@ -9,7 +9,7 @@ import re
 
 import msgspec
 import pytest
-from conftest import ROOT
+from support.paths import ROOT
 
 from txcodec.kit import registry
 from txcodec.kit.registry import Harness, Store

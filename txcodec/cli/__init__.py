@@ -16,7 +16,7 @@ from ..core.errors import InternalError, TxcodecError, describe, strict
 
 # Every command: the module of this package that registers it (``register(group)``) and the
 # first sentence of its help, which ``txcodec --help`` lists without importing the module
-# (tests/test_cli_startup.py checks the sentences against the commands' own help).
+# (tests/features/test_cli_startup.py checks the sentences against the commands' own help).
 COMMANDS = {
     "changes": ("changes", "The files each tool call changed, per call, with its diff: as the client reported it, or computed from the versions it recorded."),
     "check-resume": ("check", "Resume FILE (a path, a session id or prefix, or latest[:HARNESS]) with the real client against a strict local mock model and report what it sent."),

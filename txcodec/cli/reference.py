@@ -1,6 +1,6 @@
 """Generate docs/cli.md from the commands' own help: ``python -m txcodec.cli.reference``.
 
-tests/test_docs.py fails when the committed page differs from what this prints.
+tests/features/test_docs.py fails when the committed page differs from what this prints.
 """
 
 from __future__ import annotations

@@ -411,7 +411,7 @@ _RULES = ("blockquote", "code", "fence", "heading", "hr", "lheading", "list", "p
 def _markdown(native: bool = True) -> Callable[[str], str]:
     """Markdown to HTML: markdown-it.rs (the ``fast`` extra) when it is installed, about
     ten times quicker than markdown-it-py, which is used otherwise. They give the same
-    HTML for the same rules (tests/test_html.py compares them on every golden session)."""
+    HTML for the same rules (tests/features/test_html.py compares them on every golden session)."""
     if native:
         try:
             import markdown_it_pyrs

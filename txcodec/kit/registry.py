@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 BUILTIN = ("claude_code", "codex", "stream_json", "gemini_cli", "qwen_code", "pi", "copilot_cli", "continue_cli", "opencode", "kilo", "kimi_cli", "mistral_vibe", "cline", "openhands", "aider", "droid", "jsonl")
 # The built-in harnesses that keep no store (a stream-json capture lives wherever its host
 # kept it, a plain JSONL file anywhere): listing every store skips them without importing
-# them (tests/test_sessions.py checks that their ``store`` is None).
+# them (tests/features/test_sessions.py checks that their ``store`` is None).
 STORELESS = ("stream_json", "jsonl")
 
 
@@ -27,8 +27,9 @@ STORELESS = ("stream_json", "jsonl")
 # signatures are each one harness's alone (each client's serializer writes its first record
 # compactly, keys in this order), so a file opening so is that harness's without decoding a
 # line or importing another harness (detection.detect). Every other file is decoded and scored by
-# every built-in harness's ``detect``, and by the plugins' when none claims it. tests/test_detection_sniff.py checks each
-# signature against those detectors on every corpus file, golden and sample.
+# every built-in harness's ``detect``, and by the plugins' when none claims it.
+# tests/features/test_detection_sniff.py checks each signature against those detectors on every
+# corpus file, golden and sample.
 _STRING = rb'"[^"\\]*"'
 SIGNATURES: tuple[tuple[bytes, str], ...] = (  # (pattern, harness), in the order tried
     # Claude Code: a conversation record's envelope, or a record only it writes, by its tag

@@ -1,7 +1,7 @@
 """Write the Common model's JSON Schema: ``python -m txcodec.model.schema [--check]``.
 
 ``schemas/common.schema.json`` is generated from :func:`txcodec.model.common_json.json_schema`;
-``tests/test_common_schema.py`` fails when the file drifts from the code.
+``tests/features/test_common_schema.py`` fails when the file drifts from the code.
 """
 
 from __future__ import annotations

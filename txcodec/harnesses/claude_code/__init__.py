@@ -42,7 +42,7 @@ HARNESS = Harness(
     store=Later(f"{__name__}.store", "STORE"),
     read_streams=True,  # it reads a NativeSession.pending as it decodes it
     # every block, list and tool input is built or decoded anew for the one place it goes
-    # (tests/test_claude_read_unshared.py): conform may keep its messages that fit
+    # (tests/harnesses/claude_code/test_claude_code_read_unshared.py): conform may keep its messages that fit
     read_unshared=True,
     fork_slot="forkedFrom",
     # a Codex rollout straight to Claude Code lines, for the rollouts it knows

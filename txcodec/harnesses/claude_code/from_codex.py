@@ -17,7 +17,7 @@ a fork, a call without its answer, a float in a tool input, an events-only rollo
 makes it return ``None`` at once, and the reference path runs as before.
 
 The mirror of each step it takes is named in its comments (``_Reader.side``,
-``_Writer.assistant``, ...); ``tests/test_codex_claude_fast_paths.py`` holds the two to
+``_Writer.assistant``, ...); ``tests/features/test_codex_claude_fast_paths.py`` holds the two to
 the same output on every golden and corpus rollout, odd variants and mutants.
 """
 

@@ -387,7 +387,7 @@ class ShownToolUseResult(msgspec.Struct, rename="camel", gc=False):
     """The keys of a ``toolUseResult`` object that an HTML page shows (an edit's
     ``structuredPatch`` and ``filePath``) or the reader reads (a subagent's ``agentId`` and
     ``status``, a workflow's ``runId``, a saved output's ``persistedOutputPath``); a page's
-    read skips the rest (tests/test_html.py checks that every golden page is the same)."""
+    read skips the rest (tests/features/test_html.py checks that every golden page is the same)."""
 
     structured_patch: Any = UNSET
     file_path: Any = UNSET

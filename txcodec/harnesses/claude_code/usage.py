@@ -5,7 +5,7 @@ model, ``stop_reason`` and usage) and nothing else, so this decodes only those a
 builds Common. The rules are :mod:`.read`'s (seed 000 "Provider calls"): fragments are
 grouped by ``message.id`` in line order, a duplicate ``uuid`` is read once, a call's
 usage is its last fragment's and counts as verified only when some fragment reported a
-``stop_reason``; the model is the first fragment's. ``tests/test_usage_fast.py`` checks
+``stop_reason``; the model is the first fragment's. ``tests/features/test_usage_fast.py`` checks
 that every corpus file gives the numbers the Common path gives.
 
 A file whose lines do not all fit the lean shape returns ``None``: the caller then reads

@@ -14,7 +14,7 @@ which close it) on a decode of the few fields it needs, without building Common:
 
 Rollouts the lean pass does not replay (2025 files without envelopes, events-only
 rollouts, forks that replay a parent, lines of another shape) return ``None``: the caller
-reads them the full way. ``tests/test_usage_fast.py`` checks both ways agree on the corpus.
+reads them the full way. ``tests/features/test_usage_fast.py`` checks both ways agree on the corpus.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ export shows, without the ids), in WAL mode, beside an event log (``event``) and
 ``migration`` table naming the schema version.
 
 Reading opens the file with a ``mode=ro`` URI: nothing is written to it, not even a
-journal, and its bytes are unchanged (tests/test_opencode.py checks the hash).
+journal, and its bytes are unchanged (tests/harnesses/opencode/test_opencode.py checks the hash).
 :func:`Store.export` rebuilds a session as the document ``opencode export`` prints, so the
 database and export files read the same way.
 

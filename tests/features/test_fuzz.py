@@ -1,0 +1,116 @@
+"""The fuzz layer in the suite: a structured mutator (hypothesis) over real lines from
+golden/ and the corpus, and the regression corpus of every input that once broke an
+invariant (tests/fuzz_regressions/<codec>/).
+
+Every run spends a small fixed budget (derandomized, so a run is repeatable); a long run
+is ``pytest -m fuzz --fuzz-seconds N`` (N seconds per codec, random seeds), which also
+saves each failing input into the regression corpus. The invariants are in
+tests/support/fuzzing.py; the coverage-guided harnesses in fuzz/ check the same ones.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from hypothesis import HealthCheck, given, note, settings
+from hypothesis import strategies as st
+from support import fuzzing
+
+import txcodec
+
+# a small budget per codec: the whole module stays well under a minute
+QUICK_EXAMPLES = 100
+_SETTINGS = {
+    "deadline": None,
+    "database": None,
+    "suppress_health_check": list(HealthCheck),
+}
+
+
+def _run(codec: str, data: st.DataObject) -> bytes:
+    rng = fuzzing.Rng(lambda n: data.draw(st.integers(0, max(n - 1, 0))))
+    mutant = fuzzing.mutant(codec, rng)
+    note(f"mutant: {mutant[:2000]!r}")
+    return mutant
+
+
+@pytest.mark.parametrize("codec", fuzzing.CODECS)
+def test_mutants_keep_every_invariant(codec: str) -> None:
+    @settings(max_examples=QUICK_EXAMPLES, derandomize=True, **_SETTINGS)
+    @given(st.data())
+    def one(data: st.DataObject) -> None:
+        fuzzing.check(_run(codec, data), fuzzing.harness_for(codec))
+
+    one()
+
+
+@pytest.mark.fuzz
+@pytest.mark.parametrize("codec", fuzzing.CODECS)
+def test_fuzz_long(codec: str, request: pytest.FixtureRequest) -> None:
+    seconds = request.config.getoption("--fuzz-seconds")
+    if not seconds:
+        pytest.skip("a long fuzzing run: pytest -m fuzz --fuzz-seconds N")
+    deadline = time.monotonic() + seconds
+    ran = 0
+
+    @settings(max_examples=50, **_SETTINGS)  # small batches: the budget is kept to within one batch
+    @given(st.data())
+    def batch(data: st.DataObject) -> None:
+        nonlocal ran
+        mutant = _run(codec, data)
+        ran += 1
+        try:
+            fuzzing.check(mutant, fuzzing.harness_for(codec))
+        except Exception:
+            fuzzing.save_regression(codec, mutant)
+            raise
+
+    while time.monotonic() < deadline:
+        batch()
+    print(f"{codec}: {ran} inputs")
+
+
+@pytest.mark.parametrize(
+    "codec,path", fuzzing.regression_files(), ids=lambda v: v if isinstance(v, str) else v.name
+)
+def test_regression_corpus(codec: str, path) -> None:
+    fuzzing.check(path.read_bytes(), fuzzing.harness_for(codec))
+
+
+def test_mutator_makes_each_kind_of_mutant() -> None:
+    """The mutator is not a no-op: over a fixed set of seeds it produces inputs that
+    differ from every seed line, with byte damage, swapped types and deep nesting."""
+    seen = {"changed": 0, "not-json": 0, "deep": 0, "huge": 0}
+    for seed in range(300):
+        data = fuzzing.run_random("claude_code", seed)
+        originals = {line for lines in fuzzing.seed_files("claude_code") for line in lines}
+        new = [line for line in data.rstrip(b"\r\n").split(b"\n") if line not in originals]
+        seen["changed"] += bool(new)
+        seen["deep"] += any(b"[[[[[[[[" in line or b'{"a":{"a":{"a":' in line for line in new)
+        seen["huge"] += any(len(line) > 60_000 for line in new)
+        seen["not-json"] += any(not _is_json(line) for line in new)
+    assert seen["changed"] >= 280 and all(seen.values()), seen
+
+
+def _is_json(line: bytes) -> bool:
+    import json
+
+    try:
+        json.loads(line)
+    except (ValueError, RecursionError):
+        return False
+    return True
+
+
+@pytest.mark.parametrize("harness", [None, *fuzzing.CODECS])
+def test_load_never_raises_on_any_bytes(harness) -> None:
+    """Bytes with no structure at all (the mutants above start from real lines)."""
+
+    @settings(max_examples=QUICK_EXAMPLES, derandomize=True, **_SETTINGS)
+    @given(st.lists(st.one_of(st.binary(max_size=200), st.sampled_from([b"{", b"}", b'"type":', b"[", b"\\ud800", b"\n"])), max_size=30))
+    def one(pieces: list[bytes]) -> None:
+        data = b"".join(pieces)
+        assert txcodec.load(data, harness).dump() == data
+
+    one()
