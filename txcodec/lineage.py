@@ -1,7 +1,7 @@
 """Session lineage: how a session began, what it was forked from, and the graph those
 links make across a store (docs/lineage.md).
 
-Only what a file records is used (seed 000 "Conversation identity": no heuristic over
+Only what a file records is used (docs/lineage.md#what-is-measured: no heuristic over
 cwd, branch, title or time is sound):
 
 * Claude Code: a session whose head is the fixed three-record ``/clear`` chain (a root

@@ -7,7 +7,7 @@ Everything here is derived from the raw results a reader kept (Claude Code's
 native file. What a transcript cannot tell is said, never guessed:
 
 * a shell command may change any file and its record names none: one ``unknown`` record;
-* a subagent's Claude Code transcript carries no patch (seed 000: 0 of 453): an edit
+* a subagent's Claude Code transcript carries no patch (docs/changes.md#subagent-patches): an edit
   there is ``unknown`` with its path, never an invented diff;
 * a failed call changed nothing and yields no record.
 """
@@ -26,7 +26,7 @@ from .common import Change, Conversation, Hunk, Message, Text, ToolResult, ToolU
 
 SHELL_TOOLS = {"Bash", "exec_command", "shell", "local_shell", "shell_command", "run_shell_command", "bash"}
 SHELL_NOTE = "a shell command: the transcript holds the command and its output, not which files it changed"
-SUBAGENT_NOTE = "the transcript of a subagent carries no patch (seed 000: 0 of 453)"
+SUBAGENT_NOTE = "the transcript of a subagent carries no patch (docs/changes.md#subagent-patches)"
 # the text Codex's apply_patch answers with when the patch applied (in the codex 0.171 binary)
 CODEX_PATCH_OK = "Success. Updated the following files"
 

@@ -1,7 +1,7 @@
 """The mock Gemini API, and the real ``gemini`` CLI run offline against it.
 
 The CLI (``@google/gemini-cli``) talks to ``$GOOGLE_GEMINI_BASE_URL`` with the
-``@google/genai`` SDK (real-clients.md):
+``@google/genai`` SDK (docs/gemini_cli.md#how-the-real-client-is-driven):
 
 - ``POST /v1beta/models/<model>:streamGenerateContent?alt=sse`` (the chat turns): answered
   from a script of :class:`Reply` objects, consumed in order, then a default "ok";
@@ -10,7 +10,7 @@ The CLI (``@google/gemini-cli``) talks to ``$GOOGLE_GEMINI_BASE_URL`` with the
 - ``POST /v1beta/models/<model>:countTokens``: a token count.
 
 SSE events are ``data: <json>`` lines; U+2028/U+2029 are escaped because a raw one breaks
-the SDK's event splitting (real-clients.md; :func:`~txcodec.resume_check.mock.server.sse`).
+the SDK's event splitting (docs/gemini_cli.md#how-the-real-client-is-driven; :func:`~txcodec.resume_check.mock.server.sse`).
 
 :func:`check_resume` installs a session file into a throw-away ``HOME`` (the store is
 ``$HOME/.gemini``; ``GEMINI_CLI_HOME`` is set to the same folder, so the caller's setting
@@ -210,7 +210,7 @@ def client_version(binary: Path | None = None) -> str:
 
 
 SETTINGS: dict[str, Any] = {
-    # without it the CLI picks a "gateway" auth and -p exits 41 (real-clients.md)
+    # without it the CLI picks a "gateway" auth and -p exits 41 (docs/gemini_cli.md#how-the-real-client-is-driven)
     "security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": False}},
     "general": {
         "enableAutoUpdate": False,

@@ -1,7 +1,7 @@
 """A mock OpenAI Chat Completions API for :class:`~txcodec.resume_check.mock.server.MockServer`.
 
 Qwen Code and pi both speak Chat Completions to an OpenAI-compatible endpoint
-(real-clients.md). ``POST /v1/chat/completions`` answers from a script of :class:`Reply`
+(docs/qwen_code.md#how-the-real-client-is-driven). ``POST /v1/chat/completions`` answers from a script of :class:`Reply`
 objects, consumed in order (then a default "ok" text reply): as SSE ``chat.completion.chunk``
 events ending in ``data: [DONE]`` when the request has ``"stream": true``, else as one
 ``chat.completion`` body. ``GET /v1/models`` lists the mock model; any other path gets a
