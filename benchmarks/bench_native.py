@@ -1,6 +1,6 @@
 """Native Claude Code codec throughput, measured against msgspec's own untyped decoder.
 
-Builds a ~60 MB session shaped like a real one (seed 004: assistant records one per
+Builds a ~60 MB session shaped like a real one (as docs/claude_code.md#what-is-typed describes: assistant records one per
 content block, tool results with ``toolUseResult`` carriers, attachments and bookkeeping,
 Read results up to ~1 MB per line) in a temp dir and prints, from one run, MB/s for
 
@@ -150,7 +150,7 @@ class _Builder:
                                       "lines": ["-" + old, "+" + new]}], "userModified": False, "replaceAll": False})
 
     def bookkeeping(self) -> None:
-        for hook in ("PostToolUse", "Stop"):  # attachments: the largest class by count (seed 004 §4)
+        for hook in ("PostToolUse", "Stop"):  # attachments: the largest class by count (docs/claude_code.md#what-is-typed)
             rec = self.envelope("attachment")
             out = _text(self.rng, self.rng.randint(500, 3000))
             rec["attachment"] = {"type": "hook_success", "hookName": hook, "content": out, "stdout": out,

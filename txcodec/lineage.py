@@ -1,7 +1,7 @@
 """Session lineage: how a session began, what it was forked from, and the graph those
 links make across a store (docs/lineage.md).
 
-Only what a file records is used (seed 000 "Conversation identity": no heuristic over
+Only what a file records is used (docs/lineage.md#what-is-measured: no heuristic over
 cwd, branch, title or time is sound). A harness whose files record it declares how to
 read it (``Harness.origin``, in its own package's ``origin.py``): Claude Code's
 ``/clear`` head and ``forkedFrom``, Codex's ``forked_from_id``, pi's ``parentSession``.

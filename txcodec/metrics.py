@@ -2,7 +2,7 @@
 
 Claude Code's own exporter sends ``claude_code.token.usage``; this derives the same
 metric from what the transcript holds, under the same name, so a receiver holds one
-name whichever produced the points (seed 000 "The same metrics from the transcripts"):
+name whichever produced the points (docs/metrics.md#what-is-derived):
 
 * one call is one assistant message with a ``usage``: its last fragment's, only when
   it finished (the reader's rule, shared with ``txcodec usage``), counted once however

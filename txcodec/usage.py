@@ -1,7 +1,7 @@
 """Token usage: per session and model, and as a report over files, folders and stores.
 
 A call's usage is the one the reader kept: its last fragment's in line order, and only
-when the call reported a ``stop_reason`` (seed 000 "Provider calls"). Calls are summed
+when the call reported a ``stop_reason`` (docs/claude_code_reader.md#provider-calls). Calls are summed
 (one Common assistant message is one call); fragments never are.
 
 A call that never reported a ``stop_reason`` is not silently zero: its last fragment's
@@ -160,7 +160,7 @@ def _count(row: ModelUsage, call: list) -> None:
 
 
 def _unique(calls: Iterable[list]) -> Iterator[list]:
-    """Each call once, whatever files its id reaches (seed 004)."""
+    """Each call once, whatever files its id reaches (docs/usage.md#the-rule)."""
     seen: set[str] = set()
     for call in calls:
         mid = call[0]

@@ -1,4 +1,4 @@
-"""Typed tools and their normalized kinds (seed 002 "Tool -> Kind Mapping"); a RawTool
+"""Typed tools and their normalized kinds (docs/common.md#tool-kinds); a RawTool
 keeps any input that does not fit, untouched."""
 
 from __future__ import annotations
@@ -21,10 +21,7 @@ from txcodec.model.tools import (
     typed_tool,
 )
 
-# seed 002: "Edit, Write, NotebookEdit | modify_file", "Read | read_file", "Glob, Grep |
-# code_search", "Bash | shell_exec", "WebFetch, WebSearch | http_request", "Task |
-# subagent_task", "TaskCreate | create_task", "TaskUpdate, TaskList, TodoWrite |
-# manage_todos", "(unknown) | generic"
+# the kinds table of docs/common.md#tool-kinds
 KINDS = [
     ("Edit", "modify_file"), ("Write", "modify_file"), ("NotebookEdit", "modify_file"), ("MultiEdit", "modify_file"),
     ("Read", "read_file"), ("Glob", "code_search"), ("Grep", "code_search"), ("Bash", "shell_exec"),

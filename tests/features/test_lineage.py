@@ -49,7 +49,7 @@ def test_genuine_source_and_fork_session_copy():
     prompts = [r["message"]["content"] for r in source_records if r.get("type") == "user" and isinstance(r["message"]["content"], str)]
     assert prompts[:2] == ["first", "second"]
     # 2.1.332's --fork-session writes no forkedFrom: the copy reads as new. Its records
-    # reuse the source's uuids, which txcodec does not take as a link (seed 000)
+    # reuse the source's uuids, which txcodec does not take as a link (docs/lineage.md#what-is-measured)
     fork = records(genuine("fork-session"))
     assert not any("forkedFrom" in r for r in fork)
     assert origin(genuine("fork-session")).started_by == "new"

@@ -22,7 +22,7 @@ from txcodec.metrics import CLAUDE_METRIC, OWN_METRIC, parse_since, to_otlp_prot
 from txcodec.model.common import Child, ChildLink, Conversation, Message, Meta, Usage
 
 # Labels the exporter puts on claude_code.token.usage that no transcript carries.
-# Seed 000 predicts the account, organisation, terminal, speed, effort and attribution
+# The exporter is expected (docs/metrics.md#what-cannot-be-known) to add the account, organisation, terminal, speed, effort and attribution
 # labels; 2.1.332 sent user.id (account), terminal.type, effort and, on a subagent's
 # points, agent.name (attribution: the subagent's type) of those here.
 SEED_PREDICTED = {"user.id", "terminal.type", "effort", "agent.name"}
@@ -156,7 +156,7 @@ def test_parity_with_the_real_exporter():
         conv = api.to_common(api.load(path))
     assert captured, "the exporter sent no metrics request"
     theirs = _token_points_of(captured)
-    # the runtime's auxiliary calls never reach a transcript (seed 000): left out of the sums
+    # the runtime's auxiliary calls never reach a transcript (docs/metrics.md#what-is-derived): left out of the sums
     theirs = [p for p in theirs if p[0]["query_source"][1] != "auxiliary"]
     ours = _token_points_of([to_otlp_proto(token_points([conv]))])
     assert theirs and ours

@@ -1,6 +1,6 @@
 """The line layer: split JSONL bytes on LF only, keeping every byte.
 
-Records are one per LF-terminated line (seed 004, "Withdrawn worker claim"): U+2028,
+Records are one per LF-terminated line (docs/claude_code.md#lines): U+2028,
 U+2029 and a bare CR inside a string are not boundaries, so nothing here uses
 ``splitlines()``. A CR before the LF stays part of the line's bytes; JSON treats it as
 trailing whitespace, so the line still decodes.

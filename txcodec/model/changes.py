@@ -8,7 +8,7 @@ Gemini CLI's ``resultDisplay``, Qwen Code's ``toolCallResult``, pi's ``details``
 written back into a native file. What a transcript cannot tell is said, never guessed:
 
 * a shell command may change any file and its record names none: one ``unknown`` record;
-* a subagent's Claude Code transcript carries no patch (seed 000: 0 of 453): an edit
+* a subagent's Claude Code transcript carries no patch (docs/changes.md#subagent-patches): an edit
   there is ``unknown`` with its path, never an invented diff;
 * a failed call changed nothing and yields no record.
 """
@@ -27,7 +27,7 @@ from .common import Change, Conversation, Hunk, Message, Text, ToolResult, ToolU
 
 SHELL_TOOLS = {"Bash", "exec_command", "shell", "local_shell", "shell_command", "run_shell_command", "bash"}
 SHELL_NOTE = "a shell command: the transcript holds the command and its output, not which files it changed"
-SUBAGENT_NOTE = "the transcript of a subagent carries no patch (seed 000: 0 of 453)"
+SUBAGENT_NOTE = "the transcript of a subagent carries no patch (docs/changes.md#subagent-patches)"
 
 
 def sha256(text: str | None) -> str | None:

@@ -40,8 +40,8 @@ class Text(_Block, tag="text"):
 
 
 class Thinking(_Block, tag="thinking"):
-    """Reasoning. Claude Code usually keeps only the ``signature`` (seed 004 section 8:
-    95% of thinking blocks have no text); Codex keeps ``encrypted`` content."""
+    """Reasoning. Claude Code usually keeps only the ``signature`` (docs/claude_code.md#what-is-typed:
+    most thinking blocks have no text); Codex keeps ``encrypted`` content."""
 
     thinking: str = ""
     signature: str | UnsetType = UNSET
@@ -75,7 +75,7 @@ class ToolUse(_Block, tag="tool_use"):
 
 class ToolResult(_Block, tag="tool_result"):
     """A tool's result. ``is_error`` is ``None`` when the source did not say: an absent
-    flag is unknown, never success (seed 000, seed 004 section 7)."""
+    flag is unknown, never success (docs/claude_code_reader.md#reconstruction-rules)."""
 
     tool_use_id: str
     content: str | list[Block] = ""
@@ -179,9 +179,9 @@ class Message(_Struct):
     source_ids: list[str] = msgspec.field(default_factory=list)  # native record ids, in order
     model: str | UnsetType = UNSET
     stop_reason: str | None | UnsetType = UNSET
-    usage: Usage | UnsetType = UNSET  # only for a finished call (seed 000)
+    usage: Usage | UnsetType = UNSET  # only for a finished call (docs/claude_code_reader.md#reconstruction-rules)
     # a call that never reported a stop_reason still carries a usage block: kept apart,
-    # because seed 000 measured it to be a streaming stub on 2.1.220+, while clients
+    # because it was measured to be a streaming stub on 2.1.220+, while clients
     # before that wrote stop_reason null on (nearly) every call (docs/usage.md)
     usage_unverified: Usage | UnsetType = UNSET
     synthetic: bool = False  # written by the client, not the model or the user

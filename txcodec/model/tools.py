@@ -1,6 +1,6 @@
 """Typed tools: the known Claude Code tool inputs, each with a normalized kind.
 
-The kinds follow seed 002's tool normalization (read_file, modify_file, shell_exec,
+The kinds follow docs/common.md#tool-kinds (read_file, modify_file, shell_exec,
 code_search, http_request, subagent_task, manage_todos, generic). A call whose input does
 not fit its tool's struct (or whose tool is unknown) is :class:`RawTool`, which keeps
 the input untouched.

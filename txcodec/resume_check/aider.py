@@ -1,6 +1,6 @@
 """Run the real aider CLI offline against the mock Chat Completions API.
 
-more-clients.md (aider-chat 0.86.2): ``aider --model openai/mock-model --openai-api-base
+docs/aider.md#how-the-real-client-is-driven (aider-chat 0.86.2): ``aider --model openai/mock-model --openai-api-base
 URL/v1 --openai-api-key dummy --no-git --yes-always --no-check-update --analytics-disable
 --no-show-model-warnings --no-pretty --no-stream --edit-format diff --message PROMPT``,
 ``--restore-chat-history`` to resume. Aider sends no tools: an edit is a SEARCH/REPLACE block

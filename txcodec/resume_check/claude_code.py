@@ -1,7 +1,7 @@
 """Run the real ``claude`` CLI offline against the mock Anthropic API, and check that a
 session file resumes.
 
-The environment follows real-clients.md: a throw-away ``HOME`` (the store is
+The environment follows docs/claude_code.md#how-the-real-client-is-driven: a throw-away ``HOME`` (the store is
 ``$HOME/.claude/projects``; ``CLAUDE_CONFIG_DIR`` is never inherited from the caller, so a
 user's setting cannot send the run to their real store), ``ANTHROPIC_BASE_URL`` at the
 loopback mock, a dummy key, the ``DISABLE_*`` switches, and ``IS_SANDBOX=1`` so
@@ -32,7 +32,7 @@ RESUME_PROMPT = "continue"
 
 def munge_cwd(cwd: str) -> str:
     """The project folder name: every character outside ``[A-Za-z0-9]`` becomes ``-``
-    (formats.md; ``/tmp/my_proj.v2 x`` -> ``-tmp-my-proj-v2-x``)."""
+    (docs/claude_code.md#discovery; ``/tmp/my_proj.v2 x`` -> ``-tmp-my-proj-v2-x``)."""
     return re.sub(r"[^A-Za-z0-9]", "-", cwd)
 
 
@@ -203,7 +203,7 @@ def comparable(messages: list, prompt: str | None = RESUME_PROMPT, *, caveats: b
             if block.text.startswith("<system-reminder>"):
                 return []
             envelope = parse_envelope(block.text)
-            if envelope is not None and envelope.is_caveat_only:  # fixed boilerplate (seed 003)
+            if envelope is not None and envelope.is_caveat_only:  # fixed boilerplate (docs/claude_code.md#slash-commands)
                 return [("caveat", block.text.strip())] if caveats else []
             if envelope is not None:  # layout and terminal colours are not content
                 elements = {k: strip_ansi(v) for k, v in envelope.elements.items()}

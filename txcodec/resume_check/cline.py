@@ -1,6 +1,6 @@
 """Run the real ``cline`` CLI offline against the mock Chat Completions API.
 
-more-clients.md (3.0.65): ``cline auth -p openai -k KEY -m MODEL -b URL`` writes
+docs/cline.md#how-the-real-client-is-driven (3.0.65): ``cline auth -p openai -k KEY -m MODEL -b URL`` writes
 ``~/.cline/data/settings/providers.json`` naming one ``openai-compatible`` provider; it
 runs once per sandbox, and later runs only change the ``baseUrl`` in it to their own mock
 port (a file written without ``cline auth`` was ignored: the TUI fell back to its default

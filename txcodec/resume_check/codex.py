@@ -1,6 +1,6 @@
 """Run the real ``codex`` CLI offline against the mock Responses API.
 
-Everything happens in a throw-away ``CODEX_HOME`` and ``HOME`` (real-clients.md): a
+Everything happens in a throw-away ``CODEX_HOME`` and ``HOME`` (docs/codex.md#how-the-real-client-is-driven): a
 ``config.toml`` names a loopback ``model_provider`` and turns off the features that would
 reach the internet; stdin is ``/dev/null`` so ``codex exec`` does not wait for input.
 

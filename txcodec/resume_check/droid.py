@@ -1,6 +1,6 @@
 """Run the real Factory ``droid`` CLI offline against the mock Chat Completions API.
 
-more-clients.md (0.225.2; the npm ``@factory/cli`` 0.225.1 wrapper points at a binary the
+docs/droid.md#how-the-real-client-is-driven (0.225.2; the npm ``@factory/cli`` 0.225.1 wrapper points at a binary the
 registry lacks, so ``@factory/cli-linux-x64`` 0.225.2 is installed and its
 ``bin/droid`` run directly): a BYOK custom model in ``~/.factory/settings.json``
 (``customModels[{model, baseUrl, apiKey, provider: "generic-chat-completion-api"}]``),

@@ -59,7 +59,7 @@ def client_version(binary: Path | None = None) -> str:
 
 
 SETTINGS: dict[str, Any] = {
-    # without it the CLI picks a "gateway" auth and -p exits 41 (real-clients.md)
+    # without it the CLI picks a "gateway" auth and -p exits 41 (docs/gemini_cli.md#how-the-real-client-is-driven)
     "security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": False}},
     "general": {
         "enableAutoUpdate": False,

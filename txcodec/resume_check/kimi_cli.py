@@ -1,6 +1,6 @@
 """Run the real ``kimi`` CLI (Kimi CLI) offline against the mock Chat Completions API.
 
-more-clients.md (kimi-cli 1.51.0, in a Python 3.13 virtualenv of its own): a
+docs/kimi_cli.md#how-the-real-client-is-driven (kimi-cli 1.51.0, in a Python 3.13 virtualenv of its own): a
 ``~/.kimi/config.toml`` whose provider is ``openai_legacy`` (Chat Completions) at the
 loopback mock; ``kimi --print -p PROMPT --output-format stream-json --yolo``, later turns
 ``-r <id>``. The session of a work folder is ``~/.kimi/sessions/<md5 of cwd>/<id>/

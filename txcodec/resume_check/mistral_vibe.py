@@ -1,6 +1,6 @@
 """Run the real ``vibe`` CLI (Mistral Vibe) offline against the mock Chat Completions API.
 
-more-clients.md (mistral-vibe 3.0.2, in a virtualenv of its own): a ``$VIBE_HOME/config.toml``
+docs/mistral_vibe.md#how-the-real-client-is-driven (mistral-vibe 3.0.2, in a virtualenv of its own): a ``$VIBE_HOME/config.toml``
 (``VIBE_HOME``, else ``~/.vibe``: ``vibe/utils/vibe_home.py``) naming one ``openai``-style
 provider whose ``api_base`` is the loopback mock; ``vibe -p PROMPT --output json
 --auto-approve --trust``, later turns ``--resume <sessionId>``.
@@ -76,7 +76,7 @@ def legacy_files(path: str | os.PathLike[str]) -> tuple[str, dict[str, bytes]]:
     ``path``: a legacy ``messages.jsonl`` with its own ``meta.json``, as they are (the folder
     renamed ``session_<…>_<id[:8]>`` when it is not, so ``--resume`` finds it); any other
     session, a unified one included, converted to the legacy form first (a unified folder
-    resumes only with the plugin environment it pinned, more-clients.md)."""
+    resumes only with the plugin environment it pinned, docs/mistral_vibe.md#how-the-real-client-is-driven)."""
     from ..harnesses.mistral_vibe import store
 
     path = Path(path)

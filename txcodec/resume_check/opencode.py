@@ -1,7 +1,7 @@
 """Run the real ``opencode`` CLI (and its fork ``kilo``) offline against the mock Chat
 Completions API.
 
-real-clients.md / more-clients.md (opencode 1.18.33, Kilo 7.7.7): the provider comes from
+docs/opencode.md#how-the-real-client-is-driven (opencode 1.18.33, Kilo 7.7.7): the provider comes from
 ``OPENCODE_CONFIG_CONTENT`` (``KILO_CONFIG_CONTENT``): ``@ai-sdk/openai-compatible`` at the
 mock's ``/v1``, every permission allowed, only that provider enabled; the ``*_DISABLE_*``
 switches turn off model fetch, auto-update, LSP download, share and default plugins (and

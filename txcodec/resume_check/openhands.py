@@ -1,6 +1,6 @@
 """Run the real OpenHands CLI offline against the mock Chat Completions API.
 
-more-clients.md (OpenHands 1.16.0, SDK 1.21.0): with ``LLM_MODEL=openai/mock-model``,
+docs/openhands.md#how-the-real-client-is-driven (OpenHands 1.16.0, SDK 1.21.0): with ``LLM_MODEL=openai/mock-model``,
 ``LLM_BASE_URL`` the loopback mock and ``--override-with-envs``, ``openhands --headless
 --json -t PROMPT`` runs one task (a turn ends with a ``finish`` tool call) and prints
 ``openhands --resume <uuid>``; ``--resume <uuid>`` continues it. Conversations go to

@@ -1,6 +1,6 @@
 """Run the real ``pi`` CLI offline against the mock Chat Completions API.
 
-real-clients.md: a throw-away ``HOME`` whose ``~/.pi/agent/models.json`` declares a
+docs/pi.md#how-the-real-client-is-driven: a throw-away ``HOME`` whose ``~/.pi/agent/models.json`` declares a
 provider ``mock`` (``api: "openai-completions"``, the mock's base URL,
 ``compat.supportsDeveloperRole: false``), then ``PI_OFFLINE=1 pi --provider mock --model
 mock-model --mode json -p PROMPT``; later turns ``--session <id or path>``.

@@ -1,6 +1,6 @@
 """Run the real ``qwen`` CLI (Qwen Code) offline against the mock Chat Completions API.
 
-real-clients.md: a throw-away ``HOME`` whose ``~/.qwen/settings.json`` selects the
+docs/qwen_code.md#how-the-real-client-is-driven: a throw-away ``HOME`` whose ``~/.qwen/settings.json`` selects the
 ``openai`` auth type, then ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY`` / ``OPENAI_MODEL``
 point it at the loopback mock; ``qwen -p PROMPT --yolo --output-format stream-json``,
 later turns ``--resume <sid>``.

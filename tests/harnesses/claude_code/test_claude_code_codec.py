@@ -1,7 +1,7 @@
 """Claude Code native codec: bytes in, the same bytes out; typed records in between.
 
-Seed 004 (taxonomy, carriers, line-splitting guard), seed 000 (toolUseResult is not
-always an object), formats.md (new types ride along).
+The facts are those of docs/claude_code.md#what-is-typed, docs/claude_code.md#tool-results, docs/claude_code.md#lines and
+docs/claude_code.md#what-rides-along.
 """
 
 from __future__ import annotations
@@ -185,7 +185,7 @@ def test_generated_sessions_edit_one_record(case, data):
 
 
 def test_line_splitting_guard():
-    """U+2028 / U+2029 and CR inside strings are not line boundaries (seed 004 §11)."""
+    """U+2028 / U+2029 and CR inside strings are not line boundaries (docs/claude_code.md#lines)."""
     text = "a\u2028b\u2029c\rd"
     line = json.dumps({"type": "user", "uuid": "u", "message": {"role": "user", "content": text}},
                       ensure_ascii=False).encode()
@@ -284,7 +284,7 @@ def test_every_record_type_decodes(kind, cls):
 
 
 def test_taxonomy_is_covered():
-    """Every type seed 004's taxonomy and seed 003's table name has a struct."""
+    """Every type docs/claude_code.md#what-is-typed and docs/claude_code.md#what-is-typed name has a struct."""
     named = {"attachment", "assistant", "user", "last-prompt", "atis-latch", "mode", "permission-mode", "ai-title",
              "queue-operation", "bridge-session", "pr-link", "cost-state", "system", "file-history-snapshot",
              "custom-title", "agent-name", "file-history-delta", "frame-link", "started", "result",
@@ -296,7 +296,7 @@ def test_side_files_are_typed():
     meta = txcodec.load(b'{"agentType":"general-purpose","toolUseId":"toolu_1","parentAgentId":"a1"}')
     assert meta.harness == "claude_code"
     assert meta[0] == r.AgentMeta(agent_type="general-purpose", tool_use_id="toolu_1", parent_agent_id="a1")
-    assert meta[0].depth == 1  # spawnDepth absent reads as 1 (seed 000)
+    assert meta[0].depth == 1  # spawnDepth absent reads as 1 (docs/claude_code.md#what-is-typed)
     journal = txcodec.load(b'{"type":"started","key":"v2:k","agentId":"a1"}\n'
                            b'{"type":"result","key":"v2:k","agentId":"a1","result":"done"}\n')
     assert journal.harness == "claude_code"

@@ -1,4 +1,4 @@
-"""The golden Claude Code cases (golden/claude_code/, one per row of seed 004's fixture
+"""The golden Claude Code cases (golden/claude_code/, one per row of docs/claude_code.md#golden-cases's fixture
 checklist): every file round-trips byte for byte, no line is opaque, and each case really
 holds the shapes its row names (the checklist's predicates, in Python)."""
 
@@ -60,7 +60,7 @@ def load_all(case: str, pattern: str):
     return [rec for p in sorted((CASES_DIR / case).rglob(pattern)) for rec in txcodec.load(p).records]
 
 
-# The checklist's structural predicates (seed 004 section 12), one entry per case.
+# The checklist's structural predicates (docs/claude_code.md#golden-cases), one entry per case.
 SHAPES = {
     "streaming_duplication": lambda recs: any(isinstance(x, r.AssistantRecord) and (x.api_block_index or 0) > 0
                                               for x in recs),

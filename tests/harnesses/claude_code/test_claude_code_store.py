@@ -1,5 +1,5 @@
 """Claude Code store discovery on a constructed tree: one test per seed rule
-(seed 000 "Discovery is session-first", seed 003 "On disk", seed 004 section 2)."""
+(docs/claude_code.md#discovery)."""
 
 from __future__ import annotations
 
@@ -57,7 +57,7 @@ def tree(tmp_path: Path) -> Path:
     (side / "tool-results" / "pdf-9f").mkdir(parents=True)
     (side / "tool-results" / "b7x2k9q1m.txt").write_text("out")
     (side / "tool-results" / "pdf-9f" / "1.jpg").write_bytes(b"\xff\xd8")
-    # the workflow's script travelled to the folder of another cwd (seed 000)
+    # the workflow's script travelled to the folder of another cwd (docs/claude_code.md#discovery)
     other = root / "-home-dev-shop-docs"
     (other / S1 / "workflows" / "scripts").mkdir(parents=True)
     (other / S1 / "workflows" / "scripts" / "sweep-wf_notes-wf_ab12-cd3.js").write_text("return 1")

@@ -48,7 +48,7 @@ def genuine(tmp_path_factory) -> Path:
                                                text("It says hello world.")], timeout=TIMEOUT)
         assert first.exit_code == 0, first.stderr
         (path,) = box.sessions()
-        # the last stdout line names the session (more-clients.md)
+        # the last stdout line names the session (docs/copilot_cli.md#how-the-real-client-is-driven)
         assert json.loads(first.stdout.strip().splitlines()[-1])["sessionId"] == path.parent.name
         second = box.copilot("count the words", [tool_call("bash", {"command": "wc -w hello.txt"}, id="call_mock_2"), text("Two.")],
                              resume=path.parent.name, timeout=TIMEOUT)

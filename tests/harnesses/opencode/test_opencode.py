@@ -142,7 +142,7 @@ def test_writer_ids():
 
 def _database(path, export: dict, extra_tables=(), create=True) -> None:
     """A database with the columns opencode 1.18.33 reads a session from (its schema's
-    ``session`` / ``message`` / ``part`` tables, more-clients/opencode/opencode_schema.sql);
+    ``session`` / ``message`` / ``part`` tables, docs/opencode.md#format-facts);
     ``create=False`` adds the session to one made before."""
     con = sqlite3.connect(path)
     con.executescript("" if not create else """

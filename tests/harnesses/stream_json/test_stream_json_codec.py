@@ -114,7 +114,7 @@ def test_init_and_result_fields_are_typed():
     assert isinstance(result.model_usage_since_last_result, dict) and result.result == "Both printed."
 
 
-SEED_LINES = {  # seed 002's examples, one per control-plane type
+SEED_LINES = {  # one line per control-plane type (docs/stream_json.md#line-types)
     b'{"type":"control_request","request_id":"req_123","request":{"subtype":"can_use_tool","tool_name":"Bash",'
     b'"tool_use_id":"toolu_abc","input":{"command":"rm -rf /tmp/test"},"blocked_paths":"/etc,/usr"}}': ControlRequestLine,
     b'{"type":"control_response","request_id":"req_123","response":{"subtype":"success","result":'

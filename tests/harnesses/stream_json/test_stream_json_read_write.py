@@ -130,7 +130,7 @@ def test_result_text_only_when_nothing_streamed():
                 "session_id": sid, "parent_tool_use_id": None, "uuid": "a"}
     conversation, _ = _read(_lines(init, streamed, result), ["q"])
     assert [m.content for m in conversation.messages if m.role == "assistant"] == [[Text("the answer")]]
-    # seed 002's result shape: {"text", "session_id"}
+    # the result shape docs/stream_json.md#line-types names: {"text", "session_id"}
     seed = dict(result, result={"text": "seed text", "session_id": sid})
     conversation, _ = _read(_lines(init, seed), ["q"])
     assert conversation.messages[-1].content == [Text("seed text")]

@@ -1,6 +1,6 @@
 """Slash-command envelopes: the XML-ish markup Claude Code writes for a local command.
 
-A slash command is recorded as message bodies made only of tagged elements (seed 003,
+A slash command is recorded as message bodies made only of tagged elements (docs/claude_code.md#slash-commands,
 observed on 1.0.x through 2.1.x)::
 
     <local-command-caveat>Caveat: ...</local-command-caveat>          (isMeta user line)
@@ -47,7 +47,7 @@ TAGS = (COMMAND_NAME, COMMAND_MESSAGE, COMMAND_ARGS, COMMAND_CONTENTS, STDOUT, S
 # The boilerplate Claude Code puts before a local command's records. The reader keeps
 # the source's text (``Message.extra["caveat"]``); a writer making one up uses the wording
 # of the version it writes for: 2.1.332 writes CAVEAT_TEXT (pinned by the local_commands
-# scenario), older clients OLD_CAVEAT_TEXT (seed 003).
+# scenario), older clients OLD_CAVEAT_TEXT (docs/claude_code.md#slash-commands).
 CAVEAT_TEXT = (
     "The command below was run directly in Claude Code, not sent to you as a request, and its "
     "output goes straight to the user. It's recorded here as context for later messages."

@@ -1,15 +1,14 @@
-"""Claude Code session -> Common conversation, by the reconstruction rules of seeds 000,
-001 and 004 (each rule below names its source; docs/claude_code_reader.md lists them).
+"""Claude Code session -> Common conversation, by the reconstruction rules of docs/claude_code_reader.md#reconstruction-rules.
 
-1. Duplicate records are dropped by ``(file, uuid)``, the first kept (seed 000 rule 1).
+1. Duplicate records are dropped by ``(file, uuid)``, the first kept (docs/claude_code_reader.md#reconstruction-rules).
 2. Messages are assembled by ``(message.id, line order)``; ``parentUuid`` is never walked
-   (seed 000 rule 2). A call's fragments may be far apart; the tool results of one
+   (docs/claude_code_reader.md#reconstruction-rules). A call's fragments may be far apart; the tool results of one
    assistant turn join one user message, as the Messages API requires.
-3. Every block of a content array is read (seed 000 rule 3).
+3. Every block of a content array is read (docs/claude_code_reader.md#reconstruction-rules).
 4. A call's usage is its last fragment's in line order, and only when the call has a
-   ``stop_reason`` (seed 000 "Provider calls"); usage is never summed. A call without
+   ``stop_reason`` (docs/claude_code_reader.md#provider-calls); usage is never summed. A call without
    one keeps that usage as ``usage_unverified`` (old clients wrote null everywhere).
-5. ``toolUseResult`` is shape-checked before any field access (seed 000, seed 004 s5).
+5. ``toolUseResult`` is shape-checked before any field access (docs/claude_code_reader.md#reconstruction-rules).
 
 Nothing is dropped silently: what Common has no slot for goes to the loss report with
 its line number.
@@ -294,7 +293,7 @@ class _FileReader:
         if self.first_ts is not None:
             meta.started_at = self.first_ts
             meta.ended_at = self.last_ts
-        for key in ("custom-title", "agent-name", "summary"):  # seed 003's precedence
+        for key in ("custom-title", "agent-name", "summary"):  # docs/claude_code_reader.md#titles
             if key in self.titles:
                 meta.title = self.titles[key]
                 break
@@ -366,7 +365,7 @@ class _FileReader:
         value = _raw(block.input)
         self.owner[block.id] = call
         if block.name == "Artifact" and isinstance(value, dict) and isinstance(value.get("file_path"), str):
-            # seed 003: an Artifact call and its result are one published file
+            # docs/claude_code_reader.md#reconstruction-rules: an Artifact call and its result are one published file
             self.artifact_calls.add(block.id)
             desc = value.get("description")
             extra = set(value) - {"file_path", "description"}
@@ -416,8 +415,7 @@ class _FileReader:
             blocks, results = [], False
             self.lose("record:user", "user record without message.content", n)
         else:
-            # an envelope is a string body (seed 004: "user.message.content strings
-            # containing <command-name>"); a text block that looks like one is text
+            # an envelope is a string body (docs/claude_code.md#slash-commands); a text block that looks like one is text
             blocks, results = self._user_blocks(rec, content, n)
             if results and not blocks:  # only Artifact results, folded into their artifacts
                 return
@@ -528,7 +526,7 @@ class _FileReader:
             self._persisted(result, None, n)
 
     def _persisted(self, result: ToolResult, structured: dict | None, n: int) -> None:
-        """seed 004 s9: the marker names a side file that may be gone."""
+        """docs/claude_code_reader.md#persisted-output: the marker names a side file that may be gone."""
         content = result.content
         text = content if isinstance(content, str) else None
         if text is None or PERSISTED_TAG not in text:
@@ -575,7 +573,7 @@ class _FileReader:
                 self.commands[rec.uuid] = cmd
             return True
         if env.is_output:
-            cmd = self.commands.get(parent) if parent else None  # paired via parentUuid (seed 003)
+            cmd = self.commands.get(parent) if parent else None  # paired via parentUuid (docs/claude_code.md#slash-commands)
             if cmd is None or cmd.output is not UNSET or cmd.stderr is not UNSET:
                 cmd = None
             if cmd is None:
@@ -627,7 +625,7 @@ class _FileReader:
 
     def _open_epoch(self, msg: Message, rec: UserRecord, n: int) -> None:
         """compact_boundary + the following isCompactSummary record form an epoch
-        (seed 000 "Context epochs"): matched by id, never by timestamp."""
+        (docs/claude_code_reader.md#compaction): matched by id, never by timestamp."""
         msg.compact_summary = True
         parent = rec.parent_uuid
         chosen = None
@@ -654,7 +652,7 @@ class _FileReader:
             kind = body.type if isinstance(body.type, str) else "?"
             origin = _origin_kind(body.origin)
         if origin is not None:
-            self.pending_origin = (origin, n)  # seed 000: origin also sits on attachment.origin
+            self.pending_origin = (origin, n)  # docs/claude_code_reader.md#reconstruction-rules: origin also sits on attachment.origin
         self.lose(f"attachment:{kind}", "context injection; Common has no slot" + (f" (origin {origin})" if origin else ""), n)
 
     def summary(self, rec: SummaryRecord, n: int) -> None:

@@ -1,5 +1,4 @@
-"""Typed records of a Claude Code session file (seed 004 section 4, seed 003's table,
-formats.md for the types newer clients write).
+"""Typed records of a Claude Code session file (docs/claude_code.md#what-is-typed, docs/claude_code.md#what-rides-along).
 
 Records and blocks are ``gc=False`` structs: they form trees, never cycles, and keeping
 tens of thousands of them out of the cycle collector is most of what makes a typed load
@@ -73,7 +72,7 @@ ResultPart = Union[TextBlock, ImageBlock, DocumentBlock, ToolReferenceBlock]
 
 class ToolResultBlock(_Block, tag="tool_result"):
     tool_use_id: str = ""
-    # a string or a list of blocks (seed 004 section 5); any other JSON is kept as
+    # a string or a list of blocks (docs/claude_code.md#tool-results); any other JSON is kept as
     # :class:`msgspec.Raw` by the codec's lenient path
     content: str | list[ResultPart] | UnsetType = UNSET
     is_error: bool | None | UnsetType = UNSET
@@ -264,7 +263,7 @@ class PermissionModeRecord(_Record, tag="permission-mode"):
     session_id: str | UnsetType = UNSET
 
 
-# Records that newer clients and hosts write (formats.md, seed 004's taxonomy): typed
+# Records that newer clients and hosts write (docs/claude_code.md#what-rides-along): typed
 # only by the fields that every one of them carries; their bodies ride along as bytes.
 class _SessionTagged(_Record):
     session_id: str | UnsetType = UNSET
@@ -323,8 +322,7 @@ class RelocatedRecord(_SessionTagged, tag="relocated"):
     relocated_cwd: str | UnsetType = UNSET
 
 
-# Workflow ``subagents/workflows/<wf>/journal.jsonl`` lines (seed 004 section 4, seed 000
-# "Agent spawn"): no sessionId, version or timestamp; they say which children a run has.
+# Workflow ``subagents/workflows/<wf>/journal.jsonl`` lines (docs/claude_code_reader.md#subagents): no sessionId, version or timestamp; they say which children a run has.
 class JournalStarted(_Record, tag="started"):
     key: str | UnsetType = UNSET
     agent_id: str | UnsetType = UNSET
@@ -430,7 +428,7 @@ ConversationRecord = Union[UserRecord, AssistantRecord]
 
 
 class AgentMeta(msgspec.Struct, rename="camel", omit_defaults=True):
-    """``subagents/agent-<id>.meta.json`` (seed 004 section 3)."""
+    """``subagents/agent-<id>.meta.json`` (docs/claude_code.md#side-files)."""
 
     agent_type: str | UnsetType = UNSET
     spawn_depth: int | UnsetType = UNSET  # absent on some sidecars: read as 1
@@ -448,12 +446,12 @@ class AgentMeta(msgspec.Struct, rename="camel", omit_defaults=True):
 
     @property
     def depth(self) -> int:
-        """``spawnDepth``, read as 1 when absent (seed 000)."""
+        """``spawnDepth``, read as 1 when absent (docs/claude_code.md#what-is-typed)."""
         return self.spawn_depth if isinstance(self.spawn_depth, int) else 1
 
 
 class WorkflowRun(msgspec.Struct, rename="camel", omit_defaults=True):
-    """``<sid>/workflows/wf_<run>.json``: one workflow run (seed 004 section 2). Typed
+    """``<sid>/workflows/wf_<run>.json``: one workflow run (docs/claude_code.md#side-files). Typed
     only by the fields that name the run; the script, args and totals ride along."""
 
     run_id: str | UnsetType = UNSET
@@ -481,8 +479,8 @@ ToolUseResultShape = Literal["object", "string", "array", "json-string", "other"
 
 
 def tool_use_result_shape(raw: Any) -> tuple[ToolUseResultShape, Any]:
-    """Shape-check ``toolUseResult`` before any field access (seed 000: ~7% are bare
-    strings; seed 004: some arrays, some JSON encoded in a string). ``raw`` is the kept
+    """Shape-check ``toolUseResult`` before any field access (bare strings,
+    arrays, JSON in a string: docs/claude_code.md#tool-results). ``raw`` is the kept
     bytes, or the value a streamed read already decoded (:class:`StreamedUserRecord`)."""
     if raw is UNSET:
         return "absent", None

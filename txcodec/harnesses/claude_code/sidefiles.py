@@ -1,6 +1,6 @@
 """The side files of one Claude Code session, found from its main transcript's path.
 
-Layout (seed 000 "Collection", seed 004 section 2)::
+Layout (docs/claude_code.md#side-files)::
 
     <project>/<sid>.jsonl                                     main transcript
     <project>/<sid>/subagents/agent-<id>.jsonl (+ .meta.json)   subagents
@@ -169,7 +169,7 @@ def _refuse_outside(out: SessionFiles) -> None:
 
 def script_run_id(name: str) -> str | None:
     """``<label>-wf_<run-id>.js`` -> ``wf_<run-id>``, split on the *last* ``-wf_``: a run
-    id itself contains hyphens (seed 000)."""
+    id itself contains hyphens (docs/claude_code.md#side-files)."""
     stem = name.removesuffix(".js")
     label, sep, run = stem.rpartition("-wf_")
     return f"wf_{run}" if sep and label else None

@@ -1,5 +1,4 @@
-"""Finding Claude Code sessions in a store (seeds 000 "Discovery is session-first", 003
-"On disk", 004 section 2).
+"""Finding Claude Code sessions in a store (docs/claude_code.md#discovery).
 
 The root is ``$CLAUDE_CONFIG_DIR/projects`` when that variable is set and non-empty,
 else ``~/.claude/projects``. Under it, one folder per project working directory (the cwd
@@ -8,9 +7,9 @@ with every character outside ``[A-Za-z0-9]`` replaced by ``-``: :func:`munge_cwd
 Discovery is *session-first*: every project folder is scanned for entries whose name has
 the shape of a session id (``<uuid>.jsonl`` files and ``<uuid>/`` folders), and the
 entries are grouped by session id across folders, because Claude Code files a workflow's
-script under whatever cwd the agent had at the time (seed 000). Everything else
+script under whatever cwd the agent had at the time (docs/claude_code.md#discovery). Everything else
 (``memory/``, stray files) is not a session. Ids are compared byte-exactly, never
-case-folded (seed 000 "Local data hazards"). Directories behind symlinks are not
+case-folded (docs/claude_code.md#discovery). Directories behind symlinks are not
 followed; a file that cannot be read is reported on its session, never fatal.
 
 Listing needs only a few fields per session, so :func:`scan` reads each line into a
@@ -34,13 +33,12 @@ from .sidefiles import AgentFile, SessionFiles, script_run_id, session_files
 
 HARNESS = "claude_code"
 
-# A session id is a UUID (formats.md: the CLI finds a file only when it is named
-# <uuid>.jsonl). Upper-case hex is allowed: ids are not reliably lower-case (seed 000).
+# A session id is a UUID (the CLI finds a file only when it is named
+# <uuid>.jsonl: docs/claude_code.md#discovery). Upper-case hex is allowed: ids are not reliably lower-case (docs/claude_code.md#discovery).
 SESSION_ID = re.compile(r"[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}")
 _MUNGE = re.compile(r"[^A-Za-z0-9]")
 
-# user / assistant lines are the conversation; every other type is metadata (seed 000:
-# "some files contain no conversation records at all").
+# user / assistant lines are the conversation; every other type is metadata (docs/claude_code.md#discovery).
 CONVERSATION_TYPES = frozenset({"user", "assistant"})
 
 
@@ -51,7 +49,7 @@ def default_root() -> Path:
 
 
 def munge_cwd(cwd: str) -> str:
-    """The project folder name for a working directory (formats.md). Not reversible:
+    """The project folder name for a working directory (docs/claude_code.md#discovery). Not reversible:
     distinct paths can collide, and the real cwd is known only from the records."""
     return _MUNGE.sub("-", cwd)
 
@@ -102,7 +100,7 @@ class Scan:
 
     @property
     def title(self) -> tuple[str | None, str | None]:
-        """``(title, source)``: custom-title > agent-name > summary (seed 003)."""
+        """``(title, source)``: custom-title > agent-name > summary (docs/claude_code_reader.md#titles)."""
         for source in ("custom_title", "agent_name", "summary"):
             value = getattr(self, source)
             if value:
@@ -157,7 +155,7 @@ def _take(out: Scan, peek: _Peek) -> None:
     elif kind == "agent-name" and _text(peek.agentName):
         out.agent_name = peek.agentName
     elif kind == "summary" and _text(peek.summary) and out.summary is None:
-        out.summary = peek.summary  # the first summary (seed 003)
+        out.summary = peek.summary  # the first summary (docs/claude_code_reader.md#titles)
 
 
 # --- discovery -------------------------------------------------------------------------
@@ -170,7 +168,7 @@ class SessionInfo:
     ``status``: ``ok``; ``metadata-only`` (the main file holds no user/assistant record);
     ``empty`` (a zero-line main file); ``unparsed`` (lines, but not one JSON record: a
     damaged file, still listed so that it can be found); ``pruned`` (the main transcript
-    is gone, children survive: a normal state, seed 000); ``unreadable`` (the main file
+    is gone, children survive: a normal state, docs/claude_code.md#discovery); ``unreadable`` (the main file
     could not be read).
     """
 
@@ -298,7 +296,7 @@ def _sort_entry(project: Path, entry: os.DirEntry, mains: dict, folders: dict, f
     name = entry.name
     if name.endswith(".jsonl"):
         stem = name[: -len(".jsonl")]
-        if entry.is_file():  # a symlinked *file* still lists (seed 003)
+        if entry.is_file():  # a symlinked *file* still lists (docs/claude_code.md#discovery)
             if is_session_id(stem):
                 mains.setdefault(stem, []).append(project)
             elif name.startswith("agent-"):

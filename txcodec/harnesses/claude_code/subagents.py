@@ -1,5 +1,4 @@
-"""Attach subagent conversations to the parent call that spawned them (seed 000
-"Agent spawn", seed 004 sections 3 and 6).
+"""Attach subagent conversations to the parent call that spawned them (docs/claude_code_reader.md#subagents).
 
 Joins, strongest first:
 
@@ -94,7 +93,7 @@ def attach_children(main: Conversation, main_reader: Any, files: SessionFiles, l
         for agent_id in children:
             journal_of.setdefault(agent_id, folder)
             if agent_id not in agents:
-                # the journal leads the filesystem (seed 000): a live run, or a lost file
+                # the journal leads the filesystem (docs/claude_code_reader.md#subagents): a live run, or a lost file
                 loss.add("subagent:journal-without-transcript", f"journal names {agent_id}, whose transcript is absent", file=str(path))
 
     for agent_id, agent in agents.items():

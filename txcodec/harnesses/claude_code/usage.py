@@ -2,7 +2,7 @@
 
 ``txcodec usage`` needs four things per assistant line (its ``uuid``, ``message.id``,
 model, ``stop_reason`` and usage) and nothing else, so this decodes only those and never
-builds Common. The rules are :mod:`.read`'s (seed 000 "Provider calls"): fragments are
+builds Common. The rules are :mod:`.read`'s (docs/claude_code_reader.md#provider-calls): fragments are
 grouped by ``message.id`` in line order, a duplicate ``uuid`` is read once, a call's
 usage is its last fragment's and counts as verified only when some fragment reported a
 ``stop_reason``; the model is the first fragment's. ``tests/features/test_usage_fast.py`` checks

@@ -1,6 +1,6 @@
 """Common -> Claude Code: a session file that the real ``claude --resume`` loads.
 
-The layout is the one Claude Code 2.1.332 writes itself (formats.md, real-clients.md):
+The layout is the one Claude Code 2.1.332 writes itself (docs/claude_code.md#how-the-real-client-is-driven):
 
 - one ``user``/``assistant`` record per line, chained by ``parentUuid``; an assistant
   message is written as one record per content block, all with the same ``message.id``
@@ -14,7 +14,7 @@ The layout is the one Claude Code 2.1.332 writes itself (formats.md, real-client
 - a ``summary`` line (first) and a ``custom-title`` line when there is a title, and a
   closing ``last-prompt`` record, all naming the leaf: the last user/assistant record;
 - slash commands as ``system``/``local_command`` records holding envelope markup (the
-  newer CLIs' shape, seed 003), escaped so a payload cannot forge or cut an envelope;
+  newer CLIs' shape, docs/claude_code.md#slash-commands), escaped so a payload cannot forge or cut an envelope;
 - compaction epochs as a ``compact_boundary`` record (a new root, ``logicalParentUuid``
   naming the last pre-compaction record) followed by the ``isCompactSummary`` message;
 - subagents as ``<sid>/subagents/agent-<id>.jsonl`` + ``.meta.json``.
@@ -625,8 +625,8 @@ class _Writer:
             if run and isinstance(run[0], Command):
                 # the CLI puts a caveat before a local command's records: the source's own
                 # where it had one, else one in the wording of the version written for,
-                # before each command that printed something (2.1.332 does so; seed 000
-                # saw one per run of commands from older clients)
+                # before each command that printed something (2.1.332 does so; older clients wrote
+                # one per run of commands: docs/claude_code.md#slash-commands)
                 recorded = message.extra.get("caveat") if k == 1 else None
                 command = run[0]
                 if isinstance(recorded, str) or command.output is not UNSET or command.stderr is not UNSET:

@@ -1,6 +1,6 @@
 """Typed view of a cline session's messages file (``<id>/<id>.messages.json``).
 
-Facts from cline 3.0.65 (files it wrote against a loopback mock, more-clients.md): one
+Facts from cline 3.0.65 (files it wrote against a loopback mock, docs/cline.md#format-facts): one
 JSON document ``{version: 1, updated_at, agent, sessionId, origin, messages, system_prompt}``,
 pretty-printed with two spaces and no final newline. A message is ``{id, role, content:
 [text | tool_use{id, name, input} | tool_result{tool_use_id, name, content}], ts,

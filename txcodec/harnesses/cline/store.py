@@ -6,7 +6,7 @@ cline 3.0.65 (``@cline/shared`` ``dist/db/index.js``): the data folder is
 ``<id>.messages.json`` (the conversation) and ``<id>.json`` (the session record); every
 session also has a row in ``sessions`` of ``$CLINE_DB_DATA_DIR`` (else ``<data>/db``)
 ``/sessions.db``. ``cline --id <id>`` looks the session up by that row: without it a copied
-folder opens as an empty session (more-clients.md), so :func:`install` writes the row.
+folder opens as an empty session (docs/cline.md#format-facts), so :func:`install` writes the row.
 
 One session is the folder, its two files and its row. What "identical" means for the row:
 :func:`row_for` makes it from the session record the way the client's own ``create``

@@ -1,6 +1,6 @@
 """Common conversation -> a cline session folder that ``cline --id <id>`` resumes.
 
-What 3.0.65 needs (more-clients.md; the hand-written file it resumed): ``{version: 1,
+What 3.0.65 needs (docs/cline.md#format-facts; the hand-written file it resumed): ``{version: 1,
 sessionId, messages}``, each message ``{role, content: [blocks]}``; a ``tool_result`` must
 name its tool (without ``name`` the TUI prints a zod error and sends nothing), and the
 folder must be registered in ``sessions.db`` (:func:`~.store.install` does it from the

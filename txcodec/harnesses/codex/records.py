@@ -3,7 +3,7 @@
 Sources: openai/codex ``codex-rs/protocol/src/protocol.rs`` (``RolloutLine``: a
 ``timestamp`` next to a ``RolloutItem`` tagged by ``type`` with its body in ``payload``)
 and ``models.rs`` (``ResponseItem``, the Responses API items), plus files written by
-codex 0.77-0.171 (formats.md, the corpus). Newer builds add a top-level ``ordinal`` and
+codex 0.77-0.171 (docs/codex.md#format-facts, the corpus). Newer builds add a top-level ``ordinal`` and
 ``metadata`` and new line types (``world_state``, ``token_usage_record``, ...).
 
 Three levels, each kept apart from the next:
@@ -317,7 +317,7 @@ class BaseInstructions(_S):
 
 class SessionMeta(_S):
     """``SessionMetaLine``. 0.171 requires ``id``, ``timestamp``, ``cwd``,
-    ``originator`` and ``cli_version`` (real-clients.md); all are optional here so an
+    ``originator`` and ``cli_version`` (docs/codex.md#how-the-real-client-is-driven); all are optional here so an
     incomplete meta still reads."""
 
     id: str | UnsetType = UNSET

@@ -1,10 +1,10 @@
 """Where Codex keeps rollouts, and a shallow listing of them.
 
 ``$CODEX_HOME`` (default ``~/.codex``) holds ``sessions/YYYY/MM/DD/rollout-<ts>-<uuid>
-.jsonl`` and ``archived_sessions/`` (formats.md). Newer builds may keep a ``.jsonl.zst``
+.jsonl`` and ``archived_sessions/`` (docs/codex.md#format-facts). Newer builds may keep a ``.jsonl.zst``
 instead: it is read through :func:`txcodec.core.zst.read_bytes` and :func:`save` writes it
 back compressed. The SQLite files next to them are an index Codex rebuilds; a lone rollout
-resumes by id (real-clients.md), so they are neither read nor written here.
+resumes by id (docs/codex.md#how-the-real-client-is-driven), so they are neither read nor written here.
 
 The listing never builds message payloads: each line is split into its envelope with the
 payload kept as raw bytes, and only ``session_meta`` / ``turn_context`` payloads are

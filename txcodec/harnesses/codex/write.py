@@ -1,7 +1,7 @@
 """Common -> Codex rollout.
 
 The file is what ``codex exec resume <id>`` rebuilds the model's ``input`` from
-(observed on 0.171.0, real-clients.md): a ``session_meta`` first line with the five
+(observed on 0.171.0, docs/codex.md#how-the-real-client-is-driven): a ``session_meta`` first line with the five
 fields the client requires, then ``response_item`` lines (what the model sees) next to
 the ``event_msg`` lines the UI shows (``user_message``, ``agent_message``,
 ``token_count``, ``turn_aborted``, ``error``). Every line has a top-level ``timestamp``.
@@ -259,7 +259,7 @@ class _Writer:
         self.start = normalize_ts(meta.started_at) or next((s for s in self.stamps if s), None) or _now()
         if options.session_id:
             if not _is_uuid(options.session_id.lower()):
-                # codex exec resume <non-uuid> silently starts a new session (real-clients.md)
+                # codex exec resume <non-uuid> silently starts a new session (docs/codex.md#how-the-real-client-is-driven)
                 raise UnsafeId(f"session id {shown(options.session_id)} is not a UUID (Codex only resumes a thread by its UUID)")
             self.id = options.session_id.lower()
         elif self.from_codex and _is_uuid(meta.id):

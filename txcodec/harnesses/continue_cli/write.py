@@ -1,6 +1,6 @@
 """Common conversation -> a Continue CLI session file that ``cn --resume`` / ``--fork <id>`` loads.
 
-What 1.5.47 needs (more-clients.md; the hand-written file it resumed): ``{sessionId,
+What 1.5.47 needs (docs/continue_cli.md#format-facts; the hand-written file it resumed): ``{sessionId,
 history}``, each history item ``{message, contextItems: []}``; an assistant item carries
 ``toolCalls`` (``function.arguments`` a JSON string) and the results of those calls in its
 own ``toolCallStates`` (``status: "done"`` or ``"errored"``, ``output: [{content}]``): a

@@ -1,7 +1,7 @@
 """Copilot CLI event log -> Common conversation.
 
 The conversation is what the client replays when it resumes (1.0.102): the events in
-**file order** (``parentId`` is checked for its format only, more-clients.md). A
+**file order** (``parentId`` is checked for its format only, docs/copilot_cli.md#format-facts). A
 ``user.message`` is a user message (its ``content``, what the user typed; the
 ``transformedContent`` the model was sent, a ``<current_datetime>`` block before it, is kept
 in ``extra``); an ``assistant.message`` an assistant message (``reasoningText`` -> Thinking,

@@ -5,7 +5,7 @@ wrote against a loopback mock, and what it refused): every line is one event ``{
 data, id, timestamp, parentId}``. ``id`` must be a UUID, ``timestamp`` an ISO 8601 time with
 a timezone, ``parentId`` a UUID or ``null`` (the key present); a file whose line breaks one
 of these is refused whole ("Session file is corrupted"). ``parentId`` names the event before
-it, but the client replays events in **file order** (more-clients.md). ``agentId`` marks the
+it, but the client replays events in **file order** (docs/copilot_cli.md#format-facts). ``agentId`` marks the
 events of a subagent; ``ephemeral`` ones are never written to disk.
 
 ``data`` varies with ``type`` (197 types in the schema) and stays :class:`msgspec.Raw`, so

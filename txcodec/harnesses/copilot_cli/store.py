@@ -4,7 +4,7 @@ Copilot CLI 1.0.102 (``copilot help environment``, and its ``resolveCopilotHome`
 ``--config-dir``, else ``$COPILOT_HOME``, else ``$HOME/.copilot``): each session is a folder
 ``session-state/<session id>/`` holding ``events.jsonl`` (the event log that resume
 replays) beside ``workspace.yaml``, ``checkpoints/`` and other side files that resume does
-not need (more-clients.md). ``session-store.db`` is a search index, also not needed.
+not need (docs/copilot_cli.md#format-facts). ``session-store.db`` is a search index, also not needed.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Common conversation -> a Copilot CLI event log that ``copilot --resume <id>`` replays.
 
-What 1.0.102 needs (more-clients.md: a 5-line hand-written file resumes; its schema; the
+What 1.0.102 needs (docs/copilot_cli.md#format-facts: a 5-line hand-written file resumes; its schema; the
 cases it refused): every line an envelope ``{type, data, id (UUID), timestamp (ISO with a
 zone), parentId (UUID or null)}``, a ``session.start`` first (``sessionId``, ``version: 1``,
 ``producer``, ``copilotVersion``, ``startTime``, ``context.cwd``), then ``user.message``

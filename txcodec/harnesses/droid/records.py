@@ -1,6 +1,6 @@
 """Typed records of a Factory droid session (``~/.factory/sessions/<munged cwd>/<id>.jsonl``).
 
-Facts from droid 0.225.2 (files it wrote against a loopback mock, more-clients.md): every
+Facts from droid 0.225.2 (files it wrote against a loopback mock, docs/droid.md#format-facts): every
 line is one record with a ``type``: ``session_start {id, title, owner, version: 2, cwd,
 hostId}`` first, then ``message {id, parentId, timestamp, message: {role, content:
 [text | tool_use | tool_result blocks, Anthropic style]}}`` and ``agent_turn_outcome``

@@ -1,6 +1,6 @@
 """Where Factory droid keeps sessions, and a shallow listing of them.
 
-droid 0.225.2 (more-clients.md, observed): ``~/.factory/sessions/<cwd with every character
+droid 0.225.2 (docs/droid.md#format-facts, observed): ``~/.factory/sessions/<cwd with every character
 that is not a letter or digit replaced by '-'>/<uuid>.jsonl``, beside ``<uuid>.settings.json``
 (model, autonomy, token usage), which ``exec --fork`` does not need.
 """

@@ -1,6 +1,6 @@
 """Common conversation -> a Factory droid session that ``droid exec --fork <id>`` continues.
 
-What 0.225.2 needs (more-clients.md, and the real-client tests): a first record
+What 0.225.2 needs (docs/droid.md#format-facts, and the real-client tests): a first record
 ``session_start`` with **``owner``** (without it the fork silently sends no history, exit
 0) and the project folder; every ``message`` needs a **``timestamp``** (without it:
 "Existing session message is invalid", exit 1); ``id`` / ``parentId`` may be any strings.

@@ -4,7 +4,7 @@ kimi-cli 1.51.0 (``kimi_cli/share.py``, ``kimi_cli/metadata.py``): the store is
 ``$KIMI_SHARE_DIR``, else ``~/.kimi``. A session is the folder
 ``sessions/<md5 of the work folder's path>/<session id>/`` holding ``context.jsonl`` (the
 conversation resume sends), ``wire.jsonl`` (the UI event log) and ``state.json``
-(approvals, title, todos); resume needs ``context.jsonl`` alone (more-clients.md). The
+(approvals, title, todos); resume needs ``context.jsonl`` alone (docs/kimi_cli.md#format-facts). The
 work folder must be listed in ``kimi.json`` (``{"work_dirs": [{"path", "kaos": "local",
 "last_session_id"}]}``): when it is not, ``kimi -r <id>`` empties the session's
 ``context.jsonl`` and starts a new one with exit 0. :func:`install` therefore always

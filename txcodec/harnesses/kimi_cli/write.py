@@ -1,6 +1,6 @@
 """Common conversation -> a Kimi CLI context file that ``kimi -r <id>`` resumes.
 
-What 1.51.0 needs (more-clients.md: a 4-line hand-written ``context.jsonl``, without
+What 1.51.0 needs (docs/kimi_cli.md#format-facts: a 4-line hand-written ``context.jsonl``, without
 ``_system_prompt``, ``wire.jsonl`` or ``state.json``, resumed with its history sent; its
 source, ``kimi_cli/soul/context.py``): one chat message a line, ``user`` (``content`` a
 string or a list of parts), ``assistant`` (``content``, ``tool_calls`` with ``arguments``

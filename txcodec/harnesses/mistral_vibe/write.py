@@ -1,6 +1,6 @@
 """Common conversation -> a legacy Mistral Vibe session that ``vibe --resume <id>`` imports.
 
-Why legacy (more-clients.md, 3.0.2): a unified session (``unified/<id>/``) is a digest
+Why legacy (docs/mistral_vibe.md#format-facts, 3.0.2): a unified session (``unified/<id>/``) is a digest
 chain; a copy with a new id or an edited text is refused ("manifest digest mismatch"),
 and even a verbatim copy needs the plugin environment it pinned. A legacy folder
 ``logs/session/session_<time>_<id[:8]>/`` with ``meta.json`` and ``messages.jsonl`` is

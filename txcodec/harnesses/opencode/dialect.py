@@ -1,7 +1,7 @@
 """What differs between opencode and its fork Kilo: names, paths, and Kilo's extra tables.
 
 Kilo (``@kilocode/cli`` 7.7.7) is opencode with ``kilo`` for ``opencode`` everywhere the
-two were observed to differ (more-clients.md): the binary, the ``KILO_`` environment
+two were observed to differ (docs/opencode.md#format-facts): the binary, the ``KILO_`` environment
 variables, ``$XDG_DATA_HOME/kilo/kilo.db``, and two more tables (``kilo_board``,
 ``kilo_board_message``). Its export and import are opencode's, and it imports an opencode
 1.18.33 export unchanged.

@@ -2,7 +2,7 @@
 in and out of the client in.
 
 Facts from opencode 1.18.33 (files it wrote against a loopback mock, and what ``opencode
-import`` took; formats.md, more-clients.md): ``{info, messages: [{info, parts}]}``. ``info``
+import`` took; docs/opencode.md#format-facts): ``{info, messages: [{info, parts}]}``. ``info``
 is the session (``id`` ``ses_…``, ``slug``, ``projectID``, ``directory``, ``title``,
 ``version``, ``time{created, updated}`` in ms, ...). A message's ``info`` has ``id``
 (``msg_…``), ``sessionID``, ``role``, ``time``; a user message ``agent`` and ``model``; an

@@ -1,7 +1,7 @@
 """Where opencode (and Kilo) keep sessions: one SQLite database, read without writing.
 
 opencode 1.18.33 keeps every session in ``$XDG_DATA_HOME/opencode/opencode.db`` (XDG
-default ``~/.local/share``); Kilo 7.7.7 in ``$XDG_DATA_HOME/kilo/kilo.db`` (more-clients.md).
+default ``~/.local/share``); Kilo 7.7.7 in ``$XDG_DATA_HOME/kilo/kilo.db`` (docs/opencode.md#format-facts).
 Tables ``session`` (one row, columns), ``message`` and ``part`` (``data`` is the JSON the
 export shows, without the ids), in WAL mode, beside an event log (``event``) and a
 ``migration`` table naming the schema version.

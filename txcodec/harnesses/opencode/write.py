@@ -1,7 +1,7 @@
 """Common conversation -> an opencode export that ``opencode import`` takes and ``opencode run
 --session <id>`` resumes (Kilo: ``kilo import`` / ``kilo run --session``).
 
-What 1.18.33 needs, found by removal (formats.md): session ``slug``, ``title``, ``version``,
+What 1.18.33 needs, found by removal (docs/opencode.md#format-facts): session ``slug``, ``title``, ``version``,
 ``time``; a user message ``sessionID``, ``time``, ``agent``, ``model``; an assistant message
 ``parentID`` (its user message), ``time``, ``modelID``, ``providerID``, ``mode``, ``agent``,
 ``path``, ``cost``, ``tokens``; a tool part ``status``, ``input``, ``output``, ``title``,

@@ -1,6 +1,6 @@
 """Typed view of an OpenHands conversation (``~/.openhands/conversations/<hex>/``).
 
-Facts from OpenHands CLI 1.16.0 (SDK 1.21.0; more-clients.md and the files it wrote against
+Facts from OpenHands CLI 1.16.0 (SDK 1.21.0; docs/openhands.md#format-facts and the files it wrote against
 a loopback mock): a conversation is a folder named by its UUID without dashes, holding
 ``base_state.json`` (agent and LLM settings, workspace, stats; not needed to resume) and
 ``events/event-<5-digit sequence>-<event uuid>.json``, one JSON event per file. Every event

@@ -1,7 +1,7 @@
 """Where OpenHands keeps conversations, loading one folder as one session, and a listing.
 
 OpenHands CLI 1.16.0 keeps each conversation in ``~/.openhands/conversations/<uuid without
-dashes>/`` (more-clients.md): ``base_state.json`` and ``events/event-<seq>-<event uuid>.json``.
+dashes>/`` (docs/openhands.md#format-facts): ``base_state.json`` and ``events/event-<seq>-<event uuid>.json``.
 ``openhands --resume <uuid>`` replays the events in sequence order; ``base_state.json`` may
 be missing (a copy without it resumed).
 

@@ -1,6 +1,6 @@
 """Common conversation -> an OpenHands conversation folder that ``openhands --resume <uuid>`` loads.
 
-What 1.16.0 needs (more-clients.md; the hand-written folder it resumed; SDK 1.21.0
+What 1.16.0 needs (docs/openhands.md#format-facts; the hand-written folder it resumed; SDK 1.21.0
 ``agent.py`` ``init_state``): ``<uuid hex>/events/event-<seq>-<event uuid>.json``, one event
 per file, a ``SystemPromptEvent`` first (a user message before it is refused with an
 AssertionError and exit 0). ``base_state.json`` is not needed: the client writes its own.

@@ -19,8 +19,8 @@ Assembly: the assistant lines of one API message (one content block per line, sa
 assistant line carried (a message cut off mid-stream), and their ``message_delta``
 gives the final ``stop_reason`` and output tokens; consecutive tool-result lines become
 one user message; the ``result`` text is added only when no assistant text of that run
-carried it (seed 002's deduplication). Lines with ``parent_tool_use_id`` go to a child
-conversation under that tool call (seed 002's subagent nesting).
+carried it (docs/stream_json.md#what-maps-where-reader). Lines with ``parent_tool_use_id`` go to a child
+conversation under that tool call (docs/stream_json.md#what-maps-where-reader).
 """
 
 from __future__ import annotations
@@ -449,7 +449,7 @@ class _Reader:
     def _result_of(self, run: _Run, line: ResultLine, n: int) -> None:
         text = line.result.get("text") if isinstance(line.result, dict) else line.result
         if isinstance(text, str) and text and not run.streamed_text:
-            # seed 002: the result text duplicates streamed text; add it only when nothing streamed
+            # docs/stream_json.md#what-maps-where-reader: the result text repeats streamed text; add it only when nothing streamed
             message = Message(role="assistant", content=[Text(text)], extra={"from_result": True})
             self.main.messages.append(message)
             self.main.results_open = False
@@ -524,7 +524,7 @@ class _Reader:
                     stream.message.content.append(rebuilt)
                     if stream.main and self.run is not None:
                         self.run.last_assistant = stream.message
-                        # seed 002: streamed text, even only as deltas, is not repeated from the result
+                        # docs/stream_json.md#what-maps-where-reader: streamed text, even only as deltas, is not repeated from the result
                         self.run.streamed_text |= isinstance(rebuilt, Text) and bool(rebuilt.text)
             if missing:
                 stream.message.extra["from_stream_events"] = True

@@ -1,7 +1,7 @@
 """Typed lines of Claude Code's stream-json protocol (``claude -p --output-format
 stream-json --verbose``, and ``--input-format stream-json`` on stdin).
 
-Sources: seed 002 (message types, control plane, result), and captures of the real CLI
+Sources (docs/stream_json.md#line-types): captures of the real CLI
 (2.1.332) run against the mock model, which show what no document lists: ``system``
 subtypes ``status``, ``thinking_tokens``, ``task_started``/``task_progress``/
 ``task_updated``/``task_notification``, ``permission_denied``; ``stream_event`` lines with
@@ -110,8 +110,8 @@ class UserLine(_Conversational, tag="user"):
 
 
 class ResultLine(_Envelope, tag="result"):
-    """The end of a run. ``result`` is the final text (seed 002 shows an object with
-    ``text``/``session_id``; the real CLI writes a string). ``total_cost_usd`` and
+    """The end of a run. ``result`` is the final text (some hosts document an
+    object ``{text, session_id}``; the real CLI writes a string: docs/stream_json.md#line-types). ``total_cost_usd`` and
     ``modelUsage`` are cumulative over the process; ``usage`` and
     ``model_usage_since_last_result`` are this run's."""
 
@@ -123,10 +123,10 @@ class ResultLine(_Envelope, tag="result"):
     duration_ms: float | None | UnsetType = UNSET
     duration_api_ms: float | None | UnsetType = UNSET
     total_cost_usd: float | None | UnsetType = UNSET
-    cost_usd: float | None | UnsetType = UNSET  # seed 002's name
+    cost_usd: float | None | UnsetType = UNSET  # another host's name (docs/stream_json.md#line-types)
     usage: Any = UNSET
     model_usage_camel: Any = field(default=UNSET, name="modelUsage")
-    model_usage: Any = UNSET  # seed 002's name: {model: {context_window}}
+    model_usage: Any = UNSET  # another host's name (docs/stream_json.md#line-types): {model: {context_window}}
     model_usage_since_last_result: Any = UNSET
     total_input_tokens: int | None | UnsetType = UNSET
     total_output_tokens: int | None | UnsetType = UNSET
@@ -145,7 +145,7 @@ class StreamEventLine(_Envelope, tag="stream_event"):
 
 
 class RateLimitLine(_Envelope, tag="rate_limit"):
-    """Seed 002's rate-limit notification."""
+    """docs/stream_json.md#line-types's rate-limit notification."""
 
     message: Any = UNSET
     rate_limit_message: Any = UNSET
@@ -166,8 +166,8 @@ class ControlRequestLine(_Line, tag="control_request"):
 
 
 class ControlResponseLine(_Line, tag="control_response"):
-    """``response{subtype, request_id, response|result|error}``; seed 002 also shows
-    ``request_id`` at the top level."""
+    """``response{subtype, request_id, response|result|error}``; ``request_id`` may also sit
+    at the top level."""
 
     request_id: str | None | UnsetType = UNSET
     response: Any = UNSET

@@ -10,7 +10,7 @@ and records each rejection in ``server.state["rejected"]``. Each rule names its 
 in a comment beside its check: the Messages API documentation
 (platform.claude.com/docs/en/agents-and-tools/tool-use/handle-tool-calls, "HTC" below),
 the real API's own 400 messages as users reported them (issue threads, named by
-repository and number), or what real-clients.md observed.
+repository and number), or what docs/claude_code.md#how-the-real-client-is-driven observed.
 
 Positions in the pairing rules skip ``system`` messages. Consecutive messages of the same
 role are **not** rejected: the Messages API reference documents that consecutive user or
@@ -161,7 +161,7 @@ def _block_violations(block: Any, allowed: set[str]) -> list[str]:
     if not isinstance(block, dict):
         return ["block must be an object"]
     kind = block.get("type")
-    # real-clients.md: an unknown block type is passed through by the client and
+    # docs/claude_code.md#how-the-real-client-is-driven: an unknown block type is passed through by the client and
     # rejected by the real API; tool_use/tool_result belong to their own roles (HTC)
     if kind not in allowed:
         return [f"unexpected block type {kind!r}"]
@@ -187,7 +187,7 @@ def _tool_use(block: dict) -> list[str]:
         out.append("tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'")
     if not isinstance(block.get("name"), str) or not block.get("name"):
         out.append("tool_use.name: Field required")
-    # HTC: input is "an object"; real-clients.md saw the real API answer a string
+    # HTC: input is "an object"; docs/claude_code.md#how-the-real-client-is-driven saw the real API answer a string
     # input with "tool_use.input: Input should be a valid dictionary"
     if not isinstance(block.get("input"), dict):
         out.append("tool_use.input: Input should be a valid dictionary")
@@ -214,7 +214,7 @@ def _tool_result(block: dict) -> list[str]:
 
 def _thinking(block: dict) -> list[str]:
     # lbjlaq/Antigravity-Manager#1650: "messages.1.content.0.thinking.signature: Field
-    # required" (real-clients.md: the client then retries without the thinking)
+    # required" (docs/claude_code.md#how-the-real-client-is-driven: the client then retries without the thinking)
     if not isinstance(block.get("signature"), str):
         return ["thinking.signature: Field required"]
     return [] if isinstance(block.get("thinking"), str) else ["thinking.thinking: Field required"]
