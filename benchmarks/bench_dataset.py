@@ -204,7 +204,7 @@ def main() -> None:
                 line, seconds = [], {}
                 for name, checkout in checkouts.items():
                     out = before_each(name)
-                    seconds[name], cpu, done = child_cpu(lambda: cli(checkout, out))
+                    seconds[name], cpu, done = child_cpu(lambda checkout=checkout, out=out: cli(checkout, out))
                     line.append(f"{name} {seconds[name]:.2f} s ({cpu:.2f} s CPU, exit {done.returncode})")
                 if ccusage.exists():
                     cc, cc_cpu, _ = child_cpu(lambda: subprocess.run([str(ccusage), "daily", "--offline", "--json"],
@@ -249,7 +249,7 @@ def main() -> None:
                 for when in ("first run, workers starting", "again, workers warm"):
                     out = tmp / "ray"
                     shutil.rmtree(out, ignore_errors=True)
-                    seconds, summary = timed(lambda: txray.write_parquet(txray.sources(sources), str(out)))
+                    seconds, summary = timed(lambda out=out: txray.write_parquet(txray.sources(sources), str(out)))
                     written = sum(summary["rows"].values())
                     print(f"ray write_parquet ({args.jobs} CPUs, local runtime, {when}): {seconds:.2f} s, "
                           f"{written} rows, {written / seconds:,.0f} rows/s, {mb / seconds:.1f} MB/s, "

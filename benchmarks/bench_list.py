@@ -49,7 +49,7 @@ def main() -> None:
         # both checkouts start from compiled bytecode (PYTHONDONTWRITEBYTECODE would leave one compiling on each run)
         subprocess.run([sys.executable, "-m", "compileall", "-q", str(args.txcodec / "txcodec")], capture_output=True, check=False)
         for label, extra in (("txcodec list", []), ("txcodec list --json", ["--json"])):
-            runs = [child_cpu(lambda: subprocess.run([sys.executable, "-m", "txcodec", "list", *extra], env=env,
+            runs = [child_cpu(lambda extra=extra: subprocess.run([sys.executable, "-m", "txcodec", "list", *extra], env=env,
                                                      cwd=args.txcodec, capture_output=True, check=True))
                     for _ in range(args.rounds)]
             print(f"{label}: {min(r[1] for r in runs):.2f} s CPU, {min(r[0] for r in runs):.2f} s wall (best of {args.rounds})")

@@ -286,7 +286,7 @@ def main() -> None:
             ct = cpu(command)
             _, vrss = run([*tx, "verify", str(path)], env, 1)
             print(f"  {path.stat().st_size / 1e6:5.0f}  {ut / size:10.4f} {urss / size:8.2f}   {ct / size:12.4f} {crss / size:8.2f}   {vrss:14.0f}")
-        for mb, path in codex_files.items():  # the other direction: Codex -> Claude Code
+        for path in codex_files.values():  # the other direction: Codex -> Claude Code
             out = tmp / "rss-out"
             shutil.rmtree(out, ignore_errors=True)
             command = [*tx, "convert", str(path), "--to", "claude_code", "-o", str(out / "x")]

@@ -85,7 +85,7 @@ def _needs(item, roots: tuple[Path, ...]) -> bool:
     seen: set = set()
     if _code_needs(getattr(item, "obj", None), roots, seen):
         return True
-    for defs in getattr(item, "_fixtureinfo").name2fixturedefs.values():
+    for defs in item._fixtureinfo.name2fixturedefs.values():
         for fixturedef in defs:
             func = getattr(fixturedef, "func", None)
             if getattr(func, "__module__", "").startswith(("test_", "conftest")) and _code_needs(func, roots, seen):

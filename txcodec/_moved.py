@@ -1,6 +1,8 @@
 """The modules that moved when the package was layered (0.2), importable by their old names
-for one release: ``import txcodec.common`` gives ``txcodec.model.common`` itself, with a
-DeprecationWarning naming the new place. See CHANGELOG.md."""
+for one release: ``import txcodec.registry`` gives ``txcodec.kit.registry`` itself, with a
+DeprecationWarning naming the new place. An old module whose names now live in several
+(``txcodec.common``: the structs, Common JSON) is a module of its own that finds each name
+where it went. See CHANGELOG.md."""
 
 from __future__ import annotations
 
@@ -11,16 +13,16 @@ from importlib.machinery import ModuleSpec
 from types import ModuleType
 from typing import Any
 
-MOVED = {
+MOVED: dict[str, str | tuple[str, ...]] = {
     "txcodec.errors": "txcodec.core.errors",
     "txcodec.jsonl": "txcodec.core.jsonl",
     "txcodec.zst": "txcodec.core.zst",
     "txcodec.atomic": "txcodec.core.atomic",
     "txcodec.ids": "txcodec.core.ids",
     "txcodec.dates": "txcodec.core.dates",
-    "txcodec.common": "txcodec.model.common",
+    "txcodec.common": ("txcodec.model.common", "txcodec.model.common_json", "txcodec.kit.changes"),
     "txcodec.schema": "txcodec.model.schema",
-    "txcodec.changes": "txcodec.model.changes",
+    "txcodec.changes": ("txcodec.model.changes", "txcodec.kit.changes"),
     "txcodec.tools": "txcodec.model.tools",
     "txcodec.loss": "txcodec.model.loss",
     "txcodec.native": "txcodec.model.native",
@@ -65,15 +67,32 @@ class _Alias:
 
     def create_module(self, spec: Any) -> ModuleType:
         new = MOVED[spec.name]
-        warnings.warn(f"{spec.name} moved to {new}; the old name goes in the next release",
+        places = (new,) if isinstance(new, str) else new
+        warnings.warn(f"{spec.name} moved to {' and '.join(places)}; the old name goes in the next release",
                       DeprecationWarning, stacklevel=2)
-        return importlib.import_module(new)
+        if isinstance(new, str):
+            return importlib.import_module(new)
+        return _Facade(spec.name, [importlib.import_module(name) for name in places])
 
     def exec_module(self, module: ModuleType) -> None:
         pass  # the new module ran when it was imported
 
     def __repr__(self) -> str:
         return "txcodec._moved._Alias()"
+
+
+class _Facade(ModuleType):
+    """An old module whose names went to several new ones: each name from the first that has it."""
+
+    def __init__(self, name: str, modules: list[ModuleType]) -> None:
+        super().__init__(name)
+        self._modules = modules
+
+    def __getattr__(self, name: str) -> Any:
+        for module in self._modules:
+            if hasattr(module, name):
+                return getattr(module, name)
+        raise AttributeError(f"module {self.__name__!r} has no attribute {name!r}")
 
 
 def install() -> None:

@@ -11,145 +11,24 @@ import msgspec
 
 from .core.errors import InputError, guarded
 from .core.gcpause import no_cycle_collection
-from .core.zst import read_bytes as read_bytes  # re-exported: part of the API (harnesses use core's)
+from .core.zst import read_bytes as read_bytes  # re-exported: part of the API
 from .kit import registry
-from .kit.detect import _best_harness, detect
+from .kit.detect import detect as detect  # re-exported: part of the API
 from .kit.detect import detect_lines as detect_lines  # re-exported: part of the API
 from .kit.detect import is_document as is_document  # re-exported: part of the API
-from .kit.detect import spread_document as _spread_document
+from .kit.load import load as load  # re-exported: part of the API
+from .kit.load import load_once as load_once  # re-exported: part of the API
+from .kit.load import split_database as split_database  # re-exported: part of the API
 from .model.common import Child, Conversation, Message, ToolResult, ToolUse
 from .model.loss import LossReport
-from .model.native import NativeSession, decode_document, decode_session, json_source
-
-# the first bytes of every SQLite database file (its file format's header string)
-SQLITE_MAGIC = b"SQLite format 3\x00"
-_decoder = msgspec.json.Decoder()
+from .model.native import NativeSession
 
 
-def _load_document(data: bytes, harness: str | None, path: Path | None) -> NativeSession | None:
-    try:
-        value = _decoder.decode(json_source(data))
-    except (msgspec.DecodeError, RecursionError):
-        return None  # not one document after all (or nested too deeply): read it as lines
-    name = harness or _best_harness([value])
-    return decode_document(data, registry.get(name).codec, name, path)
+def samples() -> list[str]:
+    """The harnesses a sample session is bundled for: the folders of ``txcodec/samples``."""
+    from importlib import resources
 
-
-def split_database(path: Path) -> tuple[Path, str | None] | None:
-    """``(database, session id or None)`` when ``path`` names a session database (a store
-    with an ``open`` hook reads it): the file itself, or ``<database>#<id>`` for one of
-    its sessions."""
-    db, mark, wanted = str(path).rpartition("#")
-    if mark and not path.exists() and Path(db).is_file():
-        path, session = Path(db), wanted
-    else:
-        session = None
-    try:
-        with path.open("rb") as file:
-            head = file.read(16)
-    except OSError:
-        return None
-    if not head.startswith(b"SQLite"):  # no database: no database store (sqlite3, subprocess) is imported
-        return None
-    return (path, session) if head == SQLITE_MAGIC else None
-
-
-def _load_database(db: Path, session: str | None, harness: str | None) -> NativeSession:
-    """A session of a database file, read by a store that opens databases. Without
-    ``harness``, the store the database fits best (``database_fit``: opencode and Kilo
-    tell theirs by their tables), else the one ``harness`` names."""
-    dialects = [h for h in registry.harnesses().values() if h.store is not None and h.store.open is not None]
-    if harness is None:
-        dialects.sort(key=lambda h: h.store.database_fit(db), reverse=True)
-    else:
-        dialects = [h for h in dialects if h.name == harness]
-        if not dialects:
-            raise InputError(f"{db}: a SQLite database, not a {harness} session file")
-    return dialects[0].store.open(db, session)
-
-
-@guarded
-def load(source: bytes | str | os.PathLike[str], harness: str | None = None) -> NativeSession:
-    """Load a native session from bytes or a path; the harness is detected when ``None``.
-    An opencode or Kilo database is read (read-only) as its only session, or the one
-    ``<database>#<id>`` names.
-
-    ``load(b).dump() == b`` for every input (a database: the session's export document).
-    """
-    path = None
-    if isinstance(source, (bytes, bytearray, memoryview)):
-        data = bytes(source)
-    else:
-        path = Path(source)
-        database = split_database(path)
-        if database is not None:
-            return _load_database(*database, harness)
-        folder = _folder_session(path, harness)
-        if folder is not None:
-            return folder
-        if path.is_dir():  # a folder that is one session: its session file
-            path = registry.session_in_folder(path) or path
-        harness = harness or _named(path)
-        data = read_bytes(path)
-        if is_document(path):
-            session = _load_document(data, harness, path)
-            if session is not None:
-                return session
-    if _spread_document(data):
-        # named or not, bytes of a pretty-printed document (a Continue, cline or opencode
-        # session piped in) are that document: read as lines, each would be a fragment
-        session = _load_document(data, harness, path)
-        if session is not None and session.harness != "jsonl":
-            return session
-    name = harness or detect(data)
-    if name == "jsonl" and harness is None and data.lstrip()[:1] == b"{":
-        # no line matched a harness: bytes (or a file not named .json) may still be one
-        # pretty-printed document, such as a legacy Gemini CLI session
-        session = _load_document(data, None, path)
-        if session is not None and session.harness != "jsonl":
-            return session
-    return decode_session(data, registry.get(name).codec, name, path)
-
-
-def _folder_session(path: Path, harness: str | None) -> NativeSession | None:
-    """A session kept as a folder of files (OpenHands) is loaded whole, from the folder
-    or any file in it, by the store that knows it (its ``session_folder`` and
-    ``load_folder`` hooks)."""
-    if not (path.is_dir() or path.suffix == ".json"):
-        return None
-    candidates = [registry.get(harness)] if harness else registry.harnesses().values()
-    for found in candidates:
-        store = found.store
-        folder = store.session_folder(path) if store is not None and store.session_folder is not None else None
-        if folder is not None:
-            return store.load_folder(folder)
-    return None
-
-
-def _named(path: Path, data: Any = None) -> str | None:
-    """The harness whose store names its files so (aider's ``.aider.chat.history.md``:
-    Markdown that no content sniffing could tell from any other text). The plugins' names
-    are looked up (their entry points cost more than reading a small session) only for a
-    file whose first line no built-in client's signature claims (``data``: the file's
-    bytes when already read or mapped, else its head is read)."""
-    found = registry.named(path.name)
-    if found is None and not _signed(path, data):
-        found = registry.plugin_named(path.name)
-    return found
-
-
-def _signed(path: Path, data: Any = None) -> bool:
-    """Whether the file (or its bytes ``data``) opens with a built-in client's own
-    first-line signature (:data:`registry.SIGNATURES`)."""
-    if data is not None:
-        head = data[:256]
-    else:
-        try:
-            with path.open("rb") as file:
-                head = file.read(256)
-        except OSError:
-            return False
-    return registry.sniff(head.split(b"\n", 1)[0]) is not None
+    return sorted(entry.name for entry in (resources.files("txcodec") / "samples").iterdir() if entry.is_dir())
 
 
 def sample(harness: str = "claude_code") -> Path:
@@ -318,55 +197,6 @@ def _declaring(flag: Callable[[registry.Harness], bool]) -> str:
     """The built-in harness for which ``flag`` holds, to name in a message refusing an
     option that only it takes."""
     return next(name for name, harness in registry.builtins().items() if flag(harness))
-
-
-def load_once(source: Any, harness: str | None = None) -> NativeSession:
-    """:func:`load` for a session that is read once, into Common (``convert``, a page, the
-    tables): streamed, as :func:`_streamed` says, where its harness can be."""
-    session = _streamed(source, harness)
-    return session if session is not None else load(source, harness)
-
-
-
-def _streamed(source: Any, harness: str | None) -> NativeSession | None:
-    """``load(source)`` for a session that is read once: JSON Lines whose reader reads
-    lines as they are decoded (``read_streams``) are left undecoded (a file is mapped in
-    memory, not read), so that neither the file's bytes nor its typed records are ever
-    all held next to the conversation built from them. ``None`` for anything else (a
-    compressed file, a document, a database, a folder), which :func:`load` reads."""
-    if isinstance(source, Conversation) or (harness is not None and not registry.get(harness).read_streams):
-        return None
-    path: Path | None = None
-    if isinstance(source, (bytes, bytearray, memoryview)):
-        data: Any = bytes(source)
-    else:
-        path = Path(source)
-        if path.suffix != ".jsonl" or not path.is_file() or split_database(path) is not None:
-            return None
-        import mmap
-
-        harness = harness or _named(path)
-        try:
-            with path.open("rb") as file:
-                data = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
-        except (OSError, ValueError):  # an empty file cannot be mapped; load() says what is wrong with the others
-            return None
-    session = _streamed_data(data, path, harness)
-    if session is None and path is not None:
-        data.close()
-    return session
-
-
-def _streamed_data(data: Any, path: Path | None, harness: str | None) -> NativeSession | None:
-    """:func:`_streamed`'s session of ``data``, the bytes of the JSON Lines file ``path``
-    (read, or mapped in memory) or of no file: ``None`` when its harness does not read
-    lines as they are decoded. (The Parquet export maps the file itself, to hash the very
-    bytes it decodes: ``dataset._load_mapped``.)"""
-    name = harness or detect(data)
-    found = registry.get(name)
-    if not data or not found.read_streams:
-        return None
-    return NativeSession(name, found.codec, [], True, path, pending=data)  # its reader sets its origin
 
 
 def _recorded_cwd(conversation: Conversation) -> str | None:

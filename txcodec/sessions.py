@@ -271,7 +271,7 @@ _any = msgspec.json.Decoder()
 
 
 def _records(data: bytes, path: Path) -> Iterator[_Line]:
-    from .api import is_document
+    from .kit.detect import is_document
 
     if is_document(path):  # a legacy Gemini CLI session: one object holding "messages"
         try:
@@ -334,7 +334,7 @@ def _user_text(line: _Line, message: _Inner | None, payload: _Inner | None) -> s
 def _fill_details(row: SessionRow) -> None:
     if row.path is None:
         return
-    from .api import read_bytes
+    from .core.zst import read_bytes
 
     path = Path(row.path)  # made once: it is asked for its name and suffixes three times
     models: dict[str, None] = dict.fromkeys(row.models or [])
@@ -369,7 +369,7 @@ def _origin(harness: str, path: Path, data: bytes) -> Any:
     so their lines are handed over as they are instead of loading the session once more;
     the other harnesses have none to find."""
     from . import lineage
-    from .api import is_document
+    from .kit.detect import is_document
 
     if not lineage.records_origin(harness):
         return None
@@ -443,7 +443,7 @@ def resolve_row(name: str | os.PathLike[str], harness: str | None = None) -> Ses
     text = os.fspath(name)
     if Path(text).exists():
         return SessionRow(harness=harness or "", session_id="", path=text)
-    from .api import split_database
+    from .kit.load import split_database
 
     database = split_database(Path(text)) if "#" in text else None
     if database is not None:  # <database>#<id>: the id is checked when the session is loaded
@@ -473,10 +473,10 @@ def load_row(harness: str | None, session_id: str | None, path: str | os.PathLik
     """The native session a listed row names: its file, or, for a store that keeps its
     sessions in one database (opencode, Kilo: ``path`` is the database), that session
     exported from it, read-only."""
-    from . import api
     from .kit import registry
+    from .kit.load import load
 
     store = registry.get(harness).store if harness else None
     if store is not None and store.load is not None and session_id and Path(path).suffix == ".db":
         return store.load(session_id, Path(path).parent)
-    return api.load(path, harness)
+    return load(path, harness)

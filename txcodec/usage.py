@@ -341,7 +341,7 @@ def _each_piece(path: Path, data: bytes | None, reader: Callable[[Any], Any]) ->
     """``reader`` over the file's bytes, read a piece at a time unless already in memory
     (or compressed): usage's memory stays flat whatever the file's size."""
     if data is not None or path.suffix == ".zst":
-        from .api import read_bytes
+        from .core.zst import read_bytes
 
         return reader(data if data is not None else read_bytes(path))
     with open(path, "rb", buffering=0) as f:
@@ -387,7 +387,7 @@ def _detect_head(path: Path) -> str:
     from .kit.detect import detect  # not api: usage of a file needs no more
 
     if path.suffix == ".zst":
-        from .api import read_bytes
+        from .core.zst import read_bytes
 
         head = read_bytes(path)
     else:
@@ -587,25 +587,18 @@ _SESSION_SUFFIXES = (".jsonl", ".json", ".jsonl.zst", ".json.zst")
 
 
 def folder_files(folder: Path) -> list[Path]:
-    """Session files under ``folder``, recursively; a Claude Code subagent transcript
-    (``<sid>/subagents/...``) or Gemini CLI subagent chat (``chats/<sid>/...``) is read
-    with its main session when that exists, and side files (``*.meta.json``, workflow
-    journals) are not sessions."""
+    """Session files under ``folder``, recursively, but those a store says are none of
+    their own (``Store.not_a_session``: side files, a subagent's transcript read with its
+    session)."""
+    from .kit import registry
+
+    stores = [h.store for h in registry.builtins().values() if h.store is not None and h.store.not_a_session is not None]
     out = []
     for p in sorted(folder.rglob("*")):
-        name = p.name
-        if not name.endswith(_SESSION_SUFFIXES) or name.endswith(".meta.json") or name == "journal.jsonl" or not p.is_file():
+        if not p.name.endswith(_SESSION_SUFFIXES) or not p.is_file():
             continue
-        parts = p.relative_to(folder).parts
-        if "subagents" in parts:
-            i = len(p.parts) - 1 - p.parts[::-1].index("subagents")
-            main = Path(*p.parts[: i - 1]) / (p.parts[i - 1] + ".jsonl")
-            if main.exists():
-                continue
-        chats = p.parent.parent
-        if chats.name == "chats" and any(chats.glob(f"session-*-{p.parent.name[:8]}.json*")):
-            continue  # a Gemini CLI subagent chat (chats/<parent id>/): read with its parent
-        out.append(p)
+        if not any(store.not_a_session(p, folder) for store in stores):
+            out.append(p)
     return out
 
 

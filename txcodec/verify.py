@@ -24,6 +24,7 @@ from . import api
 from .core.errors import TxcodecError
 from .core.jsonl import iter_lines
 from .kit import registry
+from .kit.load import load_document
 from .model.native import Line, NativeSession, Opaque, decode_line
 
 SUFFIXES = (".jsonl", ".json", ".jsonl.zst", ".json.zst")
@@ -129,7 +130,7 @@ def verify_file(path: str | os.PathLike[str], harness: str | None = None) -> Ver
 
 
 def _verify_document(path: Path, data: bytes, harness: str | None) -> Verified:
-    session = api._load_document(data, harness, path) or api.load(data, harness)
+    session = load_document(data, harness, path) or api.load(data, harness)
     out = _compare_whole(session, data)
     out.path = path
     return out

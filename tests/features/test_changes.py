@@ -16,9 +16,10 @@ from tests.conftest import CORPUS, GOLDEN
 from txcodec import api
 from txcodec.cli import main
 from txcodec.export import markdown
-from txcodec.model.changes import apply_hunks, conversation_changes, diff_hunks, session_changes, unified_diff
+from txcodec.kit.changes import conversation_changes, session_changes, to_json
+from txcodec.model.changes import apply_hunks, diff_hunks, unified_diff
 from txcodec.model.common import Child, ChildLink, Conversation, Hunk, Message, Meta, Text, ToolResult, ToolUse
-from txcodec.model.common_json import from_json, to_json
+from txcodec.model.common_json import from_json
 
 EDIT_GOLDEN = next((GOLDEN / "claude_code" / "edit_read_write").glob("*.jsonl"))
 

@@ -38,6 +38,7 @@ from txcodec.harnesses.claude_code import write as claude_write
 from txcodec.harnesses.codex import origin as codex_origin
 from txcodec.kit import read as readkit
 from txcodec.kit import registry
+from txcodec.kit.load import streamed
 from txcodec.model.common import Conversation, Message, Meta, Text, ToolResult, ToolUse
 from txcodec.model.loss import LossReport
 
@@ -132,7 +133,7 @@ def test_the_shortcuts_are_taken():
     """Not vacuous: a loaded rollout knows its suspect lines (none when every batch was
     whole), and the origin search leaves most lines out."""
     data = (GOLDEN / "codex" / "hand_built" / "rollout.jsonl").read_bytes()
-    assert api._streamed(data, "codex").pending is not None  # convert reads it as it decodes it
+    assert streamed(data, "codex").pending is not None  # convert reads it as it decodes it
     session = api.load(data, "codex")
     assert readkit.surrogate_suspects(session) is not None
     assert len(codex_origin.codex_meta_candidates(session.lines)) < len(session.lines)

@@ -6,6 +6,7 @@ import msgspec
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from txcodec.kit.changes import to_json
 from txcodec.model import common, common_json
 from txcodec.model.schema import SCHEMA_PATH, render
 
@@ -80,7 +81,7 @@ _conversation = st.recursive(
 @settings(max_examples=200, deadline=None)
 @given(_conversation)
 def test_common_json_roundtrip_is_identity(conv):
-    data = common_json.to_json(conv)
+    data = to_json(conv)
     back = common_json.from_json(data)
     assert back == conv
-    assert common_json.to_json(back) == data
+    assert to_json(back) == data

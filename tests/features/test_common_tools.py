@@ -117,7 +117,7 @@ def test_golden_calls_get_their_kind_and_show_in_changes_and_pages(harness, case
 
     from txcodec import api
     from txcodec.export import html
-    from txcodec.model.changes import conversation_changes
+    from txcodec.kit.changes import conversation_changes
 
     folder = GOLDEN / harness / case
     session = {"kimi_cli": folder / "context.jsonl", "mistral_vibe": folder,

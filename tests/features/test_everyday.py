@@ -17,7 +17,6 @@ from test_sessions import STORE_ENV
 
 from txcodec import api
 from txcodec.cli import main
-from txcodec.cli.store import SAMPLES
 from txcodec.kit import registry
 
 WRITABLE = sorted(n for n, h in registry.harnesses().items() if h.write is not None)
@@ -29,7 +28,7 @@ def run(*args, env=None):
 
 @pytest.mark.parametrize("harness", WRITABLE)
 def test_sample_for_every_harness(harness):
-    assert harness in SAMPLES
+    assert harness in api.samples()
     result = run("sample", "--harness", harness)
     assert result.exit_code == 0, result.output
     session = api.load(result.stdout.strip())
@@ -102,7 +101,7 @@ def _common_file(tmp_path, cwd: str | None, name: str) -> str:
     """The bundled sample as Common JSON, recording ``cwd`` as its project folder."""
     import msgspec
 
-    from txcodec.model.common_json import to_json
+    from txcodec.kit.changes import to_json
 
     conversation = api.to_common(api.load(run("sample").stdout.strip()))
     conversation.meta.cwd = msgspec.UNSET if cwd is None else cwd

@@ -25,8 +25,8 @@ from txcodec.core.errors import TxcodecError
 from txcodec.core.ids import derive_uuid, uuid_namer
 from txcodec.harnesses.claude_code import write as claude_write
 from txcodec.kit import conform
+from txcodec.kit.changes import to_json
 from txcodec.model.common import Image, Message, RawBlock, Text, Thinking, ToolResult, ToolUse, Usage
-from txcodec.model.common_json import to_json
 from txcodec.model.loss import LossReport
 from txcodec.model.native import has_lone_surrogates, without_lone_surrogates
 

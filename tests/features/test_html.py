@@ -33,6 +33,7 @@ from txcodec import api
 from txcodec.cli import main
 from txcodec.export import html, site
 from txcodec.kit import registry
+from txcodec.kit.load import streamed
 from txcodec.model.common import (
     Child,
     ChildLink,
@@ -107,7 +108,7 @@ def test_a_page_reads_progress_lines_lean_as_a_full_read_would(tmp_path):
         full = LossReport()
         expected = api.to_common(api.load(path), full)
         assert {"record:progress", "opaque"} <= set(full.counts())
-        got = api.to_common(api._streamed(path, None), UnreadLoss())
+        got = api.to_common(streamed(path, None), UnreadLoss())
         assert msgspec.json.encode(got) == msgspec.json.encode(expected)
         assert (b"0d5e2b8c" in msgspec.json.encode(got)) is fork
 
@@ -119,7 +120,7 @@ def test_a_page_s_read_keeps_of_tool_use_result_what_the_page_shows():
     trimmed = 0
     for case in (c for c in CASES if harness_of(c) == "claude_code"):
         path = native_input(case)
-        session = api._streamed(path, None)
+        session = streamed(path, None)
         if session is None:  # a case that is not one JSON Lines file is read whole
             continue
         page = api.to_common(session, PageLoss())
@@ -146,7 +147,7 @@ def test_a_page_reads_a_result_whose_skipped_key_a_full_read_refuses(value, tmp_
     full = LossReport()
     whole = html.render(api.to_common(api.load(path), full))
     assert "read:malformed" in full.counts() and f'data-tool-result-for="{result_for}"' not in whole
-    page = html.render(api.to_common(api._streamed(path, None), PageLoss()))
+    page = html.render(api.to_common(streamed(path, None), PageLoss()))
     assert f'data-tool-result-for="{result_for}"' in page
 
 

@@ -1,27 +1,27 @@
 """The package's layers hold (docs/architecture.md): no import circle among txcodec's
-modules, and a harness package is imported only by harness packages, the registry and the
-resume checks. Everything else reaches a harness through the registry."""
+modules, no import from a lower layer to a higher one, and a harness package is imported
+only by harness packages, the registry and the resume checks. Imports made inside a
+function count as much as those at the top of a module; only ``if TYPE_CHECKING``
+blocks (never run) are left out."""
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from support.paths import ROOT
+
 PACKAGE = ROOT / "txcodec"
 
-# Module-level import edges (importer -> imported) known to close a circle, each being
-# opened on a branch of its own (issue 32); remove an entry once its branch lands, and the
-# test keeps the circle from coming back. None now: the circles the issue names
-# (common <-> changes, claude_code read <-> subagents, cline read <-> store, and api ->
-# claude_code.from_codex -> codex.read -> lineage -> api) each close through an import
-# made inside a function.
-KNOWN_CIRCLES: set[tuple[str, str]] = set()
-
-# Imports of a harness package from outside harnesses/, kit/registry.py and
-# resume_check/, each being removed on a branch of its own (issue 32). Remove an entry
-# once its branch lands.
-KNOWN_HARNESS_IMPORTS: set[tuple[str, str]] = set()
+# The layers from the bottom up: a module may import its own layer and those below it.
+# The features, export/ and resume_check/ sit side by side above the harnesses; cli/ and the
+# package's own front (``txcodec/__init__``, ``__main__``) are on top.
+LAYERS = {
+    "core": 0, "model": 1, "kit": 2, "harnesses": 3,
+    "api": 4, "sessions": 4, "batch": 4, "lineage": 4, "usage": 4, "metrics": 4, "verify": 4,
+    "export": 5, "resume_check": 5,
+    "cli": 6, "__main__": 6,
+}
 
 
 def _modules() -> dict[str, Path]:
@@ -37,6 +37,17 @@ def _modules() -> dict[str, Path]:
 MODULES = _modules()
 
 
+def _layer(module: str) -> int:
+    """``txcodec`` itself (the lazy front) is on top; ``_moved`` (the old names' aliases)
+    imports nothing of the package but by name, at run time."""
+    parts = module.split(".")
+    if len(parts) == 1:
+        return 7
+    if parts[1] == "_moved":
+        return 0
+    return LAYERS[parts[1]]
+
+
 def _is_package(name: str) -> bool:
     return MODULES.get(name, Path()).name == "__init__.py"
 
@@ -47,9 +58,10 @@ def _type_checking(node: ast.If) -> bool:
         isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
 
 
-def _imports(node: ast.AST, module: str, top_level: bool) -> list[str]:
-    """The txcodec modules ``node``'s imports name: at module level only (not in a
-    function, nor under ``if TYPE_CHECKING``) when ``top_level``, else every one."""
+def _imports(node: ast.AST, module: str) -> list[str]:
+    """The txcodec modules ``node``'s imports name, wherever they stand (a function's
+    too), but under ``if TYPE_CHECKING``. The package ``txcodec`` itself is left out as a
+    target: importing any of its modules runs it first, whoever asks."""
     out: list[str] = []
     for child in ast.iter_child_nodes(node):
         if isinstance(child, ast.Import):
@@ -65,17 +77,18 @@ def _imports(node: ast.AST, module: str, top_level: bool) -> list[str]:
             out.append(target)
             # ``from package import name`` imports the submodule when there is one
             out += [f"{target}.{alias.name}" for alias in child.names if f"{target}.{alias.name}" in MODULES]
-        elif top_level and isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            continue
-        elif top_level and isinstance(child, ast.If) and _type_checking(child):
-            out += [name for stmt in child.orelse for name in _imports(ast.Module([stmt], []), module, top_level)]
+        elif isinstance(child, ast.If) and _type_checking(child):
+            out += [name for stmt in child.orelse for name in _imports(ast.Module([stmt], []), module)]
         else:
-            out += _imports(child, module, top_level)
-    return [name for name in out if name in MODULES]
+            out += _imports(child, module)
+    return [name for name in out if name in MODULES and name != "txcodec"]
 
 
-def _graph(top_level: bool) -> dict[str, set[str]]:
-    return {name: set(_imports(ast.parse(path.read_text()), name, top_level)) - {name} for name, path in MODULES.items()}
+def _graph() -> dict[str, set[str]]:
+    return {name: set(_imports(ast.parse(path.read_text()), name)) - {name} for name, path in MODULES.items()}
+
+
+GRAPH = _graph()
 
 
 def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -114,32 +127,48 @@ def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 
 def test_no_import_circle():
-    graph = _graph(top_level=True)
-    for importer, imported in KNOWN_CIRCLES:
-        assert imported in graph[importer], f"{importer} -> {imported} is gone: take it off KNOWN_CIRCLES"
-        graph[importer].discard(imported)
-    assert _circles(graph) == []
+    assert _circles(GRAPH) == []
 
 
-def _harness_importers() -> set[tuple[str, str]]:
-    out = set()
-    for importer, imported in _graph(top_level=False).items():
-        if importer.startswith(("txcodec.harnesses", "txcodec.resume_check")) or importer == "txcodec.kit.registry":
-            continue
-        out |= {(importer, name) for name in imported if name.startswith("txcodec.harnesses.")}
-    return out
+def test_no_import_runs_up_a_layer():
+    up = sorted((importer, imported) for importer, targets in GRAPH.items() for imported in targets
+                if _layer(imported) > _layer(importer))
+    assert up == []
 
 
 def test_only_harnesses_the_registry_and_the_resume_checks_import_a_harness():
-    found = _harness_importers()
-    assert KNOWN_HARNESS_IMPORTS <= found, f"gone: take {KNOWN_HARNESS_IMPORTS - found} off KNOWN_HARNESS_IMPORTS"
-    assert found - KNOWN_HARNESS_IMPORTS == set()
+    found = sorted((importer, imported) for importer, targets in GRAPH.items() for imported in targets
+                   if imported.startswith("txcodec.harnesses.")
+                   and not importer.startswith(("txcodec.harnesses", "txcodec.resume_check"))
+                   and importer != "txcodec.kit.registry")
+    assert found == []
+
+
+def test_a_harness_imports_no_other_harness_but_through_what_it_shares():
+    """A harness reuses another's code only where the formats are one (stream_json is
+    Claude Code's wire format; Kilo is opencode's fork) or where it converts straight from
+    the other's records (Codex -> Claude Code without Common): each such borrowing is
+    listed, so a new one is a decision."""
+    shared = {("stream_json", "claude_code"), ("kilo", "opencode"), ("claude_code", "codex")}
+    found = set()
+    for importer, targets in GRAPH.items():
+        if not importer.startswith("txcodec.harnesses."):
+            continue
+        own = importer.split(".")[2]
+        for imported in targets:
+            if imported.startswith("txcodec.harnesses.") and imported.count(".") >= 2:
+                other = imported.split(".")[2]
+                if other != own:
+                    found.add((own, other))
+    assert found == shared
 
 
 def test_the_layer_check_sees_imports():
     """The graph holds the edges a reader sees (a relative import from a package, a
-    submodule named in ``from . import``), so an empty answer above means something."""
-    graph = _graph(top_level=True)
-    assert "txcodec.kit.registry" in graph["txcodec.harnesses.claude_code"]
-    assert "txcodec.model.common" in graph["txcodec.lineage"]
-    assert "txcodec.harnesses.claude_code.origin" in graph["txcodec.harnesses.claude_code.read"]
+    submodule named in ``from . import``, an import inside a function), so an empty answer
+    above means something."""
+    assert "txcodec.kit.registry" in GRAPH["txcodec.harnesses.claude_code"]
+    assert "txcodec.model.common" in GRAPH["txcodec.lineage"]
+    assert "txcodec.harnesses.claude_code.origin" in GRAPH["txcodec.harnesses.claude_code.read"]
+    assert "txcodec.kit.load" in GRAPH["txcodec.lineage"]  # inside origin()
+    assert all(_layer(name) >= 0 for name in MODULES)  # every top-level module has its layer

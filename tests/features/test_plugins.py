@@ -135,3 +135,30 @@ def test_an_entry_point_value_is_loaded_as_importlib_metadata_loads_it():
     for value in ("txcodec.kit.registry:Harness", "txcodec.kit.registry", "txcodec.kit.registry : Harness.resume_argv",
                   "txcodec.kit.registry:Harness [extra]"):
         assert registry._load(value) is EntryPoint("x", value, "g").load()
+
+
+def test_a_plugin_giving_its_store_module_gets_a_declared_store(tmp_path):
+    """A plugin written for 0.1 passed its store module as ``Harness.store``: the
+    registry turns it into a declared Store once, with a DeprecationWarning, so features
+    never ask a module which hooks it has."""
+    import types
+
+    import pytest
+
+    from txcodec.harnesses.jsonl import HARNESS as GENERIC
+    from txcodec.kit.registry import Harness, Store, _with_declared_store
+
+    module = types.ModuleType("old_store")
+    module.default_root = lambda: tmp_path
+    module.discover = lambda root=None: []
+    module.session_file = lambda folder: None
+    module.FILE_NAMES = ("old.history",)
+    old = Harness(name="old", title="Old", codec=GENERIC.codec, detect=lambda sample: 0, store=module)
+    with pytest.warns(DeprecationWarning, match="store module"):
+        new = _with_declared_store(old)
+    assert isinstance(new.store, Store)
+    assert new.store.default_root() == tmp_path and new.store.session_file is module.session_file
+    assert new.store.file_names == ("old.history",) and new.store.install is None
+    declared = Harness(name="new", title="New", codec=GENERIC.codec, detect=lambda sample: 0,
+                       store=Store(default_root=lambda: tmp_path, discover=lambda root=None: []))
+    assert _with_declared_store(declared) is declared  # a declared store is left as it is

@@ -13,9 +13,10 @@ from support.scenarios import recorded
 from txcodec import api
 from txcodec.harnesses.claude_code.envelopes import CAVEAT_TEXT
 from txcodec.kit import registry
+from txcodec.kit.changes import to_json
 from txcodec.kit.registry import WriteOptions
 from txcodec.model.common import RedactedThinking
-from txcodec.model.common_json import from_json, to_json
+from txcodec.model.common_json import from_json
 from txcodec.model.loss import LossReport
 
 

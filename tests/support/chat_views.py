@@ -9,8 +9,8 @@ from pathlib import Path
 import msgspec
 
 from txcodec.kit import registry
+from txcodec.kit.changes import to_json
 from txcodec.model.common import Image, Text, Thinking, ToolResult, ToolUse
-from txcodec.model.common_json import to_json
 
 # pi's openai-completions provider sends a tool result's images as a user message with
 # this text after the tool messages (pi-ai ``convertMessages``)

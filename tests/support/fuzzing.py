@@ -24,7 +24,8 @@ from txcodec import api
 from txcodec.core.errors import InternalError, TxcodecError
 from txcodec.export import markdown, terminal
 from txcodec.kit import registry
-from txcodec.model.common_json import from_json, to_json
+from txcodec.kit.changes import to_json
+from txcodec.model.common_json import from_json
 from txcodec.model.loss import LossReport
 
 os.environ.setdefault("TXCODEC_STRICT", "1")

@@ -8,7 +8,8 @@ import click
 import msgspec
 
 from .. import api
-from ..model.changes import session_changes, unified_diff
+from ..kit.changes import session_changes
+from ..model.changes import unified_diff
 from .options import echo_json, user_errors
 
 

@@ -13,7 +13,7 @@ import msgspec
 from .. import sessions
 from ..core.atomic import atomic_stream, write_atomic
 from ..core.gcpause import no_cycle_collection
-from ..model.common_json import to_json
+from ..kit.changes import to_json
 from ..model.loss import LossReport, PageLoss
 from .options import SessionParam, from_option, read_common, stdout_binary, user_errors
 from .store import filter_options, select

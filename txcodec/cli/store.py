@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 
 from .. import sessions
-from ..api import sample
+from ..api import sample, samples
 from ..core.dates import parse_when
 from ..sessions import SessionRow
 from .options import AliasOption, echo_json, user_errors
@@ -122,7 +122,7 @@ def register(group: click.Group) -> None:
 
     @group.command("sample")
     @click.option("--harness", "--from", "harness", cls=AliasOption, default="claude_code", show_default=True,
-                  type=click.Choice(SAMPLES), help="Whose sample session.")
+                  type=click.Choice(samples()), help="Whose sample session.")
     def sample(harness: str) -> None:
         """Print the path of a small synthetic session bundled with txcodec.
 
@@ -130,9 +130,6 @@ def register(group: click.Group) -> None:
         harness's sample is the Claude Code one, converted.
         """
         click.echo(sample_path(harness))
-
-
-SAMPLES = ("aider", "claude_code", "cline", "codex", "continue_cli", "copilot_cli", "droid", "gemini_cli", "kilo", "kimi_cli", "mistral_vibe", "opencode", "openhands", "pi", "qwen_code", "stream_json")
 
 
 def sample_path(harness: str) -> Path:

@@ -8,8 +8,8 @@ trailing whitespace, so the line still decodes.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from typing import Any, BinaryIO
+from collections.abc import Iterator
+from typing import BinaryIO
 
 BOM = b"\xef\xbb\xbf"
 
@@ -74,12 +74,3 @@ def read_chunks(stream: BinaryIO, size: int = 8 << 20) -> Iterator[bytes]:
         pending = bytearray(block[cut:])
     if pending:
         yield bytes(pending)
-
-
-def decode_chunks(decoder: Any, source: bytes | Iterable[bytes]) -> Iterator[Any]:
-    """Every line of ``source`` (bytes, or whole-line pieces from :func:`read_chunks`)
-    decoded by ``decoder``'s ``decode_lines``, one piece at a time."""
-    if isinstance(source, (bytes, bytearray, memoryview)):
-        source = (source,)
-    for piece in source:
-        yield from decoder.decode_lines(piece)

@@ -23,7 +23,7 @@ pyarrow is an optional dependency (``pip install 'txcodec[parquet]'``).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -323,7 +323,8 @@ def _tool_call_rows(key: str, conversation: Conversation) -> list[dict[str, Any]
 
 
 def _change_rows(key: str, conversation: Conversation) -> list[dict[str, Any]]:
-    from ..model.changes import conversation_changes, unified_diff
+    from ..kit.changes import conversation_changes
+    from ..model.changes import unified_diff
 
     return [{
         "session_key": key, "tool_use_id": change.tool_use_id, "tool": change.tool, "path": _str(change.path),
@@ -482,15 +483,3 @@ def conversations(tables: dict[str, Any]) -> list[Conversation]:
     for key, kids in children.items():
         built[key].children = kids  # rows keep the order the children had
     return roots
-
-
-def iter_batches(items: Iterable[tuple[Conversation, Source]], size: int = 256) -> Iterator[dict[str, Any]]:
-    """:func:`tables` in batches of ``size`` conversations, for streaming writers."""
-    batch: list[tuple[Conversation, Source]] = []
-    for item in items:
-        batch.append(item)
-        if len(batch) >= size:
-            yield tables(batch)
-            batch = []
-    if batch:
-        yield tables(batch)

@@ -204,7 +204,7 @@ def _load_mapped(source: str, sha256: str | None, harness: str | None) -> tuple[
     else (and for a file that cannot be opened or read: the plain path says why)."""
     import mmap
 
-    from .. import api
+    from ..kit.load import named_by_store, streamed_data
 
     path = Path(source)
     if path.suffix != ".jsonl" or (harness is not None and not _streams(harness)):
@@ -227,8 +227,8 @@ def _load_mapped(source: str, sha256: str | None, harness: str | None) -> tuple[
         return None
     finally:
         os.close(fd)  # a map holds its own
-    # a SQLite database (opencode, Kilo) is read by its store: api.split_database tells
-    session = None if data[:6] == b"SQLite" else api._streamed_data(data, path, harness or api._named(path, data))
+    # a SQLite database (opencode, Kilo) is read by its store: kit.load.split_database tells
+    session = None if data[:6] == b"SQLite" else streamed_data(data, path, harness or named_by_store(path, data))
     if session is None:
         if isinstance(data, mmap.mmap):
             data.close()

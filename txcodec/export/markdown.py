@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from msgspec import UNSET
 
+from ..kit.changes import conversation_changes
 from ..model.changes import by_call as changes_by_call
-from ..model.changes import conversation_changes, unified_diff
+from ..model.changes import unified_diff
 from ..model.common import (
     Artifact,
     Change,

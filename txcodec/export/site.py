@@ -106,6 +106,7 @@ def export_store(items: Iterable[dict[str, Any]], out: str | Path, *, price: htm
     """Write a page for each session in ``items`` (rows as ``txcodec list --json`` gives
     them) and ``index.html`` into the folder ``out``."""
     from .. import api
+    from ..kit.load import streamed
     from ..sessions import load_row
 
     out = Path(out)
@@ -137,7 +138,7 @@ def export_store(items: Iterable[dict[str, Any]], out: str | Path, *, price: htm
                 continue
             # read as it is decoded when its harness can (as a single export is): the file's
             # bytes and typed records are never all held beside the page
-            session = api._streamed(path, item.get("harness"))
+            session = streamed(path, item.get("harness"))
             if session is None:
                 session = load_row(item.get("harness"), item.get("session_id"), path)
             conv = api.to_common(session, PageLoss())  # drawn only as a page

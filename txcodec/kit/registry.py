@@ -133,6 +133,9 @@ class Store(msgspec.Struct, frozen=True):
     load_folder: Callable[[Any], Any] | None = None
     # a session file's side files by kind: side_files(path) -> {kind: [Path]}
     side_files: Callable[[Any], dict[str, list[Any]]] | None = None
+    # a file found under a folder the user named that is no session of its own (a side
+    # file, or a subagent's transcript read with its session there): not_a_session(path, folder)
+    not_a_session: Callable[[Any, Any], bool] | None = None
     # a store inside the project folder: root_for(cwd) -> its root
     root_for: Callable[[Any], Any] | None = None
     # installing what plain file copying cannot: install(files, root) -> list[Path]
@@ -303,8 +306,25 @@ def plugins() -> dict[str, Harness]:
     if _plugins is None:
         _plugins = {}
         for name, value in _entry_points():
-            _plugins.setdefault(name, _load(value))
+            _plugins.setdefault(name, _with_declared_store(_load(value)))
     return _plugins
+
+
+def _with_declared_store(harness: Harness) -> Harness:
+    """A plugin written before stores were declared (0.1) gave its store module itself:
+    its functions become a :class:`Store` here, once, with a DeprecationWarning, so that no
+    feature has to ask a module which hooks it has."""
+    store = object.__getattribute__(harness, "store")
+    if store is None or isinstance(store, (Store, Later)):
+        return harness
+    import warnings
+
+    warnings.warn(f"plugin harness {harness.name!r} gives a store module: build a txcodec.kit.registry.Store "
+                  "(a module goes in the next release)", DeprecationWarning, stacklevel=2)
+    names = vars(store)  # the module's own functions, read once
+    hooks = {name: names.get(name) for name in Store.__struct_fields__ if name != "file_names"}
+    declared = Store(**hooks, file_names=tuple(names.get("FILE_NAMES", ())))
+    return msgspec.structs.replace(harness, store=declared)
 
 
 ENTRY_POINTS = "txcodec.harnesses"

@@ -4,7 +4,8 @@ harness (:class:`~txcodec.model.common.Change`; docs/changes.md says what each s
 Everything is derived from the raw results a reader kept (Claude Code's ``toolUseResult``,
 Gemini CLI's ``resultDisplay``, Qwen Code's ``toolCallResult``, pi's ``details``, Codex's
 ``apply_patch`` calls and outputs): each harness reads its own in its package's
-``changes.py`` (declared as ``Harness.changes``), with the helpers here. Nothing is
+``changes.py`` (declared as ``Harness.changes``), with the helpers here; :mod:`txcodec.kit.changes`
+finds it through the registry. Nothing is
 written back into a native file. What a transcript cannot tell is said, never guessed:
 
 * a shell command may change any file and its record names none: one ``unknown`` record;
@@ -18,7 +19,7 @@ from __future__ import annotations
 import difflib
 import hashlib
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from msgspec import UNSET
@@ -204,21 +205,14 @@ def shell_only(call: Call, cwd: Any, harness: str) -> Iterator[Change]:
         yield shell_change(call, harness)
 
 
-def _declared(harness: str) -> Any:
-    """The harness's ``Harness.changes``, or None. The registry is imported here, when
-    changes are asked for: the model does not depend on the harnesses, and its JSON
-    writer (which derives a conversation's changes) cannot be handed the extractor."""
-    from ..kit import registry
-
-    found = registry.find(harness)
-    return found.changes if found is not None else None
-
-
-def conversation_changes(conv: Conversation, *, subagents: bool = True, agent_id: Any = UNSET) -> list[Change]:
-    """Every change of ``conv`` in call order; its subagents' after it, each marked with
-    its ``agent_id``, unless ``subagents=False``."""
+def derive(conv: Conversation, extractor_of: Callable[[str], Any], *, subagents: bool = True,
+           agent_id: Any = UNSET) -> list[Change]:
+    """Every change of ``conv`` in call order, each call read by the extractor that
+    ``extractor_of(harness)`` gives (a ``ChangesReader``; None: its shell calls only); its
+    subagents' after it, each marked with its ``agent_id``, unless ``subagents=False``.
+    The model knows no harness: :mod:`txcodec.kit.changes` passes the registry's lookup."""
     harness = conv.meta.source_harness if isinstance(conv.meta.source_harness, str) else "unknown"
-    declared = _declared(harness)
+    declared = extractor_of(harness)
     extract = declared.extract if declared is not None else shell_only
     out: list[Change] = []
     for call in _calls(conv):
@@ -228,19 +222,5 @@ def conversation_changes(conv: Conversation, *, subagents: bool = True, agent_id
     if subagents:
         for child in conv.children:
             aid = child.link.agent_id if isinstance(child.link.agent_id, str) else "?"
-            out.extend(conversation_changes(child.conversation, agent_id=aid))
+            out.extend(derive(child.conversation, extractor_of, agent_id=aid))
     return out
-
-
-# --- from a native session (what Common does not carry) ------------------------------------
-
-
-def session_changes(session: Any, conv: Conversation) -> list[Change]:
-    """:func:`conversation_changes`, where the harness reads a better account from the
-    native lines Common does not carry (``ChangesReader.from_session``: a Codex rollout's
-    ``patch_apply_end`` events)."""
-    changes = conversation_changes(conv)
-    declared = _declared(session.harness)
-    if declared is None or declared.from_session is None:
-        return changes
-    return declared.from_session(session, conv, changes)

@@ -285,7 +285,7 @@ class Change(_Struct):
 
 class Conversation(msgspec.Struct):
     """Every field is always written, ``version`` first; ``changes`` is derived from
-    the messages by :func:`to_json` and left out when there is none."""
+    the messages by :func:`txcodec.kit.changes.to_json` and left out when there is none."""
 
     version: str = COMMON_VERSION
     meta: Meta = msgspec.field(default_factory=Meta)

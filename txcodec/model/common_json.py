@@ -1,9 +1,6 @@
-"""Common JSON: a conversation to and from its JSON form, and that form's JSON Schema.
-
-It sits beside the structs (:mod:`txcodec.model.common`) rather than inside them because
-writing the JSON derives ``changes`` (:mod:`txcodec.model.changes`), which reads those
-structs: kept apart, neither module imports the other back.
-"""
+"""Common JSON read back into a conversation, and that form's JSON Schema. Writing it
+derives each conversation's changes, which takes each harness's extractor: that is
+:func:`txcodec.kit.changes.to_json`."""
 
 from __future__ import annotations
 
@@ -14,26 +11,12 @@ from msgspec import UNSET
 
 from .common import Conversation
 
-_encoder = msgspec.json.Encoder()
 _decoder = msgspec.json.Decoder(Conversation)
-
-
-def to_json(conversation: Conversation) -> bytes:
-    return _encoder.encode(with_changes(conversation))
-
-
-def with_changes(conversation: Conversation) -> Conversation:
-    """A copy whose ``changes`` (and each child's) is derived afresh from its messages."""
-    from .changes import conversation_changes  # here: reading Common JSON never loads difflib
-
-    found = conversation_changes(conversation, subagents=False)
-    children = [msgspec.structs.replace(c, conversation=with_changes(c.conversation)) for c in conversation.children]
-    return msgspec.structs.replace(conversation, derived_changes=found or UNSET, children=children)
 
 
 def from_json(data: bytes | str) -> Conversation:
     """The conversation in Common JSON. Its ``changes`` are not kept: they are derived
-    from the messages, and :func:`txcodec.model.changes.conversation_changes` derives them again."""
+    from the messages, and :func:`txcodec.kit.changes.conversation_changes` derives them again."""
     return _without_changes(_decoder.decode(data))
 
 

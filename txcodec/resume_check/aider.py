@@ -24,8 +24,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ..api import read_bytes
 from ..core.atomic import write_atomic
+from ..core.zst import read_bytes
 from ..model.common import Message, Text
 from .chat_cli import ClientMissing, Run, Sandbox, binary
 from .mock.openai_chat import MODEL, Reply, request_messages

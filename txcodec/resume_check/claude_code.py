@@ -19,8 +19,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..api import read_bytes
 from ..core.ids import inside, is_uuid
+from ..core.zst import read_bytes
 from .mock.anthropic import AnthropicMock, request_messages
 from .mock.server import MockServer
 from .process import client_env, run_client, version_of
@@ -115,19 +115,6 @@ def session_id_for(path: Path) -> str:
         if isinstance(value, dict) and isinstance(value.get("sessionId"), str) and is_uuid(value["sessionId"]):
             return value["sessionId"]
     raise ValueError(f"{path}: no session id (neither the file name nor a sessionId is a UUID)")
-
-
-def session_cwd(path: Path) -> str | None:
-    import json
-
-    for line in read_bytes(path).splitlines():
-        try:
-            value = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(value, dict) and isinstance(value.get("cwd"), str) and value["cwd"].startswith("/"):
-            return value["cwd"]
-    return None
 
 
 def check_resume(

@@ -26,9 +26,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..api import read_bytes
 from ..core.ids import check_id
 from ..core.jsonl import split_lines
+from ..core.zst import read_bytes
 from .mock.responses import Item, handler, input_to_common, model_requests
 from .mock.server import MockServer, Request
 from .process import MARKER, client_env, reap, recent, run_client, version_of

@@ -27,8 +27,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from ..api import read_bytes
 from ..core.atomic import write_atomic
+from ..core.zst import read_bytes
 from .chat_cli import ClientMissing, Run, Sandbox, binary, history_sent, resume_report
 from .mock.openai_chat import MODEL, Reply
 from .report import ResumeReport

@@ -165,7 +165,7 @@ def check_resume(
 ) -> ResumeReport:
     """Install the Gemini session at ``path`` for a throw-away project, run
     ``gemini -p <prompt> --resume <sid>`` and report the history the CLI sent."""
-    from ..api import read_bytes
+    from ..core.zst import read_bytes
     from ..harnesses.gemini_cli.store import install_session, session_id_of
 
     path = Path(path)

@@ -19,7 +19,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ..api import read_bytes
+from ..core.zst import read_bytes
 from .chat_cli import ClientMissing, Run, Sandbox, binary, resume_report
 from .chat_cli import history_sent as history_sent  # the tests read a run's history with it
 from .mock.openai_chat import MODEL, Reply

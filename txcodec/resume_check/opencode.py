@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..api import read_bytes
+from ..core.zst import read_bytes
 from ..harnesses.opencode.dialect import KILO, OPENCODE, Dialect
 from ..model.common import Text
 from .chat_cli import ClientMissing, Run, binary, resume_report

@@ -19,9 +19,9 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ..api import read_bytes
 from ..core.atomic import write_atomic
 from ..core.ids import check_id
+from ..core.zst import read_bytes
 from ..model.common import Text
 from .chat_cli import ClientMissing, Run, Sandbox, binary, resume_report, rewrite_cwd
 from .chat_cli import history_sent as history_sent  # the tests read a run's history with it

@@ -11,6 +11,7 @@ import pytest
 from support.paths import corpus_files
 
 from txcodec import api
+from txcodec.kit.load import streamed
 from txcodec.model.loss import LossReport, UnreadLoss
 from txcodec.model.native import RawLines
 
@@ -149,5 +150,5 @@ def test_a_streamed_read_decodes_tool_use_result_with_its_line_as_a_whole_read_d
     path.write_bytes(b"\n".join(lines) + b"\n")
     _same(api.convert(path, "codex"), _whole(path, "codex"))
     whole = msgspec.json.encode(api.to_common(api.load(path, "claude_code"), LossReport()))
-    assert msgspec.json.encode(api.to_common(api._streamed(path, None), LossReport())) == whole
-    assert msgspec.json.encode(api.to_common(api._streamed(path, None), UnreadLoss())) == whole
+    assert msgspec.json.encode(api.to_common(streamed(path, None), LossReport())) == whole
+    assert msgspec.json.encode(api.to_common(streamed(path, None), UnreadLoss())) == whole

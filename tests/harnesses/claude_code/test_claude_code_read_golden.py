@@ -14,8 +14,8 @@ import pytest
 from support.paths import GOLDEN, corpus_files
 
 from txcodec import api
+from txcodec.kit.changes import to_json
 from txcodec.model.common import ToolResult, ToolUse
-from txcodec.model.common_json import to_json
 from txcodec.model.loss import LossReport
 
 CASES = sorted(p for p in (GOLDEN / "claude_code").glob("*") if p.is_dir() and p.name != "scenarios") if (GOLDEN / "claude_code").is_dir() else []

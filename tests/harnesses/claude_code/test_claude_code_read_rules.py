@@ -62,14 +62,14 @@ def shape(conv):
 
 RULES = [
     (
-        "docs/claude_code_reader.md#reconstruction-rules: Drop duplicate records by (file, uuid) before anything else. ... Keep the first occurrence",
+        "seed 000 rule 1: Drop duplicate records by (file, uuid) before anything else. ... Keep the first occurrence",
         [u("u1", "hi"), a("a1", "m1", [tu("t1")]),
          u("r1", [tr("t1", "full output")], toolUseResult={"stdout": "full output"}),
          u("r1", [tr("t1", "full output")], toolUseResult={"stdout": ""})],
         lambda c, loss: c.messages[2].content[0].structured == {"stdout": "full output"} and loss.counts().get("duplicate") == 1,
     ),
     (
-        "docs/claude_code_reader.md#reconstruction-rules: Assemble by (message.id, line order), never by walking parentUuid ... parallel tool dispatch forks it",
+        "seed 000 rule 2: Assemble by (message.id, line order), never by walking parentUuid ... parallel tool dispatch forks it",
         [u("u1", "go"), a("a1", "m1", [tu("t1")], parent="u1"), a("a2", "m1", [tu("t2")], parent="a1"),
          u("r1", [tr("t1")], parent="a1"), u("r2", [tr("t2")], parent="a2")],
         lambda c, loss: shape(c) == ["user:Text", "assistant:ToolUse,ToolUse", "user:ToolResult,ToolResult"],
@@ -81,7 +81,7 @@ RULES = [
         lambda c, loss: shape(c) == ["user:Text", "assistant:ToolUse,ToolUse", "user:ToolResult,ToolResult", "assistant:Text"],
     ),
     (
-        "docs/claude_code_reader.md#reconstruction-rules: Always iterate the full content array ... [image, text], where reading content[0] renders a base64 image as the user's prompt",
+        "seed 000 rule 3: Always iterate the full content array ... [image, text], where reading content[0] renders a base64 image as the user's prompt",
         [u("u1", [{"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AAAA"}}, {"type": "text", "text": "what is this"}])],
         lambda c, loss: isinstance(c.messages[0].content[0], Image) and c.messages[0].content[1] == Text("what is this"),
     ),
@@ -183,7 +183,7 @@ RULES = [
         lambda c, loss: c.messages[2].extra["tool_denial_kind"] == "user-rejected" and c.messages[3].interrupted,
     ),
     (
-        "docs/claude_code_reader.md#persisted-output: resolution must tolerate a missing file",
+        "seed 004 s9: resolution must tolerate a missing file",
         [u("u1", "x"), a("a1", "m1", [tu("t1")]),
          u("r1", [tr("t1", "<persisted-output>\nFull output saved to: /p/tool-results/abc.txt\n</persisted-output>")],
            toolUseResult={"stdout": "", "persistedOutputPath": "/p/tool-results/abc.txt"})],

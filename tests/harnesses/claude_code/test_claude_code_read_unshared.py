@@ -29,6 +29,7 @@ from txcodec.harnesses.claude_code import read as claude_read
 from txcodec.harnesses.claude_code.write import write
 from txcodec.harnesses.codex import write as codex_write
 from txcodec.kit import conform, registry
+from txcodec.kit.load import streamed as load_streamed
 from txcodec.kit.registry import WriteOptions
 from txcodec.model.common import Conversation, Message, Text, ToolUse
 from txcodec.model.loss import LossReport, UnreadLoss
@@ -86,10 +87,10 @@ def _readings(path) -> dict[str, object]:
         whole = api.load(path, "claude_code")
         # nor with the records a loaded session keeps (the line's record, left untouched)
         out[f"whole, {name}"] = [read(whole, loss()), [line._record for line in whole.lines]]
-        streamed = api._streamed(path, "claude_code")
+        streamed = load_streamed(path, "claude_code")
         assert streamed is not None and streamed.pending is not None  # the streamed read is the one taken
         out[f"streamed, {name}"] = read(streamed, loss())
-        out[f"to_common, {name}"] = api.to_common(api._streamed(path, "claude_code"), loss())
+        out[f"to_common, {name}"] = api.to_common(load_streamed(path, "claude_code"), loss())
     return out
 
 
@@ -138,7 +139,7 @@ def test_no_object_is_shared_in_a_mutant(data):
         try:
             session = api.load(mutant, "claude_code")
             whole = read(session, loss())
-            pending = api._streamed(mutant, "claude_code")  # None for no bytes at all
+            pending = load_streamed(mutant, "claude_code")  # None for no bytes at all
             streamed = read(pending, loss()) if pending is not None else None
         except TxcodecError:
             continue
@@ -174,7 +175,7 @@ def _page(path) -> str:
     """The page ``export --to html`` makes of ``path`` (a streamed read, a report nobody reads)."""
     from txcodec.export import html
 
-    return html.render(api.to_common(api._streamed(path, "claude_code"), UnreadLoss()))
+    return html.render(api.to_common(load_streamed(path, "claude_code"), UnreadLoss()))
 
 
 @pytest.mark.parametrize("path", _sessions(), ids=lambda p: str(p.relative_to(p.parents[1])))

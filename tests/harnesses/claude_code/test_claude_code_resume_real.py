@@ -125,7 +125,7 @@ def test_common_cases_resume_as_written(tmp_path):
     claude_binary()
     with ThreadPoolExecutor(2) as pool:
         results = dict(zip(CASES, pool.map(lambda n: _resume(n, tmp_path), CASES)))
-    for name, (conversation, loss, report) in results.items():
+    for name, (conversation, _loss, report) in results.items():
         assert report.rejected == [], (name, report.rejected)
         assert report.exit_code == 0 and report.requests >= 1, (name, report.stderr)
         assert comparable(report.sent) == _expected(name, conversation), name

@@ -12,9 +12,10 @@ from support.paths import GOLDEN, corpus_files
 from txcodec import api
 from txcodec.harnesses.codex import store
 from txcodec.harnesses.codex.write import TOOL_MAP, write
+from txcodec.kit.changes import to_json
 from txcodec.kit.registry import WriteOptions
 from txcodec.model.common import Conversation, Message, Meta, Text, Thinking, ToolResult, ToolUse
-from txcodec.model.common_json import from_json, to_json
+from txcodec.model.common_json import from_json
 from txcodec.model.loss import LossReport
 from txcodec.model.tools import Patch
 

@@ -13,9 +13,9 @@ from support.paths import GOLDEN
 from txcodec import api
 from txcodec.harnesses.gemini_cli import HARNESS, store
 from txcodec.harnesses.gemini_cli.codec import CODEC
+from txcodec.kit.changes import to_json
 from txcodec.kit.registry import WriteOptions
 from txcodec.model.common import Conversation, Message, Meta, Text, Thinking, ToolResult, ToolUse, Usage
-from txcodec.model.common_json import to_json
 from txcodec.model.loss import LossReport
 from txcodec.model.native import decode_session
 

@@ -12,6 +12,7 @@ from support.paths import GOLDEN
 from txcodec import api
 from txcodec.harnesses.stream_json import read, write, write_input
 from txcodec.harnesses.stream_json.read import MISSING_PROMPT_TEXT
+from txcodec.kit.changes import to_json
 from txcodec.kit.registry import WriteOptions
 from txcodec.model.common import (
     Child,
@@ -25,7 +26,7 @@ from txcodec.model.common import (
     ToolUse,
     Usage,
 )
-from txcodec.model.common_json import from_json, to_json
+from txcodec.model.common_json import from_json
 from txcodec.model.loss import LossReport
 
 CASES = sorted(p.parent.name for p in (GOLDEN / "stream_json").glob("*/capture.jsonl"))

@@ -18,9 +18,9 @@ from typing import Any
 import msgspec
 
 from ...kit.registry import OriginReader
-from ...lineage import UUID, Origin, line_objects
 from ...model.common import ForkedFrom
 from ...model.native import Line
+from ...model.origin import UUID, Origin, line_objects
 
 CLEAR_COMMAND = "<command-name>/clear</command-name>"
 CAVEAT = "<local-command-caveat>"

@@ -30,7 +30,6 @@ from msgspec import UNSET
 
 from ...core.errors import MALFORMED
 from ...kit.read import UnknownKeys, report_lone_surrogate_lines, report_malformed, streamed_batches
-from ...lineage import lines_origin
 from ...model.common import (
     Artifact,
     Command,
@@ -53,7 +52,7 @@ from ...model.native import Line, NativeSession, Opaque, RawLines, builtins
 from ...model.tools import tool_kind
 from . import envelopes
 from .codec import CODEC, PAGE_CODEC, STREAMED_CODEC, UNREAD_CODEC
-from .origin import FORKED_FROM
+from .origin import FORKED_FROM, claude_origin
 from .records import (
     SHOWN_KEYS,
     AgentNameRecord,
@@ -279,7 +278,7 @@ class _FileReader:
                 kinds = map(type, map(_record, batch))
                 yield from compress(numbered, map(operator.is_not, kinds, repeat(SkippedProgress)))
         session.final_newline = final_newline
-        session.origin = lines_origin(session.harness, RawLines(data), session.path, maybe_fork)
+        session.origin = claude_origin(RawLines(data), session.path, None, maybe_fork)
 
     def finish(self) -> Conversation:
         for call in self.calls.values():  # rule 4, once every fragment is read

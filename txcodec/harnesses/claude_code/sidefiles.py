@@ -69,12 +69,6 @@ class SessionFiles:
     errors: list[str] = field(default_factory=list)  # folders that could not be listed
     refused: list[Path] = field(default_factory=list)  # symlinks leading out of the session folder
 
-    def tool_result_file(self, name: str) -> Path | None:
-        for path in self.tool_results:
-            if path.name == name or path.stem == name:
-                return path
-        return None
-
 
 def _dir(path: Path) -> bool:
     return path.is_dir() and not path.is_symlink()

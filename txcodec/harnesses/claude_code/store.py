@@ -497,5 +497,16 @@ def main_files(root: Path) -> list[Path]:
     return sorted(p for p in root.glob("*/*.jsonl") if p.is_file())
 
 
+def not_a_session(path: Path, folder: Path) -> bool:
+    """A side file (a subagent's ``.meta.json``, a workflow's ``journal.jsonl``), or a
+    subagent transcript (``<sid>/subagents/...``) whose main session is there to read it with."""
+    if path.name.endswith(".meta.json") or path.name == "journal.jsonl":
+        return True
+    if "subagents" not in path.relative_to(folder).parts:
+        return False
+    i = len(path.parts) - 1 - path.parts[::-1].index("subagents")
+    return (Path(*path.parts[: i - 1]) / (path.parts[i - 1] + ".jsonl")).exists()
+
+
 STORE = Store(default_root=default_root, discover=discover, discover_files=discover_files, discover_mains=discover_mains,
-              main_files=main_files, side_files=side_files)
+              main_files=main_files, side_files=side_files, not_a_session=not_a_session)

@@ -153,7 +153,7 @@ def attach_children(main: Conversation, main_reader: Any, files: SessionFiles, l
             seen.add(p)
             p = agents[p].parent
 
-    for agent_id, agent in agents.items():
+    for agent in agents.values():
         meta = agent.meta
         child = Child(
             link=agent.link,

@@ -43,6 +43,7 @@ import msgspec
 from msgspec import UNSET
 
 from ...core.ids import check_uuid, derive_uuid, is_safe_id, is_uuid, safe_relpath, shown, uuid_namer
+from ...kit.changes import to_json
 from ...kit.registry import WriteOptions, Written
 from ...model.common import (
     Artifact,
@@ -61,7 +62,6 @@ from ...model.common import (
     ToolResult,
     ToolUse,
 )
-from ...model.common_json import to_json
 from ...model.loss import LossReport
 from ...model.native import builtins
 from .envelopes import parse_envelope, render_caveat, render_command, render_output
@@ -483,7 +483,7 @@ class _Writer:
             uid = s.conversation_record("assistant", record_body, s.tail, top, loose)
             if block["type"] == "tool_use":
                 s.tool_records[block["id"]] = uid
-        for tool_id, artifact in artifact_results:
+        for tool_id, _artifact in artifact_results:
             published = next(b["input"]["file_path"] for b in blocks if b.get("id") == tool_id)
             s.conversation_record(
                 "user",

@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import Any
 
 from ...kit.registry import OriginReader
-from ...lineage import Origin, line_objects
 from ...model.common import ForkedFrom
 from ...model.native import Line
+from ...model.origin import Origin, line_objects
 
 
 def codex_origin(lines: list[Any], path: Path | None = None, source: bytes | None = None,

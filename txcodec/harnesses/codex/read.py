@@ -40,7 +40,6 @@ from ...kit.read import (
     report_malformed,
     streamed_batches,
 )
-from ...lineage import session_origin
 from ...model.common import (
     Conversation,
     Epoch,
@@ -106,7 +105,7 @@ def _read_streamed(session: NativeSession, loss: LossReport) -> Conversation:
         whole = decode_session(bytes(data), session.codec, session.harness, session.path)
         conversation = _Reader(whole, loss).run()
         report_lone_surrogates(whole, loss, file)
-        session.origin = session_origin(whole)
+        session.origin = codex_origin(whole.lines, Path(whole.path) if whole.path is not None else None, whole._source)
         return conversation
     if own is not loss:
         loss.extend(own)

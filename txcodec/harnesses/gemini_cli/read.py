@@ -117,13 +117,6 @@ _APPLY = {
 }
 
 
-def effective_history(session: NativeSession) -> History:
-    history = History()
-    for n, record in enumerate(session.records, 1):
-        history.apply(record, n)
-    return history
-
-
 # --- parts -> blocks ------------------------------------------------------------------
 
 

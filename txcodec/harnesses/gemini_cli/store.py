@@ -401,4 +401,11 @@ def main_files(root: Path) -> list[Path]:
     return [p for p, parent in session_files(root) if parent is None]
 
 
-STORE = Store(default_root=default_root, discover=discover, main_files=main_files, install=install)
+def not_a_session(path: Path, folder: Path) -> bool:
+    """A subagent's chat (``chats/<parent id>/...``) beside its parent's: read with it."""
+    chats = path.parent.parent
+    return chats.name == "chats" and any(chats.glob(f"session-*-{path.parent.name[:8]}.json*"))
+
+
+STORE = Store(default_root=default_root, discover=discover, main_files=main_files, install=install,
+              not_a_session=not_a_session)

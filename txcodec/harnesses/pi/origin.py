@@ -9,8 +9,8 @@ from typing import Any
 import msgspec
 
 from ...kit.registry import OriginReader
-from ...lineage import UUID, Origin, line_objects
 from ...model.common import ForkedFrom
+from ...model.origin import UUID, Origin, line_objects
 
 _decode = msgspec.json.Decoder()
 

@@ -18,7 +18,6 @@ listed in ``meta.extra`` with the index of the message they precede.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
 from typing import Any
 
 import msgspec
@@ -61,10 +60,10 @@ def entries_of(values: list[tuple[int, Any]], loss: LossReport, file: str | None
     entries = [(n, v) for n, v in parsed if v.get("type") != "session"]
     if version < 2:
         previous = None
-        for k, (n, v) in enumerate(entries):
+        for k, (_n, v) in enumerate(entries):
             v["id"], v["parentId"] = f"v1-{k:06d}", previous
             previous = v["id"]
-        for n, v in entries:
+        for _n, v in entries:
             index = v.pop("firstKeptEntryIndex", None) if v.get("type") == "compaction" else None
             if isinstance(index, int) and 0 <= index < len(parsed) and parsed[index][1].get("type") != "session":
                 v["firstKeptEntryId"] = parsed[index][1].get("id")
@@ -341,9 +340,3 @@ def bash_text(m: dict) -> str:
 
 def _int(value: Any) -> int:
     return value if isinstance(value, int) else 0
-
-
-def iso_from_ms(value: Any) -> str | None:
-    if not isinstance(value, (int, float)):
-        return None
-    return datetime.fromtimestamp(value / 1000, timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")

@@ -123,7 +123,7 @@ def read(session: NativeSession, loss: LossReport) -> Conversation:
     for n, value in chain:
         with malformed(loss, file, n):
             _record(value, conversation, names, loss, file, n)
-    for n, value in values:  # a title set anywhere in the file counts
+    for _n, value in values:  # a title set anywhere in the file counts
         if isinstance(value, dict) and value.get("subtype") == "custom_title":
             payload = value.get("systemPayload")
             title = payload.get("customTitle") if isinstance(payload, dict) else None
