@@ -60,6 +60,9 @@ class _Alias:
     ABCs at start-up). It is asked first, so ``txcodec.render.html`` is not found a second
     time under the old package's path; an import of any other name pays one dict look-up."""
 
+    def __init__(self) -> None:
+        self._specs: dict[str, ModuleSpec] = {}
+
     def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
         if fullname not in MOVED:
             return None
@@ -71,11 +74,17 @@ class _Alias:
         warnings.warn(f"{spec.name} moved to {' and '.join(places)}; the old name goes in the next release",
                       DeprecationWarning, stacklevel=2)
         if isinstance(new, str):
-            return importlib.import_module(new)
+            module = importlib.import_module(new)
+            # the import system sets the alias's spec on the module it is given: kept here to
+            # be put back, or the new module would pass for a plain module of the old name
+            self._specs[spec.name] = module.__spec__
+            return module
         return _Facade(spec.name, [importlib.import_module(name) for name in places])
 
     def exec_module(self, module: ModuleType) -> None:
-        pass  # the new module ran when it was imported
+        # the new module ran when it was imported; only its own spec is put back
+        if module.__spec__.name in self._specs:
+            module.__spec__ = self._specs.pop(module.__spec__.name)
 
     def __repr__(self) -> str:
         return "txcodec._moved._Alias()"

@@ -43,6 +43,11 @@ def test_the_names_an_old_module_had_are_found_where_they_went():
     assert common.Conversation is new_common.Conversation and common.from_json is common_json.from_json
     assert common.to_json is new_changes.to_json and changes.conversation_changes is new_changes.conversation_changes
     assert html is new_html  # a submodule of a moved package is that module, not a second copy
+    # the new modules keep their own spec: importlib.resources still finds the templates
+    assert new_html.__spec__.name == "txcodec.export.html" and new_common.__spec__.name == "txcodec.model.common"
+    from importlib import resources
+
+    assert resources.files("txcodec.export").joinpath("templates").is_dir()
     with pytest.raises(AttributeError):
         common.no_such_name  # noqa: B018
 
