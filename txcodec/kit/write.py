@@ -23,8 +23,9 @@ def render(block: Any) -> str:
     return json.dumps(builtins(block), ensure_ascii=False)
 
 
-def result_text(block: ToolResult, loss: LossReport) -> str:
-    """A tool result's content as one text; a non-text block inside it is reported."""
+def result_text(block: ToolResult, loss: LossReport, render: Callable[[Any], str] = render) -> str:
+    """A tool result's content as one text; a non-text block inside it is reported and
+    written by ``render`` (a client may spell a command its own way)."""
     if isinstance(block.content, str):
         return block.content
     pieces = []
