@@ -15,6 +15,7 @@ from msgspec import UNSET, UnsetType
 
 from ..core.errors import MALFORMED, describe, guarded
 from ..core.zst import read_bytes
+from ..model.common import ToolUse
 from ..model.loss import LossReport, UnreadLoss
 from ..model.native import (
     Codec,
@@ -30,6 +31,7 @@ from ..model.native import (
     plain,
     without_lone_surrogates,
 )
+from ..model.tools import tool_kind
 
 _json = msgspec.json.Decoder()
 
@@ -298,3 +300,20 @@ def call_arguments(value: Any, *, empty_is_object: bool = False) -> Any:
         except ValueError:
             return value
     return value
+
+
+def chat_tool_calls(calls: Any, kinds: dict[str, str]) -> list[ToolUse]:
+    """The tool uses of a Chat Completions ``tool_calls`` list (``{id, function: {name,
+    arguments}}``, the arguments a JSON string), their kinds by the client's ``kinds``."""
+    uses = []
+    for call in calls or []:
+        function = call.get("function") or {}
+        name = function.get("name") if isinstance(function.get("name"), str) else ""
+        uses.append(ToolUse(str(call.get("id") or ""), name, call_arguments(function.get("arguments")), tool_kind(name, kinds)))
+    return uses
+
+
+def implied_stop(blocks: list[Any]) -> str:
+    """The stop reason of an assistant message whose client records none: it stopped to
+    call a tool when it holds a tool use, else it ended its turn."""
+    return "tool_use" if any(isinstance(b, ToolUse) for b in blocks) else "end_turn"

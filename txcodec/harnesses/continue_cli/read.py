@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...kit.read import call_arguments, line_dicts, malformed
+from ...kit.read import call_arguments, implied_stop, line_dicts, malformed
 from ...model.common import Block, Conversation, Epoch, Image, Message, Meta, RawBlock, Text, ToolResult, ToolUse, Usage
 from ...model.loss import LossReport
 from ...model.native import NativeSession
@@ -104,7 +104,7 @@ def _assistant(out: Message, message: dict, meta: Meta) -> None:
             out.model = usage["model"]
             if usage["model"] not in meta.models:
                 meta.models.append(usage["model"])
-    out.stop_reason = "tool_use" if any(isinstance(b, ToolUse) for b in out.content) else "end_turn"
+    out.stop_reason = implied_stop(out.content)
 
 
 def _state(state: Any) -> ToolResult | None:

@@ -20,11 +20,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...kit.read import call_arguments, line_dicts, malformed
-from ...model.common import Conversation, Image, Message, Meta, RawBlock, Text, Thinking, ToolResult, ToolUse
+from ...kit.read import chat_tool_calls, implied_stop, line_dicts, malformed
+from ...model.common import Conversation, Image, Message, Meta, RawBlock, Text, Thinking, ToolResult
 from ...model.loss import LossReport
 from ...model.native import NativeSession
-from ...model.tools import tool_kind
 from . import TOOL_KINDS, store
 from .records import CHECKPOINT, SYSTEM_PROMPT, USAGE
 
@@ -70,13 +69,9 @@ def read(session: NativeSession, loss: LossReport) -> Conversation:
 
 
 def _assistant(value: dict, loss: LossReport, file: str | None, n: int) -> Message:
-    blocks = _parts(value.get("content"), loss, file, n)
-    for call in value.get("tool_calls") or []:
-        function = call.get("function") or {}
-        name = function.get("name") if isinstance(function.get("name"), str) else ""
-        blocks.append(ToolUse(str(call.get("id") or ""), name, call_arguments(function.get("arguments")), tool_kind(name, TOOL_KINDS)))
+    blocks = _parts(value.get("content"), loss, file, n) + chat_tool_calls(value.get("tool_calls"), TOOL_KINDS)
     message = Message("assistant", blocks)
-    message.stop_reason = "tool_use" if any(isinstance(b, ToolUse) for b in blocks) else "end_turn"
+    message.stop_reason = implied_stop(blocks)
     return message
 
 
