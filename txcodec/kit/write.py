@@ -6,12 +6,16 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
+
+from msgspec import UNSET
 
 from ..core.ids import is_safe_id, shown
 from ..model.common import Command, Conversation, RawBlock, Text, Thinking, ToolResult, ToolUse
 from ..model.loss import LossReport
 from ..model.native import builtins
+
+W = TypeVar("W")
 
 
 def render(block: Any) -> str:
@@ -71,6 +75,32 @@ def flattened(conversation: Conversation, loss: LossReport) -> None:
         loss.add("write:compaction", f"{len(conversation.epochs)} compaction epoch(s) flattened: summaries kept as text")
     if conversation.children:
         loss.children_not_written(conversation.children, "write:subagents", "not written")
+
+
+def fed(writer: W, conversation: Conversation, loss: LossReport) -> W:
+    """``writer`` (its ``message`` takes one Message) given every message of a conversation
+    its client keeps as one flat list, what it keeps of none reported first (:func:`flattened`)."""
+    flattened(conversation, loss)
+    for message in conversation.messages:
+        writer.message(message)
+    return writer
+
+
+def cwd_or_default(cwd: str | None, loss: LossReport, default: str, why: str) -> str:
+    """The folder a session is written for, ``default`` when the caller and the source name
+    none (reported, ``why`` saying what that means for the client)."""
+    if not cwd:
+        cwd = default
+        loss.add("write:cwd", f"the conversation has no cwd; recorded {cwd} ({why})")
+    return cwd
+
+
+def report_unstamped(conversation: Conversation, loss: LossReport, holder: str) -> None:
+    """Report the messages that had a time, model or usage, for a client whose ``holder``
+    (its line, its file) keeps none of them."""
+    dropped = sum(1 for m in conversation.messages if m.timestamp is not UNSET or m.usage is not UNSET or m.model is not UNSET)
+    if dropped:
+        loss.add("write:timestamps-usage", f"{dropped} message(s) had a time, model or usage; {holder} holds none")
 
 
 def object_input(block: ToolUse, loss: LossReport) -> dict:

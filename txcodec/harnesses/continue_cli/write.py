@@ -44,10 +44,7 @@ def session_id_for(conversation: Conversation, options: WriteOptions, loss: Loss
 
 def write(conversation: Conversation, loss: LossReport, options: WriteOptions) -> Written:
     sid = session_id_for(conversation, options, loss)
-    writekit.flattened(conversation, loss)
-    writer = _Writer(loss)
-    for message in conversation.messages:
-        writer.message(message)
+    writer = writekit.fed(_Writer(loss), conversation, loss)
     writer.answer_pending()
     document: dict[str, Any] = {"sessionId": sid, "title": conversation.meta.title if isinstance(conversation.meta.title, str) else "Untitled Session"}
     cwd = options.cwd or (conversation.meta.cwd if isinstance(conversation.meta.cwd, str) else None)

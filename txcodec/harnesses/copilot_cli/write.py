@@ -49,9 +49,7 @@ def session_id_for(conversation: Conversation, options: WriteOptions, loss: Loss
 def write(conversation: Conversation, loss: LossReport, options: WriteOptions) -> Written:
     sid = session_id_for(conversation, options, loss)
     cwd = options.cwd or (conversation.meta.cwd if isinstance(conversation.meta.cwd, str) else None)
-    if not cwd:
-        cwd = DEFAULT_CWD
-        loss.add("write:cwd", f"the conversation has no cwd; recorded {cwd} (copilot resumes from any folder)")
+    cwd = writekit.cwd_or_default(cwd, loss, DEFAULT_CWD, "copilot resumes from any folder")
     writekit.flattened(conversation, loss)
     writer = _Writer(sid, loss, conversation)
     start: dict[str, Any] = {

@@ -72,13 +72,8 @@ def writer(dialect: Dialect):
     def write(conversation: Conversation, loss: LossReport, options: WriteOptions) -> Written:
         sid = session_id_for(conversation, options, loss)
         cwd = options.cwd or (conversation.meta.cwd if isinstance(conversation.meta.cwd, str) else None)
-        if not cwd:
-            cwd = DEFAULT_CWD
-            loss.add("write:cwd", f"the conversation has no cwd; recorded {cwd} (pass --cwd)")
-        writekit.flattened(conversation, loss)
-        w = _Writer(sid, cwd, loss, conversation, dialect.agent)
-        for message in conversation.messages:
-            w.message(message)
+        cwd = writekit.cwd_or_default(cwd, loss, DEFAULT_CWD, "pass --cwd")
+        w = writekit.fed(_Writer(sid, cwd, loss, conversation, dialect.agent), conversation, loss)
         w.answer_pending()
         title = conversation.meta.title if isinstance(conversation.meta.title, str) and conversation.meta.title else None
         if title is None:
