@@ -15,7 +15,7 @@ from msgspec import UNSET, UnsetType
 
 from ..core.errors import MALFORMED, describe, guarded
 from ..core.zst import read_bytes
-from ..model.common import ToolUse
+from ..model.common import Image, Message, ToolResult, ToolUse
 from ..model.loss import LossReport, UnreadLoss
 from ..model.native import (
     Codec,
@@ -317,3 +317,27 @@ def implied_stop(blocks: list[Any]) -> str:
     """The stop reason of an assistant message whose client records none: it stopped to
     call a tool when it holds a tool use, else it ended its turn."""
     return "tool_use" if any(isinstance(b, ToolUse) for b in blocks) else "end_turn"
+
+
+def url_image(url: str) -> Image:
+    """An image a message part names by URL: a ``data:`` URL's base64 bytes kept inline,
+    any other URL kept as the reference it is."""
+    if url.startswith("data:") and ";base64," in url:
+        media, data = url[5:].split(";base64,", 1)
+        return Image(media_type=media, data=data)
+    return Image(url=url)
+
+
+def add_result(messages: list[Message], result: ToolResult, source_id: str | None = None) -> Message:
+    """``result`` added to the user message of tool results it follows (one message answers
+    a turn's calls, as the API is sent them), else to a new user message; ``source_id``, the
+    id of the record it was read from, added to that message's. The message is returned."""
+    last = messages[-1] if messages else None
+    if last is not None and last.role == "user" and last.content and all(isinstance(b, ToolResult) for b in last.content):
+        last.content.append(result)
+    else:
+        last = Message("user", [result])
+        messages.append(last)
+    if source_id is not None:
+        last.source_ids.append(source_id)
+    return last

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...kit.read import call_arguments, implied_stop, line_dicts, malformed
-from ...model.common import Block, Conversation, Epoch, Image, Message, Meta, RawBlock, Text, ToolResult, ToolUse, Usage
+from ...kit.read import call_arguments, implied_stop, line_dicts, malformed, url_image
+from ...model.common import Block, Conversation, Epoch, Message, Meta, RawBlock, Text, ToolResult, ToolUse, Usage
 from ...model.loss import LossReport
 from ...model.native import NativeSession
 from ...model.tools import tool_kind
@@ -135,12 +135,7 @@ def _content(content: Any) -> list[Block]:
         if kind == "text" and isinstance(part.get("text"), str):
             blocks.append(Text(part["text"]))
         elif kind == "imageUrl" and isinstance(part.get("imageUrl"), dict):
-            url = part["imageUrl"].get("url", "")
-            if isinstance(url, str) and url.startswith("data:") and ";base64," in url:
-                media, data = url[5:].split(";base64,", 1)
-                blocks.append(Image(media_type=media, data=data))
-            else:
-                blocks.append(Image(url=str(url)))
+            blocks.append(url_image(str(part["imageUrl"].get("url", ""))))
         else:
             blocks.append(RawBlock(str(kind), part))
     return blocks

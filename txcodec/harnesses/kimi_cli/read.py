@@ -20,8 +20,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...kit.read import chat_tool_calls, implied_stop, line_dicts, malformed
-from ...model.common import Conversation, Image, Message, Meta, RawBlock, Text, Thinking, ToolResult
+from ...kit.read import add_result, chat_tool_calls, implied_stop, line_dicts, malformed, url_image
+from ...model.common import Conversation, Message, Meta, RawBlock, Text, Thinking, ToolResult
 from ...model.loss import LossReport
 from ...model.native import NativeSession
 from . import TOOL_KINDS, store
@@ -56,11 +56,7 @@ def read(session: NativeSession, loss: LossReport) -> Conversation:
                 messages.append(_assistant(value, loss, file, n))
             elif role == "tool":
                 result = ToolResult(str(value.get("tool_call_id") or ""), _result(value.get("content"), loss, file, n))
-                last = messages[-1] if messages else None
-                if last is not None and last.role == "user" and last.content and all(isinstance(b, ToolResult) for b in last.content):
-                    last.content.append(result)
-                else:
-                    messages.append(Message("user", [result]))
+                add_result(messages, result)
             elif role == "system":
                 loss.add("message:system", "a system message inside the conversation", file=file, line=n)
             else:
@@ -102,12 +98,7 @@ def _parts(content: Any, loss: LossReport, file: str | None, n: int) -> list:
                 thinking.signature = part["encrypted"]
             blocks.append(thinking)
         elif kind == "image_url" and isinstance(part.get("image_url"), dict) and isinstance(part["image_url"].get("url"), str):
-            url = part["image_url"]["url"]
-            if url.startswith("data:") and ";base64," in url:
-                media, data = url[5:].split(";base64,", 1)
-                blocks.append(Image(media_type=media, data=data))
-            else:
-                blocks.append(Image(url=url))
+            blocks.append(url_image(part["image_url"]["url"]))
         else:  # audio_url, video_url, a part of a later version: kept as it is
             blocks.append(RawBlock(str(kind), part))
     return blocks
