@@ -309,7 +309,8 @@ def chat_tool_calls(calls: Any, kinds: dict[str, str]) -> list[ToolUse]:
     for call in calls or []:
         function = call.get("function") or {}
         name = function.get("name") if isinstance(function.get("name"), str) else ""
-        uses.append(ToolUse(str(call.get("id") or ""), name, call_arguments(function.get("arguments")), tool_kind(name, kinds)))
+        arguments = call_arguments(function.get("arguments"))
+        uses.append(ToolUse(str(call.get("id") or ""), name, arguments, tool_kind(name, kinds)))
     return uses
 
 
@@ -333,7 +334,8 @@ def add_result(messages: list[Message], result: ToolResult, source_id: str | Non
     a turn's calls, as the API is sent them), else to a new user message; ``source_id``, the
     id of the record it was read from, added to that message's. The message is returned."""
     last = messages[-1] if messages else None
-    if last is not None and last.role == "user" and last.content and all(isinstance(b, ToolResult) for b in last.content):
+    results = last is not None and last.role == "user" and bool(last.content)
+    if results and all(isinstance(b, ToolResult) for b in last.content):
         last.content.append(result)
     else:
         last = Message("user", [result])

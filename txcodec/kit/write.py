@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 
 from msgspec import UNSET
 
+from ..core.errors import UnsafeId
 from ..core.ids import is_safe_id, shown
 from ..model.common import Command, Conversation, RawBlock, Text, Thinking, ToolResult, ToolUse
 from ..model.loss import LossReport
@@ -68,6 +69,19 @@ def kept_or_derived_id(conversation: Conversation, loss: LossReport | None, keep
     return derived
 
 
+def asked_or_kept_id(asked: str | None, conversation: Conversation, loss: LossReport | None,
+                     fit: Callable[[str], str | None], derive: uuid.UUID | Callable[[str], str], why: str, rule: str,
+                     *, plain_is_usual: bool = False) -> str:
+    """The session id to write: ``asked`` (the caller's) in the form ``fit`` gives it, an
+    UnsafeId saying ``rule`` when it does not fit; without one, :func:`kept_or_derived_id`'s,
+    ``fit`` keeping the source's."""
+    if asked:
+        if (sid := fit(asked)) is None:
+            raise UnsafeId(f"{rule}; got {asked!r}")
+        return sid
+    return kept_or_derived_id(conversation, loss, fit, derive, why, plain_is_usual=plain_is_usual)
+
+
 def flattened(conversation: Conversation, loss: LossReport) -> None:
     """Report what a client with one flat list of messages keeps of neither: compaction
     epochs (their summaries stay as text) and subagent conversations."""
@@ -98,7 +112,8 @@ def cwd_or_default(cwd: str | None, loss: LossReport, default: str, why: str) ->
 def report_unstamped(conversation: Conversation, loss: LossReport, holder: str) -> None:
     """Report the messages that had a time, model or usage, for a client whose ``holder``
     (its line, its file) keeps none of them."""
-    dropped = sum(1 for m in conversation.messages if m.timestamp is not UNSET or m.usage is not UNSET or m.model is not UNSET)
+    messages = conversation.messages
+    dropped = sum(1 for m in messages if m.timestamp is not UNSET or m.usage is not UNSET or m.model is not UNSET)
     if dropped:
         loss.add("write:timestamps-usage", f"{dropped} message(s) had a time, model or usage; {holder} holds none")
 

@@ -32,7 +32,6 @@ from typing import Any
 
 import msgspec
 
-from ...core.errors import UnsafeId
 from ...core.ids import shown
 from ...kit import write as writekit
 from ...kit.registry import WriteOptions, Written
@@ -48,11 +47,8 @@ _NAMESPACE = uuid.UUID("6f1c2a7e-93d4-4b8a-a5e0-2d7c41f90b36")
 
 def session_id_for(conversation: Conversation, options: WriteOptions, loss: LossReport | None = None) -> str:
     """A UUID (the folder is its hex): the one asked for, the source's when it is one, else derived."""
-    if options.session_id:
-        if (sid := _as_uuid(options.session_id)) is None:
-            raise UnsafeId(f"an OpenHands conversation id is a UUID; got {options.session_id!r}")
-        return sid
-    return writekit.kept_or_derived_id(conversation, loss, _as_uuid, _NAMESPACE, "is not a UUID")
+    return writekit.asked_or_kept_id(options.session_id, conversation, loss, _as_uuid, _NAMESPACE, "is not a UUID",
+                                     "an OpenHands conversation id is a UUID")
 
 
 def _as_uuid(value: str) -> str | None:
