@@ -32,6 +32,7 @@ from typing import Any
 
 import msgspec
 
+from ...core.dates import parse_timestamp
 from ...core.ids import shown
 from ...kit import write as writekit
 from ...kit.registry import WriteOptions, Written
@@ -89,15 +90,8 @@ def _declare_unwritten(conversation: Conversation, loss: LossReport) -> None:
 
 def _stamp(value: Any) -> str | None:
     """An event timestamp as the SDK writes them: ISO 8601 without a zone."""
-    if not isinstance(value, str):
-        return None
-    try:
-        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    if moment.tzinfo is not None:
-        moment = moment.astimezone(timezone.utc).replace(tzinfo=None)
-    return moment.isoformat()
+    moment = parse_timestamp(value) if isinstance(value, str) else None  # in UTC, a zoneless time taken as UTC
+    return None if moment is None else moment.replace(tzinfo=None).isoformat()
 
 
 class _Writer:
