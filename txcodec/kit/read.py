@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import mmap
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from operator import is_
 from pathlib import Path
 from typing import Any
@@ -15,7 +15,7 @@ from msgspec import UNSET, UnsetType
 
 from ..core.errors import MALFORMED, describe, guarded
 from ..core.zst import read_bytes
-from ..model.common import Image, Message, ToolResult, ToolUse
+from ..model.common import Image, Message, RawBlock, Text, ToolResult, ToolUse
 from ..model.loss import LossReport, UnreadLoss
 from ..model.native import (
     Codec,
@@ -343,3 +343,21 @@ def add_result(messages: list[Message], result: ToolResult, source_id: str | Non
     if source_id is not None:
         last.source_ids.append(source_id)
     return last
+
+
+def content_blocks(content: Any, other: Callable[[str | None, Any], list[Any] | None]) -> list[Any]:
+    """A message's content, a string or a list of typed parts (``{"type": ..., ...}``), as
+    blocks: a ``text`` part as a Text, any other as ``other(kind, part)`` gives it, kept as a
+    RawBlock where that gives None. Anything else is no content."""
+    if isinstance(content, str):
+        return [Text(content)] if content else []
+    blocks: list[Any] = []
+    for part in content if isinstance(content, list) else []:
+        kind = part.get("type") if isinstance(part, dict) else None
+        if kind == "text" and isinstance(part.get("text"), str):
+            blocks.append(Text(part["text"]))
+        elif (found := other(kind, part)) is not None:
+            blocks += found
+        else:
+            blocks.append(RawBlock(str(kind), part))
+    return blocks

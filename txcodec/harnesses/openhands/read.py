@@ -23,8 +23,8 @@ from typing import Any
 
 import msgspec
 
-from ...kit.read import add_result, call_arguments, line_dicts, malformed, url_image
-from ...model.common import Block, Conversation, Message, Meta, RawBlock, Text, Thinking, ToolResult, ToolUse
+from ...kit.read import add_result, call_arguments, content_blocks, line_dicts, malformed, url_image
+from ...model.common import Block, Conversation, Message, Meta, Text, Thinking, ToolResult, ToolUse
 from ...model.loss import LossReport
 from ...model.native import NativeSession
 from ...model.tools import tool_kind
@@ -177,15 +177,10 @@ def _thinking(value: dict) -> list[Block]:
 
 
 def _content(content: Any) -> list[Block]:
-    if isinstance(content, str):
-        return [Text(content)] if content else []
-    blocks: list[Block] = []
-    for part in content if isinstance(content, list) else []:
-        kind = part.get("type") if isinstance(part, dict) else None
-        if kind == "text" and isinstance(part.get("text"), str):
-            blocks.append(Text(part["text"]))
-        elif kind == "image" and isinstance(part.get("image_urls"), list):
-            blocks += [url_image(url) for url in part["image_urls"] if isinstance(url, str)]
-        else:
-            blocks.append(RawBlock(str(kind), part))
-    return blocks
+    return content_blocks(content, _images)
+
+
+def _images(kind: str | None, part: Any) -> list[Block] | None:
+    if kind == "image" and isinstance(part.get("image_urls"), list):
+        return [url_image(url) for url in part["image_urls"] if isinstance(url, str)]
+    return None
