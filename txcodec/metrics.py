@@ -30,6 +30,7 @@ from typing import Any
 from msgspec import UNSET
 
 from . import __version__
+from .core.dates import parse_timestamp
 from .core.errors import InputError, TxcodecError
 from .model.common import Conversation
 
@@ -66,15 +67,8 @@ class Point:
 
 
 def _ns(timestamp: Any) -> int | None:
-    if not isinstance(timestamp, str):
-        return None
-    try:
-        when = datetime.fromisoformat(timestamp.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=timezone.utc)
-    return int(when.timestamp() * 1_000_000) * 1000
+    when = parse_timestamp(timestamp) if isinstance(timestamp, str) else None
+    return None if when is None else int(when.timestamp() * 1_000_000) * 1000
 
 
 def parse_since(value: str, now: datetime | None = None) -> int:

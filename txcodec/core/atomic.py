@@ -78,18 +78,26 @@ def clean_stale(folder: str | os.PathLike[str]) -> list[Path]:
     return removed
 
 
-def _write_temp(path: Path, data: bytes, mode: int | None) -> Path:
+@contextlib.contextmanager
+def _temp_file(path: Path, mode: int | None) -> Iterator[tuple[Path, BinaryIO]]:
+    """A new temporary file beside ``path`` and its handle: on disk (fsynced) when the block
+    ends, removed when it raises. ``mode`` None is the usual mode (0666 less the umask)."""
     tmp = _temp_path(path)
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
     try:
         os.fchmod(fd, 0o666 & ~_UMASK if mode is None else mode)
         with os.fdopen(fd, "wb") as f:
-            f.write(data)
+            yield tmp, f
             f.flush()
             os.fsync(f.fileno())
     except BaseException:
         _unlink(tmp)
         raise
+
+
+def _write_temp(path: Path, data: bytes, mode: int | None) -> Path:
+    with _temp_file(path, mode) as (tmp, f):
+        f.write(data)
     return tmp
 
 
@@ -116,7 +124,14 @@ def write_atomic(
     """``mode`` None gives a new file the usual mode (0666 less the umask)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = _write_temp(path, data, mode)
+    _publish(_write_temp(path, data, mode), path, overwrite)
+    return path
+
+
+def _publish(tmp: Path, path: Path, overwrite: bool) -> None:
+    """A complete temporary file put in place as ``path`` (replacing it only when
+    ``overwrite``), and the folder synced so the new name survives a crash; the temporary
+    file is removed when it cannot be put there."""
     try:
         if overwrite:
             os.replace(tmp, path)
@@ -126,7 +141,6 @@ def write_atomic(
         _unlink(tmp)
         raise
     _fsync_dir(path.parent)
-    return path
 
 
 @contextlib.contextmanager
@@ -135,22 +149,9 @@ def atomic_stream(path: str | os.PathLike[str], *, overwrite: bool = False) -> I
     the file appears whole when the block ends, and not at all when it raises."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = _temp_path(path)
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-    try:
-        os.fchmod(fd, 0o666 & ~_UMASK)
-        with os.fdopen(fd, "wb") as f:
-            yield f
-            f.flush()
-            os.fsync(f.fileno())
-        if overwrite:
-            os.replace(tmp, path)
-        else:
-            _link(tmp, path)
-    except BaseException:
-        _unlink(tmp)
-        raise
-    _fsync_dir(path.parent)
+    with _temp_file(path, None) as (tmp, f):
+        yield f
+    _publish(tmp, path, overwrite)
 
 
 def _same_bytes(path: Path, data: bytes) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import mmap
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from operator import is_
 from pathlib import Path
 from typing import Any
@@ -15,6 +15,7 @@ from msgspec import UNSET, UnsetType
 
 from ..core.errors import MALFORMED, describe, guarded
 from ..core.zst import read_bytes
+from ..model.common import Image, Message, RawBlock, Text, ToolResult, ToolUse
 from ..model.loss import LossReport, UnreadLoss
 from ..model.native import (
     Codec,
@@ -30,6 +31,7 @@ from ..model.native import (
     plain,
     without_lone_surrogates,
 )
+from ..model.tools import tool_kind
 
 _json = msgspec.json.Decoder()
 
@@ -298,3 +300,64 @@ def call_arguments(value: Any, *, empty_is_object: bool = False) -> Any:
         except ValueError:
             return value
     return value
+
+
+def chat_tool_calls(calls: Any, kinds: dict[str, str]) -> list[ToolUse]:
+    """The tool uses of a Chat Completions ``tool_calls`` list (``{id, function: {name,
+    arguments}}``, the arguments a JSON string), their kinds by the client's ``kinds``."""
+    uses = []
+    for call in calls or []:
+        function = call.get("function") or {}
+        name = function.get("name") if isinstance(function.get("name"), str) else ""
+        arguments = call_arguments(function.get("arguments"))
+        uses.append(ToolUse(str(call.get("id") or ""), name, arguments, tool_kind(name, kinds)))
+    return uses
+
+
+def implied_stop(blocks: list[Any]) -> str:
+    """The stop reason of an assistant message whose client records none: it stopped to
+    call a tool when it holds a tool use, else it ended its turn."""
+    return "tool_use" if any(isinstance(b, ToolUse) for b in blocks) else "end_turn"
+
+
+def url_image(url: str) -> Image:
+    """An image a message part names by URL: a ``data:`` URL's base64 bytes kept inline,
+    any other URL kept as the reference it is."""
+    if url.startswith("data:") and ";base64," in url:
+        media, data = url[5:].split(";base64,", 1)
+        return Image(media_type=media, data=data)
+    return Image(url=url)
+
+
+def add_result(messages: list[Message], result: ToolResult, source_id: str | None = None) -> Message:
+    """``result`` added to the user message of tool results it follows (one message answers
+    a turn's calls, as the API is sent them), else to a new user message; ``source_id``, the
+    id of the record it was read from, added to that message's. The message is returned."""
+    last = messages[-1] if messages else None
+    results = last is not None and last.role == "user" and bool(last.content)
+    if results and all(isinstance(b, ToolResult) for b in last.content):
+        last.content.append(result)
+    else:
+        last = Message("user", [result])
+        messages.append(last)
+    if source_id is not None:
+        last.source_ids.append(source_id)
+    return last
+
+
+def content_blocks(content: Any, other: Callable[[str | None, Any], list[Any] | None]) -> list[Any]:
+    """A message's content, a string or a list of typed parts (``{"type": ..., ...}``), as
+    blocks: a ``text`` part as a Text, any other as ``other(kind, part)`` gives it, kept as a
+    RawBlock where that gives None. Anything else is no content."""
+    if isinstance(content, str):
+        return [Text(content)] if content else []
+    blocks: list[Any] = []
+    for part in content if isinstance(content, list) else []:
+        kind = part.get("type") if isinstance(part, dict) else None
+        if kind == "text" and isinstance(part.get("text"), str):
+            blocks.append(Text(part["text"]))
+        elif (found := other(kind, part)) is not None:
+            blocks += found
+        else:
+            blocks.append(RawBlock(str(kind), part))
+    return blocks

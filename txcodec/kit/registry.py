@@ -230,6 +230,23 @@ def lazy(module: str, name: str) -> Callable[..., Any]:
     return call
 
 
+def package_harness(package: str, *, title: str, detect: Callable[[list[Any]], int], **fields: Any) -> Harness:
+    """The :class:`Harness` of a package laid out the standard way, ``package`` being its
+    ``__name__``: its id is the package's last name, its ``CODEC`` in ``.codec``, ``read``
+    and ``write`` in modules of those names, its ``STORE`` in ``.store`` and its resume
+    check in ``txcodec.resume_check.<id>``. Each is registered lazily (registering imports
+    none of them); ``fields`` gives what differs and any other Harness field."""
+    name = package.rpartition(".")[2]
+    standard: dict[str, Any] = {
+        "codec": Later(f"{package}.codec", "CODEC"),
+        "read": lazy(f"{package}.read", "read"),
+        "write": lazy(f"{package}.write", "write"),
+        "store": Later(f"{package}.store", "STORE"),
+        "check_resume": lazy(f"txcodec.resume_check.{name}", "check_resume"),
+    }
+    return Harness(name=name, title=title, detect=detect, **{**standard, **fields})
+
+
 # The cross-harness features' hooks a Harness declares (Harness.origin, .usage, .changes):
 # each feature asks the registry for them, so it names no harness.
 class OriginReader(msgspec.Struct, frozen=True):

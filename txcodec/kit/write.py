@@ -6,12 +6,17 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
+from msgspec import UNSET
+
+from ..core.errors import UnsafeId
 from ..core.ids import is_safe_id, shown
 from ..model.common import Command, Conversation, RawBlock, Text, Thinking, ToolResult, ToolUse
 from ..model.loss import LossReport
 from ..model.native import builtins
+
+W = TypeVar("W")
 
 
 def render(block: Any) -> str:
@@ -23,8 +28,9 @@ def render(block: Any) -> str:
     return json.dumps(builtins(block), ensure_ascii=False)
 
 
-def result_text(block: ToolResult, loss: LossReport) -> str:
-    """A tool result's content as one text; a non-text block inside it is reported."""
+def result_text(block: ToolResult, loss: LossReport, render: Callable[[Any], str] = render) -> str:
+    """A tool result's content as one text; a non-text block inside it is reported and
+    written by ``render`` (a client may spell a command its own way)."""
     if isinstance(block.content, str):
         return block.content
     pieces = []
@@ -63,6 +69,19 @@ def kept_or_derived_id(conversation: Conversation, loss: LossReport | None, keep
     return derived
 
 
+def asked_or_kept_id(asked: str | None, conversation: Conversation, loss: LossReport | None,
+                     fit: Callable[[str], str | None], derive: uuid.UUID | Callable[[str], str], why: str, rule: str,
+                     *, plain_is_usual: bool = False) -> str:
+    """The session id to write: ``asked`` (the caller's) in the form ``fit`` gives it, an
+    UnsafeId saying ``rule`` when it does not fit; without one, :func:`kept_or_derived_id`'s,
+    ``fit`` keeping the source's."""
+    if asked:
+        if (sid := fit(asked)) is None:
+            raise UnsafeId(f"{rule}; got {asked!r}")
+        return sid
+    return kept_or_derived_id(conversation, loss, fit, derive, why, plain_is_usual=plain_is_usual)
+
+
 def flattened(conversation: Conversation, loss: LossReport) -> None:
     """Report what a client with one flat list of messages keeps of neither: compaction
     epochs (their summaries stay as text) and subagent conversations."""
@@ -70,6 +89,33 @@ def flattened(conversation: Conversation, loss: LossReport) -> None:
         loss.add("write:compaction", f"{len(conversation.epochs)} compaction epoch(s) flattened: summaries kept as text")
     if conversation.children:
         loss.children_not_written(conversation.children, "write:subagents", "not written")
+
+
+def fed(writer: W, conversation: Conversation, loss: LossReport) -> W:
+    """``writer`` (its ``message`` takes one Message) given every message of a conversation
+    its client keeps as one flat list, what it keeps of none reported first (:func:`flattened`)."""
+    flattened(conversation, loss)
+    for message in conversation.messages:
+        writer.message(message)
+    return writer
+
+
+def cwd_or_default(cwd: str | None, loss: LossReport, default: str, why: str) -> str:
+    """The folder a session is written for, ``default`` when the caller and the source name
+    none (reported, ``why`` saying what that means for the client)."""
+    if not cwd:
+        cwd = default
+        loss.add("write:cwd", f"the conversation has no cwd; recorded {cwd} ({why})")
+    return cwd
+
+
+def report_unstamped(conversation: Conversation, loss: LossReport, holder: str) -> None:
+    """Report the messages that had a time, model or usage, for a client whose ``holder``
+    (its line, its file) keeps none of them."""
+    messages = conversation.messages
+    dropped = sum(1 for m in messages if m.timestamp is not UNSET or m.usage is not UNSET or m.model is not UNSET)
+    if dropped:
+        loss.add("write:timestamps-usage", f"{dropped} message(s) had a time, model or usage; {holder} holds none")
 
 
 def object_input(block: ToolUse, loss: LossReport) -> dict:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...kit.registry import Harness, Later, lazy
+from ...kit.registry import package_harness
 from .. import codec_on_demand
 from . import store
 
@@ -20,15 +20,11 @@ def detect(sample: list[Any]) -> int:
     return 0
 
 
-HARNESS = Harness(
-    name="aider",
+HARNESS = package_harness(
+    __name__,
     title="aider",
-    codec=Later(f"{__name__}.codec", "CODEC"),
     detect=detect,
-    read=lazy(f"{__name__}.read", "read"),
-    write=lazy(f"{__name__}.write", "write"),
     store=store.STORE,
-    check_resume=lazy("txcodec.resume_check.aider", "check_resume"),
     resume=("aider", "--restore-chat-history"),
 )
 

@@ -27,7 +27,6 @@ from datetime import datetime
 
 import msgspec
 
-from ...core.errors import UnsafeId
 from ...core.ids import shown
 from ...kit import write as writekit
 from ...kit.registry import WriteOptions, Written
@@ -74,12 +73,9 @@ def _declare_unwritten(conversation: Conversation, loss: LossReport) -> None:
 def _session_id(conversation: Conversation, options: WriteOptions, loss: LossReport) -> str:
     """The name the written history goes by (the file holds none): the one asked for, the
     source's when it is plain, else a uuid5 of it."""
-    if options.session_id:
-        if not SAFE_ID.match(options.session_id):
-            raise UnsafeId(f"a session id is letters, digits, '.', '_' and '-' only; got {options.session_id!r}")
-        return options.session_id
-    return writekit.kept_or_derived_id(conversation, loss, lambda s: s if SAFE_ID.match(s) else None, _NAMESPACE,
-                                       "is not a plain name")
+    return writekit.asked_or_kept_id(options.session_id, conversation, loss,
+                                     lambda s: s if SAFE_ID.match(s) else None, _NAMESPACE, "is not a plain name",
+                                     "a session id is letters, digits, '.', '_' and '-' only")
 
 
 def _started(value: object) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...kit.registry import Harness, Later, lazy
+from ...kit.registry import Later, lazy, package_harness
 
 _ID_KEYS = ("sessionId", "uuid", "leafUuid", "parentUuid")
 _JOURNAL = ("started", "result")
@@ -33,13 +33,12 @@ def detect(sample: list[Any]) -> int:
     return sum(_score(value, RECORD_TYPES, UNTAGGED) for value in sample)
 
 
-HARNESS = Harness(
-    name="claude_code",
+# codec, read, write, store and its resume check (what the real ``claude --resume`` sends for
+# this file) by the standard names, each imported on first use: usage reads without the codec
+HARNESS = package_harness(
+    __name__,
     title="Claude Code",
-    codec=Later(f"{__name__}.codec", "CODEC"),  # usage reads without it
     detect=detect,
-    read=lazy(f"{__name__}.read", "read"),
-    store=Later(f"{__name__}.store", "STORE"),
     read_streams=True,  # it reads a NativeSession.pending as it decodes it
     # every block, list and tool input is built or decoded anew for the one place it goes
     # (tests/harnesses/claude_code/test_claude_code_read_unshared.py): conform may keep its messages that fit
@@ -48,9 +47,6 @@ HARNESS = Harness(
     # a Codex rollout straight to Claude Code lines, for the rollouts it knows
     fast_paths={"codex": lazy(f"{__name__}.from_codex", "fast")},
     token_metric="claude_code.token.usage",  # what Claude Code's own exporter sends
-    write=lazy(f"{__name__}.write", "write"),
-    # what the real ``claude --resume`` sends for this file (txcodec.resume_check.claude_code)
-    check_resume=lazy("txcodec.resume_check.claude_code", "check_resume"),
     resume=("claude", "--resume", "{id}"),
     origin=Later(f"{__name__}.origin", "ORIGIN"),
     usage=Later(f"{__name__}.usage", "USAGE"),  # the lean pass imports this module alone

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...kit.registry import Harness, Later, lazy
+from ...kit.registry import package_harness
 from .. import codec_on_demand
 from . import store
 
@@ -36,15 +36,11 @@ TOOL_KINDS = {
     "search_codebase": "code_search", "fetch_web_content": "http_request", "spawn_agent": "subagent_task",
 }
 
-HARNESS = Harness(
-    name="cline",
+HARNESS = package_harness(
+    __name__,
     title="cline",
-    codec=Later(f"{__name__}.codec", "CODEC"),
     detect=detect,
-    read=lazy(f"{__name__}.read", "read"),
-    write=lazy(f"{__name__}.write", "write"),
     store=store.STORE,
-    check_resume=lazy("txcodec.resume_check.cline", "check_resume"),
     resume=("cline", "--id", "{id}"),
     tool_kinds=TOOL_KINDS,
 )

@@ -17,7 +17,7 @@ import json
 from datetime import datetime, timezone
 from typing import Any
 
-from ...kit.read import line_dicts
+from ...kit.read import implied_stop, line_dicts
 from ...model.common import Block, Conversation, Image, Message, Meta, RawBlock, Text, ToolResult, ToolUse, Usage
 from ...model.loss import LossReport
 from ...model.native import NativeSession
@@ -150,4 +150,4 @@ def _assistant(out: Message, item: dict, meta: Meta) -> None:
         out.usage = Usage(input_tokens=count("inputTokens"), output_tokens=count("outputTokens"),
                           cache_read_input_tokens=count("cacheReadTokens"),
                           cache_creation_input_tokens=count("cacheWriteTokens"))
-    out.stop_reason = "tool_use" if any(isinstance(b, ToolUse) for b in out.content) else "end_turn"
+    out.stop_reason = implied_stop(out.content)

@@ -63,10 +63,7 @@ def _millis(stamp: Any) -> int | None:
 
 def write(conversation: Conversation, loss: LossReport, options: WriteOptions) -> Written:
     sid = session_id_for(conversation, options, loss)
-    writekit.flattened(conversation, loss)
-    writer = _Writer(loss)
-    for message in conversation.messages:
-        writer.message(message)
+    writer = writekit.fed(_Writer(loss), conversation, loss)
     writer.answer_pending()
     document = {"version": 1, "sessionId": sid, "agent": "lead", "messages": writer.messages}
     meta = conversation.meta

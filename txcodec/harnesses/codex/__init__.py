@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...kit.registry import Harness, Later, lazy
+from ...kit.registry import Later, package_harness
 
 # Envelope line types newer builds write that the codec keeps as OtherLine.
 _NEWER_LINES = {"world_state", "token_usage_record", "inter_agent_communication_metadata"}
@@ -41,18 +41,15 @@ def detect(sample: list[Any]) -> int:
     return score
 
 
-HARNESS = Harness(
-    name="codex",
+# codec, read, write, store and resume check by the standard names, each imported on first
+# use: usage reads without the codec
+HARNESS = package_harness(
+    __name__,
     title="Codex CLI",
-    codec=Later(f"{__name__}.codec", "CODEC"),  # usage reads without it
     detect=detect,
-    read=lazy(f"{__name__}.read", "read"),
-    write=lazy(f"{__name__}.write", "write"),
-    store=Later(f"{__name__}.store", "STORE"),
     read_streams=True,  # it reads a NativeSession.pending as it decodes it
     read_unshared=True,  # no object sits in two messages (conform.conform's checked)
     fork_slot="session_meta.forked_from_id",
-    check_resume=lazy("txcodec.resume_check.codex", "check_resume"),
     resume=("codex", "resume", "{id}"),
     origin=Later(f"{__name__}.origin", "ORIGIN"),
     usage=Later(f"{__name__}.usage", "USAGE"),  # the lean pass imports this module alone

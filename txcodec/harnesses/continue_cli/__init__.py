@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...kit.registry import Harness, Later, lazy
+from ...kit.registry import package_harness
 from .. import codec_on_demand
 from . import store
 
@@ -31,15 +31,11 @@ def detect(sample: list[Any]) -> int:
     return 0
 
 
-HARNESS = Harness(
-    name="continue_cli",
+HARNESS = package_harness(
+    __name__,
     title="Continue CLI",
-    codec=Later(f"{__name__}.codec", "CODEC"),
     detect=detect,
-    read=lazy(f"{__name__}.read", "read"),
-    write=lazy(f"{__name__}.write", "write"),
     store=store.STORE,
-    check_resume=lazy("txcodec.resume_check.continue_cli", "check_resume"),
     resume=("cn", "--fork", "{id}"),
 )
 

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...kit.read import call_arguments, line_dicts, malformed
-from ...model.common import Block, Conversation, Epoch, Image, Message, Meta, RawBlock, Text, ToolResult, ToolUse, Usage
+from ...kit.read import call_arguments, content_blocks, implied_stop, line_dicts, malformed, url_image
+from ...model.common import Block, Conversation, Epoch, Message, Meta, Text, ToolResult, ToolUse, Usage
 from ...model.loss import LossReport
 from ...model.native import NativeSession
 from ...model.tools import tool_kind
@@ -104,7 +104,7 @@ def _assistant(out: Message, message: dict, meta: Meta) -> None:
             out.model = usage["model"]
             if usage["model"] not in meta.models:
                 meta.models.append(usage["model"])
-    out.stop_reason = "tool_use" if any(isinstance(b, ToolUse) for b in out.content) else "end_turn"
+    out.stop_reason = implied_stop(out.content)
 
 
 def _state(state: Any) -> ToolResult | None:
@@ -127,23 +127,13 @@ def _text(content: Any) -> str:
 
 
 def _content(content: Any) -> list[Block]:
-    if isinstance(content, str):
-        return [Text(content)] if content else []
-    blocks: list[Block] = []
-    for part in content if isinstance(content, list) else []:
-        kind = part.get("type") if isinstance(part, dict) else None
-        if kind == "text" and isinstance(part.get("text"), str):
-            blocks.append(Text(part["text"]))
-        elif kind == "imageUrl" and isinstance(part.get("imageUrl"), dict):
-            url = part["imageUrl"].get("url", "")
-            if isinstance(url, str) and url.startswith("data:") and ";base64," in url:
-                media, data = url[5:].split(";base64,", 1)
-                blocks.append(Image(media_type=media, data=data))
-            else:
-                blocks.append(Image(url=str(url)))
-        else:
-            blocks.append(RawBlock(str(kind), part))
-    return blocks
+    return content_blocks(content, _image)
+
+
+def _image(kind: str | None, part: Any) -> list[Block] | None:
+    if kind == "imageUrl" and isinstance(part.get("imageUrl"), dict):
+        return [url_image(str(part["imageUrl"].get("url", "")))]
+    return None
 
 
 def _usage(value: dict) -> Usage:

@@ -22,7 +22,6 @@ from typing import Any
 
 import msgspec
 
-from ...core.errors import UnsafeId
 from ...kit import write as writekit
 from ...kit.registry import WriteOptions, Written
 from ...model.common import Conversation, Image, Message, Text, Thinking, ToolResult, ToolUse
@@ -34,20 +33,14 @@ _NAMESPACE = uuid.UUID("3a8f0d4c-2b7e-4f61-8d2c-5e9b1a7c4f08")
 
 
 def session_id_for(conversation: Conversation, options: WriteOptions, loss: LossReport | None = None) -> str:
-    if options.session_id:
-        if not SAFE_ID.match(options.session_id):
-            raise UnsafeId(f"a Continue session id names its file: letters, digits, '.', '_', '-' only; got {options.session_id!r}")
-        return options.session_id
-    return writekit.kept_or_derived_id(conversation, loss, lambda s: s if SAFE_ID.match(s) else None, _NAMESPACE,
-                                       "cannot name a file")
+    return writekit.asked_or_kept_id(options.session_id, conversation, loss,
+                                     lambda s: s if SAFE_ID.match(s) else None, _NAMESPACE, "cannot name a file",
+                                     "a Continue session id names its file: letters, digits, '.', '_', '-' only")
 
 
 def write(conversation: Conversation, loss: LossReport, options: WriteOptions) -> Written:
     sid = session_id_for(conversation, options, loss)
-    writekit.flattened(conversation, loss)
-    writer = _Writer(loss)
-    for message in conversation.messages:
-        writer.message(message)
+    writer = writekit.fed(_Writer(loss), conversation, loss)
     writer.answer_pending()
     document: dict[str, Any] = {"sessionId": sid, "title": conversation.meta.title if isinstance(conversation.meta.title, str) else "Untitled Session"}
     cwd = options.cwd or (conversation.meta.cwd if isinstance(conversation.meta.cwd, str) else None)

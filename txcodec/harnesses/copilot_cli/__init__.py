@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...kit.registry import Harness, Later, lazy
+from ...kit.registry import package_harness
 from .. import codec_on_demand
 from . import store
 
@@ -29,15 +29,11 @@ def detect(sample: list[Any]) -> int:
     return score
 
 
-HARNESS = Harness(
-    name="copilot_cli",
+HARNESS = package_harness(
+    __name__,
     title="GitHub Copilot CLI",
-    codec=Later(f"{__name__}.codec", "CODEC"),
     detect=detect,
-    read=lazy(f"{__name__}.read", "read"),
-    write=lazy(f"{__name__}.write", "write"),
     store=store.STORE,
-    check_resume=lazy("txcodec.resume_check.copilot_cli", "check_resume"),
     resume=("copilot", "--resume", "{id}"),
 )
 

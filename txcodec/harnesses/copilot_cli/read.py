@@ -24,7 +24,7 @@ from typing import Any
 
 import msgspec
 
-from ...kit.read import line_dicts, malformed
+from ...kit.read import implied_stop, line_dicts, malformed
 from ...model.common import Conversation, Epoch, Message, Meta, Text, Thinking, ToolResult, ToolUse, Usage
 from ...model.loss import LossReport
 from ...model.native import NativeSession
@@ -164,7 +164,7 @@ def _assistant(value: dict, data: dict, usage_records: list[dict]) -> Message:
         if message.model is msgspec.UNSET and isinstance(record.get("model"), str):
             message.model = record["model"]
     elif last_chunk:
-        message.stop_reason = "tool_use" if any(isinstance(b, ToolUse) for b in blocks) else "end_turn"
+        message.stop_reason = implied_stop(blocks)
     return message
 
 

@@ -24,7 +24,6 @@ from typing import Any
 
 import msgspec
 
-from ...core.errors import UnsafeId
 from ...kit import write as writekit
 from ...kit.registry import WriteOptions, Written
 from ...model.common import Conversation, Message, Text, Thinking, ToolResult, ToolUse
@@ -38,20 +37,16 @@ _FINISH = {"tool_use": "tool_calls", "end_turn": "stop", "max_tokens": "length"}
 
 
 def session_id_for(conversation: Conversation, options: WriteOptions, loss: LossReport | None = None) -> str:
-    if options.session_id:
-        if not UUID.match(options.session_id):
-            raise UnsafeId(f"Copilot CLI session ids are UUIDs (the session's folder name); got {options.session_id!r}")
-        return options.session_id.lower()
-    return writekit.kept_or_derived_id(conversation, loss, lambda s: s.lower() if UUID.match(s) else None, _NAMESPACE,
-                                       "cannot name a folder", plain_is_usual=True)
+    return writekit.asked_or_kept_id(options.session_id, conversation, loss,
+                                     lambda s: s.lower() if UUID.match(s) else None, _NAMESPACE, "cannot name a folder",
+                                     "Copilot CLI session ids are UUIDs (the session's folder name)",
+                                     plain_is_usual=True)
 
 
 def write(conversation: Conversation, loss: LossReport, options: WriteOptions) -> Written:
     sid = session_id_for(conversation, options, loss)
     cwd = options.cwd or (conversation.meta.cwd if isinstance(conversation.meta.cwd, str) else None)
-    if not cwd:
-        cwd = DEFAULT_CWD
-        loss.add("write:cwd", f"the conversation has no cwd; recorded {cwd} (copilot resumes from any folder)")
+    cwd = writekit.cwd_or_default(cwd, loss, DEFAULT_CWD, "copilot resumes from any folder")
     writekit.flattened(conversation, loss)
     writer = _Writer(sid, loss, conversation)
     start: dict[str, Any] = {

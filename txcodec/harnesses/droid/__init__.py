@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...kit.registry import Harness, Later, lazy
+from ...kit.registry import package_harness
 from .. import codec_on_demand
 from . import store
 
@@ -26,15 +26,11 @@ def detect(sample: list[Any]) -> int:
 # names the shared table already knows (``Read``) keep their kind.
 TOOL_KINDS = {"Execute": "shell_exec", "Create": "modify_file"}
 
-HARNESS = Harness(
-    name="droid",
+HARNESS = package_harness(
+    __name__,
     title="Factory droid",
-    codec=Later(f"{__name__}.codec", "CODEC"),
     detect=detect,
-    read=lazy(f"{__name__}.read", "read"),
-    write=lazy(f"{__name__}.write", "write"),
     store=store.STORE,
-    check_resume=lazy("txcodec.resume_check.droid", "check_resume"),
     resume=("droid", "exec", "--fork", "{id}"),
     tool_kinds=TOOL_KINDS,
 )

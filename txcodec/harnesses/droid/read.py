@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...kit.read import line_dicts
+from ...kit.read import implied_stop, line_dicts
 from ...model.common import Block, Conversation, Image, Message, Meta, RawBlock, Text, Thinking, ToolResult, ToolUse
 from ...model.loss import LossReport
 from ...model.native import NativeSession
@@ -58,7 +58,7 @@ def read(session: NativeSession, loss: LossReport) -> Conversation:
                 out.model = body["modelId"]
                 if body["modelId"] not in meta.models:
                     meta.models.append(body["modelId"])
-            out.stop_reason = "tool_use" if any(isinstance(b, ToolUse) for b in out.content) else "end_turn"
+            out.stop_reason = implied_stop(out.content)
         conversation.messages.append(out)
     return conversation
 

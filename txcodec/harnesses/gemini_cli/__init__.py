@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...kit.registry import Harness, Later, lazy
+from ...kit.registry import Later, package_harness
 from ...model.native import tag_of
 from .. import codec_on_demand
 from . import store
@@ -34,15 +34,11 @@ def detect(sample: list[Any]) -> int:
     return score
 
 
-HARNESS = Harness(
-    name="gemini_cli",
+HARNESS = package_harness(
+    __name__,
     title="Gemini CLI",
-    codec=Later(f"{__name__}.codec", "CODEC"),
     detect=detect,
-    read=lazy(f"{__name__}.read", "read"),
-    write=lazy(f"{__name__}.write", "write"),
     store=store.STORE,
-    check_resume=lazy("txcodec.resume_check.gemini_cli", "check_resume"),
     resume=("gemini", "--resume", "{id}"),
     changes=Later(f"{__name__}.changes", "CHANGES"),
 )

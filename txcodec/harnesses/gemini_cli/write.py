@@ -38,6 +38,7 @@ from typing import Any
 import msgspec
 from msgspec import UNSET
 
+from ...core.dates import parse_timestamp
 from ...core.ids import check_id, checked_cwd, derive_uuid, is_safe_id, safe_relpath, shown, source_cwd
 from ...kit.registry import WriteOptions, Written
 from ...model.common import (
@@ -270,15 +271,9 @@ def _result_text(content: Any) -> str:
 
 def _iso(value: Any) -> str | None:
     """A timestamp as the CLI writes it (``toISOString``: ``YYYY-MM-DDTHH:MM:SS.mmmZ``)."""
-    if not isinstance(value, str) or not value:
+    moment = parse_timestamp(value) if isinstance(value, str) else None  # in UTC, a zoneless time taken as UTC
+    if moment is None:
         return None
-    try:
-        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
-    moment = moment.astimezone(timezone.utc)
     return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
 
 

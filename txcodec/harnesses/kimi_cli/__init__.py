@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...kit.registry import Harness, Later, lazy
+from ...kit.registry import package_harness
 from .. import codec_on_demand
 from . import store
 
@@ -43,15 +43,11 @@ TOOL_KINDS = {
     "SetTodoList": "manage_todos",
 }
 
-HARNESS = Harness(
-    name="kimi_cli",
+HARNESS = package_harness(
+    __name__,
     title="Kimi CLI",
-    codec=Later(f"{__name__}.codec", "CODEC"),
     detect=detect,
-    read=lazy(f"{__name__}.read", "read"),
-    write=lazy(f"{__name__}.write", "write"),
     store=store.STORE,
-    check_resume=lazy("txcodec.resume_check.kimi_cli", "check_resume"),
     resume=("kimi", "-r", "{id}"),
     tool_kinds=TOOL_KINDS,
 )

@@ -20,11 +20,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...kit.read import call_arguments, line_dicts, malformed
-from ...model.common import Conversation, Image, Message, Meta, RawBlock, Text, Thinking, ToolResult, ToolUse
+from ...kit.read import add_result, chat_tool_calls, implied_stop, line_dicts, malformed, url_image
+from ...model.common import Conversation, Message, Meta, RawBlock, Text, Thinking, ToolResult
 from ...model.loss import LossReport
 from ...model.native import NativeSession
-from ...model.tools import tool_kind
 from . import TOOL_KINDS, store
 from .records import CHECKPOINT, SYSTEM_PROMPT, USAGE
 
@@ -57,11 +56,7 @@ def read(session: NativeSession, loss: LossReport) -> Conversation:
                 messages.append(_assistant(value, loss, file, n))
             elif role == "tool":
                 result = ToolResult(str(value.get("tool_call_id") or ""), _result(value.get("content"), loss, file, n))
-                last = messages[-1] if messages else None
-                if last is not None and last.role == "user" and last.content and all(isinstance(b, ToolResult) for b in last.content):
-                    last.content.append(result)
-                else:
-                    messages.append(Message("user", [result]))
+                add_result(messages, result)
             elif role == "system":
                 loss.add("message:system", "a system message inside the conversation", file=file, line=n)
             else:
@@ -70,13 +65,9 @@ def read(session: NativeSession, loss: LossReport) -> Conversation:
 
 
 def _assistant(value: dict, loss: LossReport, file: str | None, n: int) -> Message:
-    blocks = _parts(value.get("content"), loss, file, n)
-    for call in value.get("tool_calls") or []:
-        function = call.get("function") or {}
-        name = function.get("name") if isinstance(function.get("name"), str) else ""
-        blocks.append(ToolUse(str(call.get("id") or ""), name, call_arguments(function.get("arguments")), tool_kind(name, TOOL_KINDS)))
+    blocks = _parts(value.get("content"), loss, file, n) + chat_tool_calls(value.get("tool_calls"), TOOL_KINDS)
     message = Message("assistant", blocks)
-    message.stop_reason = "tool_use" if any(isinstance(b, ToolUse) for b in blocks) else "end_turn"
+    message.stop_reason = implied_stop(blocks)
     return message
 
 
@@ -107,12 +98,7 @@ def _parts(content: Any, loss: LossReport, file: str | None, n: int) -> list:
                 thinking.signature = part["encrypted"]
             blocks.append(thinking)
         elif kind == "image_url" and isinstance(part.get("image_url"), dict) and isinstance(part["image_url"].get("url"), str):
-            url = part["image_url"]["url"]
-            if url.startswith("data:") and ";base64," in url:
-                media, data = url[5:].split(";base64,", 1)
-                blocks.append(Image(media_type=media, data=data))
-            else:
-                blocks.append(Image(url=url))
+            blocks.append(url_image(part["image_url"]["url"]))
         else:  # audio_url, video_url, a part of a later version: kept as it is
             blocks.append(RawBlock(str(kind), part))
     return blocks

@@ -44,16 +44,10 @@ def session_id_for(conversation: Conversation, options: WriteOptions, loss: Loss
 
 def write(conversation: Conversation, loss: LossReport, options: WriteOptions) -> Written:
     sid = session_id_for(conversation, options, loss)
-    cwd = options.cwd or source_cwd(conversation.meta.cwd, loss)
-    if not cwd:
-        cwd = DEFAULT_CWD
-        loss.add("write:cwd", f"the conversation has no cwd; recorded {cwd} (kimi -r finds a session by its work folder)")
-    writekit.flattened(conversation, loss)
-    writer = _Writer(loss)
-    for message in conversation.messages:
-        writer.message(message)
-    if writer.dropped:
-        loss.add("write:timestamps-usage", f"{writer.dropped} message(s) had a time, model or usage; a context file holds none")
+    cwd = writekit.cwd_or_default(options.cwd or source_cwd(conversation.meta.cwd, loss), loss, DEFAULT_CWD,
+                                  "kimi -r finds a session by its work folder")
+    writer = writekit.fed(_Writer(loss), conversation, loss)
+    writekit.report_unstamped(conversation, loss, "a context file")
     data = b"".join(msgspec.json.encode(line) + b"\n" for line in writer.lines)
     return Written(sid, {session_relpath(cwd, sid): data, REGISTRY: registry_entry(cwd, sid)})
 
@@ -63,11 +57,8 @@ class _Writer:
         self.loss = loss
         self.lines: list[dict[str, Any]] = []
         self.pending: set[str] = set()
-        self.dropped = 0
 
     def message(self, message: Message) -> None:
-        if message.timestamp is not msgspec.UNSET or message.usage is not msgspec.UNSET or message.model is not msgspec.UNSET:
-            self.dropped += 1
         if message.role == "assistant":
             self.assistant(message)
             return

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...kit.registry import Harness, Later, lazy
+from ...kit.registry import package_harness
 from .. import codec_on_demand
 from . import store
 from .records import STORE_FORMAT
@@ -44,15 +44,11 @@ TOOL_KINDS = {
     "web_search": "http_request",
 }
 
-HARNESS = Harness(
-    name="mistral_vibe",
+HARNESS = package_harness(
+    __name__,
     title="Mistral Vibe",
-    codec=Later(f"{__name__}.codec", "CODEC"),
     detect=detect,
-    read=lazy(f"{__name__}.read", "read"),
-    write=lazy(f"{__name__}.write", "write"),
     store=store.STORE,
-    check_resume=lazy("txcodec.resume_check.mistral_vibe", "check_resume"),
     resume=("vibe", "--resume", "{id}"),
     tool_kinds=TOOL_KINDS,
 )

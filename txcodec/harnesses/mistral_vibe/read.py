@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...kit.read import call_arguments, line_dicts, malformed
+from ...kit.read import add_result, call_arguments, chat_tool_calls, implied_stop, line_dicts, malformed
 from ...model.common import Conversation, Message, Meta, RawBlock, Text, Thinking, ToolResult, ToolUse
 from ...model.loss import LossReport
 from ...model.native import NativeSession
@@ -80,14 +80,6 @@ def _meta(meta: Meta, value: dict[str, Any]) -> None:
         meta.models.append(config["model_name"])
 
 
-def _add_result(messages: list[Message], result: ToolResult) -> None:
-    last = messages[-1] if messages else None
-    if last is not None and last.role == "user" and last.content and all(isinstance(b, ToolResult) for b in last.content):
-        last.content.append(result)
-    else:
-        messages.append(Message("user", [result]))
-
-
 
 def _legacy(messages: list[Message], value: dict, role: str, loss: LossReport, file: str | None, n: int) -> None:
     content = value.get("content")
@@ -104,14 +96,11 @@ def _legacy(messages: list[Message], value: dict, role: str, loss: LossReport, f
             blocks.append(Thinking(value["reasoning_content"]))
         if text:
             blocks.append(Text(text))
-        for call in value.get("tool_calls") or []:
-            function = call.get("function") or {}
-            name = function.get("name") if isinstance(function.get("name"), str) else ""
-            blocks.append(ToolUse(str(call.get("id") or ""), name, call_arguments(function.get("arguments")), tool_kind(name, TOOL_KINDS)))
+        blocks += chat_tool_calls(value.get("tool_calls"), TOOL_KINDS)
         message = Message("assistant", blocks)
-        message.stop_reason = "tool_use" if any(isinstance(b, ToolUse) for b in blocks) else "end_turn"
+        message.stop_reason = implied_stop(blocks)
     elif role == "tool":
-        _add_result(messages, ToolResult(str(value.get("tool_call_id") or ""), text))
+        add_result(messages, ToolResult(str(value.get("tool_call_id") or ""), text))
         return
     elif role == "system":
         loss.add("message:system", "a system line (the client skips it)", file=file, line=n)
@@ -145,12 +134,12 @@ def _unified(messages: list[Message], message: Any, loss: LossReport, file: str 
     if role == "tool":
         text = "\n".join(b.text for b in blocks if isinstance(b, Text))
         outcome = message.get("outcome")
-        _add_result(messages, ToolResult(str(message.get("tool_call_id") or ""), text,
+        add_result(messages, ToolResult(str(message.get("tool_call_id") or ""), text,
                                          is_error=None if not isinstance(outcome, str) else outcome != "success"))
     elif role in ("user", "assistant"):
         out = Message(role, blocks)
         if role == "assistant":
-            out.stop_reason = "tool_use" if any(isinstance(b, ToolUse) for b in blocks) else "end_turn"
+            out.stop_reason = implied_stop(blocks)
         messages.append(out)
     else:
         loss.add(f"message:{role}", "a history message of a role Common has no place for", file=file)

@@ -52,16 +52,10 @@ def session_id_for(conversation: Conversation, options: WriteOptions, loss: Loss
 
 def write(conversation: Conversation, loss: LossReport, options: WriteOptions) -> Written:
     sid = session_id_for(conversation, options, loss)
-    cwd = options.cwd or source_cwd(conversation.meta.cwd, loss)
-    if not cwd:
-        cwd = DEFAULT_CWD
-        loss.add("write:cwd", f"the conversation has no cwd; recorded {cwd} (vibe --resume <id> works from any folder)")
-    writekit.flattened(conversation, loss)
-    writer = _Writer(sid, loss)
-    for message in conversation.messages:
-        writer.message(message)
-    if writer.dropped:
-        loss.add("write:timestamps-usage", f"{writer.dropped} message(s) had a time, model or usage; a Vibe message line holds none")
+    cwd = writekit.cwd_or_default(options.cwd or source_cwd(conversation.meta.cwd, loss), loss, DEFAULT_CWD,
+                                  "vibe --resume <id> works from any folder")
+    writer = writekit.fed(_Writer(sid, loss), conversation, loss)
+    writekit.report_unstamped(conversation, loss, "a Vibe message line")
     started = _stamp(conversation.meta.started_at)
     meta: dict[str, Any] = {"session_id": sid, "start_time": started or "1970-01-01T00:00:00+00:00",
                             "end_time": _stamp(conversation.meta.ended_at) or started or "1970-01-01T00:00:00+00:00",
@@ -93,14 +87,11 @@ class _Writer:
         self.sid, self.loss = sid, loss
         self.lines: list[dict[str, Any]] = []
         self.names: dict[str, str] = {}  # pending call id -> tool name (a tool line names its tool)
-        self.dropped = 0
 
     def message_id(self) -> str:
         return str(uuid.uuid5(uuid.UUID(self.sid), str(len(self.lines))))
 
     def message(self, message: Message) -> None:
-        if message.timestamp is not msgspec.UNSET or message.usage is not msgspec.UNSET or message.model is not msgspec.UNSET:
-            self.dropped += 1
         if message.role == "assistant":
             self.assistant(message)
             return

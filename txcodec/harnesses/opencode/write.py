@@ -26,7 +26,6 @@ from typing import Any
 
 import msgspec
 
-from ...core.errors import UnsafeId
 from ...kit import write as writekit
 from ...kit.registry import WriteOptions, Written
 from ...model.common import Conversation, Document, Image, Message, Text, Thinking, ToolResult, ToolUse
@@ -59,26 +58,18 @@ def _suffix(seed: str, length: int) -> str:
 
 
 def session_id_for(conversation: Conversation, options: WriteOptions, loss: LossReport | None = None) -> str:
-    if options.session_id:
-        if not SESSION_ID.match(options.session_id):
-            raise UnsafeId(f"opencode session ids are 'ses_' and 26 letters or digits; got {options.session_id!r}")
-        return options.session_id
-    return writekit.kept_or_derived_id(conversation, loss, lambda s: s if SESSION_ID.match(s) else None,
-                                       lambda seed: "ses_" + _suffix(seed, 26), "cannot be an opencode id",
-                                       plain_is_usual=True)
+    return writekit.asked_or_kept_id(options.session_id, conversation, loss,
+                                     lambda s: s if SESSION_ID.match(s) else None,
+                                     lambda seed: "ses_" + _suffix(seed, 26), "cannot be an opencode id",
+                                     "opencode session ids are 'ses_' and 26 letters or digits", plain_is_usual=True)
 
 
 def writer(dialect: Dialect):
     def write(conversation: Conversation, loss: LossReport, options: WriteOptions) -> Written:
         sid = session_id_for(conversation, options, loss)
         cwd = options.cwd or (conversation.meta.cwd if isinstance(conversation.meta.cwd, str) else None)
-        if not cwd:
-            cwd = DEFAULT_CWD
-            loss.add("write:cwd", f"the conversation has no cwd; recorded {cwd} (pass --cwd)")
-        writekit.flattened(conversation, loss)
-        w = _Writer(sid, cwd, loss, conversation, dialect.agent)
-        for message in conversation.messages:
-            w.message(message)
+        cwd = writekit.cwd_or_default(cwd, loss, DEFAULT_CWD, "pass --cwd")
+        w = writekit.fed(_Writer(sid, cwd, loss, conversation, dialect.agent), conversation, loss)
         w.answer_pending()
         title = conversation.meta.title if isinstance(conversation.meta.title, str) and conversation.meta.title else None
         if title is None:

@@ -23,8 +23,8 @@ from typing import Any
 
 import msgspec
 
-from ...kit.read import call_arguments, line_dicts, malformed
-from ...model.common import Block, Conversation, Image, Message, Meta, RawBlock, Text, Thinking, ToolResult, ToolUse
+from ...kit.read import add_result, call_arguments, content_blocks, line_dicts, malformed, url_image
+from ...model.common import Block, Conversation, Message, Meta, Text, Thinking, ToolResult, ToolUse
 from ...model.loss import LossReport
 from ...model.native import NativeSession
 from ...model.tools import tool_kind
@@ -146,13 +146,7 @@ class _Reader:
         else:
             result = ToolResult(ident, str(value.get("error", "")), is_error=True)
         self.response = None
-        last = self.messages[-1] if self.messages else None
-        if last is not None and last.role == "user" and last.content and all(isinstance(b, ToolResult) for b in last.content):
-            last.content.append(result)
-            last.source_ids.append(str(value.get("id", "")))
-        else:
-            last = Message("user", [result], source_ids=[str(value.get("id", ""))])
-            self.messages.append(last)
+        last = add_result(self.messages, result, str(value.get("id", "")))
         if kind == "ObservationEvent" and isinstance(value.get("observation"), dict):
             # the client renders some observations its own way (a terminal's adds its exit
             # code and folder): given back to OpenHands as they were
@@ -183,20 +177,10 @@ def _thinking(value: dict) -> list[Block]:
 
 
 def _content(content: Any) -> list[Block]:
-    if isinstance(content, str):
-        return [Text(content)] if content else []
-    blocks: list[Block] = []
-    for part in content if isinstance(content, list) else []:
-        kind = part.get("type") if isinstance(part, dict) else None
-        if kind == "text" and isinstance(part.get("text"), str):
-            blocks.append(Text(part["text"]))
-        elif kind == "image" and isinstance(part.get("image_urls"), list):
-            for url in part["image_urls"]:
-                if isinstance(url, str) and url.startswith("data:") and ";base64," in url:
-                    media, data = url[5:].split(";base64,", 1)
-                    blocks.append(Image(media_type=media, data=data))
-                elif isinstance(url, str):
-                    blocks.append(Image(url=url))
-        else:
-            blocks.append(RawBlock(str(kind), part))
-    return blocks
+    return content_blocks(content, _images)
+
+
+def _images(kind: str | None, part: Any) -> list[Block] | None:
+    if kind == "image" and isinstance(part.get("image_urls"), list):
+        return [url_image(url) for url in part["image_urls"] if isinstance(url, str)]
+    return None

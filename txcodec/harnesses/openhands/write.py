@@ -32,7 +32,7 @@ from typing import Any
 
 import msgspec
 
-from ...core.errors import UnsafeId
+from ...core.dates import parse_timestamp
 from ...core.ids import shown
 from ...kit import write as writekit
 from ...kit.registry import WriteOptions, Written
@@ -48,11 +48,8 @@ _NAMESPACE = uuid.UUID("6f1c2a7e-93d4-4b8a-a5e0-2d7c41f90b36")
 
 def session_id_for(conversation: Conversation, options: WriteOptions, loss: LossReport | None = None) -> str:
     """A UUID (the folder is its hex): the one asked for, the source's when it is one, else derived."""
-    if options.session_id:
-        if (sid := _as_uuid(options.session_id)) is None:
-            raise UnsafeId(f"an OpenHands conversation id is a UUID; got {options.session_id!r}")
-        return sid
-    return writekit.kept_or_derived_id(conversation, loss, _as_uuid, _NAMESPACE, "is not a UUID")
+    return writekit.asked_or_kept_id(options.session_id, conversation, loss, _as_uuid, _NAMESPACE, "is not a UUID",
+                                     "an OpenHands conversation id is a UUID")
 
 
 def _as_uuid(value: str) -> str | None:
@@ -93,15 +90,8 @@ def _declare_unwritten(conversation: Conversation, loss: LossReport) -> None:
 
 def _stamp(value: Any) -> str | None:
     """An event timestamp as the SDK writes them: ISO 8601 without a zone."""
-    if not isinstance(value, str):
-        return None
-    try:
-        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    if moment.tzinfo is not None:
-        moment = moment.astimezone(timezone.utc).replace(tzinfo=None)
-    return moment.isoformat()
+    moment = parse_timestamp(value) if isinstance(value, str) else None  # in UTC, a zoneless time taken as UTC
+    return None if moment is None else moment.replace(tzinfo=None).isoformat()
 
 
 class _Writer:

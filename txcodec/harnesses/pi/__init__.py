@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...kit.registry import Harness, Later, lazy
+from ...kit.registry import Later, package_harness
 from ...model.native import tag_of
 from .. import codec_on_demand
 from . import store
@@ -26,16 +26,12 @@ def detect(sample: list[Any]) -> int:
     return score
 
 
-HARNESS = Harness(
-    name="pi",
+HARNESS = package_harness(
+    __name__,
     title="pi",
-    codec=Later(f"{__name__}.codec", "CODEC"),
     detect=detect,
-    read=lazy(f"{__name__}.read", "read"),
-    write=lazy(f"{__name__}.write", "write"),
     store=store.STORE,
     fork_slot="parentSession",  # its writer declares the loss itself when the parent is no pi session file
-    check_resume=lazy("txcodec.resume_check.pi", "check_resume"),
     resume=("pi", "--session", "{id}"),
     origin=Later(f"{__name__}.origin", "ORIGIN"),
     changes=Later(f"{__name__}.changes", "CHANGES"),

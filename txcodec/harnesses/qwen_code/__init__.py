@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...kit.registry import Harness, Later, lazy
+from ...kit.registry import Later, package_harness
 from ...model.native import tag_of
 from .. import codec_on_demand
 from . import store
@@ -30,15 +30,11 @@ def detect(sample: list[Any]) -> int:
     return score
 
 
-HARNESS = Harness(
-    name="qwen_code",
+HARNESS = package_harness(
+    __name__,
     title="Qwen Code",
-    codec=Later(f"{__name__}.codec", "CODEC"),
     detect=detect,
-    read=lazy(f"{__name__}.read", "read"),
-    write=lazy(f"{__name__}.write", "write"),
     store=store.STORE,
-    check_resume=lazy("txcodec.resume_check.qwen_code", "check_resume"),
     resume=("qwen", "--resume", "{id}"),
     # the same resultDisplay as Gemini CLI's
     changes=Later("txcodec.harnesses.gemini_cli.changes", "CHANGES"),

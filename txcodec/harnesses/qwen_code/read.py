@@ -21,7 +21,7 @@ from typing import Any
 
 import msgspec
 
-from ...kit.read import line_dicts, malformed
+from ...kit.read import implied_stop, line_dicts, malformed
 from ...model.common import (
     Block,
     Conversation,
@@ -194,7 +194,7 @@ def _message(value: dict, names: dict[str, str], loss: LossReport, file: str | N
         usage = _usage(value.get("usageMetadata"))
         if usage is not None:
             message.usage = usage
-        message.stop_reason = "tool_use" if any(isinstance(b, ToolUse) for b in message.content) else "end_turn"
+        message.stop_reason = implied_stop(message.content)
     if value["type"] == "tool_result" and isinstance(value.get("toolCallResult"), dict):
         message.extra["toolCallResult"] = value["toolCallResult"]
     if value["type"] == "user" and isinstance(value.get("provenance"), str) and value["provenance"] != "real_user":

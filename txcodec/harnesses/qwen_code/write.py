@@ -246,16 +246,7 @@ class _Writer:
         return self.as_text(block)
 
     def result_text(self, block: ToolResult) -> str:
-        if isinstance(block.content, str):
-            return block.content
-        pieces = []
-        for inner in block.content:
-            if isinstance(inner, Text):
-                pieces.append(inner.text)
-            else:
-                self.loss.add("write:result-block", f"a {type(inner).__name__} inside a tool result became text")
-                pieces.append(_render(inner))
-        return "\n".join(pieces)
+        return writekit.result_text(block, self.loss, _render)
 
     def result_part(self, block: ToolResult) -> dict:
         key = "error" if block.is_error else "output"
