@@ -16,7 +16,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from bench_dataset import build_home, child_cpu
+from bench_dataset import build_home
+from bench_dataset import child_cpu
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -7,17 +7,15 @@ import pytest
 
 # The paths live in tests/support/paths.py; the hooks below use some, and all stay importable
 # from here for a test that still takes them from conftest.
-from support.paths import (  # noqa: F401
-    CORPUS,
-    GOLDEN,
-    MISSING,
-    REQUIRE_CORPUS,
-    ROOT,
-    SEEDS,
-    corpus_files,
-    manifest_sha256,
-    sha256,
-)
+from support.paths import CORPUS  # noqa: F401
+from support.paths import GOLDEN  # noqa: F401
+from support.paths import MISSING  # noqa: F401
+from support.paths import REQUIRE_CORPUS  # noqa: F401
+from support.paths import ROOT  # noqa: F401
+from support.paths import SEEDS  # noqa: F401
+from support.paths import corpus_files  # noqa: F401
+from support.paths import manifest_sha256  # noqa: F401
+from support.paths import sha256  # noqa: F401
 
 # Reaching txcodec's last-resort guards (an unexpected exception turned into "internal
 # error, please report", exit 70) is a bug: in the tests they re-raise instead.

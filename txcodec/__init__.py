@@ -3,19 +3,36 @@
 from __future__ import annotations
 
 from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+from typing import Any
 
 from . import _moved
-from .core.errors import InputError, StoreError, TxcodecError, UnsafeId
+from .core.errors import InputError
+from .core.errors import StoreError
+from .core.errors import TxcodecError
+from .core.errors import UnsafeId
 
 _moved.install()  # the old module names (txcodec.common, txcodec.registry, ...) for one release
 
 if TYPE_CHECKING:  # what the lazy names below are, for type checkers and editors
     from . import usage
-    from .api import ToolCall, convert, detect, install, load, messages, sample, to_common, tool_calls
-    from .model.common import Conversation, Message, Usage
-    from .model.native import NativeSession, Opaque
-    from .sessions import SessionRow, discover, resolve
+    from .api import ToolCall
+    from .api import convert
+    from .api import detect
+    from .api import install
+    from .api import load
+    from .api import messages
+    from .api import sample
+    from .api import to_common
+    from .api import tool_calls
+    from .model.common import Conversation
+    from .model.common import Message
+    from .model.common import Usage
+    from .model.native import NativeSession
+    from .model.native import Opaque
+    from .sessions import SessionRow
+    from .sessions import discover
+    from .sessions import resolve
     from .usage import total_usage
 
 __version__ = "0.1.0"

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import msgspec
 
-from .core.errors import InputError, guarded
+from .core.errors import InputError
+from .core.errors import guarded
 from .core.gcpause import no_cycle_collection
 from .core.zst import read_bytes as read_bytes  # re-exported: part of the API
 from .kit import registry
@@ -19,7 +21,11 @@ from .kit.detect import is_document as is_document  # re-exported: part of the A
 from .kit.load import load as load  # re-exported: part of the API
 from .kit.load import load_once as load_once  # re-exported: part of the API
 from .kit.load import split_database as split_database  # re-exported: part of the API
-from .model.common import Child, Conversation, Message, ToolResult, ToolUse
+from .model.common import Child
+from .model.common import Conversation
+from .model.common import Message
+from .model.common import ToolResult
+from .model.common import ToolUse
 from .model.loss import LossReport
 from .model.native import NativeSession
 

@@ -12,7 +12,9 @@ the pool's messages than on a small session), and the workers are forked after
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable
+from collections.abc import Iterable
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -61,7 +63,8 @@ def run(items: Iterable[Any], work: Callable[[Any], Outcome], jobs: int | None =
         prepare()
     size = chunk or max(1, min(32, len(items) // (jobs * 4)))
     chunks = [items[i:i + size] for i in range(0, len(items), size)]
-    from concurrent.futures import ProcessPoolExecutor, as_completed  # slow to import: only for several files
+    from concurrent.futures import ProcessPoolExecutor  # slow to import: only for several files
+    from concurrent.futures import as_completed  # slow to import: only for several files
 
     with ProcessPoolExecutor(max_workers=jobs, mp_context=_context()) as pool:
         futures = {pool.submit(_run_chunk, work, part): part for part in chunks}
@@ -149,7 +152,8 @@ def convert_one(job: ConvertJob) -> Outcome:
     """Convert one session as ``job`` says; an existing target is ``skipped`` with
     ``skip_existing``, else ``failed``. Never overwrites."""
     from . import api
-    from .core.atomic import TargetExists, install_files
+    from .core.atomic import TargetExists
+    from .core.atomic import install_files
 
     written, loss = api.convert(job.source, job.to, from_=job.from_, default_cwd=job.default_cwd)
     counts = loss.counts()

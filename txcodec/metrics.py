@@ -22,16 +22,20 @@ per-turn histogram without a session id; docs/metrics.md).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
+from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import datetime
+from datetime import timedelta
+from datetime import timezone
 from typing import Any
 
 from msgspec import UNSET
 
 from . import __version__
 from .core.dates import parse_timestamp
-from .core.errors import InputError, TxcodecError
+from .core.errors import InputError
+from .core.errors import TxcodecError
 from .model.common import Conversation
 
 CLAUDE_METRIC = "claude_code.token.usage"
@@ -143,7 +147,8 @@ def _proto() -> Any:
 def export_request(points: list[Point]) -> Any:
     """The points as one OTLP ``ExportMetricsServiceRequest`` (one metric per name)."""
     pb = _proto()
-    from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
+    from opentelemetry.proto.common.v1.common_pb2 import AnyValue
+    from opentelemetry.proto.common.v1.common_pb2 import KeyValue
     from opentelemetry.proto.metrics.v1 import metrics_pb2
 
     request = pb.ExportMetricsServiceRequest()

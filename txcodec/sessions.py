@@ -7,14 +7,17 @@ and :func:`resolve` here, so they all find the same sessions."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator
-from datetime import UTC, datetime
+from collections.abc import Iterable
+from collections.abc import Iterator
+from datetime import UTC
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import msgspec
 
-from .core.dates import parse_timestamp, within
+from .core.dates import parse_timestamp
+from .core.dates import within
 from .core.errors import InputError
 from .kit import registry
 

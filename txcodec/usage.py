@@ -18,10 +18,16 @@ falls back to Common for anything else, and spreads files over processes.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from datetime import date, datetime, timedelta
+from collections.abc import Callable
+from collections.abc import Iterable
+from collections.abc import Iterator
+from collections.abc import Sequence
+from datetime import date
+from datetime import datetime
+from datetime import timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+from typing import Any
 
 import msgspec
 from msgspec import UNSET
@@ -29,7 +35,8 @@ from msgspec import UNSET
 from .core.errors import InputError
 
 if TYPE_CHECKING:  # (imported where used: reading a file's usage builds no Common)
-    from .model.common import Conversation, Usage
+    from .model.common import Conversation
+    from .model.common import Usage
 
 TOKEN_FIELDS = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
 GROUP_KEYS = ("session", "day", "week", "month", "model", "project", "harness")

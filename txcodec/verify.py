@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -25,7 +26,10 @@ from .core.errors import TxcodecError
 from .core.jsonl import iter_lines
 from .kit import registry
 from .kit.load import load_document
-from .model.native import Line, NativeSession, Opaque, decode_line
+from .model.native import Line
+from .model.native import NativeSession
+from .model.native import Opaque
+from .model.native import decode_line
 
 SUFFIXES = (".jsonl", ".json", ".jsonl.zst", ".json.zst")
 _SNIFF_LINES = 40

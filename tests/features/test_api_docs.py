@@ -45,7 +45,10 @@ def test_every_public_class_of_the_library_has_a_docstring():
 
 
 def test_usage_folds_unverified_counts():
-    from txcodec.model.common import Conversation, Message, Text, Usage
+    from txcodec.model.common import Conversation
+    from txcodec.model.common import Message
+    from txcodec.model.common import Text
+    from txcodec.model.common import Usage
 
     old = Message("assistant", [Text("hi")], id="m1", usage_unverified=Usage(10, 5))
     new = Message("assistant", [Text("ok")], id="m2", stop_reason="end_turn", usage=Usage(1, 2))
@@ -56,7 +59,13 @@ def test_usage_folds_unverified_counts():
 
 
 def test_messages_and_tool_calls_include_subagents_after_their_call():
-    from txcodec.model.common import Child, ChildLink, Conversation, Message, Text, ToolResult, ToolUse
+    from txcodec.model.common import Child
+    from txcodec.model.common import ChildLink
+    from txcodec.model.common import Conversation
+    from txcodec.model.common import Message
+    from txcodec.model.common import Text
+    from txcodec.model.common import ToolResult
+    from txcodec.model.common import ToolUse
 
     sub = Conversation(messages=[Message("user", [Text("count files")]),
                                  Message("assistant", [ToolUse("t2", "Bash", {"command": "ls | wc -l"})]),

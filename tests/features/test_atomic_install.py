@@ -22,12 +22,21 @@ import pytest
 
 from txcodec import api
 from txcodec.core import atomic
-from txcodec.core.atomic import TargetExists, clean_stale, install_files
+from txcodec.core.atomic import TargetExists
+from txcodec.core.atomic import clean_stale
+from txcodec.core.atomic import install_files
 from txcodec.core.errors import StoreError
 from txcodec.harnesses.gemini_cli import store as gemini_store
 from txcodec.kit import registry
 from txcodec.kit.registry import WriteOptions
-from txcodec.model.common import Child, ChildLink, Conversation, Message, Meta, Text, ToolResult, ToolUse
+from txcodec.model.common import Child
+from txcodec.model.common import ChildLink
+from txcodec.model.common import Conversation
+from txcodec.model.common import Message
+from txcodec.model.common import Meta
+from txcodec.model.common import Text
+from txcodec.model.common import ToolResult
+from txcodec.model.common import ToolUse
 from txcodec.model.loss import LossReport
 
 STORES = ["claude_code", "codex", "gemini_cli", "qwen_code", "pi"]

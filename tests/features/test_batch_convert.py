@@ -6,9 +6,11 @@ import json
 import shutil
 
 from click.testing import CliRunner
-from test_sessions import HARNESSES, home  # noqa: F401  (the fixture: a HOME with five stores)
+from test_sessions import HARNESSES  # noqa: F401  (the fixture: a HOME with five stores)
+from test_sessions import home  # noqa: F401  (the fixture: a HOME with five stores)
 
-from txcodec import api, batch
+from txcodec import api
+from txcodec import batch
 from txcodec.cli import main
 from txcodec.cli.store import sample_path
 from txcodec.kit import registry

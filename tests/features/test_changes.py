@@ -12,13 +12,26 @@ import msgspec
 import pytest
 from click.testing import CliRunner
 
-from tests.conftest import CORPUS, GOLDEN
+from tests.conftest import CORPUS
+from tests.conftest import GOLDEN
 from txcodec import api
 from txcodec.cli import main
 from txcodec.export import markdown
-from txcodec.kit.changes import conversation_changes, session_changes, to_json
-from txcodec.model.changes import apply_hunks, diff_hunks, unified_diff
-from txcodec.model.common import Child, ChildLink, Conversation, Hunk, Message, Meta, Text, ToolResult, ToolUse
+from txcodec.kit.changes import conversation_changes
+from txcodec.kit.changes import session_changes
+from txcodec.kit.changes import to_json
+from txcodec.model.changes import apply_hunks
+from txcodec.model.changes import diff_hunks
+from txcodec.model.changes import unified_diff
+from txcodec.model.common import Child
+from txcodec.model.common import ChildLink
+from txcodec.model.common import Conversation
+from txcodec.model.common import Hunk
+from txcodec.model.common import Message
+from txcodec.model.common import Meta
+from txcodec.model.common import Text
+from txcodec.model.common import ToolResult
+from txcodec.model.common import ToolUse
 from txcodec.model.common_json import from_json
 
 EDIT_GOLDEN = next((GOLDEN / "claude_code" / "edit_read_write").glob("*.jsonl"))
@@ -213,8 +226,12 @@ def test_cli_changes_and_markdown_show_the_diff():
 def test_real_claude_changes_match_the_files_on_disk():
     """The real claude edits, creates, overwrites, edits a notebook and runs a shell
     command; each derived change's hashes equal the files before and after."""
-    from txcodec.resume_check.claude_code import munge_cwd, run_claude
-    from txcodec.resume_check.mock.anthropic import AnthropicMock, text, tool_use, tool_uses
+    from txcodec.resume_check.claude_code import munge_cwd
+    from txcodec.resume_check.claude_code import run_claude
+    from txcodec.resume_check.mock.anthropic import AnthropicMock
+    from txcodec.resume_check.mock.anthropic import text
+    from txcodec.resume_check.mock.anthropic import tool_use
+    from txcodec.resume_check.mock.anthropic import tool_uses
     from txcodec.resume_check.mock.server import MockServer
     from txcodec.resume_check.report import find_client
 
@@ -297,7 +314,8 @@ def test_real_gemini_edit_and_write_match_the_files_on_disk(tmp_path):
 def test_real_qwen_and_pi_edits_match_the_files_on_disk():
     from txcodec.resume_check import pi as pi_client
     from txcodec.resume_check import qwen_code as qwen_client
-    from txcodec.resume_check.mock.openai_chat import text, tool_call
+    from txcodec.resume_check.mock.openai_chat import text
+    from txcodec.resume_check.mock.openai_chat import tool_call
 
     with qwen_client.Qwen() as box:
         (box.cwd / "a.txt").write_text("one\ntwo\n")

@@ -8,7 +8,8 @@ from pathlib import Path
 import msgspec
 import pytest
 from click.testing import CliRunner
-from support.paths import CORPUS, GOLDEN
+from support.paths import CORPUS
+from support.paths import GOLDEN
 
 import txcodec.verify
 from txcodec.cli import main

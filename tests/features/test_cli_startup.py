@@ -12,7 +12,8 @@ import click
 import pytest
 from support.paths import ROOT
 
-from txcodec.cli import COMMANDS, main
+from txcodec.cli import COMMANDS
+from txcodec.cli import main
 
 # modules a start-up must not pay for unless the command needs them
 HEAVY = ("msgspec", "rich", "jinja2", "pyarrow", "duckdb", "importlib.metadata", "sqlite3", "json", "difflib", "subprocess")

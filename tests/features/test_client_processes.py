@@ -17,8 +17,10 @@ import pytest
 from support.paths import GOLDEN
 
 from txcodec.resume_check import claude_code as claude
-from txcodec.resume_check import codex, pi, process
+from txcodec.resume_check import codex
 from txcodec.resume_check import gemini_cli as gemini
+from txcodec.resume_check import pi
+from txcodec.resume_check import process
 from txcodec.resume_check import qwen_code as qwen
 from txcodec.resume_check.report import find_client
 

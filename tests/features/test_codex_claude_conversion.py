@@ -17,12 +17,22 @@ from pathlib import Path
 import msgspec
 import pytest
 from click.testing import CliRunner
-from support.paths import CORPUS, GOLDEN
+from support.paths import CORPUS
+from support.paths import GOLDEN
 
 from txcodec import api
 from txcodec.cli import main
-from txcodec.harnesses.codex.write import TOOL_MAP, codex_tool, command_text
-from txcodec.model.common import Command, Conversation, Image, Message, Text, Thinking, ToolResult, ToolUse
+from txcodec.harnesses.codex.write import TOOL_MAP
+from txcodec.harnesses.codex.write import codex_tool
+from txcodec.harnesses.codex.write import command_text
+from txcodec.model.common import Command
+from txcodec.model.common import Conversation
+from txcodec.model.common import Image
+from txcodec.model.common import Message
+from txcodec.model.common import Text
+from txcodec.model.common import Thinking
+from txcodec.model.common import ToolResult
+from txcodec.model.common import ToolUse
 from txcodec.resume_check import claude_code as claude
 from txcodec.resume_check import codex
 

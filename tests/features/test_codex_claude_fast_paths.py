@@ -25,11 +25,19 @@ from __future__ import annotations
 
 import msgspec
 import pytest
-from hypothesis import HealthCheck, given, note, settings
+from hypothesis import HealthCheck
+from hypothesis import given
+from hypothesis import note
+from hypothesis import settings
 from hypothesis import strategies as st
 from support import fuzzing
-from support.paths import CORPUS, GOLDEN, corpus_files
-from test_fast_paths import reference_dumps, reference_dumps_lines, reference_namer, reference_uuid
+from support.paths import CORPUS
+from support.paths import GOLDEN
+from support.paths import corpus_files
+from test_fast_paths import reference_dumps
+from test_fast_paths import reference_dumps_lines
+from test_fast_paths import reference_namer
+from test_fast_paths import reference_uuid
 
 from txcodec import api
 from txcodec.core.errors import TxcodecError
@@ -39,7 +47,12 @@ from txcodec.harnesses.codex import origin as codex_origin
 from txcodec.kit import read as readkit
 from txcodec.kit import registry
 from txcodec.kit.load import streamed
-from txcodec.model.common import Conversation, Message, Meta, Text, ToolResult, ToolUse
+from txcodec.model.common import Conversation
+from txcodec.model.common import Message
+from txcodec.model.common import Meta
+from txcodec.model.common import Text
+from txcodec.model.common import ToolResult
+from txcodec.model.common import ToolUse
 from txcodec.model.loss import LossReport
 
 

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import msgspec
-from hypothesis import given, settings
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
 
 from txcodec.kit.changes import to_json
-from txcodec.model import common, common_json
-from txcodec.model.schema import SCHEMA_PATH, render
+from txcodec.model import common
+from txcodec.model import common_json
+from txcodec.model.schema import SCHEMA_PATH
+from txcodec.model.schema import render
 
 
 def test_schema_file_matches_code():

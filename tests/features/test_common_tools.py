@@ -7,19 +7,17 @@ import pytest
 
 from txcodec.kit import registry
 from txcodec.model.common import ToolUse
-from txcodec.model.tools import (
-    Agent,
-    Bash,
-    Edit,
-    MultiEdit,
-    Patch,
-    RawTool,
-    Read,
-    SlashCommand,
-    TodoWrite,
-    tool_kind,
-    typed_tool,
-)
+from txcodec.model.tools import Agent
+from txcodec.model.tools import Bash
+from txcodec.model.tools import Edit
+from txcodec.model.tools import MultiEdit
+from txcodec.model.tools import Patch
+from txcodec.model.tools import RawTool
+from txcodec.model.tools import Read
+from txcodec.model.tools import SlashCommand
+from txcodec.model.tools import TodoWrite
+from txcodec.model.tools import tool_kind
+from txcodec.model.tools import typed_tool
 
 # the kinds table of docs/common.md#tool-kinds
 KINDS = [

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from support.paths import GOLDEN, ROOT
+from support.paths import GOLDEN
+from support.paths import ROOT
 
 from txcodec import api
 from txcodec.cli import main

@@ -15,14 +15,14 @@ import pytest
 
 pa = pytest.importorskip("pyarrow", reason="the parquet extra is not installed")
 import pyarrow.parquet as pq  # noqa: E402
-from support.paths import GOLDEN, ROOT, corpus_files  # noqa: E402
+from support.paths import GOLDEN  # noqa: E402
+from support.paths import ROOT  # noqa: E402
+from support.paths import corpus_files  # noqa: E402
 
 import txcodec  # noqa: E402
-from txcodec.export import (
-    columnar,  # noqa: E402
-    dataset,  # noqa: E402
-    training,  # noqa: E402
-)
+from txcodec.export import columnar  # noqa: E402
+from txcodec.export import dataset  # noqa: E402
+from txcodec.export import training  # noqa: E402
 from txcodec.model.loss import LossReport  # noqa: E402
 
 

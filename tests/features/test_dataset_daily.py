@@ -11,7 +11,9 @@ from pathlib import Path
 
 import msgspec
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
 
 pytest.importorskip("pyarrow", reason="the parquet extra is not installed")
@@ -22,10 +24,8 @@ import txcodec  # noqa: E402
 from txcodec import sessions  # noqa: E402
 from txcodec.cli import main  # noqa: E402
 from txcodec.core.errors import InputError  # noqa: E402
-from txcodec.export import (
-    columnar,  # noqa: E402
-    dataset,  # noqa: E402
-)
+from txcodec.export import columnar  # noqa: E402
+from txcodec.export import dataset  # noqa: E402
 
 
 def _rows(out: Path) -> dict[str, list[bytes]]:

@@ -11,7 +11,10 @@ import subprocess
 import sys
 
 import pytest
-from support.paths import CORPUS, GOLDEN, ROOT, corpus_files
+from support.paths import CORPUS
+from support.paths import GOLDEN
+from support.paths import ROOT
+from support.paths import corpus_files
 
 from txcodec import api
 from txcodec.kit import detect as detection

@@ -16,19 +16,31 @@ from pathlib import Path
 
 import msgspec
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import assume
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
-from support.paths import GOLDEN, corpus_files
+from support.paths import GOLDEN
+from support.paths import corpus_files
 
 from txcodec import api
 from txcodec.core.errors import TxcodecError
-from txcodec.core.ids import derive_uuid, uuid_namer
+from txcodec.core.ids import derive_uuid
+from txcodec.core.ids import uuid_namer
 from txcodec.harnesses.claude_code import write as claude_write
 from txcodec.kit import conform
 from txcodec.kit.changes import to_json
-from txcodec.model.common import Image, Message, RawBlock, Text, Thinking, ToolResult, ToolUse, Usage
+from txcodec.model.common import Image
+from txcodec.model.common import Message
+from txcodec.model.common import RawBlock
+from txcodec.model.common import Text
+from txcodec.model.common import Thinking
+from txcodec.model.common import ToolResult
+from txcodec.model.common import ToolUse
+from txcodec.model.common import Usage
 from txcodec.model.loss import LossReport
-from txcodec.model.native import has_lone_surrogates, without_lone_surrogates
+from txcodec.model.native import has_lone_surrogates
+from txcodec.model.native import without_lone_surrogates
 
 
 def reference_dumps(value):
@@ -251,7 +263,10 @@ def test_claude_writer_checks_every_free_form_value_for_floats(monkeypatch, extr
     """The writer skips the float check on lines holding only Common's typed values; the
     source's own values (tool inputs, structured results, raw result parts, raw blocks)
     are checked, so their floats are written as ``json.dumps`` writes them."""
-    from txcodec.model.common import Conversation, Meta, Text, ToolResult
+    from txcodec.model.common import Conversation
+    from txcodec.model.common import Meta
+    from txcodec.model.common import Text
+    from txcodec.model.common import ToolResult
 
     messages = [
         Message("user", [Text("go")]),

@@ -13,7 +13,10 @@ from __future__ import annotations
 import time
 
 import pytest
-from hypothesis import HealthCheck, given, note, settings
+from hypothesis import HealthCheck
+from hypothesis import given
+from hypothesis import note
+from hypothesis import settings
 from hypothesis import strategies as st
 from support import fuzzing
 

@@ -12,7 +12,8 @@ import pytest
 from support.paths import ROOT
 
 from txcodec.kit import registry
-from txcodec.kit.registry import Harness, Store
+from txcodec.kit.registry import Harness
+from txcodec.kit.registry import Store
 
 PACKAGE = ROOT / "txcodec"
 # getattr/hasattr on a store or a harness's read/write (``getattr(x.store, ...)``,

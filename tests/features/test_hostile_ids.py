@@ -19,7 +19,9 @@ from pathlib import Path
 import msgspec
 import pytest
 from click.testing import CliRunner
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
 
 from txcodec import api
@@ -28,7 +30,15 @@ from txcodec.core import ids
 from txcodec.core.errors import UnsafeId
 from txcodec.kit import registry
 from txcodec.kit.registry import WriteOptions
-from txcodec.model.common import Artifact, Child, ChildLink, Conversation, Message, Meta, Text, ToolResult, ToolUse
+from txcodec.model.common import Artifact
+from txcodec.model.common import Child
+from txcodec.model.common import ChildLink
+from txcodec.model.common import Conversation
+from txcodec.model.common import Message
+from txcodec.model.common import Meta
+from txcodec.model.common import Text
+from txcodec.model.common import ToolResult
+from txcodec.model.common import ToolUse
 from txcodec.model.loss import LossReport
 
 PLACEHOLDER = "11111111-2222-4333-8444-555555555555"

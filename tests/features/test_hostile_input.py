@@ -21,8 +21,12 @@ from click.testing import CliRunner
 
 import txcodec
 from txcodec import api
-from txcodec.cli import INTERNAL_ERROR, main
-from txcodec.core.errors import InputError, InternalError, StoreError, TxcodecError
+from txcodec.cli import INTERNAL_ERROR
+from txcodec.cli import main
+from txcodec.core.errors import InputError
+from txcodec.core.errors import InternalError
+from txcodec.core.errors import StoreError
+from txcodec.core.errors import TxcodecError
 from txcodec.kit import registry
 from txcodec.model.loss import LossReport
 
@@ -238,7 +242,12 @@ def test_usage_errors_exit_2(tmp_path):
 
 def test_conform_sets_aside_what_does_not_fit_the_schema():
     from txcodec.kit.conform import conform
-    from txcodec.model.common import Conversation, Message, Meta, RawBlock, Text, ToolUse
+    from txcodec.model.common import Conversation
+    from txcodec.model.common import Message
+    from txcodec.model.common import Meta
+    from txcodec.model.common import RawBlock
+    from txcodec.model.common import Text
+    from txcodec.model.common import ToolUse
 
     bad = Conversation(meta=Meta(id={"not": "a string"}), messages=[  # type: ignore[arg-type]
         Message("user", [Text("fine"), ToolUse({"id": 1}, "Bash", {})]),  # type: ignore[arg-type]
@@ -261,7 +270,9 @@ def test_conform_sets_aside_what_does_not_fit_the_schema():
 
 def test_conform_turns_raw_values_into_plain_ones():
     from txcodec.kit.conform import conform
-    from txcodec.model.common import Conversation, Message, RawBlock
+    from txcodec.model.common import Conversation
+    from txcodec.model.common import Message
+    from txcodec.model.common import RawBlock
 
     conversation = Conversation(messages=[Message("assistant", [RawBlock("server_tool_use", msgspec.Raw(b'{"a":[1]}'))])])
     loss = LossReport()
@@ -290,8 +301,10 @@ def test_plain_converts_a_value_deeper_than_the_stack():
     """A tool input a few hundred levels deep decodes (msgspec's limit is higher than the
     two frames a level :func:`native.plain` took), so a writer wrote it and the Gemini
     CLI reader of that file failed: plain falls back to a loop of its own."""
-    from txcodec.model.common import Message, ToolUse
-    from txcodec.model.native import _plain, plain
+    from txcodec.model.common import Message
+    from txcodec.model.common import ToolUse
+    from txcodec.model.native import _plain
+    from txcodec.model.native import plain
 
     deep: list = []
     leaf = deep

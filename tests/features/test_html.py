@@ -15,42 +15,41 @@ from html.parser import HTMLParser
 import msgspec
 import pytest
 from click.testing import CliRunner
-from support.html_cases import (
-    CASES,
-    HOSTILE,
-    LONG_MARK,
-    SCRIPT,
-    golden_conversation,
-    harness_of,
-    hostile_conversation,
-    native_input,
-    tool_use_ids,
-    walk,
-)
+from support.html_cases import CASES
+from support.html_cases import HOSTILE
+from support.html_cases import LONG_MARK
+from support.html_cases import SCRIPT
+from support.html_cases import golden_conversation
+from support.html_cases import harness_of
+from support.html_cases import hostile_conversation
+from support.html_cases import native_input
+from support.html_cases import tool_use_ids
+from support.html_cases import walk
 from support.paths import GOLDEN
 
 from txcodec import api
 from txcodec.cli import main
-from txcodec.export import html, site
+from txcodec.export import html
+from txcodec.export import site
 from txcodec.kit import registry
 from txcodec.kit.load import streamed
-from txcodec.model.common import (
-    Child,
-    ChildLink,
-    Command,
-    Conversation,
-    Epoch,
-    Image,
-    Message,
-    Meta,
-    RedactedThinking,
-    Text,
-    Thinking,
-    ToolResult,
-    ToolUse,
-    Usage,
-)
-from txcodec.model.loss import LossReport, PageLoss, UnreadLoss
+from txcodec.model.common import Child
+from txcodec.model.common import ChildLink
+from txcodec.model.common import Command
+from txcodec.model.common import Conversation
+from txcodec.model.common import Epoch
+from txcodec.model.common import Image
+from txcodec.model.common import Message
+from txcodec.model.common import Meta
+from txcodec.model.common import RedactedThinking
+from txcodec.model.common import Text
+from txcodec.model.common import Thinking
+from txcodec.model.common import ToolResult
+from txcodec.model.common import ToolUse
+from txcodec.model.common import Usage
+from txcodec.model.loss import LossReport
+from txcodec.model.loss import PageLoss
+from txcodec.model.loss import UnreadLoss
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.relative_to(GOLDEN).as_posix())

@@ -18,15 +18,13 @@ import shutil
 from pathlib import Path
 
 import pytest
-from support.html_cases import (
-    CASES,
-    LONG_MARK,
-    SCRIPT,
-    assistant_texts,
-    expected_text,
-    golden_conversation,
-    hostile_conversation,
-)
+from support.html_cases import CASES
+from support.html_cases import LONG_MARK
+from support.html_cases import SCRIPT
+from support.html_cases import assistant_texts
+from support.html_cases import expected_text
+from support.html_cases import golden_conversation
+from support.html_cases import hostile_conversation
 from support.html_cases import tool_use_ids as all_tool_use_ids
 from support.paths import GOLDEN
 
@@ -47,7 +45,8 @@ def _missing(reason: str):
 @pytest.fixture(scope="module")
 def browser():
     try:
-        from playwright.sync_api import Error, sync_playwright
+        from playwright.sync_api import Error
+        from playwright.sync_api import sync_playwright
     except ImportError:
         _missing("the playwright package is not installed")
     executable = os.environ.get("TXCODEC_BROWSER") or next(filter(None, map(shutil.which, BROWSERS)), None)
@@ -167,7 +166,9 @@ def test_hostile_page_runs_no_script(browser, artifacts, tmp_path):
 
 
 def test_markdown_images_make_no_request(browser, tmp_path):
-    from txcodec.model.common import Conversation, Message, Text
+    from txcodec.model.common import Conversation
+    from txcodec.model.common import Message
+    from txcodec.model.common import Text
 
     png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
     text = f"![remote](https://example.invalid/r.png) ![dot](data:image/png;base64,{png}) [![linked](http://example.invalid/l.png)](https://example.invalid/)"

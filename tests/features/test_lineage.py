@@ -14,7 +14,9 @@ from tests.conftest import GOLDEN
 from txcodec import api
 from txcodec.cli import main
 from txcodec.harnesses.claude_code.origin import is_clear_head
-from txcodec.lineage import lineage, origin, store_origins
+from txcodec.lineage import lineage
+from txcodec.lineage import origin
+from txcodec.lineage import store_origins
 from txcodec.model.common import ForkedFrom
 
 GENUINE = GOLDEN / "claude_code" / "lineage_genuine"

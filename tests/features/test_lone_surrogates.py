@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 import txcodec
-from txcodec.model.native import Opaque, without_lone_surrogates
+from txcodec.model.native import Opaque
+from txcodec.model.native import without_lone_surrogates
 
 LINES = {
     "claude_code": b'{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s","message":{"role":"user","content":"cut \\ud83d here"}}',

@@ -18,7 +18,14 @@ from support import fuzzing
 
 import txcodec
 from txcodec import api
-from txcodec.model.common import Child, Conversation, Document, Message, Meta, Text, ToolResult, ToolUse
+from txcodec.model.common import Child
+from txcodec.model.common import Conversation
+from txcodec.model.common import Document
+from txcodec.model.common import Message
+from txcodec.model.common import Meta
+from txcodec.model.common import Text
+from txcodec.model.common import ToolResult
+from txcodec.model.common import ToolUse
 from txcodec.model.loss import LossReport
 
 # every harness with a writer is a target, and a source through its golden sessions: the

@@ -18,8 +18,17 @@ from opentelemetry.proto.metrics.v1 import metrics_pb2
 
 from txcodec import api
 from txcodec.cli import main
-from txcodec.metrics import CLAUDE_METRIC, OWN_METRIC, parse_since, to_otlp_proto, token_points
-from txcodec.model.common import Child, ChildLink, Conversation, Message, Meta, Usage
+from txcodec.metrics import CLAUDE_METRIC
+from txcodec.metrics import OWN_METRIC
+from txcodec.metrics import parse_since
+from txcodec.metrics import to_otlp_proto
+from txcodec.metrics import token_points
+from txcodec.model.common import Child
+from txcodec.model.common import ChildLink
+from txcodec.model.common import Conversation
+from txcodec.model.common import Message
+from txcodec.model.common import Meta
+from txcodec.model.common import Usage
 
 # Labels the exporter puts on claude_code.token.usage that no transcript carries.
 # The exporter is expected (docs/metrics.md#what-cannot-be-known) to add the account, organisation, terminal, speed, effort and attribution
@@ -119,9 +128,14 @@ def _sums(points) -> dict[tuple, float]:
 
 @pytest.mark.real_client
 def test_parity_with_the_real_exporter():
-    from txcodec.resume_check.claude_code import munge_cwd, run_claude
-    from txcodec.resume_check.mock.anthropic import AnthropicMock, Reply, text, tool_use
-    from txcodec.resume_check.mock.server import MockServer, Response
+    from txcodec.resume_check.claude_code import munge_cwd
+    from txcodec.resume_check.claude_code import run_claude
+    from txcodec.resume_check.mock.anthropic import AnthropicMock
+    from txcodec.resume_check.mock.anthropic import Reply
+    from txcodec.resume_check.mock.anthropic import text
+    from txcodec.resume_check.mock.anthropic import tool_use
+    from txcodec.resume_check.mock.server import MockServer
+    from txcodec.resume_check.mock.server import Response
     from txcodec.resume_check.report import find_client
 
     if find_client("claude") is None:
@@ -178,7 +192,8 @@ def test_parity_with_the_real_exporter():
 
 
 def test_cli_sends_to_an_otlp_http_receiver():
-    from txcodec.resume_check.mock.server import MockServer, Response
+    from txcodec.resume_check.mock.server import MockServer
+    from txcodec.resume_check.mock.server import Response
 
     session = next((Path(__file__).parents[2] / "golden" / "claude_code" / "streaming_duplication").glob("*.jsonl"))
     with MockServer(lambda request, server: Response(200, b"", "application/x-protobuf")) as rx:
@@ -203,7 +218,8 @@ def test_codex_exports_a_per_turn_histogram_not_this_metric():
 
     from txcodec.resume_check import codex as C
     from txcodec.resume_check.mock.responses import handler
-    from txcodec.resume_check.mock.server import MockServer, Response
+    from txcodec.resume_check.mock.server import MockServer
+    from txcodec.resume_check.mock.server import Response
     from txcodec.resume_check.process import run_client
 
     captured: list[bytes] = []

@@ -5,8 +5,14 @@ from __future__ import annotations
 import json
 import urllib.request
 
-from txcodec.model.common import Text, ToolResult, ToolUse
-from txcodec.resume_check.mock.openai_chat import ChatMock, request_messages, text, tool_call, violations
+from txcodec.model.common import Text
+from txcodec.model.common import ToolResult
+from txcodec.model.common import ToolUse
+from txcodec.resume_check.mock.openai_chat import ChatMock
+from txcodec.resume_check.mock.openai_chat import request_messages
+from txcodec.resume_check.mock.openai_chat import text
+from txcodec.resume_check.mock.openai_chat import tool_call
+from txcodec.resume_check.mock.openai_chat import violations
 from txcodec.resume_check.mock.server import MockServer
 
 

@@ -146,7 +146,9 @@ def test_a_plugin_giving_its_store_module_gets_a_declared_store(tmp_path):
     import pytest
 
     from txcodec.harnesses.jsonl import HARNESS as GENERIC
-    from txcodec.kit.registry import Harness, Store, _with_declared_store
+    from txcodec.kit.registry import Harness
+    from txcodec.kit.registry import Store
+    from txcodec.kit.registry import _with_declared_store
 
     module = types.ModuleType("old_store")
     module.default_root = lambda: tmp_path

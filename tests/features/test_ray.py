@@ -16,10 +16,8 @@ from support.paths import GOLDEN  # noqa: E402
 
 import txcodec  # noqa: E402
 from txcodec import api  # noqa: E402
-from txcodec.export import (
-    columnar,  # noqa: E402
-    dataset,  # noqa: E402
-)
+from txcodec.export import columnar  # noqa: E402
+from txcodec.export import dataset  # noqa: E402
 from txcodec.export import ray as txray  # noqa: E402
 
 COPIES = 6

@@ -157,7 +157,8 @@ def test_codex_sends_the_item_metadata_to_the_openai_provider_only(tmp_path):
     """Why the scenario comparison leaves ``internal_chat_message_metadata_passthrough``
     out: the original (recorded under the built-in openai provider) is resumed with it,
     our file (which names no provider) under a custom one without it."""
-    from support.scenarios.views import PASSTHROUGH, check_resume
+    from support.scenarios.views import PASSTHROUGH
+    from support.scenarios.views import check_resume
 
     found = scenario("codex", "remote_compact")
     conversation, _ = read("codex", "remote_compact")

@@ -22,8 +22,13 @@ from pathlib import Path
 
 import pytest
 from support.paths import ROOT
-from support.scenarios import HARNESSES, MORE, recorded
-from support.scenarios.views import check_resume, facts_of, haystack, resumed_view
+from support.scenarios import HARNESSES
+from support.scenarios import MORE
+from support.scenarios import recorded
+from support.scenarios.views import check_resume
+from support.scenarios.views import facts_of
+from support.scenarios.views import haystack
+from support.scenarios.views import resumed_view
 
 from txcodec import api
 from txcodec.kit import registry

@@ -8,7 +8,8 @@ import shutil
 import pytest
 from click.testing import CliRunner
 
-from txcodec import api, sessions
+from txcodec import api
+from txcodec import sessions
 from txcodec.cli import main
 from txcodec.cli.store import sample_path
 
@@ -166,7 +167,8 @@ def test_verify_streams_quiet_failures_only_and_junit(tmp_path):
 def test_content_search_streams_across_chunk_boundaries(tmp_path):
     import zstandard
 
-    from txcodec.sessions import _contains, _needles
+    from txcodec.sessions import _contains
+    from txcodec.sessions import _needles
 
     path = tmp_path / "s.jsonl"
     path.write_bytes(b"x" * 1000 + b'{"text":"Empty \\"Cart\\" here"}\n' + b"y" * 1000)
@@ -182,9 +184,12 @@ def test_content_search_streams_across_chunk_boundaries(tmp_path):
 
 
 def test_date_filters_parse_ages_dates_and_times():
-    from datetime import UTC, datetime
+    from datetime import UTC
+    from datetime import datetime
 
-    from txcodec.core.dates import parse_timestamp, parse_when, within
+    from txcodec.core.dates import parse_timestamp
+    from txcodec.core.dates import parse_when
+    from txcodec.core.dates import within
 
     now = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
     assert parse_when("7d", now=now) == datetime(2026, 11, 24, 12, 0, tzinfo=UTC)
@@ -203,7 +208,8 @@ def test_date_filters_parse_ages_dates_and_times():
 # -- a listed row's lineage is read from the bytes already read, as a loaded session gives it --
 
 def _lineage_files() -> list:
-    from support.paths import GOLDEN, corpus_files
+    from support.paths import GOLDEN
+    from support.paths import corpus_files
 
     golden = [p for h in ("claude_code", "codex", "pi") for p in sorted((GOLDEN / h).rglob("*.jsonl"))]
     return golden + [p for h in ("claude_code", "codex", "pi") for p in corpus_files(h, (".jsonl",))]

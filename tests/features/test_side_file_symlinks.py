@@ -104,7 +104,10 @@ def test_a_claude_subagent_symlink_out_of_the_session_is_not_converted(tmp_path)
 def test_a_gemini_subagent_chat_symlink_out_of_the_folder_is_not_read(tmp_path):
     from txcodec.kit import registry
     from txcodec.kit.registry import WriteOptions
-    from txcodec.model.common import Conversation, Message, Meta, Text
+    from txcodec.model.common import Conversation
+    from txcodec.model.common import Message
+    from txcodec.model.common import Meta
+    from txcodec.model.common import Text
 
     def chat(session_id: str, text: str) -> bytes:
         conversation = Conversation(meta=Meta(id=session_id, cwd="/w"),

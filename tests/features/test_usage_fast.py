@@ -9,21 +9,21 @@ from pathlib import Path
 import msgspec
 import pytest
 from click.testing import CliRunner
-from support.paths import CORPUS, GOLDEN, corpus_files
+from support.paths import CORPUS
+from support.paths import GOLDEN
+from support.paths import corpus_files
 
 from txcodec import api
 from txcodec.cli import main
-from txcodec.usage import (
-    ModelUsage,
-    _lean,
-    file_usage,
-    lean_reader,
-    message_usage,
-    session_usage,
-    total_usage,
-    usage,
-    with_unverified,
-)
+from txcodec.usage import ModelUsage
+from txcodec.usage import _lean
+from txcodec.usage import file_usage
+from txcodec.usage import lean_reader
+from txcodec.usage import message_usage
+from txcodec.usage import session_usage
+from txcodec.usage import total_usage
+from txcodec.usage import usage
+from txcodec.usage import with_unverified
 
 SPOTTER = CORPUS / "claude_code" / "spotter" / "258c7280-ae70-4798-800f-63464d01a85d.jsonl"  # 2.1.39, with subagents
 MODERN = CORPUS / "claude_code" / "generated" / "claude_write_edit_2turns.jsonl"  # 2.1.332: verified usage
@@ -274,7 +274,8 @@ def test_a_large_file_read_in_parts_gives_the_same_calls(monkeypatch):
     """Above a size a Claude Code file is cut at line ends and read by several processes;
     the rules run over the parts' lines in order, so nothing changes."""
     from txcodec.harnesses.claude_code.usage import file_calls
-    from txcodec.usage import _line_ranges, _split
+    from txcodec.usage import _line_ranges
+    from txcodec.usage import _split
 
     monkeypatch.setattr("os.cpu_count", lambda: 3)
     for path in [SPOTTER, MODERN, *[p for p in corpus_files("claude_code") if p.suffix == ".jsonl"][:12]]:
@@ -397,7 +398,8 @@ def test_the_codex_store_lists_what_rglob_lists(tmp_path):
     paths compare (``2026/...`` before ``2026-x/...``, which strings put the other way)."""
     import os
 
-    from txcodec.harnesses.codex.store import SUFFIXES, rollout_files
+    from txcodec.harnesses.codex.store import SUFFIXES
+    from txcodec.harnesses.codex.store import rollout_files
 
     names = ["sessions/2026/01/02/rollout-a.jsonl", "sessions/2026/01/02/rollout-b.jsonl.zst", "sessions/rollout-c.json",
              "sessions/2026/x-rollout-d.jsonl", "archived_sessions/.h/rollout-e.jsonl", "sessions/2026/01/Rollout-f.jsonl",

@@ -10,7 +10,11 @@ import msgspec
 
 from txcodec.kit import registry
 from txcodec.kit.changes import to_json
-from txcodec.model.common import Image, Text, Thinking, ToolResult, ToolUse
+from txcodec.model.common import Image
+from txcodec.model.common import Text
+from txcodec.model.common import Thinking
+from txcodec.model.common import ToolResult
+from txcodec.model.common import ToolUse
 
 # pi's openai-completions provider sends a tool result's images as a user message with
 # this text after the tool messages (pi-ai ``convertMessages``)

@@ -8,7 +8,8 @@ import sqlite3
 from pathlib import Path
 
 from txcodec.resume_check import cline
-from txcodec.resume_check.mock.openai_chat import text, tool_call
+from txcodec.resume_check.mock.openai_chat import text
+from txcodec.resume_check.mock.openai_chat import tool_call
 
 TIMEOUT = 180
 FIRST, SECOND = "read a.txt", "count the words"

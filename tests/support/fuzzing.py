@@ -21,8 +21,10 @@ from typing import Any
 
 import txcodec
 from txcodec import api
-from txcodec.core.errors import InternalError, TxcodecError
-from txcodec.export import markdown, terminal
+from txcodec.core.errors import InternalError
+from txcodec.core.errors import TxcodecError
+from txcodec.export import markdown
+from txcodec.export import terminal
 from txcodec.kit import registry
 from txcodec.kit.changes import to_json
 from txcodec.model.common_json import from_json

@@ -10,20 +10,18 @@ from support.paths import GOLDEN
 from txcodec import api
 from txcodec.export import html
 from txcodec.kit import registry
-from txcodec.model.common import (
-    Child,
-    ChildLink,
-    Conversation,
-    Epoch,
-    Image,
-    Message,
-    Meta,
-    Text,
-    Thinking,
-    ToolResult,
-    ToolUse,
-    Usage,
-)
+from txcodec.model.common import Child
+from txcodec.model.common import ChildLink
+from txcodec.model.common import Conversation
+from txcodec.model.common import Epoch
+from txcodec.model.common import Image
+from txcodec.model.common import Message
+from txcodec.model.common import Meta
+from txcodec.model.common import Text
+from txcodec.model.common import Thinking
+from txcodec.model.common import ToolResult
+from txcodec.model.common import ToolUse
+from txcodec.model.common import Usage
 
 # files in a golden case that are expectations or helpers, not the session itself
 _NOT_INPUT = {"case.toml", "common.json", "expected.common.json", "expected.loss.json", "loss.json",

@@ -11,15 +11,24 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from txcodec.resume_check.claude_code import claude_binary, claude_env, munge_cwd  # noqa: E402
-from txcodec.resume_check.mock.anthropic import AnthropicMock, Reply, error, text, thinking, tool_use, tool_uses  # noqa: E402
+from txcodec.resume_check.claude_code import claude_binary  # noqa: E402
+from txcodec.resume_check.claude_code import claude_env  # noqa: E402
+from txcodec.resume_check.claude_code import munge_cwd  # noqa: E402
+from txcodec.resume_check.mock.anthropic import AnthropicMock  # noqa: E402
+from txcodec.resume_check.mock.anthropic import Reply  # noqa: E402
+from txcodec.resume_check.mock.anthropic import error  # noqa: E402
+from txcodec.resume_check.mock.anthropic import text  # noqa: E402
+from txcodec.resume_check.mock.anthropic import thinking  # noqa: E402
+from txcodec.resume_check.mock.anthropic import tool_use  # noqa: E402
+from txcodec.resume_check.mock.anthropic import tool_uses  # noqa: E402
 from txcodec.resume_check.mock.server import MockServer  # noqa: E402
 from txcodec.resume_check.process import run_bytes  # noqa: E402
 
@@ -181,7 +190,9 @@ def _interrupted(args: list[str], cwd: Path, env: dict[str, str], feed: bytes) -
     import subprocess
     import uuid
 
-    from txcodec.resume_check.process import MARKER, reap, recent
+    from txcodec.resume_check.process import MARKER
+    from txcodec.resume_check.process import reap
+    from txcodec.resume_check.process import recent
 
     token = uuid.uuid4().hex
     recent.append(token)

@@ -12,7 +12,10 @@ from importlib import import_module
 import click
 
 from .. import __version__
-from ..core.errors import InternalError, TxcodecError, describe, strict
+from ..core.errors import InternalError
+from ..core.errors import TxcodecError
+from ..core.errors import describe
+from ..core.errors import strict
 
 # Every command: the module of this package that registers it (``register(group)``) and the
 # first sentence of its help, which ``txcodec --help`` lists without importing the module

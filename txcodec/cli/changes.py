@@ -10,7 +10,8 @@ import msgspec
 from .. import api
 from ..kit.changes import session_changes
 from ..model.changes import unified_diff
-from .options import echo_json, user_errors
+from .options import echo_json
+from .options import user_errors
 
 
 def register(group: click.Group) -> None:

@@ -9,7 +9,10 @@ import msgspec
 
 from .. import api
 from ..kit import registry
-from .options import SessionParam, echo_json, from_option, user_errors
+from .options import SessionParam
+from .options import echo_json
+from .options import from_option
+from .options import user_errors
 
 
 def _line(message) -> str:

@@ -11,15 +11,26 @@ from pathlib import Path
 
 import click
 
-from .. import api, batch, sessions
+from .. import api
+from .. import batch
+from .. import sessions
 from ..batch import session_files
-from ..core.atomic import TargetExists, install_files, write_atomic
+from ..core.atomic import TargetExists
+from ..core.atomic import install_files
+from ..core.atomic import write_atomic
 from ..core.errors import InputError
 from ..kit import registry
-from ..model.loss import LossReport, summary
-from .options import SessionParam, UsageProblem, echo_json, target_choice, user_errors
-from .progress import progress, summary_table
-from .store import filter_options, select
+from ..model.loss import LossReport
+from ..model.loss import summary
+from .options import SessionParam
+from .options import UsageProblem
+from .options import echo_json
+from .options import target_choice
+from .options import user_errors
+from .progress import progress
+from .progress import summary_table
+from .store import filter_options
+from .store import select
 
 
 def _summary(loss: LossReport, target: str, quiet: bool = False) -> None:

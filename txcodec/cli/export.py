@@ -11,12 +11,19 @@ import click
 import msgspec
 
 from .. import sessions
-from ..core.atomic import atomic_stream, write_atomic
+from ..core.atomic import atomic_stream
+from ..core.atomic import write_atomic
 from ..core.gcpause import no_cycle_collection
 from ..kit.changes import to_json
-from ..model.loss import LossReport, PageLoss
-from .options import SessionParam, from_option, read_common, stdout_binary, user_errors
-from .store import filter_options, select
+from ..model.loss import LossReport
+from ..model.loss import PageLoss
+from .options import SessionParam
+from .options import from_option
+from .options import read_common
+from .options import stdout_binary
+from .options import user_errors
+from .store import filter_options
+from .store import select
 
 
 def _price(row):
@@ -82,7 +89,8 @@ def _export_parquet(paths: list[Path] | list[str], out: str, jobs: int | None, h
                     quiet: bool = False, writer=None) -> None:
     """The dataset, with the batch's progress bar and summary (as ``convert`` shows them)."""
     from ..export import parquet
-    from .progress import progress, summary_table
+    from .progress import progress
+    from .progress import summary_table
 
     outcomes = []
     writer = writer or _parquet_writer()

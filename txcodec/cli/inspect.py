@@ -11,8 +11,12 @@ import msgspec
 
 from .. import api
 from ..kit import registry
-from ..model.native import NativeSession, Opaque
-from .options import SessionParam, echo_json, from_option, user_errors
+from ..model.native import NativeSession
+from ..model.native import Opaque
+from .options import SessionParam
+from .options import echo_json
+from .options import from_option
+from .options import user_errors
 
 
 class _TypePeek(msgspec.Struct):

@@ -7,9 +7,13 @@ from pathlib import Path
 import click
 
 from .. import api
-from ..lineage import default_root, lineage, session_origin, store_origins
+from ..lineage import default_root
+from ..lineage import lineage
+from ..lineage import session_origin
+from ..lineage import store_origins
 from ..model.common import ForkedFrom
-from .options import echo_json, user_errors
+from .options import echo_json
+from .options import user_errors
 
 
 def _describe(o) -> str:

@@ -6,8 +6,16 @@ from pathlib import Path
 
 import click
 
-from ..metrics import MissingExtra, parse_since, send, to_otlp_json, to_otlp_proto, token_points
-from .options import SessionParam, read_common, stdout_binary, user_errors
+from ..metrics import MissingExtra
+from ..metrics import parse_since
+from ..metrics import send
+from ..metrics import to_otlp_json
+from ..metrics import to_otlp_proto
+from ..metrics import token_points
+from .options import SessionParam
+from .options import read_common
+from .options import stdout_binary
+from .options import user_errors
 
 
 def _files(paths: tuple[Path, ...]) -> list[Path]:

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import contextlib
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 import click
@@ -22,7 +23,11 @@ def progress(total: int, what: str, enabled: bool = True) -> Iterator[Callable[[
         yield lambda: None
         return
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+    from rich.progress import BarColumn
+    from rich.progress import MofNCompleteColumn
+    from rich.progress import Progress
+    from rich.progress import TextColumn
+    from rich.progress import TimeRemainingColumn
 
     bar = Progress(TextColumn(what), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
                    console=Console(stderr=True), transient=True)

@@ -8,7 +8,10 @@ from pathlib import Path
 import click
 
 from ..export import terminal
-from .options import SessionParam, from_option, read_common, user_errors
+from .options import SessionParam
+from .options import from_option
+from .options import read_common
+from .options import user_errors
 
 
 def register(group: click.Group) -> None:

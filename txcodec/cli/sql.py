@@ -6,7 +6,8 @@ from pathlib import Path
 
 import click
 
-from .options import echo_json, user_errors
+from .options import echo_json
+from .options import user_errors
 
 
 def register(group: click.Group) -> None:

@@ -12,10 +12,13 @@ from pathlib import Path
 import click
 
 from .. import sessions
-from ..api import sample, samples
+from ..api import sample
+from ..api import samples
 from ..core.dates import parse_when
 from ..sessions import SessionRow
-from .options import AliasOption, echo_json, user_errors
+from .options import AliasOption
+from .options import echo_json
+from .options import user_errors
 
 
 def _row_cells(row: SessionRow, child: bool, wide: bool) -> list[str]:

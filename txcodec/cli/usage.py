@@ -8,8 +8,12 @@ from typing import Any
 
 import click
 
-from ..usage import GROUP_KEYS, TOKEN_FIELDS
-from .options import SessionParam, echo_json, harness_choice, user_errors
+from ..usage import GROUP_KEYS
+from ..usage import TOKEN_FIELDS
+from .options import SessionParam
+from .options import echo_json
+from .options import harness_choice
+from .options import user_errors
 
 _NOTE = (
     "unverified: calls that never reported a stop_reason (Claude Code before 2.1.220 wrote null on "

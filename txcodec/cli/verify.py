@@ -15,8 +15,12 @@ from .. import sessions
 from ..core.atomic import write_atomic
 from ..core.errors import InputError
 from ..kit import registry
-from ..verify import Verified, collect, verify_file
-from .options import UsageProblem, echo_json, from_option
+from ..verify import Verified
+from ..verify import collect
+from ..verify import verify_file
+from .options import UsageProblem
+from .options import echo_json
+from .options import from_option
 from .progress import progress
 
 

@@ -18,12 +18,17 @@ import contextlib
 import os
 import re
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
+from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
-from .errors import StoreError, TxcodecError, UnsafeId
-from .ids import inside, is_safe_relpath, shown
+from .errors import StoreError
+from .errors import TxcodecError
+from .errors import UnsafeId
+from .ids import inside
+from .ids import is_safe_relpath
+from .ids import shown
 
 
 class TargetExists(TxcodecError, FileExistsError):

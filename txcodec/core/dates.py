@@ -6,7 +6,10 @@ timestamp without a zone is taken as UTC."""
 from __future__ import annotations
 
 import re
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC
+from datetime import date
+from datetime import datetime
+from datetime import timedelta
 
 from .errors import InputError
 

@@ -12,7 +12,9 @@ import functools
 import os
 import sys
 from collections.abc import Callable
-from typing import Any, ParamSpec, TypeVar
+from typing import Any
+from typing import ParamSpec
+from typing import TypeVar
 
 P = ParamSpec("P")
 T = TypeVar("T")

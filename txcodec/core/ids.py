@@ -25,7 +25,8 @@ import os
 import re
 import uuid
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
+from typing import Callable
 
 from .errors import UnsafeId
 

@@ -30,7 +30,17 @@ from typing import Any
 
 import msgspec
 
-from ..model.common import Block, Child, ChildLink, Conversation, Epoch, Message, Meta, Text, ToolResult, ToolUse, Usage
+from ..model.common import Block
+from ..model.common import Child
+from ..model.common import ChildLink
+from ..model.common import Conversation
+from ..model.common import Epoch
+from ..model.common import Message
+from ..model.common import Meta
+from ..model.common import Text
+from ..model.common import ToolResult
+from ..model.common import ToolUse
+from ..model.common import Usage
 
 TABLES = ("sessions", "messages", "blocks", "tool_calls", "usage", "changes")
 

@@ -31,11 +31,14 @@ import hashlib
 import os
 import re
 import uuid
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from collections.abc import Iterable
+from dataclasses import dataclass
+from dataclasses import field
 from itertools import groupby
 from pathlib import Path
-from stat import S_ISDIR, S_ISREG
+from stat import S_ISDIR
+from stat import S_ISREG
 from typing import Any
 
 import msgspec
@@ -204,7 +207,8 @@ def _load_mapped(source: str, sha256: str | None, harness: str | None) -> tuple[
     else (and for a file that cannot be opened or read: the plain path says why)."""
     import mmap
 
-    from ..kit.load import named_by_store, streamed_data
+    from ..kit.load import named_by_store
+    from ..kit.load import streamed_data
 
     path = Path(source)
     if path.suffix != ".jsonl" or (harness is not None and not _streams(harness)):

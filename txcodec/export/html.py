@@ -23,35 +23,39 @@ import hashlib
 import os
 import re
 import shlex
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable
+from collections.abc import Iterable
+from collections.abc import Iterator
 from functools import lru_cache
 from importlib import resources
 from itertools import islice
-from typing import Any, BinaryIO
+from typing import Any
+from typing import BinaryIO
 
 import msgspec
-from markupsafe import Markup, escape
+from markupsafe import Markup
+from markupsafe import escape
 from msgspec import UNSET
 
 from ..core.gcpause import no_cycle_collection
-from ..model.common import (
-    Artifact,
-    Child,
-    Command,
-    Conversation,
-    Document,
-    Epoch,
-    Image,
-    Message,
-    RedactedThinking,
-    Text,
-    Thinking,
-    ToolResult,
-    ToolUse,
-    Usage,
-)
-from ..usage import ModelUsage, session_usage
-from .text import child_title, compact_json
+from ..model.common import Artifact
+from ..model.common import Child
+from ..model.common import Command
+from ..model.common import Conversation
+from ..model.common import Document
+from ..model.common import Epoch
+from ..model.common import Image
+from ..model.common import Message
+from ..model.common import RedactedThinking
+from ..model.common import Text
+from ..model.common import Thinking
+from ..model.common import ToolResult
+from ..model.common import ToolUse
+from ..model.common import Usage
+from ..usage import ModelUsage
+from ..usage import session_usage
+from .text import child_title
+from .text import compact_json
 
 # A text longer than this (lines or characters) is folded: shown clipped, in full on a click.
 FOLD_LINES = 24

@@ -9,20 +9,24 @@ from msgspec import UNSET
 from ..kit.changes import conversation_changes
 from ..model.changes import by_call as changes_by_call
 from ..model.changes import unified_diff
-from ..model.common import (
-    Artifact,
-    Change,
-    Child,
-    Command,
-    Conversation,
-    Message,
-    RedactedThinking,
-    Text,
-    Thinking,
-    ToolResult,
-    ToolUse,
-)
-from .text import child_title, children_by_call, command_line, compact_json, label, result_text, tool_names
+from ..model.common import Artifact
+from ..model.common import Change
+from ..model.common import Child
+from ..model.common import Command
+from ..model.common import Conversation
+from ..model.common import Message
+from ..model.common import RedactedThinking
+from ..model.common import Text
+from ..model.common import Thinking
+from ..model.common import ToolResult
+from ..model.common import ToolUse
+from .text import child_title
+from .text import children_by_call
+from .text import command_line
+from .text import compact_json
+from .text import label
+from .text import result_text
+from .text import tool_names
 
 
 def _fence(text: str, lang: str = "") -> str:

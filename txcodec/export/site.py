@@ -21,7 +21,8 @@ from typing import Any
 
 import msgspec
 
-from ..core.atomic import atomic_stream, write_atomic
+from ..core.atomic import atomic_stream
+from ..core.atomic import write_atomic
 from ..model.loss import PageLoss
 from . import html
 

@@ -6,8 +6,18 @@ from collections.abc import Iterator
 
 from msgspec import UNSET
 
-from ..model.common import Child, Command, Conversation, Text, ToolResult, ToolUse
-from .text import child_title, children_by_call, compact_json, label, result_text, tool_names
+from ..model.common import Child
+from ..model.common import Command
+from ..model.common import Conversation
+from ..model.common import Text
+from ..model.common import ToolResult
+from ..model.common import ToolUse
+from .text import child_title
+from .text import children_by_call
+from .text import compact_json
+from .text import label
+from .text import result_text
+from .text import tool_names
 
 PREVIEW = 300
 ONE_LINE = 160

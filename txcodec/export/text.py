@@ -5,20 +5,18 @@ from __future__ import annotations
 import msgspec
 from msgspec import UNSET
 
-from ..model.common import (
-    Artifact,
-    Child,
-    Command,
-    Conversation,
-    Document,
-    Image,
-    RawBlock,
-    RedactedThinking,
-    Text,
-    Thinking,
-    ToolResult,
-    ToolUse,
-)
+from ..model.common import Artifact
+from ..model.common import Child
+from ..model.common import Command
+from ..model.common import Conversation
+from ..model.common import Document
+from ..model.common import Image
+from ..model.common import RawBlock
+from ..model.common import RedactedThinking
+from ..model.common import Text
+from ..model.common import Thinking
+from ..model.common import ToolResult
+from ..model.common import ToolUse
 
 
 def compact_json(value) -> str:

@@ -27,7 +27,13 @@ from typing import Any
 
 import msgspec
 
-from ..model.common import Command, Conversation, Document, Text, Thinking, ToolResult, ToolUse
+from ..model.common import Command
+from ..model.common import Conversation
+from ..model.common import Document
+from ..model.common import Text
+from ..model.common import Thinking
+from ..model.common import ToolResult
+from ..model.common import ToolUse
 from ..model.loss import LossReport
 
 _encode = msgspec.json.Encoder().encode

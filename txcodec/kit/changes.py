@@ -5,7 +5,8 @@ written here too, since it carries those changes (``derived_changes``)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+from typing import Any
 
 import msgspec
 from msgspec import UNSET
@@ -13,7 +14,8 @@ from msgspec import UNSET
 from . import registry
 
 if TYPE_CHECKING:
-    from ..model.common import Change, Conversation
+    from ..model.common import Change
+    from ..model.common import Conversation
 
 _encoder = msgspec.json.Encoder()
 

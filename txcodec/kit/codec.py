@@ -16,11 +16,16 @@ decoded again from a repaired copy (:func:`~txcodec.model.native.repairs_surroga
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
+from typing import ClassVar
 
 import msgspec
 
-from ..model.native import Opaque, json_source, merge_record, opaque_for, repairs_surrogates
+from ..model.native import Opaque
+from ..model.native import json_source
+from ..model.native import merge_record
+from ..model.native import opaque_for
+from ..model.native import repairs_surrogates
 
 
 class JsonCodec:

@@ -17,10 +17,18 @@ import re
 from typing import Any
 
 import msgspec
-from msgspec import UNSET, UnsetType
+from msgspec import UNSET
+from msgspec import UnsetType
 
 from ..core.errors import InternalError
-from ..model.common import Conversation, Image, Message, Text, Thinking, ToolResult, ToolUse, Usage
+from ..model.common import Conversation
+from ..model.common import Image
+from ..model.common import Message
+from ..model.common import Text
+from ..model.common import Thinking
+from ..model.common import ToolResult
+from ..model.common import ToolUse
+from ..model.common import Usage
 from ..model.loss import LossReport
 from ..model.native import _raw_value
 

@@ -13,13 +13,15 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import msgspec
 
-from ..core.errors import guarded, strict
+from ..core.errors import guarded
+from ..core.errors import strict
 from ..core.jsonl import BOM
 from . import registry
 

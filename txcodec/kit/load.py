@@ -10,12 +10,19 @@ from typing import Any
 
 import msgspec
 
-from ..core.errors import InputError, guarded
+from ..core.errors import InputError
+from ..core.errors import guarded
 from ..core.zst import read_bytes
 from ..model.common import Conversation
-from ..model.native import NativeSession, decode_document, decode_session, json_source
+from ..model.native import NativeSession
+from ..model.native import decode_document
+from ..model.native import decode_session
+from ..model.native import json_source
 from . import registry
-from .detect import _best_harness, detect, is_document, spread_document
+from .detect import _best_harness
+from .detect import detect
+from .detect import is_document
+from .detect import spread_document
 
 # the first bytes of every SQLite database file (its file format's header string)
 SQLITE_MAGIC = b"SQLite format 3\x00"

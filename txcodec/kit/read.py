@@ -5,32 +5,40 @@ from __future__ import annotations
 import contextlib
 import mmap
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
+from collections.abc import Iterator
 from operator import is_
 from pathlib import Path
 from typing import Any
 
 import msgspec
-from msgspec import UNSET, UnsetType
+from msgspec import UNSET
+from msgspec import UnsetType
 
-from ..core.errors import MALFORMED, describe, guarded
+from ..core.errors import MALFORMED
+from ..core.errors import describe
+from ..core.errors import guarded
 from ..core.zst import read_bytes
-from ..model.common import Image, Message, RawBlock, Text, ToolResult, ToolUse
-from ..model.loss import LossReport, UnreadLoss
-from ..model.native import (
-    Codec,
-    Line,
-    NativeSession,
-    Opaque,
-    decode_batches,
-    decode_document,
-    decode_session,
-    has_lone_surrogates,
-    json_source,
-    mark_cut_off,
-    plain,
-    without_lone_surrogates,
-)
+from ..model.common import Image
+from ..model.common import Message
+from ..model.common import RawBlock
+from ..model.common import Text
+from ..model.common import ToolResult
+from ..model.common import ToolUse
+from ..model.loss import LossReport
+from ..model.loss import UnreadLoss
+from ..model.native import Codec
+from ..model.native import Line
+from ..model.native import NativeSession
+from ..model.native import Opaque
+from ..model.native import decode_batches
+from ..model.native import decode_document
+from ..model.native import decode_session
+from ..model.native import has_lone_surrogates
+from ..model.native import json_source
+from ..model.native import mark_cut_off
+from ..model.native import plain
+from ..model.native import without_lone_surrogates
 from ..model.tools import tool_kind
 
 _json = msgspec.json.Decoder()

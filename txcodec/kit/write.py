@@ -6,13 +6,21 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
+from typing import TypeVar
 
 from msgspec import UNSET
 
 from ..core.errors import UnsafeId
-from ..core.ids import is_safe_id, shown
-from ..model.common import Command, Conversation, RawBlock, Text, Thinking, ToolResult, ToolUse
+from ..core.ids import is_safe_id
+from ..core.ids import shown
+from ..model.common import Command
+from ..model.common import Conversation
+from ..model.common import RawBlock
+from ..model.common import Text
+from ..model.common import Thinking
+from ..model.common import ToolResult
+from ..model.common import ToolUse
 from ..model.loss import LossReport
 from ..model.native import builtins
 

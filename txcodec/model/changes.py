@@ -19,12 +19,19 @@ from __future__ import annotations
 import difflib
 import hashlib
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
+from collections.abc import Iterator
 from typing import Any
 
 from msgspec import UNSET
 
-from .common import Change, Conversation, Hunk, Message, Text, ToolResult, ToolUse
+from .common import Change
+from .common import Conversation
+from .common import Hunk
+from .common import Message
+from .common import Text
+from .common import ToolResult
+from .common import ToolUse
 
 SHELL_TOOLS = {"Bash", "exec_command", "shell", "local_shell", "shell_command", "run_shell_command", "bash"}
 SHELL_NOTE = "a shell command: the transcript holds the command and its output, not which files it changed"

@@ -14,10 +14,14 @@ that JSON is :mod:`txcodec.model.common_json`.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal, Union
+from typing import Any
+from typing import ClassVar
+from typing import Literal
+from typing import Union
 
 import msgspec
-from msgspec import UNSET, UnsetType
+from msgspec import UNSET
+from msgspec import UnsetType
 
 COMMON_VERSION = "1.0"
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections import Counter
 
 import msgspec
-from msgspec import UNSET, UnsetType
+from msgspec import UNSET
+from msgspec import UnsetType
 
 
 class Loss(msgspec.Struct, omit_defaults=True):

@@ -13,16 +13,22 @@ import functools
 import itertools
 import operator
 import re
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from collections.abc import Iterator
+from dataclasses import dataclass
+from dataclasses import field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
+from typing import Protocol
 
 import msgspec
 
-from ..core.errors import describe, strict
+from ..core.errors import describe
+from ..core.errors import strict
 from ..core.gcpause import no_cycle_collection
-from ..core.jsonl import BOM, join_lines, split_lines
+from ..core.jsonl import BOM
+from ..core.jsonl import join_lines
+from ..core.jsonl import split_lines
 
 
 class Opaque(msgspec.Struct):

@@ -9,10 +9,12 @@ the input untouched.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Any
+from typing import ClassVar
 
 import msgspec
-from msgspec import UNSET, UnsetType
+from msgspec import UNSET
+from msgspec import UnsetType
 
 
 class _Tool(msgspec.Struct, omit_defaults=True):

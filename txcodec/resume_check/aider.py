@@ -26,9 +26,15 @@ from typing import Any
 
 from ..core.atomic import write_atomic
 from ..core.zst import read_bytes
-from ..model.common import Message, Text
-from .chat_cli import ClientMissing, Run, Sandbox, binary
-from .mock.openai_chat import MODEL, Reply, request_messages
+from ..model.common import Message
+from ..model.common import Text
+from .chat_cli import ClientMissing
+from .chat_cli import Run
+from .chat_cli import Sandbox
+from .chat_cli import binary
+from .mock.openai_chat import MODEL
+from .mock.openai_chat import Reply
+from .mock.openai_chat import request_messages
 from .process import version_of
 from .report import ResumeReport
 

@@ -5,17 +5,28 @@ sent, in Common, and the report made of it."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from pathlib import Path
-from typing import Any, Callable, ClassVar
+from typing import Any
+from typing import Callable
+from typing import ClassVar
 
-from ..model.common import Message, Text
-from .mock.openai_chat import ChatMock, Reply, chat_requests, request_messages
-from .mock.server import MockServer, Request
-from .process import client_env, run_client
+from ..model.common import Message
+from ..model.common import Text
+from .mock.openai_chat import ChatMock
+from .mock.openai_chat import Reply
+from .mock.openai_chat import chat_requests
+from .mock.openai_chat import request_messages
+from .mock.server import MockServer
+from .mock.server import Request
+from .process import client_env
+from .process import run_client
 from .report import ClientMissing as ClientMissing  # qwen and pi import it from here
-from .report import ResumeReport, require_client
-from .sandbox import TempFolders, temp_root
+from .report import ResumeReport
+from .report import require_client
+from .sandbox import TempFolders
+from .sandbox import temp_root
 
 
 def binary(name: str, package: str) -> Path:

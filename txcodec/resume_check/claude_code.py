@@ -19,13 +19,19 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..core.ids import inside, is_uuid
+from ..core.ids import inside
+from ..core.ids import is_uuid
 from ..core.zst import read_bytes
-from .mock.anthropic import AnthropicMock, request_messages
+from .mock.anthropic import AnthropicMock
+from .mock.anthropic import request_messages
 from .mock.server import MockServer
-from .process import client_env, run_client, version_of
+from .process import client_env
+from .process import run_client
+from .process import version_of
 from .report import ClientMissing as ClientMissing
-from .report import ResumeReport, find_client, require_client
+from .report import ResumeReport
+from .report import find_client
+from .report import require_client
 
 RESUME_PROMPT = "continue"
 
@@ -180,8 +186,15 @@ def comparable(messages: list, prompt: str | None = RESUME_PROMPT, *, caveats: b
     become plain tuples (role, [(type, ...)])."""
     import msgspec
 
-    from ..harnesses.claude_code.envelopes import parse_envelope, render_command, render_output, strip_ansi
-    from ..model.common import Command, Text, Thinking, ToolResult, ToolUse
+    from ..harnesses.claude_code.envelopes import parse_envelope
+    from ..harnesses.claude_code.envelopes import render_command
+    from ..harnesses.claude_code.envelopes import render_output
+    from ..harnesses.claude_code.envelopes import strip_ansi
+    from ..model.common import Command
+    from ..model.common import Text
+    from ..model.common import Thinking
+    from ..model.common import ToolResult
+    from ..model.common import ToolUse
 
     def block_view(block) -> list[tuple]:
         if isinstance(block, Thinking):

@@ -33,12 +33,24 @@ from typing import Any
 
 from ..core.atomic import write_atomic
 from ..core.zst import read_bytes
-from .chat_cli import ClientMissing, Run, Sandbox, document_session_id
+from .chat_cli import ClientMissing
+from .chat_cli import Run
+from .chat_cli import Sandbox
+from .chat_cli import document_session_id
 from .chat_cli import history_sent as history_sent  # the tests read a run's history with it
-from .mock.openai_chat import MODEL, ChatMock, Reply, chat_requests
+from .mock.openai_chat import MODEL
+from .mock.openai_chat import ChatMock
+from .mock.openai_chat import Reply
+from .mock.openai_chat import chat_requests
 from .mock.server import MockServer
-from .process import MARKER, client_env, reap, recent, run_client, version_of
-from .report import ResumeReport, require_client
+from .process import MARKER
+from .process import client_env
+from .process import reap
+from .process import recent
+from .process import run_client
+from .process import version_of
+from .report import ResumeReport
+from .report import require_client
 
 __all__ = ["ClientMissing", "Cline", "check_resume", "client_version", "cline_binary"]
 

@@ -22,19 +22,31 @@ import subprocess
 import termios
 import time
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from ..core.ids import check_id
 from ..core.jsonl import split_lines
 from ..core.zst import read_bytes
-from .mock.responses import Item, handler, input_to_common, model_requests
-from .mock.server import MockServer, Request
-from .process import MARKER, client_env, reap, recent, run_client, version_of
+from .mock.responses import Item
+from .mock.responses import handler
+from .mock.responses import input_to_common
+from .mock.responses import model_requests
+from .mock.server import MockServer
+from .mock.server import Request
+from .process import MARKER
+from .process import client_env
+from .process import reap
+from .process import recent
+from .process import run_client
+from .process import version_of
 from .report import ClientMissing as ClientMissing
-from .report import ResumeReport, require_client
-from .sandbox import TempFolders, temp_root
+from .report import ResumeReport
+from .report import require_client
+from .sandbox import TempFolders
+from .sandbox import temp_root
 
 MODEL = "gpt-5.1-codex"
 
@@ -194,7 +206,8 @@ def install(home: Path, data: bytes, relpath: str) -> Path:
 def canonical_relpath(data: bytes) -> tuple[str, str]:
     """``(session id, path under CODEX_HOME)`` for a rollout: 0.171 resumes a file with
     ``ordinal`` lines only under its canonical ``rollout-<ts>-<id>.jsonl`` name."""
-    from ..harnesses.codex.store import rollout_relpath, session_id_of
+    from ..harnesses.codex.store import rollout_relpath
+    from ..harnesses.codex.store import session_id_of
     from ..harnesses.codex.write import normalize_ts
 
     session_id = session_id_of(data) or ""
@@ -349,7 +362,13 @@ def comparable(messages: list) -> list[tuple[str, list[tuple]]]:
 
     from ..harnesses.codex.prelude import prelude_kind
     from ..harnesses.codex.write import command_text
-    from ..model.common import Command, Image, RedactedThinking, Text, Thinking, ToolResult, ToolUse
+    from ..model.common import Command
+    from ..model.common import Image
+    from ..model.common import RedactedThinking
+    from ..model.common import Text
+    from ..model.common import Thinking
+    from ..model.common import ToolResult
+    from ..model.common import ToolUse
 
     def image(block) -> tuple:
         if isinstance(block.data, str):

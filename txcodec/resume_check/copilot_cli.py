@@ -29,8 +29,14 @@ from typing import Any
 
 from ..core.atomic import write_atomic
 from ..core.zst import read_bytes
-from .chat_cli import ClientMissing, Run, Sandbox, binary, history_sent, resume_report
-from .mock.openai_chat import MODEL, Reply
+from .chat_cli import ClientMissing
+from .chat_cli import Run
+from .chat_cli import Sandbox
+from .chat_cli import binary
+from .chat_cli import history_sent
+from .chat_cli import resume_report
+from .mock.openai_chat import MODEL
+from .mock.openai_chat import Reply
 from .report import ResumeReport
 
 __all__ = ["ClientMissing", "Copilot", "check_resume", "client_version", "copilot_binary"]

@@ -25,11 +25,17 @@ from typing import Any
 
 from ..core.atomic import write_atomic
 from ..core.zst import read_bytes
-from .chat_cli import ClientMissing, Run, Sandbox, resume_report
+from .chat_cli import ClientMissing
+from .chat_cli import Run
+from .chat_cli import Sandbox
 from .chat_cli import history_sent as history_sent  # the tests read a run's history with it
-from .mock.openai_chat import MODEL, Reply
+from .chat_cli import resume_report
+from .mock.openai_chat import MODEL
+from .mock.openai_chat import Reply
 from .process import version_of
-from .report import ResumeReport, find_client, require_client
+from .report import ResumeReport
+from .report import find_client
+from .report import require_client
 
 __all__ = ["ClientMissing", "Droid", "check_resume", "client_version", "droid_binary"]
 

@@ -14,11 +14,13 @@ from __future__ import annotations
 import functools
 import json
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
-from ..model.common import Message, Text
+from ..model.common import Message
+from ..model.common import Text
 
 # the mock's public names, as the module they came from (txcodec.clients.gemini) offered them
 from .mock.gemini import COMPRESSION_MARKER as COMPRESSION_MARKER
@@ -32,11 +34,15 @@ from .mock.gemini import part_to_block as part_to_block
 from .mock.gemini import response_text as response_text
 from .mock.gemini import stream_events as stream_events
 from .mock.gemini import text as text
-from .mock.server import MockServer, Request
-from .process import run_client, version_of
+from .mock.server import MockServer
+from .mock.server import Request
+from .process import run_client
+from .process import version_of
 from .report import ClientMissing as ClientMissing
-from .report import ResumeReport, require_client
-from .sandbox import TempFolders, temp_root
+from .report import ResumeReport
+from .report import require_client
+from .sandbox import TempFolders
+from .sandbox import temp_root
 
 MODEL = "gemini-2.5-pro"
 RESUME_PROMPT = "continue"
@@ -166,7 +172,8 @@ def check_resume(
     """Install the Gemini session at ``path`` for a throw-away project, run
     ``gemini -p <prompt> --resume <sid>`` and report the history the CLI sent."""
     from ..core.zst import read_bytes
-    from ..harnesses.gemini_cli.store import install_session, session_id_of
+    from ..harnesses.gemini_cli.store import install_session
+    from ..harnesses.gemini_cli.store import session_id_of
 
     path = Path(path)
     data = read_bytes(path)

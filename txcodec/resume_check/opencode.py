@@ -25,19 +25,29 @@ import json
 import os
 import subprocess
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from ..core.zst import read_bytes
-from ..harnesses.opencode.dialect import KILO, OPENCODE, Dialect
+from ..harnesses.opencode.dialect import KILO
+from ..harnesses.opencode.dialect import OPENCODE
+from ..harnesses.opencode.dialect import Dialect
 from ..model.common import Text
-from .chat_cli import ClientMissing, Run, binary, resume_report
+from .chat_cli import ClientMissing
+from .chat_cli import Run
+from .chat_cli import binary
 from .chat_cli import history_sent as history_sent  # the tests read a run's history with it
-from .mock.openai_chat import MODEL, ChatMock, Reply, chat_requests
+from .chat_cli import resume_report
+from .mock.openai_chat import MODEL
+from .mock.openai_chat import ChatMock
+from .mock.openai_chat import Reply
+from .mock.openai_chat import chat_requests
 from .mock.server import MockServer
 from .report import ResumeReport
-from .sandbox import TempFolders, temp_root
+from .sandbox import TempFolders
+from .sandbox import temp_root
 
 __all__ = ["ClientMissing", "Opencode", "check_resume", "check_resume_kilo", "client_version"]
 

@@ -25,9 +25,13 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import InputError
-from .chat_cli import ClientMissing, Run, Sandbox, binary
+from .chat_cli import ClientMissing
+from .chat_cli import Run
+from .chat_cli import Sandbox
+from .chat_cli import binary
 from .chat_cli import history_sent as history_sent  # the tests read a run's history with it
-from .mock.openai_chat import MODEL, Reply
+from .mock.openai_chat import MODEL
+from .mock.openai_chat import Reply
 from .process import version_of
 from .report import ResumeReport
 
@@ -69,7 +73,9 @@ class OpenHands(Sandbox):
 
 
 def check_resume(path: str | os.PathLike[str], prompt: str = "continue", timeout: float = 180, **_: Any) -> ResumeReport:
-    from ..harnesses.openhands.store import CONVERSATION, dashed, session_folder
+    from ..harnesses.openhands.store import CONVERSATION
+    from ..harnesses.openhands.store import dashed
+    from ..harnesses.openhands.store import session_folder
 
     folder = session_folder(path)
     if folder is None:

@@ -21,9 +21,15 @@ from typing import Any
 
 from ..core.atomic import write_atomic
 from ..core.zst import read_bytes
-from .chat_cli import ClientMissing, Run, Sandbox, binary, resume_report, rewrite_cwd
+from .chat_cli import ClientMissing
+from .chat_cli import Run
+from .chat_cli import Sandbox
+from .chat_cli import binary
 from .chat_cli import history_sent as history_sent  # the tests read a run's history with it
-from .mock.openai_chat import MODEL, Reply
+from .chat_cli import resume_report
+from .chat_cli import rewrite_cwd
+from .mock.openai_chat import MODEL
+from .mock.openai_chat import Reply
 from .process import version_of
 from .report import ResumeReport
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
+from typing import TypeVar
 
 _Box = TypeVar("_Box", bound="TempFolders")
 

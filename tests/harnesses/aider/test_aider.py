@@ -8,19 +8,29 @@ import json
 
 import pytest
 from click.testing import CliRunner
-from hypothesis import given, settings
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
-from support.chat_views import REGEN, pretty
+from support.chat_views import REGEN
+from support.chat_views import pretty
 from support.paths import GOLDEN
 
 from txcodec import api
 from txcodec.cli import main
 from txcodec.core.errors import InputError
-from txcodec.harnesses.aider import CODEC, HARNESS, store
+from txcodec.harnesses.aider import CODEC
+from txcodec.harnesses.aider import HARNESS
+from txcodec.harnesses.aider import store
 from txcodec.harnesses.aider.read import parse
 from txcodec.kit import registry
 from txcodec.kit.registry import WriteOptions
-from txcodec.model.common import Conversation, Message, Meta, Text, Thinking, ToolResult, ToolUse
+from txcodec.model.common import Conversation
+from txcodec.model.common import Message
+from txcodec.model.common import Meta
+from txcodec.model.common import Text
+from txcodec.model.common import Thinking
+from txcodec.model.common import ToolResult
+from txcodec.model.common import ToolUse
 from txcodec.model.loss import LossReport
 from txcodec.model.native import decode_session
 

@@ -10,9 +10,12 @@ import json
 
 import msgspec
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
-from support.paths import corpus_files, sha256
+from support.paths import corpus_files
+from support.paths import sha256
 
 import txcodec
 from txcodec.harnesses.claude_code import records as r
@@ -65,7 +68,8 @@ def test_streamed_lines_are_the_split_lines(data, block_size):
     split_lines does, whatever the block size."""
     import io
 
-    from txcodec.core.jsonl import iter_lines, split_lines
+    from txcodec.core.jsonl import iter_lines
+    from txcodec.core.jsonl import split_lines
 
     got = [(bytes(line), lf) for line, lf in iter_lines(io.BytesIO(data), block_size)]
     lines, final_newline = split_lines(data)

@@ -18,9 +18,16 @@ import pytest
 
 from txcodec.harnesses.claude_code.write import write
 from txcodec.kit.registry import WriteOptions
-from txcodec.model.common import Conversation, Epoch, Message, Meta, Text, ToolResult, ToolUse
+from txcodec.model.common import Conversation
+from txcodec.model.common import Epoch
+from txcodec.model.common import Message
+from txcodec.model.common import Meta
+from txcodec.model.common import Text
+from txcodec.model.common import ToolResult
+from txcodec.model.common import ToolUse
 from txcodec.model.loss import LossReport
-from txcodec.resume_check.claude_code import check_resume, comparable
+from txcodec.resume_check.claude_code import check_resume
+from txcodec.resume_check.claude_code import comparable
 from txcodec.resume_check.report import find_client
 
 pytestmark = pytest.mark.real_client

@@ -12,7 +12,8 @@ from support.paths import corpus_files
 
 from txcodec import api
 from txcodec.kit.load import streamed
-from txcodec.model.loss import LossReport, UnreadLoss
+from txcodec.model.loss import LossReport
+from txcodec.model.loss import UnreadLoss
 from txcodec.model.native import RawLines
 
 CLAUDE_FILES = corpus_files("claude_code", (".jsonl",))

@@ -11,11 +11,13 @@ from pathlib import Path
 
 import msgspec
 import pytest
-from support.paths import GOLDEN, corpus_files
+from support.paths import GOLDEN
+from support.paths import corpus_files
 
 from txcodec import api
 from txcodec.kit.changes import to_json
-from txcodec.model.common import ToolResult, ToolUse
+from txcodec.model.common import ToolResult
+from txcodec.model.common import ToolUse
 from txcodec.model.loss import LossReport
 
 CASES = sorted(p for p in (GOLDEN / "claude_code").glob("*") if p.is_dir() and p.name != "scenarios") if (GOLDEN / "claude_code").is_dir() else []

@@ -11,7 +11,10 @@ from msgspec import UNSET
 from support.paths import SEEDS
 
 from txcodec import api
-from txcodec.model.common import Artifact, Command, Image, Text
+from txcodec.model.common import Artifact
+from txcodec.model.common import Command
+from txcodec.model.common import Image
+from txcodec.model.common import Text
 from txcodec.model.loss import LossReport
 
 SID = "11111111-2222-4333-8444-555555555555"

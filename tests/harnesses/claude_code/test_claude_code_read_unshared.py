@@ -16,23 +16,36 @@ from __future__ import annotations
 
 import msgspec
 import pytest
-from hypothesis import HealthCheck, given, note, settings
+from hypothesis import HealthCheck
+from hypothesis import given
+from hypothesis import note
+from hypothesis import settings
 from hypothesis import strategies as st
 from support import fuzzing
-from support.paths import GOLDEN, corpus_files
-from test_claude_code_read_golden import _SKIP, CASES, case_input
-from test_claude_code_roundtrip_property import _save, conversations
+from support.paths import GOLDEN
+from support.paths import corpus_files
+from test_claude_code_read_golden import _SKIP
+from test_claude_code_read_golden import CASES
+from test_claude_code_read_golden import case_input
+from test_claude_code_roundtrip_property import _save
+from test_claude_code_roundtrip_property import conversations
 
 from txcodec import api
-from txcodec.core.errors import TxcodecError, guarded
+from txcodec.core.errors import TxcodecError
+from txcodec.core.errors import guarded
 from txcodec.harnesses.claude_code import read as claude_read
 from txcodec.harnesses.claude_code.write import write
 from txcodec.harnesses.codex import write as codex_write
-from txcodec.kit import conform, registry
+from txcodec.kit import conform
+from txcodec.kit import registry
 from txcodec.kit.load import streamed as load_streamed
 from txcodec.kit.registry import WriteOptions
-from txcodec.model.common import Conversation, Message, Text, ToolUse
-from txcodec.model.loss import LossReport, UnreadLoss
+from txcodec.model.common import Conversation
+from txcodec.model.common import Message
+from txcodec.model.common import Text
+from txcodec.model.common import ToolUse
+from txcodec.model.loss import LossReport
+from txcodec.model.loss import UnreadLoss
 
 read = guarded(claude_read.read)  # as to_common calls it: too deep a mutant is an InputError
 _IMMUTABLE = (str, bytes, int, float, bool, type(None), type(msgspec.UNSET), msgspec.Raw)

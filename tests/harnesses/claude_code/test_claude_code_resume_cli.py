@@ -18,10 +18,15 @@ from support.paths import CORPUS
 
 from txcodec import api
 from txcodec.cli import main
-from txcodec.core.atomic import TargetExists, install_files
+from txcodec.core.atomic import TargetExists
+from txcodec.core.atomic import install_files
 from txcodec.resume_check import claude_code as claude_client
-from txcodec.resume_check.claude_code import claude_binary, claude_env, comparable, munge_cwd
-from txcodec.resume_check.mock.anthropic import AnthropicMock, request_messages
+from txcodec.resume_check.claude_code import claude_binary
+from txcodec.resume_check.claude_code import claude_env
+from txcodec.resume_check.claude_code import comparable
+from txcodec.resume_check.claude_code import munge_cwd
+from txcodec.resume_check.mock.anthropic import AnthropicMock
+from txcodec.resume_check.mock.anthropic import request_messages
 from txcodec.resume_check.mock.server import MockServer
 from txcodec.resume_check.process import run_client
 

@@ -10,24 +10,25 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import GOLDEN, corpus_files
+from tests.conftest import GOLDEN
+from tests.conftest import corpus_files
 from txcodec.harnesses.claude_code.write import write
 from txcodec.kit import registry
 from txcodec.kit.registry import WriteOptions
-from txcodec.model.common import (
-    Artifact,
-    Command,
-    Conversation,
-    Epoch,
-    Message,
-    Meta,
-    Text,
-    Thinking,
-    ToolResult,
-    ToolUse,
-)
+from txcodec.model.common import Artifact
+from txcodec.model.common import Command
+from txcodec.model.common import Conversation
+from txcodec.model.common import Epoch
+from txcodec.model.common import Message
+from txcodec.model.common import Meta
+from txcodec.model.common import Text
+from txcodec.model.common import Thinking
+from txcodec.model.common import ToolResult
+from txcodec.model.common import ToolUse
 from txcodec.model.loss import LossReport
-from txcodec.resume_check.claude_code import check_resume, claude_binary, comparable
+from txcodec.resume_check.claude_code import check_resume
+from txcodec.resume_check.claude_code import claude_binary
+from txcodec.resume_check.claude_code import comparable
 from txcodec.resume_check.report import find_client
 
 pytestmark = pytest.mark.real_client

@@ -23,33 +23,37 @@ from collections import Counter
 from pathlib import Path
 
 import msgspec
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
 from msgspec import UNSET
 
 import txcodec
-from txcodec.harnesses.claude_code.envelopes import CAVEAT_TEXT, strip_ansi
+from txcodec.harnesses.claude_code.envelopes import CAVEAT_TEXT
+from txcodec.harnesses.claude_code.envelopes import strip_ansi
 from txcodec.harnesses.claude_code.read import read
-from txcodec.harnesses.claude_code.write import MISSING_RESULT, TESTED_VERSION, entry_id, write
+from txcodec.harnesses.claude_code.write import MISSING_RESULT
+from txcodec.harnesses.claude_code.write import TESTED_VERSION
+from txcodec.harnesses.claude_code.write import entry_id
+from txcodec.harnesses.claude_code.write import write
 from txcodec.kit.registry import WriteOptions
-from txcodec.model.common import (
-    Artifact,
-    Child,
-    ChildLink,
-    Command,
-    Conversation,
-    Document,
-    Epoch,
-    Image,
-    Message,
-    Meta,
-    RawBlock,
-    Text,
-    Thinking,
-    ToolResult,
-    ToolUse,
-    Usage,
-)
+from txcodec.model.common import Artifact
+from txcodec.model.common import Child
+from txcodec.model.common import ChildLink
+from txcodec.model.common import Command
+from txcodec.model.common import Conversation
+from txcodec.model.common import Document
+from txcodec.model.common import Epoch
+from txcodec.model.common import Image
+from txcodec.model.common import Message
+from txcodec.model.common import Meta
+from txcodec.model.common import RawBlock
+from txcodec.model.common import Text
+from txcodec.model.common import Thinking
+from txcodec.model.common import ToolResult
+from txcodec.model.common import ToolUse
+from txcodec.model.common import Usage
 from txcodec.model.loss import LossReport
 from txcodec.model.native import Opaque
 from txcodec.model.tools import tool_kind

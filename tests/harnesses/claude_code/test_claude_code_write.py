@@ -6,25 +6,25 @@ from __future__ import annotations
 import json
 import uuid
 
-from hypothesis import given, settings
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
 
 from txcodec.harnesses.claude_code.envelopes import parse_envelope
-from txcodec.harnesses.claude_code.write import NAMESPACE, write
+from txcodec.harnesses.claude_code.write import NAMESPACE
+from txcodec.harnesses.claude_code.write import write
 from txcodec.kit.registry import WriteOptions
-from txcodec.model.common import (
-    Artifact,
-    Child,
-    ChildLink,
-    Command,
-    Conversation,
-    Epoch,
-    Message,
-    Meta,
-    Text,
-    ToolResult,
-    ToolUse,
-)
+from txcodec.model.common import Artifact
+from txcodec.model.common import Child
+from txcodec.model.common import ChildLink
+from txcodec.model.common import Command
+from txcodec.model.common import Conversation
+from txcodec.model.common import Epoch
+from txcodec.model.common import Message
+from txcodec.model.common import Meta
+from txcodec.model.common import Text
+from txcodec.model.common import ToolResult
+from txcodec.model.common import ToolUse
 from txcodec.model.loss import LossReport
 from txcodec.resume_check.mock.anthropic import violations
 

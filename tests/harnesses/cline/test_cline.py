@@ -8,19 +8,34 @@ import json
 import sqlite3
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
-from support.chat_views import REGEN, pretty
+from support.chat_views import REGEN
+from support.chat_views import pretty
 from support.paths import GOLDEN
 
 from txcodec import api
-from txcodec.core.errors import StoreError, TxcodecError, UnsafeId
-from txcodec.harnesses.cline import CODEC, HARNESS, detect, store
+from txcodec.core.errors import StoreError
+from txcodec.core.errors import TxcodecError
+from txcodec.core.errors import UnsafeId
+from txcodec.harnesses.cline import CODEC
+from txcodec.harnesses.cline import HARNESS
+from txcodec.harnesses.cline import detect
+from txcodec.harnesses.cline import store
 from txcodec.kit import registry
 from txcodec.kit.registry import WriteOptions
-from txcodec.model.common import Conversation, Message, Meta, Text, Thinking, ToolResult, ToolUse, Usage
+from txcodec.model.common import Conversation
+from txcodec.model.common import Message
+from txcodec.model.common import Meta
+from txcodec.model.common import Text
+from txcodec.model.common import Thinking
+from txcodec.model.common import ToolResult
+from txcodec.model.common import ToolUse
+from txcodec.model.common import Usage
 from txcodec.model.loss import LossReport
-from txcodec.model.native import decode_document, decode_session
+from txcodec.model.native import decode_document
+from txcodec.model.native import decode_session
 
 CASES = sorted(p for p in (GOLDEN / "cline").iterdir() if p.is_dir())
 GENUINE_DIR = GOLDEN / "cline" / "tool_call_resumed"

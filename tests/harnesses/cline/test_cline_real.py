@@ -21,7 +21,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from support.chat_views import view
-from support.cline_genuine import FIRST, SECOND, TIMEOUT, make_genuine
+from support.cline_genuine import FIRST
+from support.cline_genuine import SECOND
+from support.cline_genuine import TIMEOUT
+from support.cline_genuine import make_genuine
 from support.paths import GOLDEN
 
 from txcodec import api

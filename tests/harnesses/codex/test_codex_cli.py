@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 import zstandard
 from click.testing import CliRunner
-from support.paths import CORPUS, GOLDEN
+from support.paths import CORPUS
+from support.paths import GOLDEN
 
 from txcodec import api
 from txcodec.cli import main
@@ -70,7 +71,8 @@ def test_files_listing_is_the_listing_without_reading(store):
     """``discover_files`` (the Parquet export's listing) finds the rollouts ``discover``
     finds, under the ids their names give, without reading an uncompressed one; a broken
     compressed rollout is still read, and left out as ``discover`` leaves it out."""
-    from txcodec.harnesses.codex.store import discover, discover_files
+    from txcodec.harnesses.codex.store import discover
+    from txcodec.harnesses.codex.store import discover_files
 
     name = f"rollout-2026-01-02T03-04-05-{'0' * 8}-0000-7000-8000-{'0' * 12}.jsonl.zst"
     broken = store["home"] / "sessions/2026/01/02" / name

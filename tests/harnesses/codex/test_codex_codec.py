@@ -6,15 +6,21 @@ import json
 
 import msgspec
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
-from support.paths import CORPUS, corpus_files, manifest_sha256, sha256
+from support.paths import CORPUS
+from support.paths import corpus_files
+from support.paths import manifest_sha256
+from support.paths import sha256
 
 from txcodec import api
 from txcodec.harnesses.codex import HARNESS
 from txcodec.harnesses.codex import records as R
 from txcodec.harnesses.codex.codec import CODEC
-from txcodec.model.native import Opaque, decode_session
+from txcodec.model.native import Opaque
+from txcodec.model.native import decode_session
 
 CODEX_FILES = corpus_files("codex", suffixes=(".jsonl",))
 

@@ -3,18 +3,27 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import datetime
+from datetime import timezone
 
 import pytest
 import zstandard
-from support.paths import GOLDEN, corpus_files
+from support.paths import GOLDEN
+from support.paths import corpus_files
 
 from txcodec import api
 from txcodec.harnesses.codex import store
-from txcodec.harnesses.codex.write import TOOL_MAP, write
+from txcodec.harnesses.codex.write import TOOL_MAP
+from txcodec.harnesses.codex.write import write
 from txcodec.kit.changes import to_json
 from txcodec.kit.registry import WriteOptions
-from txcodec.model.common import Conversation, Message, Meta, Text, Thinking, ToolResult, ToolUse
+from txcodec.model.common import Conversation
+from txcodec.model.common import Message
+from txcodec.model.common import Meta
+from txcodec.model.common import Text
+from txcodec.model.common import Thinking
+from txcodec.model.common import ToolResult
+from txcodec.model.common import ToolUse
 from txcodec.model.common_json import from_json
 from txcodec.model.loss import LossReport
 from txcodec.model.tools import Patch

@@ -6,25 +6,26 @@ from __future__ import annotations
 import json
 
 import pytest
-from support.paths import CORPUS, GOLDEN
+from support.paths import CORPUS
+from support.paths import GOLDEN
 from test_codex_read_write import claude_like
 
 from txcodec import api
 from txcodec.harnesses.codex.write import write
 from txcodec.kit.registry import WriteOptions
-from txcodec.model.common import Text, ToolResult, ToolUse
+from txcodec.model.common import Text
+from txcodec.model.common import ToolResult
+from txcodec.model.common import ToolUse
 from txcodec.model.loss import LossReport
-from txcodec.resume_check.codex import (
-    Sandbox,
-    canonical_relpath,
-    check_resume,
-    codex_binary,
-    history_items,
-    install,
-    normalize,
-    picker_screen,
-    resume,
-)
+from txcodec.resume_check.codex import Sandbox
+from txcodec.resume_check.codex import canonical_relpath
+from txcodec.resume_check.codex import check_resume
+from txcodec.resume_check.codex import codex_binary
+from txcodec.resume_check.codex import history_items
+from txcodec.resume_check.codex import install
+from txcodec.resume_check.codex import normalize
+from txcodec.resume_check.codex import picker_screen
+from txcodec.resume_check.codex import resume
 from txcodec.resume_check.mock import responses as mock
 
 pytestmark = pytest.mark.real_client

@@ -9,19 +9,31 @@ import re
 import uuid
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
-from support.chat_views import REGEN, pretty
+from support.chat_views import REGEN
+from support.chat_views import pretty
 from support.paths import GOLDEN
 
 from txcodec import api
 from txcodec.core.errors import UnsafeId
-from txcodec.harnesses.copilot_cli import CODEC, HARNESS, detect, store
+from txcodec.harnesses.copilot_cli import CODEC
+from txcodec.harnesses.copilot_cli import HARNESS
+from txcodec.harnesses.copilot_cli import detect
+from txcodec.harnesses.copilot_cli import store
 from txcodec.harnesses.copilot_cli.records import Event
 from txcodec.harnesses.copilot_cli.write import CLIENT_VERSION
 from txcodec.kit import registry
 from txcodec.kit.registry import WriteOptions
-from txcodec.model.common import Conversation, Message, Meta, Text, Thinking, ToolResult, ToolUse, Usage
+from txcodec.model.common import Conversation
+from txcodec.model.common import Message
+from txcodec.model.common import Meta
+from txcodec.model.common import Text
+from txcodec.model.common import Thinking
+from txcodec.model.common import ToolResult
+from txcodec.model.common import ToolUse
+from txcodec.model.common import Usage
 from txcodec.model.loss import LossReport
 from txcodec.model.native import decode_session
 

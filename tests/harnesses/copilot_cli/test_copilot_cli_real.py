@@ -26,7 +26,8 @@ from support.paths import GOLDEN
 from txcodec import api
 from txcodec.cli import main
 from txcodec.resume_check import copilot_cli as copilot
-from txcodec.resume_check.mock.openai_chat import text, tool_call
+from txcodec.resume_check.mock.openai_chat import text
+from txcodec.resume_check.mock.openai_chat import tool_call
 
 pytestmark = pytest.mark.real_client
 

@@ -24,7 +24,8 @@ from txcodec import api
 from txcodec.cli import main
 from txcodec.core.atomic import install_files
 from txcodec.resume_check import droid
-from txcodec.resume_check.mock.openai_chat import text, tool_call
+from txcodec.resume_check.mock.openai_chat import text
+from txcodec.resume_check.mock.openai_chat import tool_call
 
 pytestmark = pytest.mark.real_client
 

@@ -6,15 +6,20 @@ from __future__ import annotations
 import json
 
 import msgspec
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
 from support.paths import GOLDEN
 
 from txcodec import api
-from txcodec.harnesses.gemini_cli import HARNESS, detect
+from txcodec.harnesses.gemini_cli import HARNESS
+from txcodec.harnesses.gemini_cli import detect
 from txcodec.harnesses.gemini_cli import records as R
 from txcodec.harnesses.gemini_cli.codec import CODEC
-from txcodec.model.native import Opaque, decode_document, decode_session
+from txcodec.model.native import Opaque
+from txcodec.model.native import decode_document
+from txcodec.model.native import decode_session
 
 CASES = GOLDEN / "gemini_cli"
 GENUINE = next((CASES / "tool_call_resumed").glob("session-*.jsonl"))

@@ -8,7 +8,8 @@ import json
 
 import pytest
 from support.paths import ROOT
-from support.scenarios.gemini_cli import ACK, SNAPSHOT
+from support.scenarios.gemini_cli import ACK
+from support.scenarios.gemini_cli import SNAPSHOT
 
 from txcodec import api
 from txcodec.model.common import Text

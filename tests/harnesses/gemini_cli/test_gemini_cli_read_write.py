@@ -11,11 +11,19 @@ import pytest
 from support.paths import GOLDEN
 
 from txcodec import api
-from txcodec.harnesses.gemini_cli import HARNESS, store
+from txcodec.harnesses.gemini_cli import HARNESS
+from txcodec.harnesses.gemini_cli import store
 from txcodec.harnesses.gemini_cli.codec import CODEC
 from txcodec.kit.changes import to_json
 from txcodec.kit.registry import WriteOptions
-from txcodec.model.common import Conversation, Message, Meta, Text, Thinking, ToolResult, ToolUse, Usage
+from txcodec.model.common import Conversation
+from txcodec.model.common import Message
+from txcodec.model.common import Meta
+from txcodec.model.common import Text
+from txcodec.model.common import Thinking
+from txcodec.model.common import ToolResult
+from txcodec.model.common import ToolUse
+from txcodec.model.common import Usage
 from txcodec.model.loss import LossReport
 from txcodec.model.native import decode_session
 

@@ -12,7 +12,10 @@ from pathlib import Path
 import pytest
 
 from txcodec import api
-from txcodec.model.common import Text, Thinking, ToolResult, ToolUse
+from txcodec.model.common import Text
+from txcodec.model.common import Thinking
+from txcodec.model.common import ToolResult
+from txcodec.model.common import ToolUse
 from txcodec.resume_check import gemini_cli as g
 from txcodec.resume_check.report import find_client
 

@@ -10,21 +10,35 @@ import shlex
 
 import pytest
 from click.testing import CliRunner
-from hypothesis import given, settings
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
-from support.chat_views import REGEN, pretty
+from support.chat_views import REGEN
+from support.chat_views import pretty
 from support.paths import GOLDEN
 
 from txcodec import api
 from txcodec.cli import main
 from txcodec.core.errors import UnsafeId
-from txcodec.harnesses.kimi_cli import CODEC, HARNESS, detect, store
+from txcodec.harnesses.kimi_cli import CODEC
+from txcodec.harnesses.kimi_cli import HARNESS
+from txcodec.harnesses.kimi_cli import detect
+from txcodec.harnesses.kimi_cli import store
 from txcodec.harnesses.kimi_cli.records import Record
 from txcodec.kit import registry
 from txcodec.kit.registry import WriteOptions
-from txcodec.model.common import Conversation, Image, Message, Meta, Text, Thinking, ToolResult, ToolUse, Usage
+from txcodec.model.common import Conversation
+from txcodec.model.common import Image
+from txcodec.model.common import Message
+from txcodec.model.common import Meta
+from txcodec.model.common import Text
+from txcodec.model.common import Thinking
+from txcodec.model.common import ToolResult
+from txcodec.model.common import ToolUse
+from txcodec.model.common import Usage
 from txcodec.model.loss import LossReport
-from txcodec.model.native import Opaque, decode_session
+from txcodec.model.native import Opaque
+from txcodec.model.native import decode_session
 
 CASES = sorted(p for p in (GOLDEN / "kimi_cli").iterdir() if p.is_dir())
 GENUINE = GOLDEN / "kimi_cli" / "tool_call_resumed" / "context.jsonl"

@@ -27,7 +27,8 @@ from txcodec.core.atomic import install_files
 from txcodec.harnesses.mistral_vibe.store import journal_errors
 from txcodec.model.loss import LossReport
 from txcodec.resume_check import mistral_vibe as vibe
-from txcodec.resume_check.mock.openai_chat import text, tool_call
+from txcodec.resume_check.mock.openai_chat import text
+from txcodec.resume_check.mock.openai_chat import tool_call
 
 pytestmark = pytest.mark.real_client
 

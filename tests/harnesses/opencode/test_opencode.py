@@ -10,19 +10,32 @@ import re
 import sqlite3
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
-from support.chat_views import REGEN, pretty
+from support.chat_views import REGEN
+from support.chat_views import pretty
 from support.paths import GOLDEN
 
 from txcodec import api
-from txcodec.core.errors import InputError, StoreError, UnsafeId
-from txcodec.harnesses import kilo, opencode
+from txcodec.core.errors import InputError
+from txcodec.core.errors import StoreError
+from txcodec.core.errors import UnsafeId
+from txcodec.harnesses import kilo
+from txcodec.harnesses import opencode
 from txcodec.harnesses.opencode import store
-from txcodec.harnesses.opencode.dialect import KILO, OPENCODE
+from txcodec.harnesses.opencode.dialect import KILO
+from txcodec.harnesses.opencode.dialect import OPENCODE
 from txcodec.kit import registry
 from txcodec.kit.registry import WriteOptions
-from txcodec.model.common import Conversation, Message, Meta, Text, Thinking, ToolResult, ToolUse, Usage
+from txcodec.model.common import Conversation
+from txcodec.model.common import Message
+from txcodec.model.common import Meta
+from txcodec.model.common import Text
+from txcodec.model.common import Thinking
+from txcodec.model.common import ToolResult
+from txcodec.model.common import ToolUse
+from txcodec.model.common import Usage
 from txcodec.model.loss import LossReport
 from txcodec.model.native import decode_document
 

@@ -28,10 +28,13 @@ from support.paths import GOLDEN
 
 from txcodec import api
 from txcodec.cli import main
-from txcodec.harnesses.opencode.dialect import KILO, OPENCODE
+from txcodec.harnesses.opencode.dialect import KILO
+from txcodec.harnesses.opencode.dialect import OPENCODE
 from txcodec.kit import registry
 from txcodec.resume_check import opencode as oc
-from txcodec.resume_check.mock.openai_chat import MODEL, text, tool_call
+from txcodec.resume_check.mock.openai_chat import MODEL
+from txcodec.resume_check.mock.openai_chat import text
+from txcodec.resume_check.mock.openai_chat import tool_call
 
 pytestmark = pytest.mark.real_client
 

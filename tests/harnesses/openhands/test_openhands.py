@@ -10,21 +10,35 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from hypothesis import given, settings
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
-from support.chat_views import REGEN, pretty
+from support.chat_views import REGEN
+from support.chat_views import pretty
 from support.paths import GOLDEN
 
-from txcodec import api, sessions
+from txcodec import api
+from txcodec import sessions
 from txcodec.cli import main
 from txcodec.core.errors import UnsafeId
-from txcodec.harnesses.openhands import CODEC, HARNESS, detect, store
+from txcodec.harnesses.openhands import CODEC
+from txcodec.harnesses.openhands import HARNESS
+from txcodec.harnesses.openhands import detect
+from txcodec.harnesses.openhands import store
 from txcodec.harnesses.openhands.write import SYSTEM_PROMPT
 from txcodec.kit import registry
 from txcodec.kit.registry import WriteOptions
-from txcodec.model.common import Conversation, Image, Message, Meta, Text, Thinking, ToolResult, ToolUse
+from txcodec.model.common import Conversation
+from txcodec.model.common import Image
+from txcodec.model.common import Message
+from txcodec.model.common import Meta
+from txcodec.model.common import Text
+from txcodec.model.common import Thinking
+from txcodec.model.common import ToolResult
+from txcodec.model.common import ToolUse
 from txcodec.model.loss import LossReport
-from txcodec.model.native import Opaque, decode_document
+from txcodec.model.native import Opaque
+from txcodec.model.native import decode_document
 
 CASES = sorted(p for p in (GOLDEN / "openhands").iterdir() if p.is_dir())
 GENUINE = GOLDEN / "openhands" / "tool_call_resumed" / "1124e205b2e047d19cd605c88100e9ff"

@@ -22,7 +22,8 @@ from support.paths import GOLDEN
 
 from txcodec import api
 from txcodec.cli import main
-from txcodec.model.common import Text, ToolResult
+from txcodec.model.common import Text
+from txcodec.model.common import ToolResult
 from txcodec.resume_check import openhands as oh
 from txcodec.resume_check.mock.openai_chat import tool_call
 

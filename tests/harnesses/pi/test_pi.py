@@ -5,18 +5,34 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
-from support.chat_views import check_golden, session_of
-from support.paths import GOLDEN, corpus_files
+from support.chat_views import check_golden
+from support.chat_views import session_of
+from support.paths import GOLDEN
+from support.paths import corpus_files
 
 from txcodec import api
-from txcodec.harnesses.pi import CODEC, HARNESS, detect, store
-from txcodec.harnesses.pi.records import MessageEntry, SessionHeader
+from txcodec.harnesses.pi import CODEC
+from txcodec.harnesses.pi import HARNESS
+from txcodec.harnesses.pi import detect
+from txcodec.harnesses.pi import store
+from txcodec.harnesses.pi.records import MessageEntry
+from txcodec.harnesses.pi.records import SessionHeader
 from txcodec.kit.registry import WriteOptions
-from txcodec.model.common import Conversation, Epoch, Message, Meta, Text, Thinking, ToolResult, ToolUse, Usage
+from txcodec.model.common import Conversation
+from txcodec.model.common import Epoch
+from txcodec.model.common import Message
+from txcodec.model.common import Meta
+from txcodec.model.common import Text
+from txcodec.model.common import Thinking
+from txcodec.model.common import ToolResult
+from txcodec.model.common import ToolUse
+from txcodec.model.common import Usage
 from txcodec.model.loss import LossReport
-from txcodec.model.native import Opaque, decode_session
+from txcodec.model.native import Opaque
+from txcodec.model.native import decode_session
 
 CASES = sorted(p for p in (GOLDEN / "pi").iterdir() if p.is_dir() and p.name != "scenarios")
 HEADER = {"type": "session", "version": 3, "id": "0190a0b0-0000-7000-8000-000000000001", "timestamp": "2025-01-01T00:00:00.000Z", "cwd": "/p"}

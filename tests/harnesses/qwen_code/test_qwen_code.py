@@ -5,20 +5,33 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
-from support.chat_views import check_golden, session_of
+from support.chat_views import check_golden
+from support.chat_views import session_of
 from support.paths import GOLDEN
 
 from txcodec import api
 from txcodec.harnesses.claude_code import detect as claude_detect
-from txcodec.harnesses.qwen_code import CODEC, HARNESS, detect, store
+from txcodec.harnesses.qwen_code import CODEC
+from txcodec.harnesses.qwen_code import HARNESS
+from txcodec.harnesses.qwen_code import detect
+from txcodec.harnesses.qwen_code import store
 from txcodec.harnesses.qwen_code.records import Record
 from txcodec.harnesses.qwen_code.write import CLIENT_VERSION
 from txcodec.kit.registry import WriteOptions
-from txcodec.model.common import Conversation, Message, Meta, Text, Thinking, ToolResult, ToolUse, Usage
+from txcodec.model.common import Conversation
+from txcodec.model.common import Message
+from txcodec.model.common import Meta
+from txcodec.model.common import Text
+from txcodec.model.common import Thinking
+from txcodec.model.common import ToolResult
+from txcodec.model.common import ToolUse
+from txcodec.model.common import Usage
 from txcodec.model.loss import LossReport
-from txcodec.model.native import Opaque, decode_session
+from txcodec.model.native import Opaque
+from txcodec.model.native import decode_session
 
 CASES = sorted(p for p in (GOLDEN / "qwen_code").iterdir() if p.is_dir() and p.name != "scenarios")
 

@@ -18,7 +18,8 @@ from support.paths import corpus_files
 from txcodec import api
 from txcodec.resume_check import pi as pi_client
 from txcodec.resume_check import qwen_code as qwen_client
-from txcodec.resume_check.mock.openai_chat import text, tool_call
+from txcodec.resume_check.mock.openai_chat import text
+from txcodec.resume_check.mock.openai_chat import tool_call
 
 pytestmark = pytest.mark.real_client
 

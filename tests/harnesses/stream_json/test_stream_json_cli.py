@@ -8,12 +8,14 @@ import json
 
 import pytest
 from click.testing import CliRunner
-from support.paths import GOLDEN, corpus_files
+from support.paths import GOLDEN
+from support.paths import corpus_files
 
 from txcodec import api
 from txcodec.cli import main
 from txcodec.harnesses.stream_json import read
-from txcodec.model.common import Text, Thinking
+from txcodec.model.common import Text
+from txcodec.model.common import Thinking
 from txcodec.model.loss import LossReport
 
 SJ = GOLDEN / "stream_json"

@@ -7,25 +7,28 @@ import json
 
 import msgspec
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
+from hypothesis import settings
 from hypothesis import strategies as st
-from support.paths import GOLDEN, corpus_files
+from support.paths import GOLDEN
+from support.paths import corpus_files
 
 from txcodec import api
-from txcodec.harnesses.claude_code.records import TextBlock, ToolResultBlock
-from txcodec.harnesses.stream_json import CODEC, detect
-from txcodec.harnesses.stream_json.records import (
-    AssistantLine,
-    ControlCancelRequestLine,
-    ControlRequestLine,
-    ControlResponseLine,
-    RateLimitEventLine,
-    ResultLine,
-    StreamEventLine,
-    SystemLine,
-    UserLine,
-)
-from txcodec.model.native import Opaque, decode_session
+from txcodec.harnesses.claude_code.records import TextBlock
+from txcodec.harnesses.claude_code.records import ToolResultBlock
+from txcodec.harnesses.stream_json import CODEC
+from txcodec.harnesses.stream_json import detect
+from txcodec.harnesses.stream_json.records import AssistantLine
+from txcodec.harnesses.stream_json.records import ControlCancelRequestLine
+from txcodec.harnesses.stream_json.records import ControlRequestLine
+from txcodec.harnesses.stream_json.records import ControlResponseLine
+from txcodec.harnesses.stream_json.records import RateLimitEventLine
+from txcodec.harnesses.stream_json.records import ResultLine
+from txcodec.harnesses.stream_json.records import StreamEventLine
+from txcodec.harnesses.stream_json.records import SystemLine
+from txcodec.harnesses.stream_json.records import UserLine
+from txcodec.model.native import Opaque
+from txcodec.model.native import decode_session
 
 CAPTURES = sorted((GOLDEN / "stream_json").glob("*/capture.jsonl"))
 INPUTS = sorted((GOLDEN / "stream_json").glob("*/input.jsonl"))

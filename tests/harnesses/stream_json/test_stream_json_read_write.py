@@ -10,22 +10,22 @@ import pytest
 from support.paths import GOLDEN
 
 from txcodec import api
-from txcodec.harnesses.stream_json import read, write, write_input
+from txcodec.harnesses.stream_json import read
+from txcodec.harnesses.stream_json import write
+from txcodec.harnesses.stream_json import write_input
 from txcodec.harnesses.stream_json.read import MISSING_PROMPT_TEXT
 from txcodec.kit.changes import to_json
 from txcodec.kit.registry import WriteOptions
-from txcodec.model.common import (
-    Child,
-    ChildLink,
-    Conversation,
-    Message,
-    Meta,
-    Text,
-    Thinking,
-    ToolResult,
-    ToolUse,
-    Usage,
-)
+from txcodec.model.common import Child
+from txcodec.model.common import ChildLink
+from txcodec.model.common import Conversation
+from txcodec.model.common import Message
+from txcodec.model.common import Meta
+from txcodec.model.common import Text
+from txcodec.model.common import Thinking
+from txcodec.model.common import ToolResult
+from txcodec.model.common import ToolUse
+from txcodec.model.common import Usage
 from txcodec.model.common_json import from_json
 from txcodec.model.loss import LossReport
 

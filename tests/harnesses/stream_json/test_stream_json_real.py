@@ -22,20 +22,34 @@ from concurrent.futures import ThreadPoolExecutor
 from types import SimpleNamespace
 
 import pytest
-from support.stream_json_scenarios import SCENARIOS, Capture, run
+from support.stream_json_scenarios import SCENARIOS
+from support.stream_json_scenarios import Capture
+from support.stream_json_scenarios import run
 
 from txcodec import api
 from txcodec.harnesses.claude_code.write import write as write_claude
-from txcodec.harnesses.stream_json import read, write_input
+from txcodec.harnesses.stream_json import read
+from txcodec.harnesses.stream_json import write_input
 from txcodec.harnesses.stream_json.read import MISSING_PROMPT_TEXT
 from txcodec.kit.registry import WriteOptions
-from txcodec.model.common import Conversation, Message, Text, ToolResult, ToolUse
+from txcodec.model.common import Conversation
+from txcodec.model.common import Message
+from txcodec.model.common import Text
+from txcodec.model.common import ToolResult
+from txcodec.model.common import ToolUse
 from txcodec.model.loss import LossReport
 from txcodec.model.native import decode_session
-from txcodec.resume_check.claude_code import check_resume, claude_binary, claude_env, comparable, munge_cwd
-from txcodec.resume_check.mock.anthropic import AnthropicMock, request_messages, text
+from txcodec.resume_check.claude_code import check_resume
+from txcodec.resume_check.claude_code import claude_binary
+from txcodec.resume_check.claude_code import claude_env
+from txcodec.resume_check.claude_code import comparable
+from txcodec.resume_check.claude_code import munge_cwd
+from txcodec.resume_check.mock.anthropic import AnthropicMock
+from txcodec.resume_check.mock.anthropic import request_messages
+from txcodec.resume_check.mock.anthropic import text
 from txcodec.resume_check.mock.server import MockServer
-from txcodec.resume_check.process import run_bytes, run_client
+from txcodec.resume_check.process import run_bytes
+from txcodec.resume_check.process import run_client
 from txcodec.resume_check.report import find_client
 
 pytestmark = pytest.mark.real_client

@@ -19,7 +19,8 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
@@ -70,7 +71,13 @@ class Scenario:
 
 
 def all_scenarios() -> list[Scenario]:
-    from . import claude_code, codex, gemini_cli, more_clients, pi, qwen_code, stream_json
+    from . import claude_code
+    from . import codex
+    from . import gemini_cli
+    from . import more_clients
+    from . import pi
+    from . import qwen_code
+    from . import stream_json
 
     found = [s for module in (claude_code, stream_json, codex, gemini_cli, qwen_code, pi) for s in module.SCENARIOS]
     found += more_clients.SCENARIOS
@@ -90,7 +97,8 @@ def regenerate(names: list[str] | None = None) -> None:
 
     from txcodec.kit import registry
 
-    from .views import check_resume, resumed_view
+    from .views import check_resume
+    from .views import resumed_view
 
     chosen = [s for s in all_scenarios()
               if not names or s.name in names or s.harness in names or f"{s.harness}/{s.name}" in names]

@@ -9,7 +9,12 @@ import base64
 import json
 from pathlib import Path
 
-from txcodec.resume_check.mock.anthropic import Reply, error, text, thinking, tool_use, tool_uses
+from txcodec.resume_check.mock.anthropic import Reply
+from txcodec.resume_check.mock.anthropic import error
+from txcodec.resume_check.mock.anthropic import text
+from txcodec.resume_check.mock.anthropic import thinking
+from txcodec.resume_check.mock.anthropic import tool_use
+from txcodec.resume_check.mock.anthropic import tool_uses
 
 from ..stream_json_scenarios import Invocation
 from ..stream_json_scenarios import Scenario as Run

@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import json
 
-from txcodec.resume_check.mock.openai_chat import Call, Reply, text, tool_call
+from txcodec.resume_check.mock.openai_chat import Call
+from txcodec.resume_check.mock.openai_chat import Reply
+from txcodec.resume_check.mock.openai_chat import text
+from txcodec.resume_check.mock.openai_chat import tool_call
 
 from . import Scenario
 
@@ -44,15 +47,17 @@ def _shell(harness: str, ident: str, command: str) -> Call:
 
 def _run(harness: str, turns) -> dict[str, bytes]:
     """Every turn through the real client, each resuming the previous one; the session file."""
-    from txcodec.resume_check import continue_cli, opencode
+    from txcodec.resume_check import continue_cli
     from txcodec.resume_check import copilot_cli as copilot
+    from txcodec.resume_check import opencode
 
     if harness == "copilot_cli":
         box = copilot.Copilot()
     elif harness == "continue_cli":
         box = continue_cli.Continue()
     else:
-        from txcodec.harnesses.opencode.dialect import KILO, OPENCODE
+        from txcodec.harnesses.opencode.dialect import KILO
+        from txcodec.harnesses.opencode.dialect import OPENCODE
 
         box = opencode.Opencode(KILO if harness == "kilo" else OPENCODE)
     with box:

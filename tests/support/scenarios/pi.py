@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import json
 
-from txcodec.resume_check.mock.openai_chat import Call, Reply, text, thinking, tool_call
+from txcodec.resume_check.mock.openai_chat import Call
+from txcodec.resume_check.mock.openai_chat import Reply
+from txcodec.resume_check.mock.openai_chat import text
+from txcodec.resume_check.mock.openai_chat import thinking
+from txcodec.resume_check.mock.openai_chat import tool_call
 
 from .qwen_code import chat_cli
 

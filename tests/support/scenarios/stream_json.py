@@ -4,9 +4,14 @@ local commands (printed as ``<synthetic>`` assistant lines) and a background age
 
 from __future__ import annotations
 
-from txcodec.resume_check.mock.anthropic import Reply, text, tool_use
+from txcodec.resume_check.mock.anthropic import Reply
+from txcodec.resume_check.mock.anthropic import text
+from txcodec.resume_check.mock.anthropic import tool_use
 
-from .claude_code import BACKGROUND, REDACTED, claude, has_text
+from .claude_code import BACKGROUND
+from .claude_code import REDACTED
+from .claude_code import claude
+from .claude_code import has_text
 
 
 def _line(kind: str, subtype: str | None = None):

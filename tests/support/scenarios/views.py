@@ -10,7 +10,15 @@ from typing import Any
 
 import msgspec
 
-from txcodec.model.common import Command, Document, Image, Message, RawBlock, Text, Thinking, ToolResult, ToolUse
+from txcodec.model.common import Command
+from txcodec.model.common import Document
+from txcodec.model.common import Image
+from txcodec.model.common import Message
+from txcodec.model.common import RawBlock
+from txcodec.model.common import Text
+from txcodec.model.common import Thinking
+from txcodec.model.common import ToolResult
+from txcodec.model.common import ToolUse
 
 
 def _json(value: Any) -> Any:
@@ -109,15 +117,13 @@ def check_resume(harness: str, path: Path, like: Path | None = None):
 
         return registry.get(harness).check_resume(path)
     from txcodec.api import read_bytes
-    from txcodec.resume_check.codex import (
-        Sandbox,
-        _carries_history,
-        _provider_of,
-        client_version,
-        codex_binary,
-        history_items,
-        resume,
-    )
+    from txcodec.resume_check.codex import Sandbox
+    from txcodec.resume_check.codex import _carries_history
+    from txcodec.resume_check.codex import _provider_of
+    from txcodec.resume_check.codex import client_version
+    from txcodec.resume_check.codex import codex_binary
+    from txcodec.resume_check.codex import history_items
+    from txcodec.resume_check.codex import resume
     from txcodec.resume_check.mock.responses import input_to_common
 
     CodexReport = _codex_report()

@@ -11,7 +11,11 @@ from __future__ import annotations
 from typing import Any
 
 from ...model.native import Opaque
-from .records import HEADER, TEXT, TOOL, USER, MarkdownLine
+from .records import HEADER
+from .records import TEXT
+from .records import TOOL
+from .records import USER
+from .records import MarkdownLine
 
 PREFIXES = ((USER, "#### "), (HEADER, "# "), (TOOL, "> "))
 

@@ -20,9 +20,13 @@ from pathlib import Path
 
 import msgspec
 
-from ...model.common import Conversation, Message, Meta, Text
+from ...model.common import Conversation
+from ...model.common import Message
+from ...model.common import Meta
+from ...model.common import Text
 from ...model.loss import LossReport
-from ...model.native import NativeSession, Opaque
+from ...model.native import NativeSession
+from ...model.native import Opaque
 
 STARTED = "# aider chat started at "
 

@@ -14,11 +14,13 @@ never over an existing one.
 from __future__ import annotations
 
 import os
-from datetime import datetime, timezone
+from datetime import datetime
+from datetime import timezone
 from pathlib import Path
 
 import msgspec
-from msgspec import UNSET, UnsetType
+from msgspec import UNSET
+from msgspec import UnsetType
 
 from ...core.atomic import install_files
 from ...kit.registry import Store

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...kit.registry import Later, lazy, package_harness
+from ...kit.registry import Later
+from ...kit.registry import lazy
+from ...kit.registry import package_harness
 
 _ID_KEYS = ("sessionId", "uuid", "leafUuid", "parentUuid")
 _JOURNAL = ("started", "result")
@@ -28,7 +30,8 @@ def _score(value: Any, record_types: dict, untagged: dict) -> int:
 def detect(sample: list[Any]) -> int:
     # the record structs are imported when a file is scored, not for every use of the
     # package (a file opening with Claude Code's signature is never scored)
-    from .records import RECORD_TYPES, UNTAGGED
+    from .records import RECORD_TYPES
+    from .records import UNTAGGED
 
     return sum(_score(value, RECORD_TYPES, UNTAGGED) for value in sample)
 

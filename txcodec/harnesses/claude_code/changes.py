@@ -10,18 +10,17 @@ from typing import Any
 from msgspec import UNSET
 
 from ...kit.registry import ChangesReader
-from ...model.changes import (
-    SHELL_TOOLS,
-    SUBAGENT_NOTE,
-    Call,
-    apply_hunks,
-    failed,
-    from_versions,
-    relative,
-    sha256,
-    shell_change,
-)
-from ...model.common import Change, Hunk
+from ...model.changes import SHELL_TOOLS
+from ...model.changes import SUBAGENT_NOTE
+from ...model.changes import Call
+from ...model.changes import apply_hunks
+from ...model.changes import failed
+from ...model.changes import from_versions
+from ...model.changes import relative
+from ...model.changes import sha256
+from ...model.changes import shell_change
+from ...model.common import Change
+from ...model.common import Hunk
 
 
 def extract(call: Call, cwd: Any, harness: str) -> Iterator[Change]:

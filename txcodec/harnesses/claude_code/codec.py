@@ -15,17 +15,22 @@ from typing import Any
 import msgspec
 
 from ...core.jsonl import BOM
-from ...model.native import (
-    Opaque,
-    bad_tag,
-    batch_decoder,
-    json_source,
-    merge_record,
-    opaque_for,
-    repairs_surrogates,
-    tag_of,
-)
-from .records import BLOCK_TYPES, RECORD_TYPES, UNTAGGED, PageRecord, Record, ResultPart, StreamedRecord, UnreadRecord
+from ...model.native import Opaque
+from ...model.native import bad_tag
+from ...model.native import batch_decoder
+from ...model.native import json_source
+from ...model.native import merge_record
+from ...model.native import opaque_for
+from ...model.native import repairs_surrogates
+from ...model.native import tag_of
+from .records import BLOCK_TYPES
+from .records import RECORD_TYPES
+from .records import UNTAGGED
+from .records import PageRecord
+from .records import Record
+from .records import ResultPart
+from .records import StreamedRecord
+from .records import UnreadRecord
 
 _decoder = msgspec.json.Decoder(Record)
 _dict_decoder = msgspec.json.Decoder()

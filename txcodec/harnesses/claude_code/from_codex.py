@@ -28,17 +28,25 @@ import io
 import mmap
 import os
 import re
-from collections.abc import Generator, Iterator
-from typing import Any, Union
+from collections.abc import Generator
+from collections.abc import Iterator
+from typing import Any
+from typing import Union
 
 import msgspec
-from msgspec import UNSET, UnsetType
+from msgspec import UNSET
+from msgspec import UnsetType
 
 from ...core.errors import InternalError
-from ...core.ids import is_safe_cwd, is_safe_relpath, is_uuid
+from ...core.ids import is_safe_cwd
+from ...core.ids import is_safe_relpath
+from ...core.ids import is_uuid
 from ...kit.registry import Written
 from ...model.loss import LossReport
-from ...model.native import Opaque, _one_object_per_line, builtins, line_spans
+from ...model.native import Opaque
+from ...model.native import _one_object_per_line
+from ...model.native import builtins
+from ...model.native import line_spans
 from ..codex import codec as codex_codec
 from ..codex import read as codex_read
 from ..codex import records as R

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import re
 from itertools import repeat
-from operator import attrgetter, is_
+from operator import attrgetter
+from operator import is_
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,9 @@ import msgspec
 from ...kit.registry import OriginReader
 from ...model.common import ForkedFrom
 from ...model.native import Line
-from ...model.origin import UUID, Origin, line_objects
+from ...model.origin import UUID
+from ...model.origin import Origin
+from ...model.origin import line_objects
 
 CLEAR_COMMAND = "<command-name>/clear</command-name>"
 CAVEAT = "<local-command-caveat>"

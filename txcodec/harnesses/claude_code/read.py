@@ -21,7 +21,8 @@ import operator
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from itertools import compress, repeat
+from itertools import compress
+from itertools import repeat
 from pathlib import Path
 from typing import Any
 
@@ -29,55 +30,65 @@ import msgspec
 from msgspec import UNSET
 
 from ...core.errors import MALFORMED
-from ...kit.read import UnknownKeys, report_lone_surrogate_lines, report_malformed, streamed_batches
-from ...model.common import (
-    Artifact,
-    Command,
-    Conversation,
-    Document,
-    Epoch,
-    Image,
-    Message,
-    Meta,
-    RawBlock,
-    RedactedThinking,
-    Text,
-    Thinking,
-    ToolResult,
-    ToolUse,
-    Usage,
-)
-from ...model.loss import Loss, LossReport, PageLoss, UnreadLoss
-from ...model.native import Line, NativeSession, Opaque, RawLines, builtins
+from ...kit.read import UnknownKeys
+from ...kit.read import report_lone_surrogate_lines
+from ...kit.read import report_malformed
+from ...kit.read import streamed_batches
+from ...model.common import Artifact
+from ...model.common import Command
+from ...model.common import Conversation
+from ...model.common import Document
+from ...model.common import Epoch
+from ...model.common import Image
+from ...model.common import Message
+from ...model.common import Meta
+from ...model.common import RawBlock
+from ...model.common import RedactedThinking
+from ...model.common import Text
+from ...model.common import Thinking
+from ...model.common import ToolResult
+from ...model.common import ToolUse
+from ...model.common import Usage
+from ...model.loss import Loss
+from ...model.loss import LossReport
+from ...model.loss import PageLoss
+from ...model.loss import UnreadLoss
+from ...model.native import Line
+from ...model.native import NativeSession
+from ...model.native import Opaque
+from ...model.native import RawLines
+from ...model.native import builtins
 from ...model.tools import tool_kind
 from . import envelopes
-from .codec import CODEC, PAGE_CODEC, STREAMED_CODEC, UNREAD_CODEC
-from .origin import FORKED_FROM, claude_origin
-from .records import (
-    SHOWN_KEYS,
-    AgentNameRecord,
-    AssistantRecord,
-    AttachmentBody,
-    AttachmentRecord,
-    CustomTitleRecord,
-    DocumentBlock,
-    ImageBlock,
-    PageUserRecord,
-    RedactedThinkingBlock,
-    ServerToolUseBlock,
-    ShownToolUseResult,
-    SkippedProgress,
-    StreamedUserRecord,
-    SummaryRecord,
-    SystemRecord,
-    TextBlock,
-    ThinkingBlock,
-    ToolReferenceBlock,
-    ToolResultBlock,
-    ToolUseBlock,
-    UserRecord,
-    tool_use_result_shape,
-)
+from .codec import CODEC
+from .codec import PAGE_CODEC
+from .codec import STREAMED_CODEC
+from .codec import UNREAD_CODEC
+from .origin import FORKED_FROM
+from .origin import claude_origin
+from .records import SHOWN_KEYS
+from .records import AgentNameRecord
+from .records import AssistantRecord
+from .records import AttachmentBody
+from .records import AttachmentRecord
+from .records import CustomTitleRecord
+from .records import DocumentBlock
+from .records import ImageBlock
+from .records import PageUserRecord
+from .records import RedactedThinkingBlock
+from .records import ServerToolUseBlock
+from .records import ShownToolUseResult
+from .records import SkippedProgress
+from .records import StreamedUserRecord
+from .records import SummaryRecord
+from .records import SystemRecord
+from .records import TextBlock
+from .records import ThinkingBlock
+from .records import ToolReferenceBlock
+from .records import ToolResultBlock
+from .records import ToolUseBlock
+from .records import UserRecord
+from .records import tool_use_result_shape
 
 HARNESS = "claude_code"
 INTERRUPT_PREFIX = "[Request interrupted by user"

@@ -14,10 +14,15 @@ kept as :class:`msgspec.Raw` and shape-checked where they are read.
 
 from __future__ import annotations
 
-from typing import Any, Literal, Union
+from typing import Any
+from typing import Literal
+from typing import Union
 
 import msgspec
-from msgspec import UNSET, Raw, UnsetType, field
+from msgspec import UNSET
+from msgspec import Raw
+from msgspec import UnsetType
+from msgspec import field
 
 # --- content blocks ----------------------------------------------------------------
 

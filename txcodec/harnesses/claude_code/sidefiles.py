@@ -20,7 +20,8 @@ convert any file it names). A folder that cannot be listed is noted in
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import TYPE_CHECKING

@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +30,10 @@ import msgspec
 
 from ...core.jsonl import BOM
 from ...kit.registry import Store
-from .sidefiles import AgentFile, SessionFiles, script_run_id, session_files
+from .sidefiles import AgentFile
+from .sidefiles import SessionFiles
+from .sidefiles import script_run_id
+from .sidefiles import session_files
 
 HARNESS = "claude_code"
 

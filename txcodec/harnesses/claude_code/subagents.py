@@ -25,12 +25,16 @@ from typing import Any
 
 from msgspec import UNSET
 
-from ...model.common import Child, ChildLink, Conversation
+from ...model.common import Child
+from ...model.common import ChildLink
+from ...model.common import Conversation
 from ...model.loss import LossReport
 from ...model.native import decode_session
 from .codec import CODEC
-from .records import AgentMeta, JournalStarted
-from .sidefiles import AgentFile, SessionFiles
+from .records import AgentMeta
+from .records import JournalStarted
+from .sidefiles import AgentFile
+from .sidefiles import SessionFiles
 
 
 @dataclass

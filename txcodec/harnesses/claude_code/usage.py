@@ -15,7 +15,8 @@ it the full way, so an odd line never changes a number.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
+from collections.abc import Iterator
 from pathlib import Path
 
 import msgspec

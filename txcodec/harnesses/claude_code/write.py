@@ -36,35 +36,45 @@ import hashlib
 import json
 import re
 import uuid
-from dataclasses import dataclass, field
-from typing import Any, Collection
+from dataclasses import dataclass
+from dataclasses import field
+from typing import Any
+from typing import Collection
 
 import msgspec
 from msgspec import UNSET
 
-from ...core.ids import check_uuid, derive_uuid, is_safe_id, is_uuid, safe_relpath, shown, uuid_namer
+from ...core.ids import check_uuid
+from ...core.ids import derive_uuid
+from ...core.ids import is_safe_id
+from ...core.ids import is_uuid
+from ...core.ids import safe_relpath
+from ...core.ids import shown
+from ...core.ids import uuid_namer
 from ...kit.changes import to_json
-from ...kit.registry import WriteOptions, Written
-from ...model.common import (
-    Artifact,
-    Block,
-    Child,
-    Command,
-    Conversation,
-    Document,
-    Epoch,
-    Image,
-    Message,
-    RawBlock,
-    RedactedThinking,
-    Text,
-    Thinking,
-    ToolResult,
-    ToolUse,
-)
+from ...kit.registry import WriteOptions
+from ...kit.registry import Written
+from ...model.common import Artifact
+from ...model.common import Block
+from ...model.common import Child
+from ...model.common import Command
+from ...model.common import Conversation
+from ...model.common import Document
+from ...model.common import Epoch
+from ...model.common import Image
+from ...model.common import Message
+from ...model.common import RawBlock
+from ...model.common import RedactedThinking
+from ...model.common import Text
+from ...model.common import Thinking
+from ...model.common import ToolResult
+from ...model.common import ToolUse
 from ...model.loss import LossReport
 from ...model.native import builtins
-from .envelopes import parse_envelope, render_caveat, render_command, render_output
+from .envelopes import parse_envelope
+from .envelopes import render_caveat
+from .envelopes import render_command
+from .envelopes import render_output
 
 # One fixed namespace for every id this writer makes (never change it: ids would move).
 NAMESPACE = uuid.UUID("5d3c1e0a-7f3b-5b8e-9c44-2f0a6c1d7e91")

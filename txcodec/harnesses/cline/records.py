@@ -15,7 +15,9 @@ from __future__ import annotations
 import re
 
 import msgspec
-from msgspec import UNSET, Raw, UnsetType
+from msgspec import UNSET
+from msgspec import Raw
+from msgspec import UnsetType
 
 # A user text as stored: the typed text inside ``<user_input>``, with the mode it was typed in.
 WRAPPED = re.compile(r"\A\s*<user_input(?: mode=\"([^\"]*)\")?>(.*)</user_input>\s*\Z", re.DOTALL)

@@ -21,17 +21,21 @@ from __future__ import annotations
 import json
 import os
 import re
-from datetime import datetime, timezone
+from datetime import datetime
+from datetime import timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+from typing import Any
 
 import msgspec
-from msgspec import UNSET, UnsetType
+from msgspec import UNSET
+from msgspec import UnsetType
 
 from ...core.atomic import stage
 from ...core.errors import StoreError
 from ...kit.registry import Store
-from ...kit.store import described, files_under
+from ...kit.store import described
+from ...kit.store import files_under
 
 if TYPE_CHECKING:
     import sqlite3

@@ -27,10 +27,20 @@ import msgspec
 
 from ...core.errors import UnsafeId
 from ...kit import write as writekit
-from ...kit.registry import WriteOptions, Written
-from ...model.common import Conversation, Image, Message, Text, Thinking, ToolResult, ToolUse
+from ...kit.registry import WriteOptions
+from ...kit.registry import Written
+from ...model.common import Conversation
+from ...model.common import Image
+from ...model.common import Message
+from ...model.common import Text
+from ...model.common import Thinking
+from ...model.common import ToolResult
+from ...model.common import ToolUse
 from ...model.loss import LossReport
-from .store import NATIVE_ID, SAFE_ID, record_relpath, session_relpath
+from .store import NATIVE_ID
+from .store import SAFE_ID
+from .store import record_relpath
+from .store import session_relpath
 
 INTERRUPTED = "[Tool call interrupted: no result was recorded]"
 _ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789"

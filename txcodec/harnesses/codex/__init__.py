@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...kit.registry import Later, package_harness
+from ...kit.registry import Later
+from ...kit.registry import package_harness
 
 # Envelope line types newer builds write that the codec keeps as OtherLine.
 _NEWER_LINES = {"world_state", "token_usage_record", "inter_agent_communication_metadata"}
@@ -18,7 +19,8 @@ def detect(sample: list[Any]) -> int:
     # for every use of the package (a rollout opening with Codex's signature is never
     # scored, and usage reads one without txcodec.model.native)
     from ...model.native import tag_of
-    from .records import LINE_TYPES, RESPONSE_ITEM_TYPES
+    from .records import LINE_TYPES
+    from .records import RESPONSE_ITEM_TYPES
 
     score = 0
     for n, value in enumerate(sample):

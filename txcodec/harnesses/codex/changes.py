@@ -10,17 +10,17 @@ from typing import Any
 from msgspec import UNSET
 
 from ...kit.registry import ChangesReader
-from ...model.changes import (
-    SHELL_TOOLS,
-    Call,
-    diff_hunks,
-    parse_unified,
-    relative,
-    result_text,
-    sha256,
-    shell_change,
-)
-from ...model.common import Change, Conversation, Hunk
+from ...model.changes import SHELL_TOOLS
+from ...model.changes import Call
+from ...model.changes import diff_hunks
+from ...model.changes import parse_unified
+from ...model.changes import relative
+from ...model.changes import result_text
+from ...model.changes import sha256
+from ...model.changes import shell_change
+from ...model.common import Change
+from ...model.common import Conversation
+from ...model.common import Hunk
 
 # the text Codex's apply_patch answers with when the patch applied (in the codex 0.171 binary)
 CODEX_PATCH_OK = "Success. Updated the following files"

@@ -15,17 +15,21 @@ from typing import Any
 
 import msgspec
 
-from ...model.native import Opaque, bad_tag, batch_decoder, json_source, merge_record, opaque_for, repairs_surrogates
-from .records import (
-    LINE_TYPES,
-    PAYLOAD_TYPES,
-    RESPONSE_ITEM_TYPES,
-    LegacyMeta,
-    LegacyState,
-    OtherLine,
-    ResponseItem,
-    RolloutLine,
-)
+from ...model.native import Opaque
+from ...model.native import bad_tag
+from ...model.native import batch_decoder
+from ...model.native import json_source
+from ...model.native import merge_record
+from ...model.native import opaque_for
+from ...model.native import repairs_surrogates
+from .records import LINE_TYPES
+from .records import PAYLOAD_TYPES
+from .records import RESPONSE_ITEM_TYPES
+from .records import LegacyMeta
+from .records import LegacyState
+from .records import OtherLine
+from .records import ResponseItem
+from .records import RolloutLine
 
 _decoder = msgspec.json.Decoder(RolloutLine)
 _dict_decoder = msgspec.json.Decoder()

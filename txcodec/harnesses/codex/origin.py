@@ -9,7 +9,8 @@ from typing import Any
 from ...kit.registry import OriginReader
 from ...model.common import ForkedFrom
 from ...model.native import Line
-from ...model.origin import Origin, line_objects
+from ...model.origin import Origin
+from ...model.origin import line_objects
 
 
 def codex_origin(lines: list[Any], path: Path | None = None, source: bytes | None = None,
@@ -41,7 +42,8 @@ def codex_meta_candidates(lines: list[Any]) -> list[Any]:
     name no session: msgspec takes a tagged line only when every "type" key in it agrees
     with the tag, so its last "type" (the one a plain decode keeps) is not
     "session_meta". Leaving them out spares a search of nearly every line."""
-    from .records import EventMsgLine, ResponseItemLine
+    from .records import EventMsgLine
+    from .records import ResponseItemLine
 
     skip = (ResponseItemLine, EventMsgLine)
     return [line for line in lines if type(line) is not Line or type(line._record) not in skip]

@@ -33,31 +33,31 @@ from typing import Any
 import msgspec
 from msgspec import UNSET
 
-from ...kit.read import (
-    MALFORMED,
-    report_lone_surrogate_lines,
-    report_lone_surrogates,
-    report_malformed,
-    streamed_batches,
-)
-from ...model.common import (
-    Conversation,
-    Epoch,
-    Image,
-    Message,
-    Meta,
-    RawBlock,
-    Text,
-    Thinking,
-    ToolResult,
-    ToolUse,
-    Usage,
-)
+from ...kit.read import MALFORMED
+from ...kit.read import report_lone_surrogate_lines
+from ...kit.read import report_lone_surrogates
+from ...kit.read import report_malformed
+from ...kit.read import streamed_batches
+from ...model.common import Conversation
+from ...model.common import Epoch
+from ...model.common import Image
+from ...model.common import Message
+from ...model.common import Meta
+from ...model.common import RawBlock
+from ...model.common import Text
+from ...model.common import Thinking
+from ...model.common import ToolResult
+from ...model.common import ToolUse
+from ...model.common import Usage
 from ...model.loss import LossReport
-from ...model.native import NativeSession, Opaque, builtins, decode_session
+from ...model.native import NativeSession
+from ...model.native import Opaque
+from ...model.native import builtins
+from ...model.native import decode_session
 from ...model.tools import tool_kind
 from . import records as R
-from .origin import codex_meta_candidates, codex_origin
+from .origin import codex_meta_candidates
+from .origin import codex_origin
 from .prelude import prelude_kind
 
 # UI events that repeat what a response item or the ``compacted`` line already carries:

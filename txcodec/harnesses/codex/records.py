@@ -23,10 +23,13 @@ edited ones into their original object). ``UNSET`` keeps "absent" apart from ``n
 
 from __future__ import annotations
 
-from typing import Any, Union
+from typing import Any
+from typing import Union
 
 import msgspec
-from msgspec import UNSET, Raw, UnsetType
+from msgspec import UNSET
+from msgspec import Raw
+from msgspec import UnsetType
 
 
 class _S(msgspec.Struct, omit_defaults=True):

@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
-from msgspec import UNSET, UnsetType
+from msgspec import UNSET
+from msgspec import UnsetType
 
 from ...core.atomic import write_atomic
 from ...core.jsonl import split_lines

@@ -23,7 +23,8 @@ from collections.abc import Iterable
 from typing import Any
 
 import msgspec
-from msgspec import UNSET, UnsetType
+from msgspec import UNSET
+from msgspec import UnsetType
 
 from ...kit.registry import UsageReader
 

@@ -26,34 +26,39 @@ import re
 import shlex
 import types
 import uuid
-from datetime import datetime, timezone
-from typing import Any, Callable
+from datetime import datetime
+from datetime import timezone
+from typing import Any
+from typing import Callable
 
 import msgspec
 from msgspec import UNSET
 
-from ...core.errors import MALFORMED, UnsafeId
-from ...core.ids import is_safe_id, safe_relpath, shown
-from ...kit.registry import WriteOptions, Written
-from ...model.common import (
-    Command,
-    Conversation,
-    Document,
-    Image,
-    Message,
-    RawBlock,
-    RedactedThinking,
-    Text,
-    Thinking,
-    ToolResult,
-    ToolUse,
-    Usage,
-)
+from ...core.errors import MALFORMED
+from ...core.errors import UnsafeId
+from ...core.ids import is_safe_id
+from ...core.ids import safe_relpath
+from ...core.ids import shown
+from ...kit.registry import WriteOptions
+from ...kit.registry import Written
+from ...model.common import Command
+from ...model.common import Conversation
+from ...model.common import Document
+from ...model.common import Image
+from ...model.common import Message
+from ...model.common import RawBlock
+from ...model.common import RedactedThinking
+from ...model.common import Text
+from ...model.common import Thinking
+from ...model.common import ToolResult
+from ...model.common import ToolUse
+from ...model.common import Usage
 from ...model.loss import LossReport
 from ...model.native import builtins
 from . import records as R
 from .codec import CODEC
-from .prelude import DEVELOPER_KINDS, prelude_kind
+from .prelude import DEVELOPER_KINDS
+from .prelude import prelude_kind
 from .store import rollout_relpath
 
 CLI_VERSION = "0.171.0"  # the Codex version the written files are tested against

@@ -15,8 +15,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...kit.read import call_arguments, content_blocks, implied_stop, line_dicts, malformed, url_image
-from ...model.common import Block, Conversation, Epoch, Message, Meta, Text, ToolResult, ToolUse, Usage
+from ...kit.read import call_arguments
+from ...kit.read import content_blocks
+from ...kit.read import implied_stop
+from ...kit.read import line_dicts
+from ...kit.read import malformed
+from ...kit.read import url_image
+from ...model.common import Block
+from ...model.common import Conversation
+from ...model.common import Epoch
+from ...model.common import Message
+from ...model.common import Meta
+from ...model.common import Text
+from ...model.common import ToolResult
+from ...model.common import ToolUse
+from ...model.common import Usage
 from ...model.loss import LossReport
 from ...model.native import NativeSession
 from ...model.tools import tool_kind

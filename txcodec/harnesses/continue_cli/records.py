@@ -14,7 +14,9 @@ The items vary and stay :class:`msgspec.Raw`, so unknown keys survive in the byt
 from __future__ import annotations
 
 import msgspec
-from msgspec import UNSET, Raw, UnsetType
+from msgspec import UNSET
+from msgspec import Raw
+from msgspec import UnsetType
 
 
 class Session(msgspec.Struct, rename="camel", omit_defaults=True):

@@ -14,16 +14,20 @@ import json
 import os
 import re
 import time
-from datetime import datetime, timezone
+from datetime import datetime
+from datetime import timezone
 from pathlib import Path
 
 import msgspec
-from msgspec import UNSET, UnsetType
+from msgspec import UNSET
+from msgspec import UnsetType
 
-from ...core.atomic import install_files, write_atomic
+from ...core.atomic import install_files
+from ...core.atomic import write_atomic
 from ...core.errors import StoreError
 from ...kit.registry import Store
-from ...kit.store import files_under, listed
+from ...kit.store import files_under
+from ...kit.store import listed
 
 INDEX = "sessions.json"
 # an id that can name a file in the sessions folder as it is

@@ -23,10 +23,18 @@ from typing import Any
 import msgspec
 
 from ...kit import write as writekit
-from ...kit.registry import WriteOptions, Written
-from ...model.common import Conversation, Image, Message, Text, Thinking, ToolResult, ToolUse
+from ...kit.registry import WriteOptions
+from ...kit.registry import Written
+from ...model.common import Conversation
+from ...model.common import Image
+from ...model.common import Message
+from ...model.common import Text
+from ...model.common import Thinking
+from ...model.common import ToolResult
+from ...model.common import ToolUse
 from ...model.loss import LossReport
-from .store import SAFE_ID, session_relpath
+from .store import SAFE_ID
+from .store import session_relpath
 
 INTERRUPTED = "[Tool call interrupted: no result was recorded]"
 _NAMESPACE = uuid.UUID("3a8f0d4c-2b7e-4f61-8d2c-5e9b1a7c4f08")

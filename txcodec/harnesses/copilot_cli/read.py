@@ -24,8 +24,18 @@ from typing import Any
 
 import msgspec
 
-from ...kit.read import implied_stop, line_dicts, malformed
-from ...model.common import Conversation, Epoch, Message, Meta, Text, Thinking, ToolResult, ToolUse, Usage
+from ...kit.read import implied_stop
+from ...kit.read import line_dicts
+from ...kit.read import malformed
+from ...model.common import Conversation
+from ...model.common import Epoch
+from ...model.common import Message
+from ...model.common import Meta
+from ...model.common import Text
+from ...model.common import Thinking
+from ...model.common import ToolResult
+from ...model.common import ToolUse
+from ...model.common import Usage
 from ...model.loss import LossReport
 from ...model.native import NativeSession
 from ...model.tools import tool_kind

@@ -15,7 +15,9 @@ unknown keys survive in the line's bytes.
 from __future__ import annotations
 
 import msgspec
-from msgspec import UNSET, Raw, UnsetType
+from msgspec import UNSET
+from msgspec import Raw
+from msgspec import UnsetType
 
 # what the reader turns into conversation; every other type is bookkeeping for it
 CONVERSATION_TYPES = (

@@ -16,7 +16,12 @@ from pathlib import Path
 import msgspec
 
 from ...kit.registry import Store
-from ...kit.store import LineSessionInfo, file_lines, files_under, listed, peeks, stamp
+from ...kit.store import LineSessionInfo
+from ...kit.store import file_lines
+from ...kit.store import files_under
+from ...kit.store import listed
+from ...kit.store import peeks
+from ...kit.store import stamp
 
 UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\Z", re.IGNORECASE)  # \Z: no newline after
 

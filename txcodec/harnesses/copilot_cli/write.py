@@ -19,16 +19,24 @@ thinking without text, thinking signatures from another provider) is in the loss
 from __future__ import annotations
 
 import uuid
-from datetime import datetime, timezone
+from datetime import datetime
+from datetime import timezone
 from typing import Any
 
 import msgspec
 
 from ...kit import write as writekit
-from ...kit.registry import WriteOptions, Written
-from ...model.common import Conversation, Message, Text, Thinking, ToolResult, ToolUse
+from ...kit.registry import WriteOptions
+from ...kit.registry import Written
+from ...model.common import Conversation
+from ...model.common import Message
+from ...model.common import Text
+from ...model.common import Thinking
+from ...model.common import ToolResult
+from ...model.common import ToolUse
 from ...model.loss import LossReport
-from .store import UUID, session_relpath
+from .store import UUID
+from .store import session_relpath
 
 CLIENT_VERSION = "1.0.102"
 DEFAULT_CWD = "/"

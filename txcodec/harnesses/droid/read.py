@@ -12,8 +12,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...kit.read import implied_stop, line_dicts
-from ...model.common import Block, Conversation, Image, Message, Meta, RawBlock, Text, Thinking, ToolResult, ToolUse
+from ...kit.read import implied_stop
+from ...kit.read import line_dicts
+from ...model.common import Block
+from ...model.common import Conversation
+from ...model.common import Image
+from ...model.common import Message
+from ...model.common import Meta
+from ...model.common import RawBlock
+from ...model.common import Text
+from ...model.common import Thinking
+from ...model.common import ToolResult
+from ...model.common import ToolUse
 from ...model.loss import LossReport
 from ...model.native import NativeSession
 from ...model.tools import tool_kind

@@ -12,7 +12,9 @@ unknown keys survive in the line's bytes.
 from __future__ import annotations
 
 import msgspec
-from msgspec import UNSET, Raw, UnsetType
+from msgspec import UNSET
+from msgspec import Raw
+from msgspec import UnsetType
 
 
 class Record(msgspec.Struct, omit_defaults=True):

@@ -11,10 +11,15 @@ import re
 from pathlib import Path
 
 import msgspec
-from msgspec import UNSET, UnsetType
+from msgspec import UNSET
+from msgspec import UnsetType
 
 from ...kit.registry import Store
-from ...kit.store import file_lines, files_under, listed, peeks, stamp
+from ...kit.store import file_lines
+from ...kit.store import files_under
+from ...kit.store import listed
+from ...kit.store import peeks
+from ...kit.store import stamp
 
 UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\Z", re.IGNORECASE)  # \Z: no newline after
 

@@ -22,12 +22,21 @@ from typing import Any
 import msgspec
 
 from ...core.errors import UnsafeId
-from ...core.ids import is_safe_relpath, shown
+from ...core.ids import is_safe_relpath
+from ...core.ids import shown
 from ...kit import write as writekit
-from ...kit.registry import WriteOptions, Written
-from ...model.common import Conversation, Image, Message, Text, Thinking, ToolResult, ToolUse
+from ...kit.registry import WriteOptions
+from ...kit.registry import Written
+from ...model.common import Conversation
+from ...model.common import Image
+from ...model.common import Message
+from ...model.common import Text
+from ...model.common import Thinking
+from ...model.common import ToolResult
+from ...model.common import ToolUse
 from ...model.loss import LossReport
-from .store import UUID, session_relpath
+from .store import UUID
+from .store import session_relpath
 
 INTERRUPTED = "[Tool call interrupted: no result was recorded]"
 EPOCH = "1970-01-01T00:00:00.000Z"

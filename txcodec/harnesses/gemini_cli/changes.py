@@ -10,7 +10,12 @@ from typing import Any
 from msgspec import UNSET
 
 from ...kit.registry import ChangesReader
-from ...model.changes import SHELL_TOOLS, Call, failed, from_versions, parse_unified, shell_change
+from ...model.changes import SHELL_TOOLS
+from ...model.changes import Call
+from ...model.changes import failed
+from ...model.changes import from_versions
+from ...model.changes import parse_unified
+from ...model.changes import shell_change
 from ...model.common import Change
 
 

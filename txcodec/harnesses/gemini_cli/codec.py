@@ -16,8 +16,14 @@ from typing import Any
 import msgspec
 
 from ...kit.codec import JsonCodec
-from ...model.native import Opaque, json_source, opaque_for, repairs_surrogates
-from .records import MessageRecord, Metadata, Rewind, SetRecord
+from ...model.native import Opaque
+from ...model.native import json_source
+from ...model.native import opaque_for
+from ...model.native import repairs_surrogates
+from .records import MessageRecord
+from .records import Metadata
+from .records import Rewind
+from .records import SetRecord
 
 _peek = msgspec.json.Decoder()
 

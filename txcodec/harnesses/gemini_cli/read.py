@@ -29,28 +29,38 @@ from typing import Any
 import msgspec
 from msgspec import UNSET
 
-from ...core.ids import inside, is_safe_id, shown
-from ...kit.read import load_file, malformed
-from ...model.common import (
-    Block,
-    Child,
-    ChildLink,
-    Conversation,
-    Document,
-    Image,
-    Message,
-    Meta,
-    RawBlock,
-    Text,
-    Thinking,
-    ToolResult,
-    ToolUse,
-    Usage,
-)
+from ...core.ids import inside
+from ...core.ids import is_safe_id
+from ...core.ids import shown
+from ...kit.read import load_file
+from ...kit.read import malformed
+from ...model.common import Block
+from ...model.common import Child
+from ...model.common import ChildLink
+from ...model.common import Conversation
+from ...model.common import Document
+from ...model.common import Image
+from ...model.common import Message
+from ...model.common import Meta
+from ...model.common import RawBlock
+from ...model.common import Text
+from ...model.common import Thinking
+from ...model.common import ToolResult
+from ...model.common import ToolUse
+from ...model.common import Usage
 from ...model.loss import LossReport
-from ...model.native import NativeSession, Opaque, plain
+from ...model.native import NativeSession
+from ...model.native import Opaque
+from ...model.native import plain
 from ...model.tools import tool_kind
-from .records import Content, MessageRecord, Metadata, Part, Rewind, SetRecord, Tokens, ToolCall
+from .records import Content
+from .records import MessageRecord
+from .records import Metadata
+from .records import Part
+from .records import Rewind
+from .records import SetRecord
+from .records import Tokens
+from .records import ToolCall
 
 CONTEXT_PREFIXES = ("<session_context>", "<hook_context>")
 _META_FIELDS = ("start_time", "last_updated", "summary", "memory_scratchpad", "directories", "kind")

@@ -22,10 +22,13 @@ Anything else rides along as :class:`~txcodec.model.native.Opaque`. ``content`` 
 
 from __future__ import annotations
 
-from typing import Any, Union
+from typing import Any
+from typing import Union
 
 import msgspec
-from msgspec import UNSET, UnsetType, field
+from msgspec import UNSET
+from msgspec import UnsetType
+from msgspec import field
 
 
 class _S(msgspec.Struct, rename="camel", omit_defaults=True):

@@ -27,11 +27,16 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
-from msgspec import UNSET, UnsetType
+from msgspec import UNSET
+from msgspec import UnsetType
 
-from ...core.atomic import clean_stale, stage, write_atomic
-from ...core.errors import InputError, UnsafeId
-from ...core.ids import is_safe_relpath, shown
+from ...core.atomic import clean_stale
+from ...core.atomic import stage
+from ...core.atomic import write_atomic
+from ...core.errors import InputError
+from ...core.errors import UnsafeId
+from ...core.ids import is_safe_relpath
+from ...core.ids import shown
 from ...core.jsonl import split_lines
 from ...kit.registry import Store
 from ...model.native import json_source

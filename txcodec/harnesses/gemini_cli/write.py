@@ -32,33 +32,51 @@ from __future__ import annotations
 import json
 import os
 import uuid
-from datetime import datetime, timezone
+from datetime import datetime
+from datetime import timezone
 from typing import Any
 
 import msgspec
 from msgspec import UNSET
 
 from ...core.dates import parse_timestamp
-from ...core.ids import check_id, checked_cwd, derive_uuid, is_safe_id, safe_relpath, shown, source_cwd
-from ...kit.registry import WriteOptions, Written
-from ...model.common import (
-    Artifact,
-    Command,
-    Conversation,
-    Document,
-    Image,
-    Message,
-    RawBlock,
-    RedactedThinking,
-    Text,
-    Thinking,
-    ToolResult,
-    ToolUse,
-)
+from ...core.ids import check_id
+from ...core.ids import checked_cwd
+from ...core.ids import derive_uuid
+from ...core.ids import is_safe_id
+from ...core.ids import safe_relpath
+from ...core.ids import shown
+from ...core.ids import source_cwd
+from ...kit.registry import WriteOptions
+from ...kit.registry import Written
+from ...model.common import Artifact
+from ...model.common import Command
+from ...model.common import Conversation
+from ...model.common import Document
+from ...model.common import Image
+from ...model.common import Message
+from ...model.common import RawBlock
+from ...model.common import RedactedThinking
+from ...model.common import Text
+from ...model.common import Thinking
+from ...model.common import ToolResult
+from ...model.common import ToolUse
 from ...model.loss import LossReport
 from ...model.native import builtins
-from .records import Blob, FileData, FunctionResponse, MessageRecord, Metadata, Part, Thought, Tokens, ToolCall
-from .store import MARKER, REGISTRY, project_hash, session_file_name, slugify
+from .records import Blob
+from .records import FileData
+from .records import FunctionResponse
+from .records import MessageRecord
+from .records import Metadata
+from .records import Part
+from .records import Thought
+from .records import Tokens
+from .records import ToolCall
+from .store import MARKER
+from .store import REGISTRY
+from .store import project_hash
+from .store import session_file_name
+from .store import slugify
 
 _NS = uuid.UUID("6f1e0d1c-56a5-4a55-9d47-0b1f6f9a2c11")
 _HIDDEN = ("/", "?", "<session_context>", "<hook_context>")

@@ -20,12 +20,26 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...kit.read import add_result, chat_tool_calls, implied_stop, line_dicts, malformed, url_image
-from ...model.common import Conversation, Message, Meta, RawBlock, Text, Thinking, ToolResult
+from ...kit.read import add_result
+from ...kit.read import chat_tool_calls
+from ...kit.read import implied_stop
+from ...kit.read import line_dicts
+from ...kit.read import malformed
+from ...kit.read import url_image
+from ...model.common import Conversation
+from ...model.common import Message
+from ...model.common import Meta
+from ...model.common import RawBlock
+from ...model.common import Text
+from ...model.common import Thinking
+from ...model.common import ToolResult
 from ...model.loss import LossReport
 from ...model.native import NativeSession
-from . import TOOL_KINDS, store
-from .records import CHECKPOINT, SYSTEM_PROMPT, USAGE
+from . import TOOL_KINDS
+from . import store
+from .records import CHECKPOINT
+from .records import SYSTEM_PROMPT
+from .records import USAGE
 
 
 def read(session: NativeSession, loss: LossReport) -> Conversation:

@@ -18,7 +18,9 @@ line's bytes.
 from __future__ import annotations
 
 import msgspec
-from msgspec import UNSET, Raw, UnsetType
+from msgspec import UNSET
+from msgspec import Raw
+from msgspec import UnsetType
 
 # the client's bookkeeping lines, beside the chat messages
 SYSTEM_PROMPT, CHECKPOINT, USAGE = "_system_prompt", "_checkpoint", "_usage"

@@ -19,13 +19,21 @@ import os
 from pathlib import Path
 
 import msgspec
-from msgspec import UNSET, UnsetType
+from msgspec import UNSET
+from msgspec import UnsetType
 
-from ...core.atomic import install_files, write_atomic
-from ...core.errors import InputError, StoreError
-from ...core.ids import check_id, is_safe_relpath, shown
+from ...core.atomic import install_files
+from ...core.atomic import write_atomic
+from ...core.errors import InputError
+from ...core.errors import StoreError
+from ...core.ids import check_id
+from ...core.ids import is_safe_relpath
+from ...core.ids import shown
 from ...kit.registry import Store
-from ...kit.store import described, file_lines, files_under, peeks
+from ...kit.store import described
+from ...kit.store import file_lines
+from ...kit.store import files_under
+from ...kit.store import peeks
 
 REGISTRY = "kimi.json"
 CONTEXT = "context.jsonl"

@@ -23,13 +23,25 @@ from typing import Any
 
 import msgspec
 
-from ...core.ids import check_id, is_safe_id, source_cwd
+from ...core.ids import check_id
+from ...core.ids import is_safe_id
+from ...core.ids import source_cwd
 from ...kit import write as writekit
-from ...kit.registry import WriteOptions, Written
-from ...model.common import Conversation, Image, Message, RawBlock, Text, Thinking, ToolResult, ToolUse
+from ...kit.registry import WriteOptions
+from ...kit.registry import Written
+from ...model.common import Conversation
+from ...model.common import Image
+from ...model.common import Message
+from ...model.common import RawBlock
+from ...model.common import Text
+from ...model.common import Thinking
+from ...model.common import ToolResult
+from ...model.common import ToolUse
 from ...model.loss import LossReport
 from ...model.native import builtins
-from .store import REGISTRY, registry_entry, session_relpath
+from .store import REGISTRY
+from .store import registry_entry
+from .store import session_relpath
 
 DEFAULT_CWD = "/"
 _NAMESPACE = uuid.UUID("5b0c7a1e-2f64-4d8b-9c3a-6e1d0f4b8a27")

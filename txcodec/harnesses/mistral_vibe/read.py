@@ -19,12 +19,25 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...kit.read import add_result, call_arguments, chat_tool_calls, implied_stop, line_dicts, malformed
-from ...model.common import Conversation, Message, Meta, RawBlock, Text, Thinking, ToolResult, ToolUse
+from ...kit.read import add_result
+from ...kit.read import call_arguments
+from ...kit.read import chat_tool_calls
+from ...kit.read import implied_stop
+from ...kit.read import line_dicts
+from ...kit.read import malformed
+from ...model.common import Conversation
+from ...model.common import Message
+from ...model.common import Meta
+from ...model.common import RawBlock
+from ...model.common import Text
+from ...model.common import Thinking
+from ...model.common import ToolResult
+from ...model.common import ToolUse
 from ...model.loss import LossReport
 from ...model.native import NativeSession
 from ...model.tools import tool_kind
-from . import TOOL_KINDS, store
+from . import TOOL_KINDS
+from . import store
 from .records import STORE_FORMAT
 
 

@@ -22,7 +22,9 @@ view does not name stay in the line's bytes.
 from __future__ import annotations
 
 import msgspec
-from msgspec import UNSET, Raw, UnsetType
+from msgspec import UNSET
+from msgspec import Raw
+from msgspec import UnsetType
 
 STORE_FORMAT = "mistral.vibe.unified-session-store/v1"
 

@@ -30,7 +30,8 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
-from msgspec import UNSET, UnsetType
+from msgspec import UNSET
+from msgspec import UnsetType
 
 from ...core.errors import InputError
 from ...kit.registry import Store

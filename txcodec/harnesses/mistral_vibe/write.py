@@ -22,19 +22,30 @@ from __future__ import annotations
 import json
 import re
 import uuid
-from datetime import datetime, timezone
+from datetime import datetime
+from datetime import timezone
 from typing import Any
 
 import msgspec
 
 from ...core.errors import UnsafeId
-from ...core.ids import is_uuid, shown, source_cwd
+from ...core.ids import is_uuid
+from ...core.ids import shown
+from ...core.ids import source_cwd
 from ...kit import write as writekit
-from ...kit.registry import WriteOptions, Written
-from ...model.common import Conversation, Message, Text, Thinking, ToolResult, ToolUse
+from ...kit.registry import WriteOptions
+from ...kit.registry import Written
+from ...model.common import Conversation
+from ...model.common import Message
+from ...model.common import Text
+from ...model.common import Thinking
+from ...model.common import ToolResult
+from ...model.common import ToolUse
 from ...model.loss import LossReport
 from ...model.native import builtins
-from .store import LEGACY_MESSAGES, META, legacy_relpath
+from .store import LEGACY_MESSAGES
+from .store import META
+from .store import legacy_relpath
 
 DEFAULT_CWD = "/"
 _NAMESPACE = uuid.UUID("8f2d4c61-7b3e-4a95-b0c2-1d6e9a4f3c70")

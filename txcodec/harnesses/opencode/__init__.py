@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...kit.registry import Harness, lazy
+from ...kit.registry import Harness
+from ...kit.registry import lazy
 from .codec import CODEC
-from .dialect import OPENCODE, Dialect
+from .dialect import OPENCODE
+from .dialect import Dialect
 from .store import STORE
 
 

@@ -15,24 +15,24 @@ part is added to each request, never stored.)
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import datetime
+from datetime import timezone
 from typing import Any
 
-from ...kit.read import line_dicts, malformed
-from ...model.common import (
-    Block,
-    Conversation,
-    Document,
-    Epoch,
-    Image,
-    Message,
-    Meta,
-    Text,
-    Thinking,
-    ToolResult,
-    ToolUse,
-    Usage,
-)
+from ...kit.read import line_dicts
+from ...kit.read import malformed
+from ...model.common import Block
+from ...model.common import Conversation
+from ...model.common import Document
+from ...model.common import Epoch
+from ...model.common import Image
+from ...model.common import Message
+from ...model.common import Meta
+from ...model.common import Text
+from ...model.common import Thinking
+from ...model.common import ToolResult
+from ...model.common import ToolUse
+from ...model.common import Usage
 from ...model.loss import LossReport
 from ...model.native import NativeSession
 from ...model.tools import tool_kind

@@ -29,11 +29,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import msgspec
-from msgspec import UNSET, UnsetType
+from msgspec import UNSET
+from msgspec import UnsetType
 
-from ...core.errors import InputError, StoreError
+from ...core.errors import InputError
+from ...core.errors import StoreError
 from ...kit.registry import Store
-from .dialect import OPENCODE, Dialect
+from .dialect import OPENCODE
+from .dialect import Dialect
 
 if TYPE_CHECKING:
     import sqlite3

@@ -23,13 +23,26 @@ from typing import Any
 
 import msgspec
 
-from ...kit.read import add_result, call_arguments, content_blocks, line_dicts, malformed, url_image
-from ...model.common import Block, Conversation, Message, Meta, Text, Thinking, ToolResult, ToolUse
+from ...kit.read import add_result
+from ...kit.read import call_arguments
+from ...kit.read import content_blocks
+from ...kit.read import line_dicts
+from ...kit.read import malformed
+from ...kit.read import url_image
+from ...model.common import Block
+from ...model.common import Conversation
+from ...model.common import Message
+from ...model.common import Meta
+from ...model.common import Text
+from ...model.common import Thinking
+from ...model.common import ToolResult
+from ...model.common import ToolUse
 from ...model.loss import LossReport
 from ...model.native import NativeSession
 from ...model.tools import tool_kind
 from . import TOOL_KINDS
-from .store import CONVERSATION, dashed
+from .store import CONVERSATION
+from .store import dashed
 
 RESULT_KINDS = ("ObservationEvent", "UserRejectObservation", "AgentErrorEvent")
 

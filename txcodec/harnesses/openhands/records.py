@@ -15,7 +15,8 @@ written back as it was read.
 from __future__ import annotations
 
 import msgspec
-from msgspec import UNSET, UnsetType
+from msgspec import UNSET
+from msgspec import UnsetType
 
 
 class Event(msgspec.Struct, omit_defaults=True):

@@ -16,15 +16,21 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from pathlib import Path
 
 import msgspec
-from msgspec import UNSET, UnsetType
+from msgspec import UNSET
+from msgspec import UnsetType
 
 from ...kit.registry import Store
-from ...kit.store import described, stamp
-from ...model.native import Line, NativeSession, decode_line, json_source
+from ...kit.store import described
+from ...kit.store import stamp
+from ...model.native import Line
+from ...model.native import NativeSession
+from ...model.native import decode_line
+from ...model.native import json_source
 
 BASE_STATE = "base_state.json"
 EVENTS = "events"

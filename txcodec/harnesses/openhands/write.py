@@ -27,7 +27,8 @@ from __future__ import annotations
 
 import json
 import uuid
-from datetime import datetime, timezone
+from datetime import datetime
+from datetime import timezone
 from typing import Any
 
 import msgspec
@@ -35,10 +36,19 @@ import msgspec
 from ...core.dates import parse_timestamp
 from ...core.ids import shown
 from ...kit import write as writekit
-from ...kit.registry import WriteOptions, Written
-from ...model.common import Conversation, Image, Message, Text, Thinking, ToolResult, ToolUse
+from ...kit.registry import WriteOptions
+from ...kit.registry import Written
+from ...model.common import Conversation
+from ...model.common import Image
+from ...model.common import Message
+from ...model.common import Text
+from ...model.common import Thinking
+from ...model.common import ToolResult
+from ...model.common import ToolUse
 from ...model.loss import LossReport
-from .store import EVENTS, conversation_dir, event_name
+from .store import EVENTS
+from .store import conversation_dir
+from .store import event_name
 
 SYSTEM_PROMPT = ("You are a software engineering agent working in the user's project with the tools you are given. "
                  "This conversation was carried over from another agent's session.")

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...kit.registry import Later, package_harness
+from ...kit.registry import Later
+from ...kit.registry import package_harness
 from ...model.native import tag_of
 from .. import codec_on_demand
 from . import store

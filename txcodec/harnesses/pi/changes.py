@@ -8,8 +8,15 @@ from collections.abc import Iterator
 from typing import Any
 
 from ...kit.registry import ChangesReader
-from ...model.changes import SHELL_TOOLS, Call, diff_hunks, failed, relative, sha256, shell_change
-from ...model.common import Change, Hunk
+from ...model.changes import SHELL_TOOLS
+from ...model.changes import Call
+from ...model.changes import diff_hunks
+from ...model.changes import failed
+from ...model.changes import relative
+from ...model.changes import sha256
+from ...model.changes import shell_change
+from ...model.common import Change
+from ...model.common import Hunk
 
 _PI_LINE = re.compile(r"^([ +-])\s*\d+ (.*)$", re.S)
 

@@ -10,7 +10,9 @@ import msgspec
 
 from ...kit.registry import OriginReader
 from ...model.common import ForkedFrom
-from ...model.origin import UUID, Origin, line_objects
+from ...model.origin import UUID
+from ...model.origin import Origin
+from ...model.origin import line_objects
 
 _decode = msgspec.json.Decoder()
 

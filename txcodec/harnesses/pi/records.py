@@ -27,7 +27,9 @@ from __future__ import annotations
 from typing import Union
 
 import msgspec
-from msgspec import UNSET, Raw, UnsetType
+from msgspec import UNSET
+from msgspec import Raw
+from msgspec import UnsetType
 
 # --- content blocks ----------------------------------------------------------------
 

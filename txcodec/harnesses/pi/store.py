@@ -16,10 +16,13 @@ import re
 from pathlib import Path
 
 import msgspec
-from msgspec import UNSET, UnsetType
+from msgspec import UNSET
+from msgspec import UnsetType
 
 from ...kit.registry import Store
-from ...kit.store import described, file_lines, peeks
+from ...kit.store import described
+from ...kit.store import file_lines
+from ...kit.store import peeks
 from ...model.native import json_source
 
 

@@ -20,30 +20,37 @@ from __future__ import annotations
 import hashlib
 import json
 import uuid
-from datetime import datetime, timezone
+from datetime import datetime
+from datetime import timezone
 from typing import Any
 
 import msgspec
 
-from ...core.ids import check_id, checked_cwd, is_safe_id, is_uuid, safe_relpath, shown, source_cwd
+from ...core.ids import check_id
+from ...core.ids import checked_cwd
+from ...core.ids import is_safe_id
+from ...core.ids import is_uuid
+from ...core.ids import safe_relpath
+from ...core.ids import shown
+from ...core.ids import source_cwd
 from ...kit import write as writekit
-from ...kit.registry import WriteOptions, Written
-from ...model.common import (
-    Command,
-    Conversation,
-    Document,
-    Image,
-    Message,
-    RawBlock,
-    RedactedThinking,
-    Text,
-    Thinking,
-    ToolResult,
-    ToolUse,
-)
+from ...kit.registry import WriteOptions
+from ...kit.registry import Written
+from ...model.common import Command
+from ...model.common import Conversation
+from ...model.common import Document
+from ...model.common import Image
+from ...model.common import Message
+from ...model.common import RawBlock
+from ...model.common import RedactedThinking
+from ...model.common import Text
+from ...model.common import Thinking
+from ...model.common import ToolResult
+from ...model.common import ToolUse
 from ...model.loss import LossReport
 from ...model.native import builtins
-from .read import COMPACTION_PREFIX, COMPACTION_SUFFIX
+from .read import COMPACTION_PREFIX
+from .read import COMPACTION_SUFFIX
 from .store import session_relpath
 
 VERSION = 3

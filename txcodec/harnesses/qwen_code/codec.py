@@ -12,8 +12,11 @@ from typing import Any
 import msgspec
 
 from ...kit.codec import JsonCodec
-from ...model.native import json_source, opaque_for, repairs_surrogates
-from .records import RECORD_TYPES, Record
+from ...model.native import json_source
+from ...model.native import opaque_for
+from ...model.native import repairs_surrogates
+from .records import RECORD_TYPES
+from .records import Record
 
 _decoder = msgspec.json.Decoder(Record)
 

@@ -21,26 +21,28 @@ from typing import Any
 
 import msgspec
 
-from ...kit.read import implied_stop, line_dicts, malformed
-from ...model.common import (
-    Block,
-    Conversation,
-    Document,
-    Epoch,
-    Image,
-    Message,
-    Meta,
-    RawBlock,
-    Text,
-    Thinking,
-    ToolResult,
-    ToolUse,
-    Usage,
-)
+from ...kit.read import implied_stop
+from ...kit.read import line_dicts
+from ...kit.read import malformed
+from ...model.common import Block
+from ...model.common import Conversation
+from ...model.common import Document
+from ...model.common import Epoch
+from ...model.common import Image
+from ...model.common import Message
+from ...model.common import Meta
+from ...model.common import RawBlock
+from ...model.common import Text
+from ...model.common import Thinking
+from ...model.common import ToolResult
+from ...model.common import ToolUse
+from ...model.common import Usage
 from ...model.loss import LossReport
-from ...model.native import NativeSession, tag_of
+from ...model.native import NativeSession
+from ...model.native import tag_of
 from ...model.tools import tool_kind
-from .records import RECORD_TYPES, SIDE_SUBTYPES
+from .records import RECORD_TYPES
+from .records import SIDE_SUBTYPES
 
 
 def _is_conversation(value: dict) -> bool:

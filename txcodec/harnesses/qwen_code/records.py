@@ -17,7 +17,9 @@ Values whose shape varies (tool arguments and responses, payloads, usage) stay
 from __future__ import annotations
 
 import msgspec
-from msgspec import UNSET, Raw, UnsetType
+from msgspec import UNSET
+from msgspec import Raw
+from msgspec import UnsetType
 
 RECORD_TYPES = ("user", "assistant", "tool_result", "system")
 # system subtypes that are not part of the conversation chain (the client skips them

@@ -18,7 +18,12 @@ import msgspec
 from msgspec import UNSET
 
 from ...kit.registry import Store
-from ...kit.store import LineSessionInfo, file_lines, files_under, listed, peeks, stamp
+from ...kit.store import LineSessionInfo
+from ...kit.store import file_lines
+from ...kit.store import files_under
+from ...kit.store import listed
+from ...kit.store import peeks
+from ...kit.store import stamp
 
 SESSION_FILE = re.compile(r"^[0-9a-fA-F-]{32,36}\.jsonl$")
 

@@ -21,28 +21,32 @@ from __future__ import annotations
 import json
 import re
 import uuid
-from datetime import datetime, timezone
+from datetime import datetime
+from datetime import timezone
 from typing import Any
 
 import msgspec
 
 from ...core.errors import UnsafeId
-from ...core.ids import checked_cwd, derive_uuid, safe_relpath, shown, source_cwd
+from ...core.ids import checked_cwd
+from ...core.ids import derive_uuid
+from ...core.ids import safe_relpath
+from ...core.ids import shown
+from ...core.ids import source_cwd
 from ...kit import write as writekit
-from ...kit.registry import WriteOptions, Written
-from ...model.common import (
-    Command,
-    Conversation,
-    Document,
-    Image,
-    Message,
-    RawBlock,
-    RedactedThinking,
-    Text,
-    Thinking,
-    ToolResult,
-    ToolUse,
-)
+from ...kit.registry import WriteOptions
+from ...kit.registry import Written
+from ...model.common import Command
+from ...model.common import Conversation
+from ...model.common import Document
+from ...model.common import Image
+from ...model.common import Message
+from ...model.common import RawBlock
+from ...model.common import RedactedThinking
+from ...model.common import Text
+from ...model.common import Thinking
+from ...model.common import ToolResult
+from ...model.common import ToolUse
 from ...model.loss import LossReport
 from ...model.native import builtins
 from .store import session_relpath

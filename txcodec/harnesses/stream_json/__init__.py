@@ -6,12 +6,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...kit.registry import Harness, Later
+from ...kit.registry import Harness
+from ...kit.registry import Later
 from ...model.native import tag_of
 from .codec import CODEC
 from .read import read
-from .records import LINE_TYPES, PROTOCOL_ONLY
-from .write import write, write_input
+from .records import LINE_TYPES
+from .records import PROTOCOL_ONLY
+from .write import write
+from .write import write_input
 
 # Keys only a Claude Code session file uses (camelCase envelope). One of them rules a
 # capture out: stream-json lines say session_id / parent_tool_use_id instead.

@@ -8,18 +8,16 @@ from typing import Any
 import msgspec
 from msgspec import UNSET
 
-from ...model.common import (
-    Block,
-    Command,
-    Document,
-    Image,
-    RawBlock,
-    RedactedThinking,
-    Text,
-    Thinking,
-    ToolResult,
-    ToolUse,
-)
+from ...model.common import Block
+from ...model.common import Command
+from ...model.common import Document
+from ...model.common import Image
+from ...model.common import RawBlock
+from ...model.common import RedactedThinking
+from ...model.common import Text
+from ...model.common import Thinking
+from ...model.common import ToolResult
+from ...model.common import ToolUse
 from ...model.loss import LossReport
 from ...model.native import builtins
 from ...model.tools import tool_kind

@@ -14,9 +14,15 @@ from typing import Any
 
 import msgspec
 
-from ...model.native import json_source, merge_record, opaque_for, repairs_surrogates, tag_of
-from ..claude_code.records import BLOCK_TYPES, ResultPart
-from .records import LINE_TYPES, Line
+from ...model.native import json_source
+from ...model.native import merge_record
+from ...model.native import opaque_for
+from ...model.native import repairs_surrogates
+from ...model.native import tag_of
+from ..claude_code.records import BLOCK_TYPES
+from ..claude_code.records import ResultPart
+from .records import LINE_TYPES
+from .records import Line
 
 _decoder = msgspec.json.Decoder(Line)
 _any = msgspec.json.Decoder()

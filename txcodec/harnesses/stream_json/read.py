@@ -28,41 +28,41 @@ from __future__ import annotations
 import json
 import re
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from typing import Any
 
 from msgspec import UNSET
 
-from ...kit.read import malformed, report_unknown_keys
-from ...model.common import (
-    Child,
-    ChildLink,
-    Command,
-    Conversation,
-    Epoch,
-    Message,
-    Meta,
-    RedactedThinking,
-    Text,
-    Thinking,
-    ToolResult,
-    ToolUse,
-    Usage,
-)
+from ...kit.read import malformed
+from ...kit.read import report_unknown_keys
+from ...model.common import Child
+from ...model.common import ChildLink
+from ...model.common import Command
+from ...model.common import Conversation
+from ...model.common import Epoch
+from ...model.common import Message
+from ...model.common import Meta
+from ...model.common import RedactedThinking
+from ...model.common import Text
+from ...model.common import Thinking
+from ...model.common import ToolResult
+from ...model.common import ToolUse
+from ...model.common import Usage
 from ...model.loss import LossReport
-from ...model.native import NativeSession, Opaque, builtins
+from ...model.native import NativeSession
+from ...model.native import Opaque
+from ...model.native import builtins
 from ...model.tools import tool_kind
 from .blocks import content_to_common
-from .records import (
-    AssistantLine,
-    ControlCancelRequestLine,
-    ControlRequestLine,
-    ControlResponseLine,
-    ResultLine,
-    StreamEventLine,
-    SystemLine,
-    UserLine,
-)
+from .records import AssistantLine
+from .records import ControlCancelRequestLine
+from .records import ControlRequestLine
+from .records import ControlResponseLine
+from .records import ResultLine
+from .records import StreamEventLine
+from .records import SystemLine
+from .records import UserLine
 
 MISSING_PROMPT_TEXT = "[prompt not captured: the stream-json output does not contain the prompt of this run]"
 

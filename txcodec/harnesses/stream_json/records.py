@@ -18,10 +18,13 @@ name stays in the line's bytes, which the native session re-emits untouched.
 
 from __future__ import annotations
 
-from typing import Any, Union
+from typing import Any
+from typing import Union
 
 import msgspec
-from msgspec import UNSET, UnsetType, field
+from msgspec import UNSET
+from msgspec import UnsetType
+from msgspec import field
 
 from ..claude_code.records import Message
 

@@ -20,9 +20,19 @@ from typing import Any
 import msgspec
 from msgspec import UNSET
 
-from ...core.ids import check_id, derive_uuid, is_safe_id, shown
-from ...kit.registry import WriteOptions, Written
-from ...model.common import Child, Conversation, Message, Text, ToolResult, ToolUse, Usage
+from ...core.ids import check_id
+from ...core.ids import derive_uuid
+from ...core.ids import is_safe_id
+from ...core.ids import shown
+from ...kit.registry import WriteOptions
+from ...kit.registry import Written
+from ...model.common import Child
+from ...model.common import Conversation
+from ...model.common import Message
+from ...model.common import Text
+from ...model.common import ToolResult
+from ...model.common import ToolUse
+from ...model.common import Usage
 from ...model.loss import LossReport
 from .blocks import to_api
 

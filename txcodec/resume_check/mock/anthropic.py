@@ -22,22 +22,27 @@ from __future__ import annotations
 import itertools
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from typing import Any
 
-from ...model.common import (
-    Block,
-    Document,
-    Image,
-    Message,
-    RawBlock,
-    RedactedThinking,
-    Text,
-    Thinking,
-    ToolResult,
-    ToolUse,
-)
-from .server import MockServer, Request, Response, ScriptedMock, json_response, messages_problem, sse
+from ...model.common import Block
+from ...model.common import Document
+from ...model.common import Image
+from ...model.common import Message
+from ...model.common import RawBlock
+from ...model.common import RedactedThinking
+from ...model.common import Text
+from ...model.common import Thinking
+from ...model.common import ToolResult
+from ...model.common import ToolUse
+from .server import MockServer
+from .server import Request
+from .server import Response
+from .server import ScriptedMock
+from .server import json_response
+from .server import messages_problem
+from .server import sse
 
 MODEL = "claude-mock-1"
 

@@ -16,11 +16,23 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from typing import Any
 
-from ...model.common import Block, Image, Message, RawBlock, Text, Thinking, ToolResult, ToolUse
-from .server import MockServer, Request, Response, json_response, sse
+from ...model.common import Block
+from ...model.common import Image
+from ...model.common import Message
+from ...model.common import RawBlock
+from ...model.common import Text
+from ...model.common import Thinking
+from ...model.common import ToolResult
+from ...model.common import ToolUse
+from .server import MockServer
+from .server import Request
+from .server import Response
+from .server import json_response
+from .server import sse
 
 _STREAM = re.compile(r"^/v1(?:beta|alpha)?/models/([^/:?]+):(streamGenerateContent|generateContent|countTokens)")
 

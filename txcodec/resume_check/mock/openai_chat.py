@@ -22,12 +22,27 @@ from __future__ import annotations
 
 import itertools
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field
 from typing import Any
 
-from ...model.common import Block, Image, Message, RawBlock, Text, Thinking, ToolResult, ToolUse
+from ...model.common import Block
+from ...model.common import Image
+from ...model.common import Message
+from ...model.common import RawBlock
+from ...model.common import Text
+from ...model.common import Thinking
+from ...model.common import ToolResult
+from ...model.common import ToolUse
 from ...model.tools import tool_kind
-from .server import MockServer, Request, Response, ScriptedMock, json_arguments, json_response, messages_problem, sse
+from .server import MockServer
+from .server import Request
+from .server import Response
+from .server import ScriptedMock
+from .server import json_arguments
+from .server import json_response
+from .server import messages_problem
+from .server import sse
 
 MODEL = "mock-model"
 PATH = "/v1/chat/completions"

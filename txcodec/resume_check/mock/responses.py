@@ -16,8 +16,18 @@ import json
 import re
 from typing import Any
 
-from ...model.common import Image, Message, Text, Thinking, ToolResult, ToolUse
-from .server import MockServer, Request, Response, json_arguments, json_response, sse
+from ...model.common import Image
+from ...model.common import Message
+from ...model.common import Text
+from ...model.common import Thinking
+from ...model.common import ToolResult
+from ...model.common import ToolUse
+from .server import MockServer
+from .server import Request
+from .server import Response
+from .server import json_arguments
+from .server import json_response
+from .server import sse
 
 Item = dict[str, Any]
 

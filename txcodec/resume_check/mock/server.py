@@ -12,8 +12,10 @@ import json
 import re
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from dataclasses import dataclass
+from dataclasses import field
+from http.server import BaseHTTPRequestHandler
+from http.server import ThreadingHTTPServer
 from typing import Any
 
 
