@@ -23,7 +23,14 @@ import msgspec
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES_DIR = ROOT.parent / "shared" / "corpus" / "claude_code" / "spotter"
 SOURCES = sorted(SOURCES_DIR.glob("*-*-*-*-*.jsonl"))
-_ID_FIELDS = (b'"uuid":"', b'"parentUuid":"', b'"id":"msg_', b'"id":"toolu_', b'"tool_use_id":"toolu_', b'"sourceToolAssistantUUID":"')
+_ID_FIELDS = (
+    b'"uuid":"',
+    b'"parentUuid":"',
+    b'"id":"msg_',
+    b'"id":"toolu_',
+    b'"tool_use_id":"toolu_',
+    b'"sourceToolAssistantUUID":"',
+)
 
 
 def build(mb: float) -> bytes:

@@ -136,7 +136,7 @@ def partitions(out: Path, sources: list[str]) -> int:
 
 def cut_last_line(data: bytes) -> bytes:
     """The session as it was one line earlier."""
-    return data[:data.rstrip(b"\n").rfind(b"\n") + 1]
+    return data[: data.rstrip(b"\n").rfind(b"\n") + 1]
 
 
 def main() -> None:
@@ -147,8 +147,12 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3, help="side-by-side runs of the CLI and ccusage")
     ap.add_argument("--baseline", type=Path, help="another checkout whose CLI runs in the same rounds (e.g. main)")
     ap.add_argument("--home", type=Path, help="an existing home to measure instead of a built one")
-    ap.add_argument("--build-corpus-home", nargs=2, metavar=("N", "DIR"),
-                    help="build a home of N Claude Code sessions of real corpus lines in DIR, then stop")
+    ap.add_argument(
+        "--build-corpus-home",
+        nargs=2,
+        metavar=("N", "DIR"),
+        help="build a home of N Claude Code sessions of real corpus lines in DIR, then stop",
+    )
     args = ap.parse_args()
     sys.path.insert(0, str(ROOT))
     if args.build_corpus_home:
@@ -171,16 +175,22 @@ def main() -> None:
         seconds, result = timed(lambda: dataset.export_parquet(sources, tmp / "ds", jobs=args.jobs))
         cpu = cpu_now() - before  # this process only: the workers' share is not in it
         rows = sum(result.rows.values())
-        print(f"local export (--jobs {args.jobs}): {seconds:.2f} s ({cpu:.2f} s CPU in the parent), {rows} rows, "
-              f"{rows / seconds:,.0f} rows/s, {mb / seconds:.1f} MB/s, {len(result.failed)} failed")
+        print(
+            f"local export (--jobs {args.jobs}): {seconds:.2f} s ({cpu:.2f} s CPU in the parent), {rows} rows, "
+            f"{rows / seconds:,.0f} rows/s, {mb / seconds:.1f} MB/s, {len(result.failed)} failed"
+        )
         again, _ = timed(lambda: dataset.export_parquet(sources, tmp / "ds", jobs=args.jobs))
         print(f"local export again (nothing changed): {again:.2f} s")
 
         # what a user runs, side by side: a fresh process each, both finding the sessions
         # in the home themselves (with --baseline, that checkout's CLI too, in the same rounds)
         checkouts = {"txcodec": ROOT, **({"baseline": args.baseline.resolve()} if args.baseline else {})}
-        env = {**os.environ, "HOME": str(home), "CLAUDE_CONFIG_DIR": str(home / ".claude"),
-               "CODEX_HOME": str(home / ".codex")}
+        env = {
+            **os.environ,
+            "HOME": str(home),
+            "CLAUDE_CONFIG_DIR": str(home / ".claude"),
+            "CODEX_HOME": str(home / ".codex"),
+        }
         env.pop("PYTHONDONTWRITEBYTECODE", None)  # as installed: modules load from their bytecode cache
 
         def cli(checkout: Path, out: Path) -> subprocess.CompletedProcess:
@@ -189,10 +199,25 @@ def main() -> None:
             # each checkout has a cache folder of its own, as an installation used alone has (an
             # older checkout's plugin cache, in another shape, would be undone by the other's)
             cache = tmp / f"cache-{checkout.name}-{abs(hash(str(checkout)))}"
-            return subprocess.run([sys.executable, "-m", "txcodec", "export", "--all", "--to", "parquet", "-o", str(out),
-                                   "--jobs", str(args.jobs)],
-                                  env={**env, "PYTHONPATH": str(checkout), "XDG_CACHE_HOME": str(cache)},
-                                  cwd=tmp, capture_output=True, check=False)
+            return subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "txcodec",
+                    "export",
+                    "--all",
+                    "--to",
+                    "parquet",
+                    "-o",
+                    str(out),
+                    "--jobs",
+                    str(args.jobs),
+                ],
+                env={**env, "PYTHONPATH": str(checkout), "XDG_CACHE_HOME": str(cache)},
+                cwd=tmp,
+                capture_output=True,
+                check=False,
+            )
 
         for checkout in checkouts.values():  # writes the bytecode cache once
             cli(checkout, tmp / "warm")
@@ -207,9 +232,14 @@ def main() -> None:
                     seconds[name], cpu, done = child_cpu(lambda checkout=checkout, out=out: cli(checkout, out))
                     line.append(f"{name} {seconds[name]:.2f} s ({cpu:.2f} s CPU, exit {done.returncode})")
                 if ccusage.exists():
-                    cc, cc_cpu, _ = child_cpu(lambda: subprocess.run([str(ccusage), "daily", "--offline", "--json"],
-                                                                     env=env, capture_output=True, check=False))
-                    line.append(f"ccusage daily {cc:.2f} s ({cc_cpu:.2f} s CPU) | export / ccusage = {seconds['txcodec'] / cc:.2f}")
+                    cc, cc_cpu, _ = child_cpu(
+                        lambda: subprocess.run(
+                            [str(ccusage), "daily", "--offline", "--json"], env=env, capture_output=True, check=False
+                        )
+                    )
+                    line.append(
+                        f"ccusage daily {cc:.2f} s ({cc_cpu:.2f} s CPU) | export / ccusage = {seconds['txcodec'] / cc:.2f}"
+                    )
                     # the floor under any Python command: the interpreter's own start, site included
                     bare, _, _ = child_cpu(lambda: subprocess.run([sys.executable, "-c", "pass"], env=env, check=False))
                     line.append(f"python -c pass {bare:.3f} s = {bare / cc:.2f} of ccusage's")
@@ -236,8 +266,10 @@ def main() -> None:
             return tmp / "daily"
 
         touched = partitions(tmp / "yesterday-txcodec", list(changed))
-        side_by_side(f"export --all --to parquet, {len(changed)} of {len(sources)} sessions changed "
-                     f"(in {touched} partitions)", yesterday)
+        side_by_side(
+            f"export --all --to parquet, {len(changed)} of {len(sources)} sessions changed (in {touched} partitions)",
+            yesterday,
+        )
 
         if not args.no_ray:
             import ray
@@ -251,9 +283,11 @@ def main() -> None:
                     shutil.rmtree(out, ignore_errors=True)
                     seconds, summary = timed(lambda out=out: txray.write_parquet(txray.sources(sources), str(out)))
                     written = sum(summary["rows"].values())
-                    print(f"ray write_parquet ({args.jobs} CPUs, local runtime, {when}): {seconds:.2f} s, "
-                          f"{written} rows, {written / seconds:,.0f} rows/s, {mb / seconds:.1f} MB/s, "
-                          f"{len(summary['errors'])} failed")
+                    print(
+                        f"ray write_parquet ({args.jobs} CPUs, local runtime, {when}): {seconds:.2f} s, "
+                        f"{written} rows, {written / seconds:,.0f} rows/s, {mb / seconds:.1f} MB/s, "
+                        f"{len(summary['errors'])} failed"
+                    )
             finally:
                 ray.shutdown()
         if not args.home:

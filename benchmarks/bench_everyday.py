@@ -25,7 +25,14 @@ from pathlib import Path
 
 import txcodec
 
-STORE_ENV = ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "QWEN_HOME", "QWEN_RUNTIME_DIR", "PI_CODING_AGENT_DIR")
+STORE_ENV = (
+    "CLAUDE_CONFIG_DIR",
+    "CODEX_HOME",
+    "GEMINI_CLI_HOME",
+    "QWEN_HOME",
+    "QWEN_RUNTIME_DIR",
+    "PI_CODING_AGENT_DIR",
+)
 SOURCES = ("claude_code", "gemini_cli", "qwen_code", "pi")
 
 
@@ -68,8 +75,10 @@ def main() -> None:
 
         jobs = ["--jobs", str(args.jobs)] if args.jobs else []
         t_batch = timed([*cli, "convert", "--all", "--to", "codex", "-o", str(Path(tmp) / "batch"), "-q", *jobs], env)
-        loop = (f'i=0; for f in "$@"; do i=$((i+1)); "{sys.executable}" -m txcodec convert "$f" --to codex '
-                f'-o "{tmp}/loop/$i.jsonl" -q || exit 1; done')
+        loop = (
+            f'i=0; for f in "$@"; do i=$((i+1)); "{sys.executable}" -m txcodec convert "$f" --to codex '
+            f'-o "{tmp}/loop/$i.jsonl" -q || exit 1; done'
+        )
         (Path(tmp) / "loop").mkdir()
         t_loop = timed(["bash", "-c", loop, "loop", *files], env)
         print(f"convert --all        {t_batch:7.2f} s  ({len(files) / t_batch:6.1f} sessions/s)")

@@ -47,8 +47,14 @@ def measure(cmd: list[str], cwd: Path, ours: Path | None = None) -> tuple[float,
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     if ours is not None:
         env.update(PYTHONPATH=str(ours), PYTHONPYCACHEPREFIX=str(cwd / "pycache"))
-    run = subprocess.run(["/usr/bin/time", "-v", "-o", str(report), *cmd], cwd=cwd, env=env,
-                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    run = subprocess.run(
+        ["/usr/bin/time", "-v", "-o", str(report), *cmd],
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     if run.returncode != 0:
         raise SystemExit(f"{cmd[0]} failed ({run.returncode}): {run.stderr[-2000:]}")
     text = report.read_text()
@@ -64,7 +70,9 @@ def claude_code_log(tmp: Path, given: str | None) -> str | None:
         return given
     venv = tmp / "ccl-venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-    pip = subprocess.run([str(venv / "bin" / "pip"), "install", "-q", "claude-code-log"], capture_output=True, text=True)
+    pip = subprocess.run(
+        [str(venv / "bin" / "pip"), "install", "-q", "claude-code-log"], capture_output=True, text=True
+    )
     if pip.returncode != 0:
         print(f"claude-code-log not measured: pip install failed: {pip.stderr.strip().splitlines()[-1:]}")
         return None
@@ -77,8 +85,12 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3, help="runs of each, in turns; the best of each is compared")
     ap.add_argument("--ccl", help="a claude-code-log executable to use instead of installing one")
     ap.add_argument("--keep", action="store_true", help="keep the temporary folder (the pages) and print it")
-    ap.add_argument("--txcodec", type=Path, action="append",
-                    help="a checkout to measure (default: this one); more than one are measured in turns")
+    ap.add_argument(
+        "--txcodec",
+        type=Path,
+        action="append",
+        help="a checkout to measure (default: this one); more than one are measured in turns",
+    )
     args = ap.parse_args()
     checkouts = [p.resolve() for p in args.txcodec] if args.txcodec else [ROOT]
     tmp = Path(tempfile.mkdtemp(prefix="bench-html-"))
@@ -97,7 +109,9 @@ def main() -> None:
         print(f"session {mb:.1f} MB, {lines} lines; txcodec's Markdown: {markdown}")
         names = [str(c) if len(checkouts) > 1 else "txcodec" for c in checkouts]
         pages = [tmp / f"txcodec-{i}.html" for i in range(len(checkouts))]
-        exports = [[sys.executable, "-m", "txcodec", "export", str(session), "--to", "html", "-o", str(page)] for page in pages]
+        exports = [
+            [sys.executable, "-m", "txcodec", "export", str(session), "--to", "html", "-o", str(page)] for page in pages
+        ]
         for checkout, export in zip(checkouts, exports):
             measure(export, tmp, ours=checkout)  # compiles its bytecode, as an install would have
         ccl = claude_code_log(tmp, args.ccl)
@@ -122,8 +136,10 @@ def main() -> None:
         t2, cpu2, rss2 = (min(x[i] for x in others) for i in range(3))
         print(f"best of {args.repeat}: claude-code-log {_row(mb, t2, cpu2, rss2)}")
         for name, (t, cpu, rss) in zip(names, bests):
-            print(f"{name} is {t2 / t:.1f}x faster by wall time, {cpu2 / cpu:.1f}x by CPU time (target >= 10x), "
-                  f"and uses {rss2 / rss:.1f}x less memory (target > 1x)")
+            print(
+                f"{name} is {t2 / t:.1f}x faster by wall time, {cpu2 / cpu:.1f}x by CPU time (target >= 10x), "
+                f"and uses {rss2 / rss:.1f}x less memory (target > 1x)"
+            )
     finally:
         if args.keep:
             print(f"kept {tmp}")

@@ -44,18 +44,42 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp) / "home"
         build_home(home, args.sessions)
-        env = {**os.environ, "HOME": str(home), "CLAUDE_CONFIG_DIR": str(home / ".claude"),
-               "CODEX_HOME": str(home / ".codex"), "PYTHONPATH": str(args.txcodec)}
+        env = {
+            **os.environ,
+            "HOME": str(home),
+            "CLAUDE_CONFIG_DIR": str(home / ".claude"),
+            "CODEX_HOME": str(home / ".codex"),
+            "PYTHONPATH": str(args.txcodec),
+        }
         print(f"{args.txcodec}: {args.sessions} sessions")
         # both checkouts start from compiled bytecode (PYTHONDONTWRITEBYTECODE would leave one compiling on each run)
-        subprocess.run([sys.executable, "-m", "compileall", "-q", str(args.txcodec / "txcodec")], capture_output=True, check=False)
+        subprocess.run(
+            [sys.executable, "-m", "compileall", "-q", str(args.txcodec / "txcodec")], capture_output=True, check=False
+        )
         for label, extra in (("txcodec list", []), ("txcodec list --json", ["--json"])):
-            runs = [child_cpu(lambda extra=extra: subprocess.run([sys.executable, "-m", "txcodec", "list", *extra], env=env,
-                                                     cwd=args.txcodec, capture_output=True, check=True))
-                    for _ in range(args.rounds)]
-            print(f"{label}: {min(r[1] for r in runs):.2f} s CPU, {min(r[0] for r in runs):.2f} s wall (best of {args.rounds})")
-        out = subprocess.run([sys.executable, "-c", IN_PROCESS.format(rounds=args.rounds)], env=env, cwd=args.txcodec,
-                             capture_output=True, text=True, check=True).stdout.split()
+            runs = [
+                child_cpu(
+                    lambda extra=extra: subprocess.run(
+                        [sys.executable, "-m", "txcodec", "list", *extra],
+                        env=env,
+                        cwd=args.txcodec,
+                        capture_output=True,
+                        check=True,
+                    )
+                )
+                for _ in range(args.rounds)
+            ]
+            print(
+                f"{label}: {min(r[1] for r in runs):.2f} s CPU, {min(r[0] for r in runs):.2f} s wall (best of {args.rounds})"
+            )
+        out = subprocess.run(
+            [sys.executable, "-c", IN_PROCESS.format(rounds=args.rounds)],
+            env=env,
+            cwd=args.txcodec,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.split()
         print(f"sessions.discover in-process: {float(out[0]):.3f} s CPU without details, {float(out[1]):.3f} s with")
 
 

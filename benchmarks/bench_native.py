@@ -100,9 +100,14 @@ class _Builder:
 
     def assistant_call(self, tools: list[tuple[str, str, dict, str, object]]) -> None:
         mid = f"msg_{self.n:020d}"
-        usage = {"input_tokens": 12, "output_tokens": 340, "cache_creation_input_tokens": 1200,
-                 "cache_read_input_tokens": 90000, "service_tier": "standard",
-                 "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 1200}}
+        usage = {
+            "input_tokens": 12,
+            "output_tokens": 340,
+            "cache_creation_input_tokens": 1200,
+            "cache_read_input_tokens": 90000,
+            "service_tier": "standard",
+            "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 1200},
+        }
         blocks: list[dict] = [
             {"type": "thinking", "thinking": "", "signature": "Eq" + "A" * 1200},
             {"type": "text", "text": _text(self.rng, self.rng.randint(300, 2500))},
@@ -111,53 +116,108 @@ class _Builder:
             blocks.append({"type": "tool_use", "id": tid, "name": name, "input": inp})
         for i, block in enumerate(blocks):
             rec = self.envelope("assistant")
-            rec["message"] = {"model": "claude-opus-5", "id": mid, "type": "message", "role": "assistant",
-                              "content": [block], "stop_reason": "tool_use", "stop_sequence": None,
-                              "usage": usage}
+            rec["message"] = {
+                "model": "claude-opus-5",
+                "id": mid,
+                "type": "message",
+                "role": "assistant",
+                "content": [block],
+                "stop_reason": "tool_use",
+                "stop_sequence": None,
+                "usage": usage,
+            }
             rec["requestId"] = f"req_{self.n:024d}"
             rec["apiBlockIndex"] = i
             rec["effort"] = "high"
             self.add(rec)
         for tid, _, _, text, carrier in tools:
             rec = self.envelope("user")
-            rec["message"] = {"role": "user", "content": [
-                {"type": "tool_result", "tool_use_id": tid, "content": text, "is_error": False}]}
+            rec["message"] = {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": tid, "content": text, "is_error": False}],
+            }
             rec["toolUseResult"] = carrier
             rec["sourceToolAssistantUUID"] = self.parent
             self.add(rec)
 
     def bash(self, size: int) -> tuple:
         out = _code(self.rng, size)
-        return (f"toolu_{self.uid()[:8]}", "Bash", {"command": "make test", "description": "run tests"}, out,
-                {"stdout": out, "stderr": "", "interrupted": False, "isImage": False, "noOutputExpected": False})
+        return (
+            f"toolu_{self.uid()[:8]}",
+            "Bash",
+            {"command": "make test", "description": "run tests"},
+            out,
+            {"stdout": out, "stderr": "", "interrupted": False, "isImage": False, "noOutputExpected": False},
+        )
 
     def read(self, size: int) -> tuple:
         body = _code(self.rng, size)
         # the model sees line-numbered text; the carrier keeps the file's own text
         numbered = "".join(f"{n:>6}\t{line}\n" for n, line in enumerate(body.split("\n"), 1))
-        return (f"toolu_{self.uid()[:8]}", "Read", {"file_path": "/home/dev/src/project/big.py"}, numbered,
-                {"type": "text", "file": {"filePath": "/home/dev/src/project/big.py", "content": body,
-                                          "numLines": body.count("\n") + 1, "startLine": 1, "totalLines": 9999}})
+        return (
+            f"toolu_{self.uid()[:8]}",
+            "Read",
+            {"file_path": "/home/dev/src/project/big.py"},
+            numbered,
+            {
+                "type": "text",
+                "file": {
+                    "filePath": "/home/dev/src/project/big.py",
+                    "content": body,
+                    "numLines": body.count("\n") + 1,
+                    "startLine": 1,
+                    "totalLines": 9999,
+                },
+            },
+        )
 
     def edit(self, size: int) -> tuple:
         original = _code(self.rng, size)
         old, new = original[:60], original[:60] + "  # fixed"
         path = "/home/dev/src/project/mod.py"
-        return (f"toolu_{self.uid()[:8]}", "Edit", {"file_path": path, "old_string": old, "new_string": new},
-                f"The file {path} has been updated.",
-                {"filePath": path, "oldString": old, "newString": new, "originalFile": original,
-                 "structuredPatch": [{"oldStart": 1, "oldLines": 1, "newStart": 1, "newLines": 1,
-                                      "lines": ["-" + old, "+" + new]}], "userModified": False, "replaceAll": False})
+        return (
+            f"toolu_{self.uid()[:8]}",
+            "Edit",
+            {"file_path": path, "old_string": old, "new_string": new},
+            f"The file {path} has been updated.",
+            {
+                "filePath": path,
+                "oldString": old,
+                "newString": new,
+                "originalFile": original,
+                "structuredPatch": [
+                    {"oldStart": 1, "oldLines": 1, "newStart": 1, "newLines": 1, "lines": ["-" + old, "+" + new]}
+                ],
+                "userModified": False,
+                "replaceAll": False,
+            },
+        )
 
     def bookkeeping(self) -> None:
-        for hook in ("PostToolUse", "Stop"):  # attachments: the largest class by count (docs/claude_code.md#what-is-typed)
+        for hook in (
+            "PostToolUse",
+            "Stop",
+        ):  # attachments: the largest class by count (docs/claude_code.md#what-is-typed)
             rec = self.envelope("attachment")
             out = _text(self.rng, self.rng.randint(500, 3000))
-            rec["attachment"] = {"type": "hook_success", "hookName": hook, "content": out, "stdout": out,
-                                 "stderr": "", "exitCode": 0}
+            rec["attachment"] = {
+                "type": "hook_success",
+                "hookName": hook,
+                "content": out,
+                "stdout": out,
+                "stderr": "",
+                "exitCode": 0,
+            }
             self.add(rec)
-        self.add({"type": "queue-operation", "operation": "enqueue", "timestamp": self.stamp(), "sessionId": SID,
-                  "content": _text(self.rng, 80)})
+        self.add(
+            {
+                "type": "queue-operation",
+                "operation": "enqueue",
+                "timestamp": self.stamp(),
+                "sessionId": SID,
+                "content": _text(self.rng, 80),
+            }
+        )
         self.add({"type": "last-prompt", "sessionId": SID, "leafUuid": self.parent})
         rec = self.envelope("system")
         rec.update(subtype="turn_duration", durationMs=5123, isMeta=False)
@@ -242,7 +302,9 @@ def _shape(data: bytes) -> str:
         total += len(line)
         shares[value.get("type")] = shares.get(value.get("type"), 0) + len(line)
         if "toolUseResult" in value:
-            shares["  toolUseResult"] = shares.get("  toolUseResult", 0) + len(msgspec.json.encode(value["toolUseResult"]))
+            shares["  toolUseResult"] = shares.get("  toolUseResult", 0) + len(
+                msgspec.json.encode(value["toolUseResult"])
+            )
     top = sorted(shares.items(), key=lambda kv: -kv[1])[:6]
     return ", ".join(f"{k.strip()} {v / total:.0%}" for k, v in top)
 
@@ -303,16 +365,25 @@ def main() -> None:
         if real is not None:
             print(f"\nthe public corpus's Claude Code transcripts ({len(real) / 1e6:.1f} MB, real shapes):")
             print(f"  bytes by type: {_shape(real)}")
-            _print(_best_of({"R = msgspec decode_lines": lambda: decoder.decode_lines(real),
-                             "typed load": lambda: txcodec.load(real, harness="claude_code")}, args.repeat),
-                   len(real) / 1e6)
+            _print(
+                _best_of(
+                    {
+                        "R = msgspec decode_lines": lambda: decoder.decode_lines(real),
+                        "typed load": lambda: txcodec.load(real, harness="claude_code"),
+                    },
+                    args.repeat,
+                ),
+                len(real) / 1e6,
+            )
 
         over = False
         for label, file, longest in [("the session", path, largest), *_long_line_file(Path(tmp))]:
             rc, rss = _verify_rss(file)
             budget = 64 * 2**20 + longest
-            print(f"verify {label}: exit {rc}, peak RSS {rss / 2**20:.1f} MB "
-                  f"(budget {budget / 2**20:.1f} MB: 64 MB + largest line)")
+            print(
+                f"verify {label}: exit {rc}, peak RSS {rss / 2**20:.1f} MB "
+                f"(budget {budget / 2**20:.1f} MB: 64 MB + largest line)"
+            )
             over |= rc != 0 or rss > budget
         if over:
             sys.exit(1)

@@ -97,7 +97,9 @@ def codex_store(root: Path, rollouts: int) -> int:
         day = root / "sessions" / "2026" / "02" / f"{1 + k % 28:02d}"
         day.mkdir(parents=True, exist_ok=True)
         sid = _UUID.search(data)
-        (day / f"rollout-2026-02-{1 + k % 28:02d}T12-00-00-{sid.group(0).decode() if sid else k}.jsonl").write_bytes(data)
+        (day / f"rollout-2026-02-{1 + k % 28:02d}T12-00-00-{sid.group(0).decode() if sid else k}.jsonl").write_bytes(
+            data
+        )
         size += len(data)
     return size
 
@@ -121,7 +123,9 @@ def run(cmd: list[str], env: dict[str, str], repeat: int = 1) -> tuple[float, fl
         start = time.perf_counter()
         # from the temp dir: ``python -m`` puts the working folder first on sys.path, and
         # from a checkout that would import it instead of the one measured
-        proc = subprocess.Popen(full, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=tempfile.gettempdir())
+        proc = subprocess.Popen(
+            full, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=tempfile.gettempdir()
+        )
         _, status, usage = os.wait4(proc.pid, 0)
         elapsed = time.perf_counter() - start
         proc.returncode = os.waitstatus_to_exitcode(status)
@@ -159,7 +163,9 @@ def best(fn, repeat: int) -> float:
     return min(times)
 
 
-def row(label: str, ours: list[str], theirs: list[str] | None, env: dict[str, str], repeat: int, note: str = "") -> None:
+def row(
+    label: str, ours: list[str], theirs: list[str] | None, env: dict[str, str], repeat: int, note: str = ""
+) -> None:
     """Wall time of both commands, the ratio, and their CPU times (ccusage's runtime may
     use more than one core; on a loaded machine CPU time is the steadier figure)."""
     if theirs is None:
@@ -176,7 +182,9 @@ def row(label: str, ours: list[str], theirs: list[str] | None, env: dict[str, st
         u = min(u, run(theirs, env)[0])
         u_cpu = min(u_cpu, cpu(theirs))
     CPU[" ".join(ours)], CPU[" ".join(theirs)] = t_cpu, u_cpu
-    print(f"  {label:46} {t:7.2f} s vs {u:7.2f} s = {u / t:5.2f}x ccusage's speed  (cpu {cpu(ours):.2f} vs {cpu(theirs):.2f}) {note}")
+    print(
+        f"  {label:46} {t:7.2f} s vs {u:7.2f} s = {u / t:5.2f}x ccusage's speed  (cpu {cpu(ours):.2f} vs {cpu(theirs):.2f}) {note}"
+    )
 
 
 def main() -> None:
@@ -203,7 +211,9 @@ def main() -> None:
     tx = [py, "-m", "txcodec"]
     tiny = CORPUS / "claude_code" / "generated" / "claude_write_edit_2turns.jsonl"
     for warm in ([*tx, "--help"], [*tx, "usage", str(tiny)]):  # writes the bytecode cache once
-        subprocess.run(warm, env=base_env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=tempfile.gettempdir())
+        subprocess.run(
+            warm, env=base_env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=tempfile.gettempdir()
+        )
     print(f"txcodec from {args.txcodec}; ccusage: {ccusage if have_cc else 'not installed (peer columns left out)'}")
 
     with tempfile.TemporaryDirectory(prefix="txcodec-bench-") as tmp:
@@ -232,8 +242,10 @@ def main() -> None:
         cstore, xstore = tmp / "claude-store", tmp / "codex-store"
         csize = claude_store(cstore, args.sessions)
         xsize = codex_store(xstore, args.rollouts)
-        print(f"inputs built in {time.perf_counter() - t:.0f} s: Claude store {args.sessions} sessions {csize / 1e6:.0f} MB, "
-              f"Codex store {args.rollouts} rollouts {xsize / 1e6:.0f} MB")
+        print(
+            f"inputs built in {time.perf_counter() - t:.0f} s: Claude store {args.sessions} sessions {csize / 1e6:.0f} MB, "
+            f"Codex store {args.rollouts} rollouts {xsize / 1e6:.0f} MB"
+        )
 
         # --- usage against ccusage -----------------------------------------------------
         print("\nusage (wall time, best of %d; ratio > 1 means txcodec is faster)" % args.repeat)
@@ -242,22 +254,45 @@ def main() -> None:
                 continue
             path = files[mb]
             one = {**env, "CLAUDE_CONFIG_DIR": str(path.parents[2])}
-            row(f"usage FILE, {path.stat().st_size / 1e6:.0f} MB Claude Code", [*tx, "usage", str(path)],
-                [ccusage, "claude", "session", "--offline", "--json"] if have_cc else None, one, args.repeat)
+            row(
+                f"usage FILE, {path.stat().st_size / 1e6:.0f} MB Claude Code",
+                [*tx, "usage", str(path)],
+                [ccusage, "claude", "session", "--offline", "--json"] if have_cc else None,
+                one,
+                args.repeat,
+            )
         stores = {**env, "CLAUDE_CONFIG_DIR": str(cstore), "CODEX_HOME": str(xstore)}
-        row(f"usage over a {args.sessions}-session Claude store", [*tx, "usage", "--harness", "claude_code"],
-            [ccusage, "claude", "session", "--offline", "--json"] if have_cc else None, stores, args.repeat)
-        row(f"usage over a {args.rollouts}-rollout Codex store", [*tx, "usage", "--harness", "codex"],
-            [ccusage, "codex", "session", "--offline", "--json"] if have_cc else None, stores, args.repeat)
-        row("daily report, both stores (--by day,model)", [*tx, "usage", "--by", "day,model"],
-            [ccusage, "daily", "--offline", "--json"] if have_cc else None, stores, args.repeat, "(ccusage daily)")
+        row(
+            f"usage over a {args.sessions}-session Claude store",
+            [*tx, "usage", "--harness", "claude_code"],
+            [ccusage, "claude", "session", "--offline", "--json"] if have_cc else None,
+            stores,
+            args.repeat,
+        )
+        row(
+            f"usage over a {args.rollouts}-rollout Codex store",
+            [*tx, "usage", "--harness", "codex"],
+            [ccusage, "codex", "session", "--offline", "--json"] if have_cc else None,
+            stores,
+            args.repeat,
+        )
+        row(
+            "daily report, both stores (--by day,model)",
+            [*tx, "usage", "--by", "day,model"],
+            [ccusage, "daily", "--offline", "--json"] if have_cc else None,
+            stores,
+            args.repeat,
+            "(ccusage daily)",
+        )
 
         # --- conversion against R --------------------------------------------------------
         decoder = msgspec.json.Decoder()
         print("\nconvert, 60 MB (R = msgspec untyped decode_lines of the same bytes)")
         mb = 60
-        for label, src, from_, to in (("Claude Code -> Codex", files[mb], "claude_code", "codex"),
-                                      ("Codex -> Claude Code", codex_files[mb], "codex", "claude_code")):
+        for label, src, from_, to in (
+            ("Claude Code -> Codex", files[mb], "claude_code", "codex"),
+            ("Codex -> Claude Code", codex_files[mb], "codex", "claude_code"),
+        ):
             data = src.read_bytes()
             r = best(lambda data=data: decoder.decode_lines(data), args.repeat)
             inproc = best(lambda data=data, to=to, from_=from_: api.convert(data, to, from_=from_), args.repeat)
@@ -266,13 +301,17 @@ def main() -> None:
             command = [*tx, "convert", str(src), "--to", to, "-o", str(out / "x")]
             run(command, env, 1)
             cli = cpu(command)
-            print(f"  {label:24} {len(data) / 1e6:5.0f} MB  R {len(data) / 1e6 / r:6.0f} MB/s   in-process {r / inproc:5.2f} R "
-                  f"(target 0.6)   CLI {r / cli:5.2f} R (target 0.35)   (CPU times)")
+            print(
+                f"  {label:24} {len(data) / 1e6:5.0f} MB  R {len(data) / 1e6 / r:6.0f} MB/s   in-process {r / inproc:5.2f} R "
+                f"(target 0.6)   CLI {r / cli:5.2f} R (target 0.35)   (CPU times)"
+            )
             del data
 
         # --- memory and scaling ----------------------------------------------------------
         print("\npeak RSS / file size, and time and memory per MB (linear scaling: flat columns)")
-        print(f"  {'MB':>5}  {'usage cpu s/MB':>10} {'RSS/size':>8}   {'convert cpu s/MB':>12} {'RSS/size':>8}   {'verify RSS MiB':>14}")
+        print(
+            f"  {'MB':>5}  {'usage cpu s/MB':>10} {'RSS/size':>8}   {'convert cpu s/MB':>12} {'RSS/size':>8}   {'verify RSS MiB':>14}"
+        )
         for mb in sizes:
             path = files[mb]
             size = path.stat().st_size / 2**20
@@ -285,7 +324,9 @@ def main() -> None:
             _, crss = run(command, env, 1)
             ct = cpu(command)
             _, vrss = run([*tx, "verify", str(path)], env, 1)
-            print(f"  {path.stat().st_size / 1e6:5.0f}  {ut / size:10.4f} {urss / size:8.2f}   {ct / size:12.4f} {crss / size:8.2f}   {vrss:14.0f}")
+            print(
+                f"  {path.stat().st_size / 1e6:5.0f}  {ut / size:10.4f} {urss / size:8.2f}   {ct / size:12.4f} {crss / size:8.2f}   {vrss:14.0f}"
+            )
         for path in codex_files.values():  # the other direction: Codex -> Claude Code
             out = tmp / "rss-out"
             shutil.rmtree(out, ignore_errors=True)
@@ -293,17 +334,24 @@ def main() -> None:
             _, crss = run(command, env, 1)
             ct = cpu(command)
             size = path.stat().st_size / 2**20
-            print(f"  {path.stat().st_size / 1e6:5.0f}  {'Codex rollout -> Claude Code:':>19}   {ct / size:12.4f} {crss / size:8.2f}")
+            print(
+                f"  {path.stat().st_size / 1e6:5.0f}  {'Codex rollout -> Claude Code:':>19}   {ct / size:12.4f} {crss / size:8.2f}"
+            )
 
         # --- start-up --------------------------------------------------------------------
         # timed as bench_startup.py times them: the process alone, not under GNU time, whose
         # CPU figures come in hundredths of a second (a 30 ms start-up would read 0.03 or 0.04)
         print("\nstart-up (best of 20)")
         bare, bare_cpu = startup_best([py, "-c", "pass"], env, 20)
-        for label, cmd in (("txcodec --help", [*tx, "--help"]), ("txcodec usage FILE (tiny)", [*tx, "usage", str(tiny)])):
+        for label, cmd in (
+            ("txcodec --help", [*tx, "--help"]),
+            ("txcodec usage FILE (tiny)", [*tx, "usage", str(tiny)]),
+        ):
             t, used = startup_best(cmd, env, 20)
-            print(f"  {label:30} {t * 1000:6.1f} ms = {t / bare:4.2f}x python -c pass ({bare * 1000:.1f} ms; target <= 2x); "
-                  f"cpu {used / bare_cpu:4.2f}x")
+            print(
+                f"  {label:30} {t * 1000:6.1f} ms = {t / bare:4.2f}x python -c pass ({bare * 1000:.1f} ms; target <= 2x); "
+                f"cpu {used / bare_cpu:4.2f}x"
+            )
 
 
 if __name__ == "__main__":

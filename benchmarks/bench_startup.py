@@ -41,7 +41,9 @@ def best(cmd: list[str], env: dict[str, str], repeat: int) -> tuple[float, float
     for _ in range(repeat):
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
-        subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True, cwd=tempfile.gettempdir())
+        subprocess.run(
+            cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True, cwd=tempfile.gettempdir()
+        )
         wall = min(wall, time.perf_counter() - start)
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpu = min(cpu, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
@@ -53,8 +55,14 @@ def instructions(cmd: list[str], env: dict[str, str]) -> int | None:
     if shutil.which("valgrind") is None:
         return None
     with tempfile.TemporaryDirectory() as tmp:
-        out = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={tmp}/cg", *cmd], env=env,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=tmp)
+        out = subprocess.run(
+            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={tmp}/cg", *cmd],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=tmp,
+        )
     found = re.search(r"Collected : (\d+)", out.stderr)
     return int(found.group(1)) if found else None
 
@@ -70,8 +78,10 @@ def main() -> None:
     # the checkout measured comes first on the path; bytecode is cached as in normal use
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env.update(PYTHONPATH=str(args.txcodec.resolve()), PYTHONHASHSEED="0")
-    commands = [("python -m txcodec --help", [py, "-m", "txcodec", "--help"]),
-                ("txcodec --help (console script)", [py, "-c", SCRIPT, "--help"])]
+    commands = [
+        ("python -m txcodec --help", [py, "-m", "txcodec", "--help"]),
+        ("txcodec --help (console script)", [py, "-c", SCRIPT, "--help"]),
+    ]
     for label, path in (("usage FILE (small Claude Code)", CLAUDE), ("usage FILE (small Codex)", CODEX)):
         if path.exists():
             commands.append((label, [py, "-m", "txcodec", "usage", str(path)]))
@@ -84,8 +94,10 @@ def main() -> None:
     bare_wall, bare_cpu = best(bare, env, args.repeat)
     bare_ins = instructions(bare, env) if args.instructions else None
     print(f"start-up of {args.txcodec} (best of {args.repeat}; target <= 2x python -c pass)")
-    print(f"  {'python -c pass':34} {bare_wall * 1000:6.1f} ms wall {bare_cpu * 1000:6.1f} ms cpu"
-          + (f"  {bare_ins / 1e6:7.1f} M instructions" if bare_ins else ""))
+    print(
+        f"  {'python -c pass':34} {bare_wall * 1000:6.1f} ms wall {bare_cpu * 1000:6.1f} ms cpu"
+        + (f"  {bare_ins / 1e6:7.1f} M instructions" if bare_ins else "")
+    )
     for label, cmd in commands:
         wall, cpu = best(cmd, env, args.repeat)
         line = f"  {label:34} {wall * 1000:6.1f} ms wall {cpu * 1000:6.1f} ms cpu = {wall / bare_wall:4.2f}x wall {cpu / bare_cpu:4.2f}x cpu"

@@ -24,7 +24,9 @@ os.environ["TXCODEC_STRICT"] = "1"
 
 def pytest_addoption(parser):
     parser.addoption("--update-golden", action="store_true", default=False, help="(re)write golden expected files")
-    parser.addoption("--fuzz-seconds", type=float, default=0.0, help="run the fuzz tests (-m fuzz) for this long per codec")
+    parser.addoption(
+        "--fuzz-seconds", type=float, default=0.0, help="run the fuzz tests (-m fuzz) for this long per codec"
+    )
 
 
 @pytest.fixture

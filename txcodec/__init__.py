@@ -41,11 +41,23 @@ __version__ = "0.1.0"
 # (and so every ``txcodec`` command) does not pay for msgspec, the harnesses or the usage
 # report until it touches them.
 _LAZY = {
-    "ToolCall": "api", "convert": "api", "detect": "api", "install": "api", "load": "api", "messages": "api",
-    "sample": "api", "to_common": "api", "tool_calls": "api",
-    "Conversation": "model.common", "Message": "model.common", "Usage": "model.common",
-    "NativeSession": "model.native", "Opaque": "model.native",
-    "SessionRow": "sessions", "discover": "sessions", "resolve": "sessions",
+    "ToolCall": "api",
+    "convert": "api",
+    "detect": "api",
+    "install": "api",
+    "load": "api",
+    "messages": "api",
+    "sample": "api",
+    "to_common": "api",
+    "tool_calls": "api",
+    "Conversation": "model.common",
+    "Message": "model.common",
+    "Usage": "model.common",
+    "NativeSession": "model.native",
+    "Opaque": "model.native",
+    "SessionRow": "sessions",
+    "discover": "sessions",
+    "resolve": "sessions",
     "total_usage": "usage",
     "usage": "usage",  # the module itself
 }

@@ -47,11 +47,25 @@ MOVED: dict[str, str | tuple[str, ...]] = {
     "txcodec.clients.openai_chat": "txcodec.resume_check.mock.openai_chat",
     "txcodec.clients.process": "txcodec.resume_check.process",
     "txcodec.clients.report": "txcodec.resume_check.report",
-    **{f"txcodec.clients.{old}": f"txcodec.resume_check.{new}" for old, new in (
-        ("claude", "claude_code"), ("codex", "codex"), ("gemini", "gemini_cli"), ("qwen", "qwen_code"),
-        ("pi", "pi"), ("copilot", "copilot_cli"), ("continue_cli", "continue_cli"), ("opencode", "opencode"),
-        ("kimi", "kimi_cli"), ("vibe", "mistral_vibe"), ("cline", "cline"), ("openhands", "openhands"),
-        ("aider", "aider"), ("droid", "droid"))},
+    **{
+        f"txcodec.clients.{old}": f"txcodec.resume_check.{new}"
+        for old, new in (
+            ("claude", "claude_code"),
+            ("codex", "codex"),
+            ("gemini", "gemini_cli"),
+            ("qwen", "qwen_code"),
+            ("pi", "pi"),
+            ("copilot", "copilot_cli"),
+            ("continue_cli", "continue_cli"),
+            ("opencode", "opencode"),
+            ("kimi", "kimi_cli"),
+            ("vibe", "mistral_vibe"),
+            ("cline", "cline"),
+            ("openhands", "openhands"),
+            ("aider", "aider"),
+            ("droid", "droid"),
+        )
+    },
 }
 
 
@@ -71,8 +85,11 @@ class _Alias:
     def create_module(self, spec: Any) -> ModuleType:
         new = MOVED[spec.name]
         places = (new,) if isinstance(new, str) else new
-        warnings.warn(f"{spec.name} moved to {' and '.join(places)}; the old name goes in the next release",
-                      DeprecationWarning, stacklevel=2)
+        warnings.warn(
+            f"{spec.name} moved to {' and '.join(places)}; the old name goes in the next release",
+            DeprecationWarning,
+            stacklevel=2,
+        )
         if isinstance(new, str):
             module = importlib.import_module(new)
             # the import system sets the alias's spec on the module it is given: kept here to

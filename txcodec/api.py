@@ -43,7 +43,11 @@ def sample(harness: str = "claude_code") -> Path:
     from importlib import resources
 
     folder = resources.files("txcodec") / "samples" / harness
-    found = sorted(p for p in folder.iterdir() if p.name.endswith((".jsonl", ".json", ".md")) or p.is_dir()) if folder.is_dir() else []
+    found = (
+        sorted(p for p in folder.iterdir() if p.name.endswith((".jsonl", ".json", ".md")) or p.is_dir())
+        if folder.is_dir()
+        else []
+    )
     if not found:
         raise InputError(f"no sample session for {harness!r}")
     return Path(str(found[0]))
@@ -126,8 +130,17 @@ def convert(
     # made and freed in here, none in a cycle: with the cycle collector paused for the
     # whole of it, it never scans them (between reading and writing it would, in full).
     with no_cycle_collection():
-        return _convert(source, to, from_=from_, session_id=session_id, cwd=cwd, prompts=prompts, input_side=input_side,
-                        stdin_side=stdin_side, default_cwd=default_cwd)
+        return _convert(
+            source,
+            to,
+            from_=from_,
+            session_id=session_id,
+            cwd=cwd,
+            prompts=prompts,
+            input_side=input_side,
+            stdin_side=stdin_side,
+            default_cwd=default_cwd,
+        )
 
 
 def _convert(
@@ -163,8 +176,10 @@ def _convert(
                 return done
         if (prompts is not None or input_side is not None) and not registry.get(session.harness).reads_prompts:
             name = _declaring(lambda h: h.reads_prompts)
-            raise NotSupported(f"{_name(source)} is {session.harness}, not a {name} capture: prompts and "
-                               f"an input side only complete {name} captures")
+            raise NotSupported(
+                f"{_name(source)} is {session.harness}, not a {name} capture: prompts and "
+                f"an input side only complete {name} captures"
+            )
         if prompts is not None:
             session.prompts = list(prompts)  # type: ignore[attr-defined]
         if input_side is not None:
@@ -181,14 +196,19 @@ def _convert(
     written = target.write(conversation, loss, options)
     written.cwd = cwd or recorded
     if conversation.meta.forked_from is not msgspec.UNSET and target.fork_slot is None:
-        loss.add("lineage:forked-from", f"forked from {conversation.meta.forked_from.session_id}: "
-                 f"{target.title} has no slot for a session's parent")
+        loss.add(
+            "lineage:forked-from",
+            f"forked from {conversation.meta.forked_from.session_id}: "
+            f"{target.title} has no slot for a session's parent",
+        )
     from .core.ids import safe_relpath  # here, not at start-up: its regexes and SHA-1 serve only a run that writes
 
     for rel in written.files:  # a writer's names are checked once more: a caller may write them out as they are
         safe_relpath(rel)
     if not conversation.messages and not conversation.children and "write:no-conversation" not in loss.counts():
-        loss.add("write:no-conversation", f"{_name(source)} holds no message: {target.title} will find nothing to resume")
+        loss.add(
+            "write:no-conversation", f"{_name(source)} holds no message: {target.title} will find nothing to resume"
+        )
     return written, loss
 
 
@@ -236,8 +256,10 @@ def install(written: registry.Written, harness: str, root: str | os.PathLike[str
     if root is None and root_for is not None and written.cwd is not None:
         # a store inside the project itself (aider's history): never make up that folder
         if not os.path.isdir(written.cwd):
-            raise InputError(f"{written.cwd}: the session's project folder does not exist here "
-                             "(create it, or choose another with --cwd)")
+            raise InputError(
+                f"{written.cwd}: the session's project folder does not exist here "
+                "(create it, or choose another with --cwd)"
+            )
         root = root_for(written.cwd)
     if store is not None and store.install is not None:
         return store.install(written.files, root)
@@ -294,4 +316,3 @@ def tool_calls(conversation: Conversation, *, subagents: bool = True) -> list[To
                 call = pending.pop(block.tool_use_id)
                 call.result, call.result_message = block, message
     return calls
-

@@ -44,9 +44,15 @@ def default_jobs() -> int:
         return os.cpu_count() or 1
 
 
-def run(items: Iterable[Any], work: Callable[[Any], Outcome], jobs: int | None = None, *,
-        prepare: Callable[[], None] | None = None, chunk: int | None = None,
-        in_process: bool = False) -> Iterator[Outcome]:
+def run(
+    items: Iterable[Any],
+    work: Callable[[Any], Outcome],
+    jobs: int | None = None,
+    *,
+    prepare: Callable[[], None] | None = None,
+    chunk: int | None = None,
+    in_process: bool = False,
+) -> Iterator[Outcome]:
     """``work(item)`` for every item, ``jobs`` processes at a time (``work`` and the items
     must pickle: a module-level function and plain values), yielding outcomes as chunks of
     ``chunk`` items finish (default: small enough to keep every worker busy to the end).
@@ -62,7 +68,7 @@ def run(items: Iterable[Any], work: Callable[[Any], Outcome], jobs: int | None =
     if prepare is not None:
         prepare()
     size = chunk or max(1, min(32, len(items) // (jobs * 4)))
-    chunks = [items[i:i + size] for i in range(0, len(items), size)]
+    chunks = [items[i : i + size] for i in range(0, len(items), size)]
     from concurrent.futures import ProcessPoolExecutor  # slow to import: only for several files
     from concurrent.futures import as_completed  # slow to import: only for several files
 
@@ -72,8 +78,10 @@ def run(items: Iterable[Any], work: Callable[[Any], Outcome], jobs: int | None =
             try:
                 outcomes = future.result()
             except Exception as exc:  # the worker process itself died (killed, out of memory)
-                outcomes = [Outcome(source=str(_source(item)), status="failed", reason=_one_line(exc))
-                            for item in futures[future]]
+                outcomes = [
+                    Outcome(source=str(_source(item)), status="failed", reason=_one_line(exc))
+                    for item in futures[future]
+                ]
             yield from outcomes
 
 
@@ -180,8 +188,11 @@ def convert_one(job: ConvertJob) -> Outcome:
         from .core.atomic import write_atomic
 
         name = f"{written.session_id}.{job.to}.loss.json"
-        write_atomic(Path(job.loss_dir) / name, msgspec.json.format(msgspec.json.encode(loss.to_dict()), indent=2),
-                     overwrite=True)
+        write_atomic(
+            Path(job.loss_dir) / name,
+            msgspec.json.format(msgspec.json.encode(loss.to_dict()), indent=2),
+            overwrite=True,
+        )
     return outcome
 
 

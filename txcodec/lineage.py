@@ -41,8 +41,9 @@ def session_origin(session: Any) -> Origin:
     return reader.read(session.lines, path, session._source)
 
 
-def lines_origin(harness: str, lines: Any, path: Path | None, maybe_fork: bool | None = None,
-                 source: bytes | None = None) -> Origin:
+def lines_origin(
+    harness: str, lines: Any, path: Path | None, maybe_fork: bool | None = None, source: bytes | None = None
+) -> Origin:
     """:func:`session_origin` of lines no NativeSession holds (a streamed session:
     ``lines`` as ``native.RawLines`` of the file, ``maybe_fork`` whether any line holds
     the key that names a fork, found while it was streamed; a listing: the lines as

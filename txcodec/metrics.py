@@ -44,8 +44,12 @@ DESCRIPTION = "Number of tokens used"  # the exporter's own description and unit
 UNIT = "tokens"
 WINDOW_NS = 60 * 1_000_000_000
 # the exporter's type label -> the Usage field
-TYPES = (("input", "input_tokens"), ("output", "output_tokens"), ("cacheRead", "cache_read_input_tokens"),
-         ("cacheCreation", "cache_creation_input_tokens"))
+TYPES = (
+    ("input", "input_tokens"),
+    ("output", "output_tokens"),
+    ("cacheRead", "cache_read_input_tokens"),
+    ("cacheCreation", "cache_creation_input_tokens"),
+)
 
 
 class MissingExtra(TxcodecError, ImportError):
@@ -67,7 +71,12 @@ class Point:
 
     @property
     def attributes(self) -> dict[str, str]:
-        return {"session.id": self.session_id, "model": self.model, "query_source": self.query_source, "type": self.type}
+        return {
+            "session.id": self.session_id,
+            "model": self.model,
+            "query_source": self.query_source,
+            "type": self.type,
+        }
 
 
 def _ns(timestamp: Any) -> int | None:
@@ -129,8 +138,10 @@ def token_points(conversations: Iterable[Conversation], *, since_ns: int | None 
             for label, field in TYPES:
                 key = (metric, start, session, model, source, label)
                 sums[key] = sums.get(key, 0.0) + float(getattr(m.usage, field))
-    return [Point(metric, start, start + WINDOW_NS, session, model, source, label, value)
-            for (metric, start, session, model, source, label), value in sorted(sums.items())]
+    return [
+        Point(metric, start, start + WINDOW_NS, session, model, source, label, value)
+        for (metric, start, session, model, source, label), value in sorted(sums.items())
+    ]
 
 
 # --- OTLP -------------------------------------------------------------------------------
@@ -154,7 +165,9 @@ def export_request(points: list[Point]) -> Any:
     request = pb.ExportMetricsServiceRequest()
     resource_metrics = request.resource_metrics.add()
     resource_metrics.resource.attributes.append(KeyValue(key="service.name", value=AnyValue(string_value="txcodec")))
-    resource_metrics.resource.attributes.append(KeyValue(key="service.version", value=AnyValue(string_value=__version__)))
+    resource_metrics.resource.attributes.append(
+        KeyValue(key="service.version", value=AnyValue(string_value=__version__))
+    )
     scope = resource_metrics.scope_metrics.add()
     scope.scope.name, scope.scope.version = "txcodec", __version__
     metrics: dict[str, Any] = {}
@@ -193,8 +206,9 @@ def send(points: list[Point], endpoint: str, timeout: float = 30) -> int:
     if urlsplit(endpoint).scheme not in ("http", "https"):
         raise InputError(f"--endpoint {endpoint!r}: an http:// or https:// URL is needed")
     url = endpoint if urlsplit(endpoint).path not in ("", "/") else endpoint.rstrip("/") + "/v1/metrics"
-    request = urllib.request.Request(url, data=to_otlp_proto(points), method="POST",
-                                     headers={"Content-Type": "application/x-protobuf"})
+    request = urllib.request.Request(
+        url, data=to_otlp_proto(points), method="POST", headers={"Content-Type": "application/x-protobuf"}
+    )
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:
             return response.status

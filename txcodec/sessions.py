@@ -135,8 +135,9 @@ def discover(
     return Index(kept, errors)
 
 
-def session_files(harness: str | None = None, *, root: str | os.PathLike[str] | None = None,
-                  sides: bool = True) -> Index:
+def session_files(
+    harness: str | None = None, *, root: str | os.PathLike[str] | None = None, sides: bool = True
+) -> Index:
     """The sessions :func:`discover` lists with ``describe=False``, for a caller that wants
     only their main files (the Parquet export): a row per session that has one (no
     subagent chat, no pruned session), with only ``harness``, ``session_id`` and ``path``,
@@ -159,8 +160,9 @@ def session_files(harness: str | None = None, *, root: str | os.PathLike[str] | 
     return Index(rows, errors)
 
 
-def _listed(harness: str | None, root: str | os.PathLike[str] | None, lister: Any,
-            errors: list[str]) -> Iterator[tuple[str, Any]]:
+def _listed(
+    harness: str | None, root: str | os.PathLike[str] | None, lister: Any, errors: list[str]
+) -> Iterator[tuple[str, Any]]:
     """Each store's listing, item by item with its store's name (``lister(store)`` is the
     listing asked of it). What a store or an item could not list goes to ``errors``; one
     store's trouble does not hide the others."""
@@ -315,7 +317,11 @@ def _first_text(raw: msgspec.Raw | Any) -> str | None:
         for part in content:
             if isinstance(part, str):
                 return part
-            if isinstance(part, dict) and part.get("type") in (None, "text", "input_text") and isinstance(part.get("text"), str):
+            if (
+                isinstance(part, dict)
+                and part.get("type") in (None, "text", "input_text")
+                and isinstance(part.get("text"), str)
+            ):
                 return part["text"]
     return None
 
@@ -465,8 +471,7 @@ def resolve_row(name: str | os.PathLike[str], harness: str | None = None) -> Ses
     if len(matches) == 1:
         return matches[0]
     if not matches:
-        raise InputError(f"{text}: no such file, and no session id starting with it in the stores "
-                         "(see txcodec list)")
+        raise InputError(f"{text}: no such file, and no session id starting with it in the stores (see txcodec list)")
     listed = "\n".join(f"  {r.harness:12} {r.session_id}  {(r.updated or '')[:16]}  {r.path}" for r in matches[:20])
     more = f"\n  ... and {len(matches) - 20} more" if len(matches) > 20 else ""
     raise InputError(f"{text}: {len(matches)} sessions match; name one by a longer id or by its path:\n{listed}{more}")

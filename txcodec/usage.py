@@ -68,7 +68,11 @@ class ModelUsage(msgspec.Struct):
         return sum(getattr(self, "unverified_" + f) for f in TOKEN_FIELDS)
 
     def to_dict(self) -> dict:
-        return {**msgspec.to_builtins(self), "total_tokens": self.total_tokens, "unverified_total_tokens": self.unverified_total_tokens}
+        return {
+            **msgspec.to_builtins(self),
+            "total_tokens": self.total_tokens,
+            "unverified_total_tokens": self.unverified_total_tokens,
+        }
 
 
 def with_unverified(row: ModelUsage) -> ModelUsage:
@@ -223,7 +227,9 @@ def lean_reader(harness: str | None) -> Any:
     return lean if lean is not None and lean.file_calls is not None else None
 
 
-def _lean(path: Path, data: bytes | None, harness: str | None, subagents: bool) -> tuple[str | None, str | None, list[list]] | None:
+def _lean(
+    path: Path, data: bytes | None, harness: str | None, subagents: bool
+) -> tuple[str | None, str | None, list[list]] | None:
     """The file's (session, cwd, calls) by the harness's lean pass, its subagents'
     calls included; None when it has none or the file needs the full reader."""
     lean = lean_reader(harness)
@@ -599,7 +605,9 @@ def folder_files(folder: Path) -> list[Path]:
     session)."""
     from .kit import registry
 
-    stores = [h.store for h in registry.builtins().values() if h.store is not None and h.store.not_a_session is not None]
+    stores = [
+        h.store for h in registry.builtins().values() if h.store is not None and h.store.not_a_session is not None
+    ]
     out = []
     for p in sorted(folder.rglob("*")):
         if not p.name.endswith(_SESSION_SUFFIXES) or not p.is_file():
@@ -609,7 +617,9 @@ def folder_files(folder: Path) -> list[Path]:
     return out
 
 
-def _jobs_for(paths: Sequence[str | os.PathLike[str]] | None, harness: str | None) -> list[tuple[Path, str | None, bool]]:
+def _jobs_for(
+    paths: Sequence[str | os.PathLike[str]] | None, harness: str | None
+) -> list[tuple[Path, str | None, bool]]:
     """``(file, harness, named by the user)`` for each file to read."""
     if not paths:
         return [(p, h, False) for p, h in store_files(harness)]
@@ -663,7 +673,9 @@ def usage(
     if lo is not None and not paths:  # a store file untouched since before ``since`` holds no later call
         floor = datetime.fromisoformat(lo).timestamp() - 86400
         work = [job for job in work if _mtime(job[0]) >= floor]
-    results = _run([(str(p), h, subagents, lo, hi, explicit) for p, h, explicit in work], jobs, [_size(job[0]) for job in work])
+    results = _run(
+        [(str(p), h, subagents, lo, hi, explicit) for p, h, explicit in work], jobs, [_size(job[0]) for job in work]
+    )
     groups: dict[tuple, list] = {}  # the group's keys -> [counters, dollars, every call priced]
     models_cost: dict[str, Any] = {}
     errors: list[str] = []
@@ -704,8 +716,10 @@ def usage(
                 group[1] = (group[1] or 0.0) + cost
             models_cost.setdefault(model, cost)
     rows = sorted(
-        (UsageRow(**dict(wanted), **dict(zip(_COUNTERS, total)), cost_usd=dollars, cost_complete=complete)
-         for wanted, (total, dollars, complete) in groups.items()),
+        (
+            UsageRow(**dict(wanted), **dict(zip(_COUNTERS, total)), cost_usd=dollars, cost_complete=complete)
+            for wanted, (total, dollars, complete) in groups.items()
+        ),
         key=lambda r: tuple(str(getattr(r, k)) for k in by),
     )
     totals = UsageRow(cost_usd=None if rows else 0.0)
@@ -808,7 +822,9 @@ class _Prices:
             # the table's name and version, from its folder's listing (site-packages holds
             # hundreds of entries: kept in the cache with the rates, listed once per release)
             dist = sorted(origin.parent.parent.glob("genai_prices-*.dist-info"))
-            self.source = "genai-prices " + (dist[-1].name.removeprefix("genai_prices-").removesuffix(".dist-info") if dist else "?")
+            self.source = "genai-prices " + (
+                dist[-1].name.removeprefix("genai_prices-").removesuffix(".dist-info") if dist else "?"
+            )
             self.dirty = True
 
     @staticmethod
@@ -834,7 +850,9 @@ class _Prices:
         path = self._cache_path()
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(path, msgspec.json.encode({"key": self.key, "source": self.source, "rates": self.rates}), overwrite=True)
+            write_atomic(
+                path, msgspec.json.encode({"key": self.key, "source": self.source, "rates": self.rates}), overwrite=True
+            )
         except OSError:
             pass
         self.dirty = False

@@ -83,7 +83,9 @@ def collect(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Path]:
             unlisted.clear()
             dirs.sort()
             main = session_in_folder(Path(folder))
-            if main is not None and main != Path(folder):  # a folder that is one session: its session file, not the side files
+            if main is not None and main != Path(
+                folder
+            ):  # a folder that is one session: its session file, not the side files
                 # (a session kept as a folder of files, OpenHands', is checked file by file below)
                 dirs.clear()
                 yield main
@@ -144,8 +146,9 @@ def _compare_whole(session: NativeSession, data: bytes) -> Verified:
     for line in session.lines:
         line.touched = True  # make dump() check every record, not hand back the input
     dumped = session.dump()
-    out = Verified(Path(), dumped == data, session.harness, len(session.lines), len(data),
-                   opaque=len(session.diagnostics))
+    out = Verified(
+        Path(), dumped == data, session.harness, len(session.lines), len(data), opaque=len(session.diagnostics)
+    )
     if not out.ok:
         out.first_difference = _first_difference(dumped, data)
         out.difference_line = data.count(b"\n", 0, out.first_difference) + 1

@@ -28,8 +28,20 @@ def test_top_level_names():
         assert name in txcodec.__all__ and callable(getattr(txcodec, name))
     assert hasattr(txcodec.usage, "session_usage")
     fields = list(txcodec.SessionRow.__struct_fields__)
-    assert fields[:12] == ["harness", "session_id", "path", "cwd", "project", "title", "first_prompt", "started",
-                           "updated", "messages", "models", "parent"]
+    assert fields[:12] == [
+        "harness",
+        "session_id",
+        "path",
+        "cwd",
+        "project",
+        "title",
+        "first_prompt",
+        "started",
+        "updated",
+        "messages",
+        "models",
+        "parent",
+    ]
     assert all(f"`{f}`" in DOC for f in fields)  # every row field is documented
 
 
@@ -67,16 +79,32 @@ def test_messages_and_tool_calls_include_subagents_after_their_call():
     from txcodec.model.common import ToolResult
     from txcodec.model.common import ToolUse
 
-    sub = Conversation(messages=[Message("user", [Text("count files")]),
-                                 Message("assistant", [ToolUse("t2", "Bash", {"command": "ls | wc -l"})]),
-                                 Message("user", [ToolResult("t2", "3")])])
+    sub = Conversation(
+        messages=[
+            Message("user", [Text("count files")]),
+            Message("assistant", [ToolUse("t2", "Bash", {"command": "ls | wc -l"})]),
+            Message("user", [ToolResult("t2", "3")]),
+        ]
+    )
     main = Conversation(
-        messages=[Message("user", [Text("delegate")]), Message("assistant", [ToolUse("t1", "Agent", {"prompt": "count"})]),
-                  Message("user", [ToolResult("t1", "3 files", is_error=False)]), Message("assistant", [Text("3")])],
-        children=[Child(ChildLink("meta.toolUseId", tool_use_id="t1"), sub)])
+        messages=[
+            Message("user", [Text("delegate")]),
+            Message("assistant", [ToolUse("t1", "Agent", {"prompt": "count"})]),
+            Message("user", [ToolResult("t1", "3 files", is_error=False)]),
+            Message("assistant", [Text("3")]),
+        ],
+        children=[Child(ChildLink("meta.toolUseId", tool_use_id="t1"), sub)],
+    )
     walked = [(d, m.role, type(m.content[0]).__name__) for d, m in txcodec.messages(main)]
-    assert walked == [(0, "user", "Text"), (0, "assistant", "ToolUse"), (1, "user", "Text"), (1, "assistant", "ToolUse"),
-                      (1, "user", "ToolResult"), (0, "user", "ToolResult"), (0, "assistant", "Text")]
+    assert walked == [
+        (0, "user", "Text"),
+        (0, "assistant", "ToolUse"),
+        (1, "user", "Text"),
+        (1, "assistant", "ToolUse"),
+        (1, "user", "ToolResult"),
+        (0, "user", "ToolResult"),
+        (0, "assistant", "Text"),
+    ]
     assert len(list(txcodec.messages(main, subagents=False))) == 4
     calls = [(c.use.name, c.depth, c.result.content) for c in txcodec.tool_calls(main)]
     assert calls == [("Agent", 0, "3 files"), ("Bash", 1, "3")]

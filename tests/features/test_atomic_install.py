@@ -49,20 +49,31 @@ def _big(turns: int, size: int, tag: str) -> list[Message]:
     out = []
     for n in range(turns):
         blob = "".join(rng.choice("abcdefghij ") for _ in range(64)) * (size // 64)
-        out += [Message("user", [Text(f"{tag} question {n}: {blob}")]),
-                Message("assistant", [Text(f"{tag} answer {n}"), ToolUse(f"call_{tag}_{n}", "Bash", {"command": blob[:200]})]),
-                Message("user", [ToolResult(f"call_{tag}_{n}", blob)]),
-                Message("assistant", [Text(f"{tag} done {n}")])]
+        out += [
+            Message("user", [Text(f"{tag} question {n}: {blob}")]),
+            Message(
+                "assistant", [Text(f"{tag} answer {n}"), ToolUse(f"call_{tag}_{n}", "Bash", {"command": blob[:200]})]
+            ),
+            Message("user", [ToolResult(f"call_{tag}_{n}", blob)]),
+            Message("assistant", [Text(f"{tag} done {n}")]),
+        ]
     return out
 
 
 def _conversation() -> Conversation:
     """About 3 MB: a main transcript and, for Claude Code, six subagents of 150 KB."""
-    children = [Child(link=ChildLink(via="meta.toolUseId", agent_id=f"a{n:016x}", tool_use_id=f"call_main_{n}"),
-                      conversation=Conversation(meta=Meta(id=f"child-{n}"), messages=_big(10, 4000, f"child{n}")))
-                for n in range(6)]
-    return Conversation(meta=Meta(id=SID, cwd="/tmp/kill-project", started_at="2026-01-02T03:04:05.000Z"),
-                        messages=_big(60, 6000, "main"), children=children)
+    children = [
+        Child(
+            link=ChildLink(via="meta.toolUseId", agent_id=f"a{n:016x}", tool_use_id=f"call_main_{n}"),
+            conversation=Conversation(meta=Meta(id=f"child-{n}"), messages=_big(10, 4000, f"child{n}")),
+        )
+        for n in range(6)
+    ]
+    return Conversation(
+        meta=Meta(id=SID, cwd="/tmp/kill-project", started_at="2026-01-02T03:04:05.000Z"),
+        messages=_big(60, 6000, "main"),
+        children=children,
+    )
 
 
 def _written(harness: str) -> registry.Written:
@@ -73,7 +84,7 @@ def _installed(harness: str, written: registry.Written, root: Path) -> dict[Path
     """Where each file of ``written`` lands (Gemini: the chat only, in the store's slug)."""
     if harness == "gemini_cli":
         slug = gemini_store.project_slug(root, "/tmp/kill-project")
-        (rel, data), = [(r, d) for r, d in written.files.items() if "/chats/" in r]
+        ((rel, data),) = [(r, d) for r, d in written.files.items() if "/chats/" in r]
         return {root / "tmp" / slug / "chats" / rel.rsplit("/", 1)[1]: data}
     return {root / rel: data for rel, data in written.files.items()}
 

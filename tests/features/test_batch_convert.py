@@ -43,7 +43,9 @@ def test_a_folder_with_a_bad_session_converts_the_others(tmp_path):
     folder.mkdir()
     for i in range(3):
         shutil.copy(sample_path("claude_code"), folder / f"s{i}.jsonl")
-    (folder / "broken.jsonl").write_bytes(b'{"type":"user","message":{"role":"user","content":"x"}}\n\xff\xfe not json\n')
+    (folder / "broken.jsonl").write_bytes(
+        b'{"type":"user","message":{"role":"user","content":"x"}}\n\xff\xfe not json\n'
+    )
     (folder / "garbage.jsonl.zst").write_bytes(b"not zstd")
     (folder / "notes.json").write_text('{"a side file": true}')  # a JSON document is no session: not taken
     result = run("convert", str(folder), "--to", "pi", "-o", str(tmp_path / "out"), "-j", "2")
@@ -51,7 +53,8 @@ def test_a_folder_with_a_bad_session_converts_the_others(tmp_path):
     assert "notes.json" not in result.stderr
     (failed,) = [line for line in result.stderr.splitlines() if "garbage.jsonl.zst" in line]
     assert failed == f"failed  {folder / 'garbage.jsonl.zst'}: not a readable zstd file" or (
-        failed.startswith(f"failed  {folder / 'garbage.jsonl.zst'}: not a readable zstd file (")), failed
+        failed.startswith(f"failed  {folder / 'garbage.jsonl.zst'}: not a readable zstd file (")
+    ), failed
     assert "Traceback" not in result.output
     # the three copies share the sample's id: one is written, the two others are refused as existing
     assert len(list((tmp_path / "out").rglob("*.jsonl"))) >= 1

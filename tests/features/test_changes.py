@@ -61,7 +61,11 @@ def test_claude_edit_and_write_from_the_runtime_patch():
     ]
     edit, write = changes
     raw = [json.loads(line) for line in EDIT_GOLDEN.read_text().splitlines()]
-    result = next(r["toolUseResult"] for r in raw if isinstance(r.get("toolUseResult"), dict) and "oldString" in r["toolUseResult"])
+    result = next(
+        r["toolUseResult"]
+        for r in raw
+        if isinstance(r.get("toolUseResult"), dict) and "oldString" in r["toolUseResult"]
+    )
     assert edit.before_sha256 == sha(result["originalFile"])
     after = result["originalFile"].replace(result["oldString"], result["newString"])
     assert edit.after_sha256 == sha(after)  # the patch applied to the original is the tool's own edit
@@ -86,20 +90,34 @@ def test_common_json_carries_changes_next_to_messages_and_conversion_does_not():
 
 
 def test_a_subagent_edit_has_no_patch_and_says_so():
-    child = conv("claude_code", *call("t1", "Edit", {"file_path": "/w/a.py", "old_string": "a", "new_string": "b"},
-                                     ToolResult("t1", "ok")))
+    child = conv(
+        "claude_code",
+        *call("t1", "Edit", {"file_path": "/w/a.py", "old_string": "a", "new_string": "b"}, ToolResult("t1", "ok")),
+    )
     parent = conv("claude_code", Message("user", [Text("go")]))
     parent.children.append(Child(ChildLink("meta.toolUseId", agent_id="a0123456789abcdef"), child))
     [change] = conversation_changes(parent)
-    assert (change.operation, change.path, change.basis, change.agent_id) == ("modify", "a.py", "unknown", "a0123456789abcdef")
+    assert (change.operation, change.path, change.basis, change.agent_id) == (
+        "modify",
+        "a.py",
+        "unknown",
+        "a0123456789abcdef",
+    )
     assert "no patch" in change.note and change.hunks == []
     assert conversation_changes(parent, subagents=False) == []
 
 
 def test_shell_is_unknown_and_a_failed_edit_is_nothing():
-    c = conv("claude_code",
-             *call("t1", "Bash", {"command": "sed -i s/a/b/ x"}, ToolResult("t1", "", is_error=False)),
-             *call("t2", "Edit", {"file_path": "/w/a"}, ToolResult("t2", "Error: no match", is_error=True, structured="Error: no match")))
+    c = conv(
+        "claude_code",
+        *call("t1", "Bash", {"command": "sed -i s/a/b/ x"}, ToolResult("t1", "", is_error=False)),
+        *call(
+            "t2",
+            "Edit",
+            {"file_path": "/w/a"},
+            ToolResult("t2", "Error: no match", is_error=True, structured="Error: no match"),
+        ),
+    )
     [shell] = conversation_changes(c)
     assert (shell.tool_use_id, shell.operation, shell.basis) == ("t1", "unknown", "unknown")
     assert shell.path is msgspec.UNSET and shell.hunks == []
@@ -108,15 +126,22 @@ def test_shell_is_unknown_and_a_failed_edit_is_nothing():
 def test_notebook_edit_hunks_are_computed_from_both_versions():
     before, after = '{"cells": [1]}\n', '{"cells": [2]}\n'
     structured = {"notebook_path": "/w/n.ipynb", "original_file": before, "updated_file": after, "new_source": "2"}
-    [c] = conversation_changes(conv("claude_code", *call("t", "NotebookEdit", {}, ToolResult("t", "ok", structured=structured))))
+    [c] = conversation_changes(
+        conv("claude_code", *call("t", "NotebookEdit", {}, ToolResult("t", "ok", structured=structured)))
+    )
     assert (c.before_sha256, c.after_sha256, c.basis) == (sha(before), sha(after), "runtime_reported")
     assert c.hunks[0].lines == ['-{"cells": [1]}', '+{"cells": [2]}']
 
 
 def test_a_patch_that_does_not_fit_its_original_leaves_the_after_hash_unknown():
-    structured = {"filePath": "/w/a", "originalFile": "x\n", "structuredPatch": [
-        {"oldStart": 1, "oldLines": 1, "newStart": 1, "newLines": 1, "lines": ["-y", "+z"]}]}
-    [c] = conversation_changes(conv("claude_code", *call("t", "Edit", {}, ToolResult("t", "ok", structured=structured))))
+    structured = {
+        "filePath": "/w/a",
+        "originalFile": "x\n",
+        "structuredPatch": [{"oldStart": 1, "oldLines": 1, "newStart": 1, "newLines": 1, "lines": ["-y", "+z"]}],
+    }
+    [c] = conversation_changes(
+        conv("claude_code", *call("t", "Edit", {}, ToolResult("t", "ok", structured=structured)))
+    )
     assert c.before_sha256 == sha("x\n") and c.after_sha256 is msgspec.UNSET
     assert c.hunks == [Hunk(["-y", "+z"], 1, 1, 1, 1)]  # the runtime's own, not a computed deletion
 
@@ -140,7 +165,9 @@ def test_codex_apply_patch_derived_from_the_patch_and_its_success():
 
 def test_codex_failed_patch_changed_nothing():
     patch = "*** Begin Patch\n*** Add File: n.txt\n+hi\n*** End Patch"
-    ok = conv("codex", *call("c1", "apply_patch", patch, ToolResult("c1", "Success. Updated the following files:\nA n.txt\n")))
+    ok = conv(
+        "codex", *call("c1", "apply_patch", patch, ToolResult("c1", "Success. Updated the following files:\nA n.txt\n"))
+    )
     [c] = conversation_changes(ok)
     assert (c.operation, c.path, c.before_sha256, c.after_sha256) == ("create", "n.txt", None, sha("hi\n"))
     failed = conv("codex", *call("c1", "apply_patch", patch, ToolResult("c1", "apply_patch verification failed: ...")))
@@ -154,17 +181,38 @@ def test_codex_patch_apply_end_is_the_runtime_account():
     session = api.load(path)
     changes = session_changes(session, api.to_common(session))
     [patch] = [c for c in changes if c.tool == "apply_patch"]
-    assert (patch.tool_use_id, patch.operation, patch.basis, patch.path) == ("call-6", "modify", "runtime_reported", "a.txt")
+    assert (patch.tool_use_id, patch.operation, patch.basis, patch.path) == (
+        "call-6",
+        "modify",
+        "runtime_reported",
+        "a.txt",
+    )
 
 
 def test_codex_a_failed_patch_apply_end_event_drops_the_derived_change(tmp_path):
     lines = [
-        {"type": "session_meta", "payload": {"id": "01990000-0000-7000-8000-00000000000a", "cwd": "/w", "cli_version": "0.171.0"}},
-        {"type": "response_item", "payload": {"type": "custom_tool_call", "call_id": "c1", "name": "apply_patch",
-                                              "input": "*** Begin Patch\n*** Update File: a\n@@\n-x\n+y\n*** End Patch"}},
+        {
+            "type": "session_meta",
+            "payload": {"id": "01990000-0000-7000-8000-00000000000a", "cwd": "/w", "cli_version": "0.171.0"},
+        },
+        {
+            "type": "response_item",
+            "payload": {
+                "type": "custom_tool_call",
+                "call_id": "c1",
+                "name": "apply_patch",
+                "input": "*** Begin Patch\n*** Update File: a\n@@\n-x\n+y\n*** End Patch",
+            },
+        },
         {"type": "event_msg", "payload": {"type": "patch_apply_end", "call_id": "c1", "success": False, "changes": {}}},
-        {"type": "response_item", "payload": {"type": "custom_tool_call_output", "call_id": "c1",
-                                              "output": "Success. Updated the following files:\nM a\n"}},
+        {
+            "type": "response_item",
+            "payload": {
+                "type": "custom_tool_call_output",
+                "call_id": "c1",
+                "output": "Success. Updated the following files:\nM a\n",
+            },
+        },
     ]
     path = tmp_path / "rollout.jsonl"
     path.write_text("".join(json.dumps(x) + "\n" for x in lines))
@@ -178,15 +226,23 @@ def test_codex_a_failed_patch_apply_end_event_drops_the_derived_change(tmp_path)
 # resultDisplay of Gemini CLI's edit and write_file tools (the FileDiff object in the
 # bundled client: fileDiff, fileName, filePath, originalContent, newContent, diffStat,
 # isNewFile); Qwen Code writes the same object into its toolCallResult record.
-DISPLAY = {"fileDiff": "Index: a.py\n===\n--- a.py\tCurrent\n+++ a.py\tProposed\n@@ -1,1 +1,1 @@\n-x = 1\n+x = 2\n",
-           "fileName": "a.py", "filePath": "/w/a.py", "originalContent": "x = 1\n", "newContent": "x = 2\n",
-           "diffStat": {}, "isNewFile": False}
+DISPLAY = {
+    "fileDiff": "Index: a.py\n===\n--- a.py\tCurrent\n+++ a.py\tProposed\n@@ -1,1 +1,1 @@\n-x = 1\n+x = 2\n",
+    "fileName": "a.py",
+    "filePath": "/w/a.py",
+    "originalContent": "x = 1\n",
+    "newContent": "x = 2\n",
+    "diffStat": {},
+    "isNewFile": False,
+}
 
 
 def test_gemini_and_qwen_edit_from_the_result_display():
     gem = conv("gemini_cli", *call("g1", "replace", {}, ToolResult("g1", "ok", structured=DISPLAY)))
-    qwen = conv("qwen_code", *call("q1", "edit", {}, ToolResult("q1", "ok"),
-                                   toolCallResult={"callId": "q1", "resultDisplay": DISPLAY}))
+    qwen = conv(
+        "qwen_code",
+        *call("q1", "edit", {}, ToolResult("q1", "ok"), toolCallResult={"callId": "q1", "resultDisplay": DISPLAY}),
+    )
     for c in (gem, qwen):
         [change] = conversation_changes(c)
         assert (change.operation, change.path, change.basis) == ("modify", "a.py", "runtime_reported")
@@ -197,12 +253,24 @@ def test_gemini_and_qwen_edit_from_the_result_display():
 def test_pi_edit_diff_and_write_content():
     # pi's edit result details: {diff, firstChangedLine} (pi-coding-agent tools/edit.js)
     details = {"e1": {"diff": " 1 a\n-2 b\n+2 B\n 3 c", "firstChangedLine": 2}}
-    c = conv("pi",
-             *call("e1", "edit", {"path": "/w/f"}, ToolResult("e1", "ok"), details=details),
-             *call("w1", "write", {"path": "/w/g", "content": "new\n"}, ToolResult("w1", "ok")))
+    c = conv(
+        "pi",
+        *call("e1", "edit", {"path": "/w/f"}, ToolResult("e1", "ok"), details=details),
+        *call("w1", "write", {"path": "/w/g", "content": "new\n"}, ToolResult("w1", "ok")),
+    )
     edit, write = conversation_changes(c)
-    assert (edit.operation, edit.path, edit.basis, edit.hunks[0].lines) == ("modify", "f", "runtime_reported", [" a", "-b", "+B", " c"])
-    assert (write.operation, write.basis, write.after_sha256, write.before_sha256) == ("write", "derived", sha("new\n"), msgspec.UNSET)
+    assert (edit.operation, edit.path, edit.basis, edit.hunks[0].lines) == (
+        "modify",
+        "f",
+        "runtime_reported",
+        [" a", "-b", "+B", " c"],
+    )
+    assert (write.operation, write.basis, write.after_sha256, write.before_sha256) == (
+        "write",
+        "derived",
+        sha("new\n"),
+        msgspec.UNSET,
+    )
 
 
 # --- surfaces ---------------------------------------------------------------------------
@@ -241,17 +309,36 @@ def test_real_claude_changes_match_the_files_on_disk():
         home, work = Path(tmp) / "home", Path(tmp) / "work"
         home.mkdir()
         work.mkdir()
-        nb = {"cells": [{"cell_type": "code", "id": "c1", "metadata": {}, "source": ["x = 1"], "outputs": [], "execution_count": None}],
-              "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+        nb = {
+            "cells": [
+                {
+                    "cell_type": "code",
+                    "id": "c1",
+                    "metadata": {},
+                    "source": ["x = 1"],
+                    "outputs": [],
+                    "execution_count": None,
+                }
+            ],
+            "metadata": {},
+            "nbformat": 4,
+            "nbformat_minor": 5,
+        }
         originals = {"a.txt": "one\ntwo\n", "b.txt": "old\n", "n.ipynb": json.dumps(nb, indent=1) + "\n"}
         for name, body in originals.items():
             (work / name).write_text(body)
         script = [
             tool_uses(*((f"toolu_r{i}", "Read", {"file_path": str(work / n)}) for i, n in enumerate(originals))),
-            tool_use("Edit", {"file_path": str(work / "a.txt"), "old_string": "two", "new_string": "TWO"}, "toolu_edit"),
+            tool_use(
+                "Edit", {"file_path": str(work / "a.txt"), "old_string": "two", "new_string": "TWO"}, "toolu_edit"
+            ),
             tool_use("Write", {"file_path": str(work / "new.txt"), "content": "fresh\n"}, "toolu_create"),
             tool_use("Write", {"file_path": str(work / "b.txt"), "content": "replaced\n"}, "toolu_over"),
-            tool_use("NotebookEdit", {"notebook_path": str(work / "n.ipynb"), "cell_id": "c1", "new_source": "x = 2"}, "toolu_nb"),
+            tool_use(
+                "NotebookEdit",
+                {"notebook_path": str(work / "n.ipynb"), "cell_id": "c1", "new_source": "x = 2"},
+                "toolu_nb",
+            ),
             tool_use("Bash", {"command": "echo hi > c.txt"}, "toolu_sh"),
             text("done"),
         ]
@@ -262,8 +349,12 @@ def test_real_claude_changes_match_the_files_on_disk():
         changes = {c.tool_use_id: c for c in conversation_changes(api.to_common(api.load(path)))}
         final = {name: (work / name).read_text() for name in ("a.txt", "b.txt", "n.ipynb", "new.txt")}
     assert set(changes) == {"toolu_edit", "toolu_create", "toolu_over", "toolu_nb", "toolu_sh"}
-    expect = {"toolu_edit": ("a.txt", "modify"), "toolu_create": ("new.txt", "create"), "toolu_over": ("b.txt", "modify"),
-              "toolu_nb": ("n.ipynb", "modify")}
+    expect = {
+        "toolu_edit": ("a.txt", "modify"),
+        "toolu_create": ("new.txt", "create"),
+        "toolu_over": ("b.txt", "modify"),
+        "toolu_nb": ("n.ipynb", "modify"),
+    }
     for tid, (name, op) in expect.items():
         c = changes[tid]
         assert (c.path, c.operation, c.basis) == (name, op, "runtime_reported"), tid
@@ -293,11 +384,23 @@ def test_real_gemini_edit_and_write_match_the_files_on_disk(tmp_path):
 
     with g.Sandbox(root=tmp_path / "box") as box:
         (box.cwd / "a.txt").write_text("one\ntwo\n")
-        run = box.run("change the files", script=[
-            g.call("replace", {"file_path": str(box.cwd / "a.txt"), "old_string": "two", "new_string": "TWO",
-                               "instruction": "capitalise"}),
-            g.call("write_file", {"file_path": str(box.cwd / "new.txt"), "content": "fresh\n"}),
-            g.text("done")], timeout=180)
+        run = box.run(
+            "change the files",
+            script=[
+                g.call(
+                    "replace",
+                    {
+                        "file_path": str(box.cwd / "a.txt"),
+                        "old_string": "two",
+                        "new_string": "TWO",
+                        "instruction": "capitalise",
+                    },
+                ),
+                g.call("write_file", {"file_path": str(box.cwd / "new.txt"), "content": "fresh\n"}),
+                g.text("done"),
+            ],
+            timeout=180,
+        )
         assert run.exit_code == 0, run.stderr[-2000:]
         [path] = [p for p in run.sessions() if "write_file" in p.read_text()]
         conv = api.to_common(api.load(path))
@@ -305,8 +408,12 @@ def test_real_gemini_edit_and_write_match_the_files_on_disk(tmp_path):
     calls = {b.name: b.id for m in conv.messages for b in m.content if isinstance(b, ToolUse)}
     changes = conversation_changes(conv)
     assert {c.basis for c in changes} == {"runtime_reported"}
-    _check_against_disk(changes, {"a.txt": "one\ntwo\n"}, final,
-                        {calls["replace"]: ("a.txt", "modify"), calls["write_file"]: ("new.txt", "create")})
+    _check_against_disk(
+        changes,
+        {"a.txt": "one\ntwo\n"},
+        final,
+        {calls["replace"]: ("a.txt", "modify"), calls["write_file"]: ("new.txt", "create")},
+    )
     assert all(c.before_sha256 is not msgspec.UNSET and c.after_sha256 is not msgspec.UNSET for c in changes)
 
 
@@ -319,29 +426,45 @@ def test_real_qwen_and_pi_edits_match_the_files_on_disk():
 
     with qwen_client.Qwen() as box:
         (box.cwd / "a.txt").write_text("one\ntwo\n")
-        run = box.qwen("change the files", [
-            tool_call("read_file", {"file_path": str(box.cwd / "a.txt")}, "call_r"),
-            tool_call("edit", {"file_path": str(box.cwd / "a.txt"), "old_string": "two", "new_string": "TWO"}, "call_e"),
-            tool_call("write_file", {"file_path": str(box.cwd / "new.txt"), "content": "fresh\n"}, "call_w"),
-            text("done")], timeout=180)
+        run = box.qwen(
+            "change the files",
+            [
+                tool_call("read_file", {"file_path": str(box.cwd / "a.txt")}, "call_r"),
+                tool_call(
+                    "edit", {"file_path": str(box.cwd / "a.txt"), "old_string": "two", "new_string": "TWO"}, "call_e"
+                ),
+                tool_call("write_file", {"file_path": str(box.cwd / "new.txt"), "content": "fresh\n"}, "call_w"),
+                text("done"),
+            ],
+            timeout=180,
+        )
         assert run.exit_code == 0, run.stderr[-2000:]
         [path] = box.sessions()
         qwen = conversation_changes(api.to_common(api.load(path)))
         final = {n: (box.cwd / n).read_text() for n in ("a.txt", "new.txt")}
     # Qwen Code records no isNewFile: a new file's original is "", like an empty file's
-    _check_against_disk(qwen, {"a.txt": "one\ntwo\n"}, final, {"call_e": ("a.txt", "modify"), "call_w": ("new.txt", "write")})
+    _check_against_disk(
+        qwen, {"a.txt": "one\ntwo\n"}, final, {"call_e": ("a.txt", "modify"), "call_w": ("new.txt", "write")}
+    )
     assert {c.basis for c in qwen} == {"runtime_reported"}
 
     with pi_client.Pi() as box:
         (box.cwd / "a.txt").write_text("one\ntwo\nthree\n")
-        run = box.pi("change the files", [
-            tool_call("edit", {"path": "a.txt", "edits": [{"oldText": "two", "newText": "TWO"}]}, "call_e"),
-            tool_call("write", {"path": "new.txt", "content": "fresh\n"}, "call_w"),
-            text("done")], timeout=180)
+        run = box.pi(
+            "change the files",
+            [
+                tool_call("edit", {"path": "a.txt", "edits": [{"oldText": "two", "newText": "TWO"}]}, "call_e"),
+                tool_call("write", {"path": "new.txt", "content": "fresh\n"}, "call_w"),
+                text("done"),
+            ],
+            timeout=180,
+        )
         assert run.exit_code == 0, run.stderr[-2000:]
         [path] = box.sessions()
         pi = conversation_changes(api.to_common(api.load(path)))
         final = {n: (box.cwd / n).read_text() for n in ("a.txt", "new.txt")}
-    _check_against_disk(pi, {"a.txt": "one\ntwo\nthree\n"}, final, {"call_e": ("a.txt", "modify"), "call_w": ("new.txt", "write")})
+    _check_against_disk(
+        pi, {"a.txt": "one\ntwo\nthree\n"}, final, {"call_e": ("a.txt", "modify"), "call_w": ("new.txt", "write")}
+    )
     edit = next(c for c in pi if c.tool_use_id == "call_e")
     assert [line for h in edit.hunks for line in h.lines if line[:1] in "+-"] == ["-two", "+TWO"]

@@ -26,9 +26,17 @@ def run(*args: str):
 def store_root(tmp_path: Path) -> Path:
     proj = tmp_path / "projects" / "-home-dev-shop"
     proj.mkdir(parents=True)
-    lines = [{"type": "custom-title", "customTitle": "cart fix", "sessionId": SID},
-             {"type": "user", "uuid": "u1", "sessionId": SID, "cwd": "/home/dev/shop",
-              "timestamp": "2026-09-18T10:00:00.000Z", "message": {"role": "user", "content": "hi"}}]
+    lines = [
+        {"type": "custom-title", "customTitle": "cart fix", "sessionId": SID},
+        {
+            "type": "user",
+            "uuid": "u1",
+            "sessionId": SID,
+            "cwd": "/home/dev/shop",
+            "timestamp": "2026-09-18T10:00:00.000Z",
+            "message": {"role": "user", "content": "hi"},
+        },
+    ]
     (proj / f"{SID}.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
     (proj / "memory").mkdir()
     return tmp_path / "projects"
@@ -49,7 +57,8 @@ def test_list_text_and_json(store_root):
     result = run("list", "--root", str(store_root), "--harness", "claude_code", "--json")
     items = json.loads(result.stdout)
     assert [(i["session_id"], i["status"], i["title"], i["cwd"]) for i in items] == [
-        (SID, "ok", "cart fix", "/home/dev/shop")]
+        (SID, "ok", "cart fix", "/home/dev/shop")
+    ]
 
 
 def test_list_reports_problems_without_traceback(store_root, tmp_path):
@@ -86,8 +95,13 @@ def test_inspect_shows_side_files():
     case = GOLDEN / "claude_code" / "workflow"
     (main_file,) = case.glob("*.jsonl")
     info = json.loads(run("inspect", str(main_file), "--json").stdout)
-    assert set(info["side_files"]) == {"subagent_meta", "workflow_agents", "journals", "workflow_runs",
-                                       "workflow_scripts"}
+    assert set(info["side_files"]) == {
+        "subagent_meta",
+        "workflow_agents",
+        "journals",
+        "workflow_runs",
+        "workflow_scripts",
+    }
     journal = next(case.rglob("journal.jsonl"))
     info = json.loads(run("inspect", str(journal), "--json").stdout)
     assert info["census"] == {"result": 1, "started": 1}
@@ -108,15 +122,18 @@ def test_verify_directories_recursively():
     report = json.loads(run("verify", str(GOLDEN / "claude_code"), "--json").stdout)
     assert report["ok"] and report["failed"] == 0 and report["files"] >= 30
     # not native: the expected outputs and a scenario's description (tests/support/scenarios)
-    native = [r for r in report["results"] if not Path(r["path"]).name.startswith("expected")
-              and Path(r["path"]).name != "scenario.json"]
+    native = [
+        r
+        for r in report["results"]
+        if not Path(r["path"]).name.startswith("expected") and Path(r["path"]).name != "scenario.json"
+    ]
     assert {r["harness"] for r in native} == {"claude_code"}
 
 
 def test_verify_compressed_and_odd_files(tmp_path):
     import zstandard
 
-    data = (b'\xef\xbb\xbf{"type":"user","uuid":"a"}\r\n\n\xff\n{"type":"user","uuid":"b","message":{"role":"us')
+    data = b'\xef\xbb\xbf{"type":"user","uuid":"a"}\r\n\n\xff\n{"type":"user","uuid":"b","message":{"role":"us'
     (tmp_path / "a.jsonl.zst").write_bytes(zstandard.ZstdCompressor().compress(data))
     (tmp_path / "b.jsonl").write_bytes(data)
     (tmp_path / "empty.jsonl").write_bytes(b"")
@@ -124,8 +141,12 @@ def test_verify_compressed_and_odd_files(tmp_path):
     (tmp_path / "skipped.txt").write_bytes(b"not checked")
     report = json.loads(run("verify", str(tmp_path), "--json").stdout)
     assert report["ok"], report
-    assert sorted(Path(r["path"]).name for r in report["results"]) == ["a.jsonl.zst", "b.jsonl", "doc.json",
-                                                                      "empty.jsonl"]
+    assert sorted(Path(r["path"]).name for r in report["results"]) == [
+        "a.jsonl.zst",
+        "b.jsonl",
+        "doc.json",
+        "empty.jsonl",
+    ]
     sizes = {Path(r["path"]).name: r["bytes"] for r in report["results"]}
     assert sizes["a.jsonl.zst"] == sizes["b.jsonl"] == len(data)
 
@@ -169,11 +190,23 @@ def test_list_reads_other_stores_names():
     from txcodec.harnesses.codex.store import SessionInfo
     from txcodec.sessions import _row
 
-    item = SessionInfo(id="019a-x", path="/r.jsonl", last_timestamp="2026-09-18T10:00:00Z", user_messages=2,
-                       assistant_messages=3, cwd="/w/shop", model="gpt-5")
+    item = SessionInfo(
+        id="019a-x",
+        path="/r.jsonl",
+        last_timestamp="2026-09-18T10:00:00Z",
+        user_messages=2,
+        assistant_messages=3,
+        cwd="/w/shop",
+        model="gpt-5",
+    )
     row = _row("codex", item)
     assert (row.session_id, row.updated, row.messages, row.project, row.models) == (
-        "019a-x", "2026-09-18T10:00:00Z", 5, "shop", ["gpt-5"])
+        "019a-x",
+        "2026-09-18T10:00:00Z",
+        5,
+        "shop",
+        ["gpt-5"],
+    )
 
 
 def test_list_survives_a_failing_store(monkeypatch, store_root):

@@ -25,14 +25,21 @@ def test_show_indents_subagents():
     lines = out.output.splitlines()
     # each child right under the Task call that spawned it (checked by hand: the child's
     # first prompt is that call's input.prompt), one level deeper
-    for agent, description in (("a93ccab", "Explore existing codebase"), ("aa84377", "Explore sync and transcript code")):
-        i = next(n for n, line in enumerate(lines) if line.startswith(f"    ┌ subagent {agent} (Explore): {description}"))
+    for agent, description in (
+        ("a93ccab", "Explore existing codebase"),
+        ("aa84377", "Explore sync and transcript code"),
+    ):
+        i = next(
+            n for n, line in enumerate(lines) if line.startswith(f"    ┌ subagent {agent} (Explore): {description}")
+        )
         assert lines[i - 1].startswith("  ▸ Task ") and f'"description":"{description}"' in lines[i - 1]
         assert lines[i + 1] == "    user"
     # the compaction agent's transcript names no parent call: listed last, and said so
     assert any(line.startswith("    ┌ subagent acompact-70d8e7 [no recorded parent call]") for line in lines)
     # a whitespace-only text block ("\n\n", common before thinking) prints nothing
-    assert not [n for n, line in enumerate(lines[1:], 1) if not line.strip() and lines[n - 1].lstrip().startswith("assistant")]
+    assert not [
+        n for n, line in enumerate(lines[1:], 1) if not line.strip() and lines[n - 1].lstrip().startswith("assistant")
+    ]
     assert any(line.startswith("    · injected: <system-reminder>") for line in lines)  # isMeta: one line
     assert "◂ Bash result (ok): ✓ Updated issue: spotter-a0y.1" in out.output  # the tool's name, not its id
 
@@ -67,7 +74,12 @@ def test_usage_json_matches_ccusage_on_a_2_1_332_file():
     assert out.exit_code == 0, out.output
     [row] = json.loads(out.stdout)["rows"]
     # ccusage 20.0.24 on the same file: input 49951, output 20 (docs/usage.md)
-    assert (row["model"], row["input_tokens"], row["output_tokens"], row["calls_without_usage"]) == ("claude-opus-5-5", 49951, 20, 0)
+    assert (row["model"], row["input_tokens"], row["output_tokens"], row["calls_without_usage"]) == (
+        "claude-opus-5-5",
+        49951,
+        20,
+        0,
+    )
 
 
 OLD_CLIENT = CORPUS / "claude_code" / "spotter" / "258c7280-ae70-4798-800f-63464d01a85d.jsonl"  # 2.1.39
@@ -108,7 +120,10 @@ def test_usage_on_an_old_client_reports_unverified_not_zero():
         assert row["calls_unverified"] == row["calls"] > 0 and row["total_tokens"] == 0
         assert {k: row["unverified_" + k] for k in _TOKENS} == expected[model]
     table = CliRunner().invoke(main, ["usage", str(OLD_CLIENT)])
-    assert "claude-opus-4-6 (unverified)" in table.output and "unverified: calls that never reported a stop_reason" in table.output
+    assert (
+        "claude-opus-4-6 (unverified)" in table.output
+        and "unverified: calls that never reported a stop_reason" in table.output
+    )
 
 
 @pytest.mark.real_client
@@ -125,21 +140,30 @@ def test_ccusage_equals_verified_plus_unverified(tmp_path):
         shutil.copy(path, project / path.name)
     shutil.copytree(OLD_CLIENT.parent / OLD_CLIENT.stem, project / OLD_CLIENT.stem)
     env = {**os.environ, "CLAUDE_CONFIG_DIR": str(tmp_path)}
-    done = subprocess.run([str(ccusage), "session", "--json", "--offline"], env=env, capture_output=True, timeout=120, check=True)
+    done = subprocess.run(
+        [str(ccusage), "session", "--json", "--offline"], env=env, capture_output=True, timeout=120, check=True
+    )
     theirs = {}
     for s in json.loads(done.stdout)["session"]:
         for b in s["modelBreakdowns"]:
-            theirs[(s["period"], b["modelName"])] = (b["inputTokens"], b["outputTokens"], b["cacheCreationTokens"], b["cacheReadTokens"])
+            theirs[(s["period"], b["modelName"])] = (
+                b["inputTokens"],
+                b["outputTokens"],
+                b["cacheCreationTokens"],
+                b["cacheReadTokens"],
+            )
     out = CliRunner().invoke(main, ["usage", "--json", str(project)])
     assert out.exit_code == 0, out.output
     ours = {}
     for r in json.loads(out.stdout)["rows"]:
-        session = r["session"] if r["path"].endswith(r["session"] + ".jsonl") else Path(r["path"]).stem  # ccusage keys by file name
+        session = (
+            r["session"] if r["path"].endswith(r["session"] + ".jsonl") else Path(r["path"]).stem
+        )  # ccusage keys by file name
         ours[(session, r["model"])] = tuple(r[k] + r["unverified_" + k] for k in _TOKENS)
     assert ours == theirs
 
 
-@pytest.mark.parametrize("body, message", [(b"", "empty file"), (b"garbage\n{\"x\":\n", "no known session format")])
+@pytest.mark.parametrize("body, message", [(b"", "empty file"), (b'garbage\n{"x":\n', "no known session format")])
 @pytest.mark.parametrize("command", [["show"], ["export", "--to", "markdown"], ["usage"]])
 def test_unrecognized_files_are_one_clear_line(tmp_path, body, message, command):
     path = tmp_path / "s.jsonl"
@@ -151,8 +175,15 @@ def test_unrecognized_files_are_one_clear_line(tmp_path, body, message, command)
 
 def test_export_loss_names_lines_of_bad_input(tmp_path):
     path = tmp_path / "s.jsonl"
-    path.write_bytes(b'{"type":"user","uuid":"u1","message":{"role":"user","content":"hi"}}\nnot json\n{"type":"progress"}\n')
-    out = CliRunner().invoke(main, ["export", "--from", "claude_code", str(path), "--to", "markdown", "-o", str(tmp_path / "o.md"), "--loss"])
+    path.write_bytes(
+        b'{"type":"user","uuid":"u1","message":{"role":"user","content":"hi"}}\nnot json\n{"type":"progress"}\n'
+    )
+    out = CliRunner().invoke(
+        main, ["export", "--from", "claude_code", str(path), "--to", "markdown", "-o", str(tmp_path / "o.md"), "--loss"]
+    )
     assert out.exit_code == 0, out.output
     entries = json.loads(out.stdout)["entries"]
-    assert [(e["kind"], e["file"], e["line"]) for e in entries] == [("opaque", str(path), 2), ("record:progress", str(path), 3)]
+    assert [(e["kind"], e["file"], e["line"]) for e in entries] == [
+        ("opaque", str(path), 2),
+        ("record:progress", str(path), 3),
+    ]

@@ -16,13 +16,26 @@ from txcodec.cli import COMMANDS
 from txcodec.cli import main
 
 # modules a start-up must not pay for unless the command needs them
-HEAVY = ("msgspec", "rich", "jinja2", "pyarrow", "duckdb", "importlib.metadata", "sqlite3", "json", "difflib", "subprocess")
+HEAVY = (
+    "msgspec",
+    "rich",
+    "jinja2",
+    "pyarrow",
+    "duckdb",
+    "importlib.metadata",
+    "sqlite3",
+    "json",
+    "difflib",
+    "subprocess",
+)
 
 
 def imported_after(code: str, env: dict[str, str] | None = None) -> set[str]:
     """The modules a fresh interpreter has imported after running ``code``."""
     probe = f"{code}\nimport json, sys\nprint(json.dumps(sorted(sys.modules)))"
-    out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True, env=env).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True, env=env
+    ).stdout
     return set(json.loads(out.splitlines()[-1]))
 
 
@@ -53,7 +66,9 @@ def test_import_txcodec_is_lazy_and_its_api_still_there():
 def test_submodules_stay_reachable_from_the_package():
     """``import txcodec`` used to import the API's modules: ``txcodec.api.load`` after a
     bare ``import txcodec`` still works."""
-    code = "import txcodec\nassert txcodec.api.load is txcodec.load and txcodec.kit.registry.get('codex').name == 'codex'"
+    code = (
+        "import txcodec\nassert txcodec.api.load is txcodec.load and txcodec.kit.registry.get('codex').name == 'codex'"
+    )
     subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True)
 
 
@@ -76,8 +91,13 @@ def test_command_table_matches_the_commands():
 def test_help_lists_every_command_as_click_would():
     """The listing from the table is the one click prints from the commands themselves."""
     ctx = click.Context(main, info_name="txcodec")
-    eager = click.Group(name="txcodec", help=main.help, params=main.params, context_settings=main.context_settings,
-                        commands={name: main.get_command(ctx, name) for name in COMMANDS})
+    eager = click.Group(
+        name="txcodec",
+        help=main.help,
+        params=main.params,
+        context_settings=main.context_settings,
+        commands={name: main.get_command(ctx, name) for name in COMMANDS},
+    )
     for width in (60, 80, 120):
         settings = {**main.context_settings, "terminal_width": width}
         lazy = main.get_help(click.Context(main, info_name="txcodec", **settings))
@@ -90,10 +110,21 @@ def test_help_lists_every_command_as_click_would():
 # the full readers and codecs, native sessions), the entry-point lookup (no plugin is asked
 # about a file a built-in harness's signature names), side files of a session with no
 # folder, and dataclasses (each compiles its methods when defined)
-USAGE_NEVER = ("txcodec.api", "txcodec.model.common", "txcodec.model.native", "txcodec.model.loss", "txcodec.kit.read", "dataclasses",
-               "txcodec.harnesses.claude_code.sidefiles", "txcodec.harnesses.claude_code.read",
-               "txcodec.harnesses.claude_code.records", "txcodec.harnesses.claude_code.codec",
-               "txcodec.harnesses.codex.read", "txcodec.harnesses.codex.records", "txcodec.harnesses.codex.codec")
+USAGE_NEVER = (
+    "txcodec.api",
+    "txcodec.model.common",
+    "txcodec.model.native",
+    "txcodec.model.loss",
+    "txcodec.kit.read",
+    "dataclasses",
+    "txcodec.harnesses.claude_code.sidefiles",
+    "txcodec.harnesses.claude_code.read",
+    "txcodec.harnesses.claude_code.records",
+    "txcodec.harnesses.claude_code.codec",
+    "txcodec.harnesses.codex.read",
+    "txcodec.harnesses.codex.records",
+    "txcodec.harnesses.codex.codec",
+)
 
 
 @pytest.mark.parametrize("harness", ["claude_code", "codex"])
@@ -110,7 +141,10 @@ def test_usage_of_a_file_imports_its_lean_reader_alone(harness, tmp_path):
     subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, check=True, env=env)
     modules = imported_after(code + "\nimport sys\nassert 'json' not in sys.modules, 'json'", env)
     assert f"txcodec.harnesses.{harness}.usage" in modules
-    assert {m for m in modules if m.startswith("txcodec.harnesses.")} == {f"txcodec.harnesses.{harness}", f"txcodec.harnesses.{harness}.usage"}
+    assert {m for m in modules if m.startswith("txcodec.harnesses.")} == {
+        f"txcodec.harnesses.{harness}",
+        f"txcodec.harnesses.{harness}.usage",
+    }
     assert set(USAGE_NEVER).isdisjoint(modules)
     assert set(HEAVY).isdisjoint(modules - {"msgspec", "json"})
 
@@ -125,9 +159,13 @@ def test_the_program_is_run_and_keeps_mains_exit_status():
     assert scripts["txcodec"] == "txcodec.cli:run"
     ok = subprocess.run([sys.executable, "-m", "txcodec", "--version"], cwd=ROOT, capture_output=True, text=True)
     assert ok.returncode == 0 and ok.stdout == "txcodec, version 0.1.0\n"
-    bad = subprocess.run([sys.executable, "-m", "txcodec", "usage", "--by", "weekday"], cwd=ROOT, capture_output=True, text=True)
+    bad = subprocess.run(
+        [sys.executable, "-m", "txcodec", "usage", "--by", "weekday"], cwd=ROOT, capture_output=True, text=True
+    )
     assert bad.returncode == 2 and "choose from session" in bad.stderr
-    code = ("import gc, sys\nfrom txcodec.cli import run\nsys.argv = ['txcodec', '--version']\n"
-            "try:\n    run()\nexcept SystemExit as exc:\n    print(exc.code, gc.get_freeze_count() > 0)")
+    code = (
+        "import gc, sys\nfrom txcodec.cli import run\nsys.argv = ['txcodec', '--version']\n"
+        "try:\n    run()\nexcept SystemExit as exc:\n    print(exc.code, gc.get_freeze_count() > 0)"
+    )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True).stdout
     assert out.splitlines()[-1] == "0 True"

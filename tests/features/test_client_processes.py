@@ -47,8 +47,7 @@ def _fake_client(tmp_path: Path, *, hang: bool = False) -> tuple[Path, Path]:
         f"sleep 300 >/dev/null 2>&1 &\necho $! > {out}/child.pid\n"
         f"setsid sleep 300 >/dev/null 2>&1 &\necho $! > {out}/daemon.pid\n"
         # the daemon's own pid once setsid has exec'd sleep: same pid, new session
-        "echo 1.2.3\n"
-        + ("sleep 300\n" if hang else "")
+        "echo 1.2.3\n" + ("sleep 300\n" if hang else "")
     )
     script.chmod(0o755)
     return script, out

@@ -109,7 +109,7 @@ def last_epoch(conv: Conversation, preserved: bool = True) -> list[Message]:
     epoch = max(conv.epochs, key=lambda e: e.start)
     keep = set(epoch.preserved_ids) if preserved else set()
     preserved = [m for m in conv.messages[: epoch.start] if keep & set(m.source_ids)]
-    return conv.messages[epoch.start: epoch.start + 1] + preserved + conv.messages[epoch.start + 1:]
+    return conv.messages[epoch.start : epoch.start + 1] + preserved + conv.messages[epoch.start + 1 :]
 
 
 # --- Codex -> Claude Code -----------------------------------------------------------------
@@ -165,7 +165,10 @@ def _output(content):
     become their JSON text (``write:block:*``), a text-only list one string."""
     if isinstance(content, str):
         return content
-    parts = [x if isinstance(x, (Text, Image)) else Text(json.dumps(msgspec.to_builtins(x), ensure_ascii=False)) for x in content]
+    parts = [
+        x if isinstance(x, (Text, Image)) else Text(json.dumps(msgspec.to_builtins(x), ensure_ascii=False))
+        for x in content
+    ]
     return "\n".join(x.text for x in parts) if all(isinstance(x, Text) for x in parts) else parts
 
 
@@ -174,10 +177,14 @@ def expected_losses(conv: Conversation) -> dict[str, int]:
     blocks = [b for m in conv.messages for b in m.content]
     calls = {b.id for b in blocks if isinstance(b, ToolUse)}
     return {
-        "write:tool-mapped": sum(1 for b in blocks if isinstance(b, ToolUse) and b.name in TOOL_MAP and isinstance(b.input, dict)),
+        "write:tool-mapped": sum(
+            1 for b in blocks if isinstance(b, ToolUse) and b.name in TOOL_MAP and isinstance(b.input, dict)
+        ),
         "write:command-as-text": sum(1 for b in blocks if isinstance(b, Command)),
         "write:is_error": sum(1 for b in blocks if isinstance(b, ToolResult) and b.is_error and b.tool_use_id in calls),
-        "write:thinking-signature": sum(1 for b in blocks if isinstance(b, Thinking) and b.thinking and isinstance(b.signature, str)),
+        "write:thinking-signature": sum(
+            1 for b in blocks if isinstance(b, Thinking) and b.thinking and isinstance(b.signature, str)
+        ),
     }
 
 
@@ -235,7 +242,11 @@ def test_codex_claude_codex_round_trip(src, tmp_path):
         # Claude Code the context starts at the summary (declared)
         conv = common_of(src, "codex")
         summary = conv.messages[conv.epochs[-1].start].content[0].text
-        start = next(n for n, i in enumerate(before) if i.get("type") == "message" and any(p.get("text") == summary for p in i["content"]))
+        start = next(
+            n
+            for n, i in enumerate(before)
+            if i.get("type") == "message" and any(p.get("text") == summary for p in i["content"])
+        )
         kept = [n for n, i in enumerate(before[:start]) if i.get("role") == "user" and not codex_prelude(i)]
         assert kept, "compaction:kept-history declared, but codex kept nothing before the summary"
         before = [i for n, i in enumerate(before) if n not in kept]

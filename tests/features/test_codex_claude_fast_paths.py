@@ -77,14 +77,22 @@ _ODD_LINES = [
 
 def _variants(data: bytes) -> dict[str, bytes]:
     lines = data.split(b"\n")
-    huge = b'{"type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"' + b"x\\n" * 200_000 + b'"}}'
+    huge = (
+        b'{"type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"'
+        + b"x\\n" * 200_000
+        + b'"}}'
+    )
     return {
         "as is": data,
         "crlf": data.replace(b"\n", b"\r\n"),
         "odd lines": b"\n".join(lines[:3] + _ODD_LINES + lines[3:]),
-        "escapes": data.replace(b'"text":"', b'"text":"\\ud800\\u00e9\\/', 3).replace(b'"output":"', b'"output":"\\udfff\\ud83d\\ude00', 2),
+        "escapes": data.replace(b'"text":"', b'"text":"\\ud800\\u00e9\\/', 3).replace(
+            b'"output":"', b'"output":"\\udfff\\ud83d\\ude00', 2
+        ),
         "fork": b"\n".join(lines[:3] + [_FORK_META] + lines[3:]),
-        "forked_from_id": data.replace(b'"payload":{"id":', b'"payload":{"forked_from_id":"019c4e6b-adb2-77a4-8ce5-4bfb85d1c02a","id":', 1),
+        "forked_from_id": data.replace(
+            b'"payload":{"id":', b'"payload":{"forked_from_id":"019c4e6b-adb2-77a4-8ce5-4bfb85d1c02a","id":', 1
+        ),
         "huge line": b"\n".join(lines[:2] + [huge] + lines[2:]),
         "no final newline": data.rstrip(b"\n"),
         "events only": b"\n".join(line for line in lines if b'"response_item"' not in line),
@@ -99,7 +107,9 @@ def _variants(data: bytes) -> dict[str, bytes]:
         "no outputs": b"\n".join(line for line in lines if b'_output"' not in line),
         "float argument": data.replace(b'"arguments":"{', b'"arguments":"{\\"f\\":1.5,', 1),
         "empty text": data.replace(b'"text":"', b'"text":"","was":"', 2),
-        "unknown event": b"\n".join(lines[:2] + [b'{"type":"event_msg","payload":{"type":"brand_new","x":1}}'] + lines[2:]),
+        "unknown event": b"\n".join(
+            lines[:2] + [b'{"type":"event_msg","payload":{"type":"brand_new","x":1}}'] + lines[2:]
+        ),
     }
 
 
@@ -124,7 +134,11 @@ def _both(data: bytes, path=None):
     with pytest.MonkeyPatch.context() as m:
         m.setattr(from_codex, "ENABLED", False)  # read into Common, written from Common
         # not streamed, and conform decodes every message
-        m.setitem(registry._cache, "codex", msgspec.structs.replace(registry.get("codex"), read_streams=False, read_unshared=False))
+        m.setitem(
+            registry._cache,
+            "codex",
+            msgspec.structs.replace(registry.get("codex"), read_streams=False, read_unshared=False),
+        )
         m.setattr(claude_write, "PLAIN_RESULTS", False)  # every user message takes the general steps
         m.setattr(readkit, "surrogate_suspects", lambda session: None)
         m.setattr(codex_origin, "codex_meta_candidates", lambda lines: lines)
@@ -150,7 +164,16 @@ def test_the_shortcuts_are_taken():
     session = api.load(data, "codex")
     assert readkit.surrogate_suspects(session) is not None
     assert len(codex_origin.codex_meta_candidates(session.lines)) < len(session.lines)
-    odd = api.load(b"\n".join([data.split(b"\n")[0], b'{"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"\\ud800"}]}}', b"{}"]), "codex")
+    odd = api.load(
+        b"\n".join(
+            [
+                data.split(b"\n")[0],
+                b'{"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"\\ud800"}]}}',
+                b"{}",
+            ]
+        ),
+        "codex",
+    )
     assert readkit.surrogate_suspects(odd) == [0, 1, 2]  # the batch was refused: every line is checked
 
 
@@ -166,13 +189,27 @@ def test_shortcuts_give_the_reference_conversion_of_mutants(data):
 
 _call_ids = st.sampled_from(["call_1", "call_2", "call 3"])  # "call 3" is no id the API takes
 _results = st.builds(
-    ToolResult, _call_ids, st.sampled_from(["out", "", "a\udfffb", "x", [Text("part")]]),
-    st.sampled_from([None, None, True, False]), st.sampled_from([msgspec.UNSET] * 3 + [{"k": 1.5}]))
-_turns = st.lists(st.tuples(
-    st.lists(_call_ids, max_size=3),  # the assistant message's calls
-    st.lists(st.sampled_from([0, 0, 0, 1]).flatmap(lambda k: _results if k == 0 else st.builds(Text, st.sampled_from(["hi", ""]))),
-             min_size=1, max_size=4),  # the user message after it
-    st.sampled_from([False, False, True]), st.sampled_from([msgspec.UNSET, msgspec.UNSET, "human"])), max_size=4)
+    ToolResult,
+    _call_ids,
+    st.sampled_from(["out", "", "a\udfffb", "x", [Text("part")]]),
+    st.sampled_from([None, None, True, False]),
+    st.sampled_from([msgspec.UNSET] * 3 + [{"k": 1.5}]),
+)
+_turns = st.lists(
+    st.tuples(
+        st.lists(_call_ids, max_size=3),  # the assistant message's calls
+        st.lists(
+            st.sampled_from([0, 0, 0, 1]).flatmap(
+                lambda k: _results if k == 0 else st.builds(Text, st.sampled_from(["hi", ""]))
+            ),
+            min_size=1,
+            max_size=4,
+        ),  # the user message after it
+        st.sampled_from([False, False, True]),
+        st.sampled_from([msgspec.UNSET, msgspec.UNSET, "human"]),
+    ),
+    max_size=4,
+)
 
 
 @settings(max_examples=600, derandomize=True, deadline=None, database=None)
@@ -190,7 +227,9 @@ def test_plain_results_give_what_the_general_steps_give(turns):
         with pytest.MonkeyPatch.context() as m:
             m.setattr(claude_write, "PLAIN_RESULTS", plain)
             loss = LossReport()
-            files = claude_write.write(Conversation(meta=Meta(id="s"), messages=messages), loss, registry.WriteOptions()).files
+            files = claude_write.write(
+                Conversation(meta=Meta(id="s"), messages=messages), loss, registry.WriteOptions()
+            ).files
             written.append((files, loss.entries))
     assert written[0] == written[1]
 
@@ -199,8 +238,17 @@ def test_plain_results_give_what_the_general_steps_give(turns):
 
 # the golden rollouts the fused path must take (the others hold an image, a compaction's own
 # model call, lines of no known shape: the reference reads them)
-_FUSED_GOLDEN = ["scenarios/apply_patch", "scenarios/exec_command", "scenarios/parallel_calls", "scenarios/reasoning_summaries",
-                 "scenarios/remote_compact", "scenarios/three_turns", "scenarios/web_search", "tool_call_genuine", "compaction_remote"]
+_FUSED_GOLDEN = [
+    "scenarios/apply_patch",
+    "scenarios/exec_command",
+    "scenarios/parallel_calls",
+    "scenarios/reasoning_summaries",
+    "scenarios/remote_compact",
+    "scenarios/three_turns",
+    "scenarios/web_search",
+    "tool_call_genuine",
+    "compaction_remote",
+]
 
 
 def _fused(data: bytes):
@@ -210,9 +258,15 @@ def _fused(data: bytes):
 def test_the_fused_path_is_taken():
     """Not vacuous: the fused path converts the rollouts it should, each as the reference
     does, rather than always bailing out."""
-    taken = [name for name in _FUSED_GOLDEN if _fused((GOLDEN / "codex" / name / "rollout.jsonl").read_bytes()) is not None]
+    taken = [
+        name for name in _FUSED_GOLDEN if _fused((GOLDEN / "codex" / name / "rollout.jsonl").read_bytes()) is not None
+    ]
     assert taken == _FUSED_GOLDEN
-    real = [p for p in corpus_files("codex") if p.name.startswith("rollout-") and p.suffix == ".jsonl" and "malformed" not in p.parts]
+    real = [
+        p
+        for p in corpus_files("codex")
+        if p.name.startswith("rollout-") and p.suffix == ".jsonl" and "malformed" not in p.parts
+    ]
     if real:  # the corpus's real rollouts (token counts, redacted arguments, unknown events): half or more take it
         fused = [p.name for p in real if _fused(p.read_bytes()) is not None]
         assert len(fused) * 2 >= len(real), fused
@@ -243,26 +297,66 @@ def _long_rollout(turns: list[tuple[int, bool]]) -> bytes:
     """A rollout of ``turns``: each that many human prompts, then (when True) an answer and
     its token count; thousands of lines, so that messages are written while it is read."""
     ts = "2026-12-01T00:00:01.000Z"
-    lines = [{"timestamp": ts, "type": "session_meta", "payload": {"id": "01a22f31-57e7-79e3-ac81-23bece3717f4",
-                                                                   "timestamp": ts, "cwd": "/tmp/p"}}]
+    lines = [
+        {
+            "timestamp": ts,
+            "type": "session_meta",
+            "payload": {"id": "01a22f31-57e7-79e3-ac81-23bece3717f4", "timestamp": ts, "cwd": "/tmp/p"},
+        }
+    ]
     total = 0
     for prompts, answered in turns:
         for _ in range(prompts):
-            lines.append({"timestamp": ts, "type": "response_item", "payload": {
-                "type": "message", "role": "user", "content": [{"type": "input_text", "text": f"prompt {len(lines)}"}]}})
+            lines.append(
+                {
+                    "timestamp": ts,
+                    "type": "response_item",
+                    "payload": {
+                        "type": "message",
+                        "role": "user",
+                        "content": [{"type": "input_text", "text": f"prompt {len(lines)}"}],
+                    },
+                }
+            )
         if answered:
             total += 10
-            usage = {"input_tokens": total, "cached_input_tokens": 0, "output_tokens": 1, "reasoning_output_tokens": 0,
-                     "total_tokens": total + 1}
-            lines.append({"timestamp": ts, "type": "response_item", "payload": {
-                "type": "message", "role": "assistant", "content": [{"type": "output_text", "text": f"answer {len(lines)}"}]}})
-            lines.append({"timestamp": ts, "type": "event_msg", "payload": {
-                "type": "token_count", "info": {"total_token_usage": usage, "last_token_usage": usage}}})
+            usage = {
+                "input_tokens": total,
+                "cached_input_tokens": 0,
+                "output_tokens": 1,
+                "reasoning_output_tokens": 0,
+                "total_tokens": total + 1,
+            }
+            lines.append(
+                {
+                    "timestamp": ts,
+                    "type": "response_item",
+                    "payload": {
+                        "type": "message",
+                        "role": "assistant",
+                        "content": [{"type": "output_text", "text": f"answer {len(lines)}"}],
+                    },
+                }
+            )
+            lines.append(
+                {
+                    "timestamp": ts,
+                    "type": "event_msg",
+                    "payload": {"type": "token_count", "info": {"total_token_usage": usage, "last_token_usage": usage}},
+                }
+            )
     return b"".join(msgspec.json.encode(line) + b"\n" for line in lines)
 
 
-@pytest.mark.parametrize("turns", [[(2500, False)], [(1, True), (1500, False), (1, True), (2000, True), (3, False)],
-                                   [(1, True)] * 1200 + [(1200, True)]], ids=["prompts only", "long stretches", "answers"])
+@pytest.mark.parametrize(
+    "turns",
+    [
+        [(2500, False)],
+        [(1, True), (1500, False), (1, True), (2000, True), (3, False)],
+        [(1, True)] * 1200 + [(1200, True)],
+    ],
+    ids=["prompts only", "long stretches", "answers"],
+)
 def test_messages_written_while_the_rollout_is_read(turns, tmp_path):
     """Long stretches with no answer, or no token count, between batches of lines: each
     message is written once nothing later can change it, and the file is the reference's."""
@@ -294,7 +388,13 @@ def test_pasted_outputs_are_what_msgspec_writes():
                 assert pasted == decode(raw)
             else:
                 assert type(pasted) is msgspec.Raw and bytes(pasted) == raw == encode(decode(raw))
-    for raw in [b'"\\u00e9"', b'"a\\/b"', b'"\\u0001"', b'"\\\\u"', b'"\\\\/"']:  # decoded, then written as msgspec writes it
+    for raw in [
+        b'"\\u00e9"',
+        b'"a\\/b"',
+        b'"\\u0001"',
+        b'"\\\\u"',
+        b'"\\\\/"',
+    ]:  # decoded, then written as msgspec writes it
         assert from_codex._output(msgspec.Raw(raw)) == decode(raw)
     for raw in [b'"\xff"', b'"\xed\xa0\x80"', b"[]", b"{}", b"1"]:  # bad UTF-8 and non-strings are the reference's
         with pytest.raises(from_codex._Bail):

@@ -33,23 +33,42 @@ def _builds(cls, **kw):
 _leaf_blocks = st.one_of(
     _builds(common.Text, text=st.text(max_size=20)),
     _builds(common.Thinking, thinking=st.text(max_size=10), signature=_opt_text, encrypted=_opt_text),
-    _builds(common.ToolUse, id=st.text(min_size=1, max_size=8), name=st.text(min_size=1, max_size=8), input=_json,
-            kind=st.sampled_from(["generic", "shell_exec", "read_file"])),
+    _builds(
+        common.ToolUse,
+        id=st.text(min_size=1, max_size=8),
+        name=st.text(min_size=1, max_size=8),
+        input=_json,
+        kind=st.sampled_from(["generic", "shell_exec", "read_file"]),
+    ),
     _builds(common.Image, media_type=_opt_text, data=_opt_text, url=_opt_text, file_id=_opt_text),
     _builds(common.Document, media_type=_opt_text, data=_opt_text, url=_opt_text, title=_opt_text),
     _builds(common.Artifact, path=st.text(min_size=1, max_size=10), description=_opt_text),
-    _builds(common.Command, name=st.text(max_size=8), args=_opt_text, message=_opt_text, output=_opt_text, stderr=_opt_text,
-            contents=_opt_text),
+    _builds(
+        common.Command,
+        name=st.text(max_size=8),
+        args=_opt_text,
+        message=_opt_text,
+        output=_opt_text,
+        stderr=_opt_text,
+        contents=_opt_text,
+    ),
     _builds(common.RawBlock, source_type=st.text(max_size=8), value=_json),
 )
 _blocks = st.one_of(
     _leaf_blocks,
-    _builds(common.ToolResult, tool_use_id=st.text(max_size=8),
-            content=st.one_of(st.text(max_size=10), st.lists(_leaf_blocks, max_size=2)),
-            is_error=st.one_of(st.none(), st.booleans()), structured=st.one_of(st.just(msgspec.UNSET), _json),
-            persisted_output=_opt_text),
+    _builds(
+        common.ToolResult,
+        tool_use_id=st.text(max_size=8),
+        content=st.one_of(st.text(max_size=10), st.lists(_leaf_blocks, max_size=2)),
+        is_error=st.one_of(st.none(), st.booleans()),
+        structured=st.one_of(st.just(msgspec.UNSET), _json),
+        persisted_output=_opt_text,
+    ),
 )
-_usage = st.one_of(st.just(msgspec.UNSET), _builds(common.Usage, input_tokens=st.integers(0, 10**6), output_tokens=st.integers(0, 10**6)))
+_usage = st.one_of(
+    st.just(msgspec.UNSET),
+    _builds(common.Usage, input_tokens=st.integers(0, 10**6), output_tokens=st.integers(0, 10**6)),
+)
 _message = _builds(
     common.Message,
     role=st.sampled_from(["user", "assistant"]),
@@ -69,14 +88,30 @@ _message = _builds(
     extra=st.dictionaries(st.text(max_size=5), _json, max_size=2),
 )
 _meta = _builds(common.Meta, id=_opt_text, title=_opt_text, models=st.lists(st.text(max_size=5), max_size=2))
-_epoch = _builds(common.Epoch, start=st.integers(0, 9), boundary_id=_opt_text,
-                 logical_parent_id=st.one_of(st.just(msgspec.UNSET), st.none(), st.text(max_size=5)))
+_epoch = _builds(
+    common.Epoch,
+    start=st.integers(0, 9),
+    boundary_id=_opt_text,
+    logical_parent_id=st.one_of(st.just(msgspec.UNSET), st.none(), st.text(max_size=5)),
+)
 _conversation = st.recursive(
-    _builds(common.Conversation, meta=_meta, messages=st.lists(_message, max_size=3), epochs=st.lists(_epoch, max_size=1)),
+    _builds(
+        common.Conversation, meta=_meta, messages=st.lists(_message, max_size=3), epochs=st.lists(_epoch, max_size=1)
+    ),
     lambda inner: _builds(
-        common.Conversation, meta=_meta, messages=st.lists(_message, max_size=2),
-        children=st.lists(_builds(common.Child, link=_builds(common.ChildLink, via=st.sampled_from(["none", "journal"]), agent_id=_opt_text),
-                                  conversation=inner, spawn_depth=st.integers(1, 2)), max_size=2)),
+        common.Conversation,
+        meta=_meta,
+        messages=st.lists(_message, max_size=2),
+        children=st.lists(
+            _builds(
+                common.Child,
+                link=_builds(common.ChildLink, via=st.sampled_from(["none", "journal"]), agent_id=_opt_text),
+                conversation=inner,
+                spawn_depth=st.integers(1, 2),
+            ),
+            max_size=2,
+        ),
+    ),
     max_leaves=3,
 )
 

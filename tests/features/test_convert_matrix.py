@@ -22,7 +22,24 @@ from txcodec.cli import main
 from txcodec.kit import registry
 from txcodec.model.loss import LossReport
 
-HARNESSES = ["claude_code", "codex", "stream_json", "gemini_cli", "qwen_code", "pi", "copilot_cli", "continue_cli", "opencode", "kilo", "kimi_cli", "mistral_vibe", "cline", "openhands", "aider", "droid"]
+HARNESSES = [
+    "claude_code",
+    "codex",
+    "stream_json",
+    "gemini_cli",
+    "qwen_code",
+    "pi",
+    "copilot_cli",
+    "continue_cli",
+    "opencode",
+    "kilo",
+    "kimi_cli",
+    "mistral_vibe",
+    "cline",
+    "openhands",
+    "aider",
+    "droid",
+]
 
 # one session per harness with what that harness typically holds: thinking, tool calls
 # with results, the client's own injected context (all but stream_json written by the
@@ -59,13 +76,21 @@ def _golden_sources() -> list[tuple[str, Path]]:
     for harness in HARNESSES:
         for case in sorted(p for p in (GOLDEN / harness).iterdir() if p.is_dir() and p.name != "scenarios"):
             for path in sorted(case.iterdir()):
-                if path.name in ("common.json", "written.jsonl", "loss.json", "prompts.json", "meta.json") or path.name.startswith("expected"):
+                if path.name in (
+                    "common.json",
+                    "written.jsonl",
+                    "loss.json",
+                    "prompts.json",
+                    "meta.json",
+                ) or path.name.startswith("expected"):
                     continue
                 if harness == "cline" and not path.name.endswith(".messages.json"):
                     continue  # the session record beside the messages file is not a session
                 if path.suffix in (".jsonl", ".json") and path.is_file():
                     found.append((harness, path))
-                elif path.is_dir() and registry.session_in_folder(path) == path:  # a session kept as a folder (OpenHands)
+                elif (
+                    path.is_dir() and registry.session_in_folder(path) == path
+                ):  # a session kept as a folder (OpenHands)
                     found.append((harness, path))
                 elif path.name in _file_names(harness):  # found by its name (aider)
                     found.append((harness, path))
@@ -75,10 +100,12 @@ def _golden_sources() -> list[tuple[str, Path]]:
 def convert(source: str, target: str, path: Path, out: Path) -> tuple[Path, dict]:
     """Run the CLI; return the main written file and the loss report."""
     out.mkdir(parents=True, exist_ok=True)
-    result = CliRunner().invoke(main, ["convert", "--from", source, "--to", target, str(path), "-o", str(out), "--loss"])
+    result = CliRunner().invoke(
+        main, ["convert", "--from", source, "--to", target, str(path), "-o", str(out), "--loss"]
+    )
     assert result.exit_code == 0, f"{source} -> {target} ({path.name}): {result.output}"
-    report = json.loads(result.stdout[result.stdout.index("{"):])
-    wrote = [Path(line[len("wrote "):]) for line in result.stderr.splitlines() if line.startswith("wrote ")]
+    report = json.loads(result.stdout[result.stdout.index("{") :])
+    wrote = [Path(line[len("wrote ") :]) for line in result.stderr.splitlines() if line.startswith("wrote ")]
     assert wrote and all(p.is_file() for p in wrote), result.stderr
     return wrote[0], report  # the main file comes first
 
@@ -108,6 +135,7 @@ def test_every_golden_session_converts_to_every_harness(source, path, tmp_path):
 
 
 # --- the pairwise table in docs/mapping.md ------------------------------------------
+
 
 def documented_pairs() -> dict[tuple[str, str], set[str]]:
     """The ``write:*`` kinds in the "Every pair" table: rows are sources, columns targets."""

@@ -120,8 +120,11 @@ def test_a_session_opened_once_gives_the_plain_paths_rows(path, harness, read_wh
     assert once == _rows_or_error(path, name)
 
 
-@pytest.mark.parametrize("content", [b"", b"not json at all\n", b"SQLite format 3\0", None],
-                         ids=["empty", "not-json", "sqlite-head", "missing"])
+@pytest.mark.parametrize(
+    "content",
+    [b"", b"not json at all\n", b"SQLite format 3\0", None],
+    ids=["empty", "not-json", "sqlite-head", "missing"],
+)
 def test_a_file_not_read_once_fails_as_the_plain_path_does(content, tmp_path, monkeypatch):
     path = tmp_path / "s.jsonl"
     if content is not None:
@@ -146,8 +149,11 @@ def test_a_session_grown_while_read_is_recorded_as_it_was_read(read_whole, tmp_p
     with path.open("ab") as file:
         file.write(path.read_bytes())  # every line again: more messages, were they read
     rows = columnar.rows(dataset._common(session), source)
-    assert (source.size, source.sha256) == (before.size, before.sha256) == (
-        len(original.read_bytes()), hashlib.sha256(original.read_bytes()).hexdigest())
+    assert (
+        (source.size, source.sha256)
+        == (before.size, before.sha256)
+        == (len(original.read_bytes()), hashlib.sha256(original.read_bytes()).hexdigest())
+    )
     assert {name: columnar.encode_rows(part) for name, part in rows.items() if part} == before.lines
 
 
@@ -219,7 +225,9 @@ def test_export_is_incremental(tmp_path, monkeypatch):
     files = {p: p.stat().st_mtime_ns for p in out.rglob("*.parquet")}
     assert all(re.search(r"/\w+/harness=\w+/date=(\d{4}-\d\d-\d\d|unknown)/part-\w+\.parquet$", str(p)) for p in files)
     hashed = json.loads((out / dataset.MANIFEST).read_text())  # a new source is hashed by its worker
-    assert {s: hashed[s]["sha256"] for s in sources} == {s: hashlib.sha256(Path(s).read_bytes()).hexdigest() for s in sources}
+    assert {s: hashed[s]["sha256"] for s in sources} == {
+        s: hashlib.sha256(Path(s).read_bytes()).hexdigest() for s in sources
+    }
 
     again = dataset.export_parquet(sources, out, jobs=2)
     assert again.written == [] and sorted(again.unchanged) == sorted(sources)
@@ -237,19 +245,23 @@ def test_export_is_incremental(tmp_path, monkeypatch):
     assert manifest[str(changed)]["sha256"] == hashlib.sha256(changed.read_bytes()).hexdigest()
 
 
-@pytest.mark.parametrize(("keys", "gone", "runs"), [
-    (["a", "a/0:x", "b", "c", "c/1:y", "a"], {"a", "c"}, [(2, 3)]),  # a child goes with its session
-    (["a", "b", "b/0:x", "c"], {"a", "c"}, [(1, 3)]),
-    (["a", "b"], set(), [(0, 2)]),
-    (["a", "a/0:x"], {"a"}, []),  # nothing left: the file is removed
-    (["ab", "a"], {"a"}, [(0, 1)]),  # a key that only starts like another stays
-])
+@pytest.mark.parametrize(
+    ("keys", "gone", "runs"),
+    [
+        (["a", "a/0:x", "b", "c", "c/1:y", "a"], {"a", "c"}, [(2, 3)]),  # a child goes with its session
+        (["a", "b", "b/0:x", "c"], {"a", "c"}, [(1, 3)]),
+        (["a", "b"], set(), [(0, 2)]),
+        (["a", "a/0:x"], {"a"}, []),  # nothing left: the file is removed
+        (["ab", "a"], {"a"}, [(0, 1)]),  # a key that only starts like another stays
+    ],
+)
 def test_taking_a_source_out_keeps_the_other_rows(tmp_path, keys, gone, runs):
     """The rewrite reads a part file once, and finds the rows to keep in that table's own
     key column."""
     path = tmp_path / "part.parquet"
-    pq.write_table(pa.table({"session_key": pa.array(keys, pa.string()), "n": pa.array(range(len(keys)))}), path,
-                   row_group_size=2)  # several row groups: several chunks of the key column
+    pq.write_table(
+        pa.table({"session_key": pa.array(keys, pa.string()), "n": pa.array(range(len(keys)))}), path, row_group_size=2
+    )  # several row groups: several chunks of the key column
     kept = dataset._runs(pq.ParquetFile(path).read()["session_key"], gone)
     assert kept == runs
     # the rows outside the runs are exactly those of the sessions taken out, children included
@@ -303,14 +315,21 @@ def test_the_export_command_loads_no_numpy(tmp_path):
     import sys
 
     sources = _copy_sessions(tmp_path / "src")[:6]
-    code = ("import sys\n"
-            "from txcodec.cli import main\n"
-            "main(['export', *sys.argv[1:]], standalone_mode=False)\n"
-            "print(sorted(m for m, v in sys.modules.items() if m.split('.')[0] == 'numpy' and v is not None))\n"
-            "import numpy\n")
+    code = (
+        "import sys\n"
+        "from txcodec.cli import main\n"
+        "main(['export', *sys.argv[1:]], standalone_mode=False)\n"
+        "print(sorted(m for m, v in sys.modules.items() if m.split('.')[0] == 'numpy' and v is not None))\n"
+        "import numpy\n"
+    )
     args = [*sources, "--to", "parquet", "-o", str(tmp_path / "ds"), "--jobs", "2"]
-    done = subprocess.run([sys.executable, "-c", code, *args], env={**os.environ, "PYTHONPATH": str(ROOT)},
-                          cwd=tmp_path, capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-c", code, *args],
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[-1] == "[]"
     assert _rebuilt(tmp_path / "ds") == _expected(sources)
@@ -367,8 +386,9 @@ def test_export_and_convert_share_the_batch_machinery(tmp_path, monkeypatch):
     assert str(bad) in failure and "not a session" in failure
     assert sorted(json.loads((out / dataset.MANIFEST).read_text())) == sorted(good)
     again = CliRunner().invoke(main, ["export", *good, "--to", "parquet", "-o", str(out)])
-    assert again.exit_code == 0 and any(line.split() == ["skipped", "(unchanged)", "4"]
-                                        for line in again.stderr.splitlines()), again.stderr
+    assert again.exit_code == 0 and any(
+        line.split() == ["skipped", "(unchanged)", "4"] for line in again.stderr.splitlines()
+    ), again.stderr
     assert calls[-1][:2] == ("export_one", 0)  # nothing left to read
 
 
@@ -407,8 +427,10 @@ def test_sql_command(tmp_path):
     runner = CliRunner()
     result = runner.invoke(main, ["export", *sources, "--to", "parquet", "-o", str(tmp_path / "ds")])
     assert result.exit_code == 0, result.output
-    result = runner.invoke(main, ["sql", "-d", str(tmp_path / "ds"), "--json",
-                                  "select count(*) as n from sessions where parent_key is null"])
+    result = runner.invoke(
+        main,
+        ["sql", "-d", str(tmp_path / "ds"), "--json", "select count(*) as n from sessions where parent_key is null"],
+    )
     assert result.exit_code == 0, result.output
     assert json.loads(result.output) == [{"n": 5}]
     result = runner.invoke(main, ["sql", "-d", str(tmp_path / "ds"), "select nonsense from nowhere"])

@@ -29,7 +29,9 @@ from txcodec.export import dataset  # noqa: E402
 
 
 def _rows(out: Path) -> dict[str, list[bytes]]:
-    return {name: sorted(map(msgspec.json.encode, table.to_pylist())) for name, table in dataset.read_tables(out).items()}
+    return {
+        name: sorted(map(msgspec.json.encode, table.to_pylist())) for name, table in dataset.read_tables(out).items()
+    }
 
 
 def _conversations(out: Path) -> list[bytes]:
@@ -50,9 +52,12 @@ def _home(home: Path, monkeypatch, count: int = 12) -> None:
     conversations = [txcodec.to_common(txcodec.load(p)) for p in sorted((GOLDEN / "claude_code").glob("*/*.jsonl"))]
     conversations = [c for c in conversations if c.messages][:count]
     for n, conversation in enumerate(conversations):
-        to, root = ("codex", home / ".codex" / "sessions") if n % 3 == 2 else ("claude_code", home / ".claude" / "projects")
-        written, _ = api.convert(conversation, to, session_id=str(uuid.uuid5(uuid.NAMESPACE_URL, f"daily#{n}")),
-                                 cwd=f"/work/project{n % 2}")
+        to, root = (
+            ("codex", home / ".codex" / "sessions") if n % 3 == 2 else ("claude_code", home / ".claude" / "projects")
+        )
+        written, _ = api.convert(
+            conversation, to, session_id=str(uuid.uuid5(uuid.NAMESPACE_URL, f"daily#{n}")), cwd=f"/work/project{n % 2}"
+        )
         for name, data in written.files.items():
             (root / name).parent.mkdir(parents=True, exist_ok=True)
             (root / name).write_bytes(data)
@@ -89,11 +94,13 @@ def test_the_listing_without_side_folders_finds_the_same_main_files(tmp_path, mo
     root = GOLDEN / "claude_code"
     listed = sessions.session_files("claude_code", root=root)
     assert sum(1 for r in listed if (Path(r.path).parent / r.session_id).is_dir()) >= 4
-    assert [(r.harness, r.session_id, r.path) for r in sessions.session_files("claude_code", root=root, sides=False)] \
-        == [(r.harness, r.session_id, r.path) for r in listed]
+    assert [
+        (r.harness, r.session_id, r.path) for r in sessions.session_files("claude_code", root=root, sides=False)
+    ] == [(r.harness, r.session_id, r.path) for r in listed]
     _home(tmp_path, monkeypatch)
-    assert [(r.harness, r.session_id, r.path) for r in sessions.session_files(sides=False)] \
-        == [(r.harness, r.session_id, r.path) for r in sessions.session_files()]
+    assert [(r.harness, r.session_id, r.path) for r in sessions.session_files(sides=False)] == [
+        (r.harness, r.session_id, r.path) for r in sessions.session_files()
+    ]
 
 
 def test_a_subagent_that_grew_appeared_or_went_has_its_session_read_again(tmp_path):
@@ -151,8 +158,32 @@ def test_a_side_folder_that_appeared_has_its_session_read_again(tmp_path):
     assert _conversations(out) == _expected(sources)
 
 
-@pytest.mark.parametrize("spelling", ["a", "/a/b.jsonl", "a//b", "//a", "///a", "./a", "a/./b", "a/", "a/.", ".",
-                                      "..", "../a", "a/..", "/", "", "a/.b", "a/b.", ".a", "./", "a/.//b", "a b/c"])
+@pytest.mark.parametrize(
+    "spelling",
+    [
+        "a",
+        "/a/b.jsonl",
+        "a//b",
+        "//a",
+        "///a",
+        "./a",
+        "a/./b",
+        "a/",
+        "a/.",
+        ".",
+        "..",
+        "../a",
+        "a/..",
+        "/",
+        "",
+        "a/.b",
+        "a/b.",
+        ".a",
+        "./",
+        "a/.//b",
+        "a b/c",
+    ],
+)
 def test_a_source_is_keyed_as_pathlib_writes_it(spelling):
     assert dataset._spelled(spelling) == str(Path(spelling))
 
@@ -214,8 +245,13 @@ def test_the_command_on_its_own_says_what_it_says_under_a_capture(tmp_path, monk
     bad.write_bytes(b"not json at all\n")
     args = ["export", *sources, str(bad), "--to", "parquet", "-o", "ds", "--jobs", "1"]
     (tmp_path / "forked").mkdir()
-    done = subprocess.run([sys.executable, "-m", "txcodec", *args], cwd=tmp_path / "forked", capture_output=True,
-                          text=True, env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
+    done = subprocess.run(
+        [sys.executable, "-m", "txcodec", *args],
+        cwd=tmp_path / "forked",
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
+    )
     assert done.returncode == 1, done.stderr
     (tmp_path / "here").mkdir()
     monkeypatch.chdir(tmp_path / "here")
@@ -235,14 +271,21 @@ def test_the_daily_command_loads_neither_pyarrow_nor_sqlite(tmp_path, monkeypatc
     _home(tmp_path / "home", monkeypatch)
     for name in ("XDG_DATA_HOME", "CLINE_DIR", "CLINE_DATA_DIR", "CLINE_SESSION_DATA_DIR", "CLINE_DB_DATA_DIR"):
         monkeypatch.delenv(name, raising=False)  # every store's default folder under the home
-    code = ("import sys\n"
-            "from txcodec.cli import main\n"
-            "main(sys.argv[1:], standalone_mode=False)\n"
-            "print(sorted(m for m in ('pyarrow', 'sqlite3') if m in sys.modules))\n")
+    code = (
+        "import sys\n"
+        "from txcodec.cli import main\n"
+        "main(sys.argv[1:], standalone_mode=False)\n"
+        "print(sorted(m for m in ('pyarrow', 'sqlite3') if m in sys.modules))\n"
+    )
     args = ["export", "--all", "--to", "parquet", "-o", str(tmp_path / "ds")]
     for _ in range(2):  # the first export, then the daily one
-        done = subprocess.run([sys.executable, "-c", code, *args], cwd=tmp_path, capture_output=True, text=True,
-                              env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
+        done = subprocess.run(
+            [sys.executable, "-c", code, *args],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
+        )
         assert done.returncode == 0, done.stderr
         assert done.stdout.splitlines()[-1] == "[]"
         assert "converted" in done.stderr
@@ -301,7 +344,7 @@ def test_an_aborted_forked_writer_ends_though_a_worker_holds_its_pipe(tmp_path):
 
 def _cut_last_line(path: Path) -> bytes:
     data = path.read_bytes()
-    path.write_bytes(data[:data.rstrip(b"\n").rfind(b"\n") + 1])
+    path.write_bytes(data[: data.rstrip(b"\n").rfind(b"\n") + 1])
     return data
 
 
@@ -397,15 +440,21 @@ def test_an_export_that_stops_after_its_take_out_leaves_every_file_as_it_was(tmp
     included, so the export folder is yesterday's, whole."""
     sources, out, before, _ = _grown_export(tmp_path)
     with pytest.raises(_Stop):
-        dataset.export_parquet(sources, out, jobs=1, on_outcome=_stop_at_a_read_source,
-                               writer=dataset.ForkedWriter() if forked else None)
+        dataset.export_parquet(
+            sources, out, jobs=1, on_outcome=_stop_at_a_read_source, writer=dataset.ForkedWriter() if forked else None
+        )
     assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
 
 
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(days=st.lists(st.lists(st.tuples(st.integers(0, 10_000), st.sampled_from(["cut", "grow", "touch"])),
-                              min_size=1, max_size=4), min_size=1, max_size=3),
-       held=st.sampled_from([dataset.HELD, 0]))
+@given(
+    days=st.lists(
+        st.lists(st.tuples(st.integers(0, 10_000), st.sampled_from(["cut", "grow", "touch"])), min_size=1, max_size=4),
+        min_size=1,
+        max_size=3,
+    ),
+    held=st.sampled_from([dataset.HELD, 0]),
+)
 def test_day_after_day_the_export_holds_every_session_as_it_is(tmp_path_factory, monkeypatch, days, held):
     """Days of sessions that lost a line, got it back or were only touched, in any mix and
     order, each followed by a daily export into the same folder: after every day the
@@ -424,7 +473,7 @@ def test_day_after_day_the_export_holds_every_session_as_it_is(tmp_path_factory,
             path = Path(going_on[pick % len(going_on)])
             data = full[str(path)]
             if change == "cut":
-                path.write_bytes(data[:data.rstrip(b"\n").rfind(b"\n") + 1])
+                path.write_bytes(data[: data.rstrip(b"\n").rfind(b"\n") + 1])
             elif change == "grow":
                 path.write_bytes(data)
             else:

@@ -83,5 +83,10 @@ def test_readme_matrix_names_the_pinned_client_versions():
         "droid": pins["@factory/cli-linux-x64"],
         **_python_pins(),
     }
-    for client, version in re.findall(r"\b(claude|codex|gemini|qwen|pi|copilot|cn|opencode|kilo|kimi|vibe|cline|openhands|aider|droid) (\d+\.\d+\.\d+) \(tested\)", README):
-        assert clients[client] == version, f"README says {client} {version}, clients/package.json pins {clients[client]}"
+    for client, version in re.findall(
+        r"\b(claude|codex|gemini|qwen|pi|copilot|cn|opencode|kilo|kimi|vibe|cline|openhands|aider|droid) (\d+\.\d+\.\d+) \(tested\)",
+        README,
+    ):
+        assert clients[client] == version, (
+            f"README says {client} {version}, clients/package.json pins {clients[client]}"
+        )

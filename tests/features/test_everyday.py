@@ -39,8 +39,9 @@ def test_sample_for_every_harness(harness):
 
 # opencode and Kilo install through their own client (`opencode import`), so with no client
 # on PATH there is nothing to install with: tests/harnesses/opencode/test_opencode_real.py covers their resume
-@pytest.mark.parametrize("harness", [n for n in WRITABLE if registry.get(n).store is not None
-                                     and n not in ("opencode", "kilo")])
+@pytest.mark.parametrize(
+    "harness", [n for n in WRITABLE if registry.get(n).store is not None and n not in ("opencode", "kilo")]
+)
 def test_resume_installs_into_every_client_with_a_store(harness, tmp_path, monkeypatch):
     monkeypatch.setenv("HOME", str(tmp_path))
     for name in STORE_ENV:
@@ -139,19 +140,46 @@ def test_install_and_resume_file_a_session_under_its_own_folder(tmp_path, monkey
     missing = run("resume", sample, "--to", "pi", env={"PATH": str(tmp_path / "no-bin")})
     assert missing.exit_code == 1 and "/home/dev/shop: not a folder here" in missing.stderr
     assert "--cwd" in missing.stderr and not (tmp_path / ".pi").exists()
-    resumed = run("resume", own, "--from", "common", "--to", "pi", "--session-id", "resumed-1",
-                  env={"PATH": str(tmp_path / "no-bin")})
+    resumed = run(
+        "resume",
+        own,
+        "--from",
+        "common",
+        "--to",
+        "pi",
+        "--session-id",
+        "resumed-1",
+        env={"PATH": str(tmp_path / "no-bin")},
+    )
     assert resumed.exit_code == 0, resumed.output
     line = resumed.stdout.removeprefix("pi is not on PATH; run: ").strip()
     assert shlex.split(line)[:3] == ["cd", str(project), "&&"] and line.endswith("pi --session resumed-1")
     echoed = subprocess.run(["sh", "-c", line.split(" && ")[0] + " && pwd"], capture_output=True, text=True)
     assert echoed.stdout.strip() == str(project)
     # --cwd still overrides, and a session installed here needs no cd
-    local = run("convert", none, "--from", "common", "--to", "claude_code", "--install", "--session-id",
-                "00000000-0000-4000-8000-000000000001")
+    local = run(
+        "convert",
+        none,
+        "--from",
+        "common",
+        "--to",
+        "claude_code",
+        "--install",
+        "--session-id",
+        "00000000-0000-4000-8000-000000000001",
+    )
     assert local.stdout == "claude --resume 00000000-0000-4000-8000-000000000001\n"
-    override = run("convert", sample, "--to", "claude_code", "--install", "--cwd", str(project),
-                   "--session-id", "00000000-0000-4000-8000-000000000002")
+    override = run(
+        "convert",
+        sample,
+        "--to",
+        "claude_code",
+        "--install",
+        "--cwd",
+        str(project),
+        "--session-id",
+        "00000000-0000-4000-8000-000000000002",
+    )
     assert override.stdout.startswith(f"cd {shlex.quote(str(project))} && claude --resume ")
 
 
@@ -164,8 +192,9 @@ def test_resume_takes_the_command_from_the_harness_registration(tmp_path, monkey
     import msgspec
 
     here = _isolated_home(tmp_path, monkeypatch)
-    acme = msgspec.structs.replace(registry.get("qwen_code"), name="acme", title="Acme",
-                                   resume=("acme-agent", "--continue-session", "{id}"))
+    acme = msgspec.structs.replace(
+        registry.get("qwen_code"), name="acme", title="Acme", resume=("acme-agent", "--continue-session", "{id}")
+    )
     registry.harnesses()  # every harness loaded first: the made-up one is added to them
     monkeypatch.setitem(registry._cache, "acme", acme)
     to = next(p for p in main.get_command(click.Context(main), "resume").params if p.name == "to")
@@ -174,8 +203,17 @@ def test_resume_takes_the_command_from_the_harness_registration(tmp_path, monkey
     bin_dir.mkdir()
     (bin_dir / "acme-agent").write_text(f'#!/bin/sh\nprintf "%s\\n" "$(pwd)" "$@" > "{seen}"\nexit 5\n')
     (bin_dir / "acme-agent").chmod(0o755)
-    resumed = run("resume", _common_file(tmp_path, None, "plain"), "--from", "common", "--to", "acme",
-                  "--session-id", ACME_ID, env={"PATH": str(bin_dir)})
+    resumed = run(
+        "resume",
+        _common_file(tmp_path, None, "plain"),
+        "--from",
+        "common",
+        "--to",
+        "acme",
+        "--session-id",
+        ACME_ID,
+        env={"PATH": str(bin_dir)},
+    )
     assert resumed.exit_code == 5, resumed.output  # the client's own status
     assert seen.read_text().splitlines() == [str(here), "--continue-session", ACME_ID]
     assert list((tmp_path / ".qwen").rglob(f"{ACME_ID}.jsonl"))
@@ -211,8 +249,14 @@ def test_verify_prints_each_result_as_it_comes_with_a_progress_bar(tmp_path, mon
         files.append(str(tmp_path / name))
     result = run("verify", *files)
     assert result.exit_code == 0, result.output
-    kinds = [(kind, text.split("/")[-1].split()[0] if kind == "print" and "/" in text else text) for kind, text in events]
+    kinds = [
+        (kind, text.split("/")[-1].split()[0] if kind == "print" and "/" in text else text) for kind, text in events
+    ]
     assert kinds[0] == ("bar", "2 verifying True")
-    assert [k for k in kinds[1:] if k[0] != "advance"][:4] == [("read", "a.jsonl"), ("print", "a.jsonl"),
-                                                               ("read", "b.jsonl"), ("print", "b.jsonl")]
+    assert [k for k in kinds[1:] if k[0] != "advance"][:4] == [
+        ("read", "a.jsonl"),
+        ("print", "a.jsonl"),
+        ("read", "b.jsonl"),
+        ("print", "b.jsonl"),
+    ]
     assert kinds.count(("advance", "")) == 2

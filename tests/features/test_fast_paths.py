@@ -60,7 +60,9 @@ def reference_uuid(namespace: uuid.UUID, value: str) -> str:
 # infinities, exponents both ways), ints past 64 bits
 _text = st.text(st.characters(min_codepoint=0, max_codepoint=0x10FFFF, exclude_categories=()))
 _scalars = st.none() | st.booleans() | st.integers() | st.integers(-(2**70), 2**70) | st.floats() | _text
-_json = st.recursive(_scalars, lambda inner: st.lists(inner, max_size=5) | st.dictionaries(_text, inner, max_size=5), max_leaves=30)
+_json = st.recursive(
+    _scalars, lambda inner: st.lists(inner, max_size=5) | st.dictionaries(_text, inner, max_size=5), max_leaves=30
+)
 
 
 @settings(max_examples=1500, deadline=None)
@@ -69,10 +71,26 @@ def test_dumps_writes_the_reference_bytes(value):
     assert claude_write.dumps(value) == reference_dumps(value)
 
 
-@pytest.mark.parametrize("value", [
-    1e16, 1e-5, 1.5e-7, float("nan"), float("inf"), -float("inf"), 2**64, -(2**63) - 1, 2**200,
-    "\ud800", "a\udfffb", "\x00\x1f\x7f\u2028\u2029", {"k\ud83d": [0.1, "\u00cb"]}, "\u02cb", {"\u02cb": 1},
-])
+@pytest.mark.parametrize(
+    "value",
+    [
+        1e16,
+        1e-5,
+        1.5e-7,
+        float("nan"),
+        float("inf"),
+        -float("inf"),
+        2**64,
+        -(2**63) - 1,
+        2**200,
+        "\ud800",
+        "a\udfffb",
+        "\x00\x1f\x7f\u2028\u2029",
+        {"k\ud83d": [0.1, "\u00cb"]},
+        "\u02cb",
+        {"\u02cb": 1},
+    ],
+)
 def test_dumps_edge_values(value):
     # 1e16 and 1e-5 are spelled differently by msgspec (1e16, 0.00001): the float marker
     # sends them down the reference path; "\u02cb" is UTF-8 CB 8B, a harmless false alarm
@@ -158,7 +176,9 @@ def test_converted_sessions_are_byte_identical(path, monkeypatch):
     assert _converted(path) == fast
 
 
-@pytest.mark.parametrize("value", [float("nan"), float("inf"), 1e300, 2**70, -(2**64), {"a": [1.5, msgspec.Raw(b'{"x":2}')]}, "\u00cb"])
+@pytest.mark.parametrize(
+    "value", [float("nan"), float("inf"), 1e300, 2**70, -(2**64), {"a": [1.5, msgspec.Raw(b'{"x":2}')]}, "\u00cb"]
+)
 def test_conform_fast_path_matches_the_json_pass(value):
     message = Message("assistant", [ToolUse("call_1", "Bash", {"v": value}), RawBlock("x", {"v": value})])
     assert conform._fit_message(message) == reference_fit(message)
@@ -166,32 +186,69 @@ def test_conform_fast_path_matches_the_json_pass(value):
 
 _id = _text | st.sampled_from(["call_1", "toolu_01", ""])
 _odd = st.sampled_from([1.5, float("nan"), 2**70, (1, 2), {1: "a"}, msgspec.Raw(b"[1]"), b"x", msgspec.UNSET])
-_plain = st.recursive(st.none() | st.booleans() | st.integers() | _text, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_text, inner, max_size=4), max_leaves=20)
+_plain = st.recursive(
+    st.none() | st.booleans() | st.integers() | _text,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_text, inner, max_size=4),
+    max_leaves=20,
+)
 
 
 def _message_strategy(odd, value):
     """Messages whose fields and free-form values may be ``odd`` (never, for the usual)."""
     absent_or = lambda values: st.just(msgspec.UNSET) | values  # noqa: E731
     text = _text | odd
-    usage = st.builds(Usage, st.integers(0, 2**64), st.integers(0, 9), st.integers(0, 9), st.integers(0, 9), absent_or(st.integers(0, 9) | odd))
-    parts = st.lists(st.builds(Text, text) | st.builds(Image, absent_or(_text), absent_or(_text), absent_or(text)), max_size=3)
+    usage = st.builds(
+        Usage,
+        st.integers(0, 2**64),
+        st.integers(0, 9),
+        st.integers(0, 9),
+        st.integers(0, 9),
+        absent_or(st.integers(0, 9) | odd),
+    )
+    parts = st.lists(
+        st.builds(Text, text) | st.builds(Image, absent_or(_text), absent_or(_text), absent_or(text)), max_size=3
+    )
     blocks = st.one_of(
         st.builds(Text, text),
         st.builds(Thinking, _text, absent_or(_text), absent_or(text)),
         st.builds(ToolUse, _id, _id | odd, value, st.sampled_from(["generic", "shell_exec"])),
-        st.builds(ToolResult, _id, _text | parts | odd, st.sampled_from([None, True, False]) | odd, absent_or(value), absent_or(text)),
+        st.builds(
+            ToolResult,
+            _id,
+            _text | parts | odd,
+            st.sampled_from([None, True, False]) | odd,
+            absent_or(value),
+            absent_or(text),
+        ),
         st.builds(RawBlock, _text, value),
         st.builds(Image, absent_or(_text), absent_or(_text)),
     )
     return st.builds(
-        Message, st.sampled_from(["user", "assistant"]) | odd, st.lists(blocks, max_size=4), absent_or(text), absent_or(text),
-        st.lists(text, max_size=2), absent_or(_text), st.sampled_from([msgspec.UNSET, None, "end_turn"]) | odd,
-        absent_or(usage), absent_or(usage), st.booleans(), st.booleans(), st.booleans() | odd, st.booleans(), st.booleans(),
-        absent_or(text), st.dictionaries(_text, value, max_size=3))
+        Message,
+        st.sampled_from(["user", "assistant"]) | odd,
+        st.lists(blocks, max_size=4),
+        absent_or(text),
+        absent_or(text),
+        st.lists(text, max_size=2),
+        absent_or(_text),
+        st.sampled_from([msgspec.UNSET, None, "end_turn"]) | odd,
+        absent_or(usage),
+        absent_or(usage),
+        st.booleans(),
+        st.booleans(),
+        st.booleans() | odd,
+        st.booleans(),
+        st.booleans(),
+        absent_or(text),
+        st.dictionaries(_text, value, max_size=3),
+    )
 
 
-_messages = (_message_strategy(st.nothing(), _plain) | _message_strategy(st.nothing(), _plain | _odd | st.lists(_odd, max_size=2))
-             | _message_strategy(_odd, _json | _odd | st.lists(_odd, max_size=2)))
+_messages = (
+    _message_strategy(st.nothing(), _plain)
+    | _message_strategy(st.nothing(), _plain | _odd | st.lists(_odd, max_size=2))
+    | _message_strategy(_odd, _json | _odd | st.lists(_odd, max_size=2))
+)
 
 
 @settings(max_examples=3000, deadline=None)
@@ -209,11 +266,19 @@ def test_a_message_kept_as_it_is_equals_its_decoded_copy(message):
 
 
 def test_fits_as_is_keeps_the_usual_messages_and_refuses_the_odd():
-    usual = Message("assistant", [Text("hi"), Thinking("t", encrypted="e"), ToolUse("c1", "shell", {"cmd": ["ls", 1, None, True]})],
-                    usage=Usage(1, 2, 3, 4), extra={"codex_phase": "final"})
+    usual = Message(
+        "assistant",
+        [Text("hi"), Thinking("t", encrypted="e"), ToolUse("c1", "shell", {"cmd": ["ls", 1, None, True]})],
+        usage=Usage(1, 2, 3, 4),
+        extra={"codex_phase": "final"},
+    )
     assert conform.fits_as_is(usual)
-    assert conform.fits_as_is(Message("user", [ToolResult("c1", "out"), ToolResult("c2", [Text("a"), Image(url="u")], True)]))
-    assert conform.fits_as_is(Message("user", [ToolResult("c1", "out", structured={"stdout": "out", "lines": [1, None, True]})]))
+    assert conform.fits_as_is(
+        Message("user", [ToolResult("c1", "out"), ToolResult("c2", [Text("a"), Image(url="u")], True)])
+    )
+    assert conform.fits_as_is(
+        Message("user", [ToolResult("c1", "out", structured={"stdout": "out", "lines": [1, None, True]})])
+    )
     for odd in (1.5, float("nan"), 2**64, (1,), {1: 2}, msgspec.Raw(b"1"), b"x", msgspec.UNSET):
         assert not conform.fits_as_is(Message("assistant", [ToolUse("c1", "shell", {"v": [odd]})])), odd
         assert not conform.fits_as_is(Message("user", [Text("a")], extra={"k": odd})), odd
@@ -226,7 +291,14 @@ def test_fits_as_is_keeps_the_usual_messages_and_refuses_the_odd():
 
 
 @settings(max_examples=3000, deadline=None)
-@given(st.lists(st.sampled_from([b"\\", b"\\\\", b"\\ud83d", b"\\ude00", b"\\uD800", b"\\uDC00", b"u", b"d8", b"x", b'"', b"\\u0041", b"\n"]), max_size=14))
+@given(
+    st.lists(
+        st.sampled_from(
+            [b"\\", b"\\\\", b"\\ud83d", b"\\ude00", b"\\uD800", b"\\uDC00", b"u", b"d8", b"x", b'"', b"\\u0041", b"\n"]
+        ),
+        max_size=14,
+    )
+)
 def test_lone_surrogate_scan_agrees_with_the_repair(parts):
     """The whole-file check the lone-surrogate report starts with finds exactly the
     escapes the per-line repair would replace."""
@@ -270,10 +342,22 @@ def test_claude_writer_checks_every_free_form_value_for_floats(monkeypatch, extr
 
     messages = [
         Message("user", [Text("go")]),
-        Message("assistant", [Text("calling"), ToolUse("toolu_1", "Bash", {**_FLOATS, **extra}), ToolUse("toolu_2", "Bash", {"n": 1}),
-                              RawBlock("redacted_thinking", {"type": "redacted_thinking", "data": "x", "f": 1e-7})]),
-        Message("user", [ToolResult("toolu_1", "out", structured={"took": 1e-05}),
-                         ToolResult("toolu_2", [RawBlock("search_result", {"type": "search_result", "score": 1e22})])]),
+        Message(
+            "assistant",
+            [
+                Text("calling"),
+                ToolUse("toolu_1", "Bash", {**_FLOATS, **extra}),
+                ToolUse("toolu_2", "Bash", {"n": 1}),
+                RawBlock("redacted_thinking", {"type": "redacted_thinking", "data": "x", "f": 1e-7}),
+            ],
+        ),
+        Message(
+            "user",
+            [
+                ToolResult("toolu_1", "out", structured={"took": 1e-05}),
+                ToolResult("toolu_2", [RawBlock("search_result", {"type": "search_result", "score": 1e22})]),
+            ],
+        ),
         Message("assistant", [Text("done")]),
     ]
     conversation = Conversation(meta=Meta(source_harness="codex", id="s1"), messages=messages)

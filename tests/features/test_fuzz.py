@@ -74,9 +74,7 @@ def test_fuzz_long(codec: str, request: pytest.FixtureRequest) -> None:
     print(f"{codec}: {ran} inputs")
 
 
-@pytest.mark.parametrize(
-    "codec,path", fuzzing.regression_files(), ids=lambda v: v if isinstance(v, str) else v.name
-)
+@pytest.mark.parametrize("codec,path", fuzzing.regression_files(), ids=lambda v: v if isinstance(v, str) else v.name)
 def test_regression_corpus(codec: str, path) -> None:
     fuzzing.check(path.read_bytes(), fuzzing.harness_for(codec))
 
@@ -111,7 +109,12 @@ def test_load_never_raises_on_any_bytes(harness) -> None:
     """Bytes with no structure at all (the mutants above start from real lines)."""
 
     @settings(max_examples=QUICK_EXAMPLES, derandomize=True, **_SETTINGS)
-    @given(st.lists(st.one_of(st.binary(max_size=200), st.sampled_from([b"{", b"}", b'"type":', b"[", b"\\ud800", b"\n"])), max_size=30))
+    @given(
+        st.lists(
+            st.one_of(st.binary(max_size=200), st.sampled_from([b"{", b"}", b'"type":', b"[", b"\\ud800", b"\n"])),
+            max_size=30,
+        )
+    )
     def one(pieces: list[bytes]) -> None:
         data = b"".join(pieces)
         assert txcodec.load(data, harness).dump() == data

@@ -19,8 +19,10 @@ PACKAGE = ROOT / "txcodec"
 # getattr/hasattr on a store or a harness's read/write (``getattr(x.store, ...)``,
 # ``getattr(store, ...)``, ``getattr(h.read, "streams", ...)``), or asking a harness for
 # one of them by name (``getattr(h, "store")``)
-PROBE = re.compile(r"\b(?:get|has)attr\(\s*(?:[\w.\[\]()]*\.)?(?:store|read|write|check_resume)\s*,"
-                   r"|\b(?:get|has)attr\([^,()]+,\s*[\"'](?:store|read|write|check_resume)[\"']")
+PROBE = re.compile(
+    r"\b(?:get|has)attr\(\s*(?:[\w.\[\]()]*\.)?(?:store|read|write|check_resume)\s*,"
+    r"|\b(?:get|has)attr\([^,()]+,\s*[\"'](?:store|read|write|check_resume)[\"']"
+)
 
 
 def test_every_built_in_store_is_declared():
@@ -61,29 +63,41 @@ def _features() -> list:
 
 
 def test_no_feature_probes_a_store_or_a_harness_function():
-    found = [f"{path.relative_to(ROOT)}:{n}: {line.strip()}" for path in _features()
-             for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if PROBE.search(line)]
-    assert not found, "probed with getattr/hasattr: declare the hook on kit.registry.Store or Harness\n" + "\n".join(found)
+    found = [
+        f"{path.relative_to(ROOT)}:{n}: {line.strip()}"
+        for path in _features()
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if PROBE.search(line)
+    ]
+    assert not found, "probed with getattr/hasattr: declare the hook on kit.registry.Store or Harness\n" + "\n".join(
+        found
+    )
 
 
-@pytest.mark.parametrize("line", [
-    'find = getattr(harness.store, "session_file", None)',
-    'loader = getattr(store, "load", None)',
-    'if hasattr(found.store, "open"):',
-    'return getattr(registry.get(harness).read, "streams", False)',
-    'streams = getattr(harness.read,"streams", False)',
-    'store = getattr(harness, "store", None)',
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        'find = getattr(harness.store, "session_file", None)',
+        'loader = getattr(store, "load", None)',
+        'if hasattr(found.store, "open"):',
+        'return getattr(registry.get(harness).read, "streams", False)',
+        'streams = getattr(harness.read,"streams", False)',
+        'store = getattr(harness, "store", None)',
+    ],
+)
 def test_the_scan_finds_a_probe(line):
     assert PROBE.search(line)
 
 
-@pytest.mark.parametrize("line", [
-    'value = getattr(item, name, None)',
-    'errors.extend(getattr(found, "errors", []))',
-    'if getattr(codec, "accepts_buffers", False):',
-    'release = getattr(data, "madvise", None)',
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "value = getattr(item, name, None)",
+        'errors.extend(getattr(found, "errors", []))',
+        'if getattr(codec, "accepts_buffers", False):',
+        'release = getattr(data, "madvise", None)',
+    ],
+)
 def test_the_scan_passes_other_getattrs(line):
     assert not PROBE.search(line)
 

@@ -49,8 +49,11 @@ def _conversation(session_id=PLACEHOLDER, cwd="/tmp/project", text="hello", **me
         meta=Meta(id=session_id, cwd=cwd, started_at="2026-01-02T03:04:05.000Z", **meta),
         messages=[
             Message("user", [Text(text)], timestamp="2026-01-02T03:04:05.000Z"),
-            Message("assistant", [Text("answer"), ToolUse("call_1", "Bash", {"command": "ls"})],
-                    timestamp="2026-01-02T03:04:06.000Z"),
+            Message(
+                "assistant",
+                [Text("answer"), ToolUse("call_1", "Bash", {"command": "ls"})],
+                timestamp="2026-01-02T03:04:06.000Z",
+            ),
             Message("user", [ToolResult("call_1", "a.txt")], timestamp="2026-01-02T03:04:07.000Z"),
             Message("assistant", [Text("done")], timestamp="2026-01-02T03:04:08.000Z"),
         ],
@@ -98,8 +101,11 @@ def test_a_gemini_session_id_does_not_name_a_folder_to_read(tmp_path, kind):
     conversation = api.to_common(api.load(path), loss)
     assert conversation.children == [] and "subagent:unsafe-id" in loss.counts()
     assert b"VICTIM-SECRET" not in msgspec.json.encode(conversation)
-    for command in (["show", str(path)], ["export", str(path), "--to", "markdown"],
-                    ["convert", str(path), "--to", "claude_code"]):
+    for command in (
+        ["show", str(path)],
+        ["export", str(path), "--to", "markdown"],
+        ["convert", str(path), "--to", "claude_code"],
+    ):
         result = CliRunner().invoke(main, command)
         assert result.exit_code == 0, (command, result.output)
         assert "VICTIM-SECRET" not in result.output, command
@@ -128,8 +134,23 @@ def test_a_gemini_subagent_folder_named_by_a_safe_id_is_still_read(tmp_path):
 
 # --- item 4: every writer returns safe names (generated conversations) ------------------------
 
-HOSTILE = ["$(touch /tmp/txcodec-pwned)", "../../../etc/passwd", "/etc/passwd", PLACEHOLDER + "\n", "a\x00b",
-           "..", ".", "", "x" * 400, "back\\slash", "new\nline", "a/b", "~root", "-rf", " "]
+HOSTILE = [
+    "$(touch /tmp/txcodec-pwned)",
+    "../../../etc/passwd",
+    "/etc/passwd",
+    PLACEHOLDER + "\n",
+    "a\x00b",
+    "..",
+    ".",
+    "",
+    "x" * 400,
+    "back\\slash",
+    "new\nline",
+    "a/b",
+    "~root",
+    "-rf",
+    " ",
+]
 # lone surrogates are left to the encoding tests: here only what names a file
 _text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=40)
 _ids = st.one_of(st.sampled_from(HOSTILE), _text, st.just(PLACEHOLDER))
@@ -144,8 +165,9 @@ def conversations(draw) -> Conversation:
     children = []
     for n in range(draw(st.integers(0, 2))):
         child = _conversation(session_id=draw(_ids), cwd=draw(_cwds), text=f"child {n}")
-        children.append(Child(link=ChildLink(via="meta.toolUseId", agent_id=draw(_ids), tool_use_id=draw(_ids)),
-                              conversation=child))
+        children.append(
+            Child(link=ChildLink(via="meta.toolUseId", agent_id=draw(_ids), tool_use_id=draw(_ids)), conversation=child)
+        )
     conversation.children = children
     return conversation
 
@@ -216,8 +238,13 @@ def _source(fmt: str, session_id: str, folder: Path) -> Path:
 @pytest.fixture
 def stores(tmp_path, monkeypatch):
     root = tmp_path / "stores"
-    env = {"CLAUDE_CONFIG_DIR": root / "claude", "CODEX_HOME": root / "codex", "GEMINI_CLI_HOME": root / "gemini",
-           "QWEN_HOME": root / "qwen", "PI_CODING_AGENT_DIR": root / "pi"}
+    env = {
+        "CLAUDE_CONFIG_DIR": root / "claude",
+        "CODEX_HOME": root / "codex",
+        "GEMINI_CLI_HOME": root / "gemini",
+        "QWEN_HOME": root / "qwen",
+        "PI_CODING_AGENT_DIR": root / "pi",
+    }
     for name, value in env.items():
         monkeypatch.setenv(name, str(value))
     monkeypatch.delenv("QWEN_RUNTIME_DIR", raising=False)
@@ -225,8 +252,9 @@ def stores(tmp_path, monkeypatch):
     return root
 
 
-@pytest.mark.parametrize("session_id", ["$(touch {marker})", PLACEHOLDER + "\n", "../../../{name}"],
-                         ids=["command", "newline", "dotdot"])
+@pytest.mark.parametrize(
+    "session_id", ["$(touch {marker})", PLACEHOLDER + "\n", "../../../{name}"], ids=["command", "newline", "dotdot"]
+)
 @pytest.mark.parametrize("source", SOURCES)
 def test_resume_commands_and_installed_files_from_hostile_ids(source, session_id, stores, tmp_path):
     marker = tmp_path / "pwned"
@@ -261,6 +289,8 @@ def test_the_resume_check_refuses_an_id_that_would_name_a_file_outside(harness, 
     ``../../x`` is refused before any file is written or any client started."""
     written = registry.get(harness).write(_conversation(), LossReport(), WriteOptions(session_id=PLACEHOLDER))
     path = tmp_path / "session.jsonl"
-    path.write_bytes(written.files[written.main].replace(PLACEHOLDER.encode(), b"../../../escaped-" + PLACEHOLDER.encode()))
+    path.write_bytes(
+        written.files[written.main].replace(PLACEHOLDER.encode(), b"../../../escaped-" + PLACEHOLDER.encode())
+    )
     with pytest.raises(UnsafeId):
         registry.get(harness).check_resume(path)

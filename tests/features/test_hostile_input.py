@@ -35,7 +35,13 @@ SID = "0b6e1d0c-55a8-4e57-9d4c-2f1e1a7d9c01"
 
 
 def _claude(*records: dict) -> bytes:
-    base = {"sessionId": SID, "cwd": "/tmp/p", "version": "2.1.0", "timestamp": "2026-01-01T00:00:00Z", "isSidechain": False}
+    base = {
+        "sessionId": SID,
+        "cwd": "/tmp/p",
+        "version": "2.1.0",
+        "timestamp": "2026-01-01T00:00:00Z",
+        "isSidechain": False,
+    }
     lines = []
     parent = None
     for n, record in enumerate(records):
@@ -46,8 +52,18 @@ def _claude(*records: dict) -> bytes:
 
 
 def _assistant(*blocks: dict) -> dict:
-    return {"type": "assistant", "message": {"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-x",
-            "content": list(blocks), "stop_reason": "end_turn", "usage": {"input_tokens": 1, "output_tokens": 1}}}
+    return {
+        "type": "assistant",
+        "message": {
+            "id": "msg_1",
+            "type": "message",
+            "role": "assistant",
+            "model": "claude-x",
+            "content": list(blocks),
+            "stop_reason": "end_turn",
+            "usage": {"input_tokens": 1, "output_tokens": 1},
+        },
+    }
 
 
 def _user(text: str) -> dict:
@@ -67,7 +83,9 @@ WRITERS = sorted(name for name, h in registry.harnesses().items() if h.write is 
 
 
 @pytest.mark.parametrize("tag", NON_STRING_TAGS, ids=repr)
-@pytest.mark.parametrize("extra", [{}, {"payload": {}}, {"message": {"content": []}}, {"id": "x", "sessionId": "s"}], ids=str)
+@pytest.mark.parametrize(
+    "extra", [{}, {"payload": {}}, {"message": {"content": []}}, {"id": "x", "sessionId": "s"}], ids=str
+)
 @pytest.mark.parametrize("harness", [None, *CODECS])
 def test_a_non_string_type_is_an_opaque_line(harness, tag, extra):
     key = TAG.get(harness, "type")
@@ -95,7 +113,10 @@ def _kind(tag):
 
 
 def test_a_non_string_type_inside_a_real_session_keeps_the_rest():
-    data = _claude(_user("hello"), _assistant({"type": "text", "text": "hi"})) + b'{"type":{},"sessionId":"x","uuid":"y"}\n'
+    data = (
+        _claude(_user("hello"), _assistant({"type": "text", "text": "hi"}))
+        + b'{"type":{},"sessionId":"x","uuid":"y"}\n'
+    )
     session = txcodec.load(data)
     assert session.harness == "claude_code" and session.dump() == data
     assert [n for n, _ in session.diagnostics] == [3]
@@ -105,7 +126,9 @@ def test_a_non_string_type_inside_a_real_session_keeps_the_rest():
     assert loss.lines("opaque") == [3]
 
 
-@pytest.mark.parametrize("command", [["inspect"], ["show"], ["export"], ["usage"], ["convert", "--to", "codex", "-o", "OUT"]])
+@pytest.mark.parametrize(
+    "command", [["inspect"], ["show"], ["export"], ["usage"], ["convert", "--to", "codex", "-o", "OUT"]]
+)
 @pytest.mark.parametrize("body", [b'{"type":{}}\n', b'{"type":[],"payload":{}}\n'])
 def test_cli_gives_one_line_not_a_traceback(tmp_path, command, body):
     path = tmp_path / "t.jsonl"
@@ -125,7 +148,9 @@ def test_list_survives_a_hostile_file_in_the_store(tmp_path):
     project.mkdir(parents=True)
     (project / f"{SID}.jsonl").write_bytes(_claude(_user("hello"), _assistant({"type": "text", "text": "hi"})))
     (project / "11111111-1111-4111-8111-111111111111.jsonl").write_bytes(b'{"type":{}}\n{"type":[],"payload":{}}\n')
-    result = CliRunner().invoke(main, ["list", "--root", str(tmp_path / "projects"), "--harness", "claude_code", "--json"])
+    result = CliRunner().invoke(
+        main, ["list", "--root", str(tmp_path / "projects"), "--harness", "claude_code", "--json"]
+    )
     assert result.exit_code == 0, result.output
     assert SID in result.output
 
@@ -157,8 +182,10 @@ def test_server_tool_use_block_converts(tmp_path, target):
 @pytest.mark.parametrize("target", WRITERS)
 def test_todowrite_with_odd_todos_converts(tmp_path, target, todos):
     call = {"type": "tool_use", "id": "toolu_1", "name": "TodoWrite", "input": {"todos": todos}}
-    result = {"type": "user", "message": {"role": "user", "content": [
-        {"type": "tool_result", "tool_use_id": "toolu_1", "content": "ok"}]}}
+    result = {
+        "type": "user",
+        "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "ok"}]},
+    }
     path = tmp_path / f"{SID}.jsonl"
     path.write_bytes(_claude(_user("plan"), _assistant(call), result, _assistant({"type": "text", "text": "done"})))
     written, _ = api.convert(path, target)
@@ -173,8 +200,16 @@ def test_todowrite_with_odd_todos_converts(tmp_path, target, todos):
 def test_codex_compacted_with_a_non_string_message_shows(tmp_path):
     path = tmp_path / "rollout.jsonl"
     lines = [
-        {"timestamp": "2026-01-01T00:00:00Z", "type": "session_meta", "payload": {"id": SID, "timestamp": "2026-01-01T00:00:00Z", "cwd": "/tmp"}},
-        {"timestamp": "2026-01-01T00:00:01Z", "type": "response_item", "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]}},
+        {
+            "timestamp": "2026-01-01T00:00:00Z",
+            "type": "session_meta",
+            "payload": {"id": SID, "timestamp": "2026-01-01T00:00:00Z", "cwd": "/tmp"},
+        },
+        {
+            "timestamp": "2026-01-01T00:00:01Z",
+            "type": "response_item",
+            "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]},
+        },
         {"timestamp": "2026-01-01T00:00:02Z", "type": "compacted", "payload": {"message": True}},
     ]
     path.write_text("".join(json.dumps(line) + "\n" for line in lines))
@@ -249,11 +284,14 @@ def test_conform_sets_aside_what_does_not_fit_the_schema():
     from txcodec.model.common import Text
     from txcodec.model.common import ToolUse
 
-    bad = Conversation(meta=Meta(id={"not": "a string"}), messages=[  # type: ignore[arg-type]
-        Message("user", [Text("fine"), ToolUse({"id": 1}, "Bash", {})]),  # type: ignore[arg-type]
-        Message({"role": 1}, [Text("no role")]),  # type: ignore[arg-type]
-        Message("assistant", [Text("also fine")]),
-    ])
+    bad = Conversation(
+        meta=Meta(id={"not": "a string"}),
+        messages=[  # type: ignore[arg-type]
+            Message("user", [Text("fine"), ToolUse({"id": 1}, "Bash", {})]),  # type: ignore[arg-type]
+            Message({"role": 1}, [Text("no role")]),  # type: ignore[arg-type]
+            Message("assistant", [Text("also fine")]),
+        ],
+    )
     loss = LossReport()
     good = conform(bad, loss)
     assert good.meta.id is msgspec.UNSET
@@ -274,7 +312,9 @@ def test_conform_turns_raw_values_into_plain_ones():
     from txcodec.model.common import Message
     from txcodec.model.common import RawBlock
 
-    conversation = Conversation(messages=[Message("assistant", [RawBlock("server_tool_use", msgspec.Raw(b'{"a":[1]}'))])])
+    conversation = Conversation(
+        messages=[Message("assistant", [RawBlock("server_tool_use", msgspec.Raw(b'{"a":[1]}'))])]
+    )
     loss = LossReport()
     assert conform(conversation, loss).messages[0].content[0].value == {"a": [1]}
     assert not loss
@@ -288,7 +328,11 @@ def test_cli_tells_txcodec_errors_as_one_line_exit_1(monkeypatch, tmp_path, stri
     out = tmp_path / "ds"
     out.mkdir()
     (out / "_txcodec_manifest.json").write_bytes(b"garbage\n")
-    source = next(p for p in sorted((Path(__file__).resolve().parents[2] / "golden" / "claude_code").rglob("*.jsonl")) if "subagents" not in p.parts)
+    source = next(
+        p
+        for p in sorted((Path(__file__).resolve().parents[2] / "golden" / "claude_code").rglob("*.jsonl"))
+        if "subagents" not in p.parts
+    )
     monkeypatch.setenv("TXCODEC_STRICT", strict_mode)
     result = CliRunner().invoke(main, ["export", str(source), "--to", "parquet", "-o", str(out)])
     assert result.exit_code == 1, result.output

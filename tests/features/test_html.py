@@ -63,7 +63,7 @@ def test_golden_exports_through_the_cli(case, tmp_path):
     ids = set(re.findall(r'data-tool-use-id="([^"]*)"', page))
     assert ids == {html_escape(i) for i in tool_use_ids(conv)}
     for tid in ids:
-        assert f'data-tool-result-for="{tid}"' in page or 'no result' in page
+        assert f'data-tool-result-for="{tid}"' in page or "no result" in page
     assert page.count("data-epoch=") == len(conv.epochs)
     assert page.count('data-role="subagent"') == sum(1 for _ in _children(conv))
 
@@ -95,12 +95,22 @@ def test_a_page_reads_progress_lines_lean_as_a_full_read_would(tmp_path):
     base = GOLDEN / "claude_code" / "session_lineage" / "dd50435d-b1e2-5e1c-a256-7a6915db3c7b.jsonl"
     lines = [line for line in base.read_bytes().splitlines() if b"forkedFrom" not in line]
     sid = json.loads(lines[0])["sessionId"]
-    progress = {"type": "progress", "uuid": "p-1", "parentUuid": None, "sessionId": sid,
-                "timestamp": "2026-09-18T10:00:00.000Z", "toolUseID": "t", "parentToolUseID": "t",
-                "data": {"type": "hook_progress", "forkedFrom": {"sessionId": "nested"}}}
+    progress = {
+        "type": "progress",
+        "uuid": "p-1",
+        "parentUuid": None,
+        "sessionId": sid,
+        "timestamp": "2026-09-18T10:00:00.000Z",
+        "toolUseID": "t",
+        "parentToolUseID": "t",
+        "data": {"type": "hook_progress", "forkedFrom": {"sessionId": "nested"}},
+    }
     refused = {**progress, "uuid": 5}
-    forked = {**progress, "uuid": "p-2",
-              "forkedFrom": {"sessionId": "0d5e2b8c-3f4a-4b6c-9d1e-7a8b9c0d1e2f", "messageUuid": "m"}}
+    forked = {
+        **progress,
+        "uuid": "p-2",
+        "forkedFrom": {"sessionId": "0d5e2b8c-3f4a-4b6c-9d1e-7a8b9c0d1e2f", "messageUuid": "m"},
+    }
     for extra, fork in (([progress, refused], False), ([progress, refused, forked], True)):
         path = tmp_path / f"{sid}.jsonl"
         path.write_bytes(b"\n".join([*lines[:1], *(json.dumps(e).encode() for e in extra), *lines[1:]]) + b"\n")
@@ -189,13 +199,13 @@ def test_hostile_strings_are_escaped():
 # Markdown that takes each rule's edge: nesting, tables, code, links both kept and refused,
 # images, raw HTML, entities, hard breaks.
 MARKDOWN_EDGES = [
-    "# Title\n\nSome *em*, **strong**, ~~gone~~, `code <b>`, a [link](https://example.com \"t\") and <https://a.b/c>.",
+    '# Title\n\nSome *em*, **strong**, ~~gone~~, `code <b>`, a [link](https://example.com "t") and <https://a.b/c>.',
     "- one\n  - nested `x`\n- two\n\n1. first\n2) second\n\n> quote\n> > deeper",
     "| a | b |\n|:--|--:|\n| 1 | <i>2</i> |\n| `|` | \\| |",
     "```py\n<script>alert(1)</script>\n```\n\n    indented <code>\n\n***\n\nSetext\n---",
-    "![alt *text*](https://example.com/x.png \"t\") ![ref][r] ![data](data:image/png;base64,AAAA)\n\n[r]: http://e/y.png",
+    '![alt *text*](https://example.com/x.png "t") ![ref][r] ![data](data:image/png;base64,AAAA)\n\n[r]: http://e/y.png',
     "[js](javascript:alert(1)) [vb](vbscript:x) [file](file:///etc/passwd) [page](data:text/html,<b>x</b>) [ok](mailto:a@b.c)",
-    "<div onclick=\"x()\">block html</div>\n\ninline <span>html</span> &amp; &copy; &#x3C; &bogus; line  \nbreak\\\nbreak",
+    '<div onclick="x()">block html</div>\n\ninline <span>html</span> &amp; &copy; &#x3C; &bogus; line  \nbreak\\\nbreak',
     *HOSTILE,
 ]
 
@@ -217,8 +227,9 @@ def test_both_markdown_renderers_give_the_same_html():
     for text in texts:
         # one known difference: a code fence left open at the end of the text keeps its
         # last line's LF in markdown-it-py only (invisible at the end of a <pre>)
-        assert fast(text).replace("\n</code></pre>", "</code></pre>") == \
-            pure(text).replace("\n</code></pre>", "</code></pre>"), text[:300]
+        assert fast(text).replace("\n</code></pre>", "</code></pre>") == pure(text).replace(
+            "\n</code></pre>", "</code></pre>"
+        ), text[:300]
 
 
 @pytest.mark.parametrize("native", [True, False], ids=["markdown-it-pyrs", "markdown-it-py"])
@@ -233,16 +244,25 @@ def test_markdown_images_are_links_and_bad_links_are_text(native):
     assert '<a class="image-link" href="https://example.com/x.png" title="t">alt text</a>' in out
     assert '<a class="image-link" href="http://e/y.png">ref</a>' in out and "!<a" not in out
     hrefs = re.findall(r'href="([^"]*)"', out)
-    assert not [h for h in hrefs if h.split(":", 1)[0] in ("javascript", "vbscript", "file")] and "data:text" not in " ".join(hrefs)
+    assert not [
+        h for h in hrefs if h.split(":", 1)[0] in ("javascript", "vbscript", "file")
+    ] and "data:text" not in " ".join(hrefs)
     assert "[js](javascript:alert(1))" in out  # a refused link stays as its text
     assert "&lt;div onclick=" in out and "&lt;span&gt;" in out and "<span>" not in out  # raw HTML shows as text
 
 
 def test_markdown_images_in_links_and_refused_sources():
-    out = str(html.markdown("[![inner](https://e/i.png) ![d](data:image/gif;base64,R0lGOD==)](https://e/page) "
-                            "![svg](data:image/svg+xml;base64,PHN2Zz4=) ![bad](data:image/png;base64,A\"B) ![](rel.png)"))
+    out = str(
+        html.markdown(
+            "[![inner](https://e/i.png) ![d](data:image/gif;base64,R0lGOD==)](https://e/page) "
+            '![svg](data:image/svg+xml;base64,PHN2Zz4=) ![bad](data:image/png;base64,A"B) ![](rel.png)'
+        )
+    )
     # inside a link the image is its alt text (links do not nest); an inline one stays an image
-    assert '<a href="https://e/page"><span class="image-link">inner</span> <img src="data:image/gif;base64,R0lGOD==" alt="d" loading="lazy"></a>' in out
+    assert (
+        '<a href="https://e/page"><span class="image-link">inner</span> <img src="data:image/gif;base64,R0lGOD==" alt="d" loading="lazy"></a>'
+        in out
+    )
     assert "<img" not in out.replace('<img src="data:image/gif;base64,R0lGOD==" alt="d" loading="lazy">', "")
     assert "![svg](data:image/svg+xml;base64,PHN2Zz4=)" in out  # the renderer refuses an SVG: it stays text
     assert '<a class="image-link" href="rel.png">rel.png</a>' in out  # no alt text: named by its address
@@ -267,36 +287,67 @@ def test_long_output_is_folded_once(tmp_path):
 
 
 def test_persisted_output_replaces_its_preview():
-    conv = Conversation(messages=[
-        Message("assistant", [ToolUse("t1", "Bash", {"command": "seq 9999"}, "shell_exec")]),
-        Message("user", [ToolResult("t1", "<persisted-output>PREVIEW-ONLY</persisted-output>",
-                                    persisted_output="FULL-OUTPUT\n" * 50)]),
-    ])
+    conv = Conversation(
+        messages=[
+            Message("assistant", [ToolUse("t1", "Bash", {"command": "seq 9999"}, "shell_exec")]),
+            Message(
+                "user",
+                [
+                    ToolResult(
+                        "t1", "<persisted-output>PREVIEW-ONLY</persisted-output>", persisted_output="FULL-OUTPUT\n" * 50
+                    )
+                ],
+            ),
+        ]
+    )
     page = html.render(conv)
     assert page.count("FULL-OUTPUT") == 50 and "PREVIEW-ONLY" not in page
     assert "saved by the client" in page
 
 
 def test_edit_diff_from_structured_patch_and_from_strings():
-    patch = [{"oldStart": 3, "oldLines": 1, "newStart": 3, "newLines": 2, "lines": [" keep", "-gone", "+came", "+also"]}]
-    conv = Conversation(messages=[
-        Message("assistant", [ToolUse("e1", "Edit", {"file_path": "a.py", "old_string": "x", "new_string": "y"}, "modify_file"),
-                              ToolUse("e2", "replace", {"file_path": "b.py", "old_string": "one\ntwo", "new_string": "one\n2"})]),
-        Message("user", [ToolResult("e1", "ok", structured={"filePath": "a.py", "structuredPatch": patch}), ToolResult("e2", "ok")]),
-    ])
+    patch = [
+        {"oldStart": 3, "oldLines": 1, "newStart": 3, "newLines": 2, "lines": [" keep", "-gone", "+came", "+also"]}
+    ]
+    conv = Conversation(
+        messages=[
+            Message(
+                "assistant",
+                [
+                    ToolUse("e1", "Edit", {"file_path": "a.py", "old_string": "x", "new_string": "y"}, "modify_file"),
+                    ToolUse("e2", "replace", {"file_path": "b.py", "old_string": "one\ntwo", "new_string": "one\n2"}),
+                ],
+            ),
+            Message(
+                "user",
+                [
+                    ToolResult("e1", "ok", structured={"filePath": "a.py", "structuredPatch": patch}),
+                    ToolResult("e2", "ok"),
+                ],
+            ),
+        ]
+    )
     page = html.render(conv)
     first, second = page.split('data-tool-use-id="e2"')
-    assert "@@ -3,1 +3,2 @@" in first and '<div class="del">-gone</div>' in first and '<div class="add">+also</div>' in first
+    assert (
+        "@@ -3,1 +3,2 @@" in first
+        and '<div class="del">-gone</div>' in first
+        and '<div class="add">+also</div>' in first
+    )
     assert '<div class="del">-x</div>' not in first  # the client's patch wins over the strings
     assert '<div class="del">-two</div>' in second and '<div class="add">+2</div>' in second
-    assert '<span class="chip">edit</span><span class="name">replace' in second  # Gemini CLI's replace is an edit although its kind is generic
+    assert (
+        '<span class="chip">edit</span><span class="name">replace' in second
+    )  # Gemini CLI's replace is an edit although its kind is generic
 
 
 def test_compiled_templates_are_only_a_cache(tmp_path, monkeypatch):
     import jinja2
 
     def render() -> str:
-        env = jinja2.Environment(loader=jinja2.DictLoader({"t": "{{ x }}!"}), autoescape=True, bytecode_cache=html._template_cache())
+        env = jinja2.Environment(
+            loader=jinja2.DictLoader({"t": "{{ x }}!"}), autoescape=True, bytecode_cache=html._template_cache()
+        )
         return env.get_template("t").render(x="<a>")
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
@@ -311,19 +362,43 @@ def test_compiled_templates_are_only_a_cache(tmp_path, monkeypatch):
 
 
 def test_diff_lines_escaped_together_or_one_by_one():
-    hunks = [html.Hunk("@@ <h> @@", [("add", "+<b>"), ("del", "-a&b")]), html.Hunk("", [("ctx", " x\ny<i>")]), html.Hunk("@@", [])]
-    assert str(html.diff(hunks)) == ('<div class="diff"><div class="hunk">@@ &lt;h&gt; @@</div><div class="add">+&lt;b&gt;</div>'
-                                     '<div class="del">-a&amp;b</div><div class="ctx"> x\ny&lt;i&gt;</div><div class="hunk">@@</div></div>')
+    hunks = [
+        html.Hunk("@@ <h> @@", [("add", "+<b>"), ("del", "-a&b")]),
+        html.Hunk("", [("ctx", " x\ny<i>")]),
+        html.Hunk("@@", []),
+    ]
+    assert str(html.diff(hunks)) == (
+        '<div class="diff"><div class="hunk">@@ &lt;h&gt; @@</div><div class="add">+&lt;b&gt;</div>'
+        '<div class="del">-a&amp;b</div><div class="ctx"> x\ny&lt;i&gt;</div><div class="hunk">@@</div></div>'
+    )
 
 
 def test_todos_images_and_price_hook():
     png = base64.b64encode(b"\x89PNG\r\n\x1a\nfake").decode()
-    conv = Conversation(meta=Meta(models=["m1"]), messages=[
-        Message("assistant", [ToolUse("t", "TodoWrite", {"todos": [{"content": "write tests", "status": "completed"},
-                                                                   {"content": "ship", "status": "in_progress"}]}, "manage_todos")],
-                model="m1", usage=Usage(1000, 2000)),
-        Message("user", [ToolResult("t", [Text("done"), Image("image/png", png)])]),
-    ])
+    conv = Conversation(
+        meta=Meta(models=["m1"]),
+        messages=[
+            Message(
+                "assistant",
+                [
+                    ToolUse(
+                        "t",
+                        "TodoWrite",
+                        {
+                            "todos": [
+                                {"content": "write tests", "status": "completed"},
+                                {"content": "ship", "status": "in_progress"},
+                            ]
+                        },
+                        "manage_todos",
+                    )
+                ],
+                model="m1",
+                usage=Usage(1000, 2000),
+            ),
+            Message("user", [ToolResult("t", [Text("done"), Image("image/png", png)])]),
+        ],
+    )
     page = html.render(conv, price=lambda row: row.total_tokens / 1000)
     assert '<li class="st-completed"><span class="box"></span>write tests</li>' in page
     assert f'src="data:image/png;base64,{png}"' in page
@@ -345,12 +420,20 @@ def test_every_part_the_issue_lists_is_drawn_as_such():
     conv = Conversation(
         messages=[
             Message("user", [Text("find it")]),
-            Message("assistant", [
-                Thinking("weighing <options>"), Thinking("", signature="c2ln"), RedactedThinking("ZW5j"),
-                Thinking("", encrypted="gAAA"),
-                ToolUse("t_grep", "Grep", {"pattern": "TODO<x>", "path": "src"}, "code_search"),
-                ToolUse("t_task", "Task", {"description": "look around", "prompt": "go"}, "subagent_task"),
-            ], model="m", usage=Usage(1500, 20, cache_read_input_tokens=12_000), stop_reason="tool_use"),
+            Message(
+                "assistant",
+                [
+                    Thinking("weighing <options>"),
+                    Thinking("", signature="c2ln"),
+                    RedactedThinking("ZW5j"),
+                    Thinking("", encrypted="gAAA"),
+                    ToolUse("t_grep", "Grep", {"pattern": "TODO<x>", "path": "src"}, "code_search"),
+                    ToolUse("t_task", "Task", {"description": "look around", "prompt": "go"}, "subagent_task"),
+                ],
+                model="m",
+                usage=Usage(1500, 20, cache_read_input_tokens=12_000),
+                stop_reason="tool_use",
+            ),
             Message("user", [ToolResult("t_grep", "src/a.py:3: # TODO<x>"), ToolResult("t_task", "all seen")]),
             Message("user", [Command("/review", args="a<b", output="reviewed <ok>")]),
             Message("assistant", [Text("overloaded")], model="m", api_error=True),
@@ -361,7 +444,9 @@ def test_every_part_the_issue_lists_is_drawn_as_such():
         epochs=[Epoch(5, trigger="auto", pre_tokens=150_000)],
     )
     page = html.render(conv)
-    thinking = re.findall(r'<(?:details|div) class="thinking[^"]*" data-role="thinking">(.*?)</(?:details|div)>', page, re.S)
+    thinking = re.findall(
+        r'<(?:details|div) class="thinking[^"]*" data-role="thinking">(.*?)</(?:details|div)>', page, re.S
+    )
     assert len(thinking) == 4
     assert "weighing &lt;options&gt;" in thinking[0]
     assert thinking[1].startswith("Redacted thinking") and thinking[2].startswith("Redacted thinking")
@@ -371,7 +456,9 @@ def test_every_part_the_issue_lists_is_drawn_as_such():
     assert "TODO&lt;x&gt; in src" in grep and 'data-tool-result-for="t_grep"' in grep and "src/a.py:3" in grep
     command = _between(page, 'data-role="command"', "</div>\n")
     assert '<code class="slash">/review a&lt;b</code>' in command and "reviewed &lt;ok&gt;" in command
-    assert re.search(r'<article class="msg api-error" data-role="assistant">\s*<div class="who"><span class="role">API error', page)
+    assert re.search(
+        r'<article class="msg api-error" data-role="assistant">\s*<div class="who"><span class="role">API error', page
+    )
     compaction = _between(page, 'data-role="compaction" data-epoch="1"', "</div>\n</div>")
     assert "Context compacted (auto) at 150k tokens" in compaction
     assert page.index('data-epoch="1"') < page.index("Compaction summary") < page.index("what came before, summed up")
@@ -395,8 +482,9 @@ def _store(tmp_path):
 
 
 def _export_all(store, out, harness="claude_code"):
-    result = CliRunner().invoke(main, ["export", "--all", "--to", "html", "-o", str(out), "--root", str(store),
-                                       "--from", harness])
+    result = CliRunner().invoke(
+        main, ["export", "--all", "--to", "html", "-o", str(out), "--root", str(store), "--from", harness]
+    )
     assert result.exit_code == 0, result.output
     return result.output
 
@@ -432,8 +520,23 @@ def test_store_export_takes_list_s_filters(tmp_path):
     assert word in wanted.read_text(encoding="utf-8").lower()
     others = [p for p in store.glob("*/*.jsonl") if p != wanted]
     assert others and all(word not in p.read_text(encoding="utf-8").lower() for p in others)
-    result = CliRunner().invoke(main, ["export", "--all", "--to", "html", "-o", str(out), "--root", str(store),
-                                       "--from", "claude_code", "--grep", word])
+    result = CliRunner().invoke(
+        main,
+        [
+            "export",
+            "--all",
+            "--to",
+            "html",
+            "-o",
+            str(out),
+            "--root",
+            str(store),
+            "--from",
+            "claude_code",
+            "--grep",
+            word,
+        ],
+    )
     assert result.exit_code == 0, result.output
     pages = [p for p in out.rglob("*.html") if p.name != "index.html"]
     assert [p.stem for p in pages] == [wanted.stem]
@@ -456,7 +559,9 @@ def test_pages_read_their_session_as_it_is_decoded(tmp_path, monkeypatch):
     session = next(store.rglob("9e0e95a4*.jsonl"))
     result = CliRunner().invoke(main, ["export", str(session), "--to", "html", "-o", str(tmp_path / "one.html")])
     assert result.exit_code == 0, result.output
-    assert (tmp_path / "one.html").read_bytes() == (tmp_path / "site" / "claude_code" / f"{session.stem}.html").read_bytes()
+    assert (tmp_path / "one.html").read_bytes() == (
+        tmp_path / "site" / "claude_code" / f"{session.stem}.html"
+    ).read_bytes()
 
 
 def test_unsafe_session_id_does_not_name_the_page():
@@ -468,10 +573,28 @@ def test_unsafe_session_id_does_not_name_the_page():
 
 
 def test_index_escapes_and_groups():
-    index = html.render_index([
-        {"href": "a.html", "title": SCRIPT, "prompt": "p", "harness": "pi", "project": "/p1", "updated": "2026-01-02T00:00:00Z", "messages": 2},
-        {"href": "b.html", "title": "two", "prompt": "", "harness": "codex", "project": "/p2", "updated": "2026-01-03T00:00:00Z", "messages": 1},
-    ])
+    index = html.render_index(
+        [
+            {
+                "href": "a.html",
+                "title": SCRIPT,
+                "prompt": "p",
+                "harness": "pi",
+                "project": "/p1",
+                "updated": "2026-01-02T00:00:00Z",
+                "messages": 2,
+            },
+            {
+                "href": "b.html",
+                "title": "two",
+                "prompt": "",
+                "harness": "codex",
+                "project": "/p2",
+                "updated": "2026-01-03T00:00:00Z",
+                "messages": 1,
+            },
+        ]
+    )
     assert len(re.findall(r"<script", index)) == 1
     assert index.index("/p2") < index.index("/p1")  # the most recently active project first
 
@@ -486,8 +609,11 @@ def test_lone_surrogate_is_written_visibly():
 
 
 # aider's history holds no tool calls (they are written as text): its export is in test_aider.py
-STORES = [name for name, h in sorted(registry.harnesses().items()) if h.store is not None and h.write is not None
-          and name != "aider"]
+STORES = [
+    name
+    for name, h in sorted(registry.harnesses().items())
+    if h.store is not None and h.write is not None and name != "aider"
+]
 
 
 @pytest.mark.parametrize("harness", STORES)

@@ -32,8 +32,15 @@ from txcodec.export import html
 
 BROWSERS = ("chromium-headless-shell", "chromium", "chromium-browser", "google-chrome")
 # Flags for a closed machine: nothing in the background reaches for the network.
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 
 def _missing(reason: str):
@@ -105,7 +112,9 @@ def test_golden_page_in_browser(browser, artifacts, case, tmp_path):
         assert loaded.foreign_requests() == []
         ids = page.eval_on_selector_all("[data-tool-use-id]", "els => els.map(e => e.dataset.toolUseId)")
         assert sorted(ids) == sorted(all_tool_use_ids(conv))
-        results = set(page.eval_on_selector_all("[data-tool-result-for]", "els => els.map(e => e.dataset.toolResultFor)"))
+        results = set(
+            page.eval_on_selector_all("[data-tool-result-for]", "els => els.map(e => e.dataset.toolResultFor)")
+        )
         assert results <= set(ids) | _all_result_ids(conv)
         body = " ".join(page.eval_on_selector("main", "m => m.textContent").split())
         for text in assistant_texts(conv):
@@ -185,16 +194,34 @@ def test_markdown_images_make_no_request(browser, tmp_path):
 
 
 def test_index_search_filters_rows(browser, tmp_path):
-    rows = [{"href": f"{i}.html", "title": t, "prompt": p, "harness": "codex", "project": proj, "updated": f"2026-01-0{i}", "messages": 1}
-            for i, (t, p, proj) in enumerate([("fix the parser", "the parser fails", "/a"), ("write docs", "docs please", "/a"),
-                                              ("benchmarks", "measure the parser", "/b")], 1)]
+    rows = [
+        {
+            "href": f"{i}.html",
+            "title": t,
+            "prompt": p,
+            "harness": "codex",
+            "project": proj,
+            "updated": f"2026-01-0{i}",
+            "messages": 1,
+        }
+        for i, (t, p, proj) in enumerate(
+            [
+                ("fix the parser", "the parser fails", "/a"),
+                ("write docs", "docs please", "/a"),
+                ("benchmarks", "measure the parser", "/b"),
+            ],
+            1,
+        )
+    ]
     path = tmp_path / "index.html"
     path.write_text(html.render_index(rows), encoding="utf-8")
     loaded = Loaded(browser, path)
     page = loaded.page
     try:
         page.fill("#search", "parser")
-        visible = page.eval_on_selector_all("li[data-search]", "ls => ls.filter(l => !l.hidden).map(l => l.querySelector('a').textContent)")
+        visible = page.eval_on_selector_all(
+            "li[data-search]", "ls => ls.filter(l => !l.hidden).map(l => l.querySelector('a').textContent)"
+        )
         assert sorted(visible) == ["benchmarks", "fix the parser"]
         page.fill("#search", "docs")
         assert page.locator("section.project:not([hidden])").count() == 1

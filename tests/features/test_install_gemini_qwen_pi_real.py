@@ -41,8 +41,14 @@ def _clients_installed():
 
 
 def _install(target: str, home: Path, cwd: Path) -> str:
-    env = {"HOME": str(home), "GEMINI_CLI_HOME": None, "QWEN_HOME": None, "QWEN_RUNTIME_DIR": None,
-           "PI_CODING_AGENT_DIR": None, "PI_CODING_AGENT_SESSION_DIR": None}
+    env = {
+        "HOME": str(home),
+        "GEMINI_CLI_HOME": None,
+        "QWEN_HOME": None,
+        "QWEN_RUNTIME_DIR": None,
+        "PI_CODING_AGENT_DIR": None,
+        "PI_CODING_AGENT_SESSION_DIR": None,
+    }
     result = CliRunner().invoke(main, ["convert", "--to", target, "--install", "--cwd", str(cwd), str(SOURCE)], env=env)
     assert result.exit_code == 0, result.output
     cd = f"cd {shlex.quote(str(cwd))} && "  # the client runs in the project folder (the box's cwd)
@@ -107,8 +113,12 @@ def test_installed_sessions_resume_with_the_printed_command():
 
 def _check_resume_cli(path: Path, *options: str) -> subprocess.CompletedProcess:
     code = "from txcodec.cli import main; main()"
-    return subprocess.run([sys.executable, "-c", code, "check-resume", str(path), *options],
-                          capture_output=True, text=True, timeout=3 * TIMEOUT)
+    return subprocess.run(
+        [sys.executable, "-c", code, "check-resume", str(path), *options],
+        capture_output=True,
+        text=True,
+        timeout=3 * TIMEOUT,
+    )
 
 
 def test_check_resume_cli_on_each_harness(tmp_path):

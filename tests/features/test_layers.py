@@ -17,10 +17,21 @@ PACKAGE = ROOT / "txcodec"
 # The features, export/ and resume_check/ sit side by side above the harnesses; cli/ and the
 # package's own front (``txcodec/__init__``, ``__main__``) are on top.
 LAYERS = {
-    "core": 0, "model": 1, "kit": 2, "harnesses": 3,
-    "api": 4, "sessions": 4, "batch": 4, "lineage": 4, "usage": 4, "metrics": 4, "verify": 4,
-    "export": 5, "resume_check": 5,
-    "cli": 6, "__main__": 6,
+    "core": 0,
+    "model": 1,
+    "kit": 2,
+    "harnesses": 3,
+    "api": 4,
+    "sessions": 4,
+    "batch": 4,
+    "lineage": 4,
+    "usage": 4,
+    "metrics": 4,
+    "verify": 4,
+    "export": 5,
+    "resume_check": 5,
+    "cli": 6,
+    "__main__": 6,
 }
 
 
@@ -55,7 +66,8 @@ def _is_package(name: str) -> bool:
 def _type_checking(node: ast.If) -> bool:
     test = node.test
     return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
 
 
 def _imports(node: ast.AST, module: str) -> list[str]:
@@ -131,16 +143,24 @@ def test_no_import_circle():
 
 
 def test_no_import_runs_up_a_layer():
-    up = sorted((importer, imported) for importer, targets in GRAPH.items() for imported in targets
-                if _layer(imported) > _layer(importer))
+    up = sorted(
+        (importer, imported)
+        for importer, targets in GRAPH.items()
+        for imported in targets
+        if _layer(imported) > _layer(importer)
+    )
     assert up == []
 
 
 def test_only_harnesses_the_registry_and_the_resume_checks_import_a_harness():
-    found = sorted((importer, imported) for importer, targets in GRAPH.items() for imported in targets
-                   if imported.startswith("txcodec.harnesses.")
-                   and not importer.startswith(("txcodec.harnesses", "txcodec.resume_check"))
-                   and importer != "txcodec.kit.registry")
+    found = sorted(
+        (importer, imported)
+        for importer, targets in GRAPH.items()
+        for imported in targets
+        if imported.startswith("txcodec.harnesses.")
+        and not importer.startswith(("txcodec.harnesses", "txcodec.resume_check"))
+        and importer != "txcodec.kit.registry"
+    )
     assert found == []
 
 

@@ -48,7 +48,11 @@ def test_genuine_source_and_fork_session_copy():
     assert origin(genuine("source")).started_by == "new"
     source_records = records(genuine("source"))
     # a resume appends to the session's own file: both prompts are in the source
-    prompts = [r["message"]["content"] for r in source_records if r.get("type") == "user" and isinstance(r["message"]["content"], str)]
+    prompts = [
+        r["message"]["content"]
+        for r in source_records
+        if r.get("type") == "user" and isinstance(r["message"]["content"], str)
+    ]
     assert prompts[:2] == ["first", "second"]
     # 2.1.332's --fork-session writes no forkedFrom: the copy reads as new. Its records
     # reuse the source's uuids, which txcodec does not take as a link (docs/lineage.md#what-is-measured)
@@ -91,29 +95,65 @@ def test_clear_chain_is_exact():
 def test_forked_from_and_common_meta():
     found = origin(FORKED)
     assert found.started_by == "fork"
-    assert found.forked_from == ForkedFrom("0d5e2b8c-3f4a-4b6c-9d1e-7a8b9c0d1e2f", "9e8d7c6b-5a49-4382-b1a0-f9e8d7c6b5a4")
+    assert found.forked_from == ForkedFrom(
+        "0d5e2b8c-3f4a-4b6c-9d1e-7a8b9c0d1e2f", "9e8d7c6b-5a49-4382-b1a0-f9e8d7c6b5a4"
+    )
     meta = api.to_common(api.load(FORKED)).meta
     assert (meta.started_by, meta.forked_from) == ("fork", found.forked_from)
     assert api.to_common(api.load(genuine("clear"))).meta.started_by == "clear"
 
 
 def test_codex_and_pi_links(tmp_path):
-    meta = {"type": "session_meta", "payload": {"id": "01990000-0000-7000-8000-0000000000bb", "cwd": "/w", "cli_version": "0.171.0",
-                                                "forked_from_id": "01990000-0000-7000-8000-0000000000aa"}}
+    meta = {
+        "type": "session_meta",
+        "payload": {
+            "id": "01990000-0000-7000-8000-0000000000bb",
+            "cwd": "/w",
+            "cli_version": "0.171.0",
+            "forked_from_id": "01990000-0000-7000-8000-0000000000aa",
+        },
+    }
     rollout = tmp_path / "rollout-2026-01-01T00-00-00-01990000-0000-7000-8000-0000000000bb.jsonl"
     rollout.write_text(json.dumps(meta) + "\n")
     assert origin(rollout).forked_from == ForkedFrom("01990000-0000-7000-8000-0000000000aa")
     # a fork that copies the parent's session_meta ahead of the replayed history
     del meta["payload"]["forked_from_id"]
-    parent = {"type": "session_meta", "payload": {"id": "01990000-0000-7000-8000-0000000000cc", "cwd": "/w", "cli_version": "0.171.0"}}
+    parent = {
+        "type": "session_meta",
+        "payload": {"id": "01990000-0000-7000-8000-0000000000cc", "cwd": "/w", "cli_version": "0.171.0"},
+    }
     rollout.write_text(json.dumps(meta) + "\n" + json.dumps(parent) + "\n")
-    assert (origin(rollout).started_by, origin(rollout).forked_from) == ("fork", ForkedFrom("01990000-0000-7000-8000-0000000000cc"))
+    assert (origin(rollout).started_by, origin(rollout).forked_from) == (
+        "fork",
+        ForkedFrom("01990000-0000-7000-8000-0000000000cc"),
+    )
     parent_file = tmp_path / "2026-01-01T00-00-00-000Z_01a22b27-0000-7000-8000-0000000000aa.jsonl"
-    parent_file.write_text(json.dumps({"type": "session", "version": 3, "id": "01a22b27-0000-7000-8000-0000000000aa",
-                                       "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/w"}) + "\n")
+    parent_file.write_text(
+        json.dumps(
+            {
+                "type": "session",
+                "version": 3,
+                "id": "01a22b27-0000-7000-8000-0000000000aa",
+                "timestamp": "2026-01-01T00:00:00.000Z",
+                "cwd": "/w",
+            }
+        )
+        + "\n"
+    )
     child = tmp_path / "child.jsonl"
-    child.write_text(json.dumps({"type": "session", "version": 3, "id": "01a22b27-0000-7000-8000-0000000000bb",
-                                 "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/w", "parentSession": str(parent_file)}) + "\n")
+    child.write_text(
+        json.dumps(
+            {
+                "type": "session",
+                "version": 3,
+                "id": "01a22b27-0000-7000-8000-0000000000bb",
+                "timestamp": "2026-01-01T00:00:00.000Z",
+                "cwd": "/w",
+                "parentSession": str(parent_file),
+            }
+        )
+        + "\n"
+    )
     assert origin(child, "pi").forked_from == ForkedFrom("01a22b27-0000-7000-8000-0000000000aa")
 
 
@@ -143,8 +183,13 @@ def test_store_graph_and_cli(tmp_path):
     grandchild = _fork_of(child, "22222222-2222-4222-8222-222222222222", folder)
     found = store_origins("claude_code", root)
     assert {o.session_id: o.started_by for o in found} == {
-        IDS["source"]: "new", IDS["fork-session"]: "new", IDS["clear"]: "clear", IDS["branch"]: "fork",
-        "11111111-1111-4111-8111-111111111111": "fork", "22222222-2222-4222-8222-222222222222": "fork"}
+        IDS["source"]: "new",
+        IDS["fork-session"]: "new",
+        IDS["clear"]: "clear",
+        IDS["branch"]: "fork",
+        "11111111-1111-4111-8111-111111111111": "fork",
+        "22222222-2222-4222-8222-222222222222": "fork",
+    }
     mid = next(o for o in found if o.session_id == "11111111-1111-4111-8111-111111111111")
     graph = lineage(mid, found)
     assert [a.session_id for a in graph.ancestors] == [IDS["source"]]
@@ -157,9 +202,12 @@ def test_store_graph_and_cli(tmp_path):
     lines = out.output.splitlines()
     assert lines[0].startswith(IDS["source"]) and lines[1].strip().startswith("11111111-")
     assert lines[2].strip().startswith("* 22222222-")
-    data = json.loads(CliRunner().invoke(main, ["lineage", str(next(folder.glob(f"{IDS['source']}.jsonl"))), "--json"]).output)
+    data = json.loads(
+        CliRunner().invoke(main, ["lineage", str(next(folder.glob(f"{IDS['source']}.jsonl"))), "--json"]).output
+    )
     assert sorted(d["session_id"] for d in data["descendants"]) == sorted(
-        ["11111111-1111-4111-8111-111111111111", "22222222-2222-4222-8222-222222222222", IDS["branch"]])
+        ["11111111-1111-4111-8111-111111111111", "22222222-2222-4222-8222-222222222222", IDS["branch"]]
+    )
     assert data["ancestors"] == []
     cleared = CliRunner().invoke(main, ["lineage", str(next(folder.glob(f"{IDS['clear']}.jsonl")))])
     assert "began with /clear" in cleared.output and len(cleared.output.splitlines()) == 2  # no guessed relative
@@ -180,8 +228,14 @@ def test_conversion_keeps_or_declares_the_fork_link(target, tmp_path):
     body = written.files[written.main]
     if target == "claude_code":
         rec = [json.loads(line) for line in body.splitlines() if b'"forkedFrom"' in line]
-        assert rec and all(r["forkedFrom"] == {"sessionId": "0d5e2b8c-3f4a-4b6c-9d1e-7a8b9c0d1e2f",
-                                               "messageUuid": "9e8d7c6b-5a49-4382-b1a0-f9e8d7c6b5a4"} for r in rec)
+        assert rec and all(
+            r["forkedFrom"]
+            == {
+                "sessionId": "0d5e2b8c-3f4a-4b6c-9d1e-7a8b9c0d1e2f",
+                "messageUuid": "9e8d7c6b-5a49-4382-b1a0-f9e8d7c6b5a4",
+            }
+            for r in rec
+        )
         saved = tmp_path / f"{written.session_id}.jsonl"
         saved.write_bytes(body)
         assert origin(saved).forked_from.session_id == "0d5e2b8c-3f4a-4b6c-9d1e-7a8b9c0d1e2f"

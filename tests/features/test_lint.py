@@ -10,6 +10,23 @@ from support.paths import ROOT
 
 
 def test_ruff_finds_nothing():
-    run = subprocess.run([sys.executable, "-m", "ruff", "check", "--no-cache", "--output-format", "concise",
-                          "txcodec", "tests", "fuzz", "benchmarks", "docs"], cwd=ROOT, capture_output=True, text=True)
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "ruff",
+            "check",
+            "--no-cache",
+            "--output-format",
+            "concise",
+            "txcodec",
+            "tests",
+            "fuzz",
+            "benchmarks",
+            "docs",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     assert run.returncode == 0, run.stdout + run.stderr

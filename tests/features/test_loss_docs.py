@@ -35,8 +35,10 @@ def _emitted() -> set[str]:
 def _documented(kind: str) -> bool:
     if "\0" not in kind:
         return kind in DOCUMENTED or any(re.fullmatch(_pattern(d), kind) for d in DOCUMENTED if "<" in d)
-    return any(_pattern(d) == re.escape(kind).replace("\0", "<[^>]+>") or
-               re.sub(r"<[^>]+>", "\0", d) == kind for d in DOCUMENTED)
+    return any(
+        _pattern(d) == re.escape(kind).replace("\0", "<[^>]+>") or re.sub(r"<[^>]+>", "\0", d) == kind
+        for d in DOCUMENTED
+    )
 
 
 def _pattern(documented: str) -> str:

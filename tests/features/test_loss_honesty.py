@@ -36,24 +36,37 @@ ALIASES = {"copilot": "copilot_cli"}  # the corpus manifest's name for it
 SOURCES = [
     (harness, path)
     for harness, path in [(ALIASES.get(h, h), p) for h, p in [*fuzzing._golden(), *fuzzing._manifest()]]
-    if harness in TARGETS and path.suffix == (".json" if harness in DOCUMENTS else ".jsonl") and "subagents" not in path.parts
+    if harness in TARGETS
+    and path.suffix == (".json" if harness in DOCUMENTS else ".jsonl")
+    and "subagents" not in path.parts
     and not path.name.startswith(("agent-", "journal", "written", "input", "scenario"))
 ]
 # sessions the suffix rule above does not see: a folder (OpenHands events, a Mistral Vibe
 # unified store), a Markdown file (aider), a Cline task's ``<id>.messages.json``
-SOURCES += [(h, p) for h, pattern in [("openhands", "*/*/events"), ("mistral_vibe", "*/CURRENT"),
-                                      ("aider", "*/.aider.chat.history.md"), ("cline", "*/*.messages.json")]
-            for p in sorted(fuzzing.GOLDEN.glob(f"{h}/{pattern}"))]
+SOURCES += [
+    (h, p)
+    for h, pattern in [
+        ("openhands", "*/*/events"),
+        ("mistral_vibe", "*/CURRENT"),
+        ("aider", "*/.aider.chat.history.md"),
+        ("cline", "*/*.messages.json"),
+    ]
+    for p in sorted(fuzzing.GOLDEN.glob(f"{h}/{pattern}"))
+]
 SOURCES = [(h, p.parent if p.name in ("events", "CURRENT") else p) for h, p in SOURCES]
 
 IMPORTED = ["opencode", "kilo"]
 # for the real-client check: the first session of each source harness, subagents and all,
 # imported by opencode and Kilo in turn (each import is one client run of seconds)
-REAL_SAMPLE = [(harness, path, IMPORTED[n % 2]) for n, (harness, path) in
-               enumerate({harness: (harness, path) for harness, path in reversed(SOURCES)}.values())]
+REAL_SAMPLE = [
+    (harness, path, IMPORTED[n % 2])
+    for n, (harness, path) in enumerate({harness: (harness, path) for harness, path in reversed(SOURCES)}.values())
+]
 
 
-def _items(conversation: Conversation, owner: str | None = None, bookkeeping: bool = True) -> list[tuple[str, str, str | None]]:
+def _items(
+    conversation: Conversation, owner: str | None = None, bookkeeping: bool = True
+) -> list[tuple[str, str, str | None]]:
     """``(kind, value, the subagent holding it)`` for everything the check follows."""
     out = []
     for message in conversation.messages:
@@ -137,8 +150,13 @@ def test_what_the_real_import_keeps_is_named(harness, path, target, tmp_path):
 
 def test_the_check_catches_an_unreported_drop():
     """The check can fail: an item gone from the output with no entry is found."""
-    source = Conversation(meta=Meta(id="s"), messages=[
-        Message("user", [Text("keep me")]), Message("assistant", [ToolUse("call_1", "Bash", {"command": "ls"})])])
+    source = Conversation(
+        meta=Meta(id="s"),
+        messages=[
+            Message("user", [Text("keep me")]),
+            Message("assistant", [ToolUse("call_1", "Bash", {"command": "ls"})]),
+        ],
+    )
     written = Conversation(meta=Meta(id="s"), messages=[Message("user", [Text("keep me")])])
     assert _unnamed(source, written, LossReport()) == ["tool call 'call_1'"]
     loss = LossReport()
@@ -149,11 +167,26 @@ def test_the_check_catches_an_unreported_drop():
 def test_a_whole_subagent_left_out_is_named_by_its_id():
     from txcodec.model.common import ChildLink
 
-    child = Child(link=ChildLink(via="meta.toolUseId", tool_use_id="toolu_9", agent_id="a1"),
-                  conversation=Conversation(messages=[Message("assistant", [Text("inside the child")])]))
+    child = Child(
+        link=ChildLink(via="meta.toolUseId", tool_use_id="toolu_9", agent_id="a1"),
+        conversation=Conversation(messages=[Message("assistant", [Text("inside the child")])]),
+    )
     source = Conversation(meta=Meta(id="s", cwd="/tmp/p"), messages=[Message("user", [Text("go")])], children=[child])
-    for target in ("codex", "pi", "qwen_code", "copilot_cli", "continue_cli", "opencode", "kilo",
-                   "kimi_cli", "mistral_vibe", "cline", "droid", "openhands", "aider"):
+    for target in (
+        "codex",
+        "pi",
+        "qwen_code",
+        "copilot_cli",
+        "continue_cli",
+        "opencode",
+        "kilo",
+        "kimi_cli",
+        "mistral_vibe",
+        "cline",
+        "droid",
+        "openhands",
+        "aider",
+    ):
         written, loss = api.convert(source, target)
         assert any("subagent a1" in e.detail for e in loss.entries), (target, loss.to_dict())
 
@@ -162,9 +195,15 @@ def test_a_whole_subagent_left_out_is_named_by_its_id():
 
 
 def _claude_line(message: dict, **extra) -> bytes:
-    record = {"type": "user", "uuid": "00000000-0000-4000-8000-000000000001", "parentUuid": None,
-              "sessionId": "0b6e1d0c-55a8-4e57-9d4c-2f1e1a7d9c01", "timestamp": "2026-01-01T00:00:00Z",
-              "message": message, **extra}
+    record = {
+        "type": "user",
+        "uuid": "00000000-0000-4000-8000-000000000001",
+        "parentUuid": None,
+        "sessionId": "0b6e1d0c-55a8-4e57-9d4c-2f1e1a7d9c01",
+        "timestamp": "2026-01-01T00:00:00Z",
+        "message": message,
+        **extra,
+    }
     return json.dumps(record).encode() + b"\n"
 
 
@@ -191,8 +230,12 @@ def test_a_known_key_is_not_reported_as_unknown():
 
 
 def test_document_context_is_reported():
-    document = {"type": "document", "source": {"type": "text", "media_type": "text/plain", "data": "doc"},
-                "title": "T", "context": "why this document"}
+    document = {
+        "type": "document",
+        "source": {"type": "text", "media_type": "text/plain", "data": "doc"},
+        "title": "T",
+        "context": "why this document",
+    }
     loss = LossReport()
     api.to_common(txcodec.load(_claude_line({"role": "user", "content": [document]}), "claude_code"), loss)
     assert loss.lines("block:document-context") == [1]
@@ -200,30 +243,48 @@ def test_document_context_is_reported():
 
 @pytest.mark.parametrize("target", ["gemini_cli", "qwen_code"])
 def test_document_title_is_reported_by_gemini_and_qwen(target):
-    conversation = Conversation(meta=Meta(id="0b6e1d0c-55a8-4e57-9d4c-2f1e1a7d9c01", cwd="/tmp/p"), messages=[
-        Message("user", [Text("read this"), Document(media_type="application/pdf", data="cGRm", title="The Title")]),
-        Message("assistant", [Text("done")])])
+    conversation = Conversation(
+        meta=Meta(id="0b6e1d0c-55a8-4e57-9d4c-2f1e1a7d9c01", cwd="/tmp/p"),
+        messages=[
+            Message(
+                "user", [Text("read this"), Document(media_type="application/pdf", data="cGRm", title="The Title")]
+            ),
+            Message("assistant", [Text("done")]),
+        ],
+    )
     _, loss = api.convert(conversation, target)
     assert any(e.kind == "write:document-title" and "The Title" in e.detail for e in loss.entries), loss.to_dict()
 
 
-@pytest.mark.parametrize("target, kinds", [
-    ("openhands", {"write:model-usage", "write:workspace"}),  # events keep times; base_state.json is the client's
-    ("aider", {"write:timestamps-usage", "write:cwd-by-place"}),
-    ("kimi_cli", {"write:timestamps-usage"}), ("mistral_vibe", {"write:timestamps-usage"}),
-])
+@pytest.mark.parametrize(
+    "target, kinds",
+    [
+        ("openhands", {"write:model-usage", "write:workspace"}),  # events keep times; base_state.json is the client's
+        ("aider", {"write:timestamps-usage", "write:cwd-by-place"}),
+        ("kimi_cli", {"write:timestamps-usage"}),
+        ("mistral_vibe", {"write:timestamps-usage"}),
+    ],
+)
 def test_model_usage_and_folder_a_target_drops_are_named(target, kinds):
     from txcodec.model.common import Usage
 
-    conversation = Conversation(meta=Meta(id="0b6e1d0c-55a8-4e57-9d4c-2f1e1a7d9c01", cwd="/tmp/p", models=["m-1"]), messages=[
-        Message("user", [Text("hi")], timestamp="2026-01-01T00:00:00Z"),
-        Message("assistant", [Text("hello")], model="m-1", usage=Usage(input_tokens=3, output_tokens=2))])
+    conversation = Conversation(
+        meta=Meta(id="0b6e1d0c-55a8-4e57-9d4c-2f1e1a7d9c01", cwd="/tmp/p", models=["m-1"]),
+        messages=[
+            Message("user", [Text("hi")], timestamp="2026-01-01T00:00:00Z"),
+            Message("assistant", [Text("hello")], model="m-1", usage=Usage(input_tokens=3, output_tokens=2)),
+        ],
+    )
     _, loss = api.convert(conversation, target)
     assert kinds <= set(loss.counts()), loss.to_dict()
-    bare = Conversation(meta=Meta(id="0b6e1d0c-55a8-4e57-9d4c-2f1e1a7d9c01"), messages=[
-        Message("user", [Text("hi")]), Message("assistant", [Text("hello")])])
+    bare = Conversation(
+        meta=Meta(id="0b6e1d0c-55a8-4e57-9d4c-2f1e1a7d9c01"),
+        messages=[Message("user", [Text("hi")]), Message("assistant", [Text("hello")])],
+    )
     _, loss = api.convert(bare, target)  # nothing to drop: nothing named
-    assert not {"write:model-usage", "write:workspace", "write:timestamps-usage", "write:cwd-by-place"} & set(loss.counts())
+    assert not {"write:model-usage", "write:workspace", "write:timestamps-usage", "write:cwd-by-place"} & set(
+        loss.counts()
+    )
 
 
 def test_unknown_keys_are_reported_in_the_same_order_whatever_the_hash_seed(tmp_path):
@@ -233,16 +294,31 @@ def test_unknown_keys_are_reported_in_the_same_order_whatever_the_hash_seed(tmp_
     import subprocess
     import sys
 
-    line = {"type": "user", "uuid": "u1", "sessionId": "s1", "zeta": 1, "alpha": 2, "mid": 3, "kappa": 4,
-            "message": {"role": "user", "content": "hi", "omega": 1, "beta": 2}}
+    line = {
+        "type": "user",
+        "uuid": "u1",
+        "sessionId": "s1",
+        "zeta": 1,
+        "alpha": 2,
+        "mid": 3,
+        "kappa": 4,
+        "message": {"role": "user", "content": "hi", "omega": 1, "beta": 2},
+    }
     path = tmp_path / "s1.jsonl"
     path.write_text(json.dumps(line) + "\n")
-    script = ("import sys; from txcodec import api; from txcodec.model.loss import LossReport; r = LossReport(); "
-              "api.to_common(api.load(sys.argv[1]), r); "
-              "import json; print(json.dumps([e.detail for e in r.entries if e.kind == 'field:unknown']))")
+    script = (
+        "import sys; from txcodec import api; from txcodec.model.loss import LossReport; r = LossReport(); "
+        "api.to_common(api.load(sys.argv[1]), r); "
+        "import json; print(json.dumps([e.detail for e in r.entries if e.kind == 'field:unknown']))"
+    )
     runs = {
-        subprocess.run([sys.executable, "-c", script, str(path)], capture_output=True, text=True, check=True,
-                       env={**os.environ, "PYTHONHASHSEED": str(seed)}).stdout
+        subprocess.run(
+            [sys.executable, "-c", script, str(path)],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "PYTHONHASHSEED": str(seed)},
+        ).stdout
         for seed in (1, 2, 3, 4)
     }
     assert len(runs) == 1

@@ -45,17 +45,32 @@ def call(mid: str, ts: str, model: str, usage: Usage, **kw) -> Message:
 
 
 def test_points_per_minute_type_model_and_source():
-    child = Conversation(meta=Meta(source_harness="claude_code"), messages=[
-        call("m2", "2026-01-01T00:00:30Z", "small", Usage(5, 1, 0, 0)),
-        call("m1", "2026-01-01T00:00:10Z", "big", Usage(100, 100, 100, 100)),  # the main's call again: counted once
-    ])
-    conv = Conversation(meta=Meta(id="S", source_harness="claude_code"), messages=[
-        call("m1", "2026-01-01T00:00:10Z", "big", Usage(10, 2, 3, 4)),
-        call("m3", "2026-01-01T00:00:50Z", "big", Usage(1, 1, 1, 1)),
-        call("m4", "2026-01-01T00:01:00Z", "big", Usage(7, 0, 0, 0)),
-        Message("assistant", id="m5", timestamp="2026-01-01T00:01:00Z", model="big", usage_unverified=Usage(9, 9, 9, 9)),
-        Message("assistant", id="m6", timestamp="2026-01-01T00:01:00Z", model="<synthetic>", synthetic=True, usage=Usage(1)),
-    ])
+    child = Conversation(
+        meta=Meta(source_harness="claude_code"),
+        messages=[
+            call("m2", "2026-01-01T00:00:30Z", "small", Usage(5, 1, 0, 0)),
+            call("m1", "2026-01-01T00:00:10Z", "big", Usage(100, 100, 100, 100)),  # the main's call again: counted once
+        ],
+    )
+    conv = Conversation(
+        meta=Meta(id="S", source_harness="claude_code"),
+        messages=[
+            call("m1", "2026-01-01T00:00:10Z", "big", Usage(10, 2, 3, 4)),
+            call("m3", "2026-01-01T00:00:50Z", "big", Usage(1, 1, 1, 1)),
+            call("m4", "2026-01-01T00:01:00Z", "big", Usage(7, 0, 0, 0)),
+            Message(
+                "assistant", id="m5", timestamp="2026-01-01T00:01:00Z", model="big", usage_unverified=Usage(9, 9, 9, 9)
+            ),
+            Message(
+                "assistant",
+                id="m6",
+                timestamp="2026-01-01T00:01:00Z",
+                model="<synthetic>",
+                synthetic=True,
+                usage=Usage(1),
+            ),
+        ],
+    )
     conv.children.append(Child(ChildLink("meta.toolUseId", agent_id="a1"), child))
     points = token_points([conv])
     got = {(p.start_ns, p.model, p.query_source, p.type): p.value for p in points}
@@ -70,8 +85,13 @@ def test_points_per_minute_type_model_and_source():
 
 
 def test_other_harnesses_use_an_own_name_and_since_filters():
-    conv = Conversation(meta=Meta(id="C", source_harness="codex"), messages=[
-        call("r1", "2026-01-01T00:00:00Z", "gpt", Usage(3, 4)), call("r2", "2026-01-02T00:00:00Z", "gpt", Usage(5, 6))])
+    conv = Conversation(
+        meta=Meta(id="C", source_harness="codex"),
+        messages=[
+            call("r1", "2026-01-01T00:00:00Z", "gpt", Usage(3, 4)),
+            call("r2", "2026-01-02T00:00:00Z", "gpt", Usage(5, 6)),
+        ],
+    )
     points = token_points([conv], since_ns=parse_since("2026-01-01T12:00:00Z"))
     assert {p.metric for p in points} == {OWN_METRIC}
     assert sum(p.value for p in points if p.type == "input") == 5.0
@@ -85,11 +105,19 @@ def test_cli_writes_otlp_json_and_proto(tmp_path):
     assert out.exit_code == 0, out.output
     data = json.loads(out.output)
     metric = data["resourceMetrics"][0]["scopeMetrics"][0]["metrics"][0]
-    assert metric["name"] == CLAUDE_METRIC and metric["sum"]["aggregationTemporality"] == 1 and metric["sum"]["isMonotonic"]
+    assert (
+        metric["name"] == CLAUDE_METRIC
+        and metric["sum"]["aggregationTemporality"] == 1
+        and metric["sum"]["isMonotonic"]
+    )
     messages = api.to_common(api.load(session)).messages
     want = sum(m.usage.output_tokens for m in messages if m.role == "assistant" and m.usage is not msgspec.UNSET)
     assert want > 0
-    got = sum(p["asDouble"] for p in metric["sum"]["dataPoints"] if {"key": "type", "value": {"stringValue": "output"}} in p["attributes"])
+    got = sum(
+        p["asDouble"]
+        for p in metric["sum"]["dataPoints"]
+        if {"key": "type", "value": {"stringValue": "output"}} in p["attributes"]
+    )
     assert got == want
     proto = CliRunner().invoke(main, ["metrics", str(session), "--format", "otlp-proto"])
     request = pb.ExportMetricsServiceRequest()
@@ -111,10 +139,19 @@ def _token_points_of(requests: list[bytes]) -> list[tuple[dict, float, int, bool
                         continue
                     assert metric.WhichOneof("data") == "sum"
                     for dp in metric.sum.data_points:
-                        attrs = {kv.key: (kv.value.WhichOneof("value"), getattr(kv.value, kv.value.WhichOneof("value")))
-                                 for kv in dp.attributes}
-                        out.append((attrs, dp.as_double if dp.WhichOneof("value") == "as_double" else dp.as_int,
-                                    metric.sum.aggregation_temporality, metric.sum.is_monotonic, dp.WhichOneof("value")))
+                        attrs = {
+                            kv.key: (kv.value.WhichOneof("value"), getattr(kv.value, kv.value.WhichOneof("value")))
+                            for kv in dp.attributes
+                        }
+                        out.append(
+                            (
+                                attrs,
+                                dp.as_double if dp.WhichOneof("value") == "as_double" else dp.as_int,
+                                metric.sum.aggregation_temporality,
+                                metric.sum.is_monotonic,
+                                dp.WhichOneof("value"),
+                            )
+                        )
     return out
 
 
@@ -148,9 +185,16 @@ def test_parity_with_the_real_exporter():
         return Response(200, b"", "application/x-protobuf")
 
     def usage(i, o, read, write):
-        return {"input_tokens": i, "output_tokens": o, "cache_read_input_tokens": read, "cache_creation_input_tokens": write}
+        return {
+            "input_tokens": i,
+            "output_tokens": o,
+            "cache_read_input_tokens": read,
+            "cache_creation_input_tokens": write,
+        }
 
-    agent = tool_use("Agent", {"description": "look", "prompt": "say hi", "subagent_type": "general-purpose"}, "toolu_agent")
+    agent = tool_use(
+        "Agent", {"description": "look", "prompt": "say hi", "subagent_type": "general-purpose"}, "toolu_agent"
+    )
     agent.usage = usage(100, 7, 30, 11)
     sub = Reply([{"type": "text", "text": "hi from the subagent"}], usage=usage(50, 3, 0, 5))
     done = text("done")
@@ -160,11 +204,23 @@ def test_parity_with_the_real_exporter():
         home.mkdir()
         work.mkdir()
         with MockServer(AnthropicMock([agent, sub, done], strict=False)) as model, MockServer(receiver) as rx:
-            run = run_claude(["-p", "use a subagent"], work, home, model, timeout=180, env={
-                "DISABLE_TELEMETRY": None, "CLAUDE_CODE_ENABLE_TELEMETRY": "1", "OTEL_METRICS_EXPORTER": "otlp",
-                "OTEL_LOGS_EXPORTER": "none", "OTEL_TRACES_EXPORTER": "none",
-                "OTEL_EXPORTER_OTLP_PROTOCOL": "http/protobuf", "OTEL_EXPORTER_OTLP_ENDPOINT": rx.url,
-                "OTEL_METRIC_EXPORT_INTERVAL": "500"})
+            run = run_claude(
+                ["-p", "use a subagent"],
+                work,
+                home,
+                model,
+                timeout=180,
+                env={
+                    "DISABLE_TELEMETRY": None,
+                    "CLAUDE_CODE_ENABLE_TELEMETRY": "1",
+                    "OTEL_METRICS_EXPORTER": "otlp",
+                    "OTEL_LOGS_EXPORTER": "none",
+                    "OTEL_TRACES_EXPORTER": "none",
+                    "OTEL_EXPORTER_OTLP_PROTOCOL": "http/protobuf",
+                    "OTEL_EXPORTER_OTLP_ENDPOINT": rx.url,
+                    "OTEL_METRIC_EXPORT_INTERVAL": "500",
+                },
+            )
         assert run.exit_code == 0, run.stdout + run.stderr
         [path] = (home / ".claude" / "projects" / munge_cwd(str(work))).glob("*.jsonl")
         conv = api.to_common(api.load(path))
@@ -176,8 +232,11 @@ def test_parity_with_the_real_exporter():
     assert theirs and ours
     assert {p[0]["query_source"][1] for p in ours} == {"main", "subagent"}
     # temporality, monotonicity and the value type are the exporter's
-    assert {(t, m, k) for _, _, t, m, k in theirs} == {(t, m, k) for _, _, t, m, k in ours} == {
-        (metrics_pb2.AGGREGATION_TEMPORALITY_DELTA, True, "as_double")}
+    assert (
+        {(t, m, k) for _, _, t, m, k in theirs}
+        == {(t, m, k) for _, _, t, m, k in ours}
+        == {(metrics_pb2.AGGREGATION_TEMPORALITY_DELTA, True, "as_double")}
+    )
     # every label we write is one the exporter writes, with the same value type
     their_keys = {k: v[0] for p in theirs for k, v in p[0].items()}
     our_keys = {k: v[0] for p in ours for k, v in p[0].items()}
@@ -198,7 +257,9 @@ def test_cli_sends_to_an_otlp_http_receiver():
     session = next((Path(__file__).parents[2] / "golden" / "claude_code" / "streaming_duplication").glob("*.jsonl"))
     with MockServer(lambda request, server: Response(200, b"", "application/x-protobuf")) as rx:
         out = CliRunner().invoke(main, ["metrics", str(session), "--endpoint", rx.url])
-        bodies = [(r.path, {k.lower(): v for k, v in r.headers.items()}.get("content-type"), r.body) for r in rx.requests]
+        bodies = [
+            (r.path, {k.lower(): v for k, v in r.headers.items()}.get("content-type"), r.body) for r in rx.requests
+        ]
     assert out.exit_code == 0, out.output
     [(path, content_type, body)] = bodies
     assert (path, content_type) == ("/v1/metrics", "application/x-protobuf")
@@ -230,15 +291,29 @@ def test_codex_exports_a_per_turn_histogram_not_this_metric():
         return Response(200, b"", "application/x-protobuf")
 
     with C.Sandbox() as box, MockServer(receiver) as rx, MockServer(handler([])) as model:
-        config = C.CONFIG.format(model=box.model, provider=box.provider,
-                                 provider_table=C.PROVIDER.format(provider=box.provider, url=model.url))
+        config = C.CONFIG.format(
+            model=box.model,
+            provider=box.provider,
+            provider_table=C.PROVIDER.format(provider=box.provider, url=model.url),
+        )
         otlp = '{{ otlp-http = {{ endpoint = "{}/v1/{}", protocol = "binary" }} }}'
-        config += (f'[otel]\nenvironment = "test"\nexporter = {otlp.format(rx.url, "logs")}\n'
-                   f'metrics_exporter = {otlp.format(rx.url, "metrics")}\n')
+        config += (
+            f'[otel]\nenvironment = "test"\nexporter = {otlp.format(rx.url, "logs")}\n'
+            f"metrics_exporter = {otlp.format(rx.url, 'metrics')}\n"
+        )
         (box.home / "config.toml").write_text(config)
-        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(box.root / "home"), "CODEX_HOME": str(box.home),
-               "MOCK_API_KEY": "dummy", "OPENAI_API_KEY": "dummy", "NO_COLOR": "1", "RUST_LOG": "error"}
-        code, _, err = run_client([str(C.codex_binary()), "exec", "--skip-git-repo-check", "--json", "hi"], box.cwd, env, 180, "codex")
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": str(box.root / "home"),
+            "CODEX_HOME": str(box.home),
+            "MOCK_API_KEY": "dummy",
+            "OPENAI_API_KEY": "dummy",
+            "NO_COLOR": "1",
+            "RUST_LOG": "error",
+        }
+        code, _, err = run_client(
+            [str(C.codex_binary()), "exec", "--skip-git-repo-check", "--json", "hi"], box.cwd, env, 180, "codex"
+        )
     assert code == 0, err[-2000:]
     metrics = {}
     for body in captured:
@@ -248,7 +323,9 @@ def test_codex_exports_a_per_turn_histogram_not_this_metric():
     usage = metrics["codex.turn.token_usage"]
     assert usage.WhichOneof("data") == "histogram"
     keys = {kv.key for dp in usage.histogram.data_points for kv in dp.attributes}
-    types = {kv.value.string_value for dp in usage.histogram.data_points for kv in dp.attributes if kv.key == "token_type"}
+    types = {
+        kv.value.string_value for dp in usage.histogram.data_points for kv in dp.attributes if kv.key == "token_type"
+    }
     assert "token_type" in keys and not keys & {"session.id", "session_id", "conversation.id", "thread_id"}
     assert types == {"input", "cached_input", "cache_write_input", "output", "reasoning_output", "total"}
     assert not [name for name in metrics if name.endswith("token.usage")]

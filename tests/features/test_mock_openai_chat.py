@@ -17,7 +17,9 @@ from txcodec.resume_check.mock.server import MockServer
 
 
 def _post(url: str, body: dict) -> tuple[int, bytes]:
-    req = urllib.request.Request(url + "/v1/chat/completions", json.dumps(body).encode(), {"content-type": "application/json"})
+    req = urllib.request.Request(
+        url + "/v1/chat/completions", json.dumps(body).encode(), {"content-type": "application/json"}
+    )
     try:
         with urllib.request.urlopen(req, timeout=10) as r:
             return r.status, r.read()
@@ -41,12 +43,18 @@ def test_stream_and_plain_replies():
 
 
 def test_strict_mode_rejects_unpaired_tool_calls():
-    body = {"messages": [
-        {"role": "user", "content": "x"},
-        {"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]},
-        {"role": "user", "content": "y"},
-        {"role": "tool", "tool_call_id": "zz", "content": "r"},
-    ]}
+    body = {
+        "messages": [
+            {"role": "user", "content": "x"},
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}],
+            },
+            {"role": "user", "content": "y"},
+            {"role": "tool", "tool_call_id": "zz", "content": "r"},
+        ]
+    }
     problems = violations(body)
     assert any("c1" in p for p in problems) and any("zz" in p for p in problems)
     with MockServer(ChatMock()) as s:
@@ -55,13 +63,19 @@ def test_strict_mode_rejects_unpaired_tool_calls():
 
 
 def test_request_messages_to_common():
-    body = {"messages": [
-        {"role": "system", "content": "sys"},
-        {"role": "user", "content": [{"type": "text", "text": "q"}]},
-        {"role": "assistant", "content": "a", "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": '{"k": 1}'}}]},
-        {"role": "tool", "tool_call_id": "c1", "content": "r"},
-        {"role": "user", "content": "next"},
-    ]}
+    body = {
+        "messages": [
+            {"role": "system", "content": "sys"},
+            {"role": "user", "content": [{"type": "text", "text": "q"}]},
+            {
+                "role": "assistant",
+                "content": "a",
+                "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": '{"k": 1}'}}],
+            },
+            {"role": "tool", "tool_call_id": "c1", "content": "r"},
+            {"role": "user", "content": "next"},
+        ]
+    }
     out = request_messages(body)
     assert [m.role for m in out] == ["user", "assistant", "user"]
     assert out[1].content == [Text("a"), ToolUse("c1", "f", {"k": 1})]

@@ -15,7 +15,7 @@ import textwrap
 
 from support.paths import ROOT
 
-PLUGIN = '''
+PLUGIN = """
 from txcodec.harnesses.jsonl import HARNESS as GENERIC
 from pathlib import Path
 
@@ -31,9 +31,9 @@ def detect(sample):
 
 
 HARNESS = Harness(name="acme", title="Acme", codec=GENERIC.codec, detect=detect, store=store)
-'''
+"""
 
-PROBE = '''
+PROBE = """
 import json, sys
 from pathlib import Path
 import txcodec
@@ -52,19 +52,25 @@ out["acme_named"] = txcodec.load(Path(sys.argv[1])).harness
 out["title"] = registry.get("acme").title
 out["listed"] = "acme" in registry.harnesses()
 print(json.dumps(out))
-'''
+"""
 
 
 def test_a_plugin_is_found_and_looked_up_only_when_no_built_in_claims_the_file(tmp_path):
     site = tmp_path / "site"
     (site / "acme_plugin-1.0.dist-info").mkdir(parents=True)
-    (site / "acme_plugin-1.0.dist-info" / "METADATA").write_text("Metadata-Version: 2.1\nName: acme-plugin\nVersion: 1.0\n")
-    (site / "acme_plugin-1.0.dist-info" / "entry_points.txt").write_text("[txcodec.harnesses]\nacme = acme_plugin:HARNESS\n")
+    (site / "acme_plugin-1.0.dist-info" / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: acme-plugin\nVersion: 1.0\n"
+    )
+    (site / "acme_plugin-1.0.dist-info" / "entry_points.txt").write_text(
+        "[txcodec.harnesses]\nacme = acme_plugin:HARNESS\n"
+    )
     (site / "acme_plugin.py").write_text(textwrap.dedent(PLUGIN))
     named = tmp_path / "acme.history"
     named.write_bytes(b"plain text no detector reads\n")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(ROOT)])}
-    done = subprocess.run([sys.executable, "-c", PROBE, str(named)], cwd=tmp_path, env=env, capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, str(named)], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout.splitlines()[-1])
     assert out == {
@@ -78,12 +84,12 @@ def test_a_plugin_is_found_and_looked_up_only_when_no_built_in_claims_the_file(t
     }
 
 
-LISTED = '''
+LISTED = """
 import json, sys
 from txcodec.kit import registry
 names = sorted(registry.plugins())
 print(json.dumps([names, "importlib.metadata" in sys.modules]))
-'''
+"""
 
 
 def test_the_entry_points_are_kept_until_the_installed_packages_change(tmp_path):
@@ -98,7 +104,11 @@ def test_the_entry_points_are_kept_until_the_installed_packages_change(tmp_path)
         (info / "entry_points.txt").write_text(f"[txcodec.harnesses]\n{points}\n")
         (site / f"{name}_plugin.py").write_text(textwrap.dedent(PLUGIN))
 
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(ROOT)]), "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(site), str(ROOT)]),
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+    }
 
     def listed() -> list:
         done = subprocess.run([sys.executable, "-c", LISTED], cwd=tmp_path, env=env, capture_output=True, text=True)
@@ -132,8 +142,12 @@ def test_an_entry_point_value_is_loaded_as_importlib_metadata_loads_it():
 
     from txcodec.kit import registry
 
-    for value in ("txcodec.kit.registry:Harness", "txcodec.kit.registry", "txcodec.kit.registry : Harness.resume_argv",
-                  "txcodec.kit.registry:Harness [extra]"):
+    for value in (
+        "txcodec.kit.registry:Harness",
+        "txcodec.kit.registry",
+        "txcodec.kit.registry : Harness.resume_argv",
+        "txcodec.kit.registry:Harness [extra]",
+    ):
         assert registry._load(value) is EntryPoint("x", value, "g").load()
 
 
@@ -161,6 +175,11 @@ def test_a_plugin_giving_its_store_module_gets_a_declared_store(tmp_path):
     assert isinstance(new.store, Store)
     assert new.store.default_root() == tmp_path and new.store.session_file is module.session_file
     assert new.store.file_names == ("old.history",) and new.store.install is None
-    declared = Harness(name="new", title="New", codec=GENERIC.codec, detect=lambda sample: 0,
-                       store=Store(default_root=lambda: tmp_path, discover=lambda root=None: []))
+    declared = Harness(
+        name="new",
+        title="New",
+        codec=GENERIC.codec,
+        detect=lambda sample: 0,
+        store=Store(default_root=lambda: tmp_path, discover=lambda root=None: []),
+    )
     assert _with_declared_store(declared) is declared  # a declared store is left as it is

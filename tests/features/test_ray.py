@@ -62,8 +62,10 @@ def fleet(tmp_path_factory):
 
 
 def _canonical(row: dict) -> bytes:
-    return msgspec.json.encode({k: (list(v) if hasattr(v, "tolist") else v) for k, v in sorted(row.items())},
-                               enc_hook=lambda v: v.tolist() if hasattr(v, "tolist") else str(v))
+    return msgspec.json.encode(
+        {k: (list(v) if hasattr(v, "tolist") else v) for k, v in sorted(row.items())},
+        enc_hook=lambda v: v.tolist() if hasattr(v, "tolist") else str(v),
+    )
 
 
 def test_the_fleet_is_a_few_hundred_sessions(fleet):
@@ -79,8 +81,11 @@ def test_tables_equal_the_local_export(runtime, fleet, tmp_path):
         rows = got[name].take_all()
         assert sorted(map(_canonical, rows)) == sorted(map(_canonical, expected[name])), name
     assert txray.errors(txray.sources([*fleet[:2], str(tmp_path / "missing.jsonl")])) == [
-        {"path": str(tmp_path / "missing.jsonl"), "error": msgspec.json.decode(
-            msgspec.json.encode(_error_of(tmp_path / "missing.jsonl")))}]
+        {
+            "path": str(tmp_path / "missing.jsonl"),
+            "error": msgspec.json.decode(msgspec.json.encode(_error_of(tmp_path / "missing.jsonl"))),
+        }
+    ]
 
 
 def _error_of(path: Path) -> str:
@@ -97,8 +102,7 @@ def test_write_parquet_reads_back_as_the_same_conversations(runtime, fleet, tmp_
     summary = txray.write_parquet(txray.sources([*some, missing]), str(tmp_path / "out"), sources_per_file=16)
     import pyarrow.parquet as pq
 
-    tables = {name: pq.read_table(tmp_path / "out" / name, schema=columnar.schemas()[name])
-              for name in columnar.TABLES}
+    tables = {name: pq.read_table(tmp_path / "out" / name, schema=columnar.schemas()[name]) for name in columnar.TABLES}
     rebuilt = columnar.conversations(tables)
     expected = [txcodec.to_common(txcodec.load(p)) for p in some]
     assert sorted(map(msgspec.json.encode, rebuilt)) == sorted(map(msgspec.json.encode, expected))

@@ -44,6 +44,7 @@ def write(conversation, target: str):
 
 # 1. redacted thinking --------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("harness", ["claude_code", "stream_json"])
 def test_redacted_thinking_is_a_common_block_and_goes_back_to_claude(harness):
     conversation, _ = read(harness, "redacted_thinking")
@@ -60,26 +61,42 @@ def test_every_writer_handles_redacted_thinking():
     conversation, _ = read("claude_code", "redacted_thinking")
     data = next(b.data for m in conversation.messages for b in m.content if isinstance(b, RedactedThinking))
     codex, _ = write(conversation, "codex")
-    assert any(v["payload"].get("type") == "reasoning" and v["payload"].get("encrypted_content") == data
-               for v in codex if v["type"] == "response_item")
+    assert any(
+        v["payload"].get("type") == "reasoning" and v["payload"].get("encrypted_content") == data
+        for v in codex
+        if v["type"] == "response_item"
+    )
     pi, _ = write(conversation, "pi")
-    assert any(p == {"type": "thinking", "thinking": "", "thinkingSignature": data, "redacted": True}
-               for v in pi if v.get("type") == "message" for p in v["message"].get("content") or [] if isinstance(p, dict))
+    assert any(
+        p == {"type": "thinking", "thinking": "", "thinkingSignature": data, "redacted": True}
+        for v in pi
+        if v.get("type") == "message"
+        for p in v["message"].get("content") or []
+        if isinstance(p, dict)
+    )
     back = api.to_common(api.load(b"\n".join(json.dumps(v).encode() for v in pi) + b"\n", "pi"))
     assert any(isinstance(b, RedactedThinking) and b.data == data for m in back.messages for b in m.content)
     for target in ("gemini_cli", "qwen_code"):
         _, loss = write(conversation, target)
         assert loss.counts().get("write:redacted-thinking") == 1, target
     sj, _ = write(conversation, "stream_json")
-    assert any(b == {"type": "redacted_thinking", "data": data} for v in sj if v.get("type") == "assistant"
-               for b in v["message"]["content"])
+    assert any(
+        b == {"type": "redacted_thinking", "data": data}
+        for v in sj
+        if v.get("type") == "assistant"
+        for b in v["message"]["content"]
+    )
 
 
 # 2. the local-command caveat ---------------------------------------------------------------
 
+
 def _caveats(lines):
-    return [v["message"]["content"] for v in lines if v.get("type") == "user" and v.get("isMeta")
-            and "local-command-caveat" in str(v["message"]["content"])]
+    return [
+        v["message"]["content"]
+        for v in lines
+        if v.get("type") == "user" and v.get("isMeta") and "local-command-caveat" in str(v["message"]["content"])
+    ]
 
 
 def test_the_source_caveat_is_kept_and_a_made_up_one_has_the_written_versions_wording():
@@ -96,6 +113,7 @@ def test_the_source_caveat_is_kept_and_a_made_up_one_has_the_written_versions_wo
 
 # 3. Codex -> Codex ------------------------------------------------------------------------
 
+
 def test_codex_summary_parts_and_annotations_come_back():
     s = scenario("codex", "reasoning_summaries")
     conversation, _ = read("codex", "reasoning_summaries")
@@ -104,8 +122,15 @@ def test_codex_summary_parts_and_annotations_come_back():
     # what the model is sent: not the item ids, statuses or the client's own turn metadata
     # (codex sends none of them back; tests/features/test_scenarios.py compares what it sends)
     def items(values, kind):
-        return [{k: v for k, v in line["payload"].items() if k not in ("id", "status", "internal_chat_message_metadata_passthrough")}
-                for line in values if line.get("type") == "response_item" and line["payload"].get("type") == kind]
+        return [
+            {
+                k: v
+                for k, v in line["payload"].items()
+                if k not in ("id", "status", "internal_chat_message_metadata_passthrough")
+            }
+            for line in values
+            if line.get("type") == "response_item" and line["payload"].get("type") == kind
+        ]
 
     for kind in ("reasoning", "message"):
         assert items(lines, kind) == items(s.lines(), kind), kind
@@ -113,6 +138,7 @@ def test_codex_summary_parts_and_annotations_come_back():
 
 
 # 4. Claude -> Codex compaction ----------------------------------------------------------------
+
 
 def test_claude_compaction_preserved_messages_go_into_codex_replacement_history():
     conversation, _ = read("claude_code", "manual_compact")
@@ -132,6 +158,7 @@ def test_claude_compaction_preserved_messages_go_into_codex_replacement_history(
 
 # 5. a stream-json background task ---------------------------------------------------------------
 
+
 def test_a_background_task_notification_turn_keeps_the_final_text_once_and_its_prompt():
     """The capture prints a second init for the notification's turn and both result lines
     at the end; the final text is there once, and the <task-notification> prompt is the
@@ -142,14 +169,23 @@ def test_a_background_task_notification_turn_keeps_the_final_text_once_and_its_p
     assert texts.count("The background agent reports 1 file.") == 1
     assert not any(m.extra.get("missing_prompt") for m in conversation.messages)
     (ours,) = [m for m in conversation.messages if m.origin == "task-notification"]
-    own = [json.loads(raw) for raw in (found.folder / json.loads((found.folder / "scenario.json").read_text())["cli_session"])
-           .read_bytes().splitlines()]
-    (theirs,) = [v["message"]["content"] for v in own if v.get("type") == "user"
-                 and (v.get("origin") or {}).get("kind") == "task-notification"]
+    own = [
+        json.loads(raw)
+        for raw in (found.folder / json.loads((found.folder / "scenario.json").read_text())["cli_session"])
+        .read_bytes()
+        .splitlines()
+    ]
+    (theirs,) = [
+        v["message"]["content"]
+        for v in own
+        if v.get("type") == "user" and (v.get("origin") or {}).get("kind") == "task-notification"
+    ]
     assert ours.content[0].text == theirs
     assert loss.counts()["stream:task-notification-rebuilt"] == 1
     lines, _ = write(conversation, "claude_code")
-    assert [(v.get("origin") or {}).get("kind") for v in lines if v.get("type") == "user"].count("task-notification") == 1
+    assert [(v.get("origin") or {}).get("kind") for v in lines if v.get("type") == "user"].count(
+        "task-notification"
+    ) == 1
 
 
 @pytest.mark.real_client
@@ -176,6 +212,7 @@ def test_codex_sends_the_item_metadata_to_the_openai_provider_only(tmp_path):
 
 # 6. Qwen parallel results ---------------------------------------------------------------------
 
+
 def test_qwen_results_in_records_of_their_own_are_all_kept():
     conversation, _ = read("qwen_code", "parallel_results")
     lines, loss = write(conversation, "qwen_code")
@@ -186,16 +223,22 @@ def test_qwen_results_in_records_of_their_own_are_all_kept():
 
 # 8. lone surrogates -----------------------------------------------------------------------------
 
+
 def test_a_lone_surrogate_is_declared():
     s = scenario("claude_code", "hostile_strings")
     assert b"\\ud83d" in s.main.read_bytes()
     conversation, loss = read("claude_code", "hostile_strings")
-    lines = [n for n, raw in enumerate(s.main.read_bytes().split(b"\n"), 1) if b"\\ud83d" in raw and b"\\ud83d\\ude" not in raw]
+    lines = [
+        n
+        for n, raw in enumerate(s.main.read_bytes().split(b"\n"), 1)
+        if b"\\ud83d" in raw and b"\\ud83d\\ude" not in raw
+    ]
     assert loss.lines("text:lone-surrogate") == lines
     assert "\ufffd" in to_json(conversation).decode()
 
 
 # 7. Codex usage counts compaction calls -------------------------------------------------------
+
 
 def test_codex_usage_counts_compaction_calls_like_ccusage(tmp_path):
     """Three turns and two local compactions: five model calls. ``txcodec usage`` and the
@@ -218,14 +261,16 @@ def test_codex_usage_counts_compaction_calls_like_ccusage(tmp_path):
     folder.mkdir(parents=True)
     (folder / f"rollout-2026-12-01T00-00-00-{conversation.meta.id}.jsonl").write_bytes(s.main.read_bytes())
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp_path), "CODEX_HOME": str(tmp_path)}
-    done = subprocess.run([str(ccusage), "codex", "session", "--json", "--offline"], capture_output=True, text=True,
-                          env=env, timeout=120)
+    done = subprocess.run(
+        [str(ccusage), "codex", "session", "--json", "--offline"], capture_output=True, text=True, env=env, timeout=120
+    )
     assert done.returncode == 0, done.stderr[-1000:]
     totals = json.loads(done.stdout)["totals"]
     assert row.total_tokens == totals["totalTokens"] and row.input_tokens == totals["inputTokens"]
 
 
 # Claude's Agent/Task calls in Codex ---------------------------------------------------------
+
 
 @pytest.mark.real_client
 def test_codex_offers_subagents_only_as_its_multi_agent_namespace():
@@ -244,5 +289,7 @@ def test_codex_offers_subagents_only_as_its_multi_agent_namespace():
     assert {"spawn_agent", "send_input", "wait_agent", "close_agent"} <= {t["name"] for t in namespace["tools"]}
     conversation, _ = read("claude_code", "foreground_subagent")
     lines, loss = write(conversation, "codex")
-    calls = [v["payload"] for v in lines if v["type"] == "response_item" and v["payload"].get("type") == "function_call"]
+    calls = [
+        v["payload"] for v in lines if v["type"] == "response_item" and v["payload"].get("type") == "function_call"
+    ]
     assert any(c["name"] == "Agent" for c in calls) and "write:tool-unmapped" in loss.counts()

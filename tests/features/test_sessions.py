@@ -13,10 +13,29 @@ from txcodec import sessions
 from txcodec.cli import main
 from txcodec.cli.store import sample_path
 
-STORE_ENV = ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "QWEN_HOME", "QWEN_RUNTIME_DIR", "PI_CODING_AGENT_DIR")
+STORE_ENV = (
+    "CLAUDE_CONFIG_DIR",
+    "CODEX_HOME",
+    "GEMINI_CLI_HOME",
+    "QWEN_HOME",
+    "QWEN_RUNTIME_DIR",
+    "PI_CODING_AGENT_DIR",
+)
 HARNESSES = ("claude_code", "codex", "gemini_cli", "qwen_code", "pi")
-FIELDS = ["harness", "session_id", "path", "cwd", "project", "title", "first_prompt", "started", "updated",
-          "messages", "models", "parent"]
+FIELDS = [
+    "harness",
+    "session_id",
+    "path",
+    "cwd",
+    "project",
+    "title",
+    "first_prompt",
+    "started",
+    "updated",
+    "messages",
+    "models",
+    "parent",
+]
 
 
 @pytest.fixture
@@ -30,7 +49,8 @@ def home(tmp_path, monkeypatch) -> dict[str, str]:
     for n, harness in enumerate(HARNESSES):
         # ids sharing the sample's first 8 digits (but codex's)
         sid = {"claude_code": None, "codex": "0199aaaa-0000-7000-8000-000000000001"}.get(
-            harness, f"4f6c1d2e-0000-4000-8000-00000000000{n}")
+            harness, f"4f6c1d2e-0000-4000-8000-00000000000{n}"
+        )
         written, _ = api.convert(sample_path("claude_code"), harness, cwd="/home/dev/shop", session_id=sid)
         paths = api.install(written, harness)
         ids[harness] = written.session_id
@@ -53,7 +73,7 @@ def test_every_harness_gives_the_same_row_schema(home):
     rows = json.loads(run("list", "--json").stdout)
     assert {r["harness"] for r in rows} == set(HARNESSES)
     for row in rows:
-        assert list(row)[:len(FIELDS)] == FIELDS
+        assert list(row)[: len(FIELDS)] == FIELDS
         assert row["cwd"] == "/home/dev/shop" and row["project"] == "shop"
         assert row["first_prompt"] == "Checkout returns 500 for an empty cart. Find out why and fix it."
         assert row["models"] == ["claude-opus-5"] and row["started"].startswith("2026-09-18T10:00")
@@ -109,8 +129,9 @@ def test_resolve_by_id_prefix_latest_and_ambiguity(home, tmp_path):
     assert sessions.resolve(home["qwen_code"]).name == f"{home['qwen_code']}.jsonl"  # an exact id wins
 
 
-@pytest.mark.parametrize("command", [("show",), ("export", "--to", "markdown"), ("inspect",),
-                                     ("convert", "--to", "claude_code")])
+@pytest.mark.parametrize(
+    "command", [("show",), ("export", "--to", "markdown"), ("inspect",), ("convert", "--to", "claude_code")]
+)
 def test_every_command_takes_an_id(home, command):
     result = run(*command, home["codex"][:13])
     assert result.exit_code == 0, result.output
@@ -207,6 +228,7 @@ def test_date_filters_parse_ages_dates_and_times():
 
 # -- a listed row's lineage is read from the bytes already read, as a loaded session gives it --
 
+
 def _lineage_files() -> list:
     from support.paths import GOLDEN
     from support.paths import corpus_files
@@ -225,7 +247,9 @@ def test_row_lineage_is_what_the_loaded_session_gives(path):
         expected = lineage.origin(path, harness)
     except (OSError, ValueError):
         expected = None
-    assert (found and (found.started_by, found.forked_from)) == (expected and (expected.started_by, expected.forked_from))
+    assert (found and (found.started_by, found.forked_from)) == (
+        expected and (expected.started_by, expected.forked_from)
+    )
 
 
 def test_the_stores_are_every_harness_s_without_importing_the_storeless():

@@ -29,8 +29,17 @@ def _line(kind: str, uuid: str, parent: str | None, content, **extra) -> dict:
     message = {"role": kind, "content": content}
     if kind == "assistant":
         message |= {"id": f"m-{uuid}", "model": "claude-x", "stop_reason": "tool_use"}
-    return {"type": kind, "uuid": uuid, "parentUuid": parent, "sessionId": extra.pop("sid", SID), "cwd": "/w",
-            "timestamp": "2026-01-01T00:00:00Z", "version": "2.1.230", "message": message, **extra}
+    return {
+        "type": kind,
+        "uuid": uuid,
+        "parentUuid": parent,
+        "sessionId": extra.pop("sid", SID),
+        "cwd": "/w",
+        "timestamp": "2026-01-01T00:00:00Z",
+        "version": "2.1.230",
+        "message": message,
+        **extra,
+    }
 
 
 def _jsonl(records: list[dict]) -> bytes:
@@ -46,13 +55,37 @@ def _claude_session(tmp_path: Path, secret_file: Path) -> Path:
     (results / "out.txt").symlink_to(secret_file)
     (results / "inside.txt").symlink_to(results / "real.txt")
     main_file = project / f"{SID}.jsonl"
-    main_file.write_bytes(_jsonl([
-        _line("user", "u1", None, "go"),
-        _line("assistant", "a1", "u1", [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "x"}}]),
-        _line("user", "r1", "a1", [{"type": "tool_result", "tool_use_id": "t1", "content": PERSISTED.format(name="out.txt")}]),
-        _line("assistant", "a2", "r1", [{"type": "tool_use", "id": "t2", "name": "Bash", "input": {"command": "y"}}]),
-        _line("user", "r2", "a2", [{"type": "tool_result", "tool_use_id": "t2", "content": PERSISTED.format(name="inside.txt")}]),
-    ]))
+    main_file.write_bytes(
+        _jsonl(
+            [
+                _line("user", "u1", None, "go"),
+                _line(
+                    "assistant",
+                    "a1",
+                    "u1",
+                    [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "x"}}],
+                ),
+                _line(
+                    "user",
+                    "r1",
+                    "a1",
+                    [{"type": "tool_result", "tool_use_id": "t1", "content": PERSISTED.format(name="out.txt")}],
+                ),
+                _line(
+                    "assistant",
+                    "a2",
+                    "r1",
+                    [{"type": "tool_use", "id": "t2", "name": "Bash", "input": {"command": "y"}}],
+                ),
+                _line(
+                    "user",
+                    "r2",
+                    "a2",
+                    [{"type": "tool_result", "tool_use_id": "t2", "content": PERSISTED.format(name="inside.txt")}],
+                ),
+            ]
+        )
+    )
     return main_file
 
 
@@ -72,8 +105,12 @@ def test_a_claude_tool_result_symlink_out_of_the_session_is_not_read(tmp_path, s
     assert outside_result.persisted_output is msgspec.UNSET  # the outside file: not read
     assert inside_result.persisted_output == "INSIDE-OUTPUT"  # a link within the folder: followed
     assert loss.counts().get("side-file:symlink-outside") == 1
-    for command in (["export", str(main_file)], ["export", str(main_file), "--to", "markdown"], ["show", str(main_file)],
-                    ["convert", str(main_file), "--to", "codex"]):
+    for command in (
+        ["export", str(main_file)],
+        ["export", str(main_file), "--to", "markdown"],
+        ["show", str(main_file)],
+        ["convert", str(main_file), "--to", "codex"],
+    ):
         result = CliRunner().invoke(main, command)
         assert result.exit_code == 0, (command, result.output)
         assert "OUTSIDE-SECRET" not in result.output, command
@@ -82,14 +119,22 @@ def test_a_claude_tool_result_symlink_out_of_the_session_is_not_read(tmp_path, s
 def test_a_claude_subagent_symlink_out_of_the_session_is_not_converted(tmp_path):
     outside = tmp_path / "other-project" / "agent-a0000000000000009.jsonl"
     outside.parent.mkdir()
-    outside.write_bytes(_jsonl([_line("user", "x1", None, "OUTSIDE-AGENT", sid="ffffffff-1111-4222-8333-444444444444"),
-                                _line("assistant", "x2", "x1", [{"type": "text", "text": "OUTSIDE-REPLY"}])]))
+    outside.write_bytes(
+        _jsonl(
+            [
+                _line("user", "x1", None, "OUTSIDE-AGENT", sid="ffffffff-1111-4222-8333-444444444444"),
+                _line("assistant", "x2", "x1", [{"type": "text", "text": "OUTSIDE-REPLY"}]),
+            ]
+        )
+    )
     project = tmp_path / "projects" / "-w"
     subagents = project / SID / "subagents"
     subagents.mkdir(parents=True)
     (subagents / "agent-a0000000000000009.jsonl").symlink_to(outside)
     main_file = project / f"{SID}.jsonl"
-    main_file.write_bytes(_jsonl([_line("user", "u1", None, "go"), _line("assistant", "a1", "u1", [{"type": "text", "text": "ok"}])]))
+    main_file.write_bytes(
+        _jsonl([_line("user", "u1", None, "go"), _line("assistant", "a1", "u1", [{"type": "text", "text": "ok"}])])
+    )
     loss = LossReport()
     conversation = api.to_common(api.load(main_file), loss)
     assert conversation.children == [] and loss.counts().get("side-file:symlink-outside") == 1
@@ -110,8 +155,10 @@ def test_a_gemini_subagent_chat_symlink_out_of_the_folder_is_not_read(tmp_path):
     from txcodec.model.common import Text
 
     def chat(session_id: str, text: str) -> bytes:
-        conversation = Conversation(meta=Meta(id=session_id, cwd="/w"),
-                                    messages=[Message("user", [Text(text)]), Message("assistant", [Text("ok")])])
+        conversation = Conversation(
+            meta=Meta(id=session_id, cwd="/w"),
+            messages=[Message("user", [Text(text)]), Message("assistant", [Text("ok")])],
+        )
         written = registry.get("gemini_cli").write(conversation, LossReport(), WriteOptions())
         return written.files[written.main]
 

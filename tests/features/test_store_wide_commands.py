@@ -16,8 +16,17 @@ from txcodec.cli import main
 
 NEW = ("kimi_cli", "mistral_vibe", "cline", "droid", "openhands", "aider")
 # the environment variables that move these stores elsewhere, cleared for the test
-STORE_ENV = ("KIMI_SHARE_DIR", "VIBE_HOME", "CLINE_DIR", "CLINE_DATA_DIR", "CLINE_SESSION_DATA_DIR",
-             "OPENHANDS_CONVERSATIONS_DIR", "OPENHANDS_PERSISTENCE_DIR", "AIDER_CHAT_HISTORY_FILE", "FACTORY_HOME")
+STORE_ENV = (
+    "KIMI_SHARE_DIR",
+    "VIBE_HOME",
+    "CLINE_DIR",
+    "CLINE_DATA_DIR",
+    "CLINE_SESSION_DATA_DIR",
+    "OPENHANDS_CONVERSATIONS_DIR",
+    "OPENHANDS_PERSISTENCE_DIR",
+    "AIDER_CHAT_HISTORY_FILE",
+    "FACTORY_HOME",
+)
 SESSIONS = {  # harness -> its golden sessions, as files or folders
     "kimi_cli": [GOLDEN / "kimi_cli" / c / "context.jsonl" for c in ("handwritten", "tool_call_resumed")],
     "mistral_vibe": [GOLDEN / "mistral_vibe" / "handwritten_legacy", GOLDEN / "mistral_vibe" / "unified_resumed"],
@@ -45,8 +54,13 @@ def home(tmp_path_factory):
                 written, _ = api.convert(conversation, harness)
                 api.install(written, harness, project if harness == "aider" else None)
                 # what the user typed: not context a client injected (``<system-reminder>``...)
-                first = next(b.text for m in conversation.messages if m.role == "user" for b in m.content
-                             if getattr(b, "text", "").strip() and not b.text.lstrip().startswith("<"))
+                first = next(
+                    b.text
+                    for m in conversation.messages
+                    if m.role == "user"
+                    for b in m.content
+                    if getattr(b, "text", "").strip() and not b.text.lstrip().startswith("<")
+                )
                 # aider's history holds no id: the session is named by its project folder
                 sid = project.name if harness == "aider" else written.session_id
                 expected[(harness, sid)] = (first.strip(), len(conversation.messages))

@@ -63,7 +63,10 @@ def test_lean_usage_equals_the_common_path_on_every_session_file():
         sid = conv.meta.id if isinstance(conv.meta.id, str) else "?"
         assert fu.session == sid, path
         compared += 1
-        if lean_reader(session.harness) is not None and _lean(path, api.read_bytes(path), session.harness, True) is not None:
+        if (
+            lean_reader(session.harness) is not None
+            and _lean(path, api.read_bytes(path), session.harness, True) is not None
+        ):
             lean += 1
     assert compared >= 30 and lean >= 25  # the fast path is the one taken on real files
 
@@ -91,7 +94,11 @@ def test_with_unverified_folds_old_sessions_counts_in():
     [row, *_] = session_usage(api.to_common(api.load(SPOTTER)))
     assert row.total_tokens == 0 and row.unverified_total_tokens > 0
     folded = with_unverified(row)
-    assert folded.total_tokens == row.unverified_total_tokens and folded.calls_unverified == 0 and folded.calls == row.calls
+    assert (
+        folded.total_tokens == row.unverified_total_tokens
+        and folded.calls_unverified == 0
+        and folded.calls == row.calls
+    )
     conv = api.to_common(api.load(SPOTTER))
     calls = [m for m in conv.messages if m.role == "assistant" and not m.synthetic]
     assert all(message_usage(m, unverified=False) is None for m in calls)  # what summing Message.usage sees
@@ -119,9 +126,14 @@ def _store(tmp_path: Path) -> dict[str, str]:
     day = tmp_path / "codex" / "sessions" / "2026" / "02" / "23"
     day.mkdir(parents=True)
     (day / codex_src.name).write_bytes(codex_src.read_bytes())
-    return {"CLAUDE_CONFIG_DIR": str(tmp_path / "claude"), "CODEX_HOME": str(tmp_path / "codex"),
-            "GEMINI_CLI_HOME": str(tmp_path / "none"), "QWEN_HOME": str(tmp_path / "none"),
-            "PI_CODING_AGENT_DIR": str(tmp_path / "none"), "HOME": str(tmp_path / "home")}
+    return {
+        "CLAUDE_CONFIG_DIR": str(tmp_path / "claude"),
+        "CODEX_HOME": str(tmp_path / "codex"),
+        "GEMINI_CLI_HOME": str(tmp_path / "none"),
+        "QWEN_HOME": str(tmp_path / "none"),
+        "PI_CODING_AGENT_DIR": str(tmp_path / "none"),
+        "HOME": str(tmp_path / "home"),
+    }
 
 
 def test_no_paths_reads_every_store_and_totals_both_kinds(tmp_path, monkeypatch):
@@ -131,9 +143,16 @@ def test_no_paths_reads_every_store_and_totals_both_kinds(tmp_path, monkeypatch)
     report = usage(by=["harness"], prices=False)
     assert [r.harness for r in report.rows] == ["claude_code", "codex"] and not report.errors
     # the same numbers as the files read one by one (subagents come with their session)
-    claude = [usage([p], by=["harness"], prices=False).totals for p in sorted(Path(env["CLAUDE_CONFIG_DIR"]).glob("projects/*/*.jsonl"))]
+    claude = [
+        usage([p], by=["harness"], prices=False).totals
+        for p in sorted(Path(env["CLAUDE_CONFIG_DIR"]).glob("projects/*/*.jsonl"))
+    ]
     assert report.rows[0].calls == sum(t.calls for t in claude)
-    assert report.rows[0].unverified_cache_read_input_tokens == sum(t.unverified_cache_read_input_tokens for t in claude) > 0
+    assert (
+        report.rows[0].unverified_cache_read_input_tokens
+        == sum(t.unverified_cache_read_input_tokens for t in claude)
+        > 0
+    )
     t = report.totals
     assert t.calls == sum(r.calls for r in report.rows) and t.calls_unverified > 0 and t.input_tokens > 0
     assert report.rows[1].reasoning_output_tokens > 0  # Codex records reasoning tokens
@@ -240,14 +259,17 @@ def test_bad_by_and_bad_file_are_one_line(tmp_path):
     bad = tmp_path / "s.jsonl"
     bad.write_bytes(b"garbage\n")
     both = CliRunner().invoke(main, ["usage", str(MODERN), str(bad)])
-    assert both.exit_code == 1 and f"Error: {bad}: no known session format" in both.output and "claude-opus-5-5" in both.output
+    assert (
+        both.exit_code == 1
+        and f"Error: {bad}: no known session format" in both.output
+        and "claude-opus-5-5" in both.output
+    )
 
 
 def test_parallel_and_serial_reports_agree(tmp_path, monkeypatch):
     monkeypatch.setattr("txcodec.usage._PARALLEL_BYTES", 0)
     files = [p for p in corpus_files("claude_code") if "subagents" not in p.parts]
     assert usage(files, jobs=2, prices=False) == usage(files, jobs=1, prices=False)
-
 
 
 def test_folders_read_subagent_files_with_their_session_only(tmp_path):
@@ -262,7 +284,11 @@ def test_folders_read_subagent_files_with_their_session_only(tmp_path):
     orphan = orphan_dir / "child.jsonl"
     claude = tmp_path / "claude" / "p"
     (claude / "s1" / "subagents").mkdir(parents=True)
-    side = [claude / "s1.jsonl", claude / "s1" / "subagents" / "agent-a.jsonl", claude / "s1" / "subagents" / "agent-a.meta.json"]
+    side = [
+        claude / "s1.jsonl",
+        claude / "s1" / "subagents" / "agent-a.jsonl",
+        claude / "s1" / "subagents" / "agent-a.meta.json",
+    ]
     lost = tmp_path / "claude" / "q" / "s2" / "subagents" / "agent-b.jsonl"  # its main transcript was pruned
     lost.parent.mkdir(parents=True)
     for p in [main, child, orphan, *side, lost]:
@@ -283,7 +309,7 @@ def test_a_large_file_read_in_parts_gives_the_same_calls(monkeypatch):
         assert ranges[0][0] == 0 and ranges[-1][1] == path.stat().st_size
         assert all(a < b for a, b in ranges) and all(r[1] == s[0] for r, s in zip(ranges, ranges[1:]))
         data = path.read_bytes()
-        assert all(a == 0 or data[a - 1:a] == b"\n" for a, _ in ranges)
+        assert all(a == 0 or data[a - 1 : a] == b"\n" for a, _ in ranges)
         assert _split(path, lean_reader("claude_code")) == file_calls(data), path
 
 
@@ -401,16 +427,27 @@ def test_the_codex_store_lists_what_rglob_lists(tmp_path):
     from txcodec.harnesses.codex.store import SUFFIXES
     from txcodec.harnesses.codex.store import rollout_files
 
-    names = ["sessions/2026/01/02/rollout-a.jsonl", "sessions/2026/01/02/rollout-b.jsonl.zst", "sessions/rollout-c.json",
-             "sessions/2026/x-rollout-d.jsonl", "archived_sessions/.h/rollout-e.jsonl", "sessions/2026/01/Rollout-f.jsonl",
-             "sessions/2026/rollout-dir.jsonl/rollout-g.jsonl", "sessions/2026-x/rollout-h.jsonl"]
+    names = [
+        "sessions/2026/01/02/rollout-a.jsonl",
+        "sessions/2026/01/02/rollout-b.jsonl.zst",
+        "sessions/rollout-c.json",
+        "sessions/2026/x-rollout-d.jsonl",
+        "archived_sessions/.h/rollout-e.jsonl",
+        "sessions/2026/01/Rollout-f.jsonl",
+        "sessions/2026/rollout-dir.jsonl/rollout-g.jsonl",
+        "sessions/2026-x/rollout-h.jsonl",
+    ]
     for name in names:
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text("")
     os.symlink(tmp_path / "sessions/2026/01", tmp_path / "sessions/linked")  # a symlinked folder is not entered
     os.symlink(tmp_path / names[0], tmp_path / "archived_sessions/rollout-link.jsonl")
     os.symlink(tmp_path / "nowhere", tmp_path / "archived_sessions/rollout-broken.jsonl")
-    want = sorted((p, sub == "archived_sessions") for sub in ("sessions", "archived_sessions")
-                  for p in (tmp_path / sub).rglob("rollout-*") if p.name.endswith(SUFFIXES) and p.is_file())
+    want = sorted(
+        (p, sub == "archived_sessions")
+        for sub in ("sessions", "archived_sessions")
+        for p in (tmp_path / sub).rglob("rollout-*")
+        if p.name.endswith(SUFFIXES) and p.is_file()
+    )
     assert rollout_files(tmp_path) == want and len(want) == 6
     assert want[-1][0].name == "rollout-h.jsonl"  # as a string, it would come before the 2026/ ones

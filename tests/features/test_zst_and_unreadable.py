@@ -20,7 +20,8 @@ from txcodec.core.errors import InputError
 ROOT = Path(__file__).resolve().parents[2]
 SESSION = b"".join(
     b'{"type":"user","sessionId":"5e5e5e5e-1111-4222-8333-444444444444","uuid":"u%d","parentUuid":null,'
-    b'"message":{"role":"user","content":"line %d of a session"}}\n' % (n, n) for n in range(400)
+    b'"message":{"role":"user","content":"line %d of a session"}}\n' % (n, n)
+    for n in range(400)
 )
 
 
@@ -45,15 +46,19 @@ def damaged(tmp_path) -> dict[str, Path]:
 
 
 def test_a_whole_zst_still_reads_and_verifies(tmp_path):
-    two_frames = _zst(tmp_path, "ok.jsonl.zst",
-                      zstandard.ZstdCompressor().compress(SESSION) + zstandard.ZstdCompressor().compress(SESSION))
+    two_frames = _zst(
+        tmp_path,
+        "ok.jsonl.zst",
+        zstandard.ZstdCompressor().compress(SESSION) + zstandard.ZstdCompressor().compress(SESSION),
+    )
     assert api.read_bytes(two_frames) == SESSION + SESSION
     result = CliRunner().invoke(main, ["verify", str(two_frames)])
     assert result.exit_code == 0 and "800 lines" in result.output, result.output
 
 
-@pytest.mark.parametrize("kind", ["truncated", "cut-in-the-last-bytes", "second-frame-cut", "garbage", "empty",
-                                  "trailing-garbage"])
+@pytest.mark.parametrize(
+    "kind", ["truncated", "cut-in-the-last-bytes", "second-frame-cut", "garbage", "empty", "trailing-garbage"]
+)
 def test_a_damaged_zst_is_an_error_naming_the_file(damaged, kind):
     path = damaged[kind]
     with pytest.raises(InputError, match="zstd") as caught:
@@ -89,9 +94,22 @@ def test_verify_reports_a_folder_it_may_not_search_in_one_line(tmp_path, mode):
     (top / "fine.jsonl").write_bytes(SESSION)
     (top / "locked").chmod(mode)
     try:
-        done = subprocess.run([*_without_root_powers(), sys.executable, "-m", "txcodec", "verify", str(top), str(inner),
-                               str(inner / "x.jsonl")], capture_output=True, text=True, timeout=120,
-                              env={**os.environ, "PYTHONPATH": str(ROOT)})
+        done = subprocess.run(
+            [
+                *_without_root_powers(),
+                sys.executable,
+                "-m",
+                "txcodec",
+                "verify",
+                str(top),
+                str(inner),
+                str(inner / "x.jsonl"),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+        )
     finally:
         (top / "locked").chmod(0o755)
     assert "Traceback" not in done.stderr, done.stderr

@@ -21,16 +21,23 @@ def make_genuine(out: Path) -> Path:
     TUI of ``cline --id``. The session folder (messages file and record) is copied to ``out``."""
     with cline.Cline() as box:
         (box.cwd / "a.txt").write_text("hello world\n")
-        first = box.prompt(FIRST, [tool_call("read_files", {"files": [{"path": "a.txt"}]}, say="Reading."),
-                                   text("It says hello world.")], timeout=TIMEOUT)
+        first = box.prompt(
+            FIRST,
+            [tool_call("read_files", {"files": [{"path": "a.txt"}]}, say="Reading."), text("It says hello world.")],
+            timeout=TIMEOUT,
+        )
         assert first.exit_code == 0, first.stderr[-2000:]
         (messages,) = box.sessions()
         session_id = messages.parent.name
         first_record = (messages.parent / f"{session_id}.json").read_bytes()
         first_row = db_row(box.store / "db" / "sessions.db", session_id)
-        second = box.tui(session_id, SECOND, [tool_call("run_commands", {"commands": ["wc -w a.txt"]}, id="call_mock_2"),
-                                              text(FINAL)], timeout=TIMEOUT,
-                         done=lambda n: n >= 2 and FINAL.encode() in messages.read_bytes())
+        second = box.tui(
+            session_id,
+            SECOND,
+            [tool_call("run_commands", {"commands": ["wc -w a.txt"]}, id="call_mock_2"), text(FINAL)],
+            timeout=TIMEOUT,
+            done=lambda n: n >= 2 and FINAL.encode() in messages.read_bytes(),
+        )
         assert second.exit_code == 0, second.stdout[-3000:]
         assert box.sessions() == [messages]  # the TUI continued the same session
         out.mkdir(parents=True, exist_ok=True)

@@ -53,8 +53,18 @@ REGRESSIONS = ROOT / "tests" / "fuzz_regressions"
 # these take their seeds through txcodec.load: which golden or corpus file is whose session
 # (an OpenHands event file, not a scenario.json or a meta.json) is the library's call, and
 # a session's lines are what it loaded; the others' seeds are their files' lines as they are
-_LOADED = ("copilot_cli", "droid", "kimi_cli", "mistral_vibe", "aider", "openhands", "continue_cli", "opencode",
-           "kilo", "cline")
+_LOADED = (
+    "copilot_cli",
+    "droid",
+    "kimi_cli",
+    "mistral_vibe",
+    "aider",
+    "openhands",
+    "continue_cli",
+    "opencode",
+    "kilo",
+    "cline",
+)
 CODECS = ("claude_code", "codex", "stream_json", "gemini_cli", "qwen_code", "pi", *_LOADED, "jsonl")
 ALIASES = {"copilot": "copilot_cli", "vibe": "mistral_vibe"}  # the corpus manifest's names
 _MAX_SEED_LINE = 64 * 1024  # longer lines make slow mutants and add no new shapes
@@ -123,7 +133,11 @@ def _golden() -> list[tuple[str, Path]]:
     out = []
     for path in sorted(GOLDEN.glob("*/*/**/*")):
         harness = path.relative_to(GOLDEN).parts[0]
-        if path.is_file() and path.suffix in (".jsonl", ".json", ".md") and not path.name.startswith(("expected.", "common", "loss", "prompts")):
+        if (
+            path.is_file()
+            and path.suffix in (".jsonl", ".json", ".md")
+            and not path.name.startswith(("expected.", "common", "loss", "prompts"))
+        ):
             out.append((harness, path))
     return out
 
@@ -175,9 +189,29 @@ def seed_files(codec: str) -> list[list[bytes]]:
 # --- mutations ------------------------------------------------------------------------
 
 HOSTILE = [
-    "../victim", "../../../../etc/passwd", "/abs/path", "$(touch /tmp/x)", "`id`", "a;rm -rf ~", "x\ny",
-    "00000000-0000-4000-8000-000000000000\n", "\x00", "nul\x00inside", "back\\slash", "", " ", ".", "..",
-    "a" * 400, "\u202e\u2066", "\ud800", "C:\\Windows", "%s%n", "{{7*7}}", "<script>", "\u2028",
+    "../victim",
+    "../../../../etc/passwd",
+    "/abs/path",
+    "$(touch /tmp/x)",
+    "`id`",
+    "a;rm -rf ~",
+    "x\ny",
+    "00000000-0000-4000-8000-000000000000\n",
+    "\x00",
+    "nul\x00inside",
+    "back\\slash",
+    "",
+    " ",
+    ".",
+    "..",
+    "a" * 400,
+    "\u202e\u2066",
+    "\ud800",
+    "C:\\Windows",
+    "%s%n",
+    "{{7*7}}",
+    "<script>",
+    "\u2028",
 ]
 SWAPS: list[Any] = [None, True, False, 0, -1, 2**63, 1.5, "", "x", [], {}, [{}], {"type": {}}, {"type": []}]
 

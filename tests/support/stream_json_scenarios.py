@@ -95,8 +95,12 @@ SCENARIOS = {
             [
                 tool_use(
                     "Agent",
-                    {"description": "count files", "prompt": "Count the files here", "subagent_type": "general-purpose",
-                     "run_in_background": False},
+                    {
+                        "description": "count files",
+                        "prompt": "Count the files here",
+                        "subagent_type": "general-purpose",
+                        "run_in_background": False,
+                    },
                     "toolu_agent_1",
                     say="Delegating.",
                 ),
@@ -130,9 +134,20 @@ SCENARIOS = {
         Scenario(
             "sdk_host",
             [thinking("the user greets me", then="Hello back.")],
-            [Invocation(["hello there"], ["--input-format", "stream-json", "--include-partial-messages"], stdin=True,
-                        control=[{"type": "control_request", "request_id": "req_init_1",
-                                  "request": {"subtype": "initialize", "hooks": None}}])],
+            [
+                Invocation(
+                    ["hello there"],
+                    ["--input-format", "stream-json", "--include-partial-messages"],
+                    stdin=True,
+                    control=[
+                        {
+                            "type": "control_request",
+                            "request_id": "req_init_1",
+                            "request": {"subtype": "initialize", "hooks": None},
+                        }
+                    ],
+                )
+            ],
             "an SDK host: control_request initialize then the prompt on stdin, no replay; partial messages with "
             "thinking (the capture starts with a control_response, the result line does not start with type)",
         ),
@@ -157,8 +172,16 @@ def run(scenario: Scenario, workdir: Path) -> Capture:
             if inv.stdin:
                 feed = b"".join(
                     json.dumps(line).encode() + b"\n"
-                    for line in inv.control + [{"type": "user", "message": {"role": "user", "content": p},
-                                                "parent_tool_use_id": None, "session_id": ""} for p in inv.prompts]
+                    for line in inv.control
+                    + [
+                        {
+                            "type": "user",
+                            "message": {"role": "user", "content": p},
+                            "parent_tool_use_id": None,
+                            "session_id": "",
+                        }
+                        for p in inv.prompts
+                    ]
                 )
                 stdin += feed
             else:
@@ -181,7 +204,12 @@ def run(scenario: Scenario, workdir: Path) -> Capture:
     return Capture(stdout, stdin, session, session_id, cwd.resolve(), codes, stderr)
 
 
-INTERRUPT = json.dumps({"type": "control_request", "request_id": "req_interrupt_1", "request": {"subtype": "interrupt"}}).encode() + b"\n"
+INTERRUPT = (
+    json.dumps(
+        {"type": "control_request", "request_id": "req_interrupt_1", "request": {"subtype": "interrupt"}}
+    ).encode()
+    + b"\n"
+)
 
 
 def _interrupted(args: list[str], cwd: Path, env: dict[str, str], feed: bytes) -> tuple[int, bytes, bytes]:
@@ -196,8 +224,15 @@ def _interrupted(args: list[str], cwd: Path, env: dict[str, str], feed: bytes) -
 
     token = uuid.uuid4().hex
     recent.append(token)
-    proc = subprocess.Popen(args, cwd=cwd, env={**env, MARKER: token}, start_new_session=True, stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        args,
+        cwd=cwd,
+        env={**env, MARKER: token},
+        start_new_session=True,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     try:
         proc.stdin.write(feed)
         proc.stdin.flush()

@@ -55,7 +55,9 @@ def register(group: click.Group) -> None:
                 name = harness or api.load(file).harness
                 target = registry.get(name)
                 if target.check_resume is None:
-                    raise click.ClickException(f"{file}: read as {target.title}, which has no resume check (name the harness with --from)")
+                    raise click.ClickException(
+                        f"{file}: read as {target.title}, which has no resume check (name the harness with --from)"
+                    )
                 options = {"cwd": cwd} if cwd else {}
                 report = target.check_resume(file, **options)
         except click.ClickException as exc:
@@ -67,7 +69,9 @@ def register(group: click.Group) -> None:
         if as_json:
             echo_json(msgspec.to_builtins(report) | {"resumed": report.resumed})
         else:
-            click.echo(f"{report.client}: session {report.session_id}, exit {report.exit_code}, {report.requests} request(s)")
+            click.echo(
+                f"{report.client}: session {report.session_id}, exit {report.exit_code}, {report.requests} request(s)"
+            )
             for message in report.sent:
                 click.echo("  " + _line(message))
             for why in report.rejected:

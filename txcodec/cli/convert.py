@@ -110,8 +110,17 @@ def _sources(srcs: tuple[str, ...], harness: str | None) -> tuple[list[Path], bo
     return files, batch
 
 
-def _batch(files: list[Path], to: str, from_: str | None, out: Path | None, install: bool, skip_existing: bool,
-           show_loss: bool, jobs: int | None, quiet: bool) -> None:
+def _batch(
+    files: list[Path],
+    to: str,
+    from_: str | None,
+    out: Path | None,
+    install: bool,
+    skip_existing: bool,
+    show_loss: bool,
+    jobs: int | None,
+    quiet: bool,
+) -> None:
     """Convert every file, in parallel; a summary table at the end; exit 1 if any failed."""
     if out is None and not install:
         raise UsageProblem("converting several sessions needs -o DIR or --install")
@@ -122,8 +131,19 @@ def _batch(files: list[Path], to: str, from_: str | None, out: Path | None, inst
     loss_dir = str((out or Path.cwd()) / "loss") if show_loss else None
     # installed sessions go under their own project folder, as one --install does
     default_cwd = os.getcwd() if install else None
-    work = [batch.ConvertJob(source=str(f), to=to, from_=from_, out=str(out) if out else None, install=install,
-                             skip_existing=skip_existing, loss_dir=loss_dir, default_cwd=default_cwd) for f in files]
+    work = [
+        batch.ConvertJob(
+            source=str(f),
+            to=to,
+            from_=from_,
+            out=str(out) if out else None,
+            install=install,
+            skip_existing=skip_existing,
+            loss_dir=loss_dir,
+            default_cwd=default_cwd,
+        )
+        for f in files
+    ]
     outcomes = []
     with progress(len(work), f"converting to {to}", enabled=not quiet) as advance:
         for outcome in batch.run(work, batch.convert_one, jobs, prepare=lambda: batch.prepare_convert(to)):
@@ -137,34 +157,83 @@ def _batch(files: list[Path], to: str, from_: str | None, out: Path | None, inst
 def register(group: click.Group) -> None:
     @group.command("convert")
     @click.argument("srcs", nargs=-1, metavar="SRC...")
-    @click.option("--from", "from_", type=str, metavar="NAME",
-                  help="Source harness (detected when left out; 'common' for Common JSON); with --all, only its store.")
+    @click.option(
+        "--from",
+        "from_",
+        type=str,
+        metavar="NAME",
+        help="Source harness (detected when left out; 'common' for Common JSON); with --all, only its store.",
+    )
     @click.option("--to", "to", type=target_choice(), required=True, help="Target harness.")
-    @click.option("-o", "--output", "out", type=click.Path(path_type=Path),
-                  help="Output file, or a folder for several files or sessions.")
+    @click.option(
+        "-o",
+        "--output",
+        "out",
+        type=click.Path(path_type=Path),
+        help="Output file, or a folder for several files or sessions.",
+    )
     @click.option("--install", is_flag=True, help="Install into the target's store (never overwrites).")
     @click.option("--all", "all_", is_flag=True, help="Every session in the stores (narrowed by the filters below).")
     @filter_options
-    @click.option("-j", "--jobs", type=click.IntRange(min=1), help="Sessions converted at once (default: the CPU count).")
+    @click.option(
+        "-j", "--jobs", type=click.IntRange(min=1), help="Sessions converted at once (default: the CPU count)."
+    )
     @click.option("--skip-existing", is_flag=True, help="Skip a session whose converted files already exist.")
-    @click.option("--cwd", type=str, help="The project folder the target client will resume from (one session; "
-                                         "default: the session's own, else the current folder).")
+    @click.option(
+        "--cwd",
+        type=str,
+        help="The project folder the target client will resume from (one session; "
+        "default: the session's own, else the current folder).",
+    )
     @click.option("--session-id", type=str, help="The new session's id (one session; a UUID for Claude Code).")
-    @click.option("--loss", "show_loss", is_flag=True,
-                  help="The whole loss report: as JSON on stdout (one session), or one file per session in DIR/loss/.")
+    @click.option(
+        "--loss",
+        "show_loss",
+        is_flag=True,
+        help="The whole loss report: as JSON on stdout (one session), or one file per session in DIR/loss/.",
+    )
     @click.option("-q", "--quiet", is_flag=True, help="No loss line and no summary table, only errors.")
-    @click.option("--prompt", "prompts", multiple=True,
-                  help="The prompt of one run, for a stream_json capture that lacks it (repeat: one per run, in order).")
-    @click.option("--input", "input_side", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-                  help="The stdin side of a stream_json capture (the lines sent to --input-format stream-json), "
-                       "kept in a file of its own: it gives the prompts.")
-    @click.option("--stdin-side", is_flag=True,
-                  help="With --to stream_json: write the user turns as stdin lines for "
-                       "'claude -p --input-format stream-json', instead of the output capture.")
-    def convert(srcs: tuple[str, ...], from_: str | None, to: str, out: Path | None, install: bool, all_: bool,
-                project: str | None, since: str | None, until: str | None, grep: str | None, root: Path | None,
-                jobs: int | None, skip_existing: bool, cwd: str | None, session_id: str | None, show_loss: bool,
-                quiet: bool, prompts: tuple[str, ...], input_side: Path | None, stdin_side: bool) -> None:
+    @click.option(
+        "--prompt",
+        "prompts",
+        multiple=True,
+        help="The prompt of one run, for a stream_json capture that lacks it (repeat: one per run, in order).",
+    )
+    @click.option(
+        "--input",
+        "input_side",
+        type=click.Path(exists=True, dir_okay=False, path_type=Path),
+        help="The stdin side of a stream_json capture (the lines sent to --input-format stream-json), "
+        "kept in a file of its own: it gives the prompts.",
+    )
+    @click.option(
+        "--stdin-side",
+        is_flag=True,
+        help="With --to stream_json: write the user turns as stdin lines for "
+        "'claude -p --input-format stream-json', instead of the output capture.",
+    )
+    def convert(
+        srcs: tuple[str, ...],
+        from_: str | None,
+        to: str,
+        out: Path | None,
+        install: bool,
+        all_: bool,
+        project: str | None,
+        since: str | None,
+        until: str | None,
+        grep: str | None,
+        root: Path | None,
+        jobs: int | None,
+        skip_existing: bool,
+        cwd: str | None,
+        session_id: str | None,
+        show_loss: bool,
+        quiet: bool,
+        prompts: tuple[str, ...],
+        input_side: Path | None,
+        stdin_side: bool,
+    ) -> None:
         """Convert sessions to another harness's native format.
 
         SRC is a file, a folder (every session in it), a session id, an id prefix or
@@ -191,8 +260,13 @@ def register(group: click.Group) -> None:
             with user_errors():
                 files, many = _sources(srcs, from_)
         if many:
-            single_only = {"--cwd": cwd, "--session-id": session_id, "--prompt": prompts or None,
-                           "--input": input_side, "--stdin-side": stdin_side or None}
+            single_only = {
+                "--cwd": cwd,
+                "--session-id": session_id,
+                "--prompt": prompts or None,
+                "--input": input_side,
+                "--stdin-side": stdin_side or None,
+            }
             given = [name for name, value in single_only.items() if value is not None]
             if given:
                 raise click.UsageError(f"{', '.join(given)}: for one session only")
@@ -201,22 +275,35 @@ def register(group: click.Group) -> None:
             return
         (src,) = files
         with user_errors():
-            written, loss = api.convert(src, to, from_=from_, session_id=session_id, cwd=_project_dir(cwd),
-                                        prompts=list(prompts) if prompts else None, input_side=input_side,
-                                        stdin_side=stdin_side, default_cwd=os.getcwd() if install else None)
+            written, loss = api.convert(
+                src,
+                to,
+                from_=from_,
+                session_id=session_id,
+                cwd=_project_dir(cwd),
+                prompts=list(prompts) if prompts else None,
+                input_side=input_side,
+                stdin_side=stdin_side,
+                default_cwd=os.getcwd() if install else None,
+            )
             if install:
                 _install(written, to)
                 click.echo(_resume_line(to, written))
                 if written.cwd is not None and not os.path.isdir(written.cwd):
-                    click.echo(f"note: {written.cwd} (the session's project folder) does not exist here; "
-                               "create it, or install with --cwd DIR", err=True)
+                    click.echo(
+                        f"note: {written.cwd} (the session's project folder) does not exist here; "
+                        "create it, or install with --cwd DIR",
+                        err=True,
+                    )
             elif out is not None:
                 for path in _write_out(written, out):
                     click.echo(f"wrote {path}", err=True)
             elif not show_loss:
                 sys.stdout.buffer.write(written.files[written.main])
                 if len(written.files) > 1:
-                    click.echo(f"note: {len(written.files) - 1} side files not shown; use -o DIR or --install", err=True)
+                    click.echo(
+                        f"note: {len(written.files) - 1} side files not shown; use -o DIR or --install", err=True
+                    )
             _summary(loss, to, quiet or show_loss)
             if show_loss:
                 echo_json(loss.to_dict())
@@ -224,8 +311,14 @@ def register(group: click.Group) -> None:
     @group.command("resume")
     @click.argument("src", type=SessionParam())
     @click.option("--from", "from_", type=str, metavar="NAME", help="Source harness (detected when left out).")
-    @click.option("--to", "to", type=target_choice(), default="claude_code", show_default=True,
-                  help="The client to continue in (a harness with a store).")
+    @click.option(
+        "--to",
+        "to",
+        type=target_choice(),
+        default="claude_code",
+        show_default=True,
+        help="The client to continue in (a harness with a store).",
+    )
     @click.option("--cwd", type=str, help="Project folder (default: the session's own, else the current folder).")
     @click.option("--session-id", type=str, help="The new session's id.")
     @click.option("-q", "--quiet", is_flag=True, help="No loss line.")
@@ -241,8 +334,9 @@ def register(group: click.Group) -> None:
                 raise click.ClickException(f"{target.title} has no store to resume from")
             if target.resume is None:
                 raise click.ClickException(f"{target.title} registers no command to resume a session")
-            written, loss = api.convert(src, to, from_=from_, session_id=session_id, cwd=_project_dir(cwd),
-                                        default_cwd=os.getcwd())
+            written, loss = api.convert(
+                src, to, from_=from_, session_id=session_id, cwd=_project_dir(cwd), default_cwd=os.getcwd()
+            )
             # checked before installing: the client runs there
             if written.cwd is not None and not os.path.isdir(written.cwd):
                 whose = "--cwd" if cwd is not None else "the session's project folder; choose one with --cwd DIR"

@@ -85,8 +85,14 @@ def _parquet_writer():
     return start_writer(waiting=_summary_ready)
 
 
-def _export_parquet(paths: list[Path] | list[str], out: str, jobs: int | None, harnesses: dict[str, str] | None = None,
-                    quiet: bool = False, writer=None) -> None:
+def _export_parquet(
+    paths: list[Path] | list[str],
+    out: str,
+    jobs: int | None,
+    harnesses: dict[str, str] | None = None,
+    quiet: bool = False,
+    writer=None,
+) -> None:
     """The dataset, with the batch's progress bar and summary (as ``convert`` shows them)."""
     from ..export import parquet
     from .progress import progress
@@ -104,8 +110,11 @@ def _export_parquet(paths: list[Path] | list[str], out: str, jobs: int | None, h
     summary_table(outcomes, f"exported to parquet: {out}", quiet=quiet)
     if not quiet:
         rows = ", ".join(f"{n} {name}" for name, n in sorted(result.rows.items())) or "no rows"
-        click.echo(f"{len(result.written)} written ({rows}), {len(result.unchanged)} unchanged, "
-                   f"{len(result.failed)} failed: {out}", err=True)
+        click.echo(
+            f"{len(result.written)} written ({rows}), {len(result.unchanged)} unchanged, "
+            f"{len(result.failed)} failed: {out}",
+            err=True,
+        )
     if result.failed:
         raise SystemExit(1)
 
@@ -118,8 +127,13 @@ def _export_hf(paths: list[Path], out: str, show_loss: bool) -> None:
         items = []
         for path in paths:
             conv = read_common(path, None, LossReport())
-            items.append((conv, conv.meta.source_harness if isinstance(conv.meta.source_harness, str) else None,
-                          conv.meta.id if isinstance(conv.meta.id, str) else None))
+            items.append(
+                (
+                    conv,
+                    conv.meta.source_harness if isinstance(conv.meta.source_harness, str) else None,
+                    conv.meta.id if isinstance(conv.meta.id, str) else None,
+                )
+            )
         write_hf(items, out, loss)
     if show_loss:
         _echo_loss(loss, to_stderr=False)
@@ -135,8 +149,11 @@ def _export_all(rows: list, fmt: str, out: str, jobs: int | None, show_loss: boo
             report = site.export_store([msgspec.to_builtins(row) for row in rows], out, price=_price)
         for error in report.errors:
             click.echo(f"txcodec: warning: {error}", err=True)
-        click.echo(f"{len(report.rendered)} pages written, {len(report.unchanged)} unchanged, "
-                   f"{len(report.errors)} failed: {Path(out) / 'index.html'}", err=True)
+        click.echo(
+            f"{len(report.rendered)} pages written, {len(report.unchanged)} unchanged, "
+            f"{len(report.errors)} failed: {Path(out) / 'index.html'}",
+            err=True,
+        )
         return
     if fmt == "parquet":  # the store's listing knows each harness: nothing to detect
         # its paths are already written as pathlib writes them: the manifest's keys as they are
@@ -149,19 +166,45 @@ def register(group: click.Group) -> None:
     @group.command("export")
     @click.argument("paths", nargs=-1, type=SessionParam())
     @click.option("--to", "fmt", type=click.Choice([*FORMATS, *DATASETS]), default="common", show_default=True)
-    @click.option("-o", "--output", "out", type=str, default="-", show_default=True,
-                  help="Output file; '-' for stdout. A folder for --all and --to parquet.")
+    @click.option(
+        "-o",
+        "--output",
+        "out",
+        type=str,
+        default="-",
+        show_default=True,
+        help="Output file; '-' for stdout. A folder for --all and --to parquet.",
+    )
     @from_option("The input's harness (detected when left out; with --all: only its store).")
-    @click.option("--loss", "show_loss", is_flag=True,
-                  help="Print the loss report as JSON (on stderr when the export goes to stdout).")
-    @click.option("--all", "everything", is_flag=True,
-                  help="Every session in the stores (as `list` finds them, with its filters): pages in -o DIR with "
-                       "an index.html (--to html), or a dataset (--to parquet|hf). Unchanged sessions are not read again.")
+    @click.option(
+        "--loss",
+        "show_loss",
+        is_flag=True,
+        help="Print the loss report as JSON (on stderr when the export goes to stdout).",
+    )
+    @click.option(
+        "--all",
+        "everything",
+        is_flag=True,
+        help="Every session in the stores (as `list` finds them, with its filters): pages in -o DIR with "
+        "an index.html (--to html), or a dataset (--to parquet|hf). Unchanged sessions are not read again.",
+    )
     @filter_options
     @click.option("--jobs", type=click.IntRange(1), help="Processes for --to parquet (default: the CPU count).")
-    def export(paths: tuple[Path, ...], fmt: str, out: str, harness: str | None, show_loss: bool, everything: bool,
-               project: str | None, since: str | None, until: str | None, grep: str | None, root: Path | None,
-               jobs: int | None) -> None:
+    def export(
+        paths: tuple[Path, ...],
+        fmt: str,
+        out: str,
+        harness: str | None,
+        show_loss: bool,
+        everything: bool,
+        project: str | None,
+        since: str | None,
+        until: str | None,
+        grep: str | None,
+        root: Path | None,
+        jobs: int | None,
+    ) -> None:
         """Export sessions (each a file, a session id or prefix, or latest[:HARNESS]).
 
         One session as Common JSON, Markdown, a self-contained HTML page, or chat
@@ -196,7 +239,9 @@ def register(group: click.Group) -> None:
             _export_all(list(index), fmt, out, jobs, show_loss, writer)
             return
         if any(value is not None for value in (project, since, until, grep, root)):
-            raise click.UsageError("--project, --since, --until, --grep and --root select stored sessions: use them with --all")
+            raise click.UsageError(
+                "--project, --since, --until, --grep and --root select stored sessions: use them with --all"
+            )
         if not paths:
             raise click.UsageError("missing SESSION (or --all)")
         if fmt in DATASETS:

@@ -34,7 +34,13 @@ def kind(record: Any) -> str:
         return f"opaque:{record.type}" if record.type else "opaque"
     config = getattr(record, "__struct_config__", None)
     own_type = getattr(record, "type", None)  # an untagged envelope that keeps its type (Codex OtherLine)
-    name = config.tag if config is not None and isinstance(config.tag, str) else own_type if isinstance(own_type, str) else type(record).__name__
+    name = (
+        config.tag
+        if config is not None and isinstance(config.tag, str)
+        else own_type
+        if isinstance(own_type, str)
+        else type(record).__name__
+    )
     payload = getattr(record, "payload", None)  # Codex: response_item:message, event_msg:token_count
     inner = getattr(getattr(payload, "__struct_config__", None), "tag", None)
     if isinstance(payload, msgspec.Raw):  # a payload type the codec does not know

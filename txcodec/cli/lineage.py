@@ -19,15 +19,20 @@ from .options import user_errors
 def _describe(o) -> str:
     if isinstance(o, ForkedFrom):
         return f"{o.session_id} (not in this store)"
-    at = f" at message {o.forked_from.message_id}" if o.forked_from and isinstance(o.forked_from.message_id, str) else ""
+    at = (
+        f" at message {o.forked_from.message_id}" if o.forked_from and isinstance(o.forked_from.message_id, str) else ""
+    )
     return f"{o.session_id}  started by {o.started_by}{at}  {o.path}"
 
 
 def register(group: click.Group) -> None:
     @group.command("lineage")
     @click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-    @click.option("--root", type=click.Path(exists=True, file_okay=False, path_type=Path),
-                  help="The store to search for relatives (default: the store the file is in).")
+    @click.option(
+        "--root",
+        type=click.Path(exists=True, file_okay=False, path_type=Path),
+        help="The store to search for relatives (default: the store the file is in).",
+    )
     @click.option("--json", "as_json", is_flag=True, help="The lineage as one JSON object.")
     def lineage_command(path: Path, root: Path | None, as_json: bool) -> None:
         """How the session in PATH began (new, clear, fork, resume), the sessions it was
@@ -42,12 +47,18 @@ def register(group: click.Group) -> None:
             found = store_origins(own.harness, root or default_root(own.harness, path))
             result = lineage(own, found)
         if as_json:
-            echo_json({
-                "session": own.to_dict(),
-                "ancestors": [a.to_dict() if not isinstance(a, ForkedFrom) else {"session_id": a.session_id, "in_store": False}
-                              for a in result.ancestors],
-                "descendants": [{"depth": d, **o.to_dict()} for d, o in result.descendants],
-            })
+            echo_json(
+                {
+                    "session": own.to_dict(),
+                    "ancestors": [
+                        a.to_dict()
+                        if not isinstance(a, ForkedFrom)
+                        else {"session_id": a.session_id, "in_store": False}
+                        for a in result.ancestors
+                    ],
+                    "descendants": [{"depth": d, **o.to_dict()} for d, o in result.descendants],
+                }
+            )
             return
         for depth, ancestor in enumerate(reversed(result.ancestors)):
             click.echo("  " * depth + _describe(ancestor))

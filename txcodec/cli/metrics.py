@@ -35,9 +35,13 @@ def register(group: click.Group) -> None:
     @group.command("metrics")
     @click.argument("paths", nargs=-1, required=True, type=SessionParam(dir_okay=True))
     @click.option("--since", help="Only calls at or after this time: ISO 8601, or a duration back from now (24h, 7d).")
-    @click.option("--format", "fmt", type=click.Choice(["otlp-json", "otlp-proto"]), default="otlp-json", show_default=True)
-    @click.option("--endpoint", help="Send to this OTLP/HTTP receiver (protobuf; /v1/metrics added to a bare URL) "
-                  "instead of printing.")
+    @click.option(
+        "--format", "fmt", type=click.Choice(["otlp-json", "otlp-proto"]), default="otlp-json", show_default=True
+    )
+    @click.option(
+        "--endpoint",
+        help="Send to this OTLP/HTTP receiver (protobuf; /v1/metrics added to a bare URL) instead of printing.",
+    )
     def metrics(paths: tuple[Path, ...], since: str | None, fmt: str, endpoint: str | None) -> None:
         """claude_code.token.usage as Claude Code's exporter writes it, derived from the
         transcripts: one point per finished call (its last fragment's usage, counted once),

@@ -32,7 +32,11 @@ class _HarnessChoice(click.Choice):
 
     def convert(self, value: Any, param: Any, ctx: Any) -> Any:
         # a built-in harness is checked alone: listing the choices imports every harness
-        if value in self.extra or value in registry.BUILTIN and (not self.writable or registry.get(value).write is not None):
+        if (
+            value in self.extra
+            or value in registry.BUILTIN
+            and (not self.writable or registry.get(value).write is not None)
+        ):
             return value
         return super().convert(value, param, ctx)
 
@@ -99,7 +103,9 @@ class SessionParam(click.ParamType):
         path = Path(value)
         if path.exists():
             if path.is_dir() and not self.dir_okay:
-                found = registry.session_in_folder(path)  # a folder that is one session (cline, Kimi CLI, Vibe, OpenHands)
+                found = registry.session_in_folder(
+                    path
+                )  # a folder that is one session (cline, Kimi CLI, Vibe, OpenHands)
                 if found is not None:
                     return found
                 self.fail(f"{value}: is a folder, not a session file", param, ctx)
@@ -129,9 +135,18 @@ class AliasOption(click.Option):
 
 def from_option(help: str = "The input's harness (detected when left out).", **kwargs: Any) -> Any:
     """``--from NAME`` (old name ``--harness``), completing the harness names."""
-    return click.option("--from", "--harness", "harness", cls=AliasOption, metavar="NAME", help=help,
-                        shell_complete=lambda ctx, param, incomplete: [n for n in sorted(registry.harnesses())
-                                                                       if n.startswith(incomplete)], **kwargs)
+    return click.option(
+        "--from",
+        "--harness",
+        "harness",
+        cls=AliasOption,
+        metavar="NAME",
+        help=help,
+        shell_complete=lambda ctx, param, incomplete: [
+            n for n in sorted(registry.harnesses()) if n.startswith(incomplete)
+        ],
+        **kwargs,
+    )
 
 
 def target_choice(extra: tuple[str, ...] = ()) -> click.Choice:

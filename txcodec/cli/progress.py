@@ -29,8 +29,14 @@ def progress(total: int, what: str, enabled: bool = True) -> Iterator[Callable[[
     from rich.progress import TextColumn
     from rich.progress import TimeRemainingColumn
 
-    bar = Progress(TextColumn(what), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                   console=Console(stderr=True), transient=True)
+    bar = Progress(
+        TextColumn(what),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=Console(stderr=True),
+        transient=True,
+    )
     task = bar.add_task(what, total=total)
     with bar:
         yield lambda: bar.advance(task)

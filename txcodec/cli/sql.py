@@ -13,8 +13,15 @@ from .options import user_errors
 def register(group: click.Group) -> None:
     @group.command("sql")
     @click.argument("query")
-    @click.option("-d", "--dataset", "folder", type=click.Path(exists=True, file_okay=False, path_type=Path),
-                  default=".", show_default=True, help="The folder `export --to parquet -o` wrote.")
+    @click.option(
+        "-d",
+        "--dataset",
+        "folder",
+        type=click.Path(exists=True, file_okay=False, path_type=Path),
+        default=".",
+        show_default=True,
+        help="The folder `export --to parquet -o` wrote.",
+    )
     @click.option("--json", "as_json", is_flag=True, help="Rows as a JSON array of objects.")
     def sql(query: str, folder: Path, as_json: bool) -> None:
         """Run QUERY with DuckDB over an exported dataset.

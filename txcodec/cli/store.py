@@ -62,8 +62,14 @@ def _table(rows: list[SessionRow]) -> None:
     widths.append(max(8, console.width - sum(widths) - 2 * (len(headers) - 1)))
     table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
     for header, width in zip(headers, widths):
-        table.add_column(header, overflow="ellipsis", no_wrap=True, max_width=width,
-                         min_width=width if header != headers[-1] else None, justify="right" if header == "msgs" else "left")
+        table.add_column(
+            header,
+            overflow="ellipsis",
+            no_wrap=True,
+            max_width=width,
+            min_width=width if header != headers[-1] else None,
+            justify="right" if header == "msgs" else "left",
+        )
     for line in lines:
         table.add_row(*line)
     console.print(table)
@@ -72,26 +78,51 @@ def _table(rows: list[SessionRow]) -> None:
 def filter_options(command):
     """The options that select sessions, shared by ``list`` and ``convert --all`` (each
     names the harness its own way)."""
-    for option in reversed((
-        click.option("--project", metavar="NAME", help="Only sessions of this project (its name, or part of the cwd)."),
-        click.option("--since", metavar="WHEN", help="Updated at or after WHEN: a date, an ISO time, today, or 7d / 12h."),
-        click.option("--until", metavar="WHEN", help="Updated at or before WHEN (a date includes that whole day)."),
-        click.option("--grep", metavar="TEXT", help="Only sessions whose file contains TEXT (case-insensitive)."),
-        click.option("--root", type=click.Path(exists=True, file_okay=False, path_type=Path),
-                     help="Store folder to scan instead of each harness's default "
-                          "(Claude Code: $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects)."),
-    )):
+    for option in reversed(
+        (
+            click.option(
+                "--project", metavar="NAME", help="Only sessions of this project (its name, or part of the cwd)."
+            ),
+            click.option(
+                "--since", metavar="WHEN", help="Updated at or after WHEN: a date, an ISO time, today, or 7d / 12h."
+            ),
+            click.option("--until", metavar="WHEN", help="Updated at or before WHEN (a date includes that whole day)."),
+            click.option("--grep", metavar="TEXT", help="Only sessions whose file contains TEXT (case-insensitive)."),
+            click.option(
+                "--root",
+                type=click.Path(exists=True, file_okay=False, path_type=Path),
+                help="Store folder to scan instead of each harness's default "
+                "(Claude Code: $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects).",
+            ),
+        )
+    ):
         command = option(command)
     return command
 
 
-def select(harness: str | None, project: str | None, since: str | None, until: str | None, grep: str | None,
-           root: Path | None, limit: int | None = None, details: bool = True, describe: bool = True) -> sessions.Index:
+def select(
+    harness: str | None,
+    project: str | None,
+    since: str | None,
+    until: str | None,
+    grep: str | None,
+    root: Path | None,
+    limit: int | None = None,
+    details: bool = True,
+    describe: bool = True,
+) -> sessions.Index:
     with user_errors():
-        return sessions.discover(harness, root=root, project=project, grep=grep, limit=limit, details=details,
-                                 describe=describe,
-                                 since=parse_when(since) if since else None,
-                                 until=parse_when(until, end=True) if until else None)
+        return sessions.discover(
+            harness,
+            root=root,
+            project=project,
+            grep=grep,
+            limit=limit,
+            details=details,
+            describe=describe,
+            since=parse_when(since) if since else None,
+            until=parse_when(until, end=True) if until else None,
+        )
 
 
 def register(group: click.Group) -> None:
@@ -100,8 +131,16 @@ def register(group: click.Group) -> None:
     @filter_options
     @click.option("--limit", type=click.IntRange(min=1), help="At most this many sessions (the newest).")
     @click.option("--json", "as_json", is_flag=True, help="One JSON array of rows (the schema in docs/api.md).")
-    def list_sessions(harness: str | None, project: str | None, since: str | None, until: str | None,
-                      grep: str | None, root: Path | None, limit: int | None, as_json: bool) -> None:
+    def list_sessions(
+        harness: str | None,
+        project: str | None,
+        since: str | None,
+        until: str | None,
+        grep: str | None,
+        root: Path | None,
+        limit: int | None,
+        as_json: bool,
+    ) -> None:
         """List the sessions in the harnesses' stores, newest first.
 
         Every row has the same fields whatever the harness: harness, session_id, path,
@@ -124,8 +163,16 @@ def register(group: click.Group) -> None:
         _table(found)
 
     @group.command("sample")
-    @click.option("--harness", "--from", "harness", cls=AliasOption, default="claude_code", show_default=True,
-                  type=click.Choice(samples()), help="Whose sample session.")
+    @click.option(
+        "--harness",
+        "--from",
+        "harness",
+        cls=AliasOption,
+        default="claude_code",
+        show_default=True,
+        type=click.Choice(samples()),
+        help="Whose sample session.",
+    )
     def sample(harness: str) -> None:
         """Print the path of a small synthetic session bundled with txcodec.
 

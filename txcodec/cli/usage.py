@@ -55,27 +55,69 @@ def _lines(report: Any, reasoning: bool) -> tuple[list[str], list[tuple[list[str
             tokens = [getattr(r, f) for f in TOKEN_FIELDS]
             extra = [f"{r.reasoning_output_tokens:,}"] if reasoning else []
             cost = _money(r)  # the group's, unverified calls included
-            out.append(([*keys, str(verified_calls), str(r.calls_without_usage), *(f"{t:,}" for t in tokens), *extra, f"{sum(tokens):,}", cost], ""))
+            out.append(
+                (
+                    [
+                        *keys,
+                        str(verified_calls),
+                        str(r.calls_without_usage),
+                        *(f"{t:,}" for t in tokens),
+                        *extra,
+                        f"{sum(tokens):,}",
+                        cost,
+                    ],
+                    "",
+                )
+            )
         if r.calls_unverified:
             tokens = [getattr(r, "unverified_" + f) for f in TOKEN_FIELDS]
             marked = keys[:-1] + [f"{keys[-1]} (unverified)"]
             extra = [""] if reasoning else []
             cost = "" if verified_calls else _money(r)
-            out.append(([*marked, str(r.calls_unverified), "", *(f"{t:,}" for t in tokens), *extra, f"{sum(tokens):,}", cost], "dim"))
+            out.append(
+                (
+                    [
+                        *marked,
+                        str(r.calls_unverified),
+                        "",
+                        *(f"{t:,}" for t in tokens),
+                        *extra,
+                        f"{sum(tokens):,}",
+                        cost,
+                    ],
+                    "dim",
+                )
+            )
     t = report.totals
     if len(report.rows) > 1 or t.calls_unverified:
         tokens = [getattr(t, f) + getattr(t, "unverified_" + f) for f in TOKEN_FIELDS]
         star = "*" if t.calls_unverified else ""
         extra = [f"{t.reasoning_output_tokens:,}"] if reasoning else []
         first = ["total" + star] + [""] * (len(by) - 1)
-        out.append(([*first, str(t.calls), str(t.calls_without_usage), *(f"{x:,}" for x in tokens), *extra, f"{sum(tokens):,}{star}", _money(t)], "bold"))
+        out.append(
+            (
+                [
+                    *first,
+                    str(t.calls),
+                    str(t.calls_without_usage),
+                    *(f"{x:,}" for x in tokens),
+                    *extra,
+                    f"{sum(tokens):,}{star}",
+                    _money(t),
+                ],
+                "bold",
+            )
+        )
     return header, out
 
 
 def _plain(header: list[str], rows: list[tuple[list[str], str]], keys: int) -> None:
     table = [header] + [cells for cells, _ in rows]
     widths = [max(len(row[i]) for row in table) for i in range(len(header))]
-    lines = ["  ".join(cell.ljust(w) if i < keys else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths))).rstrip() for row in table]
+    lines = [
+        "  ".join(cell.ljust(w) if i < keys else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths))).rstrip()
+        for row in table
+    ]
     click.echo("\n".join(lines))  # one write: a store's report has thousands of rows
 
 
@@ -102,18 +144,40 @@ def _rich(header: list[str], rows: list[tuple[list[str], str]], keys: int) -> No
 def register(group: click.Group) -> None:
     @group.command("usage")
     @click.argument("paths", nargs=-1, type=SessionParam(dir_okay=True))
-    @click.option("--by", "by", default="session,model", show_default=True, metavar="KEYS",
-                  help=f"Group by one or more of {', '.join(GROUP_KEYS)}, comma-separated (e.g. day,model).")
-    @click.option("--since", metavar="WHEN", help="Calls from this local day on: a date, an ISO time, today, or an age such as 7d, 2w.")
+    @click.option(
+        "--by",
+        "by",
+        default="session,model",
+        show_default=True,
+        metavar="KEYS",
+        help=f"Group by one or more of {', '.join(GROUP_KEYS)}, comma-separated (e.g. day,model).",
+    )
+    @click.option(
+        "--since",
+        metavar="WHEN",
+        help="Calls from this local day on: a date, an ISO time, today, or an age such as 7d, 2w.",
+    )
     @click.option("--until", metavar="WHEN", help="Calls up to this local day (same forms as --since).")
     @click.option("--project", metavar="NAME", help="Sessions whose project folder is NAME (or whose cwd contains it).")
-    @click.option("--harness", type=harness_choice(), help="One harness: its store with no PATH, its format for the files given.")
+    @click.option(
+        "--harness", type=harness_choice(), help="One harness: its store with no PATH, its format for the files given."
+    )
     @click.option("--json", "as_json", is_flag=True, help="The report as JSON: rows, totals, unpriced models, errors.")
     @click.option("--no-subagents", is_flag=True, help="Count the main transcript only.")
     @click.option("--no-cost", is_flag=True, help="Leave out dollars (no price table is read).")
     @click.option("--jobs", type=click.IntRange(1), help="Processes reading files (default: the CPU count).")
-    def usage(paths: tuple[Path, ...], by: str, since: str | None, until: str | None, project: str | None, harness: str | None,
-              as_json: bool, no_subagents: bool, no_cost: bool, jobs: int | None) -> None:
+    def usage(
+        paths: tuple[Path, ...],
+        by: str,
+        since: str | None,
+        until: str | None,
+        project: str | None,
+        harness: str | None,
+        as_json: bool,
+        no_subagents: bool,
+        no_cost: bool,
+        jobs: int | None,
+    ) -> None:
         """Tokens and cost per session and model, or grouped --by day, week, month, model,
         project or harness, with a totals row. PATHs are session files or folders (read
         recursively); with none, every harness's store is read.
@@ -125,8 +189,17 @@ def register(group: click.Group) -> None:
 
         keys = _by(by)
         with user_errors():
-            report = report_usage(list(paths) or None, by=keys, since=since, until=until, project=project,
-                                  harness=harness, subagents=not no_subagents, jobs=jobs, prices=not no_cost)
+            report = report_usage(
+                list(paths) or None,
+                by=keys,
+                since=since,
+                until=until,
+                project=project,
+                harness=harness,
+                subagents=not no_subagents,
+                jobs=jobs,
+                prices=not no_cost,
+            )
         for line in report.errors:
             click.echo(f"Error: {line}", err=True)
         if as_json:

@@ -56,15 +56,18 @@ def junit(results: list[Verified]) -> bytes:
     errors = sum(1 for r in results if r.error is not None)
     from xml.etree import ElementTree  # only for --junit
 
-    suite = ElementTree.Element("testsuite", name="txcodec verify", tests=str(len(results)),
-                                failures=str(failures), errors=str(errors))
+    suite = ElementTree.Element(
+        "testsuite", name="txcodec verify", tests=str(len(results)), failures=str(failures), errors=str(errors)
+    )
     for r in results:
         case = ElementTree.SubElement(suite, "testcase", classname=r.harness or "unknown", name=str(r.path))
         if r.error is not None:
             ElementTree.SubElement(case, "error", message=r.error)
         elif not r.ok:
             ElementTree.SubElement(case, "failure", message=_line(r).split(": ", 1)[1])
-    return ElementTree.tostring(ElementTree.ElementTree(suite).getroot(), encoding="utf-8", xml_declaration=True) + b"\n"
+    return (
+        ElementTree.tostring(ElementTree.ElementTree(suite).getroot(), encoding="utf-8", xml_declaration=True) + b"\n"
+    )
 
 
 def register(group: click.Group) -> None:
@@ -74,10 +77,20 @@ def register(group: click.Group) -> None:
     @click.option("--json", "as_json", is_flag=True, help="Print one JSON object with a result per file.")
     @click.option("--failures-only", is_flag=True, help="Print only the files that fail, and the summary.")
     @click.option("-q", "--quiet", is_flag=True, help="Print nothing; the exit status tells.")
-    @click.option("--junit", "junit_file", type=click.Path(dir_okay=False, path_type=Path),
-                  help="Also write the results as JUnit XML to this file (replaced if it exists).")
-    def verify(paths: tuple[str, ...], harness: str | None, as_json: bool, failures_only: bool, quiet: bool,
-               junit_file: Path | None) -> None:
+    @click.option(
+        "--junit",
+        "junit_file",
+        type=click.Path(dir_okay=False, path_type=Path),
+        help="Also write the results as JUnit XML to this file (replaced if it exists).",
+    )
+    def verify(
+        paths: tuple[str, ...],
+        harness: str | None,
+        as_json: bool,
+        failures_only: bool,
+        quiet: bool,
+        junit_file: Path | None,
+    ) -> None:
         """Check that every file decodes and re-encodes to exactly its own bytes.
 
         PATHS are files, folders (searched for .jsonl, .json and .zst files), session
@@ -108,11 +121,21 @@ def register(group: click.Group) -> None:
         if junit_file is not None:
             write_atomic(junit_file, junit(results), overwrite=True)
         if as_json:
-            echo_json({"ok": not failed, "files": len(results), "failed": len(failed),
-                       "results": [r.to_dict() for r in results]})
+            echo_json(
+                {
+                    "ok": not failed,
+                    "files": len(results),
+                    "failed": len(failed),
+                    "results": [r.to_dict() for r in results],
+                }
+            )
         elif not quiet:
             word = "file" if len(results) == 1 else "files"
-            click.echo(f"{len(results)} {word}: all byte-identical" if not failed
-                       else f"{len(results)} {word}: {len(failed)} failed", err=bool(failed))
+            click.echo(
+                f"{len(results)} {word}: all byte-identical"
+                if not failed
+                else f"{len(results)} {word}: {len(failed)} failed",
+                err=bool(failed),
+            )
         if failed:
             sys.exit(1)

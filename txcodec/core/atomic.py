@@ -189,9 +189,14 @@ class Staged:
                 if target != main and _same_bytes(target, data):
                     self.reused.append(target)  # an interrupted install of this very session
                     continue
-                what = "already exists; not overwritten" if target == main else (
-                    "already exists with other content; not overwritten (a side file of another session "
-                    "under this id, or left by an interrupted install: remove it to retry)")
+                what = (
+                    "already exists; not overwritten"
+                    if target == main
+                    else (
+                        "already exists with other content; not overwritten (a side file of another session "
+                        "under this id, or left by an interrupted install: remove it to retry)"
+                    )
+                )
                 raise TargetExists(f"{target} {what}")
         for folder in folders:
             folder.mkdir(parents=True, exist_ok=True)

@@ -57,8 +57,10 @@ def is_uuid(value: Any) -> bool:
 def check_id(value: Any, what: str = "id") -> str:
     """``value`` when it may name a file; else :class:`UnsafeId`."""
     if not is_safe_id(value):
-        raise UnsafeId(f"{what} {shown(value)} cannot name a file: use 1-{MAX_ID} of A-Z a-z 0-9 . _ - "
-                       "starting with a letter or digit")
+        raise UnsafeId(
+            f"{what} {shown(value)} cannot name a file: use 1-{MAX_ID} of A-Z a-z 0-9 . _ - "
+            "starting with a letter or digit"
+        )
     return value
 
 

@@ -31,15 +31,23 @@ def find_client(name: str) -> Path | None:
 
 
 # The npm package of each client CLI (the versions tested are pinned in clients/package.json).
-PACKAGES = {"claude": "@anthropic-ai/claude-code", "codex": "@openai/codex", "gemini": "@google/gemini-cli",
-            "qwen": "@qwen-code/qwen-code", "pi": "@mariozechner/pi-coding-agent", "ccusage": "ccusage"}
+PACKAGES = {
+    "claude": "@anthropic-ai/claude-code",
+    "codex": "@openai/codex",
+    "gemini": "@google/gemini-cli",
+    "qwen": "@qwen-code/qwen-code",
+    "pi": "@mariozechner/pi-coding-agent",
+    "ccusage": "ccusage",
+}
 
 
 def install_hint(name: str) -> str:
     """How to make ``name`` findable, for a pip user and for a checkout alike."""
     package = PACKAGES.get(name, name)
-    return (f": put it on PATH (npm install -g {package}), or set TXCODEC_CLIENTS to a folder where "
-            f"npm installed it (node_modules/.bin/{name}); in a txcodec checkout: npm install --prefix clients")
+    return (
+        f": put it on PATH (npm install -g {package}), or set TXCODEC_CLIENTS to a folder where "
+        f"npm installed it (node_modules/.bin/{name}); in a txcodec checkout: npm install --prefix clients"
+    )
 
 
 def require_client(name: str, hint: str | None = None, find: Callable[[str], Path | None] | None = None) -> Path:

@@ -113,115 +113,131 @@ def table_from_json(name: str, lines: bytes) -> Any:
     schema = schemas()[name]
     if not lines:
         return schema.empty_table()
-    table = pj.read_json(pa.py_buffer(lines),
-                         read_options=pj.ReadOptions(block_size=len(lines) + 1, use_threads=False),
-                         parse_options=pj.ParseOptions(explicit_schema=schema, unexpected_field_behavior="error"))
+    table = pj.read_json(
+        pa.py_buffer(lines),
+        read_options=pj.ReadOptions(block_size=len(lines) + 1, use_threads=False),
+        parse_options=pj.ParseOptions(explicit_schema=schema, unexpected_field_behavior="error"),
+    )
     return table.select(schema.names)
 
 
 def _build_schemas() -> dict[str, Any]:
     pa = _pa()
-    usage = pa.struct([
-        ("input_tokens", pa.int64()),
-        ("output_tokens", pa.int64()),
-        ("cache_creation_input_tokens", pa.int64()),
-        ("cache_read_input_tokens", pa.int64()),
-        ("reasoning_output_tokens", pa.int64()),
-    ])
-    return {
-        "sessions": pa.schema([
-            ("session_key", pa.string()),
-            ("parent_key", pa.string()),
-            ("harness", pa.string()),
-            ("session_id", pa.string()),
-            ("project", pa.string()),
-            ("cwd", pa.string()),
-            ("title", pa.string()),
-            ("started", pa.string()),
-            ("updated", pa.string()),
-            ("date", pa.string()),
-            ("models", pa.list_(pa.string())),
-            ("agent_type", pa.string()),
-            ("description", pa.string()),
-            ("spawn_depth", pa.int32()),
-            ("link_via", pa.string()),
-            ("link_tool_use_id", pa.string()),
-            ("message_count", pa.int64()),
-            ("source_path", pa.string()),
-            ("source_sha256", pa.string()),
-            ("source_size", pa.int64()),
-            ("source_mtime", pa.float64()),
-            ("rest", pa.string()),
-        ]),
-        "messages": pa.schema([
-            ("session_key", pa.string()),
-            ("message_index", pa.int32()),
-            ("role", pa.string()),
-            ("timestamp", pa.string()),
-            ("model", pa.string()),
-            ("stop_reason", pa.string()),
-            ("message_id", pa.string()),
-            ("usage", usage),
-            ("usage_unverified", usage),
-            ("synthetic", pa.bool_()),
-            ("compact_summary", pa.bool_()),
-            ("interrupted", pa.bool_()),
-            ("api_error", pa.bool_()),
-            ("is_meta", pa.bool_()),
-            ("origin", pa.string()),
-            ("block_count", pa.int32()),
-            ("rest", pa.string()),
-        ]),
-        "blocks": pa.schema([
-            ("session_key", pa.string()),
-            ("message_index", pa.int32()),
-            ("position", pa.int32()),
-            ("type", pa.string()),
-            ("text", pa.string()),
-            ("tool_name", pa.string()),
-            ("kind", pa.string()),
-            ("tool_use_id", pa.string()),
-            ("is_error", pa.bool_()),
-            ("input", pa.string()),  # a tool call's input, as JSON
-            ("rest", pa.string()),
-        ]),
-        "tool_calls": pa.schema([
-            ("session_key", pa.string()),
-            ("tool_use_id", pa.string()),
-            ("tool_name", pa.string()),
-            ("kind", pa.string()),
-            ("call_message_index", pa.int32()),
-            ("result_message_index", pa.int32()),
-            ("is_error", pa.bool_()),
-            ("called_at", pa.string()),
-            ("answered_at", pa.string()),
-            ("duration_ms", pa.int64()),
-        ]),
-        "changes": pa.schema([
-            ("session_key", pa.string()),
-            ("tool_use_id", pa.string()),
-            ("tool", pa.string()),
-            ("path", pa.string()),
-            ("moved_to", pa.string()),
-            ("operation", pa.string()),
-            ("basis", pa.string()),
-            ("captured_by", pa.string()),
-            ("before_sha256", pa.string()),
-            ("after_sha256", pa.string()),
-            ("diff", pa.string()),
-        ]),
-        "usage": pa.schema([
-            ("session_key", pa.string()),
-            ("message_index", pa.int32()),
-            ("timestamp", pa.string()),
-            ("model", pa.string()),
-            ("verified", pa.bool_()),
+    usage = pa.struct(
+        [
             ("input_tokens", pa.int64()),
             ("output_tokens", pa.int64()),
             ("cache_creation_input_tokens", pa.int64()),
             ("cache_read_input_tokens", pa.int64()),
             ("reasoning_output_tokens", pa.int64()),
-        ]),
+        ]
+    )
+    return {
+        "sessions": pa.schema(
+            [
+                ("session_key", pa.string()),
+                ("parent_key", pa.string()),
+                ("harness", pa.string()),
+                ("session_id", pa.string()),
+                ("project", pa.string()),
+                ("cwd", pa.string()),
+                ("title", pa.string()),
+                ("started", pa.string()),
+                ("updated", pa.string()),
+                ("date", pa.string()),
+                ("models", pa.list_(pa.string())),
+                ("agent_type", pa.string()),
+                ("description", pa.string()),
+                ("spawn_depth", pa.int32()),
+                ("link_via", pa.string()),
+                ("link_tool_use_id", pa.string()),
+                ("message_count", pa.int64()),
+                ("source_path", pa.string()),
+                ("source_sha256", pa.string()),
+                ("source_size", pa.int64()),
+                ("source_mtime", pa.float64()),
+                ("rest", pa.string()),
+            ]
+        ),
+        "messages": pa.schema(
+            [
+                ("session_key", pa.string()),
+                ("message_index", pa.int32()),
+                ("role", pa.string()),
+                ("timestamp", pa.string()),
+                ("model", pa.string()),
+                ("stop_reason", pa.string()),
+                ("message_id", pa.string()),
+                ("usage", usage),
+                ("usage_unverified", usage),
+                ("synthetic", pa.bool_()),
+                ("compact_summary", pa.bool_()),
+                ("interrupted", pa.bool_()),
+                ("api_error", pa.bool_()),
+                ("is_meta", pa.bool_()),
+                ("origin", pa.string()),
+                ("block_count", pa.int32()),
+                ("rest", pa.string()),
+            ]
+        ),
+        "blocks": pa.schema(
+            [
+                ("session_key", pa.string()),
+                ("message_index", pa.int32()),
+                ("position", pa.int32()),
+                ("type", pa.string()),
+                ("text", pa.string()),
+                ("tool_name", pa.string()),
+                ("kind", pa.string()),
+                ("tool_use_id", pa.string()),
+                ("is_error", pa.bool_()),
+                ("input", pa.string()),  # a tool call's input, as JSON
+                ("rest", pa.string()),
+            ]
+        ),
+        "tool_calls": pa.schema(
+            [
+                ("session_key", pa.string()),
+                ("tool_use_id", pa.string()),
+                ("tool_name", pa.string()),
+                ("kind", pa.string()),
+                ("call_message_index", pa.int32()),
+                ("result_message_index", pa.int32()),
+                ("is_error", pa.bool_()),
+                ("called_at", pa.string()),
+                ("answered_at", pa.string()),
+                ("duration_ms", pa.int64()),
+            ]
+        ),
+        "changes": pa.schema(
+            [
+                ("session_key", pa.string()),
+                ("tool_use_id", pa.string()),
+                ("tool", pa.string()),
+                ("path", pa.string()),
+                ("moved_to", pa.string()),
+                ("operation", pa.string()),
+                ("basis", pa.string()),
+                ("captured_by", pa.string()),
+                ("before_sha256", pa.string()),
+                ("after_sha256", pa.string()),
+                ("diff", pa.string()),
+            ]
+        ),
+        "usage": pa.schema(
+            [
+                ("session_key", pa.string()),
+                ("message_index", pa.int32()),
+                ("timestamp", pa.string()),
+                ("model", pa.string()),
+                ("verified", pa.bool_()),
+                ("input_tokens", pa.int64()),
+                ("output_tokens", pa.int64()),
+                ("cache_creation_input_tokens", pa.int64()),
+                ("cache_read_input_tokens", pa.int64()),
+                ("reasoning_output_tokens", pa.int64()),
+            ]
+        ),
     }
 
 
@@ -254,18 +270,46 @@ def _block_row(key: str, index: int, position: int, block: Any) -> dict[str, Any
     # lays every block out as JSON data first)
     kind = type(block)
     if kind is Text and isinstance(block.text, str):
-        return {"session_key": key, "message_index": index, "position": position, "type": "text",
-                "text": block.text, "tool_name": None, "kind": None, "tool_use_id": None, "is_error": None,
-                "input": None, "rest": None}
+        return {
+            "session_key": key,
+            "message_index": index,
+            "position": position,
+            "type": "text",
+            "text": block.text,
+            "tool_name": None,
+            "kind": None,
+            "tool_use_id": None,
+            "is_error": None,
+            "input": None,
+            "rest": None,
+        }
     if kind is ToolUse and block.input is not msgspec.UNSET:
-        return {"session_key": key, "message_index": index, "position": position, "type": "tool_use",
-                "text": None, "tool_name": block.name, "kind": block.kind, "tool_use_id": block.id, "is_error": None,
-                "input": None if block.input is None else _encode(block.input).decode(), "rest": None}
+        return {
+            "session_key": key,
+            "message_index": index,
+            "position": position,
+            "type": "tool_use",
+            "text": None,
+            "tool_name": block.name,
+            "kind": block.kind,
+            "tool_use_id": block.id,
+            "is_error": None,
+            "input": None if block.input is None else _encode(block.input).decode(),
+            "rest": None,
+        }
     data = msgspec.to_builtins(block)
     kind = data.pop("type")
     row: dict[str, Any] = {
-        "session_key": key, "message_index": index, "position": position, "type": kind,
-        "text": None, "tool_name": None, "kind": None, "tool_use_id": None, "is_error": None, "input": None,
+        "session_key": key,
+        "message_index": index,
+        "position": position,
+        "type": kind,
+        "text": None,
+        "tool_name": None,
+        "kind": None,
+        "tool_use_id": None,
+        "is_error": None,
+        "input": None,
     }
     text_field = _TEXT_FIELD.get(kind)
     if text_field is not None and isinstance(data.get(text_field), str):
@@ -286,32 +330,42 @@ def _block_row(key: str, index: int, position: int, block: Any) -> dict[str, Any
 
 def _message_rows(key: str, index: int, message: Message, out: dict[str, list[dict[str, Any]]]) -> None:
     usage, unverified = _usage(message.usage), _usage(message.usage_unverified)
-    out["messages"].append({
-        "session_key": key,
-        "message_index": index,
-        "role": message.role,
-        "timestamp": _str(message.timestamp),
-        "model": _str(message.model),
-        "stop_reason": _str(message.stop_reason),
-        "message_id": _str(message.id),
-        "usage": usage,
-        "usage_unverified": unverified,
-        "synthetic": message.synthetic,
-        "compact_summary": message.compact_summary,
-        "interrupted": message.interrupted,
-        "api_error": message.api_error,
-        "is_meta": message.meta,
-        "origin": _str(message.origin),
-        "block_count": len(message.content),
-        # the message but its blocks (they have rows of their own; an empty list is left out)
-        "rest": _encode(msgspec.structs.replace(message, content=[])).decode(),
-    })
+    out["messages"].append(
+        {
+            "session_key": key,
+            "message_index": index,
+            "role": message.role,
+            "timestamp": _str(message.timestamp),
+            "model": _str(message.model),
+            "stop_reason": _str(message.stop_reason),
+            "message_id": _str(message.id),
+            "usage": usage,
+            "usage_unverified": unverified,
+            "synthetic": message.synthetic,
+            "compact_summary": message.compact_summary,
+            "interrupted": message.interrupted,
+            "api_error": message.api_error,
+            "is_meta": message.meta,
+            "origin": _str(message.origin),
+            "block_count": len(message.content),
+            # the message but its blocks (they have rows of their own; an empty list is left out)
+            "rest": _encode(msgspec.structs.replace(message, content=[])).decode(),
+        }
+    )
     for position, block in enumerate(message.content):
         out["blocks"].append(_block_row(key, index, position, block))
     for verified, counts in ((True, usage), (False, unverified)):
         if counts is not None:
-            out["usage"].append({"session_key": key, "message_index": index, "timestamp": _str(message.timestamp),
-                                 "model": _str(message.model), "verified": verified, **counts})
+            out["usage"].append(
+                {
+                    "session_key": key,
+                    "message_index": index,
+                    "timestamp": _str(message.timestamp),
+                    "model": _str(message.model),
+                    "verified": verified,
+                    **counts,
+                }
+            )
 
 
 def _tool_call_rows(key: str, conversation: Conversation) -> list[dict[str, Any]]:
@@ -320,14 +374,23 @@ def _tool_call_rows(key: str, conversation: Conversation) -> list[dict[str, Any]
         for block in message.content:
             if isinstance(block, ToolUse) and block.id not in calls:
                 calls[block.id] = {
-                    "session_key": key, "tool_use_id": block.id, "tool_name": block.name, "kind": block.kind,
-                    "call_message_index": index, "result_message_index": None, "is_error": None,
-                    "called_at": _str(message.timestamp), "answered_at": None, "duration_ms": None,
+                    "session_key": key,
+                    "tool_use_id": block.id,
+                    "tool_name": block.name,
+                    "kind": block.kind,
+                    "call_message_index": index,
+                    "result_message_index": None,
+                    "is_error": None,
+                    "called_at": _str(message.timestamp),
+                    "answered_at": None,
+                    "duration_ms": None,
                 }
             elif isinstance(block, ToolResult) and block.tool_use_id in calls:
                 call = calls[block.tool_use_id]
                 if call["result_message_index"] is None:
-                    call.update(result_message_index=index, is_error=block.is_error, answered_at=_str(message.timestamp))
+                    call.update(
+                        result_message_index=index, is_error=block.is_error, answered_at=_str(message.timestamp)
+                    )
                     call["duration_ms"] = _millis_between(call["called_at"], call["answered_at"])
     return list(calls.values())
 
@@ -336,57 +399,80 @@ def _change_rows(key: str, conversation: Conversation) -> list[dict[str, Any]]:
     from ..kit.changes import conversation_changes
     from ..model.changes import unified_diff
 
-    return [{
-        "session_key": key, "tool_use_id": change.tool_use_id, "tool": change.tool, "path": _str(change.path),
-        "moved_to": _str(change.moved_to), "operation": change.operation, "basis": change.basis,
-        "captured_by": change.captured_by, "before_sha256": _str(change.before_sha256),
-        "after_sha256": _str(change.after_sha256), "diff": unified_diff(change) if change.hunks else None,
-    } for change in conversation_changes(conversation, subagents=False)]
+    return [
+        {
+            "session_key": key,
+            "tool_use_id": change.tool_use_id,
+            "tool": change.tool,
+            "path": _str(change.path),
+            "moved_to": _str(change.moved_to),
+            "operation": change.operation,
+            "basis": change.basis,
+            "captured_by": change.captured_by,
+            "before_sha256": _str(change.before_sha256),
+            "after_sha256": _str(change.after_sha256),
+            "diff": unified_diff(change) if change.hunks else None,
+        }
+        for change in conversation_changes(conversation, subagents=False)
+    ]
 
 
 def _millis_between(start: str | None, end: str | None) -> int | None:
     if start is None or end is None:
         return None
     try:
-        delta = datetime.fromisoformat(end.replace("Z", "+00:00")) - datetime.fromisoformat(start.replace("Z", "+00:00"))
+        delta = datetime.fromisoformat(end.replace("Z", "+00:00")) - datetime.fromisoformat(
+            start.replace("Z", "+00:00")
+        )
     except ValueError:
         return None
     return round(delta.total_seconds() * 1000)
 
 
-def _session_rows(conversation: Conversation, key: str, parent: str | None, source: Source, child: Child | None,
-                  out: dict[str, list[dict[str, Any]]]) -> None:
+def _session_rows(
+    conversation: Conversation,
+    key: str,
+    parent: str | None,
+    source: Source,
+    child: Child | None,
+    out: dict[str, list[dict[str, Any]]],
+) -> None:
     meta = conversation.meta
-    rest: dict[str, Any] = {"meta": msgspec.to_builtins(meta), "epochs": msgspec.to_builtins(conversation.epochs),
-                            "version": conversation.version}
+    rest: dict[str, Any] = {
+        "meta": msgspec.to_builtins(meta),
+        "epochs": msgspec.to_builtins(conversation.epochs),
+        "version": conversation.version,
+    }
     if child is not None:
         rest["child"] = msgspec.to_builtins(msgspec.structs.replace(child, conversation=Conversation()))
         del rest["child"]["conversation"]
     link = child.link if child is not None else None
-    out["sessions"].append({
-        "session_key": key,
-        "parent_key": parent,
-        "harness": source.harness,
-        "session_id": _str(meta.id),
-        "project": _project(meta.cwd),
-        "cwd": _str(meta.cwd),
-        "title": _str(meta.title),
-        "started": _str(meta.started_at),
-        "updated": _str(meta.ended_at),
-        "date": day(meta.started_at),
-        "models": list(meta.models),
-        "agent_type": _str(child.agent_type) if child is not None else None,
-        "description": _str(child.description) if child is not None else None,
-        "spawn_depth": child.spawn_depth if child is not None else 0,
-        "link_via": link.via if link is not None else None,
-        "link_tool_use_id": _str(link.tool_use_id) if link is not None else None,
-        "message_count": len(conversation.messages),
-        "source_path": source.path if parent is None else None,
-        "source_sha256": source.sha256 if parent is None else None,
-        "source_size": source.size if parent is None else None,
-        "source_mtime": source.mtime if parent is None else None,
-        "rest": _encode(rest).decode(),
-    })
+    out["sessions"].append(
+        {
+            "session_key": key,
+            "parent_key": parent,
+            "harness": source.harness,
+            "session_id": _str(meta.id),
+            "project": _project(meta.cwd),
+            "cwd": _str(meta.cwd),
+            "title": _str(meta.title),
+            "started": _str(meta.started_at),
+            "updated": _str(meta.ended_at),
+            "date": day(meta.started_at),
+            "models": list(meta.models),
+            "agent_type": _str(child.agent_type) if child is not None else None,
+            "description": _str(child.description) if child is not None else None,
+            "spawn_depth": child.spawn_depth if child is not None else 0,
+            "link_via": link.via if link is not None else None,
+            "link_tool_use_id": _str(link.tool_use_id) if link is not None else None,
+            "message_count": len(conversation.messages),
+            "source_path": source.path if parent is None else None,
+            "source_sha256": source.sha256 if parent is None else None,
+            "source_size": source.size if parent is None else None,
+            "source_mtime": source.mtime if parent is None else None,
+            "rest": _encode(rest).decode(),
+        }
+    )
     for index, message in enumerate(conversation.messages):
         _message_rows(key, index, message, out)
     out["tool_calls"].extend(_tool_call_rows(key, conversation))
@@ -430,6 +516,7 @@ def tables(items: Iterable[tuple[Conversation, Source]]) -> dict[str, Any]:
 
 # --- rows -> Common ----------------------------------------------------------------------
 
+
 def _block(row: dict[str, Any]) -> Any:
     data: dict[str, Any] = _decode(row["rest"]) if row["rest"] is not None else {}
     kind = row["type"]
@@ -462,8 +549,10 @@ def conversations(tables: dict[str, Any]) -> list[Conversation]:
     messages: dict[str, list[tuple[int, Message]]] = {}
     for row in tables["messages"].to_pylist():
         data = _decode(row["rest"])
-        content = [block for _, block in sorted(blocks.get((row["session_key"], row["message_index"]), []),
-                                                key=lambda item: item[0])]
+        content = [
+            block
+            for _, block in sorted(blocks.get((row["session_key"], row["message_index"]), []), key=lambda item: item[0])
+        ]
         message = msgspec.convert(data, Message)
         message.content = content
         messages.setdefault(row["session_key"], []).append((row["message_index"], message))
@@ -483,13 +572,15 @@ def conversations(tables: dict[str, Any]) -> list[Conversation]:
             roots.append(conversation)
         else:
             child = rest["child"]
-            children.setdefault(row["parent_key"], []).append(Child(
-                link=msgspec.convert(child["link"], ChildLink),
-                conversation=conversation,
-                agent_type=child.get("agent_type", msgspec.UNSET),
-                description=child.get("description", msgspec.UNSET),
-                spawn_depth=child.get("spawn_depth", 1),
-            ))
+            children.setdefault(row["parent_key"], []).append(
+                Child(
+                    link=msgspec.convert(child["link"], ChildLink),
+                    conversation=conversation,
+                    agent_type=child.get("agent_type", msgspec.UNSET),
+                    description=child.get("description", msgspec.UNSET),
+                    spawn_depth=child.get("spawn_depth", 1),
+                )
+            )
     for key, kids in children.items():
         built[key].children = kids  # rows keep the order the children had
     return roots

@@ -147,7 +147,9 @@ def _side_unchanged(source: str, stamp: dict[str, tuple[int, float]] | None) -> 
         return not (os.access(top, os.F_OK) and os.path.isdir(top))
     try:
         for rel, (size, mtime) in stamp.items():
-            found = _file_stat(os.path.join(top, rel)) if size >= 0 else os.lstat(os.path.join(top, rel) if rel else top)
+            found = (
+                _file_stat(os.path.join(top, rel)) if size >= 0 else os.lstat(os.path.join(top, rel) if rel else top)
+            )
             if found.st_mtime != mtime or (size >= 0 and found.st_size != size):
                 return False
     except OSError:  # an entry gone
@@ -155,8 +157,9 @@ def _side_unchanged(source: str, stamp: dict[str, tuple[int, float]] | None) -> 
     return True
 
 
-def read_source(path: str | os.PathLike[str], sha256: str | None = None,
-                harness: str | None = None) -> tuple[Any, columnar.Source]:
+def read_source(
+    path: str | os.PathLike[str], sha256: str | None = None, harness: str | None = None
+) -> tuple[Any, columnar.Source]:
     """Load one native session into Common, with the :class:`columnar.Source` naming it
     (``harness`` when known, as a store's listing knows it, saves detecting it)."""
     session, source = _load(os.fspath(path), sha256, harness)
@@ -256,7 +259,7 @@ def _sha256(data: Any) -> str:
     release = getattr(data, "madvise", None) if hasattr(mmap, "MADV_DONTNEED") else None
     view, step = memoryview(data), 1 << 20  # a multiple of the page size
     for start in range(0, len(data), step):
-        digest.update(view[start:start + step])
+        digest.update(view[start : start + step])
         if release is not None and start + step < len(data):
             release(mmap.MADV_DONTNEED, start, step)
     view.release()
@@ -301,10 +304,18 @@ def source_lines(path: str | os.PathLike[str], sha256: str | None = None, harnes
     conversation = _common(session)
     rows = columnar.rows(conversation, source)
     lines = {name: columnar.encode_rows(part) for name, part in rows.items() if part}
-    return _Rows(key=rows["sessions"][0]["session_key"], harness=source.harness,
-                 date=columnar.day(conversation.meta.started_at), size=source.size, mtime=source.mtime,
-                 sha256=source.sha256, lines=lines, counts={name: len(part) for name, part in rows.items() if part},
-                 digests={name: _rows_digest(part) for name, part in lines.items()}, side=side)
+    return _Rows(
+        key=rows["sessions"][0]["session_key"],
+        harness=source.harness,
+        date=columnar.day(conversation.meta.started_at),
+        size=source.size,
+        mtime=source.mtime,
+        sha256=source.sha256,
+        lines=lines,
+        counts={name: len(part) for name, part in rows.items() if part},
+        digests={name: _rows_digest(part) for name, part in lines.items()},
+        side=side,
+    )
 
 
 def _rows_digest(lines: bytes) -> str:
@@ -355,7 +366,7 @@ class _Parts:
         for rel in rels:
             parts = rel.split("/")
             if len(parts) == 4 and parts[1].startswith("harness=") and parts[2].startswith("date="):
-                self.into.setdefault((parts[0], parts[1][len("harness="):], parts[2][len("date="):]), rel)
+                self.into.setdefault((parts[0], parts[1][len("harness=") :], parts[2][len("date=") :]), rel)
 
     def add(self, source: str, rows: _Rows, old: _Entry | None = None) -> None:
         """The rows of ``source`` (its manifest entry already made anew), in place of those
@@ -368,8 +379,11 @@ class _Parts:
             same, gone, kept = old.digests or {}, [], self.manifest[source].files
             for rel in old.files:
                 name = rel.split("/", 1)[0]
-                if name in same and same[name] == rows.digests.get(name) \
-                        and rel.startswith(f"{name}/harness={rows.harness}/date={rows.date}/"):
+                if (
+                    name in same
+                    and same[name] == rows.digests.get(name)
+                    and rel.startswith(f"{name}/harness={rows.harness}/date={rows.date}/")
+                ):
                     kept.append(rel)
                 else:
                     gone.append(rel)
@@ -390,8 +404,10 @@ class _Parts:
         if not groups:
             return
         part = f"part-{uuid.uuid4().hex}.parquet"
-        rels = {group: self.into.pop(group, None) or f"{group[0]}/harness={group[1]}/date={group[2]}/{part}"
-                for group in groups}
+        rels = {
+            group: self.into.pop(group, None) or f"{group[0]}/harness={group[1]}/date={group[2]}/{part}"
+            for group in groups
+        }
         self.writer.write({rels[group]: (group[0], b"".join(lines)) for group, lines in groups.items()})
         for group, rel in rels.items():
             for source in dict.fromkeys(self.owners.pop(group)):
@@ -509,7 +525,7 @@ class ForkedWriter(Writer):
 def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
-        view = view[os.write(fd, view):]
+        view = view[os.write(fd, view) :]
 
 
 def _read_exactly(fd: int, size: int) -> bytes:
@@ -729,10 +745,15 @@ def _runs(column: Any, keys: set[str]) -> list[tuple[int, int]]:
     return kept
 
 
-def export_parquet(sources: Iterable[str | os.PathLike[str]], out: str | os.PathLike[str], *,
-                   jobs: int | None = None, harnesses: dict[str, str] | None = None,
-                   on_outcome: Callable[[Outcome], None] | None = None,
-                   writer: Writer | None = None) -> ExportResult:
+def export_parquet(
+    sources: Iterable[str | os.PathLike[str]],
+    out: str | os.PathLike[str],
+    *,
+    jobs: int | None = None,
+    harnesses: dict[str, str] | None = None,
+    on_outcome: Callable[[Outcome], None] | None = None,
+    writer: Writer | None = None,
+) -> ExportResult:
     """Export every source session (native files of any harness) under ``out``.
 
     ``jobs`` processes read in parallel (default: the CPU count; 1 runs in this process)
@@ -776,8 +797,14 @@ def _spelled(source: str | os.PathLike[str]) -> str:
     return str(Path(source))
 
 
-def _export(sources: Iterable[str | os.PathLike[str]], out: Path, jobs: int | None, harnesses: dict[str, str] | None,
-            on_outcome: Callable[[Outcome], None] | None, writer: Writer) -> tuple[ExportResult, dict[str, _Entry]]:
+def _export(
+    sources: Iterable[str | os.PathLike[str]],
+    out: Path,
+    jobs: int | None,
+    harnesses: dict[str, str] | None,
+    on_outcome: Callable[[Outcome], None] | None,
+    writer: Writer,
+) -> tuple[ExportResult, dict[str, _Entry]]:
     from .. import batch
 
     manifest = _load_manifest(out)
@@ -813,8 +840,14 @@ def _export(sources: Iterable[str | os.PathLike[str]], out: Path, jobs: int | No
     jobs = jobs or batch.default_jobs()
     names = {job.harness for job in todo}
     parts = _Parts(manifest, writer)
-    for outcome in batch.run(todo, export_one, jobs, chunk=CHUNK, in_process=todo_bytes < IN_PROCESS,
-                             prepare=lambda: _prepare(None if None in names else names)):
+    for outcome in batch.run(
+        todo,
+        export_one,
+        jobs,
+        chunk=CHUNK,
+        in_process=todo_bytes < IN_PROCESS,
+        prepare=lambda: _prepare(None if None in names else names),
+    ):
         tell(outcome)
         old = manifest.get(outcome.source)
         if outcome.status == "failed":  # a known source's rows go with its entry
@@ -869,8 +902,10 @@ def query(out: str | os.PathLike[str], sql: str) -> Any:
     for name in columnar.TABLES:
         if any((out / name).glob("harness=*/date=*/*.parquet")):
             pattern = str(out / name / "**" / "*.parquet").replace("'", "''")
-            connection.execute(f"CREATE VIEW {name} AS SELECT * FROM read_parquet('{pattern}', "
-                               "hive_partitioning = true, union_by_name = true)")
+            connection.execute(
+                f"CREATE VIEW {name} AS SELECT * FROM read_parquet('{pattern}', "
+                "hive_partitioning = true, union_by_name = true)"
+            )
     try:
         return connection.sql(sql)
     except duckdb.Error as exc:

@@ -72,22 +72,46 @@ PriceFn = Callable[[ModelUsage], "float | None"]
 # Gemini CLI's, Qwen Code's and pi's own tools, as their packages define them (plus
 # Claude Code's and Codex's, lower-cased, for readers that leave them generic).
 _KIND_BY_NAME = {
-    "read_file": "read_file", "read": "read_file", "read_many_files": "read_file",
-    "run_shell_command": "shell_exec", "bash": "shell_exec", "shell": "shell_exec", "exec_command": "shell_exec",
-    "replace": "modify_file", "edit": "modify_file", "write_file": "modify_file", "write": "modify_file",
-    "multiedit": "modify_file", "apply_patch": "modify_file",
-    "grep": "code_search", "glob": "code_search", "search_file_content": "code_search", "grep_search": "code_search",
+    "read_file": "read_file",
+    "read": "read_file",
+    "read_many_files": "read_file",
+    "run_shell_command": "shell_exec",
+    "bash": "shell_exec",
+    "shell": "shell_exec",
+    "exec_command": "shell_exec",
+    "replace": "modify_file",
+    "edit": "modify_file",
+    "write_file": "modify_file",
+    "write": "modify_file",
+    "multiedit": "modify_file",
+    "apply_patch": "modify_file",
+    "grep": "code_search",
+    "glob": "code_search",
+    "search_file_content": "code_search",
+    "grep_search": "code_search",
     "find": "code_search",
-    "list_directory": "code_search", "ls": "code_search",
-    "web_search": "http_request", "google_web_search": "http_request", "web_fetch": "http_request",
-    "todowrite": "manage_todos", "todo_write": "manage_todos", "write_todos": "manage_todos",
+    "list_directory": "code_search",
+    "ls": "code_search",
+    "web_search": "http_request",
+    "google_web_search": "http_request",
+    "web_fetch": "http_request",
+    "todowrite": "manage_todos",
+    "todo_write": "manage_todos",
+    "write_todos": "manage_todos",
     "update_plan": "manage_todos",
-    "task": "subagent_task", "agent": "subagent_task",
+    "task": "subagent_task",
+    "agent": "subagent_task",
 }
 
 _LABEL = {
-    "shell_exec": "shell", "modify_file": "edit", "read_file": "read", "code_search": "search",
-    "http_request": "web", "manage_todos": "todos", "subagent_task": "agent", "create_task": "task",
+    "shell_exec": "shell",
+    "modify_file": "edit",
+    "read_file": "read",
+    "code_search": "search",
+    "http_request": "web",
+    "manage_todos": "todos",
+    "subagent_task": "agent",
+    "create_task": "task",
     "generic": "tool",
 }
 
@@ -144,8 +168,10 @@ def folded(f: Fold, cls: str = "out") -> Markup:
     text = escape(f.text)
     if not f.folded:
         return Markup(f'<pre class="{cls}">{text}</pre>')
-    return Markup(f'<div class="fold" data-role="fold"><pre class="{cls}">{text}</pre><button type="button" '
-                  f'class="unfold" data-lines="{f.lines}">Show all {f.lines} lines</button></div>')
+    return Markup(
+        f'<div class="fold" data-role="fold"><pre class="{cls}">{text}</pre><button type="button" '
+        f'class="unfold" data-lines="{f.lines}">Show all {f.lines} lines</button></div>'
+    )
 
 
 class Hunk(msgspec.Struct):
@@ -269,13 +295,17 @@ def _edits(inp: dict, result: ToolResult | None) -> list[tuple[str, Markup]] | N
     old = _first(inp, "old_string", "oldText", "old_str")
     new = _first(inp, "new_string", "newText", "new_str")
     if isinstance(old, str) or isinstance(new, str):
-        return [(path, diff(diff_from_strings(old if isinstance(old, str) else "", new if isinstance(new, str) else "")))]
+        return [
+            (path, diff(diff_from_strings(old if isinstance(old, str) else "", new if isinstance(new, str) else "")))
+        ]
     if isinstance(inp.get("edits"), list):
         out = []
         for e in inp["edits"]:
             o, n = _first(e, "old_string", "oldText"), _first(e, "new_string", "newText")
             if isinstance(o, str) or isinstance(n, str):
-                out.append((path, diff(diff_from_strings(o if isinstance(o, str) else "", n if isinstance(n, str) else ""))))
+                out.append(
+                    (path, diff(diff_from_strings(o if isinstance(o, str) else "", n if isinstance(n, str) else "")))
+                )
         return out or None
     return None
 
@@ -305,7 +335,9 @@ def tool_view(use: ToolUse, result: ToolResult | None) -> ToolView:
             patch = inp if isinstance(inp, str) else _first(inp, "patch", "input")
             hunks = diff_from_text(patch)
             view.diffs = [("", diff(hunks))]
-            files = [h.header.split(":", 1)[1].strip() for h in hunks if h.header.startswith("*** ") and ":" in h.header]
+            files = [
+                h.header.split(":", 1)[1].strip() for h in hunks if h.header.startswith("*** ") and ":" in h.header
+            ]
             view.summary = ", ".join(files)
         elif isinstance(inp, dict):
             view.path = _str(_first(inp, "file_path", "path", "absolute_path", "notebook_path"))
@@ -318,7 +350,9 @@ def tool_view(use: ToolUse, result: ToolResult | None) -> ToolView:
             view.params = _params(inp)
     elif kind == "read_file":
         view.path = _str(_first(inp, "file_path", "path", "absolute_path"))
-        extra = [f"{k} {inp[k]}" for k in ("offset", "limit", "pages") if isinstance(inp, dict) and inp.get(k) is not None]
+        extra = [
+            f"{k} {inp[k]}" for k in ("offset", "limit", "pages") if isinstance(inp, dict) and inp.get(k) is not None
+        ]
         view.summary = (view.path or "") + (f" ({', '.join(extra)})" if extra else "")
         if view.path is None:
             view.params = _params(inp)
@@ -339,7 +373,9 @@ def tool_view(use: ToolUse, result: ToolResult | None) -> ToolView:
         if view.prompt is None:
             view.params = _params(inp)
     else:
-        first = next((v for v in inp.values() if isinstance(v, (str, int, float))), None) if isinstance(inp, dict) else None
+        first = (
+            next((v for v in inp.values() if isinstance(v, (str, int, float))), None) if isinstance(inp, dict) else None
+        )
         view.summary = " ".join(str(first).split()) if first is not None else ""
         view.params = _params(inp)
     if len(view.summary) > 160:
@@ -407,8 +443,27 @@ def image_src(block: Image) -> str | None:
 # is not a rule (it shows as the text it is). Links are checked by the renderer (no
 # ``javascript:``, ``vbscript:``, ``file:`` or ``data:`` page; a ``data:`` image only of a
 # raster type), and the images it makes are checked again by ``_images``.
-_RULES = ("blockquote", "code", "fence", "heading", "hr", "lheading", "list", "paragraph", "reference",
-          "autolink", "backticks", "emphasis", "entity", "escape", "link", "image", "newline", "strikethrough", "table")
+_RULES = (
+    "blockquote",
+    "code",
+    "fence",
+    "heading",
+    "hr",
+    "lheading",
+    "list",
+    "paragraph",
+    "reference",
+    "autolink",
+    "backticks",
+    "emphasis",
+    "entity",
+    "escape",
+    "link",
+    "image",
+    "newline",
+    "strikethrough",
+    "table",
+)
 
 
 @lru_cache(maxsize=2)
@@ -553,8 +608,12 @@ class Layout:
         previous = ""
         for i, m in enumerate(self.messages):
             assistant = m.role == "assistant"
-            blocks = [(tag, b, self._prepare(tag, b, assistant)) for b in m.content if id(b) not in self.paired and not _blank(b)
-                      for tag in (_TAGS.get(type(b), "raw"),)]
+            blocks = [
+                (tag, b, self._prepare(tag, b, assistant))
+                for b in m.content
+                if id(b) not in self.paired and not _blank(b)
+                for tag in (_TAGS.get(type(b), "raw"),)
+            ]
             epoch = self.epochs.get(i)
             if epoch:
                 previous = ""
@@ -562,7 +621,15 @@ class Layout:
                 yield Row(m, "", blocks, False, epoch, "", "")
                 continue
             kind = message_kind(m)
-            yield Row(m, kind, blocks, kind == "assistant" and previous == "assistant", epoch, usage_line(m), when(m.timestamp))
+            yield Row(
+                m,
+                kind,
+                blocks,
+                kind == "assistant" and previous == "assistant",
+                epoch,
+                usage_line(m),
+                when(m.timestamp),
+            )
             previous = kind
 
     def _prepare(self, tag: str, block: Any, assistant: bool) -> Any:
@@ -594,15 +661,26 @@ class Call(msgspec.Struct):
 class Row(msgspec.Struct):
     message: Message
     kind: str  # user, assistant, api-error, summary, injected; "" for a row with no blocks (nothing drawn)
-    blocks: list[tuple[str, Any, Any]]  # (tag, block, what Layout._prepare made of it), as the template switches on tags
+    blocks: list[
+        tuple[str, Any, Any]
+    ]  # (tag, block, what Layout._prepare made of it), as the template switches on tags
     cont: bool  # a call right after another of the assistant: drawn as the same turn
     epoch: tuple[int, Epoch] | None
     usage: str
     when: str
 
 
-_TAGS = {Text: "text", Thinking: "thinking", RedactedThinking: "redacted_thinking", ToolUse: "tool_use",
-         ToolResult: "tool_result", Image: "image", Command: "command", Artifact: "artifact", Document: "document"}
+_TAGS = {
+    Text: "text",
+    Thinking: "thinking",
+    RedactedThinking: "redacted_thinking",
+    ToolUse: "tool_use",
+    ToolResult: "tool_result",
+    Image: "image",
+    Command: "command",
+    Artifact: "artifact",
+    Document: "document",
+}
 
 
 def _blank(block: Any) -> bool:
@@ -695,11 +773,23 @@ def environment() -> Any:
     )
     css, js, index_js = _asset("page.css"), _asset("page.js"), _asset("index.js")
     env.globals.update(
-        css=Markup(css), js=Markup(js), index_js=Markup(index_js),
+        css=Markup(css),
+        js=Markup(js),
+        index_js=Markup(index_js),
         csp=f"default-src 'none'; style-src {_csp_hash(css)}; script-src {_csp_hash(js)} {_csp_hash(index_js)}; "
-            "img-src data:; base-uri 'none'; form-action 'none'",
-        Layout=Layout, fold=fold, folded=folded, diff=diff, tool_view=tool_view, result_output=result_output, markdown=markdown, image_src=image_src,
-        when=when, child_title=child_title, n=_n, UNSET=UNSET,
+        "img-src data:; base-uri 'none'; form-action 'none'",
+        Layout=Layout,
+        fold=fold,
+        folded=folded,
+        diff=diff,
+        tool_view=tool_view,
+        result_output=result_output,
+        markdown=markdown,
+        image_src=image_src,
+        when=when,
+        child_title=child_title,
+        n=_n,
+        UNSET=UNSET,
     )
     env.filters["n"] = _n
     return env
@@ -708,12 +798,22 @@ def environment() -> Any:
 def _context(conv: Conversation, price: PriceFn | None) -> dict[str, Any]:
     meta = conv.meta
     models = [x for x in meta.models if x != "<synthetic>"] or sorted(
-        {m.model for m in conv.messages if isinstance(m.model, str) and m.model != "<synthetic>"})
-    facts = [(k, v) for k, v in (
-        ("harness", meta.source_harness), ("models", ", ".join(models) or UNSET), ("cwd", meta.cwd),
-        ("branch", meta.git_branch), ("started", when(meta.started_at) or UNSET), ("ended", when(meta.ended_at) or UNSET),
-        ("client", meta.client_version), ("session", meta.id),
-    ) if isinstance(v, str) and v]
+        {m.model for m in conv.messages if isinstance(m.model, str) and m.model != "<synthetic>"}
+    )
+    facts = [
+        (k, v)
+        for k, v in (
+            ("harness", meta.source_harness),
+            ("models", ", ".join(models) or UNSET),
+            ("cwd", meta.cwd),
+            ("branch", meta.git_branch),
+            ("started", when(meta.started_at) or UNSET),
+            ("ended", when(meta.ended_at) or UNSET),
+            ("client", meta.client_version),
+            ("session", meta.id),
+        )
+        if isinstance(v, str) and v
+    ]
     return {"conv": conv, "title": title_of(conv), "facts": facts, "totals": totals(conv, price)}
 
 

@@ -52,7 +52,10 @@ def _block(block, out: list[str], names: dict[str, str], changes: dict[str, list
         if block.text.strip():
             out.append(block.text)
     elif t is Thinking:
-        out.append("> *thinking*" + ("\n>\n> " + block.thinking.replace("\n", "\n> ") if block.thinking else " (signature only)"))
+        out.append(
+            "> *thinking*"
+            + ("\n>\n> " + block.thinking.replace("\n", "\n> ") if block.thinking else " (signature only)")
+        )
     elif t is RedactedThinking:
         out.append("> *thinking* (redacted)")
     elif t is ToolUse:
@@ -75,7 +78,11 @@ def _block(block, out: list[str], names: dict[str, str], changes: dict[str, list
 
 
 def _flags(m: Message) -> str:
-    names = [n.replace("_", " ") for n in ("synthetic", "compact_summary", "interrupted", "api_error", "meta") if getattr(m, n)]
+    names = [
+        n.replace("_", " ")
+        for n in ("synthetic", "compact_summary", "interrupted", "api_error", "meta")
+        if getattr(m, n)
+    ]
     if m.origin is not UNSET:
         names.append(f"origin {m.origin}")
     return f" *({', '.join(names)})*" if names else ""
@@ -113,8 +120,15 @@ def render(conv: Conversation) -> str:
     out = [f"# {title}"]
     facts = [
         (k, v)
-        for k, v in (("session", meta.id), ("harness", meta.source_harness), ("cwd", meta.cwd), ("branch", meta.git_branch),
-                     ("client", meta.client_version), ("started", meta.started_at), ("ended", meta.ended_at))
+        for k, v in (
+            ("session", meta.id),
+            ("harness", meta.source_harness),
+            ("cwd", meta.cwd),
+            ("branch", meta.git_branch),
+            ("client", meta.client_version),
+            ("started", meta.started_at),
+            ("ended", meta.ended_at),
+        )
         if v is not UNSET
     ]
     if meta.models:

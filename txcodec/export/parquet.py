@@ -48,8 +48,15 @@ def start_writer(waiting: Callable[[], None] | None = None) -> Any:
         return dataset.ForkedWriter(waiting=waiting)
 
 
-def export(paths: list[Path] | list[str], out: str, *, jobs: int | None = None, harnesses: dict[str, str] | None = None,
-           on_outcome: Callable[[Any], None] | None = None, writer: Any = None) -> Any:
+def export(
+    paths: list[Path] | list[str],
+    out: str,
+    *,
+    jobs: int | None = None,
+    harnesses: dict[str, str] | None = None,
+    on_outcome: Callable[[Any], None] | None = None,
+    writer: Any = None,
+) -> Any:
     """``dataset.export_parquet`` with ``writer`` (one :func:`start_writer` starts when it is
     None), aborted at the end: a child the export never took over ends, a closed one is left
     alone."""

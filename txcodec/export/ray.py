@@ -69,8 +69,10 @@ def tables(source_rows: Any) -> dict[str, Any]:
     from ray.data.expressions import col
 
     tagged = source_rows.flat_map(_tagged_lines).materialize()
-    return {name: tagged.filter(expr=col("table") == name).map_batches(_Decode(name), batch_format="pyarrow")
-            for name in columnar.TABLES}
+    return {
+        name: tagged.filter(expr=col("table") == name).map_batches(_Decode(name), batch_format="pyarrow")
+        for name in columnar.TABLES
+    }
 
 
 def errors(source_rows: Any) -> list[dict[str, str]]:
@@ -92,8 +94,9 @@ class _Decode:
         return columnar.table_from_json(self.name, b"".join(batch.column("lines").to_pylist()))
 
 
-def write_parquet(source_rows: Any, out: str, *, filesystem: Any = None, sources_per_file: int = 128,
-                  **write_options: Any) -> dict[str, Any]:
+def write_parquet(
+    source_rows: Any, out: str, *, filesystem: Any = None, sources_per_file: int = 128, **write_options: Any
+) -> dict[str, Any]:
     """Write the six tables under ``out`` (a folder or URI), one sub-folder per table.
 
     Every source is read once: a write task reads ``sources_per_file`` sources (or what

@@ -102,8 +102,9 @@ def _first(item: dict[str, Any], *keys: str) -> Any:
     return None
 
 
-def export_store(items: Iterable[dict[str, Any]], out: str | Path, *, price: html.PriceFn | None = None,
-                 title: str = "Sessions") -> Report:
+def export_store(
+    items: Iterable[dict[str, Any]], out: str | Path, *, price: html.PriceFn | None = None, title: str = "Sessions"
+) -> Report:
     """Write a page for each session in ``items`` (rows as ``txcodec list --json`` gives
     them) and ``index.html`` into the folder ``out``."""
     from .. import api
@@ -150,19 +151,29 @@ def export_store(items: Iterable[dict[str, Any]], out: str | Path, *, price: htm
             report.errors.append(str(exc) if str(exc).startswith(str(path)) else f"{path}: {exc}")
             continue
         pages[name] = {
-            "files": stats, "sha256": digest,
+            "files": stats,
+            "sha256": digest,
             "row": {
-                "href": name, "harness": item.get("harness") or "", "title": html.title_of(conv),
+                "href": name,
+                "harness": item.get("harness") or "",
+                "title": html.title_of(conv),
                 "prompt": html.first_prompt(conv),
-                "project": conv.meta.cwd if isinstance(conv.meta.cwd, str) else str(_first(item, "cwd", "project") or ""),
-                "updated": str(_first(item, "updated", "last_timestamp", "last_updated", "started") or
-                               (conv.meta.ended_at if isinstance(conv.meta.ended_at, str) else "")),
+                "project": conv.meta.cwd
+                if isinstance(conv.meta.cwd, str)
+                else str(_first(item, "cwd", "project") or ""),
+                "updated": str(
+                    _first(item, "updated", "last_timestamp", "last_updated", "started")
+                    or (conv.meta.ended_at if isinstance(conv.meta.ended_at, str) else "")
+                ),
                 "messages": len(conv.messages),
             },
         }
         report.rendered.append(name)
-    write_atomic(out / "index.html", html.render_index([p["row"] for p in pages.values()], title).encode("utf-8", "backslashreplace"),
-                 overwrite=True)
+    write_atomic(
+        out / "index.html",
+        html.render_index([p["row"] for p in pages.values()], title).encode("utf-8", "backslashreplace"),
+        overwrite=True,
+    )
     # pages of sessions not in this run (filtered out, or gone) stay listed in the manifest
     # only while their page exists, so a later run with other filters can reuse them
     keep = {k: v for k, v in old_pages.items() if k not in pages and (out / k).is_file()}

@@ -42,7 +42,9 @@ def lines(conv: Conversation, indent: int = 0) -> Iterator[tuple[str, str]]:
     for i, m in enumerate(conv.messages):
         if i in epochs:
             yield "dim", f"{pad}──── context compacted ────"
-        flags = [n.replace("_", " ") for n in ("synthetic", "interrupted", "api_error", "compact_summary") if getattr(m, n)]
+        flags = [
+            n.replace("_", " ") for n in ("synthetic", "interrupted", "api_error", "compact_summary") if getattr(m, n)
+        ]
         if m.role == "user" and m.meta and not flags:
             # context the client injected (hook output, reminders): one dim line, not a turn
             text = " ".join(b.text for b in m.content if type(b) is Text)
@@ -79,7 +81,14 @@ def _child(child: Child, call: ToolUse | None, indent: int) -> Iterator[tuple[st
     yield from lines(child.conversation, indent)
 
 
-STYLES = {"user": "bold green", "assistant": "bold cyan", "tool": "yellow", "dim": "dim", "child": "bold magenta", "text": ""}
+STYLES = {
+    "user": "bold green",
+    "assistant": "bold cyan",
+    "tool": "yellow",
+    "dim": "dim",
+    "child": "bold magenta",
+    "text": "",
+}
 
 
 def render(conv: Conversation) -> str:

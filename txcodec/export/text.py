@@ -64,10 +64,20 @@ def children_by_call(conv: Conversation) -> tuple[dict[str, list[Child]], list[C
 def child_title(child: Child, call: ToolUse | None = None) -> str:
     """``subagent a1b2 (Explore): what it was asked to do``."""
     kind = child.agent_type if isinstance(child.agent_type, str) else ""
-    if not kind and call is not None and isinstance(call.input, dict) and isinstance(call.input.get("subagent_type"), str):
+    if (
+        not kind
+        and call is not None
+        and isinstance(call.input, dict)
+        and isinstance(call.input.get("subagent_type"), str)
+    ):
         kind = call.input["subagent_type"]
     desc = child.description if isinstance(child.description, str) else ""
-    if not desc and call is not None and isinstance(call.input, dict) and isinstance(call.input.get("description"), str):
+    if (
+        not desc
+        and call is not None
+        and isinstance(call.input, dict)
+        and isinstance(call.input.get("description"), str)
+    ):
         desc = call.input["description"]
     agent = child.link.agent_id if isinstance(child.link.agent_id, str) else "?"
     title = f"subagent {agent}" + (f" ({kind})" if kind else "") + (f": {desc}" if desc else "")

@@ -78,11 +78,21 @@ def chat_messages(conversation: Conversation, loss: LossReport) -> list[dict[str
             if text is not None:
                 texts.append(text)
             elif isinstance(block, ToolUse):
-                calls.append({"id": block.id, "type": "function",
-                              "function": {"name": block.name, "arguments": _encode(block.input).decode()}})
+                calls.append(
+                    {
+                        "id": block.id,
+                        "type": "function",
+                        "function": {"name": block.name, "arguments": _encode(block.input).decode()},
+                    }
+                )
             elif isinstance(block, ToolResult):
-                out.append({"role": "tool", "tool_call_id": block.tool_use_id,
-                            "content": _result_text(block.content, loss, where)})
+                out.append(
+                    {
+                        "role": "tool",
+                        "tool_call_id": block.tool_use_id,
+                        "content": _result_text(block.content, loss, where),
+                    }
+                )
             elif isinstance(block, Thinking):
                 loss.add("openai-chat:thinking", f"{len(block.thinking)} chars, {where}")
             else:
@@ -119,10 +129,16 @@ def hf_table(items: list[tuple[Conversation, str, str | None]], loss: LossReport
     example, in the shape ``datasets`` reads as chat data."""
     import pyarrow as pa
 
-    call = pa.struct([("id", pa.string()), ("type", pa.string()),
-                      ("function", pa.struct([("name", pa.string()), ("arguments", pa.string())]))])
-    message = pa.struct([("role", pa.string()), ("content", pa.string()),
-                         ("tool_calls", pa.list_(call)), ("tool_call_id", pa.string())])
+    call = pa.struct(
+        [
+            ("id", pa.string()),
+            ("type", pa.string()),
+            ("function", pa.struct([("name", pa.string()), ("arguments", pa.string())])),
+        ]
+    )
+    message = pa.struct(
+        [("role", pa.string()), ("content", pa.string()), ("tool_calls", pa.list_(call)), ("tool_call_id", pa.string())]
+    )
     schema = pa.schema([("harness", pa.string()), ("session_id", pa.string()), ("messages", pa.list_(message))])
     rows = []
     for conversation, harness, session_id in items:
@@ -131,8 +147,9 @@ def hf_table(items: list[tuple[Conversation, str, str | None]], loss: LossReport
     return pa.Table.from_pylist(rows, schema=schema)
 
 
-def write_hf(items: list[tuple[Conversation, str | None, str | None]], out: str | os.PathLike[str],
-             loss: LossReport) -> None:
+def write_hf(
+    items: list[tuple[Conversation, str | None, str | None]], out: str | os.PathLike[str], loss: LossReport
+) -> None:
     """:func:`hf_table` as one Parquet file at ``out``, written atomically, never over an
     existing file."""
     import pyarrow.parquet as pq

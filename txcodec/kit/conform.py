@@ -90,7 +90,9 @@ def _fit_message(message: Message) -> Message:
     infinities ``null``) or an int past 64 bits goes through JSON itself."""
     plain = msgspec.to_builtins(message, str_keys=True, enc_hook=_raw_value)
     try:
-        if b"\xcb" not in _pack(plain):  # msgspec packs every float as float64 (0xCB); the byte in a string costs the JSON pass only
+        if b"\xcb" not in _pack(
+            plain
+        ):  # msgspec packs every float as float64 (0xCB); the byte in a string costs the JSON pass only
             return msgspec.convert(plain, Message)
     except OverflowError:
         pass
@@ -109,16 +111,27 @@ def fits_as_is(message: Message) -> bool:
     decoding it against the schema gives an equal message, and :func:`conform` keeps it.
     ``False`` leaves it to the decode (whatever is rarer, a float, a ``msgspec.Raw``)."""
     m = message
-    if (m.role not in ("user", "assistant") or type(m.role) is not str
-            or type(m.id) not in _ABSENT_OR_STR or type(m.timestamp) not in _ABSENT_OR_STR
-            or type(m.model) not in _ABSENT_OR_STR or type(m.origin) not in _ABSENT_OR_STR
-            or not (m.stop_reason is None or type(m.stop_reason) in _ABSENT_OR_STR)
-            or not (m.usage is UNSET or _plain_usage(m.usage)) or not (m.usage_unverified is UNSET or _plain_usage(m.usage_unverified))
-            or type(m.synthetic) is not bool or type(m.compact_summary) is not bool or type(m.interrupted) is not bool
-            or type(m.api_error) is not bool or type(m.meta) is not bool
-            or type(m.source_ids) is not list or not all(type(i) is str for i in m.source_ids)
-            or type(m.extra) is not dict or (m.extra and not _plain_json(m.extra))
-            or type(m.content) is not list):
+    if (
+        m.role not in ("user", "assistant")
+        or type(m.role) is not str
+        or type(m.id) not in _ABSENT_OR_STR
+        or type(m.timestamp) not in _ABSENT_OR_STR
+        or type(m.model) not in _ABSENT_OR_STR
+        or type(m.origin) not in _ABSENT_OR_STR
+        or not (m.stop_reason is None or type(m.stop_reason) in _ABSENT_OR_STR)
+        or not (m.usage is UNSET or _plain_usage(m.usage))
+        or not (m.usage_unverified is UNSET or _plain_usage(m.usage_unverified))
+        or type(m.synthetic) is not bool
+        or type(m.compact_summary) is not bool
+        or type(m.interrupted) is not bool
+        or type(m.api_error) is not bool
+        or type(m.meta) is not bool
+        or type(m.source_ids) is not list
+        or not all(type(i) is str for i in m.source_ids)
+        or type(m.extra) is not dict
+        or (m.extra and not _plain_json(m.extra))
+        or type(m.content) is not list
+    ):
         return False
     for block in m.content:
         kind = type(block)
@@ -126,15 +139,28 @@ def fits_as_is(message: Message) -> bool:
             if type(block.text) is not str:
                 return False
         elif kind is ToolUse:
-            if type(block.id) is not str or type(block.name) is not str or type(block.kind) is not str or not _plain_json(block.input):
+            if (
+                type(block.id) is not str
+                or type(block.name) is not str
+                or type(block.kind) is not str
+                or not _plain_json(block.input)
+            ):
                 return False
         elif kind is ToolResult:
-            if (type(block.tool_use_id) is not str or not (block.is_error is None or type(block.is_error) is bool)
-                    or not (block.structured is UNSET or _plain_json(block.structured)) or type(block.persisted_output) not in _ABSENT_OR_STR
-                    or not (type(block.content) is str or _plain_parts(block.content))):
+            if (
+                type(block.tool_use_id) is not str
+                or not (block.is_error is None or type(block.is_error) is bool)
+                or not (block.structured is UNSET or _plain_json(block.structured))
+                or type(block.persisted_output) not in _ABSENT_OR_STR
+                or not (type(block.content) is str or _plain_parts(block.content))
+            ):
                 return False
         elif kind is Thinking:
-            if type(block.thinking) is not str or type(block.signature) not in _ABSENT_OR_STR or type(block.encrypted) not in _ABSENT_OR_STR:
+            if (
+                type(block.thinking) is not str
+                or type(block.signature) not in _ABSENT_OR_STR
+                or type(block.encrypted) not in _ABSENT_OR_STR
+            ):
                 return False
         else:
             return False
@@ -142,8 +168,14 @@ def fits_as_is(message: Message) -> bool:
 
 
 def _plain_usage(usage: Any) -> bool:
-    return type(usage) is Usage and all(type(n) is int and n in _INT_RANGE for n in msgspec.structs.astuple(usage)[:4]) and (
-        usage.reasoning_output_tokens is UNSET or (type(usage.reasoning_output_tokens) is int and usage.reasoning_output_tokens in _INT_RANGE))
+    return (
+        type(usage) is Usage
+        and all(type(n) is int and n in _INT_RANGE for n in msgspec.structs.astuple(usage)[:4])
+        and (
+            usage.reasoning_output_tokens is UNSET
+            or (type(usage.reasoning_output_tokens) is int and usage.reasoning_output_tokens in _INT_RANGE)
+        )
+    )
 
 
 def _plain_parts(parts: Any) -> bool:
@@ -154,7 +186,9 @@ def _plain_parts(parts: Any) -> bool:
         if type(part) is Text:
             if type(part.text) is not str:
                 return False
-        elif type(part) is not Image or not all(type(v) in _ABSENT_OR_STR for v in (part.media_type, part.data, part.url, part.file_id)):
+        elif type(part) is not Image or not all(
+            type(v) in _ABSENT_OR_STR for v in (part.media_type, part.data, part.url, part.file_id)
+        ):
             return False
     return True
 
@@ -180,7 +214,9 @@ def _steps(message: str) -> tuple[str, list[str | int]]:
     found = _WHERE.search(message)
     if found is None:
         return message, []
-    steps: list[str | int] = [m.group(1) if m.group(1) is not None else int(m.group(2)) for m in _STEP.finditer(found.group(1))]
+    steps: list[str | int] = [
+        m.group(1) if m.group(1) is not None else int(m.group(2)) for m in _STEP.finditer(found.group(1))
+    ]
     return message[: found.start()], steps
 
 
@@ -195,14 +231,23 @@ def _repair(tree: dict, message: str, loss: LossReport) -> None:
             if isinstance(blocks, list) and steps[i] < len(blocks):
                 value = blocks[steps[i]]
                 kind = value.get("type") if isinstance(value, dict) else None
-                blocks[steps[i]] = {"type": "raw", "source_type": kind if isinstance(kind, str) else "malformed", "value": value}
+                blocks[steps[i]] = {
+                    "type": "raw",
+                    "source_type": kind if isinstance(kind, str) else "malformed",
+                    "value": value,
+                }
                 loss.add("read:malformed", f"{where}: {reason}; the block is kept as a raw block")
                 return
     if not steps:
         raise InternalError(f"the conversation does not fit the Common schema: {message}")
     parent = _at(tree, steps[:-1])
     last = steps[-1]
-    if isinstance(last, str) and isinstance(parent, dict) and last in parent and not reason.startswith("Object missing"):
+    if (
+        isinstance(last, str)
+        and isinstance(parent, dict)
+        and last in parent
+        and not reason.startswith("Object missing")
+    ):
         del parent[last]  # an optional field: its default stands in
         loss.add("read:malformed", f"{where}: {reason}; the field is left out")
         return

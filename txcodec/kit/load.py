@@ -162,7 +162,6 @@ def load_once(source: Any, harness: str | None = None) -> NativeSession:
     return session if session is not None else load(source, harness)
 
 
-
 def streamed(source: Any, harness: str | None) -> NativeSession | None:
     """``load(source)`` for a session that is read once: JSON Lines whose reader reads
     lines as they are decoded (``read_streams``) are left undecoded (a file is mapped in

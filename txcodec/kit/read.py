@@ -97,10 +97,14 @@ def malformed(loss: LossReport, file: str | None, line: int | None, what: str = 
         report_malformed(loss, file, line, exc, what)
 
 
-def report_malformed(loss: LossReport, file: str | None, line: int | None, exc: BaseException, what: str = "record") -> None:
+def report_malformed(
+    loss: LossReport, file: str | None, line: int | None, exc: BaseException, what: str = "record"
+) -> None:
     """The entry :func:`malformed` adds, for a loop that catches ``MALFORMED`` itself
     (a ``with`` per record costs a generator per line)."""
-    loss.add("read:malformed", f"{what} not read, a value has an unexpected shape ({describe(exc)})", file=file, line=line)
+    loss.add(
+        "read:malformed", f"{what} not read, a value has an unexpected shape ({describe(exc)})", file=file, line=line
+    )
 
 
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD]")  # one regex scan: quicker than two ``in`` tests
@@ -128,7 +132,11 @@ def surrogate_suspects(session: NativeSession) -> list[int] | None:
     escape (those decoded outside a whole batch, see ``native.decode_batches``) while its
     lines are still the ones decoded (the source scan assumes as much); else ``None``."""
     suspects, lines = session._surrogate_suspects, session.lines
-    if suspects is not None and len(lines) == len(session._source_lines) and all(map(is_, lines, session._source_lines)):
+    if (
+        suspects is not None
+        and len(lines) == len(session._source_lines)
+        and all(map(is_, lines, session._source_lines))
+    ):
         return suspects
     return None
 
@@ -242,7 +250,12 @@ class UnknownKeys:
     def report(self, loss: LossReport, file: str | None) -> None:
         for (tag, key), lines in sorted(self.found.items(), key=lambda kv: kv[1][0]):
             count = f" ({len(lines)} lines)" if len(lines) > 1 else ""
-            loss.add("field:unknown", f"{tag} record key {key!r}{count}: not known to the reader, not carried", file=file, line=lines[0])
+            loss.add(
+                "field:unknown",
+                f"{tag} record key {key!r}{count}: not known to the reader, not carried",
+                file=file,
+                line=lines[0],
+            )
 
 
 _probes: dict[tuple[type, tuple[str, ...]], Any] = {}
@@ -273,8 +286,12 @@ def _probe_struct(cls: type, nested: tuple[str, ...]) -> Any:
     if tag_field and tag_field not in {name for name, _ in fields}:
         fields.append((tag_field, msgspec.Raw))
     names = {f"k{i}": name for i, (name, _) in enumerate(fields)}
-    return msgspec.defstruct(f"{cls.__name__}Keys", [(f"k{i}", kind | UnsetType, UNSET) for i, (_, kind) in enumerate(fields)],
-                             rename=names, forbid_unknown_fields=True)
+    return msgspec.defstruct(
+        f"{cls.__name__}Keys",
+        [(f"k{i}", kind | UnsetType, UNSET) for i, (_, kind) in enumerate(fields)],
+        rename=names,
+        forbid_unknown_fields=True,
+    )
 
 
 def _tag(record: msgspec.Struct) -> str:

@@ -17,7 +17,25 @@ from ..core.errors import InputError
 if TYPE_CHECKING:
     from ..model.native import Codec
 
-BUILTIN = ("claude_code", "codex", "stream_json", "gemini_cli", "qwen_code", "pi", "copilot_cli", "continue_cli", "opencode", "kilo", "kimi_cli", "mistral_vibe", "cline", "openhands", "aider", "droid", "jsonl")
+BUILTIN = (
+    "claude_code",
+    "codex",
+    "stream_json",
+    "gemini_cli",
+    "qwen_code",
+    "pi",
+    "copilot_cli",
+    "continue_cli",
+    "opencode",
+    "kilo",
+    "kimi_cli",
+    "mistral_vibe",
+    "cline",
+    "openhands",
+    "aider",
+    "droid",
+    "jsonl",
+)
 # The built-in harnesses that keep no store (a stream-json capture lives wherever its host
 # kept it, a plain JSONL file anywhere): listing every store skips them without importing
 # them (tests/features/test_sessions.py checks that their ``store`` is None).
@@ -36,8 +54,11 @@ SIGNATURES: tuple[tuple[bytes, str], ...] = (  # (pattern, harness), in the orde
     # Claude Code: a conversation record's envelope, or a record only it writes, by its tag
     # and first key
     (rb'\{"parentUuid":(?:null|' + _STRING + rb'),"isSidechain":(?:true|false),', "claude_code"),
-    (rb'\{"type":"(?:queue-operation","operation|file-history-snapshot","messageId|custom-title","customTitle'
-     rb'|summary","summary|mode","mode)":', "claude_code"),
+    (
+        rb'\{"type":"(?:queue-operation","operation|file-history-snapshot","messageId|custom-title","customTitle'
+        rb'|summary","summary|mode","mode)":',
+        "claude_code",
+    ),
     # Codex: the rollout's session_meta line (``ordinal`` since 2026)
     (rb'\{"timestamp":' + _STRING + rb',(?:"ordinal":\d+,)?"type":"session_meta","payload":\{', "codex"),
     (rb'\{"type":"session_meta","timestamp":' + _STRING + rb',"ordinal":\d+,"payload":\{', "codex"),
@@ -337,8 +358,12 @@ def _with_declared_store(harness: Harness) -> Harness:
         return harness
     import warnings
 
-    warnings.warn(f"plugin harness {harness.name!r} gives a store module: build a txcodec.kit.registry.Store "
-                  "(a module goes in the next release)", DeprecationWarning, stacklevel=2)
+    warnings.warn(
+        f"plugin harness {harness.name!r} gives a store module: build a txcodec.kit.registry.Store "
+        "(a module goes in the next release)",
+        DeprecationWarning,
+        stacklevel=2,
+    )
     names = vars(store)  # the module's own functions, read once
     hooks = {name: names.get(name) for name in Store.__struct_fields__ if name != "file_names"}
     declared = Store(**hooks, file_names=tuple(names.get("FILE_NAMES", ())))

@@ -28,8 +28,12 @@ def described(paths: Iterable[Path], describe: Callable[[Path], T | None]) -> li
     return [info for info in found if info is not None]
 
 
-def listed(root: str | os.PathLike[str] | None, default_root: Callable[[], Path], files: Callable[[Path], list[Path]],
-           describe: Callable[[Path], T | None]) -> list[T]:
+def listed(
+    root: str | os.PathLike[str] | None,
+    default_root: Callable[[], Path],
+    files: Callable[[Path], list[Path]],
+    describe: Callable[[Path], T | None],
+) -> list[T]:
     """A store's ``discover`` when a session is one file: every file ``files`` finds under
     ``root`` (the store's default root when None), described."""
     folder = Path(root) if root is not None else default_root()

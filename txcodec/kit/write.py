@@ -59,8 +59,15 @@ def as_text(block: Any, loss: LossReport, holder: str) -> str:
     return render(block)
 
 
-def kept_or_derived_id(conversation: Conversation, loss: LossReport | None, keep: Callable[[str], str | None],
-                       derive: uuid.UUID | Callable[[str], str], why: str, *, plain_is_usual: bool = False) -> str:
+def kept_or_derived_id(
+    conversation: Conversation,
+    loss: LossReport | None,
+    keep: Callable[[str], str | None],
+    derive: uuid.UUID | Callable[[str], str],
+    why: str,
+    *,
+    plain_is_usual: bool = False,
+) -> str:
     """The session id to write: the source's own, in the form ``keep`` gives it, where it fits
     the client; else one derived from it (a UUID namespace: its uuid5), or from the first
     messages when the source has none, so writing the same conversation again gives the same
@@ -77,9 +84,17 @@ def kept_or_derived_id(conversation: Conversation, loss: LossReport | None, keep
     return derived
 
 
-def asked_or_kept_id(asked: str | None, conversation: Conversation, loss: LossReport | None,
-                     fit: Callable[[str], str | None], derive: uuid.UUID | Callable[[str], str], why: str, rule: str,
-                     *, plain_is_usual: bool = False) -> str:
+def asked_or_kept_id(
+    asked: str | None,
+    conversation: Conversation,
+    loss: LossReport | None,
+    fit: Callable[[str], str | None],
+    derive: uuid.UUID | Callable[[str], str],
+    why: str,
+    rule: str,
+    *,
+    plain_is_usual: bool = False,
+) -> str:
     """The session id to write: ``asked`` (the caller's) in the form ``fit`` gives it, an
     UnsafeId saying ``rule`` when it does not fit; without one, :func:`kept_or_derived_id`'s,
     ``fit`` keeping the source's."""
@@ -94,7 +109,9 @@ def flattened(conversation: Conversation, loss: LossReport) -> None:
     """Report what a client with one flat list of messages keeps of neither: compaction
     epochs (their summaries stay as text) and subagent conversations."""
     if conversation.epochs:
-        loss.add("write:compaction", f"{len(conversation.epochs)} compaction epoch(s) flattened: summaries kept as text")
+        loss.add(
+            "write:compaction", f"{len(conversation.epochs)} compaction epoch(s) flattened: summaries kept as text"
+        )
     if conversation.children:
         loss.children_not_written(conversation.children, "write:subagents", "not written")
 
@@ -136,8 +153,9 @@ def object_input(block: ToolUse, loss: LossReport) -> dict:
     return args
 
 
-def thinking_text(block: Thinking, loss: LossReport,
-                  signature: str = "a thinking signature is bound to its provider session: dropped") -> str | None:
+def thinking_text(
+    block: Thinking, loss: LossReport, signature: str = "a thinking signature is bound to its provider session: dropped"
+) -> str | None:
     """A thinking block's text for a client that keeps reasoning as plain text, or ``None``
     for a block with no text (signature or encrypted only): that block is dropped, and a
     signature is reported in the words ``signature`` gives, since the client cannot keep it."""

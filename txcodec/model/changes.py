@@ -118,7 +118,11 @@ def unified_diff(change: Change) -> str:
     """The change as unified diff text (``--- a/…``/``+++ b/…``, then its hunks)."""
     path = change.path if isinstance(change.path, str) else "?"
     old = "/dev/null" if change.operation == "create" else f"a/{path}"
-    new = "/dev/null" if change.operation == "delete" else f"b/{change.moved_to if isinstance(change.moved_to, str) else path}"
+    new = (
+        "/dev/null"
+        if change.operation == "delete"
+        else f"b/{change.moved_to if isinstance(change.moved_to, str) else path}"
+    )
     out = [f"--- {old}", f"+++ {new}"]
     for h in change.hunks:
         if h.old_start is UNSET:
@@ -169,7 +173,7 @@ def relative(path: Any, cwd: Any) -> str | Any:
     if not isinstance(path, str):
         return UNSET
     if isinstance(cwd, str) and cwd and path.startswith(cwd.rstrip("/") + "/"):
-        return path[len(cwd.rstrip("/")) + 1:]
+        return path[len(cwd.rstrip("/")) + 1 :]
     return path
 
 
@@ -181,8 +185,17 @@ def result_text(result: ToolResult | None) -> str:
     return "\n".join(b.text for b in result.content if type(b) is Text)
 
 
-def from_versions(tool: str, call: Call, harness: str, cwd: Any, path: Any, before: Any, after: Any,
-                  hunks: list[Hunk] | None, operation: str | None = None) -> Change:
+def from_versions(
+    tool: str,
+    call: Call,
+    harness: str,
+    cwd: Any,
+    path: Any,
+    before: Any,
+    after: Any,
+    hunks: list[Hunk] | None,
+    operation: str | None = None,
+) -> Change:
     """A runtime-reported change from the versions (and the hunks, when it wrote them)."""
     before = before if isinstance(before, str) else None
     after = after if isinstance(after, str) else None
@@ -190,8 +203,17 @@ def from_versions(tool: str, call: Call, harness: str, cwd: Any, path: Any, befo
         hunks = diff_hunks(before, after)
     if operation is None:
         operation = "create" if before is None else ("delete" if after is None else "modify")
-    change = Change(call.use.id, tool, operation, harness, "runtime_reported", relative(path, cwd), hunks=hunks,
-                    before_sha256=sha256(before), after_sha256=sha256(after))
+    change = Change(
+        call.use.id,
+        tool,
+        operation,
+        harness,
+        "runtime_reported",
+        relative(path, cwd),
+        hunks=hunks,
+        before_sha256=sha256(before),
+        after_sha256=sha256(after),
+    )
     if not hunks and before is not None and after is not None and before != after:
         change.note = f"the versions are too long to diff here (over {DIFF_LINES:,} lines); their hashes differ"
     return change
@@ -212,8 +234,9 @@ def shell_only(call: Call, cwd: Any, harness: str) -> Iterator[Change]:
         yield shell_change(call, harness)
 
 
-def derive(conv: Conversation, extractor_of: Callable[[str], Any], *, subagents: bool = True,
-           agent_id: Any = UNSET) -> list[Change]:
+def derive(
+    conv: Conversation, extractor_of: Callable[[str], Any], *, subagents: bool = True, agent_id: Any = UNSET
+) -> list[Change]:
     """Every change of ``conv`` in call order, each call read by the extractor that
     ``extractor_of(harness)`` gives (a ``ChangesReader``; None: its shell calls only); its
     subagents' after it, each marked with its ``agent_id``, unless ``subagents=False``.

@@ -309,4 +309,3 @@ class Child(_Struct):
     agent_type: str | UnsetType = UNSET
     description: str | UnsetType = UNSET
     spawn_depth: int = 1
-

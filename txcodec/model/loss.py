@@ -29,9 +29,7 @@ class LossReport(msgspec.Struct, omit_defaults=True):
     entries: list[Loss] = msgspec.field(default_factory=list)
 
     def add(self, kind: str, detail: str = "", *, file: str | None = None, line: int | None = None) -> None:
-        self.entries.append(
-            Loss(kind, detail, UNSET if file is None else file, UNSET if line is None else line)
-        )
+        self.entries.append(Loss(kind, detail, UNSET if file is None else file, UNSET if line is None else line))
 
     def extend(self, other: LossReport) -> None:
         self.entries.extend(other.entries)
@@ -49,7 +47,11 @@ class LossReport(msgspec.Struct, omit_defaults=True):
         for child in children:
             link = child.link
             name = next((v for v in (link.agent_id, link.tool_use_id) if isinstance(v, str)), "(no id)")
-            call = f" (spawned by call {link.tool_use_id})" if isinstance(link.tool_use_id, str) and link.tool_use_id != name else ""
+            call = (
+                f" (spawned by call {link.tool_use_id})"
+                if isinstance(link.tool_use_id, str) and link.tool_use_id != name
+                else ""
+            )
             self.add(kind, f"subagent {name}{call}: {why}")
             self.children_not_written(child.conversation.children, kind, f"inside subagent {name}, {why}")
 

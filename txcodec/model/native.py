@@ -337,7 +337,10 @@ def _one_object_per_line(data: bytes, starts: list[int], ends: list[int]) -> boo
         return False
     if lasts.count(0x7D) == len(lasts):
         return True
-    return all(data[b - 1] == 0x7D or (data[b - 1] == 0x0D and b - 2 >= a and data[b - 2] == 0x7D) for a, b in zip(starts, ends))
+    return all(
+        data[b - 1] == 0x7D or (data[b - 1] == 0x0D and b - 2 >= a and data[b - 2] == 0x7D)
+        for a, b in zip(starts, ends)
+    )
 
 
 def decode_document(data: bytes, codec: Codec, harness: str, path: Path | None = None) -> NativeSession:
@@ -558,7 +561,8 @@ def _merge_list(base: list, new: list) -> list:
                     pairs[gi] = gk
         prev_i, prev_k = i, k
     return [
-        _merge(base[pairs[i]], v) if i in pairs and isinstance(v, msgspec.Struct) and isinstance(base[pairs[i]], dict)
+        _merge(base[pairs[i]], v)
+        if i in pairs and isinstance(v, msgspec.Struct) and isinstance(base[pairs[i]], dict)
         else plain(v)
         for i, v in enumerate(new)
     ]

@@ -30,9 +30,13 @@ class Origin:
     path: Path | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"harness": self.harness, "session_id": self.session_id, "started_by": self.started_by,
-                "forked_from": msgspec.to_builtins(self.forked_from) if self.forked_from else None,
-                "path": str(self.path) if self.path else None}
+        return {
+            "harness": self.harness,
+            "session_id": self.session_id,
+            "started_by": self.started_by,
+            "forked_from": msgspec.to_builtins(self.forked_from) if self.forked_from else None,
+            "path": str(self.path) if self.path else None,
+        }
 
 
 def line_objects(lines: Iterable[Any], needle: bytes | None = None) -> Iterable[dict]:

@@ -45,8 +45,12 @@ HISTORY = ".aider.chat.history.md"
 # example exchange, then "I switched to a new code base..."/"Ok." before the history, and a
 # note on the files in the chat after it
 _SWITCHED = "I switched to a new code base"
-_FILE_NOTES = ("I have *added these files to the chat*", "I am not sharing any files", "I am not sharing the full contents",
-               "Here are summaries of some files")
+_FILE_NOTES = (
+    "I have *added these files to the chat*",
+    "I am not sharing any files",
+    "I am not sharing the full contents",
+    "Here are summaries of some files",
+)
 
 
 def aider_binary() -> Path:
@@ -67,11 +71,32 @@ class Aider(Sandbox):
     def history(self) -> Path:
         return self.cwd / HISTORY
 
-    def aider(self, prompt: str, script: list[Reply] | None = None, *, restore: bool = False, files: list[str] = (),
-              timeout: float = 180) -> Run:
-        argv = [str(aider_binary()), "--model", f"openai/{MODEL}", "--openai-api-key", "dummy", "--no-git", "--yes-always",
-                "--no-check-update", "--analytics-disable", "--no-show-model-warnings", "--no-pretty", "--no-stream",
-                "--edit-format", "diff", "--no-show-release-notes"]
+    def aider(
+        self,
+        prompt: str,
+        script: list[Reply] | None = None,
+        *,
+        restore: bool = False,
+        files: list[str] = (),
+        timeout: float = 180,
+    ) -> Run:
+        argv = [
+            str(aider_binary()),
+            "--model",
+            f"openai/{MODEL}",
+            "--openai-api-key",
+            "dummy",
+            "--no-git",
+            "--yes-always",
+            "--no-check-update",
+            "--analytics-disable",
+            "--no-show-model-warnings",
+            "--no-pretty",
+            "--no-stream",
+            "--edit-format",
+            "diff",
+            "--no-show-release-notes",
+        ]
         if restore:
             argv.append("--restore-chat-history")
         argv += ["--message", prompt, *files]
@@ -79,13 +104,23 @@ class Aider(Sandbox):
         def prepare(url: str) -> None:
             caches = self.home / ".aider" / "caches"
             caches.mkdir(parents=True, exist_ok=True)
-            prices = {f"openai/{MODEL}": {"max_input_tokens": 128000, "max_output_tokens": 8192,
-                                          "litellm_provider": "openai", "mode": "chat"}}
+            prices = {
+                f"openai/{MODEL}": {
+                    "max_input_tokens": 128000,
+                    "max_output_tokens": 8192,
+                    "litellm_provider": "openai",
+                    "mode": "chat",
+                }
+            }
             (caches / "model_prices_and_context_window.json").write_text(json.dumps(prices))
 
         def env(url: str) -> dict[str, str]:
-            return {"LITELLM_LOCAL_MODEL_COST_MAP": "True", "OPENAI_API_BASE": f"{url}/v1",
-                    "XDG_CONFIG_HOME": str(self.root / "config"), "XDG_CACHE_HOME": str(self.root / "cache")}
+            return {
+                "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+                "OPENAI_API_BASE": f"{url}/v1",
+                "XDG_CONFIG_HOME": str(self.root / "config"),
+                "XDG_CACHE_HOME": str(self.root / "cache"),
+            }
 
         return self.run(argv, script, env, prepare, timeout)
 
@@ -98,7 +133,7 @@ def history_sent(body: Any, prompt: str) -> list[Message]:
     if start is None:
         return []
     out = []
-    for message in messages[start + 2:]:
+    for message in messages[start + 2 :]:
         text = _text(message)
         if message.role == "user" and (text.startswith(_FILE_NOTES) or text == prompt):
             break
@@ -110,7 +145,9 @@ def _text(message: Message) -> str:
     return "".join(b.text for b in message.content if isinstance(b, Text))
 
 
-def check_resume(path: str | os.PathLike[str], prompt: str = "continue", timeout: float = 180, **_: Any) -> ResumeReport:
+def check_resume(
+    path: str | os.PathLike[str], prompt: str = "continue", timeout: float = 180, **_: Any
+) -> ResumeReport:
     data = read_bytes(path)
     exe = aider_binary()
     with Aider() as box:
@@ -120,5 +157,13 @@ def check_resume(path: str | os.PathLike[str], prompt: str = "continue", timeout
         rejected = list(run.rejected)
         if run.exit_code == 0 and not sent:
             rejected.append("aider sent no history from the file: it started anew")
-        return ResumeReport("aider", client_version(exe), str(Path(path).name), run.exit_code, len(run.requests), sent,
-                            rejected, (run.stderr + run.stdout)[-4000:])
+        return ResumeReport(
+            "aider",
+            client_version(exe),
+            str(Path(path).name),
+            run.exit_code,
+            len(run.requests),
+            sent,
+            rejected,
+            (run.stderr + run.stdout)[-4000:],
+        )

@@ -106,16 +106,25 @@ def history_sent(body: Any, prompt: str, strip: Callable[[Text], bool] = lambda 
     return [m for m in messages if m.content]
 
 
-def resume_report(harness: str, client: str, session_id: str, run: Run, sent: list[Message], who: str,
-                  output: str | None = None) -> ResumeReport:
+def resume_report(
+    harness: str, client: str, session_id: str, run: Run, sent: list[Message], who: str, output: str | None = None
+) -> ResumeReport:
     """The report of a resume run: what the mock rejected, and a run that asked the model
     without the file's history (``who`` started a new session). ``output``: the tail of the
     client's output to keep (stderr then stdout unless given)."""
     rejected = list(run.rejected)
     if run.exit_code == 0 and run.requests and not sent:
         rejected.append(f"{who} started a new session: the request holds no history from the file")
-    return ResumeReport(harness, client, session_id, run.exit_code, len(run.requests), sent, rejected,
-                        (run.stderr + run.stdout if output is None else output)[-4000:])
+    return ResumeReport(
+        harness,
+        client,
+        session_id,
+        run.exit_code,
+        len(run.requests),
+        sent,
+        rejected,
+        (run.stderr + run.stdout if output is None else output)[-4000:],
+    )
 
 
 def document_session_id(data: bytes) -> str | None:

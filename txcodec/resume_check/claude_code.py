@@ -54,16 +54,19 @@ def client_version(binary: Path | None = None) -> str:
 
 
 def claude_env(home: Path, server: MockServer) -> dict[str, str]:
-    return client_env(home, {
-        "ANTHROPIC_BASE_URL": server.url,
-        "ANTHROPIC_API_KEY": "dummy",
-        "DISABLE_TELEMETRY": "1",
-        "DISABLE_ERROR_REPORTING": "1",
-        "DISABLE_AUTOUPDATER": "1",
-        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-        "CLAUDE_CODE_MAX_RETRIES": "0",
-        "IS_SANDBOX": "1",
-    })
+    return client_env(
+        home,
+        {
+            "ANTHROPIC_BASE_URL": server.url,
+            "ANTHROPIC_API_KEY": "dummy",
+            "DISABLE_TELEMETRY": "1",
+            "DISABLE_ERROR_REPORTING": "1",
+            "DISABLE_AUTOUPDATER": "1",
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+            "CLAUDE_CODE_MAX_RETRIES": "0",
+            "IS_SANDBOX": "1",
+        },
+    )
 
 
 @dataclass
@@ -73,8 +76,9 @@ class Run:
     stderr: str
 
 
-def run_claude(args: list[str], cwd: Path, home: Path, server: MockServer, timeout: float = 60,
-               env: dict[str, str] | None = None) -> Run:
+def run_claude(
+    args: list[str], cwd: Path, home: Path, server: MockServer, timeout: float = 60, env: dict[str, str] | None = None
+) -> Run:
     """``claude ARGS`` in ``cwd`` with a throw-away ``home``; a timeout is exit code 124.
     ``env`` is laid over :func:`claude_env` (a ``None`` value removes a variable)."""
     cmd = [str(claude_binary()), *args, "--dangerously-skip-permissions"]
@@ -99,7 +103,11 @@ def place_session(path: Path, home: Path, cwd: Path, session_id: str) -> Path:
     if side.is_dir() and not side.is_symlink():
         # a symlink out of the side folder is not copied: the client would read its target
         def outside(folder: str, names: list[str]) -> list[str]:
-            return [n for n in names if os.path.islink(os.path.join(folder, n)) and not inside(side, os.path.join(folder, n))]
+            return [
+                n
+                for n in names
+                if os.path.islink(os.path.join(folder, n)) and not inside(side, os.path.join(folder, n))
+            ]
 
         shutil.copytree(side, project / session_id, symlinks=False, ignore=outside, dirs_exist_ok=True)
     return target
@@ -153,7 +161,9 @@ def check_resume(
         mock = AnthropicMock(strict=strict)
         with MockServer(mock) as server:
             run = run_claude(["-p", "--resume", session_id, prompt], work, home, server, timeout)
-            bodies = [r.json() for r in server.requests if r.method == "POST" and r.path.split("?")[0] == "/v1/messages"]
+            bodies = [
+                r.json() for r in server.requests if r.method == "POST" and r.path.split("?")[0] == "/v1/messages"
+            ]
     sent = request_messages(bodies[0]) if bodies else []
     return ResumeReport(
         harness="claude_code",
@@ -173,7 +183,9 @@ def check_resume(
 _NO_RESPONSE = "No response requested."
 
 
-def comparable(messages: list, prompt: str | None = RESUME_PROMPT, *, caveats: bool = False) -> list[tuple[str, list[tuple]]]:
+def comparable(
+    messages: list, prompt: str | None = RESUME_PROMPT, *, caveats: bool = False
+) -> list[tuple[str, list[tuple]]]:
     """A conversation reduced to what the request carries, for comparing what Claude
     Code sent with what a file meant: consecutive same-role messages merged (the API and
     the client both merge them), the client's own ``<system-reminder>`` texts and
@@ -203,7 +215,9 @@ def comparable(messages: list, prompt: str | None = RESUME_PROMPT, *, caveats: b
             if block.text.startswith("<system-reminder>"):
                 return []
             envelope = parse_envelope(block.text)
-            if envelope is not None and envelope.is_caveat_only:  # fixed boilerplate (docs/claude_code.md#slash-commands)
+            if (
+                envelope is not None and envelope.is_caveat_only
+            ):  # fixed boilerplate (docs/claude_code.md#slash-commands)
                 return [("caveat", block.text.strip())] if caveats else []
             if envelope is not None:  # layout and terminal colours are not content
                 elements = {k: strip_ansi(v) for k, v in envelope.elements.items()}

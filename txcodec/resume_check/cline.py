@@ -101,8 +101,14 @@ class Cline(Sandbox):
 
         return session_files(self.store / "sessions")
 
-    def tui(self, session_id: str, prompt: str, script: list[Reply] | None = None, timeout: float = 120,
-            done: Callable[[int], bool] | None = None) -> Run:
+    def tui(
+        self,
+        session_id: str,
+        prompt: str,
+        script: list[Reply] | None = None,
+        timeout: float = 120,
+        done: Callable[[int], bool] | None = None,
+    ) -> Run:
         """``cline --id SESSION`` in a pseudo-terminal: type ``prompt`` once the input box is
         drawn, wait until ``done(number of model requests)`` (default: one request), then
         end the TUI and its daemon. ``exit_code`` is 0 when ``done`` was reached, -9 when
@@ -118,8 +124,15 @@ class Cline(Sandbox):
         with MockServer(mock) as server:
             self._prepare(server.url)
             env = client_env(self.home, {MARKER: token, "TERM": "xterm-256color"})
-            child = pexpect.spawn(str(cline_binary()), ["--id", session_id], cwd=str(self.cwd), env=env,
-                                  dimensions=(50, 160), encoding="utf-8", codec_errors="replace")
+            child = pexpect.spawn(
+                str(cline_binary()),
+                ["--id", session_id],
+                cwd=str(self.cwd),
+                env=env,
+                dimensions=(50, 160),
+                encoding="utf-8",
+                codec_errors="replace",
+            )
             screen: list[str] = []
             deadline = time.monotonic() + timeout
 
@@ -172,7 +185,9 @@ class Cline(Sandbox):
             return Run(code, output, "", chat_requests(server), list(mock.rejected), self.home, self.cwd)
 
 
-def check_resume(path: str | os.PathLike[str], prompt: str = "continue", timeout: float = 120, **_: Any) -> ResumeReport:
+def check_resume(
+    path: str | os.PathLike[str], prompt: str = "continue", timeout: float = 120, **_: Any
+) -> ResumeReport:
     """Install the session (messages file, its record when beside it, and the database
     row) into a throw-away store and resume it in cline's TUI."""
     from ..harnesses.cline import store
@@ -187,12 +202,22 @@ def check_resume(path: str | os.PathLike[str], prompt: str = "continue", timeout
         record = store.read_record(path) or {}
         record.update(cwd=str(box.cwd), workspace_root=str(box.cwd))  # it resumes in the check's project folder
         record.pop("messages_path", None)
-        store.install({store.session_relpath(session_id): data,
-                       store.record_relpath(session_id): json.dumps(record).encode()}, box.store)
+        store.install(
+            {store.session_relpath(session_id): data, store.record_relpath(session_id): json.dumps(record).encode()},
+            box.store,
+        )
         run = box.tui(session_id, prompt, timeout=timeout)
         sent = run.history(prompt)
         rejected = list(run.rejected)
         if run.requests and not sent:
             rejected.append("cline started a new session: the request holds no history from the file")
-        return ResumeReport("cline", client_version(exe), session_id, run.exit_code, len(run.requests), sent,
-                            rejected, run.stdout[-4000:])
+        return ResumeReport(
+            "cline",
+            client_version(exe),
+            session_id,
+            run.exit_code,
+            len(run.requests),
+            sent,
+            rejected,
+            run.stdout[-4000:],
+        )

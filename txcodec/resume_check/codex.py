@@ -80,7 +80,6 @@ stream_max_retries = 0
 """
 
 
-
 def codex_binary() -> Path:
     return require_client("codex")
 
@@ -133,13 +132,18 @@ class Sandbox(TempFolders):
                 table = f'openai_base_url = "{server.url}/v1"\n'
             else:
                 table = PROVIDER.format(provider=self.provider, url=server.url)
-            (self.home / "config.toml").write_text(self.config + CONFIG.format(model=self.model, provider=self.provider, provider_table=table))
-            env = client_env(self.root / "home", {
-                "CODEX_HOME": str(self.home),
-                "MOCK_API_KEY": "dummy",
-                "OPENAI_API_KEY": "dummy",
-                "RUST_LOG": "error",
-            })
+            (self.home / "config.toml").write_text(
+                self.config + CONFIG.format(model=self.model, provider=self.provider, provider_table=table)
+            )
+            env = client_env(
+                self.root / "home",
+                {
+                    "CODEX_HOME": str(self.home),
+                    "MOCK_API_KEY": "dummy",
+                    "OPENAI_API_KEY": "dummy",
+                    "RUST_LOG": "error",
+                },
+            )
             argv = [str(binary), "exec", "--skip-git-repo-check", "--json", *args]
             code, out, err = run_client(argv, self.cwd, env, timeout, "codex")
             return Run(code, out, err, model_requests(server), self.home, self.cwd)
@@ -158,15 +162,26 @@ def picker_screen(box: Sandbox, args: tuple[str, ...] = (), until: str | None = 
     binary = codex_binary()
     with MockServer(handler([])) as server:
         table = PROVIDER.format(provider=box.provider, url=server.url)
-        (box.home / "config.toml").write_text(CONFIG.format(model=box.model, provider=box.provider, provider_table=table))
+        (box.home / "config.toml").write_text(
+            CONFIG.format(model=box.model, provider=box.provider, provider_table=table)
+        )
         token = uuid.uuid4().hex  # marks every process the TUI starts, to reap them all
         recent.append(token)
-        env = client_env(box.root / "home", {"CODEX_HOME": str(box.home), "MOCK_API_KEY": "dummy",
-                                              "TERM": "xterm-256color", MARKER: token})
+        env = client_env(
+            box.root / "home",
+            {"CODEX_HOME": str(box.home), "MOCK_API_KEY": "dummy", "TERM": "xterm-256color", MARKER: token},
+        )
         leader, follower = os.openpty()
         fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 200, 0, 0))
-        proc = subprocess.Popen([str(binary), "resume", *args], cwd=box.cwd, env=env, stdin=follower, stdout=follower,
-                                stderr=follower, start_new_session=True)
+        proc = subprocess.Popen(
+            [str(binary), "resume", *args],
+            cwd=box.cwd,
+            env=env,
+            stdin=follower,
+            stdout=follower,
+            stderr=follower,
+            start_new_session=True,
+        )
         os.close(follower)
         out, text = b"", ""
         deadline = time.monotonic() + timeout
@@ -213,7 +228,7 @@ def canonical_relpath(data: bytes) -> tuple[str, str]:
     session_id = session_id_of(data) or ""
     if session_id:
         check_id(session_id, "session id")  # it names the rollout file installed
-    first = split_lines(data[:1 << 22])[0][:1]
+    first = split_lines(data[: 1 << 22])[0][:1]
     try:
         stamp = json.loads(first[0]).get("timestamp") if first else None
     except (ValueError, AttributeError):
@@ -230,7 +245,7 @@ def resume(box: "Sandbox", data: bytes, prompt: str = "continue", timeout: float
 
 
 def _provider_of(data: bytes) -> str | None:
-    first = split_lines(data[:1 << 22])[0][:1]
+    first = split_lines(data[: 1 << 22])[0][:1]
     try:
         payload = json.loads(first[0]).get("payload") if first else None
     except (ValueError, AttributeError):
@@ -332,7 +347,8 @@ def normalize(items: list[Any]) -> list[Any]:
         value = {"type": kind, **{k: item.get(k) for k in keep}}
         if kind == "message":
             value["content"] = [
-                {k: v for k, v in part.items() if k in ("type", "text", "image_url")} for part in item.get("content") or []
+                {k: v for k, v in part.items() if k in ("type", "text", "image_url")}
+                for part in item.get("content") or []
             ]
         if kind == "function_call" and isinstance(value["arguments"], str):
             try:

@@ -44,23 +44,43 @@ def cn_binary() -> Path:
 def client_version(path: Path | None = None) -> str:
     with tempfile.TemporaryDirectory(prefix="txcodec-cn-v-") as home:
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": home}
-        out = subprocess.run([str(path or cn_binary()), "--version"], capture_output=True, text=True, timeout=60, env=env)
+        out = subprocess.run(
+            [str(path or cn_binary()), "--version"], capture_output=True, text=True, timeout=60, env=env
+        )
     return f"cn {(out.stdout.strip().splitlines() or ['(unknown version)'])[-1]}"
 
 
 def config_yaml(url: str) -> str:
-    return "\n".join([
-        "name: mock", "version: 1.0.0", "schema: v1", "models:",
-        f"  - name: {MODEL}", "    provider: openai", f"    model: {MODEL}", f"    apiBase: {url}/v1",
-        "    apiKey: dummy", "    roles: [chat, edit, apply]", "    capabilities: [tool_use]", "",
-    ])
+    return "\n".join(
+        [
+            "name: mock",
+            "version: 1.0.0",
+            "schema: v1",
+            "models:",
+            f"  - name: {MODEL}",
+            "    provider: openai",
+            f"    model: {MODEL}",
+            f"    apiBase: {url}/v1",
+            "    apiKey: dummy",
+            "    roles: [chat, edit, apply]",
+            "    capabilities: [tool_use]",
+            "",
+        ]
+    )
 
 
 class Continue(Sandbox):
     NAME, STORE = "cn", ".continue"
 
-    def cn(self, prompt: str, script: list[Reply] | None = None, *, resume: bool = False, fork: str | None = None,
-           timeout: float = 120) -> Run:
+    def cn(
+        self,
+        prompt: str,
+        script: list[Reply] | None = None,
+        *,
+        resume: bool = False,
+        fork: str | None = None,
+        timeout: float = 120,
+    ) -> Run:
         config = self.root / "config.yaml"
         argv = [str(cn_binary()), "--config", str(config), "-p", prompt, "--auto"]
         if resume:
@@ -78,7 +98,9 @@ class Continue(Sandbox):
         return sorted(p for p in (self.store / "sessions").glob("*.json") if p.name != "sessions.json")
 
 
-def check_resume(path: str | os.PathLike[str], prompt: str = "continue", timeout: float = 120, **_: Any) -> ResumeReport:
+def check_resume(
+    path: str | os.PathLike[str], prompt: str = "continue", timeout: float = 120, **_: Any
+) -> ResumeReport:
     from ..harnesses.continue_cli.store import session_relpath
 
     path = Path(path)

@@ -49,10 +49,19 @@ def copilot_binary() -> Path:
 def client_version(path: Path | None = None) -> str:
     # in a throw-away home: even --version unpacks the CLI into the cache folder
     with tempfile.TemporaryDirectory(prefix="txcodec-copilot-v-") as home:
-        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": home, "COPILOT_OFFLINE": "true",
-               "COPILOT_AUTO_UPDATE": "false", "COPILOT_HOME": f"{home}/.copilot", "COPILOT_CACHE_HOME": f"{home}/cache",
-               "XDG_CACHE_HOME": f"{home}/cache", "TMPDIR": home}
-        out = subprocess.run([str(path or copilot_binary()), "--version"], capture_output=True, text=True, timeout=120, env=env)
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": home,
+            "COPILOT_OFFLINE": "true",
+            "COPILOT_AUTO_UPDATE": "false",
+            "COPILOT_HOME": f"{home}/.copilot",
+            "COPILOT_CACHE_HOME": f"{home}/cache",
+            "XDG_CACHE_HOME": f"{home}/cache",
+            "TMPDIR": home,
+        }
+        out = subprocess.run(
+            [str(path or copilot_binary()), "--version"], capture_output=True, text=True, timeout=120, env=env
+        )
     first = (out.stdout or "").strip().splitlines()[:1]
     words = first[0].rstrip(".").split() if first else []
     return f"copilot {words[-1] if words else '(unknown version)'}"
@@ -70,7 +79,9 @@ def without_datetime(text: str) -> str:
 class Copilot(Sandbox):
     NAME, STORE = "copilot", ".copilot"
 
-    def copilot(self, prompt: str, script: list[Reply] | None = None, resume: str | None = None, timeout: float = 180) -> Run:
+    def copilot(
+        self, prompt: str, script: list[Reply] | None = None, resume: str | None = None, timeout: float = 180
+    ) -> Run:
         argv = [str(copilot_binary()), "-p", prompt, "--allow-all", "--output-format", "json"]
         if resume:
             argv += ["--resume", resume]
@@ -106,7 +117,9 @@ def sent_history(run: Run, prompt: str) -> list:
     return history_sent(body, prompt)
 
 
-def check_resume(path: str | os.PathLike[str], prompt: str = "continue", timeout: float = 180, **_: Any) -> ResumeReport:
+def check_resume(
+    path: str | os.PathLike[str], prompt: str = "continue", timeout: float = 180, **_: Any
+) -> ResumeReport:
     from ..harnesses.copilot_cli.store import session_relpath
 
     path = Path(path)

@@ -40,8 +40,14 @@ from .report import require_client
 __all__ = ["ClientMissing", "Droid", "check_resume", "client_version", "droid_binary"]
 
 DEAD = "http://127.0.0.1:9"
-_URLS = ("FACTORY_API_BASE_URL", "FACTORY_APP_BASE_URL", "FACTORY_RELAY_BASE_URL", "FACTORY_WORKOS_BASE_URL",
-         "FACTORY_PUBLIC_DOWNLOADS_BASE_URL", "FACTORY_TELEMETRY_INGEST_BASE_URL")
+_URLS = (
+    "FACTORY_API_BASE_URL",
+    "FACTORY_APP_BASE_URL",
+    "FACTORY_RELAY_BASE_URL",
+    "FACTORY_WORKOS_BASE_URL",
+    "FACTORY_PUBLIC_DOWNLOADS_BASE_URL",
+    "FACTORY_TELEMETRY_INGEST_BASE_URL",
+)
 
 
 def _find(name: str) -> Path | None:
@@ -59,8 +65,12 @@ def _find(name: str) -> Path | None:
 
 
 def droid_binary() -> Path:
-    return require_client("droid", ": npm install --prefix clients @factory/cli-linux-x64 (the binary is "
-                                   "node_modules/@factory/cli-linux-x64/bin/droid), or put droid on PATH", _find)
+    return require_client(
+        "droid",
+        ": npm install --prefix clients @factory/cli-linux-x64 (the binary is "
+        "node_modules/@factory/cli-linux-x64/bin/droid), or put droid on PATH",
+        _find,
+    )
 
 
 def client_version(path: Path | None = None) -> str:
@@ -70,22 +80,36 @@ def client_version(path: Path | None = None) -> str:
 
 def environment() -> dict[str, str]:
     env = {name: DEAD for name in _URLS}
-    env.update(FACTORY_DISABLE_DYNAMIC_CONFIG="1", FACTORY_DROID_AUTO_UPDATE_ENABLED="false", FACTORY_DISABLE_KEYRING="1")
+    env.update(
+        FACTORY_DISABLE_DYNAMIC_CONFIG="1", FACTORY_DROID_AUTO_UPDATE_ENABLED="false", FACTORY_DISABLE_KEYRING="1"
+    )
     return env
 
 
 class Droid(Sandbox):
     NAME, STORE = "droid", ".factory"
 
-    def exec(self, prompt: str, script: list[Reply] | None = None, *, fork: str | None = None, timeout: float = 120) -> Run:
+    def exec(
+        self, prompt: str, script: list[Reply] | None = None, *, fork: str | None = None, timeout: float = 120
+    ) -> Run:
         argv = [str(droid_binary()), "exec", "-m", f"custom:{MODEL}", "--auto", "high", "-o", "json"]
         if fork:
             argv += ["--fork", fork]
         argv.append(prompt)
 
         def prepare(url: str) -> None:
-            settings = {"customModels": [{"model": MODEL, "displayName": "Mock", "baseUrl": f"{url}/v1", "apiKey": "dummy",
-                                          "provider": "generic-chat-completion-api", "maxOutputTokens": 8192}]}
+            settings = {
+                "customModels": [
+                    {
+                        "model": MODEL,
+                        "displayName": "Mock",
+                        "baseUrl": f"{url}/v1",
+                        "apiKey": "dummy",
+                        "provider": "generic-chat-completion-api",
+                        "maxOutputTokens": 8192,
+                    }
+                ]
+            }
             write_atomic(self.store / "settings.json", json.dumps(settings).encode(), overwrite=True)
 
         return self.run(argv, script, lambda url: environment(), prepare, timeout)
@@ -112,7 +136,9 @@ def with_cwd(data: bytes, cwd: str) -> bytes:
     return b"\n".join(lines)
 
 
-def check_resume(path: str | os.PathLike[str], prompt: str = "continue", timeout: float = 120, **_: Any) -> ResumeReport:
+def check_resume(
+    path: str | os.PathLike[str], prompt: str = "continue", timeout: float = 120, **_: Any
+) -> ResumeReport:
     from ..harnesses.droid.store import session_relpath
 
     path = Path(path)

@@ -51,7 +51,6 @@ RESUME_PROMPT = "continue"
 # --- running the CLI -------------------------------------------------------------------
 
 
-
 def gemini_binary() -> Path:
     return require_client("gemini")
 
@@ -154,12 +153,26 @@ class Sandbox(TempFolders):
             "CI": "1",
         }
 
-    def run(self, prompt: str, *args: str, script: list[Reply] | None = None, timeout: float = 90,
-            summary: Reply | None = None) -> Run:
+    def run(
+        self,
+        prompt: str,
+        *args: str,
+        script: list[Reply] | None = None,
+        timeout: float = 90,
+        summary: Reply | None = None,
+    ) -> Run:
         binary = gemini_binary()
         with MockServer(handler(script or [], summary)) as server:
             command = [
-                str(binary), "-p", prompt, "--output-format", "stream-json", "--yolo", "--model", self.model, *args,
+                str(binary),
+                "-p",
+                prompt,
+                "--output-format",
+                "stream-json",
+                "--yolo",
+                "--model",
+                self.model,
+                *args,
             ]
             code, out, err = run_client(command, self.cwd, self.env(server.url), timeout, "gemini")
             requests = list(server.requests)

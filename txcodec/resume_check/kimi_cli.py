@@ -45,17 +45,29 @@ def client_version(path: Path | None = None) -> str:
 
 
 def config_toml(url: str) -> str:
-    return "\n".join([
-        'default_model = "mock"', "telemetry = false",
-        "[providers.mock]", 'type = "openai_legacy"', f'base_url = "{url}/v1"', 'api_key = "dummy"',
-        "[models.mock]", 'provider = "mock"', f'model = "{MODEL}"', "max_context_size = 128000", "",
-    ])
+    return "\n".join(
+        [
+            'default_model = "mock"',
+            "telemetry = false",
+            "[providers.mock]",
+            'type = "openai_legacy"',
+            f'base_url = "{url}/v1"',
+            'api_key = "dummy"',
+            "[models.mock]",
+            'provider = "mock"',
+            f'model = "{MODEL}"',
+            "max_context_size = 128000",
+            "",
+        ]
+    )
 
 
 class Kimi(Sandbox):
     NAME, STORE = "kimi", ".kimi"
 
-    def kimi(self, prompt: str, script: list[Reply] | None = None, resume: str | None = None, timeout: float = 180) -> Run:
+    def kimi(
+        self, prompt: str, script: list[Reply] | None = None, resume: str | None = None, timeout: float = 180
+    ) -> Run:
         argv = [str(kimi_binary()), "--print", "-p", prompt, "--output-format", "stream-json", "--yolo"]
         if resume:
             argv += ["-r", resume]
@@ -64,8 +76,12 @@ class Kimi(Sandbox):
             self.store.mkdir(parents=True, exist_ok=True)
             (self.store / "config.toml").write_text(config_toml(url))
 
-        env = lambda url: {"XDG_CONFIG_HOME": str(self.root / "config"), "XDG_CACHE_HOME": str(self.root / "cache"),  # noqa: E731
-                           "XDG_DATA_HOME": str(self.root / "data"), "TMPDIR": str(self.root / "tmp")}
+        env = lambda url: {
+            "XDG_CONFIG_HOME": str(self.root / "config"),
+            "XDG_CACHE_HOME": str(self.root / "cache"),  # noqa: E731
+            "XDG_DATA_HOME": str(self.root / "data"),
+            "TMPDIR": str(self.root / "tmp"),
+        }
         (self.root / "tmp").mkdir(exist_ok=True)
         return self.run(argv, script, env, prepare, timeout)
 
@@ -73,8 +89,9 @@ class Kimi(Sandbox):
         return sorted((self.store / "sessions").glob("*/*/context.jsonl"))
 
 
-def check_resume(path: str | os.PathLike[str], prompt: str = "continue", timeout: float = 180, *,
-                 register: bool = True, **_: Any) -> ResumeReport:
+def check_resume(
+    path: str | os.PathLike[str], prompt: str = "continue", timeout: float = 180, *, register: bool = True, **_: Any
+) -> ResumeReport:
     """``register=False`` installs the file without its ``kimi.json`` entry: the client then
     empties it and starts over, which must be reported as not resumed (a test proves it)."""
     from ..harnesses.kimi_cli.store import install_files_for

@@ -46,18 +46,33 @@ def client_version(path: Path | None = None) -> str:
 
 
 def config_toml(url: str) -> str:
-    return "\n".join([
-        'active_model = "mock"', "enable_telemetry = false", "enable_update_checks = false", "enable_auto_update = false",
-        "[[providers]]", 'name = "mock"', f'api_base = "{url}/v1"', 'api_key_env_var = "MOCK_API_KEY"',
-        'api_style = "openai"', 'backend = "generic"',
-        "[[models]]", f'name = "{MODEL}"', 'provider = "mock"', 'alias = "mock"', "",
-    ])
+    return "\n".join(
+        [
+            'active_model = "mock"',
+            "enable_telemetry = false",
+            "enable_update_checks = false",
+            "enable_auto_update = false",
+            "[[providers]]",
+            'name = "mock"',
+            f'api_base = "{url}/v1"',
+            'api_key_env_var = "MOCK_API_KEY"',
+            'api_style = "openai"',
+            'backend = "generic"',
+            "[[models]]",
+            f'name = "{MODEL}"',
+            'provider = "mock"',
+            'alias = "mock"',
+            "",
+        ]
+    )
 
 
 class Vibe(Sandbox):
     NAME, STORE = "vibe", ".vibe"
 
-    def vibe(self, prompt: str, script: list[Reply] | None = None, resume: str | None = None, timeout: float = 240) -> Run:
+    def vibe(
+        self, prompt: str, script: list[Reply] | None = None, resume: str | None = None, timeout: float = 240
+    ) -> Run:
         argv = [str(vibe_binary()), "-p", prompt, "--output", "json", "--auto-approve", "--trust"]
         if resume:
             argv += ["--resume", resume]
@@ -66,9 +81,14 @@ class Vibe(Sandbox):
             self.store.mkdir(parents=True, exist_ok=True)
             (self.store / "config.toml").write_text(config_toml(url))
 
-        env = lambda url: {"MOCK_API_KEY": "dummy", "VIBE_HOME": str(self.store),  # noqa: E731
-                           "XDG_CONFIG_HOME": str(self.root / "config"), "XDG_CACHE_HOME": str(self.root / "cache"),
-                           "XDG_DATA_HOME": str(self.root / "data"), "TMPDIR": str(self.root / "tmp")}
+        env = lambda url: {
+            "MOCK_API_KEY": "dummy",
+            "VIBE_HOME": str(self.store),  # noqa: E731
+            "XDG_CONFIG_HOME": str(self.root / "config"),
+            "XDG_CACHE_HOME": str(self.root / "cache"),
+            "XDG_DATA_HOME": str(self.root / "data"),
+            "TMPDIR": str(self.root / "tmp"),
+        }
         (self.root / "tmp").mkdir(exist_ok=True)
         return self.run(argv, script, env, prepare, timeout)
 
@@ -93,13 +113,17 @@ def legacy_files(path: str | os.PathLike[str]) -> tuple[str, dict[str, bytes]]:
         name = path.parent.name
         if not (name.startswith("session_") and name.endswith(f"_{sid[:8]}")):
             name = f"session_txcodec_{sid[:8]}"
-        return sid, {store.legacy_relpath(name, store.LEGACY_MESSAGES): read_bytes(path),
-                     store.legacy_relpath(name, store.META): (path.parent / store.META).read_bytes()}
+        return sid, {
+            store.legacy_relpath(name, store.LEGACY_MESSAGES): read_bytes(path),
+            store.legacy_relpath(name, store.META): (path.parent / store.META).read_bytes(),
+        }
     written, _ = api.convert(path, "mistral_vibe")
     return written.session_id, written.files
 
 
-def check_resume(path: str | os.PathLike[str], prompt: str = "continue", timeout: float = 240, **_: Any) -> ResumeReport:
+def check_resume(
+    path: str | os.PathLike[str], prompt: str = "continue", timeout: float = 240, **_: Any
+) -> ResumeReport:
     exe = vibe_binary()
     session_id, files = legacy_files(path)
     with Vibe() as box:

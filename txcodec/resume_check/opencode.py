@@ -58,26 +58,55 @@ def client_binary(dialect: Dialect = OPENCODE) -> Path:
 
 def client_version(dialect: Dialect = OPENCODE, path: Path | None = None) -> str:
     with tempfile.TemporaryDirectory(prefix=f"txcodec-{dialect.app}-v-") as home:
-        out = subprocess.run([str(path or client_binary(dialect)), "--version"], capture_output=True, text=True, timeout=60,
-                             env=_base_env(dialect, Path(home)), cwd=home)
+        out = subprocess.run(
+            [str(path or client_binary(dialect)), "--version"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=_base_env(dialect, Path(home)),
+            cwd=home,
+        )
     return f"{dialect.binary} {(out.stdout.strip().splitlines() or ['(unknown version)'])[-1]}"
 
 
 def config(dialect: Dialect, url: str) -> dict[str, Any]:
     return {
-        "provider": {"mock": {"npm": "@ai-sdk/openai-compatible", "options": {"baseURL": f"{url}/v1", "apiKey": "dummy"},
-                              "models": {MODEL: {"tool_call": True, "reasoning": True}}}},
-        "model": f"mock/{MODEL}", "small_model": f"mock/{MODEL}", "autoupdate": False, "share": "disabled",
-        "permission": {"*": "allow"}, "enabled_providers": ["mock"],
+        "provider": {
+            "mock": {
+                "npm": "@ai-sdk/openai-compatible",
+                "options": {"baseURL": f"{url}/v1", "apiKey": "dummy"},
+                "models": {MODEL: {"tool_call": True, "reasoning": True}},
+            }
+        },
+        "model": f"mock/{MODEL}",
+        "small_model": f"mock/{MODEL}",
+        "autoupdate": False,
+        "share": "disabled",
+        "permission": {"*": "allow"},
+        "enabled_providers": ["mock"],
     }
 
 
 def _base_env(dialect: Dialect, root: Path) -> dict[str, str]:
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(root / "home"), "NO_COLOR": "1",
-           "XDG_DATA_HOME": str(root / "data"), "XDG_CONFIG_HOME": str(root / "config"),
-           "XDG_CACHE_HOME": str(root / "cache"), "XDG_STATE_HOME": str(root / "state"), "TMPDIR": str(root / "tmp")}
-    for switch in ("DISABLE_MODELS_FETCH", "DISABLE_AUTOUPDATE", "DISABLE_LSP_DOWNLOAD", "DISABLE_SHARE",
-                   "DISABLE_DEFAULT_PLUGINS", "DISABLE_CLAUDE_CODE", "DISABLE_SESSION_INGEST"):
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(root / "home"),
+        "NO_COLOR": "1",
+        "XDG_DATA_HOME": str(root / "data"),
+        "XDG_CONFIG_HOME": str(root / "config"),
+        "XDG_CACHE_HOME": str(root / "cache"),
+        "XDG_STATE_HOME": str(root / "state"),
+        "TMPDIR": str(root / "tmp"),
+    }
+    for switch in (
+        "DISABLE_MODELS_FETCH",
+        "DISABLE_AUTOUPDATE",
+        "DISABLE_LSP_DOWNLOAD",
+        "DISABLE_SHARE",
+        "DISABLE_DEFAULT_PLUGINS",
+        "DISABLE_CLAUDE_CODE",
+        "DISABLE_SESSION_INGEST",
+    ):
         env[dialect.env(switch)] = "1"
     env[dialect.env("TELEMETRY_LEVEL")] = "off"
     for name in ("home", "data", "config", "cache", "state", "tmp"):
@@ -147,12 +176,22 @@ class Opencode(TempFolders):
         """One CLI command that needs no model (``export``, ``import``, ``session list``)."""
         argv = [str(client_binary(self.dialect)), *args]
         try:
-            return subprocess.run(argv, cwd=self.cwd, env=self.env(), input=stdin.encode(), capture_output=True, timeout=timeout)
+            return subprocess.run(
+                argv, cwd=self.cwd, env=self.env(), input=stdin.encode(), capture_output=True, timeout=timeout
+            )
         except subprocess.TimeoutExpired as exc:
-            return subprocess.CompletedProcess(argv, -9, exc.stdout or b"", (exc.stderr or b"") + b"\n[txcodec: timed out]")
+            return subprocess.CompletedProcess(
+                argv, -9, exc.stdout or b"", (exc.stderr or b"") + b"\n[txcodec: timed out]"
+            )
 
-    def run(self, prompt: str, script: list[Reply] | None = None, session: str | None = None, timeout: float = 180,
-            model: str | None = None) -> Run:
+    def run(
+        self,
+        prompt: str,
+        script: list[Reply] | None = None,
+        session: str | None = None,
+        timeout: float = 180,
+        model: str | None = None,
+    ) -> Run:
         argv = [str(client_binary(self.dialect)), "run", "--format", "json"]
         if model:
             argv += ["--model", model]
@@ -161,13 +200,26 @@ class Opencode(TempFolders):
         mock = _AgentMock(list(script or []), default=Reply(text="Mock title"))
         with MockServer(mock) as server:
             try:
-                done = subprocess.run(argv, cwd=self.cwd, env=self.env(server.url), input=prompt.encode(),
-                                      capture_output=True, timeout=timeout)
+                done = subprocess.run(
+                    argv,
+                    cwd=self.cwd,
+                    env=self.env(server.url),
+                    input=prompt.encode(),
+                    capture_output=True,
+                    timeout=timeout,
+                )
                 code, out, err = done.returncode, done.stdout, done.stderr
             except subprocess.TimeoutExpired as exc:
                 code, out, err = -9, exc.stdout or b"", (exc.stderr or b"") + b"\n[txcodec: timed out]"
-            return Run(code, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"), agent_requests(server),
-                       list(mock.rejected), self.root / "home", self.cwd)
+            return Run(
+                code,
+                out.decode("utf-8", "replace"),
+                err.decode("utf-8", "replace"),
+                agent_requests(server),
+                list(mock.rejected),
+                self.root / "home",
+                self.cwd,
+            )
 
     def sessions(self) -> list[str]:
         """The session ids in the database (read-only)."""
@@ -195,8 +247,14 @@ def injected(dialect: Dialect):
     return strip
 
 
-def check_resume(path: str | os.PathLike[str], prompt: str = "continue", timeout: float = 180, *, dialect: Dialect = OPENCODE,
-                 **_: Any) -> ResumeReport:
+def check_resume(
+    path: str | os.PathLike[str],
+    prompt: str = "continue",
+    timeout: float = 180,
+    *,
+    dialect: Dialect = OPENCODE,
+    **_: Any,
+) -> ResumeReport:
     path = Path(path)
     data = read_bytes(path)
     session_id = _session_id(data) or path.stem
@@ -206,15 +264,25 @@ def check_resume(path: str | os.PathLike[str], prompt: str = "continue", timeout
         target.write_bytes(data)
         imported = box.import_file(target)
         if imported.returncode != 0:
-            return ResumeReport(dialect.harness, client_version(dialect, exe), session_id, imported.returncode, 0, [],
-                                [f"{dialect.binary} import failed"], imported.stderr.decode(errors="replace")[-4000:])
+            return ResumeReport(
+                dialect.harness,
+                client_version(dialect, exe),
+                session_id,
+                imported.returncode,
+                0,
+                [],
+                [f"{dialect.binary} import failed"],
+                imported.stderr.decode(errors="replace")[-4000:],
+            )
         # the sandbox has one provider: a session recorded with another one runs on it
         run = box.run(prompt, session=session_id, timeout=timeout, model=f"mock/{MODEL}")
         sent = run.history(prompt, injected(dialect))
         return resume_report(dialect.harness, client_version(dialect, exe), session_id, run, sent, dialect.binary)
 
 
-def check_resume_kilo(path: str | os.PathLike[str], prompt: str = "continue", timeout: float = 180, **options: Any) -> ResumeReport:
+def check_resume_kilo(
+    path: str | os.PathLike[str], prompt: str = "continue", timeout: float = 180, **options: Any
+) -> ResumeReport:
     return check_resume(path, prompt, timeout, dialect=KILO, **options)
 
 

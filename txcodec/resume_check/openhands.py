@@ -54,17 +54,24 @@ def client_version(path: Path | None = None) -> str:
 class OpenHands(Sandbox):
     NAME, STORE = "openhands", ".openhands/conversations"
 
-    def openhands(self, prompt: str, script: list[Reply] | None = None, *, resume: str | None = None,
-                  timeout: float = 180) -> Run:
+    def openhands(
+        self, prompt: str, script: list[Reply] | None = None, *, resume: str | None = None, timeout: float = 180
+    ) -> Run:
         argv = [str(openhands_binary()), "--headless", "--json", "--override-with-envs"]
         if resume:
             argv += ["--resume", resume]
         argv += ["-t", prompt]
 
         def env(url: str) -> dict[str, str]:
-            return {"OPENHANDS_SUPPRESS_BANNER": "1", "LITELLM_LOCAL_MODEL_COST_MAP": "True",
-                    "LLM_MODEL": f"openai/{MODEL}", "LLM_API_KEY": "dummy", "LLM_BASE_URL": f"{url}/v1",
-                    "XDG_CONFIG_HOME": str(self.root / "config"), "XDG_CACHE_HOME": str(self.root / "cache")}
+            return {
+                "OPENHANDS_SUPPRESS_BANNER": "1",
+                "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+                "LLM_MODEL": f"openai/{MODEL}",
+                "LLM_API_KEY": "dummy",
+                "LLM_BASE_URL": f"{url}/v1",
+                "XDG_CONFIG_HOME": str(self.root / "config"),
+                "XDG_CACHE_HOME": str(self.root / "cache"),
+            }
 
         return self.run(argv, script, env, None, timeout)
 
@@ -72,7 +79,9 @@ class OpenHands(Sandbox):
         return sorted(p for p in self.store.iterdir() if p.is_dir()) if self.store.is_dir() else []
 
 
-def check_resume(path: str | os.PathLike[str], prompt: str = "continue", timeout: float = 180, **_: Any) -> ResumeReport:
+def check_resume(
+    path: str | os.PathLike[str], prompt: str = "continue", timeout: float = 180, **_: Any
+) -> ResumeReport:
     from ..harnesses.openhands.store import CONVERSATION
     from ..harnesses.openhands.store import dashed
     from ..harnesses.openhands.store import session_folder
@@ -92,8 +101,16 @@ def check_resume(path: str | os.PathLike[str], prompt: str = "continue", timeout
         rejected = list(run.rejected)
         if run.exit_code == 0 and not sent:
             rejected.append("openhands sent no history from the conversation: it started anew or refused it")
-        return ResumeReport("openhands", client_version(exe), dashed(name), run.exit_code, len(run.requests), sent,
-                            rejected, (run.stderr + run.stdout)[-4000:])
+        return ResumeReport(
+            "openhands",
+            client_version(exe),
+            dashed(name),
+            run.exit_code,
+            len(run.requests),
+            sent,
+            rejected,
+            (run.stderr + run.stdout)[-4000:],
+        )
 
 
 def _finish(message: str) -> Reply:

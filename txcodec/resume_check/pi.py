@@ -80,7 +80,9 @@ class Pi(Sandbox):
     def store(self) -> Path:
         return self.agent / "sessions"
 
-    def pi(self, prompt: str, script: list[Reply] | None = None, session: str | None = None, timeout: float = 90) -> Run:
+    def pi(
+        self, prompt: str, script: list[Reply] | None = None, session: str | None = None, timeout: float = 90
+    ) -> Run:
         argv = [str(pi_binary()), "--provider", "mock", "--model", MODEL, "--mode", "json", "-p", prompt]
         if session:
             argv += ["--session", session]
@@ -103,7 +105,9 @@ def check_resume(path: str | os.PathLike[str], prompt: str = "continue", timeout
     session_id = _session_id(data) or path.stem
     exe = pi_binary()
     with Pi() as box:
-        target = box.store / project_folder(str(box.cwd)) / (path.name[:-4] if path.name.endswith(".zst") else path.name)
+        target = (
+            box.store / project_folder(str(box.cwd)) / (path.name[:-4] if path.name.endswith(".zst") else path.name)
+        )
         first, sep, rest = data.partition(b"\n")
         write_atomic(target, rewrite_cwd(first, str(box.cwd)) + sep + rest)
         run = box.pi(prompt, session=str(target), timeout=timeout)

@@ -32,8 +32,13 @@ recent: collections.deque[str] = collections.deque(maxlen=256)
 
 def client_env(home: str | os.PathLike[str], extra: Mapping[str, str] | None = None) -> dict[str, str]:
     """The whole environment a client runs with: nothing is inherited but ``PATH``."""
-    return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home), "LANG": "C.UTF-8", "NO_COLOR": "1",
-            **(extra or {})}
+    return {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(home),
+        "LANG": "C.UTF-8",
+        "NO_COLOR": "1",
+        **(extra or {}),
+    }
 
 
 def marked(token: str) -> list[int]:
@@ -110,9 +115,15 @@ def run_bytes(
     """:func:`run_client`, its output as bytes."""
     token = uuid.uuid4().hex
     recent.append(token)
-    proc = subprocess.Popen(argv, cwd=cwd, env={**env, MARKER: token}, start_new_session=True,
-                            stdin=subprocess.DEVNULL if input is None else subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        argv,
+        cwd=cwd,
+        env={**env, MARKER: token},
+        start_new_session=True,
+        stdin=subprocess.DEVNULL if input is None else subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     try:
         try:
             out, err = proc.communicate(input, timeout=timeout)
@@ -130,8 +141,12 @@ def run_bytes(
     return code, out or b"", err or b""
 
 
-def version_of(binary: str | os.PathLike[str], extra: Mapping[str, str] | None = None, timeout: float = 60,
-               home_vars: tuple[str, ...] = ()) -> tuple[int, str, str]:
+def version_of(
+    binary: str | os.PathLike[str],
+    extra: Mapping[str, str] | None = None,
+    timeout: float = 60,
+    home_vars: tuple[str, ...] = (),
+) -> tuple[int, str, str]:
     """``binary --version``, sandboxed like any run: a throw-away HOME (even ``--version``
     may write there: Gemini CLI registers a project) as home and cwd, a scrubbed
     environment; ``home_vars`` name variables that point at that HOME too."""

@@ -68,7 +68,9 @@ class Qwen(Sandbox):
         (self.store / "settings.json").write_text(json.dumps(SETTINGS))
         return self
 
-    def qwen(self, prompt: str, script: list[Reply] | None = None, resume: str | None = None, timeout: float = 90) -> Run:
+    def qwen(
+        self, prompt: str, script: list[Reply] | None = None, resume: str | None = None, timeout: float = 90
+    ) -> Run:
         argv = [str(qwen_binary()), "-p", prompt, "--yolo", "--output-format", "stream-json"]
         if resume:
             argv += ["--resume", resume]

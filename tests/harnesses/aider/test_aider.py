@@ -91,19 +91,32 @@ def test_genuine_history_reads_as_text_turns():
     assert [m.role for m in c.messages] == ["user", "assistant", "user", "assistant"]
     assert c.messages[0].content == [Text("change world to there in notes.txt")]
     edit = c.messages[1].content[0].text
-    assert edit.startswith("I'll change it.") and "<<<<<<< SEARCH\nhello world\n=======\nhello there\n>>>>>>> REPLACE" in edit
+    assert (
+        edit.startswith("I'll change it.")
+        and "<<<<<<< SEARCH\nhello world\n=======\nhello there\n>>>>>>> REPLACE" in edit
+    )
     assert c.messages[3].content == [Text("It says hello there.")]
     assert c.meta.started_at == "2026-12-01T03:51:48" and set(loss.counts()) == {"record:tool-output"}
 
 
 def _conversation() -> Conversation:
-    return Conversation(meta=Meta(id="s1", started_at="2026-11-01T10:00:00"), messages=[
-        Message("user", [Text("first line\nsecond line")]),
-        Message("assistant", [Thinking("hmm"), Text("# Title\nsome text\n> quoted\n#### not a user"), ToolUse("c1", "Bash", {"command": "ls"})]),
-        Message("user", [ToolResult("c1", "a.txt")]),
-        Message("assistant", [Text("done")]),
-        Message("assistant", [Thinking("only thinking")]),
-    ])
+    return Conversation(
+        meta=Meta(id="s1", started_at="2026-11-01T10:00:00"),
+        messages=[
+            Message("user", [Text("first line\nsecond line")]),
+            Message(
+                "assistant",
+                [
+                    Thinking("hmm"),
+                    Text("# Title\nsome text\n> quoted\n#### not a user"),
+                    ToolUse("c1", "Bash", {"command": "ls"}),
+                ],
+            ),
+            Message("user", [ToolResult("c1", "a.txt")]),
+            Message("assistant", [Text("done")]),
+            Message("assistant", [Thinking("only thinking")]),
+        ],
+    )
 
 
 def test_writer_writes_what_aider_writes_and_declares_the_rest():
@@ -111,10 +124,17 @@ def test_writer_writes_what_aider_writes_and_declares_the_rest():
     written = HARNESS.write(_conversation(), loss, WriteOptions())
     assert written.session_id == "s1" and list(written.files) == [".aider.chat.history.md"]
     text = written.files[written.main].decode()
-    assert text.startswith("\n# aider chat started at 2026-11-01 10:00:00\n\n\n#### first line  \n#### second line  \n\n")
+    assert text.startswith(
+        "\n# aider chat started at 2026-11-01 10:00:00\n\n\n#### first line  \n#### second line  \n\n"
+    )
     assert "\n # Title\nsome text\n > quoted\n #### not a user\n" in text
-    assert set(loss.counts()) >= {"write:thinking", "write:block:tool_use", "write:block:tool_result",
-                                  "write:markdown-line", "write:empty-message"}
+    assert set(loss.counts()) >= {
+        "write:thinking",
+        "write:block:tool_use",
+        "write:block:tool_result",
+        "write:markdown-line",
+        "write:empty-message",
+    }
     back = api.to_common(api.load(written.files[written.main], "aider"))
     assert [m.role for m in back.messages] == ["user", "assistant", "user", "assistant"]
     assert back.messages[0].content == [Text("first line\nsecond line")]
@@ -138,7 +158,9 @@ def test_store_is_the_project_folder(tmp_path, monkeypatch):
     assert info.path == str(path) and info.messages == 4 and info.id == "proj"
     result = CliRunner().invoke(main, ["list", "--harness", "aider", "--json"])
     assert result.exit_code == 0 and json.loads(result.stdout)[0]["session_id"] == "proj", result.output
-    result = CliRunner().invoke(main, ["convert", "--to", "aider", "--install", "--cwd", str(project / "sub"), str(HANDWRITTEN)])
+    result = CliRunner().invoke(
+        main, ["convert", "--to", "aider", "--install", "--cwd", str(project / "sub"), str(HANDWRITTEN)]
+    )
     assert result.exit_code != 0 and "exists" in result.output  # never over an existing history
 
 

@@ -35,8 +35,16 @@ EDIT = "I'll change it.\n\nnotes.txt\n```\n<<<<<<< SEARCH\nhello world\n=======\
 def plain(messages) -> list[tuple[str, list[tuple]]]:
     """The view with each text's trailing Markdown line breaks and surrounding blank lines
     removed: what differs between what aider sends and what the turn says."""
-    return [(role, [("text", "\n".join(line.rstrip() for line in b[1].strip().splitlines())) if b[0] == "text" else b
-                    for b in blocks]) for role, blocks in view(messages)]
+    return [
+        (
+            role,
+            [
+                ("text", "\n".join(line.rstrip() for line in b[1].strip().splitlines())) if b[0] == "text" else b
+                for b in blocks
+            ],
+        )
+        for role, blocks in view(messages)
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -79,7 +87,9 @@ def test_roundtrip_restores_the_same_history(genuine, tmp_path):
     (tmp_path / "g").mkdir()
     copies = [_convert(genuine, "aider", "aider", tmp_path / "g"), _convert(GOLDEN_FILE, "aider", "aider", tmp_path)]
     with ThreadPoolExecutor(2) as pool:
-        reports = list(pool.map(lambda p: ai.check_resume(p, timeout=TIMEOUT), [genuine, copies[0], GOLDEN_FILE, copies[1]]))
+        reports = list(
+            pool.map(lambda p: ai.check_resume(p, timeout=TIMEOUT), [genuine, copies[0], GOLDEN_FILE, copies[1]])
+        )
     for report in reports:
         assert report.resumed, (report.rejected, report.stderr)
     assert plain(reports[1].sent) == plain(reports[0].sent)
@@ -97,7 +107,10 @@ def test_to_claude_and_back_restore_with_the_history_sent(genuine, tmp_path):
     sent = report.sent
     if sent and sent[-1].role == "user" and getattr(sent[-1].content[-1], "text", None) == claude.RESUME_PROMPT:
         sent[-1].content.pop()
-    claude_view = [(r, [b for b in blocks if not (b[0] == "text" and b[1].startswith("<system-reminder>"))]) for r, blocks in plain(sent)]
+    claude_view = [
+        (r, [b for b in blocks if not (b[0] == "text" and b[1].startswith("<system-reminder>"))])
+        for r, blocks in plain(sent)
+    ]
     assert [m for m in claude_view if m[1]] == expected
     back = _convert(claude_file, "claude_code", "aider", tmp_path)
     report = ai.check_resume(back, timeout=TIMEOUT)

@@ -47,9 +47,31 @@ def test_any_bytes_round_trip(data):
 
 
 _json_ish = st.lists(
-    st.sampled_from([b"{", b"}", b'"type":', b'"user"', b'"assistant"', b"\n", b"\r\n", b"\r", b",", b":", b"[",
-                     b"]", b'"message":{"role":"user","content":', b"\xe2\x80\xa8", b"\x00", b"\xff", b"\xef\xbb\xbf",
-                     b'"x"', b"1", b"null", b" "]),
+    st.sampled_from(
+        [
+            b"{",
+            b"}",
+            b'"type":',
+            b'"user"',
+            b'"assistant"',
+            b"\n",
+            b"\r\n",
+            b"\r",
+            b",",
+            b":",
+            b"[",
+            b"]",
+            b'"message":{"role":"user","content":',
+            b"\xe2\x80\xa8",
+            b"\x00",
+            b"\xff",
+            b"\xef\xbb\xbf",
+            b'"x"',
+            b"1",
+            b"null",
+            b" ",
+        ]
+    ),
     max_size=60,
 ).map(b"".join)
 
@@ -80,7 +102,7 @@ def test_streamed_lines_are_the_split_lines(data, block_size):
 # --- generated valid sessions ------------------------------------------------------------
 
 _text = st.text(
-    alphabet=st.sampled_from(list("ab z{}\"\\/é😀") + ["\u2028", "\u2029", "\r", "\n", "\t", "\x00", "\x7f"]),
+    alphabet=st.sampled_from(list('ab z{}"\\/é😀') + ["\u2028", "\u2029", "\r", "\n", "\t", "\x00", "\x7f"]),
     max_size=30,
 )
 
@@ -88,20 +110,44 @@ _text = st.text(
 def _record(kind: str, i: int, text: str, extra: dict) -> dict:
     uid = f"00000000-0000-4000-8000-{i:012d}"
     if kind == "user":
-        rec = {"parentUuid": None, "isSidechain": False, "type": "user",
-               "message": {"role": "user", "content": text}, "uuid": uid, "sessionId": SID}
+        rec = {
+            "parentUuid": None,
+            "isSidechain": False,
+            "type": "user",
+            "message": {"role": "user", "content": text},
+            "uuid": uid,
+            "sessionId": SID,
+        }
     elif kind == "assistant":
-        rec = {"parentUuid": None, "type": "assistant", "uuid": uid, "sessionId": SID,
-               "message": {"id": "msg_1", "role": "assistant", "model": "claude-opus-5",
-                           "content": [{"type": "thinking", "thinking": text, "signature": "sig"},
-                                       {"type": "text", "text": text},
-                                       {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"c": text}}],
-                           "stop_reason": None, "usage": {"input_tokens": 1, "output_tokens": 2}}}
+        rec = {
+            "parentUuid": None,
+            "type": "assistant",
+            "uuid": uid,
+            "sessionId": SID,
+            "message": {
+                "id": "msg_1",
+                "role": "assistant",
+                "model": "claude-opus-5",
+                "content": [
+                    {"type": "thinking", "thinking": text, "signature": "sig"},
+                    {"type": "text", "text": text},
+                    {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"c": text}},
+                ],
+                "stop_reason": None,
+                "usage": {"input_tokens": 1, "output_tokens": 2},
+            },
+        }
     elif kind == "result":
-        rec = {"type": "user", "uuid": uid, "sessionId": SID,
-               "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1",
-                                                        "content": text, "is_error": False}]},
-               "toolUseResult": {"stdout": text}}
+        rec = {
+            "type": "user",
+            "uuid": uid,
+            "sessionId": SID,
+            "message": {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": text, "is_error": False}],
+            },
+            "toolUseResult": {"stdout": text},
+        }
     elif kind == "system":
         rec = {"type": "system", "subtype": "local_command", "content": text, "uuid": uid, "sessionId": SID}
     else:
@@ -112,12 +158,22 @@ def _record(kind: str, i: int, text: str, extra: dict) -> dict:
 
 @st.composite
 def sessions(draw):
-    kinds = draw(st.lists(st.sampled_from(["user", "assistant", "result", "system", "custom-title", "summary",
-                                           "mode"]), min_size=1, max_size=8))
+    kinds = draw(
+        st.lists(
+            st.sampled_from(["user", "assistant", "result", "system", "custom-title", "summary", "mode"]),
+            min_size=1,
+            max_size=8,
+        )
+    )
     lines = []
     for i, kind in enumerate(kinds):
-        extra = draw(st.dictionaries(st.sampled_from(["zz", "futureKey", "nested"]),
-                                     st.one_of(st.integers(), _text, st.just({"a": [1, 2.5, None]})), max_size=2))
+        extra = draw(
+            st.dictionaries(
+                st.sampled_from(["zz", "futureKey", "nested"]),
+                st.one_of(st.integers(), _text, st.just({"a": [1, 2.5, None]})),
+                max_size=2,
+            )
+        )
         rec = _record(kind, i, draw(_text), extra)
         style = draw(st.sampled_from(["compact", "spaced", "ascii"]))
         if style == "compact":
@@ -165,7 +221,9 @@ def test_generated_sessions_edit_one_record(case, data):
     it reads back as the edited record."""
     raw, n, _ = case
     session = load(raw)
-    editable = [i for i, rec in enumerate(session.lines[:n]) if isinstance(rec._record, (r.UserRecord, r.AssistantRecord))]
+    editable = [
+        i for i, rec in enumerate(session.lines[:n]) if isinstance(rec._record, (r.UserRecord, r.AssistantRecord))
+    ]
     if not editable:
         return
     target = data.draw(st.sampled_from(editable))
@@ -191,8 +249,9 @@ def test_generated_sessions_edit_one_record(case, data):
 def test_line_splitting_guard():
     """U+2028 / U+2029 and CR inside strings are not line boundaries (docs/claude_code.md#lines)."""
     text = "a\u2028b\u2029c\rd"
-    line = json.dumps({"type": "user", "uuid": "u", "message": {"role": "user", "content": text}},
-                      ensure_ascii=False).encode()
+    line = json.dumps(
+        {"type": "user", "uuid": "u", "message": {"role": "user", "content": text}}, ensure_ascii=False
+    ).encode()
     data = line + b"\r\n" + line + b"\n"
     session = load(data)
     assert len(session) == 2
@@ -202,8 +261,12 @@ def test_line_splitting_guard():
 
 def test_one_megabyte_lines():
     big = "x" * 1_100_000 + "\u2028é"
-    lines = [json.dumps({"type": "user", "uuid": f"u{i}", "message": {"role": "user", "content": big}},
-                        ensure_ascii=False).encode() for i in range(3)]
+    lines = [
+        json.dumps(
+            {"type": "user", "uuid": f"u{i}", "message": {"role": "user", "content": big}}, ensure_ascii=False
+        ).encode()
+        for i in range(3)
+    ]
     data = b"\n".join(lines)  # and no final newline
     session = load(data)
     assert [type(rec) for rec in session] == [r.UserRecord] * 3
@@ -218,18 +281,32 @@ def test_one_megabyte_lines():
 def test_verify_streams_a_long_first_line(tmp_path):
     from txcodec.verify import verify_file
 
-    line = json.dumps({"type": "user", "uuid": "u", "sessionId": SID, "message": {"role": "user", "content": "hi"},
-                       "toolUseResult": {"stdout": "y" * 3_000_000}}).encode()
+    line = json.dumps(
+        {
+            "type": "user",
+            "uuid": "u",
+            "sessionId": SID,
+            "message": {"role": "user", "content": "hi"},
+            "toolUseResult": {"stdout": "y" * 3_000_000},
+        }
+    ).encode()
     path = tmp_path / "s.jsonl"
     path.write_bytes(line + b"\n" + line)
     result = verify_file(path)
     assert (result.ok, result.harness, result.lines, result.bytes, result.opaque) == (
-        True, "claude_code", 2, 2 * len(line) + 1, 0)
+        True,
+        "claude_code",
+        2,
+        2 * len(line) + 1,
+        0,
+    )
 
 
 def test_bom_nul_invalid_utf8_blank_lines():
-    data = (b'\xef\xbb\xbf{"type":"mode","mode":"normal","sessionId":"s"}\n\n'
-            b'{"type":"user","uuid":"\x00"}\n\xff\xfe garbage\n   \n{"type":"user","uuid":"a"}')
+    data = (
+        b'\xef\xbb\xbf{"type":"mode","mode":"normal","sessionId":"s"}\n\n'
+        b'{"type":"user","uuid":"\x00"}\n\xff\xfe garbage\n   \n{"type":"user","uuid":"a"}'
+    )
     session = load(data)
     assert isinstance(session[0], r.ModeRecord)
     diagnostics = {n: o.diagnostic for n, o in session.diagnostics}
@@ -261,8 +338,10 @@ def test_tool_use_result_shapes():
 
 
 def test_unknown_block_kept_record_typed():
-    line = (b'{"type":"user","uuid":"u","message":{"role":"user","content":[{"type":"fallback",'
-            b'"from":{"model":"a"}},{"type":"text","text":"hi"}]},"toolUseResult":{"a":1}}')
+    line = (
+        b'{"type":"user","uuid":"u","message":{"role":"user","content":[{"type":"fallback",'
+        b'"from":{"model":"a"}},{"type":"text","text":"hi"}]},"toolUseResult":{"a":1}}'
+    )
     rec = load(line)[0]
     assert isinstance(rec, r.UserRecord)
     assert isinstance(rec.message.content[0], msgspec.Raw)
@@ -289,10 +368,32 @@ def test_every_record_type_decodes(kind, cls):
 
 def test_taxonomy_is_covered():
     """Every type docs/claude_code.md#what-is-typed and docs/claude_code.md#what-is-typed name has a struct."""
-    named = {"attachment", "assistant", "user", "last-prompt", "atis-latch", "mode", "permission-mode", "ai-title",
-             "queue-operation", "bridge-session", "pr-link", "cost-state", "system", "file-history-snapshot",
-             "custom-title", "agent-name", "file-history-delta", "frame-link", "started", "result",
-             "artifact-autoreact-ledger", "artifact-comment-monitor", "summary", "progress"}
+    named = {
+        "attachment",
+        "assistant",
+        "user",
+        "last-prompt",
+        "atis-latch",
+        "mode",
+        "permission-mode",
+        "ai-title",
+        "queue-operation",
+        "bridge-session",
+        "pr-link",
+        "cost-state",
+        "system",
+        "file-history-snapshot",
+        "custom-title",
+        "agent-name",
+        "file-history-delta",
+        "frame-link",
+        "started",
+        "result",
+        "artifact-autoreact-ledger",
+        "artifact-comment-monitor",
+        "summary",
+        "progress",
+    }
     assert named <= set(r.RECORD_TYPES)
 
 
@@ -301,11 +402,15 @@ def test_side_files_are_typed():
     assert meta.harness == "claude_code"
     assert meta[0] == r.AgentMeta(agent_type="general-purpose", tool_use_id="toolu_1", parent_agent_id="a1")
     assert meta[0].depth == 1  # spawnDepth absent reads as 1 (docs/claude_code.md#what-is-typed)
-    journal = txcodec.load(b'{"type":"started","key":"v2:k","agentId":"a1"}\n'
-                           b'{"type":"result","key":"v2:k","agentId":"a1","result":"done"}\n')
+    journal = txcodec.load(
+        b'{"type":"started","key":"v2:k","agentId":"a1"}\n'
+        b'{"type":"result","key":"v2:k","agentId":"a1","result":"done"}\n'
+    )
     assert journal.harness == "claude_code"
-    assert journal.records == [r.JournalStarted(key="v2:k", agent_id="a1"),
-                               r.JournalResult(key="v2:k", agent_id="a1", result=msgspec.Raw(b'"done"'))]
+    assert journal.records == [
+        r.JournalStarted(key="v2:k", agent_id="a1"),
+        r.JournalResult(key="v2:k", agent_id="a1", result=msgspec.Raw(b'"done"')),
+    ]
 
 
 def test_pretty_printed_json_side_file(tmp_path):
@@ -328,7 +433,7 @@ BASE = (
     b'{"parentUuid":null,"type":"user","message":{"role":"user","content":"hi"},"uuid":"u1","futureKey":{"a":[1,2]}}\n'
     b'{"type":"assistant","uuid":"a1","message":{"role":"assistant","content":[{"type":"text","text":"yo",'
     b'"citations":null}],"usage":{"input_tokens":1,"service_tier":"standard"}},"zz":1.0e0}\n'
-    b'not json\n'
+    b"not json\n"
     b'{"type":"custom-title","customTitle":"t","sessionId":"s"}\n'
 )
 
@@ -351,8 +456,13 @@ def test_edit_keeps_unknown_keys_and_absent_fields_absent():
     session = load(BASE)
     session[0].uuid = "u9"
     line = session.dump().split(b"\n")[0]
-    assert json.loads(line) == {"parentUuid": None, "type": "user", "message": {"role": "user", "content": "hi"},
-                                "uuid": "u9", "futureKey": {"a": [1, 2]}}
+    assert json.loads(line) == {
+        "parentUuid": None,
+        "type": "user",
+        "message": {"role": "user", "content": "hi"},
+        "uuid": "u9",
+        "futureKey": {"a": [1, 2]},
+    }
 
 
 def test_replace_append_and_untouched_reads():
@@ -364,8 +474,11 @@ def test_replace_append_and_untouched_reads():
     session.append(r.ModeRecord(mode="plan", session_id="s"))
     out = session.dump()
     assert out.startswith(b"\n".join(BASE.split(b"\n")[:3]) + b"\n")
-    assert out.split(b"\n")[3:] == [b'{"type":"custom-title","customTitle":"new","sessionId":"s"}',
-                                    b'{"type":"mode","mode":"plan","sessionId":"s"}', b""]
+    assert out.split(b"\n")[3:] == [
+        b'{"type":"custom-title","customTitle":"new","sessionId":"s"}',
+        b'{"type":"mode","mode":"plan","sessionId":"s"}',
+        b"",
+    ]
 
 
 def test_editing_a_line_object_directly():
@@ -383,7 +496,7 @@ BLOCKS = (
     b'{"type":"text","text":"one","cache_control":{"type":"ephemeral"}},'
     b'{"type":"text","text":"two","k":2},'
     b'{"type":"tool_use","id":"t","name":"Bash","input":{"c":"ls"},"weird":[1]}]}}\n'
-    b'not json\n'
+    b"not json\n"
 )
 
 
@@ -417,15 +530,21 @@ def test_blocks_added_or_removed_keep_the_others_unknown_keys():
     session = load(BLOCKS)
     session[1].message.content.insert(0, r.ThinkingBlock(thinking="hm"))
     assert [b.get("cache_control") or b.get("k") or b.get("weird") for b in _content(session)] == [
-        None, {"type": "ephemeral"}, 2, [1]]
+        None,
+        {"type": "ephemeral"},
+        2,
+        [1],
+    ]
     session = load(BLOCKS)
     session[1].message.content.append(r.TextBlock(text="three"))
     assert _content(session)[-1] == {"type": "text", "text": "three"}
     assert _content(session)[2]["weird"] == [1]
     session = load(BLOCKS)
     del session[1].message.content[0]
-    assert _content(session) == [{"type": "text", "text": "two", "k": 2},
-                                 {"type": "tool_use", "id": "t", "name": "Bash", "input": {"c": "ls"}, "weird": [1]}]
+    assert _content(session) == [
+        {"type": "text", "text": "two", "k": 2},
+        {"type": "tool_use", "id": "t", "name": "Bash", "input": {"c": "ls"}, "weird": [1]},
+    ]
 
 
 def test_a_file_that_is_only_a_cut_off_line_is_flagged():
@@ -452,8 +571,10 @@ def test_json_nested_too_deeply_is_kept_as_bytes(harness):
 
 
 def test_edited_lines_keep_bom_and_crlf():
-    data = (b'\xef\xbb\xbf{"type":"user","message":{"role":"user","content":"a"}}\r\n'
-            b'{"type":"user","message":{"role":"user","content":"b"}}\r\n')
+    data = (
+        b'\xef\xbb\xbf{"type":"user","message":{"role":"user","content":"a"}}\r\n'
+        b'{"type":"user","message":{"role":"user","content":"b"}}\r\n'
+    )
     session = load(data)
     for record in session:
         record.message.content += "!"
@@ -462,7 +583,7 @@ def test_edited_lines_keep_bom_and_crlf():
 
 def test_edited_opaque_line_from_diagnostics_is_dumped():
     session = load(BLOCKS)
-    (n, opaque), = session.diagnostics
+    ((n, opaque),) = session.diagnostics
     assert n == 3
     opaque.raw = b"still not json"
     assert session.dump() == BLOCKS.replace(b"not json", b"still not json")
@@ -479,14 +600,20 @@ def test_corpus_round_trips(path):
     assert sha256(touched_dump(txcodec.load(path))) == sha256(data)
 
 
-@pytest.mark.parametrize("path", corpus_files("claude_code", suffixes=(".jsonl",)),
-                         ids=lambda p: "/".join(p.parts[-3:]))
+@pytest.mark.parametrize(
+    "path", corpus_files("claude_code", suffixes=(".jsonl",)), ids=lambda p: "/".join(p.parts[-3:])
+)
 def test_corpus_claude_lines_are_typed(path):
     """Only lines that are not a Claude Code record stay opaque: non-objects, typeless
     objects, a legacy message string, the synthetic drift fixture's tool_use lines."""
     session = txcodec.load(path)
     assert session.harness == "claude_code"
-    allowed = {"not a JSON object", "no 'type' field", "unknown record type 'tool_use'",
-               "unknown record type 'tool_result'", "unknown or invalid 'user' record: Expected `object`, got `str`"}
+    allowed = {
+        "not a JSON object",
+        "no 'type' field",
+        "unknown record type 'tool_use'",
+        "unknown record type 'tool_result'",
+        "unknown or invalid 'user' record: Expected `object`, got `str`",
+    }
     for n, opaque in session.diagnostics:
         assert any(opaque.diagnostic.startswith(a) for a in allowed), (n, opaque.diagnostic)

@@ -21,11 +21,19 @@ PARSE = [
         "<command-message>init is analyzing your codebase…</command-message>\n<command-name>/init</command-name>",
         {"command-message": "init is analyzing your codebase…", "command-name": "/init"},
     ),
-    ("<local-command-stdout>Reconnected to tidewave.</local-command-stdout>", {"local-command-stdout": "Reconnected to tidewave."}),
-    ("<local-command-stdout></local-command-stdout><local-command-stderr>boom</local-command-stderr>",
-     {"local-command-stdout": "", "local-command-stderr": "boom"}),
+    (
+        "<local-command-stdout>Reconnected to tidewave.</local-command-stdout>",
+        {"local-command-stdout": "Reconnected to tidewave."},
+    ),
+    (
+        "<local-command-stdout></local-command-stdout><local-command-stderr>boom</local-command-stderr>",
+        {"local-command-stdout": "", "local-command-stderr": "boom"},
+    ),
     ("<local-command-caveat>Caveat: x</local-command-caveat>", {"local-command-caveat": "Caveat: x"}),
-    ("<local-command-stdout>a <\\/local-command-stdout> b</local-command-stdout>", {"local-command-stdout": "a </local-command-stdout> b"}),
+    (
+        "<local-command-stdout>a <\\/local-command-stdout> b</local-command-stdout>",
+        {"local-command-stdout": "a </local-command-stdout> b"},
+    ),
     # not entirely markup: stays plain text
     ("please run <command-name>/x</command-name>", None),
     ("<command-name>/x</command-name> and more", None),
@@ -65,9 +73,9 @@ def test_strip_ansi():
     assert env.strip_ansi("\x1b]0;title\x07ok") == "ok"
 
 
-_tricky = st.lists(
-    st.sampled_from(["<", "\\", "/", "a", ">", "command-args", "local-command-stdout", " ", "\n"])
-).map("".join)
+_tricky = st.lists(st.sampled_from(["<", "\\", "/", "a", ">", "command-args", "local-command-stdout", " ", "\n"])).map(
+    "".join
+)
 
 
 @settings(max_examples=500, deadline=None)

@@ -48,7 +48,9 @@ def _conversation(preserved: list[str]) -> Conversation:
     ]
     for i, m in enumerate(messages):
         m.source_ids = [f"src-{i}"]
-    return Conversation(meta=Meta(id="preserved"), messages=messages, epochs=[Epoch(start=5, trigger="auto", preserved_ids=preserved)])
+    return Conversation(
+        meta=Meta(id="preserved"), messages=messages, epochs=[Epoch(start=5, trigger="auto", preserved_ids=preserved)]
+    )
 
 
 def _save(written, folder: Path) -> Path:

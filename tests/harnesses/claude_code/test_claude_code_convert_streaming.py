@@ -33,8 +33,10 @@ def _whole(source, to: str):
 def _entries(loss: LossReport) -> list[bytes]:
     # in order; the one detail that names the source (a path for one, "the conversation"
     # for the other) left out
-    return [msgspec.json.encode(msgspec.structs.replace(e, detail="") if e.kind == "write:no-conversation" else e)
-            for e in loss.entries]
+    return [
+        msgspec.json.encode(msgspec.structs.replace(e, detail="") if e.kind == "write:no-conversation" else e)
+        for e in loss.entries
+    ]
 
 
 def _same(streamed, whole) -> None:
@@ -45,9 +47,15 @@ def _same(streamed, whole) -> None:
 
 
 def _line(n: int, text: str, **extra) -> bytes:
-    record = {"type": "user", "uuid": f"00000000-0000-4000-8000-{n:012d}", "parentUuid": None,
-              "sessionId": "0b6e1d0c-55a8-4e57-9d4c-2f1e1a7d9c01", "timestamp": f"2026-01-01T00:00:{n % 60:02d}Z",
-              "message": {"role": "user", "content": text}, **extra}
+    record = {
+        "type": "user",
+        "uuid": f"00000000-0000-4000-8000-{n:012d}",
+        "parentUuid": None,
+        "sessionId": "0b6e1d0c-55a8-4e57-9d4c-2f1e1a7d9c01",
+        "timestamp": f"2026-01-01T00:00:{n % 60:02d}Z",
+        "message": {"role": "user", "content": text},
+        **extra,
+    }
     return json.dumps(record).encode()
 
 
@@ -93,7 +101,9 @@ def test_lone_surrogates_cut_off_lines_and_crlf_are_reported_as_for_a_whole_sess
     _same(api.convert(data, "codex", from_="claude_code"), _whole(data, "codex"))
 
 
-@pytest.mark.parametrize("escape", [rb"\ud800", rb"\udbff", rb"\udc00", rb"\ud800\u0041", rb"\udc00\ud800", rb"x\udfff"])
+@pytest.mark.parametrize(
+    "escape", [rb"\ud800", rb"\udbff", rb"\udc00", rb"\ud800\u0041", rb"\udc00\ud800", rb"x\udfff"]
+)
 def test_msgspec_refuses_a_lone_surrogate_even_in_a_value_it_skips(escape):
     """Why a batch decoded in one call needs no lone-surrogate check (native.decode_batches)."""
     from txcodec.harnesses.claude_code.codec import _decoder
@@ -101,7 +111,14 @@ def test_msgspec_refuses_a_lone_surrogate_even_in_a_value_it_skips(escape):
     lines = _line(1, "a") + b"\n" + _line(2, "b").replace(b'"uuid"', b'"skipped": "' + escape + b'", "uuid"')
     with pytest.raises(msgspec.DecodeError):
         _decoder.decode_lines(lines)
-    assert len(_decoder.decode_lines(_line(1, "a") + b"\n" + _line(2, "b").replace(b'"uuid"', b'"ok": "\\ud83d\\ude00", "uuid"'))) == 2
+    assert (
+        len(
+            _decoder.decode_lines(
+                _line(1, "a") + b"\n" + _line(2, "b").replace(b'"uuid"', b'"ok": "\\ud83d\\ude00", "uuid"')
+            )
+        )
+        == 2
+    )
 
 
 @pytest.mark.parametrize("data", [b"", b"\n", b"a", b"a\n", b"a\nb", b"a\n\nb\n", b"\n\na\r\nb\r\n"])
@@ -129,8 +146,18 @@ def test_the_unknown_key_probe_finds_what_the_full_check_finds(path, monkeypatch
     assert probed.to_dict() == full.to_dict()
 
 
-@pytest.mark.parametrize("value", [{"stdout": "ok", "agentId": "a1", "status": "completed", "n": 1.5}, "Error: bare",
-                                   '{"json": "in a string"}', [1, {"a": None}], None, 12345678901234567890123, "1e999"])
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"stdout": "ok", "agentId": "a1", "status": "completed", "n": 1.5},
+        "Error: bare",
+        '{"json": "in a string"}',
+        [1, {"a": None}],
+        None,
+        12345678901234567890123,
+        "1e999",
+    ],
+)
 def test_a_streamed_read_decodes_tool_use_result_with_its_line_as_a_whole_read_does(value, tmp_path):
     # the streamed read decodes toolUseResult with its line; a value it refuses (a number
     # past a float's range, spelled in the line's bytes) sends its batch back to the
@@ -139,10 +166,19 @@ def test_a_streamed_read_decodes_tool_use_result_with_its_line_as_a_whole_read_d
     result = b"1e999" if value == "1e999" else msgspec.json.encode(value)
     lines = []
     for k in range(1, 40):
-        call = {"type": "assistant", "uuid": f"a-{k}", "sessionId": sid, "timestamp": f"2026-01-01T00:00:{k:02d}Z",
-                "message": {"id": f"msg_{k}", "role": "assistant", "model": "m", "stop_reason": "tool_use",
-                            "content": [{"type": "tool_use", "id": f"t{k}", "name": "Bash",
-                                         "input": {"command": "ls"}}]}}
+        call = {
+            "type": "assistant",
+            "uuid": f"a-{k}",
+            "sessionId": sid,
+            "timestamp": f"2026-01-01T00:00:{k:02d}Z",
+            "message": {
+                "id": f"msg_{k}",
+                "role": "assistant",
+                "model": "m",
+                "stop_reason": "tool_use",
+                "content": [{"type": "tool_use", "id": f"t{k}", "name": "Bash", "input": {"command": "ls"}}],
+            },
+        }
         lines.append(json.dumps(call).encode())
         block = f'"content": [{{"type": "tool_result", "tool_use_id": "t{k}", "content": "out"}}]'.encode()
         user = _line(1000 + k, "x").replace(b'"content": "x"', block)

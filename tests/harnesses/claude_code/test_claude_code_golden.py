@@ -18,12 +18,17 @@ from txcodec.harnesses.claude_code.store import discover
 from txcodec.model.native import Opaque
 
 CASES_DIR = GOLDEN / "claude_code"
-CASES = sorted(p.name for p in CASES_DIR.iterdir() if p.is_dir() and p.name != "scenarios")  # scenarios: test_scenarios.py
+CASES = sorted(
+    p.name for p in CASES_DIR.iterdir() if p.is_dir() and p.name != "scenarios"
+)  # scenarios: test_scenarios.py
 
 
 def files(case: str) -> list[Path]:
-    return sorted(p for p in (CASES_DIR / case).rglob("*")
-                  if p.suffix in (".jsonl", ".json") and not p.name.startswith("expected"))
+    return sorted(
+        p
+        for p in (CASES_DIR / case).rglob("*")
+        if p.suffix in (".jsonl", ".json") and not p.name.startswith("expected")
+    )
 
 
 def main_records(case: str) -> list:
@@ -33,13 +38,23 @@ def main_records(case: str) -> list:
 
 
 def tool_results(recs):
-    return [b for rec in recs if isinstance(rec, r.UserRecord) and isinstance(rec.message.content, list)
-            for b in rec.message.content if isinstance(b, r.ToolResultBlock)]
+    return [
+        b
+        for rec in recs
+        if isinstance(rec, r.UserRecord) and isinstance(rec.message.content, list)
+        for b in rec.message.content
+        if isinstance(b, r.ToolResultBlock)
+    ]
 
 
 def tool_uses(recs):
-    return [b for rec in recs if isinstance(rec, r.AssistantRecord) and isinstance(rec.message.content, list)
-            for b in rec.message.content if isinstance(b, r.ToolUseBlock)]
+    return [
+        b
+        for rec in recs
+        if isinstance(rec, r.AssistantRecord) and isinstance(rec.message.content, list)
+        for b in rec.message.content
+        if isinstance(b, r.ToolUseBlock)
+    ]
 
 
 def carriers(recs):
@@ -62,63 +77,136 @@ def load_all(case: str, pattern: str):
 
 # The checklist's structural predicates (docs/claude_code.md#golden-cases), one entry per case.
 SHAPES = {
-    "streaming_duplication": lambda recs: any(isinstance(x, r.AssistantRecord) and (x.api_block_index or 0) > 0
-                                              for x in recs),
-    "bash_carriers": lambda recs: any("stdout" in c for c in objects(recs))
-    and any(c.get("backgroundTaskId") for c in objects(recs)) and any(c.get("gitOperation") for c in objects(recs)),
+    "streaming_duplication": lambda recs: any(
+        isinstance(x, r.AssistantRecord) and (x.api_block_index or 0) > 0 for x in recs
+    ),
+    "bash_carriers": lambda recs: (
+        any("stdout" in c for c in objects(recs))
+        and any(c.get("backgroundTaskId") for c in objects(recs))
+        and any(c.get("gitOperation") for c in objects(recs))
+    ),
     "failure": lambda recs: sum(b.is_error is True for b in tool_results(recs)) >= 2,
     "persisted_output": lambda recs: any(c.get("persistedOutputPath") for c in objects(recs)),
     "carrier_type_mismatch": lambda recs: {s for s, _ in carriers(recs)} >= {"string", "array", "json-string"},
-    "edit_read_write": lambda recs: any(c.get("structuredPatch") for c in objects(recs))
-    and {c.get("type") for c in objects(recs)} >= {"image", "parts", "file_unchanged", "create"},
-    "agent_launch": lambda recs: any(c.get("status") == "async_launched" for c in objects(recs))
-    and any(c.get("toolStats") for c in objects(recs)) and any(u.name == "Agent" for u in tool_uses(recs)),
+    "edit_read_write": lambda recs: (
+        any(c.get("structuredPatch") for c in objects(recs))
+        and {c.get("type") for c in objects(recs)} >= {"image", "parts", "file_unchanged", "create"}
+    ),
+    "agent_launch": lambda recs: (
+        any(c.get("status") == "async_launched" for c in objects(recs))
+        and any(c.get("toolStats") for c in objects(recs))
+        and any(u.name == "Agent" for u in tool_uses(recs))
+    ),
     "subagent_lineage": lambda recs: True,  # checked on the side files below
-    "task_notification": lambda recs: any(isinstance(x, r.UserRecord) and x.origin is not r.UNSET
-                                          and r.raw_json(x.origin)["kind"] == "task-notification" for x in recs),
-    "session_lineage": lambda recs: any(getattr(x, "forked_from", r.UNSET) is not r.UNSET for x in recs)
-    and any(isinstance(x, r.LastPromptRecord) for x in recs)
-    and len({x.message.model for x in recs if isinstance(x, r.AssistantRecord)}) == 2,
+    "task_notification": lambda recs: any(
+        isinstance(x, r.UserRecord) and x.origin is not r.UNSET and r.raw_json(x.origin)["kind"] == "task-notification"
+        for x in recs
+    ),
+    "session_lineage": lambda recs: (
+        any(getattr(x, "forked_from", r.UNSET) is not r.UNSET for x in recs)
+        and any(isinstance(x, r.LastPromptRecord) for x in recs)
+        and len({x.message.model for x in recs if isinstance(x, r.AssistantRecord)}) == 2
+    ),
     # genuine: the /clear successor's head chain (docs/lineage.md)
-    "lineage_genuine": lambda recs: is_clear_head([msgspec.json.decode(msgspec.json.encode(x)) for x in recs
-                                                   if isinstance(x, (r.UserRecord, r.SystemRecord))][:3]),
-    "interruption_denial": lambda recs: any(getattr(x, "tool_denial_kind", r.UNSET) == "user-rejected" for x in recs)
-    and any(getattr(x, "interrupted_message_id", r.UNSET) is not r.UNSET for x in recs),
-    "assistant_errors": lambda recs: any(getattr(x, "is_aborted_mid_stream", None) is True for x in recs)
-    and any(getattr(x, "truncated_after_output", None) is True for x in recs)
-    and any(getattr(x, "is_api_error_message", None) is True for x in recs),
-    "compaction": lambda recs: any(getattr(x, "is_compact_summary", None) is True for x in recs)
-    and any(isinstance(x, r.SystemRecord) and x.subtype == "compact_boundary" for x in recs),
-    "attachment_signals": lambda recs: {x.attachment.type for x in recs if isinstance(x, r.AttachmentRecord)}
-    >= {"hook_blocking_error", "read_truncation_notice"},
-    "mcp": lambda recs: any(u.name.startswith("mcp__") for u in tool_uses(recs))
-    and any(getattr(x, "mcp_meta", r.UNSET) is not r.UNSET for x in recs),
-    "block_array_results": lambda recs: {type(p) for b in tool_results(recs) if isinstance(b.content, list)
-                                         for p in b.content} >= {r.TextBlock, r.ImageBlock, r.ToolReferenceBlock},
-    "thinking": lambda recs: {bool(b.thinking) for x in recs if isinstance(x, r.AssistantRecord)
-                              for b in x.message.content if isinstance(b, r.ThinkingBlock)} == {True, False},
-    "host_ui": lambda recs: any(isinstance(x, r.UserRecord) and isinstance(x.message.content, str)
-                                and "<command-name>" in x.message.content for x in recs)
-    and any(isinstance(x, r.QueueOperationRecord) and x.operation == "dequeue" for x in recs),
+    "lineage_genuine": lambda recs: is_clear_head(
+        [msgspec.json.decode(msgspec.json.encode(x)) for x in recs if isinstance(x, (r.UserRecord, r.SystemRecord))][:3]
+    ),
+    "interruption_denial": lambda recs: (
+        any(getattr(x, "tool_denial_kind", r.UNSET) == "user-rejected" for x in recs)
+        and any(getattr(x, "interrupted_message_id", r.UNSET) is not r.UNSET for x in recs)
+    ),
+    "assistant_errors": lambda recs: (
+        any(getattr(x, "is_aborted_mid_stream", None) is True for x in recs)
+        and any(getattr(x, "truncated_after_output", None) is True for x in recs)
+        and any(getattr(x, "is_api_error_message", None) is True for x in recs)
+    ),
+    "compaction": lambda recs: (
+        any(getattr(x, "is_compact_summary", None) is True for x in recs)
+        and any(isinstance(x, r.SystemRecord) and x.subtype == "compact_boundary" for x in recs)
+    ),
+    "attachment_signals": lambda recs: (
+        {x.attachment.type for x in recs if isinstance(x, r.AttachmentRecord)}
+        >= {"hook_blocking_error", "read_truncation_notice"}
+    ),
+    "mcp": lambda recs: (
+        any(u.name.startswith("mcp__") for u in tool_uses(recs))
+        and any(getattr(x, "mcp_meta", r.UNSET) is not r.UNSET for x in recs)
+    ),
+    "block_array_results": lambda recs: (
+        {type(p) for b in tool_results(recs) if isinstance(b.content, list) for p in b.content}
+        >= {r.TextBlock, r.ImageBlock, r.ToolReferenceBlock}
+    ),
+    "thinking": lambda recs: (
+        {
+            bool(b.thinking)
+            for x in recs
+            if isinstance(x, r.AssistantRecord)
+            for b in x.message.content
+            if isinstance(b, r.ThinkingBlock)
+        }
+        == {True, False}
+    ),
+    "host_ui": lambda recs: (
+        any(
+            isinstance(x, r.UserRecord) and isinstance(x.message.content, str) and "<command-name>" in x.message.content
+            for x in recs
+        )
+        and any(isinstance(x, r.QueueOperationRecord) and x.operation == "dequeue" for x in recs)
+    ),
     "workflow": lambda recs: any(c.get("workflowName") for c in objects(recs)),
-    "line_splitting_guard": lambda recs: all(ch in "".join(str(x.message.content) for x in recs
-                                                         if hasattr(x, "message")) for ch in "\u2028\u2029\r"),
-    "private_key_shapes": lambda recs: any(isinstance(x, r.FileHistorySnapshotRecord) for x in recs)
-    and any(c.get("answers") for c in objects(recs)),
-    "metadata_records": lambda recs: {type(x) for x in recs} >= {
-        r.SummaryRecord, r.CustomTitleRecord, r.AgentNameRecord, r.AiTitleRecord, r.ModeRecord,
-        r.PermissionModeRecord, r.FileHistoryDeltaRecord, r.AtisLatchRecord, r.BridgeSessionRecord, r.PrLinkRecord,
-        r.CostStateRecord, r.FrameLinkRecord, r.ArtifactAutoreactLedgerRecord, r.ArtifactCommentMonitorRecord},
+    "line_splitting_guard": lambda recs: all(
+        ch in "".join(str(x.message.content) for x in recs if hasattr(x, "message")) for ch in "\u2028\u2029\r"
+    ),
+    "private_key_shapes": lambda recs: (
+        any(isinstance(x, r.FileHistorySnapshotRecord) for x in recs) and any(c.get("answers") for c in objects(recs))
+    ),
+    "metadata_records": lambda recs: (
+        {type(x) for x in recs}
+        >= {
+            r.SummaryRecord,
+            r.CustomTitleRecord,
+            r.AgentNameRecord,
+            r.AiTitleRecord,
+            r.ModeRecord,
+            r.PermissionModeRecord,
+            r.FileHistoryDeltaRecord,
+            r.AtisLatchRecord,
+            r.BridgeSessionRecord,
+            r.PrLinkRecord,
+            r.CostStateRecord,
+            r.FrameLinkRecord,
+            r.ArtifactAutoreactLedgerRecord,
+            r.ArtifactCommentMonitorRecord,
+        }
+    ),
 }
 
 
 def test_every_checklist_row_has_a_case():
     rows = {tomllib.loads((CASES_DIR / c / "case.toml").read_text())["row"] for c in CASES}
-    checklist = {"Streaming duplication", "Bash carrier variants", "Failure", "Persisted output",
-                 "Carrier type mismatch", "Edit/Read/Write variants", "Agent launch vs result", "Subagent lineage",
-                 "Subagent result delivery", "Session lineage", "Interruption and denial", "Assistant-level errors",
-                 "Compaction", "Attachment signals", "MCP", "Block-array results", "Thinking", "Host/UI records",
-                 "Workflow", "Line-splitting guard", "Private-key shapes (sanitized)"}
+    checklist = {
+        "Streaming duplication",
+        "Bash carrier variants",
+        "Failure",
+        "Persisted output",
+        "Carrier type mismatch",
+        "Edit/Read/Write variants",
+        "Agent launch vs result",
+        "Subagent lineage",
+        "Subagent result delivery",
+        "Session lineage",
+        "Interruption and denial",
+        "Assistant-level errors",
+        "Compaction",
+        "Attachment signals",
+        "MCP",
+        "Block-array results",
+        "Thinking",
+        "Host/UI records",
+        "Workflow",
+        "Line-splitting guard",
+        "Private-key shapes (sanitized)",
+    }
     assert checklist <= rows
     assert set(SHAPES) == set(CASES)
 

@@ -20,7 +20,11 @@ from txcodec.model.common import ToolResult
 from txcodec.model.common import ToolUse
 from txcodec.model.loss import LossReport
 
-CASES = sorted(p for p in (GOLDEN / "claude_code").glob("*") if p.is_dir() and p.name != "scenarios") if (GOLDEN / "claude_code").is_dir() else []
+CASES = (
+    sorted(p for p in (GOLDEN / "claude_code").glob("*") if p.is_dir() and p.name != "scenarios")
+    if (GOLDEN / "claude_code").is_dir()
+    else []
+)
 _SKIP = ("expected", "written", "output")
 
 

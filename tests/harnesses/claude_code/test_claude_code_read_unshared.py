@@ -82,8 +82,12 @@ def test_the_walk_finds_a_shared_object():
     """Not vacuous: an input shared by two calls, a content list by two messages, and
     the same message twice are each found."""
     args = {"cmd": ["ls"]}
-    two_calls = Conversation(messages=[Message("assistant", [ToolUse("c1", "Bash", args)]),
-                                       Message("assistant", [ToolUse("c2", "Bash", args)])])
+    two_calls = Conversation(
+        messages=[
+            Message("assistant", [ToolUse("c1", "Bash", args)]),
+            Message("assistant", [ToolUse("c2", "Bash", args)]),
+        ]
+    )
     assert shared(two_calls) == ["$.messages[1].content[0].input is $.messages[0].content[0].input"]
     content = [Text("a")]
     assert len(shared(Conversation(messages=[Message("user", content), Message("user", content)]))) == 1
@@ -108,7 +112,9 @@ def _readings(path) -> dict[str, object]:
 
 
 def _sessions() -> list:
-    scenarios = sorted(p for p in (GOLDEN / "claude_code" / "scenarios").glob("*/*.jsonl") if not p.name.startswith(_SKIP))
+    scenarios = sorted(
+        p for p in (GOLDEN / "claude_code" / "scenarios").glob("*/*.jsonl") if not p.name.startswith(_SKIP)
+    )
     return [case_input(case) for case in CASES] + scenarios + corpus_files("claude_code", (".jsonl",))
 
 
@@ -181,7 +187,9 @@ def test_kept_messages_convert_to_codex_as_their_copies_do(path, monkeypatch):
 
 def _not_unshared(monkeypatch) -> None:
     """Claude Code registered as if its reader shared objects: conform decodes every message."""
-    monkeypatch.setitem(registry._cache, "claude_code", msgspec.structs.replace(registry.get("claude_code"), read_unshared=False))
+    monkeypatch.setitem(
+        registry._cache, "claude_code", msgspec.structs.replace(registry.get("claude_code"), read_unshared=False)
+    )
 
 
 def _page(path) -> str:

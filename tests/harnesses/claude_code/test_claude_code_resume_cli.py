@@ -52,7 +52,9 @@ def _installed(store: dict, session_id: str = SRC_ID) -> Path:
 
 
 def test_install_writes_the_converted_bytes_once_and_prints_the_command(store):
-    result = run("convert", str(SRC), "--to", "claude_code", "--install", "--cwd", str(store["project"]), env=store["env"])
+    result = run(
+        "convert", str(SRC), "--to", "claude_code", "--install", "--cwd", str(store["project"]), env=store["env"]
+    )
     assert result.exit_code == 0, result.output
     # run from its project folder: the printed line goes there first
     assert result.stdout == f"cd {shlex.quote(str(store['project']))} && claude --resume {SRC_ID}\n"
@@ -62,22 +64,39 @@ def test_install_writes_the_converted_bytes_once_and_prints_the_command(store):
     assert [p.name for p in target.parent.iterdir()] == [target.name]  # no temp file left behind
     assert stat.S_IMODE(target.stat().st_mode) == 0o600  # as the CLI writes its own files
 
-    again = run("convert", str(SRC), "--to", "claude_code", "--install", "--cwd", str(store["project"]), env=store["env"])
+    again = run(
+        "convert", str(SRC), "--to", "claude_code", "--install", "--cwd", str(store["project"]), env=store["env"]
+    )
     assert again.exit_code == 1 and "already exists" in again.stderr and "--session-id" in again.stderr
     assert target.read_bytes() == written.files[written.main]  # never overwritten
 
     fresh = str(uuid.UUID(int=7))
-    other = run("convert", str(SRC), "--to", "claude_code", "--install", "--cwd", str(store["project"]), "--session-id", fresh, env=store["env"])
+    other = run(
+        "convert",
+        str(SRC),
+        "--to",
+        "claude_code",
+        "--install",
+        "--cwd",
+        str(store["project"]),
+        "--session-id",
+        fresh,
+        env=store["env"],
+    )
     assert other.exit_code == 0 and other.stdout.endswith(f" && claude --resume {fresh}\n")
     assert _installed(store, fresh).exists()
 
 
 def test_a_relative_cwd_names_the_absolute_project_folder(store, monkeypatch):
     monkeypatch.chdir(store["project"].parent)
-    result = run("convert", str(SRC), "--to", "claude_code", "--install", "--cwd", store["project"].name, env=store["env"])
+    result = run(
+        "convert", str(SRC), "--to", "claude_code", "--install", "--cwd", store["project"].name, env=store["env"]
+    )
     assert result.exit_code == 0, result.output
     target = _installed(store)
-    assert {json.loads(line).get("cwd") for line in target.read_bytes().splitlines()} - {None} == {str(store["project"])}
+    assert {json.loads(line).get("cwd") for line in target.read_bytes().splitlines()} - {None} == {
+        str(store["project"])
+    }
 
 
 def test_install_is_all_or_nothing(tmp_path):
@@ -99,7 +118,10 @@ def test_resume_without_claude_on_path_prints_the_command(store, tmp_path):
     env = store["env"] | {"PATH": str(empty_bin)}
     result = run("resume", str(SRC), "--cwd", str(store["project"]), env=env)
     assert result.exit_code == 0, result.output
-    assert result.stdout == f"claude is not on PATH; run: cd {shlex.quote(str(store['project']))} && claude --resume {SRC_ID}\n"
+    assert (
+        result.stdout
+        == f"claude is not on PATH; run: cd {shlex.quote(str(store['project']))} && claude --resume {SRC_ID}\n"
+    )
     assert _installed(store).exists()
 
 
@@ -138,8 +160,15 @@ def _claude_resume(session_id: str, cwd: Path, config: Path, home: Path):
     mock = AnthropicMock(strict=True)
     with MockServer(mock) as server:
         env = claude_env(home, server) | {"CLAUDE_CONFIG_DIR": str(config)}
-        done = Done(*run_client([str(claude_binary()), "-p", "--resume", session_id, "continue",
-                                 "--dangerously-skip-permissions"], cwd, env, 60, "claude"))
+        done = Done(
+            *run_client(
+                [str(claude_binary()), "-p", "--resume", session_id, "continue", "--dangerously-skip-permissions"],
+                cwd,
+                env,
+                60,
+                "claude",
+            )
+        )
         bodies = [r.json() for r in server.requests if r.path.split("?")[0] == "/v1/messages"]
     return done, bodies, mock.rejected
 
@@ -147,7 +176,9 @@ def _claude_resume(session_id: str, cwd: Path, config: Path, home: Path):
 @pytest.mark.real_client
 def test_the_printed_command_resumes_with_the_real_client(store, tmp_path):
     claude_binary()  # fails with the install command when the CLI is missing
-    result = run("convert", str(SRC), "--to", "claude_code", "--install", "--cwd", str(store["project"]), env=store["env"])
+    result = run(
+        "convert", str(SRC), "--to", "claude_code", "--install", "--cwd", str(store["project"]), env=store["env"]
+    )
     cd, folder, also, *command = shlex.split(result.stdout)
     assert [cd, folder, also, *command[:2]] == ["cd", str(store["project"]), "&&", "claude", "--resume"], result.output
     expected = api.to_common(api.load(_installed(store)))  # before the client appends its turn
@@ -176,8 +207,13 @@ SID = "22222222-2222-4222-8222-222222222222"
 
 def _record(n: int, kind: str, content, parent: int | None = None) -> dict:
     uid = f"11111111-1111-4111-8111-{n:012d}"
-    return {"type": kind, "uuid": uid, "parentUuid": None if parent is None else f"11111111-1111-4111-8111-{parent:012d}",
-            "sessionId": SID, "message": {"role": kind, "content": content}}
+    return {
+        "type": kind,
+        "uuid": uid,
+        "parentUuid": None if parent is None else f"11111111-1111-4111-8111-{parent:012d}",
+        "sessionId": SID,
+        "message": {"role": kind, "content": content},
+    }
 
 
 @pytest.mark.real_client
@@ -190,16 +226,22 @@ def test_check_resume_json_and_exit_codes(tmp_path, monkeypatch):
     assert "Continue after the synthetic compaction." in json.dumps(report["sent"])
 
     # a string tool input: the client passes it through, the real API answers 400
-    bad = _write(tmp_path, "bad.jsonl", [
-        _record(1, "user", "hi"),
-        _record(2, "assistant", [{"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": "ls"}], 1),
-        _record(3, "user", [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "x"}], 2),
-    ])
+    bad = _write(
+        tmp_path,
+        "bad.jsonl",
+        [
+            _record(1, "user", "hi"),
+            _record(2, "assistant", [{"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": "ls"}], 1),
+            _record(3, "user", [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "x"}], 2),
+        ],
+    )
     rejected = run("check-resume", str(bad), "--json")
     assert rejected.exit_code == 1, rejected.output
     report = json.loads(rejected.stdout)
     assert not report["resumed"] and report["requests"] >= 1
-    assert len(report["rejected"]) == 1 and "Input should be a valid dictionary" in report["rejected"][0]  # retries counted once
+    assert (
+        len(report["rejected"]) == 1 and "Input should be a valid dictionary" in report["rejected"][0]
+    )  # retries counted once
 
     # a UUID session with no conversation: the client runs and finds nothing
     empty = _write(tmp_path, f"{SID}.jsonl", [{"type": "custom-title", "customTitle": "T", "sessionId": SID}])
@@ -224,5 +266,9 @@ def test_convert_refuses_unrecognised_input_in_one_line(tmp_path, data):
     src.write_bytes(data)
     out = tmp_path / "out.jsonl"
     result = run("convert", str(src), "--to", "claude_code", "-o", str(out))
-    assert result.exit_code == 1 and result.stderr.startswith(f"Error: {src}: not a session") and result.stderr.count("\n") == 1
+    assert (
+        result.exit_code == 1
+        and result.stderr.startswith(f"Error: {src}: not a session")
+        and result.stderr.count("\n") == 1
+    )
     assert not out.exists()

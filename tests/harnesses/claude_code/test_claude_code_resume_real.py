@@ -138,7 +138,11 @@ def test_lossy_cases_resume_and_are_declared(tmp_path):
         meta=Meta(id="lossy"),
         messages=[
             U(Text("go")),
-            A(Thinking("no signature"), ToolUse("toolu_a", "apply_patch", "*** Begin Patch"), ToolUse("toolu_b", "Bash", {"command": "x"})),
+            A(
+                Thinking("no signature"),
+                ToolUse("toolu_a", "apply_patch", "*** Begin Patch"),
+                ToolUse("toolu_b", "Bash", {"command": "x"}),
+            ),
             U(ToolResult("toolu_a", "patched")),  # toolu_b never answered
             # whitespace-only text: the real API rejects it, the client leaves it out
             A(Text("and an artifact"), Text(" \n"), Artifact("../../../etc/passwd", description="d", data="aGVsbG8=")),
@@ -151,18 +155,28 @@ def test_lossy_cases_resume_and_are_declared(tmp_path):
     report = check_resume(_save(written, tmp_path), timeout=TIMEOUT)
     assert report.resumed, (report.rejected, report.stderr)
     counts = loss.counts()
-    for kind in ("write:thinking-without-signature", "write:wrapped-input", "write:missing-tool-result", "write:orphan-result"):
+    for kind in (
+        "write:thinking-without-signature",
+        "write:wrapped-input",
+        "write:missing-tool-result",
+        "write:orphan-result",
+    ):
         assert counts.get(kind) == 1, (kind, counts)
     sent = comparable(report.sent)
     assert sent[1] == (
         "assistant",
-        [("tool_use", "toolu_a", "apply_patch", {"input": "*** Begin Patch"}), ("tool_use", "toolu_b", "Bash", {"command": "x"})],
+        [
+            ("tool_use", "toolu_a", "apply_patch", {"input": "*** Begin Patch"}),
+            ("tool_use", "toolu_b", "Bash", {"command": "x"}),
+        ],
     )
     results = {r[1]: r for r in sent[2][1]}
     assert results["toolu_a"] == ("tool_result", "toolu_a", "patched", False)
     assert results["toolu_b"][3] is True  # the added is_error result
     artifact_call = sent[3][1][1]
-    assert artifact_call[2] == "Artifact" and artifact_call[3]["file_path"].startswith(f"{written.session_id}/artifacts/")
+    assert artifact_call[2] == "Artifact" and artifact_call[3]["file_path"].startswith(
+        f"{written.session_id}/artifacts/"
+    )
 
 
 # --- native sessions: Claude -> Common -> Claude ----------------------------------------
@@ -170,7 +184,9 @@ def test_lossy_cases_resume_and_are_declared(tmp_path):
 
 def _claude_sources() -> list[Path]:
     golden = sorted(p for p in (GOLDEN / "claude_code").glob("*/*.jsonl")) if (GOLDEN / "claude_code").is_dir() else []
-    corpus = [p for p in corpus_files("claude_code", (".jsonl",)) if "/subagents/" not in str(p) and "journal" not in p.name]
+    corpus = [
+        p for p in corpus_files("claude_code", (".jsonl",)) if "/subagents/" not in str(p) and "journal" not in p.name
+    ]
     return golden + corpus
 
 

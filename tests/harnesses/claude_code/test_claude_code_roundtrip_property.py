@@ -76,7 +76,11 @@ HOSTILE = [
     "line\nbreak",
     "<system-reminder>r</system-reminder>",
 ]
-texts = st.one_of(st.text(max_size=20), st.sampled_from(HOSTILE), st.tuples(st.text(max_size=5), st.sampled_from(HOSTILE)).map("".join))
+texts = st.one_of(
+    st.text(max_size=20),
+    st.sampled_from(HOSTILE),
+    st.tuples(st.text(max_size=5), st.sampled_from(HOSTILE)).map("".join),
+)
 nonempty = texts.filter(bool)
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(-5, 5) | st.text(max_size=5),
@@ -84,7 +88,14 @@ json_values = st.recursive(
     max_leaves=6,
 )
 IMAGE = Image(media_type="image/png", data="iVBORw0KGgo=")
-media = st.sampled_from([IMAGE, Image(url="https://example.invalid/a.png"), Document(media_type="text/plain", data="doc", title="t"), Image()])
+media = st.sampled_from(
+    [
+        IMAGE,
+        Image(url="https://example.invalid/a.png"),
+        Document(media_type="text/plain", data="doc", title="t"),
+        Image(),
+    ]
+)
 STRUCTURED_KEYS = st.sampled_from(["stdout", "stderr", "interrupted", "filePath", "type"])
 
 
@@ -115,28 +126,66 @@ def tool_results(draw, call_id: str) -> ToolResult:
 def assistant_turn(draw, ids: _Ids, ts) -> list[Message]:
     blocks = []
     for _ in range(draw(st.integers(1, 4))):
-        kind = draw(st.sampled_from(["text", "text", "thinking", "tool", "tool", "tool_odd", "media", "raw", "artifact"]))
+        kind = draw(
+            st.sampled_from(["text", "text", "thinking", "tool", "tool", "tool_odd", "media", "raw", "artifact"])
+        )
         if kind == "text":
             blocks.append(Text(draw(texts)))
         elif kind == "thinking":
             blocks.append(Thinking(draw(texts), signature=draw(st.just(UNSET) | st.text(min_size=1, max_size=8))))
         elif kind == "tool":
             name = draw(st.sampled_from(["Bash", "Read", "Agent", "mcp__x__y"]))
-            blocks.append(ToolUse(ids.next("toolu_"), name, draw(st.dictionaries(st.text(max_size=4), json_values, max_size=3)), kind=tool_kind(name)))
+            blocks.append(
+                ToolUse(
+                    ids.next("toolu_"),
+                    name,
+                    draw(st.dictionaries(st.text(max_size=4), json_values, max_size=3)),
+                    kind=tool_kind(name),
+                )
+            )
         elif kind == "tool_odd":
-            blocks.append(ToolUse(ids.next("toolu_"), "apply_patch", draw(json_values.filter(lambda v: not isinstance(v, dict))), kind=tool_kind("apply_patch")))
+            blocks.append(
+                ToolUse(
+                    ids.next("toolu_"),
+                    "apply_patch",
+                    draw(json_values.filter(lambda v: not isinstance(v, dict))),
+                    kind=tool_kind("apply_patch"),
+                )
+            )
         elif kind == "media":
             blocks.append(draw(media))
         elif kind == "raw":
-            blocks.append(RawBlock("server_tool_use", {"type": "server_tool_use", "id": "srv", "name": "web_search", "input": {}}))
+            blocks.append(
+                RawBlock("server_tool_use", {"type": "server_tool_use", "id": "srv", "name": "web_search", "input": {}})
+            )
         else:
-            blocks.append(Artifact(draw(st.sampled_from(["out/report.md", "../../etc/passwd", "a b.txt"])), description=draw(st.just(UNSET) | texts), data=draw(st.just(UNSET) | st.sampled_from(["aGk=", "not base64!"]))))
+            blocks.append(
+                Artifact(
+                    draw(st.sampled_from(["out/report.md", "../../etc/passwd", "a b.txt"])),
+                    description=draw(st.just(UNSET) | texts),
+                    data=draw(st.just(UNSET) | st.sampled_from(["aGk=", "not base64!"])),
+                )
+            )
     model = draw(st.sampled_from([UNSET, "claude-opus-4-1", "claude-sonnet-4-5", "<synthetic>"]))
     stop = draw(st.sampled_from([UNSET, None, "end_turn", "tool_use"]))
-    usage = draw(st.just(UNSET) | st.builds(Usage, st.integers(0, 9), st.integers(0, 9), st.integers(0, 9), st.integers(0, 9))) if isinstance(stop, str) else UNSET
+    usage = (
+        draw(
+            st.just(UNSET)
+            | st.builds(Usage, st.integers(0, 9), st.integers(0, 9), st.integers(0, 9), st.integers(0, 9))
+        )
+        if isinstance(stop, str)
+        else UNSET
+    )
     msg = Message(
-        "assistant", blocks, id=draw(st.just(UNSET) | st.just(ids.next("msg_"))), timestamp=ts(), model=model,
-        stop_reason=stop, usage=usage, synthetic=model == "<synthetic>", api_error=draw(st.booleans()),
+        "assistant",
+        blocks,
+        id=draw(st.just(UNSET) | st.just(ids.next("msg_"))),
+        timestamp=ts(),
+        model=model,
+        stop_reason=stop,
+        usage=usage,
+        synthetic=model == "<synthetic>",
+        api_error=draw(st.booleans()),
     )
     out = [msg]
     calls = [b.id for b in blocks if isinstance(b, ToolUse)]
@@ -191,7 +240,15 @@ def conversations(draw, depth: int = 0, ids: _Ids | None = None) -> Conversation
         if kind == "assistant":
             messages.extend(draw(assistant_turn(ids, ts)))
         elif kind == "user":
-            blocks = draw(st.lists(st.one_of(st.builds(Text, texts), media, st.builds(ToolUse, st.just("u1"), st.just("X"), json_values)), min_size=1, max_size=3))
+            blocks = draw(
+                st.lists(
+                    st.one_of(
+                        st.builds(Text, texts), media, st.builds(ToolUse, st.just("u1"), st.just("X"), json_values)
+                    ),
+                    min_size=1,
+                    max_size=3,
+                )
+            )
             messages.append(Message("user", blocks, timestamp=ts(), **draw(user_flags())))
         elif kind == "command":
             messages.append(Message("user", [draw(command())], timestamp=ts()))
@@ -202,16 +259,25 @@ def conversations(draw, depth: int = 0, ids: _Ids | None = None) -> Conversation
             earlier = list(range(len(messages)))
             keep = draw(st.lists(st.sampled_from(earlier), unique=True, max_size=3)) if earlier else []
             preserved = [f"src-{i}" for i in sorted(keep)] + draw(st.lists(st.just("never-written"), max_size=1))
-            epochs.append(Epoch(start=len(messages), trigger=draw(st.sampled_from([UNSET, "auto", "manual"])),
-                                pre_tokens=draw(st.just(UNSET) | st.integers(0, 10**6)), preserved_ids=preserved))
+            epochs.append(
+                Epoch(
+                    start=len(messages),
+                    trigger=draw(st.sampled_from([UNSET, "auto", "manual"])),
+                    pre_tokens=draw(st.just(UNSET) | st.integers(0, 10**6)),
+                    preserved_ids=preserved,
+                )
+            )
             messages.append(Message("user", [Text("Summary: " + draw(texts))], timestamp=ts(), compact_summary=True))
     for i, m in enumerate(messages):
         m.source_ids = [f"src-{i}"]
     native = draw(st.booleans())
     meta = Meta(
-        id=SID, title=draw(st.just(UNSET) | nonempty) if depth == 0 else UNSET, cwd=CWD,
+        id=SID,
+        title=draw(st.just(UNSET) | nonempty) if depth == 0 else UNSET,
+        cwd=CWD,
         git_branch=draw(st.just(UNSET) | st.sampled_from(["main", "feature/x"])),
-        client_version="2.1.300" if native else UNSET, source_harness="claude_code" if native else UNSET,
+        client_version="2.1.300" if native else UNSET,
+        source_harness="claude_code" if native else UNSET,
     )
     conversation = Conversation(meta=meta, messages=messages, epochs=epochs)
     if depth < 2:
@@ -219,9 +285,18 @@ def conversations(draw, depth: int = 0, ids: _Ids | None = None) -> Conversation
         for _ in range(draw(st.integers(0, 2 if depth == 0 else 1))):
             child = draw(conversations(depth + 1, ids))
             agent_id = "a" + draw(st.text("0123456789abcdef", min_size=16, max_size=16))
-            link = ChildLink("meta.toolUseId", tool_use_id=draw(st.sampled_from(calls)) if calls else UNSET, agent_id=agent_id)
-            conversation.children.append(Child(link, child, agent_type=draw(st.just(UNSET) | st.sampled_from(["Explore", "general-purpose"])),
-                                               description=draw(st.just(UNSET) | texts), spawn_depth=depth + 1))
+            link = ChildLink(
+                "meta.toolUseId", tool_use_id=draw(st.sampled_from(calls)) if calls else UNSET, agent_id=agent_id
+            )
+            conversation.children.append(
+                Child(
+                    link,
+                    child,
+                    agent_type=draw(st.just(UNSET) | st.sampled_from(["Explore", "general-purpose"])),
+                    description=draw(st.just(UNSET) | texts),
+                    spawn_depth=depth + 1,
+                )
+            )
     return conversation
 
 
@@ -257,7 +332,9 @@ def _tag(block) -> str:
 
 
 def _has_media(block) -> bool:
-    return (isinstance(block, Image) and block.file_id is not UNSET) or block.data is not UNSET or block.url is not UNSET
+    return (
+        (isinstance(block, Image) and block.file_id is not UNSET) or block.data is not UNSET or block.url is not UNSET
+    )
 
 
 def _as_text(block, d: Declared):
@@ -276,8 +353,13 @@ def _api_part(block) -> dict:
         return {"type": "image", "source": {"type": "file", "file_id": block.file_id}}
     kind = _tag(block)
     if block.data is not UNSET:
-        media = block.media_type if block.media_type is not UNSET else ("text/plain" if kind == "document" else "image/png")
-        out = {"type": kind, "source": {"type": "text" if media == "text/plain" else "base64", "media_type": media, "data": block.data}}
+        media = (
+            block.media_type if block.media_type is not UNSET else ("text/plain" if kind == "document" else "image/png")
+        )
+        out = {
+            "type": kind,
+            "source": {"type": "text" if media == "text/plain" else "base64", "media_type": media, "data": block.data},
+        }
     else:
         out = {"type": kind, "source": {"type": "url", "url": block.url}}
     if isinstance(block, Document) and block.title is not UNSET:
@@ -374,7 +456,11 @@ def normalize(c: Conversation, loss: LossReport, sid: str = SID) -> Conversation
 
 def _answered(messages: list[Message], i: int) -> set[str]:
     nxt = messages[i + 1] if i + 1 < len(messages) else None
-    return {b.tool_use_id for b in nxt.content if isinstance(b, ToolResult)} if nxt is not None and nxt.role == "user" else set()
+    return (
+        {b.tool_use_id for b in nxt.content if isinstance(b, ToolResult)}
+        if nxt is not None and nxt.role == "user"
+        else set()
+    )
 
 
 def _normalize(c: Conversation, d: Declared, sid: str, used: set[str], parent_agent: str | None) -> None:
@@ -400,7 +486,14 @@ def _normalize(c: Conversation, d: Declared, sid: str, used: set[str], parent_ag
             nxt = c.messages[i + 1] if i + 1 < len(c.messages) else None
             if missing and (nxt is None or nxt.role != "user" or i + 1 in starts):
                 # no user message follows to carry them: a message of their own
-                out.append(Message("user", [ToolResult(x, MISSING_RESULT, is_error=True) for x in missing], timestamp=m.timestamp, source_ids=list(m.source_ids)))
+                out.append(
+                    Message(
+                        "user",
+                        [ToolResult(x, MISSING_RESULT, is_error=True) for x in missing],
+                        timestamp=m.timestamp,
+                        source_ids=list(m.source_ids),
+                    )
+                )
                 missing = []
             continue
         results = [b for b in m.content if isinstance(b, ToolResult)]
@@ -415,9 +508,17 @@ def _normalize(c: Conversation, d: Declared, sid: str, used: set[str], parent_ag
                 real.append(r)
             else:
                 d.take("orphan-result")
-                text = r.content if isinstance(r.content, str) else _flatten([_api_part(_result_part(p, d)) for p in r.content])
+                text = (
+                    r.content
+                    if isinstance(r.content, str)
+                    else _flatten([_api_part(_result_part(p, d)) for p in r.content])
+                )
                 orphans.append(Text(f"[tool result {r.tool_use_id}] {text}"))
-        real = _merge_missing(real, missing, [b.id for b in (out[-1].content if out and out[-1].role == "assistant" else []) if isinstance(b, ToolUse)])
+        real = _merge_missing(
+            real,
+            missing,
+            [b.id for b in (out[-1].content if out and out[-1].role == "assistant" else []) if isinstance(b, ToolUse)],
+        )
         missing, open_calls = [], []
         pieces = _pieces(real, orphans + others, n, d)
         if not pieces:
@@ -431,7 +532,9 @@ def _normalize(c: Conversation, d: Declared, sid: str, used: set[str], parent_ag
             if is_command and piece[0].contents is not UNSET:
                 d.take("command-contents")
                 piece = [msgspec.structs.replace(piece[0], contents=UNSET)]
-            out.append(Message("user", piece, timestamp=m.timestamp, source_ids=list(m.source_ids), extra=extra, **flags))
+            out.append(
+                Message("user", piece, timestamp=m.timestamp, source_ids=list(m.source_ids), extra=extra, **flags)
+            )
     c.messages = out
     for e in c.epochs:
         e.start = new_start[e.start]
@@ -454,7 +557,9 @@ def _merge_missing(real: list[ToolResult], missing: list[str], calls: list[str])
     out = list(real)
     for x in missing:
         rank = calls.index(x)
-        at = next((k for k, r in enumerate(out) if r.tool_use_id in calls and calls.index(r.tool_use_id) > rank), len(out))
+        at = next(
+            (k for k, r in enumerate(out) if r.tool_use_id in calls and calls.index(r.tool_use_id) > rank), len(out)
+        )
         out.insert(at, ToolResult(x, MISSING_RESULT, is_error=True))
     return out
 
@@ -524,10 +629,18 @@ def _fill(c: Conversation, got: Conversation, sid: str, cwd: str, agent_id: str 
     m.client_version = m.client_version if native and m.client_version is not UNSET else TESTED_VERSION
     m.id, m.cwd, m.source_harness = sid, cwd, "claude_code"
     m.git_branch = m.git_branch if m.git_branch is not UNSET else "HEAD"
-    m.models = list(dict.fromkeys(x.model for x in c.messages if x.role == "assistant" and isinstance(x.model, str) and x.model != "<synthetic>"))
+    m.models = list(
+        dict.fromkeys(
+            x.model
+            for x in c.messages
+            if x.role == "assistant" and isinstance(x.model, str) and x.model != "<synthetic>"
+        )
+    )
     if stamps:
         m.started_at, m.ended_at = min(stamps), max(stamps)
-    for child, got_child in zip(sorted(c.children, key=lambda x: x.link.agent_id), sorted(got.children, key=lambda x: x.link.agent_id)):
+    for child, got_child in zip(
+        sorted(c.children, key=lambda x: x.link.agent_id), sorted(got.children, key=lambda x: x.link.agent_id)
+    ):
         if child.agent_type is UNSET:
             child.agent_type = "general-purpose"
         link = child.link
@@ -548,7 +661,8 @@ def comparable(c: Conversation) -> dict:
         m.source_ids = []
     out = msgspec.to_builtins(c)
     out["children"] = sorted(
-        ({**msgspec.to_builtins(ch), "conversation": comparable(ch.conversation)} for ch in c.children), key=lambda x: x["link"]["agent_id"]
+        ({**msgspec.to_builtins(ch), "conversation": comparable(ch.conversation)} for ch in c.children),
+        key=lambda x: x["link"]["agent_id"],
     )
     return out
 
@@ -563,7 +677,11 @@ def _save(files: dict[str, bytes], root: Path) -> None:
         target.write_bytes(data)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture, HealthCheck.data_too_large])
+@settings(
+    max_examples=150,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture, HealthCheck.data_too_large],
+)
 @given(c=conversations())
 def test_read_write_is_identity_up_to_declared_losses(c, tmp_path_factory):
     loss = LossReport()
@@ -597,7 +715,7 @@ def _first_difference(a, b, path: str = "") -> str:
         for i, (x, y) in enumerate(zip(a, b)):
             if x != y:
                 return _first_difference(x, y, f"{path}[{i}]")
-        return f"{path}: length {len(a)} != {len(b)}: {a[len(b):]!r} / {b[len(a):]!r}"
+        return f"{path}: length {len(a)} != {len(b)}: {a[len(b) :]!r} / {b[len(a) :]!r}"
     return f"{path}: read {a!r} != expected {b!r}"
 
 

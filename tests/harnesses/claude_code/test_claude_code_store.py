@@ -21,8 +21,15 @@ LOWER = UPPER.lower()
 
 
 def rec(kind: str, sid: str, n: int, **extra) -> dict:
-    base = {"type": kind, "uuid": f"u{n}", "sessionId": sid, "timestamp": f"2026-09-18T10:00:{n:02d}.000Z",
-            "cwd": "/home/dev/shop", "gitBranch": "main", "version": "2.1.276"}
+    base = {
+        "type": kind,
+        "uuid": f"u{n}",
+        "sessionId": sid,
+        "timestamp": f"2026-09-18T10:00:{n:02d}.000Z",
+        "cwd": "/home/dev/shop",
+        "gitBranch": "main",
+        "version": "2.1.276",
+    }
     if kind in ("user", "assistant"):
         base["message"] = {"role": kind, "content": "hi"}
     base.update(extra)
@@ -45,8 +52,10 @@ def tree(tmp_path: Path) -> Path:
     proj = root / "-home-dev-shop"
     write_jsonl(proj / f"{S1}.jsonl", conversation(S1))
     side = proj / S1
-    write_jsonl(side / "subagents" / "agent-a0000000000000001.jsonl",
-                [rec("user", S1, 1, isSidechain=True, agentId="a0000000000000001")])
+    write_jsonl(
+        side / "subagents" / "agent-a0000000000000001.jsonl",
+        [rec("user", S1, 1, isSidechain=True, agentId="a0000000000000001")],
+    )
     (side / "subagents" / "agent-a0000000000000001.meta.json").write_text('{"agentType":"Explore","spawnDepth":1}')
     (side / "subagents" / "agent-a0000000000000009.meta.json").write_text('{"agentType":"Explore"}')  # orphan
     wf = side / "subagents" / "workflows" / "wf_ab12-cd3"
@@ -108,10 +117,19 @@ def test_session_first_grouping_and_side_files(tree):
     assert s.status == "ok"
     assert s.path == tree / "-home-dev-shop" / f"{S1}.jsonl"
     assert s.project_dirs == [tree / "-home-dev-shop", tree / "-home-dev-shop-docs"]  # primary first
-    assert s.workflow_scripts == {"wf_ab12-cd3": [tree / "-home-dev-shop-docs" / S1 / "workflows" / "scripts" /
-                                                  "sweep-wf_notes-wf_ab12-cd3.js"]}
-    assert s.counts == {"subagents": 1, "workflow_agents": 1, "workflows": 1, "tool_results": 2, "lines": 3,
-                        "messages": 3, "metadata": 0, "unparsed": 0}
+    assert s.workflow_scripts == {
+        "wf_ab12-cd3": [tree / "-home-dev-shop-docs" / S1 / "workflows" / "scripts" / "sweep-wf_notes-wf_ab12-cd3.js"]
+    }
+    assert s.counts == {
+        "subagents": 1,
+        "workflow_agents": 1,
+        "workflows": 1,
+        "tool_results": 2,
+        "lines": 3,
+        "messages": 3,
+        "metadata": 0,
+        "unparsed": 0,
+    }
     agents = {a.agent_id: a for a in s.files.agents}
     assert agents["a0000000000000001"].meta().agent_type == "Explore"
     assert agents["a0000000000000002"].workflow == "wf_ab12-cd3"
@@ -128,11 +146,13 @@ def test_shallow_scan_fields(tree):
 
 def test_title_precedence(tmp_path):
     proj = tmp_path / "p"
-    titles = [{"type": "summary", "summary": "first summary", "leafUuid": "u1"},
-              {"type": "summary", "summary": "second summary", "leafUuid": "u1"},
-              {"type": "agent-name", "agentName": "agent", "sessionId": S1},
-              {"type": "custom-title", "customTitle": "old", "sessionId": S1},
-              {"type": "custom-title", "customTitle": "renamed", "sessionId": S1}]
+    titles = [
+        {"type": "summary", "summary": "first summary", "leafUuid": "u1"},
+        {"type": "summary", "summary": "second summary", "leafUuid": "u1"},
+        {"type": "agent-name", "agentName": "agent", "sessionId": S1},
+        {"type": "custom-title", "customTitle": "old", "sessionId": S1},
+        {"type": "custom-title", "customTitle": "renamed", "sessionId": S1},
+    ]
     write_jsonl(proj / f"{S1}.jsonl", conversation(S1) + titles)
     write_jsonl(proj / f"{S2}.jsonl", conversation(S2) + titles[:3])
     write_jsonl(proj / f"{S3}.jsonl", conversation(S3) + titles[:2])
@@ -143,8 +163,10 @@ def test_title_precedence(tmp_path):
 
 
 def test_pruned_main_is_listed_as_pruned(tree):
-    write_jsonl(tree / "-home-dev-shop" / S2 / "subagents" / "agent-a0000000000000003.jsonl",
-                [rec("user", S2, 4, isSidechain=True, cwd="/home/dev/other")])
+    write_jsonl(
+        tree / "-home-dev-shop" / S2 / "subagents" / "agent-a0000000000000003.jsonl",
+        [rec("user", S2, 4, isSidechain=True, cwd="/home/dev/other")],
+    )
     s = by_id(tree)[S2]
     assert s.status == "pruned" and s.path is None
     assert s.counts["subagents"] == 1
@@ -161,8 +183,13 @@ def test_folder_without_collectable_files_is_not_a_session(tree):
 
 def test_metadata_only_and_empty_files(tmp_path):
     proj = tmp_path / "p"
-    write_jsonl(proj / f"{S1}.jsonl", [{"type": "summary", "summary": "s", "leafUuid": "x"},
-                                       {"type": "last-prompt", "sessionId": S1, "leafUuid": "x"}])
+    write_jsonl(
+        proj / f"{S1}.jsonl",
+        [
+            {"type": "summary", "summary": "s", "leafUuid": "x"},
+            {"type": "last-prompt", "sessionId": S1, "leafUuid": "x"},
+        ],
+    )
     (proj / f"{S2}.jsonl").write_bytes(b"")
     sessions = by_id(tmp_path)
     assert sessions[S1].status == "metadata-only"
@@ -194,9 +221,11 @@ def test_session_named_entries_that_are_not_files_are_reported(tmp_path):
     (proj / f"{S4}.jsonl").mkdir()
     found = store.discover(tmp_path)
     assert [s.session_id for s in found] == [S1]
-    assert found.errors == [f"{proj / f'{S2}.jsonl'}: a dangling symlink",
-                            f"{proj / f'{S3}.jsonl'}: not a regular file",
-                            f"{proj / f'{S4}.jsonl'}: not a regular file"]
+    assert found.errors == [
+        f"{proj / f'{S2}.jsonl'}: a dangling symlink",
+        f"{proj / f'{S3}.jsonl'}: not a regular file",
+        f"{proj / f'{S4}.jsonl'}: not a regular file",
+    ]
 
 
 def test_symlinked_directories_are_not_followed(tmp_path):
@@ -245,10 +274,12 @@ def test_unreadable_session_subfolders_are_reported(tree, monkeypatch):
     monkeypatch.setattr(Path, "iterdir", guarded)
     s = by_id(tree)[S1]
     side = tree / "-home-dev-shop" / S1
-    assert s.errors == [f"{side / 'subagents' / 'workflows'}: Permission denied",
-                        f"{side / 'workflows'}: Permission denied",
-                        f"{side / 'tool-results'}: Permission denied",
-                        f"{tree / '-home-dev-shop-docs' / S1 / 'workflows'}: Permission denied"]
+    assert s.errors == [
+        f"{side / 'subagents' / 'workflows'}: Permission denied",
+        f"{side / 'workflows'}: Permission denied",
+        f"{side / 'tool-results'}: Permission denied",
+        f"{tree / '-home-dev-shop-docs' / S1 / 'workflows'}: Permission denied",
+    ]
     assert s.status == "ok" and s.counts["subagents"] == 1 and s.counts["tool_results"] == 0
 
 
@@ -310,8 +341,15 @@ def test_sessions_sorted_newest_first(tmp_path):
 def test_side_files_of_a_transcript(tree):
     main = tree / "-home-dev-shop" / f"{S1}.jsonl"
     sides = store.side_files(main)
-    assert set(sides) == {"subagents", "subagent_meta", "workflow_agents", "journals", "workflow_runs",
-                          "tool_results", "orphan_meta"}
+    assert set(sides) == {
+        "subagents",
+        "subagent_meta",
+        "workflow_agents",
+        "journals",
+        "workflow_runs",
+        "tool_results",
+        "orphan_meta",
+    }
     agent = tree / "-home-dev-shop" / S1 / "subagents" / "workflows" / "wf_ab12-cd3" / "agent-a0000000000000002.jsonl"
     assert store.side_files(agent) == {"journal": [agent.with_name("journal.jsonl")]}
 
@@ -321,5 +359,8 @@ def test_to_dict_is_json_ready(tree):
 
     item = by_id(tree)[S1].to_dict()
     assert msgspec.json.decode(msgspec.json.encode(item)) == item
-    assert item["workflow_scripts"] == {"wf_ab12-cd3": [str(tree / "-home-dev-shop-docs" / S1 / "workflows" /
-                                                            "scripts" / "sweep-wf_notes-wf_ab12-cd3.js")]}
+    assert item["workflow_scripts"] == {
+        "wf_ab12-cd3": [
+            str(tree / "-home-dev-shop-docs" / S1 / "workflows" / "scripts" / "sweep-wf_notes-wf_ab12-cd3.js")
+        ]
+    }

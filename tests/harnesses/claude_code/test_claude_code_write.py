@@ -40,7 +40,10 @@ def _conv(**kw) -> Conversation:
         meta=Meta(id="s", title="T", cwd="/tmp/p q"),
         messages=[
             Message("user", [Text("hi")]),
-            Message("assistant", [Text("two"), ToolUse("t1", "Bash", {"command": "a"}), ToolUse("t2", "Bash", {"command": "b"})]),
+            Message(
+                "assistant",
+                [Text("two"), ToolUse("t1", "Bash", {"command": "a"}), ToolUse("t2", "Bash", {"command": "b"})],
+            ),
             Message("user", [ToolResult("t1", "A"), ToolResult("t2", "B")]),
             Message("assistant", [Text("done")]),
         ],
@@ -65,7 +68,11 @@ def test_chain_shape_matches_the_cli():
     convo = [l for l in lines if l["type"] in ("user", "assistant")]
     for line in convo:
         assert all(k in line for k in ENVELOPE)
-    by_call = {l["message"]["content"][0]["id"]: l["uuid"] for l in convo if l["type"] == "assistant" and l["message"]["content"][0]["type"] == "tool_use"}
+    by_call = {
+        l["message"]["content"][0]["id"]: l["uuid"]
+        for l in convo
+        if l["type"] == "assistant" and l["message"]["content"][0]["type"] == "tool_use"
+    }
     results = [l for l in convo if l["type"] == "user" and isinstance(l["message"]["content"], list)]
     assert [r["parentUuid"] for r in results] == [by_call["t1"], by_call["t2"]]
     assert convo[-1]["parentUuid"] == results[-1]["uuid"]  # the next assistant hangs off the last result
@@ -77,11 +84,13 @@ def test_chain_shape_matches_the_cli():
 
 
 def test_api_fixes_are_declared():
-    c = Conversation(messages=[
-        Message("user", [Text("x")]),
-        Message("assistant", [ToolUse("t", "apply_patch", "raw"), ToolUse("u", "Bash", None)]),
-        Message("user", [ToolResult("t", [ToolUse("z", "n", {})])]),
-    ])
+    c = Conversation(
+        messages=[
+            Message("user", [Text("x")]),
+            Message("assistant", [ToolUse("t", "apply_patch", "raw"), ToolUse("u", "Bash", None)]),
+            Message("user", [ToolResult("t", [ToolUse("z", "n", {})])]),
+        ]
+    )
     loss = LossReport()
     w = write(c, loss, WriteOptions())
     assert loss.counts() == {"write:missing-tool-result": 1, "write:result-part-as-text": 1, "write:wrapped-input": 2}
@@ -90,14 +99,18 @@ def test_api_fixes_are_declared():
 
 
 def test_artifact_bytes_stay_beneath_the_session_folder():
-    c = Conversation(messages=[Message("user", [Text("x")]), Message("assistant", [Artifact("../../../etc/passwd", data="aGk=")])])
+    c = Conversation(
+        messages=[Message("user", [Text("x")]), Message("assistant", [Artifact("../../../etc/passwd", data="aGk=")])]
+    )
     w = write(c, LossReport(), WriteOptions(cwd="/w"))
     extra = [p for p in w.files if p != w.main]
     assert extra == [f"-w/{w.session_id}/artifacts/001-passwd"] and w.files[extra[0]] == b"hi"
 
 
 def test_compaction_and_subagents():
-    child = Child(ChildLink("meta.toolUseId", tool_use_id="t1", agent_id="a0123456789abcdef"), _conv(), agent_type="Explore")
+    child = Child(
+        ChildLink("meta.toolUseId", tool_use_id="t1", agent_id="a0123456789abcdef"), _conv(), agent_type="Explore"
+    )
     c = _conv(epochs=[Epoch(start=2, trigger="auto")], children=[child])
     c.messages[2:2] = [Message("user", [Text("summary")], compact_summary=True)]
     c.epochs[0].start = 2
@@ -108,25 +121,48 @@ def test_compaction_and_subagents():
     assert boundary["parentUuid"] is None and summary["parentUuid"] == boundary["uuid"]
     base = f"-tmp-p-q/{w.session_id}/subagents/agent-a0123456789abcdef"
     assert list(w.files)[1:] == [f"{base}.jsonl", f"{base}.meta.json"]
-    assert all(l["isSidechain"] and l["agentId"] == "a0123456789abcdef" for l in _lines(w.files[f"{base}.jsonl"]) if "uuid" in l)
+    assert all(
+        l["isSidechain"] and l["agentId"] == "a0123456789abcdef"
+        for l in _lines(w.files[f"{base}.jsonl"])
+        if "uuid" in l
+    )
     assert json.loads(w.files[f"{base}.meta.json"])["toolUseId"] == "t1"
 
 
 def test_strict_mock_rules():
-    ok = {"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": [{"type": "tool_use", "id": "a", "name": "n", "input": {}}]},
-                       {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "a", "content": [{"type": "text", "text": "r"}]}]}]}
+    ok = {
+        "messages": [
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "a", "name": "n", "input": {}}]},
+            {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": "a", "content": [{"type": "text", "text": "r"}]}],
+            },
+        ]
+    }
     assert violations(ok) == []
-    bad_input = json.loads(json.dumps(ok)); bad_input["messages"][1]["content"][0]["input"] = "s"
+    bad_input = json.loads(json.dumps(ok))
+    bad_input["messages"][1]["content"][0]["input"] = "s"
     assert any("valid dictionary" in v for v in violations(bad_input))
     unpaired = {"messages": ok["messages"][:2] + [{"role": "user", "content": "x"}]}
     assert any("without tool_result" in v for v in violations(unpaired))
-    bad_content = json.loads(json.dumps(ok)); bad_content["messages"][2]["content"][0]["content"] = [{"a": 1}]
+    bad_content = json.loads(json.dumps(ok))
+    bad_content["messages"][2]["content"][0]["content"] = [{"a": 1}]
     assert violations(bad_content)
     assert violations({"messages": [{"role": "user", "content": [{"type": "mystery"}]}]})
-    assert violations({"messages": [{"role": "user", "content": "x"}, {"role": "assistant", "content": [{"type": "thinking", "thinking": "t"}]}]})
+    assert violations(
+        {
+            "messages": [
+                {"role": "user", "content": "x"},
+                {"role": "assistant", "content": [{"type": "thinking", "thinking": "t"}]},
+            ]
+        }
+    )
 
 
-_text = st.text(st.characters(codec="utf-8"), max_size=40) | st.sampled_from(["</local-command-stdout>", "<\\/x>", "<\\\\/", "</command-name>"])
+_text = st.text(st.characters(codec="utf-8"), max_size=40) | st.sampled_from(
+    ["</local-command-stdout>", "<\\/x>", "<\\\\/", "</command-name>"]
+)
 
 
 @settings(max_examples=60, deadline=None)
@@ -140,7 +176,15 @@ def test_hostile_command_payloads_survive(name, args, out):
     assert output.get("local-command-stdout") == out
 
 
-_block = st.one_of(st.builds(Text, _text), st.builds(ToolUse, st.sampled_from(["t1", "t2"]), st.text(max_size=5), st.none() | st.dictionaries(st.text(max_size=3), st.integers()) | _text))
+_block = st.one_of(
+    st.builds(Text, _text),
+    st.builds(
+        ToolUse,
+        st.sampled_from(["t1", "t2"]),
+        st.text(max_size=5),
+        st.none() | st.dictionaries(st.text(max_size=3), st.integers()) | _text,
+    ),
+)
 
 
 @settings(max_examples=60, deadline=None)
@@ -175,7 +219,11 @@ def test_a_direct_subagent_keeps_its_id_over_a_deeper_repeat():
     second = Child(ChildLink("meta.toolUseId", agent_id="a0000000000000000"), _conv())
     loss = LossReport()
     w = write(_conv(children=[first, second]), loss, WriteOptions())
-    metas = {rel.rsplit("agent-", 1)[1]: json.loads(data) for rel, data in w.files.items() if rel.endswith(".meta.json")}
+    metas = {
+        rel.rsplit("agent-", 1)[1]: json.loads(data) for rel, data in w.files.items() if rel.endswith(".meta.json")
+    }
     assert "parentAgentId" not in metas["a0000000000000000.meta.json"]  # the direct child kept it
-    (renamed,) = [m for name, m in metas.items() if name not in ("a0000000000000000.meta.json", "a0000000000000001.meta.json")]
+    (renamed,) = [
+        m for name, m in metas.items() if name not in ("a0000000000000000.meta.json", "a0000000000000001.meta.json")
+    ]
     assert renamed["parentAgentId"] == "a0000000000000001" and loss.counts() == {"write:agent-id": 1}

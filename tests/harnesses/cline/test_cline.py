@@ -55,15 +55,21 @@ def test_any_bytes_roundtrip(data):
     assert decode_document(data, CODEC, "cline").dump() == data
 
 
-_message = st.fixed_dictionaries({"role": st.sampled_from(["user", "assistant", "x"]),
-                                  "content": st.lists(st.fixed_dictionaries({"type": st.just("text"), "text": st.text(max_size=8)}), max_size=2)},
-                                 optional={"zz": st.integers(), "ts": st.integers()})
+_message = st.fixed_dictionaries(
+    {
+        "role": st.sampled_from(["user", "assistant", "x"]),
+        "content": st.lists(st.fixed_dictionaries({"type": st.just("text"), "text": st.text(max_size=8)}), max_size=2),
+    },
+    optional={"zz": st.integers(), "ts": st.integers()},
+)
 
 
 @settings(max_examples=200, deadline=None)
 @given(st.lists(_message, max_size=4), st.sampled_from([None, 2]), st.booleans())
 def test_documents_roundtrip(messages, indent, final_newline):
-    data = json.dumps({"version": 1, "sessionId": "s", "messages": messages, "extra": 1}, indent=indent, ensure_ascii=False).encode()
+    data = json.dumps(
+        {"version": 1, "sessionId": "s", "messages": messages, "extra": 1}, indent=indent, ensure_ascii=False
+    ).encode()
     data += b"\n" if final_newline else b""
     assert decode_document(data, CODEC, "cline").dump() == data
 
@@ -86,7 +92,9 @@ def test_golden(case):
 
 def test_the_client_pretty_prints_its_files():
     data = GENUINE.read_bytes()
-    assert data.startswith(b'{\n  "version": 1,\n') and data.endswith(b"\n}\n")  # JSON.stringify(value, null, 2) + "\\n"
+    assert data.startswith(b'{\n  "version": 1,\n') and data.endswith(
+        b"\n}\n"
+    )  # JSON.stringify(value, null, 2) + "\\n"
     assert api.load(data).harness == "cline" and api.load(GENUINE).harness == "cline"
 
 
@@ -127,20 +135,35 @@ def test_genuine_session_reads_as_the_client_sends_it():
     assert isinstance(call, ToolUse) and call.name == "read_files" and call.input == {"files": [{"path": "a.txt"}]}
     # a result's content is a list of {query, result, success}: sent as its compact JSON
     (result,) = c.messages[2].content
-    assert isinstance(result, ToolResult) and result.content == '[{"query":"a.txt","result":"1 | hello world","success":true}]'
+    assert (
+        isinstance(result, ToolResult)
+        and result.content == '[{"query":"a.txt","result":"1 | hello world","success":true}]'
+    )
     assert result.structured == [{"query": "a.txt", "result": "1 | hello world", "success": True}]
     assert [m.usage for m in c.messages if m.role == "assistant"] == [Usage(input_tokens=20, output_tokens=5)] * 4
     assert c.meta.models == ["mock-model"] and loss.counts() == {"field:system_prompt": 1}
 
 
 def _conversation(**meta) -> Conversation:
-    return Conversation(meta=Meta(**meta), messages=[
-        Message("user", [Text("hi")], timestamp="2026-12-01T03:00:00.000Z"),
-        Message("assistant", [Thinking("hmm"), Text("let me look"), ToolUse("c1", "Bash", {"command": "ls"}), ToolUse("c2", "Read", "x")],
-                usage=Usage(input_tokens=5, output_tokens=2, cache_read_input_tokens=10), model="m"),
-        Message("user", [ToolResult("c1", "a.txt", is_error=True), ToolResult("zz", "stray"), Text("and?")]),
-        Message("assistant", [Text("done")]),
-    ])
+    return Conversation(
+        meta=Meta(**meta),
+        messages=[
+            Message("user", [Text("hi")], timestamp="2026-12-01T03:00:00.000Z"),
+            Message(
+                "assistant",
+                [
+                    Thinking("hmm"),
+                    Text("let me look"),
+                    ToolUse("c1", "Bash", {"command": "ls"}),
+                    ToolUse("c2", "Read", "x"),
+                ],
+                usage=Usage(input_tokens=5, output_tokens=2, cache_read_input_tokens=10),
+                model="m",
+            ),
+            Message("user", [ToolResult("c1", "a.txt", is_error=True), ToolResult("zz", "stray"), Text("and?")]),
+            Message("assistant", [Text("done")]),
+        ],
+    )
 
 
 def test_writer_messages_are_what_the_client_needs():
@@ -154,18 +177,36 @@ def test_writer_messages_are_what_the_client_needs():
     assert [m["role"] for m in messages] == ["user", "assistant", "user", "user", "assistant"]
     assert messages[0]["content"] == [{"type": "text", "text": '<user_input mode="act">hi</user_input>'}]
     assert messages[0]["ts"] == 1796094000000
-    assert messages[1]["content"][1:] == [{"type": "tool_use", "id": "c1", "name": "Bash", "input": {"command": "ls"}},
-                                          {"type": "tool_use", "id": "c2", "name": "Read", "input": {"input": "x"}}]
+    assert messages[1]["content"][1:] == [
+        {"type": "tool_use", "id": "c1", "name": "Bash", "input": {"command": "ls"}},
+        {"type": "tool_use", "id": "c2", "name": "Read", "input": {"input": "x"}},
+    ]
     assert messages[1]["metrics"] == {"inputTokens": 5, "outputTokens": 2, "cacheReadTokens": 10, "cacheWriteTokens": 0}
     # every result names its tool (without name the TUI refuses the file); c2 had none: answered
     assert messages[2]["content"] == [
         {"type": "tool_result", "tool_use_id": "c1", "name": "Bash", "content": "a.txt"},
-        {"type": "tool_result", "tool_use_id": "c2", "name": "Read", "content": "[Tool call interrupted: no result was recorded]"}]
+        {
+            "type": "tool_result",
+            "tool_use_id": "c2",
+            "name": "Read",
+            "content": "[Tool call interrupted: no result was recorded]",
+        },
+    ]
     assert messages[3]["content"][0]["text"].startswith("[tool result zz]")
     record = json.loads(written.files[store.record_relpath(sid)])
-    assert record["cwd"] == record["workspace_root"] == "/p" and record["metadata"]["title"] == "T" and record["model"] == "m"
-    assert {"write:session-id", "write:thinking", "write:wrapped-input", "write:is_error", "write:orphan-result",
-            "write:missing-tool-result"} <= set(loss.counts())
+    assert (
+        record["cwd"] == record["workspace_root"] == "/p"
+        and record["metadata"]["title"] == "T"
+        and record["model"] == "m"
+    )
+    assert {
+        "write:session-id",
+        "write:thinking",
+        "write:wrapped-input",
+        "write:is_error",
+        "write:orphan-result",
+        "write:missing-tool-result",
+    } <= set(loss.counts())
 
 
 def test_writer_ids():
@@ -235,17 +276,27 @@ def test_install_refuses_a_registered_id_and_a_foreign_table(tmp_path):
 
 
 def test_hostile_input_is_reported_not_raised():
-    for data in (b'{"version":1,"sessionId":"s","messages":[1,{"role":"tool"},{"role":"user","content":7},'
-                 b'{"role":"assistant","content":[{"type":"weird"},{"type":"tool_use","name":"x","id":"1"}],"ts":"no","metrics":{"inputTokens":-1}}]}',
-                 b'{"version":1,"sessionId":"s","messages":"nope"}', b"[1,2]", b"\xff\xfe"):
+    for data in (
+        b'{"version":1,"sessionId":"s","messages":[1,{"role":"tool"},{"role":"user","content":7},'
+        b'{"role":"assistant","content":[{"type":"weird"},{"type":"tool_use","name":"x","id":"1"}],"ts":"no","metrics":{"inputTokens":-1}}]}',
+        b'{"version":1,"sessionId":"s","messages":"nope"}',
+        b"[1,2]",
+        b"\xff\xfe",
+    ):
         loss = LossReport()
         session = api.load(data, "cline")
         conversation = HARNESS.read(session, loss)
         assert session.dump() == data
         assert isinstance(conversation, Conversation)
     loss = LossReport()
-    c = HARNESS.read(api.load(b'{"version":1,"sessionId":"s","messages":[1,{"role":"tool"},{"role":"user","content":7},'
-                              b'{"role":"assistant","content":[{"type":"weird"}]}]}', "cline"), loss)
+    c = HARNESS.read(
+        api.load(
+            b'{"version":1,"sessionId":"s","messages":[1,{"role":"tool"},{"role":"user","content":7},'
+            b'{"role":"assistant","content":[{"type":"weird"}]}]}',
+            "cline",
+        ),
+        loss,
+    )
     assert {"read:malformed", "message:tool", "block:weird"} <= set(loss.counts())
     assert [m.role for m in c.messages] == ["assistant"]
 
@@ -271,7 +322,10 @@ def test_the_folder_the_file_and_the_id_name_one_session(tmp_path, monkeypatch):
     listed = CliRunner().invoke(main, ["list", "--from", "cline", "--json"])
     assert listed.exit_code == 0, listed.output
     assert listed.stdout.count(sid) >= 1 and listed.stdout.count(f'"{sid}"') == 1
-    shown = {CliRunner().invoke(main, ["show", name]).stdout for name in (str(folder), str(folder / f"{sid}.messages.json"), sid)}
+    shown = {
+        CliRunner().invoke(main, ["show", name]).stdout
+        for name in (str(folder), str(folder / f"{sid}.messages.json"), sid)
+    }
     assert len(shown) == 1 and "count the words" in shown.pop()
     out = tmp_path / "out.jsonl"
     converted = CliRunner().invoke(main, ["convert", str(folder), "--to", "claude_code", "-o", str(out)])

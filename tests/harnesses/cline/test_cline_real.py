@@ -89,7 +89,10 @@ def test_to_claude_and_back_resume_with_the_history_sent(genuine, tmp_path):
     sent = report.sent
     if sent and sent[-1].role == "user" and getattr(sent[-1].content[-1], "text", None) == claude.RESUME_PROMPT:
         sent[-1].content.pop()
-    claude_view = [(r, [b for b in blocks if not (b[0] == "text" and b[1].startswith("<system-reminder>"))]) for r, blocks in view(sent)]
+    claude_view = [
+        (r, [b for b in blocks if not (b[0] == "text" and b[1].startswith("<system-reminder>"))])
+        for r, blocks in view(sent)
+    ]
     assert [m for m in claude_view if m[1]] == expected
     back = _convert(claude_file, "cline", tmp_path, source="claude_code")
     report = cline.check_resume(back, timeout=TIMEOUT)
@@ -122,9 +125,16 @@ def test_installed_session_resumes_with_the_printed_command():
     prints ``cline --id <id>``; that TUI resumes it."""
     expected = _expected(GOLDEN_FILE)
     with cline.Cline() as box:
-        env = {"HOME": str(box.home), "CLINE_DIR": None, "CLINE_DATA_DIR": None, "CLINE_DB_DATA_DIR": None,
-               "CLINE_SESSION_DATA_DIR": None}
-        result = CliRunner().invoke(main, ["convert", "--to", "cline", "--install", "--cwd", str(box.cwd), str(GOLDEN_FILE)], env=env)
+        env = {
+            "HOME": str(box.home),
+            "CLINE_DIR": None,
+            "CLINE_DATA_DIR": None,
+            "CLINE_DB_DATA_DIR": None,
+            "CLINE_SESSION_DATA_DIR": None,
+        }
+        result = CliRunner().invoke(
+            main, ["convert", "--to", "cline", "--install", "--cwd", str(box.cwd), str(GOLDEN_FILE)], env=env
+        )
         assert result.exit_code == 0, result.output
         command = result.stdout.strip()
         session = command.split()[-1]

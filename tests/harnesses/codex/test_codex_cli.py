@@ -36,7 +36,11 @@ def store(tmp_path: Path) -> dict:
     empty HOME so no other harness's real store is listed."""
     home = tmp_path / "codex_home"
     ids = {}
-    for source, sub, compress in ((GENUINE, "sessions", False), (HAND_BUILT, "archived_sessions", False), (MIGRATE, "sessions", True)):
+    for source, sub, compress in (
+        (GENUINE, "sessions", False),
+        (HAND_BUILT, "archived_sessions", False),
+        (MIGRATE, "sessions", True),
+    ):
         data = source.read_bytes()
         session = api.to_common(api.load(data))
         rel = rollout_relpath(session.meta.started_at, session.meta.id).replace("sessions/", f"{sub}/", 1)
@@ -59,6 +63,7 @@ def test_list_finds_live_archived_and_compressed(store):
     assert rows[store["ids"][MIGRATE][0]]["path"].endswith(".jsonl.zst")
     # the store's own description keeps the codex-only details
     from txcodec.harnesses.codex.store import discover
+
     info = {i.id: i for i in discover(store["home"])}
     assert (info[GENUINE_ID].cli_version, info[GENUINE_ID].tool_calls) == ("0.171.0", 3)
     assert info[store["ids"][MIGRATE][0]].compressed is True
@@ -172,7 +177,9 @@ def test_usage_counts_each_model_call_once(store):
 
 def test_convert_install_into_codex_home(store):
     src = CORPUS / "claude_code/session-migrate/claude-2.1.209/basic.jsonl"
-    result = run("convert", str(src), "--from", "claude_code", "--to", "codex", "--install", "--cwd", "/work", env=store["env"])
+    result = run(
+        "convert", str(src), "--from", "claude_code", "--to", "codex", "--install", "--cwd", "/work", env=store["env"]
+    )
     assert result.exit_code == 0, result.output
     assert result.stdout.count("\n") == 1
     *cd, client, verb, session_id = shlex.split(result.stdout)
@@ -180,12 +187,16 @@ def test_convert_install_into_codex_home(store):
     (installed,) = [p for p in (store["home"] / "sessions").rglob(f"*{session_id}*")]
     # the date folder and name come from the session's start (its first record, 2026-08-17T12:00:00Z)
     assert installed == store["home"] / f"sessions/2026/08/17/rollout-2026-08-17T12-00-00-{session_id}.jsonl"
-    assert all(p.name.startswith("rollout-") and p.name.endswith((".jsonl", ".zst")) for p in installed.parent.iterdir())  # no temp file left
+    assert all(
+        p.name.startswith("rollout-") and p.name.endswith((".jsonl", ".zst")) for p in installed.parent.iterdir()
+    )  # no temp file left
     before = installed.read_bytes()
     assert api.load(before).harness == "codex"
     listed = json.loads(run("list", "--harness", "codex", "--json", env=store["env"]).stdout)
     assert session_id in {r["session_id"] for r in listed}
-    again = run("convert", str(src), "--from", "claude_code", "--to", "codex", "--install", "--cwd", "/work", env=store["env"])
+    again = run(
+        "convert", str(src), "--from", "claude_code", "--to", "codex", "--install", "--cwd", "/work", env=store["env"]
+    )
     assert again.exit_code != 0 and "exists" in again.output + again.stderr
     assert installed.read_bytes() == before  # never overwritten
 

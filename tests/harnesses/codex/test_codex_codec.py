@@ -115,21 +115,41 @@ def test_any_bytes_roundtrip(data):
 
 
 _text = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=20) | st.sampled_from(
-    ["\u2028", "\r", "é", "\x00", "\"\\"]
+    ["\u2028", "\r", "é", "\x00", '"\\']
 )
 _part = st.builds(lambda t, k: {"type": k, "text": t}, _text, st.sampled_from(["input_text", "output_text"]))
 _item = st.one_of(
-    st.builds(lambda r, c: {"type": "message", "role": r, "content": c}, st.sampled_from(["user", "assistant", "developer"]), st.lists(_part, max_size=3)),
-    st.builds(lambda s, e: {"type": "reasoning", "summary": [{"type": "summary_text", "text": s}], "encrypted_content": e}, _text, st.none() | _text),
-    st.builds(lambda n, a, c: {"type": "function_call", "name": n, "arguments": json.dumps(a), "call_id": c}, _text, st.dictionaries(_text, _text, max_size=2), _text),
-    st.builds(lambda c, o: {"type": "function_call_output", "call_id": c, "output": o}, _text, _text | st.lists(_part, max_size=2)),
+    st.builds(
+        lambda r, c: {"type": "message", "role": r, "content": c},
+        st.sampled_from(["user", "assistant", "developer"]),
+        st.lists(_part, max_size=3),
+    ),
+    st.builds(
+        lambda s, e: {"type": "reasoning", "summary": [{"type": "summary_text", "text": s}], "encrypted_content": e},
+        _text,
+        st.none() | _text,
+    ),
+    st.builds(
+        lambda n, a, c: {"type": "function_call", "name": n, "arguments": json.dumps(a), "call_id": c},
+        _text,
+        st.dictionaries(_text, _text, max_size=2),
+        _text,
+    ),
+    st.builds(
+        lambda c, o: {"type": "function_call_output", "call_id": c, "output": o},
+        _text,
+        _text | st.lists(_part, max_size=2),
+    ),
     st.builds(lambda c, i: {"type": "custom_tool_call", "call_id": c, "name": "apply_patch", "input": i}, _text, _text),
     st.builds(lambda t, x: {"type": t, "x": x}, st.sampled_from(["future_item", "message"]), _text),
 )
 _event = st.one_of(
     st.builds(lambda m: {"type": "user_message", "message": m}, _text),
     st.builds(lambda m: {"type": "agent_message", "message": m}, _text),
-    st.builds(lambda n: {"type": "token_count", "info": {"total_token_usage": {"input_tokens": n, "output_tokens": 1}}}, st.integers(0, 10**6)),
+    st.builds(
+        lambda n: {"type": "token_count", "info": {"total_token_usage": {"input_tokens": n, "output_tokens": 1}}},
+        st.integers(0, 10**6),
+    ),
     st.builds(lambda t: {"type": t}, st.sampled_from(["task_started", "context_compacted", "novel_event"])),
 )
 _line = st.one_of(
@@ -148,7 +168,16 @@ _line = st.one_of(
     st.booleans(),
 )
 def test_generated_rollouts_roundtrip(lines, eol, final):
-    meta = {"timestamp": "2026-01-01T00:00:00.000Z", "type": "session_meta", "payload": {"id": "01990000-0000-7000-8000-000000000001", "cwd": "/w", "originator": "o", "cli_version": "0.171.0"}}
+    meta = {
+        "timestamp": "2026-01-01T00:00:00.000Z",
+        "type": "session_meta",
+        "payload": {
+            "id": "01990000-0000-7000-8000-000000000001",
+            "cwd": "/w",
+            "originator": "o",
+            "cli_version": "0.171.0",
+        },
+    }
     raws = [json.dumps(meta).encode()]
     for n, (line, ascii_, ordinal) in enumerate(lines):
         line = {"timestamp": "2026-01-01T00:00:01.000Z", **({"ordinal": n} if ordinal else {}), **line}

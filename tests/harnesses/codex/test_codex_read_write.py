@@ -55,7 +55,11 @@ def test_preludes_are_meta_not_prompts():
 def test_reasoning_calls_and_patch():
     msgs = _hand_built().messages
     thinking, call = msgs[3].content[:2]
-    assert isinstance(thinking, Thinking) and thinking.thinking == "Read the file first." and thinking.encrypted == "gAAAAB-opaque"
+    assert (
+        isinstance(thinking, Thinking)
+        and thinking.thinking == "Read the file first."
+        and thinking.encrypted == "gAAAAB-opaque"
+    )
     assert isinstance(call, ToolUse) and call.input == {"cmd": "cat hello.py", "workdir": "/work/demo"}
     assert msgs[4].content[0].tool_use_id == "call_1"
     patch = msgs[5].content[0]
@@ -66,21 +70,42 @@ def test_usage_repeats_not_double_counted():
     msgs = _hand_built().messages
     usages = [m.usage for m in msgs if m.role == "assistant" and m.usage]
     # two identical token_count events count once; cached tokens move to cache_read
-    assert [(u.input_tokens, u.cache_read_input_tokens, u.output_tokens) for u in usages] == [(800, 200, 50), (600, 700, 30)]
+    assert [(u.input_tokens, u.cache_read_input_tokens, u.output_tokens) for u in usages] == [
+        (800, 200, 50),
+        (600, 700, 30),
+    ]
 
 
 def test_fork_replay_usage_not_counted():
     own, parent = "01a30000-0000-7000-8000-000000000002", "01a20000-0000-7000-8000-000000000001"
-    tc = lambda n: {"type": "event_msg", "payload": {"type": "token_count", "info": {"total_token_usage": {"input_tokens": n, "output_tokens": 1}, "last_token_usage": {"input_tokens": n, "output_tokens": 1}}}}
+    tc = lambda n: {
+        "type": "event_msg",
+        "payload": {
+            "type": "token_count",
+            "info": {
+                "total_token_usage": {"input_tokens": n, "output_tokens": 1},
+                "last_token_usage": {"input_tokens": n, "output_tokens": 1},
+            },
+        },
+    }
     lines = [
         {"type": "session_meta", "payload": {"id": own, "forked_from_id": parent}},
         {"type": "session_meta", "payload": {"id": parent}},
         {"type": "event_msg", "payload": {"type": "task_started", "turn_id": "01a20000-0001-7000-8000-000000000000"}},
-        {"type": "response_item", "payload": {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "parent"}]}},
+        {
+            "type": "response_item",
+            "payload": {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "parent"}]},
+        },
         tc(100),
         {"type": "event_msg", "payload": {"type": "task_started", "turn_id": "01a30000-0001-7000-8000-000000000000"}},
-        {"type": "response_item", "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "go"}]}},
-        {"type": "response_item", "payload": {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "child"}]}},
+        {
+            "type": "response_item",
+            "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "go"}]},
+        },
+        {
+            "type": "response_item",
+            "payload": {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "child"}]},
+        },
         tc(250),
     ]
     data = b"".join(json.dumps({"timestamp": "2026-01-01T00:00:00Z", **l}).encode() + b"\n" for l in lines)
@@ -113,12 +138,27 @@ def test_events_only_rollout_reads_from_events():
 
 def claude_like() -> Conversation:
     return Conversation(
-        meta=Meta(id="6f9619ff-8b86-d011-b42d-00cf4fc964ff", cwd="/work/p", source_harness="claude_code", started_at="2026-03-04T05:06:07.089Z"),
+        meta=Meta(
+            id="6f9619ff-8b86-d011-b42d-00cf4fc964ff",
+            cwd="/work/p",
+            source_harness="claude_code",
+            started_at="2026-03-04T05:06:07.089Z",
+        ),
         messages=[
             Message("user", [Text("Fix it, nonce OMEGA-3")]),
-            Message("assistant", [Thinking("", signature="sig"), Text("Looking."), ToolUse("toolu_1", "Bash", {"command": "ls", "description": "list"})]),
+            Message(
+                "assistant",
+                [
+                    Thinking("", signature="sig"),
+                    Text("Looking."),
+                    ToolUse("toolu_1", "Bash", {"command": "ls", "description": "list"}),
+                ],
+            ),
             Message("user", [ToolResult("toolu_1", "a.py", False)]),
-            Message("assistant", [ToolUse("toolu_2", "Edit", {"file_path": "a.py", "old_string": "x = 1", "new_string": "x = 2"})]),
+            Message(
+                "assistant",
+                [ToolUse("toolu_2", "Edit", {"file_path": "a.py", "old_string": "x = 1", "new_string": "x = 2"})],
+            ),
             Message("user", [ToolResult("toolu_2", [Text("ok")], True)]),
             Message("assistant", [Text("Done.")]),
         ],
@@ -131,11 +171,20 @@ def test_writer_maps_claude_tools_and_reports():
     lines = [json.loads(l) for l in written.files[written.main].splitlines()]
     meta = lines[0]["payload"]
     assert lines[0]["type"] == "session_meta" and {"id", "timestamp", "cwd", "originator", "cli_version"} <= set(meta)
-    assert meta["id"][14] == "7" and written.main.endswith(f"-{meta['id']}.jsonl") and written.main.startswith("sessions/2026/03/04/rollout-2026-03-04T05-06-07-")
+    assert (
+        meta["id"][14] == "7"
+        and written.main.endswith(f"-{meta['id']}.jsonl")
+        and written.main.startswith("sessions/2026/03/04/rollout-2026-03-04T05-06-07-")
+    )
     assert written.session_id == write(claude_like(), LossReport(), WriteOptions()).session_id  # deterministic
     items = [l["payload"] for l in lines if l["type"] == "response_item"]
     calls = [i for i in items if i["type"] in ("function_call", "custom_tool_call")]
-    assert calls[0] == {"type": "function_call", "name": "exec_command", "arguments": json.dumps({"cmd": "ls"}), "call_id": "toolu_1"}
+    assert calls[0] == {
+        "type": "function_call",
+        "name": "exec_command",
+        "arguments": json.dumps({"cmd": "ls"}),
+        "call_id": "toolu_1",
+    }
     assert calls[1]["type"] == "custom_tool_call" and calls[1]["name"] == "apply_patch"
     assert "-x = 1\n+x = 2" in calls[1]["input"]
     outputs = [i for i in items if i["type"].endswith("_output")]
@@ -145,7 +194,11 @@ def test_writer_maps_claude_tools_and_reports():
     events = [l["payload"]["type"] for l in lines if l["type"] == "event_msg"]
     assert "user_message" in events and "agent_message" in events
     counts = loss.counts()
-    assert counts["write:tool-mapped"] == 2 and counts["write:is_error"] == 1 and counts["write:thinking-without-text"] == 1
+    assert (
+        counts["write:tool-mapped"] == 2
+        and counts["write:is_error"] == 1
+        and counts["write:thinking-without-text"] == 1
+    )
 
 
 def _claude_to_codex_table() -> dict[str, list[str]]:
@@ -180,7 +233,9 @@ def test_tool_map_table_matches_the_code():
         assert ("custom call" in codex_cell) == (kind == "custom"), (name, codex_cell)
         assert "`write:tool-mapped`" in loss_cell, (name, loss_cell)
         loss = LossReport()
-        conv = Conversation(meta=Meta(source_harness="claude_code"), messages=[Message("assistant", [ToolUse("t1", name, {})])])
+        conv = Conversation(
+            meta=Meta(source_harness="claude_code"), messages=[Message("assistant", [ToolUse("t1", name, {})])]
+        )
         write(conv, loss, WriteOptions())
         assert loss.counts() == {"write:tool-mapped": 1}, (name, loss.counts())
 
@@ -205,8 +260,21 @@ def test_store_discover_and_zst(tmp_path, monkeypatch):
 
 
 def _compacted(message: str, history: list) -> bytes:
-    meta = {"timestamp": "2026-01-01T00:00:00Z", "type": "session_meta", "payload": {"id": "01990000-0000-7000-8000-0000000000d1", "cwd": "/w", "originator": "o", "cli_version": "0.171.0"}}
-    line = {"timestamp": "2026-01-01T00:00:01Z", "type": "compacted", "payload": {"message": message, "replacement_history": history}}
+    meta = {
+        "timestamp": "2026-01-01T00:00:00Z",
+        "type": "session_meta",
+        "payload": {
+            "id": "01990000-0000-7000-8000-0000000000d1",
+            "cwd": "/w",
+            "originator": "o",
+            "cli_version": "0.171.0",
+        },
+    }
+    line = {
+        "timestamp": "2026-01-01T00:00:01Z",
+        "type": "compacted",
+        "payload": {"message": message, "replacement_history": history},
+    }
     return (json.dumps(meta) + "\n" + json.dumps(line) + "\n").encode()
 
 
@@ -219,15 +287,20 @@ def test_remote_compaction_summary_comes_from_its_history():
     kept messages, preludes left out), declared, and written back as codex wrote it."""
     from txcodec.harnesses.codex.read import SUMMARY_PREFIX
 
-    history = [_user("<permissions instructions>x</permissions instructions>", "developer"), _user("keep NU-5"),
-               {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "ok"}]},
-               {"type": "compaction", "encrypted_content": "gAAA"}]
+    history = [
+        _user("<permissions instructions>x</permissions instructions>", "developer"),
+        _user("keep NU-5"),
+        {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "ok"}]},
+        {"type": "compaction", "encrypted_content": "gAAA"},
+    ]
     data = _compacted("", history)
     loss = LossReport()
     conv = api.to_common(api.load(data), loss)
     (summary,) = conv.messages
     text = summary.content[0].text
-    assert summary.compact_summary and "user: keep NU-5" in text and "assistant: ok" in text and "permissions" not in text
+    assert (
+        summary.compact_summary and "user: keep NU-5" in text and "assistant: ok" in text and "permissions" not in text
+    )
     assert "encrypted" in text and loss.lines("compaction:summary-from-history") == [2]
     assert "compaction:kept-history" not in loss.counts()
     written = write(conv, LossReport(), WriteOptions())
@@ -252,7 +325,12 @@ def test_thread_id_is_a_time_ordered_uuid7():
     from txcodec.harnesses.codex.write import uuid7
 
     ids = []
-    for start in ("2025-12-31T23:59:59.999Z", "2026-03-04T05:06:07.089Z", "2026-03-04T05:06:07.090+00:00", "2031-01-01T00:00:00"):
+    for start in (
+        "2025-12-31T23:59:59.999Z",
+        "2026-03-04T05:06:07.089Z",
+        "2026-03-04T05:06:07.090+00:00",
+        "2031-01-01T00:00:00",
+    ):
         conv = claude_like()
         conv.meta.started_at = start
         sid = write(conv, LossReport(), WriteOptions()).session_id
@@ -268,7 +346,10 @@ def test_thread_id_is_a_time_ordered_uuid7():
     # without a source id, the conversation itself is the seed
     conv = claude_like()
     conv.meta.id = msgspec_unset()
-    assert write(conv, LossReport(), WriteOptions()).session_id == write(claude_like_without_id(), LossReport(), WriteOptions()).session_id
+    assert (
+        write(conv, LossReport(), WriteOptions()).session_id
+        == write(claude_like_without_id(), LossReport(), WriteOptions()).session_id
+    )
 
 
 def claude_like_without_id() -> Conversation:

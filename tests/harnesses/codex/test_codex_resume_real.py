@@ -87,7 +87,11 @@ def test_check_resume_report(tmp_path):
 
 def test_check_resume_catches_the_silent_new_session(tmp_path):
     """A non-UUID thread id makes codex start a new session and exit 0."""
-    data = (GOLDEN / "codex/hand_built/rollout.jsonl").read_bytes().replace(b"01990000-0000-7000-8000-000000000001", b"not-a-uuid-session")
+    data = (
+        (GOLDEN / "codex/hand_built/rollout.jsonl")
+        .read_bytes()
+        .replace(b"01990000-0000-7000-8000-000000000001", b"not-a-uuid-session")
+    )
     path = tmp_path / "bad.jsonl"
     path.write_bytes(data)
     report = check_resume(path)
@@ -97,7 +101,11 @@ def test_check_resume_catches_the_silent_new_session(tmp_path):
 
 def test_genuine_rollout_reads():
     script = [
-        [mock.reasoning("Need to look."), mock.text("Checking."), mock.function_call("exec_command", {"cmd": "cat notes.txt"}, "call_a")],
+        [
+            mock.reasoning("Need to look."),
+            mock.text("Checking."),
+            mock.function_call("exec_command", {"cmd": "cat notes.txt"}, "call_a"),
+        ],
         [mock.custom_tool_call("apply_patch", "*** Begin Patch\n*** Add File: out.txt\n+42\n*** End Patch", "call_b")],
         [mock.text("All done.")],
     ]

@@ -37,7 +37,9 @@ from txcodec.model.loss import LossReport
 from txcodec.model.native import decode_document
 from txcodec.model.native import decode_session
 
-CASES = sorted(p for p in (GOLDEN / "continue_cli").iterdir() if p.is_dir() and p.name != "scenarios")  # scenarios: test_scenarios.py
+CASES = sorted(
+    p for p in (GOLDEN / "continue_cli").iterdir() if p.is_dir() and p.name != "scenarios"
+)  # scenarios: test_scenarios.py
 GENUINE = GOLDEN / "continue_cli" / "tool_call_resumed" / "session.json"
 
 
@@ -48,9 +50,15 @@ def test_any_bytes_roundtrip(data):
     assert decode_document(data, CODEC, "continue_cli").dump() == data
 
 
-_item = st.fixed_dictionaries({"message": st.fixed_dictionaries({"role": st.sampled_from(["user", "assistant", "x"]),
-                                                                 "content": st.text(max_size=10)}),
-                               "contextItems": st.just([])}, optional={"zz": st.integers()})
+_item = st.fixed_dictionaries(
+    {
+        "message": st.fixed_dictionaries(
+            {"role": st.sampled_from(["user", "assistant", "x"]), "content": st.text(max_size=10)}
+        ),
+        "contextItems": st.just([]),
+    },
+    optional={"zz": st.integers()},
+)
 
 
 @settings(max_examples=200, deadline=None)
@@ -112,13 +120,25 @@ def test_genuine_session_reads_as_the_client_replays_it():
 
 
 def _conversation(**meta) -> Conversation:
-    return Conversation(meta=Meta(**meta), messages=[
-        Message("user", [Text("hi"), Image(media_type="image/png", data="AAAA")]),
-        Message("assistant", [Thinking("hmm"), Text("let me look"), ToolUse("c1", "Bash", {"command": "ls"}), ToolUse("c2", "Read", {"filepath": "x"})],
-                usage=Usage(input_tokens=5, output_tokens=2, cache_read_input_tokens=10), model="m"),
-        Message("user", [ToolResult("c1", "a.txt", is_error=True), Text("and?")]),
-        Message("assistant", [Text("done")]),
-    ])
+    return Conversation(
+        meta=Meta(**meta),
+        messages=[
+            Message("user", [Text("hi"), Image(media_type="image/png", data="AAAA")]),
+            Message(
+                "assistant",
+                [
+                    Thinking("hmm"),
+                    Text("let me look"),
+                    ToolUse("c1", "Bash", {"command": "ls"}),
+                    ToolUse("c2", "Read", {"filepath": "x"}),
+                ],
+                usage=Usage(input_tokens=5, output_tokens=2, cache_read_input_tokens=10),
+                model="m",
+            ),
+            Message("user", [ToolResult("c1", "a.txt", is_error=True), Text("and?")]),
+            Message("assistant", [Text("done")]),
+        ],
+    )
 
 
 def test_writer_items_are_what_the_client_needs():
@@ -131,14 +151,24 @@ def test_writer_items_are_what_the_client_needs():
     history = doc["history"]
     assert all(item["contextItems"] == [] for item in history)  # required by the client
     assert [i["message"]["role"] for i in history] == ["user", "assistant", "user", "assistant"]
-    assert history[0]["message"]["content"][1] == {"type": "imageUrl", "imageUrl": {"url": "data:image/png;base64,AAAA"}}
+    assert history[0]["message"]["content"][1] == {
+        "type": "imageUrl",
+        "imageUrl": {"url": "data:image/png;base64,AAAA"},
+    }
     assistant = history[1]
     assert assistant["message"]["toolCalls"][0]["function"] == {"name": "Bash", "arguments": '{"command":"ls"}'}
     states = assistant["toolCallStates"]
     assert [(s["toolCallId"], s["status"], s["output"][0]["content"]) for s in states] == [
-        ("c1", "errored", "a.txt"), ("c2", "errored", "[Tool call interrupted: no result was recorded]")]
-    assert assistant["message"]["usage"] == {"prompt_tokens": 15, "completion_tokens": 2, "total_tokens": 17,
-                                             "prompt_tokens_details": {"cached_tokens": 10, "cache_write_tokens": 0}, "model": "m"}
+        ("c1", "errored", "a.txt"),
+        ("c2", "errored", "[Tool call interrupted: no result was recorded]"),
+    ]
+    assert assistant["message"]["usage"] == {
+        "prompt_tokens": 15,
+        "completion_tokens": 2,
+        "total_tokens": 17,
+        "prompt_tokens_details": {"cached_tokens": 10, "cache_write_tokens": 0},
+        "model": "m",
+    }
     assert history[2]["message"]["content"] == "and?" and history[2]["editorState"] == "and?"
     assert {"write:thinking", "write:synthetic-result"} <= set(loss.counts())
     back = api.to_common(api.load(written.files[written.main]))

@@ -44,12 +44,19 @@ def genuine(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("cn") / "session.json"
     with cn.Continue() as box:
         (box.cwd / "hello.txt").write_text("hello world\n")
-        first = box.cn("read hello.txt", [tool_call("Read", {"filepath": "hello.txt"}, say="Reading."), text("It says hello world.")],
-                       timeout=TIMEOUT)
+        first = box.cn(
+            "read hello.txt",
+            [tool_call("Read", {"filepath": "hello.txt"}, say="Reading."), text("It says hello world.")],
+            timeout=TIMEOUT,
+        )
         assert first.exit_code == 0, first.stderr
         (path,) = box.sessions()
-        second = box.cn("count the words", [tool_call("Bash", {"command": "wc -w hello.txt"}, id="call_mock_2"), text("Two.")],
-                        resume=True, timeout=TIMEOUT)
+        second = box.cn(
+            "count the words",
+            [tool_call("Bash", {"command": "wc -w hello.txt"}, id="call_mock_2"), text("Two.")],
+            resume=True,
+            timeout=TIMEOUT,
+        )
         assert second.exit_code == 0, second.stderr
         assert box.sessions() == [path]  # --resume continued the same file
         sent = cn.history_sent(second.bodies[0], "count the words")
@@ -78,9 +85,14 @@ def test_genuine_session_reads_with_both_tool_calls(genuine):
 
 def test_roundtrip_resumes_with_the_same_history(genuine, tmp_path):
     (tmp_path / "g").mkdir()
-    copies = [_convert(genuine, "continue_cli", "continue_cli", tmp_path / "g"), _convert(GOLDEN_FILE, "continue_cli", "continue_cli", tmp_path)]
+    copies = [
+        _convert(genuine, "continue_cli", "continue_cli", tmp_path / "g"),
+        _convert(GOLDEN_FILE, "continue_cli", "continue_cli", tmp_path),
+    ]
     with ThreadPoolExecutor(2) as pool:
-        reports = list(pool.map(lambda p: cn.check_resume(p, timeout=TIMEOUT), [genuine, copies[0], GOLDEN_FILE, copies[1]]))
+        reports = list(
+            pool.map(lambda p: cn.check_resume(p, timeout=TIMEOUT), [genuine, copies[0], GOLDEN_FILE, copies[1]])
+        )
     for report in reports:
         assert report.resumed, (report.rejected, report.stderr)
     assert view(reports[1].sent) == view(reports[0].sent) == view(api.to_common(api.load(genuine)).messages)
@@ -97,7 +109,10 @@ def test_to_claude_and_back_resume_with_the_history_sent(genuine, tmp_path):
     sent = report.sent
     if sent and sent[-1].role == "user" and getattr(sent[-1].content[-1], "text", None) == claude.RESUME_PROMPT:
         sent[-1].content.pop()
-    claude_view = [(r, [b for b in blocks if not (b[0] == "text" and b[1].startswith("<system-reminder>"))]) for r, blocks in view(sent)]
+    claude_view = [
+        (r, [b for b in blocks if not (b[0] == "text" and b[1].startswith("<system-reminder>"))])
+        for r, blocks in view(sent)
+    ]
     assert [m for m in claude_view if m[1]] == expected
     back = _convert(claude_file, "claude_code", "continue_cli", tmp_path)
     report = cn.check_resume(back, timeout=TIMEOUT)
@@ -127,7 +142,9 @@ def test_installed_session_resumes_with_the_printed_command():
     expected = view(api.to_common(api.load(GOLDEN_FILE)).messages)
     with cn.Continue() as box:
         env = {"HOME": str(box.home), "CONTINUE_GLOBAL_DIR": None}
-        result = CliRunner().invoke(main, ["convert", "--to", "continue_cli", "--install", "--cwd", str(box.cwd), str(GOLDEN_FILE)], env=env)
+        result = CliRunner().invoke(
+            main, ["convert", "--to", "continue_cli", "--install", "--cwd", str(box.cwd), str(GOLDEN_FILE)], env=env
+        )
         assert result.exit_code == 0, result.output
         command = result.stdout.strip()
         session = command.split()[-1]
@@ -141,8 +158,12 @@ def test_installed_session_resumes_with_the_printed_command():
 
 def _check_resume_cli(path: Path, *options: str) -> subprocess.CompletedProcess:
     code = "from txcodec.cli import main; main()"
-    return subprocess.run([sys.executable, "-c", code, "check-resume", str(path), *options],
-                          capture_output=True, text=True, timeout=2 * TIMEOUT)
+    return subprocess.run(
+        [sys.executable, "-c", code, "check-resume", str(path), *options],
+        capture_output=True,
+        text=True,
+        timeout=2 * TIMEOUT,
+    )
 
 
 def test_client_facts_and_a_silent_new_session(tmp_path):
@@ -171,4 +192,7 @@ def test_client_facts_and_a_silent_new_session(tmp_path):
     assert "tool_result call_h1" in good.stdout
     assert errored_report.resumed and ("tool_result", "call_h1", "HW a.txt") in view(errored_report.sent)[2][1]
     assert not stateless_report.resumed and "without a tool message" in " ".join(stateless_report.rejected)
-    assert bad.returncode == 1 and "NOT resumed" in bad.stdout and "new session" in bad.stdout, (bad.stdout, bad.stderr[-2000:])
+    assert bad.returncode == 1 and "NOT resumed" in bad.stdout and "new session" in bad.stdout, (
+        bad.stdout,
+        bad.stderr[-2000:],
+    )

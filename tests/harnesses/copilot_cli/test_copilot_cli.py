@@ -37,7 +37,9 @@ from txcodec.model.common import Usage
 from txcodec.model.loss import LossReport
 from txcodec.model.native import decode_session
 
-CASES = sorted(p for p in (GOLDEN / "copilot_cli").iterdir() if p.is_dir() and p.name != "scenarios")  # scenarios: test_scenarios.py
+CASES = sorted(
+    p for p in (GOLDEN / "copilot_cli").iterdir() if p.is_dir() and p.name != "scenarios"
+)  # scenarios: test_scenarios.py
 GENUINE = GOLDEN / "copilot_cli" / "tool_call_resumed" / "events.jsonl"
 
 
@@ -52,9 +54,13 @@ def test_any_bytes_roundtrip(data):
 
 
 _event = st.fixed_dictionaries(
-    {"type": st.sampled_from(["session.start", "user.message", "assistant.message", "x.y", "other"]),
-     "data": st.dictionaries(st.text(max_size=8), st.text(max_size=8), max_size=3),
-     "id": st.text(max_size=10), "timestamp": st.text(max_size=10), "parentId": st.one_of(st.none(), st.text(max_size=5))},
+    {
+        "type": st.sampled_from(["session.start", "user.message", "assistant.message", "x.y", "other"]),
+        "data": st.dictionaries(st.text(max_size=8), st.text(max_size=8), max_size=3),
+        "id": st.text(max_size=10),
+        "timestamp": st.text(max_size=10),
+        "parentId": st.one_of(st.none(), st.text(max_size=5)),
+    },
     optional={"ephemeral": st.booleans(), "zz": st.integers()},
 )
 
@@ -70,7 +76,12 @@ def test_structured_lines_roundtrip(events, final_newline, sep):
 def test_an_edited_event_keeps_keys_the_typed_view_does_not_know(tmp_path):
     data = GENUINE.read_bytes()
     session = load(data)
-    session[2] = Event(**{**{f: getattr(session[2], f) for f in ("type", "id", "timestamp", "parent_id", "data")}, "timestamp": "2026-01-01T00:00:00Z"})
+    session[2] = Event(
+        **{
+            **{f: getattr(session[2], f) for f in ("type", "id", "timestamp", "parent_id", "data")},
+            "timestamp": "2026-01-01T00:00:00Z",
+        }
+    )
     out = session.dump().split(b"\n")
     assert json.loads(out[2])["timestamp"] == "2026-01-01T00:00:00Z"
     assert json.loads(out[2])["data"] == json.loads(data.split(b"\n")[2])["data"]
@@ -112,7 +123,11 @@ def test_genuine_session_reads_as_the_client_replays_it():
     # the model was sent the prompt after a <current_datetime> block: kept beside it
     assert re.match(r"<current_datetime>.*</current_datetime>\n\nread hello.txt$", first.extra["transformedContent"])
     call = c.messages[1].content[1]
-    assert isinstance(call, ToolUse) and call.name == "bash" and call.input == {"command": "cat hello.txt", "description": "show file"}
+    assert (
+        isinstance(call, ToolUse)
+        and call.name == "bash"
+        and call.input == {"command": "cat hello.txt", "description": "show file"}
+    )
     result = c.messages[2].content[0]
     assert isinstance(result, ToolResult) and result.is_error is False
     assert result.content == "hello world\n<shellId: 0 completed with exit code 0>"
@@ -125,7 +140,11 @@ def test_usage_comes_from_usage_records_once_per_call_across_resumes():
     resume. Only the four ``session.usage_record`` receipts count, one per call."""
     data = GENUINE.read_bytes()
     events = [json.loads(x) for x in data.splitlines()]
-    shutdowns = [e["data"]["accountingSnapshot"]["modelMetrics"]["mock-model"]["requests"]["count"] for e in events if e["type"] == "session.shutdown"]
+    shutdowns = [
+        e["data"]["accountingSnapshot"]["modelMetrics"]["mock-model"]["requests"]["count"]
+        for e in events
+        if e["type"] == "session.shutdown"
+    ]
     assert shutdowns == [2, 4]
     ids = [e["data"]["usage"]["apiCallId"] for e in events if e["type"] == "session.usage_record"]
     assert len(ids) == 4 and len(set(ids)) == 2
@@ -143,26 +162,53 @@ def test_input_tokens_include_the_cached_ones():
     """1.0.102 (cli-main.js): ``inputTokensUncached = inputTokens - cacheReadTokens -
     cacheWriteTokens``; Common's input_tokens are the uncached ones."""
     lines = GOLDEN.joinpath("copilot_cli/handwritten/events.jsonl").read_bytes().splitlines()
-    usage = {"type": "session.usage_record", "data": {"usage": {"model": "m", "inputTokens": 100, "cacheReadTokens": 60,
-             "cacheWriteTokens": 10, "outputTokens": 7, "reasoningTokens": 3, "finishReason": "stop"}},
-             "id": str(uuid.uuid4()), "timestamp": "2026-11-01T00:00:04.500Z", "parentId": None}
+    usage = {
+        "type": "session.usage_record",
+        "data": {
+            "usage": {
+                "model": "m",
+                "inputTokens": 100,
+                "cacheReadTokens": 60,
+                "cacheWriteTokens": 10,
+                "outputTokens": 7,
+                "reasoningTokens": 3,
+                "finishReason": "stop",
+            }
+        },
+        "id": str(uuid.uuid4()),
+        "timestamp": "2026-11-01T00:00:04.500Z",
+        "parentId": None,
+    }
     data = b"\n".join([*lines[:4], json.dumps(usage).encode(), lines[4]]) + b"\n"
     c = api.to_common(api.load(data))
-    assert c.messages[-1].usage == Usage(input_tokens=30, output_tokens=7, cache_creation_input_tokens=10,
-                                         cache_read_input_tokens=60, reasoning_output_tokens=3)
+    assert c.messages[-1].usage == Usage(
+        input_tokens=30,
+        output_tokens=7,
+        cache_creation_input_tokens=10,
+        cache_read_input_tokens=60,
+        reasoning_output_tokens=3,
+    )
     # and written back the client's way
     written = HARNESS.write(c, LossReport(), WriteOptions())
-    record = [json.loads(x) for x in written.files[written.main].splitlines() if b"usage_record" in x][0]["data"]["usage"]
+    record = [json.loads(x) for x in written.files[written.main].splitlines() if b"usage_record" in x][0]["data"][
+        "usage"
+    ]
     assert (record["inputTokens"], record["cacheReadTokens"], record["cacheWriteTokens"]) == (100, 60, 10)
 
 
 def _conversation(**meta) -> Conversation:
-    return Conversation(meta=Meta(**meta), messages=[
-        Message("user", [Text("hi")]),
-        Message("assistant", [Thinking("hmm", signature="sig"), Text("let me look"), ToolUse("c1", "bash", {"command": "ls"})]),
-        Message("user", [ToolResult("c1", "a.txt", is_error=True)]),
-        Message("assistant", [Text("done")]),
-    ])
+    return Conversation(
+        meta=Meta(**meta),
+        messages=[
+            Message("user", [Text("hi")]),
+            Message(
+                "assistant",
+                [Thinking("hmm", signature="sig"), Text("let me look"), ToolUse("c1", "bash", {"command": "ls"})],
+            ),
+            Message("user", [ToolResult("c1", "a.txt", is_error=True)]),
+            Message("assistant", [Text("done")]),
+        ],
+    )
 
 
 def test_writer_envelope_is_what_the_client_checks():
@@ -176,13 +222,25 @@ def test_writer_envelope_is_what_the_client_checks():
     start = events[0]
     assert start["type"] == "session.start" and start["parentId"] is None
     assert {"sessionId", "version", "producer", "copilotVersion", "startTime"} <= set(start["data"])
-    assert start["data"]["sessionId"] == sid and start["data"]["copilotVersion"] == CLIENT_VERSION and start["data"]["context"] == {"cwd": "/p"}
+    assert (
+        start["data"]["sessionId"] == sid
+        and start["data"]["copilotVersion"] == CLIENT_VERSION
+        and start["data"]["context"] == {"cwd": "/p"}
+    )
     for before, event in zip(events, events[1:]):
         assert uuid.UUID(event["id"]) and event["parentId"] == before["id"]
         assert re.search(r"(Z|[+-]\d\d:\d\d)$", event["timestamp"])
     kinds = [e["type"] for e in events]
-    assert kinds == ["session.start", "user.message", "assistant.message", "tool.execution_complete", "assistant.message"]
-    assert events[2]["data"]["toolRequests"] == [{"toolCallId": "c1", "name": "bash", "arguments": {"command": "ls"}, "type": "function"}]
+    assert kinds == [
+        "session.start",
+        "user.message",
+        "assistant.message",
+        "tool.execution_complete",
+        "assistant.message",
+    ]
+    assert events[2]["data"]["toolRequests"] == [
+        {"toolCallId": "c1", "name": "bash", "arguments": {"command": "ls"}, "type": "function"}
+    ]
     assert events[2]["data"]["reasoningText"] == "hmm"
     assert events[3]["data"] == {"toolCallId": "c1", "success": False, "error": {"message": "a.txt"}}
     assert "write:thinking-signature" in loss.counts()

@@ -45,14 +45,24 @@ def genuine(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("copilot") / "events.jsonl"
     with copilot.Copilot() as box:
         (box.cwd / "hello.txt").write_text("hello world\n")
-        first = box.copilot("read hello.txt", [tool_call("bash", {"command": "cat hello.txt", "description": "show"}, say="Reading."),
-                                               text("It says hello world.")], timeout=TIMEOUT)
+        first = box.copilot(
+            "read hello.txt",
+            [
+                tool_call("bash", {"command": "cat hello.txt", "description": "show"}, say="Reading."),
+                text("It says hello world."),
+            ],
+            timeout=TIMEOUT,
+        )
         assert first.exit_code == 0, first.stderr
         (path,) = box.sessions()
         # the last stdout line names the session (docs/copilot_cli.md#how-the-real-client-is-driven)
         assert json.loads(first.stdout.strip().splitlines()[-1])["sessionId"] == path.parent.name
-        second = box.copilot("count the words", [tool_call("bash", {"command": "wc -w hello.txt"}, id="call_mock_2"), text("Two.")],
-                             resume=path.parent.name, timeout=TIMEOUT)
+        second = box.copilot(
+            "count the words",
+            [tool_call("bash", {"command": "wc -w hello.txt"}, id="call_mock_2"), text("Two.")],
+            resume=path.parent.name,
+            timeout=TIMEOUT,
+        )
         assert second.exit_code == 0, second.stderr
         # the resume sent the first prompt's history, a <current_datetime> block before each user turn
         sent = copilot.sent_history(second, "count the words")
@@ -83,9 +93,14 @@ def test_genuine_session_reads_with_both_tool_calls(genuine):
 
 def test_roundtrip_resumes_with_the_same_history(genuine, tmp_path):
     (tmp_path / "genuine").mkdir()
-    copies = [_convert(genuine, "copilot_cli", "copilot_cli", tmp_path / "genuine"), _convert(GOLDEN_FILE, "copilot_cli", "copilot_cli", tmp_path)]
+    copies = [
+        _convert(genuine, "copilot_cli", "copilot_cli", tmp_path / "genuine"),
+        _convert(GOLDEN_FILE, "copilot_cli", "copilot_cli", tmp_path),
+    ]
     with ThreadPoolExecutor(2) as pool:
-        reports = list(pool.map(lambda p: copilot.check_resume(p, timeout=TIMEOUT), [genuine, copies[0], GOLDEN_FILE, copies[1]]))
+        reports = list(
+            pool.map(lambda p: copilot.check_resume(p, timeout=TIMEOUT), [genuine, copies[0], GOLDEN_FILE, copies[1]])
+        )
     for report in reports:
         assert report.resumed, (report.rejected, report.stderr)
     assert view(reports[1].sent) == view(reports[0].sent) == view(api.to_common(api.load(genuine)).messages)
@@ -103,7 +118,10 @@ def test_to_claude_and_back_resume_with_the_history_sent(genuine, tmp_path):
     sent = report.sent
     if sent and sent[-1].role == "user" and getattr(sent[-1].content[-1], "text", None) == claude.RESUME_PROMPT:
         sent[-1].content.pop()
-    claude_view = [(r, [b for b in blocks if not (b[0] == "text" and b[1].startswith("<system-reminder>"))]) for r, blocks in view(sent)]
+    claude_view = [
+        (r, [b for b in blocks if not (b[0] == "text" and b[1].startswith("<system-reminder>"))])
+        for r, blocks in view(sent)
+    ]
     assert [m for m in claude_view if m[1]] == expected
     # Claude Code -> Copilot CLI: the Claude file just made, written back, resumes in copilot
     back = _convert(claude_file, "claude_code", "copilot_cli", tmp_path)
@@ -132,7 +150,9 @@ def test_installed_session_resumes_with_the_printed_command():
     expected = view(api.to_common(api.load(GOLDEN_FILE)).messages)
     with copilot.Copilot() as box:
         env = {"HOME": str(box.home), "COPILOT_HOME": None}
-        result = CliRunner().invoke(main, ["convert", "--to", "copilot_cli", "--install", "--cwd", str(box.cwd), str(GOLDEN_FILE)], env=env)
+        result = CliRunner().invoke(
+            main, ["convert", "--to", "copilot_cli", "--install", "--cwd", str(box.cwd), str(GOLDEN_FILE)], env=env
+        )
         assert result.exit_code == 0, result.output
         command = result.stdout.strip()
         session = command.split()[-1]
@@ -145,8 +165,12 @@ def test_installed_session_resumes_with_the_printed_command():
 
 def _check_resume_cli(path: Path, *options: str) -> subprocess.CompletedProcess:
     code = "from txcodec.cli import main; main()"
-    return subprocess.run([sys.executable, "-c", code, "check-resume", str(path), *options],
-                          capture_output=True, text=True, timeout=2 * TIMEOUT)
+    return subprocess.run(
+        [sys.executable, "-c", code, "check-resume", str(path), *options],
+        capture_output=True,
+        text=True,
+        timeout=2 * TIMEOUT,
+    )
 
 
 def test_check_resume_cli_and_a_silent_new_session(tmp_path):
@@ -161,4 +185,7 @@ def test_check_resume_cli_and_a_silent_new_session(tmp_path):
         good, bad = pool.map(lambda p: _check_resume_cli(p, "--harness", "copilot_cli"), [HANDWRITTEN, silent])
     assert good.returncode == 0 and good.stdout.rstrip().endswith("\nresumed"), (good.stdout, good.stderr[-2000:])
     assert "tool_result call_h1" in good.stdout
-    assert bad.returncode == 1 and "NOT resumed" in bad.stdout and "new session" in bad.stdout, (bad.stdout, bad.stderr[-2000:])
+    assert bad.returncode == 1 and "NOT resumed" in bad.stdout and "new session" in bad.stdout, (
+        bad.stdout,
+        bad.stderr[-2000:],
+    )

@@ -84,12 +84,23 @@ def test_genuine_session_reads_as_the_client_sends_it():
 
 
 def _conversation(**meta) -> Conversation:
-    return Conversation(meta=Meta(**meta), messages=[
-        Message("user", [Text("hi")], timestamp="2026-12-01T03:00:00.000Z"),
-        Message("assistant", [Thinking("hmm"), Text("let me look"), ToolUse("c1", "Execute", {"command": "ls"}), ToolUse("c2", "Read", "x")]),
-        Message("user", [ToolResult("c1", "a.txt", is_error=True), ToolResult("zz", "stray"), Text("and?")]),
-        Message("assistant", [Text("done")]),
-    ])
+    return Conversation(
+        meta=Meta(**meta),
+        messages=[
+            Message("user", [Text("hi")], timestamp="2026-12-01T03:00:00.000Z"),
+            Message(
+                "assistant",
+                [
+                    Thinking("hmm"),
+                    Text("let me look"),
+                    ToolUse("c1", "Execute", {"command": "ls"}),
+                    ToolUse("c2", "Read", "x"),
+                ],
+            ),
+            Message("user", [ToolResult("c1", "a.txt", is_error=True), ToolResult("zz", "stray"), Text("and?")]),
+            Message("assistant", [Text("done")]),
+        ],
+    )
 
 
 def test_writer_records_are_what_the_client_needs():
@@ -98,15 +109,34 @@ def test_writer_records_are_what_the_client_needs():
     sid = written.session_id
     assert store.UUID.match(sid) and written.main == f"sessions/-home-u-my-proj/{sid}.jsonl"
     lines = [json.loads(line) for line in written.files[written.main].splitlines()]
-    assert lines[0] == {"type": "session_start", "id": sid, "title": "T", "owner": "unknown", "version": 2, "cwd": "/home/u/my proj"}
+    assert lines[0] == {
+        "type": "session_start",
+        "id": sid,
+        "title": "T",
+        "owner": "unknown",
+        "version": 2,
+        "cwd": "/home/u/my proj",
+    }
     messages = lines[1:]
     assert all(m["type"] == "message" and m["timestamp"] for m in messages)  # a message without one is refused
     assert [m.get("parentId") for m in messages[1:]] == [m["id"] for m in messages[:-1]]
     assert [m["message"]["role"] for m in messages] == ["user", "assistant", "user", "assistant"]
     assert messages[2]["message"]["content"][:2] == [
         {"type": "tool_result", "tool_use_id": "c1", "is_error": True, "content": "a.txt"},
-        {"type": "tool_result", "tool_use_id": "c2", "is_error": True, "content": "[Tool call interrupted: no result was recorded]"}]
-    assert {"write:session-id", "write:thinking", "write:wrapped-input", "write:orphan-result", "write:missing-tool-result"} <= set(loss.counts())
+        {
+            "type": "tool_result",
+            "tool_use_id": "c2",
+            "is_error": True,
+            "content": "[Tool call interrupted: no result was recorded]",
+        },
+    ]
+    assert {
+        "write:session-id",
+        "write:thinking",
+        "write:wrapped-input",
+        "write:orphan-result",
+        "write:missing-tool-result",
+    } <= set(loss.counts())
     with pytest.raises(UnsafeId):
         HARNESS.write(_conversation(), LossReport(), WriteOptions(session_id="../x"))
 
@@ -119,9 +149,11 @@ def test_store_discovers_sessions(tmp_path):
 
 
 def test_hostile_input_is_reported_not_raised():
-    data = (b'{"type":"session_start","id":"../x"}\n{"type":"message","message":{"role":"tool"}}\n'
-            b'{"type":"message","message":{"role":"user","content":7}}\n{"type":"message","message":{"role":"assistant","content":[{"type":"weird"}]}}\n'
-            b'not json\n[1]\n')
+    data = (
+        b'{"type":"session_start","id":"../x"}\n{"type":"message","message":{"role":"tool"}}\n'
+        b'{"type":"message","message":{"role":"user","content":7}}\n{"type":"message","message":{"role":"assistant","content":[{"type":"weird"}]}}\n'
+        b"not json\n[1]\n"
+    )
     loss = LossReport()
     session = api.load(data, "droid")
     assert session.dump() == data

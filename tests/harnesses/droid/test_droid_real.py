@@ -38,12 +38,26 @@ FINAL = "Two words."
 def make_genuine(out: Path) -> Path:
     with droid.Droid() as box:
         (box.cwd / "a.txt").write_text("hello world\n")
-        first = box.exec("read a.txt", [tool_call("Read", {"file_path": str(box.cwd / "a.txt")}, say="Reading."),
-                                        text("It says hello world.")], timeout=TIMEOUT)
+        first = box.exec(
+            "read a.txt",
+            [tool_call("Read", {"file_path": str(box.cwd / "a.txt")}, say="Reading."), text("It says hello world.")],
+            timeout=TIMEOUT,
+        )
         assert first.exit_code == 0, first.stderr[-2000:]
         (path,) = box.sessions()
-        second = box.exec("count the words", [tool_call("Execute", {"command": "wc -w a.txt", "riskLevel": "low", "riskLevelReason": "It only reads a file."}, id="call_mock_2"), text(FINAL)],
-                          fork=path.stem, timeout=TIMEOUT)
+        second = box.exec(
+            "count the words",
+            [
+                tool_call(
+                    "Execute",
+                    {"command": "wc -w a.txt", "riskLevel": "low", "riskLevelReason": "It only reads a file."},
+                    id="call_mock_2",
+                ),
+                text(FINAL),
+            ],
+            fork=path.stem,
+            timeout=TIMEOUT,
+        )
         assert second.exit_code == 0, second.stderr[-2000:]
         (forked,) = [p for p in box.sessions() if p != path]  # the fork is a new session
         assert FINAL.encode() in forked.read_bytes()
@@ -63,7 +77,10 @@ def genuine(tmp_path_factory) -> Path:
 
 def conversation_view(messages):
     """The view without the client's ``<system-reminder>`` context (re-made on each run)."""
-    out = [(r, [b for b in blocks if not (b[0] == "text" and b[1].startswith("<system-reminder>"))]) for r, blocks in view(messages)]
+    out = [
+        (r, [b for b in blocks if not (b[0] == "text" and b[1].startswith("<system-reminder>"))])
+        for r, blocks in view(messages)
+    ]
     return [m for m in out if m[1]]
 
 
@@ -128,8 +145,11 @@ def test_without_owner_the_fork_is_silent_and_reported(tmp_path):
 def test_installed_session_forks_with_the_printed_command():
     expected = _expected(GOLDEN_FILE)
     with droid.Droid() as box:
-        result = CliRunner().invoke(main, ["convert", "--to", "droid", "--install", "--cwd", str(box.cwd), str(GOLDEN_FILE)],
-                                    env={"HOME": str(box.home)})
+        result = CliRunner().invoke(
+            main,
+            ["convert", "--to", "droid", "--install", "--cwd", str(box.cwd), str(GOLDEN_FILE)],
+            env={"HOME": str(box.home)},
+        )
         assert result.exit_code == 0, result.output
         command = result.stdout.strip()
         session = command.split()[-1]

@@ -43,13 +43,22 @@ _json = st.recursive(
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
     max_leaves=8,
 )
-_part = st.fixed_dictionaries({}, optional={"text": st.text(), "thought": st.booleans(),
-                                             "functionCall": st.fixed_dictionaries({"name": st.text(), "args": _json})})
+_part = st.fixed_dictionaries(
+    {},
+    optional={
+        "text": st.text(),
+        "thought": st.booleans(),
+        "functionCall": st.fixed_dictionaries({"name": st.text(), "args": _json}),
+    },
+)
 _record = st.one_of(
-    st.fixed_dictionaries({"id": st.text(), "type": st.sampled_from(["user", "gemini", "info", "x"])},
-                          optional={"content": st.text() | st.lists(_part, max_size=3), "timestamp": st.text(),
-                                    "extra": _json}),
-    st.fixed_dictionaries({"$set": st.dictionaries(st.sampled_from(["lastUpdated", "summary", "kind", "new"]), st.text())}),
+    st.fixed_dictionaries(
+        {"id": st.text(), "type": st.sampled_from(["user", "gemini", "info", "x"])},
+        optional={"content": st.text() | st.lists(_part, max_size=3), "timestamp": st.text(), "extra": _json},
+    ),
+    st.fixed_dictionaries(
+        {"$set": st.dictionaries(st.sampled_from(["lastUpdated", "summary", "kind", "new"]), st.text())}
+    ),
     st.fixed_dictionaries({"$rewindTo": st.text()}),
     st.fixed_dictionaries({"sessionId": st.text(), "projectHash": st.text()}, optional={"kind": st.text()}),
     _json,

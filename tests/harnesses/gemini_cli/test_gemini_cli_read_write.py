@@ -165,7 +165,11 @@ def test_modern_content_results_from_user_records_once():
     fr = {"functionResponse": {"id": "c1", "name": "ls", "response": {"error": "denied"}}}
     lines = [
         {"sessionId": "s", "projectHash": "p"},
-        {"id": "g", "type": "gemini", "content": [{"text": "t"}, {"functionCall": {"id": "c1", "name": "ls", "args": {}}}]},
+        {
+            "id": "g",
+            "type": "gemini",
+            "content": [{"text": "t"}, {"functionCall": {"id": "c1", "name": "ls", "args": {}}}],
+        },
         {"id": "g_response", "type": "user", "content": [fr]},
         {"id": "u", "type": "user", "content": [fr]},
     ]
@@ -182,12 +186,22 @@ def test_modern_content_results_from_user_records_once():
 
 def _conversation():
     return Conversation(
-        meta=Meta(id="7d4f3a2b-1111-4222-8333-944445555666", cwd="/home/me/My Project", started_at="2026-02-03T04:05:06Z"),
+        meta=Meta(
+            id="7d4f3a2b-1111-4222-8333-944445555666", cwd="/home/me/My Project", started_at="2026-02-03T04:05:06Z"
+        ),
         messages=[
             Message("user", [Text("run it")], timestamp="2026-02-03T04:05:06Z"),
-            Message("assistant", [Thinking("plan"), Text("Running."), ToolUse("t1", "Bash", {"command": "ls"}),
-                                  ToolUse("t2", "Weird", "not-an-object")],
-                    model="claude-x", usage=Usage(input_tokens=10, output_tokens=3, cache_read_input_tokens=5)),
+            Message(
+                "assistant",
+                [
+                    Thinking("plan"),
+                    Text("Running."),
+                    ToolUse("t1", "Bash", {"command": "ls"}),
+                    ToolUse("t2", "Weird", "not-an-object"),
+                ],
+                model="claude-x",
+                usage=Usage(input_tokens=10, output_tokens=3, cache_read_input_tokens=5),
+            ),
             Message("user", [ToolResult("t1", "a\nb"), ToolResult("t2", "bad", is_error=True), Text("thanks")]),
             Message("assistant", [ToolUse("t3", "Read", {"path": "x"})]),
         ],
@@ -208,8 +222,11 @@ def test_writer_fields_naming_and_results_only_in_tool_calls():
     assert json.loads(written.files["projects.json"]) == {"projects": {cwd: "my-project"}}
     lines = [json.loads(x) for x in written.files[names[0]].splitlines()]
     assert lines[0] == {
-        "sessionId": written.session_id, "projectHash": hashlib.sha256(cwd.encode()).hexdigest(),
-        "startTime": "2026-02-03T04:05:06.000Z", "lastUpdated": lines[-1]["timestamp"], "kind": "main",
+        "sessionId": written.session_id,
+        "projectHash": hashlib.sha256(cwd.encode()).hexdigest(),
+        "startTime": "2026-02-03T04:05:06.000Z",
+        "lastUpdated": lines[-1]["timestamp"],
+        "kind": "main",
     }
     assert written.session_id == "7d4f3a2b-1111-4222-8333-944445555666"
     types = [x["type"] for x in lines[1:]]
@@ -275,7 +292,9 @@ def test_install_merges_registry_and_reuses_existing_slug(tmp_path):
     assert registry == {"projects": {"/elsewhere/my-project": "my-project", "/home/me/My Project": "my-project-1"}}
     assert (root / "tmp" / "my-project-1" / ".project_root").read_text() == "/home/me/My Project"
     # a second session for the same cwd lands in the same folder; the first is never overwritten
-    second = HARNESS.write(_conversation(), LossReport(), WriteOptions(session_id="0e0e0e0e-aaaa-4bbb-8ccc-dddddddddddd"))
+    second = HARNESS.write(
+        _conversation(), LossReport(), WriteOptions(session_id="0e0e0e0e-aaaa-4bbb-8ccc-dddddddddddd")
+    )
     (path2,) = api.install(second, "gemini_cli", root)
     assert path2.parent == path.parent
     from txcodec.core.atomic import TargetExists
@@ -292,8 +311,11 @@ def test_discover_lists_main_legacy_and_subagent_chats(tmp_path):
     (chats / "parent-id").mkdir(parents=True)
     (tmp_path / "tmp" / "proj" / ".project_root").write_text("/w/proj")
     (chats / "session-2026-01-01T00-00-aaaa.jsonl").write_bytes(
-        b'{"sessionId":"aaaa","projectHash":"h","startTime":"t0","kind":"main"}\n{"$set":{"summary":"S"}}\n')
-    (chats / "session-2025-01-01T00-00-bbbb.json").write_text(json.dumps({"sessionId": "bbbb", "projectHash": "h", "messages": []}, indent=2))
+        b'{"sessionId":"aaaa","projectHash":"h","startTime":"t0","kind":"main"}\n{"$set":{"summary":"S"}}\n'
+    )
+    (chats / "session-2025-01-01T00-00-bbbb.json").write_text(
+        json.dumps({"sessionId": "bbbb", "projectHash": "h", "messages": []}, indent=2)
+    )
     (chats / "parent-id" / "cccc.jsonl").write_bytes(b'{"sessionId":"cccc","projectHash":"h","kind":"subagent"}\n')
     (chats / "notes.txt").write_text("x")
     found = {s.id: s for s in store.discover(tmp_path)}

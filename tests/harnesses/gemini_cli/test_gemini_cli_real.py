@@ -63,10 +63,14 @@ def genuine(tmp_path_factory) -> Path:
     keep = tmp_path_factory.mktemp("gemini-genuine")
     with g.Sandbox(root=tmp_path_factory.mktemp("gemini-sandbox")) as box:
         (box.cwd / "hello.txt").write_text("hi there\n")
-        first = box.run("read hello.txt", script=[
-            g.call("read_file", {"file_path": "hello.txt"}, say="Reading it.", thought="Use read_file."),
-            g.text("It says hi there."),
-        ], timeout=TIMEOUT)
+        first = box.run(
+            "read hello.txt",
+            script=[
+                g.call("read_file", {"file_path": "hello.txt"}, say="Reading it.", thought="Use read_file."),
+                g.text("It says hi there."),
+            ],
+            timeout=TIMEOUT,
+        )
         assert first.exit_code == 0, first.stderr
         assert first.session_id
         second = box.run("thanks", "--resume", first.session_id, script=[g.text("You're welcome.")], timeout=TIMEOUT)

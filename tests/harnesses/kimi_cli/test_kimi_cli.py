@@ -57,9 +57,16 @@ def test_any_bytes_roundtrip(data):
 
 _line = st.fixed_dictionaries(
     {"role": st.sampled_from(["user", "assistant", "tool", "system", "_checkpoint", "_usage", "_system_prompt", "x"])},
-    optional={"content": st.one_of(st.text(max_size=8), st.lists(st.fixed_dictionaries({"type": st.just("text"), "text": st.text(max_size=5)}), max_size=2)),
-              "id": st.integers(), "token_count": st.one_of(st.integers(), st.text(max_size=3)), "tool_call_id": st.text(max_size=5),
-              "zz": st.integers()},
+    optional={
+        "content": st.one_of(
+            st.text(max_size=8),
+            st.lists(st.fixed_dictionaries({"type": st.just("text"), "text": st.text(max_size=5)}), max_size=2),
+        ),
+        "id": st.integers(),
+        "token_count": st.one_of(st.integers(), st.text(max_size=3)),
+        "tool_call_id": st.text(max_size=5),
+        "zz": st.integers(),
+    },
 )
 
 
@@ -120,11 +127,17 @@ def test_genuine_session_reads_as_the_client_sends_it():
     assert c.messages[0].content == [Text("read hello.txt")]
     call = c.messages[1].content[1]
     assert c.messages[1].content[0] == Text("Reading.")
-    assert isinstance(call, ToolUse) and (call.id, call.name, call.input) == ("call_mock_1", "Shell", {"command": "cat hello.txt"})
+    assert isinstance(call, ToolUse) and (call.id, call.name, call.input) == (
+        "call_mock_1",
+        "Shell",
+        {"command": "cat hello.txt"},
+    )
     result = c.messages[2].content[0]
     assert isinstance(result, ToolResult) and result.tool_use_id == "call_mock_1"
     assert result.content == [Text("<system>Command executed successfully.</system>"), Text("hello world\n")]
-    assert c.messages[5].content == [ToolUse("call_mock_2", "Shell", {"command": "wc -w hello.txt"}, "shell_exec")]  # content []
+    assert c.messages[5].content == [
+        ToolUse("call_mock_2", "Shell", {"command": "wc -w hello.txt"}, "shell_exec")
+    ]  # content []
     assert [m.stop_reason for m in c.messages if m.role == "assistant"] == ["tool_use", "end_turn"] * 2
     assert loss.counts() == {"record:_system_prompt": 1}
     roles = [json.loads(x)["role"] for x in GENUINE.read_bytes().splitlines()]
@@ -132,11 +145,23 @@ def test_genuine_session_reads_as_the_client_sends_it():
 
 
 def test_hostile_lines_are_reported_not_raised():
-    data = b"\n".join([
-        b'{"role":"user","content":"hi"}', b"not json", b"[1,2]", b'{"role": 5}', b'{"role":"assistant","content":7}',
-        b'{"role":"assistant","content":"x","tool_calls":"nope"}', b'{"role":"tool","tool_call_id":"../x","content":{"a":1}}',
-        b'{"role":"system","content":"be nice"}', b'{"role":"weird"}', b'{"role":"user","content":[{"type":"audio_url","audio_url":{"url":"a"}}, 3]}',
-    ]) + b"\n"
+    data = (
+        b"\n".join(
+            [
+                b'{"role":"user","content":"hi"}',
+                b"not json",
+                b"[1,2]",
+                b'{"role": 5}',
+                b'{"role":"assistant","content":7}',
+                b'{"role":"assistant","content":"x","tool_calls":"nope"}',
+                b'{"role":"tool","tool_call_id":"../x","content":{"a":1}}',
+                b'{"role":"system","content":"be nice"}',
+                b'{"role":"weird"}',
+                b'{"role":"user","content":[{"type":"audio_url","audio_url":{"url":"a"}}, 3]}',
+            ]
+        )
+        + b"\n"
+    )
     session = api.load(data, "kimi_cli")
     assert session.dump() == data
     loss = LossReport()
@@ -148,30 +173,54 @@ def test_hostile_lines_are_reported_not_raised():
 
 
 def _conversation(**meta) -> Conversation:
-    return Conversation(meta=Meta(**meta), messages=[
-        Message("user", [Text("hi"), Image(media_type="image/png", data="AAAA")], timestamp="2026-01-01T00:00:00Z"),
-        Message("assistant", [Thinking("hmm", signature="sig"), Text("let me look"), ToolUse("c1", "Shell", {"command": "ls"})],
-                usage=Usage(input_tokens=3)),
-        Message("user", [ToolResult("c1", "a.txt", is_error=True), ToolResult("zz", "stray"), Text("and?")]),
-        Message("assistant", [Text("done")]),
-    ])
+    return Conversation(
+        meta=Meta(**meta),
+        messages=[
+            Message("user", [Text("hi"), Image(media_type="image/png", data="AAAA")], timestamp="2026-01-01T00:00:00Z"),
+            Message(
+                "assistant",
+                [Thinking("hmm", signature="sig"), Text("let me look"), ToolUse("c1", "Shell", {"command": "ls"})],
+                usage=Usage(input_tokens=3),
+            ),
+            Message("user", [ToolResult("c1", "a.txt", is_error=True), ToolResult("zz", "stray"), Text("and?")]),
+            Message("assistant", [Text("done")]),
+        ],
+    )
 
 
 def test_writer_lines_are_the_clients_own_shape():
     loss = LossReport()
-    written = HARNESS.write(_conversation(id="3f0e0000-0000-4000-8000-000000000001", cwd="/home/u/p"), loss, WriteOptions())
+    written = HARNESS.write(
+        _conversation(id="3f0e0000-0000-4000-8000-000000000001", cwd="/home/u/p"), loss, WriteOptions()
+    )
     sid = written.session_id
     digest = hashlib.md5(b"/home/u/p").hexdigest()
     assert sid == "3f0e0000-0000-4000-8000-000000000001"
     assert list(written.files) == [f"sessions/{digest}/{sid}/context.jsonl", "kimi.json"]
-    assert json.loads(written.files["kimi.json"]) == {"work_dirs": [{"path": "/home/u/p", "kaos": "local", "last_session_id": sid}]}
+    assert json.loads(written.files["kimi.json"]) == {
+        "work_dirs": [{"path": "/home/u/p", "kaos": "local", "last_session_id": sid}]
+    }
     lines = [json.loads(x) for x in written.files[written.main].splitlines()]
     assert lines == [
-        {"role": "user", "content": [{"type": "text", "text": "hi"}, {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}}]},
-        {"role": "assistant", "content": [{"type": "think", "think": "hmm"}, {"type": "text", "text": "let me look"}],
-         "tool_calls": [{"type": "function", "id": "c1", "function": {"name": "Shell", "arguments": '{"command": "ls"}'}}]},
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "hi"},
+                {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}},
+            ],
+        },
+        {
+            "role": "assistant",
+            "content": [{"type": "think", "think": "hmm"}, {"type": "text", "text": "let me look"}],
+            "tool_calls": [
+                {"type": "function", "id": "c1", "function": {"name": "Shell", "arguments": '{"command": "ls"}'}}
+            ],
+        },
         {"role": "tool", "content": "a.txt", "tool_call_id": "c1"},
-        {"role": "user", "content": [{"type": "text", "text": "[tool result zz]\nstray"}, {"type": "text", "text": "and?"}]},
+        {
+            "role": "user",
+            "content": [{"type": "text", "text": "[tool result zz]\nstray"}, {"type": "text", "text": "and?"}],
+        },
         {"role": "assistant", "content": "done"},
     ]
     assert {"write:thinking-signature", "write:orphan-result", "write:timestamps-usage"} <= set(loss.counts())
@@ -199,14 +248,19 @@ def test_store_and_install_register_the_work_folder(tmp_path, monkeypatch):
     assert store.default_root() == tmp_path / "home" / ".kimi"
     root = tmp_path / "share"
     root.mkdir()
-    (root / "kimi.json").write_text(json.dumps({"work_dirs": [{"path": "/other", "kaos": "local", "last_session_id": None}], "x": 1}))
+    (root / "kimi.json").write_text(
+        json.dumps({"work_dirs": [{"path": "/other", "kaos": "local", "last_session_id": None}], "x": 1})
+    )
     written = api.convert(GENUINE, "kimi_cli", cwd="/work/proj")[0]
     paths = api.install(written, "kimi_cli", root)
-    assert paths[0] == root / "sessions" / hashlib.md5(b"/work/proj").hexdigest() / "tool_call_resumed" / "context.jsonl"
+    assert (
+        paths[0] == root / "sessions" / hashlib.md5(b"/work/proj").hexdigest() / "tool_call_resumed" / "context.jsonl"
+    )
     registry_ = json.loads((root / "kimi.json").read_text())
     assert registry_["x"] == 1 and registry_["work_dirs"] == [
         {"path": "/other", "kaos": "local", "last_session_id": None},
-        {"path": "/work/proj", "kaos": "local", "last_session_id": "tool_call_resumed"}]
+        {"path": "/work/proj", "kaos": "local", "last_session_id": "tool_call_resumed"},
+    ]
     (root / "sessions" / "abc" / "orphan").mkdir(parents=True)
     (root / "sessions" / "abc" / "orphan" / "context.jsonl").write_bytes(HANDWRITTEN.read_bytes())
     infos = {i.id: i for i in store.discover(root)}
@@ -223,15 +277,21 @@ def test_store_and_install_register_the_work_folder(tmp_path, monkeypatch):
 def test_install_refuses_a_broken_registry(tmp_path):
     (tmp_path / "kimi.json").write_text("[not json")
     written = api.convert(HANDWRITTEN, "kimi_cli", cwd="/p")[0]
-    result = CliRunner().invoke(main, ["convert", "--to", "kimi_cli", "--install", "--cwd", "/p", str(HANDWRITTEN)],
-                                env={"KIMI_SHARE_DIR": str(tmp_path)})
+    result = CliRunner().invoke(
+        main,
+        ["convert", "--to", "kimi_cli", "--install", "--cwd", "/p", str(HANDWRITTEN)],
+        env={"KIMI_SHARE_DIR": str(tmp_path)},
+    )
     assert result.exit_code != 0 and "kimi.json" in result.output and "Traceback" not in result.output
     assert written.files  # nothing else to see: the error named the file
 
 
 def test_cli_install_prints_the_resume_command(tmp_path):
-    result = CliRunner().invoke(main, ["convert", "--to", "kimi_cli", "--install", "--cwd", str(tmp_path), str(HANDWRITTEN)],
-                                env={"KIMI_SHARE_DIR": str(tmp_path / "share")})
+    result = CliRunner().invoke(
+        main,
+        ["convert", "--to", "kimi_cli", "--install", "--cwd", str(tmp_path), str(HANDWRITTEN)],
+        env={"KIMI_SHARE_DIR": str(tmp_path / "share")},
+    )
     assert result.exit_code == 0, result.output
     assert result.stdout.strip() == f"cd {shlex.quote(str(tmp_path))} && kimi -r handwritten"  # run where it was filed
     assert json.loads((tmp_path / "share" / "kimi.json").read_text())["work_dirs"][0]["path"] == str(tmp_path)
@@ -260,7 +320,11 @@ def test_a_session_folder_is_one_session(tmp_path):
     shown = runner.invoke(main, ["show", str(folder)])
     assert shown.exit_code == 0 and "read hello.txt" in shown.stdout, shown.output
     verified = runner.invoke(main, ["verify", str(folder)])
-    assert verified.exit_code == 0 and "1 file: all byte-identical" in verified.output and "wire.jsonl" not in verified.output
+    assert (
+        verified.exit_code == 0
+        and "1 file: all byte-identical" in verified.output
+        and "wire.jsonl" not in verified.output
+    )
     out = tmp_path / "out.jsonl"
     converted = runner.invoke(main, ["convert", "--to", "claude_code", str(folder), "-o", str(out)])
     assert converted.exit_code == 0, converted.output

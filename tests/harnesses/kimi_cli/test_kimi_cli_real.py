@@ -46,8 +46,11 @@ def genuine(tmp_path_factory) -> Path:
     out.parent.mkdir()
     with kimi.Kimi() as box:
         (box.cwd / "hello.txt").write_text("hello world\n")
-        first = box.kimi("read hello.txt", [tool_call("Shell", {"command": "cat hello.txt"}, say="Reading."),
-                                            text("It says hello world.")], timeout=TIMEOUT)
+        first = box.kimi(
+            "read hello.txt",
+            [tool_call("Shell", {"command": "cat hello.txt"}, say="Reading."), text("It says hello world.")],
+            timeout=TIMEOUT,
+        )
         assert first.exit_code == 0, first.stderr
         (path,) = box.sessions()
         # the folder is the md5 of the work folder, registered in kimi.json; stderr names the id
@@ -58,14 +61,21 @@ def genuine(tmp_path_factory) -> Path:
         registry = json.loads((box.store / "kimi.json").read_text())
         assert registry["work_dirs"] == [{"path": str(box.cwd), "kaos": "local", "last_session_id": path.parent.name}]
         assert {p.name for p in path.parent.iterdir()} == {"context.jsonl", "wire.jsonl", "state.json"}
-        second = box.kimi("count the words", [tool_call("Shell", {"command": "wc -w hello.txt"}, id="call_mock_2"), text("Two.")],
-                          resume=path.parent.name, timeout=TIMEOUT)
+        second = box.kimi(
+            "count the words",
+            [tool_call("Shell", {"command": "wc -w hello.txt"}, id="call_mock_2"), text("Two.")],
+            resume=path.parent.name,
+            timeout=TIMEOUT,
+        )
         assert second.exit_code == 0, second.stderr
         # the resume sent the first prompt's history and the file's own system prompt, verbatim
         body = second.bodies[0]
         assert view(kimi.history_sent(body, "count the words")) == view(api.to_common(api.load(path)).messages[:4])
         first_line = json.loads(path.read_bytes().split(b"\n", 1)[0])
-        assert first_line["role"] == "_system_prompt" and body["messages"][0] == {"role": "system", "content": first_line["content"]}
+        assert first_line["role"] == "_system_prompt" and body["messages"][0] == {
+            "role": "system",
+            "content": first_line["content"],
+        }
         out.write_bytes(path.read_bytes())
     return out
 
@@ -87,11 +97,18 @@ def test_genuine_session_reads_and_roundtrips(genuine):
 
 
 def test_roundtrip_resumes_with_the_same_history(genuine, tmp_path):
-    copies = [_convert(genuine, "kimi_cli", "kimi_cli", tmp_path / "g"), _convert(GOLDEN_FILE, "kimi_cli", "kimi_cli", tmp_path / "f"),
-              _convert(HANDWRITTEN, "kimi_cli", "kimi_cli", tmp_path / "h")]
+    copies = [
+        _convert(genuine, "kimi_cli", "kimi_cli", tmp_path / "g"),
+        _convert(GOLDEN_FILE, "kimi_cli", "kimi_cli", tmp_path / "f"),
+        _convert(HANDWRITTEN, "kimi_cli", "kimi_cli", tmp_path / "h"),
+    ]
     with ThreadPoolExecutor(2) as pool:
-        reports = list(pool.map(lambda p: kimi.check_resume(p, timeout=TIMEOUT),
-                                [genuine, copies[0], GOLDEN_FILE, copies[1], HANDWRITTEN, copies[2]]))
+        reports = list(
+            pool.map(
+                lambda p: kimi.check_resume(p, timeout=TIMEOUT),
+                [genuine, copies[0], GOLDEN_FILE, copies[1], HANDWRITTEN, copies[2]],
+            )
+        )
     for report in reports:
         assert report.resumed, (report.rejected, report.stderr)
     for i, source in enumerate([genuine, GOLDEN_FILE, HANDWRITTEN]):
@@ -111,7 +128,10 @@ def test_to_claude_and_back_resume_with_the_history_sent(genuine, tmp_path):
     sent = report.sent
     if sent and sent[-1].role == "user" and getattr(sent[-1].content[-1], "text", None) == claude.RESUME_PROMPT:
         sent[-1].content.pop()
-    claude_view = [(r, [b for b in blocks if not (b[0] == "text" and b[1].startswith("<system-reminder>"))]) for r, blocks in view(sent)]
+    claude_view = [
+        (r, [b for b in blocks if not (b[0] == "text" and b[1].startswith("<system-reminder>"))])
+        for r, blocks in view(sent)
+    ]
     assert [m for m in claude_view if m[1]] == expected
     # Claude Code -> Kimi CLI: the Claude file just made, written back, resumes in kimi
     back = _convert(claude_file, "claude_code", "kimi_cli", tmp_path / "back")
@@ -124,7 +144,9 @@ def test_installed_session_resumes_with_the_printed_command():
     expected = view(api.to_common(api.load(GOLDEN_FILE)).messages)
     with kimi.Kimi() as box:
         env = {"HOME": str(box.home), "KIMI_SHARE_DIR": None}
-        result = CliRunner().invoke(main, ["convert", "--to", "kimi_cli", "--install", "--cwd", str(box.cwd), str(GOLDEN_FILE)], env=env)
+        result = CliRunner().invoke(
+            main, ["convert", "--to", "kimi_cli", "--install", "--cwd", str(box.cwd), str(GOLDEN_FILE)], env=env
+        )
         assert result.exit_code == 0, result.output
         command = result.stdout.strip()
         session = command.split()[-1]
@@ -136,8 +158,12 @@ def test_installed_session_resumes_with_the_printed_command():
 
 def _check_resume_cli(path: Path, *options: str) -> subprocess.CompletedProcess:
     code = "from txcodec.cli import main; main()"
-    return subprocess.run([sys.executable, "-c", code, "check-resume", str(path), *options],
-                          capture_output=True, text=True, timeout=2 * TIMEOUT)
+    return subprocess.run(
+        [sys.executable, "-c", code, "check-resume", str(path), *options],
+        capture_output=True,
+        text=True,
+        timeout=2 * TIMEOUT,
+    )
 
 
 def test_check_resume_cli_on_the_handwritten_file():
@@ -154,8 +180,9 @@ def test_an_unregistered_work_folder_is_a_silent_new_session():
     with kimi.Kimi() as box:
         from txcodec.harnesses.kimi_cli.store import install_files_for
 
-        folder = install_files_for(box.store, str(box.cwd), "hw-kimi-1", {"context.jsonl": HANDWRITTEN.read_bytes()},
-                                   register_dir=False)
+        folder = install_files_for(
+            box.store, str(box.cwd), "hw-kimi-1", {"context.jsonl": HANDWRITTEN.read_bytes()}, register_dir=False
+        )
         run = box.kimi("continue", resume="hw-kimi-1", timeout=TIMEOUT)
         assert run.exit_code == 0 and kimi.history_sent(run.bodies[0], "continue") == []
         assert b"HW question" not in (folder / "context.jsonl").read_bytes()  # the file was emptied

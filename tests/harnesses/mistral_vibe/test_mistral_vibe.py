@@ -53,8 +53,14 @@ def test_any_bytes_roundtrip(data):
 
 _line = st.fixed_dictionaries(
     {"role": st.sampled_from(["user", "assistant", "tool", "system", "x"])},
-    optional={"content": st.text(max_size=8), "message_id": st.text(max_size=5), "name": st.one_of(st.none(), st.text(max_size=3)),
-              "tool_call_id": st.text(max_size=5), "store_format": st.text(max_size=5), "zz": st.integers()},
+    optional={
+        "content": st.text(max_size=8),
+        "message_id": st.text(max_size=5),
+        "name": st.one_of(st.none(), st.text(max_size=3)),
+        "tool_call_id": st.text(max_size=5),
+        "store_format": st.text(max_size=5),
+        "zz": st.integers(),
+    },
 )
 
 
@@ -91,8 +97,10 @@ def test_detection():
     for other in ("qwen_code", "pi", "codex", "copilot_cli", "claude_code", "kimi_cli"):
         for case in (GOLDEN / other).iterdir():
             for f in case.glob("*.jsonl"):
-                assert detect([json.loads(x) for x in f.read_bytes().splitlines() if x.strip()][:40]) == 0 or \
-                    api.detect(f.read_bytes()) != "mistral_vibe", f
+                assert (
+                    detect([json.loads(x) for x in f.read_bytes().splitlines() if x.strip()][:40]) == 0
+                    or api.detect(f.read_bytes()) != "mistral_vibe"
+                ), f
 
 
 def test_unified_digest_rules_hold_on_the_genuine_session():
@@ -119,7 +127,11 @@ def test_an_edited_unified_session_is_reported(tmp_path):
     copy = tmp_path / SID
     shutil.copytree(UNIFIED, copy)
     before = {p: p.read_bytes() for p in copy.rglob("*") if p.is_file()}
-    (chunk,) = [p for p in (copy / "chunks").iterdir() if b"read hello.txt" in p.read_bytes() and p.read_bytes().startswith(b"[{\"message")]
+    (chunk,) = [
+        p
+        for p in (copy / "chunks").iterdir()
+        if b"read hello.txt" in p.read_bytes() and p.read_bytes().startswith(b'[{"message')
+    ]
     chunk.write_bytes(chunk.read_bytes().replace(b"read hello.txt", b"read HELLO.txt"))
     loss = LossReport()
     c = api.to_common(api.load(copy), loss)
@@ -132,9 +144,16 @@ def test_unified_session_reads_as_the_client_sent_it():
     c = api.to_common(api.load(UNIFIED))
     assert c.meta.id == SID and c.meta.cwd == "/tmp/txcodec-vibe-a3_96tal/project" and c.meta.models == ["mock-model"]
     assert [m.role for m in c.messages] == ["user", "assistant", "user", "assistant"] * 2
-    assert c.messages[1].content == [Text("Reading."), ToolUse("call_mock_1", "bash", {"command": "cat hello.txt"}, "shell_exec")]
+    assert c.messages[1].content == [
+        Text("Reading."),
+        ToolUse("call_mock_1", "bash", {"command": "cat hello.txt"}, "shell_exec"),
+    ]
     result = c.messages[2].content[0]
-    assert isinstance(result, ToolResult) and result.is_error is False and json.loads(result.content)["stdout"] == "hello world\n"
+    assert (
+        isinstance(result, ToolResult)
+        and result.is_error is False
+        and json.loads(result.content)["stdout"] == "hello world\n"
+    )
 
 
 def test_legacy_session_reads_with_its_meta():
@@ -146,15 +165,31 @@ def test_legacy_session_reads_with_its_meta():
 
 
 def test_hostile_lines_are_reported_not_raised():
-    data = b"\n".join([b'{"role":"user","content":"hi","message_id":"m"}', b"not json", b"[1]", b'{"role":"system","content":"s"}',
-                       b'{"role":"assistant","content":"x","tool_calls":"nope","message_id":"m2"}', b'{"role":"odd","message_id":"m3"}',
-                       b'{"store_format":"mistral.vibe.unified-session-store/v0"}']) + b"\n"
+    data = (
+        b"\n".join(
+            [
+                b'{"role":"user","content":"hi","message_id":"m"}',
+                b"not json",
+                b"[1]",
+                b'{"role":"system","content":"s"}',
+                b'{"role":"assistant","content":"x","tool_calls":"nope","message_id":"m2"}',
+                b'{"role":"odd","message_id":"m3"}',
+                b'{"store_format":"mistral.vibe.unified-session-store/v0"}',
+            ]
+        )
+        + b"\n"
+    )
     session = api.load(data, "mistral_vibe")
     assert session.dump() == data
     loss = LossReport()
     c = api.to_common(session, loss)
     counts = loss.counts()
-    assert counts["record:invalid"] == 3 and counts["message:system"] == 1 and counts["message:odd"] == 1 and counts["read:malformed"] == 1
+    assert (
+        counts["record:invalid"] == 3
+        and counts["message:system"] == 1
+        and counts["message:odd"] == 1
+        and counts["read:malformed"] == 1
+    )
     assert c.messages[0].content == [Text("hi")]
     # a CURRENT with a generation that could name another folder is refused in one line
     bad = b'{"store_format":"mistral.vibe.unified-session-store/v1","generation":"../x","manifest_sha256":"0"}\n'
@@ -165,38 +200,58 @@ def test_hostile_lines_are_reported_not_raised():
 def test_unified_current_with_a_bad_generation_is_one_clear_error(tmp_path):
     (tmp_path / "s").mkdir()
     (tmp_path / "s" / "meta.json").write_text('{"session_id": "x"}')
-    (tmp_path / "s" / "CURRENT").write_text('{"store_format":"mistral.vibe.unified-session-store/v1","generation":"../../etc"}\n')
+    (tmp_path / "s" / "CURRENT").write_text(
+        '{"store_format":"mistral.vibe.unified-session-store/v1","generation":"../../etc"}\n'
+    )
     result = CliRunner().invoke(main, ["show", str(tmp_path / "s")])
     assert result.exit_code != 0 and "no valid generation" in result.output and "Traceback" not in result.output
 
 
 def _conversation(**meta) -> Conversation:
-    return Conversation(meta=Meta(**meta), messages=[
-        Message("user", [Text("hi")], timestamp="2026-01-01T00:00:00Z", meta=True),
-        Message("assistant", [Thinking("hmm", signature="sig"), Text("let me look"), ToolUse("c1", "bash", {"command": "ls"})]),
-        Message("user", [ToolResult("c1", "a.txt", is_error=True), ToolResult("zz", "stray")]),
-        Message("assistant", [Text("done")]),
-    ])
+    return Conversation(
+        meta=Meta(**meta),
+        messages=[
+            Message("user", [Text("hi")], timestamp="2026-01-01T00:00:00Z", meta=True),
+            Message(
+                "assistant",
+                [Thinking("hmm", signature="sig"), Text("let me look"), ToolUse("c1", "bash", {"command": "ls"})],
+            ),
+            Message("user", [ToolResult("c1", "a.txt", is_error=True), ToolResult("zz", "stray")]),
+            Message("assistant", [Text("done")]),
+        ],
+    )
 
 
 def test_writer_writes_the_legacy_form():
     loss = LossReport()
     sid = "3f0e0000-0000-4000-8000-000000000001"
-    written = HARNESS.write(_conversation(id=sid, cwd="/home/u/p", started_at="2026-02-03T04:05:06Z", title="T"), loss, WriteOptions())
+    written = HARNESS.write(
+        _conversation(id=sid, cwd="/home/u/p", started_at="2026-02-03T04:05:06Z", title="T"), loss, WriteOptions()
+    )
     folder = "logs/session/session_20260203_040506_3f0e0000"
     assert written.session_id == sid and list(written.files) == [f"{folder}/messages.jsonl", f"{folder}/meta.json"]
     meta = json.loads(written.files[f"{folder}/meta.json"])
-    assert meta == {"session_id": sid, "start_time": "2026-02-03T04:05:06+00:00", "end_time": "2026-02-03T04:05:06+00:00",
-                    "environment": {"working_directory": "/home/u/p"}, "title": "T"}
+    assert meta == {
+        "session_id": sid,
+        "start_time": "2026-02-03T04:05:06+00:00",
+        "end_time": "2026-02-03T04:05:06+00:00",
+        "environment": {"working_directory": "/home/u/p"},
+        "title": "T",
+    }
     lines = [json.loads(x) for x in written.files[written.main].splitlines()]
     assert [line["role"] for line in lines] == ["user", "assistant", "tool", "user", "assistant"]
     assert lines[0]["injected"] is True and all("message_id" in line for line in lines if line["role"] != "tool")
     assert lines[1]["reasoning_content"] == "hmm" and lines[1]["tool_calls"] == [
-        {"id": "c1", "index": 0, "type": "function", "function": {"name": "bash", "arguments": '{"command": "ls"}'}}]
+        {"id": "c1", "index": 0, "type": "function", "function": {"name": "bash", "arguments": '{"command": "ls"}'}}
+    ]
     assert lines[2] == {"role": "tool", "content": "a.txt", "tool_call_id": "c1", "name": "bash"}
     assert {"write:thinking-signature", "write:orphan-result", "write:timestamps-usage"} <= set(loss.counts())
     # written twice, the same bytes (message ids are derived, not random)
-    again = HARNESS.write(_conversation(id=sid, cwd="/home/u/p", started_at="2026-02-03T04:05:06Z", title="T"), LossReport(), WriteOptions())
+    again = HARNESS.write(
+        _conversation(id=sid, cwd="/home/u/p", started_at="2026-02-03T04:05:06Z", title="T"),
+        LossReport(),
+        WriteOptions(),
+    )
     assert again.files == written.files
 
 
@@ -241,8 +296,9 @@ def test_a_session_folder_is_one_session(tmp_path):
 
 
 def test_cli_install_prints_the_resume_command(tmp_path):
-    result = CliRunner().invoke(main, ["convert", "--to", "mistral_vibe", "--install", str(UNIFIED)],
-                                env={"VIBE_HOME": str(tmp_path)})
+    result = CliRunner().invoke(
+        main, ["convert", "--to", "mistral_vibe", "--install", str(UNIFIED)], env={"VIBE_HOME": str(tmp_path)}
+    )
     assert result.exit_code == 0, result.output
     assert result.stdout.strip().split(" && ")[-1] == f"vibe --resume {SID}"  # after a cd to the session's folder
     assert (tmp_path / "logs" / "session" / "session_20261201_033936_ada8c86e" / "meta.json").is_file()

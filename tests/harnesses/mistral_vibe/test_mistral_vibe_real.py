@@ -47,14 +47,21 @@ def genuine(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("vibe") / "genuine"
     with vibe.Vibe() as box:
         (box.cwd / "hello.txt").write_text("hello world\n")
-        first = box.vibe("read hello.txt", [tool_call("bash", {"command": "cat hello.txt"}, say="Reading."),
-                                            text("It says hello world.")], timeout=TIMEOUT)
+        first = box.vibe(
+            "read hello.txt",
+            [tool_call("bash", {"command": "cat hello.txt"}, say="Reading."), text("It says hello world.")],
+            timeout=TIMEOUT,
+        )
         assert first.exit_code == 0, first.stderr
         (folder,) = box.sessions()
         # --output json prints the entries, each naming the session
         assert {e["sessionId"] for e in json.loads(first.stdout)} == {folder.name}
-        second = box.vibe("count the words", [tool_call("bash", {"command": "wc -w hello.txt"}, id="call_mock_2"), text("Two.")],
-                          resume=folder.name, timeout=TIMEOUT)
+        second = box.vibe(
+            "count the words",
+            [tool_call("bash", {"command": "wc -w hello.txt"}, id="call_mock_2"), text("Two.")],
+            resume=folder.name,
+            timeout=TIMEOUT,
+        )
         assert second.exit_code == 0, second.stderr
         # the resume sent the first prompt's history; tool results as the tool's JSON output
         sent = vibe.history_sent(second.bodies[0], "count the words")
@@ -83,10 +90,15 @@ def test_genuine_session_reads_with_its_digest_chain_intact(genuine):
 
 
 def test_roundtrip_resumes_with_the_same_history(genuine, tmp_path):
-    copies = [_legacy(genuine, "mistral_vibe", tmp_path / "g"), _legacy(UNIFIED, "mistral_vibe", tmp_path / "u"),
-              _legacy(LEGACY, "mistral_vibe", tmp_path / "l")]
+    copies = [
+        _legacy(genuine, "mistral_vibe", tmp_path / "g"),
+        _legacy(UNIFIED, "mistral_vibe", tmp_path / "u"),
+        _legacy(LEGACY, "mistral_vibe", tmp_path / "l"),
+    ]
     with ThreadPoolExecutor(2) as pool:
-        reports = list(pool.map(lambda p: vibe.check_resume(p, timeout=TIMEOUT), [copies[0], LEGACY, copies[2], copies[1]]))
+        reports = list(
+            pool.map(lambda p: vibe.check_resume(p, timeout=TIMEOUT), [copies[0], LEGACY, copies[2], copies[1]])
+        )
     for report in reports:
         assert report.resumed, (report.rejected, report.stderr)
     assert view(reports[0].sent) == view(api.to_common(api.load(genuine)).messages)
@@ -108,7 +120,10 @@ def test_to_claude_and_back_resume_with_the_history_sent(genuine, tmp_path):
     sent = report.sent
     if sent and sent[-1].role == "user" and getattr(sent[-1].content[-1], "text", None) == claude.RESUME_PROMPT:
         sent[-1].content.pop()
-    claude_view = [(r, [b for b in blocks if not (b[0] == "text" and b[1].startswith("<system-reminder>"))]) for r, blocks in view(sent)]
+    claude_view = [
+        (r, [b for b in blocks if not (b[0] == "text" and b[1].startswith("<system-reminder>"))])
+        for r, blocks in view(sent)
+    ]
     assert [m for m in claude_view if m[1]] == expected
     # Claude Code -> Mistral Vibe: the Claude file just made, written back, resumes in vibe
     back = _legacy(claude_file, "claude_code", tmp_path / "back")
@@ -120,8 +135,11 @@ def test_to_claude_and_back_resume_with_the_history_sent(genuine, tmp_path):
 def test_installed_session_resumes_with_the_printed_command():
     expected = view(api.to_common(api.load(UNIFIED)).messages)
     with vibe.Vibe() as box:
-        result = CliRunner().invoke(main, ["convert", "--to", "mistral_vibe", "--install", str(UNIFIED.parent)],
-                                    env={"HOME": str(box.home), "VIBE_HOME": None})
+        result = CliRunner().invoke(
+            main,
+            ["convert", "--to", "mistral_vibe", "--install", str(UNIFIED.parent)],
+            env={"HOME": str(box.home), "VIBE_HOME": None},
+        )
         assert result.exit_code == 0, result.output
         command = result.stdout.strip()
         assert command.split(" && ")[-1] == "vibe --resume ada8c86e-ac76-a171-408d-14f4d3389705"

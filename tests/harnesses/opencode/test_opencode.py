@@ -39,7 +39,9 @@ from txcodec.model.common import Usage
 from txcodec.model.loss import LossReport
 from txcodec.model.native import decode_document
 
-CASES = [(h, p) for h in ("opencode", "kilo") for p in sorted((GOLDEN / h).iterdir()) if p.is_dir() and p.name != "scenarios"]  # scenarios: test_scenarios.py
+CASES = [
+    (h, p) for h in ("opencode", "kilo") for p in sorted((GOLDEN / h).iterdir()) if p.is_dir() and p.name != "scenarios"
+]  # scenarios: test_scenarios.py
 GENUINE = GOLDEN / "opencode" / "tool_call_resumed" / "export.json"
 KILO_GENUINE = GOLDEN / "kilo" / "tool_call_resumed" / "export.json"
 
@@ -51,10 +53,15 @@ def test_any_bytes_roundtrip(data):
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.dictionaries(st.sampled_from(["info", "parts", "zz"]), st.text(max_size=5), max_size=3), max_size=3),
-       st.sampled_from([None, 2]), st.booleans())
+@given(
+    st.lists(st.dictionaries(st.sampled_from(["info", "parts", "zz"]), st.text(max_size=5), max_size=3), max_size=3),
+    st.sampled_from([None, 2]),
+    st.booleans(),
+)
 def test_documents_roundtrip(messages, indent, final_newline):
-    data = json.dumps({"info": {"id": "ses_x", "k": 1}, "messages": messages}, indent=indent, ensure_ascii=False).encode()
+    data = json.dumps(
+        {"info": {"id": "ses_x", "k": 1}, "messages": messages}, indent=indent, ensure_ascii=False
+    ).encode()
     data += b"\n" if final_newline else b""
     assert decode_document(data, kilo.CODEC, "kilo").dump() == data
 
@@ -107,13 +114,26 @@ def test_genuine_export_reads_as_the_client_sends_it():
 
 
 def _conversation(**meta) -> Conversation:
-    return Conversation(meta=Meta(**meta), messages=[
-        Message("user", [Text("hi")]),
-        Message("assistant", [Thinking("hmm"), Text("let me look"), ToolUse("c1", "bash", {"command": "ls"}), ToolUse("c2", "read", {"filePath": "x"})],
-                usage=Usage(input_tokens=5, output_tokens=2, cache_read_input_tokens=10), model="m", stop_reason="tool_use"),
-        Message("user", [ToolResult("c1", "a.txt", is_error=True)]),
-        Message("assistant", [Text("done")]),
-    ])
+    return Conversation(
+        meta=Meta(**meta),
+        messages=[
+            Message("user", [Text("hi")]),
+            Message(
+                "assistant",
+                [
+                    Thinking("hmm"),
+                    Text("let me look"),
+                    ToolUse("c1", "bash", {"command": "ls"}),
+                    ToolUse("c2", "read", {"filePath": "x"}),
+                ],
+                usage=Usage(input_tokens=5, output_tokens=2, cache_read_input_tokens=10),
+                model="m",
+                stop_reason="tool_use",
+            ),
+            Message("user", [ToolResult("c1", "a.txt", is_error=True)]),
+            Message("assistant", [Text("done")]),
+        ],
+    )
 
 
 @pytest.mark.parametrize("dialect", [OPENCODE, KILO], ids=lambda d: d.harness)
@@ -124,7 +144,11 @@ def test_writer_has_what_import_requires(dialect):
     assert re.match(r"^ses_[A-Za-z0-9]{26}$", sid) and written.main == f"{sid}.json"
     doc = json.loads(written.files[written.main])
     info = doc["info"]
-    assert {"slug", "title", "version", "time"} <= set(info) and info["version"] == dialect.version and info["directory"] == "/p"
+    assert (
+        {"slug", "title", "version", "time"} <= set(info)
+        and info["version"] == dialect.version
+        and info["directory"] == "/p"
+    )
     user, first, second = (m["info"] for m in doc["messages"])
     assert {"sessionID", "time", "agent", "model"} <= set(user) and user["agent"] == dialect.agent
     for a in (first, second):
@@ -158,26 +182,45 @@ def _database(path, export: dict, extra_tables=(), create=True) -> None:
     ``session`` / ``message`` / ``part`` tables, docs/opencode.md#format-facts);
     ``create=False`` adds the session to one made before."""
     con = sqlite3.connect(path)
-    con.executescript("" if not create else """
+    con.executescript(
+        ""
+        if not create
+        else """
         create table session (id text primary key, project_id text, parent_id text, slug text, directory text, path text,
           title text, version text, summary_additions integer, summary_deletions integer, summary_files integer,
           cost real, tokens_input integer, tokens_output integer, tokens_reasoning integer, tokens_cache_read integer,
           tokens_cache_write integer, permission text, agent text, model text, time_created integer, time_updated integer);
         create table message (id text primary key, session_id text, time_created integer, time_updated integer, data text);
         create table part (id text primary key, message_id text, session_id text, time_created integer, time_updated integer, data text);
-    """)
+    """
+    )
     for table in extra_tables if create else ():
         con.execute(f"create table {table} (id text)")
     info = export["info"]
-    con.execute("insert into session (id, project_id, slug, directory, title, version, time_created, time_updated) values (?,?,?,?,?,?,?,?)",
-                (info["id"], info.get("projectID"), info["slug"], info["directory"], info["title"], info["version"],
-                 info["time"]["created"], info["time"]["updated"]))
+    con.execute(
+        "insert into session (id, project_id, slug, directory, title, version, time_created, time_updated) values (?,?,?,?,?,?,?,?)",
+        (
+            info["id"],
+            info.get("projectID"),
+            info["slug"],
+            info["directory"],
+            info["title"],
+            info["version"],
+            info["time"]["created"],
+            info["time"]["updated"],
+        ),
+    )
     for m in export["messages"]:
         data = {k: v for k, v in m["info"].items() if k not in ("id", "sessionID")}
-        con.execute("insert into message values (?,?,?,?,?)", (m["info"]["id"], info["id"], m["info"]["time"]["created"], 0, json.dumps(data)))
+        con.execute(
+            "insert into message values (?,?,?,?,?)",
+            (m["info"]["id"], info["id"], m["info"]["time"]["created"], 0, json.dumps(data)),
+        )
         for p in m["parts"]:
             pdata = {k: v for k, v in p.items() if k not in ("id", "sessionID", "messageID")}
-            con.execute("insert into part values (?,?,?,?,?,?)", (p["id"], m["info"]["id"], info["id"], 0, 0, json.dumps(pdata)))
+            con.execute(
+                "insert into part values (?,?,?,?,?,?)", (p["id"], m["info"]["id"], info["id"], 0, 0, json.dumps(pdata))
+            )
     con.commit()
     con.close()
 
@@ -229,7 +272,12 @@ def test_kilo_is_a_dialect_not_a_copy():
 
 def _second(export: dict) -> dict:
     """The same session under other ids (a second session for the same database)."""
-    text = json.dumps(export).replace(export["info"]["id"], "ses_" + "b" * 26).replace('"msg_', '"msg_b').replace('"prt_', '"prt_b')
+    text = (
+        json.dumps(export)
+        .replace(export["info"]["id"], "ses_" + "b" * 26)
+        .replace('"msg_', '"msg_b')
+        .replace('"prt_', '"prt_b')
+    )
     return json.loads(text.replace('"Mock title"', '"Second one"'))
 
 
@@ -273,7 +321,9 @@ def test_a_database_path_is_its_session_or_names_the_candidates(tmp_path, monkey
     root.mkdir(parents=True)
     (root / "opencode.db").write_bytes(db.read_bytes())
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
-    by_id = CliRunner().invoke(main, ["export", "ses_bbb", "--to", "markdown"], env={"XDG_DATA_HOME": str(tmp_path / "data")})
+    by_id = CliRunner().invoke(
+        main, ["export", "ses_bbb", "--to", "markdown"], env={"XDG_DATA_HOME": str(tmp_path / "data")}
+    )
     assert by_id.exit_code == 0 and "Second one" in by_id.output, by_id.output
 
 

@@ -65,12 +65,19 @@ def genuine(tmp_path_factory) -> tuple[Path, Path, str]:
     out = tmp_path_factory.mktemp("opencode")
     with oc.Opencode() as box:
         (box.cwd / "hello.txt").write_text("hello world\n")
-        first = box.run("read hello.txt", [tool_call("read", {"filePath": str(box.cwd / "hello.txt")}, say="Reading."),
-                                           text("It says hello world.")], timeout=TIMEOUT)
+        first = box.run(
+            "read hello.txt",
+            [tool_call("read", {"filePath": str(box.cwd / "hello.txt")}, say="Reading."), text("It says hello world.")],
+            timeout=TIMEOUT,
+        )
         assert first.exit_code == 0, first.stderr
         (sid,) = box.sessions()
-        second = box.run("count the words", [tool_call("bash", {"command": "wc -w hello.txt", "description": "count"}, id="call_mock_2"),
-                                             text("Two.")], session=sid, timeout=TIMEOUT)
+        second = box.run(
+            "count the words",
+            [tool_call("bash", {"command": "wc -w hello.txt", "description": "count"}, id="call_mock_2"), text("Two.")],
+            session=sid,
+            timeout=TIMEOUT,
+        )
         assert second.exit_code == 0, second.stderr
         sent = oc.history_sent(second.bodies[0], "count the words")
         exported = box.export(sid)
@@ -79,7 +86,10 @@ def genuine(tmp_path_factory) -> tuple[Path, Path, str]:
         files = sorted(p.name for p in box.data.iterdir())
         digest = hashlib.sha256(box.database.read_bytes()).hexdigest()
         from_db = registry.get("opencode").store.load(sid, box.data)
-        assert hashlib.sha256(box.database.read_bytes()).hexdigest() == digest and sorted(p.name for p in box.data.iterdir()) == files
+        assert (
+            hashlib.sha256(box.database.read_bytes()).hexdigest() == digest
+            and sorted(p.name for p in box.data.iterdir()) == files
+        )
         assert api.to_common(from_db).messages == api.to_common(api.load(exported)).messages
         (out / "export.json").write_bytes(exported)
     return out / "export.json", sid
@@ -133,7 +143,10 @@ def test_to_claude_and_back_and_to_codex(dialect, tmp_path):
     sent = claude_report.sent
     if sent and sent[-1].role == "user" and getattr(sent[-1].content[-1], "text", None) == claude.RESUME_PROMPT:
         sent[-1].content.pop()
-    claude_view = [(r, [b for b in blocks if not (b[0] == "text" and b[1].startswith("<system-reminder>"))]) for r, blocks in view(sent)]
+    claude_view = [
+        (r, [b for b in blocks if not (b[0] == "text" and b[1].startswith("<system-reminder>"))])
+        for r, blocks in view(sent)
+    ]
     assert [m for m in claude_view if m[1]] == expected
     assert back_report.resumed, (back_report.rejected, back_report.stderr)
     assert view(back_report.sent) == expected
@@ -163,11 +176,15 @@ def test_install_then_the_printed_session_resumes_and_silent_starts_fail(dialect
     with oc.Opencode(dialect) as box, ThreadPoolExecutor(2) as pool:
         silent_run = pool.submit(check, dialect, silent_file)
         env = {**box.env(), "PWD": None}
-        result = CliRunner().invoke(main, ["convert", "--to", dialect.harness, "--install", "--cwd", str(box.cwd), str(source)], env=env)
+        result = CliRunner().invoke(
+            main, ["convert", "--to", dialect.harness, "--install", "--cwd", str(box.cwd), str(source)], env=env
+        )
         assert result.exit_code == 0, result.output
         command = result.stdout.strip()
         sid = command.split()[-1]
-        assert command == f"cd {shlex.quote(str(box.cwd))} && {dialect.binary} --session {sid}" and box.sessions() == [sid]
+        assert command == f"cd {shlex.quote(str(box.cwd))} && {dialect.binary} --session {sid}" and box.sessions() == [
+            sid
+        ]
         tables = dialect.extra_tables
         from txcodec.harnesses.opencode.store import tables as db_tables
 

@@ -100,7 +100,11 @@ def test_detection():
     for other in ("continue_cli", "copilot_cli", "codex"):
         for path in (GOLDEN / other).rglob("*.json*"):
             data = path.read_bytes()
-            lines = [json.loads(data)] if path.suffix == ".json" else [json.loads(x) for x in data.splitlines() if x.startswith(b"{")][:40]
+            lines = (
+                [json.loads(data)]
+                if path.suffix == ".json"
+                else [json.loads(x) for x in data.splitlines() if x.startswith(b"{")][:40]
+            )
             assert detect(lines) == 0, path
 
 
@@ -112,7 +116,10 @@ def test_genuine_session_reads_as_the_client_replays_it():
     assert [m.role for m in c.messages] == ["user", "assistant", "user", "assistant", "user"] * 2
     text, call = c.messages[1].content
     assert text == Text("Reading.") and (call.id, call.name, call.input) == (
-        "call_mock_1", "terminal", {"command": "cat hello.txt", "security_risk": "LOW", "summary": "read the file"})
+        "call_mock_1",
+        "terminal",
+        {"command": "cat hello.txt", "security_risk": "LOW", "summary": "read the file"},
+    )
     assert c.messages[2].content == [ToolResult("call_mock_1", "hello world", is_error=None)]
     assert c.messages[3].content[0].name == "finish"
     # the system prompt is the client's own, sent as stored: kept for OpenHands, declared
@@ -122,14 +129,25 @@ def test_genuine_session_reads_as_the_client_replays_it():
 
 
 def _conversation(**meta) -> Conversation:
-    return Conversation(meta=Meta(**meta), messages=[
-        Message("user", [Text("hi"), Image(media_type="image/png", data="AAAA")], timestamp="2026-11-01T10:00:00Z"),
-        Message("assistant", [Thinking("hmm"), Text("let me look"), ToolUse("c1", "Bash", {"command": "ls"}), ToolUse("c2", "Read", {"filepath": "x"})]),
-        Message("user", [ToolResult("c1", "a.txt", is_error=True), ToolResult("zz", "lost"), Text("and?")]),
-        Message("assistant", [ToolUse("c3", "Bash", {"command": "pwd"})]),
-        Message("user", [ToolResult("c3", "/p")]),
-        Message("assistant", [Text("done")]),
-    ])
+    return Conversation(
+        meta=Meta(**meta),
+        messages=[
+            Message("user", [Text("hi"), Image(media_type="image/png", data="AAAA")], timestamp="2026-11-01T10:00:00Z"),
+            Message(
+                "assistant",
+                [
+                    Thinking("hmm"),
+                    Text("let me look"),
+                    ToolUse("c1", "Bash", {"command": "ls"}),
+                    ToolUse("c2", "Read", {"filepath": "x"}),
+                ],
+            ),
+            Message("user", [ToolResult("c1", "a.txt", is_error=True), ToolResult("zz", "lost"), Text("and?")]),
+            Message("assistant", [ToolUse("c3", "Bash", {"command": "pwd"})]),
+            Message("user", [ToolResult("c3", "/p")]),
+            Message("assistant", [Text("done")]),
+        ],
+    )
 
 
 def test_writer_events_are_what_the_client_needs():
@@ -140,8 +158,17 @@ def test_writer_events_are_what_the_client_needs():
     assert all(name.startswith(f"{folder}/events/event-") for name in written.files)
     events = [json.loads(data) for data in written.files.values()]
     assert [e["kind"] for e in events] == [
-        "SystemPromptEvent", "MessageEvent", "ActionEvent", "ActionEvent", "AgentErrorEvent", "AgentErrorEvent",
-        "MessageEvent", "ActionEvent", "ObservationEvent", "MessageEvent"]
+        "SystemPromptEvent",
+        "MessageEvent",
+        "ActionEvent",
+        "ActionEvent",
+        "AgentErrorEvent",
+        "AgentErrorEvent",
+        "MessageEvent",
+        "ActionEvent",
+        "ObservationEvent",
+        "MessageEvent",
+    ]
     # a system prompt first (the client refuses a user message before one): ours, declared
     assert events[0]["system_prompt"]["text"] == SYSTEM_PROMPT
     assert events[1]["timestamp"] == "2026-11-01T10:00:00"  # the SDK's zone-less form
@@ -156,11 +183,15 @@ def test_writer_events_are_what_the_client_needs():
     assert events[5]["tool_call_id"] == "c2" and "interrupted" in events[5]["error"]
     assert events[6]["llm_message"]["content"][0]["text"] == "[tool result zz]\nlost"
     assert events[8]["observation"]["kind"] == "MCPToolObservation" and events[8]["action_id"] == events[7]["id"]
-    assert {"write:system-prompt", "write:synthetic-result", "write:orphan-result", "write:session-id"} <= set(loss.counts())
+    assert {"write:system-prompt", "write:synthetic-result", "write:orphan-result", "write:session-id"} <= set(
+        loss.counts()
+    )
     back = api.to_common(api.load(written.files[written.main] + b"\n" + b"\n".join(list(written.files.values())[1:])))
     assert [m.role for m in back.messages] == ["user", "assistant", "user", "user", "assistant", "user", "assistant"]
-    assert back.messages[2].content[:2] == [ToolResult("c1", "a.txt", is_error=True),
-                                             ToolResult("c2", "[Tool call interrupted: no result was recorded]", is_error=True)]
+    assert back.messages[2].content[:2] == [
+        ToolResult("c1", "a.txt", is_error=True),
+        ToolResult("c2", "[Tool call interrupted: no result was recorded]", is_error=True),
+    ]
 
 
 def test_an_openhands_conversation_gets_its_own_system_prompt_actions_and_observations_back():
@@ -176,8 +207,12 @@ def test_an_openhands_conversation_gets_its_own_system_prompt_actions_and_observ
 
 
 def test_writer_ids():
-    assert HARNESS.write(_conversation(), LossReport(), WriteOptions(session_id="5E551011-0000-4000-8000-000000000C4A")).session_id \
+    assert (
+        HARNESS.write(
+            _conversation(), LossReport(), WriteOptions(session_id="5E551011-0000-4000-8000-000000000C4A")
+        ).session_id
         == "5e551011-0000-4000-8000-000000000c4a"
+    )
     with pytest.raises(UnsafeId):
         HARNESS.write(_conversation(), LossReport(), WriteOptions(session_id="../x"))
 
@@ -207,7 +242,10 @@ def test_store_discovery_and_its_overrides(tmp_path, monkeypatch):
     shutil.copytree(HANDWRITTEN, root / HANDWRITTEN.name)
     (root / "not-a-conversation").mkdir()
     rows = sessions.discover("openhands")
-    assert {r.session_id for r in rows} == {"7f0d2c44-1b2a-4c3d-8e9f-0a1b2c3d4e5f", "5e551011-0000-4000-8000-0000000c4a03"}
+    assert {r.session_id for r in rows} == {
+        "7f0d2c44-1b2a-4c3d-8e9f-0a1b2c3d4e5f",
+        "5e551011-0000-4000-8000-0000000c4a03",
+    }
     assert {r.messages for r in rows} == {10, 4}  # as the reader groups them: calls of one response, a run of answers
     assert sessions.resolve("7f0d2c44") == root / "7f0d2c441b2a4c3d8e9f0a1b2c3d4e5f"
     result = CliRunner().invoke(main, ["show", "5e551011"])
@@ -222,7 +260,9 @@ def test_cli_takes_the_folder_or_a_file_in_it(tmp_path):
         assert result.exit_code == 0 and "count the words" in result.output, result.output
     result = CliRunner().invoke(main, ["convert", "--to", "claude_code", str(GENUINE), "-o", str(tmp_path / "c.jsonl")])
     assert result.exit_code == 0, result.output
-    result = CliRunner().invoke(main, ["convert", "--to", "openhands", str(tmp_path / "c.jsonl"), "-o", str(tmp_path / "o")])
+    result = CliRunner().invoke(
+        main, ["convert", "--to", "openhands", str(tmp_path / "c.jsonl"), "-o", str(tmp_path / "o")]
+    )
     assert result.exit_code == 0, result.output
     (folder,) = (tmp_path / "o").iterdir()
     assert api.to_common(api.load(folder)).messages[0].content == [Text("read hello.txt")]

@@ -43,16 +43,27 @@ def genuine(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("openhands")
     with oh.OpenHands() as box:
         (box.cwd / "hello.txt").write_text("hello world\n")
-        first = box.openhands("read hello.txt", [
-            tool_call("terminal", {"command": "cat hello.txt", "security_risk": "LOW"}, say="Reading."),
-            tool_call("finish", {"message": "It says hello world."}, id="call_mock_2")], timeout=TIMEOUT)
+        first = box.openhands(
+            "read hello.txt",
+            [
+                tool_call("terminal", {"command": "cat hello.txt", "security_risk": "LOW"}, say="Reading."),
+                tool_call("finish", {"message": "It says hello world."}, id="call_mock_2"),
+            ],
+            timeout=TIMEOUT,
+        )
         assert first.exit_code == 0, first.stderr[-3000:]
         (folder,) = box.conversations()
         printed = oh.RESUME_LINE.search(first.stdout)
         assert printed and printed.group(1).replace("-", "") == folder.name  # the folder is the uuid's hex
-        second = box.openhands("count the words", [
-            tool_call("terminal", {"command": "wc -w hello.txt", "security_risk": "LOW"}, id="call_mock_3"),
-            tool_call("finish", {"message": "Two."}, id="call_mock_4")], resume=printed.group(1), timeout=TIMEOUT)
+        second = box.openhands(
+            "count the words",
+            [
+                tool_call("terminal", {"command": "wc -w hello.txt", "security_risk": "LOW"}, id="call_mock_3"),
+                tool_call("finish", {"message": "Two."}, id="call_mock_4"),
+            ],
+            resume=printed.group(1),
+            timeout=TIMEOUT,
+        )
         assert second.exit_code == 0, second.stderr[-3000:]
         assert box.conversations() == [folder]  # --resume continued the same conversation
         sent = oh.history_sent(second.bodies[0], "count the words")
@@ -74,8 +85,10 @@ def _convert(path: Path, source: str, target: str, tmp: Path) -> Path:
 def _texts(messages) -> list[tuple[str, list[tuple]]]:
     """The view, with each tool result cut to its first line: OpenHands renders a terminal
     observation with its exit code and folder appended, which only its own files keep."""
-    return [(role, [(b[0], b[1], b[2].split("\n")[0]) if b[0] == "tool_result" else b for b in blocks])
-            for role, blocks in view(messages)]
+    return [
+        (role, [(b[0], b[1], b[2].split("\n")[0]) if b[0] == "tool_result" else b for b in blocks])
+        for role, blocks in view(messages)
+    ]
 
 
 def test_genuine_conversation_reads_with_both_tool_calls(genuine):
@@ -91,9 +104,14 @@ def test_genuine_conversation_reads_with_both_tool_calls(genuine):
 def test_roundtrip_resumes_with_the_same_history(genuine, tmp_path):
     (tmp_path / "g").mkdir()
     (tmp_path / "h").mkdir()
-    copies = [_convert(genuine, "openhands", "openhands", tmp_path / "g"), _convert(GOLDEN_FOLDER, "openhands", "openhands", tmp_path / "h")]
+    copies = [
+        _convert(genuine, "openhands", "openhands", tmp_path / "g"),
+        _convert(GOLDEN_FOLDER, "openhands", "openhands", tmp_path / "h"),
+    ]
     with ThreadPoolExecutor(2) as pool:
-        reports = list(pool.map(lambda p: oh.check_resume(p, timeout=TIMEOUT), [genuine, copies[0], GOLDEN_FOLDER, copies[1]]))
+        reports = list(
+            pool.map(lambda p: oh.check_resume(p, timeout=TIMEOUT), [genuine, copies[0], GOLDEN_FOLDER, copies[1]])
+        )
     for report in reports:
         assert report.resumed, (report.rejected, report.stderr)
     assert view(reports[1].sent) == view(reports[0].sent)
@@ -112,7 +130,10 @@ def test_to_claude_and_back_resume_with_the_history_sent(genuine, tmp_path):
     sent = report.sent
     if sent and sent[-1].role == "user" and getattr(sent[-1].content[-1], "text", None) == claude.RESUME_PROMPT:
         sent[-1].content.pop()
-    claude_view = [(r, [b for b in blocks if not (b[0] == "text" and b[1].startswith("<system-reminder>"))]) for r, blocks in view(sent)]
+    claude_view = [
+        (r, [b for b in blocks if not (b[0] == "text" and b[1].startswith("<system-reminder>"))])
+        for r, blocks in view(sent)
+    ]
     claude_view = [m for m in claude_view if m[1]]
     # OpenHands ends a turn with a finish call and its result, a user turn: resuming after
     # one, Claude Code puts its own placeholder answer in between (observed)
@@ -158,7 +179,12 @@ def test_client_facts_and_a_silent_refusal(tmp_path):
         bad = pool.submit(oh.check_resume, without, timeout=TIMEOUT)
         with oh.OpenHands() as box:
             shutil.copytree(HANDWRITTEN, box.store / HANDWRITTEN.name)
-            run = box.openhands("continue", [tool_call("finish", {"message": "ok"})], resume="5e551011-0000-4000-8000-0000000c4a03", timeout=TIMEOUT)
+            run = box.openhands(
+                "continue",
+                [tool_call("finish", {"message": "ok"})],
+                resume="5e551011-0000-4000-8000-0000000c4a03",
+                timeout=TIMEOUT,
+            )
         bad = bad.result()
     assert run.exit_code == 0 and run.bodies, run.stderr[-3000:]
     system = run.bodies[0]["messages"][0]

@@ -35,7 +35,13 @@ from txcodec.model.native import Opaque
 from txcodec.model.native import decode_session
 
 CASES = sorted(p for p in (GOLDEN / "pi").iterdir() if p.is_dir() and p.name != "scenarios")
-HEADER = {"type": "session", "version": 3, "id": "0190a0b0-0000-7000-8000-000000000001", "timestamp": "2025-01-01T00:00:00.000Z", "cwd": "/p"}
+HEADER = {
+    "type": "session",
+    "version": 3,
+    "id": "0190a0b0-0000-7000-8000-000000000001",
+    "timestamp": "2025-01-01T00:00:00.000Z",
+    "cwd": "/p",
+}
 
 
 def load(data: bytes):
@@ -47,11 +53,32 @@ def lines(*values) -> bytes:
 
 
 def user(ident, parent, text):
-    return {"type": "message", "id": ident, "parentId": parent, "timestamp": "2025-01-01T00:00:01.000Z", "message": {"role": "user", "content": text, "timestamp": 1}}
+    return {
+        "type": "message",
+        "id": ident,
+        "parentId": parent,
+        "timestamp": "2025-01-01T00:00:01.000Z",
+        "message": {"role": "user", "content": text, "timestamp": 1},
+    }
 
 
 def assistant(ident, parent, text):
-    return {"type": "message", "id": ident, "parentId": parent, "timestamp": "2025-01-01T00:00:02.000Z", "message": {"role": "assistant", "content": [{"type": "text", "text": text}], "api": "a", "provider": "p", "model": "m", "usage": {"input": 1, "output": 2, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 3}, "stopReason": "stop", "timestamp": 2}}
+    return {
+        "type": "message",
+        "id": ident,
+        "parentId": parent,
+        "timestamp": "2025-01-01T00:00:02.000Z",
+        "message": {
+            "role": "assistant",
+            "content": [{"type": "text", "text": text}],
+            "api": "a",
+            "provider": "p",
+            "model": "m",
+            "usage": {"input": 1, "output": 2, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 3},
+            "stopReason": "stop",
+            "timestamp": 2,
+        },
+    }
 
 
 @settings(max_examples=300, deadline=None)
@@ -68,7 +95,13 @@ _block = st.one_of(
     st.builds(lambda t: {"type": t}, _text),
 )
 _entry = st.builds(
-    lambda kind, role, blocks, extra: {"type": kind, "id": "abcd1234", "parentId": None, "message": {"role": role, "content": blocks}, **extra},
+    lambda kind, role, blocks, extra: {
+        "type": kind,
+        "id": "abcd1234",
+        "parentId": None,
+        "message": {"role": role, "content": blocks},
+        **extra,
+    },
     st.sampled_from(["message", "compaction", "label", "brand_new"]),
     st.sampled_from(["user", "assistant", "toolResult", "weird"]),
     st.lists(_block, max_size=3),
@@ -118,7 +151,9 @@ def test_last_line_is_the_leaf_and_off_branch_is_reported():
 
 
 def test_unknown_entry_on_the_path_does_not_break_the_chain():
-    data = lines(HEADER, user("a", None, "q"), {"type": "brand_new", "id": "n", "parentId": "a"}, assistant("b", "n", "yes"))
+    data = lines(
+        HEADER, user("a", None, "q"), {"type": "brand_new", "id": "n", "parentId": "a"}, assistant("b", "n", "yes")
+    )
     loss = LossReport()
     c = HARNESS.read(load(data), loss)
     assert [m.role for m in c.messages] == ["user", "assistant"] and "record:brand_new" in loss.counts()
@@ -129,8 +164,14 @@ def test_version1_is_linked_in_file_order_with_compaction_and_hook_messages():
     c = HARNESS.read(session_of("pi", GOLDEN / "pi" / "v1_compaction" / "session.jsonl"), loss)
     roles = [(m.role, m.compact_summary, m.origin if isinstance(m.origin, str) else None) for m in c.messages]
     assert roles == [
-        ("user", False, None), ("assistant", False, None), ("user", False, None), ("assistant", False, None),
-        ("user", False, "custom:reminder"), ("user", True, None), ("user", False, None), ("assistant", False, None),
+        ("user", False, None),
+        ("assistant", False, None),
+        ("user", False, None),
+        ("assistant", False, None),
+        ("user", False, "custom:reminder"),
+        ("user", True, None),
+        ("user", False, None),
+        ("assistant", False, None),
     ]
     epoch = c.epochs[0]
     assert epoch.start == 5 and epoch.pre_tokens == 4200
@@ -144,7 +185,12 @@ def test_version2_tree_with_hook_message_reads_as_version3():
     """Version 2 added ``id``/``parentId`` (kept as written); version 3 renamed the
     ``hookMessage`` role to ``custom`` (pi's ``migrateV2ToV3``)."""
     header = dict(HEADER, version=2)
-    hook = {"type": "message", "id": "h", "parentId": "a", "message": {"role": "hookMessage", "customType": "note", "content": "remember"}}
+    hook = {
+        "type": "message",
+        "id": "h",
+        "parentId": "a",
+        "message": {"role": "hookMessage", "customType": "note", "content": "remember"},
+    }
     side = user("s", "a", "a sibling branch")
     data = lines(header, user("a", None, "q"), side, hook, assistant("b", "h", "yes"))
     session = api.load(data)
@@ -152,7 +198,10 @@ def test_version2_tree_with_hook_message_reads_as_version3():
     loss = LossReport()
     c = HARNESS.read(session, loss)
     assert [(m.role, m.origin if isinstance(m.origin, str) else None) for m in c.messages] == [
-        ("user", None), ("user", "custom:note"), ("assistant", None)]
+        ("user", None),
+        ("user", "custom:note"),
+        ("assistant", None),
+    ]
     assert [m.source_ids for m in c.messages] == [["a"], ["h"], ["b"]]
     assert c.meta.extra["pi_version"] == 2 and "record:off-branch" in loss.counts()
 
@@ -170,8 +219,22 @@ def _conversation() -> Conversation:
         meta=Meta(id="claude-session", cwd="/work/proj", started_at="2025-01-01T00:00:00.000Z", title="T"),
         messages=[
             Message("user", [Text("go")], source_ids=["m1"]),
-            Message("assistant", [Thinking("hmm", signature="s"), Text("ok"), ToolUse("t1", "Bash", {"command": "ls"}), ToolUse("t2", "Read", {"file_path": "x"})], model="m", source_ids=["m2"]),
-            Message("user", [ToolResult("t1", "a\nb"), ToolResult("t2", [Text("bad")], is_error=True), Text("and now?")], source_ids=["m3"]),
+            Message(
+                "assistant",
+                [
+                    Thinking("hmm", signature="s"),
+                    Text("ok"),
+                    ToolUse("t1", "Bash", {"command": "ls"}),
+                    ToolUse("t2", "Read", {"file_path": "x"}),
+                ],
+                model="m",
+                source_ids=["m2"],
+            ),
+            Message(
+                "user",
+                [ToolResult("t1", "a\nb"), ToolResult("t2", [Text("bad")], is_error=True), Text("and now?")],
+                source_ids=["m3"],
+            ),
             Message("assistant", [Text("done")], source_ids=["m4"], usage=Usage(5, 1)),
             Message("user", [Text("summary of it all")], compact_summary=True, synthetic=True),
             Message("user", [Text("next")]),
@@ -182,20 +245,36 @@ def _conversation() -> Conversation:
 
 def test_writer_header_ids_usage_and_path():
     written = HARNESS.write(_conversation(), LossReport(), WriteOptions())
-    (rel, data), = written.files.items()
+    ((rel, data),) = written.files.items()
     folder, name = rel.split("/")
     assert folder == "--work-proj--" and name == f"2025-01-01T00-00-00-000Z_{written.session_id}.jsonl"
     assert written.session_id[14] == "7", "pi's session ids are UUIDv7"
     entries = [json.loads(line) for line in data.splitlines()]
-    assert entries[0] == {"type": "session", "version": 3, "id": written.session_id, "timestamp": "2025-01-01T00:00:00.000Z", "cwd": "/work/proj"}
+    assert entries[0] == {
+        "type": "session",
+        "version": 3,
+        "id": written.session_id,
+        "timestamp": "2025-01-01T00:00:00.000Z",
+        "cwd": "/work/proj",
+    }
     ids = {None}
     for e in entries[1:]:
         assert e["parentId"] in ids and len(e["id"]) == 8
         ids.add(e["id"])
     messages = [e["message"] for e in entries if e["type"] == "message"]
-    assert [m["role"] for m in messages] == ["user", "assistant", "toolResult", "toolResult", "user", "assistant", "user"]
+    assert [m["role"] for m in messages] == [
+        "user",
+        "assistant",
+        "toolResult",
+        "toolResult",
+        "user",
+        "assistant",
+        "user",
+    ]
     assert all("usage" in m and m["usage"]["totalTokens"] >= 0 for m in messages if m["role"] == "assistant")
-    assert messages[1]["stopReason"] == "toolUse" and messages[3]["toolName"] == "Read" and messages[3]["isError"] is True
+    assert (
+        messages[1]["stopReason"] == "toolUse" and messages[3]["toolName"] == "Read" and messages[3]["isError"] is True
+    )
     compaction = next(e for e in entries if e["type"] == "compaction")
     third = next(e for e in entries if e.get("message", {}).get("role") == "toolResult")
     assert compaction["firstKeptEntryId"] == third["id"] and compaction["summary"] == "summary of it all"
@@ -207,7 +286,10 @@ def test_written_file_reads_back_as_pi_would_send_it():
     written = HARNESS.write(_conversation(), LossReport(), WriteOptions())
     back = HARNESS.read(load(written.files[written.main]), LossReport())
     assert [m.role for m in back.messages] == ["user", "assistant", "user", "user", "assistant", "user", "user"]
-    assert back.messages[2].content == [ToolResult("t1", [Text("a\nb")], is_error=False), ToolResult("t2", [Text("bad")], is_error=True)]
+    assert back.messages[2].content == [
+        ToolResult("t1", [Text("a\nb")], is_error=False),
+        ToolResult("t2", [Text("bad")], is_error=True),
+    ]
     assert back.epochs[0].start == 5 and back.meta.title == "T"
 
 

@@ -56,8 +56,13 @@ _part = st.one_of(
 )
 _record = st.builds(
     lambda kind, parts, extra: {
-        "uuid": "u", "parentUuid": None, "sessionId": "s", "type": kind, "cwd": "/p",
-        "message": {"role": "user", "parts": parts}, **extra,
+        "uuid": "u",
+        "parentUuid": None,
+        "sessionId": "s",
+        "type": kind,
+        "cwd": "/p",
+        "message": {"role": "user", "parts": parts},
+        **extra,
     },
     st.sampled_from(["user", "assistant", "tool_result", "system", "other"]),
     st.lists(_part, max_size=3),
@@ -92,13 +97,34 @@ def test_unknown_record_rides_along_and_edit_keeps_unknown_keys():
     assert edited["zz"] == 1 and edited["cwd"] == "/new"
 
 
-QWEN_LINE = {"uuid": "a", "parentUuid": None, "sessionId": "s", "timestamp": "2025-01-01T00:00:00Z", "type": "user", "cwd": "/p", "version": "0.24.4", "message": {"role": "user", "parts": [{"text": "hi"}]}}
-CLAUDE_LINE = {"uuid": "a", "parentUuid": None, "sessionId": "s", "timestamp": "2025-01-01T00:00:00Z", "type": "user", "cwd": "/p", "version": "2.1.0", "message": {"role": "user", "content": "hi"}}
+QWEN_LINE = {
+    "uuid": "a",
+    "parentUuid": None,
+    "sessionId": "s",
+    "timestamp": "2025-01-01T00:00:00Z",
+    "type": "user",
+    "cwd": "/p",
+    "version": "0.24.4",
+    "message": {"role": "user", "parts": [{"text": "hi"}]},
+}
+CLAUDE_LINE = {
+    "uuid": "a",
+    "parentUuid": None,
+    "sessionId": "s",
+    "timestamp": "2025-01-01T00:00:00Z",
+    "type": "user",
+    "cwd": "/p",
+    "version": "2.1.0",
+    "message": {"role": "user", "content": "hi"},
+}
 
 
 def test_detect_tells_qwen_parts_from_claude_content():
     qwen = [QWEN_LINE, dict(QWEN_LINE, type="assistant", message={"role": "model", "parts": [{"text": "yo"}]})]
-    claude = [CLAUDE_LINE, dict(CLAUDE_LINE, type="assistant", message={"role": "assistant", "content": [{"type": "text", "text": "yo"}]})]
+    claude = [
+        CLAUDE_LINE,
+        dict(CLAUDE_LINE, type="assistant", message={"role": "assistant", "content": [{"type": "text", "text": "yo"}]}),
+    ]
     assert detect(qwen) > claude_detect(qwen)
     assert detect(claude) == 0 < claude_detect(claude)
     assert api.detect(b"\n".join(json.dumps(v).encode() for v in qwen)) == "qwen_code"
@@ -117,16 +143,25 @@ def test_golden(case):
 
 def test_reader_follows_the_chain_joins_fragments_and_opens_an_epoch():
     loss = LossReport()
-    c = HARNESS.read(session_of("qwen_code", GOLDEN / "qwen_code" / "compression_and_fragments" / "session.jsonl"), loss)
+    c = HARNESS.read(
+        session_of("qwen_code", GOLDEN / "qwen_code" / "compression_and_fragments" / "session.jsonl"), loss
+    )
     texts = [(m.role, [type(b).__name__ for b in m.content]) for m in c.messages]
     assert texts == [
-        ("user", ["Text"]), ("assistant", ["Text"]),  # before the compression
-        ("user", ["Text"]), ("assistant", ["Text"]),  # the compressed history
-        ("user", ["Text"]), ("assistant", ["Thinking", "ToolUse"]), ("user", ["ToolResult"]), ("assistant", ["Text"]),
+        ("user", ["Text"]),
+        ("assistant", ["Text"]),  # before the compression
+        ("user", ["Text"]),
+        ("assistant", ["Text"]),  # the compressed history
+        ("user", ["Text"]),
+        ("assistant", ["Thinking", "ToolUse"]),
+        ("user", ["ToolResult"]),
+        ("assistant", ["Text"]),
     ]
     assert c.epochs[0].start == 2 and c.epochs[0].pre_tokens == 5000 and c.messages[2].compact_summary
     joined = c.messages[5]
-    assert joined.usage == Usage(input_tokens=200, output_tokens=12, cache_read_input_tokens=100, reasoning_output_tokens=4)
+    assert joined.usage == Usage(
+        input_tokens=200, output_tokens=12, cache_read_input_tokens=100, reasoning_output_tokens=4
+    )
     assert c.messages[6].content[0] == ToolResult("call_1", "a.txt\nb.txt", is_error=False)
     assert c.meta.title == "ls demo" and c.meta.models == ["qwen3-coder"]
     counts = loss.counts()
@@ -136,7 +171,9 @@ def test_reader_follows_the_chain_joins_fragments_and_opens_an_epoch():
 def test_reader_survives_a_cycle():
     lines = [
         dict(QWEN_LINE, uuid="a", parentUuid="b"),
-        dict(QWEN_LINE, uuid="b", parentUuid="a", type="assistant", message={"role": "model", "parts": [{"text": "x"}]}),
+        dict(
+            QWEN_LINE, uuid="b", parentUuid="a", type="assistant", message={"role": "model", "parts": [{"text": "x"}]}
+        ),
     ]
     loss = LossReport()
     c = HARNESS.read(load(b"\n".join(json.dumps(v).encode() for v in lines)), loss)
@@ -148,8 +185,20 @@ def _conversation() -> Conversation:
         meta=Meta(id="not-a-uuid", cwd="/work/proj", started_at="2025-01-01T00:00:00.000Z"),
         messages=[
             Message("user", [Text("go")]),
-            Message("assistant", [Thinking("hmm", signature="s"), Text("ok"), ToolUse("t1", "Bash", {"command": "ls"}), ToolUse("t2", "Read", "oops")], model="m", usage=Usage(10, 2, 0, 5)),
-            Message("user", [ToolResult("t1", "a\nb"), ToolResult("t2", [Text("bad")], is_error=True), Text("and now?")]),
+            Message(
+                "assistant",
+                [
+                    Thinking("hmm", signature="s"),
+                    Text("ok"),
+                    ToolUse("t1", "Bash", {"command": "ls"}),
+                    ToolUse("t2", "Read", "oops"),
+                ],
+                model="m",
+                usage=Usage(10, 2, 0, 5),
+            ),
+            Message(
+                "user", [ToolResult("t1", "a\nb"), ToolResult("t2", [Text("bad")], is_error=True), Text("and now?")]
+            ),
             Message("assistant", [Text("done")]),
         ],
     )
@@ -158,7 +207,7 @@ def _conversation() -> Conversation:
 def test_writer_fields_roles_parents_and_path():
     loss = LossReport()
     written = HARNESS.write(_conversation(), loss, WriteOptions())
-    (rel, data), = written.files.items()
+    ((rel, data),) = written.files.items()
     assert rel == f"projects/-work-proj/chats/{written.session_id}.jsonl"
     assert store.SESSION_FILE.match(rel.rsplit("/", 1)[1])
     records = [json.loads(line) for line in data.splitlines()]
@@ -172,7 +221,11 @@ def test_writer_fields_roles_parents_and_path():
     parts = records[1]["message"]["parts"]
     assert parts[0] == {"text": "hmm", "thought": True}
     assert parts[3]["functionCall"]["args"] == {"input": "oops"}
-    assert records[2]["message"]["parts"][1]["functionResponse"] == {"id": "t2", "name": "Read", "response": {"error": "bad"}}
+    assert records[2]["message"]["parts"][1]["functionResponse"] == {
+        "id": "t2",
+        "name": "Read",
+        "response": {"error": "bad"},
+    }
     assert records[1]["usageMetadata"]["promptTokenCount"] == 15
     assert "write:wrapped-input" in loss.counts()
     # deterministic: the same conversation writes the same bytes
@@ -184,7 +237,10 @@ def test_writer_then_reader_keeps_the_history():
     written = HARNESS.write(original, LossReport(), WriteOptions())
     back = HARNESS.read(load(written.files[written.main]), LossReport())
     assert [m.role for m in back.messages] == ["user", "assistant", "user", "user", "assistant"]
-    assert back.messages[2].content == [ToolResult("t1", "a\nb", is_error=False), ToolResult("t2", "bad", is_error=True)]
+    assert back.messages[2].content == [
+        ToolResult("t1", "a\nb", is_error=False),
+        ToolResult("t2", "bad", is_error=True),
+    ]
     assert back.meta.cwd == "/work/proj"
 
 
@@ -197,12 +253,15 @@ def test_writer_without_a_cwd_says_where_it_wrote():
 def test_writer_answers_unanswered_calls_and_carries_orphan_results_as_text():
     """Qwen Code drops a call without a result, and a result without its call, from the
     request (``cleanOrphanedToolCalls``): neither may vanish silently."""
-    conversation = Conversation(meta=Meta(cwd="/p"), messages=[
-        Message("user", [ToolResult("ghost", "boo"), Text("hi")]),
-        Message("assistant", [ToolUse("c1", "run_shell_command", {"command": "ls"})]),
-        Message("user", [Text("never mind")]),
-        Message("assistant", [ToolUse("c2", "read_file", {"file_path": "x"})]),
-    ])
+    conversation = Conversation(
+        meta=Meta(cwd="/p"),
+        messages=[
+            Message("user", [ToolResult("ghost", "boo"), Text("hi")]),
+            Message("assistant", [ToolUse("c1", "run_shell_command", {"command": "ls"})]),
+            Message("user", [Text("never mind")]),
+            Message("assistant", [ToolUse("c2", "read_file", {"file_path": "x"})]),
+        ],
+    )
     loss = LossReport()
     written = HARNESS.write(conversation, loss, WriteOptions())
     records = [json.loads(line) for line in written.files[written.main].splitlines()]
@@ -238,7 +297,9 @@ def test_session_id_is_one_qwen_resume_accepts():
     """``qwen --resume`` takes UUIDs of versions 1-5 only (``isValidSessionId``): a pi or
     Codex id (UUIDv7) gets a UUIDv5 derived from it; an explicit bad id is refused."""
     v7 = "01a22b27-cff0-775a-a765-ec94d7b57cbe"
-    written = HARNESS.write(Conversation(meta=Meta(id=v7, cwd="/p"), messages=[Message("user", [Text("x")])]), LossReport(), WriteOptions())
+    written = HARNESS.write(
+        Conversation(meta=Meta(id=v7, cwd="/p"), messages=[Message("user", [Text("x")])]), LossReport(), WriteOptions()
+    )
     assert written.session_id != v7 and written.session_id[14] == "5"
     v4 = "5d06eef2-06f8-4930-a0d8-9c3fa21aa3e0"
     assert HARNESS.write(Conversation(meta=Meta(id=v4, cwd="/p")), LossReport(), WriteOptions()).session_id == v4

@@ -37,7 +37,10 @@ def qwen_session(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("qwen") / "genuine.jsonl"
     with qwen_client.Qwen() as box:
         (box.cwd / "hello.txt").write_text("hello world\n")
-        script = [tool_call("read_file", {"file_path": str(box.cwd / "hello.txt")}, say="Reading."), text("It says hello world.")]
+        script = [
+            tool_call("read_file", {"file_path": str(box.cwd / "hello.txt")}, say="Reading."),
+            text("It says hello world."),
+        ]
         run = box.qwen("read hello.txt", script)
         assert run.exit_code == 0, run.stderr
         (path,) = box.sessions()
@@ -51,7 +54,9 @@ def pi_session(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("pi") / "genuine.jsonl"
     with pi_client.Pi() as box:
         (box.cwd / "hello.txt").write_text("hello world\n")
-        run = box.pi("read hello.txt", [tool_call("read", {"path": "hello.txt"}, say="Reading."), text("It says hello world.")])
+        run = box.pi(
+            "read hello.txt", [tool_call("read", {"path": "hello.txt"}, say="Reading."), text("It says hello world.")]
+        )
         assert run.exit_code == 0, run.stderr
         (path,) = box.sessions()
         out.write_bytes(path.read_bytes())
@@ -137,7 +142,10 @@ def test_to_claude_and_back_resume_with_the_history_sent(source, qwen_session, p
     sent = claude_report.sent
     if sent and sent[-1].role == "user" and getattr(sent[-1].content[-1], "text", None) == RESUME_PROMPT:
         sent[-1].content.pop()
-    claude_view = [(r, [b for b in blocks if not (b[0] == "text" and b[1].startswith("<system-reminder>"))]) for r, blocks in view(sent)]
+    claude_view = [
+        (r, [b for b in blocks if not (b[0] == "text" and b[1].startswith("<system-reminder>"))])
+        for r, blocks in view(sent)
+    ]
     assert [m for m in claude_view if m[1]] == expected
     # Claude Code -> X: the Claude file we just made, written back as X, resumes in X
     back = _convert(claude_file, "claude_code", source, tmp_path)

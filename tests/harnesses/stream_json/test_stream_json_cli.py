@@ -49,8 +49,16 @@ def _user_texts(path) -> list[str]:
 def test_input_option_takes_the_prompts_from_a_stdin_side_file(tmp_path):
     capture = tmp_path / "capture.jsonl"
     capture.write_bytes(_without_replays((SJ / "subagent" / "capture.jsonl").read_bytes()))
-    out = _convert(str(capture), "--to", "claude_code", "--input", str(SJ / "subagent" / "input.jsonl"),
-                   "-o", str(tmp_path / "with"), "--loss")
+    out = _convert(
+        str(capture),
+        "--to",
+        "claude_code",
+        "--input",
+        str(SJ / "subagent" / "input.jsonl"),
+        "-o",
+        str(tmp_path / "with"),
+        "--loss",
+    )
     assert out.exit_code == 0, out.output
     assert "prompt:missing" not in out.output
     assert _user_texts(_main_file(tmp_path / "with"))[0] == "delegate the count"
@@ -62,8 +70,16 @@ def test_input_option_takes_the_prompts_from_a_stdin_side_file(tmp_path):
 
 def test_input_option_with_control_lines_of_an_sdk_host(tmp_path):
     """The stdin side of an SDK host starts with control_request initialize."""
-    out = _convert(str(SJ / "sdk_host" / "capture.jsonl"), "--to", "claude_code", "--input",
-                   str(SJ / "sdk_host" / "input.jsonl"), "-o", str(tmp_path / "s.jsonl"), "--loss")
+    out = _convert(
+        str(SJ / "sdk_host" / "capture.jsonl"),
+        "--to",
+        "claude_code",
+        "--input",
+        str(SJ / "sdk_host" / "input.jsonl"),
+        "-o",
+        str(tmp_path / "s.jsonl"),
+        "--loss",
+    )
     assert out.exit_code == 0, out.output
     assert "record:control_request/initialize" in out.output and "prompt:missing" not in out.output
     assert _user_texts(tmp_path / "s.jsonl") == ["hello there"]
@@ -75,8 +91,12 @@ def test_input_side_gives_the_same_conversation_as_supplied_prompts(case):
     capture = _without_replays((folder / "capture.jsonl").read_bytes())
     strip = lambda c: [(m.role, m.content) for m in c.messages]  # noqa: E731
     loss = LossReport()
-    from_input = read(api.load(capture, "stream_json"), loss, input_session=api.load(folder / "input.jsonl", "stream_json"))
-    supplied = read(api.load(capture, "stream_json"), LossReport(), prompts=json.loads((folder / "prompts.json").read_text()))
+    from_input = read(
+        api.load(capture, "stream_json"), loss, input_session=api.load(folder / "input.jsonl", "stream_json")
+    )
+    supplied = read(
+        api.load(capture, "stream_json"), LossReport(), prompts=json.loads((folder / "prompts.json").read_text())
+    )
     assert strip(from_input) == strip(supplied)
     assert [r["prompt"] for r in from_input.meta.extra["runs"]] == ["input"]
     assert "prompt:missing" not in loss.counts()
@@ -96,7 +116,7 @@ def test_bad_input_file_is_named_in_the_loss_report(tmp_path):
     bad.write_bytes(b'{"type":"user","message":{"role":"user","content":"hi"}}\nnot json\n')
     out = _convert(str(SJ / "two_runs" / "capture.jsonl"), "--to", "claude_code", "--input", str(bad), "--loss")
     assert out.exit_code == 0
-    report = json.loads(out.stdout[out.stdout.index("{"):])
+    report = json.loads(out.stdout[out.stdout.index("{") :])
     [opaque] = [e for e in report["entries"] if e["kind"] == "opaque"]
     assert opaque["file"] == str(bad) and opaque["line"] == 2
     assert report["counts"]["prompt:missing"] == 1  # one stdin prompt for two runs
@@ -108,8 +128,14 @@ INIT = {"type": "system", "subtype": "init", "session_id": "s1", "cwd": "/w", "m
 
 
 def _event(event: dict, mid: str = "msg_1") -> dict:
-    return {"type": "stream_event", "event": event, "session_id": "s1", "parent_tool_use_id": None,
-            "uuid": "u", "api_message_id": mid}
+    return {
+        "type": "stream_event",
+        "event": event,
+        "session_id": "s1",
+        "parent_tool_use_id": None,
+        "uuid": "u",
+        "api_message_id": mid,
+    }
 
 
 def test_sdk_capture_starting_with_a_control_response_is_detected():
@@ -154,7 +180,7 @@ def test_capture_cut_off_mid_line_converts_with_the_cut_declared(case, tmp_path)
     src.write_bytes(b"\n".join(lines[:k]) + b"\n" + lines[k][: len(lines[k]) // 2])
     out = _convert(str(src), "--to", "claude_code", "-o", str(tmp_path / "s.jsonl"), "--loss")
     assert out.exit_code == 0, out.output
-    report = json.loads(out.stdout[out.stdout.index("{"):])
+    report = json.loads(out.stdout[out.stdout.index("{") :])
     cut = [e for e in report["entries"] if e["kind"] == "opaque"]
     assert [(e["line"], e["detail"].startswith("cut off")) for e in cut] == [(k + 1, True)]
     session = api.load(tmp_path / "s.jsonl", "claude_code")
@@ -190,7 +216,9 @@ def test_result_text_is_not_repeated_when_it_streamed_only_as_deltas():
     )
     conversation = read(api.load(data), LossReport(), prompts=["q"])
     assert [(m.role, m.content) for m in conversation.messages] == [
-        ("user", [Text("q")]), ("assistant", [Text("the answer")])]
+        ("user", [Text("q")]),
+        ("assistant", [Text("the answer")]),
+    ]
     assert conversation.messages[1].extra["turn"]["subtype"] == "success"
 
 
@@ -216,19 +244,33 @@ def test_orphan_deltas_of_a_capture_cut_at_the_head_are_declared():
 
 
 def _assistant(mid: str, block: dict, parent: str | None) -> dict:
-    return {"type": "assistant", "message": {"id": mid, "role": "assistant", "model": "m", "content": [block]},
-            "session_id": "s1", "parent_tool_use_id": parent, "uuid": f"a-{mid}-{block.get('id', 't')}"}
+    return {
+        "type": "assistant",
+        "message": {"id": mid, "role": "assistant", "model": "m", "content": [block]},
+        "session_id": "s1",
+        "parent_tool_use_id": parent,
+        "uuid": f"a-{mid}-{block.get('id', 't')}",
+    }
 
 
 def _result(tool_id: str, text: str, parent: str | None) -> dict:
-    return {"type": "user", "message": {"role": "user", "content": [
-        {"type": "tool_result", "tool_use_id": tool_id, "content": text}]},
-        "session_id": "s1", "parent_tool_use_id": parent, "uuid": f"r-{tool_id}"}
+    return {
+        "type": "user",
+        "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": tool_id, "content": text}]},
+        "session_id": "s1",
+        "parent_tool_use_id": parent,
+        "uuid": f"r-{tool_id}",
+    }
 
 
 def _prompt(text: str, parent: str) -> dict:
-    return {"type": "user", "message": {"role": "user", "content": [{"type": "text", "text": text}]},
-            "session_id": "s1", "parent_tool_use_id": parent, "uuid": f"p-{parent}"}
+    return {
+        "type": "user",
+        "message": {"role": "user", "content": [{"type": "text", "text": text}]},
+        "session_id": "s1",
+        "parent_tool_use_id": parent,
+        "uuid": f"p-{parent}",
+    }
 
 
 def test_subagents_nest_by_parent_tool_use_id_and_write_back():
@@ -263,8 +305,14 @@ def test_subagents_nest_by_parent_tool_use_id_and_write_back():
 
     written = write(conversation, LossReport(), WriteOptions())
     back = read(api.load(written.files[written.main]), LossReport())
-    shape = lambda cs: [(c.link.tool_use_id, [(m.role, m.content) for m in c.conversation.messages],  # noqa: E731
-                         shape(c.conversation.children)) for c in cs]
+    shape = lambda cs: [
+        (
+            c.link.tool_use_id,
+            [(m.role, m.content) for m in c.conversation.messages],  # noqa: E731
+            shape(c.conversation.children),
+        )
+        for c in cs
+    ]
     assert shape(back.children) == shape(conversation.children)
 
 
@@ -272,18 +320,31 @@ def test_subagents_nest_by_parent_tool_use_id_and_write_back():
 def test_both_sides_in_one_file_give_each_run_its_prompt(with_uuid):
     """A host that logs stdin and stdout in one file; an SDK host may give its stdin
     lines a uuid (the CLI's own user lines come only after init)."""
+
     def run(prompt: str, answer: str, mid: str) -> list[dict]:
-        sent = {"type": "user", "message": {"role": "user", "content": prompt}, "parent_tool_use_id": None,
-                "session_id": ""}
+        sent = {
+            "type": "user",
+            "message": {"role": "user", "content": prompt},
+            "parent_tool_use_id": None,
+            "session_id": "",
+        }
         if with_uuid:
             sent["uuid"] = f"in-{mid}"
-        return [sent, INIT, _assistant(mid, {"type": "text", "text": answer}, None),
-                {"type": "result", "subtype": "success", "is_error": False, "result": answer, "session_id": "s1"}]
+        return [
+            sent,
+            INIT,
+            _assistant(mid, {"type": "text", "text": answer}, None),
+            {"type": "result", "subtype": "success", "is_error": False, "result": answer, "session_id": "s1"},
+        ]
 
     loss = LossReport()
     conversation = read(api.load(_lines(*run("q1", "a1", "m1"), *run("q2", "a2", "m2"))), loss)
     assert [(m.role, m.content) for m in conversation.messages] == [
-        ("user", [Text("q1")]), ("assistant", [Text("a1")]), ("user", [Text("q2")]), ("assistant", [Text("a2")])]
+        ("user", [Text("q1")]),
+        ("assistant", [Text("a1")]),
+        ("user", [Text("q2")]),
+        ("assistant", [Text("a2")]),
+    ]
     assert [r["prompt"] for r in conversation.meta.extra["runs"]] == ["input", "input"]
     assert loss.counts() == {}
 

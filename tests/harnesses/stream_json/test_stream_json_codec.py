@@ -45,16 +45,49 @@ json_values = st.recursive(
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
     max_leaves=8,
 )
-TYPES = ["system", "assistant", "user", "result", "stream_event", "rate_limit_event", "control_request",
-         "control_response", "control_cancel_request", "keep_alive", "tool_progress", "something_new"]
+TYPES = [
+    "system",
+    "assistant",
+    "user",
+    "result",
+    "stream_event",
+    "rate_limit_event",
+    "control_request",
+    "control_response",
+    "control_cancel_request",
+    "keep_alive",
+    "tool_progress",
+    "something_new",
+]
 
 
 @st.composite
 def protocol_lines(draw) -> bytes:
     kind = draw(st.sampled_from(TYPES))
-    body = draw(st.dictionaries(st.sampled_from(["session_id", "uuid", "subtype", "message", "event", "result",
-                                                 "request", "response", "request_id", "parent_tool_use_id",
-                                                 "usage", "modelUsage", "isReplay", "x"]), json_values, max_size=5))
+    body = draw(
+        st.dictionaries(
+            st.sampled_from(
+                [
+                    "session_id",
+                    "uuid",
+                    "subtype",
+                    "message",
+                    "event",
+                    "result",
+                    "request",
+                    "response",
+                    "request_id",
+                    "parent_tool_use_id",
+                    "usage",
+                    "modelUsage",
+                    "isReplay",
+                    "x",
+                ]
+            ),
+            json_values,
+            max_size=5,
+        )
+    )
     value = {"type": kind, **body}
     text = json.dumps(value, ensure_ascii=draw(st.booleans()), indent=draw(st.sampled_from([None, 1])))
     return text.replace("\n", " ").encode()
@@ -142,8 +175,10 @@ def test_unknown_type_is_kept_verbatim_with_its_type():
 
 
 def test_unknown_block_is_kept_as_raw_inside_a_typed_line():
-    line = (b'{"type":"assistant","message":{"id":"m","role":"assistant","content":[{"type":"text","text":"hi"},'
-            b'{"type":"fancy_block","z":1}]},"session_id":"s","uuid":"u","parent_tool_use_id":null}')
+    line = (
+        b'{"type":"assistant","message":{"id":"m","role":"assistant","content":[{"type":"text","text":"hi"},'
+        b'{"type":"fancy_block","z":1}]},"session_id":"s","uuid":"u","parent_tool_use_id":null}'
+    )
     record = CODEC.decode(line)
     assert isinstance(record, AssistantLine)
     assert isinstance(record.message.content[0], TextBlock)
@@ -152,8 +187,10 @@ def test_unknown_block_is_kept_as_raw_inside_a_typed_line():
 
 
 def test_odd_tool_result_content_keeps_the_rest_typed():
-    line = (b'{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t",'
-            b'"content":{"stdout":"x"}}]},"session_id":"s","uuid":"u"}')
+    line = (
+        b'{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t",'
+        b'"content":{"stdout":"x"}}]},"session_id":"s","uuid":"u"}'
+    )
     record = CODEC.decode(line)
     assert isinstance(record, UserLine) and isinstance(record.message.content[0], ToolResultBlock)
     assert isinstance(record.message.content[0].content, msgspec.Raw)

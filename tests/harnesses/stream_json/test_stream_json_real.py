@@ -113,8 +113,10 @@ def test_subagent_is_nested_under_its_tool_call(captures):
     assert child.link.tool_use_id == "toolu_agent_1" and child.link.status == "completed"
     assert child.agent_type == "general-purpose" and child.description == "count files"
     assert child.conversation.messages[0].content == [Text("Count the files here")]
-    assert _calls(child.conversation) == [("tool_use", "toolu_sub_1", "Bash", {"command": "echo sub"}),
-                                          ("tool_result", "toolu_sub_1", False)]
+    assert _calls(child.conversation) == [
+        ("tool_use", "toolu_sub_1", "Bash", {"command": "echo sub"}),
+        ("tool_result", "toolu_sub_1", False),
+    ]
     # the subagent's lines are not in the main conversation
     assert "toolu_sub_1" not in json.dumps([_calls(Conversation(messages=conversation.messages))])
 
@@ -131,8 +133,9 @@ def test_two_runs_keep_their_order_and_per_turn_usage(captures):
     conversation = _capture_common(captures["two_runs"], SCENARIOS["two_runs"].prompts)
     runs = conversation.meta.extra["runs"]
     assert [r["prompt"] for r in runs] == ["supplied", "supplied"]
-    assert [m.content[0].text for m in conversation.messages if m.role == "user" and isinstance(m.content[0], Text)] == [
-        "first prompt", "second prompt"]
+    assert [
+        m.content[0].text for m in conversation.messages if m.role == "user" and isinstance(m.content[0], Text)
+    ] == ["first prompt", "second prompt"]
     turns = [m.extra["turn"] for m in conversation.messages if "turn" in m.extra]
     assert len(turns) == 2 and all(t["subtype"] == "success" and "turn_cost_usd" in t for t in turns)
 
@@ -176,18 +179,25 @@ def test_input_side_gives_the_prompt(captures):
     # the same capture without its replayed prompt, plus the stdin side kept apart
     stripped = b"".join(line + b"\n" for line in capture.stdout.splitlines() if b'"isReplay":true' not in line)
     loss = LossReport()
-    conversation = read(api.load(stripped, "stream_json"), loss,
-                        input_session=decode_session(capture.stdin, api.registry.get("stream_json").codec, "stream_json"))
+    conversation = read(
+        api.load(stripped, "stream_json"),
+        loss,
+        input_session=decode_session(capture.stdin, api.registry.get("stream_json").codec, "stream_json"),
+    )
     assert conversation.messages[0].content == [Text("delegate the count")]
     assert conversation.meta.extra["runs"][0]["prompt"] == "input"
     assert "prompt:missing" not in loss.counts()
 
 
 def test_written_input_lines_drive_the_real_cli(tmp_path):
-    conversation = Conversation(messages=[
-        Message("user", [Text("first question")]), Message("assistant", [Text("first answer")]),
-        Message("user", [Text("second question")]), Message("assistant", [Text("second answer")]),
-    ])
+    conversation = Conversation(
+        messages=[
+            Message("user", [Text("first question")]),
+            Message("assistant", [Text("first answer")]),
+            Message("user", [Text("second question")]),
+            Message("assistant", [Text("second answer")]),
+        ]
+    )
     loss = LossReport()
     stdin = write_input(conversation, loss)
     assert loss.counts() == {"write:input-side": 1}
@@ -197,21 +207,40 @@ def test_written_input_lines_drive_the_real_cli(tmp_path):
     cwd.mkdir()
     with MockServer(mock) as server:
         code, out, err = run_bytes(
-            [str(claude_binary()), "-p", "--input-format", "stream-json", "--output-format", "stream-json",
-             "--verbose", "--dangerously-skip-permissions"], cwd, claude_env(home, server), 60, "claude", input=stdin)
+            [
+                str(claude_binary()),
+                "-p",
+                "--input-format",
+                "stream-json",
+                "--output-format",
+                "stream-json",
+                "--verbose",
+                "--dangerously-skip-permissions",
+            ],
+            cwd,
+            claude_env(home, server),
+            60,
+            "claude",
+            input=stdin,
+        )
         done = SimpleNamespace(returncode=code, stdout=out, stderr=err)
         bodies = [r.json() for r in server.requests if r.path.split("?")[0] == "/v1/messages"]
     assert done.returncode == 0, done.stderr[-1500:]
     assert not mock.rejected
     sent = comparable(request_messages(bodies[-1]), prompt=None)
-    assert sent == [("user", [("text", "first question")]), ("assistant", [("text", "one")]),
-                    ("user", [("text", "second question")])]
+    assert sent == [
+        ("user", [("text", "first question")]),
+        ("assistant", [("text", "one")]),
+        ("user", [("text", "second question")]),
+    ]
     # and the capture of that run reads back with its prompts (replayed? no: taken from stdin)
-    back = read(api.load(done.stdout, "stream_json"), LossReport(),
-                input_session=api.load(stdin, "stream_json"))
+    back = read(api.load(done.stdout, "stream_json"), LossReport(), input_session=api.load(stdin, "stream_json"))
     assert comparable(back.messages, prompt=None) == [
-        ("user", [("text", "first question")]), ("assistant", [("text", "one")]),
-        ("user", [("text", "second question")]), ("assistant", [("text", "two")])]
+        ("user", [("text", "first question")]),
+        ("assistant", [("text", "one")]),
+        ("user", [("text", "second question")]),
+        ("assistant", [("text", "two")]),
+    ]
 
 
 def _strip_replays(stdout: bytes) -> bytes:
@@ -239,8 +268,14 @@ def test_cli_convert_install_then_claude_resumes_it(captures, name, tmp_path):
         src.write_bytes(capture.stdout)
         extra = [arg for p in scenario.prompts for arg in ("--prompt", p)]
     env = dict(os.environ, CLAUDE_CONFIG_DIR=str(config))
-    done = subprocess.run([sys.executable, "-m", "txcodec", "convert", str(src), "--to", "claude_code", "--install",
-                           *extra], cwd=elsewhere, env=env, capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "txcodec", "convert", str(src), "--to", "claude_code", "--install", *extra],
+        cwd=elsewhere,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     project = capture.cwd  # recorded in the capture's init line
     line = done.stdout.strip()
@@ -255,8 +290,9 @@ def test_cli_convert_install_then_claude_resumes_it(captures, name, tmp_path):
     with MockServer(mock) as server:
         run_env = dict(claude_env(home, server), CLAUDE_CONFIG_DIR=str(config))
         run_env["PATH"] = f"{claude_binary().parent}{os.pathsep}{run_env.get('PATH', os.defpath)}"
-        code, out, err = run_client(["sh", "-c", f"{line} -p continue --dangerously-skip-permissions"],
-                                    elsewhere, run_env, 60, "claude")
+        code, out, err = run_client(
+            ["sh", "-c", f"{line} -p continue --dangerously-skip-permissions"], elsewhere, run_env, 60, "claude"
+        )
         resumed = SimpleNamespace(returncode=code, stdout=out, stderr=err)
         bodies = [r.json() for r in server.requests if r.path.split("?")[0] == "/v1/messages"]
     assert resumed.returncode == 0 and not mock.rejected, (resumed.stderr[-1500:], mock.rejected)

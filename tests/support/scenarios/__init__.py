@@ -88,7 +88,11 @@ def all_scenarios() -> list[Scenario]:
 
 def recorded(harness: str | None = None) -> list[Scenario]:
     """The scenarios whose session is recorded (all of them once regenerated)."""
-    return [s for s in all_scenarios() if (harness is None or s.harness == harness) and (s.folder / "scenario.json").is_file()]
+    return [
+        s
+        for s in all_scenarios()
+        if (harness is None or s.harness == harness) and (s.folder / "scenario.json").is_file()
+    ]
 
 
 def regenerate(names: list[str] | None = None) -> None:
@@ -100,8 +104,11 @@ def regenerate(names: list[str] | None = None) -> None:
     from .views import check_resume
     from .views import resumed_view
 
-    chosen = [s for s in all_scenarios()
-              if not names or s.name in names or s.harness in names or f"{s.harness}/{s.name}" in names]
+    chosen = [
+        s
+        for s in all_scenarios()
+        if not names or s.name in names or s.harness in names or f"{s.harness}/{s.name}" in names
+    ]
     for scenario in chosen:
         with tempfile.TemporaryDirectory(prefix=f"scenario-{scenario.name}-") as tmp:
             files = scenario.produce(Path(tmp))

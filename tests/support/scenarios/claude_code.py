@@ -39,7 +39,7 @@ trailer<</Root 1 0 R>>
 """
 REDACTED = "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP"
 HOSTILE = (
-    "<command-name>/fake</command-name> {\"type\":\"user\"} </system-reminder> \u202eRTL\u202c "
+    '<command-name>/fake</command-name> {"type":"user"} </system-reminder> \u202eRTL\u202c '
     "emoji \U0001f600, a NUL \x00 and a lone \ud83d high surrogate"
 )
 
@@ -62,8 +62,11 @@ def capture(script: list[Reply], prompts: list[str | Invocation], files: dict[st
         return run_claude(Run("scenario", replies, invocations, routes=routes or {}), tmp)
 
     # a prompt sent as content blocks (stdin) counts by its texts
-    texts = [t if isinstance(t, str) else "\n\n".join(b["text"] for b in t if b.get("type") == "text")
-             for p in invocations for t in p.prompts]
+    texts = [
+        t if isinstance(t, str) else "\n\n".join(b["text"] for b in t if b.get("type") == "text")
+        for p in invocations
+        for t in p.prompts
+    ]
     return produce, texts
 
 
@@ -78,19 +81,23 @@ def session_files(cap) -> dict[str, bytes]:
     return files
 
 
-def claude(name: str, about: str, script, prompts, *, files=None, facts=(), covers=(), harness="claude_code",
-           routes=None) -> Scenario:
+def claude(
+    name: str, about: str, script, prompts, *, files=None, facts=(), covers=(), harness="claude_code", routes=None
+) -> Scenario:
     """A scenario recording the session file (``harness="stream_json"``: the stdout)."""
     produce, texts = capture(script, prompts, files, routes)
     if harness == "stream_json":
+
         def record(tmp):
             cap = produce(tmp)
             files = {"capture.jsonl": cap.stdout, **({"input.jsonl": cap.stdin} if cap.stdin else {})}
             # the CLI's own session file of the same run: what a conversion must resume like
             return files | {f"cli_session/{k}": v for k, v in session_files(cap).items()}
     else:
+
         def record(tmp):
             return session_files(produce(tmp))
+
     return Scenario(name, harness, about, record, texts, list(facts), list(covers))
 
 
@@ -98,13 +105,19 @@ def claude(name: str, about: str, script, prompts, *, files=None, facts=(), cove
 
 
 def _blocks(lines, role, kind):
-    return [b for v in lines if v.get("type") == role for b in (v.get("message") or {}).get("content") or []
-            if isinstance(b, dict) and b.get("type") == kind]
+    return [
+        b
+        for v in lines
+        if v.get("type") == role
+        for b in (v.get("message") or {}).get("content") or []
+        if isinstance(b, dict) and b.get("type") == kind
+    ]
 
 
 def has_block(role: str, kind: str, n: int = 1):
     def fact(lines):
         assert len(_blocks(lines, role, kind)) >= n, f"fewer than {n} {role} {kind} blocks"
+
     fact.__doc__ = f"the file holds {n}+ {role} {kind} block(s)"
     return fact
 
@@ -113,6 +126,7 @@ def has_text(fragment: str):
     def fact(lines):
         # ASCII-escaped, so a lone surrogate is found as its escape
         assert any(fragment in json.dumps(v) for v in lines), f"{fragment!r} not in the file"
+
     fact.__doc__ = f"the file holds {fragment!r}"
     return fact
 
@@ -120,18 +134,27 @@ def has_text(fragment: str):
 def lacks_text(fragment: str):
     def fact(lines):
         assert not any(fragment in json.dumps(v) for v in lines), f"{fragment!r} is in the file"
+
     fact.__doc__ = f"the file does not hold {fragment!r}"
     return fact
 
 
-NEW_CAVEAT = ("The command below was run directly in Claude Code, not sent to you as a request, and its output "
-              "goes straight to the user. It's recorded here as context for later messages.")
+NEW_CAVEAT = (
+    "The command below was run directly in Claude Code, not sent to you as a request, and its output "
+    "goes straight to the user. It's recorded here as context for later messages."
+)
 
 
 def caveat_wording(lines):
     """2.1.332 writes the newer local-command caveat (class 2)."""
-    caveats = [v["message"]["content"] for v in lines if v.get("type") == "user" and v.get("isMeta")
-               and isinstance((v.get("message") or {}).get("content"), str) and "local-command-caveat" in v["message"]["content"]]
+    caveats = [
+        v["message"]["content"]
+        for v in lines
+        if v.get("type") == "user"
+        and v.get("isMeta")
+        and isinstance((v.get("message") or {}).get("content"), str)
+        and "local-command-caveat" in v["message"]["content"]
+    ]
     assert caveats and all(NEW_CAVEAT in c for c in caveats), caveats
 
 
@@ -140,6 +163,7 @@ def compacted(trigger: str, preserved: bool):
         boundaries = [v for v in lines if v.get("subtype") == "compact_boundary"]
         assert boundaries and boundaries[-1]["compactMetadata"]["trigger"] == trigger
         assert bool(boundaries[-1]["compactMetadata"].get("preservedSegment")) == preserved
+
     fact.__doc__ = f"a {trigger} compact_boundary, preservedSegment {'present' if preserved else 'absent'}"
     return fact
 
@@ -148,110 +172,239 @@ def compacted(trigger: str, preserved: bool):
 # prompt) run beside the parent's, so they are answered from a script of their own
 BACKGROUND_TASK = "Count the files here (background task)"
 BACKGROUND = {
-    "script": [tool_use("Agent", {"description": "count files", "prompt": BACKGROUND_TASK, "subagent_type": "general-purpose",
-                                  "run_in_background": True}, "toolu_bg_1", say="Starting a background agent."),
-               text("The agent is running in the background."),
-               text("The background agent reports 1 file.")],
-    "routes": {BACKGROUND_TASK: [tool_use("Bash", {"command": "sleep 2; ls | wc -l"}, "toolu_bgsub_1", say="sub: counting"),
-                                 text("sub: there is 1 file")]},
+    "script": [
+        tool_use(
+            "Agent",
+            {
+                "description": "count files",
+                "prompt": BACKGROUND_TASK,
+                "subagent_type": "general-purpose",
+                "run_in_background": True,
+            },
+            "toolu_bg_1",
+            say="Starting a background agent.",
+        ),
+        text("The agent is running in the background."),
+        text("The background agent reports 1 file."),
+    ],
+    "routes": {
+        BACKGROUND_TASK: [
+            tool_use("Bash", {"command": "sleep 2; ls | wc -l"}, "toolu_bgsub_1", say="sub: counting"),
+            text("sub: there is 1 file"),
+        ]
+    },
     "prompts": ["count the files with a background agent"],
     "files": {"a.txt": b"a\n"},
 }
-DOCUMENT_PROMPT = [{"type": "document", "source": {"type": "text", "media_type": "text/plain", "data": "hello from a text document"},
-                    "title": "greeting.txt"}, {"type": "text", "text": "what does the document say?"}]
+DOCUMENT_PROMPT = [
+    {
+        "type": "document",
+        "source": {"type": "text", "media_type": "text/plain", "data": "hello from a text document"},
+        "title": "greeting.txt",
+    },
+    {"type": "text", "text": "what does the document say?"},
+]
 
 SCENARIOS = [
-    claude("redacted_thinking", "a turn whose reply is redacted thinking then text, then a signed thinking turn",
-           [Reply([{"type": "redacted_thinking", "data": REDACTED}, {"type": "text", "text": "Answer after redacted."}]),
-            thinking("the user wants more", then="More, after signed thinking.", signature="sig-scenario-1")],
-           ["think about it", "and more?"],
-           facts=[has_block("assistant", "redacted_thinking"), has_block("assistant", "thinking")],
-           covers=["thinking", "redacted thinking", "class 1"]),
-    claude("local_commands", "local slash commands (/cost runs as /usage, /context) between model turns",
-           [text("First answer."), text("Second answer.")],
-           ["hello", "/cost", "/context", "after the commands"],
-           # 2.1.332 runs /cost as /usage and records it under that name
-           facts=[caveat_wording, has_text("<local-command-stdout>"), has_text("<command-name>/usage</command-name>")],
-           covers=["local slash commands", "class 2"]),
-    claude("parallel_tools", "one reply calls two Bash commands; both results come back",
-           [tool_uses(("toolu_p1", "Bash", {"command": "sleep 1; echo slow"}), ("toolu_p2", "Bash", {"command": "echo fast"}),
-                      say="Running both."), text("Both done.")],
-           ["run two commands"],
-           facts=[has_block("assistant", "tool_use", 2), has_block("user", "tool_result", 2)],
-           covers=["parallel tool calls"]),
-    claude("manual_compact", "two turns with a tool call, /compact with instructions, a turn after",
-           [tool_use("Bash", {"command": "echo before"}, "toolu_c1", say="Checking."), text("Checked."),
-            text("Second answer."), text("Summary: the user ran echo before and asked twice."), text("Summary."),
-            text("After compaction.")],
-           ["first question", "second question", "/compact keep the commands", "question after compaction"],
-           facts=[compacted("manual", True)],
-           covers=["manual /compact with a preserved tail", "class 4"]),
-    claude("foreground_subagent", "an Agent call whose subagent runs a Bash command and answers",
-           [tool_use("Agent", {"description": "count files", "prompt": "Count the files here",
-                               "subagent_type": "general-purpose"}, "toolu_agent_1", say="Delegating."),
+    claude(
+        "redacted_thinking",
+        "a turn whose reply is redacted thinking then text, then a signed thinking turn",
+        [
+            Reply(
+                [{"type": "redacted_thinking", "data": REDACTED}, {"type": "text", "text": "Answer after redacted."}]
+            ),
+            thinking("the user wants more", then="More, after signed thinking.", signature="sig-scenario-1"),
+        ],
+        ["think about it", "and more?"],
+        facts=[has_block("assistant", "redacted_thinking"), has_block("assistant", "thinking")],
+        covers=["thinking", "redacted thinking", "class 1"],
+    ),
+    claude(
+        "local_commands",
+        "local slash commands (/cost runs as /usage, /context) between model turns",
+        [text("First answer."), text("Second answer.")],
+        ["hello", "/cost", "/context", "after the commands"],
+        # 2.1.332 runs /cost as /usage and records it under that name
+        facts=[caveat_wording, has_text("<local-command-stdout>"), has_text("<command-name>/usage</command-name>")],
+        covers=["local slash commands", "class 2"],
+    ),
+    claude(
+        "parallel_tools",
+        "one reply calls two Bash commands; both results come back",
+        [
+            tool_uses(
+                ("toolu_p1", "Bash", {"command": "sleep 1; echo slow"}),
+                ("toolu_p2", "Bash", {"command": "echo fast"}),
+                say="Running both.",
+            ),
+            text("Both done."),
+        ],
+        ["run two commands"],
+        facts=[has_block("assistant", "tool_use", 2), has_block("user", "tool_result", 2)],
+        covers=["parallel tool calls"],
+    ),
+    claude(
+        "manual_compact",
+        "two turns with a tool call, /compact with instructions, a turn after",
+        [
+            tool_use("Bash", {"command": "echo before"}, "toolu_c1", say="Checking."),
+            text("Checked."),
+            text("Second answer."),
+            text("Summary: the user ran echo before and asked twice."),
+            text("Summary."),
+            text("After compaction."),
+        ],
+        ["first question", "second question", "/compact keep the commands", "question after compaction"],
+        facts=[compacted("manual", True)],
+        covers=["manual /compact with a preserved tail", "class 4"],
+    ),
+    claude(
+        "foreground_subagent",
+        "an Agent call whose subagent runs a Bash command and answers",
+        [
+            tool_use(
+                "Agent",
+                {"description": "count files", "prompt": "Count the files here", "subagent_type": "general-purpose"},
+                "toolu_agent_1",
+                say="Delegating.",
+            ),
             tool_use("Bash", {"command": "ls | wc -l"}, "toolu_sub_1", say="sub: counting"),
-            text("sub: there is 1 file"), text("The agent counted 1 file.")],
-           ["count the files with an agent"], files={"a.txt": b"a\n"},
-           facts=[has_block("assistant", "tool_use")],
-           covers=["foreground subagent"]),
-    claude("api_error", "a tool call, then the API answers 500: the CLI records a synthetic error message",
-           [tool_use("Bash", {"command": "echo hi"}, "toolu_e1", say="Trying."), *[error(500, "overloaded mock") for _ in range(4)]],
-           ["try something", "again please"],
-           facts=[has_text("API Error")],
-           covers=["API errors and retries"]),
-    claude("large_output", "a Bash command printing more than the CLI keeps inline: persisted to tool-results",
-           [tool_use("Bash", {"command": "seq 1 40000"}, "toolu_big", say="Printing."), text("Printed a lot.")],
-           ["print many numbers"],
-           facts=[has_text("<persisted-output>")],
-           covers=["large outputs persisted to tool-results"]),
-    claude("image_read", "the Read tool returns a PNG image",
-           lambda project: [tool_use("Read", {"file_path": str(project / "pixel.png")}, "toolu_img", say="Looking."),
-                            text("A single pixel.")],
-           ["look at pixel.png"], files={"pixel.png": PNG},
-           facts=[has_text("image/png")],
-           covers=["images"]),
-    claude("hostile_strings", "texts with envelope tags, JSON, RTL marks, an emoji and a lone surrogate",
-           [text("Echo: " + HOSTILE), tool_use("Bash", {"command": "printf 'a\\001b'"}, "toolu_h1", say=HOSTILE), text("done")],
-           # argv cannot carry a lone surrogate: the prompt goes on stdin as stream-json
-           [Invocation(["repeat: " + HOSTILE], ["--input-format", "stream-json"], stdin=True), "run it"],
-           facts=[has_text("\\ud83d")],
-           covers=["hostile strings", "lone surrogates", "class 8"]),
-    claude("custom_command", "a custom prompt command from .claude/commands, expanded into the prompt",
-           [text("Hello, Ada!")],
-           ["/greet Ada"], files={".claude/commands/greet.md": b"Greet $ARGUMENTS warmly, in one line.\n"},
-           facts=[has_text("<command-name>/greet</command-name>")], covers=["custom prompt commands"]),
-    claude("write_edit", "the Write tool creates a file, the Edit tool changes it",
-           lambda project: [tool_use("Write", {"file_path": str(project / "notes.txt"), "content": "alpha\nbeta\n"}, "toolu_w1",
-                                     say="Writing."),
-                            tool_use("Edit", {"file_path": str(project / "notes.txt"), "old_string": "beta",
-                                              "new_string": "gamma"}, "toolu_ed1", say="Editing."),
-                            text("notes.txt now says alpha and gamma.")],
-           ["write notes.txt then change beta to gamma"],
-           facts=[has_block("assistant", "tool_use", 2)], covers=["file edits"]),
-    claude("denied_tool", "Bash is disallowed: the call is refused and the model answers without it",
-           [tool_use("Bash", {"command": "echo hi"}, "toolu_d1", say="Trying Bash."), text("I could not run Bash.")],
-           [Invocation(["run echo hi"], ["--disallowedTools=Bash"])],
-           facts=[has_block("user", "tool_result")], covers=["permission denials"]),
-    claude("background_subagent", "a background Agent call: the turn ends, the subagent finishes, its "
-           "<task-notification> starts a turn of its own",
-           BACKGROUND["script"], BACKGROUND["prompts"], files=BACKGROUND["files"], routes=BACKGROUND["routes"],
-           facts=[has_text("<task-notification>"), has_text('"run_in_background": true')],
-           covers=["background subagents with task notifications"]),
-    claude("documents", "a text document block in the prompt (stream-json on stdin), then the Read tool returns a PDF "
-           "as a document block",
-           lambda project: [text("The document says hello."),
-                            tool_use("Read", {"file_path": str(project / "doc.pdf")}, "toolu_pdf", say="Reading."),
-                            text("It says Hello PDF.")],
-           [Invocation([DOCUMENT_PROMPT], ["--input-format", "stream-json"], stdin=True), "read doc.pdf"],
-           files={"doc.pdf": PDF},
-           facts=[has_block("user", "document"), has_text("application/pdf")], covers=["documents"]),
-    claude("interrupted_tool", "an SDK host interrupts while a Bash call runs; a resumed turn after",
-           [tool_use("Bash", {"command": "python3 -c 'import time; time.sleep(20); print(1)'"}, "toolu_slow", say="Sleeping."), text("After the interruption.")],
-           [Invocation(["sleep a while"], ["--input-format", "stream-json"], stdin=True, interrupt=True), "go on"],
-           facts=[has_text("[Request interrupted by user for tool use]")], covers=["interruptions"]),
-    claude("bang_prompt", "'!echo ...' given to claude -p: print mode has no shell mode, so 2.1.332 sends the text to "
-           "the model as a plain prompt and records no <bash-input> (the ! shell command is an interactive-only feature)",
-           [text("That looks like a shell command.")], ["!echo hi from bang"],
-           facts=[has_text('"content": "!echo hi from bang"'), lacks_text("<bash-input>"), lacks_text("<bash-stdout>")],
-           covers=["! shell commands (print mode: a plain prompt)"]),
+            text("sub: there is 1 file"),
+            text("The agent counted 1 file."),
+        ],
+        ["count the files with an agent"],
+        files={"a.txt": b"a\n"},
+        facts=[has_block("assistant", "tool_use")],
+        covers=["foreground subagent"],
+    ),
+    claude(
+        "api_error",
+        "a tool call, then the API answers 500: the CLI records a synthetic error message",
+        [
+            tool_use("Bash", {"command": "echo hi"}, "toolu_e1", say="Trying."),
+            *[error(500, "overloaded mock") for _ in range(4)],
+        ],
+        ["try something", "again please"],
+        facts=[has_text("API Error")],
+        covers=["API errors and retries"],
+    ),
+    claude(
+        "large_output",
+        "a Bash command printing more than the CLI keeps inline: persisted to tool-results",
+        [tool_use("Bash", {"command": "seq 1 40000"}, "toolu_big", say="Printing."), text("Printed a lot.")],
+        ["print many numbers"],
+        facts=[has_text("<persisted-output>")],
+        covers=["large outputs persisted to tool-results"],
+    ),
+    claude(
+        "image_read",
+        "the Read tool returns a PNG image",
+        lambda project: [
+            tool_use("Read", {"file_path": str(project / "pixel.png")}, "toolu_img", say="Looking."),
+            text("A single pixel."),
+        ],
+        ["look at pixel.png"],
+        files={"pixel.png": PNG},
+        facts=[has_text("image/png")],
+        covers=["images"],
+    ),
+    claude(
+        "hostile_strings",
+        "texts with envelope tags, JSON, RTL marks, an emoji and a lone surrogate",
+        [
+            text("Echo: " + HOSTILE),
+            tool_use("Bash", {"command": "printf 'a\\001b'"}, "toolu_h1", say=HOSTILE),
+            text("done"),
+        ],
+        # argv cannot carry a lone surrogate: the prompt goes on stdin as stream-json
+        [Invocation(["repeat: " + HOSTILE], ["--input-format", "stream-json"], stdin=True), "run it"],
+        facts=[has_text("\\ud83d")],
+        covers=["hostile strings", "lone surrogates", "class 8"],
+    ),
+    claude(
+        "custom_command",
+        "a custom prompt command from .claude/commands, expanded into the prompt",
+        [text("Hello, Ada!")],
+        ["/greet Ada"],
+        files={".claude/commands/greet.md": b"Greet $ARGUMENTS warmly, in one line.\n"},
+        facts=[has_text("<command-name>/greet</command-name>")],
+        covers=["custom prompt commands"],
+    ),
+    claude(
+        "write_edit",
+        "the Write tool creates a file, the Edit tool changes it",
+        lambda project: [
+            tool_use(
+                "Write",
+                {"file_path": str(project / "notes.txt"), "content": "alpha\nbeta\n"},
+                "toolu_w1",
+                say="Writing.",
+            ),
+            tool_use(
+                "Edit",
+                {"file_path": str(project / "notes.txt"), "old_string": "beta", "new_string": "gamma"},
+                "toolu_ed1",
+                say="Editing.",
+            ),
+            text("notes.txt now says alpha and gamma."),
+        ],
+        ["write notes.txt then change beta to gamma"],
+        facts=[has_block("assistant", "tool_use", 2)],
+        covers=["file edits"],
+    ),
+    claude(
+        "denied_tool",
+        "Bash is disallowed: the call is refused and the model answers without it",
+        [tool_use("Bash", {"command": "echo hi"}, "toolu_d1", say="Trying Bash."), text("I could not run Bash.")],
+        [Invocation(["run echo hi"], ["--disallowedTools=Bash"])],
+        facts=[has_block("user", "tool_result")],
+        covers=["permission denials"],
+    ),
+    claude(
+        "background_subagent",
+        "a background Agent call: the turn ends, the subagent finishes, its "
+        "<task-notification> starts a turn of its own",
+        BACKGROUND["script"],
+        BACKGROUND["prompts"],
+        files=BACKGROUND["files"],
+        routes=BACKGROUND["routes"],
+        facts=[has_text("<task-notification>"), has_text('"run_in_background": true')],
+        covers=["background subagents with task notifications"],
+    ),
+    claude(
+        "documents",
+        "a text document block in the prompt (stream-json on stdin), then the Read tool returns a PDF "
+        "as a document block",
+        lambda project: [
+            text("The document says hello."),
+            tool_use("Read", {"file_path": str(project / "doc.pdf")}, "toolu_pdf", say="Reading."),
+            text("It says Hello PDF."),
+        ],
+        [Invocation([DOCUMENT_PROMPT], ["--input-format", "stream-json"], stdin=True), "read doc.pdf"],
+        files={"doc.pdf": PDF},
+        facts=[has_block("user", "document"), has_text("application/pdf")],
+        covers=["documents"],
+    ),
+    claude(
+        "interrupted_tool",
+        "an SDK host interrupts while a Bash call runs; a resumed turn after",
+        [
+            tool_use(
+                "Bash", {"command": "python3 -c 'import time; time.sleep(20); print(1)'"}, "toolu_slow", say="Sleeping."
+            ),
+            text("After the interruption."),
+        ],
+        [Invocation(["sleep a while"], ["--input-format", "stream-json"], stdin=True, interrupt=True), "go on"],
+        facts=[has_text("[Request interrupted by user for tool use]")],
+        covers=["interruptions"],
+    ),
+    claude(
+        "bang_prompt",
+        "'!echo ...' given to claude -p: print mode has no shell mode, so 2.1.332 sends the text to "
+        "the model as a plain prompt and records no <bash-input> (the ! shell command is an interactive-only feature)",
+        [text("That looks like a shell command.")],
+        ["!echo hi from bang"],
+        facts=[has_text('"content": "!echo hi from bang"'), lacks_text("<bash-input>"), lacks_text("<bash-stdout>")],
+        covers=["! shell commands (print mode: a plain prompt)"],
+    ),
 ]

@@ -14,11 +14,24 @@ from .claude_code import PNG
 
 
 def reasoning(*parts: str) -> dict:
-    return {"type": "reasoning", "summary": [{"type": "summary_text", "text": p} for p in parts], "encrypted_content": None}
+    return {
+        "type": "reasoning",
+        "summary": [{"type": "summary_text", "text": p} for p in parts],
+        "encrypted_content": None,
+    }
 
 
-def codex(name: str, about: str, turns: list[tuple[str, list[list[dict]]]], *, config: str = "", files=None, facts=(),
-          covers=(), provider: str = "mock") -> Scenario:
+def codex(
+    name: str,
+    about: str,
+    turns: list[tuple[str, list[list[dict]]]],
+    *,
+    config: str = "",
+    files=None,
+    facts=(),
+    covers=(),
+    provider: str = "mock",
+) -> Scenario:
     """``turns``: (prompt, the replies its model calls get), one codex process each."""
 
     def produce(tmp: Path) -> dict[str, bytes]:
@@ -45,6 +58,7 @@ def item_count(kind: str, n: int = 1, where=lambda item: True):
     def fact(lines):
         items = [v["payload"] for v in lines if v.get("type") == "response_item" and v["payload"].get("type") == kind]
         assert len([i for i in items if where(i)]) >= n, f"fewer than {n} {kind} items"
+
     fact.__doc__ = f"the rollout holds {n}+ {kind} item(s)"
     return fact
 
@@ -54,6 +68,7 @@ def remote_compactions(n: int):
         compacted = [v["payload"] for v in lines if v.get("type") == "compacted"]
         held = [i for c in compacted for i in c.get("replacement_history") or [] if i.get("type") == "compaction"]
         assert len(compacted) >= n and len(held) >= n, (len(compacted), len(held))
+
     fact.__doc__ = f"{n}+ compacted lines whose replacement_history holds the server's compaction item"
     return fact
 
@@ -61,50 +76,145 @@ def remote_compactions(n: int):
 def compactions(n: int):
     def fact(lines):
         assert sum(1 for v in lines if v.get("type") == "compacted") >= n
+
     fact.__doc__ = f"{n}+ compacted lines"
     return fact
 
 
 SCENARIOS = [
-    codex("reasoning_summaries", "reasoning with two summary_text parts, then an answer whose output_text has annotations: []",
-          [("think twice", [[reasoning("First part of the plan.", "Second part of the plan."), r.text("Planned.")]]),
-           ("and then?", [[r.text("Then done.")]])],
-          facts=[item_count("reasoning", 1, lambda i: len(i.get("summary") or []) == 2),
-                 item_count("message", 1, lambda i: any(p.get("annotations") == [] for p in i.get("content") or []))],
-          covers=["reasoning with several summary parts", "class 3"]),
-    codex("exec_command", "an exec_command call and its output, then the answer",
-          [("list the folder", [[r.function_call("exec_command", {"cmd": "echo hello"}, "call_exec_1")], [r.text("It printed hello.")]])],
-          facts=[item_count("function_call"), item_count("function_call_output")], covers=["tool calls"]),
-    codex("parallel_calls", "one reply with two exec_command calls",
-          [("run both", [[r.function_call("exec_command", {"cmd": "sleep 1; echo slow"}, "call_par_1"),
-                          r.function_call("exec_command", {"cmd": "echo fast"}, "call_par_2")], [r.text("Both ran.")]])],
-          facts=[item_count("function_call_output", 2)], covers=["parallel tool calls"]),
-    codex("apply_patch", "an apply_patch custom tool call creating a file",
-          [("create hello.txt", [[r.custom_tool_call("apply_patch", "*** Begin Patch\n*** Add File: hello.txt\n+hello\n*** End Patch\n",
-                                                     "call_patch_1")], [r.text("Created hello.txt.")]])],
-          facts=[item_count("custom_tool_call"), item_count("custom_tool_call_output")], covers=["apply_patch"]),
-    codex("auto_compact", "three turns past model_auto_compact_token_limit = 100: codex compacts before each later "
-          "turn (a model call of its own, local: the provider is not OpenAI)",
-          [("turn 1", [[r.text("Answer 1.")]]),
-           ("turn 2", [[r.text("Summary one.")], [r.text("Answer 2.")]]),
-           ("turn 3", [[r.text("Summary two.")], [r.text("Answer 3.")]])],
-          config="model_auto_compact_token_limit = 100\n",
-          facts=[compactions(2)], covers=["autocompaction", "local compaction", "class 7"]),
-    codex("view_image", "the view_image tool attaches a PNG from the project",
-          [("look at pixel.png", [[r.function_call("view_image", {"path": "pixel.png"}, "call_img_1")], [r.text("One pixel.")]])],
-          files={"pixel.png": PNG}, facts=[item_count("function_call_output")], covers=["view_image", "images"]),
-    codex("web_search", "a provider-side web search item, then the answer",
-          [("search the web for txcodec", [[{"type": "web_search_call", "status": "completed",
-                                             "action": {"type": "search", "query": "txcodec"}}, r.text("Found nothing new.")]])],
-          facts=[item_count("web_search_call")], covers=["web search"]),
-    codex("three_turns", "three plain turns (two resumes of the same thread)",
-          [("first", [[r.text("One.")]]), ("second", [[r.text("Two.")]]), ("third", [[r.text("Three.")]])],
-          facts=[item_count("message", 3, lambda i: i.get("role") == "assistant")], covers=["resumed turns"]),
-    codex("remote_compact", "the built-in openai provider: codex compacts remotely before each later turn (a Responses "
-          "call whose input ends with a compaction_trigger item; its reply is one opaque compaction item)",
-          [("turn 1", [[r.text("Answer 1.")]]),
-           ("turn 2", [[{"type": "compaction", "encrypted_content": "ENC-COMPACTION-1"}], [r.text("Answer 2.")]]),
-           ("turn 3", [[{"type": "compaction", "encrypted_content": "ENC-COMPACTION-2"}], [r.text("Answer 3.")]])],
-          config="model_auto_compact_token_limit = 100\n", provider="openai",
-          facts=[remote_compactions(2)], covers=["remote compaction", "autocompaction"]),
+    codex(
+        "reasoning_summaries",
+        "reasoning with two summary_text parts, then an answer whose output_text has annotations: []",
+        [
+            ("think twice", [[reasoning("First part of the plan.", "Second part of the plan."), r.text("Planned.")]]),
+            ("and then?", [[r.text("Then done.")]]),
+        ],
+        facts=[
+            item_count("reasoning", 1, lambda i: len(i.get("summary") or []) == 2),
+            item_count("message", 1, lambda i: any(p.get("annotations") == [] for p in i.get("content") or [])),
+        ],
+        covers=["reasoning with several summary parts", "class 3"],
+    ),
+    codex(
+        "exec_command",
+        "an exec_command call and its output, then the answer",
+        [
+            (
+                "list the folder",
+                [
+                    [r.function_call("exec_command", {"cmd": "echo hello"}, "call_exec_1")],
+                    [r.text("It printed hello.")],
+                ],
+            )
+        ],
+        facts=[item_count("function_call"), item_count("function_call_output")],
+        covers=["tool calls"],
+    ),
+    codex(
+        "parallel_calls",
+        "one reply with two exec_command calls",
+        [
+            (
+                "run both",
+                [
+                    [
+                        r.function_call("exec_command", {"cmd": "sleep 1; echo slow"}, "call_par_1"),
+                        r.function_call("exec_command", {"cmd": "echo fast"}, "call_par_2"),
+                    ],
+                    [r.text("Both ran.")],
+                ],
+            )
+        ],
+        facts=[item_count("function_call_output", 2)],
+        covers=["parallel tool calls"],
+    ),
+    codex(
+        "apply_patch",
+        "an apply_patch custom tool call creating a file",
+        [
+            (
+                "create hello.txt",
+                [
+                    [
+                        r.custom_tool_call(
+                            "apply_patch",
+                            "*** Begin Patch\n*** Add File: hello.txt\n+hello\n*** End Patch\n",
+                            "call_patch_1",
+                        )
+                    ],
+                    [r.text("Created hello.txt.")],
+                ],
+            )
+        ],
+        facts=[item_count("custom_tool_call"), item_count("custom_tool_call_output")],
+        covers=["apply_patch"],
+    ),
+    codex(
+        "auto_compact",
+        "three turns past model_auto_compact_token_limit = 100: codex compacts before each later "
+        "turn (a model call of its own, local: the provider is not OpenAI)",
+        [
+            ("turn 1", [[r.text("Answer 1.")]]),
+            ("turn 2", [[r.text("Summary one.")], [r.text("Answer 2.")]]),
+            ("turn 3", [[r.text("Summary two.")], [r.text("Answer 3.")]]),
+        ],
+        config="model_auto_compact_token_limit = 100\n",
+        facts=[compactions(2)],
+        covers=["autocompaction", "local compaction", "class 7"],
+    ),
+    codex(
+        "view_image",
+        "the view_image tool attaches a PNG from the project",
+        [
+            (
+                "look at pixel.png",
+                [[r.function_call("view_image", {"path": "pixel.png"}, "call_img_1")], [r.text("One pixel.")]],
+            )
+        ],
+        files={"pixel.png": PNG},
+        facts=[item_count("function_call_output")],
+        covers=["view_image", "images"],
+    ),
+    codex(
+        "web_search",
+        "a provider-side web search item, then the answer",
+        [
+            (
+                "search the web for txcodec",
+                [
+                    [
+                        {
+                            "type": "web_search_call",
+                            "status": "completed",
+                            "action": {"type": "search", "query": "txcodec"},
+                        },
+                        r.text("Found nothing new."),
+                    ]
+                ],
+            )
+        ],
+        facts=[item_count("web_search_call")],
+        covers=["web search"],
+    ),
+    codex(
+        "three_turns",
+        "three plain turns (two resumes of the same thread)",
+        [("first", [[r.text("One.")]]), ("second", [[r.text("Two.")]]), ("third", [[r.text("Three.")]])],
+        facts=[item_count("message", 3, lambda i: i.get("role") == "assistant")],
+        covers=["resumed turns"],
+    ),
+    codex(
+        "remote_compact",
+        "the built-in openai provider: codex compacts remotely before each later turn (a Responses "
+        "call whose input ends with a compaction_trigger item; its reply is one opaque compaction item)",
+        [
+            ("turn 1", [[r.text("Answer 1.")]]),
+            ("turn 2", [[{"type": "compaction", "encrypted_content": "ENC-COMPACTION-1"}], [r.text("Answer 2.")]]),
+            ("turn 3", [[{"type": "compaction", "encrypted_content": "ENC-COMPACTION-2"}], [r.text("Answer 3.")]]),
+        ],
+        config="model_auto_compact_token_limit = 100\n",
+        provider="openai",
+        facts=[remote_compactions(2)],
+        covers=["remote compaction", "autocompaction"],
+    ),
 ]

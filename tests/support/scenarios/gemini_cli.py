@@ -41,6 +41,7 @@ def has_key(key: str):
         import json
 
         assert any(key in json.dumps(v) for v in lines), key
+
     fact.__doc__ = f"the file mentions {key}"
     return fact
 
@@ -69,37 +70,73 @@ def compressed_history(n: int):
         acknowledgement, then the part of the history it kept; the last one holds no
         turn from before it."""
         sets = [v["$set"]["messages"] for v in lines if isinstance((v.get("$set") or {}).get("messages"), list)]
-        found = [m for m in sets if any(x.get("type") == "user" and SNAPSHOT in json.dumps(x.get("content")) for x in m)]
+        found = [
+            m for m in sets if any(x.get("type") == "user" and SNAPSHOT in json.dumps(x.get("content")) for x in m)
+        ]
         assert len(found) >= n, f"{len(found)} compressed histories"
         for messages in found:
             at = next(i for i, x in enumerate(messages) if SNAPSHOT in json.dumps(x.get("content")))
             assert messages[at + 1]["type"] == "gemini" and ACK in json.dumps(messages[at + 1]["content"])
         assert "Answer 1." not in json.dumps(found[-1]) and "Answer 2." not in json.dumps(found[-1])
+
     fact.__doc__ = f"{n}+ compressions, each a $set.messages led by the summary and the CLI's acknowledgement"
     return fact
 
 
 SCENARIOS = [
-    gemini("read_and_think", "a thought, a read_file call, then a resumed turn",
-           [("read hello.txt", [g.call("read_file", {"file_path": "hello.txt"}, say="Reading it.", thought="Use read_file."),
-                                g.text("It says hi there.")]),
-            ("thanks", [g.text("You're welcome.")])],
-           files={"hello.txt": b"hi there\n"}, facts=[has_key("functionCall"), has_key("thoughts")],
-           covers=["thinking", "tool calls"]),
-    gemini("parallel_calls", "one reply with two read_file calls",
-           [("read both", [g.Reply([{"text": "Reading both."},
-                                    {"functionCall": {"name": "read_file", "args": {"file_path": "a.txt"}}},
-                                    {"functionCall": {"name": "read_file", "args": {"file_path": "b.txt"}}}]),
-                           g.text("Both read.")])],
-           files={"a.txt": b"alpha\n", "b.txt": b"beta\n"}, facts=[has_key("b.txt")],
-           covers=["parallel tool calls"]),
-    gemini("three_turns", "three plain turns, each resuming the session",
-           [("first", [g.text("One.")]), ("second", [g.text("Two.")]), ("third", [g.text("Three.")])],
-           covers=["resumed turns"]),
-    gemini("compression", "three resumed turns with a tiny model.compressionThreshold: the CLI compresses the "
-           "history before turns 2 and 3 (a summary call and a verification call, answered by what they are)",
-           [("turn 1", [long_answer(1)]), ("turn 2", [long_answer(2)]), ("turn 3", [g.text("Answer 3.")])],
-           files={".gemini/settings.json": COMPRESS_SETTINGS}, summary=g.text(SNAPSHOT),
-           facts=[compressed_history(2)], covers=["compression", "autocompaction"]),
+    gemini(
+        "read_and_think",
+        "a thought, a read_file call, then a resumed turn",
+        [
+            (
+                "read hello.txt",
+                [
+                    g.call("read_file", {"file_path": "hello.txt"}, say="Reading it.", thought="Use read_file."),
+                    g.text("It says hi there."),
+                ],
+            ),
+            ("thanks", [g.text("You're welcome.")]),
+        ],
+        files={"hello.txt": b"hi there\n"},
+        facts=[has_key("functionCall"), has_key("thoughts")],
+        covers=["thinking", "tool calls"],
+    ),
+    gemini(
+        "parallel_calls",
+        "one reply with two read_file calls",
+        [
+            (
+                "read both",
+                [
+                    g.Reply(
+                        [
+                            {"text": "Reading both."},
+                            {"functionCall": {"name": "read_file", "args": {"file_path": "a.txt"}}},
+                            {"functionCall": {"name": "read_file", "args": {"file_path": "b.txt"}}},
+                        ]
+                    ),
+                    g.text("Both read."),
+                ],
+            )
+        ],
+        files={"a.txt": b"alpha\n", "b.txt": b"beta\n"},
+        facts=[has_key("b.txt")],
+        covers=["parallel tool calls"],
+    ),
+    gemini(
+        "three_turns",
+        "three plain turns, each resuming the session",
+        [("first", [g.text("One.")]), ("second", [g.text("Two.")]), ("third", [g.text("Three.")])],
+        covers=["resumed turns"],
+    ),
+    gemini(
+        "compression",
+        "three resumed turns with a tiny model.compressionThreshold: the CLI compresses the "
+        "history before turns 2 and 3 (a summary call and a verification call, answered by what they are)",
+        [("turn 1", [long_answer(1)]), ("turn 2", [long_answer(2)]), ("turn 3", [g.text("Answer 3.")])],
+        files={".gemini/settings.json": COMPRESS_SETTINGS},
+        summary=g.text(SNAPSHOT),
+        facts=[compressed_history(2)],
+        covers=["compression", "autocompaction"],
+    ),
 ]
-

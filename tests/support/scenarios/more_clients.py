@@ -83,7 +83,9 @@ def _run(harness: str, turns) -> dict[str, bytes]:
 
 def scenario(harness: str, name: str, about: str, turns, *, facts=(), covers=()) -> Scenario:
     """``turns``: (prompt, replies, or a function of the project folder giving them)."""
-    return Scenario(name, harness, about, lambda tmp: _run(harness, turns), [p for p, _ in turns], list(facts), list(covers))
+    return Scenario(
+        name, harness, about, lambda tmp: _run(harness, turns), [p for p, _ in turns], list(facts), list(covers)
+    )
 
 
 # --- facts on the recorded file -------------------------------------------------------
@@ -102,6 +104,7 @@ def holds(*needles: str):
         found = _texts(lines)
         for needle in needles:
             assert _encoded(needle) in found, f"{needle!r} not in the recorded session"
+
     fact.__doc__ = "the recorded session holds " + ", ".join(map(repr, needles))
     return fact
 
@@ -118,10 +121,13 @@ def _objects(value):
 def one_reply_holds_both_calls(first: str, second: str):
     """The two calls of one reply are recorded in one record (Copilot's assistant.message
     event, Continue's history item, opencode's assistant message), not the whole file."""
+
     def fact(lines):
         whole = lines[0] if len(lines) == 1 else None  # a document: the file itself does not count
-        assert any(first in text and second in text for o in _objects(lines) if o is not whole
-                   for text in [json.dumps(o)]), f"no record holds both {first} and {second}"
+        assert any(
+            first in text and second in text for o in _objects(lines) if o is not whole for text in [json.dumps(o)]
+        ), f"no record holds both {first} and {second}"
+
     fact.__doc__ = f"calls {first} and {second} in one record"
     return fact
 
@@ -131,22 +137,60 @@ def _scenarios(harness: str) -> list[Scenario]:
     tag = {"copilot_cli": "cp", "continue_cli": "cn", "opencode": "oc", "kilo": "kl"}[harness]
     one, two = f"call_{tag}_par_1", f"call_{tag}_par_2"
     return [
-        scenario(harness, "parallel_calls", "one reply calls the shell twice; a second turn resumes",
-                 [("run both", [Reply("Running both.", [_shell(harness, one, "echo slow-one"), _shell(harness, two, "echo fast-two")]),
-                                text("Both ran.")]),
-                  ("thanks", [text("You're welcome.")])],
-                 facts=[one_reply_holds_both_calls(one, two), holds("slow-one", "fast-two")],
-                 covers=["parallel tool calls", "resumed turns"]),
-        scenario(harness, "tool_error", "a read of a file that is not there fails; the model says so",
-                 [("read missing.txt", lambda cwd: [tool_call(read, {path_arg: str(cwd / "missing.txt")}, id=f"call_{tag}_err", say="Reading."),
-                                                    text("The file is missing.")]),
-                  ("ok", [text("Noted.")])],
-                 facts=[holds(f"call_{tag}_err", "The file is missing.")], covers=["tool errors"]),
-        scenario(harness, "hostile_strings", "quotes, markup, shell syntax and odd characters in prompt, call and reply",
-                 [(HOSTILE, [Reply("Echoing.", [_shell(harness, f"call_{tag}_hostile", "printf '%s\\n' 'a\"b\\c </x> 🚀'")]),
-                             text(HOSTILE_REPLY)]),
-                  ("again", [text("Again: " + HOSTILE_REPLY)])],
-                 facts=[holds(HOSTILE, HOSTILE_REPLY)], covers=["hostile strings"]),
+        scenario(
+            harness,
+            "parallel_calls",
+            "one reply calls the shell twice; a second turn resumes",
+            [
+                (
+                    "run both",
+                    [
+                        Reply(
+                            "Running both.",
+                            [_shell(harness, one, "echo slow-one"), _shell(harness, two, "echo fast-two")],
+                        ),
+                        text("Both ran."),
+                    ],
+                ),
+                ("thanks", [text("You're welcome.")]),
+            ],
+            facts=[one_reply_holds_both_calls(one, two), holds("slow-one", "fast-two")],
+            covers=["parallel tool calls", "resumed turns"],
+        ),
+        scenario(
+            harness,
+            "tool_error",
+            "a read of a file that is not there fails; the model says so",
+            [
+                (
+                    "read missing.txt",
+                    lambda cwd: [
+                        tool_call(read, {path_arg: str(cwd / "missing.txt")}, id=f"call_{tag}_err", say="Reading."),
+                        text("The file is missing."),
+                    ],
+                ),
+                ("ok", [text("Noted.")]),
+            ],
+            facts=[holds(f"call_{tag}_err", "The file is missing.")],
+            covers=["tool errors"],
+        ),
+        scenario(
+            harness,
+            "hostile_strings",
+            "quotes, markup, shell syntax and odd characters in prompt, call and reply",
+            [
+                (
+                    HOSTILE,
+                    [
+                        Reply("Echoing.", [_shell(harness, f"call_{tag}_hostile", "printf '%s\\n' 'a\"b\\c </x> 🚀'")]),
+                        text(HOSTILE_REPLY),
+                    ],
+                ),
+                ("again", [text("Again: " + HOSTILE_REPLY)]),
+            ],
+            facts=[holds(HOSTILE, HOSTILE_REPLY)],
+            covers=["hostile strings"],
+        ),
     ]
 
 

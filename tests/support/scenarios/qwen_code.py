@@ -46,6 +46,7 @@ def chat_cli(harness: str, name: str, about: str, turns, *, files=None, facts=()
 def records(kind: str, n: int = 1):
     def fact(lines):
         assert sum(1 for v in lines if v.get("type") == kind) >= n, f"fewer than {n} {kind} records"
+
     fact.__doc__ = f"{n}+ {kind} records"
     return fact
 
@@ -73,13 +74,22 @@ COMPRESS_SETTINGS = json.dumps({"context": {"autoCompactThreshold": 0.00001}}).e
 def compressions(n: int):
     def fact(lines):
         found = [v for v in lines if v.get("type") == "system" and v.get("subtype") == "chat_compression"]
-        assert len(found) >= n and all(isinstance((v.get("systemPayload") or {}).get("compressedHistory"), list) for v in found)
+        assert len(found) >= n and all(
+            isinstance((v.get("systemPayload") or {}).get("compressedHistory"), list) for v in found
+        )
+
     fact.__doc__ = f"{n}+ system/chat_compression records with a compressedHistory"
     return fact
 
 
-PARALLEL = Reply("Running both.", [Call("call_par_1", "run_shell_command", {"command": "python3 -c 'import time; time.sleep(3); print(1)'"}),
-                                    Call("call_par_2", "run_shell_command", {"command": "echo fast"})])
+PARALLEL = Reply(
+    "Running both.",
+    [
+        Call("call_par_1", "run_shell_command", {"command": "python3 -c 'import time; time.sleep(3); print(1)'"}),
+        Call("call_par_2", "run_shell_command", {"command": "echo fast"}),
+    ],
+)
+
 
 def results_in_call_order(lines):
     """Two read-only shell calls, which 0.24.4 runs concurrently (``runConcurrently``),
@@ -94,32 +104,72 @@ def results_in_call_order(lines):
 
 # both commands are made only of read-only commands (head, wc, echo), so 0.24.4 runs them
 # at once; the first reads 300 MB of random bytes, the second prints at once
-CONCURRENT = Reply("Running both at once.", [
-    Call("call_co_1", "run_shell_command", {"command": "head -c 300000000 /dev/urandom | wc -c"}),
-    Call("call_co_2", "run_shell_command", {"command": "echo fast"})])
+CONCURRENT = Reply(
+    "Running both at once.",
+    [
+        Call("call_co_1", "run_shell_command", {"command": "head -c 300000000 /dev/urandom | wc -c"}),
+        Call("call_co_2", "run_shell_command", {"command": "echo fast"}),
+    ],
+)
 
 SCENARIOS = [
-    chat_cli("qwen_code", "parallel_results", "one reply calls two shell commands; the fast one finishes first",
-             [("run both commands", [PARALLEL, text("Both finished.")])],
-             facts=[results_in_records_of_their_own], covers=["parallel tool calls, one result record each", "class 6"]),
-    chat_cli("qwen_code", "read_and_think", "reasoning, a read_file call, then a second turn",
-             [("read hello.txt", lambda cwd: [tool_call("read_file", {"file_path": str(cwd / "hello.txt")}, say="Reading."),
-                                              thinking("It is a greeting.", then="It says hello world.")]),
-              ("thanks", [text("You're welcome.")])],
-             files={"hello.txt": b"hello world\n"},
-             facts=[records("tool_result")], covers=["thinking", "tool calls"]),
-    chat_cli("qwen_code", "two_turns", "two plain turns, the second resuming the first",
-             [("hello", [text("Hi there.")]), ("and again", [text("Hi again.")])],
-             facts=[], covers=["resumed turns"]),
-    chat_cli("qwen_code", "compression", "three turns, auto-compression before each later turn (a tiny threshold)",
-             [("turn 1", [text("Answer 1.")]),
-              ("turn 2", [text("<state_snapshot>Summary: turn 1 was answered.</state_snapshot>"), text("Answer 2.")]),
-              ("turn 3", [text("<state_snapshot>Summary: turns 1 and 2 were answered.</state_snapshot>"), text("Answer 3.")])],
-             files={".qwen/settings.json": COMPRESS_SETTINGS},
-             facts=[compressions(2)], covers=["compression", "autocompaction"]),
-    chat_cli("qwen_code", "concurrent_calls", "one reply calls two read-only shell commands, the first slow: qwen runs "
-             "them at once and records both results, in call order, when the batch is done",
-             [("run both commands at once", [CONCURRENT, text("Both finished.")])],
-             facts=[results_in_call_order], covers=["parallel tool calls (results in call order, not completion order)",
-                                                    "class 6"]),
+    chat_cli(
+        "qwen_code",
+        "parallel_results",
+        "one reply calls two shell commands; the fast one finishes first",
+        [("run both commands", [PARALLEL, text("Both finished.")])],
+        facts=[results_in_records_of_their_own],
+        covers=["parallel tool calls, one result record each", "class 6"],
+    ),
+    chat_cli(
+        "qwen_code",
+        "read_and_think",
+        "reasoning, a read_file call, then a second turn",
+        [
+            (
+                "read hello.txt",
+                lambda cwd: [
+                    tool_call("read_file", {"file_path": str(cwd / "hello.txt")}, say="Reading."),
+                    thinking("It is a greeting.", then="It says hello world."),
+                ],
+            ),
+            ("thanks", [text("You're welcome.")]),
+        ],
+        files={"hello.txt": b"hello world\n"},
+        facts=[records("tool_result")],
+        covers=["thinking", "tool calls"],
+    ),
+    chat_cli(
+        "qwen_code",
+        "two_turns",
+        "two plain turns, the second resuming the first",
+        [("hello", [text("Hi there.")]), ("and again", [text("Hi again.")])],
+        facts=[],
+        covers=["resumed turns"],
+    ),
+    chat_cli(
+        "qwen_code",
+        "compression",
+        "three turns, auto-compression before each later turn (a tiny threshold)",
+        [
+            ("turn 1", [text("Answer 1.")]),
+            ("turn 2", [text("<state_snapshot>Summary: turn 1 was answered.</state_snapshot>"), text("Answer 2.")]),
+            (
+                "turn 3",
+                [text("<state_snapshot>Summary: turns 1 and 2 were answered.</state_snapshot>"), text("Answer 3.")],
+            ),
+        ],
+        files={".qwen/settings.json": COMPRESS_SETTINGS},
+        facts=[compressions(2)],
+        covers=["compression", "autocompaction"],
+    ),
+    chat_cli(
+        "qwen_code",
+        "concurrent_calls",
+        "one reply calls two read-only shell commands, the first slow: qwen runs "
+        "them at once and records both results, in call order, when the batch is done",
+        [("run both commands at once", [CONCURRENT, text("Both finished.")])],
+        facts=[results_in_call_order],
+        covers=["parallel tool calls (results in call order, not completion order)", "class 6"],
+    ),
 ]

@@ -16,7 +16,11 @@ from .claude_code import has_text
 
 def _line(kind: str, subtype: str | None = None):
     def fact(lines):
-        assert any(v.get("type") == kind and (subtype is None or v.get("subtype") == subtype) for v in lines), (kind, subtype)
+        assert any(v.get("type") == kind and (subtype is None or v.get("subtype") == subtype) for v in lines), (
+            kind,
+            subtype,
+        )
+
     fact.__doc__ = f"the capture has a {kind}/{subtype} line"
     return fact
 
@@ -30,29 +34,57 @@ def results(n: int):
     def fact(lines):
         found = [v for v in lines if v.get("type") == "result" or ("result" in v and "duration_api_ms" in v)]
         assert len(found) == n, len(found)
+
     fact.__doc__ = f"{n} result lines"
     return fact
 
 
 SCENARIOS = [
-    claude("compact", "two turns, /compact, a turn after: compact_boundary then the replayed summary",
-           [text("one"), text("two"), text("Summary: we said one and two."), text("Summary."), text("three")],
-           ["first", "second", "/compact", "third"],
-           facts=[_line("system", "compact_boundary")], covers=["manual /compact", "class 5"], harness="stream_json"),
-    claude("local_commands", "/cost and /context in a capture: <synthetic> assistant lines",
-           [text("First answer."), text("Second answer.")],
-           ["hello", "/cost", "/context", "after the commands"],
-           facts=[synthetic_commands], covers=["local slash commands", "class 5"], harness="stream_json"),
-    claude("redacted_thinking", "redacted thinking before the final text of a turn",
-           [Reply([{"type": "redacted_thinking", "data": REDACTED}, {"type": "text", "text": "Answer after redacted."}])],
-           ["think about it"],
-           facts=[has_text("redacted_thinking")], covers=["redacted thinking", "class 1"], harness="stream_json"),
-    claude("tool_then_text", "a Bash call and the answer",
-           [tool_use("Bash", {"command": "echo hi"}, "toolu_sj1", say="Running."), text("It printed hi.")],
-           ["say hi with bash"],
-           facts=[_line("user")], covers=["tool calls"], harness="stream_json"),
-    claude("background_subagent", "a background Agent call, its <task-notification> turn: two result lines",
-           BACKGROUND["script"], BACKGROUND["prompts"], files=BACKGROUND["files"], routes=BACKGROUND["routes"],
-           facts=[_line("system", "task_notification"), results(2)],
-           covers=["background subagents with task notifications", "class 5"], harness="stream_json"),
+    claude(
+        "compact",
+        "two turns, /compact, a turn after: compact_boundary then the replayed summary",
+        [text("one"), text("two"), text("Summary: we said one and two."), text("Summary."), text("three")],
+        ["first", "second", "/compact", "third"],
+        facts=[_line("system", "compact_boundary")],
+        covers=["manual /compact", "class 5"],
+        harness="stream_json",
+    ),
+    claude(
+        "local_commands",
+        "/cost and /context in a capture: <synthetic> assistant lines",
+        [text("First answer."), text("Second answer.")],
+        ["hello", "/cost", "/context", "after the commands"],
+        facts=[synthetic_commands],
+        covers=["local slash commands", "class 5"],
+        harness="stream_json",
+    ),
+    claude(
+        "redacted_thinking",
+        "redacted thinking before the final text of a turn",
+        [Reply([{"type": "redacted_thinking", "data": REDACTED}, {"type": "text", "text": "Answer after redacted."}])],
+        ["think about it"],
+        facts=[has_text("redacted_thinking")],
+        covers=["redacted thinking", "class 1"],
+        harness="stream_json",
+    ),
+    claude(
+        "tool_then_text",
+        "a Bash call and the answer",
+        [tool_use("Bash", {"command": "echo hi"}, "toolu_sj1", say="Running."), text("It printed hi.")],
+        ["say hi with bash"],
+        facts=[_line("user")],
+        covers=["tool calls"],
+        harness="stream_json",
+    ),
+    claude(
+        "background_subagent",
+        "a background Agent call, its <task-notification> turn: two result lines",
+        BACKGROUND["script"],
+        BACKGROUND["prompts"],
+        files=BACKGROUND["files"],
+        routes=BACKGROUND["routes"],
+        facts=[_line("system", "task_notification"), results(2)],
+        covers=["background subagents with task notifications", "class 5"],
+        harness="stream_json",
+    ),
 ]

@@ -85,8 +85,12 @@ def resumed_view(harness: str, report) -> Any:
         # and the per-item metadata 0.171 sends to the built-in openai provider only,
         # which Common does not carry (docs/codex.md; the remote_compact scenario)
         items = getattr(report, "raw_input", None) or []
-        return _json([{k: v for k, v in i.items() if k not in ("id", "status", PASSTHROUGH)} if isinstance(i, dict) else i
-                      for i in items])
+        return _json(
+            [
+                {k: v for k, v in i.items() if k not in ("id", "status", PASSTHROUGH)} if isinstance(i, dict) else i
+                for i in items
+            ]
+        )
     if harness == "gemini_cli":
         # Gemini CLI 0.x resends the results of its own sessions two or three times
         # (pinned in tests/harnesses/gemini_cli/test_gemini_cli_real.py); ours once: compared once per call
@@ -134,8 +138,17 @@ def check_resume(harness: str, path: Path, like: Path | None = None):
         first = run.inputs[0] if run.inputs else []
         items = history_items(first, "continue")
         rejected = [] if _carries_history(first, "continue") else ["codex started a new session"]
-        return CodexReport("codex", client_version(codex_binary()), session_id, run.exit_code, len(run.requests),
-                           input_to_common(items), rejected, run.stderr[-4000:], raw_input=items)
+        return CodexReport(
+            "codex",
+            client_version(codex_binary()),
+            session_id,
+            run.exit_code,
+            len(run.requests),
+            input_to_common(items),
+            rejected,
+            run.stderr[-4000:],
+            raw_input=items,
+        )
 
 
 # --- what a conversation holds -------------------------------------------------------
@@ -177,7 +190,11 @@ def facts_of(messages: list[Message]) -> list[tuple[str, str]]:
             elif isinstance(b, ToolUse):
                 out.append(("tool-call", b.name))
             elif isinstance(b, ToolResult):
-                text = b.content if isinstance(b.content, str) else "\n".join(x.text for x in b.content if isinstance(x, Text))
+                text = (
+                    b.content
+                    if isinstance(b.content, str)
+                    else "\n".join(x.text for x in b.content if isinstance(x, Text))
+                )
                 if text.strip():
                     out.append(("tool-result", text.strip()))
     return out

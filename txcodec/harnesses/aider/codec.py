@@ -30,7 +30,7 @@ class AiderCodec:
             return Opaque(bytes(line), "not UTF-8 text")
         for kind, prefix in PREFIXES:
             if text.startswith(prefix):
-                return MarkdownLine(kind, text[len(prefix):])
+                return MarkdownLine(kind, text[len(prefix) :])
         return MarkdownLine(TEXT, text)
 
     def encode(self, record: Any, original: bytes | None) -> bytes:

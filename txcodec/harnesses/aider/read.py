@@ -84,15 +84,19 @@ def read(session: NativeSession, loss: LossReport) -> Conversation:
     for n, line in enumerate(text.splitlines(), 1):
         if line.startswith(STARTED):
             if conversation.meta.started_at is msgspec.UNSET:
-                conversation.meta.started_at = _when(line[len(STARTED):])
+                conversation.meta.started_at = _when(line[len(STARTED) :])
         elif line.startswith("# "):
             loss.add("record:heading", "a '# ' line: aider skips it when it restores the history", file=file, line=n)
     if session.path is not None:
         conversation.meta.cwd = str(Path(session.path).resolve().parent)
     for role, content, n in parse(text):
         if role == "tool":
-            loss.add("record:tool-output", "aider's tool output and notices ('> ' lines): never sent to the model",
-                     file=file, line=n)
+            loss.add(
+                "record:tool-output",
+                "aider's tool output and notices ('> ' lines): never sent to the model",
+                file=file,
+                line=n,
+            )
             continue
         body = user_text(content) if role == "user" else content.strip()
         message = Message(role, [Text(body)], source_ids=[f"line {n}"])

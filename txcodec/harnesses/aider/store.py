@@ -75,7 +75,7 @@ def describe(path: Path) -> SessionInfo | None:
     info.updated = datetime.fromtimestamp(modified, timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
     for line in text.splitlines():
         if line.startswith(_STARTED) and info.first_timestamp is UNSET:
-            info.first_timestamp = line[len(_STARTED):].strip()
+            info.first_timestamp = line[len(_STARTED) :].strip()
     from .read import parse
 
     messages = parse(text)

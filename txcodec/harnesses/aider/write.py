@@ -66,22 +66,38 @@ def write(conversation: Conversation, loss: LossReport, options: WriteOptions) -
 
 def _declare_unwritten(conversation: Conversation, loss: LossReport) -> None:
     """What the Markdown history has no place for (only the session's start time is written)."""
-    counted = sum(1 for m in conversation.messages if m.timestamp is not msgspec.UNSET or m.model is not msgspec.UNSET
-                  or m.usage is not msgspec.UNSET or m.usage_unverified is not msgspec.UNSET)
+    counted = sum(
+        1
+        for m in conversation.messages
+        if m.timestamp is not msgspec.UNSET
+        or m.model is not msgspec.UNSET
+        or m.usage is not msgspec.UNSET
+        or m.usage_unverified is not msgspec.UNSET
+    )
     if counted:
-        loss.add("write:timestamps-usage", f"{counted} message(s) had a time, model or usage; aider's history holds none")
+        loss.add(
+            "write:timestamps-usage", f"{counted} message(s) had a time, model or usage; aider's history holds none"
+        )
     cwd = conversation.meta.cwd
     if isinstance(cwd, str) and cwd:
-        loss.add("write:cwd-by-place", f"aider's history names no project folder: {shown(cwd)} is carried only by "
-                 "installing the file there")
+        loss.add(
+            "write:cwd-by-place",
+            f"aider's history names no project folder: {shown(cwd)} is carried only by installing the file there",
+        )
 
 
 def _session_id(conversation: Conversation, options: WriteOptions, loss: LossReport) -> str:
     """The name the written history goes by (the file holds none): the one asked for, the
     source's when it is plain, else a uuid5 of it."""
-    return writekit.asked_or_kept_id(options.session_id, conversation, loss,
-                                     lambda s: s if SAFE_ID.match(s) else None, _NAMESPACE, "is not a plain name",
-                                     "a session id is letters, digits, '.', '_' and '-' only")
+    return writekit.asked_or_kept_id(
+        options.session_id,
+        conversation,
+        loss,
+        lambda s: s if SAFE_ID.match(s) else None,
+        _NAMESPACE,
+        "is not a plain name",
+        "a session id is letters, digits, '.', '_' and '-' only",
+    )
 
 
 def _started(value: object) -> str:
@@ -103,8 +119,12 @@ def _text(message: Message, loss: LossReport) -> str:
             loss.add("write:thinking", "aider's history has no place for thinking: dropped")
         else:
             # the call's id goes in the report: read back, it is only text inside a paragraph
-            ident = block.id if isinstance(block, ToolUse) else block.tool_use_id if isinstance(block, ToolResult) else None
-            holder = f"aider's Markdown history (call {ident})" if isinstance(ident, str) else "aider's Markdown history"
+            ident = (
+                block.id if isinstance(block, ToolUse) else block.tool_use_id if isinstance(block, ToolResult) else None
+            )
+            holder = (
+                f"aider's Markdown history (call {ident})" if isinstance(ident, str) else "aider's Markdown history"
+            )
             pieces.append(writekit.as_text(block, loss, holder))
     return "\n\n".join(p for p in pieces if p)
 

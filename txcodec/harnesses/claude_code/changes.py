@@ -45,17 +45,33 @@ def extract(call: Call, cwd: Any, harness: str) -> Iterator[Change]:
         if isinstance(after, str):
             yield from_versions(name, call, harness, cwd, s["filePath"], before, after, hunks, operation)
         else:  # the after-content is not known: neither is its hash, nor a diff to compute
-            yield Change(call.use.id, name, operation, harness, "runtime_reported", relative(s["filePath"], cwd),
-                         hunks=hunks, before_sha256=sha256(before if isinstance(before, str) else None))
+            yield Change(
+                call.use.id,
+                name,
+                operation,
+                harness,
+                "runtime_reported",
+                relative(s["filePath"], cwd),
+                hunks=hunks,
+                before_sha256=sha256(before if isinstance(before, str) else None),
+            )
     elif isinstance(s, dict) and isinstance(s.get("notebook_path"), str):
-        yield from_versions(name, call, harness, cwd, s["notebook_path"], s.get("original_file"), s.get("updated_file"),
-                              None, "modify")
+        yield from_versions(
+            name, call, harness, cwd, s["notebook_path"], s.get("original_file"), s.get("updated_file"), None, "modify"
+        )
     elif s is UNSET and call.result is not None:
         # a subagent's transcript (or a client that wrote no toolUseResult): no patch
         i = call.use.input if isinstance(call.use.input, dict) else {}
         path = i.get("file_path", i.get("notebook_path"))
-        yield Change(call.use.id, name, "write" if name == "Write" else "modify", harness, "unknown",
-                     relative(path, cwd), note=SUBAGENT_NOTE)
+        yield Change(
+            call.use.id,
+            name,
+            "write" if name == "Write" else "modify",
+            harness,
+            "unknown",
+            relative(path, cwd),
+            note=SUBAGENT_NOTE,
+        )
 
 
 def _claude_hunk(h: dict) -> Hunk:

@@ -79,8 +79,16 @@ class _CustomOutput(R._Item, tag="custom_tool_call_output"):
     id: str | None | UnsetType = UNSET
 
 
-_Items = Union[R.MessageItem, R.ReasoningItem, R.FunctionCallItem, _FunctionOutput, R.CustomToolCallItem, _CustomOutput,
-               R.WebSearchCallItem, R.GhostSnapshotItem]
+_Items = Union[
+    R.MessageItem,
+    R.ReasoningItem,
+    R.FunctionCallItem,
+    _FunctionOutput,
+    R.CustomToolCallItem,
+    _CustomOutput,
+    R.WebSearchCallItem,
+    R.GhostSnapshotItem,
+]
 
 
 class _ItemLine(R._Line, tag="response_item"):
@@ -178,8 +186,11 @@ def _output(raw: Any) -> Any:
 # subset does (an error becomes a synthetic message).
 _TOKEN_COUNT, _BAIL = "token_count", "bail"
 _EVENTS: dict[Any, str | None] = {
-    cls: None if tag in codex_read.MIRROR_EVENTS else f"event:{tag}" for tag, cls in R.EVENT_TYPES.items()}
-_EVENTS.update({R.TaskStartedEvent: None, R.TurnAbortedEvent: None, R.TokenCountEvent: _TOKEN_COUNT, R.ErrorEvent: _BAIL})
+    cls: None if tag in codex_read.MIRROR_EVENTS else f"event:{tag}" for tag, cls in R.EVENT_TYPES.items()
+}
+_EVENTS.update(
+    {R.TaskStartedEvent: None, R.TurnAbortedEvent: None, R.TokenCountEvent: _TOKEN_COUNT, R.ErrorEvent: _BAIL}
+)
 
 
 class _Message:
@@ -190,7 +201,12 @@ class _Message:
     __slots__ = ("kind", "timestamp", "blocks", "meta", "closed", "id", "model", "usage", "usage_unverified")
 
     def __init__(self, kind: str, timestamp: Any, blocks: list[Any], meta: bool = False) -> None:
-        self.kind, self.timestamp, self.blocks, self.meta = kind, timestamp if isinstance(timestamp, str) else UNSET, blocks, meta
+        self.kind, self.timestamp, self.blocks, self.meta = (
+            kind,
+            timestamp if isinstance(timestamp, str) else UNSET,
+            blocks,
+            meta,
+        )
         self.closed = False  # a synthetic message (a web search's result) that no later item joins
         self.id = self.model = self.usage = self.usage_unverified = UNSET
 
@@ -281,7 +297,9 @@ class _Read:
                 self.side("assistant", ts).blocks.append(("thinking", len("\n\n".join(s.text for s in p.summary))))
             elif item is R.WebSearchCallItem:  # _Reader.web_search_call: answered at once, by an empty result
                 call_id = p.id if isinstance(p.id, str) else f"ws_line{n}"
-                self.call(call_id, "web_search", builtins(p.action) if isinstance(p.action, R.WebSearchAction) else None, ts)
+                self.call(
+                    call_id, "web_search", builtins(p.action) if isinstance(p.action, R.WebSearchAction) else None, ts
+                )
                 del self.open[call_id]
                 self.new("results", ts, [(call_id, "")]).closed = True  # synthetic: nothing joins it
             elif item is R.GhostSnapshotItem:
@@ -326,10 +344,16 @@ class _Read:
             self.lose(f"record:{record.type}", "line type Common does not carry", n)
         elif kind is R.EventMsgLine and isinstance(record.payload, msgspec.Raw):
             value = R.raw_json(record.payload)
-            self.lose(f"event:{value.get('type') if isinstance(value, dict) else None}", "event Common does not carry", n)
+            self.lose(
+                f"event:{value.get('type') if isinstance(value, dict) else None}", "event Common does not carry", n
+            )
         elif kind is R.ResponseItemLine and isinstance(record.payload, msgspec.Raw):
             value = R.raw_json(record.payload)
-            self.lose(f"item:{value.get('type') if isinstance(value, dict) else None}", "response item Common does not carry", n)
+            self.lose(
+                f"item:{value.get('type') if isinstance(value, dict) else None}",
+                "response item Common does not carry",
+                n,
+            )
         else:
             raise _Bail
 
@@ -367,16 +391,24 @@ class _Read:
             summary = codex_read.summary_from_history(history)
         self.new("compact", line.timestamp, [summary])
         if derived:
-            self.lose("compaction:summary-from-history", "the compacted line has no summary text; the summary is its "
-                      "replacement history as text (a remote compaction's own summary is encrypted)", n)
+            self.lose(
+                "compaction:summary-from-history",
+                "the compacted line has no summary text; the summary is its "
+                "replacement history as text (a remote compaction's own summary is encrypted)",
+                n,
+            )
             kept = 0
         elif history is not None:
             kept = sum(1 for item in history if not codex_read._is_summary_item(item, p.message))
         else:
             kept = self.humans  # the human messages before this one
         if kept:
-            self.lose("compaction:kept-history", f"codex resumes this compaction with {kept} earlier item(s) besides the summary; "
-                      "a Common epoch starts at the summary (kept in extra for Codex)", n)
+            self.lose(
+                "compaction:kept-history",
+                f"codex resumes this compaction with {kept} earlier item(s) besides the summary; "
+                "a Common epoch starts at the summary (kept in extra for Codex)",
+                n,
+            )
 
     def token_count(self, p: R.TokenCountEvent) -> None:
         """``_Reader.token_count`` (never replaying: a fork is outside the subset)."""
@@ -392,7 +424,7 @@ class _Read:
         messages = self.messages
         # from the end: it meets the message it looks for before any already written (None),
         # as :meth:`settled` keeps that one back
-        target = next((m for m in reversed(messages[self.pending_usage_from:]) if m.kind == "assistant"), None)
+        target = next((m for m in reversed(messages[self.pending_usage_from :]) if m.kind == "assistant"), None)
         self.pending_usage_from = len(messages)
         if target is None:
             raise _Bail  # a call no message answers: a compaction's own, kept in meta.extra
@@ -472,11 +504,16 @@ class _ClaudeFile:
     (:func:`_write` runs as a generator, each message sent to it); its loss entries are
     kept apart until the reader's are all in."""
 
-    def __init__(self, meta: R.SessionMeta, cwd: str | None, default_cwd: str | None, started_at: Any, release: Any,
-                 size: int) -> None:
+    def __init__(
+        self, meta: R.SessionMeta, cwd: str | None, default_cwd: str | None, started_at: Any, release: Any, size: int
+    ) -> None:
         # api._convert and claude_code.write.write: the folder, the session id, the file
         source_cwd = meta.cwd
-        recorded = source_cwd if isinstance(source_cwd, str) and os.path.isabs(source_cwd) and is_safe_cwd(source_cwd) else None
+        recorded = (
+            source_cwd
+            if isinstance(source_cwd, str) and os.path.isabs(source_cwd) and is_safe_cwd(source_cwd)
+            else None
+        )
         if cwd is None and recorded is None:
             cwd = default_cwd
         folder = cwd or (source_cwd if isinstance(source_cwd, str) and source_cwd else "/")
@@ -498,7 +535,11 @@ class _ClaudeFile:
             for index in range(self.taken, upto):
                 message, messages[index] = messages[index], None
                 send(message)
-        except (msgspec.EncodeError, OverflowError, UnicodeEncodeError):  # what msgspec refuses (an int past 64 bits) is the reference's to write
+        except (
+            msgspec.EncodeError,
+            OverflowError,
+            UnicodeEncodeError,
+        ):  # what msgspec refuses (an int past 64 bits) is the reference's to write
             raise _Bail from None
         self.taken = upto
 
@@ -513,16 +554,23 @@ class _ClaudeFile:
         raise InternalError("the Claude Code writer went on past the last message")
 
 
-def _write(loss: LossReport, sid: str, cwd: str, branch: str, file: str, timestamp: Any, release: Any = None,
-           size: int = 0) -> Generator[None, _Message | None, bytes]:
+def _write(
+    loss: LossReport, sid: str, cwd: str, branch: str, file: str, timestamp: Any, release: Any = None, size: int = 0
+) -> Generator[None, _Message | None, bytes]:
     """``_Writer.write_messages`` and ``render`` for the subset's messages, sent one by one
     (``None`` after the last: the file is returned); ``release`` gives back a mapped
     rollout's pages (see :func:`_releaser`) once a batch of records is in the file."""
     add = loss.add
     named = W.uuid_namer(W.NAMESPACE, f"{sid}/main/")
     file_named = W.uuid_namer(W.NAMESPACE, f"{sid}/{file}/")
-    closing = {"userType": "external", "entrypoint": "cli", "cwd": cwd, "sessionId": sid, "version": W.TESTED_VERSION,
-               "gitBranch": branch}
+    closing = {
+        "userType": "external",
+        "entrypoint": "cli",
+        "cwd": cwd,
+        "sessionId": sid,
+        "version": W.TESTED_VERSION,
+        "gitBranch": branch,
+    }
     end = b"," + _enc(closing)[1:] + b"\n"  # what every record ends with
     timestamp = timestamp if timestamp is not UNSET else W._EPOCH_TS
     stamp = b'","timestamp":' + _enc(timestamp) + end  # after a record's uuid
@@ -556,8 +604,13 @@ def _write(loss: LossReport, sid: str, cwd: str, branch: str, file: str, timesta
             content = [W._placeholder(tool_id), *more] if k == len(ids) - 1 else [W._placeholder(tool_id)]
             counter += 1
             uid = named(str(counter))
-            fields = {"parentUuid": call or tail, "isSidechain": False, "type": "user", "message": {"role": "user", "content": content},
-                      **top}
+            fields = {
+                "parentUuid": call or tail,
+                "isSidechain": False,
+                "type": "user",
+                "message": {"role": "user", "content": content},
+                **top,
+            }
             if call is not None:
                 fields["sourceToolAssistantUUID"] = call
             record(fields, uid)
@@ -577,8 +630,11 @@ def _write(loss: LossReport, sid: str, cwd: str, branch: str, file: str, timesta
         kind = message.kind
         if calls and kind != "results":  # _Writer.write_messages: _unanswered
             for tool_id in calls:
-                add("write:missing-tool-result", f"{calls_where}: tool_use {tool_id} had no result; an is_error result was added",
-                    file=file)
+                add(
+                    "write:missing-tool-result",
+                    f"{calls_where}: tool_use {tool_id} had no result; an is_error result was added",
+                    file=file,
+                )
             if kind == "compact":  # an epoch opens: the results go right after their calls
                 missing(calls, {})
             else:
@@ -600,8 +656,21 @@ def _write(loss: LossReport, sid: str, cwd: str, branch: str, file: str, timesta
                 call = tool_records[tool_id]
                 counter += 1
                 uid = named(str(counter))
-                extend((b'{"parentUuid":"', call, _RESULT_OPEN, tool_id.encode(), _RESULT_CONTENT,
-                        content if type(content) is msgspec.Raw else _enc(content), _RESULT_CALL, call, _UUID, uid.encode(), stamp))
+                extend(
+                    (
+                        b'{"parentUuid":"',
+                        call,
+                        _RESULT_OPEN,
+                        tool_id.encode(),
+                        _RESULT_CONTENT,
+                        content if type(content) is msgspec.Raw else _enc(content),
+                        _RESULT_CALL,
+                        call,
+                        _UUID,
+                        uid.encode(),
+                        stamp,
+                    )
+                )
                 tail = leaf = uid
             calls = []
             continue
@@ -616,21 +685,33 @@ def _write(loss: LossReport, sid: str, cwd: str, branch: str, file: str, timesta
                     else:
                         add("write:empty-text", f"{where}.{i}: empty text block left out", file=file)
                 elif what == "thinking":
-                    add("write:thinking-without-signature", f"{where}.{i}: thinking without a signature left out ({block[1]} chars)",
-                        file=file)
+                    add(
+                        "write:thinking-without-signature",
+                        f"{where}.{i}: thinking without a signature left out ({block[1]} chars)",
+                        file=file,
+                    )
                 else:
                     _, tool_id, name, value = block
                     if type(value) is not dict:
-                        add("write:wrapped-input", f"{where}.{i}: {name} input was {type(value).__name__}, wrapped as "
-                            '{"input": ...}', file=f"{where}.{i}")
+                        add(
+                            "write:wrapped-input",
+                            f'{where}.{i}: {name} input was {type(value).__name__}, wrapped as {{"input": ...}}',
+                            file=f"{where}.{i}",
+                        )
                         value = {"input": value}
                     blocks.append((tool_id, {"type": "tool_use", "id": tool_id, "name": name, "input": value}))
                     calls.append(tool_id)
             calls_where = where
             if not blocks:
-                add("write:empty-message", f"{where}: an assistant message with nothing the API accepts; left out", file=file)
+                add(
+                    "write:empty-message",
+                    f"{where}: an assistant message with nothing the API accepts; left out",
+                    file=file,
+                )
                 continue
-            msg_id = message.id if message.id is not UNSET else "msg_" + file_named(f"{where}/message").replace("-", "")[:24]
+            msg_id = (
+                message.id if message.id is not UNSET else "msg_" + file_named(f"{where}/message").replace("-", "")[:24]
+            )
             head: dict[str, Any] = {"id": msg_id, "type": "message", "role": "assistant"}
             if message.model is not UNSET:
                 head["model"] = message.model
@@ -641,8 +722,18 @@ def _write(loss: LossReport, sid: str, cwd: str, branch: str, file: str, timesta
                 counter += 1
                 uid = named(str(counter))
                 uid_bytes = uid.encode()
-                extend((b'{"parentUuid":null' if tail is None else b'{"parentUuid":"' + tail.encode() + b'"', _ASSISTANT, opening,
-                        _enc(block), closing_body, b',"uuid":"', uid_bytes, stamp))
+                extend(
+                    (
+                        b'{"parentUuid":null' if tail is None else b'{"parentUuid":"' + tail.encode() + b'"',
+                        _ASSISTANT,
+                        opening,
+                        _enc(block),
+                        closing_body,
+                        b',"uuid":"',
+                        uid_bytes,
+                        stamp,
+                    )
+                )
                 tail = leaf = uid
                 if tool_id is not None:
                     tool_records[tool_id] = uid_bytes
@@ -650,9 +741,20 @@ def _write(loss: LossReport, sid: str, cwd: str, branch: str, file: str, timesta
             if kind == "compact":  # the boundary first: a new root (_Writer.boundary)
                 counter += 1
                 uid = named(str(counter))
-                record({"parentUuid": None, "isSidechain": False, "type": "system", "subtype": "compact_boundary",
-                        "content": "Conversation compacted", "level": "info", "isMeta": False,
-                        "compactMetadata": {"trigger": "codex"}, "logicalParentUuid": tail}, uid)
+                record(
+                    {
+                        "parentUuid": None,
+                        "isSidechain": False,
+                        "type": "system",
+                        "subtype": "compact_boundary",
+                        "content": "Conversation compacted",
+                        "level": "info",
+                        "isMeta": False,
+                        "compactMetadata": {"trigger": "codex"},
+                        "logicalParentUuid": tail,
+                    },
+                    uid,
+                )
                 tail = uid
             texts = message.blocks
             if len(texts) == 1:
@@ -670,16 +772,23 @@ def _write(loss: LossReport, sid: str, cwd: str, branch: str, file: str, timesta
                     else:
                         add("write:empty-text", f"{where}.{i}: empty text block left out", file=file)
             if deferred:  # _Writer.user: the added results first, the last one holding the message
-                missing(deferred, {"isMeta": True} if message.meta else {"origin": {"kind": "human"}},
-                        [{"type": "text", "text": content}] if isinstance(content, str) else content)
+                missing(
+                    deferred,
+                    {"isMeta": True} if message.meta else {"origin": {"kind": "human"}},
+                    [{"type": "text", "text": content}] if isinstance(content, str) else content,
+                )
                 deferred = []
             elif not content:
                 add("write:empty-message", f"{where}: a user message with nothing the API accepts; left out", file=file)
             else:
                 counter += 1
                 uid = named(str(counter))
-                fields: dict[str, Any] = {"parentUuid": tail, "isSidechain": False, "type": "user",
-                                          "message": {"role": "user", "content": content}}
+                fields: dict[str, Any] = {
+                    "parentUuid": tail,
+                    "isSidechain": False,
+                    "type": "user",
+                    "message": {"role": "user", "content": content},
+                }
                 if kind == "compact":
                     fields["isCompactSummary"] = True
                     fields["isVisibleInTranscriptOnly"] = True
@@ -693,8 +802,11 @@ def _write(loss: LossReport, sid: str, cwd: str, branch: str, file: str, timesta
                 tail = leaf = uid
     if calls:  # the last message's calls: their results right after them
         for tool_id in calls:
-            add("write:missing-tool-result", f"{calls_where}: tool_use {tool_id} had no result; an is_error result was added",
-                file=file)
+            add(
+                "write:missing-tool-result",
+                f"{calls_where}: tool_use {tool_id} had no result; an is_error result was added",
+                file=file,
+            )
         missing(calls, {})
     if leaf is None:
         raise _Bail  # nothing to resume: the reference says so

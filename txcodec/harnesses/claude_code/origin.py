@@ -46,23 +46,32 @@ def is_clear_head(head: list[dict]) -> bool:
     if len(head) < 3:
         return False
     caveat, command, local = head[:3]
-    return (caveat.get("type") == "user" and caveat.get("isMeta") is True and caveat.get("parentUuid") is None
-            and CAVEAT in _text(caveat)
-            and command.get("type") == "user" and command.get("parentUuid") == caveat.get("uuid")
-            and CLEAR_COMMAND in _text(command)
-            and local.get("type") == "system" and local.get("subtype") == "local_command"
-            and local.get("parentUuid") == command.get("uuid"))
+    return (
+        caveat.get("type") == "user"
+        and caveat.get("isMeta") is True
+        and caveat.get("parentUuid") is None
+        and CAVEAT in _text(caveat)
+        and command.get("type") == "user"
+        and command.get("parentUuid") == caveat.get("uuid")
+        and CLEAR_COMMAND in _text(command)
+        and local.get("type") == "system"
+        and local.get("subtype") == "local_command"
+        and local.get("parentUuid") == command.get("uuid")
+    )
 
 
 def _views_of(lines: list[Any], source: Any) -> bool:
     """Whether every loaded line is still a view into ``source``: a line changed since it
     was loaded no longer says what the file holds."""
     raws = list(map(attrgetter("_raw"), lines))
-    return all(map(isinstance, raws, repeat(memoryview))) and all(map(is_, map(attrgetter("obj"), raws), repeat(source)))
+    return all(map(isinstance, raws, repeat(memoryview))) and all(
+        map(is_, map(attrgetter("obj"), raws), repeat(source))
+    )
 
 
-def claude_origin(lines: list[Any], path: Path | None = None, source: bytes | None = None,
-                  maybe_fork: bool | None = None) -> Origin:
+def claude_origin(
+    lines: list[Any], path: Path | None = None, source: bytes | None = None, maybe_fork: bool | None = None
+) -> Origin:
     """``source``, when given, is the file the untouched ``lines`` were loaded from: one
     scan of it says whether any line can name a fork (loaded lines are taken as untouched
     only while each is still a view into it). ``maybe_fork`` is that answer when the
@@ -87,7 +96,11 @@ def claude_origin(lines: list[Any], path: Path | None = None, source: bytes | No
         maybe_fork = source is None or _FORKED_FROM.search(source) is not None
     for record in line_objects(reversed(lines) if maybe_fork else (), _FORKED_FROM.pattern):
         link = record.get("forkedFrom")
-        if isinstance(link, dict) and isinstance(link.get("sessionId"), str) and link["sessionId"] != record.get("sessionId", session_id):
+        if (
+            isinstance(link, dict)
+            and isinstance(link.get("sessionId"), str)
+            and link["sessionId"] != record.get("sessionId", session_id)
+        ):
             message = link.get("messageUuid")
             forked = ForkedFrom(link["sessionId"], message if isinstance(message, str) else msgspec.UNSET)
             break

@@ -118,14 +118,19 @@ def _source(raw: Any) -> dict:
 def _image(block: ImageBlock) -> Image:
     s = _source(block.source)
     return Image(
-        media_type=s.get("media_type", UNSET), data=s.get("data", UNSET), url=s.get("url", UNSET), file_id=s.get("file_id", UNSET)
+        media_type=s.get("media_type", UNSET),
+        data=s.get("data", UNSET),
+        url=s.get("url", UNSET),
+        file_id=s.get("file_id", UNSET),
     )
 
 
 def _document(block: DocumentBlock) -> Document:
     s = _source(block.source)
     title = block.title if isinstance(block.title, str) else UNSET
-    return Document(media_type=s.get("media_type", UNSET), data=s.get("data", UNSET), url=s.get("url", UNSET), title=title)
+    return Document(
+        media_type=s.get("media_type", UNSET), data=s.get("data", UNSET), url=s.get("url", UNSET), title=title
+    )
 
 
 def _raw_block(kind: str, value: Any) -> RawBlock:
@@ -309,9 +314,15 @@ class _FileReader:
                 break
         for b in self.boundaries:  # a boundary whose summary never came
             self.epochs.append(_epoch(b, len(self.messages)))
-            self.lose("compaction:no-summary", f"compact_boundary {b.uuid} has no following isCompactSummary record", b.line)
+            self.lose(
+                "compaction:no-summary", f"compact_boundary {b.uuid} has no following isCompactSummary record", b.line
+            )
         if self.pending_origin is not None:
-            self.lose("origin:unattached", f"attachment origin {self.pending_origin[0]!r} precedes no user message", self.pending_origin[1])
+            self.lose(
+                "origin:unattached",
+                f"attachment origin {self.pending_origin[0]!r} precedes no user message",
+                self.pending_origin[1],
+            )
         return Conversation(meta=meta, messages=self.messages, epochs=self.epochs)
 
     # -- assistant -------------------------------------------------------------------
@@ -384,7 +395,9 @@ class _FileReader:
             return Artifact(path=value["file_path"], description=desc if isinstance(desc, str) else UNSET)
         if block.caller is not UNSET:
             self.lose("field:caller", f"tool_use {block.id} caller has no Common slot", n)
-        return ToolUse(id=block.id, name=block.name, input=None if value is UNSET else value, kind=tool_kind(block.name))
+        return ToolUse(
+            id=block.id, name=block.name, input=None if value is UNSET else value, kind=tool_kind(block.name)
+        )
 
     def _other_block(self, block: Any, n: int) -> Any:
         t = type(block)
@@ -482,7 +495,11 @@ class _FileReader:
                     structured_used = True
                     self._structured(result, rec, n)
                 if block.tool_use_id in self.artifact_calls:
-                    self.lose("artifact-result", f"result of Artifact call {block.tool_use_id} folded into the artifact block", n)
+                    self.lose(
+                        "artifact-result",
+                        f"result of Artifact call {block.tool_use_id} folded into the artifact block",
+                        n,
+                    )
                     continue
                 out.append(result)
             elif t is TextBlock:
@@ -583,7 +600,9 @@ class _FileReader:
                 self.commands[rec.uuid] = cmd
             return True
         if env.is_output:
-            cmd = self.commands.get(parent) if parent else None  # paired via parentUuid (docs/claude_code.md#slash-commands)
+            cmd = (
+                self.commands.get(parent) if parent else None
+            )  # paired via parentUuid (docs/claude_code.md#slash-commands)
             if cmd is None or cmd.output is not UNSET or cmd.stderr is not UNSET:
                 cmd = None
             if cmd is None:
@@ -628,7 +647,12 @@ class _FileReader:
         elif sub == "compact_boundary":
             meta = _raw(rec.compact_metadata)
             self.boundaries.append(
-                _PendingBoundary(rec.uuid if isinstance(rec.uuid, str) else None, n, rec.logical_parent_uuid, meta if isinstance(meta, dict) else {})
+                _PendingBoundary(
+                    rec.uuid if isinstance(rec.uuid, str) else None,
+                    n,
+                    rec.logical_parent_uuid,
+                    meta if isinstance(meta, dict) else {},
+                )
             )
             return
         self.lose(f"record:system/{sub if sub is not UNSET else '?'}", "system record; Common has no slot", n)
@@ -645,7 +669,11 @@ class _FileReader:
                 break
         if chosen is None and self.boundaries:
             chosen = self.boundaries[-1]
-            self.lose("compaction:unlinked-summary", "summary's parentUuid is not its boundary; paired with the last boundary", n)
+            self.lose(
+                "compaction:unlinked-summary",
+                "summary's parentUuid is not its boundary; paired with the last boundary",
+                n,
+            )
         if chosen is not None:
             self.boundaries.remove(chosen)
             self.epochs.append(_epoch(chosen, len(self.messages) - 1))
@@ -662,8 +690,13 @@ class _FileReader:
             kind = body.type if isinstance(body.type, str) else "?"
             origin = _origin_kind(body.origin)
         if origin is not None:
-            self.pending_origin = (origin, n)  # docs/claude_code_reader.md#reconstruction-rules: origin also sits on attachment.origin
-        self.lose(f"attachment:{kind}", "context injection; Common has no slot" + (f" (origin {origin})" if origin else ""), n)
+            self.pending_origin = (
+                origin,
+                n,
+            )  # docs/claude_code_reader.md#reconstruction-rules: origin also sits on attachment.origin
+        self.lose(
+            f"attachment:{kind}", "context injection; Common has no slot" + (f" (origin {origin})" if origin else ""), n
+        )
 
     def summary(self, rec: SummaryRecord, n: int) -> None:
         if isinstance(rec.summary, str):
@@ -690,24 +723,41 @@ _COMMAND_FIELDS = (
 # report, one entry per line). Identity and structure fields (uuid, parentUuid,
 # sessionId, timestamp, cwd, ...) are carried or rebuilt by a writer; the redundant
 # joins (sourceToolAssistantUUID, apiBlockIndex) are implied by the assembled messages.
-_ENVELOPE_UNSLOTTED = (("user_type", "userType"), ("entrypoint", "entrypoint"), ("slug", "slug"),
-                       ("forked_from", "forkedFrom"), ("is_visible_in_transcript_only", "isVisibleInTranscriptOnly"))
+_ENVELOPE_UNSLOTTED = (
+    ("user_type", "userType"),
+    ("entrypoint", "entrypoint"),
+    ("slug", "slug"),
+    ("forked_from", "forkedFrom"),
+    ("is_visible_in_transcript_only", "isVisibleInTranscriptOnly"),
+)
 _UNSLOTTED: dict[type, tuple[tuple[str, str], ...]] = {
-    UserRecord: _ENVELOPE_UNSLOTTED + (
-        ("prompt_id", "promptId"), ("prompt_source", "promptSource"), ("permission_mode", "permissionMode"),
-        ("mcp_meta", "mcpMeta"), ("todos", "todos"),
+    UserRecord: _ENVELOPE_UNSLOTTED
+    + (
+        ("prompt_id", "promptId"),
+        ("prompt_source", "promptSource"),
+        ("permission_mode", "permissionMode"),
+        ("mcp_meta", "mcpMeta"),
+        ("todos", "todos"),
     ),
-    AssistantRecord: _ENVELOPE_UNSLOTTED + (
-        ("request_id", "requestId"), ("effort", "effort"), ("per_turn_effort", "perTurnEffort"),
-        ("attribution_agent", "attributionAgent"), ("attribution_skill", "attributionSkill"),
-        ("attribution_mcp_server", "attributionMcpServer"), ("attribution_mcp_tool", "attributionMcpTool"),
-        ("attribution_plugin", "attributionPlugin"), ("advisor_model", "advisorModel"),
+    AssistantRecord: _ENVELOPE_UNSLOTTED
+    + (
+        ("request_id", "requestId"),
+        ("effort", "effort"),
+        ("per_turn_effort", "perTurnEffort"),
+        ("attribution_agent", "attributionAgent"),
+        ("attribution_skill", "attributionSkill"),
+        ("attribution_mcp_server", "attributionMcpServer"),
+        ("attribution_mcp_tool", "attributionMcpTool"),
+        ("attribution_plugin", "attributionPlugin"),
+        ("advisor_model", "advisorModel"),
         ("api_error_status", "apiErrorStatus"),
     ),
 }
 
 
-_UNSLOTTED[StreamedUserRecord] = _UNSLOTTED[PageUserRecord] = _UNSLOTTED[UserRecord]  # the same fields, toolUseResult decoded
+_UNSLOTTED[StreamedUserRecord] = _UNSLOTTED[PageUserRecord] = _UNSLOTTED[
+    UserRecord
+]  # the same fields, toolUseResult decoded
 
 _fork_key = re.compile(re.escape(FORKED_FROM)).search
 
@@ -732,8 +782,10 @@ def _may_fork(batch: list[Line]) -> bool:
 
 
 # per record class: its unslotted fields in one call, and the loss kind of each
-_UNSLOTTED_READ = {cls: (operator.attrgetter(*(attr for attr, _ in fields)), tuple(f"field:{name}" for _, name in fields))
-                   for cls, fields in _UNSLOTTED.items()}
+_UNSLOTTED_READ = {
+    cls: (operator.attrgetter(*(attr for attr, _ in fields)), tuple(f"field:{name}" for _, name in fields))
+    for cls, fields in _UNSLOTTED.items()
+}
 
 
 @functools.cache
@@ -818,7 +870,9 @@ def _persisted_name(text: str) -> str | None:
 # --- sessions with side files --------------------------------------------------------
 
 
-def read_file(session: NativeSession, loss: LossReport, file: str | None = None, tool_results: dict[str, Path] | None = None) -> tuple[Conversation, _FileReader]:
+def read_file(
+    session: NativeSession, loss: LossReport, file: str | None = None, tool_results: dict[str, Path] | None = None
+) -> tuple[Conversation, _FileReader]:
     name = file if file is not None else (str(session.path) if session.path else "<bytes>")
     reader = _FileReader(session, loss, name, tool_results or {})
     conversation = reader.run()
@@ -841,8 +895,11 @@ def read(session: NativeSession, loss: LossReport) -> Conversation:
         files = session_files(Path(session.path))
         tool_results = {p.name: p for p in files.tool_results}
         for refused in files.refused:
-            loss.add("side-file:symlink-outside", f"{refused} is a symlink out of the session folder; not read",
-                     file=str(session.path))
+            loss.add(
+                "side-file:symlink-outside",
+                f"{refused} is a symlink out of the session folder; not read",
+                file=str(session.path),
+            )
     conversation, reader = read_file(session, loss, tool_results=tool_results)
     if files is not None:
         attach_children(conversation, reader, files, loss, read_file)

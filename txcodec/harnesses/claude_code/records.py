@@ -471,8 +471,6 @@ class WorkflowRun(msgspec.Struct, rename="camel", omit_defaults=True):
 UNTAGGED: dict[str, type] = {"agentType": AgentMeta, "spawnDepth": AgentMeta, "runId": WorkflowRun}
 
 
-
-
 def raw_json(raw: Raw | UnsetType) -> Any:
     """Decode a kept :class:`msgspec.Raw` value; ``UNSET`` stays ``UNSET``."""
     if raw is UNSET:

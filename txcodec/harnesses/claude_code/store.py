@@ -219,11 +219,18 @@ class SessionInfo:
             "updated": self.updated,
             "counts": self.counts,
             "subagents": [
-                {"agent_id": a.agent_id, "path": str(a.transcript), "meta": str(a.meta_path) if a.meta_path else None,
-                 "workflow": a.workflow}
+                {
+                    "agent_id": a.agent_id,
+                    "path": str(a.transcript),
+                    "meta": str(a.meta_path) if a.meta_path else None,
+                    "workflow": a.workflow,
+                }
                 for a in files.agents
-            ] + [{"agent_id": p.name[len("agent-"):-len(".jsonl")], "path": str(p), "meta": None, "workflow": None}
-                 for p in self.legacy_agents],
+            ]
+            + [
+                {"agent_id": p.name[len("agent-") : -len(".jsonl")], "path": str(p), "meta": None, "workflow": None}
+                for p in self.legacy_agents
+            ],
             "journals": {wf: str(p) for wf, p in files.journals.items()},
             "workflow_runs": text(files.workflow_runs),
             "workflow_scripts": {run: text(paths) for run, paths in self.workflow_scripts.items()},
@@ -238,8 +245,9 @@ class Sessions(list):
     """The sessions found, newest first, plus what could not be read at all (each a
     :class:`SessionInfo`; for :func:`discover_mains`, a :class:`MainFile`)."""
 
-    def __init__(self, root: Path, items: list[SessionInfo] | list[MainFile] | None = None,
-                 errors: list[str] | None = None):
+    def __init__(
+        self, root: Path, items: list[SessionInfo] | list[MainFile] | None = None, errors: list[str] | None = None
+    ):
         super().__init__(items or [])
         self.root = root
         self.errors: list[str] = errors or []
@@ -306,7 +314,9 @@ def _sort_entry(project: Path, entry: os.DirEntry, mains: dict, folders: dict, f
             elif name.startswith("agent-"):
                 flat_agents.append(project / name)
         elif is_session_id(stem):  # a dangling symlink, a FIFO, a folder: say so, read nothing
-            what = "a dangling symlink" if entry.is_symlink() and not os.path.exists(entry.path) else "not a regular file"
+            what = (
+                "a dangling symlink" if entry.is_symlink() and not os.path.exists(entry.path) else "not a regular file"
+            )
             errors.append(f"{project / name}: {what}")
     elif is_session_id(name) and entry.is_dir(follow_symlinks=False):
         folders.setdefault(name, []).append(project)
@@ -315,8 +325,13 @@ def _sort_entry(project: Path, entry: os.DirEntry, mains: dict, folders: dict, f
 
 def _collected(files: SessionFiles) -> bool:
     return bool(
-        files.main or files.agents or files.journals or files.workflow_runs
-        or files.workflow_scripts or files.tool_results or files.orphan_metas
+        files.main
+        or files.agents
+        or files.journals
+        or files.workflow_runs
+        or files.workflow_scripts
+        or files.tool_results
+        or files.orphan_metas
     )
 
 
@@ -512,5 +527,12 @@ def not_a_session(path: Path, folder: Path) -> bool:
     return (Path(*path.parts[: i - 1]) / (path.parts[i - 1] + ".jsonl")).exists()
 
 
-STORE = Store(default_root=default_root, discover=discover, discover_files=discover_files, discover_mains=discover_mains,
-              main_files=main_files, side_files=side_files, not_a_session=not_a_session)
+STORE = Store(
+    default_root=default_root,
+    discover=discover,
+    discover_files=discover_files,
+    discover_mains=discover_mains,
+    main_files=main_files,
+    side_files=side_files,
+    not_a_session=not_a_session,
+)

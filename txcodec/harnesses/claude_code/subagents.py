@@ -52,8 +52,13 @@ def _journal_children(path: Path) -> list[str]:
     return [r.agent_id for r in session if isinstance(r, JournalStarted) and isinstance(r.agent_id, str)]
 
 
-def attach_children(main: Conversation, main_reader: Any, files: SessionFiles, loss: LossReport,
-                    read_file: Callable[..., tuple[Conversation, Any]]) -> None:
+def attach_children(
+    main: Conversation,
+    main_reader: Any,
+    files: SessionFiles,
+    loss: LossReport,
+    read_file: Callable[..., tuple[Conversation, Any]],
+) -> None:
     """``read_file`` is the reader's own (:func:`.read.read_file`), passed in so this module
     does not import the reader that imports it."""
     tool_results = main_reader.tool_results
@@ -83,7 +88,12 @@ def attach_children(main: Conversation, main_reader: Any, files: SessionFiles, l
         for agent_id, spawn in reader.spawns.items():
             spawned.setdefault(agent_id, (owner, spawn))
             if agent_id not in agents:
-                loss.add("subagent:dangling-agent-id", f"toolUseResult.agentId {agent_id} has no transcript", file=reader.file, line=spawn.line)
+                loss.add(
+                    "subagent:dangling-agent-id",
+                    f"toolUseResult.agentId {agent_id} has no transcript",
+                    file=reader.file,
+                    line=spawn.line,
+                )
         for run_id, spawn in reader.runs.items():
             runs.setdefault(run_id, (owner, spawn))
 
@@ -98,7 +108,11 @@ def attach_children(main: Conversation, main_reader: Any, files: SessionFiles, l
             journal_of.setdefault(agent_id, folder)
             if agent_id not in agents:
                 # the journal leads the filesystem (docs/claude_code_reader.md#subagents): a live run, or a lost file
-                loss.add("subagent:journal-without-transcript", f"journal names {agent_id}, whose transcript is absent", file=str(path))
+                loss.add(
+                    "subagent:journal-without-transcript",
+                    f"journal names {agent_id}, whose transcript is absent",
+                    file=str(path),
+                )
 
     for agent_id, agent in agents.items():
         meta = agent.meta
@@ -110,7 +124,11 @@ def attach_children(main: Conversation, main_reader: Any, files: SessionFiles, l
             link = ChildLink(via="meta.toolUseId", tool_use_id=meta.tool_use_id, agent_id=agent_id)
             parent = owner if found else parent_agent
             if not found:
-                loss.add("subagent:dangling-tool-use-id", f"meta.toolUseId {meta.tool_use_id} matches no tool call", file=str(agent.file.meta_path))
+                loss.add(
+                    "subagent:dangling-tool-use-id",
+                    f"meta.toolUseId {meta.tool_use_id} matches no tool call",
+                    file=str(agent.file.meta_path),
+                )
         if agent_id in spawned:
             owner, spawn = spawned[agent_id]
             if link is None:
@@ -126,7 +144,11 @@ def attach_children(main: Conversation, main_reader: Any, files: SessionFiles, l
                 link.tool_use_id = run[1].tool_use_id
                 link.status = run[1].status if isinstance(run[1].status, str) else UNSET
             else:
-                loss.add("subagent:workflow-run-unlaunched", f"no Workflow result names run {wf}", file=str(agent.file.transcript))
+                loss.add(
+                    "subagent:workflow-run-unlaunched",
+                    f"no Workflow result names run {wf}",
+                    file=str(agent.file.transcript),
+                )
         elif link is not None and wf is not None:
             link.workflow_run = wf
         if link is None and parent_agent is not None:
@@ -140,7 +162,11 @@ def attach_children(main: Conversation, main_reader: Any, files: SessionFiles, l
             if parent is None:
                 parent = parent_agent
         if parent is not None and parent not in agents:
-            loss.add("subagent:dangling-parent-agent", f"parentAgentId {parent} has no transcript; attached to the main conversation", file=str(agent.file.transcript))
+            loss.add(
+                "subagent:dangling-parent-agent",
+                f"parentAgentId {parent} has no transcript; attached to the main conversation",
+                file=str(agent.file.transcript),
+            )
             parent = None
         agent.link = link
         agent.parent = parent
@@ -151,7 +177,9 @@ def attach_children(main: Conversation, main_reader: Any, files: SessionFiles, l
         p = agent.parent
         while p is not None:
             if p in seen:
-                loss.add("subagent:parent-cycle", f"agent {agent_id}'s parent chain loops", file=str(agent.file.transcript))
+                loss.add(
+                    "subagent:parent-cycle", f"agent {agent_id}'s parent chain loops", file=str(agent.file.transcript)
+                )
                 agent.parent = None
                 break
             seen.add(p)

@@ -172,7 +172,12 @@ def _calls(lines: Iterable[_Line]) -> tuple[str | None, str | None, list[list]] 
             call[4] = True
         u = m.usage
         if u is not None:
-            call[3] = (u.input_tokens or 0, u.output_tokens or 0, u.cache_creation_input_tokens or 0, u.cache_read_input_tokens or 0)
+            call[3] = (
+                u.input_tokens or 0,
+                u.output_tokens or 0,
+                u.cache_creation_input_tokens or 0,
+                u.cache_read_input_tokens or 0,
+            )
     return session, cwd, [c for c in order if c[1] != SYNTHETIC_MODEL]
 
 
@@ -188,5 +193,6 @@ def subagent_files(path: Path) -> list[Path]:
 
 
 # a file this large is cut at line ends and its parts read by several processes
-USAGE = UsageReader(file_calls=file_calls, wanted_lines=wanted_lines, calls_of_parts=calls_of_parts,
-                    subagent_files=subagent_files)
+USAGE = UsageReader(
+    file_calls=file_calls, wanted_lines=wanted_lines, calls_of_parts=calls_of_parts, subagent_files=subagent_files
+)

@@ -224,8 +224,14 @@ class _Stream:
         self.named = uuid_namer(NAMESPACE, f"{self.sid}/{scope}/")
         self.file_named = uuid_namer(NAMESPACE, f"{self.sid}/{self.file}/")
         # what every record ends with, in the order the CLI writes it
-        self.closing = {"userType": "external", "entrypoint": self.entrypoint, "cwd": self.cwd,
-                        "sessionId": self.sid, "version": self.version, "gitBranch": self.branch}
+        self.closing = {
+            "userType": "external",
+            "entrypoint": self.entrypoint,
+            "cwd": self.cwd,
+            "sessionId": self.sid,
+            "version": self.version,
+            "gitBranch": self.branch,
+        }
 
     def new_id(self) -> str:
         self.counter += 1
@@ -249,7 +255,14 @@ class _Stream:
         self.lines.append(record)
         self.records.append(uid)
 
-    def conversation_record(self, role: str, message: dict[str, Any], parent: str | None, top: dict[str, Any] | None = None, loose: bool = False) -> str:
+    def conversation_record(
+        self,
+        role: str,
+        message: dict[str, Any],
+        parent: str | None,
+        top: dict[str, Any] | None = None,
+        loose: bool = False,
+    ) -> str:
         """A user/assistant record; ``loose`` when ``message`` or ``top`` may hold a
         float (a source's free-form value that failed the float check: see
         :func:`dumps_lines`). :meth:`new_id` and the main-chain :meth:`envelope` inline:
@@ -292,7 +305,9 @@ def _media_block(block: Image | Document, kind: str) -> dict[str, Any] | None:
     if isinstance(block, Image) and block.file_id is not UNSET:
         return {"type": kind, "source": {"type": "file", "file_id": block.file_id}}
     if block.data is not UNSET:
-        media = block.media_type if block.media_type is not UNSET else ("text/plain" if kind == "document" else "image/png")
+        media = (
+            block.media_type if block.media_type is not UNSET else ("text/plain" if kind == "document" else "image/png")
+        )
         source_type = "text" if media == "text/plain" else "base64"
         out: dict[str, Any] = {"type": kind, "source": {"type": source_type, "media_type": media, "data": block.data}}
     elif block.url is not UNSET:
@@ -322,7 +337,11 @@ def _result_content(result: ToolResult, loss: LossReport, where: str) -> str | l
         elif isinstance(block, RawBlock) and block.source_type in _RESULT_PART_TYPES and isinstance(block.value, dict):
             parts.append(block.value)
         else:
-            loss.add("write:result-part-as-text", f"{where}: a {_tag(block)} block inside a tool result became text", file=where)
+            loss.add(
+                "write:result-part-as-text",
+                f"{where}: a {_tag(block)} block inside a tool result became text",
+                file=where,
+            )
             parts.append({"type": "text", "text": _flatten(_plain(block))})
     return parts
 
@@ -343,7 +362,11 @@ def _tag(block: Any) -> str:
 def _tool_input(block: ToolUse, loss: LossReport, where: str) -> dict[str, Any]:
     if isinstance(block.input, dict):
         return block.input
-    loss.add("write:wrapped-input", f"{where}: {block.name} input was {type(block.input).__name__}, wrapped as {{\"input\": ...}}", file=where)
+    loss.add(
+        "write:wrapped-input",
+        f'{where}: {block.name} input was {type(block.input).__name__}, wrapped as {{"input": ...}}',
+        file=where,
+    )
     return {"input": block.input}
 
 
@@ -396,7 +419,11 @@ class _Writer:
                 missing = _unanswered(s.calls, following)
                 s.open_calls = set(s.calls) - set(missing)
                 for tool_id in missing:
-                    self.loss.add("write:missing-tool-result", f"{where}: tool_use {tool_id} had no result; an is_error result was added", file=s.file)
+                    self.loss.add(
+                        "write:missing-tool-result",
+                        f"{where}: tool_use {tool_id} had no result; an is_error result was added",
+                        file=s.file,
+                    )
                 if following is not None and following.role == "user" and index + 1 not in epochs:
                     deferred = missing  # written with that message's results, in call order
                 else:
@@ -410,7 +437,9 @@ class _Writer:
             if boundary is not None:
                 self.relink(epochs[index], boundary, written, messages, s)
 
-    def relink(self, epoch: Epoch, boundary: dict[str, Any], written: list[list[str]], messages: list[Message], s: _Stream) -> None:
+    def relink(
+        self, epoch: Epoch, boundary: dict[str, Any], written: list[list[str]], messages: list[Message], s: _Stream
+    ) -> None:
         """Name the preserved messages' records in the boundary, as the CLI does
         (``compactMetadata.preservedMessages``: on resume, 2.1.332 chains them after
         the ``anchorUuid`` record, the summary, and hangs the later turns off the last)."""
@@ -451,7 +480,9 @@ class _Writer:
 
     def assistant(self, message: Message, s: _Stream, where: str) -> None:
         # entry_id(s.sid, f"{s.file}/{where}/message"), from the stream's hashed prefix
-        msg_id = message.id if message.id is not UNSET else "msg_" + s.file_named(f"{where}/message").replace("-", "")[:24]
+        msg_id = (
+            message.id if message.id is not UNSET else "msg_" + s.file_named(f"{where}/message").replace("-", "")[:24]
+        )
         blocks: list[dict[str, Any]] = []
         artifact_results: list[tuple[str, Artifact]] = []
         for i, block in enumerate(message.content):
@@ -460,7 +491,13 @@ class _Writer:
             if kind is Text and block.text:
                 blocks.append({"type": "text", "text": block.text})
                 continue
-            if kind is ToolUse and block.name and type(block.input) is dict and block.id and _API_TOOL_ID.fullmatch(block.id):
+            if (
+                kind is ToolUse
+                and block.name
+                and type(block.input) is dict
+                and block.id
+                and _API_TOOL_ID.fullmatch(block.id)
+            ):
                 blocks.append({"type": "tool_use", "id": block.id, "name": block.name, "input": block.input})
                 continue
             converted = self.assistant_block(block, s, f"{where}.{i}")
@@ -470,7 +507,11 @@ class _Writer:
                 artifact_results.append((converted["id"], block))
             blocks.append(converted)
         if not blocks:
-            self.loss.add("write:empty-message", f"{where}: an assistant message with nothing the API accepts; left out", file=s.file)
+            self.loss.add(
+                "write:empty-message",
+                f"{where}: an assistant message with nothing the API accepts; left out",
+                file=s.file,
+            )
             return
         body: dict[str, Any] = {"id": msg_id, "type": "message", "role": "assistant"}
         model = message.model if message.model is not UNSET else ("<synthetic>" if message.synthetic else UNSET)
@@ -497,7 +538,10 @@ class _Writer:
             published = next(b["input"]["file_path"] for b in blocks if b.get("id") == tool_id)
             s.conversation_record(
                 "user",
-                {"role": "user", "content": [{"tool_use_id": tool_id, "type": "tool_result", "content": f"Published {published}"}]},
+                {
+                    "role": "user",
+                    "content": [{"tool_use_id": tool_id, "type": "tool_result", "content": f"Published {published}"}],
+                },
                 s.tool_records.get(tool_id, s.tail),
                 {"sourceToolAssistantUUID": s.tool_records.get(tool_id)},
             )
@@ -510,7 +554,11 @@ class _Writer:
             return {"type": "text", "text": block.text}
         if isinstance(block, Thinking):
             if block.signature is UNSET:
-                self.loss.add("write:thinking-without-signature", f"{where}: thinking without a signature left out ({len(block.thinking)} chars)", file=s.file)
+                self.loss.add(
+                    "write:thinking-without-signature",
+                    f"{where}: thinking without a signature left out ({len(block.thinking)} chars)",
+                    file=s.file,
+                )
                 return None
             return {"type": "thinking", "thinking": block.thinking, "signature": block.signature}
         if isinstance(block, RedactedThinking):  # back to the API as it was
@@ -518,15 +566,25 @@ class _Writer:
         if isinstance(block, ToolUse):
             tool_id, name = api_tool_id(block.id), block.name
             if tool_id != block.id:
-                self.loss.add("write:tool-id", f"{where}: tool id {block.id!r} is not one the API takes; written as {tool_id} (its results too)", file=s.file)
+                self.loss.add(
+                    "write:tool-id",
+                    f"{where}: tool id {block.id!r} is not one the API takes; written as {tool_id} (its results too)",
+                    file=s.file,
+                )
             if not tool_id or not name:  # the API requires both
-                self.loss.add("write:tool-use-named", f"{where}: a tool_use without an id or a name got one", file=s.file)
+                self.loss.add(
+                    "write:tool-use-named", f"{where}: a tool_use without an id or a name got one", file=s.file
+                )
                 tool_id = tool_id or "toolu_" + entry_id(s.sid, f"{where}/id").replace("-", "")[:24]
                 name = name or "unnamed_tool"
             return {"type": "tool_use", "id": tool_id, "name": name, "input": _tool_input(block, self.loss, where)}
         if isinstance(block, Artifact):
             return self.artifact(block, s, where)
-        if isinstance(block, RawBlock) and block.source_type in _PASS_THROUGH["assistant"] and isinstance(block.value, dict):
+        if (
+            isinstance(block, RawBlock)
+            and block.source_type in _PASS_THROUGH["assistant"]
+            and isinstance(block.value, dict)
+        ):
             return block.value
         return self.as_text(block, s, where)
 
@@ -535,7 +593,11 @@ class _Writer:
             media = _media_block(block, _tag(block))
             if media is not None:
                 return media
-        self.loss.add("write:block-as-text", f"{where}: a {_tag(block)} block the API has no place for here became text", file=s.file)
+        self.loss.add(
+            "write:block-as-text",
+            f"{where}: a {_tag(block)} block the API has no place for here became text",
+            file=s.file,
+        )
         return {"type": "text", "text": f"[{_tag(block)}] {_flatten(_plain(block))}"}
 
     def artifact(self, block: Artifact, s: _Stream, where: str) -> dict[str, Any]:
@@ -544,7 +606,11 @@ class _Writer:
             try:
                 data = base64.b64decode(block.data, validate=True)
             except (binascii.Error, ValueError):
-                self.loss.add("write:artifact-bad-data", f"{where}: artifact {block.path!r} data is not base64; not materialized", file=s.file)
+                self.loss.add(
+                    "write:artifact-bad-data",
+                    f"{where}: artifact {block.path!r} data is not base64; not materialized",
+                    file=s.file,
+                )
             else:
                 self.artifacts += 1
                 rel = f"{s.sid}/artifacts/{self.artifacts:03d}-{_safe_name(block.path)}"
@@ -562,14 +628,23 @@ class _Writer:
         for tool_id in ids:
             self.result_record(_placeholder(tool_id), dict(top or {}), s)
 
-    def result_record(self, block: dict[str, Any], fields: dict[str, Any], s: _Stream, more: list[dict[str, Any]] = ()) -> None:
+    def result_record(
+        self, block: dict[str, Any], fields: dict[str, Any], s: _Stream, more: list[dict[str, Any]] = ()
+    ) -> None:
         """One tool_result record hanging off the record of its own tool_use, as the CLI
         writes it; ``more`` is the rest of the user message, in the same record."""
         call = s.tool_records.get(block["tool_use_id"])
         # a raw part of the content, a structured result: the source's own values
         loose = not (isinstance(block["content"], str) or _float_free(block["content"])) or (
-            "toolUseResult" in fields and not _float_free(fields["toolUseResult"]))
-        s.conversation_record("user", {"role": "user", "content": [block, *more]}, call or s.tail, {**fields, "sourceToolAssistantUUID": call}, loose)
+            "toolUseResult" in fields and not _float_free(fields["toolUseResult"])
+        )
+        s.conversation_record(
+            "user",
+            {"role": "user", "content": [block, *more]},
+            call or s.tail,
+            {**fields, "sourceToolAssistantUUID": call},
+            loose,
+        )
 
     def plain_results(self, message: Message, s: _Stream) -> bool:
         """What :meth:`user` writes for the most common user message, written without its
@@ -583,7 +658,12 @@ class _Writer:
         open_calls = s.open_calls
         ids = set()
         for block in content:
-            if type(block) is not ToolResult or type(block.content) is not str or block.structured is not UNSET or block.tool_use_id not in open_calls:
+            if (
+                type(block) is not ToolResult
+                or type(block.content) is not str
+                or block.structured is not UNSET
+                or block.tool_use_id not in open_calls
+            ):
                 return False
             ids.add(block.tool_use_id)
         if len(ids) != len(content):  # a call answered twice: the second is an orphan
@@ -595,7 +675,9 @@ class _Writer:
             if block.is_error is not None:
                 out["is_error"] = block.is_error
             call = records.get(tool_id)
-            s.conversation_record("user", {"role": "user", "content": [out]}, call or s.tail, {"sourceToolAssistantUUID": call})
+            s.conversation_record(
+                "user", {"role": "user", "content": [out]}, call or s.tail, {"sourceToolAssistantUUID": call}
+            )
         return True
 
     def user(self, message: Message, s: _Stream, where: str, missing: list[str]) -> None:
@@ -605,7 +687,11 @@ class _Writer:
         results = [b for b in message.content if isinstance(b, ToolResult)]
         others = [b for b in message.content if not isinstance(b, ToolResult)]
         if results and others and any(not isinstance(b, ToolResult) for b in message.content[: len(results)]):
-            self.loss.add("write:reordered-results", f"{where}: tool results moved before the message's other blocks (the API requires it)", file=s.file)
+            self.loss.add(
+                "write:reordered-results",
+                f"{where}: tool results moved before the message's other blocks (the API requires it)",
+                file=s.file,
+            )
         top = _user_top(message)
         answered: list[tuple[dict[str, Any], dict[str, Any]]] = []
         orphans: list[Block] = []
@@ -613,7 +699,9 @@ class _Writer:
             done = self.tool_result(result, s, f"{where}.result{i}", top)
             (orphans if isinstance(done, Text) else answered).append(done)
         if missing:
-            answered = _in_call_order(answered, [(_placeholder(t), dict(top)) for t in missing], [api_tool_id(c) for c in s.calls])
+            answered = _in_call_order(
+                answered, [(_placeholder(t), dict(top)) for t in missing], [api_tool_id(c) for c in s.calls]
+            )
         runs: list[list[Block]] = [orphans]
         for block in others:
             if isinstance(block, Command):
@@ -650,11 +738,19 @@ class _Writer:
                     self.text_record(content, message, s, top)
                     pieces += 1
         if not pieces:
-            self.loss.add("write:empty-message", f"{where}: a user message with nothing the API accepts; left out", file=s.file)
+            self.loss.add(
+                "write:empty-message", f"{where}: a user message with nothing the API accepts; left out", file=s.file
+            )
         elif pieces > 1:
-            self.loss.add("write:split-message", f"{where}: a user message with commands written as {pieces} messages (a command is a record of its own)", file=s.file)
+            self.loss.add(
+                "write:split-message",
+                f"{where}: a user message with commands written as {pieces} messages (a command is a record of its own)",
+                file=s.file,
+            )
 
-    def text_record(self, content: str | list[dict[str, Any]], message: Message, s: _Stream, top: dict[str, Any]) -> None:
+    def text_record(
+        self, content: str | list[dict[str, Any]], message: Message, s: _Stream, top: dict[str, Any]
+    ) -> None:
         fields = dict(top)
         if message.compact_summary:
             fields["isCompactSummary"] = True
@@ -680,7 +776,9 @@ class _Writer:
                 else:
                     self.loss.add("write:empty-text", f"{where}.{i}: empty text block left out", file=s.file)
             elif isinstance(block, ToolUse):
-                self.loss.add("write:block-as-text", f"{where}.{i}: a tool_use in a user message became text", file=s.file)
+                self.loss.add(
+                    "write:block-as-text", f"{where}.{i}: a tool_use in a user message became text", file=s.file
+                )
                 out.append({"type": "text", "text": f"[tool_use {block.name}] {_flatten(block.input)}"})
             else:
                 converted = self.as_text(block, s, f"{where}.{i}")
@@ -688,16 +786,26 @@ class _Writer:
                     out.append(converted)
         return out
 
-    def tool_result(self, result: ToolResult, s: _Stream, where: str, top: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]] | Text:
+    def tool_result(
+        self, result: ToolResult, s: _Stream, where: str, top: dict[str, Any]
+    ) -> tuple[dict[str, Any], dict[str, Any]] | Text:
         """The result block and its record fields; a result whose call is not open
         (not in the message before) becomes a text block."""
         content = result.content if type(result.content) is str else _result_content(result, self.loss, where)
         if result.tool_use_id not in s.open_calls:
-            self.loss.add("write:orphan-result", f"{where}: result for unknown tool_use {result.tool_use_id} written as text", file=s.file)
+            self.loss.add(
+                "write:orphan-result",
+                f"{where}: result for unknown tool_use {result.tool_use_id} written as text",
+                file=s.file,
+            )
             text = content if isinstance(content, str) else _flatten(content)
             return Text(f"[tool result {result.tool_use_id}] {text}")
         s.open_calls.discard(result.tool_use_id)
-        block: dict[str, Any] = {"tool_use_id": api_tool_id(result.tool_use_id), "type": "tool_result", "content": content}
+        block: dict[str, Any] = {
+            "tool_use_id": api_tool_id(result.tool_use_id),
+            "type": "tool_result",
+            "content": content,
+        }
         if result.is_error is not None:
             block["is_error"] = result.is_error
         fields = dict(top)
@@ -713,7 +821,11 @@ class _Writer:
         )
         s.system_record("local_command", s.tail, content=body, level="info", isMeta=False)
         if command.contents is not UNSET:
-            self.loss.add("write:command-contents", f"{command.name}: a prompt command's expanded text has no place in a local command record", file=s.file)
+            self.loss.add(
+                "write:command-contents",
+                f"{command.name}: a prompt command's expanded text has no place in a local command record",
+                file=s.file,
+            )
         if command.output is not UNSET or command.stderr is not UNSET:
             out = render_output(
                 command.output if command.output is not UNSET else None,
@@ -749,7 +861,11 @@ class _Writer:
             if not agent_id or not _AGENT_ID.fullmatch(agent_id) or agent_id in used:
                 given = agent_id
                 agent_id = "a" + entry_id(self.sid, f"agent/{parent_agent}/{n}").replace("-", "")[:16]
-                self.loss.add("write:agent-id", f"subagent id {given!r} is missing, not a{{16 hex}} or taken; written as {agent_id}", file=self.root_rel)
+                self.loss.add(
+                    "write:agent-id",
+                    f"subagent id {given!r} is missing, not a{{16 hex}} or taken; written as {agent_id}",
+                    file=self.root_rel,
+                )
             used.add(agent_id)
             out.append(agent_id)
         return out
@@ -760,9 +876,13 @@ class _Writer:
             s = self.stream(child.conversation, f"{base}.jsonl", agent_id)
             self.write_messages(child.conversation, s)
             if child.conversation.epochs:
-                self.loss.add("write:child-epochs", f"{base}.jsonl: subagent compaction written in the child file", file=s.file)
+                self.loss.add(
+                    "write:child-epochs", f"{base}.jsonl: subagent compaction written in the child file", file=s.file
+                )
             self.files[f"{base}.jsonl"] = self.render(s, None)
-            meta: dict[str, Any] = {"agentType": child.agent_type if child.agent_type is not UNSET else "general-purpose"}
+            meta: dict[str, Any] = {
+                "agentType": child.agent_type if child.agent_type is not UNSET else "general-purpose"
+            }
             if child.description is not UNSET:
                 meta["description"] = child.description
             if child.link.tool_use_id is not UNSET:
@@ -814,7 +934,9 @@ def _placeholder(tool_id: str) -> dict[str, Any]:
     return {"type": "tool_result", "tool_use_id": api_tool_id(tool_id), "content": MISSING_RESULT, "is_error": True}
 
 
-def _in_call_order(answered: list[tuple[dict, dict]], added: list[tuple[dict, dict]], calls: list[str]) -> list[tuple[dict, dict]]:
+def _in_call_order(
+    answered: list[tuple[dict, dict]], added: list[tuple[dict, dict]], calls: list[str]
+) -> list[tuple[dict, dict]]:
     """The message's results with each added one before the first result of a later
     call: call order when the source's results were in call order."""
     rank = {c: i for i, c in enumerate(calls)}
@@ -831,7 +953,11 @@ def _unanswered(calls: list[str], following: Message | None) -> list[str]:
     API wants every call answered in the very next message)."""
     if not calls:
         return []
-    got = {b.tool_use_id for b in following.content if isinstance(b, ToolResult)} if following is not None and following.role == "user" else set()
+    got = (
+        {b.tool_use_id for b in following.content if isinstance(b, ToolResult)}
+        if following is not None and following.role == "user"
+        else set()
+    )
     return [c for c in calls if c not in got]
 
 
@@ -846,14 +972,20 @@ def write(conversation: Conversation, loss: LossReport, options: WriteOptions) -
     ``<munged cwd>/<sid>.jsonl`` first, then subagents and materialized artifacts."""
     sid = session_id_for(conversation, options, loss)
     # an empty cwd would make the project folder "" and the file /<sid>.jsonl
-    cwd = options.cwd or (conversation.meta.cwd if isinstance(conversation.meta.cwd, str) and conversation.meta.cwd else "/")
+    cwd = options.cwd or (
+        conversation.meta.cwd if isinstance(conversation.meta.cwd, str) and conversation.meta.cwd else "/"
+    )
     root_rel = munge_cwd(cwd)
     writer = _Writer(conversation, loss, sid, cwd, root_rel)
     main_file = f"{root_rel}/{sid}.jsonl"
     s = writer.stream(conversation, main_file, None)
     writer.write_messages(conversation, s)
     if s.leaf is None:
-        loss.add("write:no-conversation", "no user or assistant message to write; Claude Code will not find this session", file=main_file)
+        loss.add(
+            "write:no-conversation",
+            "no user or assistant message to write; Claude Code will not find this session",
+            file=main_file,
+        )
     title = conversation.meta.title if conversation.meta.title is not UNSET else None
     files = {main_file: writer.render(s, title)}
     writer.children(conversation.children, None, set())

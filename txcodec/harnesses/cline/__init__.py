@@ -25,15 +25,23 @@ def detect(sample: list[Any]) -> int:
             continue
         if not messages:
             return 5
-        if all(isinstance(m, dict) and m.get("role") in ("user", "assistant") and isinstance(m.get("content"), list) for m in messages):
+        if all(
+            isinstance(m, dict) and m.get("role") in ("user", "assistant") and isinstance(m.get("content"), list)
+            for m in messages
+        ):
             return 30
     return 0
 
 
 # Its tools' kinds (model.tools.tool_kind), by the names cline 3.0.65 defines (``@cline/core``).
 TOOL_KINDS = {
-    "run_commands": "shell_exec", "read_files": "read_file", "editor": "modify_file", "apply_patch": "modify_file",
-    "search_codebase": "code_search", "fetch_web_content": "http_request", "spawn_agent": "subagent_task",
+    "run_commands": "shell_exec",
+    "read_files": "read_file",
+    "editor": "modify_file",
+    "apply_patch": "modify_file",
+    "search_codebase": "code_search",
+    "fetch_web_content": "http_request",
+    "spawn_agent": "subagent_task",
 }
 
 HARNESS = package_harness(

@@ -73,7 +73,11 @@ def read(session: NativeSession, loss: LossReport) -> Conversation:
             continue
         out = Message(item["role"], source_ids=[str(item["id"]) if isinstance(item.get("id"), str) else where])
         if isinstance(item.get("ts"), int) and not isinstance(item["ts"], bool) and 0 <= item["ts"] < 10**14:
-            out.timestamp = datetime.fromtimestamp(item["ts"] / 1000, timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+            out.timestamp = (
+                datetime.fromtimestamp(item["ts"] / 1000, timezone.utc)
+                .isoformat(timespec="milliseconds")
+                .replace("+00:00", "Z")
+            )
         content = item.get("content")
         if isinstance(content, str):
             content = [{"type": "text", "text": content}]
@@ -116,7 +120,9 @@ def _blocks(content: list, out: Message, loss: LossReport, file: str | None, n: 
                     out.extra["cline_mode"] = mode
             blocks.append(Text(text))
         elif kind == "tool_use" and isinstance(part.get("name"), str):
-            blocks.append(ToolUse(str(part.get("id", "")), part["name"], part.get("input"), tool_kind(part["name"], TOOL_KINDS)))
+            blocks.append(
+                ToolUse(str(part.get("id", "")), part["name"], part.get("input"), tool_kind(part["name"], TOOL_KINDS))
+            )
         elif kind == "tool_result":
             blocks.append(_result(part))
         elif kind == "image" and isinstance(part.get("data"), str):
@@ -126,8 +132,12 @@ def _blocks(content: list, out: Message, loss: LossReport, file: str | None, n: 
                 image.media_type = media
             blocks.append(image)
         else:
-            loss.add(f"block:{kind if isinstance(kind, str) else 'unknown'}", f"{where}: a block Common has no type for; kept raw",
-                     file=file, line=n)
+            loss.add(
+                f"block:{kind if isinstance(kind, str) else 'unknown'}",
+                f"{where}: a block Common has no type for; kept raw",
+                file=file,
+                line=n,
+            )
             blocks.append(RawBlock(str(kind), part))
     return blocks
 
@@ -158,7 +168,10 @@ def _assistant(out: Message, item: dict, meta: Meta) -> None:
             value = metrics.get(key)
             return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
 
-        out.usage = Usage(input_tokens=count("inputTokens"), output_tokens=count("outputTokens"),
-                          cache_read_input_tokens=count("cacheReadTokens"),
-                          cache_creation_input_tokens=count("cacheWriteTokens"))
+        out.usage = Usage(
+            input_tokens=count("inputTokens"),
+            output_tokens=count("outputTokens"),
+            cache_read_input_tokens=count("cacheReadTokens"),
+            cache_creation_input_tokens=count("cacheWriteTokens"),
+        )
     out.stop_reason = implied_stop(out.content)

@@ -49,16 +49,34 @@ SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\Z")  # \Z: no newline a
 # The ``sessions`` table as cline 3.0.65 creates it (column, type, NOT NULL, default);
 # used only when there is no database yet. An existing one is checked, never altered.
 COLUMNS: tuple[tuple[str, str, bool, str | None], ...] = (
-    ("session_id", "TEXT PRIMARY KEY", False, None), ("source", "TEXT", True, None), ("pid", "INTEGER", True, None),
-    ("started_at", "TEXT", True, None), ("ended_at", "TEXT", False, None), ("exit_code", "INTEGER", False, None),
-    ("status", "TEXT", True, None), ("status_lock", "INTEGER", True, "0"), ("interactive", "INTEGER", True, None),
-    ("provider", "TEXT", True, None), ("model", "TEXT", True, None), ("cwd", "TEXT", True, None),
-    ("workspace_root", "TEXT", True, None), ("team_name", "TEXT", False, None), ("enable_tools", "INTEGER", True, None),
-    ("enable_spawn", "INTEGER", True, None), ("enable_teams", "INTEGER", True, None),
-    ("parent_session_id", "TEXT", False, None), ("parent_agent_id", "TEXT", False, None), ("agent_id", "TEXT", False, None),
-    ("conversation_id", "TEXT", False, None), ("is_subagent", "INTEGER", True, "0"), ("prompt", "TEXT", False, None),
-    ("metadata_json", "TEXT", False, None), ("transcript_path", "TEXT", True, "''"), ("hook_path", "TEXT", True, None),
-    ("messages_path", "TEXT", False, None), ("updated_at", "TEXT", True, None),
+    ("session_id", "TEXT PRIMARY KEY", False, None),
+    ("source", "TEXT", True, None),
+    ("pid", "INTEGER", True, None),
+    ("started_at", "TEXT", True, None),
+    ("ended_at", "TEXT", False, None),
+    ("exit_code", "INTEGER", False, None),
+    ("status", "TEXT", True, None),
+    ("status_lock", "INTEGER", True, "0"),
+    ("interactive", "INTEGER", True, None),
+    ("provider", "TEXT", True, None),
+    ("model", "TEXT", True, None),
+    ("cwd", "TEXT", True, None),
+    ("workspace_root", "TEXT", True, None),
+    ("team_name", "TEXT", False, None),
+    ("enable_tools", "INTEGER", True, None),
+    ("enable_spawn", "INTEGER", True, None),
+    ("enable_teams", "INTEGER", True, None),
+    ("parent_session_id", "TEXT", False, None),
+    ("parent_agent_id", "TEXT", False, None),
+    ("agent_id", "TEXT", False, None),
+    ("conversation_id", "TEXT", False, None),
+    ("is_subagent", "INTEGER", True, "0"),
+    ("prompt", "TEXT", False, None),
+    ("metadata_json", "TEXT", False, None),
+    ("transcript_path", "TEXT", True, "''"),
+    ("hook_path", "TEXT", True, None),
+    ("messages_path", "TEXT", False, None),
+    ("updated_at", "TEXT", True, None),
 )
 
 
@@ -164,8 +182,12 @@ def describe(path: Path) -> SessionInfo | None:
         info.updated = peek.updated_at
     record = read_record(path) or {}
     metadata = record.get("metadata") if isinstance(record.get("metadata"), dict) else {}
-    for key, value in (("title", metadata.get("title")), ("cwd", record.get("cwd")), ("model", record.get("model")),
-                       ("started", record.get("started_at"))):
+    for key, value in (
+        ("title", metadata.get("title")),
+        ("cwd", record.get("cwd")),
+        ("model", record.get("model")),
+        ("started", record.get("started_at")),
+    ):
         if isinstance(value, str) and value:
             setattr(info, key, value)
     return info
@@ -184,7 +206,13 @@ def _first_prompt(messages: list[msgspec.Raw]) -> str | None:
         if not isinstance(message, dict) or message.get("role") != "user":
             continue
         content = message.get("content")
-        parts = [{"type": "text", "text": content}] if isinstance(content, str) else content if isinstance(content, list) else []
+        parts = (
+            [{"type": "text", "text": content}]
+            if isinstance(content, str)
+            else content
+            if isinstance(content, list)
+            else []
+        )
         for part in parts:
             if isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str):
                 wrapped = WRAPPED.match(part["text"])
@@ -224,19 +252,35 @@ def row_for(record: dict[str, Any], session_id: str, messages_path: str) -> dict
     cwd = text("cwd")
     metadata = record.get("metadata")
     return {
-        "session_id": session_id, "source": text("source", "cli"),
+        "session_id": session_id,
+        "source": text("source", "cli"),
         "pid": record["pid"] if isinstance(record.get("pid"), int) and not isinstance(record.get("pid"), bool) else 0,
-        "started_at": text("started_at") or _now(), "ended_at": optional("ended_at"), "exit_code": optional("exit_code"),
-        "status": text("status", "completed"), "status_lock": 0, "interactive": flag("interactive", False),
-        "provider": text("provider", "cline"), "model": text("model"), "cwd": cwd,
-        "workspace_root": text("workspace_root", cwd), "team_name": optional("team_name"),
-        "enable_tools": flag("enable_tools", True), "enable_spawn": flag("enable_spawn", True),
-        "enable_teams": flag("enable_teams", True), "parent_session_id": optional("parent_session_id"),
-        "parent_agent_id": optional("parent_agent_id"), "agent_id": optional("agent_id"),
-        "conversation_id": optional("conversation_id"), "is_subagent": flag("is_subagent", False),
+        "started_at": text("started_at") or _now(),
+        "ended_at": optional("ended_at"),
+        "exit_code": optional("exit_code"),
+        "status": text("status", "completed"),
+        "status_lock": 0,
+        "interactive": flag("interactive", False),
+        "provider": text("provider", "cline"),
+        "model": text("model"),
+        "cwd": cwd,
+        "workspace_root": text("workspace_root", cwd),
+        "team_name": optional("team_name"),
+        "enable_tools": flag("enable_tools", True),
+        "enable_spawn": flag("enable_spawn", True),
+        "enable_teams": flag("enable_teams", True),
+        "parent_session_id": optional("parent_session_id"),
+        "parent_agent_id": optional("parent_agent_id"),
+        "agent_id": optional("agent_id"),
+        "conversation_id": optional("conversation_id"),
+        "is_subagent": flag("is_subagent", False),
         "prompt": optional("prompt"),
-        "metadata_json": json.dumps(metadata, ensure_ascii=False, separators=(",", ":")) if isinstance(metadata, dict) else None,
-        "transcript_path": "", "hook_path": text("hook_path"), "messages_path": messages_path,
+        "metadata_json": json.dumps(metadata, ensure_ascii=False, separators=(",", ":"))
+        if isinstance(metadata, dict)
+        else None,
+        "transcript_path": "",
+        "hook_path": text("hook_path"),
+        "messages_path": messages_path,
         "updated_at": text("ended_at") or text("started_at") or _now(),
     }
 
@@ -246,16 +290,20 @@ def _check_schema(con: sqlite3.Connection, db: Path, row: dict[str, Any]) -> Non
     the row fills exists and every NOT NULL column without a default is one it fills."""
     info = con.execute("PRAGMA table_info(sessions)").fetchall()
     if not info:
-        columns = ", ".join(f"{name} {kind}{' NOT NULL' if required else ''}{f' DEFAULT {default}' if default else ''}"
-                            for name, kind, required, default in COLUMNS)
+        columns = ", ".join(
+            f"{name} {kind}{' NOT NULL' if required else ''}{f' DEFAULT {default}' if default else ''}"
+            for name, kind, required, default in COLUMNS
+        )
         con.execute(f"CREATE TABLE sessions ({columns})")
         return
     have = {r[1] for r in info}
     missing = sorted(set(row) - have)
     unfilled = sorted(r[1] for r in info if r[3] and r[4] is None and not r[5] and r[1] not in row)
     if missing or unfilled:
-        raise StoreError(f"{db}: a sessions table of another shape (missing {missing}, unfilled {unfilled}); "
-                         "this cline version is not supported, nothing was installed")
+        raise StoreError(
+            f"{db}: a sessions table of another shape (missing {missing}, unfilled {unfilled}); "
+            "this cline version is not supported, nothing was installed"
+        )
 
 
 def install(files: dict[str, bytes], root: str | os.PathLike[str] | None = None) -> list[Path]:
@@ -292,8 +340,9 @@ def install(files: dict[str, bytes], root: str | os.PathLike[str] | None = None)
         if con.execute("SELECT 1 FROM sessions WHERE session_id = ?", (session_id,)).fetchone():
             raise StoreError(f"{db}: session {session_id} is already registered; nothing was installed")
         names = list(row)
-        con.execute(f"INSERT INTO sessions ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})",
-                    [row[n] for n in names])
+        con.execute(
+            f"INSERT INTO sessions ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})", [row[n] for n in names]
+        )
         paths = staged.commit()
         con.execute("COMMIT")
         return paths

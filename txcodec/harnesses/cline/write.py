@@ -49,7 +49,9 @@ _ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789"
 def session_id_for(conversation: Conversation, options: WriteOptions, loss: LossReport | None = None) -> str:
     if options.session_id:
         if not SAFE_ID.match(options.session_id):
-            raise UnsafeId(f"a cline session id names its folder: letters, digits, '.', '_', '-' only; got {options.session_id!r}")
+            raise UnsafeId(
+                f"a cline session id names its folder: letters, digits, '.', '_', '-' only; got {options.session_id!r}"
+            )
         return options.session_id
 
     def derive(seed: str) -> str:  # cline's own shape: the start in milliseconds, then five letters or digits
@@ -57,8 +59,9 @@ def session_id_for(conversation: Conversation, options: WriteOptions, loss: Loss
         millis = _millis(conversation.meta.started_at) or 1_700_000_000_000 + int.from_bytes(digest[:8], "big") % 10**11
         return f"{millis:013d}_" + "".join(_ALPHABET[b % 36] for b in digest[8:13])
 
-    return writekit.kept_or_derived_id(conversation, loss, lambda s: s if NATIVE_ID.match(s) else None, derive,
-                                       "is not of cline's shape")
+    return writekit.kept_or_derived_id(
+        conversation, loss, lambda s: s if NATIVE_ID.match(s) else None, derive, "is not of cline's shape"
+    )
 
 
 def _millis(stamp: Any) -> int | None:
@@ -84,10 +87,20 @@ def write(conversation: Conversation, loss: LossReport, options: WriteOptions) -
     models = [m.model for m in conversation.messages if isinstance(m.model, str)]
     provider = meta.extra.get("cline_provider")
     record: dict[str, Any] = {
-        "version": 1, "session_id": sid, "source": "cli", "pid": 0, "status": "completed", "interactive": False,
+        "version": 1,
+        "session_id": sid,
+        "source": "cli",
+        "pid": 0,
+        "status": "completed",
+        "interactive": False,
         # the client's default provider id when the source does not name one (cline --help)
-        "provider": provider if isinstance(provider, str) else "cline", "model": models[-1] if models else "",
-        "cwd": cwd, "workspace_root": cwd, "enable_tools": True, "enable_spawn": True, "enable_teams": True,
+        "provider": provider if isinstance(provider, str) else "cline",
+        "model": models[-1] if models else "",
+        "cwd": cwd,
+        "workspace_root": cwd,
+        "enable_tools": True,
+        "enable_spawn": True,
+        "enable_teams": True,
     }
     for key, value in (("started_at", meta.started_at), ("ended_at", meta.ended_at)):
         if isinstance(value, str):
@@ -95,8 +108,13 @@ def write(conversation: Conversation, loss: LossReport, options: WriteOptions) -
     if writer.first_prompt is not None:
         record["prompt"] = writer.first_prompt
     record["metadata"] = {"title": meta.title if isinstance(meta.title, str) else (writer.first_prompt or "")[:100]}
-    return Written(sid, {session_relpath(sid): msgspec.json.encode(document) + b"\n",
-                         record_relpath(sid): msgspec.json.encode(record) + b"\n"})
+    return Written(
+        sid,
+        {
+            session_relpath(sid): msgspec.json.encode(document) + b"\n",
+            record_relpath(sid): msgspec.json.encode(record) + b"\n",
+        },
+    )
 
 
 class _Writer:
@@ -157,7 +175,12 @@ class _Writer:
                 results.append(self._result(block.tool_use_id, name, self._content(block)))
             elif isinstance(block, ToolResult):
                 self.loss.add("write:orphan-result", f"result for unknown call {block.tool_use_id} written as text")
-                parts.append({"type": "text", "text": f"[tool result {block.tool_use_id}]\n{writekit.result_text(block, self.loss)}"})
+                parts.append(
+                    {
+                        "type": "text",
+                        "text": f"[tool result {block.tool_use_id}]\n{writekit.result_text(block, self.loss)}",
+                    }
+                )
             elif isinstance(block, Text):
                 if block.text.strip():
                     if self.first_prompt is None:
@@ -193,7 +216,9 @@ class _Writer:
                 content.append({"type": "tool_use", "id": block.id, "name": block.name, "input": args})
                 calls[block.id] = block.name
             else:
-                content.append({"type": "text", "text": writekit.as_text(block, self.loss, "a cline assistant message")})
+                content.append(
+                    {"type": "text", "text": writekit.as_text(block, self.loss, "a cline assistant message")}
+                )
         if not content:
             self.loss.add("write:empty-message", "an assistant message with nothing to write")
             return
@@ -202,6 +227,10 @@ class _Writer:
             item["modelInfo"] = {"id": message.model}
         if message.usage is not msgspec.UNSET:
             u = message.usage
-            item["metrics"] = {"inputTokens": u.input_tokens, "outputTokens": u.output_tokens,
-                               "cacheReadTokens": u.cache_read_input_tokens, "cacheWriteTokens": u.cache_creation_input_tokens}
+            item["metrics"] = {
+                "inputTokens": u.input_tokens,
+                "outputTokens": u.output_tokens,
+                "cacheReadTokens": u.cache_read_input_tokens,
+                "cacheWriteTokens": u.cache_creation_input_tokens,
+            }
         self.pending = calls

@@ -35,8 +35,16 @@ def extract(call: Call, cwd: Any, harness: str) -> Iterator[Change]:
     if call.result is None or CODEX_PATCH_OK not in result_text(call.result):
         return  # a failed (or unanswered) patch changed nothing we can name
     for path, op, moved, hunks, added in parse_codex_patch(call.use.input):
-        change = Change(call.use.id, "apply_patch", op, harness, "derived", relative(path, cwd),
-                        relative(moved, cwd) if moved else UNSET, hunks)
+        change = Change(
+            call.use.id,
+            "apply_patch",
+            op,
+            harness,
+            "derived",
+            relative(path, cwd),
+            relative(moved, cwd) if moved else UNSET,
+            hunks,
+        )
         if op == "create":
             change.before_sha256, change.after_sha256 = None, sha256(added)
         elif op == "delete":
@@ -50,16 +58,20 @@ def parse_codex_patch(patch: str) -> list[tuple[str, str, str | None, list[Hunk]
     out: list[tuple[str, str, str | None, list[Hunk], str | None]] = []
     current: list[Any] | None = None
     for line in patch.split("\n"):
-        for marker, op in (("*** Add File: ", "create"), ("*** Update File: ", "modify"), ("*** Delete File: ", "delete")):
+        for marker, op in (
+            ("*** Add File: ", "create"),
+            ("*** Update File: ", "modify"),
+            ("*** Delete File: ", "delete"),
+        ):
             if line.startswith(marker):
-                current = [line[len(marker):].strip(), op, None, [], []]
+                current = [line[len(marker) :].strip(), op, None, [], []]
                 out.append(current)  # type: ignore[arg-type]
                 break
         else:
             if current is None or line.startswith("*** End"):
                 continue
             if line.startswith("*** Move to: "):
-                current[2] = line[len("*** Move to: "):].strip()
+                current[2] = line[len("*** Move to: ") :].strip()
             elif current[1] == "create" and line.startswith("+"):
                 current[4].append(line[1:])
             elif line.startswith("@@"):
@@ -113,7 +125,11 @@ def _codex_patch_events(session: Any) -> dict[str, dict]:
         except msgspec.DecodeError:
             continue
         payload = value.get("payload") if isinstance(value, dict) else None
-        if isinstance(payload, dict) and payload.get("type") == "patch_apply_end" and isinstance(payload.get("call_id"), str):
+        if (
+            isinstance(payload, dict)
+            and payload.get("type") == "patch_apply_end"
+            and isinstance(payload.get("call_id"), str)
+        ):
             events[payload["call_id"]] = payload
     return events
 

@@ -13,8 +13,9 @@ from ...model.origin import Origin
 from ...model.origin import line_objects
 
 
-def codex_origin(lines: list[Any], path: Path | None = None, source: bytes | None = None,
-                 maybe_fork: bool | None = None) -> Origin:
+def codex_origin(
+    lines: list[Any], path: Path | None = None, source: bytes | None = None, maybe_fork: bool | None = None
+) -> Origin:
     """The first ``session_meta`` is the rollout's own: its ``forked_from_id`` names the
     parent. A fork also copies the parent's ``session_meta`` ahead of the replayed
     history, which names it when the field is absent. (``source`` and ``maybe_fork`` are

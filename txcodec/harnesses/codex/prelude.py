@@ -25,7 +25,9 @@ _MARKERS: tuple[tuple[str, str], ...] = (
 # The kinds codex sends as ``developer`` messages: skills and permissions seen in 0.171
 # requests, apps and collaboration mode are developer-instruction fragments in codex-rs.
 # The rest (environment context, AGENTS.md, shell commands, ...) go as ``user`` messages.
-DEVELOPER_KINDS = frozenset({"skills_instructions", "permissions_instructions", "collaboration_mode", "apps_instructions"})
+DEVELOPER_KINDS = frozenset(
+    {"skills_instructions", "permissions_instructions", "collaboration_mode", "apps_instructions"}
+)
 _TAG = re.compile(r"<([a-z_]+(?: [a-z_]+)?)>")
 
 

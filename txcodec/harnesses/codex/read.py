@@ -62,7 +62,14 @@ from .prelude import prelude_kind
 
 # UI events that repeat what a response item or the ``compacted`` line already carries:
 # not read twice, and nothing is lost without them.
-MIRROR_EVENTS = {"user_message", "agent_message", "agent_reasoning", "agent_reasoning_raw_content", "item_completed", "context_compacted"}
+MIRROR_EVENTS = {
+    "user_message",
+    "agent_message",
+    "agent_reasoning",
+    "agent_reasoning_raw_content",
+    "item_completed",
+    "context_compacted",
+}
 _DATA_URL = re.compile(r"^data:([^;,]+);base64,(.*)$", re.S)
 # How codex's local compaction summary starts (codex-rs/core/templates/compact/summary_prefix.md).
 SUMMARY_PREFIX = "Another language model started to solve this problem and produced a summary of its thinking process."
@@ -95,7 +102,9 @@ def _read_streamed(session: NativeSession, loss: LossReport) -> Conversation:
             candidates.extend(codex_meta_candidates(batch))
             batch_records = [line.record for line in batch]
             if not seen[0]:
-                seen[0] = any(isinstance(R.payload_of(r), R.MessageItem) for r in batch_records if not isinstance(r, Opaque))
+                seen[0] = any(
+                    isinstance(R.payload_of(r), R.MessageItem) for r in batch_records if not isinstance(r, Opaque)
+                )
             yield from batch_records
 
     own = LossReport() if type(loss) is LossReport else loss
@@ -117,7 +126,9 @@ def _read_streamed(session: NativeSession, loss: LossReport) -> Conversation:
 
 
 class _Reader:
-    def __init__(self, session: NativeSession, loss: LossReport, records: Any = None, events_only: bool | None = None) -> None:
+    def __init__(
+        self, session: NativeSession, loss: LossReport, records: Any = None, events_only: bool | None = None
+    ) -> None:
         self.session = session
         self.loss = loss
         self.file = str(session.path) if session.path else None
@@ -132,7 +143,9 @@ class _Reader:
         self.unattributed: Usage | None = None
         self.records = session.records if records is None else records
         if events_only is None:
-            events_only = not any(isinstance(R.payload_of(r), R.MessageItem) for r in self.records if not isinstance(r, Opaque))
+            events_only = not any(
+                isinstance(R.payload_of(r), R.MessageItem) for r in self.records if not isinstance(r, Opaque)
+            )
         self.events_only = events_only
         self.calls: dict[str, ToolUse] = {}
         self.kinds: dict[str, str] = {}  # tool name -> tool_kind(name), looked up once per name
@@ -194,7 +207,9 @@ class _Reader:
             self.conv.meta.ended_at = stamps[-1]
         for call_id, use in self.calls.items():
             if use.name != "web_search":
-                self.loss.add("tool:no-output", f"{use.name} call {call_id} has no output in the rollout", file=self.file)
+                self.loss.add(
+                    "tool:no-output", f"{use.name} call {call_id} has no output in the rollout", file=self.file
+                )
 
     # --- lines ----------------------------------------------------------------------
     def session_meta(self, line: R.SessionMetaLine, n: int) -> None:
@@ -257,23 +272,33 @@ class _Reader:
                 msg.model = self.model
             extra = self.conv.meta.extra
             left = msgspec.convert(extra.pop("codex_unattributed_usage"), Usage)
-            left = Usage(*(a - b for a, b in zip(msgspec.structs.astuple(left)[:4], msgspec.structs.astuple(msg.usage)[:4])))
+            left = Usage(
+                *(a - b for a, b in zip(msgspec.structs.astuple(left)[:4], msgspec.structs.astuple(msg.usage)[:4]))
+            )
             if any(msgspec.structs.astuple(left)[:4]):
                 extra["codex_unattributed_usage"] = msgspec.to_builtins(left)
         if history is not None:
             msg.extra["codex_replacement_history"] = history
         if derived:
             msg.extra["codex_summary_from_history"] = True
-            self.lose("compaction:summary-from-history", "the compacted line has no summary text; the summary is its "
-                      "replacement history as text (a remote compaction's own summary is encrypted)", n)
+            self.lose(
+                "compaction:summary-from-history",
+                "the compacted line has no summary text; the summary is its "
+                "replacement history as text (a remote compaction's own summary is encrypted)",
+                n,
+            )
             kept = 0
         elif history is not None:
             kept = sum(1 for item in history if not _is_summary_item(item, p.message))
         else:  # codex rebuilds the context from the user messages before, then the summary
             kept = sum(1 for m in self.conv.messages[:-1] if m.role == "user" and m.origin == "human")
         if kept:
-            self.lose("compaction:kept-history", f"codex resumes this compaction with {kept} earlier item(s) besides the summary; "
-                      "a Common epoch starts at the summary (kept in extra for Codex)", n)
+            self.lose(
+                "compaction:kept-history",
+                f"codex resumes this compaction with {kept} earlier item(s) besides the summary; "
+                "a Common epoch starts at the summary (kept in extra for Codex)",
+                n,
+            )
         self.conv.epochs.append(Epoch(start=len(self.conv.messages) - 1, trigger="codex"))
 
     def other(self, line: R.OtherLine, n: int) -> None:
@@ -330,7 +355,9 @@ class _Reader:
         kinds = {prelude_kind(t) for t in texts}
         if p.role in ("developer", "system") or (texts and None not in kinds):
             kind = p.role if p.role in ("developer", "system") else next(iter(sorted(kinds)))
-            msg = self.message("user", ts, content=blocks, meta=True, extra={"codex_role": p.role, "codex_prelude": kind})
+            msg = self.message(
+                "user", ts, content=blocks, meta=True, extra={"codex_role": p.role, "codex_prelude": kind}
+            )
         else:
             msg = self.message("user", ts, content=blocks, origin="human")
         if isinstance(p.id, str):
@@ -375,7 +402,9 @@ class _Reader:
                 self.lose("tool:arguments-not-json", f"{p.name} arguments kept as the string they were", n)
         else:
             value = args if args is not UNSET else None
-            self.lose("tool:arguments-not-string", f"{p.name} arguments are {type(args).__name__}; codex drops such a call", n)
+            self.lose(
+                "tool:arguments-not-string", f"{p.name} arguments are {type(args).__name__}; codex drops such a call", n
+            )
         self.tool_call(ToolUse(p.call_id, p.name, value, self.kind(p.name)), ts, p.id)
 
     def custom_tool_call(self, p: R.CustomToolCallItem, ts: Any, n: int) -> None:
@@ -404,7 +433,10 @@ class _Reader:
         if isinstance(output, str):
             content: Any = output
         elif isinstance(output, list):
-            content = [_part(msgspec.convert(part, R.ContentPart)) if _is_part(part) else RawBlock("codex_output_part", part) for part in output]
+            content = [
+                _part(msgspec.convert(part, R.ContentPart)) if _is_part(part) else RawBlock("codex_output_part", part)
+                for part in output
+            ]
         else:
             content = json.dumps(output) if output is not UNSET else ""
             self.lose("tool:output-shape", "output neither string nor list: codex reads it as 'aborted'", n)
@@ -414,8 +446,11 @@ class _Reader:
         if isinstance(output, list):
             # an image part's ``detail`` (``"high"`` from view_image) has no slot in Image:
             # the parts are kept as they were, for Codex -> Codex
-            details = {str(i): part["detail"] for i, part in enumerate(output)
-                       if isinstance(part, dict) and part.get("type") == "input_image" and "detail" in part}
+            details = {
+                str(i): part["detail"]
+                for i, part in enumerate(output)
+                if isinstance(part, dict) and part.get("type") == "input_image" and "detail" in part
+            }
             if details:
                 msg.extra.setdefault("codex_image_detail", {})[p.call_id] = details
         msg.content.append(ToolResult(p.call_id, content, is_error))
@@ -441,7 +476,9 @@ class _Reader:
             return  # the parent's usage, replayed by a fork: counted in the parent
         last = info.last_token_usage if isinstance(info.last_token_usage, R.TokenUsage) else None
         usage = _usage(last) if last is not None else _usage(info.total_token_usage)
-        targets = [m for m in self.conv.messages[self.pending_usage_from:] if m.role == "assistant" and not m.synthetic]
+        targets = [
+            m for m in self.conv.messages[self.pending_usage_from :] if m.role == "assistant" and not m.synthetic
+        ]
         self.pending_usage_from = len(self.conv.messages)
         if not targets:
             extra = self.conv.meta.extra

@@ -29,7 +29,9 @@ from msgspec import UnsetType
 from ...kit.registry import UsageReader
 
 
-class _TokenUsage(msgspec.Struct, gc=False):  # records.TokenUsage's fields and types, never tracked by the GC (records is not imported on usage's start-up path)
+class _TokenUsage(
+    msgspec.Struct, gc=False
+):  # records.TokenUsage's fields and types, never tracked by the GC (records is not imported on usage's start-up path)
     input_tokens: int = 0
     cached_input_tokens: int = 0
     output_tokens: int = 0
@@ -170,9 +172,10 @@ def _add(call: list, u: Any) -> None:
     write = u.cache_write_input_tokens if isinstance(u.cache_write_input_tokens, int) else 0
     tokens = (u.input_tokens - cached, u.output_tokens, write, cached)
     old = call[3]
-    call[3] = tokens if old is None else (old[0] + tokens[0], old[1] + tokens[1], old[2] + tokens[2], old[3] + tokens[3])
+    call[3] = (
+        tokens if old is None else (old[0] + tokens[0], old[1] + tokens[1], old[2] + tokens[2], old[3] + tokens[3])
+    )
     call[5] = (call[5] or 0) + u.reasoning_output_tokens
-
 
 
 USAGE = UsageReader(file_calls=file_calls)

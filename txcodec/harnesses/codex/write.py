@@ -69,8 +69,17 @@ CUSTOM_TOOLS = {"apply_patch"}  # freeform tools: input is a string, not JSON
 # names that reaches us through another harness (Codex -> Claude Code -> Codex) is no
 # approximation. (web_search and local_shell are item types, not function tools.)
 CODEX_TOOLS = {
-    "exec_command", "write_stdin", "request_user_input", "view_image", "multi_agent_v1",
-    "get_goal", "create_goal", "update_goal", "apply_patch", "update_plan", "shell",
+    "exec_command",
+    "write_stdin",
+    "request_user_input",
+    "view_image",
+    "multi_agent_v1",
+    "get_goal",
+    "create_goal",
+    "update_goal",
+    "apply_patch",
+    "update_plan",
+    "shell",
 }
 
 
@@ -87,12 +96,34 @@ def _eager(cls: type) -> type:
 # The records the writer builds for nearly every line. A line whose payload is one of
 # them holds only these (or plain values) and is encoded directly; any other line (the
 # session meta, a payload made by ``msgspec.convert``) goes through ``plain()``.
-E = types.SimpleNamespace(**{name: _eager(getattr(R, name)) for name in (
-    "ResponseItemLine", "EventMsgLine", "MessageItem", "ReasoningItem", "FunctionCallItem", "FunctionCallOutputItem",
-    "CustomToolCallItem", "CustomToolCallOutputItem", "InputText", "InputImage", "OutputText", "SummaryText",
-    "UserMessageEvent", "AgentMessageEvent", "AgentReasoningEvent", "TokenCountEvent", "TokenInfo", "TokenUsage",
-    "ErrorEvent", "TurnAbortedEvent", "ContextCompactedEvent",
-)})
+E = types.SimpleNamespace(
+    **{
+        name: _eager(getattr(R, name))
+        for name in (
+            "ResponseItemLine",
+            "EventMsgLine",
+            "MessageItem",
+            "ReasoningItem",
+            "FunctionCallItem",
+            "FunctionCallOutputItem",
+            "CustomToolCallItem",
+            "CustomToolCallOutputItem",
+            "InputText",
+            "InputImage",
+            "OutputText",
+            "SummaryText",
+            "UserMessageEvent",
+            "AgentMessageEvent",
+            "AgentReasoningEvent",
+            "TokenCountEvent",
+            "TokenInfo",
+            "TokenUsage",
+            "ErrorEvent",
+            "TurnAbortedEvent",
+            "ContextCompactedEvent",
+        )
+    }
+)
 _EAGER_PAYLOADS = frozenset(vars(E).values())
 _encode = msgspec.json.Encoder().encode
 
@@ -124,7 +155,12 @@ def _patch_lines(prefix: str, text: str) -> list[str]:
 
 
 def _write(i: dict) -> Mapped:
-    body = ["*** Begin Patch", f"*** Add File: {i.get('file_path', '')}", *_patch_lines("+", str(i.get("content", ""))), "*** End Patch"]
+    body = [
+        "*** Begin Patch",
+        f"*** Add File: {i.get('file_path', '')}",
+        *_patch_lines("+", str(i.get("content", ""))),
+        "*** End Patch",
+    ]
     return "custom", "apply_patch", "\n".join(body), "Write as apply_patch Add File (overwrites become adds)"
 
 
@@ -165,7 +201,11 @@ def _grep(i: dict) -> Mapped:
 
 
 def _todos(i: dict) -> Mapped:
-    plan = [{"step": t.get("content", ""), "status": t.get("status", "pending")} for t in i.get("todos") or [] if isinstance(t, dict)]
+    plan = [
+        {"step": t.get("content", ""), "status": t.get("status", "pending")}
+        for t in i.get("todos") or []
+        if isinstance(t, dict)
+    ]
     return "function", "update_plan", {"plan": plan}, "TodoWrite as update_plan"
 
 
@@ -186,7 +226,12 @@ def codex_tool(name: str, value: Any) -> tuple[str, str, Any, str | None]:
     """``(item kind, name, input, note)`` for a call from another harness: mapped by
     :data:`TOOL_MAP` (``note`` says what was approximated, ``""`` for nothing), else kept
     by name (``note`` is ``None``)."""
-    if name in CUSTOM_TOOLS and isinstance(value, dict) and list(value) == ["input"] and isinstance(value["input"], str):
+    if (
+        name in CUSTOM_TOOLS
+        and isinstance(value, dict)
+        and list(value) == ["input"]
+        and isinstance(value["input"], str)
+    ):
         value = value["input"]  # a freeform input another harness had to wrap in an object
     mapper = TOOL_MAP.get(name)
     if mapper is not None and isinstance(value, dict):
@@ -212,7 +257,9 @@ def _iso(dt: datetime) -> str:
     if d.year < 1000:  # strftime's %Y does not pad such years: keep its output
         return d.strftime("%Y-%m-%dT%H:%M:%S.") + f"{dt.microsecond // 1000:03d}Z"
     # the same text as strftime, without its per-call cost (one call per written line)
-    return f"{d.year}-{d.month:02d}-{d.day:02d}T{d.hour:02d}:{d.minute:02d}:{d.second:02d}.{dt.microsecond // 1000:03d}Z"
+    return (
+        f"{d.year}-{d.month:02d}-{d.day:02d}T{d.hour:02d}:{d.minute:02d}:{d.second:02d}.{dt.microsecond // 1000:03d}Z"
+    )
 
 
 # a time already as _iso() writes it (Claude Code's own): when it parses, it is its own
@@ -237,7 +284,9 @@ def uuid7(ts: str, seed: str) -> str:
     ``seed``: ids sort by time like the ones codex makes, and one source gives one id."""
     ms = int(datetime.fromisoformat(normalize_ts(ts) or ts).timestamp() * 1000)
     rand = int.from_bytes(hashlib.sha256(seed.encode("utf-8", "surrogatepass")).digest()[:10], "big")
-    value = (ms & ((1 << 48) - 1)) << 80 | 0x7 << 76 | (rand >> 68 & 0xFFF) << 64 | 0b10 << 62 | (rand & ((1 << 62) - 1))
+    value = (
+        (ms & ((1 << 48) - 1)) << 80 | 0x7 << 76 | (rand >> 68 & 0xFFF) << 64 | 0b10 << 62 | (rand & ((1 << 62) - 1))
+    )
     return str(uuid.UUID(int=value))
 
 
@@ -265,7 +314,9 @@ class _Writer:
         if options.session_id:
             if not _is_uuid(options.session_id.lower()):
                 # codex exec resume <non-uuid> silently starts a new session (docs/codex.md#how-the-real-client-is-driven)
-                raise UnsafeId(f"session id {shown(options.session_id)} is not a UUID (Codex only resumes a thread by its UUID)")
+                raise UnsafeId(
+                    f"session id {shown(options.session_id)} is not a UUID (Codex only resumes a thread by its UUID)"
+                )
             self.id = options.session_id.lower()
         elif self.from_codex and _is_uuid(meta.id):
             self.id = str(meta.id)
@@ -304,7 +355,9 @@ class _Writer:
             else:
                 self.assistant(msg, n)
         if self.conv.children:
-            self.loss.children_not_written(self.conv.children, "write:children", "not written (Codex keeps subagents as separate threads)")
+            self.loss.children_not_written(
+                self.conv.children, "write:children", "not written (Codex keeps subagents as separate threads)"
+            )
         self.lines.append(b"")  # the final LF, without a second copy of the file
         data = b"\n".join(self.lines)
         self.lines.clear()
@@ -319,7 +372,9 @@ class _Writer:
             "timestamp": self.start,
             "cwd": self.options.cwd or (meta.cwd if isinstance(meta.cwd, str) else "/"),
             "originator": kept.pop("originator", ORIGINATOR),
-            "cli_version": meta.client_version if self.from_codex and isinstance(meta.client_version, str) else CLI_VERSION,
+            "cli_version": meta.client_version
+            if self.from_codex and isinstance(meta.client_version, str)
+            else CLI_VERSION,
             "source": kept.pop("source", "cli"),
         }
         # They name the source thread, not this one; and a file that names a provider
@@ -343,7 +398,14 @@ class _Writer:
             return
         self.model = model
         cwd = self.options.cwd or (self.conv.meta.cwd if isinstance(self.conv.meta.cwd, str) else "/")
-        self.emit(R.TurnContextLine(timestamp=self.ts, payload=R.TurnContext(cwd=cwd, model=model, approval_policy="never", sandbox_policy={"type": "read-only"}, summary="auto")))
+        self.emit(
+            R.TurnContextLine(
+                timestamp=self.ts,
+                payload=R.TurnContext(
+                    cwd=cwd, model=model, approval_policy="never", sandbox_policy={"type": "read-only"}, summary="auto"
+                ),
+            )
+        )
 
     def compacted(self, msg: Message, n: int) -> None:
         text = "\n".join(b.text for b in msg.content if isinstance(b, Text))
@@ -358,7 +420,12 @@ class _Writer:
             history += self.preserved_items(n)
         if isinstance(history, list) and msg.extra.get("codex_summary_from_history"):
             text = ""  # the reader made the text up from the history; codex wrote none
-        self.emit(R.CompactedLine(timestamp=self.ts, payload=R.Compacted(message=text, replacement_history=history if isinstance(history, list) else UNSET)))
+        self.emit(
+            R.CompactedLine(
+                timestamp=self.ts,
+                payload=R.Compacted(message=text, replacement_history=history if isinstance(history, list) else UNSET),
+            )
+        )
         self.event(E.ContextCompactedEvent())
 
     def preserved_items(self, n: int) -> list[Any]:
@@ -428,10 +495,15 @@ class _Writer:
         kind = self.call_kinds.get(block.tool_use_id)
         if kind == "web_search" or msg.extra.get("codex_web_search"):
             if block.content:  # the reader's stand-in is empty; anything else is dropped here
-                self.loss.add("write:web-search-result", f"message {n}: a provider-side search has no output item in Codex")
+                self.loss.add(
+                    "write:web-search-result", f"message {n}: a provider-side search has no output item in Codex"
+                )
             return
         if kind is None:
-            self.loss.add("write:orphan-result", f"message {n}: result for {block.tool_use_id} has no call before it; codex drops it")
+            self.loss.add(
+                "write:orphan-result",
+                f"message {n}: result for {block.tool_use_id} has no call before it; codex drops it",
+            )
             return
         output = self.output(block, n)
         details = (msg.extra.get("codex_image_detail") or {}).get(block.tool_use_id) if self.from_codex else None
@@ -440,7 +512,9 @@ class _Writer:
                 if str(i) in details and isinstance(part, dict) and part.get("type") == "input_image":
                     part["detail"] = details[str(i)]
         if block.is_error:
-            self.loss.add("write:is_error", f"message {n}: {block.tool_use_id} failed; Codex outputs carry no error flag")
+            self.loss.add(
+                "write:is_error", f"message {n}: {block.tool_use_id} failed; Codex outputs carry no error flag"
+            )
         cls = E.CustomToolCallOutputItem if kind == "custom" else E.FunctionCallOutputItem
         self.item(cls(call_id=block.tool_use_id, output=output))
 
@@ -480,7 +554,11 @@ class _Writer:
             texts = []
             if isinstance(block, Thinking):
                 parts = summaries.get(str(i)) if isinstance(summaries, dict) else None
-                self.thinking(block, n, parts if isinstance(parts, list) and "\n\n".join(map(str, parts)) == block.thinking else None)
+                self.thinking(
+                    block,
+                    n,
+                    parts if isinstance(parts, list) and "\n\n".join(map(str, parts)) == block.thinking else None,
+                )
             elif isinstance(block, RedactedThinking):  # Codex's slot for opaque reasoning
                 self.item(E.ReasoningItem(summary=[], content=None, encrypted_content=block.data))
             elif isinstance(block, ToolUse):
@@ -505,12 +583,20 @@ class _Writer:
     def thinking(self, block: Thinking, n: int, parts: list[str] | None = None) -> None:
         encrypted = block.encrypted if isinstance(block.encrypted, str) else None
         if not block.thinking and encrypted is None:
-            self.loss.add("write:thinking-without-text", f"message {n}: a signature-only thinking block has nothing Codex can hold")
+            self.loss.add(
+                "write:thinking-without-text",
+                f"message {n}: a signature-only thinking block has nothing Codex can hold",
+            )
             return
         if block.signature is not UNSET:
-            self.loss.add("write:thinking-signature", f"message {n}: the provider signature is not carried; the text becomes a reasoning summary")
+            self.loss.add(
+                "write:thinking-signature",
+                f"message {n}: the provider signature is not carried; the text becomes a reasoning summary",
+            )
         # a Codex source's several summary parts come back as they were
-        summary = [E.SummaryText(t) for t in parts] if parts else [E.SummaryText(block.thinking)] if block.thinking else []
+        summary = (
+            [E.SummaryText(t) for t in parts] if parts else [E.SummaryText(block.thinking)] if block.thinking else []
+        )
         self.item(E.ReasoningItem(summary=summary, content=None, encrypted_content=encrypted))
         if block.thinking:
             self.event(E.AgentReasoningEvent(text=block.thinking))
@@ -520,19 +606,29 @@ class _Writer:
         native = self.from_codex or _item_shaped(name, value)  # back from another harness
         if name == "local_shell" and native:
             self.call_kinds[use.id] = "local_shell"
-            self.item(R.LocalShellCallItem(call_id=use.id, status="completed", action=msgspec.convert(value or {}, R.LocalShellAction)))
+            self.item(
+                R.LocalShellCallItem(
+                    call_id=use.id, status="completed", action=msgspec.convert(value or {}, R.LocalShellAction)
+                )
+            )
             return
         if name == "web_search" and native:
             self.call_kinds[use.id] = "web_search"
             action = msgspec.convert(value, R.WebSearchAction) if isinstance(value, dict) else UNSET
-            self.item(R.WebSearchCallItem(id=use.id if not use.id.startswith("ws_line") else UNSET, status="completed", action=action))
+            self.item(
+                R.WebSearchCallItem(
+                    id=use.id if not use.id.startswith("ws_line") else UNSET, status="completed", action=action
+                )
+            )
             return
         if self.from_codex:
             kind = "custom" if custom or (name in CUSTOM_TOOLS and isinstance(value, str)) else "function"
         else:
             kind, name, value, note = codex_tool(name, value)
             if note is not None:
-                self.loss.add("write:tool-mapped", f"message {n}: {use.name} -> {name}" + (f" ({note})" if note else ""))
+                self.loss.add(
+                    "write:tool-mapped", f"message {n}: {use.name} -> {name}" + (f" ({note})" if note else "")
+                )
             elif name not in CODEX_TOOLS:
                 self.loss.add("write:tool-unmapped", f"message {n}: {name} kept by name; Codex offers no such tool")
         self.call_kinds[use.id] = kind
@@ -540,7 +636,9 @@ class _Writer:
             text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
             self.item(E.CustomToolCallItem(call_id=use.id, name=name, input=text, status="completed"))
         else:
-            args = value if isinstance(value, str) else json.dumps(value if value is not None else {}, ensure_ascii=False)
+            args = (
+                value if isinstance(value, str) else json.dumps(value if value is not None else {}, ensure_ascii=False)
+            )
             self.item(E.FunctionCallItem(name=name, arguments=args, call_id=use.id))
 
     def token_count(self, usage: Usage) -> None:
@@ -558,7 +656,9 @@ class _Writer:
         self.total = E.TokenUsage(
             *(a + b for a, b in zip(msgspec.structs.astuple(total)[:5], msgspec.structs.astuple(last)[:5]))
         )
-        self.event(E.TokenCountEvent(info=E.TokenInfo(total_token_usage=self.total, last_token_usage=last), rate_limits=None))
+        self.event(
+            E.TokenCountEvent(info=E.TokenInfo(total_token_usage=self.total, last_token_usage=last), rate_limits=None)
+        )
 
 
 _META_FIELDS = frozenset(f.name for f in msgspec.structs.fields(R.SessionMeta))

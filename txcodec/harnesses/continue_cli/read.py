@@ -63,12 +63,16 @@ def read(session: NativeSession, loss: LossReport) -> Conversation:
                 continue
             role = message.get("role")
             if isinstance(item.get("contextItems"), list) and item["contextItems"]:
-                loss.add("field:contextItems", f"{where}: context items (attached files) kept in extra", file=file, line=n)
+                loss.add(
+                    "field:contextItems", f"{where}: context items (attached files) kept in extra", file=file, line=n
+                )
             if role == "system":
                 loss.add("record:system", f"{where}: the client's system message", file=file, line=n)
                 continue
             if role == "tool":
-                result = ToolResult(str(message.get("toolCallId", message.get("tool_call_id", ""))), _text(message.get("content")))
+                result = ToolResult(
+                    str(message.get("toolCallId", message.get("tool_call_id", ""))), _text(message.get("content"))
+                )
                 _append_result(messages, result, where)
                 continue
             if role not in ("user", "assistant"):
@@ -97,7 +101,12 @@ def read(session: NativeSession, loss: LossReport) -> Conversation:
 
 def _append_result(messages: list[Message], result: ToolResult, where: str) -> None:
     last = messages[-1] if messages else None
-    if last is not None and last.role == "user" and last.content and all(isinstance(b, ToolResult) for b in last.content):
+    if (
+        last is not None
+        and last.role == "user"
+        and last.content
+        and all(isinstance(b, ToolResult) for b in last.content)
+    ):
         last.content.append(result)
     else:
         messages.append(Message("user", [result], source_ids=[where]))
@@ -109,7 +118,14 @@ def _assistant(out: Message, message: dict, meta: Meta) -> None:
             continue
         function = call.get("function") if isinstance(call.get("function"), dict) else {}
         name = function.get("name") if isinstance(function.get("name"), str) else ""
-        out.content.append(ToolUse(str(call.get("id", "")), name, call_arguments(function.get("arguments"), empty_is_object=True), tool_kind(name)))
+        out.content.append(
+            ToolUse(
+                str(call.get("id", "")),
+                name,
+                call_arguments(function.get("arguments"), empty_is_object=True),
+                tool_kind(name),
+            )
+        )
     usage = message.get("usage")
     if isinstance(usage, dict):
         out.usage = _usage(usage)
@@ -125,12 +141,14 @@ def _state(state: Any) -> ToolResult | None:
         return None
     texts = [o.get("content") for o in state["output"] if isinstance(o, dict) and isinstance(o.get("content"), str)]
     status = state.get("status")
-    result = ToolResult(str(state.get("toolCallId", "")), "\n".join(texts),
-                        is_error=True if status == "errored" else False if status == "done" else None)
+    result = ToolResult(
+        str(state.get("toolCallId", "")),
+        "\n".join(texts),
+        is_error=True if status == "errored" else False if status == "done" else None,
+    )
     if status not in ("done", "errored"):
         result.structured = {"status": status}
     return result
-
 
 
 def _text(content: Any) -> str:
@@ -165,5 +183,3 @@ def _usage(value: dict) -> Usage:
     if isinstance(reasoning, dict) and isinstance(reasoning.get("reasoning_tokens"), int):
         usage.reasoning_output_tokens = reasoning["reasoning_tokens"]
     return usage
-
-

@@ -114,13 +114,15 @@ def _index(root: Path, paths: list[Path], now: float) -> None:
     for path in paths:
         value = json.loads(path.read_bytes())
         entries = [e for e in entries if not (isinstance(e, dict) and e.get("sessionId") == value["sessionId"])]
-        entries.append({
-            "sessionId": value["sessionId"],
-            "title": value.get("title", "Untitled Session"),
-            "dateCreated": str(int(now * 1000)),
-            "workspaceDirectory": value.get("workspaceDirectory", ""),
-            "messageCount": len(value.get("history", [])),
-        })
+        entries.append(
+            {
+                "sessionId": value["sessionId"],
+                "title": value.get("title", "Untitled Session"),
+                "dateCreated": str(int(now * 1000)),
+                "workspaceDirectory": value.get("workspaceDirectory", ""),
+                "messageCount": len(value.get("history", [])),
+            }
+        )
     write_atomic(index, json.dumps(entries, indent=2, ensure_ascii=False).encode(), overwrite=True)
 
 

@@ -41,16 +41,25 @@ _NAMESPACE = uuid.UUID("3a8f0d4c-2b7e-4f61-8d2c-5e9b1a7c4f08")
 
 
 def session_id_for(conversation: Conversation, options: WriteOptions, loss: LossReport | None = None) -> str:
-    return writekit.asked_or_kept_id(options.session_id, conversation, loss,
-                                     lambda s: s if SAFE_ID.match(s) else None, _NAMESPACE, "cannot name a file",
-                                     "a Continue session id names its file: letters, digits, '.', '_', '-' only")
+    return writekit.asked_or_kept_id(
+        options.session_id,
+        conversation,
+        loss,
+        lambda s: s if SAFE_ID.match(s) else None,
+        _NAMESPACE,
+        "cannot name a file",
+        "a Continue session id names its file: letters, digits, '.', '_', '-' only",
+    )
 
 
 def write(conversation: Conversation, loss: LossReport, options: WriteOptions) -> Written:
     sid = session_id_for(conversation, options, loss)
     writer = writekit.fed(_Writer(loss), conversation, loss)
     writer.answer_pending()
-    document: dict[str, Any] = {"sessionId": sid, "title": conversation.meta.title if isinstance(conversation.meta.title, str) else "Untitled Session"}
+    document: dict[str, Any] = {
+        "sessionId": sid,
+        "title": conversation.meta.title if isinstance(conversation.meta.title, str) else "Untitled Session",
+    }
     cwd = options.cwd or (conversation.meta.cwd if isinstance(conversation.meta.cwd, str) else None)
     if cwd:
         document["workspaceDirectory"] = cwd
@@ -65,8 +74,12 @@ class _Writer:
         self.history: list[dict[str, Any]] = []
         self.calls: dict[str, dict[str, Any]] = {}  # id -> the call, of the last assistant item
         self.states: dict[str, dict[str, Any]] = {}  # id -> its state, once answered
-        self.totals: dict[str, Any] = {"totalCost": 0, "promptTokens": 0, "completionTokens": 0,
-                                       "promptTokensDetails": {"cachedTokens": 0, "cacheWriteTokens": 0}}
+        self.totals: dict[str, Any] = {
+            "totalCost": 0,
+            "promptTokens": 0,
+            "completionTokens": 0,
+            "promptTokensDetails": {"cachedTokens": 0, "cacheWriteTokens": 0},
+        }
 
     def answer_pending(self) -> None:
         """Give the last assistant item its states, answering a call left without a result."""
@@ -91,8 +104,13 @@ class _Writer:
     @staticmethod
     def state(call: dict[str, Any], text: str, status: str) -> dict[str, Any]:
         arguments = call["function"]["arguments"]
-        return {"toolCallId": call["id"], "toolCall": call, "status": status, "parsedArgs": json.loads(arguments),
-                "output": [{"content": text, "name": "Tool Result", "description": "Tool execution result"}]}
+        return {
+            "toolCallId": call["id"],
+            "toolCall": call,
+            "status": status,
+            "parsedArgs": json.loads(arguments),
+            "output": [{"content": text, "name": "Tool Result", "description": "Tool execution result"}],
+        }
 
     def message(self, message: Message) -> None:
         if message.role == "assistant":
@@ -100,9 +118,15 @@ class _Writer:
             return
         others = []
         for block in message.content:
-            if isinstance(block, ToolResult) and block.tool_use_id in self.calls and block.tool_use_id not in self.states:
+            if (
+                isinstance(block, ToolResult)
+                and block.tool_use_id in self.calls
+                and block.tool_use_id not in self.states
+            ):
                 status = "errored" if block.is_error else "done"
-                self.states[block.tool_use_id] = self.state(self.calls[block.tool_use_id], self.result_text(block), status)
+                self.states[block.tool_use_id] = self.state(
+                    self.calls[block.tool_use_id], self.result_text(block), status
+                )
             else:
                 others.append(block)
         if not others:
@@ -141,8 +165,16 @@ class _Writer:
                 self.loss.add("write:thinking", "a Continue history item has no place for thinking: dropped")
             elif isinstance(block, ToolUse):
                 args = writekit.object_input(block, self.loss)
-                calls.append({"id": block.id, "type": "function",
-                              "function": {"name": block.name, "arguments": json.dumps(args, ensure_ascii=False, separators=(",", ":"))}})
+                calls.append(
+                    {
+                        "id": block.id,
+                        "type": "function",
+                        "function": {
+                            "name": block.name,
+                            "arguments": json.dumps(args, ensure_ascii=False, separators=(",", ":")),
+                        },
+                    }
+                )
             else:
                 texts.append(self.as_text(block))
         if not texts and not calls:
@@ -154,9 +186,16 @@ class _Writer:
         if message.usage is not msgspec.UNSET:
             u = message.usage
             prompt = u.input_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens
-            usage: dict[str, Any] = {"prompt_tokens": prompt, "completion_tokens": u.output_tokens, "total_tokens": prompt + u.output_tokens}
+            usage: dict[str, Any] = {
+                "prompt_tokens": prompt,
+                "completion_tokens": u.output_tokens,
+                "total_tokens": prompt + u.output_tokens,
+            }
             if u.cache_read_input_tokens or u.cache_creation_input_tokens:
-                usage["prompt_tokens_details"] = {"cached_tokens": u.cache_read_input_tokens, "cache_write_tokens": u.cache_creation_input_tokens}
+                usage["prompt_tokens_details"] = {
+                    "cached_tokens": u.cache_read_input_tokens,
+                    "cache_write_tokens": u.cache_creation_input_tokens,
+                }
             if isinstance(message.model, str):
                 usage["model"] = message.model
             body["usage"] = usage

@@ -42,12 +42,28 @@ from ...model.tools import tool_kind
 
 _STOP = {"tool_calls": "tool_use", "stop": "end_turn", "length": "max_tokens"}
 # events the client writes around the conversation, not part of what it replays
-_BOOKKEEPING = frozenset({
-    "assistant.turn_start", "assistant.turn_end", "tool.execution_start", "session.shutdown", "session.resume",
-    "session.permissions_changed", "session.model_change", "session.info", "session.idle", "assistant.idle",
-    "session.title_changed", "session.compaction_start", "session.usage_checkpoint", "session.usage_info",
-    "session.background_tasks_changed", "session.mode_changed", "session.plan_changed", "session.todos_changed",
-})
+_BOOKKEEPING = frozenset(
+    {
+        "assistant.turn_start",
+        "assistant.turn_end",
+        "tool.execution_start",
+        "session.shutdown",
+        "session.resume",
+        "session.permissions_changed",
+        "session.model_change",
+        "session.info",
+        "session.idle",
+        "assistant.idle",
+        "session.title_changed",
+        "session.compaction_start",
+        "session.usage_checkpoint",
+        "session.usage_info",
+        "session.background_tasks_changed",
+        "session.mode_changed",
+        "session.plan_changed",
+        "session.todos_changed",
+    }
+)
 
 
 def _envelope(value: Any) -> bool:
@@ -90,8 +106,11 @@ def read(session: NativeSession, loss: LossReport) -> Conversation:
                     meta.models.append(message.model)
             elif kind == "tool.execution_complete":
                 result = _result(data)
-                if messages and messages[-1].role == "user" and messages[-1].content and all(
-                    isinstance(b, ToolResult) for b in messages[-1].content
+                if (
+                    messages
+                    and messages[-1].role == "user"
+                    and messages[-1].content
+                    and all(isinstance(b, ToolResult) for b in messages[-1].content)
                 ):
                     messages[-1].content.append(result)
                     messages[-1].source_ids.append(value["id"])
@@ -103,7 +122,9 @@ def read(session: NativeSession, loss: LossReport) -> Conversation:
             elif kind == "session.compaction_complete":
                 _compaction(conversation, value, data, loss, file, n)
             elif kind == "system.message":
-                loss.add("event:system.message", "the client's system prompt (it sends its own on resume)", file=file, line=n)
+                loss.add(
+                    "event:system.message", "the client's system prompt (it sends its own on resume)", file=file, line=n
+                )
             elif kind in _BOOKKEEPING:
                 continue
             else:
@@ -130,7 +151,9 @@ def _start(meta: Meta, data: dict) -> None:
 
 def _user(value: dict, data: dict) -> Message:
     content = data.get("content") if isinstance(data.get("content"), str) else ""
-    message = Message("user", [Text(content)] if content else [], source_ids=[value["id"]], timestamp=value["timestamp"])
+    message = Message(
+        "user", [Text(content)] if content else [], source_ids=[value["id"]], timestamp=value["timestamp"]
+    )
     transformed = data.get("transformedContent")
     if isinstance(transformed, str) and transformed != content:
         message.extra["transformedContent"] = transformed
@@ -217,19 +240,33 @@ def _result(data: dict) -> ToolResult:
     else:
         text = ""
     block = ToolResult(ident, text, is_error=(not success) if isinstance(success, bool) else None)
-    if isinstance(result, dict) and isinstance(result.get("detailedContent"), str) and result["detailedContent"] != text:
+    if (
+        isinstance(result, dict)
+        and isinstance(result.get("detailedContent"), str)
+        and result["detailedContent"] != text
+    ):
         block.structured = {"detailedContent": result["detailedContent"]}
     return block
 
 
-def _compaction(conversation: Conversation, value: dict, data: dict, loss: LossReport, file: str | None, n: int) -> None:
+def _compaction(
+    conversation: Conversation, value: dict, data: dict, loss: LossReport, file: str | None, n: int
+) -> None:
     summary = data.get("summaryContent")
     if data.get("success") is not True or not isinstance(summary, str):
         loss.add("event:session.compaction_complete", "a compaction without a summary", file=file, line=n)
         return
     start = len(conversation.messages)
-    conversation.messages.append(Message("user", [Text(summary)], source_ids=[value["id"]], timestamp=value["timestamp"],
-                                         synthetic=True, compact_summary=True))
+    conversation.messages.append(
+        Message(
+            "user",
+            [Text(summary)],
+            source_ids=[value["id"]],
+            timestamp=value["timestamp"],
+            synthetic=True,
+            compact_summary=True,
+        )
+    )
     epoch = Epoch(start=start, boundary_id=value["id"])
     if isinstance(data.get("trigger"), str):
         epoch.trigger = data["trigger"]

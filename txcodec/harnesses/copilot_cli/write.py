@@ -45,10 +45,16 @@ _FINISH = {"tool_use": "tool_calls", "end_turn": "stop", "max_tokens": "length"}
 
 
 def session_id_for(conversation: Conversation, options: WriteOptions, loss: LossReport | None = None) -> str:
-    return writekit.asked_or_kept_id(options.session_id, conversation, loss,
-                                     lambda s: s.lower() if UUID.match(s) else None, _NAMESPACE, "cannot name a folder",
-                                     "Copilot CLI session ids are UUIDs (the session's folder name)",
-                                     plain_is_usual=True)
+    return writekit.asked_or_kept_id(
+        options.session_id,
+        conversation,
+        loss,
+        lambda s: s.lower() if UUID.match(s) else None,
+        _NAMESPACE,
+        "cannot name a folder",
+        "Copilot CLI session ids are UUIDs (the session's folder name)",
+        plain_is_usual=True,
+    )
 
 
 def write(conversation: Conversation, loss: LossReport, options: WriteOptions) -> Written:
@@ -152,7 +158,11 @@ class _Writer:
             if isinstance(message.stop_reason, str):
                 usage["finishReason"] = _FINISH.get(message.stop_reason, message.stop_reason)
             self.event("session.usage_record", {"usage": usage}, message)
-        data: dict[str, Any] = {"messageId": self._id("message"), "content": "\n\n".join(content), "toolRequests": requests}
+        data: dict[str, Any] = {
+            "messageId": self._id("message"),
+            "content": "\n\n".join(content),
+            "toolRequests": requests,
+        }
         if model:
             data["model"] = model
         if reasoning:

@@ -44,12 +44,22 @@ def read(session: NativeSession, loss: LossReport) -> Conversation:
                 meta.extra["droid_owner"] = value["owner"]
             continue
         if kind != "message":
-            loss.add(f"record:{kind}" if isinstance(kind, str) else "record:invalid", "not part of the conversation", file=file, line=n)
+            loss.add(
+                f"record:{kind}" if isinstance(kind, str) else "record:invalid",
+                "not part of the conversation",
+                file=file,
+                line=n,
+            )
             continue
         body = value.get("message")
         role = body.get("role") if isinstance(body, dict) else None
         if role not in ("user", "assistant"):
-            loss.add(f"message:{role}" if isinstance(role, str) else "read:malformed", "not a user or assistant message", file=file, line=n)
+            loss.add(
+                f"message:{role}" if isinstance(role, str) else "read:malformed",
+                "not a user or assistant message",
+                file=file,
+                line=n,
+            )
             continue
         content = body.get("content")
         if isinstance(content, str):
@@ -80,7 +90,9 @@ def _blocks(content: list, loss: LossReport, file: str | None, n: int) -> list[B
         if kind == "text" and isinstance(part.get("text"), str):
             blocks.append(Text(part["text"]))
         elif kind == "tool_use" and isinstance(part.get("name"), str):
-            blocks.append(ToolUse(str(part.get("id", "")), part["name"], part.get("input"), tool_kind(part["name"], TOOL_KINDS)))
+            blocks.append(
+                ToolUse(str(part.get("id", "")), part["name"], part.get("input"), tool_kind(part["name"], TOOL_KINDS))
+            )
         elif kind == "tool_result":
             blocks.append(_result(part))
         elif kind == "thinking" and isinstance(part.get("thinking"), str):
@@ -95,7 +107,12 @@ def _blocks(content: list, loss: LossReport, file: str | None, n: int) -> list[B
                 image.media_type = source["media_type"]
             blocks.append(image)
         else:
-            loss.add(f"block:{kind if isinstance(kind, str) else 'unknown'}", "a block Common has no type for; kept raw", file=file, line=n)
+            loss.add(
+                f"block:{kind if isinstance(kind, str) else 'unknown'}",
+                "a block Common has no type for; kept raw",
+                file=file,
+                line=n,
+            )
             blocks.append(RawBlock(str(kind), part))
     return blocks
 
@@ -106,8 +123,12 @@ def _result(part: dict[str, Any]) -> ToolResult:
     if isinstance(content, str):
         result.content = content
     elif isinstance(content, list):
-        result.content = [Text(c["text"]) if isinstance(c, dict) and c.get("type") == "text" and isinstance(c.get("text"), str)
-                          else RawBlock(str(c.get("type") if isinstance(c, dict) else None), c) for c in content]
+        result.content = [
+            Text(c["text"])
+            if isinstance(c, dict) and c.get("type") == "text" and isinstance(c.get("text"), str)
+            else RawBlock(str(c.get("type") if isinstance(c, dict) else None), c)
+            for c in content
+        ]
     if isinstance(part.get("is_error"), bool):
         result.is_error = part["is_error"]
     return result

@@ -48,8 +48,9 @@ def session_id_for(conversation: Conversation, options: WriteOptions, loss: Loss
         if not UUID.match(options.session_id):
             raise UnsafeId(f"a droid session id is a UUID; got {options.session_id!r}")
         return options.session_id
-    return writekit.kept_or_derived_id(conversation, loss, lambda s: s.lower() if UUID.match(s) else None, _NAMESPACE,
-                                       "is not a UUID")
+    return writekit.kept_or_derived_id(
+        conversation, loss, lambda s: s.lower() if UUID.match(s) else None, _NAMESPACE, "is not a UUID"
+    )
 
 
 def write(conversation: Conversation, loss: LossReport, options: WriteOptions) -> Written:
@@ -61,8 +62,14 @@ def write(conversation: Conversation, loss: LossReport, options: WriteOptions) -
         loss.add("write:cwd", f"the conversation names no project folder: {cwd} was used")
     writekit.flattened(conversation, loss)
     owner = meta.extra.get("droid_owner")
-    start = {"type": "session_start", "id": sid, "title": meta.title if isinstance(meta.title, str) else "",
-             "owner": owner if isinstance(owner, str) else "unknown", "version": 2, "cwd": cwd}
+    start = {
+        "type": "session_start",
+        "id": sid,
+        "title": meta.title if isinstance(meta.title, str) else "",
+        "owner": owner if isinstance(owner, str) else "unknown",
+        "version": 2,
+        "cwd": cwd,
+    }
     writer = _Writer(loss, sid)
     for message in conversation.messages:
         writer.message(message)
@@ -103,7 +110,10 @@ class _Writer:
     def unanswered(self) -> list[dict[str, Any]]:
         for ident in sorted(self.pending):
             self.loss.add("write:missing-tool-result", f"call {ident} had no result: answered with an error")
-        out = [{"type": "tool_result", "tool_use_id": i, "is_error": True, "content": INTERRUPTED} for i in sorted(self.pending)]
+        out = [
+            {"type": "tool_result", "tool_use_id": i, "is_error": True, "content": INTERRUPTED}
+            for i in sorted(self.pending)
+        ]
         self.pending = set()
         return out
 
@@ -135,16 +145,29 @@ class _Writer:
         for block in message.content:
             if isinstance(block, ToolResult) and block.tool_use_id in self.pending:
                 self.pending.discard(block.tool_use_id)
-                results.append({"type": "tool_result", "tool_use_id": block.tool_use_id, "is_error": bool(block.is_error),
-                                "content": writekit.result_text(block, self.loss)})
+                results.append(
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": block.tool_use_id,
+                        "is_error": bool(block.is_error),
+                        "content": writekit.result_text(block, self.loss),
+                    }
+                )
             elif isinstance(block, ToolResult):
                 self.loss.add("write:orphan-result", f"result for unknown call {block.tool_use_id} written as text")
-                parts.append({"type": "text", "text": f"[tool result {block.tool_use_id}]\n{writekit.result_text(block, self.loss)}"})
+                parts.append(
+                    {
+                        "type": "text",
+                        "text": f"[tool result {block.tool_use_id}]\n{writekit.result_text(block, self.loss)}",
+                    }
+                )
             elif isinstance(block, Text):
                 if block.text:
                     parts.append({"type": "text", "text": block.text})
             elif isinstance(block, Image) and isinstance(block.data, str) and isinstance(block.media_type, str):
-                parts.append({"type": "image", "source": {"type": "base64", "media_type": block.media_type, "data": block.data}})
+                parts.append(
+                    {"type": "image", "source": {"type": "base64", "media_type": block.media_type, "data": block.data}}
+                )
             else:
                 parts.append({"type": "text", "text": writekit.as_text(block, self.loss, "a droid message")})
         if results or parts:

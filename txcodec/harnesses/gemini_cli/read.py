@@ -151,7 +151,9 @@ def part_block(part: Part, loss: LossReport, line: int) -> Block:
         if part.thought_signature is not UNSET:
             loss.add("field:thoughtSignature", "a functionCall part's thought signature", line=line)
         name = fc.name if fc.name is not UNSET else ""
-        return ToolUse(id=fc.id if fc.id is not UNSET else "", name=name, input=_unset_none(fc.args), kind=tool_kind(name))
+        return ToolUse(
+            id=fc.id if fc.id is not UNSET else "", name=name, input=_unset_none(fc.args), kind=tool_kind(name)
+        )
     if part.function_response is not UNSET:
         fr = part.function_response
         content, is_error = response_content(fr.response)
@@ -176,7 +178,7 @@ def response_content(response: Any) -> tuple[str, bool | None]:
     import json
 
     if isinstance(response, dict) and len(response) == 1:
-        (key, value), = response.items()
+        ((key, value),) = response.items()
         if key == "output" and isinstance(value, str):
             return value, None
         if key == "error" and isinstance(value, str):
@@ -302,7 +304,9 @@ class _Reader:
         results = [r for c in calls if (r := result_block(c, self.loss, line)) is not None]
         if results:
             self.answered.update(r.tool_use_id for r in results)
-            self.messages.append(Message(role="user", content=results, timestamp=record.timestamp, source_ids=[record.id]))
+            self.messages.append(
+                Message(role="user", content=results, timestamp=record.timestamp, source_ids=[record.id])
+            )
 
 
 def _thought_text(thought: Any) -> str:
@@ -328,7 +332,9 @@ def read(session: NativeSession, loss: LossReport, _depth: int = 0) -> Conversat
         with malformed(loss, file, n):
             history.apply(record, n)
     if history.rewound:
-        loss.add("rewind:dropped", f"{history.rewound} message(s) rewound away by $rewindTo (not in the history)", file=file)
+        loss.add(
+            "rewind:dropped", f"{history.rewound} message(s) rewound away by $rewindTo (not in the history)", file=file
+        )
     reader = _Reader(loss, file, history.versions)
     for record, line in history.messages.values():
         with malformed(loss, file, line, "message"):
@@ -351,8 +357,12 @@ def _meta(history: History, path: Path | None, models: list[str]) -> Meta:
         meta.ended_at = m["last_updated"]
     if isinstance(m.get("summary"), str):
         meta.title = m["summary"]
-    for key, name in (("project_hash", "projectHash"), ("kind", "kind"), ("directories", "directories"),
-                      ("memory_scratchpad", "memoryScratchpad")):
+    for key, name in (
+        ("project_hash", "projectHash"),
+        ("kind", "kind"),
+        ("directories", "directories"),
+        ("memory_scratchpad", "memoryScratchpad"),
+    ):
         if key in m:
             meta.extra[f"gemini_{name}"] = plain(m[key])
     cwd = project_root_for(path, m.get("project_hash"))
@@ -385,8 +395,11 @@ def _children(path: Path, meta: Meta, messages: list[Message], loss: LossReport)
         return []
     if not is_safe_id(meta.id):
         # the id is data: "../victim" or "/home" must not make us read another folder
-        loss.add("subagent:unsafe-id", f"sessionId {shown(meta.id)} cannot name a folder; its subagent chats "
-                 "were not looked for", file=str(path))
+        loss.add(
+            "subagent:unsafe-id",
+            f"sessionId {shown(meta.id)} cannot name a folder; its subagent chats were not looked for",
+            file=str(path),
+        )
         return []
     folder = path.parent / meta.id
     if not folder.is_dir() or folder.is_symlink():
@@ -399,12 +412,18 @@ def _children(path: Path, meta: Meta, messages: list[Message], loss: LossReport)
     children = []
     for child_path in sorted(folder.glob("*.jsonl")):
         if child_path.is_symlink() and not inside(folder, child_path):
-            loss.add("side-file:symlink-outside", f"{child_path} is a symlink out of the session folder; not read",
-                     file=str(path))
+            loss.add(
+                "side-file:symlink-outside",
+                f"{child_path} is a symlink out of the session folder; not read",
+                file=str(path),
+            )
             continue
         child = read(load_file(child_path, get("gemini_cli").codec, "gemini_cli"), loss, _depth=1)
         agent = child.meta.id if isinstance(child.meta.id, str) else child_path.stem
-        link = ChildLink(via="toolCalls.agentId", tool_use_id=calls[agent], agent_id=agent) if agent in calls else (
-            ChildLink(via="folder", agent_id=agent))
+        link = (
+            ChildLink(via="toolCalls.agentId", tool_use_id=calls[agent], agent_id=agent)
+            if agent in calls
+            else (ChildLink(via="folder", agent_id=agent))
+        )
         children.append(Child(link=link, conversation=child))
     return children

@@ -122,8 +122,13 @@ def describe(data: bytes, path: Path, root: Path) -> SessionInfo | None:
         return None
     slug = path.relative_to(root / "tmp").parts[0]
     info = SessionInfo(id=meta["sessionId"], path=str(path), project=slug, lines=lines, legacy=legacy)
-    for key, attr in (("projectHash", "project_hash"), ("startTime", "start_time"),
-                      ("lastUpdated", "last_updated"), ("summary", "summary"), ("kind", "kind")):
+    for key, attr in (
+        ("projectHash", "project_hash"),
+        ("startTime", "start_time"),
+        ("lastUpdated", "last_updated"),
+        ("summary", "summary"),
+        ("kind", "kind"),
+    ):
         if isinstance(meta.get(key), str):
             setattr(info, attr, meta[key])
     marker = root / "tmp" / slug / MARKER
@@ -315,7 +320,9 @@ class _locked:
         try:
             if time.time() - self.path.stat().st_mtime > self.STALE:
                 return True
-            owners = [int(p.name.split(".", 1)[1]) for p in self.path.iterdir() if re.fullmatch(r"txcodec\.\d+", p.name)]
+            owners = [
+                int(p.name.split(".", 1)[1]) for p in self.path.iterdir() if re.fullmatch(r"txcodec\.\d+", p.name)
+            ]
         except OSError:
             return False
         return bool(owners) and not any(_alive(pid) for pid in owners)
@@ -412,5 +419,6 @@ def not_a_session(path: Path, folder: Path) -> bool:
     return chats.name == "chats" and any(chats.glob(f"session-*-{path.parent.name[:8]}.json*"))
 
 
-STORE = Store(default_root=default_root, discover=discover, main_files=main_files, install=install,
-              not_a_session=not_a_session)
+STORE = Store(
+    default_root=default_root, discover=discover, main_files=main_files, install=install, not_a_session=not_a_session
+)

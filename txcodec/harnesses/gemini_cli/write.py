@@ -97,11 +97,15 @@ def write(conversation: Conversation, loss: LossReport, options: WriteOptions | 
     start = _iso(meta.started_at) or _first_timestamp(conversation) or _iso_now()
     records = _Builder(session_id, start, loss).build(conversation.messages)
     last = _iso(meta.ended_at) or (records[-1].timestamp if records else start)
-    header = Metadata(session_id=session_id, project_hash=project_hash(cwd), start_time=start, last_updated=last, kind="main")
+    header = Metadata(
+        session_id=session_id, project_hash=project_hash(cwd), start_time=start, last_updated=last, kind="main"
+    )
     if isinstance(meta.title, str) and meta.title:
         header.summary = meta.title
     if conversation.epochs:
-        loss.add("write:compaction", f"{len(conversation.epochs)} compaction epoch(s) flattened: summaries kept as text")
+        loss.add(
+            "write:compaction", f"{len(conversation.epochs)} compaction epoch(s) flattened: summaries kept as text"
+        )
     if records and getattr(records[-1], "type", None) == "user":
         # observed (the pi compaction scenario, whose file ends with a summary): the CLI
         # resumes without a last user turn that no reply followed
@@ -113,7 +117,11 @@ def write(conversation: Conversation, loss: LossReport, options: WriteOptions | 
     registry = json.dumps({"projects": {cwd: slug}}, indent=2, ensure_ascii=False)
     return Written(
         session_id,
-        {chat: b"\n".join(lines) + b"\n", f"tmp/{slug}/{MARKER}": cwd.encode("utf-8"), REGISTRY: registry.encode("utf-8")},
+        {
+            chat: b"\n".join(lines) + b"\n",
+            f"tmp/{slug}/{MARKER}": cwd.encode("utf-8"),
+            REGISTRY: registry.encode("utf-8"),
+        },
     )
 
 
@@ -165,9 +173,15 @@ class _Builder:
                     if isinstance(block.signature, str) or isinstance(block.encrypted, str):
                         self.loss.add("write:thinking-signature", "a thought has no signature field", line=index + 1)
                 else:
-                    self.loss.add("write:thinking", "thinking without text (signature/encrypted only) dropped", line=index + 1)
+                    self.loss.add(
+                        "write:thinking", "thinking without text (signature/encrypted only) dropped", line=index + 1
+                    )
             elif isinstance(block, RedactedThinking):
-                self.loss.add("write:redacted-thinking", "redacted (encrypted) thinking has no place in a Gemini turn; dropped", line=index + 1)
+                self.loss.add(
+                    "write:redacted-thinking",
+                    "redacted (encrypted) thinking has no place in a Gemini turn; dropped",
+                    line=index + 1,
+                )
             elif isinstance(block, Text):
                 if calls:
                     self.loss.add("write:reordered", "text after a tool call moved before the calls", line=index + 1)
@@ -177,13 +191,18 @@ class _Builder:
                 if not isinstance(args, dict):
                     self.loss.add("write:wrapped-input", f"tool {block.name} input is not an object", line=index + 1)
                     args = {"input": args}
-                call = ToolCall(id=block.id or self.new_id(), name=block.name, args=args, status="success", timestamp=stamp)
+                call = ToolCall(
+                    id=block.id or self.new_id(), name=block.name, args=args, status="success", timestamp=stamp
+                )
                 calls.append(call)
                 self.calls[call.id] = call
             else:
                 texts.append(self._fallback_text(block, index))
         record = MessageRecord(
-            id=self.new_id(), timestamp=stamp, type="gemini", content="\n\n".join(t for t in texts if t) if texts else "",
+            id=self.new_id(),
+            timestamp=stamp,
+            type="gemini",
+            content="\n\n".join(t for t in texts if t) if texts else "",
             thoughts=thoughts,
         )
         if calls:
@@ -193,8 +212,10 @@ class _Builder:
             reasoning = u.reasoning_output_tokens if u.reasoning_output_tokens is not UNSET else 0
             tokens = Tokens(
                 input=u.input_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens,
-                output=max(u.output_tokens - reasoning, 0), cached=u.cache_read_input_tokens,
-                thoughts=reasoning, tool=0,
+                output=max(u.output_tokens - reasoning, 0),
+                cached=u.cache_read_input_tokens,
+                thoughts=reasoning,
+                tool=0,
             )
             tokens.total = tokens.input + tokens.output + reasoning
             record.tokens = tokens
@@ -210,16 +231,26 @@ class _Builder:
                 if call is not None:
                     call.result, call.status = self._result(call, block, index)
                     continue
-                self.loss.add("write:orphan-result", f"result for unknown call {block.tool_use_id} written as text", line=index + 1)
+                self.loss.add(
+                    "write:orphan-result",
+                    f"result for unknown call {block.tool_use_id} written as text",
+                    line=index + 1,
+                )
                 parts.append(Part(text=f"[tool result {block.tool_use_id}]\n{_result_text(block.content)}"))
             elif isinstance(block, Text):
                 parts.append(Part(text=block.text))
             elif isinstance(block, (Image, Document)) and isinstance(block.data, str):
                 self._title_lost(block, index)
-                parts.append(Part(inline_data=Blob(mime_type=block.media_type or "application/octet-stream", data=block.data)))
+                parts.append(
+                    Part(inline_data=Blob(mime_type=block.media_type or "application/octet-stream", data=block.data))
+                )
             elif isinstance(block, (Image, Document)) and isinstance(block.url, str):
                 self._title_lost(block, index)
-                parts.append(Part(file_data=FileData(mime_type=block.media_type or "application/octet-stream", file_uri=block.url)))
+                parts.append(
+                    Part(
+                        file_data=FileData(mime_type=block.media_type or "application/octet-stream", file_uri=block.url)
+                    )
+                )
             else:
                 parts.append(Part(text=self._fallback_text(block, index)))
         if not parts:
@@ -228,7 +259,9 @@ class _Builder:
         if not text and all(p.text is not UNSET for p in parts):
             return  # the CLI drops an empty user turn anyway
         if text.startswith(_HIDDEN):
-            self.loss.add("write:hidden-by-client", f"the CLI does not resend a user turn starting {text[:20]!r}", line=index + 1)
+            self.loss.add(
+                "write:hidden-by-client", f"the CLI does not resend a user turn starting {text[:20]!r}", line=index + 1
+            )
         self.records.append(MessageRecord(id=self.new_id(), timestamp=self._stamp(message), type="user", content=parts))
 
     def _result(self, call: ToolCall, block: ToolResult, index: int) -> tuple[list[Part], str]:
@@ -238,21 +271,38 @@ class _Builder:
         if isinstance(block.content, list):
             for inner in block.content:
                 if isinstance(inner, (Image, Document)) and isinstance(inner.data, str):
-                    parts.append(Part(inline_data=Blob(mime_type=inner.media_type or "application/octet-stream", data=inner.data)))
+                    parts.append(
+                        Part(
+                            inline_data=Blob(mime_type=inner.media_type or "application/octet-stream", data=inner.data)
+                        )
+                    )
                 elif not isinstance(inner, Text):
-                    self.loss.add("write:result-block", f"a {type(inner).__name__} inside a tool result became text", line=index + 1)
+                    self.loss.add(
+                        "write:result-block",
+                        f"a {type(inner).__name__} inside a tool result became text",
+                        line=index + 1,
+                    )
         return parts, "error" if block.is_error else "success"
 
     def _cancel(self, call: ToolCall) -> None:
         if call.result is UNSET:
             self.loss.add("write:synthetic-result", f"call {call.id} ({call.name}) had no result: marked cancelled")
-            call.result = [Part(function_response=FunctionResponse(
-                id=call.id, name=call.name, response={"error": "[Tool call interrupted: no result was recorded]"}))]
+            call.result = [
+                Part(
+                    function_response=FunctionResponse(
+                        id=call.id,
+                        name=call.name,
+                        response={"error": "[Tool call interrupted: no result was recorded]"},
+                    )
+                )
+            ]
             call.status = "cancelled"
 
     def _title_lost(self, block: Any, index: int) -> None:
         if isinstance(block, Document) and isinstance(block.title, str):
-            self.loss.add("write:document-title", f"document title {block.title!r}: Gemini parts have no title", line=index + 1)
+            self.loss.add(
+                "write:document-title", f"document title {block.title!r}: Gemini parts have no title", line=index + 1
+            )
 
     def _fallback_text(self, block: Any, index: int) -> str:
         kind = getattr(block, "type", None) or type(block).__name__

@@ -38,8 +38,13 @@ def detect(sample: list[Any]) -> int:
 # Its tools' kinds (model.tools.tool_kind), by the names Kimi CLI 1.51.0 defines (``kimi_cli/tools``);
 # names the shared table already knows (``Grep``) keep their kind.
 TOOL_KINDS = {
-    "Shell": "shell_exec", "ReadFile": "read_file", "ReadMediaFile": "read_file", "WriteFile": "modify_file",
-    "StrReplaceFile": "modify_file", "SearchWeb": "http_request", "FetchURL": "http_request",
+    "Shell": "shell_exec",
+    "ReadFile": "read_file",
+    "ReadMediaFile": "read_file",
+    "WriteFile": "modify_file",
+    "StrReplaceFile": "modify_file",
+    "SearchWeb": "http_request",
+    "FetchURL": "http_request",
     "SetTodoList": "manage_todos",
 }
 

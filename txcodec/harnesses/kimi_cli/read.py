@@ -60,8 +60,12 @@ def read(session: NativeSession, loss: LossReport) -> Conversation:
         if role in (CHECKPOINT, USAGE):
             continue
         if role == SYSTEM_PROMPT:
-            loss.add("record:_system_prompt", "the client's system prompt (a written session gets the target's own)",
-                     file=file, line=n)
+            loss.add(
+                "record:_system_prompt",
+                "the client's system prompt (a written session gets the target's own)",
+                file=file,
+                line=n,
+            )
             continue
         with malformed(loss, file, n):
             if role == "user":
@@ -83,7 +87,6 @@ def _assistant(value: dict, loss: LossReport, file: str | None, n: int) -> Messa
     message = Message("assistant", blocks)
     message.stop_reason = implied_stop(blocks)
     return message
-
 
 
 def _result(content: Any, loss: LossReport, file: str | None, n: int) -> str | list:
@@ -111,7 +114,11 @@ def _parts(content: Any, loss: LossReport, file: str | None, n: int) -> list:
             if isinstance(part.get("encrypted"), str):
                 thinking.signature = part["encrypted"]
             blocks.append(thinking)
-        elif kind == "image_url" and isinstance(part.get("image_url"), dict) and isinstance(part["image_url"].get("url"), str):
+        elif (
+            kind == "image_url"
+            and isinstance(part.get("image_url"), dict)
+            and isinstance(part["image_url"].get("url"), str)
+        ):
             blocks.append(url_image(part["image_url"]["url"]))
         else:  # audio_url, video_url, a part of a later version: kept as it is
             blocks.append(RawBlock(str(kind), part))

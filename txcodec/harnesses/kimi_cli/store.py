@@ -146,7 +146,12 @@ def install(files: dict[str, bytes], root: str | os.PathLike[str] | None = None)
     session = {rel: data for rel, data in files.items() if rel != REGISTRY}
     for rel in session:
         parts = rel.split("/")
-        if len(parts) != 4 or parts[0] != "sessions" or parts[1] != work_dir_hash(entry["path"]) or not is_safe_relpath(rel):
+        if (
+            len(parts) != 4
+            or parts[0] != "sessions"
+            or parts[1] != work_dir_hash(entry["path"])
+            or not is_safe_relpath(rel)
+        ):
             raise InputError(f"unexpected file {shown(rel)} for a Kimi CLI store")
         check_id(parts[2], "session id")
     paths = install_files(root, session)
@@ -159,7 +164,9 @@ def install(files: dict[str, bytes], root: str | os.PathLike[str] | None = None)
     return [*paths, root / REGISTRY]
 
 
-def install_files_for(root: Path, cwd: str, session_id: str, files: dict[str, bytes], *, register_dir: bool = True) -> Path:
+def install_files_for(
+    root: Path, cwd: str, session_id: str, files: dict[str, bytes], *, register_dir: bool = True
+) -> Path:
     """Put a session's files (by name: ``context.jsonl`` …) where kimi looks for ``cwd``'s
     session ``session_id``, and (unless told not to) register ``cwd``; used by the resume
     check. Returns the session folder."""

@@ -50,14 +50,19 @@ _NAMESPACE = uuid.UUID("5b0c7a1e-2f64-4d8b-9c3a-6e1d0f4b8a27")
 def session_id_for(conversation: Conversation, options: WriteOptions, loss: LossReport | None = None) -> str:
     if options.session_id:
         return check_id(options.session_id, "Kimi CLI session id (the session's folder name)")
-    return writekit.kept_or_derived_id(conversation, loss, lambda s: s if is_safe_id(s) else None, _NAMESPACE,
-                                       "cannot name a folder")
+    return writekit.kept_or_derived_id(
+        conversation, loss, lambda s: s if is_safe_id(s) else None, _NAMESPACE, "cannot name a folder"
+    )
 
 
 def write(conversation: Conversation, loss: LossReport, options: WriteOptions) -> Written:
     sid = session_id_for(conversation, options, loss)
-    cwd = writekit.cwd_or_default(options.cwd or source_cwd(conversation.meta.cwd, loss), loss, DEFAULT_CWD,
-                                  "kimi -r finds a session by its work folder")
+    cwd = writekit.cwd_or_default(
+        options.cwd or source_cwd(conversation.meta.cwd, loss),
+        loss,
+        DEFAULT_CWD,
+        "kimi -r finds a session by its work folder",
+    )
     writer = writekit.fed(_Writer(loss), conversation, loss)
     writekit.report_unstamped(conversation, loss, "a context file")
     data = b"".join(msgspec.json.encode(line) + b"\n" for line in writer.lines)
@@ -94,8 +99,14 @@ class _Writer:
         calls: list[dict[str, Any]] = []
         for block in message.content:
             if isinstance(block, ToolUse):
-                arguments = block.input if isinstance(block.input, str) else json.dumps(builtins(block.input), ensure_ascii=False)
-                calls.append({"type": "function", "id": block.id, "function": {"name": block.name, "arguments": arguments}})
+                arguments = (
+                    block.input
+                    if isinstance(block.input, str)
+                    else json.dumps(builtins(block.input), ensure_ascii=False)
+                )
+                calls.append(
+                    {"type": "function", "id": block.id, "function": {"name": block.name, "arguments": arguments}}
+                )
                 self.pending.add(block.id)
             else:
                 part = self.part(block)
@@ -117,9 +128,17 @@ class _Writer:
                 return None
             return {"type": "think", "think": thought}
         if isinstance(block, Image) and (isinstance(block.data, str) or isinstance(block.url, str)):
-            url = block.url if isinstance(block.url, str) else f"data:{block.media_type or 'image/png'};base64,{block.data}"
+            url = (
+                block.url
+                if isinstance(block.url, str)
+                else f"data:{block.media_type or 'image/png'};base64,{block.data}"
+            )
             return {"type": "image_url", "image_url": {"url": url}}
-        if isinstance(block, RawBlock) and block.source_type in ("audio_url", "video_url") and isinstance(block.value, dict):
+        if (
+            isinstance(block, RawBlock)
+            and block.source_type in ("audio_url", "video_url")
+            and isinstance(block.value, dict)
+        ):
             return block.value  # a Kimi part read as it was
         return _text(writekit.as_text(block, self.loss, "a Kimi CLI message"))
 

@@ -15,7 +15,9 @@ from .. import codec_on_demand
 from . import store
 from .records import STORE_FORMAT
 
-_VIBE_KEYS = frozenset({"message_id", "injected", "reasoning_message_id", "reasoning_payloads", "user_display_content", "tool_result"})
+_VIBE_KEYS = frozenset(
+    {"message_id", "injected", "reasoning_message_id", "reasoning_payloads", "user_display_content", "tool_result"}
+)
 
 
 def detect(sample: list[Any]) -> int:
@@ -39,8 +41,14 @@ def detect(sample: list[Any]) -> int:
 # Its tools' kinds (model.tools.tool_kind), by the names Mistral Vibe 3.0.2 defines
 # (``vibe/core/tools/builtins``: the class name in snake case); its ``edit`` is not pi's.
 TOOL_KINDS = {
-    "bash": "shell_exec", "read_file": "read_file", "write_file": "modify_file", "edit": "modify_file",
-    "grep": "code_search", "todo": "manage_todos", "task": "subagent_task", "web_fetch": "http_request",
+    "bash": "shell_exec",
+    "read_file": "read_file",
+    "write_file": "modify_file",
+    "edit": "modify_file",
+    "grep": "code_search",
+    "todo": "manage_todos",
+    "task": "subagent_task",
+    "web_fetch": "http_request",
     "web_search": "http_request",
 }
 

@@ -93,12 +93,17 @@ def _meta(meta: Meta, value: dict[str, Any]) -> None:
         meta.models.append(config["model_name"])
 
 
-
 def _legacy(messages: list[Message], value: dict, role: str, loss: LossReport, file: str | None, n: int) -> None:
     content = value.get("content")
-    text = content if isinstance(content, str) else ("\n".join(
-        p["text"] if isinstance(p, dict) and isinstance(p.get("text"), str) else str(p) for p in content)
-        if isinstance(content, list) else "")  # the client joins a list of parts into one string
+    text = (
+        content
+        if isinstance(content, str)
+        else (
+            "\n".join(p["text"] if isinstance(p, dict) and isinstance(p.get("text"), str) else str(p) for p in content)
+            if isinstance(content, list)
+            else ""
+        )
+    )  # the client joins a list of parts into one string
     if role == "user":
         message = Message("user", [Text(text)] if text else [])
         if value.get("injected") is True:
@@ -124,7 +129,9 @@ def _legacy(messages: list[Message], value: dict, role: str, loss: LossReport, f
     if isinstance(value.get("message_id"), str):
         message.id = value["message_id"]
     if value.get("images"):
-        loss.add("field:images", "image attachments (kept by the client beside the session) not read", file=file, line=n)
+        loss.add(
+            "field:images", "image attachments (kept by the client beside the session) not read", file=file, line=n
+        )
     messages.append(message)
 
 
@@ -139,7 +146,11 @@ def _unified(messages: list[Message], message: Any, loss: LossReport, file: str 
             blocks.append(Text(part["text"]))
         elif kind == "tool_call":
             arguments = part.get("arguments") or {}
-            value = arguments.get("value") if arguments.get("type") == "json" and "value" in arguments else call_arguments(arguments.get("raw"))
+            value = (
+                arguments.get("value")
+                if arguments.get("type") == "json" and "value" in arguments
+                else call_arguments(arguments.get("raw"))
+            )
             name = part.get("name") if isinstance(part.get("name"), str) else ""
             blocks.append(ToolUse(str(part.get("id") or ""), name, value, tool_kind(name, TOOL_KINDS)))
         else:
@@ -147,8 +158,14 @@ def _unified(messages: list[Message], message: Any, loss: LossReport, file: str 
     if role == "tool":
         text = "\n".join(b.text for b in blocks if isinstance(b, Text))
         outcome = message.get("outcome")
-        add_result(messages, ToolResult(str(message.get("tool_call_id") or ""), text,
-                                         is_error=None if not isinstance(outcome, str) else outcome != "success"))
+        add_result(
+            messages,
+            ToolResult(
+                str(message.get("tool_call_id") or ""),
+                text,
+                is_error=None if not isinstance(outcome, str) else outcome != "success",
+            ),
+        )
     elif role in ("user", "assistant"):
         out = Message(role, blocks)
         if role == "assistant":

@@ -54,23 +54,33 @@ _NAMESPACE = uuid.UUID("8f2d4c61-7b3e-4a95-b0c2-1d6e9a4f3c70")
 def session_id_for(conversation: Conversation, options: WriteOptions, loss: LossReport | None = None) -> str:
     if options.session_id:
         if not is_uuid(options.session_id):
-            raise UnsafeId(f"Mistral Vibe session ids are UUIDs (--resume finds one by its first 8 characters); "
-                           f"got {shown(options.session_id)}")
+            raise UnsafeId(
+                f"Mistral Vibe session ids are UUIDs (--resume finds one by its first 8 characters); "
+                f"got {shown(options.session_id)}"
+            )
         return options.session_id.lower()
-    return writekit.kept_or_derived_id(conversation, loss, lambda s: s.lower() if is_uuid(s) else None, _NAMESPACE,
-                                       "is not a UUID")
+    return writekit.kept_or_derived_id(
+        conversation, loss, lambda s: s.lower() if is_uuid(s) else None, _NAMESPACE, "is not a UUID"
+    )
 
 
 def write(conversation: Conversation, loss: LossReport, options: WriteOptions) -> Written:
     sid = session_id_for(conversation, options, loss)
-    cwd = writekit.cwd_or_default(options.cwd or source_cwd(conversation.meta.cwd, loss), loss, DEFAULT_CWD,
-                                  "vibe --resume <id> works from any folder")
+    cwd = writekit.cwd_or_default(
+        options.cwd or source_cwd(conversation.meta.cwd, loss),
+        loss,
+        DEFAULT_CWD,
+        "vibe --resume <id> works from any folder",
+    )
     writer = writekit.fed(_Writer(sid, loss), conversation, loss)
     writekit.report_unstamped(conversation, loss, "a Vibe message line")
     started = _stamp(conversation.meta.started_at)
-    meta: dict[str, Any] = {"session_id": sid, "start_time": started or "1970-01-01T00:00:00+00:00",
-                            "end_time": _stamp(conversation.meta.ended_at) or started or "1970-01-01T00:00:00+00:00",
-                            "environment": {"working_directory": cwd}}
+    meta: dict[str, Any] = {
+        "session_id": sid,
+        "start_time": started or "1970-01-01T00:00:00+00:00",
+        "end_time": _stamp(conversation.meta.ended_at) or started or "1970-01-01T00:00:00+00:00",
+        "environment": {"working_directory": cwd},
+    }
     if isinstance(conversation.meta.title, str):
         meta["title"] = conversation.meta.title
     folder = f"session_{_folder_time(started)}_{sid[:8]}"
@@ -110,8 +120,14 @@ class _Writer:
         for block in message.content:
             if isinstance(block, ToolResult) and block.tool_use_id in self.names:
                 name = self.names.pop(block.tool_use_id)
-                self.lines.append({"role": "tool", "content": writekit.result_text(block, self.loss),
-                                   "tool_call_id": block.tool_use_id, "name": name})
+                self.lines.append(
+                    {
+                        "role": "tool",
+                        "content": writekit.result_text(block, self.loss),
+                        "tool_call_id": block.tool_use_id,
+                        "name": name,
+                    }
+                )
             elif isinstance(block, ToolResult):
                 self.loss.add("write:orphan-result", f"result for unknown call {block.tool_use_id} written as text")
                 texts.append(f"[tool result {block.tool_use_id}]\n{writekit.result_text(block, self.loss)}")
@@ -138,9 +154,19 @@ class _Writer:
                 if (thought := writekit.thinking_text(block, self.loss)) is not None:
                     reasoning.append(thought)
             elif isinstance(block, ToolUse):
-                arguments = block.input if isinstance(block.input, str) else json.dumps(builtins(block.input), ensure_ascii=False)
-                calls.append({"id": block.id, "index": len(calls), "type": "function",
-                              "function": {"name": block.name, "arguments": arguments}})
+                arguments = (
+                    block.input
+                    if isinstance(block.input, str)
+                    else json.dumps(builtins(block.input), ensure_ascii=False)
+                )
+                calls.append(
+                    {
+                        "id": block.id,
+                        "index": len(calls),
+                        "type": "function",
+                        "function": {"name": block.name, "arguments": arguments},
+                    }
+                )
                 self.names[block.id] = block.name
             else:
                 texts.append(writekit.as_text(block, self.loss, "a Vibe message line"))

@@ -23,7 +23,11 @@ def detector(dialect: Dialect):
 
     def detect(sample: list[Any]) -> int:
         for value in sample[:1]:
-            if not isinstance(value, dict) or not isinstance(value.get("info"), dict) or not isinstance(value.get("messages"), list):
+            if (
+                not isinstance(value, dict)
+                or not isinstance(value.get("info"), dict)
+                or not isinstance(value.get("messages"), list)
+            ):
                 continue
             info = value["info"]
             if not (isinstance(info.get("id"), str) and info["id"].startswith("ses_")):
@@ -52,9 +56,17 @@ def writer(dialect: Dialect):
 
 
 def harness(dialect: Dialect, codec: Any, store: Any, check: Any) -> Harness:
-    return Harness(name=dialect.harness, title=dialect.title, codec=codec, detect=detector(dialect),
-                   read=_READ, write=writer(dialect), store=store.declared(), check_resume=check,
-                   resume=(dialect.binary, "--session", "{id}"))
+    return Harness(
+        name=dialect.harness,
+        title=dialect.title,
+        codec=codec,
+        detect=detector(dialect),
+        read=_READ,
+        write=writer(dialect),
+        store=store.declared(),
+        check_resume=check,
+        resume=(dialect.binary, "--session", "{id}"),
+    )
 
 
 HARNESS = harness(OPENCODE, CODEC, STORE, lazy("txcodec.resume_check.opencode", "check_resume"))

@@ -29,6 +29,18 @@ class Dialect:
         return self.env_prefix + name
 
 
-OPENCODE = Dialect("opencode", "opencode", "opencode", "opencode-ai", "OPENCODE_", "opencode", "opencode.db", "1.18.33", "build")
-KILO = Dialect("kilo", "Kilo", "kilo", "@kilocode/cli", "KILO_", "kilo", "kilo.db", "7.7.7", "code",
-               extra_tables=("kilo_board", "kilo_board_message"))
+OPENCODE = Dialect(
+    "opencode", "opencode", "opencode", "opencode-ai", "OPENCODE_", "opencode", "opencode.db", "1.18.33", "build"
+)
+KILO = Dialect(
+    "kilo",
+    "Kilo",
+    "kilo",
+    "@kilocode/cli",
+    "KILO_",
+    "kilo",
+    "kilo.db",
+    "7.7.7",
+    "code",
+    extra_tables=("kilo_board", "kilo_board_message"),
+)

@@ -164,9 +164,15 @@ def _assistant(info: dict, parts: list, loss: LossReport, file: str | None, n: i
             message.content.append(ToolUse(ident, name, state.get("input", {}), tool_kind(name)))
             status = state.get("status")
             if status == "completed":
-                results.append(ToolResult(ident, state.get("output") if isinstance(state.get("output"), str) else "", is_error=False))
+                results.append(
+                    ToolResult(
+                        ident, state.get("output") if isinstance(state.get("output"), str) else "", is_error=False
+                    )
+                )
             elif status == "error":
-                results.append(ToolResult(ident, state.get("error") if isinstance(state.get("error"), str) else "", is_error=True))
+                results.append(
+                    ToolResult(ident, state.get("error") if isinstance(state.get("error"), str) else "", is_error=True)
+                )
             else:
                 loss.add(f"part:tool:{status}", "a tool call that never finished (no result)", file=file, line=n)
         elif kind in _BOOKKEEPING:
@@ -195,8 +201,12 @@ def _usage(tokens: dict) -> Usage:
         return v if isinstance(v, int) and not isinstance(v, bool) and v >= 0 else 0
 
     cache = tokens.get("cache") if isinstance(tokens.get("cache"), dict) else {}
-    usage = Usage(input_tokens=count(tokens.get("input")), output_tokens=count(tokens.get("output")),
-                  cache_read_input_tokens=count(cache.get("read")), cache_creation_input_tokens=count(cache.get("write")))
+    usage = Usage(
+        input_tokens=count(tokens.get("input")),
+        output_tokens=count(tokens.get("output")),
+        cache_read_input_tokens=count(cache.get("read")),
+        cache_creation_input_tokens=count(cache.get("write")),
+    )
     if isinstance(tokens.get("reasoning"), int):
         usage.reasoning_output_tokens = tokens["reasoning"]
     return usage

@@ -129,21 +129,37 @@ def export(db: Path, session_id: str) -> bytes:
             info["model"] = _json(row["model"])
         info["version"] = row["version"]
         if "summary_additions" in keys and row["summary_additions"] is not None:
-            info["summary"] = {"additions": row["summary_additions"], "deletions": row["summary_deletions"],
-                               "files": row["summary_files"]}
+            info["summary"] = {
+                "additions": row["summary_additions"],
+                "deletions": row["summary_deletions"],
+                "files": row["summary_files"],
+            }
         if "cost" in keys:
             info["cost"] = row["cost"]
-            info["tokens"] = {"input": row["tokens_input"], "output": row["tokens_output"], "reasoning": row["tokens_reasoning"],
-                              "cache": {"read": row["tokens_cache_read"], "write": row["tokens_cache_write"]}}
+            info["tokens"] = {
+                "input": row["tokens_input"],
+                "output": row["tokens_output"],
+                "reasoning": row["tokens_reasoning"],
+                "cache": {"read": row["tokens_cache_read"], "write": row["tokens_cache_write"]},
+            }
         if "permission" in keys and row["permission"]:
             info["permission"] = _json(row["permission"])
         info["time"] = {"created": row["time_created"], "updated": row["time_updated"]}
         messages = []
-        for message in con.execute("select id, data from message where session_id = ? order by time_created, id", (session_id,)):
+        for message in con.execute(
+            "select id, data from message where session_id = ? order by time_created, id", (session_id,)
+        ):
             data = _json(message["data"], {})
             parts = []
             for part in con.execute("select id, data from part where message_id = ? order by id", (message["id"],)):
-                parts.append({**(_json(part["data"], {}) or {}), "id": part["id"], "sessionID": session_id, "messageID": message["id"]})
+                parts.append(
+                    {
+                        **(_json(part["data"], {}) or {}),
+                        "id": part["id"],
+                        "sessionID": session_id,
+                        "messageID": message["id"],
+                    }
+                )
             messages.append({"info": {**(data or {}), "id": message["id"], "sessionID": session_id}, "parts": parts})
     except sqlite3.Error as exc:
         raise StoreError(f"{db}: {exc}") from exc
@@ -183,7 +199,9 @@ def pick(db: Path, wanted: str | None = None) -> str:
 
     listed = "\n".join(f"  {r[0]}  {(iso(r[1]) or '')[:16]}  {str(r[2])[:60]}" for r in rows[:20])
     more = f"\n  ... and {len(rows) - 20} more" if len(rows) > 20 else ""
-    raise InputError(f"{db}: {len(rows)} sessions in this database; name one as {db}#<id> (or a unique id prefix):\n{listed}{more}")
+    raise InputError(
+        f"{db}: {len(rows)} sessions in this database; name one as {db}#<id> (or a unique id prefix):\n{listed}{more}"
+    )
 
 
 class Database:
@@ -206,13 +224,26 @@ class Database:
         con = connect(db)
         try:
             counts = dict(con.execute("select session_id, count(*) from message group by session_id").fetchall())
-            rows = con.execute("select id, title, directory, version, time_created, time_updated from session order by time_updated").fetchall()
+            rows = con.execute(
+                "select id, title, directory, version, time_created, time_updated from session order by time_updated"
+            ).fetchall()
         finally:
             con.close()
         from .read import iso
 
-        return [SessionInfo(id=r[0], path=str(db), title=r[1], cwd=r[2], version=r[3], created=iso(r[4]) or UNSET,
-                            updated=iso(r[5]) or UNSET, messages=counts.get(r[0], 0)) for r in rows]
+        return [
+            SessionInfo(
+                id=r[0],
+                path=str(db),
+                title=r[1],
+                cwd=r[2],
+                version=r[3],
+                created=iso(r[4]) or UNSET,
+                updated=iso(r[5]) or UNSET,
+                messages=counts.get(r[0], 0),
+            )
+            for r in rows
+        ]
 
     def load(self, session_id: str, root: Path | None = None):
         """A session of the database as a native session (an export document), read-only."""
@@ -240,7 +271,9 @@ class Database:
 
         root = Path(root) if root is not None else self.default_root()
         if root.name != self.dialect.app:
-            raise StoreError(f"{root}: {self.dialect.title}'s data folder is named {self.dialect.app!r} (under $XDG_DATA_HOME)")
+            raise StoreError(
+                f"{root}: {self.dialect.title}'s data folder is named {self.dialect.app!r} (under $XDG_DATA_HOME)"
+            )
         exe = require_client(self.dialect.binary, f": install {self.dialect.package} (clients/package.json pins it)")
         db = self.database(root)
         existing = set(session_ids(db)) if db.is_file() else set()
@@ -252,12 +285,23 @@ class Database:
                 raise TargetExists(f"{db}: session {sid} already exists; not overwritten")
             # the client files an imported session under the project it is run from (a
             # session imported elsewhere fails to run there): import from the session's folder
-            project = info.get("directory") if isinstance(info.get("directory"), str) and Path(info["directory"]).is_dir() else os.getcwd()
+            project = (
+                info.get("directory")
+                if isinstance(info.get("directory"), str) and Path(info["directory"]).is_dir()
+                else os.getcwd()
+            )
             with tempfile.TemporaryDirectory(prefix="txcodec-import-") as tmp:
                 path = Path(tmp) / Path(name).name
                 path.write_bytes(data)
-                done = subprocess.run([str(exe), "import", str(path)], capture_output=True, text=True, env={**env, "PWD": project},
-                                      cwd=project, stdin=subprocess.DEVNULL, timeout=300)
+                done = subprocess.run(
+                    [str(exe), "import", str(path)],
+                    capture_output=True,
+                    text=True,
+                    env={**env, "PWD": project},
+                    cwd=project,
+                    stdin=subprocess.DEVNULL,
+                    timeout=300,
+                )
             if done.returncode != 0 or sid not in session_ids(db):
                 raise StoreError(f"{self.dialect.binary} import {name} failed: {(done.stderr or done.stdout)[-2000:]}")
         return [db]
@@ -270,8 +314,14 @@ class Database:
 
     def declared(self) -> Store:
         """This dialect's store as its harness registers it."""
-        return Store(default_root=self.default_root, discover=self.discover, install=self.install, open=self.open,
-                     load=self.load, database_fit=self.fit)
+        return Store(
+            default_root=self.default_root,
+            discover=self.discover,
+            install=self.install,
+            open=self.open,
+            load=self.load,
+            database_fit=self.fit,
+        )
 
 
 STORE = Database(OPENCODE)

@@ -66,10 +66,16 @@ def _suffix(seed: str, length: int) -> str:
 
 
 def session_id_for(conversation: Conversation, options: WriteOptions, loss: LossReport | None = None) -> str:
-    return writekit.asked_or_kept_id(options.session_id, conversation, loss,
-                                     lambda s: s if SESSION_ID.match(s) else None,
-                                     lambda seed: "ses_" + _suffix(seed, 26), "cannot be an opencode id",
-                                     "opencode session ids are 'ses_' and 26 letters or digits", plain_is_usual=True)
+    return writekit.asked_or_kept_id(
+        options.session_id,
+        conversation,
+        loss,
+        lambda s: s if SESSION_ID.match(s) else None,
+        lambda seed: "ses_" + _suffix(seed, 26),
+        "cannot be an opencode id",
+        "opencode session ids are 'ses_' and 26 letters or digits",
+        plain_is_usual=True,
+    )
 
 
 def writer(dialect: Dialect):
@@ -79,12 +85,30 @@ def writer(dialect: Dialect):
         cwd = writekit.cwd_or_default(cwd, loss, DEFAULT_CWD, "pass --cwd")
         w = writekit.fed(_Writer(sid, cwd, loss, conversation, dialect.agent), conversation, loss)
         w.answer_pending()
-        title = conversation.meta.title if isinstance(conversation.meta.title, str) and conversation.meta.title else None
+        title = (
+            conversation.meta.title if isinstance(conversation.meta.title, str) and conversation.meta.title else None
+        )
         if title is None:
-            first = next((b.text for m in conversation.messages if m.role == "user" for b in m.content if isinstance(b, Text) and b.text), "")
+            first = next(
+                (
+                    b.text
+                    for m in conversation.messages
+                    if m.role == "user"
+                    for b in m.content
+                    if isinstance(b, Text) and b.text
+                ),
+                "",
+            )
             title = first.strip().splitlines()[0][:80] if first.strip() else "Imported session"
-        info = {"id": sid, "slug": "imported-" + sid[4:12].lower(), "projectID": "global", "directory": cwd, "title": title,
-                "version": dialect.version, "time": {"created": w.start, "updated": max(w.clock, w.start)}}
+        info = {
+            "id": sid,
+            "slug": "imported-" + sid[4:12].lower(),
+            "projectID": "global",
+            "directory": cwd,
+            "title": title,
+            "version": dialect.version,
+            "time": {"created": w.start, "updated": max(w.clock, w.start)},
+        }
         document = {"info": info, "messages": w.messages}
         return Written(sid, {f"{sid}.json": msgspec.json.encode(document) + b"\n"})
 
@@ -114,8 +138,13 @@ class _Writer:
     def answer_pending(self) -> None:
         for ident, part in self.pending.items():
             self.loss.add("write:synthetic-result", f"call {ident} had no result: answered with an error")
-            part["state"] = {"status": "error", "input": part["state"]["input"], "error": INTERRUPTED, "metadata": {},
-                             "time": part["state"]["time"]}
+            part["state"] = {
+                "status": "error",
+                "input": part["state"]["input"],
+                "error": INTERRUPTED,
+                "metadata": {},
+                "time": part["state"]["time"],
+            }
         self.pending = {}
 
     def message(self, message: Message) -> None:
@@ -130,7 +159,13 @@ class _Writer:
                 text = self.result_text(block)
                 state = part["state"]
                 if block.is_error:
-                    part["state"] = {"status": "error", "input": state["input"], "error": text, "metadata": {}, "time": state["time"]}
+                    part["state"] = {
+                        "status": "error",
+                        "input": state["input"],
+                        "error": text,
+                        "metadata": {},
+                        "time": state["time"],
+                    }
                 else:
                     state.update(status="completed", output=text)
             else:
@@ -149,17 +184,31 @@ class _Writer:
             return
         # the model the client runs the next turn on: the source's own when it was opencode's
         model = message.extra.get("model")
-        if not (isinstance(model, dict) and isinstance(model.get("providerID"), str) and isinstance(model.get("modelID"), str)):
+        if not (
+            isinstance(model, dict)
+            and isinstance(model.get("providerID"), str)
+            and isinstance(model.get("modelID"), str)
+        ):
             model = {"providerID": "txcodec", "modelID": self.models[-1] if self.models else "unknown"}
-        info = {"role": "user", "time": {"created": created}, "agent": self.agent, "model": model,
-                "id": mid, "sessionID": self.sid}
+        info = {
+            "role": "user",
+            "time": {"created": created},
+            "agent": self.agent,
+            "model": model,
+            "id": mid,
+            "sessionID": self.sid,
+        }
         self.messages.append({"info": info, "parts": parts})
         self.user_id = mid
 
     def user_part(self, block: Any) -> dict[str, Any] | None:
         if isinstance(block, Text):
             return {"type": "text", "text": block.text} if block.text else None
-        if isinstance(block, (Image, Document)) and isinstance(block.media_type, str) and (isinstance(block.data, str) or isinstance(block.url, str)):
+        if (
+            isinstance(block, (Image, Document))
+            and isinstance(block.media_type, str)
+            and (isinstance(block.data, str) or isinstance(block.url, str))
+        ):
             url = f"data:{block.media_type};base64,{block.data}" if isinstance(block.data, str) else block.url
             return {"type": "file", "mime": block.media_type, "url": url, "filename": "attachment"}
         if isinstance(block, ToolResult):
@@ -169,7 +218,9 @@ class _Writer:
 
     def assistant(self, message: Message) -> None:
         if self.user_id is None:  # an assistant message needs its user message
-            self.loss.add("write:missing-user", "an assistant message before any user message: an empty user turn was added")
+            self.loss.add(
+                "write:missing-user", "an assistant message before any user message: an empty user turn was added"
+            )
             self.message(Message("user", [Text("(continued)")], timestamp=message.timestamp))
         mid = self.ident("msg")
         created = self.tick(message)
@@ -179,14 +230,26 @@ class _Writer:
                 if block.text:
                     parts.append({"type": "text", "text": block.text, "time": {"start": created, "end": created}})
             elif isinstance(block, Thinking):
-                thought = writekit.thinking_text(block, self.loss, "a thinking signature has no place in a reasoning part")
+                thought = writekit.thinking_text(
+                    block, self.loss, "a thinking signature has no place in a reasoning part"
+                )
                 if thought is not None:
                     parts.append({"type": "reasoning", "text": thought, "time": {"start": created, "end": created}})
             elif isinstance(block, ToolUse):
                 args = writekit.object_input(block, self.loss)
-                part = {"type": "tool", "tool": block.name, "callID": block.id,
-                        "state": {"status": "completed", "input": args, "output": "", "title": block.name, "metadata": {},
-                                  "time": {"start": created, "end": created}}}
+                part = {
+                    "type": "tool",
+                    "tool": block.name,
+                    "callID": block.id,
+                    "state": {
+                        "status": "completed",
+                        "input": args,
+                        "output": "",
+                        "title": block.name,
+                        "metadata": {},
+                        "time": {"start": created, "end": created},
+                    },
+                }
                 parts.append(part)
                 self.pending[block.id] = part
             else:
@@ -194,19 +257,40 @@ class _Writer:
         u = message.usage
         tokens = {"input": 0, "output": 0, "reasoning": 0, "cache": {"read": 0, "write": 0}}
         if u is not msgspec.UNSET:
-            tokens = {"input": u.input_tokens, "output": u.output_tokens,
-                      "reasoning": u.reasoning_output_tokens if isinstance(u.reasoning_output_tokens, int) else 0,
-                      "cache": {"read": u.cache_read_input_tokens, "write": u.cache_creation_input_tokens}}
+            tokens = {
+                "input": u.input_tokens,
+                "output": u.output_tokens,
+                "reasoning": u.reasoning_output_tokens if isinstance(u.reasoning_output_tokens, int) else 0,
+                "cache": {"read": u.cache_read_input_tokens, "write": u.cache_creation_input_tokens},
+            }
         calls = any(p["type"] == "tool" for p in parts)
-        finish = _FINISH.get(message.stop_reason, message.stop_reason) if isinstance(message.stop_reason, str) else ("tool-calls" if calls else "stop")
+        finish = (
+            _FINISH.get(message.stop_reason, message.stop_reason)
+            if isinstance(message.stop_reason, str)
+            else ("tool-calls" if calls else "stop")
+        )
         parts.append({"type": "step-finish", "reason": finish, "tokens": tokens, "cost": 0})
         for part in parts:
             part.update(id=self.ident("prt"), sessionID=self.sid, messageID=mid)
-        info = {"parentID": self.user_id, "role": "assistant", "mode": self.agent, "agent": self.agent,
-                "path": {"cwd": self.cwd, "root": "/"}, "cost": 0, "tokens": tokens,
-                "modelID": message.model if isinstance(message.model, str) else (self.models[-1] if self.models else "unknown"),
-                "providerID": message.extra.get("providerID", "txcodec") if isinstance(message.extra.get("providerID"), str) else "txcodec",
-                "time": {"created": created, "completed": created}, "finish": finish, "id": mid, "sessionID": self.sid}
+        info = {
+            "parentID": self.user_id,
+            "role": "assistant",
+            "mode": self.agent,
+            "agent": self.agent,
+            "path": {"cwd": self.cwd, "root": "/"},
+            "cost": 0,
+            "tokens": tokens,
+            "modelID": message.model
+            if isinstance(message.model, str)
+            else (self.models[-1] if self.models else "unknown"),
+            "providerID": message.extra.get("providerID", "txcodec")
+            if isinstance(message.extra.get("providerID"), str)
+            else "txcodec",
+            "time": {"created": created, "completed": created},
+            "finish": finish,
+            "id": mid,
+            "sessionID": self.sid,
+        }
         self.messages.append({"info": info, "parts": parts})
 
     def result_text(self, block: ToolResult) -> str:

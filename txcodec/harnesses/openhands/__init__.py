@@ -13,8 +13,18 @@ from ...kit.registry import package_harness
 from .. import codec_on_demand
 from . import store
 
-KINDS = ("SystemPromptEvent", "MessageEvent", "ActionEvent", "ObservationEvent", "AgentErrorEvent",
-         "UserRejectObservation", "ConversationStateUpdateEvent", "PauseEvent", "Condensation", "CondensationRequest")
+KINDS = (
+    "SystemPromptEvent",
+    "MessageEvent",
+    "ActionEvent",
+    "ObservationEvent",
+    "AgentErrorEvent",
+    "UserRejectObservation",
+    "ConversationStateUpdateEvent",
+    "PauseEvent",
+    "Condensation",
+    "CondensationRequest",
+)
 
 
 def detect(sample: list[Any]) -> int:
@@ -30,7 +40,12 @@ def detect(sample: list[Any]) -> int:
         if isinstance(kind, str) and "source" in value and (kind in KINDS or kind.endswith(("Event", "Observation"))):
             score += 30 if kind == "SystemPromptEvent" else 20 if kind in KINDS else 5
         agent = value.get("agent")
-        if kind is None and isinstance(agent, dict) and isinstance(agent.get("llm"), dict) and isinstance(agent.get("kind"), str):
+        if (
+            kind is None
+            and isinstance(agent, dict)
+            and isinstance(agent.get("llm"), dict)
+            and isinstance(agent.get("kind"), str)
+        ):
             score += 20
     return score
 
@@ -38,9 +53,17 @@ def detect(sample: list[Any]) -> int:
 # Its tools' kinds (model.tools.tool_kind), by the names OpenHands SDK 1.21.0 defines
 # (``openhands/tools``: the class name in snake case without ``_tool``); its ``task`` is a subagent.
 TOOL_KINDS = {
-    "terminal": "shell_exec", "file_editor": "modify_file", "planning_file_editor": "modify_file",
-    "apply_patch": "modify_file", "edit": "modify_file", "write_file": "modify_file", "read_file": "read_file",
-    "glob": "code_search", "grep": "code_search", "task_tracker": "manage_todos", "task": "subagent_task",
+    "terminal": "shell_exec",
+    "file_editor": "modify_file",
+    "planning_file_editor": "modify_file",
+    "apply_patch": "modify_file",
+    "edit": "modify_file",
+    "write_file": "modify_file",
+    "read_file": "read_file",
+    "glob": "code_search",
+    "grep": "code_search",
+    "task_tracker": "manage_todos",
+    "task": "subagent_task",
     "delegate": "subagent_task",
 }
 

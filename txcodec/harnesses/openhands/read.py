@@ -82,8 +82,12 @@ class _Reader:
             return
         if kind == "SystemPromptEvent":
             self.conversation.meta.extra.setdefault("openhands", {})["system_prompt_event"] = value
-            self.loss.add("record:SystemPromptEvent", "the client's system prompt and tools: kept in meta.extra for OpenHands only",
-                          file=file, line=line)
+            self.loss.add(
+                "record:SystemPromptEvent",
+                "the client's system prompt and tools: kept in meta.extra for OpenHands only",
+                file=file,
+                line=line,
+            )
             return
         if kind == "MessageEvent":
             self.message(value)
@@ -140,7 +144,11 @@ class _Reader:
         out.content += _content(value.get("thought"))
         name = call.get("name") if isinstance(call.get("name"), str) else str(value.get("tool_name", ""))
         ident = call.get("id") if isinstance(call.get("id"), str) else str(value.get("tool_call_id", ""))
-        out.content.append(ToolUse(ident, name, call_arguments(call.get("arguments"), empty_is_object=True), tool_kind(name, TOOL_KINDS)))
+        out.content.append(
+            ToolUse(
+                ident, name, call_arguments(call.get("arguments"), empty_is_object=True), tool_kind(name, TOOL_KINDS)
+            )
+        )
         if isinstance(value.get("action"), dict):  # what the client executed: given back to OpenHands only
             out.extra.setdefault("openhands_actions", {})[ident] = value["action"]
         out.stop_reason = "tool_use"
@@ -152,8 +160,11 @@ class _Reader:
             observation = value.get("observation") if isinstance(value.get("observation"), dict) else {}
             content = _content(observation.get("content"))
             text = "\n".join(b.text for b in content if isinstance(b, Text))
-            result = ToolResult(ident, text if all(isinstance(b, Text) for b in content) else content,
-                                is_error=bool(observation.get("is_error")) or None)
+            result = ToolResult(
+                ident,
+                text if all(isinstance(b, Text) for b in content) else content,
+                is_error=bool(observation.get("is_error")) or None,
+            )
         elif kind == "UserRejectObservation":
             result = ToolResult(ident, str(value.get("rejection_reason", "")), is_error=True)
         else:
@@ -186,7 +197,6 @@ def _thinking(value: dict) -> list[Block]:
     if not blocks and isinstance(text, str) and text:
         blocks.append(Thinking(text))
     return blocks
-
 
 
 def _content(content: Any) -> list[Block]:

@@ -79,7 +79,11 @@ def session_folder(path: str | os.PathLike[str]) -> Path | None:
 def event_files(folder: Path) -> list[Path]:
     """The event files in the order the client replays them: by sequence number."""
     events = folder / EVENTS
-    found = [(int(m.group(1)), p.name, p) for p in events.iterdir() if (m := EVENT_FILE.match(p.name))] if events.is_dir() else []
+    found = (
+        [(int(m.group(1)), p.name, p) for p in events.iterdir() if (m := EVENT_FILE.match(p.name))]
+        if events.is_dir()
+        else []
+    )
     return [p for _, _, p in sorted(found)]
 
 
@@ -207,7 +211,12 @@ def _first_text(data: bytes) -> str | None:
     llm = event.get("llm_message") if isinstance(event, dict) else None
     content = llm.get("content") if isinstance(llm, dict) else None
     for part in content if isinstance(content, list) else []:
-        if isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str) and part["text"].strip():
+        if (
+            isinstance(part, dict)
+            and part.get("type") == "text"
+            and isinstance(part.get("text"), str)
+            and part["text"].strip()
+        ):
             return part["text"].strip()
     return None
 
@@ -227,5 +236,10 @@ def discover(root: Path | None = None) -> list[SessionInfo]:
     return described((p for p in sorted(root.iterdir()) if p.is_dir() and (p / EVENTS).is_dir()), describe)
 
 
-STORE = Store(default_root=default_root, discover=discover, session_file=session_file, session_folder=session_folder,
-              load_folder=load_folder)
+STORE = Store(
+    default_root=default_root,
+    discover=discover,
+    session_file=session_file,
+    session_folder=session_folder,
+    load_folder=load_folder,
+)

@@ -50,16 +50,25 @@ from .store import EVENTS
 from .store import conversation_dir
 from .store import event_name
 
-SYSTEM_PROMPT = ("You are a software engineering agent working in the user's project with the tools you are given. "
-                 "This conversation was carried over from another agent's session.")
+SYSTEM_PROMPT = (
+    "You are a software engineering agent working in the user's project with the tools you are given. "
+    "This conversation was carried over from another agent's session."
+)
 INTERRUPTED = "[Tool call interrupted: no result was recorded]"
 _NAMESPACE = uuid.UUID("6f1c2a7e-93d4-4b8a-a5e0-2d7c41f90b36")
 
 
 def session_id_for(conversation: Conversation, options: WriteOptions, loss: LossReport | None = None) -> str:
     """A UUID (the folder is its hex): the one asked for, the source's when it is one, else derived."""
-    return writekit.asked_or_kept_id(options.session_id, conversation, loss, _as_uuid, _NAMESPACE, "is not a UUID",
-                                     "an OpenHands conversation id is a UUID")
+    return writekit.asked_or_kept_id(
+        options.session_id,
+        conversation,
+        loss,
+        _as_uuid,
+        _NAMESPACE,
+        "is not a UUID",
+        "an OpenHands conversation id is a UUID",
+    )
 
 
 def _as_uuid(value: str) -> str | None:
@@ -87,15 +96,21 @@ def write(conversation: Conversation, loss: LossReport, options: WriteOptions) -
 def _declare_unwritten(conversation: Conversation, loss: LossReport) -> None:
     """What the events have no place for: a message's model and usage; the session's folder and
     models, which OpenHands keeps in ``base_state.json`` (the client writes its own on resume)."""
-    counted = sum(1 for m in conversation.messages if m.model is not msgspec.UNSET or m.usage is not msgspec.UNSET
-                  or m.usage_unverified is not msgspec.UNSET)
+    counted = sum(
+        1
+        for m in conversation.messages
+        if m.model is not msgspec.UNSET or m.usage is not msgspec.UNSET or m.usage_unverified is not msgspec.UNSET
+    )
     if counted:
         loss.add("write:model-usage", f"{counted} message(s) had a model or usage; an OpenHands event holds neither")
     meta = conversation.meta
     held = [f"project folder {shown(meta.cwd)}"] if isinstance(meta.cwd, str) and meta.cwd else []
     held += [f"model {shown(m)}" for m in meta.models]
     if held:
-        loss.add("write:workspace", f"{', '.join(held)} not written: base_state.json, which holds them, is left to the client")
+        loss.add(
+            "write:workspace",
+            f"{', '.join(held)} not written: base_state.json, which holds them, is left to the client",
+        )
 
 
 def _stamp(value: Any) -> str | None:
@@ -121,20 +136,41 @@ class _Writer:
         self.events.append({"id": self.ident(), "timestamp": self.when, **event})
 
     def system(self, conversation: Conversation) -> None:
-        stored = conversation.meta.extra.get("openhands", {}).get("system_prompt_event") if isinstance(
-            conversation.meta.extra.get("openhands"), dict) else None
+        stored = (
+            conversation.meta.extra.get("openhands", {}).get("system_prompt_event")
+            if isinstance(conversation.meta.extra.get("openhands"), dict)
+            else None
+        )
         if isinstance(stored, dict) and stored.get("kind") == "SystemPromptEvent" and isinstance(stored.get("id"), str):
             self.events.append(stored)
             return
-        self.loss.add("write:system-prompt", "OpenHands sends the system prompt stored in the conversation: a short one "
-                      "of ours is written (the client's own, with its tool instructions, is not regenerated)")
-        self.add({"source": "agent", "system_prompt": {"type": "text", "text": SYSTEM_PROMPT}, "tools": [],
-                  "kind": "SystemPromptEvent"}, conversation.meta.started_at)
+        self.loss.add(
+            "write:system-prompt",
+            "OpenHands sends the system prompt stored in the conversation: a short one "
+            "of ours is written (the client's own, with its tool instructions, is not regenerated)",
+        )
+        self.add(
+            {
+                "source": "agent",
+                "system_prompt": {"type": "text", "text": SYSTEM_PROMPT},
+                "tools": [],
+                "kind": "SystemPromptEvent",
+            },
+            conversation.meta.started_at,
+        )
 
     def answer_pending(self) -> None:
         for ident, name in self.calls.items():
             self.loss.add("write:synthetic-result", f"call {ident} had no result: answered with an error")
-            self.add({"source": "agent", "tool_name": name, "tool_call_id": ident, "error": INTERRUPTED, "kind": "AgentErrorEvent"})
+            self.add(
+                {
+                    "source": "agent",
+                    "tool_name": name,
+                    "tool_call_id": ident,
+                    "error": INTERRUPTED,
+                    "kind": "AgentErrorEvent",
+                }
+            )
         self.calls = {}
 
     def message(self, message: Message) -> None:
@@ -161,22 +197,49 @@ class _Writer:
         if not content:
             return
         self.answer_pending()
-        self.add({"source": "user", "llm_message": {"role": "user", "content": content}, "activated_skills": [],
-                  "extended_content": [], "kind": "MessageEvent"}, message.timestamp)
+        self.add(
+            {
+                "source": "user",
+                "llm_message": {"role": "user", "content": content},
+                "activated_skills": [],
+                "extended_content": [],
+                "kind": "MessageEvent",
+            },
+            message.timestamp,
+        )
 
     def result(self, block: ToolResult, message: Message) -> None:
         name = self.calls.pop(block.tool_use_id)
         text = writekit.result_text(block, self.loss)
         if block.is_error:
-            self.add({"source": "agent", "tool_name": name, "tool_call_id": block.tool_use_id, "error": text,
-                      "kind": "AgentErrorEvent"}, message.timestamp)
+            self.add(
+                {
+                    "source": "agent",
+                    "tool_name": name,
+                    "tool_call_id": block.tool_use_id,
+                    "error": text,
+                    "kind": "AgentErrorEvent",
+                },
+                message.timestamp,
+            )
             return
         action = next((e["id"] for e in reversed(self.events) if e.get("tool_call_id") == block.tool_use_id), "")
-        observation = (message.extra.get("openhands_observations") or {}).get(block.tool_use_id) if self.native else None
+        observation = (
+            (message.extra.get("openhands_observations") or {}).get(block.tool_use_id) if self.native else None
+        )
         if not isinstance(observation, dict):
             observation = {"content": [_text(text)], "is_error": False, "tool_name": name, "kind": "MCPToolObservation"}
-        self.add({"source": "environment", "tool_name": name, "tool_call_id": block.tool_use_id,
-                  "observation": observation, "action_id": action, "kind": "ObservationEvent"}, message.timestamp)
+        self.add(
+            {
+                "source": "environment",
+                "tool_name": name,
+                "tool_call_id": block.tool_use_id,
+                "observation": observation,
+                "action_id": action,
+                "kind": "ObservationEvent",
+            },
+            message.timestamp,
+        )
 
     def assistant(self, message: Message) -> None:
         texts: list[dict[str, Any]] = []
@@ -190,7 +253,9 @@ class _Writer:
                 if block.thinking:
                     thoughts.append(block.thinking)
                     if isinstance(block.signature, str):
-                        self.loss.add("write:thinking-signature", "reasoning_content has no place for the provider's signature")
+                        self.loss.add(
+                            "write:thinking-signature", "reasoning_content has no place for the provider's signature"
+                        )
                 else:
                     self.loss.add("write:thinking", "thinking without text (signature only) dropped")
             elif isinstance(block, ToolUse):
@@ -205,14 +270,24 @@ class _Writer:
             llm: dict[str, Any] = {"role": "assistant", "content": texts}
             if reasoning is not None:
                 llm["reasoning_content"] = reasoning
-            self.add({"source": "agent", "llm_message": llm, "activated_skills": [], "extended_content": [],
-                      "kind": "MessageEvent"}, message.timestamp)
+            self.add(
+                {
+                    "source": "agent",
+                    "llm_message": llm,
+                    "activated_skills": [],
+                    "extended_content": [],
+                    "kind": "MessageEvent",
+                },
+                message.timestamp,
+            )
             return
         response = str(uuid.uuid5(uuid.UUID(self.sid), f"response-{len(self.events)}"))
         for i, call in enumerate(calls):
             args = call.input
             if not isinstance(args, dict):
-                self.loss.add("write:wrapped-input", f"tool {call.name} input is not an object; wrapped as {{'input': ...}}")
+                self.loss.add(
+                    "write:wrapped-input", f"tool {call.name} input is not an object; wrapped as {{'input': ...}}"
+                )
                 args = {"input": args}
             event: dict[str, Any] = {"source": "agent", "thought": texts if i == 0 else []}
             if i == 0 and reasoning is not None:
@@ -220,10 +295,20 @@ class _Writer:
             action = (message.extra.get("openhands_actions") or {}).get(call.id) if self.native else None
             if isinstance(action, dict):
                 event["action"] = action
-            event.update({"tool_name": call.name, "tool_call_id": call.id,
-                          "tool_call": {"id": call.id, "name": call.name,
-                                        "arguments": json.dumps(args, ensure_ascii=False), "origin": "completion"},
-                          "llm_response_id": response, "kind": "ActionEvent"})
+            event.update(
+                {
+                    "tool_name": call.name,
+                    "tool_call_id": call.id,
+                    "tool_call": {
+                        "id": call.id,
+                        "name": call.name,
+                        "arguments": json.dumps(args, ensure_ascii=False),
+                        "origin": "completion",
+                    },
+                    "llm_response_id": response,
+                    "kind": "ActionEvent",
+                }
+            )
             self.add(event, message.timestamp)
             self.calls[call.id] = call.name
 

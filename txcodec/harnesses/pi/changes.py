@@ -32,8 +32,16 @@ def extract(call: Call, cwd: Any, harness: str) -> Iterator[Change]:
     if call.use.name == "write" and isinstance(i.get("content"), str):
         # pi's write result carries no details: the content is the call's, and whether
         # the file existed before is not recorded
-        yield Change(call.use.id, "write", "write", harness, "derived", relative(path, cwd),
-                     hunks=diff_hunks(None, i["content"]), after_sha256=sha256(i["content"]))
+        yield Change(
+            call.use.id,
+            "write",
+            "write",
+            harness,
+            "derived",
+            relative(path, cwd),
+            hunks=diff_hunks(None, i["content"]),
+            after_sha256=sha256(i["content"]),
+        )
         return
     details = (call.message.extra.get("details") or {}).get(call.use.id) if call.message is not None else None
     if call.use.name == "edit" and isinstance(details, dict) and isinstance(details.get("diff"), str):
@@ -45,8 +53,15 @@ def extract(call: Call, cwd: Any, harness: str) -> Iterator[Change]:
                 hunks[-1].lines.append(m.group(1) + m.group(2))
             elif line.strip() == "..." and hunks[-1].lines:
                 hunks.append(Hunk([]))
-        yield Change(call.use.id, "edit", "modify", harness, "runtime_reported", relative(path, cwd),
-                     hunks=[h for h in hunks if h.lines])
+        yield Change(
+            call.use.id,
+            "edit",
+            "modify",
+            harness,
+            "runtime_reported",
+            relative(path, cwd),
+            hunks=[h for h in hunks if h.lines],
+        )
 
 
 CHANGES = ChangesReader(extract=extract)

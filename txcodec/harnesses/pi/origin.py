@@ -17,8 +17,9 @@ from ...model.origin import line_objects
 _decode = msgspec.json.Decoder()
 
 
-def pi_origin(lines: list[Any], path: Path | None = None, source: bytes | None = None,
-              maybe_fork: bool | None = None) -> Origin:
+def pi_origin(
+    lines: list[Any], path: Path | None = None, source: bytes | None = None, maybe_fork: bool | None = None
+) -> Origin:
     """Only the header is read (``source`` and ``maybe_fork`` are of no use here)."""
     for record in line_objects(lines[:1]):
         if record.get("type") != "session":

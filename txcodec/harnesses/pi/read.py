@@ -42,14 +42,24 @@ from ...model.native import NativeSession
 from ...model.native import tag_of
 from ...model.tools import tool_kind
 
-COMPACTION_PREFIX = "The conversation history before this point was compacted into the following summary:\n\n<summary>\n"
+COMPACTION_PREFIX = (
+    "The conversation history before this point was compacted into the following summary:\n\n<summary>\n"
+)
 COMPACTION_SUFFIX = "\n</summary>"
 BRANCH_PREFIX = "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n"
 BRANCH_SUFFIX = "</summary>"
-STOP_REASONS = {"stop": "end_turn", "toolUse": "tool_use", "length": "max_tokens", "error": "error", "aborted": "aborted"}
+STOP_REASONS = {
+    "stop": "end_turn",
+    "toolUse": "tool_use",
+    "length": "max_tokens",
+    "error": "error",
+    "aborted": "aborted",
+}
 
 
-def entries_of(values: list[tuple[int, Any]], loss: LossReport, file: str | None) -> tuple[dict, list[tuple[int, dict]]]:
+def entries_of(
+    values: list[tuple[int, Any]], loss: LossReport, file: str | None
+) -> tuple[dict, list[tuple[int, dict]]]:
     """The header and the entries, migrated to version 3 as the client does."""
     parsed = [(n, v) for n, v in values if isinstance(v, dict)]
     for n, v in values:
@@ -98,7 +108,12 @@ def path_to_leaf(entries: list[tuple[int, dict]], loss: LossReport, file: str | 
     path.reverse()
     on_path = {tag_of(v, "id") for _, v in path}
     for n, v in entries:
-        if tag_of(v, "id") not in on_path and tag_of(v) in ("message", "custom_message", "branch_summary", "compaction"):
+        if tag_of(v, "id") not in on_path and tag_of(v) in (
+            "message",
+            "custom_message",
+            "branch_summary",
+            "compaction",
+        ):
             loss.add("record:off-branch", "not on the path to the last entry", file=file, line=n)
     return path
 
@@ -141,8 +156,12 @@ class _Builder:
         if isinstance(entry.get("timestamp"), str):
             message.timestamp = entry["timestamp"]
         last = self.messages[-1] if self.messages else None
-        if merge_results and last is not None and last.role == "user" and last.content and all(
-            isinstance(b, ToolResult) for b in last.content
+        if (
+            merge_results
+            and last is not None
+            and last.role == "user"
+            and last.content
+            and all(isinstance(b, ToolResult) for b in last.content)
         ):
             last.content.extend(message.content)
             last.source_ids.extend(message.source_ids)
@@ -153,7 +172,9 @@ class _Builder:
         kind = entry.get("type")
         handler = getattr(self, f"on_{kind}", None)
         if handler is None:
-            self.loss.add(f"record:{kind}", "no place in Common (not part of the model's history)", file=self.file, line=n)
+            self.loss.add(
+                f"record:{kind}", "no place in Common (not part of the model's history)", file=self.file, line=n
+            )
             return
         handler(n, entry)
 
@@ -177,7 +198,7 @@ class _Builder:
         summary = entry.get("summary") if isinstance(entry.get("summary"), str) else ""
         ids = [i for m in self.messages for i in m.source_ids]
         first = entry.get("firstKeptEntryId")
-        preserved = ids[ids.index(first):] if first in ids else []
+        preserved = ids[ids.index(first) :] if first in ids else []
         epoch = Epoch(start=len(self.messages), preserved_ids=preserved)
         if isinstance(entry.get("id"), str):
             epoch.boundary_id = entry["id"]
@@ -186,13 +207,17 @@ class _Builder:
         if entry.get("fromHook") is True:
             epoch.trigger = "hook"
         self.c.epochs.append(epoch)
-        message = Message("user", [Text(COMPACTION_PREFIX + summary + COMPACTION_SUFFIX)], synthetic=True, compact_summary=True)
+        message = Message(
+            "user", [Text(COMPACTION_PREFIX + summary + COMPACTION_SUFFIX)], synthetic=True, compact_summary=True
+        )
         self.add(message, entry)
 
     def on_branch_summary(self, n: int, entry: dict) -> None:
         summary = entry.get("summary")
         if isinstance(summary, str) and summary:
-            message = Message("user", [Text(BRANCH_PREFIX + summary + BRANCH_SUFFIX)], synthetic=True, origin="branch_summary")
+            message = Message(
+                "user", [Text(BRANCH_PREFIX + summary + BRANCH_SUFFIX)], synthetic=True, origin="branch_summary"
+            )
             self.add(message, entry)
 
     def on_custom_message(self, n: int, entry: dict) -> None:
@@ -221,7 +246,9 @@ class _Builder:
             if kind == "text":
                 blocks.append(Text(part.get("text", "")))
                 if "textSignature" in part:
-                    self.loss.add("field:textSignature", "a text block's signature has no slot in Common", file=self.file, line=n)
+                    self.loss.add(
+                        "field:textSignature", "a text block's signature has no slot in Common", file=self.file, line=n
+                    )
             elif kind == "thinking":
                 thinking = Thinking(part.get("thinking", ""))
                 signature = part.get("thinkingSignature")
@@ -270,7 +297,9 @@ class _Builder:
 
     def role_toolResult(self, n: int, entry: dict, m: dict) -> None:
         content = self.blocks(m.get("content"), n)
-        result = ToolResult(m.get("toolCallId", ""), content, is_error=m.get("isError") if isinstance(m.get("isError"), bool) else None)
+        result = ToolResult(
+            m.get("toolCallId", ""), content, is_error=m.get("isError") if isinstance(m.get("isError"), bool) else None
+        )
         message = Message("user", [result])
         if "details" in m:
             message.extra["details"] = {result.tool_use_id: m["details"]}
@@ -280,7 +309,9 @@ class _Builder:
 
     def role_bashExecution(self, n: int, entry: dict, m: dict) -> None:
         if m.get("excludeFromContext"):
-            self.loss.add("message:bashExecution", "excluded from the model's context (!! command)", file=self.file, line=n)
+            self.loss.add(
+                "message:bashExecution", "excluded from the model's context (!! command)", file=self.file, line=n
+            )
             return
         self.add(Message("user", [Text(bash_text(m))], meta=True, origin="bash"), entry)
 
@@ -301,8 +332,9 @@ class _Builder:
         if isinstance(content, list):
             return content
         if content is not None:
-            self.loss.add("read:malformed", f"content is {type(content).__name__}, not a list: not read",
-                          file=self.file, line=n)
+            self.loss.add(
+                "read:malformed", f"content is {type(content).__name__}, not a list: not read", file=self.file, line=n
+            )
         return []
 
     def blocks(self, content: Any, n: int) -> list[Block]:

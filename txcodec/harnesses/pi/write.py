@@ -62,7 +62,9 @@ def uuid7(ms: int, seed: str) -> str:
     """A version-7 UUID (pi's session ids) with its timestamp; the random bits come
     from ``seed`` so the same conversation writes the same file."""
     rand = int.from_bytes(hashlib.sha256(seed.encode("utf-8", "surrogatepass")).digest()[:10], "big")
-    value = (ms & ((1 << 48) - 1)) << 80 | 0x7 << 76 | (rand >> 68 & 0xFFF) << 64 | 0b10 << 62 | (rand & ((1 << 62) - 1))
+    value = (
+        (ms & ((1 << 48) - 1)) << 80 | 0x7 << 76 | (rand >> 68 & 0xFFF) << 64 | 0b10 << 62 | (rand & ((1 << 62) - 1))
+    )
     return str(uuid.UUID(int=value))
 
 
@@ -86,9 +88,11 @@ def write(conversation: Conversation, loss: LossReport, options: WriteOptions) -
         # pi needs an existing folder; "/" always is one
         cwd = DEFAULT_CWD
         loss.add("write:cwd", f"the conversation has no cwd; wrote it for {cwd} (pass --cwd)")
-    started = _parse(meta.started_at) or next(
-        (d for d in (_parse(m.timestamp) for m in conversation.messages) if d), None
-    ) or datetime.now(timezone.utc)
+    started = (
+        _parse(meta.started_at)
+        or next((d for d in (_parse(m.timestamp) for m in conversation.messages) if d), None)
+        or datetime.now(timezone.utc)
+    )
     seed = meta.id if isinstance(meta.id, str) else json.dumps(builtins(conversation.messages[:3]))
     if options.session_id:
         sid = check_id(options.session_id, "session id")
@@ -106,8 +110,11 @@ def write(conversation: Conversation, loss: LossReport, options: WriteOptions) -
     if isinstance(parent, str):
         header["parentSession"] = parent  # pi names its parent by file: kept from a pi source
     elif meta.forked_from is not msgspec.UNSET:
-        loss.add("lineage:forked-from", f"forked from {meta.forked_from.session_id}: pi's parentSession names a "
-                 "session file of its own store, which a session of another harness is not")
+        loss.add(
+            "lineage:forked-from",
+            f"forked from {meta.forked_from.session_id}: pi's parentSession names a "
+            "session file of its own store, which a session of another harness is not",
+        )
     writer.run(conversation)
     lines = [header, *writer.entries]
     data = b"".join(msgspec.json.encode(e) + b"\n" for e in lines)
@@ -151,7 +158,9 @@ class _Writer:
                 changes.setdefault(change.get("at", 0), []).append(("model_change", body))
         for change in extra.get("thinking_levels") or []:
             if isinstance(change, dict) and isinstance(change.get("level"), str):
-                changes.setdefault(change.get("at", 0), []).append(("thinking_level_change", {"thinkingLevel": change["level"]}))
+                changes.setdefault(change.get("at", 0), []).append(
+                    ("thinking_level_change", {"thinkingLevel": change["level"]})
+                )
         epochs = {e.start: e for e in conversation.epochs}
         for index, message in enumerate(conversation.messages):
             when = _parse(message.timestamp)
@@ -179,7 +188,11 @@ class _Writer:
         kept = next((self.entry_of[i] for i in epoch.preserved_ids if i in self.entry_of), None)
         if epoch.preserved_ids and kept is None:
             self.loss.add("write:compaction", "preserved messages of a compaction not found; pi keeps none")
-        body: dict[str, Any] = {"summary": text, "firstKeptEntryId": kept or "", "tokensBefore": epoch.pre_tokens if isinstance(epoch.pre_tokens, int) else 0}
+        body: dict[str, Any] = {
+            "summary": text,
+            "firstKeptEntryId": kept or "",
+            "tokensBefore": epoch.pre_tokens if isinstance(epoch.pre_tokens, int) else 0,
+        }
         self.remember(message, self.entry("compaction", **body))
 
     def assistant(self, message: Message) -> None:
@@ -191,7 +204,14 @@ class _Writer:
                 content.append({"type": "thinking", "thinking": "", "thinkingSignature": block.data, "redacted": True})
             elif isinstance(block, Thinking):
                 if isinstance(block.encrypted, str):
-                    content.append({"type": "thinking", "thinking": block.thinking, "thinkingSignature": block.encrypted, "redacted": True})
+                    content.append(
+                        {
+                            "type": "thinking",
+                            "thinking": block.thinking,
+                            "thinkingSignature": block.encrypted,
+                            "redacted": True,
+                        }
+                    )
                 elif block.thinking or isinstance(block.signature, str):
                     part = {"type": "thinking", "thinking": block.thinking}
                     if isinstance(block.signature, str):
@@ -212,7 +232,9 @@ class _Writer:
         }
         tokens["totalTokens"] = sum(tokens.values())
         cost = message.extra.get("cost")
-        tokens["cost"] = cost if isinstance(cost, dict) else {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}
+        tokens["cost"] = (
+            cost if isinstance(cost, dict) else {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}
+        )
         if message.api_error:
             stop = "error"
         elif message.interrupted:
@@ -259,7 +281,11 @@ class _Writer:
         others = [b for b in message.content if not isinstance(b, ToolResult) or b in orphans]
         if others:
             content = self.parts(others)
-            custom = message.origin[len("custom:") :] if isinstance(message.origin, str) and message.origin.startswith("custom:") else None
+            custom = (
+                message.origin[len("custom:") :]
+                if isinstance(message.origin, str) and message.origin.startswith("custom:")
+                else None
+            )
             if custom is not None:
                 ident = self.entry("custom_message", customType=custom, content=content, display=True)
             else:
@@ -280,7 +306,13 @@ class _Writer:
                 texts = [b.text if isinstance(b, Text) else json.dumps(builtins(b), ensure_ascii=False) for b in inner]
                 out.append({"type": "text", "text": f"[tool result {block.tool_use_id}]\n" + "\n".join(texts)})
             elif isinstance(block, Image) and isinstance(block.data, str):
-                out.append({"type": "image", "data": block.data, "mimeType": block.media_type if isinstance(block.media_type, str) else "image/png"})
+                out.append(
+                    {
+                        "type": "image",
+                        "data": block.data,
+                        "mimeType": block.media_type if isinstance(block.media_type, str) else "image/png",
+                    }
+                )
             elif isinstance(block, Document) and block.media_type == "text/plain" and isinstance(block.data, str):
                 out.append({"type": "text", "text": block.data})
             else:

@@ -134,7 +134,9 @@ def read(session: NativeSession, loss: LossReport) -> Conversation:
     return conversation
 
 
-def _record(value: dict, conversation: Conversation, names: dict[str, str], loss: LossReport, file: str | None, n: int) -> None:
+def _record(
+    value: dict, conversation: Conversation, names: dict[str, str], loss: LossReport, file: str | None, n: int
+) -> None:
     meta = conversation.meta
     if meta.id is msgspec.UNSET and isinstance(value.get("sessionId"), str):
         meta.id = value["sessionId"]
@@ -158,7 +160,11 @@ def _record(value: dict, conversation: Conversation, names: dict[str, str], loss
 def _system(value: dict, conversation: Conversation, loss: LossReport, file: str | None, n: int) -> None:
     subtype = value.get("subtype")
     payload = value.get("systemPayload")
-    if subtype == "chat_compression" and isinstance(payload, dict) and isinstance(payload.get("compressedHistory"), list):
+    if (
+        subtype == "chat_compression"
+        and isinstance(payload, dict)
+        and isinstance(payload.get("compressedHistory"), list)
+    ):
         start = len(conversation.messages)
         names: dict[str, str] = {}
         for content in payload["compressedHistory"]:
@@ -262,6 +268,7 @@ def _result(response: dict) -> ToolResult:
 def _usage(value: Any) -> Usage | None:
     if not isinstance(value, dict):
         return None
+
     def count(key: str) -> int:
         v = value.get(key)
         return v if isinstance(v, int) else 0

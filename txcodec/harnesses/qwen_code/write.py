@@ -59,17 +59,26 @@ _NAMESPACE = uuid.UUID("6f2d8a52-3c1b-4c55-9a59-0e7f4c4d2a10")
 
 # what ``qwen --resume`` takes for an id (``isValidSessionId``): a UUID of versions 1-5
 # only, so a pi or Codex id (UUIDv7) is not one
-RESUMABLE_ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[1-5][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}", re.IGNORECASE)  # fullmatch
+RESUMABLE_ID = re.compile(
+    r"[0-9a-f]{8}-[0-9a-f]{4}-[1-5][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}", re.IGNORECASE
+)  # fullmatch
 
 
 def session_id_for(conversation: Conversation, options: WriteOptions, loss: LossReport | None = None) -> str:
     if options.session_id:
         if not RESUMABLE_ID.fullmatch(options.session_id):
-            raise UnsafeId(f"Qwen Code resumes only sessions whose id is a UUID of versions 1-5; got {shown(options.session_id)}")
+            raise UnsafeId(
+                f"Qwen Code resumes only sessions whose id is a UUID of versions 1-5; got {shown(options.session_id)}"
+            )
         return options.session_id
-    return writekit.kept_or_derived_id(conversation, loss, lambda s: s if RESUMABLE_ID.fullmatch(s) else None,
-                                       lambda seed: derive_uuid(_NAMESPACE, seed), "cannot name a file",
-                                       plain_is_usual=True)  # a plain non-UUID (pi, Codex: v7) is usual
+    return writekit.kept_or_derived_id(
+        conversation,
+        loss,
+        lambda s: s if RESUMABLE_ID.fullmatch(s) else None,
+        lambda seed: derive_uuid(_NAMESPACE, seed),
+        "cannot name a file",
+        plain_is_usual=True,
+    )  # a plain non-UUID (pi, Codex: v7) is usual
 
 
 def write(conversation: Conversation, loss: LossReport, options: WriteOptions) -> Written:
@@ -83,7 +92,9 @@ def write(conversation: Conversation, loss: LossReport, options: WriteOptions) -
     # compressed history is the run of synthetic messages the reader put at the epoch's
     # start), so the client resumes after the last one as it does for its own file
     native = conversation.meta.source_harness == "qwen_code"
-    compressed = {e.start: _compressed_run(conversation.messages, e.start) for e in conversation.epochs} if native else {}
+    compressed = (
+        {e.start: _compressed_run(conversation.messages, e.start) for e in conversation.epochs} if native else {}
+    )
     flattened = [e for e in conversation.epochs if not compressed.get(e.start)]
     if flattened:
         loss.add("write:compaction", f"{len(flattened)} compaction epoch(s) flattened: summaries kept as text")
@@ -150,18 +161,36 @@ class _Writer:
                 parts = [p for block in message.content for p in self.assistant_part(block)]
                 history.append({"role": "model", "parts": parts})
             else:
-                results = [self.result_part(b) for b in message.content if isinstance(b, ToolResult) and b.tool_use_id in self.pending]
-                parts = results + [p for b in message.content if not (isinstance(b, ToolResult) and b.tool_use_id in self.pending)
-                                   for p in self.user_part(b)]
+                results = [
+                    self.result_part(b)
+                    for b in message.content
+                    if isinstance(b, ToolResult) and b.tool_use_id in self.pending
+                ]
+                parts = results + [
+                    p
+                    for b in message.content
+                    if not (isinstance(b, ToolResult) and b.tool_use_id in self.pending)
+                    for p in self.user_part(b)
+                ]
                 history.append({"role": "user", "parts": parts})
         self.pending = {}  # calls inside the compressed history are answered there or not at all
         ident = str(uuid.uuid5(uuid.UUID(self.sid), str(len(self.records))))
         info: dict[str, Any] = {"compressionStatus": 1}
         if isinstance(epoch.pre_tokens, int):
             info["originalTokenCount"] = epoch.pre_tokens
-        self.records.append({"uuid": ident, "parentUuid": self.parent, "sessionId": self.sid, "timestamp": self.clock,
-                             "type": "system", "cwd": self.cwd, "version": CLIENT_VERSION, "subtype": "chat_compression",
-                             "systemPayload": {"info": info, "compressedHistory": history, "completedToolCallIds": []}})
+        self.records.append(
+            {
+                "uuid": ident,
+                "parentUuid": self.parent,
+                "sessionId": self.sid,
+                "timestamp": self.clock,
+                "type": "system",
+                "cwd": self.cwd,
+                "version": CLIENT_VERSION,
+                "subtype": "chat_compression",
+                "systemPayload": {"info": info, "compressedHistory": history, "completedToolCallIds": []},
+            }
+        )
         self.parent = ident
 
     def answer_pending(self, message: Message | None, parts: list[dict] | None = None) -> None:
@@ -194,8 +223,13 @@ class _Writer:
                     self.records[-1]["usageMetadata"] = {
                         "promptTokenCount": u.input_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens,
                         "candidatesTokenCount": u.output_tokens,
-                        "thoughtsTokenCount": u.reasoning_output_tokens if isinstance(u.reasoning_output_tokens, int) else 0,
-                        "totalTokenCount": u.input_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens + u.output_tokens,
+                        "thoughtsTokenCount": u.reasoning_output_tokens
+                        if isinstance(u.reasoning_output_tokens, int)
+                        else 0,
+                        "totalTokenCount": u.input_tokens
+                        + u.cache_read_input_tokens
+                        + u.cache_creation_input_tokens
+                        + u.output_tokens,
                         "cachedContentTokenCount": u.cache_read_input_tokens,
                     }
             else:
@@ -221,10 +255,14 @@ class _Writer:
         if isinstance(block, Text):
             return [{"text": block.text}] if block.text else []
         if isinstance(block, RedactedThinking):
-            self.loss.add("write:redacted-thinking", "redacted (encrypted) thinking has no place in a Qwen part; dropped")
+            self.loss.add(
+                "write:redacted-thinking", "redacted (encrypted) thinking has no place in a Qwen part; dropped"
+            )
             return []
         if isinstance(block, Thinking):
-            thought = writekit.thinking_text(block, self.loss, "a thinking block's signature has no place in a Qwen part")
+            thought = writekit.thinking_text(
+                block, self.loss, "a thinking block's signature has no place in a Qwen part"
+            )
             if thought is None:
                 return []
             return [{"text": thought, "thought": True}]

@@ -136,7 +136,9 @@ def to_api(block: Block, loss: LossReport, where: str = "") -> dict[str, Any] | 
     if isinstance(block, ToolUse):
         value = block.input
         if not isinstance(value, dict):
-            loss.add("write:wrapped-input", f"{where}: {block.name} input is not an object; wrapped as {{'input': ...}}")
+            loss.add(
+                "write:wrapped-input", f"{where}: {block.name} input is not an object; wrapped as {{'input': ...}}"
+            )
             value = {"input": value}
         return {"type": "tool_use", "id": block.id, "name": block.name, "input": value}
     if isinstance(block, ToolResult):

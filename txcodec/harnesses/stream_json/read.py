@@ -178,9 +178,7 @@ class _Run:
 
 
 class _Reader:
-    def __init__(
-        self, loss: LossReport, file: str | None, prompts: list[str] | None, input_only: bool = False
-    ) -> None:
+    def __init__(self, loss: LossReport, file: str | None, prompts: list[str] | None, input_only: bool = False) -> None:
         self.loss = loss
         self.input_only = input_only  # every prompt line is the stdin side
         self.file = file
@@ -279,13 +277,21 @@ class _Reader:
             # started by the CLI in the same process (a new init); its prompt is the
             # <task-notification> the CLI wrote in its session file
             self.awaiting.append(previous)
-            prompt = Message(role="user", content=[Text(_notification_text(previous.notified.pop(0), self.child_info))],
-                             origin="task-notification", extra={"rebuilt_from_line": previous.notified_line})
+            prompt = Message(
+                role="user",
+                content=[Text(_notification_text(previous.notified.pop(0), self.child_info))],
+                origin="task-notification",
+                extra={"rebuilt_from_line": previous.notified_line},
+            )
             self.main.messages.insert(run.slot, prompt)
             run.prompt, run.prompted, run.prompt_source = prompt, True, "task-notification"
-            self.loss.add("stream:task-notification-rebuilt",
-                          "a background task's notification turn: its <task-notification> prompt is rebuilt from the "
-                          "task_notification line in 2.1.332's wording", file=self.file, line=n)
+            self.loss.add(
+                "stream:task-notification-rebuilt",
+                "a background task's notification turn: its <task-notification> prompt is rebuilt from the "
+                "task_notification line in 2.1.332's wording",
+                file=self.file,
+                line=n,
+            )
         run.session_id = line.session_id if isinstance(line.session_id, str) else None
         run.model = line.model if isinstance(line.model, str) else None
         run.cwd = line.cwd if isinstance(line.cwd, str) else None
@@ -323,8 +329,13 @@ class _Reader:
 
     def on_permission_denied(self, line: SystemLine, n: int) -> None:
         self._permission(
-            tool_use_id=_set(line.tool_use_id), tool_name=_set(line.tool_name), decision="deny",
-            reason=_set(line.decision_reason), message=_set(line.message), source="system/permission_denied", line=n,
+            tool_use_id=_set(line.tool_use_id),
+            tool_name=_set(line.tool_name),
+            decision="deny",
+            reason=_set(line.decision_reason),
+            message=_set(line.message),
+            source="system/permission_denied",
+            line=n,
         )
 
     def on_compact_boundary(self, line: SystemLine, n: int) -> None:
@@ -357,7 +368,9 @@ class _Reader:
             meta = run.compaction
             kept = meta.get("preserved_messages") if isinstance(meta.get("preserved_messages"), dict) else {}
             uuids = [u for u in kept.get("uuids") or [] if isinstance(u, str)]
-            epoch = Epoch(start=next(i for i, m in enumerate(messages) if m is run.compact_summary), preserved_ids=uuids)
+            epoch = Epoch(
+                start=next(i for i, m in enumerate(messages) if m is run.compact_summary), preserved_ids=uuids
+            )
             if isinstance(meta.get("boundary_id"), str):
                 epoch.boundary_id = meta["boundary_id"]
             if isinstance(meta.get("trigger"), str):
@@ -382,7 +395,9 @@ class _Reader:
                 continue
             name, args = _slash(prompt)
             output = "\n".join(b.text for b in reply.content if isinstance(b, Text))
-            messages[at] = Message("user", [Command(name=name, args=args, output=output)], source_ids=prompt.source_ids + reply.source_ids)
+            messages[at] = Message(
+                "user", [Command(name=name, args=args, output=output)], source_ids=prompt.source_ids + reply.source_ids
+            )
             del messages[at + 1]
 
     def _quiet(self, line: SystemLine, n: int) -> None:
@@ -463,8 +478,12 @@ class _Reader:
         for denial in line.permission_denials if isinstance(line.permission_denials, list) else []:
             if isinstance(denial, dict):
                 self._permission(
-                    tool_use_id=denial.get("tool_use_id"), tool_name=denial.get("tool_name"),
-                    decision="deny", input=denial.get("tool_input"), source="result.permission_denials", line=n,
+                    tool_use_id=denial.get("tool_use_id"),
+                    tool_name=denial.get("tool_name"),
+                    decision="deny",
+                    input=denial.get("tool_input"),
+                    source="result.permission_denials",
+                    line=n,
                 )
         if isinstance(line.session_id, str) and self.meta.id is UNSET:
             self.meta.id = line.session_id
@@ -535,15 +554,21 @@ class _Reader:
                 self._drop(stream)
             elif not stream.stopped:
                 stream.message.interrupted = True
-                self.loss.add("stream:unfinished-message", f"{mid}: no message_stop; kept what streamed", file=self.file)
+                self.loss.add(
+                    "stream:unfinished-message", f"{mid}: no message_stop; kept what streamed", file=self.file
+                )
 
     def _drop(self, stream: _Stream) -> None:
         thread = stream.thread
         thread.messages = [m for m in thread.messages if m is not stream.message]
         thread.by_id.pop(stream.message.id, None)
         last = thread.messages[-1] if thread.messages else None
-        thread.results_open = last is not None and last.role == "user" and bool(last.content) and all(
-            isinstance(b, ToolResult) for b in last.content)
+        thread.results_open = (
+            last is not None
+            and last.role == "user"
+            and bool(last.content)
+            and all(isinstance(b, ToolResult) for b in last.content)
+        )
 
     # --- control plane ------------------------------------------------------------------
     def on_control_request(self, line: ControlRequestLine, n: int) -> None:
@@ -551,8 +576,13 @@ class _Reader:
         subtype = request.get("subtype")
         if subtype == "can_use_tool" and isinstance(line.request_id, str):
             entry = self._permission(
-                tool_use_id=request.get("tool_use_id"), tool_name=request.get("tool_name"), decision=None,
-                input=request.get("input"), request_id=line.request_id, source="control_request", line=n,
+                tool_use_id=request.get("tool_use_id"),
+                tool_name=request.get("tool_name"),
+                decision=None,
+                input=request.get("input"),
+                request_id=line.request_id,
+                source="control_request",
+                line=n,
             )
             self.requests[line.request_id] = entry
             return
@@ -703,8 +733,10 @@ def _stdout(message: Message) -> str | None:
 
 NOTIFICATION_FIELDS = ("task_id", "tool_use_id", "output_file", "status", "summary", "usage")
 # 2.1.332's note in every agent's notification (pinned by the background_subagent scenario)
-NOTIFICATION_NOTE = ("A task-notification fires each time this agent stops with no live background children of its own. "
-                     "The user can send it another message and resume it, so the same task-id may notify more than once.")
+NOTIFICATION_NOTE = (
+    "A task-notification fires each time this agent stops with no live background children of its own. "
+    "The user can send it another message and resume it, so the same task-id may notify more than once."
+)
 
 
 def _notification_text(fields: dict[str, Any], child_info: dict[str, dict[str, Any]]) -> str:
@@ -712,9 +744,16 @@ def _notification_text(fields: dict[str, Any], child_info: dict[str, dict[str, A
     agent, from its ``task_notification`` line (and the ``task_started`` description)."""
     value = {k: v for k, v in fields.items() if v is not UNSET and v is not None}
     info = child_info.get(value.get("tool_use_id", ""), {})
-    parts = [f"<{tag}>{value[key]}</{tag}>" for tag, key in
-             (("task-id", "task_id"), ("tool-use-id", "tool_use_id"), ("output-file", "output_file"), ("status", "status"))
-             if isinstance(value.get(key), str)]
+    parts = [
+        f"<{tag}>{value[key]}</{tag}>"
+        for tag, key in (
+            ("task-id", "task_id"),
+            ("tool-use-id", "tool_use_id"),
+            ("output-file", "output_file"),
+            ("status", "status"),
+        )
+        if isinstance(value.get(key), str)
+    ]
     if value.get("status") == "completed" and isinstance(info.get("description"), str):
         parts.append(f'<summary>Agent "{info["description"]}" finished</summary>')
     parts.append(f"<note>{NOTIFICATION_NOTE}</note>")
@@ -763,9 +802,20 @@ def _result_summary(line: ResultLine) -> dict[str, Any]:
     """What the result line says about its run: usage and cost per turn."""
     out: dict[str, Any] = {}
     names = (
-        "subtype", "is_error", "num_turns", "duration_ms", "duration_api_ms", "total_cost_usd", "cost_usd",
-        "usage", "stop_reason", "terminal_reason", "errors", "api_error_status",
-        "total_input_tokens", "total_output_tokens",
+        "subtype",
+        "is_error",
+        "num_turns",
+        "duration_ms",
+        "duration_api_ms",
+        "total_cost_usd",
+        "cost_usd",
+        "usage",
+        "stop_reason",
+        "terminal_reason",
+        "errors",
+        "api_error_status",
+        "total_input_tokens",
+        "total_output_tokens",
     )
     for name in names:
         value = getattr(line, name)

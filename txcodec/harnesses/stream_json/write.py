@@ -89,7 +89,10 @@ class _Writer:
             self.result(run, info)
         unlinked = [c for c in self.conversation.children if id(c) not in self.written_children]
         for child in unlinked:
-            self.loss.add("write:child-unlinked", f"subagent {child.link.tool_use_id!r}: its tool call is not in the conversation; written at the end")
+            self.loss.add(
+                "write:child-unlinked",
+                f"subagent {child.link.tool_use_id!r}: its tool call is not in the conversation; written at the end",
+            )
             self.child(child, child.link.tool_use_id if isinstance(child.link.tool_use_id, str) else "")
 
     def init(self, info: dict[str, Any]) -> None:
@@ -180,7 +183,11 @@ class _Writer:
     def assistant(self, message: Message, parent: str | None, run: list[Message] | None, where: str) -> None:
         if message.extra.get("from_result") and run is not None and message is run[-1]:
             return  # the result line carries it, as in the capture it came from
-        mid = message.id if message.id is not UNSET else "msg_" + derive_uuid(_NS, f"{self.sid}/m{self.counter}").replace("-", "")[:24]
+        mid = (
+            message.id
+            if message.id is not UNSET
+            else "msg_" + derive_uuid(_NS, f"{self.sid}/m{self.counter}").replace("-", "")[:24]
+        )
         blocks = [b for b in (to_api(x, self.loss, where) for x in message.content) if b is not None]
         hints = message.source_ids if len(message.source_ids) == max(len(blocks), 1) else []
         body_base: dict[str, Any] = {"id": mid, "type": "message", "role": "assistant"}
@@ -283,7 +290,9 @@ def session_id_for(conversation: Conversation, options: WriteOptions | None) -> 
     return derive_uuid(_NS, _encode(conversation).decode("utf-8", "replace"))
 
 
-def output_lines(conversation: Conversation, loss: LossReport, options: WriteOptions | None = None) -> list[dict[str, Any]]:
+def output_lines(
+    conversation: Conversation, loss: LossReport, options: WriteOptions | None = None
+) -> list[dict[str, Any]]:
     writer = _Writer(conversation, loss, session_id_for(conversation, options))
     writer.run()
     return writer.lines
@@ -309,7 +318,9 @@ def write(conversation: Conversation, loss: LossReport, options: WriteOptions | 
     return Written(sid, {f"{name}.jsonl": _jsonl(lines)})
 
 
-def input_lines(conversation: Conversation, loss: LossReport, options: WriteOptions | None = None) -> list[dict[str, Any]]:
+def input_lines(
+    conversation: Conversation, loss: LossReport, options: WriteOptions | None = None
+) -> list[dict[str, Any]]:
     sid = session_id_for(conversation, options) if options is not None and options.session_id else ""
     out = []
     for n, message in enumerate(conversation.messages):
@@ -326,7 +337,14 @@ def input_lines(conversation: Conversation, loss: LossReport, options: WriteOpti
         content: Any = blocks
         if len(message.content) == 1 and isinstance(message.content[0], Text):
             content = message.content[0].text
-        out.append({"type": "user", "message": {"role": "user", "content": content}, "parent_tool_use_id": None, "session_id": sid})
+        out.append(
+            {
+                "type": "user",
+                "message": {"role": "user", "content": content},
+                "parent_tool_use_id": None,
+                "session_id": sid,
+            }
+        )
     return out
 
 
@@ -335,5 +353,7 @@ def write_input(conversation: Conversation, loss: LossReport, options: WriteOpti
     line per prompt. Assistant turns cannot be sent (the CLI makes its own)."""
     assistants = sum(1 for m in conversation.messages if m.role == "assistant")
     if assistants:
-        loss.add("write:input-side", f"{assistants} assistant message(s) have no stdin form; only the prompts are written")
+        loss.add(
+            "write:input-side", f"{assistants} assistant message(s) have no stdin form; only the prompts are written"
+        )
     return _jsonl(input_lines(conversation, loss, options))

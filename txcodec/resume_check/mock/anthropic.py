@@ -83,9 +83,7 @@ def tool_uses(*calls: tuple[str, str, dict[str, Any]], say: str | None = None) -
 
 
 def thinking(thought: str, then: str = "ok", signature: str = "sig-mock") -> Reply:
-    return Reply(
-        [{"type": "thinking", "thinking": thought, "signature": signature}, {"type": "text", "text": then}]
-    )
+    return Reply([{"type": "thinking", "thinking": thought, "signature": signature}, {"type": "text", "text": then}])
 
 
 def error(status: int, message: str = "mock error", type: str = "api_error") -> Reply:
@@ -277,7 +275,9 @@ def _pairing_violations(messages: list[Any]) -> list[str]:
             continue
         previous = messages[i - 1] if i > 0 and isinstance(messages[i - 1], dict) else {}
         called = {
-            b.get("id") for b in _blocks(previous) if previous.get("role") == "assistant" and b.get("type") == "tool_use"
+            b.get("id")
+            for b in _blocks(previous)
+            if previous.get("role") == "assistant" and b.get("type") == "tool_use"
         }
         other_seen = False
         for j, block in enumerate(_blocks(message)):
@@ -448,14 +448,24 @@ def api_block(block: Any) -> Block:
         return Text(block["text"])
     if kind == "thinking":
         sig = block.get("signature")
-        return Thinking(block.get("thinking") or "", signature=sig) if isinstance(sig, str) else Thinking(block.get("thinking") or "")
+        return (
+            Thinking(block.get("thinking") or "", signature=sig)
+            if isinstance(sig, str)
+            else Thinking(block.get("thinking") or "")
+        )
     if kind == "redacted_thinking" and isinstance(block.get("data"), str):
         return RedactedThinking(block["data"])
     if kind == "tool_use":
         return ToolUse(id=str(block.get("id", "")), name=str(block.get("name", "")), input=block.get("input"))
     if kind == "tool_result":
         content = block.get("content", "")
-        parts: str | list[Block] = content if isinstance(content, str) else [api_block(p) for p in content or []] if isinstance(content, list) else json.dumps(content)
+        parts: str | list[Block] = (
+            content
+            if isinstance(content, str)
+            else [api_block(p) for p in content or []]
+            if isinstance(content, list)
+            else json.dumps(content)
+        )
         return ToolResult(tool_use_id=str(block.get("tool_use_id", "")), content=parts, is_error=block.get("is_error"))
     if kind in ("image", "document") and isinstance(block.get("source"), dict):
         source = block["source"]

@@ -121,7 +121,9 @@ def handler(script: list[Reply], summary: Reply | None = None):
             return json_response({"totalTokens": 10})
         if summary is not None and is_compression(request):
             if method == "generateContent":
-                return json_response({"candidates": [_candidate(summary.parts, "STOP")], "usageMetadata": summary.usage})
+                return json_response(
+                    {"candidates": [_candidate(summary.parts, "STOP")], "usageMetadata": summary.usage}
+                )
             return Response(content_type="text/event-stream", chunks=stream_events(summary, model))
         if method == "generateContent":
             return json_response(
@@ -180,7 +182,7 @@ def response_text(response: Any) -> str:
     """A ``functionResponse.response`` as text: the CLI wraps results as ``{output}`` or
     ``{error}``; anything else is shown as JSON."""
     if isinstance(response, dict) and len(response) == 1:
-        (key, value), = response.items()
+        ((key, value),) = response.items()
         if key in ("output", "error") and isinstance(value, str):
             return value
     return json.dumps(response, ensure_ascii=False, sort_keys=True)

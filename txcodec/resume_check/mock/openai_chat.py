@@ -250,7 +250,9 @@ def request_messages(body: Any) -> list[Message]:
                 function = call.get("function") or {}
                 name = function.get("name", "")
                 names[call.get("id", "")] = name
-                blocks.append(ToolUse(call.get("id", ""), name, json_arguments(function.get("arguments")), tool_kind(name)))
+                blocks.append(
+                    ToolUse(call.get("id", ""), name, json_arguments(function.get("arguments")), tool_kind(name))
+                )
             out.append(Message("assistant", blocks))
             continue
         if role == "tool":

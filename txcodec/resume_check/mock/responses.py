@@ -33,7 +33,11 @@ Item = dict[str, Any]
 
 
 def text(value: str) -> Item:
-    return {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": value, "annotations": []}]}
+    return {
+        "type": "message",
+        "role": "assistant",
+        "content": [{"type": "output_text", "text": value, "annotations": []}],
+    }
 
 
 def function_call(name: str, arguments: dict[str, Any], call_id: str) -> Item:
@@ -52,7 +56,9 @@ _ids = itertools.count(1)
 
 
 def _with_id(item: Item) -> Item:
-    prefix = {"message": "msg", "reasoning": "rs", "function_call": "fc", "custom_tool_call": "ctc"}.get(item["type"], "it")
+    prefix = {"message": "msg", "reasoning": "rs", "function_call": "fc", "custom_tool_call": "ctc"}.get(
+        item["type"], "it"
+    )
     return {"id": f"{prefix}_{next(_ids):04d}", "status": "completed", **item}
 
 
@@ -63,8 +69,12 @@ def reply_events(items: list[Item], response_id: str, usage: dict[str, Any] | No
     done = []
     for index, item in enumerate(items):
         item = _with_id(item)
-        events.append(("response.output_item.added", {"type": "response.output_item.added", "output_index": index, "item": item}))
-        events.append(("response.output_item.done", {"type": "response.output_item.done", "output_index": index, "item": item}))
+        events.append(
+            ("response.output_item.added", {"type": "response.output_item.added", "output_index": index, "item": item})
+        )
+        events.append(
+            ("response.output_item.done", {"type": "response.output_item.done", "output_index": index, "item": item})
+        )
         done.append(item)
     usage = usage or {
         "input_tokens": 100,
@@ -149,11 +159,16 @@ def input_to_common(items: list[Any]) -> list[Message]:
             for block in blocks:
                 push("assistant" if role == "assistant" else "user", block)
         elif kind == "reasoning":
-            summary = "\n\n".join(s.get("text", "") for s in item.get("summary") or [] if isinstance(s, dict))  # as the reader joins them
+            summary = "\n\n".join(
+                s.get("text", "") for s in item.get("summary") or [] if isinstance(s, dict)
+            )  # as the reader joins them
             enc = item.get("encrypted_content")
             push("assistant", Thinking(summary, **({"encrypted": enc} if isinstance(enc, str) else {})))
         elif kind == "function_call":
-            push("assistant", ToolUse(item.get("call_id", ""), item.get("name", ""), json_arguments(item.get("arguments"))))
+            push(
+                "assistant",
+                ToolUse(item.get("call_id", ""), item.get("name", ""), json_arguments(item.get("arguments"))),
+            )
         elif kind == "custom_tool_call":
             push("assistant", ToolUse(item.get("call_id", ""), item.get("name", ""), item.get("input")))
         elif kind == "local_shell_call":
