@@ -302,7 +302,7 @@ class UsageReader(msgspec.Struct, frozen=True):
 
 
 class ChangesReader(msgspec.Struct, frozen=True):
-    """How ``model.changes`` finds which files a harness's tool calls changed."""
+    """How ``kit.changes`` finds which files a harness's tool calls changed."""
 
     # extract(call, cwd, harness) -> the Changes of one tool call (model.changes.Call: the
     # use, its result, the message holding the result)
