@@ -238,7 +238,8 @@ def main() -> None:
                         )
                     )
                     line.append(
-                        f"ccusage daily {cc:.2f} s ({cc_cpu:.2f} s CPU) | export / ccusage = {seconds['txcodec'] / cc:.2f}"
+                        f"ccusage daily {cc:.2f} s ({cc_cpu:.2f} s CPU) | "
+                        f"export / ccusage = {seconds['txcodec'] / cc:.2f}"
                     )
                     # the floor under any Python command: the interpreter's own start, site included
                     bare, _, _ = child_cpu(lambda: subprocess.run([sys.executable, "-c", "pass"], env=env, check=False))

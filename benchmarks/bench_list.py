@@ -70,7 +70,8 @@ def main() -> None:
                 for _ in range(args.rounds)
             ]
             print(
-                f"{label}: {min(r[1] for r in runs):.2f} s CPU, {min(r[0] for r in runs):.2f} s wall (best of {args.rounds})"
+                f"{label}: {min(r[1] for r in runs):.2f} s CPU, "
+                f"{min(r[0] for r in runs):.2f} s wall (best of {args.rounds})"
             )
         out = subprocess.run(
             [sys.executable, "-c", IN_PROCESS.format(rounds=args.rounds)],

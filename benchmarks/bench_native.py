@@ -1,6 +1,7 @@
 """Native Claude Code codec throughput, measured against msgspec's own untyped decoder.
 
-Builds a ~60 MB session shaped like a real one (as docs/claude_code.md#what-is-typed describes: assistant records one per
+Builds a ~60 MB session shaped like a real one (as docs/claude_code.md#what-is-typed describes:
+assistant records one per
 content block, tool results with ``toolUseResult`` carriers, attachments and bookkeeping,
 Read results up to ~1 MB per line) in a temp dir and prints, from one run, MB/s for
 
@@ -11,7 +12,8 @@ Read results up to ~1 MB per line) in a temp dir and prints, from one run, MB/s 
 
 with each figure's ratio to R (targets: load >= 1.2 R, load+dump >= 0.6 R), and the peak
 RSS of ``txcodec verify`` on the file and on a session with one ~32 MB line, run in a
-subprocess (target: <= 64 MB plus the largest line). Absolute speeds drift on shared machines; the ratios are the figures.
+subprocess (target: <= 64 MB plus the largest line).
+Absolute speeds drift on shared machines; the ratios are the figures.
 
     python benchmarks/bench_native.py [--mb 60] [--repeat 3]
 """

@@ -183,7 +183,8 @@ def row(
         u_cpu = min(u_cpu, cpu(theirs))
     CPU[" ".join(ours)], CPU[" ".join(theirs)] = t_cpu, u_cpu
     print(
-        f"  {label:46} {t:7.2f} s vs {u:7.2f} s = {u / t:5.2f}x ccusage's speed  (cpu {cpu(ours):.2f} vs {cpu(theirs):.2f}) {note}"
+        f"  {label:46} {t:7.2f} s vs {u:7.2f} s = {u / t:5.2f}x ccusage's speed  "
+        f"(cpu {cpu(ours):.2f} vs {cpu(theirs):.2f}) {note}"
     )
 
 
@@ -243,7 +244,8 @@ def main() -> None:
         csize = claude_store(cstore, args.sessions)
         xsize = codex_store(xstore, args.rollouts)
         print(
-            f"inputs built in {time.perf_counter() - t:.0f} s: Claude store {args.sessions} sessions {csize / 1e6:.0f} MB, "
+            f"inputs built in {time.perf_counter() - t:.0f} s: "
+            f"Claude store {args.sessions} sessions {csize / 1e6:.0f} MB, "
             f"Codex store {args.rollouts} rollouts {xsize / 1e6:.0f} MB"
         )
 
@@ -302,7 +304,8 @@ def main() -> None:
             run(command, env, 1)
             cli = cpu(command)
             print(
-                f"  {label:24} {len(data) / 1e6:5.0f} MB  R {len(data) / 1e6 / r:6.0f} MB/s   in-process {r / inproc:5.2f} R "
+                f"  {label:24} {len(data) / 1e6:5.0f} MB  R {len(data) / 1e6 / r:6.0f} MB/s   "
+                f"in-process {r / inproc:5.2f} R "
                 f"(target 0.6)   CLI {r / cli:5.2f} R (target 0.35)   (CPU times)"
             )
             del data
@@ -310,7 +313,8 @@ def main() -> None:
         # --- memory and scaling ----------------------------------------------------------
         print("\npeak RSS / file size, and time and memory per MB (linear scaling: flat columns)")
         print(
-            f"  {'MB':>5}  {'usage cpu s/MB':>10} {'RSS/size':>8}   {'convert cpu s/MB':>12} {'RSS/size':>8}   {'verify RSS MiB':>14}"
+            f"  {'MB':>5}  {'usage cpu s/MB':>10} {'RSS/size':>8}   "
+            f"{'convert cpu s/MB':>12} {'RSS/size':>8}   {'verify RSS MiB':>14}"
         )
         for mb in sizes:
             path = files[mb]
@@ -325,7 +329,8 @@ def main() -> None:
             ct = cpu(command)
             _, vrss = run([*tx, "verify", str(path)], env, 1)
             print(
-                f"  {path.stat().st_size / 1e6:5.0f}  {ut / size:10.4f} {urss / size:8.2f}   {ct / size:12.4f} {crss / size:8.2f}   {vrss:14.0f}"
+                f"  {path.stat().st_size / 1e6:5.0f}  {ut / size:10.4f} {urss / size:8.2f}   "
+                f"{ct / size:12.4f} {crss / size:8.2f}   {vrss:14.0f}"
             )
         for path in codex_files.values():  # the other direction: Codex -> Claude Code
             out = tmp / "rss-out"
@@ -335,7 +340,8 @@ def main() -> None:
             ct = cpu(command)
             size = path.stat().st_size / 2**20
             print(
-                f"  {path.stat().st_size / 1e6:5.0f}  {'Codex rollout -> Claude Code:':>19}   {ct / size:12.4f} {crss / size:8.2f}"
+                f"  {path.stat().st_size / 1e6:5.0f}  {'Codex rollout -> Claude Code:':>19}   "
+                f"{ct / size:12.4f} {crss / size:8.2f}"
             )
 
         # --- start-up --------------------------------------------------------------------
@@ -349,7 +355,8 @@ def main() -> None:
         ):
             t, used = startup_best(cmd, env, 20)
             print(
-                f"  {label:30} {t * 1000:6.1f} ms = {t / bare:4.2f}x python -c pass ({bare * 1000:.1f} ms; target <= 2x); "
+                f"  {label:30} {t * 1000:6.1f} ms = {t / bare:4.2f}x python -c pass "
+                f"({bare * 1000:.1f} ms; target <= 2x); "
                 f"cpu {used / bare_cpu:4.2f}x"
             )
 

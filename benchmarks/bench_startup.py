@@ -100,7 +100,10 @@ def main() -> None:
     )
     for label, cmd in commands:
         wall, cpu = best(cmd, env, args.repeat)
-        line = f"  {label:34} {wall * 1000:6.1f} ms wall {cpu * 1000:6.1f} ms cpu = {wall / bare_wall:4.2f}x wall {cpu / bare_cpu:4.2f}x cpu"
+        line = (
+            f"  {label:34} {wall * 1000:6.1f} ms wall {cpu * 1000:6.1f} ms cpu = "
+            f"{wall / bare_wall:4.2f}x wall {cpu / bare_cpu:4.2f}x cpu"
+        )
         if args.instructions and bare_ins:
             ins = instructions(cmd, env)
             line += f"  {ins / 1e6:7.1f} M instructions = {ins / bare_ins:4.2f}x" if ins else ""

@@ -61,7 +61,10 @@ def _rollouts() -> list:
     return golden + [p for p in corpus_files("codex") if p.suffix == ".jsonl"]
 
 
-_FORK_META = b'{"type":"session_meta","timestamp":"2025-01-01T00:00:00Z","payload":{"id":"019c4e6b-adb2-77a4-8ce5-4bfb85d1c029","cwd":"/a"}}'
+_FORK_META = (
+    b'{"type":"session_meta","timestamp":"2025-01-01T00:00:00Z",'
+    b'"payload":{"id":"019c4e6b-adb2-77a4-8ce5-4bfb85d1c029","cwd":"/a"}}'
+)
 _ODD_LINES = [
     b'{"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"\xff\xfe"}]}}',
     b'{"type":"zzz","timestamp":"x","payload":{}}',

@@ -75,7 +75,8 @@ def test_a_claude_code_first_line_names_it_without_decoding(line, monkeypatch):
 @pytest.mark.parametrize(
     "line",
     [
-        b'{"uuid":"u1","parentUuid":null,"sessionId":"s","type":"user","message":{"role":"user","parts":[{"text":"hi"}]}}',  # Qwen Code
+        b'{"uuid":"u1","parentUuid":null,"sessionId":"s","type":"user",'
+        b'"message":{"role":"user","parts":[{"text":"hi"}]}}',  # Qwen Code
         b'{"parentUuid" : null, "isSidechain": false}',  # not the client's own layout: scored as before
         b'\xef\xbb\xbf{"parentUuid":null,"isSidechain":false,"type":"user"}',  # a BOM: scored as before
         b'{"type":"system","subtype":"init","session_id":"s","cwd":"/tmp"}',  # stream-json
@@ -93,8 +94,10 @@ def test_usage_of_a_claude_code_file_imports_no_other_harness(tmp_path):
         p for p in corpus_files("claude_code", suffixes=(".jsonl",)) if registry.sniff(_first_line(_head(p)) or b"")
     )
     probe = (
-        f"import sys\nfrom txcodec.cli import main\ntry:\n    main(['usage', {str(path)!r}])\nexcept SystemExit:\n    pass\n"
-        "print('MODULES', *sorted(m for m in sys.modules if m.startswith('txcodec.harnesses.') or m == 'importlib.metadata'))"
+        f"import sys\nfrom txcodec.cli import main\ntry:\n    main(['usage', {str(path)!r}])\n"
+        "except SystemExit:\n    pass\n"
+        "print('MODULES', *sorted(m for m in sys.modules "
+        "if m.startswith('txcodec.harnesses.') or m == 'importlib.metadata'))"
     )
     # a price cache of the test's own, warmed by a first run: a model the cache does not
     # know yet imports the price table (and its importlib.metadata), whatever the harness
@@ -123,7 +126,8 @@ def test_file_names_table_is_the_stores_own():
 def test_convert_imports_only_the_two_harnesses_it_uses(tmp_path):
     sample = registry.get("claude_code") and api.sample("claude_code")
     probe = (
-        f"import sys\nfrom txcodec.cli import main\ntry:\n    main(['convert', {str(sample)!r}, '--to', 'codex', '-o', {str(tmp_path / 'x')!r}])\n"
+        f"import sys\nfrom txcodec.cli import main\ntry:\n    main(['convert', {str(sample)!r}, '--to', 'codex', "
+        f"'-o', {str(tmp_path / 'x')!r}])\n"
         "except SystemExit:\n    pass\n"
         "print('MODULES', *sorted(m.split('.')[2] for m in sys.modules if m.startswith('txcodec.harnesses.')))"
     )

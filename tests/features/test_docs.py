@@ -84,7 +84,8 @@ def test_readme_matrix_names_the_pinned_client_versions():
         **_python_pins(),
     }
     for client, version in re.findall(
-        r"\b(claude|codex|gemini|qwen|pi|copilot|cn|opencode|kilo|kimi|vibe|cline|openhands|aider|droid) (\d+\.\d+\.\d+) \(tested\)",
+        r"\b(claude|codex|gemini|qwen|pi|copilot|cn|opencode|kilo|kimi|vibe|cline|openhands|aider|droid) "
+        r"(\d+\.\d+\.\d+) \(tested\)",
         README,
     ):
         assert clients[client] == version, (

@@ -204,8 +204,10 @@ MARKDOWN_EDGES = [
     "| a | b |\n|:--|--:|\n| 1 | <i>2</i> |\n| `|` | \\| |",
     "```py\n<script>alert(1)</script>\n```\n\n    indented <code>\n\n***\n\nSetext\n---",
     '![alt *text*](https://example.com/x.png "t") ![ref][r] ![data](data:image/png;base64,AAAA)\n\n[r]: http://e/y.png',
-    "[js](javascript:alert(1)) [vb](vbscript:x) [file](file:///etc/passwd) [page](data:text/html,<b>x</b>) [ok](mailto:a@b.c)",
-    '<div onclick="x()">block html</div>\n\ninline <span>html</span> &amp; &copy; &#x3C; &bogus; line  \nbreak\\\nbreak',
+    "[js](javascript:alert(1)) [vb](vbscript:x) [file](file:///etc/passwd) [page](data:text/html,<b>x</b>) "
+    "[ok](mailto:a@b.c)",
+    '<div onclick="x()">block html</div>\n\ninline <span>html</span> &amp; &copy; &#x3C; &bogus; '
+    "line  \nbreak\\\nbreak",
     *HOSTILE,
 ]
 
@@ -260,8 +262,8 @@ def test_markdown_images_in_links_and_refused_sources():
     )
     # inside a link the image is its alt text (links do not nest); an inline one stays an image
     assert (
-        '<a href="https://e/page"><span class="image-link">inner</span> <img src="data:image/gif;base64,R0lGOD==" alt="d" loading="lazy"></a>'
-        in out
+        '<a href="https://e/page"><span class="image-link">inner</span> '
+        '<img src="data:image/gif;base64,R0lGOD==" alt="d" loading="lazy"></a>' in out
     )
     assert "<img" not in out.replace('<img src="data:image/gif;base64,R0lGOD==" alt="d" loading="lazy">', "")
     assert "![svg](data:image/svg+xml;base64,PHN2Zz4=)" in out  # the renderer refuses an SVG: it stays text

@@ -1,6 +1,6 @@
 """The tree passes ruff with the rules pyproject.toml selects (pyflakes, syntax errors, import
-order, bugbear) and is laid out as ``ruff format`` lays it (line length 120): checked here, so
-CI fails on either as on any other test."""
+order, bugbear, line length 120) and is laid out as ``ruff format`` lays it: checked here, so CI
+fails on either as on any other test."""
 
 from __future__ import annotations
 

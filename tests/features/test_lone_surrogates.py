@@ -11,11 +11,16 @@ from txcodec.model.native import Opaque
 from txcodec.model.native import without_lone_surrogates
 
 LINES = {
-    "claude_code": b'{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s","message":{"role":"user","content":"cut \\ud83d here"}}',
-    "codex": b'{"timestamp":"2026-01-01T00:00:00Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"cut \\ud83d here"}]}}',
-    "stream_json": b'{"type":"user","session_id":"s","parent_tool_use_id":null,"message":{"role":"user","content":"cut \\ud83d here"}}',
-    "qwen_code": b'{"uuid":"u1","parentUuid":null,"sessionId":"s","timestamp":"2026-01-01T00:00:00Z","type":"user","cwd":"/w","version":"0.24.4","message":{"role":"user","parts":[{"text":"cut \\ud83d here"}]}}',
-    "pi": b'{"type":"message","id":"a1b2c3d4","parentId":null,"timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"cut \\ud83d here"}}',
+    "claude_code": b'{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s",'
+    b'"message":{"role":"user","content":"cut \\ud83d here"}}',
+    "codex": b'{"timestamp":"2026-01-01T00:00:00Z","type":"response_item",'
+    b'"payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"cut \\ud83d here"}]}}',
+    "stream_json": b'{"type":"user","session_id":"s","parent_tool_use_id":null,'
+    b'"message":{"role":"user","content":"cut \\ud83d here"}}',
+    "qwen_code": b'{"uuid":"u1","parentUuid":null,"sessionId":"s","timestamp":"2026-01-01T00:00:00Z","type":"user",'
+    b'"cwd":"/w","version":"0.24.4","message":{"role":"user","parts":[{"text":"cut \\ud83d here"}]}}',
+    "pi": b'{"type":"message","id":"a1b2c3d4","parentId":null,"timestamp":"2026-01-01T00:00:00Z",'
+    b'"message":{"role":"user","content":"cut \\ud83d here"}}',
 }
 
 

@@ -31,7 +31,8 @@ from txcodec.model.common import Meta
 from txcodec.model.common import Usage
 
 # Labels the exporter puts on claude_code.token.usage that no transcript carries.
-# The exporter is expected (docs/metrics.md#what-cannot-be-known) to add the account, organisation, terminal, speed, effort and attribution
+# The exporter is expected (docs/metrics.md#what-cannot-be-known) to add the account, organisation, terminal, speed,
+# effort and attribution
 # labels; 2.1.332 sent user.id (account), terminal.type, effort and, on a subagent's
 # points, agent.name (attribution: the subagent's type) of those here.
 SEED_PREDICTED = {"user.id", "terminal.type", "effort", "agent.name"}

@@ -23,40 +23,51 @@ from ..core.errors import strict
 COMMANDS = {
     "changes": (
         "changes",
-        "The files each tool call changed, per call, with its diff: as the client reported it, or computed from the versions it recorded.",
+        "The files each tool call changed, per call, with its diff: as the client reported it, "
+        "or computed from the versions it recorded.",
     ),
     "check-resume": (
         "check",
-        "Resume FILE (a path, a session id or prefix, or latest[:HARNESS]) with the real client against a strict local mock model and report what it sent.",
+        "Resume FILE (a path, a session id or prefix, or latest[:HARNESS]) with the real client "
+        "against a strict local mock model and report what it sent.",
     ),
     "convert": ("convert", "Convert sessions to another harness's native format."),
     "export": ("export", "Export sessions (each a file, a session id or prefix, or latest[:HARNESS])."),
     "inspect": (
         "inspect",
-        "Show what FILE holds: its harness, a census of record types, every line kept only as bytes (with its line number and why) and the session's side files.",
+        "Show what FILE holds: its harness, a census of record types, every line kept only as bytes "
+        "(with its line number and why) and the session's side files.",
     ),
     "lineage": (
         "lineage",
-        "How the session in PATH began (new, clear, fork, resume), the sessions it was forked from and the ones forked from it, by the links the files record (forkedFrom, forked_from_id, parentSession), never by guessing.",
+        "How the session in PATH began (new, clear, fork, resume), the sessions it was forked from "
+        "and the ones forked from it, by the links the files record (forkedFrom, forked_from_id, parentSession), "
+        "never by guessing.",
     ),
     "list": ("store", "List the sessions in the harnesses' stores, newest first."),
     "metrics": (
         "metrics",
-        "claude_code.token.usage as Claude Code's exporter writes it, derived from the transcripts: one point per finished call (its last fragment's usage, counted once), type input/output/cacheRead/cacheCreation, model, session.id and query_source main/subagent, as per-minute delta sums.",
+        "claude_code.token.usage as Claude Code's exporter writes it, derived from the transcripts: "
+        "one point per finished call (its last fragment's usage, counted once), "
+        "type input/output/cacheRead/cacheCreation, model, session.id and query_source main/subagent, "
+        "as per-minute delta sums.",
     ),
     "resume": (
         "convert",
-        "Convert SRC to the target harness, install it in that client's store, and continue it there (``claude --resume``, ``codex resume``, ...).",
+        "Convert SRC to the target harness, install it in that client's store, "
+        "and continue it there (``claude --resume``, ``codex resume``, ...).",
     ),
     "sample": ("store", "Print the path of a small synthetic session bundled with txcodec."),
     "show": (
         "show",
-        "Show the conversation in PATH (a file, a session id or prefix, or latest[:HARNESS]), its subagents indented under their calls.",
+        "Show the conversation in PATH (a file, a session id or prefix, or latest[:HARNESS]), "
+        "its subagents indented under their calls.",
     ),
     "sql": ("sql", "Run QUERY with DuckDB over an exported dataset."),
     "usage": (
         "usage",
-        "Tokens and cost per session and model, or grouped --by day, week, month, model, project or harness, with a totals row.",
+        "Tokens and cost per session and model, or grouped --by day, week, month, model, project or harness, "
+        "with a totals row.",
     ),
     "verify": ("verify", "Check that every file decodes and re-encodes to exactly its own bytes."),
 }

@@ -48,7 +48,8 @@ def register(group: click.Group) -> None:
         """Resume FILE (a path, a session id or prefix, or latest[:HARNESS]) with the
         real client against a strict local mock model and report what it sent. Exit
         status: 0 resumed; 1 the client failed, made no request, or sent something the
-        real API would reject (400); 2 the check could not run (FILE is not a session the client can look up, or the client is not
+        real API would reject (400); 2 the check could not run (FILE is not a session the client can
+        look up, or the client is not
         installed)."""
         try:
             with user_errors():

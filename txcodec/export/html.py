@@ -211,7 +211,10 @@ def diff_from_patch(patch: Any) -> list[Hunk] | None:
     for h in patch:
         if not isinstance(h, dict) or not isinstance(h.get("lines"), list):
             return None
-        header = f"@@ -{h.get('oldStart', '?')},{h.get('oldLines', '?')} +{h.get('newStart', '?')},{h.get('newLines', '?')} @@"
+        header = (
+            f"@@ -{h.get('oldStart', '?')},{h.get('oldLines', '?')} "
+            f"+{h.get('newStart', '?')},{h.get('newLines', '?')} @@"
+        )
         classes = _CLASS  # the lines of all edits: no call per line
         hunks.append(Hunk(header, [(classes.get(x[:1], "ctx"), x) for x in h["lines"] if isinstance(x, str)]))
     return hunks

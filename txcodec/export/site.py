@@ -82,7 +82,10 @@ def page_name(item: dict[str, Any], taken: set[str]) -> str:
         sid = hashlib.sha256(str(item.get("path")).encode("utf-8", "surrogateescape")).hexdigest()[:20]
     name = f"{harness}/{sid}.html"
     if name in taken:  # one id in two places: the second page takes its path's hash too
-        name = f"{harness}/{sid}-{hashlib.sha256(str(item.get('path')).encode('utf-8', 'surrogateescape')).hexdigest()[:8]}.html"
+        name = (
+            f"{harness}/{sid}-"
+            f"{hashlib.sha256(str(item.get('path')).encode('utf-8', 'surrogateescape')).hexdigest()[:8]}.html"
+        )
     taken.add(name)
     return name
 

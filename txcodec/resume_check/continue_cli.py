@@ -1,6 +1,7 @@
 """Run the real ``cn`` CLI (Continue) offline against the mock Chat Completions API.
 
-docs/continue_cli.md#how-the-real-client-is-driven (1.5.47): a ``config.yaml`` naming one ``openai`` model whose ``apiBase`` is
+docs/continue_cli.md#how-the-real-client-is-driven (1.5.47): a ``config.yaml`` naming one ``openai`` model
+whose ``apiBase`` is
 the loopback mock, passed with ``--config``; ``cn --config FILE -p PROMPT --auto``; later
 turns ``--resume`` (the newest session file by mtime) or ``--fork <sessionId>`` (a copy
 under a new id). Its sessions folder is ``$CONTINUE_GLOBAL_DIR/sessions``, else

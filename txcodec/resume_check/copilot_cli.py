@@ -1,6 +1,7 @@
 """Run the real ``copilot`` CLI (GitHub Copilot CLI) offline against the mock Chat Completions API.
 
-docs/copilot_cli.md#how-the-real-client-is-driven and ``copilot help environment`` (1.0.102): ``COPILOT_OFFLINE=true`` skips
+docs/copilot_cli.md#how-the-real-client-is-driven and ``copilot help environment`` (1.0.102):
+``COPILOT_OFFLINE=true`` skips
 GitHub authentication, telemetry and auto-update and needs a BYOK provider;
 ``COPILOT_PROVIDER_BASE_URL`` / ``COPILOT_PROVIDER_API_KEY`` / ``COPILOT_MODEL`` point it at
 the loopback mock (provider type ``openai``, wire API ``completions``: the defaults);

@@ -1,6 +1,7 @@
 """Run the real ``vibe`` CLI (Mistral Vibe) offline against the mock Chat Completions API.
 
-docs/mistral_vibe.md#how-the-real-client-is-driven (mistral-vibe 3.0.2, in a virtualenv of its own): a ``$VIBE_HOME/config.toml``
+docs/mistral_vibe.md#how-the-real-client-is-driven (mistral-vibe 3.0.2, in a virtualenv of its own):
+a ``$VIBE_HOME/config.toml``
 (``VIBE_HOME``, else ``~/.vibe``: ``vibe/utils/vibe_home.py``) naming one ``openai``-style
 provider whose ``api_base`` is the loopback mock; ``vibe -p PROMPT --output json
 --auto-approve --trust``, later turns ``--resume <sessionId>``.

@@ -1,6 +1,7 @@
 """Claude Code native codec: bytes in, the same bytes out; typed records in between.
 
-The facts are those of docs/claude_code.md#what-is-typed, docs/claude_code.md#tool-results, docs/claude_code.md#lines and
+The facts are those of docs/claude_code.md#what-is-typed, docs/claude_code.md#tool-results,
+docs/claude_code.md#lines and
 docs/claude_code.md#what-rides-along.
 """
 

@@ -94,7 +94,8 @@ RULES = [
         ),
     ),
     (
-        "seed 000 rule 2: Assemble by (message.id, line order), never by walking parentUuid ... parallel tool dispatch forks it",
+        "seed 000 rule 2: Assemble by (message.id, line order), never by walking parentUuid "
+        "... parallel tool dispatch forks it",
         [
             u("u1", "go"),
             a("a1", "m1", [tu("t1")], parent="u1"),
@@ -105,7 +106,8 @@ RULES = [
         lambda c, loss: shape(c) == ["user:Text", "assistant:ToolUse,ToolUse", "user:ToolResult,ToolResult"],
     ),
     (
-        "seed 000: A call's fragments are not contiguous: on 24% of multi-fragment calls their own tool results sit between them",
+        "seed 000: A call's fragments are not contiguous: on 24% of multi-fragment calls "
+        "their own tool results sit between them",
         [
             u("u1", "go"),
             a("a1", "m1", [tu("t1")]),
@@ -119,7 +121,8 @@ RULES = [
         ),
     ),
     (
-        "seed 000 rule 3: Always iterate the full content array ... [image, text], where reading content[0] renders a base64 image as the user's prompt",
+        "seed 000 rule 3: Always iterate the full content array ... [image, text], "
+        "where reading content[0] renders a base64 image as the user's prompt",
         [
             u(
                 "u1",
@@ -148,8 +151,10 @@ RULES = [
         lambda c, loss: c.messages[1].usage is UNSET and c.messages[1].stop_reason is None,
     ),
     (
-        "seed 000: About 10% of calls never report a stop_reason ... Their usage block is present and wrong — an output count of one to five, a streaming stub"
-        " (kept apart as usage_unverified, never as the call's usage: clients before 2.1.220 wrote null on nearly every fragment)",
+        "seed 000: About 10% of calls never report a stop_reason ... Their usage block is present and wrong "
+        "— an output count of one to five, a streaming stub"
+        " (kept apart as usage_unverified, never as the call's usage: "
+        "clients before 2.1.220 wrote null on nearly every fragment)",
         [
             u("u1", "go"),
             a("a1", "m1", [{"type": "text", "text": "x"}], stop=None, usage=U(0, 5, 1)),
@@ -162,11 +167,13 @@ RULES = [
         ),
     ),
     (
-        "seed 003: Slash-command markup has appeared on user lines (older CLIs) ... only a body that is entirely envelope markup counts",
+        "seed 003: Slash-command markup has appeared on user lines (older CLIs) "
+        "... only a body that is entirely envelope markup counts",
         [
             u(
                 "c1",
-                "<command-message>init is analyzing your codebase…</command-message>\n<command-name>/init</command-name>",
+                "<command-message>init is analyzing your codebase…</command-message>\n"
+                "<command-name>/init</command-name>",
             ),
             u("c2", "<local-command-stdout>\u001b[2mdone\u001b[22m</local-command-stdout>", parent="c1"),
             u("c3", [{"type": "text", "text": "<command-name>/x</command-name>"}]),
@@ -178,7 +185,8 @@ RULES = [
         ),
     ),
     (
-        "seed 000: toolUseResult is not always an object. On roughly 7% of results it is a bare string ... shape-checked before any field access",
+        "seed 000: toolUseResult is not always an object. On roughly 7% of results it is a bare string "
+        "... shape-checked before any field access",
         [
             u("u1", "go"),
             a("a1", "m1", [tu("t1")]),
@@ -205,12 +213,15 @@ RULES = [
         lambda c, loss: [m.origin for m in c.messages] == ["peer", "coordinator"],
     ),
     (
-        "seed 003: only a body that is entirely envelope markup counts — a message that merely quotes the tags stays plain text",
+        "seed 003: only a body that is entirely envelope markup counts "
+        "— a message that merely quotes the tags stays plain text",
         [u("u1", "see <command-name>/x</command-name>")],
         lambda c, loss: shape(c) == ["user:Text"],
     ),
     (
-        "seed 003: <command-name> markup | Slash command the user ran ... <local-command-stdout> markup | What the command printed | Block::ToolResult paired via parentUuid ... unescapes on parse; ANSI escapes are stripped from command stdout",
+        "seed 003: <command-name> markup | Slash command the user ran ... <local-command-stdout> markup | "
+        "What the command printed | Block::ToolResult paired via parentUuid ... unescapes on parse; "
+        "ANSI escapes are stripped from command stdout",
         # the <local-command-caveat> (docs/claude_code.md#slash-commands) is kept on the
         # command's message: 2.1.332 resends it as recorded, and its wording changed
         [
@@ -220,7 +231,9 @@ RULES = [
                 "subtype": "local_command",
                 "uuid": "c1",
                 "parentUuid": "c0",
-                "content": "<command-name>/model</command-name>\n            <command-message>model</command-message>\n            <command-args></command-args>",
+                "content": "<command-name>/model</command-name>\n            "
+                "<command-message>model</command-message>\n            "
+                "<command-args></command-args>",
             },
             {
                 "type": "system",
@@ -262,7 +275,9 @@ RULES = [
         lambda c, loss: c.meta.title == "S1",
     ),
     (
-        "seed 000: The boundary's uuid is the parentUuid of the immediately following isCompactSummary:true record ... Never order an epoch boundary by timestamp ... Both those entries and logicalParentUuid must be typed unresolved-capable",
+        "seed 000: The boundary's uuid is the parentUuid of the immediately following isCompactSummary:true record "
+        "... Never order an epoch boundary by timestamp "
+        "... Both those entries and logicalParentUuid must be typed unresolved-capable",
         [
             u("u1", "x", ts="2026-01-01T00:00:05Z"),
             {
@@ -285,7 +300,9 @@ RULES = [
         ),
     ),
     (
-        'seed 000: message.synthetic | message.model == "<synthetic>" ... seed 004: Assistant-level errors | Aborted mid-stream or truncated; API error record | .isAbortedMidStream==true or .truncatedAfterOutput==true; .isApiErrorMessage==true',
+        'seed 000: message.synthetic | message.model == "<synthetic>" ... seed 004: Assistant-level errors | '
+        "Aborted mid-stream or truncated; API error record | "
+        ".isAbortedMidStream==true or .truncatedAfterOutput==true; .isApiErrorMessage==true",
         [
             u("u1", "x"),
             a(
@@ -300,7 +317,8 @@ RULES = [
         lambda c, loss: c.messages[1].synthetic and c.messages[1].api_error and c.meta.models == [],
     ),
     (
-        'seed 000: control.interrupt | [Request interrupted by user] ... seed 004: toolDenialKind | top level on user records | 48 occurrences, sole value "user-rejected"',
+        "seed 000: control.interrupt | [Request interrupted by user] ... seed 004: toolDenialKind | "
+        'top level on user records | 48 occurrences, sole value "user-rejected"',
         [
             u("u1", "x"),
             a("a1", "m1", [tu("t1")]),
@@ -325,7 +343,8 @@ RULES = [
         ),
     ),
     (
-        "seed 003: Claude Code records a published local file as an Artifact tool call with file_path and description, followed by its tool result",
+        "seed 003: Claude Code records a published local file as an Artifact tool call "
+        "with file_path and description, followed by its tool result",
         [
             u("u1", "x"),
             a("a1", "m1", [tu("t1", "Artifact", {"file_path": "/w/r.html", "description": "report"})]),

@@ -201,11 +201,17 @@ def _reader():
 
 # Where resuming the round trip cannot equal resuming the original, and why.
 DIVERGES = {
-    "5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl": "the original resumes one branch (18-20 messages); Common holds every record in file order",
-    "fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl": "the original resumes one branch (18-20 messages); Common holds every record in file order",
-    "short.jsonl": "the client strips a <system-reminder> from a rejected tool result of the original; the reader keeps it in the result text",
+    "5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl": "the original resumes one branch (18-20 messages); "
+    "Common holds every record in file order",
+    "fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl": "the original resumes one branch (18-20 messages); "
+    "Common holds every record in file order",
+    "short.jsonl": "the client strips a <system-reminder> from a rejected tool result of the original; "
+    "the reader keeps it in the result text",
     "0a1b2c3d-4e5f-4061-8071-2a3b4c5d6e7f.jsonl": "the source's tool_use has no id: the original is rejected (400) too",
-    "52c45bf4-4cb8-5228-ba32-037203148a5d.jsonl": "the source's preservedMessages has allUuids but no anchorUuid/uuids, so 2.1.332 does not relink it; Common keeps the preserved id (docs/resume.md#compaction-and-preserved-messages) and the writer relinks it after the summary",
+    "52c45bf4-4cb8-5228-ba32-037203148a5d.jsonl": "the source's preservedMessages has allUuids "
+    "but no anchorUuid/uuids, so 2.1.332 does not relink it; "
+    "Common keeps the preserved id (docs/resume.md#compaction-and-preserved-messages) "
+    "and the writer relinks it after the summary",
 }
 
 # Sources whose original the client cannot resume (see above), where what the written
@@ -236,7 +242,8 @@ def _roundtrip(source: Path, tmp: Path):
 def test_claude_sessions_round_trip_resume_like_the_original(source, tmp_path):
     conversation, mine, original = _roundtrip(source, tmp_path)
     if not conversation.messages:
-        # a metadata-only file (docs/claude_code.md#discovery): neither it nor what we write from it has anything to resume
+        # a metadata-only file (docs/claude_code.md#discovery): neither it nor what we write from it
+        # has anything to resume
         for report in (mine, original):
             assert report.exit_code != 0 and "No conversation found" in report.stderr
         return

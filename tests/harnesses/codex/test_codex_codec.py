@@ -56,13 +56,17 @@ def test_malformed_last_line_is_opaque_with_line_number():
 
 
 LINES = {
-    "meta": b'{"timestamp":"2026-01-01T00:00:00Z","type":"session_meta","payload":{"id":"x","cwd":"/w","originator":"o","cli_version":"1"}}',
-    "fc": b'{"timestamp":"t","ordinal":3,"type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\\"cmd\\":\\"ls\\"}","call_id":"c1"}}',
-    "unknown_item": b'{"timestamp":"t","type":"response_item","payload":{"type":"tool_search_call","call_id":"c","arguments":{"q":1}}}',
+    "meta": b'{"timestamp":"2026-01-01T00:00:00Z","type":"session_meta",'
+    b'"payload":{"id":"x","cwd":"/w","originator":"o","cli_version":"1"}}',
+    "fc": b'{"timestamp":"t","ordinal":3,"type":"response_item",'
+    b'"payload":{"type":"function_call","name":"exec_command","arguments":"{\\"cmd\\":\\"ls\\"}","call_id":"c1"}}',
+    "unknown_item": b'{"timestamp":"t","type":"response_item",'
+    b'"payload":{"type":"tool_search_call","call_id":"c","arguments":{"q":1}}}',
     "unknown_event": b'{"timestamp":"t","type":"event_msg","payload":{"type":"brand_new_event","x":[1,2]}}',
     "bad_known_event": b'{"timestamp":"t","type":"event_msg","payload":{"type":"user_message","message":42}}',
     "unknown_line": b'{"timestamp":"t","type":"world_state","payload":{"full":true}}',
-    "legacy_meta": b'{"id":"c3c4b301-27c8-4c70-b6e4-46b99fdf0236","timestamp":"2025-04-01T00:00:00Z","instructions":null}',
+    "legacy_meta": b'{"id":"c3c4b301-27c8-4c70-b6e4-46b99fdf0236",'
+    b'"timestamp":"2025-04-01T00:00:00Z","instructions":null}',
     "legacy_state": b'{"record_type":"state"}',
     "legacy_item": b'{"type":"message","id":null,"role":"user","content":[{"type":"input_text","text":"hi"}]}',
 }
@@ -91,7 +95,10 @@ def test_legacy_generation_is_detected_and_roundtrips():
 
 
 def test_edit_keeps_unknown_fields():
-    line = b'{"timestamp":"t","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"a"}],"internal_x":{"k":1}},"metadata":{"m":2}}'
+    line = (
+        b'{"timestamp":"t","type":"response_item","payload":{"type":"message","role":"user",'
+        b'"content":[{"type":"input_text","text":"a"}],"internal_x":{"k":1}},"metadata":{"m":2}}'
+    )
     session = decode_session(line + b"\n", CODEC, "codex")
     session[0].payload.content[0].text = "b"
     out = json.loads(session.dump())

@@ -186,19 +186,24 @@ def _database(path, export: dict, extra_tables=(), create=True) -> None:
         ""
         if not create
         else """
-        create table session (id text primary key, project_id text, parent_id text, slug text, directory text, path text,
+        create table session (id text primary key, project_id text, parent_id text, slug text,
+          directory text, path text,
           title text, version text, summary_additions integer, summary_deletions integer, summary_files integer,
           cost real, tokens_input integer, tokens_output integer, tokens_reasoning integer, tokens_cache_read integer,
-          tokens_cache_write integer, permission text, agent text, model text, time_created integer, time_updated integer);
-        create table message (id text primary key, session_id text, time_created integer, time_updated integer, data text);
-        create table part (id text primary key, message_id text, session_id text, time_created integer, time_updated integer, data text);
+          tokens_cache_write integer, permission text, agent text, model text, time_created integer,
+          time_updated integer);
+        create table message (id text primary key, session_id text, time_created integer, time_updated integer,
+          data text);
+        create table part (id text primary key, message_id text, session_id text, time_created integer,
+          time_updated integer, data text);
     """
     )
     for table in extra_tables if create else ():
         con.execute(f"create table {table} (id text)")
     info = export["info"]
     con.execute(
-        "insert into session (id, project_id, slug, directory, title, version, time_created, time_updated) values (?,?,?,?,?,?,?,?)",
+        "insert into session (id, project_id, slug, directory, title, version, time_created, time_updated) "
+        "values (?,?,?,?,?,?,?,?)",
         (
             info["id"],
             info.get("projectID"),

@@ -87,7 +87,11 @@ def test_genuine_session_is_typed_and_byte_identical():
 
 
 def test_unknown_record_rides_along_and_edit_keeps_unknown_keys():
-    data = b'{"type":"future","uuid":"f"}\n{"uuid":"a","parentUuid":null,"sessionId":"s","type":"user","zz":1,"message":{"role":"user","parts":[{"text":"hi"}]}}\n'
+    data = (
+        b'{"type":"future","uuid":"f"}\n'
+        b'{"uuid":"a","parentUuid":null,"sessionId":"s","type":"user","zz":1,'
+        b'"message":{"role":"user","parts":[{"text":"hi"}]}}\n'
+    )
     session = load(data)
     assert isinstance(session[0], Opaque) and isinstance(session[1], Record)
     session[1].cwd = "/new"

@@ -152,14 +152,16 @@ def test_init_and_result_fields_are_typed():
 
 SEED_LINES = {  # one line per control-plane type (docs/stream_json.md#line-types)
     b'{"type":"control_request","request_id":"req_123","request":{"subtype":"can_use_tool","tool_name":"Bash",'
-    b'"tool_use_id":"toolu_abc","input":{"command":"rm -rf /tmp/test"},"blocked_paths":"/etc,/usr"}}': ControlRequestLine,
+    b'"tool_use_id":"toolu_abc","input":{"command":"rm -rf /tmp/test"},'
+    b'"blocked_paths":"/etc,/usr"}}': ControlRequestLine,
     b'{"type":"control_response","request_id":"req_123","response":{"subtype":"success","result":'
     b'{"behavior":"allow","updatedPermissions":[],"message":""}}}': ControlResponseLine,
     b'{"type":"control_cancel_request","request_id":"req_123"}': ControlCancelRequestLine,
     b'{"type":"rate_limit_event","rate_limit_info":{"status":"allowed","resetsAt":1771390800},'
     b'"uuid":"u1","session_id":"s1"}': RateLimitEventLine,
     b'{"type":"result","subtype":"success","cost_usd":0.0234,"duration_ms":15234,"is_error":false,"num_turns":3,'
-    b'"model_usage":{"claude-sonnet-4-5":{"context_window":200000}},"result":{"text":"done","session_id":"s"}}': ResultLine,
+    b'"model_usage":{"claude-sonnet-4-5":{"context_window":200000}},'
+    b'"result":{"text":"done","session_id":"s"}}': ResultLine,
 }
 
 

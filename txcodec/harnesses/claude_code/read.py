@@ -1,4 +1,5 @@
-"""Claude Code session -> Common conversation, by the reconstruction rules of docs/claude_code_reader.md#reconstruction-rules.
+"""Claude Code session -> Common conversation, by the reconstruction rules of
+docs/claude_code_reader.md#reconstruction-rules.
 
 1. Duplicate records are dropped by ``(file, uuid)``, the first kept (docs/claude_code_reader.md#reconstruction-rules).
 2. Messages are assembled by ``(message.id, line order)``; ``parentUuid`` is never walked
@@ -438,7 +439,8 @@ class _FileReader:
             blocks, results = [], False
             self.lose("record:user", "user record without message.content", n)
         else:
-            # an envelope is a string body (docs/claude_code.md#slash-commands); a text block that looks like one is text
+            # an envelope is a string body (docs/claude_code.md#slash-commands);
+            # a text block that looks like one is text
             blocks, results = self._user_blocks(rec, content, n)
             if results and not blocks:  # only Artifact results, folded into their artifacts
                 return

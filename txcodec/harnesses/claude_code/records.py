@@ -1,4 +1,5 @@
-"""Typed records of a Claude Code session file (docs/claude_code.md#what-is-typed, docs/claude_code.md#what-rides-along).
+"""Typed records of a Claude Code session file (docs/claude_code.md#what-is-typed,
+docs/claude_code.md#what-rides-along).
 
 Records and blocks are ``gc=False`` structs: they form trees, never cycles, and keeping
 tens of thousands of them out of the cycle collector is most of what makes a typed load
@@ -327,7 +328,8 @@ class RelocatedRecord(_SessionTagged, tag="relocated"):
     relocated_cwd: str | UnsetType = UNSET
 
 
-# Workflow ``subagents/workflows/<wf>/journal.jsonl`` lines (docs/claude_code_reader.md#subagents): no sessionId, version or timestamp; they say which children a run has.
+# Workflow ``subagents/workflows/<wf>/journal.jsonl`` lines (docs/claude_code_reader.md#subagents):
+# no sessionId, version or timestamp; they say which children a run has.
 class JournalStarted(_Record, tag="started"):
     key: str | UnsetType = UNSET
     agent_id: str | UnsetType = UNSET

@@ -38,7 +38,8 @@ from .sidefiles import session_files
 HARNESS = "claude_code"
 
 # A session id is a UUID (the CLI finds a file only when it is named
-# <uuid>.jsonl: docs/claude_code.md#discovery). Upper-case hex is allowed: ids are not reliably lower-case (docs/claude_code.md#discovery).
+# <uuid>.jsonl: docs/claude_code.md#discovery).
+# Upper-case hex is allowed: ids are not reliably lower-case (docs/claude_code.md#discovery).
 SESSION_ID = re.compile(r"[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}")
 _MUNGE = re.compile(r"[^A-Za-z0-9]")
 

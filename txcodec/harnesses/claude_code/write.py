@@ -744,7 +744,8 @@ class _Writer:
         elif pieces > 1:
             self.loss.add(
                 "write:split-message",
-                f"{where}: a user message with commands written as {pieces} messages (a command is a record of its own)",
+                f"{where}: a user message with commands written as {pieces} messages "
+                "(a command is a record of its own)",
                 file=s.file,
             )
 

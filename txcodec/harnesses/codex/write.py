@@ -313,7 +313,8 @@ class _Writer:
         self.start = normalize_ts(meta.started_at) or next((s for s in self.stamps if s), None) or _now()
         if options.session_id:
             if not _is_uuid(options.session_id.lower()):
-                # codex exec resume <non-uuid> silently starts a new session (docs/codex.md#how-the-real-client-is-driven)
+                # codex exec resume <non-uuid> silently starts a new session
+                # (docs/codex.md#how-the-real-client-is-driven)
                 raise UnsafeId(
                     f"session id {shown(options.session_id)} is not a UUID (Codex only resumes a thread by its UUID)"
                 )

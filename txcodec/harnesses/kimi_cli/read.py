@@ -12,7 +12,8 @@ The file records no time, model or per-call usage: ``_usage`` is the context siz
 call, and ``_checkpoint`` marks undo points; both are the client's bookkeeping. The
 ``_system_prompt`` line (re-sent verbatim on resume) is the client's own instructions and
 is reported, as is a ``system`` message. The work folder is the ``kimi.json`` entry
-whose md5 names the session's parent folder, when the file is in a store. ``wire.jsonl`` and ``state.json`` are not read:
+whose md5 names the session's parent folder, when the file is in a store.
+``wire.jsonl`` and ``state.json`` are not read:
 ``wire.jsonl`` is the UI's replay of the same turns.
 """
 

@@ -464,7 +464,8 @@ class _Reader:
     def _result_of(self, run: _Run, line: ResultLine, n: int) -> None:
         text = line.result.get("text") if isinstance(line.result, dict) else line.result
         if isinstance(text, str) and text and not run.streamed_text:
-            # docs/stream_json.md#what-maps-where-reader: the result text repeats streamed text; add it only when nothing streamed
+            # docs/stream_json.md#what-maps-where-reader: the result text repeats streamed text;
+            # add it only when nothing streamed
             message = Message(role="assistant", content=[Text(text)], extra={"from_result": True})
             self.main.messages.append(message)
             self.main.results_open = False
@@ -543,7 +544,8 @@ class _Reader:
                     stream.message.content.append(rebuilt)
                     if stream.main and self.run is not None:
                         self.run.last_assistant = stream.message
-                        # docs/stream_json.md#what-maps-where-reader: streamed text, even only as deltas, is not repeated from the result
+                        # docs/stream_json.md#what-maps-where-reader: streamed text, even only as deltas,
+                        # is not repeated from the result
                         self.run.streamed_text |= isinstance(rebuilt, Text) and bool(rebuilt.text)
             if missing:
                 stream.message.extra["from_stream_events"] = True

@@ -1,6 +1,7 @@
 """A mock Gemini API for :class:`~txcodec.resume_check.mock.server.MockServer`, the one
 the real ``gemini`` CLI (``@google/gemini-cli``, :mod:`txcodec.resume_check.gemini_cli`)
-talks to through ``$GOOGLE_GEMINI_BASE_URL`` with the ``@google/genai`` SDK (docs/gemini_cli.md#how-the-real-client-is-driven):
+talks to through ``$GOOGLE_GEMINI_BASE_URL`` with the ``@google/genai`` SDK
+(docs/gemini_cli.md#how-the-real-client-is-driven):
 
 - ``POST /v1beta/models/<model>:streamGenerateContent?alt=sse`` (the chat turns): answered
   from a script of :class:`Reply` objects, consumed in order, then a default "ok";
@@ -9,7 +10,8 @@ talks to through ``$GOOGLE_GEMINI_BASE_URL`` with the ``@google/genai`` SDK (doc
 - ``POST /v1beta/models/<model>:countTokens``: a token count.
 
 SSE events are ``data: <json>`` lines; U+2028/U+2029 are escaped because a raw one breaks
-the SDK's event splitting (docs/gemini_cli.md#how-the-real-client-is-driven; :func:`~txcodec.resume_check.mock.server.sse`).
+the SDK's event splitting (docs/gemini_cli.md#how-the-real-client-is-driven;
+:func:`~txcodec.resume_check.mock.server.sse`).
 """
 
 from __future__ import annotations

@@ -2,7 +2,8 @@
 
 Most clients (Qwen Code, pi, opencode, cline, ...: the drivers built on
 :mod:`txcodec.resume_check.chat_cli`) speak Chat Completions to an OpenAI-compatible
-endpoint (docs/qwen_code.md#how-the-real-client-is-driven). ``POST /v1/chat/completions`` answers from a script of :class:`Reply`
+endpoint (docs/qwen_code.md#how-the-real-client-is-driven).
+``POST /v1/chat/completions`` answers from a script of :class:`Reply`
 objects, consumed in order (then a default "ok" text reply): as SSE ``chat.completion.chunk``
 events ending in ``data: [DONE]`` when the request has ``"stream": true``, else as one
 ``chat.completion`` body. ``GET /v1/models`` lists the mock model; any other path gets a
