@@ -155,7 +155,7 @@ def _convert(
     stdin_side: bool,
     default_cwd: str | None,
 ) -> tuple[registry.Written, LossReport]:
-    wanted = _harness_or_none(to)  # an unknown name is reported once the source is read, as before
+    wanted = registry.find(to)  # an unknown name is reported once the source is read, as before
     if stdin_side and not (wanted is not None and wanted.writes_stdin_side):
         name = _declaring(lambda h: h.writes_stdin_side)
         raise NotSupported(f"the stdin side is a {name} output only (--to {name})")
@@ -210,13 +210,6 @@ def _convert(
             "write:no-conversation", f"{_name(source)} holds no message: {target.title} will find nothing to resume"
         )
     return written, loss
-
-
-def _harness_or_none(name: str) -> registry.Harness | None:
-    try:
-        return registry.get(name)
-    except registry.UnknownHarness:
-        return None
 
 
 def _declaring(flag: Callable[[registry.Harness], bool]) -> str:
