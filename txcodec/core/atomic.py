@@ -362,6 +362,7 @@ def update_locked(
     or None to leave it as it is (it raises to refuse). Returns whether it was written."""
     path = Path(path)
     with locked(path):
+        clean_stale(path.parent)  # a killed update's temporary
         try:
             old = path.read_bytes()
         except FileNotFoundError:
