@@ -58,6 +58,11 @@ COMMANDS = {
         "and continue it there (``claude --resume``, ``codex resume``, ...).",
     ),
     "sample": ("store", "Print the path of a small synthetic session bundled with txcodec."),
+    "serve": (
+        "serve",
+        "Serve the sessions of every store as local web pages: the index with full-text search, "
+        "and each session's page, updated in place while it is written.",
+    ),
     "show": (
         "show",
         "Show the conversation in PATH (a file, a session id or prefix, or latest[:HARNESS]), "

@@ -848,7 +848,16 @@ def generate(
     address of the index the page links back to (a page of a store export, or of
     ``txcodec serve``); ``live``: the address of the server-sent events that update it
     (``txcodec serve``)."""
-    return environment().get_template("page.html.j2").generate({**_context(conv, price), "index": index, "live": live})
+    context = {**_context(conv, price), "index": index, "live": live}
+    if live is not None:  # the page listens to its server's events (txcodec serve)
+        context["csp"] = environment().globals["csp"] + "; connect-src 'self'"
+    return environment().get_template("page.html.j2").generate(context)
+
+
+def conversation_html(conv: Conversation) -> str:
+    """What a page's ``<main>`` holds: the conversation alone (``txcodec serve`` sends it to
+    a page that is open when the session grows)."""
+    return environment().get_template("conversation.html.j2").render(c=conv)
 
 
 def render(
