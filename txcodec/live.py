@@ -309,3 +309,88 @@ def follow(
         if idle is not None and time.monotonic() - last >= idle:
             return
         sleep(interval)
+
+
+# --- the sessions being written now (``txcodec watch``) ---------------------------------
+
+
+class Active(msgspec.Struct):
+    """A session written to lately: what ``txcodec watch`` shows of it."""
+
+    harness: str
+    session_id: str
+    path: str
+    project: str
+    title: str
+    last_activity: float  # when its files last changed (seconds since the epoch)
+    running: str | None  # the tool called last that has no result yet
+    tokens: int
+    cost: float | None  # dollars, where the price table knows every model
+
+
+def _running(conv: Conversation) -> str | None:
+    from .model.common import ToolResult
+
+    answered = {b.tool_use_id for m in conv.messages for b in m.content if type(b) is ToolResult}
+    for m in reversed(conv.messages):
+        for b in reversed(m.content):
+            if type(b) is ToolUse:
+                return None if b.id in answered else b.name
+    return None
+
+
+class Watcher:
+    """The sessions of every store (one harness's, one root) whose files changed in the
+    last ``within`` seconds, each followed as :class:`Follower` does while it stays so."""
+
+    def __init__(self, harness: str | None = None, root: Any = None, within: float = 600.0) -> None:
+        self.harness, self.root, self.within = harness, root, within
+        self.followed: dict[str, tuple[Follower, Active | None]] = {}
+
+    def look(self) -> list[Active]:
+        from . import sessions
+        from .usage import model_cost
+        from .usage import session_usage
+
+        now = time.time()
+        out = []
+        seen = set()
+        for row in sessions.discover(self.harness, root=self.root, details=False):
+            if not row.path or row.parent is not None:
+                continue
+            try:
+                changed = os.stat(row.path).st_mtime
+            except OSError:
+                continue
+            if now - changed > self.within:
+                continue
+            path = f"{row.path}#{row.session_id}" if row.path.endswith(".db") else row.path
+            seen.add(path)
+            follower, last = self.followed.get(path) or (Follower(path, row.harness), None)
+            conv = None
+            for event in follower.poll():
+                if type(event) is Update:
+                    conv = event.conversation
+            if conv is not None:
+                usage = session_usage(conv)
+                costs = [model_cost(u) for u in usage]
+                last = Active(
+                    harness=row.harness,
+                    session_id=row.session_id,
+                    path=row.path,
+                    project=row.project or "",
+                    title=row.label or (conv.meta.title if isinstance(conv.meta.title, str) else ""),
+                    last_activity=changed,
+                    running=_running(conv),
+                    tokens=sum(u.total_tokens + u.unverified_total_tokens for u in usage),
+                    cost=sum(c for c in costs if c is not None) if costs and None not in costs else None,
+                )
+            elif last is not None:
+                last.last_activity = changed
+            self.followed[path] = (follower, last)
+            if last is not None:
+                out.append(last)
+        for gone in set(self.followed) - seen:
+            del self.followed[gone]
+        out.sort(key=lambda a: a.last_activity, reverse=True)
+        return out

@@ -75,6 +75,11 @@ COMMANDS = {
         "with a totals row.",
     ),
     "verify": ("verify", "Check that every file decodes and re-encodes to exactly its own bytes."),
+    "watch": (
+        "watch",
+        "A live table of the sessions being written now, in every store: harness, last activity, project, "
+        "title, the tool running, tokens so far and cost where known.",
+    ),
 }
 
 
