@@ -302,13 +302,17 @@ def follow(
     follower = Follower(path, harness)
     last = time.monotonic()
     while True:
+        started = time.process_time()
         events = follower.poll()
+        spent = time.process_time() - started
         if any(type(e) is Update for e in events):
             last = time.monotonic()
         yield from events
         if idle is not None and time.monotonic() - last >= idle:
             return
-        sleep(interval)
+        # a huge session costs more to read again than the interval: the follow then waits
+        # twice what the last look cost, so that it never takes more than a third of a CPU
+        sleep(max(interval, 2 * spent))
 
 
 # --- the sessions being written now (``txcodec watch``) ---------------------------------
