@@ -1,6 +1,7 @@
-"""``show --follow`` on a session the real ``claude`` (2.1.332) writes in the background
-against the mock Messages API: each line it writes is read within a second, and the
-messages printed are, in order, the ones ``show`` prints afterwards (docs/live.md)."""
+"""``show --follow`` on a session a real client writes in the background against the mock
+model (``claude`` 2.1.332 and the Messages API, ``codex`` 0.171 and the Responses API): each
+line it writes is read within a second, and the messages printed are, in order, the ones
+``show`` prints afterwards (docs/live.md)."""
 
 from __future__ import annotations
 
@@ -25,7 +26,8 @@ from txcodec.resume_check.report import find_client
 pytestmark = pytest.mark.real_client
 
 
-def test_claude_writing_in_the_background_is_followed_within_a_second(tmp_path: Path) -> None:
+def _claude(tmp_path: Path):
+    """Start ``claude -p`` in the background; the session file it writes, and the thread."""
     if find_client("claude") is None:
         pytest.fail("the claude CLI is missing: npm install --prefix clients (see clients/package.json)")
     home, cwd = tmp_path / "home", tmp_path / "project"
@@ -38,53 +40,99 @@ def test_claude_writing_in_the_background_is_followed_within_a_second(tmp_path: 
         text("Both steps done."),
     ]
     path = home / ".claude" / "projects" / munge_cwd(str(cwd.resolve())) / f"{session_id}.jsonl"
+    result: list = []
+
+    def run() -> None:
+        with MockServer(AnthropicMock(script, strict=False)) as server:
+            ran = run_claude(["-p", "do two steps", "--session-id", session_id], cwd, home, server, timeout=90)
+        result.append((ran.exit_code, ran.stderr))
+
+    return (lambda: path), run, result, "Both steps done.", lambda: None
+
+
+def _codex(tmp_path: Path):
+    """Start ``codex exec`` in the background; its rollout (found once written), and the thread."""
+    from txcodec.resume_check.codex import Sandbox
+    from txcodec.resume_check.mock import responses as r
+
+    if find_client("codex") is None:
+        pytest.fail("the codex CLI is missing: npm install --prefix clients (see clients/package.json)")
+    box = Sandbox(root=tmp_path / "codex")
+    box.__enter__()
+    script = [
+        [r.function_call("exec_command", {"cmd": "sleep 1; echo one"}, "call_live_1")],
+        [r.function_call("exec_command", {"cmd": "sleep 1; echo two"}, "call_live_2")],
+        [r.text("Both steps done.")],
+    ]
+    result: list = []
+
+    def run() -> None:
+        ran = box.run(["do two steps"], script, timeout=120)
+        result.append((ran.exit_code, ran.stderr))
+
+    def path() -> Path | None:
+        found = sorted((box.home / "sessions").rglob("rollout-*.jsonl"))
+        return found[0] if found else None
+
+    return path, run, result, "Both steps done.", lambda: box.__exit__(None, None, None)
+
+
+@pytest.mark.parametrize("client", [_claude, _codex], ids=["claude", "codex"])
+def test_a_real_client_writing_in_the_background_is_followed_within_a_second(tmp_path: Path, client) -> None:
+    find_path, run, result, last_words, cleanup = client(tmp_path)
+    try:
+        _follow_while_it_runs(find_path, run, result, last_words)
+    finally:
+        cleanup()
+
+
+def _follow_while_it_runs(find_path, run, result, last_words) -> None:
     seen: dict[int, float] = {}  # line end offset -> when the file first held it
     polls: list[tuple[float, int]] = []  # when the follower had read up to an offset
     done = threading.Event()
+    where: list[Path] = []
 
-    with MockServer(AnthropicMock(script, strict=False)) as server:
-        result: list = []
-        client = threading.Thread(
-            target=lambda: result.append(
-                run_claude(["-p", "do two steps", "--session-id", session_id], cwd, home, server, timeout=90)
-            )
-        )
-        client.start()
-
-        def watch() -> None:  # when each whole line appears, looked at every 10 ms
-            while not done.is_set():
-                try:
-                    data = path.read_bytes()
-                except FileNotFoundError:
-                    data = b""
-                end = data.rfind(b"\n") + 1
-                if end and end not in seen:
-                    seen[end] = time.monotonic()
+    def watch() -> None:  # when each whole line appears, looked at every 10 ms
+        while not done.is_set():
+            if not where:
+                found = find_path()
+                if found is not None and found.exists():
+                    where.append(found)
                 time.sleep(0.01)
+                continue
+            data = where[0].read_bytes()
+            end = data.rfind(b"\n") + 1
+            if end and end not in seen:
+                seen[end] = time.monotonic()
+            time.sleep(0.01)
 
-        watcher = threading.Thread(target=watch)
-        watcher.start()
-        while not path.exists() and client.is_alive():
-            time.sleep(0.05)
-        follower, view, out = Follower(path), terminal.FollowView(), []
-        while client.is_alive():
-            events = follower.poll()
-            polls.append((time.monotonic(), follower.offset))
-            out += [t for e in events for _, t in view.lines(e)]
-            time.sleep(0.2)
-        client.join()
-        time.sleep(0.3)
-        out += [t for e in follower.poll() for _, t in view.lines(e)]
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    client_thread = threading.Thread(target=run)
+    client_thread.start()
+    while not where and client_thread.is_alive():
+        time.sleep(0.02)
+    assert where, f"the client wrote no session: {result}"
+    path = where[0]
+    follower, view, out = Follower(path), terminal.FollowView(), []
+    while client_thread.is_alive():
+        events = follower.poll()
         polls.append((time.monotonic(), follower.offset))
-        done.set()
-        watcher.join()
+        out += [t for e in events for _, t in view.lines(e)]
+        time.sleep(0.2)
+    client_thread.join()
+    time.sleep(0.3)
+    out += [t for e in follower.poll() for _, t in view.lines(e)]
+    polls.append((time.monotonic(), follower.offset))
+    done.set()
+    watcher.join()
 
-    assert result and result[0].exit_code == 0, result and result[0].stderr[-2000:]
-    assert len(seen) >= 6  # the session was written over time, not at once
+    assert result and result[0][0] == 0, result and result[0][1][-2000:]
+    assert len(seen) >= 4  # the session was written over time, not at once
     for end, when in seen.items():
         read = min((t for t, offset in polls if offset >= end), default=None)
         assert read is not None and read - when < 1.0, f"line ending at {end} read {read and read - when:.2f}s late"
     shown = terminal.render(api.to_common(api.load(path))).splitlines()
     assert out[1:] == shown[1:]
     assert not [t for t in out if t.startswith("⚠")]
-    assert "  Both steps done." in out
+    assert f"  {last_words}" in out
