@@ -77,7 +77,38 @@ def _codex(tmp_path: Path):
     return path, run, result, "Both steps done.", lambda: box.__exit__(None, None, None)
 
 
-@pytest.mark.parametrize("client", [_claude, _codex], ids=["claude", "codex"])
+def _gemini(tmp_path: Path):
+    """Start ``gemini -p`` in the background; its session file (the one holding the prompt)."""
+    from txcodec.resume_check import gemini_cli as g
+
+    if find_client("gemini") is None:
+        pytest.fail("the gemini CLI is missing: npm install --prefix clients (see clients/package.json)")
+    box = g.Sandbox(root=tmp_path / "gemini")
+    box.__enter__()
+    script = [
+        g.call("run_shell_command", {"command": "sleep 1; echo one"}, say="First step."),
+        g.call("run_shell_command", {"command": "sleep 1; echo two"}, say="Second step."),
+        g.text("Both steps done."),
+    ]
+    result: list = []
+
+    def run() -> None:
+        ran = box.run("do two steps", script=script, timeout=120)
+        result.append((ran.exit_code, ran.stderr))
+
+    def path() -> Path | None:
+        for found in sorted(box.gemini_home.rglob("session-*.jsonl")):
+            try:
+                if b"do two steps" in found.read_bytes():
+                    return found
+            except OSError:
+                continue
+        return None
+
+    return path, run, result, "Both steps done.", lambda: box.__exit__(None, None, None)
+
+
+@pytest.mark.parametrize("client", [_claude, _codex, _gemini], ids=["claude", "codex", "gemini"])
 def test_a_real_client_writing_in_the_background_is_followed_within_a_second(tmp_path: Path, client) -> None:
     find_path, run, result, last_words, cleanup = client(tmp_path)
     try:
