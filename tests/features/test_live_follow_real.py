@@ -15,6 +15,7 @@ import pytest
 from txcodec import api
 from txcodec.export import terminal
 from txcodec.live import Follower
+from txcodec.live import Update
 from txcodec.resume_check.claude_code import munge_cwd
 from txcodec.resume_check.claude_code import run_claude
 from txcodec.resume_check.mock.anthropic import AnthropicMock
@@ -167,3 +168,87 @@ def _follow_while_it_runs(find_path, run, result, last_words) -> None:
     assert out[1:] == shown[1:]
     assert not [t for t in out if t.startswith("⚠")]
     assert f"  {last_words}" in out
+
+
+def test_opencode_s_database_followed_read_only_while_it_runs(tmp_path: Path) -> None:
+    """opencode keeps its sessions in one SQLite database it rewrites as it goes: the follow
+    re-reads the session when the database (or its WAL) changes, prints each message within
+    a second of a reader seeing it, and changes nothing in the database."""
+    from txcodec.core.errors import TxcodecError
+    from txcodec.resume_check import opencode
+    from txcodec.resume_check.mock.openai_chat import Call
+    from txcodec.resume_check.mock.openai_chat import Reply
+
+    if find_client("opencode") is None:
+        pytest.fail("the opencode CLI is missing: npm install --prefix clients (see clients/package.json)")
+    script = [
+        Reply(calls=[Call("call_live_1", "bash", {"command": "sleep 1; echo one", "description": "run"})]),
+        Reply(calls=[Call("call_live_2", "bash", {"command": "sleep 1; echo two", "description": "run"})]),
+        Reply(text="Both steps done."),
+    ]
+    with opencode.Opencode() as box:
+        result: list = []
+        client = threading.Thread(target=lambda: result.append(box.run("do two steps", script, timeout=300)))
+        client.start()
+
+        def sessions() -> list[str]:
+            try:
+                return box.sessions()
+            except TxcodecError:  # the client is still making its tables
+                return []
+
+        while client.is_alive() and not sessions():
+            time.sleep(0.05)
+        [sid] = sessions()
+        path = Path(f"{box.database}#{sid}")
+        seen: dict[int, float] = {}  # message count -> when a reader of its own first saw it
+        shown: dict[int, float] = {}  # message count -> when the follow first had it
+        done = threading.Event()
+
+        def watch() -> None:
+            while not done.is_set():
+                try:
+                    n = len(api.to_common(api.load(path, "opencode")).messages)
+                except Exception:  # noqa: BLE001 - mid-write: the next look reads it
+                    n = 0
+                seen.setdefault(n, time.monotonic())
+                time.sleep(0.05)
+
+        watcher = threading.Thread(target=watch)
+        watcher.start()
+        follower, view, out = Follower(path, "opencode"), terminal.FollowView(), []
+        assert not follower.tails
+        while client.is_alive():
+            for event in follower.poll():
+                out += [t for _, t in view.lines(event)]
+                if type(event) is Update:
+                    shown.setdefault(len(event.conversation.messages), time.monotonic())
+            time.sleep(0.2)
+        client.join()
+        done.set()
+        watcher.join()
+        time.sleep(0.3)
+
+        def files() -> list:
+            # the database and its WAL as they are (a reader of a WAL database marks its read
+            # in the -shm shared memory, which SQLite keeps for every connection)
+            return [
+                (p.name, p.stat().st_size, p.stat().st_mtime_ns if not p.name.endswith("-shm") else None)
+                for p in sorted(box.data.glob("*.db*"))
+            ]
+
+        stamp = files()
+        for event in follower.poll():
+            out += [t for _, t in view.lines(event)]
+        api.to_common(api.load(path, "opencode"))
+        assert files() == stamp  # nothing written, no journal nor WAL made
+
+    assert result and result[0].exit_code == 0, result and result[0].stderr[-2000:]
+    assert len([n for n in seen if n]) >= 3  # written over time
+    for n, when in seen.items():
+        if n == 0:
+            continue
+        got = min((t for m, t in shown.items() if m >= n), default=None)
+        assert got is not None and got - when < 1.0, f"{n} messages shown {got and got - when:.2f}s late"
+    assert "  Both steps done." in out
+    assert not [t for t in out if t.startswith("⚠")]
