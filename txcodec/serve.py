@@ -185,10 +185,11 @@ def make_app(site: Site, *, hosts: list[str], token: str | None = None) -> Any:
         found = await asyncio.to_thread(session_of, request)
         if found is None:
             return PlainTextResponse("no such session", 404, headers=headers)
-        _, conv = await asyncio.to_thread(found.look, 0.0)
+        version, conv = await asyncio.to_thread(found.look, 0.0)
         if conv is None:
             return PlainTextResponse("the session cannot be read now", 503, headers=headers)
-        events = f"/events/{found.harness}/{request.path_params['session_id']}"
+        # the events say what changed since the version this page shows
+        events = f"/events/{found.harness}/{request.path_params['session_id']}?since={version}"
         return page(await asyncio.to_thread(html.render, conv, index="/", live=events))
 
     async def events(request: Request) -> Response:
@@ -196,8 +197,11 @@ def make_app(site: Site, *, hosts: list[str], token: str | None = None) -> Any:
         if found is None:
             return PlainTextResponse("no such session", 404, headers=headers)
 
+        since = request.query_params.get("since", "")
+        start = int(since) if since.isdigit() else None
+
         async def stream() -> Any:
-            seen, _ = await asyncio.to_thread(found.look, 0.0)
+            seen = start if start is not None else (await asyncio.to_thread(found.look, 0.0))[0]
             quiet = time.monotonic()
             while not await request.is_disconnected():
                 version, conv = await asyncio.to_thread(found.look, site.interval)

@@ -51,7 +51,7 @@ def test_index_and_page_with_the_pages_csp(tmp_path: Path) -> None:
     page = client.get(f"/s/claude_code/{SID}")
     assert page.status_code == 200
     assert '<a href="/" data-role="index-link">' in page.text
-    assert f'data-live="/events/claude_code/{SID}"' in page.text
+    assert f'data-live="/events/claude_code/{SID}?since=1"' in page.text
     assert "connect-src &#39;self&#39;" in page.text  # the meta CSP lets the page hear its events, nothing more
 
 
@@ -156,3 +156,40 @@ def test_a_page_gains_new_messages_without_a_reload_keeping_its_scroll(tmp_path:
         page.fill("#search", "successfully")
         assert page.inner_text("#count") == "1"
         assert not errors
+
+
+def test_fifty_readers_of_a_growing_session_all_get_the_update_and_the_index_answers(tmp_path: Path) -> None:
+    import httpx
+
+    lines = SOURCE.read_bytes().splitlines(keepends=True)
+    root, path = _store(tmp_path, lines=len(lines) // 2)
+    site = Site("claude_code", root, interval=0.1)
+    got: list[str] = []
+    ready = threading.Barrier(51)
+
+    version, _ = site.find("claude_code", SID).look(0.0)  # what a page opened now shows
+
+    def reader(url: str) -> None:
+        with httpx.Client(timeout=30) as client:
+            with client.stream("GET", f"{url}/events/claude_code/{SID}?since={version}") as response:
+                assert response.status_code == 200
+                ready.wait()
+                for line in response.iter_lines():
+                    if line == "event: update":
+                        got.append(line)
+                        return
+
+    with _Server(make_app(site, hosts=LOCAL)) as url:
+        threads = [threading.Thread(target=reader, args=(url,), daemon=True) for _ in range(50)]
+        for t in threads:
+            t.start()
+        ready.wait(timeout=60)
+        with path.open("ab") as file:
+            file.write(b"".join(lines[len(lines) // 2 :]))
+        started = time.monotonic()
+        assert httpx.get(f"{url}/", timeout=30).status_code == 200  # still answering
+        for t in threads:
+            t.join(timeout=30)
+        assert len(got) == 50, f"{len(got)} of 50 readers got the update"
+        assert time.monotonic() - started < 30
+        assert len(site.sessions) == 1  # one follower for all of them
