@@ -108,4 +108,14 @@ def test_the_index_search_finds_a_word_only_in_a_tool_result_in_a_browser(tmp_pa
         assert page.inner_text("#count") == "1"
         page.fill("#search", "zzznotaword")
         assert page.inner_text("#count") == "0"
+        page.fill("#search", "")
+        assert page.inner_text("#count") == "2"
+        page.fill("#since", "2999-01-01")  # the filters: dates, harness, project
+        assert page.inner_text("#count") == "0"
+        page.fill("#since", "")
+        page.select_option("#harness", "claude_code")
+        assert page.inner_text("#count") == "2"
+        page.select_option("#project", "/home/dev/shop")
+        assert page.inner_text("#count") == "2"
+        assert "2 sessions · 8 messages" in page.inner_text("[data-role=project-totals]")
         assert not errors

@@ -884,4 +884,7 @@ def render_index(sessions: Iterable[dict[str, Any]], title: str = "Sessions") ->
     for s in sorted(sessions, key=lambda s: s.get("updated") or "", reverse=True):
         groups.setdefault(s.get("project") or "(no project)", []).append(s)
     ordered = sorted(groups.items(), key=lambda kv: kv[1][0].get("updated") or "", reverse=True)
-    return environment().get_template("index.html.j2").render(title=title, groups=ordered, when=when)
+    harnesses = sorted({s.get("harness") or "" for rows in groups.values() for s in rows} - {""})
+    return (
+        environment().get_template("index.html.j2").render(title=title, groups=ordered, when=when, harnesses=harnesses)
+    )
