@@ -98,6 +98,7 @@ class _Differ:
 
     def __init__(self) -> None:
         self.keys: list[bytes] = []
+        self.rest: tuple[int, ...] = ()
         self.started = False
 
     def update(self, conv: Conversation, *, everything: bool = False) -> Update | None:
@@ -109,7 +110,16 @@ class _Differ:
         changed = [i for i in range(start, min(len(old), n)) if old[i] != keys[i]]
         first, self.started = not self.started, True
         self.keys = keys
-        if first or added or changed or n < len(old):
+        # subagents with no recorded call are shown after the conversation: one that starts
+        # or grows is a change too
+        calls = {b.id for m in conv.messages for b in m.content if type(b) is ToolUse}
+        rest = tuple(
+            _size(c.conversation)
+            for c in conv.children
+            if not isinstance(c.link.tool_use_id, str) or c.link.tool_use_id not in calls
+        )
+        grew, self.rest = rest != self.rest, rest
+        if first or added or changed or n < len(old) or grew:
             return Update(conv, added, changed, first)
         return None
 
@@ -150,6 +160,7 @@ class Follower:
         elif harness is not None:
             self.tails = registry.get(harness).append_only
         self.stamp: tuple[Any, ...] | None = None
+        self.sides: tuple[Any, ...] | None = None
         self.missing = False
         # the tail: the file read, up to the end of its last whole line
         self.inode: int | None = None
@@ -171,16 +182,18 @@ class Follower:
             self.missing = False
             events.append(Notice(f"{self.path}: back; reading it again"))
             self.inode = -1  # whatever comes back is read from the start
-        if stamp == self.stamp:
+        sides = self._side_stamp() if self.tails else None
+        if stamp == self.stamp and sides == self.sides:
             return events
         self.stamp = stamp
+        side_changed, self.sides = sides != self.sides, sides
         if self.tails is None:
             self._choose()
             if self.tails is None:  # no whole line yet: whose it is cannot be told
                 self.stamp = None
                 return events
         if self.tails:
-            conv, everything = self._tail(events)
+            conv, everything = self._tail(events, side_changed)
         else:
             conv, everything = self._reread(events), True
         if conv is not None:
@@ -210,7 +223,19 @@ class Follower:
             events.append(Notice(f"{self.path}: cannot read it now ({exc}); waiting for the next change"))
             return None
 
-    def _tail(self, events: list[Event]) -> tuple[Conversation | None, bool]:
+    def _side_stamp(self) -> tuple[Any, ...] | None:
+        """The stamps of the session's side files (its store's ``side_files``: Claude Code's
+        subagent transcripts): a subagent writes there while its parent's file is still."""
+        store = registry.get(self.harness).store if self.harness else None
+        if store is None or store.side_files is None:
+            return None
+        try:
+            files = sorted(f for found in store.side_files(self.path).values() for f in found)
+        except OSError:
+            return None
+        return tuple((str(f), _stamp(Path(f))) for f in files)
+
+    def _tail(self, events: list[Event], side_changed: bool = False) -> tuple[Conversation | None, bool]:
         everything = False
         try:
             file = self.path.open("rb")
@@ -251,7 +276,7 @@ class Follower:
                 self.mark = whole[-MARK:]
                 grew = True
                 file.seek(self.offset)
-        if not grew and not everything:
+        if not grew and not everything and not side_changed:
             return None, False
         name = self.harness or "jsonl"
         session = NativeSession(name, self.codec, list(self.lines), True, self.path)

@@ -23,6 +23,7 @@ from txcodec.kit import registry
 from txcodec.live import Follower
 from txcodec.live import Notice
 from txcodec.live import Update
+from txcodec.model.common import ToolUse
 
 CLAUDE = next((GOLDEN / "claude_code" / "scenarios" / "write_edit").glob("*.jsonl"))
 STREAMED = next((GOLDEN / "claude_code" / "streaming_duplication").glob("*.jsonl"))
@@ -214,3 +215,42 @@ def test_cli_show_follow_idle_exits(tmp_path: Path) -> None:
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 0, err
     assert out.splitlines() == _show(path)
+
+
+def test_a_subagent_appears_under_its_call_as_it_writes(tmp_path: Path) -> None:
+    """A Claude Code subagent writes its own transcript in the session's side folder while
+    the parent's file is still: the follow reads its side files again when they change, and
+    the subagent's messages appear under the call that started it."""
+    case = GOLDEN / "claude_code" / "scenarios" / "foreground_subagent"
+    main = next(case.glob("*.jsonl"))
+    agent = next(case.rglob("agent-*.jsonl"))
+    lines = main.read_bytes().splitlines(keepends=True)
+    # the first lines holding the Agent call as a message (its subagent not yet written)
+    call = next(
+        k
+        for k in range(1, len(lines))
+        if any(
+            type(b) is ToolUse and b.name == "Agent"
+            for m in api.to_common(api.load(b"".join(lines[:k]), "claude_code")).messages
+            for b in m.content
+        )
+    )
+    path = tmp_path / main.name
+    path.write_bytes(b"".join(lines[:call]))
+    side = tmp_path / main.stem / "subagents" / agent.name
+    side.parent.mkdir(parents=True)
+    follower, view = Follower(path), terminal.FollowView()
+    assert not any("┌ subagent" in t for t in _printed(follower, view))
+    agent_lines = agent.read_bytes().splitlines(keepends=True)
+    with side.open("ab") as file:  # the subagent starts: its first line
+        file.write(agent_lines[0])
+    out = _printed(follower, view)  # the parent's file has not changed
+    assert any("┌ subagent" in t for t in out)
+    with side.open("ab") as file:
+        file.write(b"".join(agent_lines[1:]))
+    more = _printed(follower, view)
+    assert "      sub: there is 1 file" in more and not any("┌ subagent" in t for t in more)
+    assert follower.offset == len(b"".join(lines[:call]))
+    # under its call: the subagent's lines come right after the Agent call's line
+    at = next(i for i, t in enumerate(out) if "┌ subagent" in t)
+    assert at == 0 or "▸ Agent" in out[at - 1]

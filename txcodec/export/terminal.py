@@ -122,7 +122,7 @@ class FollowView:
 
     def __init__(self) -> None:
         self.shown: list[list[tuple[str, str]]] = []
-        self.rest = 0  # subagents without a recorded call, printed so far
+        self.rest: list[list[tuple[str, str]]] = []  # the lines of each subagent without a recorded call
         self.count = 0  # messages in the conversation last seen
 
     def lines(self, event: Any) -> list[tuple[str, str]]:
@@ -154,7 +154,13 @@ class FollowView:
                 out.append(("dim", f"↻ message {i + 1} changed:"))
                 out.extend(new)
         _, rest = children_by_call(conv)
-        for child in rest[self.rest :]:
-            out.extend(_child(child, None, 1))
-        self.rest = len(rest)
+        for i, child in enumerate(rest):  # subagents without a recorded call: after the conversation
+            new = list(_child(child, None, 1))
+            old = self.rest[i] if i < len(self.rest) else []
+            if new[: len(old)] == old:
+                out.extend(new[len(old) :])
+            else:
+                out.append(("dim", "↻ a subagent changed:"))
+                out.extend(new)
+        self.rest = [list(_child(child, None, 1)) for child in rest]
         return out
