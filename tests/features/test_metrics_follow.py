@@ -189,3 +189,83 @@ def test_cli_follow_sends_then_a_second_run_sends_nothing_again(tmp_path: Path) 
         receiver.stop()
     refused = CliRunner().invoke(main, ["metrics", "--follow", str(SESSION)])
     assert refused.exit_code == 2 and "--endpoint" in refused.output
+
+
+@pytest.mark.real_client
+def test_real_claude_writing_while_followed_every_point_once(tmp_path: Path) -> None:
+    """The real ``claude -p`` writes its session in the background while metrics --follow
+    ticks; txcodec is restarted from its state file mid-session and the receiver is down
+    when the windows close: when it is back, every point arrives once, and they are the
+    points ``metrics`` derives from the finished session."""
+    import time
+    import uuid
+
+    from txcodec.resume_check.claude_code import munge_cwd
+    from txcodec.resume_check.claude_code import run_claude
+    from txcodec.resume_check.mock.anthropic import AnthropicMock
+    from txcodec.resume_check.mock.anthropic import text
+    from txcodec.resume_check.mock.anthropic import tool_use
+    from txcodec.resume_check.mock.server import MockServer
+    from txcodec.resume_check.report import find_client
+
+    if find_client("claude") is None:
+        pytest.fail("the claude CLI is missing: npm install --prefix clients (see clients/package.json)")
+    home, cwd = tmp_path / "home", tmp_path / "project"
+    home.mkdir()
+    cwd.mkdir()
+    session_id = str(uuid.uuid4())
+    folder = home / ".claude" / "projects" / munge_cwd(str(cwd.resolve()))
+    script = [
+        tool_use("Bash", {"command": "sleep 1; echo one"}, "toolu_m1", say="First."),
+        tool_use("Bash", {"command": "sleep 1; echo two"}, "toolu_m2", say="Second."),
+        text("Done."),
+    ]
+    receiver = Receiver()
+    receiver.start()
+    skew = {"ns": 0}  # added to the clock at the end: every window closed
+    state = tmp_path / "state.json"
+    said: list[str] = []
+
+    def follower() -> MetricsFollower:
+        return MetricsFollower(
+            [home / ".claude" / "projects"],
+            receiver.url,
+            state,
+            now=lambda: time.time_ns() + skew["ns"],
+            sleep=lambda s: None,
+            retries=1,
+            say=said.append,
+        )
+
+    f = follower()
+    ran: list = []
+    with MockServer(AnthropicMock(script, strict=False)) as server:
+        client = threading.Thread(
+            target=lambda: ran.append(
+                run_claude(["-p", "two steps", "--session-id", session_id], cwd, home, server, timeout=90)
+            )
+        )
+        client.start()
+        ticks = 0
+        while client.is_alive():
+            f.tick()
+            ticks += 1
+            if ticks == 10:
+                f = follower()  # txcodec restarted mid-session
+            time.sleep(0.2)
+        client.join()
+    assert ran and ran[0].exit_code == 0, ran and ran[0].stderr[-2000:]
+    f.tick()
+    receiver.stop()  # down when the windows close
+    skew["ns"] = 5 * 60 * 10**9
+    f.tick()
+    assert f.state.outbox and any("not sent" in line for line in said)
+    receiver.start()
+    f = follower()
+    f.tick()
+    receiver.stop()
+    path = folder / f"{session_id}.jsonl"
+    expected = _expected(path)
+    assert len({p[3] for p in expected}) >= 4  # input, output, cache types (and models) of real calls
+    assert len(receiver.points) == len(set(receiver.points))
+    assert sorted(receiver.points) == expected
