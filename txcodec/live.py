@@ -26,7 +26,7 @@ from typing import Any
 import msgspec
 
 from . import api
-from .core.errors import InputError
+from .core.errors import TxcodecError
 from .kit import registry
 from .kit.detect import detect
 from .kit.detect import is_document
@@ -219,7 +219,7 @@ class Follower:
     def _reread(self, events: list[Event]) -> Conversation | None:
         try:
             return api.to_common(api.load(self.path, self.harness), LossReport())
-        except (InputError, OSError, ValueError) as exc:  # half written: the next change is read again
+        except (TxcodecError, OSError, ValueError) as exc:  # half written: the next change is read again
             events.append(Notice(f"{self.path}: cannot read it now ({exc}); waiting for the next change"))
             return None
 
@@ -282,7 +282,7 @@ class Follower:
         session = NativeSession(name, self.codec, list(self.lines), True, self.path)
         try:
             return api.to_common(session, LossReport()), everything
-        except (InputError, ValueError) as exc:
+        except (TxcodecError, ValueError) as exc:
             events.append(Notice(f"{self.path}: cannot read it into Common ({exc})"))
             return None, everything
 
