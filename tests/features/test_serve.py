@@ -193,3 +193,25 @@ def test_fifty_readers_of_a_growing_session_all_get_the_update_and_the_index_ans
         assert len(got) == 50, f"{len(got)} of 50 readers got the update"
         assert time.monotonic() - started < 30
         assert len(site.sessions) == 1  # one follower for all of them
+
+
+def test_binding_elsewhere_prints_the_token_every_request_needs(tmp_path: Path, monkeypatch) -> None:
+    import uvicorn
+
+    from txcodec import serve as server
+
+    root, _ = _store(tmp_path)
+    ran: dict = {}
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: ran.update(app=app, **kw))
+    said: list[str] = []
+    server.serve("0.0.0.0", 9999, harness="claude_code", root=root, say=said.append)
+    [line] = said
+    token = line.split("?token=")[1].split()[0]
+    assert len(token) >= 24 and ran["host"] == "0.0.0.0" and ran["port"] == 9999
+    client = TestClient(ran["app"], base_url="http://192.0.2.7:9999")
+    assert client.get("/").status_code == 403
+    assert client.get(f"/?token={token}").status_code == 200
+    said.clear()
+    server.serve("127.0.0.1", 9999, harness="claude_code", root=root, say=said.append)
+    assert "token" not in said[0]  # loopback: no token
+    assert TestClient(ran["app"], base_url="http://127.0.0.1:9999").get("/").status_code == 200
