@@ -4,7 +4,11 @@ that finds nothing new, and a look after one turn (a few KB) was appended: its d
 alone, and the whole look (decoding, the conversation read again, the messages compared).
 CPU seconds, the best of a few rounds.
 
-    python benchmarks/bench_live.py [--sizes 1 10 50] [--rounds 5]
+    python benchmarks/bench_live.py [--sizes 1 10 50] [--rounds 5] [--rate 1 --seconds 20]
+
+``--rate MB`` also grows a session by that many MB a second for ``--seconds`` while
+``txcodec.live.follow`` follows it (the way ``show --follow`` does, pacing included), and
+prints how far behind the follow was at the end and at worst, and the CPU it took.
 """
 
 from __future__ import annotations
@@ -56,6 +60,8 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", type=float, nargs="+", default=[1, 10, 50])
     ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--rate", type=float, default=0.0, help="MB a second appended while followed")
+    ap.add_argument("--seconds", type=float, default=20.0)
     args = ap.parse_args()
     lines = [json.loads(raw) for raw in SOURCE.read_bytes().splitlines()]
     conversation = [line for line in lines if line.get("type") in ("user", "assistant")]
@@ -100,6 +106,52 @@ def main() -> None:
             print(
                 f"{mb:7.1f}M {min(opened):8.3f} {min(idle) * 1e6:8.0f}µs {min(decoded) * 1e3:6.2f}ms {min(looked):8.3f}"
             )
+    if args.rate:
+        growing(conversation, head, args.rate, args.seconds)
+
+
+def growing(conversation: list[dict], head: list[dict], rate: float, seconds: float) -> None:
+    """A session growing by ``rate`` MB a second, followed as it grows."""
+    import threading
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "growing.jsonl"
+        path.write_bytes(_turn(head, 0))
+        done = threading.Event()
+
+        def write() -> None:
+            n, start, written = 0, time.monotonic(), 0
+            with path.open("ab") as file:
+                while time.monotonic() - start < seconds:
+                    n += 1
+                    chunk = _turn(conversation, n)
+                    file.write(chunk)
+                    file.flush()
+                    written += len(chunk)
+                    ahead = written / (rate * 1e6) - (time.monotonic() - start)
+                    if ahead > 0:
+                        time.sleep(ahead)
+            done.set()
+
+        writer = threading.Thread(target=write)
+        cpu = time.process_time()
+        writer.start()
+        worst, follower_offset = 0, 0
+        follower = Follower(path)
+        while not done.is_set():
+            started = time.process_time()
+            follower.poll()
+            spent = time.process_time() - started
+            worst = max(worst, path.stat().st_size - follower.offset)
+            time.sleep(max(0.2, 2 * spent))
+        follower_offset = follower.offset
+        behind = path.stat().st_size - follower_offset
+        writer.join()
+        print(
+            f"growing {rate} MB/s for {seconds:.0f} s to {path.stat().st_size / 1e6:.1f} MB: behind at the end "
+            f"{behind / 1e6:.1f} MB, at worst {worst / 1e6:.1f} MB; "
+            f"{time.process_time() - cpu:.1f} CPU s (writer included)"
+        )
 
 
 if __name__ == "__main__":

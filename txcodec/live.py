@@ -182,16 +182,15 @@ class Follower:
             self.missing = False
             events.append(Notice(f"{self.path}: back; reading it again"))
             self.inode = -1  # whatever comes back is read from the start
+        if self.tails is None:
+            self._choose()
+            if self.tails is None:  # no whole line yet: whose it is cannot be told
+                return events
         sides = self._side_stamp() if self.tails else None
         if stamp == self.stamp and sides == self.sides:
             return events
         self.stamp = stamp
         side_changed, self.sides = sides != self.sides, sides
-        if self.tails is None:
-            self._choose()
-            if self.tails is None:  # no whole line yet: whose it is cannot be told
-                self.stamp = None
-                return events
         if self.tails:
             conv, everything = self._tail(events, side_changed)
         else:
