@@ -80,7 +80,7 @@ class Site:
     def __init__(self, harness: str | None = None, root: str | os.PathLike[str] | None = None, interval: float = 0.5):
         self.harness, self.root, self.interval = harness, root, interval
         self.sessions: dict[tuple[str, str], _Session] = {}
-        self.rows: dict[tuple[str, float, int], dict[str, Any]] = {}  # (path, mtime, size) -> index row
+        self.rows: dict[str, tuple[tuple[float, int], dict[str, Any]]] = {}  # path -> ((mtime, size), index row)
         self.lock = threading.Lock()
 
     def listing(self) -> list[Any]:
@@ -122,14 +122,15 @@ class Site:
                 st = os.stat(r.path)
             except OSError:
                 continue
-            key = (r.path, st.st_mtime, st.st_size)
-            row = self.rows.get(key)
+            stamp = (st.st_mtime, st.st_size)
+            kept = self.rows.get(r.path)
+            row = kept[1] if kept is not None and kept[0] == stamp else None
             if row is None:
                 try:
                     conv = api.to_common(load_row(r.harness, r.session_id, r.path), PageLoss())
                 except (TxcodecError, OSError, ValueError):
                     continue
-                row = self.rows[key] = {
+                row = {
                     "href": f"/s/{r.harness}/{r.session_id}",
                     "harness": r.harness,
                     "title": html.title_of(conv),
@@ -139,6 +140,7 @@ class Site:
                     "messages": len(conv.messages),
                     "words": search.words(conv),
                 }
+                self.rows[r.path] = (stamp, row)  # one row a session: the last made
             out.append(row)
         return out
 
