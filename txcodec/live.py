@@ -147,10 +147,13 @@ def _stamp(path: Path) -> tuple[Any, ...] | None:
 class Follower:
     """One followed session: :meth:`poll` looks once and returns what changed."""
 
-    def __init__(self, path: str | os.PathLike[str], harness: str | None = None) -> None:
+    def __init__(self, path: str | os.PathLike[str], harness: str | None = None, *, stream: Any = None) -> None:
         self.path = Path(path)
         self.harness = harness
         self.differ = _Differ()
+        # a pipe (``show --follow -``: a stream-json capture as the CLI prints it): read as
+        # it comes, a whole line at a time; ``closed`` once its writer is gone
+        self.stream, self.pending, self.closed = stream, b"", False
         database = split_database(self.path)
         self.watched = database[0] if database is not None else self.path
         # JSON Lines a client appends to are read from an offset; the rest re-read whole
@@ -171,6 +174,8 @@ class Follower:
 
     # --- one look ------------------------------------------------------------------
     def poll(self) -> list[Event]:
+        if self.stream is not None:
+            return self._poll_stream()
         events: list[Event] = []
         stamp = _stamp(self.watched)
         if stamp is None:
@@ -199,6 +204,47 @@ class Follower:
             update = self.differ.update(conv, everything=everything)
             if update is not None:
                 events.append(update)
+        return events
+
+    def _poll_stream(self) -> list[Event]:
+        """What arrived on the pipe since the last look, without waiting for more."""
+        import select
+
+        fd, got, was_closed = self.stream.fileno(), [], self.closed
+        while not self.closed and select.select([fd], [], [], 0)[0]:
+            chunk = os.read(fd, BLOCK)
+            if not chunk:
+                self.closed = True
+                break
+            got.append(chunk)
+        events = self._from_pipe(got)
+        if self.closed and not was_closed:  # said after what it brought
+            events.append(Notice(f"{self.path}: the input was closed"))
+        return events
+
+    def _from_pipe(self, got: list[bytes]) -> list[Event]:
+        events: list[Event] = []
+        if not got:
+            return events
+        data = self.pending + b"".join(got)
+        cut = data.rfind(b"\n") + 1
+        self.pending = data[cut:]  # a last line still coming waits for its LF
+        if not cut:
+            return events
+        whole = data[:cut]
+        if self.harness is None:
+            self.harness = detect(whole)
+        self._decode(whole, events)
+        self.offset += len(whole)
+        session = NativeSession(self.harness, self.codec, list(self.lines), True, None)
+        try:
+            conv = api.to_common(session, LossReport())
+        except (TxcodecError, ValueError) as exc:
+            events.append(Notice(f"{self.path}: cannot read it into Common ({exc})"))
+            return events
+        update = self.differ.update(conv)
+        if update is not None:
+            events.append(update)
         return events
 
     def _choose(self) -> None:
@@ -319,11 +365,14 @@ def follow(
     idle: float | None = None,
     interval: float = 0.2,
     sleep: Callable[[float], None] = time.sleep,
+    stream: Any = None,
 ) -> Iterator[Event]:
     """The session at ``path`` as it is written: the conversation so far, then each
     change, until it has been idle (nothing written) for ``idle`` seconds (never when
-    None). A look every ``interval`` seconds costs a ``stat`` when nothing changed."""
-    follower = Follower(path, harness)
+    None). A look every ``interval`` seconds costs a ``stat`` when nothing changed.
+    ``stream``: a pipe to read instead of a file (``path`` then only names it), followed
+    until it is closed."""
+    follower = Follower(path, harness, stream=stream)
     last = time.monotonic()
     while True:
         started = time.process_time()
@@ -332,7 +381,7 @@ def follow(
         if any(type(e) is Update for e in events):
             last = time.monotonic()
         yield from events
-        if idle is not None and time.monotonic() - last >= idle:
+        if follower.closed or (idle is not None and time.monotonic() - last >= idle):
             return
         # a huge session costs more to read again than the interval: the follow then waits
         # twice what the last look cost, so that it never takes more than a third of a CPU

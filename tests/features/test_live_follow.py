@@ -254,3 +254,36 @@ def test_a_subagent_appears_under_its_call_as_it_writes(tmp_path: Path) -> None:
     # under its call: the subagent's lines come right after the Agent call's line
     at = next(i for i, t in enumerate(out) if "┌ subagent" in t)
     assert at == 0 or "▸ Agent" in out[at - 1]
+
+
+def test_a_stream_json_capture_on_a_pipe_is_followed_until_it_closes(tmp_path: Path) -> None:
+    """``claude -p --output-format stream-json | txcodec show -f -``: the capture is read as
+    it comes, a whole line at a time, and the follow ends when the pipe closes."""
+    capture = GOLDEN / "stream_json" / "subagent" / "capture.jsonl"
+    lines = capture.read_bytes().splitlines(keepends=True)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "txcodec", "show", "-f", "-", "--no-color"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    for line in lines:
+        proc.stdin.write(line[:5])
+        proc.stdin.flush()
+        time.sleep(0.01)
+        proc.stdin.write(line[5:])
+        proc.stdin.flush()
+        time.sleep(0.02)
+    proc.stdin.close()
+    proc.wait(timeout=30)
+    out, err = proc.stdout.read(), proc.stderr.read().decode()
+    assert proc.returncode == 0, err
+    printed = out.decode().splitlines()
+    assert printed[-1] == "⚠ <stdin>: the input was closed"
+    assert printed[1:-1] == _show(capture)[1:]
+    refused = subprocess.run(
+        [sys.executable, "-m", "txcodec", "show", "-"], capture_output=True, text=True, env=env, input=""
+    )
+    assert refused.returncode == 2 and "--follow" in refused.stderr

@@ -40,7 +40,7 @@ def _print(console: object, lines: list[tuple[str, str]]) -> None:
 
 def register(group: click.Group) -> None:
     @group.command("show")
-    @click.argument("path", type=SessionParam())
+    @click.argument("path", type=SessionParam(stdin_ok=True))
     @from_option()
     @click.option("--color/--no-color", default=None, help="Colour the output (default: when stdout is a terminal).")
     @click.option(
@@ -51,10 +51,13 @@ def register(group: click.Group) -> None:
     )
     def show(path: Path, harness: str | None, color: bool | None, follow: bool, idle: float | None) -> None:
         """Show the conversation in PATH (a file, a session id or prefix, or latest[:HARNESS]),
-        its subagents indented under their calls. See docs/live.md for --follow."""
+        its subagents indented under their calls. See docs/live.md for --follow (PATH - with
+        --follow: a stream-json capture piped in, followed until the pipe closes)."""
         if follow:
             _follow(path, harness, color, idle)
             return
+        if str(path) == "-":
+            raise click.UsageError("- (standard input) is for --follow: a capture read as it is printed")
         with user_errors():
             conv = read_common(path, harness)
         console, _ = _printer(color)
@@ -71,7 +74,8 @@ def _follow(path: Path, harness: str | None, color: bool | None, idle: float | N
     view = terminal.FollowView()
     try:
         with user_errors():
-            for event in follow(path, harness, idle=idle):
+            stream = sys.stdin.buffer if str(path) == "-" else None
+            for event in follow("<stdin>" if stream else path, harness, idle=idle, stream=stream):
                 _print(console, view.lines(event))
     except KeyboardInterrupt:  # Ctrl-C is how a follow ends: no traceback
         sys.exit(130)
