@@ -41,7 +41,7 @@ from .metrics import _ns
 from .metrics import send
 
 GRACE = 10.0  # seconds after a window ends before it is closed and sent
-VERSION = 1
+VERSION = 2
 
 
 class State(msgspec.Struct):
@@ -50,7 +50,8 @@ class State(msgspec.Struct):
     not yet sent, and the end of the last window closed (ns)."""
 
     version: int = VERSION
-    sources: dict[str, list[str]] = msgspec.field(default_factory=dict)
+    # per source: each call counted from it, with its time (ns; 0 when it has none)
+    sources: dict[str, dict[str, int]] = msgspec.field(default_factory=dict)
     open: list[list[Any]] = msgspec.field(default_factory=list)
     outbox: list[list[Any]] = msgspec.field(default_factory=list)
     closed_until: int = 0
@@ -93,9 +94,6 @@ class MetricsFollower:
         self.counted = {call for calls in self.state.sources.values() for call in calls}
         self.sums: dict[tuple, float] = {tuple(r[:6]): r[6] for r in self.state.open}
         self.followers: dict[Path, Follower] = {}
-        # only the lookback's calls: on the first run, and for a file first seen after a
-        # long stop (calls counted before are in the state file whatever their age)
-        self.horizon = self.now() - lookback_ns
 
     # --- state -----------------------------------------------------------------------
     def _load(self) -> State:
@@ -112,6 +110,13 @@ class MetricsFollower:
         return state
 
     def _save(self) -> None:
+        # a call older than the lookback would not be sent if met again: no need to keep it
+        oldest = self.now() - self.lookback_ns - WINDOW_NS
+        for calls in self.state.sources.values():
+            old = [call for call, ns in calls.items() if 0 < ns < oldest]
+            for call in old:
+                del calls[call]
+                self.counted.discard(call)
         self.state.open = [[*key, value] for key, value in sorted(self.sums.items())]
         write_atomic(self.state_file, msgspec.json.encode(self.state), overwrite=True)
 
@@ -146,18 +151,19 @@ class MetricsFollower:
         harness = conv.meta.source_harness
         metric = _metric_of(harness)
         session = conv.meta.id if isinstance(conv.meta.id, str) else "unknown"
-        mine = self.state.sources.setdefault(source, [])
+        mine = self.state.sources.setdefault(source, {})
         oldest_open = self.state.closed_until
+        horizon = self.now() - self.lookback_ns  # older when first seen: never sent
         changed = False
         for n, (query_source, m) in enumerate(_calls(conv, "main", set())):
             call = f"{session}\0{m.id if isinstance(m.id, str) else f'{source}#{n}'}"
             if call in self.counted:
                 continue
             self.counted.add(call)
-            mine.append(call)
-            changed = True
             ns = _ns(m.timestamp)
-            if ns is None or ns < self.horizon:
+            mine[call] = ns or 0
+            changed = True
+            if ns is None or ns < horizon:
                 continue  # no time, or before the lookback: counted as seen, never sent
             start = max(ns - ns % WINDOW_NS, oldest_open)
             model = m.model if isinstance(m.model, str) else "unknown"

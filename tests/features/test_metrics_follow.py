@@ -269,3 +269,31 @@ def test_real_claude_writing_while_followed_every_point_once(tmp_path: Path) -> 
     assert len({p[3] for p in expected}) >= 4  # input, output, cache types (and models) of real calls
     assert len(receiver.points) == len(set(receiver.points))
     assert sorted(receiver.points) == expected
+
+
+def test_the_state_forgets_calls_older_than_the_lookback_and_never_sends_them_again(tmp_path: Path) -> None:
+    lines = _spread(SESSION)
+    path, state, sent = tmp_path / "s.jsonl", tmp_path / "state.json", []
+    path.write_bytes(b"".join(raw for raw, _ in lines))
+    clock = {"now": lines[-1][1] + timedelta(minutes=5)}
+
+    def follower() -> MetricsFollower:
+        return MetricsFollower(
+            [path],
+            "http://127.0.0.1:9",
+            state,
+            lookback_ns=3600 * 10**9,
+            now=lambda: int(clock["now"].timestamp() * 1e9),
+            sender=lambda points, url: sent.extend(points),
+        )
+
+    follower().tick()
+    assert sent and json.loads(state.read_bytes())["sources"][str(path)]
+    first = len(sent)
+    clock["now"] += timedelta(hours=3)  # older than the lookback now
+    f = follower()
+    f.tick()
+    f.tick()
+    assert json.loads(state.read_bytes())["sources"][str(path)] == {}  # forgotten
+    follower().tick()  # met again after a restart: older than the lookback, not sent
+    assert len(sent) == first
