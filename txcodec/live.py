@@ -242,6 +242,10 @@ class Follower:
         except (TxcodecError, ValueError) as exc:
             events.append(Notice(f"{self.path}: cannot read it into Common ({exc})"))
             return events
+        if not self.closed and conv.messages and conv.messages[-1].interrupted:
+            # a reply still streaming (a capture with partial messages) reads as interrupted
+            # until its last event: it is shown when it ends, or when the pipe closes
+            conv = msgspec.structs.replace(conv, messages=conv.messages[:-1])
         update = self.differ.update(conv)
         if update is not None:
             events.append(update)

@@ -256,10 +256,13 @@ def test_a_subagent_appears_under_its_call_as_it_writes(tmp_path: Path) -> None:
     assert at == 0 or "▸ Agent" in out[at - 1]
 
 
-def test_a_stream_json_capture_on_a_pipe_is_followed_until_it_closes(tmp_path: Path) -> None:
+@pytest.mark.parametrize("case", ["subagent", "parallel_tools"])
+def test_a_stream_json_capture_on_a_pipe_is_followed_until_it_closes(tmp_path: Path, case: str) -> None:
     """``claude -p --output-format stream-json | txcodec show -f -``: the capture is read as
-    it comes, a whole line at a time, and the follow ends when the pipe closes."""
-    capture = GOLDEN / "stream_json" / "subagent" / "capture.jsonl"
+    it comes, a whole line at a time, and the follow ends when the pipe closes. A reply
+    streamed in partial messages (parallel_tools) is shown once it ends, not while it reads
+    as interrupted."""
+    capture = GOLDEN / "stream_json" / case / "capture.jsonl"
     lines = capture.read_bytes().splitlines(keepends=True)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen(
