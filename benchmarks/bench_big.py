@@ -76,7 +76,8 @@ def write_big(path: Path, mb: float, surrogates: int = 0) -> int:
         while size < mb * 1e6:
             data = unique(bases[k % len(bases)], k)
             if marked < surrogates and k % 3 == 1:  # one text per copy, spread over the file
-                i = data.find(b'"text":"')
+                at = data.find(b'"type":"assistant"')  # in an assistant record: a line usage reads
+                i = data.find(b'"text":"', at) if at >= 0 else -1
                 if i >= 0:
                     data = data[:i] + _SURROGATE + data[i + len(b'"text":"') :]
                     marked += 1
