@@ -620,7 +620,13 @@ STORES = [
 ]
 
 
-@pytest.mark.parametrize("harness", STORES)
+# opencode and Kilo install a session through the client's own ``import``: a real client
+_CLIENT_INSTALLS = {"opencode", "kilo"}
+
+
+@pytest.mark.parametrize(
+    "harness", [pytest.param(h, marks=pytest.mark.real_client) if h in _CLIENT_INSTALLS else h for h in STORES]
+)
 def test_store_export_for_every_harness(harness, tmp_path):
     """A session written and installed as each harness's store holds it, then exported
     from that store: one page, with the calls of the conversation."""
