@@ -32,7 +32,8 @@ def register(group: click.Group) -> None:
             except ImportError:  # rich is optional: plain text then
                 use_color = False
         if not use_color:
-            click.echo(terminal.render(conv), nl=False)
+            for chunk in terminal.chunks(conv):  # written as it is made, not built whole first
+                click.echo(chunk, nl=False)
             return
         console = Console(highlight=False, force_terminal=True)
         for style, line in terminal.lines(conv):

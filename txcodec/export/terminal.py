@@ -91,7 +91,24 @@ STYLES = {
 }
 
 
-def render(conv: Conversation) -> str:
+def _head(conv: Conversation) -> str:
     m = conv.meta
-    head = m.title if m.title is not UNSET else (m.id if m.id is not UNSET else "conversation")
-    return "\n".join([str(head)] + [text for _, text in lines(conv)]) + "\n"
+    return str(m.title if m.title is not UNSET else (m.id if m.id is not UNSET else "conversation"))
+
+
+def render(conv: Conversation) -> str:
+    return "".join(chunks(conv))
+
+
+def chunks(conv: Conversation, size: int = 1 << 16) -> Iterator[str]:
+    """:func:`render`'s text in pieces of about ``size`` characters, as the lines are made:
+    the first is written before the last line exists, and the whole text is never held."""
+    batch, held = [_head(conv)], 0
+    for _, text in lines(conv):
+        batch.append(text)
+        held += len(text)
+        if held >= size:
+            yield "\n".join(batch) + "\n"
+            batch, held = [], 0
+    if batch:
+        yield "\n".join(batch) + "\n"
