@@ -134,16 +134,14 @@ def main() -> None:
             size = write_big(src, mb) / 1e6
             print(f"session {size:.0f} MB")
             if "convert" in jobs:
-                out = Path(tmp) / "out"
+                out = Path(tmp) / "out.jsonl"
                 wall, _, rss = measure([*py, "convert", str(src), "--to", "codex", "-o", str(out)])
                 base = base or (wall, size)
                 grow = (wall / base[0]) / (size / base[1])
                 print(
                     f"  convert -> codex   {wall:7.2f} s  {rss:6.0f} MiB = {rss / size:.2f}x file  time/MB x{grow:.2f}"
                 )
-                for p in out.rglob("*"):
-                    if p.is_file():
-                        p.unlink()
+                out.unlink(missing_ok=True)
             if "show" in jobs:
                 wall, ttfb, rss = measure([*py, "show", str(src)], first_byte=True)
                 print(f"  show               {wall:7.2f} s  first byte {ttfb:5.2f} s  {rss:6.0f} MiB")

@@ -517,3 +517,14 @@ def test_the_forked_writer_is_sent_a_flush_in_asks_of_bounded_size(monkeypatch):
     writer.write(dict(files))
     assert [len(m[2]) for m in sent] == [2, 2, 2, 1]
     assert {rel: part for m in sent for rel, part in m[2].items()} == files
+
+
+def test_the_outcomes_told_do_not_carry_the_rows(tmp_path):
+    """issue 37: ``txcodec export`` keeps every outcome for its summary; each carried the
+    session's rows, so a fresh export's memory grew with the number of sessions."""
+    told = []
+    sources = [str(p) for p in _sessions()[:6]]
+    result = dataset.export_parquet(sources, tmp_path / "out", jobs=1, on_outcome=told.append)
+    assert len(result.written) == len(told) == len(sources)
+    assert all(o.status == "converted" and o.data is None for o in told)
+    assert sum(result.rows.values()) > 0

@@ -62,7 +62,8 @@ def register(group: click.Group) -> None:
             conv = read_common(path, harness)
         console, _ = _printer(color)
         if console is None:
-            click.echo(terminal.render(conv), nl=False)
+            for chunk in terminal.chunks(conv):  # written as it is made, not built whole first
+                click.echo(chunk, nl=False)
             return
         _print(console, list(terminal.lines(conv)))
 

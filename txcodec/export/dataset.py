@@ -865,6 +865,8 @@ def _export(
         in_process=todo_bytes < IN_PROCESS,
         prepare=lambda: _prepare(None if None in names else names),
     ):
+        rows: _Rows = outcome.data
+        outcome.data = None  # the rows go to the writer, not to whoever keeps the outcomes
         tell(outcome)
         old = manifest.get(outcome.source)
         if outcome.status == "failed":  # a known source's rows go with its entry
@@ -873,7 +875,6 @@ def _export(
                 parts.take_out(old.key, old.files)
                 del manifest[outcome.source]
             continue
-        rows: _Rows = outcome.data
         manifest[outcome.source] = _Entry(rows.size, rows.mtime, rows.sha256, rows.key, [], rows.side, rows.digests)
         parts.add(outcome.source, rows, old)
         result.written.append(outcome.source)

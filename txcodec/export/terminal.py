@@ -111,7 +111,7 @@ def heading(conv: Conversation) -> str:
 
 
 def render(conv: Conversation) -> str:
-    return "\n".join([heading(conv)] + [text for _, text in lines(conv)]) + "\n"
+    return "".join(chunks(conv))
 
 
 class FollowView:
@@ -164,3 +164,17 @@ class FollowView:
                 out.extend(new)
         self.rest = [list(_child(child, None, 1)) for child in rest]
         return out
+
+
+def chunks(conv: Conversation, size: int = 1 << 16) -> Iterator[str]:
+    """:func:`render`'s text in pieces of about ``size`` characters, as the lines are made:
+    the first is written before the last line exists, and the whole text is never held."""
+    batch, held = [heading(conv)], 0
+    for _, text in lines(conv):
+        batch.append(text)
+        held += len(text)
+        if held >= size:
+            yield "\n".join(batch) + "\n"
+            batch, held = [], 0
+    if batch:
+        yield "\n".join(batch) + "\n"
