@@ -44,7 +44,7 @@ def test_show_writes_its_text_as_it_is_made(monkeypatch):
     monkeypatch.setattr(terminal, "lines", real)
     out = CliRunner().invoke(main, ["show", str(SESSION), "--no-color"])
     assert out.exit_code == 0 and out.output == terminal.render(conv)
-    assert terminal.render(conv) == "\n".join([terminal._head(conv)] + [t for _, t in real(conv)]) + "\n"
+    assert terminal.render(conv) == "\n".join([terminal.heading(conv)] + [t for _, t in real(conv)]) + "\n"
 
 
 def test_show_indents_subagents():
