@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from datetime import date
 from datetime import datetime
 from datetime import timedelta
+from datetime import timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import Any
@@ -472,6 +473,8 @@ class UsageReport(msgspec.Struct):
     unpriced: list[str]
     errors: list[str]
     prices: str | None  # where the prices came from, None when no price table is installed
+    # one line per file whose calls were already counted in another (a converted copy)
+    copies: list[str] = msgspec.field(default_factory=list)
 
     def to_dict(self) -> dict:
         return {
@@ -480,6 +483,7 @@ class UsageReport(msgspec.Struct):
             "totals": self.totals.to_dict(),
             "unpriced_models": self.unpriced,
             "prices": self.prices,
+            "copies": self.copies,
             "errors": self.errors,
         }
 
@@ -520,10 +524,41 @@ def local_day(ts: str | None) -> str | None:
     return day
 
 
-def _cells(fu: FileUsage, since: str | None, until: str | None) -> dict[tuple[str, str | None], list[int]]:
+_instant_cache: dict[str, int | None] = {}
+
+
+def call_instant(ts: str | None) -> int | None:
+    """A call's timestamp as whole milliseconds since the epoch (a time without a zone is
+    UTC, as the writers that drop it mean it): the same call keeps its instant whatever
+    format a conversion wrote it in (``...Z``, ``+00:00``, microseconds)."""
+    if not ts:
+        return None
+    found = _instant_cache.get(ts, 0)
+    if found != 0:
+        return found
+    try:
+        moment = datetime.fromisoformat(ts)
+    except ValueError:
+        moment = None
+    if moment is not None and moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    found = _instant_cache[ts] = round(moment.timestamp() * 1000) if moment is not None else None
+    return found
+
+
+Cells = dict[tuple[str, str | None], list[int]]
+# a call that a copy may share: (instant in ms, model) -> (its cell, its counters)
+Marks = dict[tuple[int, str], tuple[tuple[str, str | None], list[int]]]
+
+
+def _cells(fu: FileUsage, since: str | None, until: str | None) -> tuple[Cells, Marks]:
     """The file's counters per (model, local day), calls outside [since, until] left out;
-    each call once (:func:`_unique`, inlined: this runs once per call of a whole store)."""
-    cells: dict[tuple[str, str | None], list[int]] = {}
+    each call once (:func:`_unique`, inlined: this runs once per call of a whole store).
+    With them, each counted call's mark (its instant and model) and its own counters: a
+    session converted by txcodec keeps both, so the report finds the copy's calls in the
+    original (docs/usage.md#converted-sessions)."""
+    cells: Cells = {}
+    marks: Marks = {}
     seen: set[str] = set()
     days = _day_cache
     bounded = since is not None or until is not None
@@ -540,22 +575,26 @@ def _cells(fu: FileUsage, since: str | None, until: str | None) -> dict[tuple[st
         c = cells.get(key)
         if c is None:
             c = cells[key] = [0] * _N
-        c[0] += 1  # the counters in ModelUsage's order: see _count
+        one = [0] * _N  # this call's counters, in ModelUsage's order: see _count
+        one[0] = 1
         if tokens is None:
-            c[2] += 1
+            one[2] = 1
         elif verified:
-            c[3] += tokens[0]
-            c[4] += tokens[1]
-            c[5] += tokens[2]
-            c[6] += tokens[3]
-            c[11] += reasoning or 0
+            one[3:7] = tokens
+            one[11] = reasoning or 0
         else:
-            c[1] += 1
-            c[7] += tokens[0]
-            c[8] += tokens[1]
-            c[9] += tokens[2]
-            c[10] += tokens[3]
-    return cells
+            one[1] = 1
+            one[7:11] = tokens
+        for i, value in enumerate(one):
+            c[i] += value
+        instant = call_instant(ts) if model else None
+        if instant is not None:
+            mark = (instant, model)
+            if mark in marks:  # two calls of one model in one millisecond: no mark can tell them apart
+                marks[mark] = (key, [])
+            else:
+                marks[mark] = (key, one)
+    return cells, marks
 
 
 def _read_one(job: tuple[str, str | None, bool, str | None, str | None, bool]) -> tuple[Any, ...]:
@@ -567,10 +606,95 @@ def _read_one(job: tuple[str, str | None, bool, str | None, str | None, bool]) -
     try:
         fu = file_usage(path, harness, subagents=subagents)
     except NotASession as exc:
-        return (path, None, str(exc) if explicit else None)
+        return (path, None, str(exc) if explicit else None, None)
     except (OSError, ValueError, TxcodecError, msgspec.MsgspecError) as exc:
-        return (path, None, str(exc) if str(exc).startswith(path) else f"{path}: {exc}")
-    return (path, (fu.harness, fu.session, fu.cwd), _cells(fu, since, until))
+        return (path, None, str(exc) if str(exc).startswith(path) else f"{path}: {exc}", None)
+    return (path, (fu.harness, fu.session, fu.cwd), *_cells(fu, since, until))
+
+
+def _drop_copies(results: list[tuple]) -> list[str]:
+    """Count each model call once across files: a call whose mark (instant and model) is
+    in several files counts in the one written first (the oldest file: a conversion writes
+    its copy after the session it copies), and comes off the others' cells. Returns one
+    line per file that held copies (docs/usage.md#converted-sessions)."""
+    owner: dict[tuple[int, str], int] = {}
+    shared: set[tuple[int, str]] = set()
+    for i, result in enumerate(results):
+        marks = result[3]
+        if not marks:
+            continue
+        for mark in marks:
+            if owner.setdefault(mark, i) != i:
+                shared.add(mark)
+    mtimes: dict[int, tuple[float, str]] = {}
+
+    def age(i: int) -> tuple[float, str]:
+        if i not in mtimes:
+            mtimes[i] = (_mtime(Path(results[i][0])), results[i][0])
+        return mtimes[i]
+
+    holders: dict[tuple[int, str], list[int]] = {}
+    for i, result in enumerate(results):
+        marks = result[3]
+        if marks:
+            for mark in shared.intersection(marks):
+                holders.setdefault(mark, []).append(i)
+    skipped: dict[int, tuple[int, set[int]]] = {}
+    for mark, files in holders.items():
+        first = min(files, key=age)
+        if not results[first][3][mark][1]:
+            continue  # ambiguous in its own file
+        for i in files:
+            if i == first:
+                continue
+            key, one = results[i][3][mark]
+            if not one:
+                continue
+            del results[i][3][mark]
+            cell = results[i][2][key]
+            for k, value in enumerate(one):
+                cell[k] -= value
+            if not cell[0]:
+                del results[i][2][key]
+            n, origins = skipped.get(i, (0, set()))
+            origins.add(first)
+            skipped[i] = (n + 1, origins)
+    # a copy whose format keeps no instant or model marks no call: a conversion keeps the
+    # session's id where the target allows, so its unmarked calls are matched by that id
+    # in an older file of another harness (its origin)
+    by_id: dict[str, list[int]] = {}
+    for i, result in enumerate(results):
+        if result[1] is not None and result[1][1] not in (None, "?"):
+            by_id.setdefault(result[1][1], []).append(i)
+    for files in by_id.values():
+        if len({results[i][1][0] for i in files}) < 2:
+            continue
+        first = min(files, key=age)
+        for i in files:
+            if results[i][1][0] == results[first][1][0]:
+                continue
+            unmarked = {key: list(cell) for key, cell in results[i][2].items()}
+            for key, one in (results[i][3] or {}).values():
+                for k, value in enumerate(one):
+                    unmarked[key][k] -= value
+            n = 0
+            for key, left in unmarked.items():
+                if left[0] > 0:
+                    n += left[0]
+                    cell = results[i][2][key]
+                    for k, value in enumerate(left):
+                        cell[k] -= value
+                    if not cell[0]:
+                        del results[i][2][key]
+            if n:
+                count, origins = skipped.get(i, (0, set()))
+                origins.add(first)
+                skipped[i] = (count + n, origins)
+    lines = []
+    for i, (n, origins) in sorted(skipped.items()):
+        where = ", ".join(sorted(results[j][0] for j in origins))
+        lines.append(f"{results[i][0]}: {n} call{'s' if n != 1 else ''} already counted in {where}")
+    return lines
 
 
 def store_files(harness: str | None = None) -> list[tuple[Path, str]]:
@@ -682,7 +806,8 @@ def usage(
     rates = _Prices() if prices else None
     by_day = bool({"day", "week", "month"} & set(by))
     weeks: dict[str, str] = {}
-    for path, ident, cells in results:
+    copies = _drop_copies(results)
+    for path, ident, cells, _marks in results:
         if ident is None:
             if cells is not None:
                 errors.append(cells)
@@ -732,7 +857,7 @@ def usage(
     if rates is not None:
         rates.save()
         source = rates.source
-    return UsageReport(by=by, rows=rows, totals=totals, unpriced=unpriced, errors=errors, prices=source)
+    return UsageReport(by=by, rows=rows, totals=totals, unpriced=unpriced, errors=errors, prices=source, copies=copies)
 
 
 def _add_cost(row: UsageRow, cost: float | None) -> None:

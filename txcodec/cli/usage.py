@@ -219,6 +219,12 @@ def _table(report: Any, keys: list[str], no_cost: bool) -> None:
     (_rich if sys.stdout.isatty() and _has_rich() else _plain)(header, rows, len(keys))
     if report.totals.calls_unverified:
         click.echo("\n" + _NOTE)
+    if report.copies:
+        n = sum(int(line.rsplit(": ", 1)[1].split()[0]) for line in report.copies)
+        click.echo(
+            f"not counted again: {n} call{'s' if n != 1 else ''} in {len(report.copies)} converted"
+            f" cop{'ies' if len(report.copies) != 1 else 'y'} of sessions counted above (--json lists them)"
+        )
     if report.unpriced and not no_cost:
         click.echo(f"no price known for: {', '.join(report.unpriced)} (their cost is left out: ? or >= in the table)")
     elif report.prices is None and not no_cost:
