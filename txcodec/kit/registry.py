@@ -215,6 +215,10 @@ class Harness(msgspec.Struct, frozen=True):
     # the OpenTelemetry metric its client itself sends token usage as (metrics.py sends
     # the same name for it); None: txcodec's own
     token_metric: str | None = None
+    # its tool results carry ``is_error`` when a call failed and leave it out when it did
+    # not (the Messages API's default): an unflagged result is a success. False: an
+    # unflagged result's outcome is unknown (the tables' ``error_unknown``)
+    flags_failed_results: bool = False
     # check_resume(path: Path, **options) -> ResumeReport: what the real client sends
     check_resume: Callable[..., Any] | None = None
     # the client's command that continues a session of its store, "{id}" standing for the
