@@ -38,16 +38,37 @@ def _summary(loss: LossReport, target: str, quiet: bool = False) -> None:
         click.echo(f"loss: {summary(loss.counts(), target)}", err=True)
 
 
-def _write_out(written: registry.Written, out: Path) -> list[Path]:
-    """One file to ``out``; several files beneath ``out`` as a folder (paths kept)."""
+# names that say "a file": a target that writes a folder refuses them as -o
+_FILE_SUFFIXES = (".jsonl", ".json", ".zst", ".md", ".txt", ".db", ".html")
+
+
+def _write_out(written: registry.Written, out: Path, to: str, force: bool = False) -> list[Path]:
+    """One file to ``out``; several files beneath ``out`` as a folder (paths kept).
+    ``force`` replaces what is there."""
     if len(written.files) == 1 and not out.is_dir():
         data = written.files[written.main]
         if out.name.endswith(".zst"):  # named compressed: written compressed (read back by every command)
             import zstandard
 
             data = zstandard.ZstdCompressor().compress(data)
-        return [write_atomic(out, data)]
-    return install_files(out, written.files)
+        try:
+            return [write_atomic(out, data, overwrite=force)]
+        except TargetExists as exc:
+            raise click.ClickException(f"{exc} (--force replaces it)") from exc
+    if not out.is_dir() and out.name.lower().endswith(_FILE_SUFFIXES):
+        raise click.UsageError(
+            f"-o {out}: {registry.get(to).title} writes a folder of {len(written.files)} files "
+            f"({', '.join(written.files)}); give -o a folder name"
+        )
+    if force:
+        for rel in written.files:
+            (out / rel).unlink(missing_ok=True)
+    try:
+        paths = install_files(out, written.files)
+    except TargetExists as exc:
+        raise click.ClickException(f"{exc} (--force replaces it)") from exc
+    click.echo(f"made the folder {out}/ with {len(paths)} files; the session: {out / written.main}", err=True)
+    return paths
 
 
 def _resume_argv(harness: str, written: registry.Written) -> list[str] | None:
@@ -179,6 +200,7 @@ def register(group: click.Group) -> None:
         "-j", "--jobs", type=click.IntRange(min=1), help="Sessions converted at once (default: the CPU count)."
     )
     @click.option("--skip-existing", is_flag=True, help="Skip a session whose converted files already exist.")
+    @click.option("-f", "--force", is_flag=True, help="Replace the -o file (or the files it would write) if there.")
     @click.option(
         "--cwd",
         type=str,
@@ -226,6 +248,7 @@ def register(group: click.Group) -> None:
         root: Path | None,
         jobs: int | None,
         skip_existing: bool,
+        force: bool,
         cwd: str | None,
         session_id: str | None,
         show_loss: bool,
@@ -246,6 +269,8 @@ def register(group: click.Group) -> None:
         """
         if out is not None and install:
             raise click.UsageError("-o and --install exclude each other")
+        if force and out is None:
+            raise click.UsageError("--force replaces what -o names: give -o")
         if all_ and srcs:
             raise click.UsageError("--all takes no SRC")
         if not all_ and not srcs:
@@ -266,6 +291,7 @@ def register(group: click.Group) -> None:
                 "--prompt": prompts or None,
                 "--input": input_side,
                 "--stdin-side": stdin_side or None,
+                "--force": force or None,
             }
             given = [name for name, value in single_only.items() if value is not None]
             if given:
@@ -296,7 +322,7 @@ def register(group: click.Group) -> None:
                         err=True,
                     )
             elif out is not None:
-                for path in _write_out(written, out):
+                for path in _write_out(written, out, to, force):
                     click.echo(f"wrote {path}", err=True)
             elif not show_loss:
                 sys.stdout.buffer.write(written.files[written.main])
