@@ -183,6 +183,8 @@ def _convert(
     stdin_side: bool,
     default_cwd: str | None,
 ) -> tuple[registry.Written, LossReport]:
+    to = registry.canonical(to)  # claude, Codex, gemini-cli: the ids they mean
+    from_ = registry.canonical(from_) if from_ else from_
     wanted = registry.find(to)  # an unknown name is reported once the source is read, as before
     if stdin_side and not (wanted is not None and wanted.writes_stdin_side):
         name = _declaring(lambda h: h.writes_stdin_side)

@@ -788,6 +788,10 @@ def usage(
     processes (default: the CPU count). A file that cannot be read is an error line in
     the report, not an exception."""
     by = list(by)
+    if harness is not None:
+        from .kit import registry
+
+        harness = registry.canonical(harness)
     for key in by:
         if key not in GROUP_KEYS:
             raise InputError(f"cannot group by {key!r}; choose from {', '.join(GROUP_KEYS)}")

@@ -31,6 +31,8 @@ class _HarnessChoice(click.Choice):
         pass
 
     def convert(self, value: Any, param: Any, ctx: Any) -> Any:
+        if isinstance(value, str) and value not in self.extra:
+            value = registry.canonical(value)  # claude, Codex, gemini-cli: the ids they mean
         # a built-in harness is checked alone: listing the choices imports every harness
         if (
             value in self.extra
@@ -38,11 +40,24 @@ class _HarnessChoice(click.Choice):
             and (not self.writable or registry.get(value).write is not None)
         ):
             return value
+        if value not in self.choices:  # the same line as --from's: the closest name first
+            import difflib
+
+            names = [*self.choices, *registry.ALIASES]
+            close = difflib.get_close_matches(str(value).lower(), names, n=1)
+            hint = f" (did you mean {registry.canonical(close[0])!r}?)" if close else ""
+            self.fail(f"unknown harness {value!r}{hint}; known: {', '.join(self.choices)}", param, ctx)
         return super().convert(value, param, ctx)
 
 
 def harness_choice() -> click.Choice:
     return _HarnessChoice()
+
+
+def canonical_harness(ctx: Any, param: Any, value: Any) -> Any:
+    """An option callback: a harness name as its id (``claude`` → ``claude_code``, any
+    case); an unknown name is left for the command to report."""
+    return registry.canonical(value) if isinstance(value, str) else value
 
 
 def echo_json(value: Any) -> None:
@@ -145,6 +160,7 @@ def from_option(help: str = "The input's harness (detected when left out).", **k
         shell_complete=lambda ctx, param, incomplete: [
             n for n in sorted(registry.harnesses()) if n.startswith(incomplete)
         ],
+        callback=canonical_harness,
         **kwargs,
     )
 
