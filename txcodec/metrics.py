@@ -185,11 +185,49 @@ def export_request(points: list[Point]) -> Any:
     return request
 
 
-def to_otlp_json(points: list[Point]) -> bytes:
-    """OTLP/JSON (the protobuf JSON mapping, enums as integers, as OTLP specifies)."""
-    from google.protobuf.json_format import MessageToJson
+_DELTA = 1  # AGGREGATION_TEMPORALITY_DELTA
 
-    return MessageToJson(export_request(points), use_integers_for_enums=True, indent=2).encode() + b"\n"
+
+def _value(text: str) -> dict[str, Any]:
+    return {"stringValue": text}
+
+
+def to_otlp_json(points: list[Point]) -> bytes:
+    """OTLP/JSON: the request :func:`export_request` builds, in the protobuf JSON mapping
+    (camelCase keys, 64-bit integers as strings, enums as integers, as OTLP specifies),
+    written with msgspec: it needs no protobuf, so no extra
+    (``tests/features/test_metrics.py`` checks it against protobuf's own mapping)."""
+    import msgspec
+
+    metrics: dict[str, dict[str, Any]] = {}
+    for p in points:
+        metric = metrics.get(p.metric)
+        if metric is None:
+            metric = metrics[p.metric] = {
+                "name": p.metric,
+                "description": DESCRIPTION,
+                "unit": UNIT,
+                "sum": {"dataPoints": [], "aggregationTemporality": _DELTA, "isMonotonic": True},
+            }
+        metric["sum"]["dataPoints"].append(
+            {
+                "startTimeUnixNano": str(p.start_ns),
+                "timeUnixNano": str(p.end_ns),
+                "asDouble": float(p.value),
+                "attributes": [{"key": k, "value": _value(v)} for k, v in p.attributes.items()],
+            }
+        )
+    resource = {
+        "attributes": [
+            {"key": "service.name", "value": _value("txcodec")},
+            {"key": "service.version", "value": _value(__version__)},
+        ]
+    }
+    scope = {"scope": {"name": "txcodec", "version": __version__}}
+    if metrics:
+        scope["metrics"] = list(metrics.values())
+    request = {"resourceMetrics": [{"resource": resource, "scopeMetrics": [scope]}]}
+    return msgspec.json.format(msgspec.json.encode(request), indent=2) + b"\n"
 
 
 def to_otlp_proto(points: list[Point]) -> bytes:

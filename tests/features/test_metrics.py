@@ -330,3 +330,19 @@ def test_codex_exports_a_per_turn_histogram_not_this_metric():
     assert "token_type" in keys and not keys & {"session.id", "session_id", "conversation.id", "thread_id"}
     assert types == {"input", "cached_input", "cache_write_input", "output", "reasoning_output", "total"}
     assert not [name for name in metrics if name.endswith("token.usage")]
+
+
+def test_otlp_json_is_protobuf_s_own_mapping_without_protobuf():
+    """Issue 34.5: OTLP/JSON is written without protobuf, and is what protobuf's JSON
+    mapping of the same request gives."""
+    from google.protobuf.json_format import MessageToJson
+
+    from txcodec.metrics import export_request
+    from txcodec.metrics import to_otlp_json
+
+    session = next((Path(__file__).parents[2] / "golden" / "claude_code" / "streaming_duplication").glob("*.jsonl"))
+    points = token_points([api.to_common(api.load(session))])
+    assert points
+    for some in (points, []):
+        want = json.loads(MessageToJson(export_request(some), use_integers_for_enums=True))
+        assert json.loads(to_otlp_json(some)) == want

@@ -47,7 +47,8 @@ def register(group: click.Group) -> None:
         transcripts: one point per finished call (its last fragment's usage, counted once),
         type input/output/cacheRead/cacheCreation, model, session.id and query_source
         main/subagent, as per-minute delta sums. Other harnesses' calls go under
-        txcodec.token.usage. Needs the metrics extra. See docs/metrics.md."""
+        txcodec.token.usage. otlp-proto and --endpoint need the metrics extra. See
+        docs/metrics.md."""
         with user_errors():
             since_ns = parse_since(since) if since else None
             conversations = [read_common(p) for p in _files(paths)]
