@@ -21,13 +21,10 @@ per-turn histogram without a session id; docs/metrics.md).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
-from datetime import timedelta
-from datetime import timezone
 from typing import Any
 
 from msgspec import UNSET
@@ -84,17 +81,12 @@ def _ns(timestamp: Any) -> int | None:
     return None if when is None else int(when.timestamp() * 1_000_000) * 1000
 
 
-def parse_since(value: str, now: datetime | None = None) -> int:
-    """``--since``: an ISO 8601 time, or a duration back from now (``90m``, ``24h``, ``7d``)."""
-    m = re.fullmatch(r"(\d+)([smhd])", value.strip())
-    if m:
-        unit = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days"}[m.group(2)]
-        when = (now or datetime.now(timezone.utc)) - timedelta(**{unit: int(m.group(1))})
-        return int(when.timestamp() * 1_000_000) * 1000
-    ns = _ns(value)
-    if ns is None:
-        raise InputError(f"--since {value!r}: not an ISO 8601 time nor a duration such as 24h")
-    return ns
+def since_ns(text: str, timezone: str | None = None, now: datetime | None = None) -> int:
+    """``--since`` as nanoseconds since the epoch, in the one grammar of
+    :mod:`txcodec.core.dates` (``2w``, ``today``, an ISO time)."""
+    from .core.dates import parse_when
+
+    return int(parse_when(text, now=now, tz=timezone).timestamp() * 1_000_000) * 1000
 
 
 def _calls(conv: Conversation, source: str, seen: set[str]) -> Iterator[tuple[str, Any]]:

@@ -22,10 +22,10 @@ from collections.abc import Callable
 from collections.abc import Iterable
 from collections.abc import Iterator
 from collections.abc import Sequence
+from datetime import UTC
 from datetime import date
 from datetime import datetime
 from datetime import timedelta
-from datetime import timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 from typing import Any
@@ -488,27 +488,19 @@ class UsageReport(msgspec.Struct):
         }
 
 
-def parse_when(text: str) -> date:
-    """``--since``/``--until`` as the local day they name (usage counts local days, as
-    ccusage does): a bare date (``YYYY-MM-DD``, ``YYYYMMDD``) is that day; anything else
-    :func:`txcodec.core.dates.parse_when` takes (an ISO time, ``today``, ``7d``, ``12h``) is the
-    local day its instant falls on. Raises InputError otherwise."""
-    from .core import dates
-
-    value = text.strip()
-    if len(value) == 8 and value.isdigit():
-        value = f"{value[:4]}-{value[4:6]}-{value[6:]}"
-    try:
-        return date.fromisoformat(value) if len(value) == 10 else dates.parse_when(value).astimezone().date()
-    except ValueError:
-        raise InputError(f"{text!r}: not a date (use 2026-11-30, an ISO time, today, or an age like 7d)") from None
-
-
 _day_cache: dict[str, str] = {}
+_zone: Any = None  # the zone whose days a report counts (None: the system's); workers inherit it
+
+
+def _use_zone(where: Any) -> None:
+    global _zone
+    if where is not _zone:
+        _zone = where
+        _day_cache.clear()
 
 
 def local_day(ts: str | None) -> str | None:
-    """The local calendar day of an ISO timestamp (``None`` when it is none)."""
+    """The calendar day of an ISO timestamp in the report's zone (``None`` when it is none)."""
     if not ts:
         return None
     key = ts[:16] + ts[-6:]  # same minute, same zone: same day
@@ -519,7 +511,7 @@ def local_day(ts: str | None) -> str | None:
         except ValueError:
             return None
         if moment.tzinfo is not None:
-            moment = moment.astimezone()
+            moment = moment.astimezone(_zone)
         day = _day_cache[key] = moment.date().isoformat()
     return day
 
@@ -541,7 +533,7 @@ def call_instant(ts: str | None) -> int | None:
     except ValueError:
         moment = None
     if moment is not None and moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
+        moment = moment.replace(tzinfo=UTC)
     found = _instant_cache[ts] = round(moment.timestamp() * 1000) if moment is not None else None
     return found
 
@@ -779,11 +771,13 @@ def usage(
     subagents: bool = True,
     jobs: int | None = None,
     prices: bool = True,
+    timezone: str | None = None,
 ) -> UsageReport:
     """Token usage (and cost) of session files, folders (recursively), or with no
     ``paths`` every store, grouped ``by`` any of session, day, week, month, model,
-    project, harness. ``since``/``until`` keep calls of those local days (a date, or an
-    age such as ``"7d"``); ``project`` keeps sessions whose folder is named so (or whose
+    project, harness. ``since``/``until`` keep calls of those days in ``timezone`` (an IANA
+    name or ``UTC``; None: the system's), written as :mod:`txcodec.core.dates` says (a date,
+    ``today``, an age such as ``"7d"``); ``project`` keeps sessions whose folder is named so (or whose
     cwd contains it); ``harness`` keeps one harness. Files are read by ``jobs``
     processes (default: the CPU count). A file that cannot be read is an error line in
     the report, not an exception."""
@@ -795,8 +789,12 @@ def usage(
     for key in by:
         if key not in GROUP_KEYS:
             raise InputError(f"cannot group by {key!r}; choose from {', '.join(GROUP_KEYS)}")
-    lo = (since if isinstance(since, date) else parse_when(since)).isoformat() if since else None
-    hi = (until if isinstance(until, date) else parse_when(until)).isoformat() if until else None
+    from .core import dates
+
+    where = dates.zone(timezone)
+    _use_zone(where)
+    lo = (since if isinstance(since, date) else dates.parse_day(since, tz=where)).isoformat() if since else None
+    hi = (until if isinstance(until, date) else dates.parse_day(until, tz=where)).isoformat() if until else None
     work = _jobs_for(paths, harness)
     if lo is not None and not paths:  # a store file untouched since before ``since`` holds no later call
         floor = datetime.fromisoformat(lo).timestamp() - 86400

@@ -60,6 +60,39 @@ def canonical_harness(ctx: Any, param: Any, value: Any) -> Any:
     return registry.canonical(value) if isinstance(value, str) else value
 
 
+_TIMEZONE = "txcodec.timezone"
+
+
+def timezone_option() -> Any:
+    """``--timezone ZONE``: the zone of the days (and zoneless times) that ``--since`` and
+    ``--until`` name; kept for :func:`chosen_timezone`, so a command needs no parameter."""
+
+    def keep(ctx: click.Context, param: Any, value: str | None) -> str | None:
+        if value is not None:
+            from ..core.dates import zone
+
+            try:
+                zone(value)
+            except ValueError as exc:
+                raise click.BadParameter(str(exc), ctx, param) from None
+            ctx.meta[_TIMEZONE] = value
+        return value
+
+    return click.option(
+        "--timezone",
+        metavar="ZONE",
+        expose_value=False,
+        callback=keep,
+        help="The zone of the days --since/--until name: an IANA name (Europe/Berlin) or UTC; default: the system's.",
+    )
+
+
+def chosen_timezone() -> str | None:
+    """The ``--timezone`` of the command running (None: the system's zone)."""
+    ctx = click.get_current_context(silent=True)
+    return ctx.meta.get(_TIMEZONE) if ctx is not None else None
+
+
 def echo_json(value: Any) -> None:
     click.echo(msgspec.json.format(msgspec.json.encode(value), indent=2).decode())
 

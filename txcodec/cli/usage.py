@@ -11,8 +11,10 @@ import click
 from ..usage import GROUP_KEYS
 from ..usage import TOKEN_FIELDS
 from .options import SessionParam
+from .options import chosen_timezone
 from .options import echo_json
 from .options import harness_choice
+from .options import timezone_option
 from .options import user_errors
 
 _NOTE = (
@@ -155,9 +157,10 @@ def register(group: click.Group) -> None:
     @click.option(
         "--since",
         metavar="WHEN",
-        help="Calls from this local day on: a date, an ISO time, today, or an age such as 7d, 2w.",
+        help="Calls from this day on: a date, an ISO time, today, or an age: 30min, 12h, 7d, 2w, 3mo.",
     )
-    @click.option("--until", metavar="WHEN", help="Calls up to this local day (same forms as --since).")
+    @click.option("--until", metavar="WHEN", help="Calls up to this day (same forms as --since).")
+    @timezone_option()
     @click.option("--project", metavar="NAME", help="Sessions whose project folder is NAME (or whose cwd contains it).")
     @click.option(
         "--harness", type=harness_choice(), help="One harness: its store with no PATH, its format for the files given."
@@ -199,6 +202,7 @@ def register(group: click.Group) -> None:
                 subagents=not no_subagents,
                 jobs=jobs,
                 prices=not no_cost,
+                timezone=chosen_timezone(),
             )
         for line in report.errors:
             click.echo(f"Error: {line}", err=True)
