@@ -934,25 +934,38 @@ class _Prices:
         self.source = None
         self.key = None
         self.dirty = False
-        if spec is None or spec.origin is None:
-            return
-        origin = Path(spec.origin)
+        self.installed = False
+        self.snapshot: dict | None = None  # the shipped table, read when a model is first priced from it
+        installed = spec is not None and spec.origin is not None
+        origin = Path(spec.origin) if installed else SNAPSHOT
         try:
             self.key = f"{origin}:{origin.stat().st_mtime_ns}"
         except OSError:
-            pass
+            return  # no table at all (a source tree without its snapshot)
         cached = self._cache_read()
         if cached is not None:
             self.rates = cached["rates"]
             self.source = cached.get("source")
         if not isinstance(self.source, str):
-            # the table's name and version, from its folder's listing (site-packages holds
-            # hundreds of entries: kept in the cache with the rates, listed once per release)
-            dist = sorted(origin.parent.parent.glob("genai_prices-*.dist-info"))
-            self.source = "genai-prices " + (
-                dist[-1].name.removeprefix("genai_prices-").removesuffix(".dist-info") if dist else "?"
-            )
+            if installed:
+                # the table's name and version, from its folder's listing (site-packages holds
+                # hundreds of entries: kept in the cache with the rates, listed once per release)
+                dist = sorted(origin.parent.parent.glob("genai_prices-*.dist-info"))
+                version = dist[-1].name.removeprefix("genai_prices-").removesuffix(".dist-info") if dist else "?"
+                when = date.fromtimestamp(origin.stat().st_mtime).isoformat()
+                self.source = f"genai-prices {version} (installed {when})"
+            else:
+                table = self._snapshot()
+                self.source = f"{table['source']} (snapshot of {table['date']}, shipped with txcodec)"
             self.dirty = True
+        self.installed = installed
+
+    def _snapshot(self) -> dict:
+        if self.snapshot is None:
+            from .core.zst import read_bytes
+
+            self.snapshot = msgspec.json.decode(read_bytes(SNAPSHOT))
+        return self.snapshot
 
     @staticmethod
     def _cache_path() -> Path:
@@ -988,7 +1001,9 @@ class _Prices:
         if model in self.rates:
             return self.rates[model]
         found = None
-        if self.source is not None and model != "?":
+        if self.source is not None and model != "?" and not self.installed:
+            found = snapshot_rates(model, self._snapshot())
+        elif self.source is not None and model != "?":
             if self.calc is None:
                 import genai_prices
 
@@ -1033,3 +1048,110 @@ def model_cost(row: ModelUsage) -> float | None:
     if rates is None:
         return None
     return sum(rate * (getattr(row, f) + getattr(row, "unverified_" + f)) for rate, f in zip(rates, TOKEN_FIELDS))
+
+
+# --- the price table shipped with txcodec -------------------------------------------------
+#
+# A snapshot of genai-prices' table, so a default install prices sessions without it
+# (genai-prices brings pydantic and an HTTP client: the ``prices`` extra). It is made from
+# the installed genai-prices by ``python -m txcodec.usage`` and updated with each release;
+# an installed genai-prices is newer, and is used instead (docs/usage.md#cost).
+
+SNAPSHOT = Path(__file__).parent / "prices.json.zst"
+
+
+def _rule(logic: Any) -> Any:
+    """A genai-prices match clause as JSON: ``{"equals": s}``, ``{"or": [...]}``, …"""
+    for key in ("equals", "starts_with", "ends_with", "contains", "regex"):
+        if hasattr(logic, key):
+            return {key: getattr(logic, key)}
+    if hasattr(logic, "or_"):
+        return {"or": [_rule(c) for c in logic.or_]}
+    return {"and": [_rule(c) for c in logic.and_]}
+
+
+def _matches(rule: dict, text: str) -> bool:
+    """genai-prices' clause semantics: case-insensitive, but a regex as written."""
+    if "or" in rule:
+        return any(_matches(c, text) for c in rule["or"])
+    if "and" in rule:
+        return all(_matches(c, text) for c in rule["and"])
+    if "regex" in rule:
+        import re
+
+        return re.search(rule["regex"], text) is not None
+    key, value = next(iter(rule.items()))
+    value = value.lower()
+    if key == "equals":
+        return text == value
+    if key == "starts_with":
+        return text.startswith(value)
+    if key == "ends_with":
+        return text.endswith(value)
+    return value in text
+
+
+def snapshot_rates(model: str, table: dict) -> list[float] | None:
+    """The per-token rates of ``model`` in a snapshot, found as genai-prices finds it: the
+    first provider whose model rule matches, then its first matching model (then its
+    fallback providers')."""
+    ref = model.lower()
+    providers = table["providers"]
+    provider = next((p for p in providers if p.get("match") and _matches(p["match"], ref)), None)
+    if provider is None:
+        return None
+    by_id = {p["id"]: p for p in providers}
+    for candidate in [provider, *(by_id[i] for i in provider.get("fallback", []) if i in by_id)]:
+        for entry in candidate["models"]:
+            if _matches(entry["match"], ref):
+                return entry["rates"]
+    return None
+
+
+def write_snapshot(path: Path = SNAPSHOT) -> dict:
+    """The installed genai-prices table as a snapshot at ``path`` (a release step)."""
+    import genai_prices
+    from genai_prices.data import providers
+
+    from .core.atomic import write_atomic
+
+    n = 1000
+    kinds = (
+        {"input_tokens": n},
+        {"output_tokens": n},
+        {"input_tokens": n, "cache_write_tokens": n},
+        {"input_tokens": n, "cache_read_tokens": n},
+    )
+    out = []
+    for provider in providers:
+        models = []
+        for model in provider.models:
+            try:
+                rates = [
+                    float(
+                        genai_prices.calc_price(genai_prices.Usage(**k), model.id, provider_id=provider.id).total_price
+                    )
+                    / n
+                    for k in kinds
+                ]
+            except (LookupError, ValueError):
+                rates = None
+            models.append({"id": model.id, "match": _rule(model.match), "rates": rates})
+        entry: dict[str, Any] = {"id": provider.id, "models": models}
+        if provider.model_match is not None:
+            entry["match"] = _rule(provider.model_match)
+        if provider.fallback_model_providers:
+            entry["fallback"] = list(provider.fallback_model_providers)
+        out.append(entry)
+    from importlib.metadata import version
+
+    table = {"source": f"genai-prices {version('genai-prices')}", "date": date.today().isoformat(), "providers": out}
+    import zstandard
+
+    write_atomic(path, zstandard.ZstdCompressor(level=19).compress(msgspec.json.encode(table)), overwrite=True)
+    return table
+
+
+if __name__ == "__main__":  # python -m txcodec.usage: refresh the shipped price snapshot
+    written = write_snapshot()
+    print(f"{SNAPSHOT}: {written['source']} of {written['date']}")

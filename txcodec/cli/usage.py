@@ -187,7 +187,8 @@ def register(group: click.Group) -> None:
 
         A call counts once, with its last fragment's usage, and only when it reported a
         stop_reason; calls without one are shown apart as unverified and counted in the
-        totals. Cost comes from the genai-prices table; models it cannot price are named."""
+        totals. Cost comes from the genai-prices table (a snapshot ships with txcodec; an
+        installed genai-prices is newer), named under the table; models it cannot price are named."""
         from ..usage import usage as report_usage
 
         keys = _by(by)
@@ -233,6 +234,8 @@ def _table(report: Any, keys: list[str], no_cost: bool) -> None:
         click.echo(f"no price known for: {', '.join(report.unpriced)} (their cost is left out: ? or >= in the table)")
     elif report.prices is None and not no_cost:
         click.echo("no cost: install the price table with  pip install 'txcodec[prices]'")
+    if report.prices is not None and not no_cost:
+        click.echo(f"prices: {report.prices}")
 
 
 def _has_rich() -> bool:
