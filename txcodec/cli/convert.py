@@ -100,13 +100,67 @@ def _project_dir(cwd: str | None) -> str | None:
     return os.path.abspath(cwd) if cwd is not None else None
 
 
-def _install(written: registry.Written, harness: str) -> None:
+def _install(written: registry.Written, harness: str, reraise: bool = False) -> None:
     try:
         paths = api.install(written, harness)
     except TargetExists as exc:
+        if reraise:
+            raise
         raise click.ClickException(f"{exc} (choose a new id with --session-id)") from exc
     for path in paths:
         click.echo(f"installed {path}", err=True)
+
+
+def _installed_copy(written: registry.Written, harness: str) -> bool | None:
+    """Whether the target's store holds ``written`` as it is (None: the store keeps it
+    where a plain path cannot tell, a database or a merged file)."""
+    store = registry.get(harness).store
+    if store is None:
+        return None
+    root = store.root_for(written.cwd) if store.root_for is not None and written.cwd else store.default_root()
+    main = Path(root) / written.main
+    if not main.is_file():
+        return None
+    return main.read_bytes() == written.files[written.main]
+
+
+def _revision_id(written: registry.Written) -> str:
+    """The id of the session's revision these files are: the same source gives the same id,
+    so a third resume of an unchanged source reopens the revision, never makes another."""
+    import hashlib
+    import uuid
+
+    digest = hashlib.sha256(written.files[written.main]).hexdigest()
+    return str(uuid.uuid5(uuid.NAMESPACE_URL, f"txcodec-revision:{written.session_id}:{digest}"))
+
+
+def _install_or_reopen(
+    written: registry.Written, to: str, src: Path, from_: str | None, cwd: str | None
+) -> registry.Written:
+    """Install ``written``; when the target has the session already, reopen it if it is
+    the same, else install (or reopen) the revision of the changed source, saying which."""
+    title = registry.get(to).title
+    try:
+        _install(written, to, reraise=True)
+        return written
+    except TargetExists:
+        pass
+    if _installed_copy(written, to) is not False:
+        click.echo(f"{title} has session {written.session_id} already: reopening it", err=True)
+        return written
+    first = written.session_id
+    revision, _ = api.convert(
+        src, to, from_=from_, session_id=_revision_id(written), cwd=_project_dir(cwd), default_cwd=os.getcwd()
+    )
+    try:
+        _install(revision, to, reraise=True)
+        click.echo(
+            f"the source changed since it was installed as {first}: installed a new revision, {revision.session_id}",
+            err=True,
+        )
+    except TargetExists:
+        click.echo(f"{title} has this revision already ({revision.session_id}): reopening it", err=True)
+    return revision
 
 
 def _sources(srcs: tuple[str, ...], harness: str | None) -> tuple[list[Path], bool]:
@@ -376,7 +430,10 @@ def register(group: click.Group) -> None:
             if written.cwd is not None and not os.path.isdir(written.cwd):
                 whose = "--cwd" if cwd is not None else "the session's project folder; choose one with --cwd DIR"
                 raise click.ClickException(f"{written.cwd}: not a folder here ({whose})")
-            _install(written, to)
+            if session_id is not None:
+                _install(written, to)
+            else:
+                written = _install_or_reopen(written, to, src, from_, cwd)
             _summary(loss, to, quiet)
             argv = _resume_argv(to, written)
             client = shutil.which(argv[0])
