@@ -17,7 +17,19 @@ from txcodec import api
 from txcodec.cli import main
 
 # the top-level modules the extras (and only they) bring (pyproject.toml)
-OPTIONAL = ("opentelemetry", "google", "pyarrow", "duckdb", "ray", "genai_prices", "numpy", "pandas", "playwright")
+OPTIONAL = (
+    "opentelemetry",
+    "google",
+    "pyarrow",
+    "duckdb",
+    "ray",
+    "genai_prices",
+    "numpy",
+    "pandas",
+    "playwright",
+    "starlette",
+    "uvicorn",
+)
 
 RUNNER = """
 import sys, json
@@ -62,10 +74,12 @@ def _commands(tmp) -> dict[str, list[list[str]]]:
         ],
         "resume": [[sample, "--to", "codex", "--cwd", str(tmp)]],
         "sample": [[]],
+        "serve": [["--port", "0"]],
         "show": [[sample]],
         "sql": [["select 1"]],
         "usage": [[sample]],
         "verify": [[sample]],
+        "watch": [["--once"]],
     }
 
 
