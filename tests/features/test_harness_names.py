@@ -61,6 +61,7 @@ def test_from_and_harness_options_take_short_names(tmp_path):
     assert "claude_code" in usage and "claude-opus-5" not in usage
     _ok("inspect", "--from", "CLAUDE", sample)
     _ok("changes", "--from", "claude", sample)
+    assert _ok("sample", "--harness", "Gemini").stdout.strip() == str(api.sample("gemini_cli"))
 
 
 def test_a_near_miss_gets_the_closest_name():

@@ -50,6 +50,18 @@ class _HarnessChoice(click.Choice):
         return super().convert(value, param, ctx)
 
 
+class _CanonicalChoice(click.Choice):
+    """A fixed list of harness ids that takes their short names and any case too."""
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> Any:
+        return super().convert(registry.canonical(value) if isinstance(value, str) else value, param, ctx)
+
+
+def canonical_choice(names: list[str]) -> click.Choice:
+    """A choice of some harness ids (``sample --harness``), named as everywhere else."""
+    return _CanonicalChoice(names)
+
+
 def harness_choice() -> click.Choice:
     return _HarnessChoice()
 

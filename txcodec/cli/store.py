@@ -17,6 +17,7 @@ from ..api import samples
 from ..core.dates import parse_when
 from ..sessions import SessionRow
 from .options import AliasOption
+from .options import canonical_choice
 from .options import canonical_harness
 from .options import chosen_timezone
 from .options import echo_json
@@ -184,7 +185,7 @@ def register(group: click.Group) -> None:
         cls=AliasOption,
         default="claude_code",
         show_default=True,
-        type=click.Choice(samples()),
+        type=canonical_choice(samples()),
         help="Whose sample session.",
     )
     def sample(harness: str) -> None:
