@@ -173,6 +173,8 @@ def convert_one(job: ConvertJob) -> Outcome:
     from .core.atomic import TargetExists
     from .core.atomic import install_files
 
+    if _harness_of(job) == job.to:
+        return Outcome(source=job.source, status="skipped", reason=f"already {job.to}")
     written, loss = api.convert(job.source, job.to, from_=job.from_, default_cwd=job.default_cwd)
     counts = loss.counts()
     outcome = Outcome(source=job.source, status="converted", session_id=written.session_id, losses=counts)
@@ -204,6 +206,28 @@ def convert_one(job: ConvertJob) -> Outcome:
             overwrite=True,
         )
     return outcome
+
+
+def _harness_of(job: ConvertJob) -> str | None:
+    """The source's harness, named or detected from the head of its file (None for a
+    folder or a database: its reader says)."""
+    if job.from_ is not None:
+        return job.from_
+    from .kit.detect import detect
+    from .kit.detect import is_document
+
+    path = Path(job.source)
+    if not path.is_file() or is_document(path):
+        return None
+    try:
+        if path.suffix == ".zst":
+            from .core.zst import read_bytes
+
+            return detect(read_bytes(path))
+        with open(path, "rb") as f:
+            return detect(f.read(1 << 20))
+    except OSError:
+        return None
 
 
 def _skipped(outcome: Outcome) -> Outcome:

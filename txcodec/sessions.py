@@ -77,7 +77,7 @@ def stores(harness: str | None = None) -> dict[str, registry.Store]:
         found = registry.get(harness)
         if found.store is None:
             raise InputError(f"{found.title} has no session store")
-        return {harness: found.store}
+        return {found.name: found.store}
     every = {name: registry.get(name) for name in registry.BUILTIN if name not in registry.STORELESS}
     for name, plugin in registry.plugins().items():
         if name not in registry.BUILTIN:  # a plugin never stands in for a built-in (registry.harnesses)

@@ -64,7 +64,7 @@ def test_list_text_and_json(store_root):
 def test_list_reports_problems_without_traceback(store_root, tmp_path):
     result = run("list", "--root", str(store_root), "--harness", "jsonl")
     assert result.exit_code == 1 and "has no session store" in result.output
-    result = run("list", "--root", str(store_root), "--harness", "claude")
+    result = run("list", "--root", str(store_root), "--harness", "claude_cod")  # ("claude" means claude_code)
     assert result.exit_code == 1 and "did you mean 'claude_code'" in result.output
     assert result.exception is None or isinstance(result.exception, SystemExit)
     (tmp_path / "bare").mkdir()

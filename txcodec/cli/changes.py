@@ -10,6 +10,7 @@ import msgspec
 from .. import api
 from ..kit.changes import session_changes
 from ..model.changes import unified_diff
+from .options import canonical_harness
 from .options import echo_json
 from .options import user_errors
 
@@ -17,7 +18,9 @@ from .options import user_errors
 def register(group: click.Group) -> None:
     @group.command("changes")
     @click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-    @click.option("--from", "harness", type=str, help="The file's harness (detected when left out).")
+    @click.option(
+        "--from", "harness", type=str, callback=canonical_harness, help="The file's harness (detected when left out)."
+    )
     @click.option("--json", "as_json", is_flag=True, help="The change records as a JSON list.")
     def changes(path: Path, harness: str | None, as_json: bool) -> None:
         """The files each tool call changed, per call, with its diff: as the client

@@ -7,14 +7,16 @@ from pathlib import Path
 import click
 
 from ..metrics import MissingExtra
-from ..metrics import parse_since
 from ..metrics import send
+from ..metrics import since_ns
 from ..metrics import to_otlp_json
 from ..metrics import to_otlp_proto
 from ..metrics import token_points
 from .options import SessionParam
+from .options import chosen_timezone
 from .options import read_common
 from .options import stdout_binary
+from .options import timezone_option
 from .options import user_errors
 
 
@@ -34,7 +36,12 @@ def _files(paths: tuple[Path, ...]) -> list[Path]:
 def register(group: click.Group) -> None:
     @group.command("metrics")
     @click.argument("paths", nargs=-1, required=True, type=SessionParam(dir_okay=True))
-    @click.option("--since", help="Only calls at or after this time: ISO 8601, or a duration back from now (24h, 7d).")
+    @click.option(
+        "--since",
+        metavar="WHEN",
+        help="Only calls at or after WHEN: a date, an ISO time, today, or an age: 30min, 12h, 7d, 2w, 3mo.",
+    )
+    @timezone_option()
     @click.option(
         "--format", "fmt", type=click.Choice(["otlp-json", "otlp-proto"]), default="otlp-json", show_default=True
     )
@@ -76,15 +83,16 @@ def register(group: click.Group) -> None:
         transcripts: one point per finished call (its last fragment's usage, counted once),
         type input/output/cacheRead/cacheCreation, model, session.id and query_source
         main/subagent, as per-minute delta sums. Other harnesses' calls go under
-        txcodec.token.usage. Needs the metrics extra. See docs/metrics.md; --follow
+        txcodec.token.usage. otlp-proto and --endpoint need the metrics extra. See
+        docs/metrics.md; --follow
         (with --endpoint) goes on as the sessions grow: docs/live.md."""
         if follow:
             _follow(paths, endpoint, lookback, state_file, interval, grace, idle)
             return
         with user_errors():
-            since_ns = parse_since(since) if since else None
+            start = since_ns(since, chosen_timezone()) if since else None
             conversations = [read_common(p) for p in _files(paths)]
-            points = token_points(conversations, since_ns=since_ns)
+            points = token_points(conversations, since_ns=start)
             try:
                 if endpoint:
                     status = send(points, endpoint)
@@ -122,7 +130,7 @@ def _follow(
             _proto()
         except MissingExtra as exc:
             raise click.ClickException(str(exc)) from exc
-        horizon = parse_since(lookback)
+        horizon = since_ns(lookback, chosen_timezone())
         follower = MetricsFollower(
             list(paths),
             endpoint,

@@ -31,6 +31,8 @@ class _HarnessChoice(click.Choice):
         pass
 
     def convert(self, value: Any, param: Any, ctx: Any) -> Any:
+        if isinstance(value, str) and value not in self.extra:
+            value = registry.canonical(value)  # claude, Codex, gemini-cli: the ids they mean
         # a built-in harness is checked alone: listing the choices imports every harness
         if (
             value in self.extra
@@ -38,11 +40,69 @@ class _HarnessChoice(click.Choice):
             and (not self.writable or registry.get(value).write is not None)
         ):
             return value
+        if value not in self.choices:  # the same line as --from's: the closest name first
+            import difflib
+
+            names = [*self.choices, *registry.ALIASES]
+            close = difflib.get_close_matches(str(value).lower(), names, n=1)
+            hint = f" (did you mean {registry.canonical(close[0])!r}?)" if close else ""
+            self.fail(f"unknown harness {value!r}{hint}; known: {', '.join(self.choices)}", param, ctx)
         return super().convert(value, param, ctx)
+
+
+class _CanonicalChoice(click.Choice):
+    """A fixed list of harness ids that takes their short names and any case too."""
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> Any:
+        return super().convert(registry.canonical(value) if isinstance(value, str) else value, param, ctx)
+
+
+def canonical_choice(names: list[str]) -> click.Choice:
+    """A choice of some harness ids (``sample --harness``), named as everywhere else."""
+    return _CanonicalChoice(names)
 
 
 def harness_choice() -> click.Choice:
     return _HarnessChoice()
+
+
+def canonical_harness(ctx: Any, param: Any, value: Any) -> Any:
+    """An option callback: a harness name as its id (``claude`` → ``claude_code``, any
+    case); an unknown name is left for the command to report."""
+    return registry.canonical(value) if isinstance(value, str) else value
+
+
+_TIMEZONE = "txcodec.timezone"
+
+
+def timezone_option() -> Any:
+    """``--timezone ZONE``: the zone of the days (and zoneless times) that ``--since`` and
+    ``--until`` name; kept for :func:`chosen_timezone`, so a command needs no parameter."""
+
+    def keep(ctx: click.Context, param: Any, value: str | None) -> str | None:
+        if value is not None:
+            from ..core.dates import zone
+
+            try:
+                zone(value)
+            except ValueError as exc:
+                raise click.BadParameter(str(exc), ctx, param) from None
+            ctx.meta[_TIMEZONE] = value
+        return value
+
+    return click.option(
+        "--timezone",
+        metavar="ZONE",
+        expose_value=False,
+        callback=keep,
+        help="The zone of the days --since/--until name: an IANA name (Europe/Berlin) or UTC; default: the system's.",
+    )
+
+
+def chosen_timezone() -> str | None:
+    """The ``--timezone`` of the command running (None: the system's zone)."""
+    ctx = click.get_current_context(silent=True)
+    return ctx.meta.get(_TIMEZONE) if ctx is not None else None
 
 
 def echo_json(value: Any) -> None:
@@ -147,6 +207,7 @@ def from_option(help: str = "The input's harness (detected when left out).", **k
         shell_complete=lambda ctx, param, incomplete: [
             n for n in sorted(registry.harnesses()) if n.startswith(incomplete)
         ],
+        callback=canonical_harness,
         **kwargs,
     )
 

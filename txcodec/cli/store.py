@@ -17,7 +17,11 @@ from ..api import samples
 from ..core.dates import parse_when
 from ..sessions import SessionRow
 from .options import AliasOption
+from .options import canonical_choice
+from .options import canonical_harness
+from .options import chosen_timezone
 from .options import echo_json
+from .options import timezone_option
 from .options import user_errors
 
 
@@ -84,9 +88,12 @@ def filter_options(command):
                 "--project", metavar="NAME", help="Only sessions of this project (its name, or part of the cwd)."
             ),
             click.option(
-                "--since", metavar="WHEN", help="Updated at or after WHEN: a date, an ISO time, today, or 7d / 12h."
+                "--since",
+                metavar="WHEN",
+                help="Updated at or after WHEN: a date, an ISO time, today, or an age: 30min, 12h, 7d, 2w, 3mo.",
             ),
             click.option("--until", metavar="WHEN", help="Updated at or before WHEN (a date includes that whole day)."),
+            timezone_option(),
             click.option("--grep", metavar="TEXT", help="Only sessions whose file contains TEXT (case-insensitive)."),
             click.option(
                 "--root",
@@ -120,14 +127,22 @@ def select(
             limit=limit,
             details=details,
             describe=describe,
-            since=parse_when(since) if since else None,
-            until=parse_when(until, end=True) if until else None,
+            since=parse_when(since, tz=chosen_timezone()) if since else None,
+            until=parse_when(until, end=True, tz=chosen_timezone()) if until else None,
         )
 
 
 def register(group: click.Group) -> None:
     @group.command("list")
-    @click.option("--harness", "--from", "harness", cls=AliasOption, metavar="NAME", help="Only this harness's store.")
+    @click.option(
+        "--harness",
+        "--from",
+        "harness",
+        cls=AliasOption,
+        metavar="NAME",
+        callback=canonical_harness,
+        help="Only this harness's store.",
+    )
     @filter_options
     @click.option("--limit", type=click.IntRange(min=1), help="At most this many sessions (the newest).")
     @click.option("--json", "as_json", is_flag=True, help="One JSON array of rows (the schema in docs/api.md).")
@@ -170,7 +185,7 @@ def register(group: click.Group) -> None:
         cls=AliasOption,
         default="claude_code",
         show_default=True,
-        type=click.Choice(samples()),
+        type=canonical_choice(samples()),
         help="Whose sample session.",
     )
     def sample(harness: str) -> None:

@@ -204,6 +204,7 @@ def _build_schemas() -> dict[str, Any]:
                 ("call_message_index", pa.int32()),
                 ("result_message_index", pa.int32()),
                 ("is_error", pa.bool_()),
+                ("error_unknown", pa.bool_()),
                 ("called_at", pa.string()),
                 ("answered_at", pa.string()),
                 ("duration_ms", pa.int64()),
@@ -368,7 +369,21 @@ def _message_rows(key: str, index: int, message: Message, out: dict[str, list[di
             )
 
 
+def _flags_failed_results(harness: Any) -> bool:
+    """Whether the source harness flags every failed result, so an unflagged one succeeded."""
+    if not isinstance(harness, str):
+        return False
+    from ..kit import registry
+
+    found = registry.find(harness)
+    return found is not None and found.flags_failed_results
+
+
 def _tool_call_rows(key: str, conversation: Conversation) -> list[dict[str, Any]]:
+    """A call joined to its first result. ``is_error`` is the result's outcome where the
+    source says it (an unflagged result of a harness that flags failures is a success),
+    null where it does not; ``error_unknown`` says which (docs/dataset.md#tool-failures)."""
+    flagged = _flags_failed_results(conversation.meta.source_harness)
     calls: dict[str, dict[str, Any]] = {}
     for index, message in enumerate(conversation.messages):
         for block in message.content:
@@ -381,6 +396,7 @@ def _tool_call_rows(key: str, conversation: Conversation) -> list[dict[str, Any]
                     "call_message_index": index,
                     "result_message_index": None,
                     "is_error": None,
+                    "error_unknown": True,
                     "called_at": _str(message.timestamp),
                     "answered_at": None,
                     "duration_ms": None,
@@ -388,8 +404,12 @@ def _tool_call_rows(key: str, conversation: Conversation) -> list[dict[str, Any]
             elif isinstance(block, ToolResult) and block.tool_use_id in calls:
                 call = calls[block.tool_use_id]
                 if call["result_message_index"] is None:
+                    failed = block.is_error if block.is_error is not None else (False if flagged else None)
                     call.update(
-                        result_message_index=index, is_error=block.is_error, answered_at=_str(message.timestamp)
+                        result_message_index=index,
+                        is_error=failed,
+                        error_unknown=failed is None,
+                        answered_at=_str(message.timestamp),
                     )
                     call["duration_ms"] = _millis_between(call["called_at"], call["answered_at"])
     return list(calls.values())

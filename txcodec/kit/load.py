@@ -78,7 +78,9 @@ def load(source: bytes | str | os.PathLike[str], harness: str | None = None) -> 
     ``<database>#<id>`` names.
 
     ``load(b).dump() == b`` for every input (a database: the session's export document).
+    ``harness`` may be any spelling :func:`registry.canonical` takes (``claude``, ``Codex``).
     """
+    harness = registry.canonical(harness) if harness else harness
     path = None
     if isinstance(source, (bytes, bytearray, memoryview)):
         data = bytes(source)
@@ -158,6 +160,7 @@ def _signed(path: Path, data: Any = None) -> bool:
 def load_once(source: Any, harness: str | None = None) -> NativeSession:
     """:func:`load` for a session that is read once, into Common (``convert``, a page, the
     tables): streamed, as :func:`streamed` says, where its harness can be."""
+    harness = registry.canonical(harness) if harness else harness
     session = streamed(source, harness)
     return session if session is not None else load(source, harness)
 

@@ -219,6 +219,10 @@ class Harness(msgspec.Struct, frozen=True):
     # the OpenTelemetry metric its client itself sends token usage as (metrics.py sends
     # the same name for it); None: txcodec's own
     token_metric: str | None = None
+    # its tool results carry ``is_error`` when a call failed and leave it out when it did
+    # not (the Messages API's default): an unflagged result is a success. False: an
+    # unflagged result's outcome is unknown (the tables' ``error_unknown``)
+    flags_failed_results: bool = False
     # check_resume(path: Path, **options) -> ResumeReport: what the real client sends
     check_resume: Callable[..., Any] | None = None
     # the client's command that continues a session of its store, "{id}" standing for the
@@ -500,9 +504,42 @@ def plugin_named(file_name: str) -> str | None:
     return None
 
 
+# the short names people use for the clients (and their commands), mapped to the harness ids;
+# case and ``-``/``_`` do not matter (:func:`canonical`)
+ALIASES = {
+    "claude": "claude_code",
+    "gemini": "gemini_cli",
+    "qwen": "qwen_code",
+    "copilot": "copilot_cli",
+    "continue": "continue_cli",
+    "cn": "continue_cli",
+    "kimi": "kimi_cli",
+    "vibe": "mistral_vibe",
+    "mistral": "mistral_vibe",
+    "streamjson": "stream_json",
+}
+
+
+def canonical(name: str) -> str:
+    """The harness id a name means: the id itself, any case, ``-`` for ``_``, or a short
+    name (``claude``, ``gemini``, ``vibe``: :data:`ALIASES`). A name that means none is
+    returned as it is (a plugin's own, or unknown: :func:`get` says which)."""
+    if name in BUILTIN:
+        return name
+    key = name.strip().lower().replace("-", "_")
+    if key in BUILTIN:
+        return key
+    found = ALIASES.get(key) or ALIASES.get(key.replace("_", ""))
+    if found is not None:
+        return found
+    return name
+
+
 def find(name: str) -> Harness | None:
-    """The harness named ``name``, or None: a built-in is imported alone, any other name is
-    asked of the plugins only (never every built-in, as :func:`get`'s error message does)."""
+    """The harness named ``name`` (any spelling :func:`canonical` takes), or None: a
+    built-in is imported alone, any other name is asked of the plugins only (never every
+    built-in, as :func:`get`'s error message does)."""
+    name = canonical(name)
     return _builtin(name) if name in BUILTIN else plugins().get(name)
 
 
@@ -517,6 +554,7 @@ def builtins() -> dict[str, Harness]:
 
 def get(name: str) -> Harness:
     # a built-in is imported alone: using one harness never imports the others
+    name = canonical(name)
     found = (_builtin(name) if name in BUILTIN else None) or _load_all().get(name)
     if found is None:
         import difflib  # only for the error message

@@ -51,6 +51,7 @@ HARNESS = package_harness(
     # a Codex rollout straight to Claude Code lines, for the rollouts it knows
     fast_paths={"codex": lazy(f"{__name__}.from_codex", "fast")},
     token_metric="claude_code.token.usage",  # what Claude Code's own exporter sends
+    flags_failed_results=True,  # the Messages API\'s is_error (docs/dataset.md#tool-failures)
     resume=("claude", "--resume", "{id}"),
     origin=Later(f"{__name__}.origin", "ORIGIN"),
     usage=Later(f"{__name__}.usage", "USAGE"),  # the lean pass imports this module alone
