@@ -28,6 +28,7 @@ LAYERS = {
     "usage": 4,
     "metrics": 4,
     "verify": 4,
+    "redact": 4,
     "export": 5,
     "resume_check": 5,
     "cli": 6,

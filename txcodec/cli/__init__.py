@@ -52,6 +52,10 @@ COMMANDS = {
         "type input/output/cacheRead/cacheCreation, model, session.id and query_source main/subagent, "
         "as per-minute delta sums.",
     ),
+    "redact": (
+        "redact",
+        "Replace secrets and personal data in sessions, folders or stores by placeholders.",
+    ),
     "resume": (
         "convert",
         "Convert SRC to the target harness, install it in that client's store, "

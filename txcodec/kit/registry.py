@@ -232,6 +232,9 @@ class Harness(msgspec.Struct, frozen=True):
     # tool name -> normalized kind (model/tools.py), for the names whose kind is this client's
     # own (its ``edit`` is not another's); the readers pass it to ``tool_kind``
     tool_kinds: dict[str, str] = msgspec.field(default_factory=dict)
+    # the JSON keys whose string values are structure, never a secret nor personal data (ids,
+    # hashes, signatures, opaque encrypted state): ``txcodec redact`` leaves them alone
+    redact_keep: tuple[str, ...] = ()
 
     def resume_argv(self, session_id: str) -> list[str] | None:
         """The command line continuing ``session_id`` in the client, or None."""

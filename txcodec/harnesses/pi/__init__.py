@@ -36,6 +36,8 @@ HARNESS = package_harness(
     resume=("pi", "--session", "{id}"),
     origin=Later(f"{__name__}.origin", "ORIGIN"),
     changes=Later(f"{__name__}.changes", "CHANGES"),
+    # the keys whose values are ids, hashes or signatures: never redacted (docs/redact.md)
+    redact_keep=("id", "parentId", "thinkingSignature", "textSignature", "responseId", "toolCallId"),
 )
 
 __getattr__ = codec_on_demand(__name__)  # CODEC, imported when asked for
