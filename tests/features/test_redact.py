@@ -415,3 +415,55 @@ def test_a_side_file_and_a_single_session(tmp_path: Path) -> None:
     report = redact_paths([copy], tmp_path / "out", Redactor())
     written = {Path(p).relative_to(tmp_path / "out").parts[0] for p in report.written}
     assert copy.name in written and copy.stem in written  # the session and its folder
+
+
+@pytest.fixture(scope="module")
+def one_planted(tmp_path_factory) -> Path:
+    source = GOLDEN / "claude_code" / "edit_read_write"
+    (original,) = source.glob("*.jsonl")
+    folder = tmp_path_factory.mktemp("one") / f"-home-{USER}-work"
+    folder.mkdir()
+    path = folder / original.name
+    path.write_bytes(plant(original.read_bytes(), "claude_code"))
+    return path
+
+
+@pytest.mark.parametrize("fmt", ["common", "markdown", "openai-chat", "html", "hf", "parquet"])
+def test_export_redact(one_planted: Path, tmp_path: Path, fmt: str) -> None:
+    out = tmp_path / ("out" if fmt == "parquet" else f"out.{fmt}")
+    plain = CliRunner().invoke(main, ["export", str(one_planted), "--to", fmt, "-o", str(tmp_path / f"plain.{fmt}")])
+    assert plain.exit_code == 0, plain.output
+    written = tmp_path / f"plain.{fmt}"
+    before = (
+        b"".join(p.read_bytes() for p in written.rglob("*") if p.is_file())
+        if written.is_dir()
+        else written.read_bytes()
+    )
+    if fmt not in ("parquet", "hf"):  # the plain export shows what --redact must hide (Parquet compresses)
+        assert _leaks(before.decode(errors="replace"))
+    result = CliRunner().invoke(main, ["export", str(one_planted), "--to", fmt, "-o", str(out), "--redact"])
+    assert result.exit_code == 0, result.output
+    assert "redacted:" in result.output
+    files = [p for p in out.rglob("*") if p.is_file()] if out.is_dir() else [out]
+    if fmt in ("parquet", "hf"):
+        import pyarrow.parquet as pq
+
+        texts = [str(pq.read_table(p).to_pylist()) for p in files if p.suffix in (".parquet", ".hf")]
+        assert texts
+        assert not _leaks("\n".join(texts))
+    else:
+        assert not _leaks(out.read_text())
+    assert not _leaks(result.output)
+
+
+def test_convert_redact(one_planted: Path, tmp_path: Path) -> None:
+    out = tmp_path / "codex"
+    result = CliRunner().invoke(main, ["convert", str(one_planted), "--to", "codex", "-o", str(out), "--redact"])
+    assert result.exit_code == 0, result.output
+    files = [p for p in out.rglob("*") if p.is_file()] if out.is_dir() else [out]
+    for path in files:
+        assert not _leaks(path.read_text()) and not _leaks(str(path))
+        assert verify_file(path).ok
+    assert not _leaks(result.output)
+    many = CliRunner().invoke(main, ["convert", str(one_planted), str(one_planted), "--to", "codex", "--redact"])
+    assert many.exit_code == 2 and "redact" in many.output

@@ -29,6 +29,9 @@ from .options import target_choice
 from .options import user_errors
 from .progress import progress
 from .progress import summary_table
+from .redact import echo_counts
+from .redact import make_redactor
+from .redact import redact_flag
 from .store import filter_options
 from .store import select
 
@@ -212,6 +215,7 @@ def register(group: click.Group) -> None:
         help="With --to stream_json: write the user turns as stdin lines for "
         "'claude -p --input-format stream-json', instead of the output capture.",
     )
+    @redact_flag
     def convert(
         srcs: tuple[str, ...],
         from_: str | None,
@@ -233,6 +237,7 @@ def register(group: click.Group) -> None:
         prompts: tuple[str, ...],
         input_side: Path | None,
         stdin_side: bool,
+        redact: bool,
     ) -> None:
         """Convert sessions to another harness's native format.
 
@@ -266,6 +271,7 @@ def register(group: click.Group) -> None:
                 "--prompt": prompts or None,
                 "--input": input_side,
                 "--stdin-side": stdin_side or None,
+                "--redact (or run `txcodec redact` on the output)": redact or None,
             }
             given = [name for name, value in single_only.items() if value is not None]
             if given:
@@ -286,6 +292,13 @@ def register(group: click.Group) -> None:
                 stdin_side=stdin_side,
                 default_cwd=os.getcwd() if install else None,
             )
+            if redact:
+                from ..redact import Report
+                from ..redact import redact_written
+
+                report = Report()
+                written = redact_written(written, to, make_redactor(None, (), None), report)
+                echo_counts(report)
             if install:
                 _install(written, to)
                 click.echo(_resume_line(to, written))

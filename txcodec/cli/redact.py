@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import socket
 from pathlib import Path
 
 import click
@@ -29,6 +28,8 @@ def redactor_options(function):
 def make_redactor(seed: str | None, keep: tuple[str, ...], config: str | None):
     """The run's :class:`~txcodec.redact.Redactor` (one line naming the extra when
     detect-secrets is not installed)."""
+    import socket
+
     from ..redact import Redactor
     from ..redact import load_config
 
@@ -42,6 +43,20 @@ def make_redactor(seed: str | None, keep: tuple[str, ...], config: str | None):
         allow_patterns=settings.get("allow_patterns", []),
         hosts=[host] if len(host) >= 4 else [],
     )
+
+
+redact_flag = click.option(
+    "--redact",
+    is_flag=True,
+    help="Replace secrets and personal data by placeholders first (docs/redact.md; "
+    "./.txcodec-redact.toml is read when there is one).",
+)
+
+
+def echo_counts(report) -> None:
+    """The one line an export or a conversion with --redact adds: what it replaced, by kind."""
+    counts = ", ".join(f"{n} {kind}" for kind, n in report.counts().items()) or "nothing"
+    click.echo(f"redacted: {counts}", err=True)
 
 
 def echo_report(report, as_json: bool) -> None:

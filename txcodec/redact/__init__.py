@@ -58,7 +58,12 @@ _HOMES = tuple(
 )
 # The keys whose values are structure in any JSON file (Common JSON's, a document's), besides
 # those a harness declares (Harness.redact_keep)
-COMMON_KEEP = frozenset({"id", "session_id", "tool_use_id", "parent_id", "uuid", "signature", "hash", "sha256"})
+COMMON_KEEP = frozenset(
+    {
+        "id", "session_id", "tool_use_id", "parent_id", "uuid", "signature", "encrypted", "hash", "sha256", "file_id",
+        "source_ids", "message_id", "boundary_id", "logical_parent_id", "preserved_ids", "agent_id", "parent_agent_id",
+    }
+)  # fmt: skip
 
 
 class Finding(msgspec.Struct, frozen=True):
@@ -500,6 +505,21 @@ def redact_paths(
         write_atomic(target, new)
         report.written.append(str(target))
     return report
+
+
+def redact_written(written: Any, harness: str, redactor: Redactor, report: Report) -> Any:
+    """A converter's output (``registry.Written``) redacted: each file's bytes as the target
+    harness's, and the files' names and the project folder as text (``convert --redact``)."""
+    learned = {rel: redactor.learn(data) for rel, data in written.files.items()}
+    files = {}
+    for rel, data in written.files.items():
+        name = "/".join(redactor.redact_name(part) for part in rel.split("/"))
+        files[name] = redactor.redact_bytes(data, name, report, harness, learned[rel])
+    cwd = written.cwd
+    if cwd is not None:
+        new, _ = rewrite_text(cwd, redactor.find, redactor.placeholder)
+        cwd = new
+    return registry.Written(session_id=written.session_id, files=files, cwd=cwd)
 
 
 def redact_conversation(conversation: Any, redactor: Redactor, report: Report, name: str = "<conversation>") -> Any:

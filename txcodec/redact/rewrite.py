@@ -89,6 +89,8 @@ def rewrite_json(
                 continue
             if top is not None and top[0] == "{" and top[1] in keep:
                 continue
+            if top is not None and top[0] == "[" and len(stack) > 1 and stack[-2][0] == "{" and stack[-2][1] in keep:
+                continue  # a list of ids
             if len(token) < 5:  # two characters or fewer: no finding is so short
                 continue
             if hits is not None:
