@@ -99,12 +99,12 @@ def test_no_planted_value_nor_fragment_remains(redacted: tuple[Path, str]) -> No
     out, _ = redacted
     files = [p for p in out.rglob("*") if p.is_file()]
     assert len(files) > 20
-    leaks = {}
+    leaked = {}
     for path in files:
         found = leaks(path.read_text(errors="replace")) + leaks(str(path.relative_to(out)))
         if found:
-            leaks[str(path.relative_to(out))] = found
-    assert not leaks
+            leaked[str(path.relative_to(out))] = found
+    assert not leaked
 
 
 def test_the_report_holds_no_value(redacted: tuple[Path, str]) -> None:
