@@ -489,7 +489,7 @@ def redact_paths(
         name = str(target_rel)
         report.files += 1
         if data.startswith(_SQLITE):
-            report.notes.append((name, "a SQLite database: not redacted yet (export its sessions with --redact)"))
+            _redact_database(file, target_rel, out if write else None, redactor, report)
             continue
         if b"\x00" in data[:8192]:
             report.notes.append((name, "binary: not written"))
@@ -505,6 +505,52 @@ def redact_paths(
         write_atomic(target, new)
         report.written.append(str(target))
     return report
+
+
+def _database_sessions(db: Path) -> tuple[str, list[Any]] | None:
+    """The harness whose store a SQLite file fits best, and the sessions in it (each a
+    NativeSession: the session's export document), or None when no store reads it."""
+    dialects = [h for h in registry.harnesses().values() if h.store is not None and h.store.open is not None]
+    if not dialects:
+        return None
+    dialects.sort(key=lambda h: h.store.database_fit(db), reverse=True)
+    harness = dialects[0]
+    store = harness.store
+    ids = [info.id for info in store.discover(db.parent) if str(info.path) == str(db)]
+    if not ids:  # a database not named as the store names its own: its only session
+        return harness.name, [store.open(db, None)]
+    return harness.name, [store.open(db, session_id) for session_id in ids]
+
+
+def _redact_database(db: Path, rel: Path, out: Any, redactor: Redactor, report: Report) -> None:
+    """A database store is redacted as its sessions' export documents, one file a session
+    under ``<name>.export/`` (the database itself is not written: an export is what the
+    client imports)."""
+    from ..core.atomic import write_atomic
+    from ..core.ids import check_id
+
+    try:
+        found = _database_sessions(db)
+    except (InputError, OSError, ValueError) as exc:
+        report.notes.append((str(rel), f"a SQLite database no store reads ({type(exc).__name__}): not written"))
+        return
+    if found is None:
+        report.notes.append((str(rel), "a SQLite database no store reads: not written"))
+        return
+    harness, sessions = found
+    folder = rel.with_name(rel.name + ".export")
+    for session in sessions:
+        data = session.dump()
+        session_id = check_id(_json(data).get("info", {}).get("id", "session") if _json(data) else "session")
+        name = str(folder / f"{redactor.redact_name(session_id)}.json")
+        new = redactor.redact_bytes(data, name, report, harness, redactor.learn(data))
+        if out is not None:
+            target = Path(out) / name
+            write_atomic(target, new)
+            report.written.append(str(target))
+    report.notes.append(
+        (str(rel), f"a {harness} database: {len(sessions)} session(s) exported and redacted into {folder}")
+    )
 
 
 def redact_written(written: Any, harness: str, redactor: Redactor, report: Report) -> Any:
