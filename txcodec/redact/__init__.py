@@ -134,9 +134,10 @@ class Redactor:
         allow_patterns: Iterable[str] = (),
         users: Iterable[str] = (),
         hosts: Iterable[str] = (),
+        detector: Detector | None = None,
     ) -> None:
         keep = list(keep)
-        self.detector = Detector(extra=extra, allow=allow, allow_patterns=allow_patterns, keep=keep)
+        self.detector = detector or Detector(extra=extra, allow=allow, allow_patterns=allow_patterns, keep=keep)
         self.keep_users = "user" in self.detector.kept
         self.seed = seed
         self._key = (seed or secrets.token_hex(16)).encode()
