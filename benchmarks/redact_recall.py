@@ -23,8 +23,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
+import ahocorasick_rs  # noqa: E402
 from support.planted_secrets import FAMILIES  # noqa: E402
-from support.planted_secrets import leaks  # noqa: E402
 
 from txcodec.kit import registry  # noqa: E402
 from txcodec.redact import Redactor  # noqa: E402
@@ -101,16 +101,26 @@ def main() -> None:
     rows = []
     for family, text, values in FAMILIES:
         planted = found = 0
+        fragments = {
+            form[i : i + 12].encode()
+            for value in values
+            for form in (value, json.dumps(value)[1:-1], json.dumps(json.dumps(value)[1:-1])[1:-1])
+            for i in range(max(1, len(form) - 11))
+        }
+        automaton = ahocorasick_rs.BytesAhoCorasick(list(fragments))
         for path, data in datas:
             source, n = plant_family(data, harnesses[path], text)
             if not n:
                 continue
             out = Redactor(detector=detector).redact_bytes(source, path.name, Report(), harnesses[path])
-            lines = out.decode(errors="replace").split("\n")
             planted += n
-            # each planting sits on a line of its own file: count the lines still holding one
-            left = sum(1 for line in lines if leaks(line) and any(v[:12] in line for v in values))
-            found += n - min(n, left)
+            # count the plantings still holding a 12-character fragment of a value (each lies in
+            # a string of its own: the strings, as their line and place, still holding one)
+            left = {
+                (out.rfind(b"\n", 0, start), out.rfind(b'"', 0, start))
+                for _, start, _ in automaton.find_matches_as_indexes(out)
+            }
+            found += n - min(n, len(left))
         ours = found / planted if planted else 0.0
         theirs = detect_secrets_finds(text.replace("\\n", "\n"), values)
         rows.append((family, planted, ours, theirs))

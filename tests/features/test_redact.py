@@ -318,3 +318,15 @@ def test_convert_redact(one_planted: Path, tmp_path: Path) -> None:
     assert not leaks(result.output)
     many = CliRunner().invoke(main, ["convert", str(one_planted), str(one_planted), "--to", "codex", "--redact"])
     assert many.exit_code == 2 and "redact" in many.output
+
+
+@settings(max_examples=200, derandomize=True, **_SETTINGS)
+@given(st.text(max_size=40), st.text(max_size=40), st.booleans())
+def test_a_span_is_replaced_where_its_characters_were(prefix: str, suffix: str, ascii_only: bool) -> None:
+    """Whatever escapes the string holds around it, the decoded result is the decoded input
+    with the value, and only it, replaced."""
+    token = "ghp_" + _alnum("span", 36)
+    value = f"{prefix} {token} {suffix}"
+    line = json.dumps({"text": value}, ensure_ascii=ascii_only).encode("utf-8", "surrogatepass")
+    out = Redactor().redact_bytes(line, "s.jsonl", Report())
+    assert json.loads(out) == {"text": f"{prefix} «redacted:github-token:1» {suffix}"}
