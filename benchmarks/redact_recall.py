@@ -79,13 +79,29 @@ def plant_family(data: bytes, harness: str | None, text: str) -> tuple[bytes, in
     return b"\n".join(out), 20 - budget[0]
 
 
-def detect_secrets_finds(text: str, values: list[str]) -> bool:
-    from detect_secrets.core.scan import scan_line
+def detect_secrets_scan(data: bytes, suffix: str) -> list[tuple[str, str]]:
+    """What detect-secrets, as its CLI scans a file (default plugins and filters), finds in
+    ``data``: (type, value) pairs."""
+    import tempfile
+
+    from detect_secrets import SecretsCollection
     from detect_secrets.settings import default_settings
 
-    with default_settings():
-        found = [s.secret_value for s in scan_line(text) if s.secret_value]
-    return all(any(f in v or v in f for f in found) for v in values)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / f"session{suffix}"
+        path.write_bytes(data)
+        secrets = SecretsCollection()
+        with default_settings():
+            secrets.scan_file(str(path))
+        return [(s.type, s.secret_value or "") for _, s in secrets]
+
+
+def detect_secrets_finds(data: bytes, suffix: str, values: list[str]) -> bool:
+    """Whether detect-secrets finds every value planted in ``data`` (a finding of 8 characters
+    or more overlapping it)."""
+    found = [value for _, value in detect_secrets_scan(data, suffix) if len(value) >= 8]
+    forms = [(v, json.dumps(v)[1:-1]) for v in values]
+    return all(any(f in v or v in f or f in e or e in f for f in found) for v, e in forms)
 
 
 def main() -> None:
@@ -122,7 +138,8 @@ def main() -> None:
             }
             found += n - min(n, len(left))
         ours = found / planted if planted else 0.0
-        theirs = detect_secrets_finds(text.replace("\\n", "\n"), values)
+        first, data = datas[0]
+        theirs = detect_secrets_finds(plant_family(data, harnesses[first], text)[0], first.suffix, values)
         rows.append((family, planted, ours, theirs))
     print("| family | planted | txcodec redact | detect-secrets alone |")
     print("| --- | ---: | ---: | :---: |")
@@ -135,13 +152,8 @@ def main() -> None:
         Redactor(detector=detector).redact_bytes(data, path.name, report, harnesses[path])
     ours_clean.update(f.kind for f in report.findings)
     theirs_clean = Counter()
-    from detect_secrets.core.scan import scan_line
-    from detect_secrets.settings import default_settings
-
-    with default_settings():
-        for _, data in datas:
-            for line in data.decode(errors="replace").split("\n"):
-                theirs_clean.update(s.type for s in scan_line(line))
+    for path, data in datas:
+        theirs_clean.update(kind for kind, _ in detect_secrets_scan(data, path.suffix))
     print(f"flagged in the clean files: txcodec redact {sum(ours_clean.values())} {dict(ours_clean.most_common())}")
     print(f"flagged in the clean files: detect-secrets {sum(theirs_clean.values())} {dict(theirs_clean.most_common())}")
 

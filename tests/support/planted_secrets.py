@@ -132,7 +132,11 @@ def plant(data: bytes, harness: str) -> bytes:
         except ValueError:
             out.append(line)
             continue
-        out.append(json.dumps(_plant_value(value, keep, counter), ensure_ascii=False, separators=(",", ":")).encode())
+        out.append(
+            json.dumps(_plant_value(value, keep, counter), ensure_ascii=False, separators=(",", ":")).encode(
+                "utf-8", "surrogatepass"
+            )
+        )
     return b"\n".join(out)
 
 

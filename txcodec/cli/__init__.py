@@ -33,6 +33,11 @@ COMMANDS = {
     ),
     "convert": ("convert", "Convert sessions to another harness's native format."),
     "export": ("export", "Export sessions (each a file, a session id or prefix, or latest[:HARNESS])."),
+    "fixtures": (
+        "redact",
+        "Build a fixture set from real sessions: for each shape of the fixture checklist, the first record "
+        "holding it, cut to a minimal session, redacted, with a MANIFEST.tsv.",
+    ),
     "inspect": (
         "inspect",
         "Show what FILE holds: its harness, a census of record types, every line kept only as bytes "

@@ -100,3 +100,27 @@ def register(group: click.Group) -> None:
         echo_report(report, as_json)
         if check and report.findings:
             raise SystemExit(1)
+
+    @group.command("fixtures")
+    @click.argument("stores", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
+    @click.option("-o", "--output", "out", type=click.Path(path_type=Path), required=True, help="The folder to write.")
+    @redactor_options
+    def fixtures(stores, out, seed, keep, config) -> None:
+        """Build a fixture set from real sessions: for each shape of the fixture checklist, the
+        first record holding it, cut to a minimal session, redacted, with a MANIFEST.tsv.
+
+        Each fixture verifies byte-identically and loads without diagnostics; the shapes not
+        found are listed (docs/redact.md#fixtures).
+        """
+        from ..redact.fixtures import build_fixtures
+
+        with user_errors():
+            report = build_fixtures(stores, out, make_redactor(seed, keep, config))
+        for fixture in report.fixtures:
+            if fixture.file is not None:
+                click.echo(f"{fixture.shape:28} {fixture.file} ({fixture.lines} lines)")
+        missing = ", ".join(f.shape for f in report.missing)
+        if missing:
+            click.echo(f"not found: {missing}", err=True)
+        found = len(report.fixtures) - len(report.missing)
+        click.echo(f"{found} fixture(s) written to {out} (MANIFEST.tsv)", err=True)

@@ -235,6 +235,9 @@ class Harness(msgspec.Struct, frozen=True):
     # the JSON keys whose string values are structure, never a secret nor personal data (ids,
     # hashes, signatures, opaque encrypted state): ``txcodec redact`` leaves them alone
     redact_keep: tuple[str, ...] = ()
+    # the fixture checklist's shapes in its files and how to cut a minimal session around one
+    # (``txcodec fixtures``); None: it has none declared
+    fixtures: Fixtures | None = None
 
     def resume_argv(self, session_id: str) -> list[str] | None:
         """The command line continuing ``session_id`` in the client, or None."""
@@ -302,6 +305,25 @@ class UsageReader(msgspec.Struct, frozen=True):
     calls_of_parts: Callable[[Any], Any] | None = None
     # subagent_files(path) -> the transcripts whose calls count with the session at ``path``
     subagent_files: Callable[[Any], list[Any]] | None = None
+
+
+class FixtureShape(msgspec.Struct, frozen=True):
+    """A shape worth a fixture: its name, its predicate as the checklist writes it, and the
+    predicate over one decoded line (a dict)."""
+
+    name: str
+    predicate: str
+    test: Callable[[dict], bool]
+    private: bool = False  # holds private data by design: redacted with the rest, and marked
+
+
+class Fixtures(msgspec.Struct, frozen=True):
+    """What ``txcodec fixtures`` needs of a harness: its shapes, and ``cut(records, index)``
+    -> the sorted line indices of a minimal session holding line ``index`` (``records``: each
+    line decoded, None for a line that is not JSON)."""
+
+    shapes: tuple[FixtureShape, ...]
+    cut: Callable[[list[Any], int], list[int]]
 
 
 class ChangesReader(msgspec.Struct, frozen=True):
