@@ -97,9 +97,9 @@ def detect_secrets_scan(data: bytes, suffix: str) -> list[tuple[str, str]]:
 
 
 def detect_secrets_finds(data: bytes, suffix: str, values: list[str]) -> bool:
-    """Whether detect-secrets finds every value planted in ``data`` (a finding of 8 characters
+    """Whether detect-secrets finds every value planted in ``data`` (a finding of 3 characters
     or more overlapping it)."""
-    found = [value for _, value in detect_secrets_scan(data, suffix) if len(value) >= 8]
+    found = [value for _, value in detect_secrets_scan(data, suffix) if len(value) >= 3]
     forms = [(v, json.dumps(v)[1:-1]) for v in values]
     return all(any(f in v or v in f or f in e or e in f for f in found) for v, e in forms)
 

@@ -34,7 +34,7 @@ _VALUE = r"([^\s\"'`\\,;(){}\[\]<>]{6,300})"  # a value after ``NAME=``, up to a
 # a word, an identifier or an environment variable's name.
 _NOT_A_VALUE = re.compile(
     r"^(?:|\$.*|%.*|\{\{.*|<.*>|\*+|x+|X+|\.+|null|none|None|true|false|changeme|example|your[-_].*|redacted.*|«.*"
-    r"|.*\.\.\.|[a-z]+(?:[-_][a-z]+)*|[A-Za-z_]+(?:\.[A-Za-z_]+)+|[A-Za-z]{1,6}|[\d.,:+-]+"
+    r"|.*\.\.\.|[a-z]+(?:[-_][a-z]+)*|[A-Za-z_]+(?:\.[A-Za-z_]+)+|[A-Za-z]{1,24}|[\d.,:+-]+"
     r"|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|(?:self|this|os|process|config|settings|args|env|params|request)\b.*)$"
 )
 
@@ -204,7 +204,7 @@ RULES: list[Rule] = [
     Rule("phone", r"\((?<![\w(]\()\d{3}\)[ ]?\d{3}-\d{4}(?!\d)"),
     Rule(
         "host",
-        r"(?<![A-Za-z0-9-])(?:[A-Za-z0-9-]{1,63}\.)+(?:local|lan|internal|intranet|corp|home\.arpa)(?![A-Za-z0-9-])",
+        r"(?<![A-Za-z0-9-])(?:[A-Za-z0-9-]{1,63}\.)+(?:local|lan|internal|intranet|corp|home\.arpa)(?![A-Za-z0-9-]|\.[A-Za-z])",
         "window",
         triggers=(".local", ".lan", ".internal", ".intranet", ".corp", ".home.arpa"),
         back=255,
