@@ -26,6 +26,7 @@ import msgspec
 from ..core.errors import InputError
 from ..core.errors import InternalError
 from ..kit import registry
+from .detect import BY_CONTEXT
 from .detect import EXTRA
 from .detect import PERSONAL_KINDS
 from .detect import Detector
@@ -185,7 +186,7 @@ class Redactor:
                 self.add_user(match.group(1).decode("utf-8", "replace"))
         spans = self.detector.raw_spans(data)
         for start, end, kind in spans:
-            if kind not in PERSONAL_KINDS:
+            if kind not in PERSONAL_KINDS and not (kind in BY_CONTEXT and _structural(data, start)):
                 self._know(_unescaped(data[start:end].decode("utf-8", "replace")), kind)
         return spans
 
@@ -352,6 +353,15 @@ class Redactor:
         pieces.append(name[done:])
         safe = re.sub(r"[«»]", "", "".join(pieces)).replace(":", "-").replace("/", "-").replace("\\", "-")
         return safe if safe not in ("", ".", "..") else "redacted"
+
+
+_STRUCTURAL = re.compile(rb'(?<!\\)":\s*"$')
+
+
+def _structural(data: bytes, start: int) -> bool:
+    """Whether a value found by the name before it is a JSON member's value in the file's own
+    structure (``"key":"v2:…"``: the name is a key of the record, not text in a string)."""
+    return _STRUCTURAL.search(data[max(0, start - 8) : start]) is not None
 
 
 def _char_offsets(raw: bytes, offsets: list[int]) -> list[int]:

@@ -41,7 +41,7 @@ _NOT_A_VALUE = re.compile(
 
 # the kinds found by a name or a header before the value (not by the value's own shape): a value
 # there that only names one (a variable, a word, a number) is left alone
-_BY_CONTEXT = {
+BY_CONTEXT = {
     "aws-secret-key", "url-password", "bearer-token", "basic-auth", "auth-header", "env-secret", "high-entropy-secret",
 }  # fmt: skip
 
@@ -329,7 +329,7 @@ class Detector:
         return (
             value in self.allow
             or ALLOWED.match(value) is not None
-            or (kind in _BY_CONTEXT and _NOT_A_VALUE.match(value) is not None)
+            or (kind in BY_CONTEXT and _NOT_A_VALUE.match(value) is not None)
             or any(p.search(value) for p in self.allow_re)
         )
 
