@@ -330,3 +330,19 @@ def test_a_span_is_replaced_where_its_characters_were(prefix: str, suffix: str, 
     line = json.dumps({"text": value}, ensure_ascii=ascii_only).encode("utf-8", "surrogatepass")
     out = Redactor().redact_bytes(line, "s.jsonl", Report())
     assert json.loads(out) == {"text": f"{prefix} «redacted:github-token:1» {suffix}"}
+
+
+def test_a_compressed_session_is_redacted_compressed(tmp_path: Path) -> None:
+    import zstandard
+
+    source = next((GOLDEN / "pi" / "scenarios").glob("*/session.jsonl"))
+    planted = plant(source.read_bytes(), "pi")
+    packed = tmp_path / "session.jsonl.zst"
+    packed.write_bytes(zstandard.ZstdCompressor().compress(planted))
+    out = tmp_path / "out"
+    redact_paths([packed], out, Redactor())
+    (written,) = out.rglob("*.zst")
+    data = zstandard.ZstdDecompressor().decompressobj().decompress(written.read_bytes())
+    assert data.count(b"\n") == planted.count(b"\n")
+    assert not leaks(data.decode()) and leaks(planted.decode())
+    assert verify_file(written).ok
