@@ -417,16 +417,31 @@ class _RawEngine:
                     self.window.setdefault(word.encode(), []).append(
                         (rule.kind, compiled, rule.group, rule.back, rule.forward)
                     )
-        self.cased = list(dict.fromkeys([*self.scan, *self.window]))
-        self.lowered = list(self.keyword)
+        # a one-character prefix (a phone number's ``+`` or ``(``) is in most texts many times:
+        # found with ``bytes.find`` (its first place is all a scan needs), not listed by the automaton
+        self.short = [prefix for prefix in self.scan if len(prefix) < 2]
+        self.cased = list(dict.fromkeys([*(p for p in self.scan if len(p) >= 2), *self.window]))
+        # Keywords are found leftmost-longest, without overlaps (``api_key`` once, not also its
+        # ``key``: each keyword rule's pattern opens with any keyword), and a record's own
+        # members (``"output_tokens":``, ``"key":``) are swallowed by decoys that name no rule:
+        # every assistant line of a Claude Code file has five of them.
+        self.lowered = list(self.keyword) + [decoy for decoy in _DECOYS if decoy not in self.keyword]
         self.cased_ac = ahocorasick_rs.BytesAhoCorasick(self.cased) if self.cased else None
-        self.lowered_ac = ahocorasick_rs.BytesAhoCorasick(self.lowered) if self.lowered else None
+        self.lowered_ac = (
+            ahocorasick_rs.BytesAhoCorasick(self.lowered, matchkind=ahocorasick_rs.MatchKind.LeftmostLongest)
+            if self.keyword
+            else None
+        )
 
     def matches(self, data: bytes) -> Iterator[tuple[int, int, str]]:
         for kind, pattern, group in self.always:
             for match in pattern.finditer(data):
                 yield from _groups(match, group, kind)  # type: ignore[arg-type]
         places: dict[bytes, list[int]] = {}
+        for prefix in self.short:
+            first = data.find(prefix)
+            if first >= 0:
+                places[prefix] = [first]
         if self.cased_ac is not None:
             for index, start, _ in self.cased_ac.find_matches_as_indexes(data, overlapping=True):
                 places.setdefault(self.cased[index], []).append(start)
@@ -439,11 +454,14 @@ class _RawEngine:
                     for match in pattern.finditer(data, low, high):
                         yield from _groups(match, group, kind)  # type: ignore[arg-type]
         if self.lowered_ac is not None:
-            for index, start, _ in self.lowered_ac.find_matches_as_indexes(data.lower(), overlapping=True):
-                for kind, pattern, group in self.keyword[self.lowered[index]]:
+            for index, start, _ in self.lowered_ac.find_matches_as_indexes(data.lower()):
+                for kind, pattern, group in self.keyword.get(self.lowered[index], ()):
                     match = pattern.match(data, start)
                     if match is not None:
                         yield from _groups(match, group, kind)  # type: ignore[arg-type]
+
+
+_DECOYS = (b'tokens":', b'token":', b'key":', b'keys":')
 
 
 def _prefix(pattern: str) -> str:
