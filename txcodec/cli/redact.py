@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import click
@@ -41,7 +42,9 @@ def make_redactor(seed: str | None, keep: tuple[str, ...], config: str | None):
         extra=settings.get("extra", []),
         allow=settings.get("allow", []),
         allow_patterns=settings.get("allow_patterns", []),
-        hosts=[host] if len(host) >= 4 else [],
+        # the machine's own name, when it cannot be a word of a text (a name like "build" or
+        # "main" would take every such word with it)
+        hosts=[host] if len(host) >= 6 and re.search(r"[-\d]", host) else [],
     )
 
 

@@ -428,7 +428,7 @@ _SQLITE = b"SQLite format 3\x00"
 def _files(path: Path) -> list[tuple[Path, Path]]:
     """(file, its path relative to what is mirrored) for a file, its side files, or a folder."""
     if path.is_dir():
-        return [(p, p.relative_to(path.parent)) for p in sorted(path.rglob("*")) if p.is_file() and not p.is_symlink()]
+        return [(p, p.relative_to(path.parent)) for p in sorted(path.rglob("*")) if p.is_file()]
     found = [(path, Path(path.name))]
     harness = _harness_of(path)
     store = registry.get(harness).store if harness else None
@@ -492,6 +492,11 @@ def redact_paths(
     single = len(jobs) == 1 and out is not None and not Path(out).is_dir() and Path(out).suffix != ""
     for file, rel in jobs:
         if file not in datas:
+            continue
+        if file.is_symlink():  # a link is not followed out of the folder: said, not written
+            report.notes.append(
+                (str(Path(*[redactor.redact_name(p) for p in rel.parts])), "a symbolic link: not written")
+            )
             continue
         data = datas.pop(file)
         # the report names a file as it is written (its name redacted: a home folder's user name
