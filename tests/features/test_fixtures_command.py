@@ -57,3 +57,17 @@ def test_shapes_not_found_are_listed(tmp_path: Path) -> None:
     rows = list(csv.DictReader((out / "MANIFEST.tsv").open(encoding="utf-8"), delimiter="\t"))
     assert any(row["file"] == "(not found)" for row in rows)
     assert any(row["file"] != "(not found)" for row in rows)
+
+
+def test_codex_shapes(tmp_path: Path) -> None:
+    out = tmp_path / "fixtures"
+    result = CliRunner().invoke(main, ["fixtures", str(GOLDEN / "codex"), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    shapes = {shape.name: shape for shape in registry.get("codex").fixtures.shapes}
+    rows = [r for r in csv.DictReader((out / "MANIFEST.tsv").open(encoding="utf-8"), delimiter="\t")]
+    assert {row["shape"] for row in rows if row["harness"] == "codex" and row["file"] != "(not found)"} == set(shapes)
+    for row in rows:
+        path = out / row["file"]
+        assert verify_file(path).ok and not api.load(path, "codex").diagnostics, row["shape"]
+        records = [msgspec.json.decode(line) for line in path.read_bytes().splitlines()]
+        assert records[0]["type"] == "session_meta" and any(shapes[row["shape"]].test(r) for r in records)

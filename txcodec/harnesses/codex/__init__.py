@@ -73,4 +73,5 @@ HARNESS = package_harness(
         "encrypted_content",
         "revision",
     ),
+    fixtures=Later(f"{__name__}.fixtures", "FIXTURES"),  # txcodec fixtures: its comparable shapes
 )
