@@ -346,3 +346,12 @@ def test_a_compressed_session_is_redacted_compressed(tmp_path: Path) -> None:
     assert data.count(b"\n") == planted.count(b"\n")
     assert not leaks(data.decode()) and leaks(planted.decode())
     assert verify_file(written).ok
+
+
+def test_the_goldens_hold_nothing_to_redact() -> None:
+    """Precision: the golden sessions of every harness (ids, hashes, signatures, encrypted
+    reasoning, usage blocks, paths of the machine that made them) hold no secret and no one's
+    personal data, and ``--check`` says so."""
+    result = CliRunner().invoke(main, ["redact", str(GOLDEN), "--check"])
+    assert result.exit_code == 0, result.output[-3000:]
+    assert "nothing redacted" in result.output

@@ -224,7 +224,7 @@ CATEGORIES = {
 }
 # values that look like data of a kind but are the clients' own or a documentation example
 ALLOWED = re.compile(
-    r"(?i)^(?:noreply@anthropic\.com|noreply@github\.com|git@[\w.-]+|[^@]+@(?:example\.(?:com|org|net)"
+    r"(?i)^(?:noreply@anthropic\.com|noreply@github\.com|openhands@all-hands\.dev|vibe@mistral\.ai|git@[\w.-]+|[^@]+@(?:example\.(?:com|org|net)"
     r"|users\.noreply\.github\.com)|AKIAIOSFODNN7EXAMPLE|wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY)$"
 )
 
