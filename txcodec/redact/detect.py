@@ -306,19 +306,6 @@ class Detector:
             rules.append(Rule(str(kind), pattern, group=1 if groups else 0))
         self.rules = rules
         self._raw: Any = None  # the bytes engine, built on first use (raw_spans)
-        self.scans: list[tuple[str, re.Pattern[str], int, str]] = []
-        self.keywords: dict[str, list[tuple[str, re.Pattern[str], int]]] = {}
-        self.windows: dict[str, list[tuple[str, re.Pattern[str], int, int, int]]] = {}
-        for rule in rules:
-            compiled = re.compile(rule.pattern, rule.flags & ~re.UNICODE if rule.flags else 0)
-            if rule.mode == "scan":
-                self.scans.append((rule.kind, compiled, rule.group, _prefix(rule.pattern)))
-            elif rule.mode == "keyword":
-                for word in rule.triggers:
-                    self.keywords.setdefault(word, []).append((rule.kind, compiled, rule.group))
-            else:
-                for word in rule.triggers:
-                    self.windows.setdefault(word, []).append((rule.kind, compiled, rule.group, rule.back, rule.forward))
         self.allow = set(allow)
         try:
             self.allow_re = [re.compile(p) for p in allow_patterns]
@@ -333,39 +320,6 @@ class Detector:
             or any(p.search(value) for p in self.allow_re)
         )
 
-    def matches(self, text: str) -> Iterator[tuple[int, int, str]]:
-        """Every (start, end, kind) the rules match in ``text``, before the allow-lists."""
-        for kind, pattern, group, prefix in self.scans:
-            if prefix and prefix not in text:
-                continue
-            for match in pattern.finditer(text):
-                yield from _groups(match, group, kind)
-        lowered = None
-        for word, rules in self.keywords.items():
-            if lowered is None:
-                lowered = text.lower()
-                if len(lowered) != len(text):  # a character whose lower case is longer: positions differ
-                    lowered = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
-            at = lowered.find(word)
-            while at >= 0:
-                for kind, pattern, group in rules:
-                    match = pattern.match(text, at)
-                    if match is not None:
-                        yield from _groups(match, group, kind)
-                at = lowered.find(word, at + 1)
-        for word, rules in self.windows.items():
-            at = text.find(word)
-            if at < 0:
-                continue
-            places = []
-            while at >= 0:
-                places.append(at)
-                at = text.find(word, at + len(word))
-            for kind, pattern, group, back, forward in rules:
-                for low, high in _windows(places, back, forward + len(word), len(text)):
-                    for match in pattern.finditer(text, low, high):
-                        yield from _groups(match, group, kind)
-
     def raw_spans(self, data: bytes) -> list[tuple[int, int, str]]:
         """The findings in a file's raw bytes, as byte offsets, overlaps merged."""
         if self._raw is None:
@@ -378,13 +332,14 @@ class Detector:
         return merge(found)
 
     def spans(self, text: str) -> list[tuple[int, int, str]]:
-        """The (start, end, kind) of every finding in ``text``, overlaps merged."""
-        found = [
-            (start, end, kind)
-            for start, end, kind in self.matches(text)
-            if end - start >= 3 and not self.allowed(text[start:end], kind)
-        ]
-        return merge(found)
+        """The (start, end, kind) of every finding in ``text``, overlaps merged: found by the
+        bytes engine in its UTF-8 (one automaton pass, however long the text), the offsets
+        then counted in characters."""
+        data = text.encode("utf-8", "surrogatepass")
+        found = self.raw_spans(data)
+        if not found or len(data) == len(text):
+            return found
+        return merge([(_chars(data, start), _chars(data, end), kind) for start, end, kind in found if end > start])
 
 
 class _RawEngine:
@@ -468,6 +423,11 @@ def _prefix(pattern: str) -> str:
     """The literal a pattern opens with ("" when it opens otherwise)."""
     literal = re.match(r"(?:[^\\.^$*+?{}\[\]|()]|\\[^A-Za-z0-9])+", pattern)
     return re.sub(r"\\(.)", r"\1", literal.group()) if literal else ""
+
+
+def _chars(data: bytes, offset: int) -> int:
+    """A byte offset in UTF-8 as a character offset (a cut inside a character: before it)."""
+    return len(data[:offset].decode("utf-8", "ignore"))
 
 
 def _windows(places: list[int], back: int, forward: int, size: int) -> Iterator[tuple[int, int]]:
