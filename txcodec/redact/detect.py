@@ -3,13 +3,14 @@ miss in transcripts) and personal data. Each finding is a span of the text and a
 kinds' categories are what ``--keep`` names (docs/redact.md#what-it-finds).
 
 The patterns hold in a decoded string value and in the raw JSON text of a line alike (a quote
-may be escaped, a line break be ``\\n``): a file's raw text is searched first, and only the lines
-with a finding are decoded (docs/redact.md#how-it-works). Python's ``re`` scans quickly only
-for a pattern that opens with a literal, so each rule is one of three modes:
+may be escaped, a line break be ``\\n``): a file's raw bytes are searched first, and only the
+lines with a finding are decoded (docs/redact.md#how-it-works). Every literal a rule needs is
+found in one Aho-Corasick pass, and Python's ``re`` scans quickly only for a pattern that opens
+with a literal, so each rule is one of three modes:
 
-* ``scan``: the pattern opens with its literal (a token's prefix) and runs over the whole text;
+* ``scan``: the pattern opens with its literal (a token's prefix) and runs from its first place;
 * ``keyword``: the pattern opens with a keyword (``password``, ``token``, ``bearer``…), found
-  in the lowered text by ``str.find``, and is matched at each place the keyword is;
+  in the lowered bytes, and is matched at each place the keyword is;
 * ``window``: the pattern is searched around each place its trigger literal is (an email
   around its ``@``, a password in a URL around its ``://``).
 """
