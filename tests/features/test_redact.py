@@ -355,3 +355,17 @@ def test_the_goldens_hold_nothing_to_redact() -> None:
     result = CliRunner().invoke(main, ["redact", str(GOLDEN), "--check"])
     assert result.exit_code == 0, result.output[-3000:]
     assert "nothing redacted" in result.output
+
+
+def test_without_the_extra_one_line_names_it(tmp_path: Path, monkeypatch) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "detect_secrets", None)  # an import of it fails, as when not installed
+    monkeypatch.setitem(sys.modules, "detect_secrets.core.plugins.util", None)
+    src = tmp_path / "s.jsonl"
+    src.write_bytes(b'{"text":"hello"}\n')
+    for args in (["redact", str(src), "--check"], ["export", str(src), "--to", "markdown", "--redact"]):
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 1, result.output
+        lines = [line for line in result.output.splitlines() if line.strip()]
+        assert lines == ["Error: redaction needs detect-secrets: pip install 'txcodec[redact]'"]
