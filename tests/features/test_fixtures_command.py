@@ -10,6 +10,7 @@ import shutil
 from pathlib import Path
 
 import msgspec
+import pytest
 from click.testing import CliRunner
 from support.paths import GOLDEN
 from support.planted_secrets import USER
@@ -71,3 +72,21 @@ def test_codex_shapes(tmp_path: Path) -> None:
         assert verify_file(path).ok and not api.load(path, "codex").diagnostics, row["shape"]
         records = [msgspec.json.decode(line) for line in path.read_bytes().splitlines()]
         assert records[0]["type"] == "session_meta" and any(shapes[row["shape"]].test(r) for r in records)
+
+
+@pytest.mark.parametrize("harness", ["pi", "qwen_code"])
+def test_chain_linked_harnesses(harness: str, tmp_path: Path) -> None:
+    out = tmp_path / "fixtures"
+    result = CliRunner().invoke(main, ["fixtures", str(GOLDEN / harness), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    shapes = {shape.name: shape for shape in registry.get(harness).fixtures.shapes}
+    rows = [r for r in csv.DictReader((out / "MANIFEST.tsv").open(encoding="utf-8"), delimiter="\t")]
+    found = [row for row in rows if row["file"] != "(not found)"]
+    assert len(found) >= 6
+    for row in found:
+        path = out / row["file"]
+        assert verify_file(path).ok and not api.load(path, harness).diagnostics, row["shape"]
+        records = [msgspec.json.decode(line) for line in path.read_bytes().splitlines()]
+        assert any(shapes[row["shape"]].test(r) for r in records), row["shape"]
+        if harness == "pi":
+            assert records[0]["type"] == "session"

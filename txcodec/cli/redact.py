@@ -122,6 +122,9 @@ def register(group: click.Group) -> None:
         for fixture in report.fixtures:
             if fixture.file is not None:
                 click.echo(f"{fixture.shape:28} {fixture.file} ({fixture.lines} lines)")
+        for shape, why in dict(report.rejected).items():
+            if shape in {f.shape for f in report.missing}:
+                click.echo(f"note: {shape}: an exemplar was found, but its cut {why}", err=True)
         missing = ", ".join(f.shape for f in report.missing)
         if missing:
             click.echo(f"not found: {missing}", err=True)

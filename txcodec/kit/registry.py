@@ -326,6 +326,27 @@ class Fixtures(msgspec.Struct, frozen=True):
     cut: Callable[[list[Any], int], list[int]]
 
 
+def parent_chain_cut(
+    id_key: str, parent_key: str, header: Callable[[dict], bool]
+) -> Callable[[list[Any], int], list[int]]:
+    """A ``Fixtures.cut`` for a harness whose records link to their parent by id (pi's
+    ``id``/``parentId``, Qwen Code's ``uuid``/``parentUuid``): the header lines
+    (``header(record)``), the record and its chain of parents."""
+
+    def cut(records: list[Any], index: int) -> list[int]:
+        by_id = {r[id_key]: i for i, r in enumerate(records) if isinstance(r, dict) and isinstance(r.get(id_key), str)}
+        keep = {i for i, r in enumerate(records) if isinstance(r, dict) and header(r)}
+        i: int | None = index
+        while i is not None and i not in keep:
+            keep.add(i)
+            record = records[i]
+            parent = record.get(parent_key) if isinstance(record, dict) else None
+            i = by_id.get(parent) if isinstance(parent, str) else None
+        return sorted(keep)
+
+    return cut
+
+
 class ChangesReader(msgspec.Struct, frozen=True):
     """How ``kit.changes`` finds which files a harness's tool calls changed."""
 
