@@ -369,3 +369,23 @@ def test_without_the_extra_one_line_names_it(tmp_path: Path, monkeypatch) -> Non
         assert result.exit_code == 1, result.output
         lines = [line for line in result.output.splitlines() if line.strip()]
         assert lines == ["Error: redaction needs detect-secrets: pip install 'txcodec[redact]'"]
+
+
+def test_a_key_split_across_a_patch_lines_goes_whole() -> None:
+    """A structured patch gives each line of a file a string of its own: a PEM key's body lines
+    hold nothing a rule sees alone, and go with the BEGIN line before them."""
+    body = [_b64(f"patch{i}", 64) for i in range(5)]
+    lines = [
+        " x = 1",
+        "+-----BEGIN OPENSSH PRIVATE KEY-----",
+        *(f"+{b}" for b in body),
+        "+-----END OPENSSH PRIVATE KEY-----",
+        " y",
+    ]
+    record = {"type": "user", "toolUseResult": {"structuredPatch": [{"oldStart": 1, "lines": lines}]}}
+    line = json.dumps(record).encode()
+    out = Redactor().redact_bytes(line + b"\n", "p.jsonl", Report(), "claude_code")
+    assert not any(b[i : i + 12] in out.decode() for b in body for i in range(0, 52, 4))
+    patched = json.loads(out)["toolUseResult"]["structuredPatch"][0]["lines"]
+    assert patched[0] == " x = 1" and patched[-1] == " y" and len(patched) == len(lines)
+    assert all(p.startswith("+«redacted:private-key:") for p in patched[1:-1])

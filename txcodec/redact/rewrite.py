@@ -77,6 +77,12 @@ def _path(stack: list[list[Any]]) -> str:
     return out
 
 
+def _opens_key(value: str) -> bool:
+    """A string that opens a PEM private key and does not close it."""
+    begin = value.rfind("-----BEGIN")
+    return begin >= 0 and "PRIVATE KEY" in value[begin:] and "-----END" not in value[begin:]
+
+
 def rewrite_json(
     text: str, find: Find, name: Name, keep: frozenset[str], hits: list[int] | None = None
 ) -> tuple[str, list[tuple[str, str, str]]]:
@@ -101,16 +107,25 @@ def rewrite_json(
                 continue
             if top is not None and top[0] == "[" and len(stack) > 1 and stack[-2][0] == "{" and stack[-2][1] in keep:
                 continue  # a list of ids
-            if len(token) < 5:  # two characters or fewer: no finding is so short
+            in_key = top is not None and top[0] == "[" and len(top) > 3
+            if len(token) < 5 and not in_key:  # two characters or fewer: no finding is so short
                 continue
-            if hits is not None:
+            if hits is not None and not in_key:
                 at = bisect.bisect_left(hits, match.start())
                 if at == len(hits) or hits[at] >= match.end():
                     continue
             value = _decode(token)
             if value is None:
                 continue
-            spans = find(value, lambda: _path(stack))
+            if in_key:  # a line of a PEM key given a line a string (a structured patch's lines)
+                start = 1 if value[:1] in ("+", "-", " ") and not value.startswith("-----") else 0  # a diff's mark
+                spans = [(start, len(value), "private-key")] if len(value) > start else []
+                if "-----END" in value:
+                    top.pop()
+            else:
+                spans = find(value, lambda: _path(stack))
+                if top is not None and top[0] == "[" and _opens_key(value):
+                    top.append(True)  # the strings after it in this list are the key's lines, to its END
             if not spans:
                 continue
             inner = token[1:-1]
