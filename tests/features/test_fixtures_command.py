@@ -74,15 +74,15 @@ def test_codex_shapes(tmp_path: Path) -> None:
         assert records[0]["type"] == "session_meta" and any(shapes[row["shape"]].test(r) for r in records)
 
 
-@pytest.mark.parametrize("harness", ["pi", "qwen_code"])
-def test_chain_linked_harnesses(harness: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize("harness", ["pi", "qwen_code", "gemini_cli"])
+def test_other_harnesses(harness: str, tmp_path: Path) -> None:
     out = tmp_path / "fixtures"
     result = CliRunner().invoke(main, ["fixtures", str(GOLDEN / harness), "-o", str(out)])
     assert result.exit_code == 0, result.output
     shapes = {shape.name: shape for shape in registry.get(harness).fixtures.shapes}
     rows = [r for r in csv.DictReader((out / "MANIFEST.tsv").open(encoding="utf-8"), delimiter="\t")]
     found = [row for row in rows if row["file"] != "(not found)"]
-    assert len(found) >= 6
+    assert len(found) >= (4 if harness == "gemini_cli" else 6)
     for row in found:
         path = out / row["file"]
         assert verify_file(path).ok and not api.load(path, harness).diagnostics, row["shape"]
