@@ -100,3 +100,26 @@ def test_to_lists_and_completes_its_choices():
     assert "[" + "|".join(writable) + "]" in " ".join(help_text.split())
     complete = ShellComplete(main, {}, "txcodec", "_TXCODEC_COMPLETE")
     assert [c.value for c in complete.get_completions(["convert", "x", "--to"], "q")] == ["qwen_code"]
+
+
+def _echo(item: int) -> batch.Outcome:
+    return batch.Outcome(source=str(item), status="converted")
+
+
+def test_a_pool_holds_a_few_chunks_in_flight_not_every_one(monkeypatch):
+    """issue 37: every chunk was submitted at once and every finished one kept to the end,
+    so a slow consumer (the Parquet export, writing) held the rows of every session."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    submitted = []
+    real = ProcessPoolExecutor.submit
+
+    def counting(self, fn, *args):
+        submitted.append(args)
+        return real(self, fn, *args)
+
+    monkeypatch.setattr(ProcessPoolExecutor, "submit", counting)
+    outcomes = batch.run(range(200), _echo, jobs=2, chunk=1)
+    first = next(outcomes)
+    assert len(submitted) <= 2 * 2 + 1  # was 200
+    assert sorted(int(o.source) for o in [first, *outcomes]) == list(range(200))

@@ -28,9 +28,12 @@ LAYERS = {
     "usage": 4,
     "metrics": 4,
     "verify": 4,
+    "live": 4,
+    "metrics_follow": 4,
     "redact": 4,
     "export": 5,
     "resume_check": 5,
+    "serve": 5,
     "cli": 6,
     "__main__": 6,
 }

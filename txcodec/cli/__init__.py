@@ -67,6 +67,11 @@ COMMANDS = {
         "and continue it there (``claude --resume``, ``codex resume``, ...).",
     ),
     "sample": ("store", "Print the path of a small synthetic session bundled with txcodec."),
+    "serve": (
+        "serve",
+        "Serve the sessions of every store as local web pages: the index with full-text search, "
+        "and each session's page, updated in place while it is written.",
+    ),
     "show": (
         "show",
         "Show the conversation in PATH (a file, a session id or prefix, or latest[:HARNESS]), "
@@ -79,6 +84,11 @@ COMMANDS = {
         "with a totals row.",
     ),
     "verify": ("verify", "Check that every file decodes and re-encodes to exactly its own bytes."),
+    "watch": (
+        "watch",
+        "A live table of the sessions being written now, in every store: harness, last activity, project, "
+        "title, the tool running, tokens so far and cost where known.",
+    ),
 }
 
 

@@ -42,12 +42,45 @@ def register(group: click.Group) -> None:
         "--endpoint",
         help="Send to this OTLP/HTTP receiver (protobuf; /v1/metrics added to a bare URL) instead of printing.",
     )
-    def metrics(paths: tuple[Path, ...], since: str | None, fmt: str, endpoint: str | None) -> None:
+    @click.option(
+        "--follow", is_flag=True, help="Go on: push each finished minute as the sessions grow (Ctrl-C stops)."
+    )
+    @click.option(
+        "--lookback",
+        default="24h",
+        show_default=True,
+        help="With --follow: calls older than this when first seen are not sent.",
+    )
+    @click.option(
+        "--state",
+        "state_file",
+        type=click.Path(dir_okay=False, path_type=Path),
+        help="With --follow: the state file (default: $XDG_STATE_HOME/txcodec/metrics-follow.json).",
+    )
+    @click.option("--interval", type=click.FloatRange(min=0.05), default=5.0, show_default=True, hidden=True)
+    @click.option("--grace", type=click.FloatRange(min=0), default=10.0, show_default=True, hidden=True)
+    @click.option("--idle", type=click.FloatRange(min=0), hidden=True)
+    def metrics(
+        paths: tuple[Path, ...],
+        since: str | None,
+        fmt: str,
+        endpoint: str | None,
+        follow: bool,
+        lookback: str,
+        state_file: Path | None,
+        interval: float,
+        grace: float,
+        idle: float | None,
+    ) -> None:
         """claude_code.token.usage as Claude Code's exporter writes it, derived from the
         transcripts: one point per finished call (its last fragment's usage, counted once),
         type input/output/cacheRead/cacheCreation, model, session.id and query_source
         main/subagent, as per-minute delta sums. Other harnesses' calls go under
-        txcodec.token.usage. Needs the metrics extra. See docs/metrics.md."""
+        txcodec.token.usage. Needs the metrics extra. See docs/metrics.md; --follow
+        (with --endpoint) goes on as the sessions grow: docs/live.md."""
+        if follow:
+            _follow(paths, endpoint, lookback, state_file, interval, grace, idle)
+            return
         with user_errors():
             since_ns = parse_since(since) if since else None
             conversations = [read_common(p) for p in _files(paths)]
@@ -64,3 +97,41 @@ def register(group: click.Group) -> None:
             click.echo(data.decode(), nl=False)
         else:
             stdout_binary().write(data)
+
+
+def _follow(
+    paths: tuple[Path, ...],
+    endpoint: str | None,
+    lookback: str,
+    state_file: Path | None,
+    interval: float,
+    grace: float,
+    idle: float | None,
+) -> None:
+    import sys
+    import time
+
+    from ..metrics import _proto
+    from ..metrics_follow import MetricsFollower
+    from ..metrics_follow import default_state_file
+
+    if not endpoint:
+        raise click.UsageError("--follow sends to a receiver: give it --endpoint URL")
+    with user_errors():
+        try:
+            _proto()
+        except MissingExtra as exc:
+            raise click.ClickException(str(exc)) from exc
+        horizon = parse_since(lookback)
+        follower = MetricsFollower(
+            list(paths),
+            endpoint,
+            state_file or default_state_file(),
+            lookback_ns=time.time_ns() - horizon,
+            grace=grace,
+            say=lambda line: click.echo(line, err=True),
+        )
+        try:
+            follower.run(interval, idle)
+        except KeyboardInterrupt:  # the state file is written after every change: nothing to save
+            sys.exit(130)

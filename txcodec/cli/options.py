@@ -92,14 +92,16 @@ class SessionParam(click.ParamType):
 
     name = "SESSION"
 
-    def __init__(self, dir_okay: bool = False):
-        self.dir_okay = dir_okay
+    def __init__(self, dir_okay: bool = False, stdin_ok: bool = False):
+        self.dir_okay, self.stdin_ok = dir_okay, stdin_ok
 
     def convert(self, value: Any, param: Any, ctx: Any) -> Any:
         from pathlib import Path
 
         if isinstance(value, Path):
             return value
+        if value == "-" and self.stdin_ok:  # standard input, where the command reads one
+            return Path(value)
         path = Path(value)
         if path.exists():
             if path.is_dir() and not self.dir_okay:

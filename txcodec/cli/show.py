@@ -1,4 +1,5 @@
-"""``txcodec show FILE``: a readable terminal view of a session (subagents indented)."""
+"""``txcodec show FILE``: a readable terminal view of a session (subagents indented);
+``--follow`` goes on printing what the client writes (:mod:`txcodec.live`)."""
 
 from __future__ import annotations
 
@@ -14,26 +15,67 @@ from .options import read_common
 from .options import user_errors
 
 
+def _printer(color: bool | None) -> tuple[object, bool]:
+    use_color = sys.stdout.isatty() if color is None else color
+    if use_color:
+        try:
+            from rich.console import Console
+        except ImportError:  # rich is optional: plain text then
+            return None, False
+        return Console(highlight=False, force_terminal=True), True
+    return None, False
+
+
+def _print(console: object, lines: list[tuple[str, str]]) -> None:
+    if console is None:
+        for _, line in lines:
+            click.echo(line)
+        sys.stdout.flush()
+        return
+    from rich.text import Text
+
+    for style, line in lines:
+        console.print(Text(line, style=terminal.STYLES.get(style, "")))  # type: ignore[attr-defined]
+
+
 def register(group: click.Group) -> None:
     @group.command("show")
-    @click.argument("path", type=SessionParam())
+    @click.argument("path", type=SessionParam(stdin_ok=True))
     @from_option()
     @click.option("--color/--no-color", default=None, help="Colour the output (default: when stdout is a terminal).")
-    def show(path: Path, harness: str | None, color: bool | None) -> None:
+    @click.option(
+        "--follow", "-f", is_flag=True, help="Go on printing each new message as the client writes it (Ctrl-C stops)."
+    )
+    @click.option(
+        "--idle", type=click.FloatRange(min=0), metavar="SECONDS", help="With --follow: stop after this long idle."
+    )
+    def show(path: Path, harness: str | None, color: bool | None, follow: bool, idle: float | None) -> None:
         """Show the conversation in PATH (a file, a session id or prefix, or latest[:HARNESS]),
-        its subagents indented under their calls."""
+        its subagents indented under their calls. See docs/live.md for --follow (PATH - with
+        --follow: a stream-json capture piped in, followed until the pipe closes)."""
+        if follow:
+            _follow(path, harness, color, idle)
+            return
+        if str(path) == "-":
+            raise click.UsageError("- (standard input) is for --follow: a capture read as it is printed")
         with user_errors():
             conv = read_common(path, harness)
-        use_color = sys.stdout.isatty() if color is None else color
-        if use_color:
-            try:
-                from rich.console import Console
-                from rich.text import Text
-            except ImportError:  # rich is optional: plain text then
-                use_color = False
-        if not use_color:
+        console, _ = _printer(color)
+        if console is None:
             click.echo(terminal.render(conv), nl=False)
             return
-        console = Console(highlight=False, force_terminal=True)
-        for style, line in terminal.lines(conv):
-            console.print(Text(line, style=terminal.STYLES.get(style, "")))
+        _print(console, list(terminal.lines(conv)))
+
+
+def _follow(path: Path, harness: str | None, color: bool | None, idle: float | None) -> None:
+    from ..live import follow
+
+    console, _ = _printer(color)
+    view = terminal.FollowView()
+    try:
+        with user_errors():
+            stream = sys.stdin.buffer if str(path) == "-" else None
+            for event in follow("<stdin>" if stream else path, harness, idle=idle, stream=stream):
+                _print(console, view.lines(event))
+    except KeyboardInterrupt:  # Ctrl-C is how a follow ends: no traceback
+        sys.exit(130)

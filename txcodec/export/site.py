@@ -25,6 +25,7 @@ from ..core.atomic import atomic_stream
 from ..core.atomic import write_atomic
 from ..model.loss import PageLoss
 from . import html
+from . import search
 
 MANIFEST = ".txcodec-export.json"
 _SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
@@ -149,7 +150,7 @@ def export_store(
             conv = api.to_common(session, PageLoss())  # drawn only as a page
             del session
             with atomic_stream(out / name, overwrite=True) as stream:
-                html.write(conv, stream, price=price)
+                html.write(conv, stream, price=price, index="../" * name.count("/") + "index.html")
         except (OSError, ValueError, msgspec.MsgspecError, RecursionError) as exc:
             report.errors.append(str(exc) if str(exc).startswith(str(path)) else f"{path}: {exc}")
             continue
@@ -169,6 +170,7 @@ def export_store(
                     or (conv.meta.ended_at if isinstance(conv.meta.ended_at, str) else "")
                 ),
                 "messages": len(conv.messages),
+                "words": search.words(conv),  # the index's full-text search (export/search.py)
             },
         }
         report.rendered.append(name)

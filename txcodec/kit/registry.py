@@ -212,6 +212,10 @@ class Harness(msgspec.Struct, frozen=True):
     reads_prompts: bool = False
     # its writer can write the lines a host sends on stdin (WriteOptions.stdin_side)
     writes_stdin_side: bool = False
+    # its sessions are JSON Lines files its client only ever appends to: following one
+    # (``txcodec.live``) reads the bytes appended since the last look from an offset, where
+    # any other store is re-read when it changes and compared message by message
+    append_only: bool = False
     # the OpenTelemetry metric its client itself sends token usage as (metrics.py sends
     # the same name for it); None: txcodec's own
     token_metric: str | None = None

@@ -40,6 +40,7 @@ def detect(sample: list[Any]) -> int:
 # this file) by the standard names, each imported on first use: usage reads without the codec
 HARNESS = package_harness(
     __name__,
+    append_only=True,  # the client only appends to its JSONL files (txcodec.live)
     title="Claude Code",
     detect=detect,
     read_streams=True,  # it reads a NativeSession.pending as it decodes it

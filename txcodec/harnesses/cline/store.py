@@ -31,6 +31,7 @@ import msgspec
 from msgspec import UNSET
 from msgspec import UnsetType
 
+from ...core.atomic import TargetExists
 from ...core.atomic import stage
 from ...core.errors import StoreError
 from ...kit.registry import Store
@@ -308,7 +309,14 @@ def _check_schema(con: sqlite3.Connection, db: Path, row: dict[str, Any]) -> Non
 
 def install(files: dict[str, bytes], root: str | os.PathLike[str] | None = None) -> list[Path]:
     """Copy the session folder in (never overwriting) and register it in ``sessions.db``,
-    in one transaction: the row and the files appear together or not at all."""
+    in one transaction: the row and the files appear together or not at all.
+
+    The files go to temporaries, the row is inserted (SQLite's write lock keeps parallel
+    installs apart), the files are linked, the messages file last, and the row commits.
+    Files without their row are invisible to cline (it finds a session by its row): a
+    kill between the links and the commit leaves such files, and a retry that finds the
+    very same files in place but no row inserts it. A failed install leaves no files and
+    no folder it made."""
     import sqlite3  # here: listing the store (every export --all does) never loads SQLite
 
     data_root = Path(root) if root is not None else default_root()
@@ -326,32 +334,37 @@ def install(files: dict[str, bytes], root: str | os.PathLike[str] | None = None)
     messages_path = str((data_root / main).absolute())
     row = row_for(record if isinstance(record, dict) else {}, session_id, messages_path)
     db = database(Path(root) if root is not None else None)
-    staged = stage(data_root, files.items())
+    main_first = [(main, files[main]), *((r, d) for r, d in files.items() if r != main)]
+    staged = stage(data_root, main_first, complete_ok=True)
     try:
         db.parent.mkdir(parents=True, exist_ok=True)
         con = sqlite3.connect(db, timeout=30, isolation_level=None)
     except (OSError, sqlite3.Error) as exc:
         staged.discard()
         raise StoreError(f"{db}: cannot open the session database ({exc})") from exc
-    paths: list[Path] = []
+    committed = False
     try:
         con.execute("BEGIN IMMEDIATE")
         _check_schema(con, db, row)
         if con.execute("SELECT 1 FROM sessions WHERE session_id = ?", (session_id,)).fetchone():
+            if staged.complete:
+                raise TargetExists(f"{staged.main} already exists; not overwritten")
             raise StoreError(f"{db}: session {session_id} is already registered; nothing was installed")
         names = list(row)
         con.execute(
             f"INSERT INTO sessions ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})", [row[n] for n in names]
         )
         paths = staged.commit()
+        committed = True
         con.execute("COMMIT")
         return paths
     except BaseException as exc:
         if con.in_transaction:
             con.execute("ROLLBACK")
-        staged.discard()
-        for path in paths:  # linked, but the row did not commit: take them out again
-            path.unlink(missing_ok=True)
+        if committed and not staged.complete:
+            staged.undo()  # linked, but the row did not commit: take them (and their folder) out again
+        else:
+            staged.discard()
         if isinstance(exc, sqlite3.Error):
             raise StoreError(f"{db}: {exc}; nothing was installed") from exc
         raise

@@ -47,6 +47,7 @@ def detect(sample: list[Any]) -> int:
 # use: usage reads without the codec
 HARNESS = package_harness(
     __name__,
+    append_only=True,  # the client only appends to its JSONL files (txcodec.live)
     title="Codex CLI",
     detect=detect,
     read_streams=True,  # it reads a NativeSession.pending as it decodes it

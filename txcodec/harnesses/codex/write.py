@@ -331,6 +331,8 @@ class _Writer:
         self.call_kinds: dict[str, str] = {}  # call_id -> "function" | "custom" | "local_shell" | "web_search"
         self.total = E.TokenUsage()
         self.model: str | None = None
+        self.messages_of: dict[str, list[int]] | None = None  # source id -> its messages' indexes
+        self.epoch_at: dict[int, Any] | None = None  # epoch start -> the epoch
 
     def emit(self, record: Any) -> None:
         # 0.171 numbers every line; a file it reads as paginated must be numbered to
@@ -432,11 +434,18 @@ class _Writer:
     def preserved_items(self, n: int) -> list[Any]:
         """The response items of the messages the compaction at message ``n`` preserved
         (already written before it, as items of their own), for its replacement history."""
-        epoch = next((e for e in self.conv.epochs if e.start == n), None)
-        keep = set(epoch.preserved_ids) if epoch is not None else set()
-        if not keep:
+        if self.epoch_at is None:
+            self.epoch_at = {e.start: e for e in reversed(self.conv.epochs)}  # the first epoch starting at n
+        epoch = self.epoch_at.get(n)
+        if epoch is None or not epoch.preserved_ids:
             return []
-        preserved = [(i, m) for i, m in enumerate(self.conv.messages[:n]) if not keep.isdisjoint(m.source_ids)]
+        if self.messages_of is None:  # each source id mapped to its messages once, not per compaction
+            self.messages_of = {}
+            for i, m in enumerate(self.conv.messages):
+                for sid in m.source_ids:
+                    self.messages_of.setdefault(sid, []).append(i)
+        found = {i for sid in epoch.preserved_ids for i in self.messages_of.get(sid, ()) if i < n}
+        preserved = [(i, self.conv.messages[i]) for i in sorted(found)]
         if not preserved:
             return []
         # written once more into a scratch list: the items, not the lines or the losses
