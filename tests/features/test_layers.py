@@ -30,6 +30,7 @@ LAYERS = {
     "verify": 4,
     "live": 4,
     "metrics_follow": 4,
+    "redact": 4,
     "export": 5,
     "resume_check": 5,
     "serve": 5,

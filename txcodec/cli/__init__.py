@@ -33,6 +33,11 @@ COMMANDS = {
     ),
     "convert": ("convert", "Convert sessions to another harness's native format."),
     "export": ("export", "Export sessions (each a file, a session id or prefix, or latest[:HARNESS])."),
+    "fixtures": (
+        "redact",
+        "Build a fixture set from real sessions: for each shape of the fixture checklist, the first record "
+        "holding it, cut to a minimal session, redacted, with a MANIFEST.tsv.",
+    ),
     "inspect": (
         "inspect",
         "Show what FILE holds: its harness, a census of record types, every line kept only as bytes "
@@ -51,6 +56,10 @@ COMMANDS = {
         "one point per finished call (its last fragment's usage, counted once), "
         "type input/output/cacheRead/cacheCreation, model, session.id and query_source main/subagent, "
         "as per-minute delta sums.",
+    ),
+    "redact": (
+        "redact",
+        "Replace secrets and personal data in sessions, folders or stores by placeholders.",
     ),
     "resume": (
         "convert",

@@ -30,6 +30,9 @@ from .options import target_choice
 from .options import user_errors
 from .progress import progress
 from .progress import summary_table
+from .redact import echo_counts
+from .redact import make_redactor
+from .redact import redact_flag
 from .store import filter_options
 from .store import select
 
@@ -290,6 +293,7 @@ def register(group: click.Group) -> None:
         help="With --to stream_json: write the user turns as stdin lines for "
         "'claude -p --input-format stream-json', instead of the output capture.",
     )
+    @redact_flag
     def convert(
         srcs: tuple[str, ...],
         from_: str | None,
@@ -312,6 +316,7 @@ def register(group: click.Group) -> None:
         prompts: tuple[str, ...],
         input_side: Path | None,
         stdin_side: bool,
+        redact: bool,
     ) -> None:
         """Convert sessions to another harness's native format.
 
@@ -348,6 +353,7 @@ def register(group: click.Group) -> None:
                 "--input": input_side,
                 "--stdin-side": stdin_side or None,
                 "--force": force or None,
+                "--redact (or run `txcodec redact` on the output)": redact or None,
             }
             given = [name for name, value in single_only.items() if value is not None]
             if given:
@@ -368,6 +374,13 @@ def register(group: click.Group) -> None:
                 stdin_side=stdin_side,
                 default_cwd=os.getcwd() if install else None,
             )
+            if redact:
+                from ..redact import Report
+                from ..redact import redact_written
+
+                report = Report()
+                written = redact_written(written, to, make_redactor(None, (), None), report)
+                echo_counts(report)
             if install:
                 _install(written, to)
                 click.echo(_resume_line(to, written))

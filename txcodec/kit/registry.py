@@ -240,6 +240,12 @@ class Harness(msgspec.Struct, frozen=True):
     # tool name -> normalized kind (model/tools.py), for the names whose kind is this client's
     # own (its ``edit`` is not another's); the readers pass it to ``tool_kind``
     tool_kinds: dict[str, str] = msgspec.field(default_factory=dict)
+    # the JSON keys whose string values are structure, never a secret nor personal data (ids,
+    # hashes, signatures, opaque encrypted state): ``txcodec redact`` leaves them alone
+    redact_keep: tuple[str, ...] = ()
+    # the fixture checklist's shapes in its files and how to cut a minimal session around one
+    # (``txcodec fixtures``); None: it has none declared
+    fixtures: Fixtures | None = None
 
     def resume_argv(self, session_id: str) -> list[str] | None:
         """The command line continuing ``session_id`` in the client, or None."""
@@ -307,6 +313,46 @@ class UsageReader(msgspec.Struct, frozen=True):
     calls_of_parts: Callable[[Any], Any] | None = None
     # subagent_files(path) -> the transcripts whose calls count with the session at ``path``
     subagent_files: Callable[[Any], list[Any]] | None = None
+
+
+class FixtureShape(msgspec.Struct, frozen=True):
+    """A shape worth a fixture: its name, its predicate as the checklist writes it, and the
+    predicate over one decoded line (a dict)."""
+
+    name: str
+    predicate: str
+    test: Callable[[dict], bool]
+    private: bool = False  # holds private data by design: redacted with the rest, and marked
+
+
+class Fixtures(msgspec.Struct, frozen=True):
+    """What ``txcodec fixtures`` needs of a harness: its shapes, and ``cut(records, index)``
+    -> the sorted line indices of a minimal session holding line ``index`` (``records``: each
+    line decoded, None for a line that is not JSON)."""
+
+    shapes: tuple[FixtureShape, ...]
+    cut: Callable[[list[Any], int], list[int]]
+
+
+def parent_chain_cut(
+    id_key: str, parent_key: str, header: Callable[[dict], bool]
+) -> Callable[[list[Any], int], list[int]]:
+    """A ``Fixtures.cut`` for a harness whose records link to their parent by id (pi's
+    ``id``/``parentId``, Qwen Code's ``uuid``/``parentUuid``): the header lines
+    (``header(record)``), the record and its chain of parents."""
+
+    def cut(records: list[Any], index: int) -> list[int]:
+        by_id = {r[id_key]: i for i, r in enumerate(records) if isinstance(r, dict) and isinstance(r.get(id_key), str)}
+        keep = {i for i, r in enumerate(records) if isinstance(r, dict) and header(r)}
+        i: int | None = index
+        while i is not None and i not in keep:
+            keep.add(i)
+            record = records[i]
+            parent = record.get(parent_key) if isinstance(record, dict) else None
+            i = by_id.get(parent) if isinstance(parent, str) else None
+        return sorted(keep)
+
+    return cut
 
 
 class ChangesReader(msgspec.Struct, frozen=True):

@@ -56,4 +56,28 @@ HARNESS = package_harness(
     origin=Later(f"{__name__}.origin", "ORIGIN"),
     usage=Later(f"{__name__}.usage", "USAGE"),  # the lean pass imports this module alone
     changes=Later(f"{__name__}.changes", "CHANGES"),
+    fixtures=Later(f"{__name__}.fixtures", "FIXTURES"),  # txcodec fixtures: the checklist's shapes
+    # the keys whose values are ids, hashes or signatures: never redacted (docs/redact.md)
+    redact_keep=(
+        "sessionId",
+        "uuid",
+        "parentUuid",
+        "leafUuid",
+        "id",
+        "promptId",
+        "tool_use_id",
+        "requestId",
+        "messageId",
+        "sourceToolAssistantUUID",
+        "signature",
+        "shapeHash",
+        "requestRef",
+        "requestDigest",
+        "hash",
+        "agentId",
+        "toolUseID",
+        "parentToolUseID",
+        "backupFileName",
+        "messageUuid",
+    ),
 )

@@ -43,6 +43,9 @@ HARNESS = package_harness(
     store=store.STORE,
     resume=("gemini", "--resume", "{id}"),
     changes=Later(f"{__name__}.changes", "CHANGES"),
+    # the keys whose values are ids, hashes or signatures: never redacted (docs/redact.md)
+    redact_keep=("id", "sessionId", "projectHash", "thoughtSignature", "callId", "responseId", "prompt_id"),
+    fixtures=Later(f"{__name__}.fixtures", "FIXTURES"),  # txcodec fixtures: its comparable shapes
 )
 
 __getattr__ = codec_on_demand(__name__)  # CODEC, imported when asked for

@@ -40,6 +40,9 @@ HARNESS = package_harness(
     resume=("qwen", "--resume", "{id}"),
     # the same resultDisplay as Gemini CLI's
     changes=Later("txcodec.harnesses.gemini_cli.changes", "CHANGES"),
+    # the keys whose values are ids, hashes or signatures: never redacted (docs/redact.md)
+    redact_keep=("sessionId", "uuid", "parentUuid", "subagent_id", "callId", "responseId", "prompt_id"),
+    fixtures=Later(f"{__name__}.fixtures", "FIXTURES"),  # txcodec fixtures: its comparable shapes
 )
 
 __getattr__ = codec_on_demand(__name__)  # CODEC, imported when asked for
