@@ -129,7 +129,7 @@ def discover(
         if needle is not None and not _contains(row.path, needle):
             continue
         if details:
-            _fill_details(row)
+            describe_row(row)
         kept.append(row)
         sessions += row.parent is None
     return Index(kept, errors)
@@ -235,162 +235,34 @@ def _row(harness: str, item: Any) -> SessionRow | None:
     return row
 
 
-# -- first prompt and models: one pass over the file ---------------------------------------------
-# Each line is decoded into a Struct naming only the few keys that can hold a role, a model or
-# a prompt: msgspec skips everything else without building it, so a 100 MB session costs little
-# more than reading it. Content is kept raw and decoded only for the first user turns.
-
-_PROMPT_MAX = 300
-# What the harnesses put in a user turn that the user did not type (command echoes, context
-# preludes, reminders): skipped when looking for the first prompt.
-_NOT_TYPED = ("<", "# AGENTS.md", "Caveat:")
-_NULL = msgspec.Raw(b"null")
+# -- title, first prompt, count and models: the session read as Common ---------------------------
+# One definition for every harness (txcodec.model.summary), the same the HTML index and the
+# Parquet rows use; the lineage from the lines the loaded session holds.
 
 
-class _Inner(msgspec.Struct):
-    role: Any = None
-    type: Any = None
-    model: Any = None
-    modelId: Any = None  # pi's key
-    message: msgspec.Raw = _NULL  # codex user_message: the text
-    content: msgspec.Raw = _NULL
-    parts: msgspec.Raw = _NULL
-
-
-class _Line(msgspec.Struct):
-    type: Any = None
-    role: Any = None
-    isMeta: Any = None  # Claude Code's keys
-    isSidechain: Any = None
-    model: Any = None
-    modelId: Any = None
-    message: msgspec.Raw = _NULL
-    payload: msgspec.Raw = _NULL
-    content: msgspec.Raw = _NULL
-    parts: msgspec.Raw = _NULL
-
-
-_line = msgspec.json.Decoder(_Line)
-_inner = msgspec.json.Decoder(_Inner | None)
-_any = msgspec.json.Decoder()
-
-
-def _records(data: bytes, path: Path) -> Iterator[_Line]:
-    from .kit.detect import is_document
-
-    if is_document(path):  # a legacy Gemini CLI session: one object holding "messages"
-        try:
-            doc = _any.decode(data)
-        except msgspec.DecodeError:
-            return
-        for message in doc.get("messages") or [] if isinstance(doc, dict) else []:
-            try:
-                yield _line.decode(msgspec.json.encode(message))
-            except (msgspec.DecodeError, msgspec.ValidationError):
-                continue
-        return
-    for raw in data.split(b"\n"):
-        if raw.lstrip()[:1] != b"{":
-            continue
-        try:
-            yield _line.decode(raw)
-        except (msgspec.DecodeError, msgspec.ValidationError):
-            continue
-
-
-def _inner_of(raw: msgspec.Raw) -> _Inner | None:
-    if bytes(memoryview(raw)[:1]) != b"{":
-        return None
-    try:
-        return _inner.decode(raw)
-    except (msgspec.DecodeError, msgspec.ValidationError):
-        return None
-
-
-def _first_text(raw: msgspec.Raw | Any) -> str | None:
-    content = _any.decode(raw) if isinstance(raw, msgspec.Raw) else raw
-    if isinstance(content, str):
-        return content
-    if isinstance(content, dict):
-        return _first_text(content.get("parts") or content.get("content"))
-    if isinstance(content, list):
-        for part in content:
-            if isinstance(part, str):
-                return part
-            if (
-                isinstance(part, dict)
-                and part.get("type") in (None, "text", "input_text")
-                and isinstance(part.get("text"), str)
-            ):
-                return part["text"]
-    return None
-
-
-def _user_text(line: _Line, message: _Inner | None, payload: _Inner | None) -> str | None:
-    if line.isMeta or line.isSidechain:
-        return None
-    if payload is not None:  # codex: the user_message event is what the user typed, preludes apart
-        return _first_text(payload.message) if payload.type == "user_message" else None
-    if message is not None:
-        if message.role == "user" or line.type == "user":
-            return _first_text(message.content if message.content is not _NULL else message.parts)
-        return None
-    if line.type == "user" or line.role == "user":  # Gemini CLI / Qwen Code: content or parts on the line
-        return _first_text(line.content if line.content is not _NULL else line.parts)
-    return None
-
-
-def _fill_details(row: SessionRow) -> None:
+def describe_row(row: SessionRow) -> None:
+    """Fill ``row`` (in place) with what the session says of itself: title, first prompt,
+    message count and models by :mod:`txcodec.model.summary`, and its lineage. A session
+    that cannot be read keeps what its store said."""
     if row.path is None:
         return
-    from .core.zst import read_bytes
-
-    path = Path(row.path)  # made once: it is asked for its name and suffixes three times
-    models: dict[str, None] = dict.fromkeys(row.models or [])
-    prompt = None
-    try:
-        data = read_bytes(path)
-        for line in _records(data, path):
-            message, payload = _inner_of(line.message), _inner_of(line.payload)
-            for holder in (line, message, payload):
-                if holder is None:
-                    continue
-                for value in (holder.model, holder.modelId):
-                    if isinstance(value, str) and value and not value.startswith("<"):
-                        models[value] = None
-            if prompt is None:
-                text = _user_text(line, message, payload)
-                if text and text.strip() and not text.lstrip().startswith(_NOT_TYPED):
-                    prompt = text.strip()[:_PROMPT_MAX]
-    except (OSError, ValueError, msgspec.MsgspecError):
-        return  # unreadable now: the row keeps what the store said
-    row.first_prompt = prompt or row.first_prompt
-    row.models = list(models) or None
-    found = _origin(row.harness, path, data)
-    if found is not None:
-        row.started_by = found.started_by
-        row.forked_from = found.forked_from.session_id if found.forked_from is not None else None
-
-
-def _origin(harness: str, path: Path, data: bytes) -> Any:
-    """The row's lineage (:func:`txcodec.lineage.origin`), found in the bytes already read.
-    Only Claude Code, Codex and pi record one, each in its lines as they lie in the file,
-    so their lines are handed over as they are instead of loading the session once more;
-    the other harnesses have none to find."""
     from . import lineage
-    from .kit.detect import is_document
+    from .api import to_common
+    from .model.summary import summarize
 
-    if not lineage.records_origin(harness):
-        return None
     try:
-        if is_document(path):  # not lines as they lie: read the way a loaded session is
-            return lineage.origin(path, harness)
-        lines = data.split(b"\n")
-        if lines and not lines[-1]:
-            lines.pop()  # the final newline ends the last line; it does not start another
-        return lineage.lines_origin(harness, lines, path, source=data)
-    except (OSError, ValueError):
-        return None
+        session = load_row(row.harness, row.session_id, row.path)
+        found = summarize(to_common(session))
+        origin = lineage.session_origin(session) if lineage.records_origin(row.harness) else None
+    except (OSError, ValueError, RecursionError, msgspec.MsgspecError):
+        return  # unreadable now: the row keeps what the store said
+    row.title = found.title or row.title
+    row.first_prompt = found.first_prompt or row.first_prompt
+    row.messages = found.messages
+    row.models = found.models or row.models
+    if origin is not None:
+        row.started_by = origin.started_by
+        row.forked_from = origin.forked_from.session_id if origin.forked_from is not None else None
 
 
 # -- content search ------------------------------------------------------------------------------

@@ -226,7 +226,7 @@ def test_date_filters_parse_ages_dates_and_times():
     assert not within(None, parse_when("2026-11-30"), None) and within(None, None, None)
 
 
-# -- a listed row's lineage is read from the bytes already read, as a loaded session gives it --
+# -- a listed row's lineage is what the loaded session gives --
 
 
 def _lineage_files() -> list:
@@ -242,14 +242,14 @@ def test_row_lineage_is_what_the_loaded_session_gives(path):
     from txcodec import lineage
 
     harness = next(h for h in ("claude_code", "codex", "pi") if h in path.parts or f"/{h}/" in str(path))
-    found = sessions._origin(harness, path, api.read_bytes(path))
+    row = sessions.SessionRow(harness=harness, session_id="", path=str(path))
+    sessions.describe_row(row)
     try:
         expected = lineage.origin(path, harness)
     except (OSError, ValueError):
         expected = None
-    assert (found and (found.started_by, found.forked_from)) == (
-        expected and (expected.started_by, expected.forked_from)
-    )
+    forked = expected.forked_from.session_id if expected and expected.forked_from else None
+    assert (row.started_by, row.forked_from) == ((expected.started_by, forked) if expected else (None, None))
 
 
 def test_the_stores_are_every_harness_s_without_importing_the_storeless():
