@@ -140,6 +140,35 @@ def test_every_command_takes_an_id(home, command):
     assert "Traceback" not in missing.output
 
 
+# every command that takes a session, with what else it needs to run ({out}: a fresh output path)
+SESSION_COMMANDS = [
+    ("show",),
+    ("export", "--to", "markdown"),
+    ("inspect",),
+    ("convert", "--to", "claude_code", "-o", "{out}"),
+    ("changes",),
+    ("lineage",),
+    ("usage",),
+    ("metrics",),
+    ("verify",),
+]
+
+
+@pytest.mark.parametrize("command", SESSION_COMMANDS, ids=lambda c: c[0])
+@pytest.mark.parametrize("how", ["id", "prefix", "latest", "latest:codex"])
+def test_every_session_command_takes_an_id_a_prefix_and_latest(home, command, how, tmp_path):
+    """One resolver (txcodec.sessions.resolve) behind every session argument: none of them
+    says "File 'latest' does not exist"."""
+    codex_file = sessions.resolve(home["codex"])
+    name = {"id": home["codex"], "prefix": home["codex"][:13], "latest": "latest", "latest:codex": "latest:codex"}[how]
+    args = [a.replace("{out}", str(tmp_path / "out.jsonl")) for a in command]
+    result = run(*args, name)
+    assert "does not exist" not in result.output
+    assert result.exit_code == 0, result.output
+    if command[0] in ("inspect", "verify") and how != "latest":  # (latest: the newest of any store)
+        assert str(codex_file) in result.output or home["codex"] in result.output
+
+
 def test_verify_takes_latest(home):
     result = run("verify", "latest:pi")
     assert result.exit_code == 0, result.output
