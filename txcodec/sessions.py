@@ -60,14 +60,17 @@ class SessionRow(msgspec.Struct, kw_only=True):
 
 
 class Index(list):
-    """The rows :func:`discover` found (a list) and ``errors``: one line per store or file
-    that could not be read."""
+    """The rows :func:`discover` found (a list), ``errors``: one line per store or file
+    that could not be read, and ``ids``: the id of every session the stores listed,
+    before any filter (what an id prefix must tell apart)."""
 
     errors: list[str]
+    ids: list[str]
 
-    def __init__(self, rows: Iterable[SessionRow] = (), errors: list[str] | None = None):
+    def __init__(self, rows: Iterable[SessionRow] = (), errors: list[str] | None = None, ids: list[str] | None = None):
         super().__init__(rows)
         self.errors = errors or []
+        self.ids = ids or []
 
 
 def stores(harness: str | None = None) -> dict[str, registry.Store]:
@@ -117,6 +120,7 @@ def discover(
         row = _row(name, item)
         if row is not None:
             rows.append(row)
+    every_id = [r.session_id for r in rows]
     rows = [r for r in rows if _keep(r, project, since, until)]
     oldest = datetime.min.replace(tzinfo=UTC)  # times come in several spellings (Z, offsets): compared parsed
     rows.sort(key=lambda r: parse_timestamp(r.updated) or oldest, reverse=True)
@@ -132,7 +136,7 @@ def discover(
             describe_row(row)
         kept.append(row)
         sessions += row.parent is None
-    return Index(kept, errors)
+    return Index(kept, errors, every_id)
 
 
 def session_files(

@@ -289,3 +289,21 @@ def test_the_stores_are_every_harness_s_without_importing_the_storeless():
     every = registry.harnesses()
     assert all(every[name].store is None for name in registry.STORELESS)
     assert sessions.stores() == {name: h.store for name, h in sorted(every.items()) if h.store is not None}
+
+
+def test_list_shows_the_shortest_unique_id_prefix_and_full_ids_on_request(home):
+    from txcodec.cli.store import short_ids
+
+    assert short_ids(
+        ["0199aaaa-0000-7000-8000-000000000001", "0199aaaa-0000-7000-8000-000000000002", "4f6c1d2e-1"]
+    ) == {
+        "0199aaaa-0000-7000-8000-000000000001": "0199aaaa-0000-7000-8000-000000000001",
+        "0199aaaa-0000-7000-8000-000000000002": "0199aaaa-0000-7000-8000-000000000002",
+        "4f6c1d2e-1": "4f6c1d2e",
+    }
+    assert short_ids(["abcdef0123", "abcdef0456"]) == {"abcdef0123": "abcdef01", "abcdef0456": "abcdef04"}
+    lines = run("list", "--harness", "codex").stdout.splitlines()
+    shown = lines[1].split()[4]  # harness, date, time, messages, id
+    assert shown == home["codex"][:8] and home["codex"] not in lines[1]  # the only codex id: 8 digits name it
+    assert sessions.resolve(shown).name.endswith(f"{home['codex']}.jsonl")
+    assert home["codex"] in run("list", "--harness", "codex", "--full-id").stdout
