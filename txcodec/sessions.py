@@ -99,6 +99,7 @@ def discover(
     limit: int | None = None,
     details: bool = True,
     describe: bool = True,
+    index: bool = True,
 ) -> Index:
     """Every session in the stores (one harness's with ``harness``; ``root`` instead of the
     default store folder), newest first, filtered: ``project`` matches the project name or
@@ -108,7 +109,9 @@ def discover(
     Parquet export): a store that can list them without reading each (``discover_files``)
     does, and its rows say no more than the files do (no title, cwd or count; ``updated``
     is the file's time). One store's trouble is reported in ``errors`` and does not hide
-    the others."""
+    the others. ``index``: the details of a session whose file has not changed since an
+    earlier run are taken from the session index (:mod:`txcodec.session_index`) instead of
+    reading it again."""
     rows: list[SessionRow] = []
     errors: list[str] = []
     describe = describe or details or any(value is not None for value in (project, since, until))
@@ -121,21 +124,31 @@ def discover(
         if row is not None:
             rows.append(row)
     every_id = [r.session_id for r in rows]
+    listed = {r.path for r in rows if r.path is not None}
     rows = [r for r in rows if _keep(r, project, since, until)]
     oldest = datetime.min.replace(tzinfo=UTC)  # times come in several spellings (Z, offsets): compared parsed
     rows.sort(key=lambda r: parse_timestamp(r.updated) or oldest, reverse=True)
     kept: list[SessionRow] = []
     sessions = 0  # subagent chats ride along with their session, not counted by ``limit``
     needle = _needles(grep) if grep else None
-    for row in rows:
-        if limit is not None and sessions >= limit:
-            break
-        if needle is not None and not _contains(row.path, needle):
-            continue
-        if details:
-            describe_row(row)
-        kept.append(row)
-        sessions += row.parent is None
+    cache = None
+    if details and index:
+        from .session_index import SessionIndex
+
+        cache = SessionIndex()
+    try:
+        for row in rows:
+            if limit is not None and sessions >= limit:
+                break
+            if needle is not None and not _contains(row.path, needle):
+                continue
+            if details:
+                describe_row(row, cache)
+            kept.append(row)
+            sessions += row.parent is None
+    finally:
+        if cache is not None:  # a whole home listed: the rows of files gone are forgotten
+            cache.close(listed if harness is None and root is None else None)
     return Index(kept, errors, every_id)
 
 
@@ -244,29 +257,53 @@ def _row(harness: str, item: Any) -> SessionRow | None:
 # Parquet rows use; the lineage from the lines the loaded session holds.
 
 
-def describe_row(row: SessionRow) -> None:
+def describe_row(row: SessionRow, index: Any = None) -> None:
     """Fill ``row`` (in place) with what the session says of itself: title, first prompt,
     message count and models by :mod:`txcodec.model.summary`, and its lineage. A session
-    that cannot be read keeps what its store said."""
+    that cannot be read keeps what its store said. ``index`` (a
+    :class:`~txcodec.session_index.SessionIndex`): taken from it when the file has not
+    changed since, and kept in it otherwise."""
     if row.path is None:
         return
+    from .session_index import stamp
+
+    entry = index.get(row.path, row.session_id) if index is not None else None
+    if entry is None:
+        before = stamp(row.path) if index is not None else None  # the file as it was read
+        entry = _read_entry(row)
+        if index is not None:
+            index.put(row.path, row.session_id, entry, before)
+    if not entry.read:
+        return
+    row.title = entry.title or row.title
+    row.first_prompt = entry.first_prompt or row.first_prompt
+    row.messages = entry.messages
+    row.models = entry.models or row.models
+    if entry.started_by is not None or entry.forked_from is not None:
+        row.started_by, row.forked_from = entry.started_by, entry.forked_from
+
+
+def _read_entry(row: SessionRow) -> Any:
     from . import lineage
     from .api import to_common
     from .model.summary import summarize
+    from .session_index import Entry
 
     try:
         session = load_row(row.harness, row.session_id, row.path)
         found = summarize(to_common(session))
         origin = lineage.session_origin(session) if lineage.records_origin(row.harness) else None
     except (OSError, ValueError, RecursionError, msgspec.MsgspecError):
-        return  # unreadable now: the row keeps what the store said
-    row.title = found.title or row.title
-    row.first_prompt = found.first_prompt or row.first_prompt
-    row.messages = found.messages
-    row.models = found.models or row.models
-    if origin is not None:
-        row.started_by = origin.started_by
-        row.forked_from = origin.forked_from.session_id if origin.forked_from is not None else None
+        return Entry(read=False)  # unreadable now: the row keeps what the store said
+    return Entry(
+        read=True,
+        title=found.title,
+        first_prompt=found.first_prompt,
+        messages=found.messages,
+        models=found.models or None,
+        started_by=origin.started_by if origin is not None else None,
+        forked_from=origin.forked_from.session_id if origin is not None and origin.forked_from is not None else None,
+    )
 
 
 # -- content search ------------------------------------------------------------------------------

@@ -33,6 +33,7 @@ COMMANDS = {
     ),
     "convert": ("convert", "Convert sessions to another harness's native format."),
     "export": ("export", "Export sessions (each a file, a session id or prefix, or latest[:HARNESS])."),
+    "index": ("index", "Show or clear the session index, where `list` keeps what it read of each session."),
     "inspect": (
         "inspect",
         "Show what FILE holds: its harness, a census of record types, every line kept only as bytes "

@@ -142,6 +142,7 @@ def select(
     limit: int | None = None,
     details: bool = True,
     describe: bool = True,
+    index: bool = True,
 ) -> sessions.Index:
     with user_errors():
         return sessions.discover(
@@ -152,6 +153,7 @@ def select(
             limit=limit,
             details=details,
             describe=describe,
+            index=index,
             since=parse_when(since) if since else None,
             until=parse_when(until, end=True) if until else None,
         )
@@ -164,6 +166,11 @@ def register(group: click.Group) -> None:
     @click.option("--limit", type=click.IntRange(min=1), help="At most this many sessions (the newest).")
     @click.option("--json", "as_json", is_flag=True, help="One JSON array of rows (the schema in docs/api.md).")
     @click.option(
+        "--no-index",
+        is_flag=True,
+        help="Read every session's file, past the session index (see `txcodec index`).",
+    )
+    @click.option(
         "--full-id", is_flag=True, help="Whole session ids (default: the shortest prefix naming each, as git does)."
     )
     def list_sessions(
@@ -175,6 +182,7 @@ def register(group: click.Group) -> None:
         root: Path | None,
         limit: int | None,
         as_json: bool,
+        no_index: bool,
         full_id: bool,
     ) -> None:
         """List the sessions in the harnesses' stores, newest first.
@@ -188,7 +196,7 @@ def register(group: click.Group) -> None:
         is marked `pruned`, a file holding only metadata records `metadata-only`. Files
         that cannot be read are reported on stderr and skipped.
         """
-        found = select(harness, project, since, until, grep, root, limit)
+        found = select(harness, project, since, until, grep, root, limit, index=not no_index)
         for error in found.errors:
             click.echo(f"txcodec: warning: {error}", err=True)
         if as_json:
