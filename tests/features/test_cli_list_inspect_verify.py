@@ -53,7 +53,8 @@ def test_sample_prints_a_bundled_session():
 def test_list_text_and_json(store_root):
     result = run("list", "--root", str(store_root))
     assert result.exit_code == 0, result.output
-    assert SID[:8] in result.stdout and SID not in result.stdout and "cart fix" in result.stdout and "claude_code" in result.stdout
+    assert SID[:8] in result.stdout and SID not in result.stdout  # the shortest unique prefix
+    assert "cart fix" in result.stdout and "claude_code" in result.stdout
     result = run("list", "--root", str(store_root), "--harness", "claude_code", "--json")
     items = json.loads(result.stdout)
     assert [(i["session_id"], i["status"], i["title"], i["cwd"]) for i in items] == [

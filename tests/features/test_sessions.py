@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 
+import click
 import pytest
 from click.testing import CliRunner
 
@@ -307,3 +308,43 @@ def test_list_shows_the_shortest_unique_id_prefix_and_full_ids_on_request(home):
     assert shown == home["codex"][:8] and home["codex"] not in lines[1]  # the only codex id: 8 digits name it
     assert sessions.resolve(shown).name.endswith(f"{home['codex']}.jsonl")
     assert home["codex"] in run("list", "--harness", "codex", "--full-id").stdout
+
+
+def _completions(args: list[str], incomplete: str) -> list[tuple[str, str]]:
+    from click.shell_completion import ShellComplete
+
+    found = ShellComplete(main, {}, "txcodec", "_TXCODEC_COMPLETE").get_completions(args, incomplete)
+    return [(item.value, item.type) for item in found]
+
+
+@pytest.mark.parametrize("command", ["show", "export", "convert", "inspect", "changes", "lineage", "usage", "verify"])
+def test_the_shell_completes_session_ids_then_files(home, command):
+    found = _completions([command], home["codex"][:6])
+    assert (home["codex"], "plain") in found
+    assert (home["codex"][:6], "file") in found  # the shell's own file names too
+    assert ("latest:codex", "plain") in _completions([command], "latest:c")
+    assert _completions([command], "./x") == [("./x", "file")]  # a path: files only, no store read
+
+
+def test_the_shell_completes_every_choice_option():
+    """Every option with a fixed set of values completes them (harness names, --by keys,
+    --to formats): the test walks every command's options."""
+    from click.shell_completion import ShellComplete
+
+    from txcodec.cli import COMMANDS
+
+    ctx = click.Context(main)
+    missing = []
+    for name in COMMANDS:
+        command = main.get_command(ctx, name)
+        for param in command.params:
+            if not isinstance(param, click.Option) or param.is_flag or param.count:
+                continue
+            choice = isinstance(param.type, click.Choice) or param.name in ("harness", "from_", "by")
+            if choice and not param.shell_complete(click.Context(command), ""):
+                missing.append(f"{name} {param.opts[0]}")
+    assert not missing
+    assert ("day,model", "plain") in _completions(["usage", "--by"], "day,m")
+    assert ("codex", "plain") in _completions(["list", "--harness"], "co")
+    assert ("gemini_cli", "plain") in _completions(["convert", "--from"], "gem")
+    _ = ShellComplete

@@ -11,6 +11,7 @@ from .. import api
 from ..kit.changes import session_changes
 from ..model.changes import unified_diff
 from .options import SessionParam
+from .options import complete_harness
 from .options import echo_json
 from .options import user_errors
 
@@ -18,7 +19,13 @@ from .options import user_errors
 def register(group: click.Group) -> None:
     @group.command("changes")
     @click.argument("path", type=SessionParam())
-    @click.option("--from", "harness", type=str, help="The file's harness (detected when left out).")
+    @click.option(
+        "--from",
+        "harness",
+        type=str,
+        shell_complete=complete_harness,
+        help="The file's harness (detected when left out).",
+    )
     @click.option("--json", "as_json", is_flag=True, help="The change records as a JSON list.")
     def changes(path: Path, harness: str | None, as_json: bool) -> None:
         """The files each tool call changed, per call, with its diff: as the client

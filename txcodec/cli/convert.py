@@ -24,6 +24,7 @@ from ..model.loss import LossReport
 from ..model.loss import summary
 from .options import SessionParam
 from .options import UsageProblem
+from .options import complete_harness
 from .options import echo_json
 from .options import target_choice
 from .options import user_errors
@@ -156,12 +157,13 @@ def _batch(
 
 def register(group: click.Group) -> None:
     @group.command("convert")
-    @click.argument("srcs", nargs=-1, metavar="SRC...")
+    @click.argument("srcs", nargs=-1, metavar="SRC...", shell_complete=SessionParam().shell_complete)
     @click.option(
         "--from",
         "from_",
         type=str,
         metavar="NAME",
+        shell_complete=complete_harness,
         help="Source harness (detected when left out; 'common' for Common JSON); with --all, only its store.",
     )
     @click.option("--to", "to", type=target_choice(), required=True, help="Target harness.")
@@ -310,7 +312,14 @@ def register(group: click.Group) -> None:
 
     @group.command("resume")
     @click.argument("src", type=SessionParam())
-    @click.option("--from", "from_", type=str, metavar="NAME", help="Source harness (detected when left out).")
+    @click.option(
+        "--from",
+        "from_",
+        type=str,
+        metavar="NAME",
+        shell_complete=complete_harness,
+        help="Source harness (detected when left out).",
+    )
     @click.option(
         "--to",
         "to",

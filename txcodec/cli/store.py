@@ -21,6 +21,7 @@ from ..api import samples
 from ..core.dates import parse_when
 from ..sessions import SessionRow
 from .options import AliasOption
+from .options import complete_harness
 from .options import echo_json
 from .options import user_errors
 
@@ -161,7 +162,15 @@ def select(
 
 def register(group: click.Group) -> None:
     @group.command("list")
-    @click.option("--harness", "--from", "harness", cls=AliasOption, metavar="NAME", help="Only this harness's store.")
+    @click.option(
+        "--harness",
+        "--from",
+        "harness",
+        cls=AliasOption,
+        metavar="NAME",
+        shell_complete=complete_harness,
+        help="Only this harness's store.",
+    )
     @filter_options
     @click.option("--limit", type=click.IntRange(min=1), help="At most this many sessions (the newest).")
     @click.option("--json", "as_json", is_flag=True, help="One JSON array of rows (the schema in docs/api.md).")

@@ -18,6 +18,7 @@ from ..kit import registry
 from ..verify import Verified
 from ..verify import collect
 from ..verify import verify_file
+from .options import SessionParam
 from .options import UsageProblem
 from .options import echo_json
 from .options import from_option
@@ -72,7 +73,7 @@ def junit(results: list[Verified]) -> bytes:
 
 def register(group: click.Group) -> None:
     @group.command("verify")
-    @click.argument("paths", nargs=-1, required=True)
+    @click.argument("paths", nargs=-1, required=True, shell_complete=SessionParam().shell_complete)
     @from_option("Read every file as this harness (detected per file when left out).")
     @click.option("--json", "as_json", is_flag=True, help="Print one JSON object with a result per file.")
     @click.option("--failures-only", is_flag=True, help="Print only the files that fail, and the summary.")
