@@ -44,6 +44,8 @@ def _paths(names: tuple[str, ...]) -> list[Path]:
 def _line(r: Verified) -> str:
     if r.error is not None:
         return f"ERROR  {r.path}: {r.error}"
+    if r.ok and r.harness == "jsonl":  # the fallback: no harness recognised the lines
+        return f"skip   {r.path}: not a session of any known harness (its {r.lines} lines round-trip as plain JSON)"
     if r.ok:
         opaque = f", {r.opaque} kept as bytes only" if r.opaque else ""
         return f"ok     {r.path} ({r.harness}, {r.lines} lines, {r.bytes} bytes{opaque})"
@@ -132,10 +134,12 @@ def register(group: click.Group) -> None:
             )
         elif not quiet:
             word = "file" if len(results) == 1 else "files"
+            foreign = sum(1 for r in results if r.ok and r.harness == "jsonl")
+            others = f" ({foreign} not a session)" if foreign else ""
             click.echo(
-                f"{len(results)} {word}: all byte-identical"
+                f"{len(results)} {word}{others}: all byte-identical"
                 if not failed
-                else f"{len(results)} {word}: {len(failed)} failed",
+                else f"{len(results)} {word}{others}: {len(failed)} failed",
                 err=bool(failed),
             )
         if failed:
