@@ -20,6 +20,7 @@ from .core.dates import parse_timestamp
 from .core.dates import within
 from .core.errors import InputError
 from .kit import registry
+from .model.common import ForkedFrom
 
 
 class SessionRow(msgspec.Struct, kw_only=True):
@@ -284,25 +285,24 @@ def describe_row(row: SessionRow, index: Any = None) -> None:
 
 
 def _read_entry(row: SessionRow) -> Any:
-    from . import lineage
     from .api import to_common
     from .model.summary import summarize
     from .session_index import Entry
 
     try:
-        session = load_row(row.harness, row.session_id, row.path)
-        found = summarize(to_common(session))
-        origin = lineage.session_origin(session) if lineage.records_origin(row.harness) else None
+        conv = to_common(load_row(row.harness, row.session_id, row.path))
     except (OSError, ValueError, RecursionError, msgspec.MsgspecError):
         return Entry(read=False)  # unreadable now: the row keeps what the store said
+    found = summarize(conv)
+    started_by, forked = conv.meta.started_by, conv.meta.forked_from  # the file's lineage (api.to_common)
     return Entry(
         read=True,
         title=found.title,
         first_prompt=found.first_prompt,
         messages=found.messages,
         models=found.models or None,
-        started_by=origin.started_by if origin is not None else None,
-        forked_from=origin.forked_from.session_id if origin is not None and origin.forked_from is not None else None,
+        started_by=started_by if isinstance(started_by, str) else None,
+        forked_from=forked.session_id if isinstance(forked, ForkedFrom) else None,
     )
 
 
