@@ -143,10 +143,10 @@ def discover(
                 break
             if needle is not None and not _contains(row.path, needle):
                 continue
-            if details:
-                describe_row(row, cache)
             kept.append(row)
             sessions += row.parent is None
+        if details:
+            describe_rows(kept, cache)
     finally:
         if cache is not None:  # a whole home listed: the rows of files gone are forgotten
             cache.close(listed if harness is None and root is None else None)
@@ -264,16 +264,51 @@ def describe_row(row: SessionRow, index: Any = None) -> None:
     that cannot be read keeps what its store said. ``index`` (a
     :class:`~txcodec.session_index.SessionIndex`): taken from it when the file has not
     changed since, and kept in it otherwise."""
-    if row.path is None:
-        return
+    describe_rows([row], index)
+
+
+# below this much to read, forking workers costs more than it saves
+_PARALLEL_ROWS, _PARALLEL_BYTES = 64, 4 << 20
+
+
+def describe_rows(rows: list[SessionRow], index: Any = None) -> None:
+    """:func:`describe_row` for each of ``rows``; the sessions the index does not hold are
+    read in forked processes (one per CPU) when there are enough of them."""
     from .session_index import stamp
 
-    entry = index.get(row.path, row.session_id) if index is not None else None
-    if entry is None:
-        before = stamp(row.path) if index is not None else None  # the file as it was read
-        entry = _read_entry(row)
+    pending: list[SessionRow] = []
+    for row in rows:
+        if row.path is None:
+            continue
+        entry = index.get(row.path, row.session_id) if index is not None else None
+        if entry is None:
+            pending.append(row)
+        else:
+            _apply(row, entry)
+    stamps = [stamp(r.path) for r in pending]  # the files as they were read (size, time, inode)
+    for n, entry in enumerate(_read_entries(pending, [s[0] if s else 0 for s in stamps])):
+        _apply(pending[n], entry)
         if index is not None:
-            index.put(row.path, row.session_id, entry, before)
+            index.put(pending[n].path, pending[n].session_id, entry, stamps[n])
+
+
+def _read_entries(rows: list[SessionRow], sizes: list[int]) -> list[Any]:
+    jobs = os.cpu_count() or 1
+    if jobs < 2 or len(rows) < _PARALLEL_ROWS or sum(sizes) < _PARALLEL_BYTES:
+        return [_read_entry(row) for row in rows]
+    import multiprocessing
+
+    try:
+        context = multiprocessing.get_context("fork")
+    except ValueError:  # no fork (Windows): one process
+        return [_read_entry(row) for row in rows]
+    if multiprocessing.parent_process() is not None:  # a worker starts none of its own
+        return [_read_entry(row) for row in rows]
+    with context.Pool(min(jobs, len(rows))) as pool:
+        return pool.map(_read_entry, rows, chunksize=max(1, len(rows) // (jobs * 8)))
+
+
+def _apply(row: SessionRow, entry: Any) -> None:
     if not entry.read:
         return
     row.title = entry.title or row.title

@@ -119,3 +119,20 @@ def test_rows_a_current_index_holds_are_used(home):
     assert {r["harness"]: r for r in _list("--no-index")}["codex"]["first_prompt"] != "from the index"
     os.utime(home["codex"], ns=(1, 1))  # touched: read again
     assert {r["harness"]: r for r in _list()}["codex"]["first_prompt"] != "from the index"
+
+
+def test_sessions_read_in_forked_workers_give_the_same_rows(home, monkeypatch):
+    """A cold listing of many sessions reads them in forked processes: the rows are the
+    ones a single process reads."""
+    from txcodec import sessions
+
+    alone = _list("--no-index")
+    monkeypatch.setattr(sessions, "_PARALLEL_ROWS", 1)
+    monkeypatch.setattr(sessions, "_PARALLEL_BYTES", 0)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    calls = []
+    real = sessions._read_entries
+    monkeypatch.setattr(sessions, "_read_entries", lambda rows, sizes: calls.append(len(rows)) or real(rows, sizes))
+    assert _list() == alone
+    assert calls == [4]
+    assert _list() == alone and calls == [4, 0]  # the second run from the index
