@@ -86,12 +86,15 @@ class SessionIndex:
     def _open(self) -> sqlite3.Connection | None:
         try:
             return self._connect()
+        except sqlite3.OperationalError:
+            return None  # locked, read-only, no room: no index this run (every session is read)
         except (sqlite3.DatabaseError, _Foreign):
-            clear(self.path)  # damaged, or another txcodec's: rebuilt, never trusted
+            pass  # damaged, or another txcodec's: rebuilt, never trusted
         try:
+            clear(self.path)
             return self._connect()
         except (sqlite3.Error, _Foreign, OSError):
-            return None  # no index this run: every session is read, as with --no-index
+            return None
 
     def _connect(self) -> sqlite3.Connection:
         try:

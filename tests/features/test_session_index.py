@@ -136,3 +136,37 @@ def test_sessions_read_in_forked_workers_give_the_same_rows(home, monkeypatch):
     assert _list() == alone
     assert calls == [4]
     assert _list() == alone and calls == [4, 0]  # the second run from the index
+
+
+def test_an_index_that_cannot_be_written_is_left_alone(home):
+    """A cache folder the user cannot write: list reads every session, and says the same."""
+    expected = _list("--no-index")
+    folder = session_index.default_path().parent
+    folder.mkdir(parents=True)
+    folder.chmod(0o500)
+    try:
+        if os.access(folder, os.W_OK):  # root writes anyway: then the index is simply made
+            assert _list() == expected
+            return
+        assert _list() == expected
+        assert not session_index.default_path().exists()
+    finally:
+        folder.chmod(0o700)
+
+
+def test_a_locked_index_is_not_thrown_away(home):
+    """Another command holding the index (a write lock) costs this run its reads, never the
+    index: a lock is no damage."""
+    expected = _list()
+    path = session_index.default_path()
+    inode = path.stat().st_ino
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("PRAGMA locking_mode=EXCLUSIVE")
+    other.execute("BEGIN EXCLUSIVE")
+    try:
+        assert _list() == expected
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    assert path.stat().st_ino == inode  # the same file, not one made again
+    assert session_index.SessionIndex(path).count() == 4
