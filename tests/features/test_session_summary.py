@@ -116,3 +116,18 @@ def test_the_html_index_counts_as_list_does(stores, tmp_path):
     assert len(rows) == len(listed)
     assert sorted(r["messages"] for r in rows) == sorted(r["messages"] for r in listed.values())
     assert sorted(r["prompt"] for r in rows) == sorted(" ".join(r["first_prompt"].split()) for r in listed.values())
+
+
+def test_the_parquet_rows_count_and_title_as_list_does(stores, tmp_path):
+    pytest.importorskip("pyarrow")
+    from txcodec.export import dataset
+
+    listed = {r["session_id"]: r for r in json.loads(CliRunner().invoke(main, ["list", "--json"]).stdout)}
+    out = tmp_path / "dataset"
+    result = CliRunner().invoke(main, ["export", "--all", "--to", "parquet", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    rows = {r["session_id"]: r for r in dataset.read_tables(out)["sessions"].to_pylist() if r["parent_key"] is None}
+    assert set(rows) == set(listed)
+    for sid, row in rows.items():
+        assert row["message_count"] == listed[sid]["messages"], sid
+        assert row["title"] == listed[sid]["title"], sid

@@ -456,7 +456,7 @@ def _session_rows(
             "session_id": _str(meta.id),
             "project": _project(meta.cwd),
             "cwd": _str(meta.cwd),
-            "title": _str(meta.title),
+            "title": session_summary.title(conversation),
             "started": _str(meta.started_at),
             "updated": _str(meta.ended_at),
             "date": day(meta.started_at),
