@@ -23,6 +23,7 @@ LAYERS = {
     "harnesses": 3,
     "api": 4,
     "sessions": 4,
+    "session_index": 4,
     "batch": 4,
     "lineage": 4,
     "usage": 4,

@@ -38,6 +38,7 @@ COMMANDS = {
         "Build a fixture set from real sessions: for each shape of the fixture checklist, the first record "
         "holding it, cut to a minimal session, redacted, with a MANIFEST.tsv.",
     ),
+    "index": ("index", "Show or clear the session index, where `list` keeps what it read of each session."),
     "inspect": (
         "inspect",
         "Show what FILE holds: its harness, a census of record types, every line kept only as bytes "

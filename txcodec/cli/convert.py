@@ -25,6 +25,7 @@ from ..model.loss import summary
 from .options import SessionParam
 from .options import UsageProblem
 from .options import canonical_harness
+from .options import complete_harness
 from .options import echo_json
 from .options import target_choice
 from .options import user_errors
@@ -235,13 +236,14 @@ def _batch(
 
 def register(group: click.Group) -> None:
     @group.command("convert")
-    @click.argument("srcs", nargs=-1, metavar="SRC...")
+    @click.argument("srcs", nargs=-1, metavar="SRC...", shell_complete=SessionParam().shell_complete)
     @click.option(
         "--from",
         "from_",
         type=str,
         metavar="NAME",
         callback=canonical_harness,
+        shell_complete=complete_harness,
         help="Source harness (detected when left out; 'common' for Common JSON); with --all, only its store.",
     )
     @click.option("--to", "to", type=target_choice(), required=True, help="Target harness.")
@@ -411,6 +413,7 @@ def register(group: click.Group) -> None:
         type=str,
         metavar="NAME",
         callback=canonical_harness,
+        shell_complete=complete_harness,
         help="Source harness (detected when left out).",
     )
     @click.option(

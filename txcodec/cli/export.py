@@ -17,6 +17,7 @@ from ..core.gcpause import no_cycle_collection
 from ..kit.changes import to_json
 from ..model.loss import LossReport
 from ..model.loss import PageLoss
+from ..model.summary import message_count
 from .options import SessionParam
 from .options import from_option
 from .options import read_common
@@ -73,6 +74,19 @@ def _write_html(conv, out: str) -> None:
         return
     with atomic_stream(out) as stream:  # never overwrites an existing file
         html.write(conv, stream, price=_price)
+
+
+def _missing_folders(out: str) -> Path | None:
+    """``out``'s folder when it does not exist yet (the write makes it, with its parents)."""
+    parent = Path(out).parent
+    return None if parent.exists() else parent
+
+
+def _told(out: str, what: str, made: Path | None) -> None:
+    """One line on stderr for a file written (stdout may be the file)."""
+    if made is not None:
+        click.echo(f"created folder {made}", err=True)
+    click.echo(f"wrote {out}: {what}", err=True)
 
 
 def _summary_ready() -> None:
@@ -139,7 +153,9 @@ def _export_hf(paths: list[Path], out: str, show_loss: bool, redact=None) -> Non
                     conv.meta.id if isinstance(conv.meta.id, str) else None,
                 )
             )
+        made = _missing_folders(out)
         write_hf(items, out, loss)
+    _told(out, f"{len(items)} {'session' if len(items) == 1 else 'sessions'} as chat examples (hf)", made)
     if show_loss:
         _echo_loss(loss, to_stderr=False)
 
@@ -322,10 +338,12 @@ def register(group: click.Group) -> None:
             convert, _, report = _redacting()
         # as convert: the conversation's objects make no cycle, and the collector would only
         # scan them all again (between reading and writing, and once more when it resumes)
+        made = _missing_folders(out) if out != "-" else None
         with user_errors(), no_cycle_collection():
             conv = read_common(path, harness, loss, streamed=True)  # read once, for this one document
             if redact:
                 conv = convert(conv)  # a page made to be shared is redacted before it is written
+            messages = message_count(conv)
             if fmt == "html":
                 _write_html(conv, out)
             elif out == "-":
@@ -336,5 +354,7 @@ def register(group: click.Group) -> None:
             del conv  # freed while the collector is off
         if redact:
             echo_counts(report)
+        if out != "-":
+            _told(out, f"{fmt}, {messages} {'message' if messages == 1 else 'messages'}", made)
         if show_loss:
             _echo_loss(loss, to_stderr=out == "-")

@@ -145,6 +145,22 @@ def read_common(path: Any, harness: str | None = None, loss: Any = None, *, stre
         raise click.ClickException(str(exc) if str(exc).startswith(f"{path}:") else f"{path}: {exc}") from exc
 
 
+def complete_harness(ctx: Any, param: Any, incomplete: str) -> list[str]:
+    """The registered harnesses starting with what was typed (a ``shell_complete``)."""
+    return [n for n in sorted(registry.harnesses()) if n.startswith(incomplete)]
+
+
+def complete_list(choices: tuple[str, ...]) -> Any:
+    """A ``shell_complete`` for a comma-separated list of ``choices``: the one being typed."""
+
+    def complete(ctx: Any, param: Any, incomplete: str) -> list[str]:
+        done, _, last = incomplete.rpartition(",")
+        head = done + "," if done else ""
+        return [head + c for c in choices if c.startswith(last) and c not in done.split(",")]
+
+    return complete
+
+
 class SessionParam(click.ParamType):
     """A session named the way every command accepts: a path, a session id, an id prefix,
     ``latest`` or ``latest:<harness>`` (looked up in the stores by :mod:`txcodec.sessions`).
@@ -180,6 +196,31 @@ class SessionParam(click.ParamType):
         except InputError as exc:
             self.fail(str(exc), param, ctx)
 
+    def shell_complete(self, ctx: Any, param: Any, incomplete: str) -> list[Any]:
+        """The ids of the sessions in the stores that start with what was typed (newest
+        first; ``latest`` too), and file names as the shell completes them."""
+        from click.shell_completion import CompletionItem
+
+        found = []
+        if incomplete and not incomplete.startswith((".", "/", "~")) and "/" not in incomplete:
+            from .. import sessions
+
+            try:
+                rows = sessions.discover(details=False, index=False)
+            except (OSError, ValueError, msgspec.MsgspecError):  # no store to read: files only
+                rows = []
+            seen: dict[str, None] = {}
+            for row in rows:
+                if row.session_id.startswith(incomplete) and row.parent is None:
+                    seen[row.session_id] = None
+            found = [CompletionItem(sid) for sid in list(seen)[:50]]
+            found += [
+                CompletionItem(w)
+                for w in ("latest", *(f"latest:{h}" for h in sessions.stores()))
+                if w.startswith(incomplete)
+            ]
+        return [*found, CompletionItem(incomplete, type="file")]
+
 
 class AliasOption(click.Option):
     """An option whose later names are old spellings kept working but not shown in help
@@ -204,10 +245,8 @@ def from_option(help: str = "The input's harness (detected when left out).", **k
         cls=AliasOption,
         metavar="NAME",
         help=help,
-        shell_complete=lambda ctx, param, incomplete: [
-            n for n in sorted(registry.harnesses()) if n.startswith(incomplete)
-        ],
         callback=canonical_harness,
+        shell_complete=complete_harness,
         **kwargs,
     )
 

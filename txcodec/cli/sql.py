@@ -26,8 +26,8 @@ def register(group: click.Group) -> None:
     def sql(query: str, folder: Path, as_json: bool) -> None:
         """Run QUERY with DuckDB over an exported dataset.
 
-        The tables sessions, messages, blocks, tool_calls and usage are views of the
-        Parquet files (docs/dataset.md lists their columns and example queries).
+        The tables sessions, messages, blocks, tool_calls, usage and changes are views
+        of the Parquet files (docs/dataset.md lists their columns and example queries).
         Needs the `sql` extra: pip install 'txcodec[sql]'.
         """
         from ..export.dataset import query as run_query

@@ -12,6 +12,7 @@ from ..usage import GROUP_KEYS
 from ..usage import TOKEN_FIELDS
 from .options import SessionParam
 from .options import chosen_timezone
+from .options import complete_list
 from .options import echo_json
 from .options import harness_choice
 from .options import timezone_option
@@ -152,6 +153,7 @@ def register(group: click.Group) -> None:
         default="session,model",
         show_default=True,
         metavar="KEYS",
+        shell_complete=complete_list(GROUP_KEYS),
         help=f"Group by one or more of {', '.join(GROUP_KEYS)}, comma-separated (e.g. day,model).",
     )
     @click.option(

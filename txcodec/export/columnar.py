@@ -30,6 +30,7 @@ from typing import Any
 
 import msgspec
 
+from ..model import summary as session_summary
 from ..model.common import Block
 from ..model.common import Child
 from ..model.common import ChildLink
@@ -475,7 +476,7 @@ def _session_rows(
             "session_id": _str(meta.id),
             "project": _project(meta.cwd),
             "cwd": _str(meta.cwd),
-            "title": _str(meta.title),
+            "title": session_summary.title(conversation),
             "started": _str(meta.started_at),
             "updated": _str(meta.ended_at),
             "date": day(meta.started_at),
@@ -485,7 +486,7 @@ def _session_rows(
             "spawn_depth": child.spawn_depth if child is not None else 0,
             "link_via": link.via if link is not None else None,
             "link_tool_use_id": _str(link.tool_use_id) if link is not None else None,
-            "message_count": len(conversation.messages),
+            "message_count": session_summary.message_count(conversation),
             "source_path": source.path if parent is None else None,
             "source_sha256": source.sha256 if parent is None else None,
             "source_size": source.size if parent is None else None,

@@ -38,6 +38,7 @@ from markupsafe import escape
 from msgspec import UNSET
 
 from ..core.gcpause import no_cycle_collection
+from ..model import summary as session_summary
 from ..model.common import Artifact
 from ..model.common import Child
 from ..model.common import Command
@@ -708,8 +709,11 @@ def when(stamp: Any) -> str:
 
 
 def title_of(conv: Conversation) -> str:
-    if isinstance(conv.meta.title, str) and conv.meta.title.strip():
-        return conv.meta.title.strip()
+    """The page's title: the session's own (:mod:`txcodec.model.summary`), else its first
+    prompt cut at 80 characters, else its id."""
+    own = session_summary.title(conv)
+    if own:
+        return own
     prompt = first_prompt(conv)
     if prompt:
         return prompt if len(prompt) <= 80 else prompt[:79] + "…"
@@ -729,12 +733,8 @@ def full_title(conv: Conversation) -> str:
 
 
 def first_prompt(conv: Conversation) -> str:
-    for m in conv.messages:
-        if m.role == "user" and not (m.meta or m.synthetic or m.compact_summary):
-            text = " ".join(b.text for b in m.content if type(b) is Text).strip()
-            if text:
-                return " ".join(text.split())[:500]
-    return ""
+    """The first prompt (:func:`txcodec.model.summary.first_prompt`) on one line."""
+    return " ".join((session_summary.first_prompt(conv) or "").split())
 
 
 # --- the page ------------------------------------------------------------------------

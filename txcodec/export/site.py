@@ -23,6 +23,7 @@ import msgspec
 
 from ..core.atomic import atomic_stream
 from ..core.atomic import write_atomic
+from ..model import summary as session_summary
 from ..model.loss import PageLoss
 from . import html
 from . import search
@@ -169,8 +170,8 @@ def export_store(
                     _first(item, "updated", "last_timestamp", "last_updated", "started")
                     or (conv.meta.ended_at if isinstance(conv.meta.ended_at, str) else "")
                 ),
-                "messages": len(conv.messages),
                 "words": search.words(conv),  # the index's full-text search (export/search.py)
+                "messages": session_summary.message_count(conv),
             },
         }
         report.rendered.append(name)
