@@ -10,8 +10,8 @@ import msgspec
 from .. import api
 from ..kit.changes import session_changes
 from ..model.changes import unified_diff
-from .options import canonical_harness
 from .options import SessionParam
+from .options import canonical_harness
 from .options import complete_harness
 from .options import echo_json
 from .options import user_errors
