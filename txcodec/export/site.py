@@ -23,6 +23,7 @@ import msgspec
 
 from ..core.atomic import atomic_stream
 from ..core.atomic import write_atomic
+from ..core.errors import describe
 from ..model.loss import PageLoss
 from . import html
 
@@ -105,6 +106,18 @@ def _first(item: dict[str, Any], *keys: str) -> Any:
     return None
 
 
+def _one_line(exc: BaseException, path: Path) -> str:
+    """Why a page was not made, in one line naming the session's file: an error of the
+    input as it says it, any other (a bug) with its type, to be reported."""
+    if isinstance(exc, RecursionError):
+        text = "nested too deeply to read"
+    elif isinstance(exc, (OSError, ValueError, msgspec.MsgspecError)):
+        text = " ".join(str(exc).split()) or type(exc).__name__
+    else:
+        text = f"internal error, please report: {describe(exc)}"
+    return text if text.startswith(str(path)) else f"{path}: {text}"
+
+
 def export_store(
     items: Iterable[dict[str, Any]], out: str | Path, *, price: html.PriceFn | None = None, title: str = "Sessions"
 ) -> Report:
@@ -150,8 +163,8 @@ def export_store(
             del session
             with atomic_stream(out / name, overwrite=True) as stream:
                 html.write(conv, stream, price=price)
-        except (OSError, ValueError, msgspec.MsgspecError, RecursionError) as exc:
-            report.errors.append(str(exc) if str(exc).startswith(str(path)) else f"{path}: {exc}")
+        except Exception as exc:  # noqa: BLE001 - one session's failure is that session's, never the site's
+            report.errors.append(_one_line(exc, path))
             continue
         pages[name] = {
             "files": stats,

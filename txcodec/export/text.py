@@ -86,6 +86,41 @@ def child_title(child: Child, call: ToolUse | None = None) -> str:
     return title
 
 
+# the inputs that say what a call was about, most telling first (a path, a command, a query)
+_KEY_INPUTS = (
+    "file_path",
+    "path",
+    "absolute_path",
+    "notebook_path",
+    "command",
+    "cmd",
+    "pattern",
+    "query",
+    "url",
+    "description",
+    "prompt",
+)
+_PATCH_FILE = ("*** Add File: ", "*** Update File: ", "*** Delete File: ")
+
+
+def key_input(use: ToolUse, width: int = 80) -> str:
+    """The one input that says what a call did, on one line (``/src/app.py``, ``ls -la``);
+    empty when none does. A freeform patch (Codex ``apply_patch``) gives the files it names."""
+    value = use.input
+    if isinstance(value, str):
+        files = [line[len(p) :] for line in value.splitlines() for p in _PATCH_FILE if line.startswith(p)]
+        text = ", ".join(files)
+    else:
+        found = next(
+            (value[k] for k in _KEY_INPUTS if isinstance(value, dict) and value.get(k) not in (None, "", [])), None
+        )
+        if isinstance(found, list) and all(isinstance(x, str) for x in found):
+            found = " ".join(found)  # an argv (Codex's exec_command ``cmd``)
+        text = found if isinstance(found, str) else ""
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
 def label(block, names: dict[str, str] | None = None) -> str:
     """A one-line title for a non-text block."""
     t = type(block)
