@@ -169,7 +169,7 @@ def _listed(
     for name, store in stores(harness).items():
         try:
             found = lister(store)(Path(root) if root is not None else None)
-        except (OSError, ValueError) as exc:
+        except (OSError, ValueError, RecursionError) as exc:
             errors.append(f"{name}: {exc}")
             continue
         errors.extend(f"{name}: {e}" for e in getattr(found, "errors", []))
@@ -412,12 +412,11 @@ def _contains(path: str | None, needles: tuple[bytes, ...], chunk: int = 1 << 20
         return False
     overlap = max(len(n) for n in needles) - 1
     try:
-        with open(path, "rb") as raw:
-            stream = raw
-            if path.endswith(".zst"):
-                import zstandard
+        from .core.zst import open_regular
+        from .core.zst import open_stream
 
-                stream = zstandard.ZstdDecompressor().stream_reader(raw)
+        # a regular file only, and a .zst within the decompression limits (docs/guarantees.md#limits)
+        with open_stream(path) if path.endswith(".zst") else open_regular(path) as stream:
             tail = b""
             while block := stream.read(chunk):
                 window = tail + block.lower()
