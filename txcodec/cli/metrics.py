@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from ..metrics import MissingExtra
+from ..metrics import check_endpoint
 from ..metrics import parse_since
 from ..metrics import send
 from ..metrics import to_otlp_json
@@ -49,6 +50,8 @@ def register(group: click.Group) -> None:
         main/subagent, as per-minute delta sums. Other harnesses' calls go under
         txcodec.token.usage. Needs the metrics extra. See docs/metrics.md."""
         with user_errors():
+            if endpoint:
+                check_endpoint(endpoint)  # a bad URL is told before any session is read
             since_ns = parse_since(since) if since else None
             conversations = [read_common(p) for p in _files(paths)]
             points = token_points(conversations, since_ns=since_ns)

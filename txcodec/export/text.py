@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import msgspec
 from msgspec import UNSET
 
@@ -17,6 +19,26 @@ from ..model.common import Text
 from ..model.common import Thinking
 from ..model.common import ToolResult
 from ..model.common import ToolUse
+
+# every C0 control but LF and TAB, DEL, and the C1 controls (U+0080-U+009F, which some
+# terminals take as ESC + a letter): what starts an escape sequence or moves the cursor
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def _caret(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if code < 0x20:
+        return "^" + chr(code + 0x40)
+    if code == 0x7F:
+        return "^?"
+    return "M-^" + chr(code - 0x80 + 0x40)
+
+
+def safe_text(text: str) -> str:
+    """``text`` with its control characters made visible as ``cat -v`` shows them (ESC as
+    ``^[``, CR as ``^M``): session text cannot set the window title, make a link, clear
+    the screen or move the cursor of the terminal it is shown in. LF and TAB stay."""
+    return _CONTROL.sub(_caret, text)
 
 
 def compact_json(value) -> str:
