@@ -113,7 +113,11 @@ def _rollouts_under(folder: str, out: list[str]) -> None:
             for entry in entries:
                 if entry.is_dir(follow_symlinks=False):
                     _rollouts_under(entry.path, out)
-                elif entry.name.startswith("rollout-") and entry.name.endswith(SUFFIXES):
+                elif (
+                    entry.name.startswith("rollout-")
+                    and entry.name.endswith(SUFFIXES)
+                    and (entry.is_file() or os.path.exists(entry.path))
+                ):
                     # a FIFO or a device so named is listed too, and passed over with a warning by
                     # the read (core.zst.open_regular); a dangling link is passed over in silence
                     out.append(entry.path)
