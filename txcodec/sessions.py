@@ -20,6 +20,7 @@ from .core.dates import parse_timestamp
 from .core.dates import within
 from .core.errors import InputError
 from .kit import registry
+from .kit.store import shown_path
 
 
 class SessionRow(msgspec.Struct, kw_only=True):
@@ -175,7 +176,19 @@ def _listed(
         errors.extend(f"{name}: {e}" for e in getattr(found, "errors", []))
         for item in found:
             errors.extend(f"{name}: {e}" for e in getattr(item, "errors", None) or [])
+            path = getattr(item, "path", None)
+            path = os.fspath(path) if isinstance(path, os.PathLike) else path
+            if isinstance(path, str) and not _utf8(path):
+                errors.append(f"{name}: {shown_path(path)}: its name is not UTF-8 (kept as os.fsdecode reads it)")
             yield name, item
+
+
+def _utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _keep(row: SessionRow, project: str | None, since: datetime | None, until: datetime | None) -> bool:

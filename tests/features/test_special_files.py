@@ -257,3 +257,35 @@ def test_open_regular_refuses_without_blocking(tmp_path):
         zst.open_regular(fifo)
     with pytest.raises(StoreError, match="character device"):
         zst.read_bytes("/dev/zero")
+
+
+# --- item 13: a folder whose name is not UTF-8 ------------------------------------------------
+
+
+def test_a_name_that_is_not_utf8_is_listed_and_exported_with_a_warning(tmp_path):
+    root = tmp_path / "projects"
+    project = os.path.join(bytes(root), b"-tmp-caf\xe9")
+    os.makedirs(project)
+    shutil.copyfile(SOURCE, os.path.join(project, SOURCE.name.encode()))
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "HOME": str(tmp_path), "PYTHONIOENCODING": "utf-8"}
+    base = [sys.executable, "-m", "txcodec"]
+    listed = subprocess.run(
+        [*base, "list", "--harness", "claude_code", "--root", str(root), "--json"],
+        capture_output=True,
+        env=env,
+        timeout=120,
+    )
+    assert listed.returncode == 0, listed.stderr
+    [row] = json.loads(listed.stdout)
+    assert os.fsencode(row["path"]) == os.path.join(project, SOURCE.name.encode())  # as os.fsdecode reads it
+    warning = listed.stderr.decode()
+    assert "-tmp-caf\\xe9" in warning and "not UTF-8" in warning
+    site = tmp_path / "site"
+    export = subprocess.run(
+        [*base, "export", "--all", "--to", "html", "--harness", "claude_code", "--root", str(root), "-o", str(site)],
+        capture_output=True,
+        env=env,
+        timeout=300,
+    )
+    assert export.returncode == 0, export.stderr
+    assert b"1 pages written" in export.stderr and (site / "index.html").is_file()

@@ -60,7 +60,10 @@ def _stats(files: list[Path]) -> list[list[Any]]:
     out = []
     for f in files:
         st = f.stat()
-        out.append([str(f), st.st_size, st.st_mtime_ns])
+        # a name that is not UTF-8 as \xNN escapes: the manifest is JSON, which holds no lone surrogate
+        out.append(
+            [str(f).encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace"), st.st_size, st.st_mtime_ns]
+        )
     return out
 
 
