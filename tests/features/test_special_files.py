@@ -289,3 +289,48 @@ def test_a_name_that_is_not_utf8_is_listed_and_exported_with_a_warning(tmp_path)
     )
     assert export.returncode == 0, export.stderr
     assert b"1 pages written" in export.stderr and (site / "index.html").is_file()
+
+
+# --- item 10: an opencode database with an odd schema -------------------------------------------
+
+
+def _opencode_db(path: Path, session_columns: str) -> None:
+    import sqlite3
+
+    con = sqlite3.connect(path)
+    con.executescript(
+        f"""
+        create table session (id text, slug text, directory text, title text, version text,
+                              time_created integer, time_updated integer{session_columns});
+        create table message (id text, session_id text, time_created integer, data text);
+        create table part (id text, message_id text, session_id text, data text);
+        insert into session (id, slug, directory, title, version, time_created, time_updated)
+            values ('ses_1', 's', '/tmp/p', 't', '1.0', 1, 2);
+        insert into message values ('msg_1', 'ses_1', 1, '{{"role":"user","time":{{"created":1}}}}');
+        insert into part values ('prt_1', 'msg_1', 'ses_1', '{{"type":"text","text":"hello there"}}');
+        """
+    )
+    con.commit()
+    con.close()
+
+
+def test_an_opencode_table_with_cost_but_not_every_token_column_reads(tmp_path):
+    db = tmp_path / "opencode.db"
+    _opencode_db(db, ", cost real, tokens_input integer, tokens_output integer")
+    result = CliRunner().invoke(main, ["show", "--no-color", "--from", "opencode", f"{db}#ses_1"])
+    assert result.exit_code == 0, result.output
+    assert "hello there" in result.output
+
+
+def test_an_opencode_database_whose_schema_is_damaged_is_one_line(tmp_path):
+    import sqlite3
+
+    db = tmp_path / "opencode.db"
+    _opencode_db(db, "")
+    con = sqlite3.connect(db)
+    con.execute("pragma writable_schema = on")
+    con.execute("update sqlite_master set sql = 'create table message (id text, ((( damaged' where name = 'message'")
+    con.commit()
+    con.close()
+    with pytest.raises(StoreError, match="opencode.db"):
+        api.load(f"{db}#ses_1", "opencode")
