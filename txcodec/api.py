@@ -195,8 +195,9 @@ def _convert(
     if isinstance(source, Conversation):
         conversation = source
     elif from_ == "common":
-        data = bytes(source) if isinstance(source, (bytes, bytearray, memoryview)) else read_bytes(source)
-        conversation = from_json(data)
+        given = isinstance(source, (bytes, bytearray, memoryview))
+        data = bytes(source) if given else read_bytes(source)
+        conversation = from_json(data, None if given else source)
     else:
         session = load_once(source, from_)
         fast = wanted.fast_paths.get(session.harness) if wanted is not None else None

@@ -33,6 +33,7 @@ from . import __version__
 from .core.dates import parse_timestamp
 from .core.errors import InputError
 from .core.errors import TxcodecError
+from .core.errors import describe
 from .model.common import Conversation
 
 CLAUDE_METRIC = "claude_code.token.usage"
@@ -226,16 +227,37 @@ def to_otlp_proto(points: list[Point]) -> bytes:
     return export_request(points).SerializeToString()
 
 
-def send(points: list[Point], endpoint: str, timeout: float = 30) -> int:
-    """POST the points to an OTLP/HTTP receiver (``/v1/metrics`` is added to a bare
-    endpoint, as the OTLP exporters do); returns the HTTP status."""
-    import urllib.error
-    import urllib.request
+def check_endpoint(endpoint: str) -> str:
+    """The URL to POST to: ``endpoint`` when it is an http(s) URL with a host and (if any)
+    a numeric port, with ``/v1/metrics`` added to a bare one; :class:`InputError` in one
+    line for anything else (a space or a control character, a port that is no number)."""
     from urllib.parse import urlsplit
 
-    if urlsplit(endpoint).scheme not in ("http", "https"):
-        raise InputError(f"--endpoint {endpoint!r}: an http:// or https:// URL is needed")
-    url = endpoint if urlsplit(endpoint).path not in ("", "/") else endpoint.rstrip("/") + "/v1/metrics"
+    bad = f"--endpoint {endpoint!r}"
+    if any(c.isspace() or ord(c) < 0x20 or ord(c) == 0x7F for c in endpoint):
+        raise InputError(f"{bad}: a URL holds no spaces or control characters")
+    try:
+        parts = urlsplit(endpoint)
+        parts.port  # noqa: B018 - raises ValueError for a port that is no number or out of range
+    except ValueError as exc:
+        raise InputError(f"{bad}: not a valid URL ({exc})") from None
+    if parts.scheme not in ("http", "https"):
+        raise InputError(f"{bad}: an http:// or https:// URL is needed")
+    if not parts.hostname:
+        raise InputError(f"{bad}: the URL names no host")
+    return endpoint if parts.path not in ("", "/") else endpoint.rstrip("/") + "/v1/metrics"
+
+
+def send(points: list[Point], endpoint: str, timeout: float = 30) -> int:
+    """POST the points to an OTLP/HTTP receiver (``/v1/metrics`` is added to a bare
+    endpoint, as the OTLP exporters do); returns the HTTP status. A bad URL, a receiver
+    that cannot be reached and one that answers with anything but HTTP are each an
+    :class:`InputError` in one line."""
+    import http.client
+    import urllib.error
+    import urllib.request
+
+    url = check_endpoint(endpoint)
     request = urllib.request.Request(
         url, data=to_otlp_proto(points), method="POST", headers={"Content-Type": "application/x-protobuf"}
     )
@@ -246,3 +268,7 @@ def send(points: list[Point], endpoint: str, timeout: float = 30) -> int:
         raise InputError(f"{url}: the receiver answered {exc.code} {exc.reason}") from exc
     except (urllib.error.URLError, OSError) as exc:
         raise InputError(f"{url}: cannot send ({getattr(exc, 'reason', exc)})") from exc
+    except http.client.HTTPException as exc:  # a bad status line, an unknown version, too many or long headers
+        raise InputError(f"{url}: the receiver's answer is not valid HTTP ({describe(exc)})") from exc
+    except ValueError as exc:  # http.client.InvalidURL, and what else the URL may still raise
+        raise InputError(f"{url}: cannot send ({describe(exc)})") from exc

@@ -20,6 +20,7 @@ from .core.dates import parse_timestamp
 from .core.dates import within
 from .core.errors import InputError
 from .kit import registry
+from .kit.store import shown_path
 from .model.common import ForkedFrom
 
 
@@ -187,13 +188,25 @@ def _listed(
     for name, store in stores(harness).items():
         try:
             found = lister(store)(Path(root) if root is not None else None)
-        except (OSError, ValueError) as exc:
+        except (OSError, ValueError, RecursionError) as exc:
             errors.append(f"{name}: {exc}")
             continue
         errors.extend(f"{name}: {e}" for e in getattr(found, "errors", []))
         for item in found:
             errors.extend(f"{name}: {e}" for e in getattr(item, "errors", None) or [])
+            path = getattr(item, "path", None)
+            path = os.fspath(path) if isinstance(path, os.PathLike) else path
+            if isinstance(path, str) and not _utf8(path):
+                errors.append(f"{name}: {shown_path(path)}: its name is not UTF-8 (kept as os.fsdecode reads it)")
             yield name, item
+
+
+def _utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _keep(row: SessionRow, project: str | None, since: datetime | None, until: datetime | None) -> bool:
@@ -360,12 +373,11 @@ def _contains(path: str | None, needles: tuple[bytes, ...], chunk: int = 1 << 20
         return False
     overlap = max(len(n) for n in needles) - 1
     try:
-        with open(path, "rb") as raw:
-            stream = raw
-            if path.endswith(".zst"):
-                import zstandard
+        from .core.zst import open_regular
+        from .core.zst import open_stream
 
-                stream = zstandard.ZstdDecompressor().stream_reader(raw)
+        # a regular file only, and a .zst within the decompression limits (docs/guarantees.md#limits)
+        with open_stream(path) if path.endswith(".zst") else open_regular(path) as stream:
             tail = b""
             while block := stream.read(chunk):
                 window = tail + block.lower()

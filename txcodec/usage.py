@@ -358,7 +358,9 @@ def _each_piece(path: Path, data: bytes | None, reader: Callable[[Any], Any]) ->
         from .core.zst import read_bytes
 
         return reader(data if data is not None else read_bytes(path))
-    with open(path, "rb", buffering=0) as f:
+    from .core.zst import open_regular
+
+    with open_regular(path, buffering=0) as f:  # a FIFO or a device raises (docs/guarantees.md#limits)
         return reader(line_blocks(f))
 
 
@@ -405,7 +407,9 @@ def _detect_head(path: Path) -> str:
 
         head = read_bytes(path)
     else:
-        with open(path, "rb") as f:
+        from .core.zst import open_regular
+
+        with open_regular(path) as f:
             head = f.read(1 << 20)
             while b"\n" not in head and (more := f.read(1 << 20)):  # a first line over 1 MB
                 head += more

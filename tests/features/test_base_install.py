@@ -29,6 +29,8 @@ OPTIONAL = (
     "playwright",
     "starlette",
     "uvicorn",
+    "detect_secrets",
+    "ahocorasick_rs",
 )
 
 RUNNER = """
@@ -63,9 +65,16 @@ def _commands(tmp) -> dict[str, list[list[str]]]:
         "changes": [[sample]],
         "check-resume": [[sample]],
         "convert": [[sample, "--to", "codex", "-o", f"{tmp}/x.jsonl"]],
-        "export": [[sample, "--to", "html", "-o", f"{tmp}/x.html"], [sample, "--to", "parquet", "-o", f"{tmp}/ds"]],
+        "export": [
+            [sample, "--to", "html", "-o", f"{tmp}/x.html"],
+            [sample, "--to", "parquet", "-o", f"{tmp}/ds"],
+            [sample, "--to", "markdown", "--redact", "-o", f"{tmp}/x.md"],
+        ],
+        "fixtures": [[str(tmp), "-o", f"{tmp}/fixtures"]],
+        "index": [[]],
         "inspect": [[sample]],
         "lineage": [[sample]],
+        "redact": [[sample, "-o", f"{tmp}/redacted"]],
         "list": [[]],
         "metrics": [
             [sample],

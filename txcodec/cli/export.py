@@ -13,6 +13,7 @@ import msgspec
 from .. import sessions
 from ..core.atomic import atomic_stream
 from ..core.atomic import write_atomic
+from ..core.errors import TxcodecError
 from ..core.gcpause import no_cycle_collection
 from ..kit.changes import to_json
 from ..model.loss import LossReport
@@ -137,27 +138,39 @@ def _export_parquet(
 
 
 def _export_hf(paths: list[Path], out: str, show_loss: bool, redact=None) -> None:
+    """One Parquet file of chat examples; a session that cannot be read is reported and
+    left out, the others are written, and the exit status is 1 (as for every batch)."""
     from ..export.training import write_hf
 
     loss = LossReport()
-    with user_errors():
-        items = []
-        for path in paths:
+    items = []
+    failed = 0
+    for path in paths:
+        try:
             conv = read_common(path, None, LossReport())
             if redact is not None:
                 conv = redact(conv)
-            items.append(
-                (
-                    conv,
-                    conv.meta.source_harness if isinstance(conv.meta.source_harness, str) else None,
-                    conv.meta.id if isinstance(conv.meta.id, str) else None,
-                )
+        except (click.ClickException, TxcodecError) as exc:  # an internal error too: reported, not the batch's end
+            why = exc.format_message() if isinstance(exc, click.ClickException) else f"{path}: {exc}"
+            click.echo(f"txcodec: warning: {why}", err=True)
+            failed += 1
+            continue
+        items.append(
+            (
+                conv,
+                conv.meta.source_harness if isinstance(conv.meta.source_harness, str) else None,
+                conv.meta.id if isinstance(conv.meta.id, str) else None,
             )
-        made = _missing_folders(out)
+        )
+    made = _missing_folders(out)
+    with user_errors():
         write_hf(items, out, loss)
     _told(out, f"{len(items)} {'session' if len(items) == 1 else 'sessions'} as chat examples (hf)", made)
     if show_loss:
         _echo_loss(loss, to_stderr=False)
+    if failed:
+        click.echo(f"{len(items)} sessions written, {failed} failed: {out}", err=True)
+        raise SystemExit(1)
 
 
 def _redacting():
@@ -215,6 +228,8 @@ def _export_all(
             f"{len(report.errors)} failed: {Path(out) / 'index.html'}",
             err=True,
         )
+        if report.errors:  # every format's batch says a failure the same way (docs/guarantees.md)
+            raise SystemExit(1)
         return
     if fmt == "parquet":  # the store's listing knows each harness: nothing to detect
         # its paths are already written as pathlib writes them: the manifest's keys as they are

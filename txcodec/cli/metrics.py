@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from ..metrics import MissingExtra
+from ..metrics import check_endpoint
 from ..metrics import send
 from ..metrics import since_ns
 from ..metrics import to_otlp_json
@@ -90,6 +91,8 @@ def register(group: click.Group) -> None:
             _follow(paths, endpoint, lookback, state_file, interval, grace, idle)
             return
         with user_errors():
+            if endpoint:
+                check_endpoint(endpoint)  # a bad URL is told before any session is read
             start = since_ns(since, chosen_timezone()) if since else None
             conversations = [read_common(p) for p in _files(paths)]
             points = token_points(conversations, since_ns=start)
@@ -126,6 +129,7 @@ def _follow(
     if not endpoint:
         raise click.UsageError("--follow sends to a receiver: give it --endpoint URL")
     with user_errors():
+        check_endpoint(endpoint)  # a bad URL is told before any session is read
         try:
             _proto()
         except MissingExtra as exc:

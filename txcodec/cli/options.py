@@ -106,7 +106,15 @@ def chosen_timezone() -> str | None:
 
 
 def echo_json(value: Any) -> None:
-    click.echo(msgspec.json.format(msgspec.json.encode(value), indent=2).decode())
+    try:
+        click.echo(msgspec.json.format(msgspec.json.encode(value), indent=2).decode())
+    except (msgspec.EncodeError, UnicodeEncodeError):
+        # a path that is not UTF-8 holds lone surrogates, as os.fsdecode reads it (the
+        # listing warns about it): written as \udcXX escapes, which json.loads reads back
+        # and os.fsencode turns into the file's own bytes
+        import json
+
+        click.echo(json.dumps(msgspec.to_builtins(value), indent=2, ensure_ascii=True))
 
 
 @contextlib.contextmanager

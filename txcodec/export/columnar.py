@@ -253,13 +253,15 @@ def _str(value: Any) -> str | None:
 def _usage(usage: Any) -> dict[str, Any] | None:
     if not isinstance(usage, Usage):
         return None
-    row = msgspec.structs.asdict(usage)
-    row["reasoning_output_tokens"] = _str_or_int(row["reasoning_output_tokens"])
-    return row
+    # a count past int64 (Common JSON may hold any integer) has no column value: the
+    # message's ``rest`` keeps it, so the table still rebuilds the conversation exactly
+    return {name: _int(value) for name, value in msgspec.structs.asdict(usage).items()}
 
 
-def _str_or_int(value: Any) -> int | None:
-    return value if isinstance(value, int) else None
+def _int(value: Any, bits: int = 64) -> int | None:
+    """``value`` when it is an integer the column's type holds, else None."""
+    limit = 1 << (bits - 1)
+    return value if isinstance(value, int) and -limit <= value < limit else None
 
 
 def day(timestamp: Any) -> str:
@@ -483,7 +485,7 @@ def _session_rows(
             "models": list(meta.models),
             "agent_type": _str(child.agent_type) if child is not None else None,
             "description": _str(child.description) if child is not None else None,
-            "spawn_depth": child.spawn_depth if child is not None else 0,
+            "spawn_depth": _int(child.spawn_depth, 32) if child is not None else 0,
             "link_via": link.via if link is not None else None,
             "link_tool_use_id": _str(link.tool_use_id) if link is not None else None,
             "message_count": session_summary.message_count(conversation),

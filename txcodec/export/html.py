@@ -335,8 +335,8 @@ def tool_view(use: ToolUse, result: ToolResult | None) -> ToolView:
         if view.command is None:
             view.params = _params(inp)
     elif kind == "modify_file":
-        if use.name == "apply_patch" or isinstance(_first(inp, "patch", "input"), str) or isinstance(inp, str):
-            patch = inp if isinstance(inp, str) else _first(inp, "patch", "input")
+        patch = inp if isinstance(inp, str) else _first(inp, "patch", "input")
+        if isinstance(patch, str):  # an apply_patch with no text for its patch shows its input as it is
             hunks = diff_from_text(patch)
             view.diffs = [("", diff(hunks))]
             files = [

@@ -12,6 +12,7 @@ import msgspec
 
 from ..core.errors import InputError
 from ..core.errors import guarded
+from ..core.zst import open_regular
 from ..core.zst import read_bytes
 from ..model.common import Conversation
 from ..model.native import NativeSession
@@ -48,7 +49,7 @@ def split_database(path: Path) -> tuple[Path, str | None] | None:
     else:
         session = None
     try:
-        with path.open("rb") as file:
+        with open_regular(path) as file:
             head = file.read(16)
     except OSError:
         return None
@@ -150,7 +151,7 @@ def _signed(path: Path, data: Any = None) -> bool:
         head = data[:256]
     else:
         try:
-            with path.open("rb") as file:
+            with open_regular(path) as file:
                 head = file.read(256)
         except OSError:
             return False
@@ -184,7 +185,7 @@ def streamed(source: Any, harness: str | None) -> NativeSession | None:
 
         harness = harness or named_by_store(path)
         try:
-            with path.open("rb") as file:
+            with open_regular(path) as file:
                 data = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
         except (OSError, ValueError):  # an empty file cannot be mapped; load() says what is wrong with the others
             return None

@@ -9,15 +9,31 @@ from typing import Any
 import msgspec
 from msgspec import UNSET
 
+from ..core.errors import InputError
 from .common import Conversation
 
 _decoder = msgspec.json.Decoder(Conversation)
 
 
-def from_json(data: bytes | str) -> Conversation:
+def from_json(data: bytes | str, path: object = None) -> Conversation:
     """The conversation in Common JSON. Its ``changes`` are not kept: they are derived
-    from the messages, and :func:`txcodec.kit.changes.conversation_changes` derives them again."""
-    return _without_changes(_decoder.decode(data))
+    from the messages, and :func:`txcodec.kit.changes.conversation_changes` derives them again.
+
+    Anything that does not fit the schema is an :class:`~txcodec.core.errors.InputError` in
+    one line naming the JSON path (``at `$.messages[3].content```), as is a document nested
+    deeper than the reader goes (docs/guarantees.md#limits)."""
+    try:
+        return _without_changes(_decoder.decode(data))
+    except msgspec.ValidationError as exc:
+        raise InputError(f"not Common JSON: {_one_line(exc)}", path=path) from None
+    except msgspec.DecodeError as exc:
+        raise InputError(f"not JSON: {_one_line(exc)}", path=path) from None
+    except RecursionError:
+        raise InputError("not Common JSON: nested too deeply to read", path=path) from None
+
+
+def _one_line(exc: Exception) -> str:
+    return " ".join(str(exc).split())
 
 
 def _without_changes(conversation: Conversation) -> Conversation:

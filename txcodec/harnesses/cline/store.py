@@ -34,6 +34,8 @@ from msgspec import UnsetType
 from ...core.atomic import TargetExists
 from ...core.atomic import stage
 from ...core.errors import StoreError
+from ...core.zst import SMALL_FILE
+from ...core.zst import read_bytes
 from ...kit.registry import Store
 from ...kit.store import described
 from ...kit.store import files_under
@@ -138,8 +140,8 @@ def read_record(messages_file: Path) -> dict[str, Any] | None:
     if path == messages_file or not path.is_file():
         return None
     try:
-        value = json.loads(path.read_bytes())
-    except (OSError, ValueError):
+        value = json.loads(read_bytes(path, SMALL_FILE))
+    except (OSError, ValueError, RecursionError):  # RecursionError: nested too deeply (docs/guarantees.md#limits)
         return None
     return value if isinstance(value, dict) else None
 
@@ -171,9 +173,10 @@ def session_files(root: Path) -> list[Path]:
 
 
 def describe(path: Path) -> SessionInfo | None:
+    data = read_bytes(path)  # a FIFO or a file that cannot be read raises: the listing says so
     try:
-        peek = _peek.decode(path.read_bytes())
-    except (OSError, msgspec.DecodeError, msgspec.ValidationError):
+        peek = _peek.decode(data)
+    except (msgspec.DecodeError, msgspec.ValidationError):
         return None
     info = SessionInfo(id=peek.sessionId, path=str(path), messages=len(peek.messages))
     prompt = _first_prompt(peek.messages)

@@ -369,7 +369,8 @@ class _Writer:
     # --- lines --------------------------------------------------------------------------
     def session_meta(self) -> None:
         meta = self.conv.meta
-        kept = dict(meta.extra.get("codex_session_meta") or {}) if self.from_codex else {}
+        saved = meta.extra.get("codex_session_meta") if self.from_codex else None
+        kept = dict(saved) if isinstance(saved, dict) else {}  # Common JSON may hold anything in extra
         payload = {
             "id": self.id,
             "timestamp": self.start,
@@ -516,7 +517,8 @@ class _Writer:
             )
             return
         output = self.output(block, n)
-        details = (msg.extra.get("codex_image_detail") or {}).get(block.tool_use_id) if self.from_codex else None
+        saved = msg.extra.get("codex_image_detail") if self.from_codex else None
+        details = saved.get(block.tool_use_id) if isinstance(saved, dict) else None
         if isinstance(output, list) and isinstance(details, dict):
             for i, part in enumerate(output):
                 if str(i) in details and isinstance(part, dict) and part.get("type") == "input_image":
@@ -572,7 +574,8 @@ class _Writer:
             elif isinstance(block, RedactedThinking):  # Codex's slot for opaque reasoning
                 self.item(E.ReasoningItem(summary=[], content=None, encrypted_content=block.data))
             elif isinstance(block, ToolUse):
-                self.tool_use(block, n, block.id in (msg.extra.get("codex_custom_calls") or ()))
+                custom = msg.extra.get("codex_custom_calls")
+                self.tool_use(block, n, isinstance(custom, list) and block.id in custom)
             elif isinstance(block, RawBlock) and block.source_type == "codex_compaction":
                 self.item(msgspec.convert(block.value, R.CompactionItem))
             else:

@@ -26,6 +26,7 @@ from ...core.atomic import TargetExists
 from ...core.atomic import stage
 from ...core.atomic import update_locked
 from ...core.errors import StoreError
+from ...core.zst import read_bytes
 from ...kit.registry import Store
 from ...kit.store import files_under
 from ...kit.store import listed
@@ -73,11 +74,12 @@ def session_files(root: Path) -> list[Path]:
 
 
 def describe(path: Path) -> SessionInfo | None:
+    data = read_bytes(path)  # a FIFO or a file that cannot be read raises: the listing says so
     try:
-        peek = _peek.decode(path.read_bytes())
-        modified = path.stat().st_mtime
-    except (OSError, msgspec.DecodeError, msgspec.ValidationError):
+        peek = _peek.decode(data)
+    except (msgspec.DecodeError, msgspec.ValidationError):
         return None
+    modified = path.stat().st_mtime
     stamp = datetime.fromtimestamp(modified, timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
     info = SessionInfo(id=peek.sessionId, path=str(path), updated=stamp, messages=len(peek.history))
     if peek.title:

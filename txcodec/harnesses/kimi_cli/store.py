@@ -31,6 +31,8 @@ from ...core.errors import StoreError
 from ...core.ids import check_id
 from ...core.ids import is_safe_relpath
 from ...core.ids import shown
+from ...core.zst import SMALL_FILE
+from ...core.zst import read_bytes
 from ...kit.registry import Store
 from ...kit.store import described
 from ...kit.store import file_lines
@@ -81,8 +83,8 @@ _peek = msgspec.json.Decoder(_Peek)
 def _work_dirs(root: Path) -> dict[str, str]:
     """md5 folder name -> work folder path, from ``kimi.json`` (empty when unreadable)."""
     try:
-        value = json.loads((root / REGISTRY).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        value = json.loads(read_bytes(root / REGISTRY, SMALL_FILE))
+    except (OSError, ValueError, RecursionError):  # RecursionError: nested too deeply (docs/guarantees.md#limits)
         return {}
     dirs = value.get("work_dirs") if isinstance(value, dict) else None
     out = {}
