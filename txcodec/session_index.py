@@ -131,7 +131,7 @@ class SessionIndex:
 
     def get(self, path: str, session_id: str) -> Entry | None:
         """The row of ``session_id`` in ``path``, when the file is as it was then."""
-        if self._db is None:
+        if self._db is None or not _storable(path, session_id):
             return None
         stamp = _stamp(path)
         if stamp is None:
@@ -149,7 +149,7 @@ class SessionIndex:
 
     def put(self, path: str, session_id: str, entry: Entry, stamp: tuple[int, int, int] | None) -> None:
         """Keep ``entry`` for the file as it was when it was read (``stamp``, taken before)."""
-        if self._db is not None and stamp is not None:
+        if self._db is not None and stamp is not None and _storable(path, session_id):
             self._pending.append((path, session_id, *stamp, _encode(entry)))
 
     def close(self, seen: set[str] | None = None) -> None:
@@ -178,6 +178,18 @@ class SessionIndex:
             return self._db.execute("SELECT count(*) FROM sessions").fetchone()[0]
         except sqlite3.Error:
             return 0
+
+
+def _storable(*texts: str) -> bool:
+    """SQLite keeps UTF-8: a name that is not (a folder named in another encoding, as
+    ``os.fsdecode`` reads it) is read afresh each time rather than kept."""
+    try:
+        for text in texts:
+            if text is not None:
+                text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 class _Foreign(Exception):
