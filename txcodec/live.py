@@ -422,6 +422,79 @@ class Follower:
         return session_origin(NativeSession(name, self.codec, lines, True, self.path))
 
 
+# --- waiting for a change ----------------------------------------------------------------
+
+# the longest watchfiles waits at once: the caller then looks again (an idle timer, a
+# deleted file coming back in a folder not yet there) as a poll would
+_WAKE = 0.5
+
+
+def watched_folder(path: Path) -> Path:
+    """The folder to watch for a followed path: its own folder (a file is replaced, and
+    its side files and a database's WAL sit beside it), the nearest that exists."""
+    folder = path if path.is_dir() else path.parent
+    while not folder.is_dir() and folder != folder.parent:
+        folder = folder.parent
+    return folder
+
+
+class Changes:
+    """Waiting for files to change: with ``watchfiles`` installed (the serve extra), the
+    operating system's notifications wake the wait as soon as a file under ``folders``
+    changes; without it, the wait is a sleep and the caller polls (``stat`` at each look).
+    ``use``: force one way (None: watchfiles when it can be imported)."""
+
+    def __init__(self, folders: list[Path], *, use: bool | None = None) -> None:
+        self.stop: Any = None
+        self.events: Iterator[Any] | None = None
+        if use is False or not folders:
+            return
+        try:
+            import threading
+
+            import watchfiles
+        except ImportError:
+            if use:
+                raise TxcodecError("watching files needs watchfiles: pip install 'txcodec[serve]'") from None
+            return
+        self.stop = threading.Event()
+        self.events = watchfiles.watch(
+            *folders,
+            watch_filter=None,  # a session file under .git or named like a backup still counts
+            debounce=100,  # what one write brings comes at once; a file written on and on is seen every 0.1 s
+            step=20,
+            stop_event=self.stop,
+            rust_timeout=int(_WAKE * 1000),
+            yield_on_timeout=True,
+            raise_interrupt=True,  # Ctrl-C ends the wait as it ends a sleep
+        )
+
+    @property
+    def notified(self) -> bool:
+        """Whether the wait is woken by notifications (watchfiles), not a sleep."""
+        return self.events is not None
+
+    def wait(self, seconds: float) -> bool:
+        """Wait up to ``seconds`` (at most about a second with notifications) for a change;
+        whether one was seen (always False when polling: the caller looks anyway)."""
+        if self.events is None:
+            time.sleep(seconds)
+            return False
+        deadline = time.monotonic() + seconds
+        while True:
+            got = next(self.events, None)
+            if got:
+                return True
+            if got is None or time.monotonic() >= deadline:
+                return False
+
+    def close(self) -> None:
+        if self.events is not None:
+            self.stop.set()
+            self.events.close()  # type: ignore[attr-defined]
+            self.events = None
+
+
 def follow(
     path: str | os.PathLike[str],
     harness: str | None = None,
@@ -430,26 +503,40 @@ def follow(
     interval: float = 0.2,
     sleep: Callable[[float], None] = time.sleep,
     stream: Any = None,
+    notify: bool | None = None,
 ) -> Iterator[Event]:
     """The session at ``path`` as it is written: the conversation so far, then each
     change, until it has been idle (nothing written) for ``idle`` seconds (never when
-    None). A look every ``interval`` seconds costs a ``stat`` when nothing changed.
-    ``stream``: a pipe to read instead of a file (``path`` then only names it), followed
-    until it is closed."""
+    None). With ``watchfiles`` installed (``notify`` None or True) a look follows each
+    change the operating system reports in the session's folder; without it (or
+    ``notify=False``) a look every ``interval`` seconds costs a ``stat`` when nothing
+    changed. ``stream``: a pipe to read instead of a file (``path`` then only names it),
+    followed until it is closed."""
     follower = Follower(path, harness, stream=stream)
+    changes = Changes([] if stream is not None else [watched_folder(follower.watched)], use=notify)
     last = time.monotonic()
-    while True:
-        started = time.process_time()
-        events = follower.poll()
-        spent = time.process_time() - started
-        if any(type(e) is Update for e in events):
-            last = time.monotonic()
-        yield from events
-        if follower.closed or (idle is not None and time.monotonic() - last >= idle):
-            return
-        # a huge session costs more to read again than the interval: the follow then waits
-        # twice what the last look cost, so that it never takes more than a third of a CPU
-        sleep(max(interval, 2 * spent))
+    try:
+        while True:
+            started = time.process_time()
+            events = follower.poll()
+            spent = time.process_time() - started
+            if any(type(e) is Update for e in events):
+                last = time.monotonic()
+            yield from events
+            if follower.closed or (idle is not None and time.monotonic() - last >= idle):
+                return
+            # a look that cost more than the interval (a session read again whole) is followed
+            # by a wait of twice its cost, so that the follow never takes more than a third of a CPU
+            pause = 2 * spent
+            if not changes.notified:
+                sleep(max(interval, pause))
+                continue
+            if pause > 0.01:
+                sleep(pause)
+            left = None if idle is None else idle - (time.monotonic() - last)
+            changes.wait(_WAKE if left is None else max(0.0, min(_WAKE, left)))
+    finally:
+        changes.close()
 
 
 # --- the sessions being written now (``txcodec watch``) ---------------------------------
@@ -487,6 +574,22 @@ class Watcher:
     def __init__(self, harness: str | None = None, root: Any = None, within: float = 600.0) -> None:
         self.harness, self.root, self.within = harness, root, within
         self.followed: dict[str, tuple[Follower, Active | None]] = {}
+
+    def folders(self) -> list[Path]:
+        """The store folders that exist, to watch for changes (:class:`Changes`)."""
+        if self.root is not None:
+            roots = [Path(self.root)]
+        else:
+            names = [self.harness] if self.harness else list(registry.harnesses())
+            roots = []
+            for name in names:
+                store = registry.get(name).store
+                if store is not None:
+                    try:
+                        roots.append(Path(store.default_root()))
+                    except (OSError, TxcodecError, TypeError):
+                        continue
+        return sorted({r for r in roots if r.is_dir()})
 
     def look(self) -> list[Active]:
         from . import sessions
