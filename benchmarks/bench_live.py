@@ -115,7 +115,8 @@ def main() -> None:
                 decoded.append(sum(spent))
             mb = path.stat().st_size / 1e6
             print(
-                f"{mb:7.1f}M {min(opened):8.3f} {min(idle) * 1e6:8.0f}µs {min(decoded) * 1e3:6.2f}ms {min(looked):8.3f}"
+                f"{mb:7.1f}M {min(opened):8.3f} {min(idle) * 1e6:8.0f}µs {min(decoded) * 1e3:6.2f}ms "
+                f"{min(looked) * 1e3:6.1f}ms"
             )
     if args.rate:
         growing(conversation, head, args.rate, args.seconds)
