@@ -13,6 +13,8 @@ prints how far behind the follow was at the end and at worst, and the CPU it too
 
 ``--open MB`` opens a session of that size with a follower in a process of its own and
 prints the CPU and the peak memory (RSS) of that first look, and of a look after one turn.
+``--codex MB`` makes a Codex rollout of that size (the ``three_turns`` golden's turns
+repeated), opens it with a follower and prints a look after one more turn is appended.
 ``--files N`` follows N sessions at once (1 MB each), appends a turn to every one, and
 prints the CPU of the round of looks that reads them all (a ``watch`` tick).
 """
@@ -70,6 +72,7 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=20.0)
     ap.add_argument("--open", type=float, default=0.0, help="MB of a session opened in a process of its own")
     ap.add_argument("--files", type=int, default=0, help="sessions followed at once")
+    ap.add_argument("--codex", type=float, default=0.0, help="MB of a Codex rollout followed")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
@@ -83,7 +86,9 @@ def main() -> None:
         big(conversation, head, args.open)
     if args.files:
         many(conversation, head, args.files)
-    if args.open or args.files:
+    if args.codex:
+        codex(args.codex, args.rounds)
+    if args.open or args.files or args.codex:
         return
     print(f"one appended turn: {len(one)} bytes, {len(one.splitlines())} lines")
     print(f"{'size':>8} {'open':>8} {'idle look':>10} {'decode':>8} {'look':>8}")
@@ -179,6 +184,29 @@ def many(conversation: list[dict], head: list[dict], count: int) -> None:
         print(
             f"{count} sessions of 1 MB: opening them {opened:.2f} CPU s, a round of looks with nothing new "
             f"{idle * 1e3:.0f} ms, after a turn appended to each {tick:.2f} CPU s ({tick / count * 1e3:.2f} ms a file)"
+        )
+
+
+def codex(size: float, rounds: int) -> None:
+    src = (ROOT / "golden" / "codex" / "scenarios" / "three_turns" / "rollout.jsonl").read_bytes()
+    lines = src.splitlines(keepends=True)
+    head, turn = b"".join(lines[:2]), b"".join(lines[2:])
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "rollout-2026-12-01T00-00-00-01a22f31-57e7-79e3-ac81-23bece3717f4.jsonl"
+        with path.open("wb") as file:
+            file.write(head)
+            for _ in range(int(size * 1e6 / len(turn)) + 1):
+                file.write(turn)
+        follower = Follower(path, "codex")
+        opened = _cpu(follower.poll)
+        looks = []
+        for _ in range(rounds):
+            with path.open("ab") as file:
+                file.write(turn)
+            looks.append(_cpu(follower.poll))
+        print(
+            f"codex {path.stat().st_size / 1e6:.0f} MB: open {opened:.2f} s, "
+            f"a look after one turn ({len(turn)} bytes) {min(looks) * 1e3:.1f} ms"
         )
 
 

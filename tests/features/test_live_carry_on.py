@@ -65,9 +65,9 @@ def _whole(harness: str, path: Path) -> tuple[list[bytes], bytes]:
     return _encoded(conv.messages), msgspec.json.encode(conv.epochs)
 
 
-def test_claude_code_carries_on() -> None:
-    assert "claude_code" in CARRY_ON  # the hook is declared (so the tests below test something)
-    assert len(CARRIED) >= 40
+def test_claude_code_and_codex_carry_on() -> None:
+    assert {"claude_code", "codex"} <= set(CARRY_ON)  # the hook is declared (so the tests below test something)
+    assert len(CARRIED) >= 55
 
 
 @pytest.mark.parametrize(("harness", "path"), CARRIED)
@@ -104,6 +104,30 @@ def test_a_reply_whose_last_fragment_stops_it_takes_its_usage_as_verified(tmp_pa
     whole = api.to_common(decode_session(path.read_bytes(), registry.get("claude_code").codec, "claude_code", None))
     assert whole.messages[1].usage is not msgspec.UNSET and whole.messages[1].usage_unverified is msgspec.UNSET
     _carry_on("claude_code", path, lines)
+
+
+def test_codex_events_that_change_an_earlier_message(tmp_path: Path) -> None:
+    """A failed patch's ``patch_apply_end`` after its output flags a result already given;
+    a ``turn_aborted`` after the results marks the assistant message before them: each
+    is a message the reader says it changed."""
+    rollout = GOLDEN / "codex" / "scenarios" / "apply_patch" / "rollout.jsonl"
+    lines = rollout.read_bytes().splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if b'"custom_tool_call_output"' in line)
+    call = msgspec.json.decode(lines[at])["payload"]["call_id"]
+    events = [
+        {"type": "patch_apply_end", "call_id": call, "success": False, "stdout": "", "stderr": "no such file"},
+        {"type": "turn_aborted", "reason": "interrupted"},
+    ]
+    lines[at + 1 : at + 1] = [
+        msgspec.json.encode({"timestamp": "2026-12-01T00:46:26.228Z", "type": "event_msg", "payload": e}) + b"\n"
+        for e in events
+    ]
+    path = tmp_path / rollout.name
+    path.write_bytes(b"".join(lines))
+    whole = api.to_common(decode_session(path.read_bytes(), registry.get("codex").codec, "codex", None))
+    assert any(m.interrupted for m in whole.messages)
+    assert any(getattr(b, "is_error", None) is True for m in whole.messages for b in m.content)
+    _carry_on("codex", path, lines)
 
 
 def _carry_on(harness: str, path: Path, pieces: list[bytes]) -> None:
