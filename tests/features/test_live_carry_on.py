@@ -65,9 +65,11 @@ def _whole(harness: str, path: Path) -> tuple[list[bytes], bytes]:
     return _encoded(conv.messages), msgspec.json.encode(conv.epochs)
 
 
-def test_claude_code_and_codex_carry_on() -> None:
-    assert {"claude_code", "codex"} <= set(CARRY_ON)  # the hook is declared (so the tests below test something)
-    assert len(CARRIED) >= 55
+def test_these_harnesses_carry_on() -> None:
+    assert {"claude_code", "codex", "droid", "kimi_cli"} <= set(
+        CARRY_ON
+    )  # the hook is declared (so the tests below test something)
+    assert len(CARRIED) >= 60
 
 
 @pytest.mark.parametrize(("harness", "path"), CARRIED)
@@ -128,6 +130,25 @@ def test_codex_events_that_change_an_earlier_message(tmp_path: Path) -> None:
     assert any(m.interrupted for m in whole.messages)
     assert any(getattr(b, "is_error", None) is True for m in whole.messages for b in m.content)
     _carry_on("codex", path, lines)
+
+
+def test_kimi_parallel_results_join_the_results_message_already_given(tmp_path: Path) -> None:
+    """Two calls in one reply, their results on two lines: the second joins the message the
+    first made, which a reader fed line by line gave already."""
+    calls = [{"type": "function", "id": f"call_{i}", "function": {"name": "Shell", "arguments": "{}"}} for i in (1, 2)]
+    values = [
+        {"role": "user", "content": "two at once"},
+        {"role": "assistant", "content": "Both.", "tool_calls": calls},
+        {"role": "tool", "content": "one", "tool_call_id": "call_1"},
+        {"role": "tool", "content": "two", "tool_call_id": "call_2"},
+        {"role": "assistant", "content": "Done."},
+    ]
+    lines = [msgspec.json.encode(v) + b"\n" for v in values]
+    path = tmp_path / "context.jsonl"
+    path.write_bytes(b"".join(lines))
+    whole = api.to_common(decode_session(path.read_bytes(), registry.get("kimi_cli").codec, "kimi_cli", None))
+    assert len(whole.messages[2].content) == 2  # one results message
+    _carry_on("kimi_cli", path, lines)
 
 
 def _carry_on(harness: str, path: Path, pieces: list[bytes]) -> None:
