@@ -181,6 +181,29 @@ def test_a_pi_branch_reads_the_path_to_the_new_leaf(tmp_path: Path) -> None:
     _carry_on("pi", path, lines)
 
 
+def test_gemini_versions_of_the_last_and_of_an_earlier_message(tmp_path: Path) -> None:
+    """Gemini CLI writes a reply again (the same id) as its tool calls finish: the last
+    entry read again, its answered calls taken back first (else the new version's results
+    would read as second copies); a newer version of an earlier message reads the history
+    again."""
+    source = GOLDEN / "gemini_cli" / "tool_call_resumed" / "session-2026-11-30T06-32-c72f91ab.jsonl"
+    lines = source.read_bytes().splitlines(keepends=True)
+    with_calls = next(line for line in lines if b'"toolCalls"' in line)
+    lines.insert(lines.index(with_calls) + 1, with_calls)  # the last entry written again, results and all
+    records = [msgspec.json.decode(line) for line in lines]
+    first_user = next(r for r in records if r.get("type") == "user" and "id" in r)  # a line of its own
+    lines.append(msgspec.json.encode({**first_user, "content": [{"text": "said again"}]}) + b"\n")
+    response = {"functionResponse": {"id": "call_late", "name": "run", "response": {"output": "ok"}}}
+    late = {**first_user, "id": "late-result", "content": [response]}
+    lines += [msgspec.json.encode(late) + b"\n"] * 2  # a result, written twice: read once, kept
+    path = tmp_path / source.name
+    path.write_bytes(b"".join(lines))
+    whole = api.to_common(decode_session(path.read_bytes(), registry.get("gemini_cli").codec, "gemini_cli", None))
+    assert any(m.content and getattr(m.content[0], "text", None) == "said again" for m in whole.messages[:-1])
+    assert whole.messages[-1].content[0].tool_use_id == "call_late"
+    _carry_on("gemini_cli", path, lines)
+
+
 def _carry_on(harness: str, path: Path, pieces: list[bytes]) -> None:
     """Whole lines only are fed (a piece's partial last line waits for the next piece); after
     every piece the reader gives what the whole-file reader gives for the lines so far, and

@@ -286,6 +286,7 @@ class Fitted:
         ``touched`` fitted again and the others as last fitted; and those indices."""
         built = conversation.messages
         fitted = self.messages
+        del fitted[len(built) :]  # a history that got shorter (a rewind, a branch)
         fitted.extend([None] * (len(built) - len(fitted)))
         changed = sorted(i for i in touched if i < len(built))
         for i in changed:
