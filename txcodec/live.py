@@ -426,7 +426,7 @@ class Follower:
 
 # the longest watchfiles waits at once: the caller then looks again (an idle timer, a
 # deleted file coming back in a folder not yet there) as a poll would
-_WAKE = 0.5
+WAKE = 0.5
 
 
 def watched_folder(path: Path) -> Path:
@@ -464,7 +464,7 @@ class Changes:
             debounce=100,  # what one write brings comes at once; a file written on and on is seen every 0.1 s
             step=20,
             stop_event=self.stop,
-            rust_timeout=int(_WAKE * 1000),
+            rust_timeout=int(WAKE * 1000),
             yield_on_timeout=True,
             raise_interrupt=True,  # Ctrl-C ends the wait as it ends a sleep
         )
@@ -534,7 +534,7 @@ def follow(
             if pause > 0.01:
                 sleep(pause)
             left = None if idle is None else idle - (time.monotonic() - last)
-            changes.wait(_WAKE if left is None else max(0.0, min(_WAKE, left)))
+            changes.wait(WAKE if left is None else max(0.0, min(WAKE, left)))
     finally:
         changes.close()
 

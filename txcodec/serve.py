@@ -82,7 +82,7 @@ class _Session:
     async def changed(self, interval: float) -> bool:
         """Until the session's folder changes (True; waiting at most about a second), or
         ``interval`` seconds when there is nothing to be notified by (False)."""
-        from .live import _WAKE
+        from .live import WAKE
 
         if self.watching is None and self.notify is not False:
             self._watch()
@@ -90,7 +90,7 @@ class _Session:
             await asyncio.sleep(interval)
             return False
         try:
-            await asyncio.wait_for(self.bell.wait(), _WAKE)
+            await asyncio.wait_for(self.bell.wait(), WAKE)
         except asyncio.TimeoutError:
             return False
         return True
