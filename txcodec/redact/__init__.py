@@ -39,11 +39,13 @@ __all__ = [
     "EXTRA",
     "Finding",
     "MissingExtra",
+    "RedactTable",
     "Redactor",
     "Report",
     "load_config",
     "redact_conversation",
     "redact_paths",
+    "redactor_for",
 ]
 
 CONFIG = ".txcodec-redact.toml"
@@ -88,6 +90,21 @@ class Report(msgspec.Struct):
 
     def counts(self) -> dict[str, int]:
         return dict(Counter(f.kind for f in self.findings).most_common())
+
+
+class RedactTable(msgspec.Struct, frozen=True):
+    """What a run's :class:`Redactor` knows, as plain data a batch's worker processes get (a
+    fork or a pickle): its settings, its seed, the values found so far and the user names. Every
+    worker rebuilds the same redactor from it (:func:`redactor_for`), so a value gets the same
+    placeholder in every session of the batch."""
+
+    seed: str
+    keep: tuple[str, ...] = ()
+    extra: tuple[tuple[str, str], ...] = ()
+    allow: tuple[str, ...] = ()
+    allow_patterns: tuple[str, ...] = ()
+    known: tuple[tuple[str, str], ...] = ()
+    users: tuple[str, ...] = ()
 
 
 def load_config(path: str | os.PathLike[str] | None) -> dict[str, Any]:
@@ -138,6 +155,8 @@ class Redactor:
         detector: Detector | None = None,
     ) -> None:
         keep = list(keep)
+        extra, allow, allow_patterns = list(extra), list(allow), list(allow_patterns)
+        self._settings = (tuple(keep), tuple(extra), tuple(allow), tuple(allow_patterns))
         self.detector = detector or Detector(extra=extra, allow=allow, allow_patterns=allow_patterns, keep=keep)
         self.keep_users = "user" in self.detector.kept
         self.seed = seed
@@ -227,6 +246,55 @@ class Redactor:
             hits.append(start)
         return hits
 
+    def learn_sessions(self, paths: Iterable[str | os.PathLike[str]]) -> None:
+        """A batch's first pass: every session's files (its main file and side files) learned
+        before any session is redacted, so that a value found in one is redacted in all."""
+        for given in paths:
+            path = Path(given)
+            if not path.exists():
+                continue
+            for file, _ in _files(path):
+                try:
+                    data = file.read_bytes()
+                except OSError:
+                    continue  # the conversion or the page says so, naming the file
+                if file.suffix == ".zst":
+                    from ..core.zst import decompress
+
+                    data = decompress(data, file)
+                if not data.startswith(_SQLITE) and b"\x00" not in data[:8192]:
+                    self.learn(data)
+
+    def table(self) -> RedactTable:
+        """What this run knows, for a batch's workers (placeholders made from the values: the
+        same in every worker, a seed drawn for the run when none was given)."""
+        if self.seed is None:
+            raise InternalError("a table for several processes needs a seeded Redactor")
+        keep, extra, allow, allow_patterns = self._settings
+        return RedactTable(
+            seed=self.seed,
+            keep=keep,
+            extra=extra,
+            allow=allow,
+            allow_patterns=allow_patterns,
+            known=tuple(self.known.items()),
+            users=tuple(sorted(self.users)),
+        )
+
+    @classmethod
+    def from_table(cls, table: RedactTable) -> Redactor:
+        redactor = cls(
+            seed=table.seed,
+            keep=table.keep,
+            extra=table.extra,
+            allow=table.allow,
+            allow_patterns=table.allow_patterns,
+            users=table.users,
+        )
+        for value, kind in table.known:
+            redactor._know(value, kind)
+        return redactor
+
     # --- placeholders ----------------------------------------------------------------------
     def placeholder(self, kind: str, value: str) -> str:
         found = self._names.get(value)
@@ -308,6 +376,8 @@ class Redactor:
                 if found and _json(new) is None:
                     raise InternalError(f"{name}:{number}: redaction would leave a line that is not JSON")
                 for kind, where, value in found:
+                    # a JSON path names the keys on the way, and a key may be data (a path)
+                    where = rewrite_text(where, self.find, self.placeholder)[0] if len(where) > 8 else where
                     report.findings.append(
                         Finding(kind, name, number, where, self.placeholder(kind, value), self.digest(value))
                     )
@@ -567,6 +637,18 @@ def _redact_database(db: Path, rel: Path, out: Any, redactor: Redactor, report: 
     report.notes.append(
         (str(rel), f"a {harness} database: {len(sessions)} session(s) exported and redacted into {folder}")
     )
+
+
+_WORKER_REDACTORS: dict[str, Redactor] = {}
+
+
+def redactor_for(table: RedactTable) -> Redactor:
+    """The redactor a batch's worker uses for ``table``'s run: built once a process."""
+    found = _WORKER_REDACTORS.get(table.seed)
+    if found is None:
+        _WORKER_REDACTORS.clear()  # one run at a time: the last run's values are not kept
+        found = _WORKER_REDACTORS[table.seed] = Redactor.from_table(table)
+    return found
 
 
 def redact_written(written: Any, harness: str, redactor: Redactor, report: Report) -> Any:

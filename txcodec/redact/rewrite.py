@@ -100,14 +100,21 @@ def rewrite_json(
         first = token[0]
         if first == '"':
             top = stack[-1] if stack else None
-            if top is not None and top[0] == "{" and top[2]:
+            is_key = top is not None and top[0] == "{" and top[2]
+            if is_key:
                 top[1], top[2] = _decode(token), False
-                continue
+                if hits is None or len(token) < 5:
+                    continue
+                # a key that is data (a path in Gemini CLI's projects.json): searched when the
+                # raw search found something in it; the record's own keys never hold a finding
+                at = bisect.bisect_left(hits, match.start())
+                if at == len(hits) or hits[at] >= match.end():
+                    continue
             if top is not None and top[0] == "{" and top[1] in keep:
                 continue
             if top is not None and top[0] == "[" and len(stack) > 1 and stack[-2][0] == "{" and stack[-2][1] in keep:
                 continue  # a list of ids
-            in_key = top is not None and top[0] == "[" and len(top) > 3
+            in_key = not is_key and top is not None and top[0] == "[" and len(top) > 3
             if len(token) < 5 and not in_key:  # two characters or fewer: no finding is so short
                 continue
             if hits is not None and not in_key:
@@ -124,7 +131,7 @@ def rewrite_json(
                     top.pop()
             else:
                 spans = find(value, lambda: _path(stack))
-                if top is not None and top[0] == "[" and _opens_key(value):
+                if not is_key and top is not None and top[0] == "[" and _opens_key(value):
                     top.append(True)  # the strings after it in this list are the key's lines, to its END
             if not spans:
                 continue
