@@ -396,3 +396,32 @@ def test_a_key_that_is_data_is_redacted_and_the_report_path_too() -> None:
     new = Redactor().redact_bytes(data, "projects.json", report)
     assert USER.encode() not in new and json.loads(new) == {"projects": {"/home/redacted-user-1/work": "work"}}
     assert report.findings and not any(USER in f.path for f in report.findings)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "unique_constraint(:name, key: :unique)",  # a symbol
+        "token = Base.url_encode64(:crypto.strong_rand_bytes(32))",  # a call's name
+        'plug Plug.Session, key: "_spotter_key"',  # an identifier
+        "the token: lib/spotter_web/controllers/review_context_controller.ex",  # a lower-case path
+    ],
+)
+def test_a_name_after_a_secret_s_name_is_no_secret(text: str) -> None:
+    """Seen in the corpus's genuine sessions: code, not values."""
+    assert Redactor().find(text) == []
+
+
+def test_a_value_after_a_secret_s_name_still_is_one() -> None:
+    for value in ("Hello.World2024", "Hu8fK2jd9#9x", "abcDEF123xyz"):
+        found = Redactor().find(f"DB_PASSWORD={value}")
+        assert [(f"DB_PASSWORD={value}"[s:e], kind) for s, e, kind in found] == [(value, "env-secret")]
+
+
+def test_an_email_is_matched_at_its_at_sign() -> None:
+    """The ``at`` rule: the local part read backwards from the ``@`` (1 to 64 characters, no
+    longer run), the domain matched forwards."""
+    local = "q" * 64
+    text = f"@x.io a@b.co mail {local}@host.org or {'q' * 65}@host.org, (first.last+tag@mail.example.net)."
+    found = [text[s:e] for s, e, kind in Redactor().find(text) if kind == "email"]
+    assert found == ["a@b.co", f"{local}@host.org", "first.last+tag@mail.example.net"]

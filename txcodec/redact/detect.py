@@ -37,10 +37,12 @@ _Q = r"(?:\\*[\"'`])?"  # an optional quote around a name or a value (escaped in
 _B = "[A-Za-z0-9_]"  # a character a token does not follow or precede
 _VALUE = r"([^\s\"'`\\,;(){}\[\]<>]{6,300})"  # a value after ``NAME=``, up to a quote, space or bracket
 # A value that only names one: a placeholder, a variable, a redaction already made, a number,
-# a word, an identifier or an environment variable's name.
+# a word, an identifier (``_app_key``), a call's name (``Base.url_encode64``: lower case after
+# the dot), a symbol (``:unique``), a lower-case path or an environment variable's name.
 _NOT_A_VALUE = re.compile(
     r"^(?:|\$.*|%.*|\{\{.*|<.*>|\*+|x+|X+|\.+|null|none|None|true|false|changeme|example|your[-_].*|redacted.*|«.*"
-    r"|.*\.\.\.|[a-z]+(?:[-_][a-z]+)*|[A-Za-z_]+(?:\.[A-Za-z_]+)+|[A-Za-z]{1,24}|[\d.,:+-]+|(?:[a-z0-9_.-]+/)+[a-z0-9_.-]*"
+    r"|.*\.\.\.|_*[a-z]+(?:[-_][a-z]+)*|[A-Za-z_]+(?:\.[A-Za-z_]+)+|[A-Za-z]{1,24}|[\d.,:+-]+"
+    r"|[A-Za-z_][A-Za-z0-9_]*(?:\.[a-z_][a-z0-9_]*)+|:[A-Za-z_][A-Za-z0-9_]*[?!]?|(?:[a-z0-9_.-]+/)+[a-z0-9_.-]*"
     r"|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|(?:self|this|os|process|config|settings|args|env|params|request)\b.*)$"
 )
 
