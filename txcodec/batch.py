@@ -174,7 +174,6 @@ def convert_one(job: ConvertJob) -> Outcome:
     ``skip_existing``, else ``failed``. Never overwrites."""
     from . import api
     from .core.atomic import TargetExists
-    from .core.atomic import install_files
 
     if _harness_of(job) == job.to:
         return Outcome(source=job.source, status="skipped", reason=f"already {job.to}")
@@ -196,19 +195,16 @@ def convert_one(job: ConvertJob) -> Outcome:
         root = Path(job.out)
         if job.skip_existing and all((root / rel).exists() for rel in written.files):
             return _skipped(outcome)
-        try:
-            paths = install_files(root, written.files)
-        except TargetExists as exc:
-            if job.skip_existing:
-                return _skipped(outcome)
-            raise exc
     else:
-        try:
-            paths = api.install(written, job.to)
-        except TargetExists:
-            if job.skip_existing:
-                return _skipped(outcome)
-            raise
+        root = None
+    try:
+        # -o names a store root: the store's own install merges what sessions share there
+        # (Gemini CLI's projects.json, kimi.json, Continue's sessions.json)
+        paths = api.install(written, job.to, root)
+    except TargetExists:
+        if job.skip_existing:
+            return _skipped(outcome)
+        raise
     outcome.outputs = [str(p) for p in paths]
     if job.loss_dir is not None and loss:
         from .core.atomic import write_atomic
