@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from collections.abc import Iterable
 from importlib import import_module
 from typing import TYPE_CHECKING
 from typing import Any
@@ -372,6 +373,32 @@ def parent_chain_cut(
             record = records[i]
             parent = record.get(parent_key) if isinstance(record, dict) else None
             i = by_id.get(parent) if isinstance(parent, str) else None
+        return sorted(keep)
+
+    return cut
+
+
+def linked_cut(
+    header: Callable[[dict], bool], links: Callable[[dict], Iterable[str]]
+) -> Callable[[list[Any], int], list[int]]:
+    """A ``Fixtures.cut`` for a harness whose records pair by an id they share rather than by a
+    parent (a tool call and its result by the call's id: Kimi CLI, Mistral Vibe, Copilot CLI,
+    stream-json): the header lines (``header(record)``), the record, and every record sharing
+    one of its ``links(record)``."""
+
+    def linked(record: Any) -> set[str]:
+        if not isinstance(record, dict):
+            return set()
+        try:
+            return {link for link in links(record) if isinstance(link, str)}
+        except (KeyError, TypeError, AttributeError):
+            return set()
+
+    def cut(records: list[Any], index: int) -> list[int]:
+        keep = {i for i, r in enumerate(records) if isinstance(r, dict) and header(r)} | {index}
+        wanted = linked(records[index])
+        if wanted:
+            keep |= {i for i, r in enumerate(records) if linked(r) & wanted}
         return sorted(keep)
 
     return cut

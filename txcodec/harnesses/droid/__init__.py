@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...kit.registry import Later
 from ...kit.registry import lazy
 from ...kit.registry import package_harness
 from .. import codec_on_demand
@@ -36,6 +37,7 @@ HARNESS = package_harness(
     store=store.STORE,
     resume=("droid", "exec", "--fork", "{id}"),
     tool_kinds=TOOL_KINDS,
+    fixtures=Later(f"{__name__}.fixtures", "FIXTURES"),  # txcodec fixtures: its comparable shapes
 )
 
 __getattr__ = codec_on_demand(__name__)  # CODEC, imported when asked for
