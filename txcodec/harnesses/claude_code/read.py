@@ -20,6 +20,7 @@ from __future__ import annotations
 import functools
 import operator
 import re
+from collections.abc import Iterable
 from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import compress
@@ -204,6 +205,10 @@ class _FileReader:
         self.unknown = UnknownKeys(() if unread else _HANDLERS)
         self.add_loss = _keep_nothing if unread else loss.entries.append
         self.repaired: list[int] = []  # lines read from a copy with lone surrogates repaired (streamed only)
+        # a reader that carries on (CarryOn): the messages built earlier that a line changed,
+        # and the calls whose usage may have to be settled again
+        self.touched: list[Message] | None = None
+        self.touched_calls: list[_Call] | None = None
 
     # -- helpers ---------------------------------------------------------------------
     def lose(self, kind: str, detail: str, line: int) -> None:
@@ -235,13 +240,19 @@ class _FileReader:
 
     # -- the pass --------------------------------------------------------------------
     def run(self) -> Conversation:
+        session = self.session
+        keep = self.add_loss is not _keep_nothing
+        self.feed(enumerate(session.lines, 1) if session.pending is None else self._streamed(keep))
+        return self.finish()
+
+    def feed(self, numbered: Iterable[tuple[int, Line]]) -> None:
+        """Read these lines, each with its number."""
         handlers = _HANDLERS
         seen = self.seen
         unknown = self.unknown.add
         lose, file = self.add_loss, self.file
         keep = lose is not _keep_nothing  # for a report nobody reads, the per-line entries are not even made
-        session = self.session
-        for n, line in enumerate(session.lines, 1) if session.pending is None else self._streamed(keep):
+        for n, line in numbered:
             rec = line.record
             kind = type(rec)
             handler = handlers.get(kind)
@@ -271,7 +282,6 @@ class _FileReader:
                 for loss_kind, value in zip(kinds, fields(rec)):
                     if value is not UNSET:
                         lose(Loss(loss_kind, "envelope field with no Common slot", file, n))
-        return self.finish()
 
     def _streamed(self, keep: bool) -> Iterator[tuple[int, Line]]:
         """The lines of a session read as it is decoded, with their numbers, a batch at a
@@ -298,23 +308,9 @@ class _FileReader:
         session.origin = claude_origin(RawLines(data), session.path, None, maybe_fork)
 
     def finish(self) -> Conversation:
-        for call in self.calls.values():  # rule 4, once every fragment is read
-            if call.last_usage is not None:
-                if call.stopped:
-                    call.message.usage = _usage(call.last_usage)
-                else:  # kept apart: not provably the call's final count
-                    call.message.usage_unverified = _usage(call.last_usage)
-        meta = self.meta
-        meta.models = list(self.models)
-        if self.first_ts is not None:
-            meta.started_at = self.first_ts
-            meta.ended_at = self.last_ts
-        for key in ("custom-title", "agent-name", "summary"):  # docs/claude_code_reader.md#titles
-            if key in self.titles:
-                meta.title = self.titles[key]
-                break
+        self.settle(self.calls.values())
+        conversation = self.snapshot()
         for b in self.boundaries:  # a boundary whose summary never came
-            self.epochs.append(_epoch(b, len(self.messages)))
             self.lose(
                 "compaction:no-summary", f"compact_boundary {b.uuid} has no following isCompactSummary record", b.line
             )
@@ -324,7 +320,33 @@ class _FileReader:
                 f"attachment origin {self.pending_origin[0]!r} precedes no user message",
                 self.pending_origin[1],
             )
-        return Conversation(meta=meta, messages=self.messages, epochs=self.epochs)
+        return conversation
+
+    @staticmethod
+    def settle(calls: Iterable[_Call]) -> None:
+        for call in calls:  # rule 4, once every fragment is read
+            if call.last_usage is not None:
+                if call.stopped:
+                    call.message.usage = _usage(call.last_usage)
+                    call.message.usage_unverified = UNSET  # a reader that carries on saw it unstopped
+                else:  # kept apart: not provably the call's final count
+                    call.message.usage_unverified = _usage(call.last_usage)
+
+    def snapshot(self) -> Conversation:
+        """The conversation as the lines read so far make it (no loss is reported: a
+        reader that carries on takes one at every look)."""
+        meta = self.meta
+        meta.models = list(self.models)
+        if self.first_ts is not None:
+            meta.started_at = self.first_ts
+            meta.ended_at = self.last_ts
+        for key in ("custom-title", "agent-name", "summary"):  # docs/claude_code_reader.md#titles
+            if key in self.titles:
+                meta.title = self.titles[key]
+                break
+        # a boundary whose summary never came (yet) starts an epoch at the end
+        epochs = self.epochs + [_epoch(b, len(self.messages)) for b in self.boundaries]
+        return Conversation(meta=meta, messages=self.messages, epochs=epochs)
 
     # -- assistant -------------------------------------------------------------------
     def assistant(self, rec: AssistantRecord, n: int) -> None:
@@ -347,7 +369,11 @@ class _FileReader:
             msg = call.message
             if rec.uuid:
                 msg.source_ids.append(rec.uuid)
+            if self.touched is not None:
+                self.touched.append(msg)
         self.last_call = call
+        if self.touched_calls is not None:
+            self.touched_calls.append(call)
         if rec.is_api_error_message is True:
             msg.api_error = True
         if rec.is_aborted_mid_stream is True or rec.truncated_after_output is True:
@@ -458,6 +484,8 @@ class _FileReader:
                     if rec.uuid:
                         owner.results.source_ids.append(rec.uuid)
                     self._mark_user(owner.results, rec, n)
+                    if self.touched is not None:
+                        self.touched.append(owner.results)
                 owner.results.content.extend(blocks)
                 return
         msg = self._new_message("user", rec, n)
@@ -619,6 +647,8 @@ class _FileReader:
                     if cmd in msg.content:
                         if rec.uuid:
                             msg.source_ids.append(rec.uuid)
+                        if self.touched is not None:
+                            self.touched.append(msg)
                         break
             self._command_output(cmd, env, n)
             if rec.uuid:
@@ -909,3 +939,58 @@ def read(session: NativeSession, loss: LossReport) -> Conversation:
     # any session is reported here, in its place
     report_lone_surrogate_lines(loss, str(session.path) if session.path is not None else None, reader.repaired)
     return conversation
+
+
+# --- a reader that carries on (Harness.carry_on, txcodec.live) -------------------------
+
+
+class CarryOn:
+    """The main file of a session read as its client appends to it: the reader's state
+    (the calls whose fragments and results may still come, the commands whose output may
+    still come, the boundaries waiting for their summary) is kept between feeds, so a feed
+    costs what its lines cost. Subagents are not read here (their side files are followed
+    by re-reading the session)."""
+
+    def __init__(self, path: str | Path | None = None) -> None:
+        from ...kit.conform import Fitted
+
+        name = str(path) if path is not None else "<bytes>"
+        self.path = Path(path) if path is not None else None
+        tool_results: dict[str, Path] = {}
+        if self.path is not None:
+            from .sidefiles import session_files
+
+            tool_results = {p.name: p for p in session_files(self.path).tool_results}
+        session = NativeSession(HARNESS, CODEC, [], True, self.path)
+        self.loss = UnreadLoss()  # a follow shows the conversation, not what it lost
+        self.reader = _FileReader(session, self.loss, name, tool_results)
+        self.reader.touched, self.reader.touched_calls = [], []
+        self.lines = 0
+        self.index: dict[int, int] = {}  # id(message) -> its index, for the messages changed
+        self.new_from = 0  # the first message built since the last conversation()
+        self.fitted = Fitted(checked=True)  # read_unshared
+
+    def feed(self, lines: list[Line]) -> None:
+        first = self.lines + 1
+        self.lines += len(lines)
+        self.reader.feed(enumerate(lines, first))
+
+    def conversation(self) -> tuple[Conversation, list[int]]:
+        reader = self.reader
+        messages = reader.messages
+        index = self.index
+        for i in range(len(index), len(messages)):
+            index[id(messages[i])] = i
+        calls, reader.touched_calls = reader.touched_calls or [], []
+        reader.settle(calls)
+        touched = {index[id(m)] for m in reader.touched or ()}
+        touched.update(range(self.new_from, len(messages)))
+        reader.touched, self.new_from = [], len(messages)
+        conversation = reader.snapshot()
+        if conversation.meta.id is UNSET and self.path is not None:
+            conversation.meta.id = self.path.name.removesuffix(".jsonl")
+        return self.fitted.fit(conversation, touched, self.loss)
+
+
+def carry_on(path: str | Path | None = None) -> CarryOn:
+    return CarryOn(path)

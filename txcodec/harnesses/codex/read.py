@@ -153,6 +153,10 @@ class _Reader:
         # a plain string with no flag, is the call's error (docs/codex.md#reading-codex---common)
         self.results: dict[str, ToolResult] = {}
         self.failed_patches: set[str] = set()
+        # a reader that carries on (CarryOn): the messages built earlier that a line changed,
+        # and the message holding each result (a failed patch's event flags it later)
+        self.touched: list[Message] | None = None
+        self.result_in: dict[str, Message] = {}
 
     # --- helpers ------------------------------------------------------------------
     def lose(self, kind: str, detail: str, n: int) -> None:
@@ -171,14 +175,22 @@ class _Reader:
         last = msgs[-1] if msgs else None
         if last is not None and last.role == role and not (last.meta or last.synthetic or last.compact_summary):
             if role == "assistant" or all(isinstance(b, ToolResult) for b in last.content):
+                if self.touched is not None:
+                    self.touched.append(last)
                 return last
         return self.message(role, ts)
 
     # --- main loop ----------------------------------------------------------------
     def run(self) -> Conversation:
+        self.feed(enumerate(self.records, 1))
+        self.finish()
+        return self.conv
+
+    def feed(self, numbered: Any) -> None:
+        """Read these records, each with its line number."""
         handlers, items = _LINE_HANDLERS, _ITEM_HANDLERS
-        bare_items = set(R.RESPONSE_ITEM_TYPES.values())
-        for n, record in enumerate(self.records, 1):
+        bare_items = _BARE_ITEMS
+        for n, record in numbered:
             # what malformed() does, without a context manager per line
             try:
                 kind = type(record)
@@ -199,8 +211,6 @@ class _Reader:
                     self.lose("record:unknown", kind.__name__, n)
             except MALFORMED as exc:
                 report_malformed(self.loss, self.file, n, exc)
-        self.finish()
-        return self.conv
 
     def finish(self) -> None:
         msgs = self.conv.messages
@@ -460,6 +470,8 @@ class _Reader:
         result = ToolResult(p.call_id, content, is_error)
         msg.content.append(result)
         self.results[p.call_id] = result
+        if self.touched is not None:
+            self.result_in[p.call_id] = msg
         if isinstance(p.id, str):
             msg.source_ids.append(p.id)
         if self.calls.pop(p.call_id, None) is None:
@@ -494,11 +506,15 @@ class _Reader:
         self.unattributed = None
         target = targets[-1]
         target.usage = usage if target.usage is UNSET else _usage_sum(target.usage, usage)
+        if self.touched is not None:
+            self.touched.append(target)
 
     def turn_aborted(self, p: R.TurnAbortedEvent, ts: Any, n: int) -> None:
         for msg in reversed(self.conv.messages):
             if msg.role == "assistant":
                 msg.interrupted = True
+                if self.touched is not None:
+                    self.touched.append(msg)
                 if isinstance(p.reason, str):
                     msg.extra["codex_abort_reason"] = p.reason
                 return
@@ -512,6 +528,8 @@ class _Reader:
             result = self.results.get(p.call_id)
             if result is not None:
                 result.is_error = True
+                if self.touched is not None:
+                    self.touched.append(self.result_in[p.call_id])
             else:  # the event before the output
                 self.failed_patches.add(p.call_id)
 
@@ -539,6 +557,7 @@ class _Reader:
 
 
 _json_value = msgspec.json.Decoder().decode
+_BARE_ITEMS = frozenset(R.RESPONSE_ITEM_TYPES.values())
 
 
 def _arguments(text: str) -> Any:
@@ -683,3 +702,73 @@ _EVENT_HANDLERS = {
     R.AgentMessageEvent: _Reader.mirror_agent,
     R.AgentReasoningEvent: _Reader.mirror_reasoning,
 }
+
+
+# --- a reader that carries on (Harness.carry_on, txcodec.live) -------------------------
+
+
+class CarryOn:
+    """A rollout read as codex appends to it: the reader's state (the calls waiting for
+    their output, the messages a token count or an abort lands on, a fork's replay) is kept
+    between feeds, so a feed costs what its lines cost. Whether a rollout has any message
+    item is known only once one comes: until then it is read from its events, whole (as
+    :func:`read` reads it), from the lines held so far."""
+
+    def __init__(self, path: str | Path | None = None) -> None:
+        from ...kit.conform import Fitted
+        from ...model.loss import UnreadLoss
+        from .codec import CODEC
+
+        self.path = Path(path) if path is not None else None
+        self.codec = CODEC
+        self.loss = UnreadLoss()  # a follow shows the conversation, not what it lost
+        session = NativeSession("codex", CODEC, [], True, self.path)
+        self.reader = _Reader(session, self.loss, [], events_only=False)
+        self.reader.touched = []
+        self.held: list[Any] | None = []  # the lines, until a message item says they need not be
+        self.lines = 0
+        self.index: dict[int, int] = {}
+        self.new_from = 0
+        self.fitted = Fitted(checked=True)  # read_unshared
+
+    def feed(self, lines: list[Any]) -> None:
+        first = self.lines + 1
+        self.lines += len(lines)
+        records = [line.record for line in lines]
+        self.reader.feed(enumerate(records, first))
+        if self.held is not None:
+            if any(isinstance(R.payload_of(r), R.MessageItem) for r in records if not isinstance(r, Opaque)):
+                self.held = None
+            else:
+                self.held.extend(lines)
+
+    def conversation(self) -> tuple[Conversation, list[int]]:
+        if self.held is not None:  # events only so far
+            from ...kit.conform import conform
+
+            session = NativeSession("codex", self.codec, list(self.held), True, self.path)
+            conv = _Reader(session, self.loss).run()
+            fitted = conform(conv, self.loss, checked=True)
+            return fitted, list(range(len(fitted.messages)))
+        reader = self.reader
+        messages = reader.conv.messages
+        index = self.index
+        for i in range(len(index), len(messages)):
+            index[id(messages[i])] = i
+        touched = {index[id(m)] for m in reader.touched or ()}
+        touched.update(range(self.new_from, len(messages)))
+        # (the first conversation from this reader names every message: new_from was 0)
+        reader.touched, self.new_from = [], len(messages)
+        conv = reader.conv
+        meta = msgspec.structs.replace(conv.meta)
+        first = next((m.timestamp for m in messages if isinstance(m.timestamp, str)), None)
+        if first is not None:  # as finish() sets them
+            if meta.started_at is UNSET:
+                meta.started_at = first
+            meta.ended_at = next(m.timestamp for m in reversed(messages) if isinstance(m.timestamp, str))
+        frame = Conversation(meta=meta, messages=messages, epochs=list(conv.epochs))
+        return self.fitted.fit(frame, touched, self.loss)
+
+
+def carry_on(path: str | Path | None = None) -> CarryOn:
+    return CarryOn(path)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...kit.registry import Later
+from ...kit.registry import lazy
 from ...kit.registry import package_harness
 from .. import codec_on_demand
 from . import store
@@ -52,6 +53,7 @@ TOOL_KINDS = {
 HARNESS = package_harness(
     __name__,
     append_only=True,  # the client only appends to its JSONL files (txcodec.live)
+    carry_on=lazy(f"{__name__}.read", "carry_on"),  # and a follow's reader carries on from its last line
     title="Kimi CLI",
     detect=detect,
     store=store.STORE,
