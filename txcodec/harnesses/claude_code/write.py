@@ -58,6 +58,7 @@ from ...model.common import Artifact
 from ...model.common import Block
 from ...model.common import Child
 from ...model.common import Command
+from ...model.common import Context
 from ...model.common import Conversation
 from ...model.common import Document
 from ...model.common import Epoch
@@ -65,10 +66,13 @@ from ...model.common import Image
 from ...model.common import Message
 from ...model.common import RawBlock
 from ...model.common import RedactedThinking
+from ...model.common import ServerToolUse
 from ...model.common import Text
 from ...model.common import Thinking
 from ...model.common import ToolResult
 from ...model.common import ToolUse
+from ...model.common import WebFetchToolResult
+from ...model.common import WebSearchToolResult
 from ...model.loss import LossReport
 from ...model.native import builtins
 from .envelopes import parse_envelope
@@ -580,6 +584,8 @@ class _Writer:
             return {"type": "tool_use", "id": tool_id, "name": name, "input": _tool_input(block, self.loss, where)}
         if isinstance(block, Artifact):
             return self.artifact(block, s, where)
+        if isinstance(block, (ServerToolUse, WebSearchToolResult, WebFetchToolResult)):  # the API's own blocks
+            return block.api_block()
         if (
             isinstance(block, RawBlock)
             and block.source_type in _PASS_THROUGH["assistant"]
@@ -686,7 +692,8 @@ class _Writer:
         command and per later run (``write:split-message`` when that is more than one)."""
         results = [b for b in message.content if isinstance(b, ToolResult)]
         others = [b for b in message.content if not isinstance(b, ToolResult)]
-        if results and others and any(not isinstance(b, ToolResult) for b in message.content[: len(results)]):
+        said = [b for b in message.content if not isinstance(b, Context)]  # context goes after the results
+        if results and others and any(not isinstance(b, ToolResult) for b in said[: len(results)]):
             self.loss.add(
                 "write:reordered-results",
                 f"{where}: tool results moved before the message's other blocks (the API requires it)",
@@ -704,11 +711,11 @@ class _Writer:
             )
         runs: list[list[Block]] = [orphans]
         for block in others:
-            if isinstance(block, Command):
+            if isinstance(block, (Command, Context)):
                 runs += [[block], []]
             else:
                 runs[-1].append(block)
-        pieces = 0
+        pieces = contexts = 0
         first = self.user_content(runs[0], s, where) if runs[0] else []
         if answered:
             for block, fields in answered[:-1]:
@@ -720,7 +727,9 @@ class _Writer:
             self.text_record(first, message, s, top)
             pieces += 1
         for k, run in enumerate(runs[1:], 1):
-            if run and isinstance(run[0], Command):
+            if run and isinstance(run[0], Context):
+                contexts += self.context(run[0], s, f"{where}.context{k}")
+            elif run and isinstance(run[0], Command):
                 # the CLI puts a caveat before a local command's records: the source's own
                 # where it had one, else one in the wording of the version written for,
                 # before each command that printed something (2.1.332 does so; older clients wrote
@@ -737,7 +746,7 @@ class _Writer:
                 if content:
                     self.text_record(content, message, s, top)
                     pieces += 1
-        if not pieces:
+        if not pieces and not contexts:
             self.loss.add(
                 "write:empty-message", f"{where}: a user message with nothing the API accepts; left out", file=s.file
             )
@@ -813,6 +822,36 @@ class _Writer:
         if result.structured is not UNSET:
             fields["toolUseResult"] = result.structured
         return block, fields
+
+    def context(self, block: Context, s: _Stream, where: str) -> int:
+        """Context the client added: its own attachment record, as it was, where the source
+        is Claude Code (docs/claude_code.md#attachments); another client's context with a
+        text as a meta user text. The number of records written (0 or 1)."""
+        value = block.value
+        if block.source == "claude_code" and isinstance(value, dict) and isinstance(value.get("attachment"), dict):
+            uid = s.new_id()
+            record = s.envelope("attachment", s.tail)
+            del record["type"]
+            record["attachment"] = value["attachment"]
+            record["type"] = "attachment"
+            record["uuid"] = uid
+            record["timestamp"] = s.timestamp
+            for key in ("rendered", "renderedRole"):
+                if key in value:
+                    record[key] = value[key]
+            record.update(s.closing)
+            s.loose.add(len(s.lines))
+            s.lines.append(record)
+            s.records.append(uid)
+            s.tail = uid
+            return 1
+        if isinstance(block.text, str) and block.text:
+            s.conversation_record("user", {"role": "user", "content": block.text}, s.tail, {"isMeta": True})
+            return 1
+        self.loss.add(
+            "write:context", f"{where}: {block.kind} context with no text the model saw; left out", file=s.file
+        )
+        return 0
 
     def command(self, command: Command, s: _Stream) -> None:
         body = render_command(
