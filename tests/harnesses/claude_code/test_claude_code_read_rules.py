@@ -211,8 +211,10 @@ RULES = [
             u("u2", "again", origin={"kind": "coordinator"}),
         ],
         # the attachment itself is kept as context, in a meta message of its own
-        lambda c, loss: [m.origin for m in c.messages if not m.meta] == ["peer", "coordinator"]
-        and c.messages[0].content[0].kind == "queued_command",
+        lambda c, loss: (
+            [m.origin for m in c.messages if not m.meta] == ["peer", "coordinator"]
+            and c.messages[0].content[0].kind == "queued_command"
+        ),
     ),
     (
         "seed 003: only a body that is entirely envelope markup counts "
