@@ -48,11 +48,13 @@ from ...model.common import Image
 from ...model.common import Message
 from ...model.common import RawBlock
 from ...model.common import RedactedThinking
+from ...model.common import ServerToolUse
 from ...model.common import Text
 from ...model.common import Thinking
 from ...model.common import ToolResult
 from ...model.common import ToolUse
 from ...model.common import Usage
+from ...model.common import WebSearchToolResult
 from ...model.loss import LossReport
 from ...model.native import builtins
 from . import records as R
@@ -328,6 +330,7 @@ class _Writer:
                 loss.add("write:session-id", f"source id {shown(meta.id)} cannot name a file; written as {self.id}")
         self.lines: list[bytes] = []
         self.ts = self.start
+        self.searches: set[str] = set()  # server-side web searches written as web_search_call items
         self.call_kinds: dict[str, str] = {}  # call_id -> "function" | "custom" | "local_shell" | "web_search"
         self.total = E.TokenUsage()
         self.model: str | None = None
@@ -566,6 +569,16 @@ class _Writer:
                 self.tool_use(block, n, block.id in (msg.extra.get("codex_custom_calls") or ()))
             elif isinstance(block, RawBlock) and block.source_type == "codex_compaction":
                 self.item(msgspec.convert(block.value, R.CompactionItem))
+            elif (action := _search_action(block)) is not None:  # Claude's server-side web search
+                self.searches.add(block.id)
+                self.loss.add("write:tool-mapped", f"message {n}: server-side web_search -> web_search_call")
+                self.item(R.WebSearchCallItem(status="completed", action=action))
+            elif isinstance(block, WebSearchToolResult) and block.tool_use_id in self.searches:
+                self.loss.add(
+                    "write:web-search-result",
+                    f"message {n}: the results of web search {block.tool_use_id} have no item in Codex "
+                    "(a web_search_call holds the query only)",
+                )
             else:
                 texts.append(E.OutputText(self.as_text(block, n)))
         self.flush_text(msg, texts)
@@ -667,6 +680,15 @@ _META_FIELDS = frozenset(f.name for f in msgspec.structs.fields(R.SessionMeta))
 # What the Codex reader makes of the two call items that are no function tools: a ToolUse
 # named after the item with the item's action as input.
 _ITEM_ACTIONS = {"local_shell": {"exec"}, "web_search": {"search", "open_page", "find_in_page"}}
+
+
+def _search_action(block: Any) -> R.WebSearchAction | None:
+    """A server-side ``web_search`` call as the action of Codex's own ``web_search_call``
+    item, where it has the one query that item holds (docs/mapping.md#server-tools)."""
+    if type(block) is not ServerToolUse or block.name != "web_search" or not isinstance(block.input, dict):
+        return None
+    query = block.input.get("query")
+    return R.WebSearchAction(type="search", query=query) if isinstance(query, str) and len(block.input) == 1 else None
 
 
 def _item_shaped(name: str, value: Any) -> bool:
