@@ -42,6 +42,7 @@ from ...core.ids import shown
 from ...kit.registry import WriteOptions
 from ...kit.registry import Written
 from ...model.common import Command
+from ...model.common import Context
 from ...model.common import Conversation
 from ...model.common import Document
 from ...model.common import Image
@@ -460,6 +461,10 @@ class _Writer:
                 self.flush_user(msg, parts)
                 parts = []
                 self.tool_result(block, msg, n)
+            elif type(block) is Context and block.source == "codex" and isinstance(block.value, dict):
+                self.flush_user(msg, parts)  # a goal tool's output, back as the item it was
+                parts = []
+                self.item(block.value)
             else:
                 parts.extend(self.user_part(block, n))
         self.flush_user(msg, parts)
@@ -566,7 +571,7 @@ class _Writer:
             elif isinstance(block, RedactedThinking):  # Codex's slot for opaque reasoning
                 self.item(E.ReasoningItem(summary=[], content=None, encrypted_content=block.data))
             elif isinstance(block, ToolUse):
-                self.tool_use(block, n, block.id in (msg.extra.get("codex_custom_calls") or ()))
+                self.tool_use(block, n, block.id in (msg.extra.get("codex_custom_calls") or ()), msg.extra)
             elif isinstance(block, RawBlock) and block.source_type == "codex_compaction":
                 self.item(msgspec.convert(block.value, R.CompactionItem))
             elif (action := _search_action(block)) is not None:  # Claude's server-side web search
@@ -615,7 +620,7 @@ class _Writer:
         if block.thinking:
             self.event(E.AgentReasoningEvent(text=block.thinking))
 
-    def tool_use(self, use: ToolUse, n: int, custom: bool = False) -> None:
+    def tool_use(self, use: ToolUse, n: int, custom: bool = False, extra: dict | None = None) -> None:
         name, value = use.name, use.input
         native = self.from_codex or _item_shaped(name, value)  # back from another harness
         if name == "local_shell" and native:
@@ -653,7 +658,13 @@ class _Writer:
             args = (
                 value if isinstance(value, str) else json.dumps(value if value is not None else {}, ensure_ascii=False)
             )
-            self.item(E.FunctionCallItem(name=name, arguments=args, call_id=use.id))
+            namespace: Any = UNSET
+            if self.from_codex and extra:
+                args = _source_arguments(extra, use.id, value, args)
+                pair = (extra.get("codex_namespaces") or {}).get(use.id)
+                if isinstance(pair, list) and len(pair) == 2 and name in (pair[1], f"{pair[0]}__{pair[1]}"):
+                    namespace, name = pair  # docs/codex.md#mcp-namespaces
+            self.item(E.FunctionCallItem(name=name, arguments=args, call_id=use.id, namespace=namespace))
 
     def token_count(self, usage: Usage) -> None:
         reasoning = usage.reasoning_output_tokens if isinstance(usage.reasoning_output_tokens, int) else 0
@@ -680,6 +691,19 @@ _META_FIELDS = frozenset(f.name for f in msgspec.structs.fields(R.SessionMeta))
 # What the Codex reader makes of the two call items that are no function tools: a ToolUse
 # named after the item with the item's action as input.
 _ITEM_ACTIONS = {"local_shell": {"exec"}, "web_search": {"search", "open_page", "find_in_page"}}
+
+
+def _source_arguments(extra: dict, call_id: str, value: Any, args: str) -> str:
+    """The arguments string the source held, where the value read from it is unchanged
+    (``\\uXXXX`` escapes and spacing are the model's own); else ``args``."""
+    source = (extra.get("codex_arguments") or {}).get(call_id)
+    if not isinstance(source, str):
+        return args
+    try:
+        same = json.loads(source) == value
+    except ValueError:
+        return args
+    return source if same else args
 
 
 def _search_action(block: Any) -> R.WebSearchAction | None:
