@@ -127,6 +127,9 @@ class Command(_Block, tag="command"):
     output: str | UnsetType = UNSET  # stdout, terminal escapes removed
     stderr: str | UnsetType = UNSET
     contents: str | UnsetType = UNSET  # a prompt command's expanded text, when recorded
+    # the command's record body as the source client wrote it (Claude Code's envelope: its
+    # element order and whitespace), written back by that client while it still says the same
+    envelope: str | UnsetType = UNSET
 
     def as_text(self) -> str:
         """``/name args`` as the user typed it, then what it printed: for targets that

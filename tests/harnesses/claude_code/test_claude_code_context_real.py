@@ -119,3 +119,45 @@ def test_codex_gets_the_hook_context_as_text(hooked):
     assert body.index(START) < body.index("hello there") < body.index(PROMPT)
     kinds = [e.detail for e in loss.entries if e.kind == "write:context-as-text"]
     assert any("hook_additional_context" in d for d in kinds)
+
+
+SKILL = (
+    "<command-message>changelog</command-message>\n<command-name>/changelog</command-name>\n"
+    "<command-args>2.0</command-args>"
+)
+
+
+def _skill_session(tmp: Path) -> Path:
+    sid = "0b6e1d0c-55a8-4e57-9d4c-2f1e1a7d9c01"
+    first, second = "11111111-1111-4111-8111-111111111111", "11111111-1111-4111-8111-111111111112"
+    common = {"isSidechain": False, "timestamp": "2026-01-01T00:00:00.000Z", "sessionId": sid, "version": "2.1.332"}
+    reply = {"id": "m1", "type": "message", "role": "assistant", "model": "x", "stop_reason": "end_turn"}
+    lines = [
+        {"parentUuid": None, "type": "user", "message": {"role": "user", "content": SKILL}, "uuid": first, **common},
+        {"parentUuid": first, "type": "assistant", "uuid": second, **common},
+    ]
+    lines[1]["message"] = {**reply, "content": [{"type": "text", "text": "ok"}]}
+    path = tmp / f"{sid}.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return path
+
+
+def _sent(path: Path, tmp: Path, work: Path) -> list[dict]:
+    home = tmp / "home"
+    home.mkdir(parents=True)
+    sid = session_id_for(path)
+    place_session(path, home, work, sid)
+    return [m for m in _run(home, work, ["-p", "--resume", sid, "go on"])[0]["messages"] if m["role"] != "system"]
+
+
+def test_a_skill_envelope_resumes_with_its_own_order_and_whitespace(tmp_path):
+    source = _skill_session(tmp_path)
+    written, loss = api.convert(source, "claude_code")
+    mine = tmp_path / "written" / written.main
+    mine.parent.mkdir(parents=True)
+    mine.write_bytes(written.files[written.main])
+    work = tmp_path / "work"
+    work.mkdir()
+    original = _sent(source, tmp_path / "a", work)
+    assert original[0] == {"role": "user", "content": SKILL}  # the model sees the envelope as recorded
+    assert _sent(mine, tmp_path / "b", work) == original

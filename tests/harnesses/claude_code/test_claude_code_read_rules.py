@@ -179,7 +179,17 @@ RULES = [
             u("c3", [{"type": "text", "text": "<command-name>/x</command-name>"}]),
         ],
         lambda c, loss: (
-            c.messages[0].content == [Command(name="/init", message="init is analyzing your codebase…", output="done")]
+            # the older layout (message first, no args) is kept for the writer: envelopes are bijective
+            c.messages[0].content
+            == [
+                Command(
+                    name="/init",
+                    message="init is analyzing your codebase…",
+                    output="done",
+                    envelope="<command-message>init is analyzing your codebase…</command-message>\n"
+                    "<command-name>/init</command-name>",
+                )
+            ]
             and c.messages[0].source_ids == ["c1", "c2"]
             and shape(c)[1] == "user:Text"
         ),

@@ -611,6 +611,13 @@ class _FileReader:
                 v = env.get(tag)
                 if v is not None:
                     setattr(cmd, attr, v)
+            # a layout other than the one the writer renders is kept: the model reads it as is
+            if body != envelopes.render_command(
+                name,
+                message=cmd.message if cmd.message is not UNSET else None,
+                args=cmd.args if cmd.args is not UNSET else None,
+            ):
+                cmd.envelope = body
             self._command_output(cmd, env, n)
             msg = self._new_message("user", rec, n)
             msg.content.append(cmd)

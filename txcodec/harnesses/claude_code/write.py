@@ -859,8 +859,10 @@ class _Writer:
             message=command.message if command.message is not UNSET else None,
             args=command.args if command.args is not UNSET else None,
         )
+        if isinstance(command.envelope, str) and _same_command(command.envelope, command):
+            body = command.envelope  # the source's order and whitespace (docs/claude_code.md#slash-commands)
         s.system_record("local_command", s.tail, content=body, level="info", isMeta=False)
-        if command.contents is not UNSET:
+        if command.contents is not UNSET and body is not command.envelope:
             self.loss.add(
                 "write:command-contents",
                 f"{command.name}: a prompt command's expanded text has no place in a local command record",
@@ -932,6 +934,21 @@ class _Writer:
             meta["spawnDepth"] = child.spawn_depth
             self.files[f"{base}.meta.json"] = dumps(meta)
             self.children(child.conversation.children, agent_id, used)
+
+
+def _same_command(envelope: str, command: Command) -> bool:
+    """Whether a recorded envelope still says what ``command`` says: its name, message, args
+    and contents, and no output (that is written in a record of its own)."""
+    parsed = parse_envelope(envelope)
+    if parsed is None or parsed.is_output:
+        return False
+    fields = (
+        ("command-name", command.name),
+        ("command-message", command.message),
+        ("command-args", command.args),
+        ("command-contents", command.contents),
+    )
+    return all(parsed.get(tag) == (value if isinstance(value, str) else None) for tag, value in fields)
 
 
 def _fork_link(meta: Any, sid: str) -> dict[str, Any] | None:
