@@ -421,6 +421,13 @@ class _Writer:
                 s.calls = [b.id for b in message.content if isinstance(b, ToolUse)]
                 following = messages[index + 1] if index + 1 < len(messages) else None
                 missing = _unanswered(s.calls, following)
+                if missing and following is not None and following.role == "user":
+                    # results a source split over several messages (Qwen Code writes a record per
+                    # parallel result): the run of result-only messages after the first answers too
+                    later = index + 2
+                    while missing and later < len(messages) and later not in epochs and _results_only(messages[later]):
+                        missing = _unanswered(missing, messages[later])
+                        later += 1
                 s.open_calls = set(s.calls) - set(missing)
                 for tool_id in missing:
                     self.loss.add(
@@ -436,7 +443,11 @@ class _Writer:
                 if deferred or not self.plain_results(message, s):
                     self.user(message, s, where, deferred)
                 deferred = []
-                s.open_calls = set()
+                following = messages[index + 1] if index + 1 < len(messages) else None
+                if following is None or index + 1 in epochs or not _results_only(following):
+                    s.open_calls = set()
+                else:  # the calls still open are answered by the next message
+                    s.open_calls -= {b.tool_use_id for b in message.content if isinstance(b, ToolResult)}
             written.append(s.records)
             if boundary is not None:
                 self.relink(epochs[index], boundary, written, messages, s)
@@ -1003,6 +1014,10 @@ def _in_call_order(
         at = next((k for k, (b, _) in enumerate(out) if rank.get(b["tool_use_id"], -1) > mine), len(out))
         out.insert(at, entry)
     return out
+
+
+def _results_only(message: Message) -> bool:
+    return message.role == "user" and bool(message.content) and all(type(b) is ToolResult for b in message.content)
 
 
 def _unanswered(calls: list[str], following: Message | None) -> list[str]:
