@@ -576,7 +576,10 @@ class _Writer:
                 self.item(msgspec.convert(block.value, R.CompactionItem))
             elif (action := _search_action(block)) is not None:  # Claude's server-side web search
                 self.searches.add(block.id)
-                self.loss.add("write:tool-mapped", f"message {n}: server-side web_search -> web_search_call")
+                self.loss.add(
+                    "write:tool-mapped",
+                    f"message {n}: server-side web_search {block.id} -> web_search_call (which keeps no id)",
+                )
                 self.item(R.WebSearchCallItem(status="completed", action=action))
             elif isinstance(block, WebSearchToolResult) and block.tool_use_id in self.searches:
                 self.loss.add(
