@@ -136,7 +136,7 @@ class Command(_Block, tag="command"):
         have no command form. ``name`` keeps the source's spelling (Claude Code's has
         the slash), so one is added only when it is missing."""
         name = self.name if self.name.startswith("/") else "/" + self.name
-        lines = [f"{name} {self.args if isinstance(self.args, str) else ''}".rstrip()]
+        lines = [f"{name} {self.args if isinstance(self.args, str) else ''}".rstrip()] if self.name else []
         lines += [out for out in (self.output, self.stderr) if isinstance(out, str) and out]
         return "\n".join(lines)
 
