@@ -16,6 +16,9 @@ find_python() {
   done
   return 1
 }
+# uv (in the test extra) resolves and installs in seconds what pip takes minutes over: OpenHands
+# alone took pip about 7.5 minutes and uv about 10 seconds. Without uv, plain venv and pip.
+uv="$(command -v uv || true)"
 pids=() names=()
 while read -r name py req; do
   case "$name" in ''|'#'*) continue ;; esac
@@ -25,9 +28,14 @@ while read -r name py req; do
     || { echo "install-python: Python $py is needed for $name ($req): put python$py on PATH" >&2; exit 1; }
   (
     rm -rf "$venv"
-    "$interpreter" -m venv "$venv"
-    "$venv/bin/pip" install --quiet --disable-pip-version-check "$req" >"$here/venvs/$name.log" 2>&1 \
-      || { tail -20 "$here/venvs/$name.log" >&2; exit 1; }
+    if [ -n "$uv" ]; then
+      { "$uv" venv --quiet --python "$interpreter" "$venv" && VIRTUAL_ENV="$venv" "$uv" pip install --quiet "$req"; } \
+        >"$here/venvs/$name.log" 2>&1 || { tail -20 "$here/venvs/$name.log" >&2; exit 1; }
+    else
+      "$interpreter" -m venv "$venv"
+      "$venv/bin/pip" install --quiet --disable-pip-version-check "$req" >"$here/venvs/$name.log" 2>&1 \
+        || { tail -20 "$here/venvs/$name.log" >&2; exit 1; }
+    fi
     echo "$py $req" >"$venv/.pinned"
   ) &
   pids+=($!) names+=("$name")

@@ -49,19 +49,39 @@ def _seeds(codec: str) -> str:
     return str(folder)
 
 
-def main(codec: str) -> None:
+def _common_seeds() -> str:
+    folder = Path(tempfile.mkdtemp(prefix="txcodec-fuzz-common-"))
+    for k, doc in enumerate(fuzzing.common_seeds()):
+        (folder / f"{k}.json").write_bytes(doc)
+    for path in fuzzing.common_regressions():
+        (folder / f"regression-{path.name}").write_bytes(path.read_bytes())
+    return str(folder)
+
+
+def main(codec: str, target: str = "codec") -> None:
+    """``target``: ``codec`` (the invariants of fuzzing.check), ``views`` (the views behind
+    the codec: fuzzing.check_views) or ``common`` (Common JSON with every writer behind it:
+    fuzzing.check_common; ``codec`` is then ignored)."""
     harness = fuzzing.harness_for(codec)
+    folder = {"codec": codec, "views": f"{fuzzing.VIEWS}/{codec}", "common": fuzzing.COMMON}[target]
 
     def one_input(data: bytes) -> None:
         try:
-            fuzzing.check(data, harness)
+            if target == "common":
+                fuzzing.check_common(data)
+            elif target == "views":
+                fuzzing.check_views(data, harness)
+            else:
+                fuzzing.check(data, harness)
         except BaseException:
-            fuzzing.save_regression(codec, data)
+            fuzzing.save_regression(folder, data)
             raise
 
     argv = list(sys.argv)
+    if target == "views":  # python fuzz/views.py CODEC [libFuzzer options]
+        argv = [argv[0], *argv[2:]]
     if not any(not a.startswith("-") for a in argv[1:]):
-        argv.append(_seeds(codec))
+        argv.append(_common_seeds() if target == "common" else _seeds(codec))
     if not any(a.startswith("-max_len=") for a in argv):
         argv.append("-max_len=65536")
     if not any(a.startswith("-timeout=") for a in argv):

@@ -81,8 +81,36 @@ def to_common(session: NativeSession, loss: LossReport | None = None) -> Convers
         # a reader that builds every message of objects of its own (``read_unshared``) may
         # have the messages that already fit kept as they are
         conversation = conform(conversation, loss, checked=harness.read_unshared)
+    if not conversation.messages and not conversation.children:
+        _not_another_harness(session, harness.title)
     _add_origin(conversation, session)
     return conversation
+
+
+def _not_another_harness(session: NativeSession, title: str) -> None:
+    """A file its named harness reads nothing from, but another recognises, was named
+    with the wrong ``--from``: say which harness it is rather than give an empty session."""
+    from itertools import islice
+
+    from .kit.detect import detect_lines
+
+    head = [raw for line in islice(session.lines, 64) if isinstance(raw := line.raw, bytes)]
+    if not head and session.path is not None and Path(session.path).is_file():  # streamed: its lines are gone
+        try:
+            with open(session.path, "rb") as f:
+                data = f.read(1 << 20)
+        except OSError:
+            return
+        found = detect(read_bytes(session.path) if str(session.path).endswith(".zst") else data)
+    else:
+        found = detect_lines(head) if head else "jsonl"
+    if found in ("jsonl", session.harness):
+        return
+    where = f"{session.path}: " if session.path is not None else ""
+    raise InputError(
+        f"{where}read as {title} it holds no message, and it looks like a {registry.get(found).title} "
+        f"session: use --from {found}, or leave --from out"
+    )
 
 
 def _add_origin(conversation: Conversation, session: NativeSession) -> None:
@@ -155,6 +183,8 @@ def _convert(
     stdin_side: bool,
     default_cwd: str | None,
 ) -> tuple[registry.Written, LossReport]:
+    to = registry.canonical(to)  # claude, Codex, gemini-cli: the ids they mean
+    from_ = registry.canonical(from_) if from_ else from_
     wanted = registry.find(to)  # an unknown name is reported once the source is read, as before
     if stdin_side and not (wanted is not None and wanted.writes_stdin_side):
         name = _declaring(lambda h: h.writes_stdin_side)
@@ -165,8 +195,9 @@ def _convert(
     if isinstance(source, Conversation):
         conversation = source
     elif from_ == "common":
-        data = bytes(source) if isinstance(source, (bytes, bytearray, memoryview)) else read_bytes(source)
-        conversation = from_json(data)
+        given = isinstance(source, (bytes, bytearray, memoryview))
+        data = bytes(source) if given else read_bytes(source)
+        conversation = from_json(data, None if given else source)
     else:
         session = load_once(source, from_)
         fast = wanted.fast_paths.get(session.harness) if wanted is not None else None

@@ -11,6 +11,7 @@ the pool's messages than on a small session), and the workers are forked after
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections.abc import Callable
 from collections.abc import Iterable
@@ -69,20 +70,29 @@ def run(
         prepare()
     size = chunk or max(1, min(32, len(items) // (jobs * 4)))
     chunks = [items[i : i + size] for i in range(0, len(items), size)]
-    from concurrent.futures import ProcessPoolExecutor  # slow to import: only for several files
-    from concurrent.futures import as_completed  # slow to import: only for several files
+    from concurrent.futures import FIRST_COMPLETED  # slow to import: only for several files
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures import wait
 
+    todo = iter(chunks)
     with ProcessPoolExecutor(max_workers=jobs, mp_context=_context()) as pool:
-        futures = {pool.submit(_run_chunk, work, part): part for part in chunks}
-        for future in as_completed(futures):
-            try:
-                outcomes = future.result()
-            except Exception as exc:  # the worker process itself died (killed, out of memory)
-                outcomes = [
-                    Outcome(source=str(_source(item)), status="failed", reason=_one_line(exc))
-                    for item in futures[future]
-                ]
-            yield from outcomes
+        # a few chunks per worker in flight, and a finished one let go once yielded: the
+        # outcomes waiting here (an export's rows) stay bounded however many items there are
+        pending = {pool.submit(_run_chunk, work, part): part for part in itertools.islice(todo, 2 * jobs)}
+        while pending:
+            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for future in done:
+                part = pending.pop(future)
+                for more in itertools.islice(todo, 1):
+                    pending[pool.submit(_run_chunk, work, more)] = more
+                try:
+                    outcomes = future.result()
+                except Exception as exc:  # the worker process itself died (killed, out of memory)
+                    outcomes = [
+                        Outcome(source=str(_source(item)), status="failed", reason=_one_line(exc)) for item in part
+                    ]
+                del future
+                yield from outcomes
 
 
 def _context() -> Any:
@@ -163,6 +173,8 @@ def convert_one(job: ConvertJob) -> Outcome:
     from .core.atomic import TargetExists
     from .core.atomic import install_files
 
+    if _harness_of(job) == job.to:
+        return Outcome(source=job.source, status="skipped", reason=f"already {job.to}")
     written, loss = api.convert(job.source, job.to, from_=job.from_, default_cwd=job.default_cwd)
     counts = loss.counts()
     outcome = Outcome(source=job.source, status="converted", session_id=written.session_id, losses=counts)
@@ -194,6 +206,28 @@ def convert_one(job: ConvertJob) -> Outcome:
             overwrite=True,
         )
     return outcome
+
+
+def _harness_of(job: ConvertJob) -> str | None:
+    """The source's harness, named or detected from the head of its file (None for a
+    folder or a database: its reader says)."""
+    if job.from_ is not None:
+        return job.from_
+    from .kit.detect import detect
+    from .kit.detect import is_document
+
+    path = Path(job.source)
+    if not path.is_file() or is_document(path):
+        return None
+    try:
+        if path.suffix == ".zst":
+            from .core.zst import read_bytes
+
+            return detect(read_bytes(path))
+        with open(path, "rb") as f:
+            return detect(f.read(1 << 20))
+    except OSError:
+        return None
 
 
 def _skipped(outcome: Outcome) -> Outcome:

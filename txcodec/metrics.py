@@ -21,13 +21,10 @@ per-turn histogram without a session id; docs/metrics.md).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
-from datetime import timedelta
-from datetime import timezone
 from typing import Any
 
 from msgspec import UNSET
@@ -36,6 +33,7 @@ from . import __version__
 from .core.dates import parse_timestamp
 from .core.errors import InputError
 from .core.errors import TxcodecError
+from .core.errors import describe
 from .model.common import Conversation
 
 CLAUDE_METRIC = "claude_code.token.usage"
@@ -84,17 +82,12 @@ def _ns(timestamp: Any) -> int | None:
     return None if when is None else int(when.timestamp() * 1_000_000) * 1000
 
 
-def parse_since(value: str, now: datetime | None = None) -> int:
-    """``--since``: an ISO 8601 time, or a duration back from now (``90m``, ``24h``, ``7d``)."""
-    m = re.fullmatch(r"(\d+)([smhd])", value.strip())
-    if m:
-        unit = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days"}[m.group(2)]
-        when = (now or datetime.now(timezone.utc)) - timedelta(**{unit: int(m.group(1))})
-        return int(when.timestamp() * 1_000_000) * 1000
-    ns = _ns(value)
-    if ns is None:
-        raise InputError(f"--since {value!r}: not an ISO 8601 time nor a duration such as 24h")
-    return ns
+def since_ns(text: str, timezone: str | None = None, now: datetime | None = None) -> int:
+    """``--since`` as nanoseconds since the epoch, in the one grammar of
+    :mod:`txcodec.core.dates` (``2w``, ``today``, an ISO time)."""
+    from .core.dates import parse_when
+
+    return int(parse_when(text, now=now, tz=timezone).timestamp() * 1_000_000) * 1000
 
 
 def _calls(conv: Conversation, source: str, seen: set[str]) -> Iterator[tuple[str, Any]]:
@@ -185,27 +178,86 @@ def export_request(points: list[Point]) -> Any:
     return request
 
 
-def to_otlp_json(points: list[Point]) -> bytes:
-    """OTLP/JSON (the protobuf JSON mapping, enums as integers, as OTLP specifies)."""
-    from google.protobuf.json_format import MessageToJson
+_DELTA = 1  # AGGREGATION_TEMPORALITY_DELTA
 
-    return MessageToJson(export_request(points), use_integers_for_enums=True, indent=2).encode() + b"\n"
+
+def _value(text: str) -> dict[str, Any]:
+    return {"stringValue": text}
+
+
+def to_otlp_json(points: list[Point]) -> bytes:
+    """OTLP/JSON: the request :func:`export_request` builds, in the protobuf JSON mapping
+    (camelCase keys, 64-bit integers as strings, enums as integers, as OTLP specifies),
+    written with msgspec: it needs no protobuf, so no extra
+    (``tests/features/test_metrics.py`` checks it against protobuf's own mapping)."""
+    import msgspec
+
+    metrics: dict[str, dict[str, Any]] = {}
+    for p in points:
+        metric = metrics.get(p.metric)
+        if metric is None:
+            metric = metrics[p.metric] = {
+                "name": p.metric,
+                "description": DESCRIPTION,
+                "unit": UNIT,
+                "sum": {"dataPoints": [], "aggregationTemporality": _DELTA, "isMonotonic": True},
+            }
+        metric["sum"]["dataPoints"].append(
+            {
+                "startTimeUnixNano": str(p.start_ns),
+                "timeUnixNano": str(p.end_ns),
+                "asDouble": float(p.value),
+                "attributes": [{"key": k, "value": _value(v)} for k, v in p.attributes.items()],
+            }
+        )
+    resource = {
+        "attributes": [
+            {"key": "service.name", "value": _value("txcodec")},
+            {"key": "service.version", "value": _value(__version__)},
+        ]
+    }
+    scope = {"scope": {"name": "txcodec", "version": __version__}}
+    if metrics:
+        scope["metrics"] = list(metrics.values())
+    request = {"resourceMetrics": [{"resource": resource, "scopeMetrics": [scope]}]}
+    return msgspec.json.format(msgspec.json.encode(request), indent=2) + b"\n"
 
 
 def to_otlp_proto(points: list[Point]) -> bytes:
     return export_request(points).SerializeToString()
 
 
-def send(points: list[Point], endpoint: str, timeout: float = 30) -> int:
-    """POST the points to an OTLP/HTTP receiver (``/v1/metrics`` is added to a bare
-    endpoint, as the OTLP exporters do); returns the HTTP status."""
-    import urllib.error
-    import urllib.request
+def check_endpoint(endpoint: str) -> str:
+    """The URL to POST to: ``endpoint`` when it is an http(s) URL with a host and (if any)
+    a numeric port, with ``/v1/metrics`` added to a bare one; :class:`InputError` in one
+    line for anything else (a space or a control character, a port that is no number)."""
     from urllib.parse import urlsplit
 
-    if urlsplit(endpoint).scheme not in ("http", "https"):
-        raise InputError(f"--endpoint {endpoint!r}: an http:// or https:// URL is needed")
-    url = endpoint if urlsplit(endpoint).path not in ("", "/") else endpoint.rstrip("/") + "/v1/metrics"
+    bad = f"--endpoint {endpoint!r}"
+    if any(c.isspace() or ord(c) < 0x20 or ord(c) == 0x7F for c in endpoint):
+        raise InputError(f"{bad}: a URL holds no spaces or control characters")
+    try:
+        parts = urlsplit(endpoint)
+        parts.port  # noqa: B018 - raises ValueError for a port that is no number or out of range
+    except ValueError as exc:
+        raise InputError(f"{bad}: not a valid URL ({exc})") from None
+    if parts.scheme not in ("http", "https"):
+        raise InputError(f"{bad}: an http:// or https:// URL is needed")
+    if not parts.hostname:
+        raise InputError(f"{bad}: the URL names no host")
+    return endpoint if parts.path not in ("", "/") else endpoint.rstrip("/") + "/v1/metrics"
+
+
+def send(points: list[Point], endpoint: str, timeout: float = 30) -> int:
+    """POST the points to an OTLP/HTTP receiver (``/v1/metrics`` is added to a bare
+    endpoint, as the OTLP exporters do); returns the HTTP status. A bad URL, a receiver
+    that cannot be reached and one that answers with anything but HTTP are each an
+    :class:`InputError` in one line."""
+    import http.client
+    import urllib.error
+    import urllib.request
+
+    url = check_endpoint(endpoint)
     request = urllib.request.Request(
         url, data=to_otlp_proto(points), method="POST", headers={"Content-Type": "application/x-protobuf"}
     )
@@ -216,3 +268,7 @@ def send(points: list[Point], endpoint: str, timeout: float = 30) -> int:
         raise InputError(f"{url}: the receiver answered {exc.code} {exc.reason}") from exc
     except (urllib.error.URLError, OSError) as exc:
         raise InputError(f"{url}: cannot send ({getattr(exc, 'reason', exc)})") from exc
+    except http.client.HTTPException as exc:  # a bad status line, an unknown version, too many or long headers
+        raise InputError(f"{url}: the receiver's answer is not valid HTTP ({describe(exc)})") from exc
+    except ValueError as exc:  # http.client.InvalidURL, and what else the URL may still raise
+        raise InputError(f"{url}: cannot send ({describe(exc)})") from exc

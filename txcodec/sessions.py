@@ -20,6 +20,8 @@ from .core.dates import parse_timestamp
 from .core.dates import within
 from .core.errors import InputError
 from .kit import registry
+from .kit.store import shown_path
+from .model.common import ForkedFrom
 
 
 class SessionRow(msgspec.Struct, kw_only=True):
@@ -60,14 +62,17 @@ class SessionRow(msgspec.Struct, kw_only=True):
 
 
 class Index(list):
-    """The rows :func:`discover` found (a list) and ``errors``: one line per store or file
-    that could not be read."""
+    """The rows :func:`discover` found (a list), ``errors``: one line per store or file
+    that could not be read, and ``ids``: the id of every session the stores listed,
+    before any filter (what an id prefix must tell apart)."""
 
     errors: list[str]
+    ids: list[str]
 
-    def __init__(self, rows: Iterable[SessionRow] = (), errors: list[str] | None = None):
+    def __init__(self, rows: Iterable[SessionRow] = (), errors: list[str] | None = None, ids: list[str] | None = None):
         super().__init__(rows)
         self.errors = errors or []
+        self.ids = ids or []
 
 
 def stores(harness: str | None = None) -> dict[str, registry.Store]:
@@ -77,7 +82,7 @@ def stores(harness: str | None = None) -> dict[str, registry.Store]:
         found = registry.get(harness)
         if found.store is None:
             raise InputError(f"{found.title} has no session store")
-        return {harness: found.store}
+        return {found.name: found.store}
     every = {name: registry.get(name) for name in registry.BUILTIN if name not in registry.STORELESS}
     for name, plugin in registry.plugins().items():
         if name not in registry.BUILTIN:  # a plugin never stands in for a built-in (registry.harnesses)
@@ -96,6 +101,7 @@ def discover(
     limit: int | None = None,
     details: bool = True,
     describe: bool = True,
+    index: bool = True,
 ) -> Index:
     """Every session in the stores (one harness's with ``harness``; ``root`` instead of the
     default store folder), newest first, filtered: ``project`` matches the project name or
@@ -105,7 +111,9 @@ def discover(
     Parquet export): a store that can list them without reading each (``discover_files``)
     does, and its rows say no more than the files do (no title, cwd or count; ``updated``
     is the file's time). One store's trouble is reported in ``errors`` and does not hide
-    the others."""
+    the others. ``index``: the details of a session whose file has not changed since an
+    earlier run are taken from the session index (:mod:`txcodec.session_index`) instead of
+    reading it again."""
     rows: list[SessionRow] = []
     errors: list[str] = []
     describe = describe or details or any(value is not None for value in (project, since, until))
@@ -117,22 +125,33 @@ def discover(
         row = _row(name, item)
         if row is not None:
             rows.append(row)
+    every_id = [r.session_id for r in rows]
+    listed = {r.path for r in rows if r.path is not None}
     rows = [r for r in rows if _keep(r, project, since, until)]
     oldest = datetime.min.replace(tzinfo=UTC)  # times come in several spellings (Z, offsets): compared parsed
     rows.sort(key=lambda r: parse_timestamp(r.updated) or oldest, reverse=True)
     kept: list[SessionRow] = []
     sessions = 0  # subagent chats ride along with their session, not counted by ``limit``
     needle = _needles(grep) if grep else None
-    for row in rows:
-        if limit is not None and sessions >= limit:
-            break
-        if needle is not None and not _contains(row.path, needle):
-            continue
+    cache = None
+    if details and index:
+        from .session_index import SessionIndex
+
+        cache = SessionIndex()
+    try:
+        for row in rows:
+            if limit is not None and sessions >= limit:
+                break
+            if needle is not None and not _contains(row.path, needle):
+                continue
+            kept.append(row)
+            sessions += row.parent is None
         if details:
-            _fill_details(row)
-        kept.append(row)
-        sessions += row.parent is None
-    return Index(kept, errors)
+            describe_rows(kept, cache)
+    finally:
+        if cache is not None:  # a whole home listed: the rows of files gone are forgotten
+            cache.close(listed if harness is None and root is None else None)
+    return Index(kept, errors, every_id)
 
 
 def session_files(
@@ -169,13 +188,25 @@ def _listed(
     for name, store in stores(harness).items():
         try:
             found = lister(store)(Path(root) if root is not None else None)
-        except (OSError, ValueError) as exc:
+        except (OSError, ValueError, RecursionError) as exc:
             errors.append(f"{name}: {exc}")
             continue
         errors.extend(f"{name}: {e}" for e in getattr(found, "errors", []))
         for item in found:
             errors.extend(f"{name}: {e}" for e in getattr(item, "errors", None) or [])
+            path = getattr(item, "path", None)
+            path = os.fspath(path) if isinstance(path, os.PathLike) else path
+            if isinstance(path, str) and not _utf8(path):
+                errors.append(f"{name}: {shown_path(path)}: its name is not UTF-8 (kept as os.fsdecode reads it)")
             yield name, item
+
+
+def _utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _keep(row: SessionRow, project: str | None, since: datetime | None, until: datetime | None) -> bool:
@@ -235,162 +266,92 @@ def _row(harness: str, item: Any) -> SessionRow | None:
     return row
 
 
-# -- first prompt and models: one pass over the file ---------------------------------------------
-# Each line is decoded into a Struct naming only the few keys that can hold a role, a model or
-# a prompt: msgspec skips everything else without building it, so a 100 MB session costs little
-# more than reading it. Content is kept raw and decoded only for the first user turns.
-
-_PROMPT_MAX = 300
-# What the harnesses put in a user turn that the user did not type (command echoes, context
-# preludes, reminders): skipped when looking for the first prompt.
-_NOT_TYPED = ("<", "# AGENTS.md", "Caveat:")
-_NULL = msgspec.Raw(b"null")
+# -- title, first prompt, count and models: the session read as Common ---------------------------
+# One definition for every harness (txcodec.model.summary), the same the HTML index and the
+# Parquet rows use; the lineage from the lines the loaded session holds.
 
 
-class _Inner(msgspec.Struct):
-    role: Any = None
-    type: Any = None
-    model: Any = None
-    modelId: Any = None  # pi's key
-    message: msgspec.Raw = _NULL  # codex user_message: the text
-    content: msgspec.Raw = _NULL
-    parts: msgspec.Raw = _NULL
+def describe_row(row: SessionRow, index: Any = None) -> None:
+    """Fill ``row`` (in place) with what the session says of itself: title, first prompt,
+    message count and models by :mod:`txcodec.model.summary`, and its lineage. A session
+    that cannot be read keeps what its store said. ``index`` (a
+    :class:`~txcodec.session_index.SessionIndex`): taken from it when the file has not
+    changed since, and kept in it otherwise."""
+    describe_rows([row], index)
 
 
-class _Line(msgspec.Struct):
-    type: Any = None
-    role: Any = None
-    isMeta: Any = None  # Claude Code's keys
-    isSidechain: Any = None
-    model: Any = None
-    modelId: Any = None
-    message: msgspec.Raw = _NULL
-    payload: msgspec.Raw = _NULL
-    content: msgspec.Raw = _NULL
-    parts: msgspec.Raw = _NULL
+# below this much to read, forking workers costs more than it saves
+_PARALLEL_ROWS, _PARALLEL_BYTES = 64, 4 << 20
 
 
-_line = msgspec.json.Decoder(_Line)
-_inner = msgspec.json.Decoder(_Inner | None)
-_any = msgspec.json.Decoder()
+def describe_rows(rows: list[SessionRow], index: Any = None) -> None:
+    """:func:`describe_row` for each of ``rows``; the sessions the index does not hold are
+    read in forked processes (one per CPU) when there are enough of them."""
+    from .session_index import stamp
 
-
-def _records(data: bytes, path: Path) -> Iterator[_Line]:
-    from .kit.detect import is_document
-
-    if is_document(path):  # a legacy Gemini CLI session: one object holding "messages"
-        try:
-            doc = _any.decode(data)
-        except msgspec.DecodeError:
-            return
-        for message in doc.get("messages") or [] if isinstance(doc, dict) else []:
-            try:
-                yield _line.decode(msgspec.json.encode(message))
-            except (msgspec.DecodeError, msgspec.ValidationError):
-                continue
-        return
-    for raw in data.split(b"\n"):
-        if raw.lstrip()[:1] != b"{":
+    pending: list[SessionRow] = []
+    for row in rows:
+        if row.path is None:
             continue
-        try:
-            yield _line.decode(raw)
-        except (msgspec.DecodeError, msgspec.ValidationError):
-            continue
+        entry = index.get(row.path, row.session_id) if index is not None else None
+        if entry is None:
+            pending.append(row)
+        else:
+            _apply(row, entry)
+    stamps = [stamp(r.path) for r in pending]  # the files as they were read (size, time, inode)
+    for n, entry in enumerate(_read_entries(pending, [s[0] if s else 0 for s in stamps])):
+        _apply(pending[n], entry)
+        if index is not None:
+            index.put(pending[n].path, pending[n].session_id, entry, stamps[n])
 
 
-def _inner_of(raw: msgspec.Raw) -> _Inner | None:
-    if bytes(memoryview(raw)[:1]) != b"{":
-        return None
+def _read_entries(rows: list[SessionRow], sizes: list[int]) -> list[Any]:
+    jobs = os.cpu_count() or 1
+    if jobs < 2 or len(rows) < _PARALLEL_ROWS or sum(sizes) < _PARALLEL_BYTES:
+        return [_read_entry(row) for row in rows]
+    import multiprocessing
+
     try:
-        return _inner.decode(raw)
-    except (msgspec.DecodeError, msgspec.ValidationError):
-        return None
+        context = multiprocessing.get_context("fork")
+    except ValueError:  # no fork (Windows): one process
+        return [_read_entry(row) for row in rows]
+    if multiprocessing.parent_process() is not None:  # a worker starts none of its own
+        return [_read_entry(row) for row in rows]
+    with context.Pool(min(jobs, len(rows))) as pool:
+        return pool.map(_read_entry, rows, chunksize=max(1, len(rows) // (jobs * 8)))
 
 
-def _first_text(raw: msgspec.Raw | Any) -> str | None:
-    content = _any.decode(raw) if isinstance(raw, msgspec.Raw) else raw
-    if isinstance(content, str):
-        return content
-    if isinstance(content, dict):
-        return _first_text(content.get("parts") or content.get("content"))
-    if isinstance(content, list):
-        for part in content:
-            if isinstance(part, str):
-                return part
-            if (
-                isinstance(part, dict)
-                and part.get("type") in (None, "text", "input_text")
-                and isinstance(part.get("text"), str)
-            ):
-                return part["text"]
-    return None
-
-
-def _user_text(line: _Line, message: _Inner | None, payload: _Inner | None) -> str | None:
-    if line.isMeta or line.isSidechain:
-        return None
-    if payload is not None:  # codex: the user_message event is what the user typed, preludes apart
-        return _first_text(payload.message) if payload.type == "user_message" else None
-    if message is not None:
-        if message.role == "user" or line.type == "user":
-            return _first_text(message.content if message.content is not _NULL else message.parts)
-        return None
-    if line.type == "user" or line.role == "user":  # Gemini CLI / Qwen Code: content or parts on the line
-        return _first_text(line.content if line.content is not _NULL else line.parts)
-    return None
-
-
-def _fill_details(row: SessionRow) -> None:
-    if row.path is None:
+def _apply(row: SessionRow, entry: Any) -> None:
+    if not entry.read:
         return
-    from .core.zst import read_bytes
+    row.title = entry.title or row.title
+    row.first_prompt = entry.first_prompt or row.first_prompt
+    row.messages = entry.messages
+    row.models = entry.models or row.models
+    if entry.started_by is not None or entry.forked_from is not None:
+        row.started_by, row.forked_from = entry.started_by, entry.forked_from
 
-    path = Path(row.path)  # made once: it is asked for its name and suffixes three times
-    models: dict[str, None] = dict.fromkeys(row.models or [])
-    prompt = None
+
+def _read_entry(row: SessionRow) -> Any:
+    from .api import to_common
+    from .model.summary import summarize
+    from .session_index import Entry
+
     try:
-        data = read_bytes(path)
-        for line in _records(data, path):
-            message, payload = _inner_of(line.message), _inner_of(line.payload)
-            for holder in (line, message, payload):
-                if holder is None:
-                    continue
-                for value in (holder.model, holder.modelId):
-                    if isinstance(value, str) and value and not value.startswith("<"):
-                        models[value] = None
-            if prompt is None:
-                text = _user_text(line, message, payload)
-                if text and text.strip() and not text.lstrip().startswith(_NOT_TYPED):
-                    prompt = text.strip()[:_PROMPT_MAX]
-    except (OSError, ValueError, msgspec.MsgspecError):
-        return  # unreadable now: the row keeps what the store said
-    row.first_prompt = prompt or row.first_prompt
-    row.models = list(models) or None
-    found = _origin(row.harness, path, data)
-    if found is not None:
-        row.started_by = found.started_by
-        row.forked_from = found.forked_from.session_id if found.forked_from is not None else None
-
-
-def _origin(harness: str, path: Path, data: bytes) -> Any:
-    """The row's lineage (:func:`txcodec.lineage.origin`), found in the bytes already read.
-    Only Claude Code, Codex and pi record one, each in its lines as they lie in the file,
-    so their lines are handed over as they are instead of loading the session once more;
-    the other harnesses have none to find."""
-    from . import lineage
-    from .kit.detect import is_document
-
-    if not lineage.records_origin(harness):
-        return None
-    try:
-        if is_document(path):  # not lines as they lie: read the way a loaded session is
-            return lineage.origin(path, harness)
-        lines = data.split(b"\n")
-        if lines and not lines[-1]:
-            lines.pop()  # the final newline ends the last line; it does not start another
-        return lineage.lines_origin(harness, lines, path, source=data)
-    except (OSError, ValueError):
-        return None
+        conv = to_common(load_row(row.harness, row.session_id, row.path))
+    except (OSError, ValueError, RecursionError, msgspec.MsgspecError):
+        return Entry(read=False)  # unreadable now: the row keeps what the store said
+    found = summarize(conv)
+    started_by, forked = conv.meta.started_by, conv.meta.forked_from  # the file's lineage (api.to_common)
+    return Entry(
+        read=True,
+        title=found.title,
+        first_prompt=found.first_prompt,
+        messages=found.messages,
+        models=found.models or None,
+        started_by=started_by if isinstance(started_by, str) else None,
+        forked_from=forked.session_id if isinstance(forked, ForkedFrom) else None,
+    )
 
 
 # -- content search ------------------------------------------------------------------------------
@@ -412,12 +373,11 @@ def _contains(path: str | None, needles: tuple[bytes, ...], chunk: int = 1 << 20
         return False
     overlap = max(len(n) for n in needles) - 1
     try:
-        with open(path, "rb") as raw:
-            stream = raw
-            if path.endswith(".zst"):
-                import zstandard
+        from .core.zst import open_regular
+        from .core.zst import open_stream
 
-                stream = zstandard.ZstdDecompressor().stream_reader(raw)
+        # a regular file only, and a .zst within the decompression limits (docs/guarantees.md#limits)
+        with open_stream(path) if path.endswith(".zst") else open_regular(path) as stream:
             tail = b""
             while block := stream.read(chunk):
                 window = tail + block.lower()

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from collections.abc import Iterable
 from collections.abc import Iterator
 from collections.abc import Sequence
+from datetime import UTC
 from datetime import date
 from datetime import datetime
 from datetime import timedelta
@@ -357,7 +358,9 @@ def _each_piece(path: Path, data: bytes | None, reader: Callable[[Any], Any]) ->
         from .core.zst import read_bytes
 
         return reader(data if data is not None else read_bytes(path))
-    with open(path, "rb", buffering=0) as f:
+    from .core.zst import open_regular
+
+    with open_regular(path, buffering=0) as f:  # a FIFO or a device raises (docs/guarantees.md#limits)
         return reader(line_blocks(f))
 
 
@@ -404,7 +407,9 @@ def _detect_head(path: Path) -> str:
 
         head = read_bytes(path)
     else:
-        with open(path, "rb") as f:
+        from .core.zst import open_regular
+
+        with open_regular(path) as f:
             head = f.read(1 << 20)
             while b"\n" not in head and (more := f.read(1 << 20)):  # a first line over 1 MB
                 head += more
@@ -472,6 +477,8 @@ class UsageReport(msgspec.Struct):
     unpriced: list[str]
     errors: list[str]
     prices: str | None  # where the prices came from, None when no price table is installed
+    # one line per file whose calls were already counted in another (a converted copy)
+    copies: list[str] = msgspec.field(default_factory=list)
 
     def to_dict(self) -> dict:
         return {
@@ -480,31 +487,24 @@ class UsageReport(msgspec.Struct):
             "totals": self.totals.to_dict(),
             "unpriced_models": self.unpriced,
             "prices": self.prices,
+            "copies": self.copies,
             "errors": self.errors,
         }
 
 
-def parse_when(text: str) -> date:
-    """``--since``/``--until`` as the local day they name (usage counts local days, as
-    ccusage does): a bare date (``YYYY-MM-DD``, ``YYYYMMDD``) is that day; anything else
-    :func:`txcodec.core.dates.parse_when` takes (an ISO time, ``today``, ``7d``, ``12h``) is the
-    local day its instant falls on. Raises InputError otherwise."""
-    from .core import dates
-
-    value = text.strip()
-    if len(value) == 8 and value.isdigit():
-        value = f"{value[:4]}-{value[4:6]}-{value[6:]}"
-    try:
-        return date.fromisoformat(value) if len(value) == 10 else dates.parse_when(value).astimezone().date()
-    except ValueError:
-        raise InputError(f"{text!r}: not a date (use 2026-11-30, an ISO time, today, or an age like 7d)") from None
-
-
 _day_cache: dict[str, str] = {}
+_zone: Any = None  # the zone whose days a report counts (None: the system's); workers inherit it
+
+
+def _use_zone(where: Any) -> None:
+    global _zone
+    if where is not _zone:
+        _zone = where
+        _day_cache.clear()
 
 
 def local_day(ts: str | None) -> str | None:
-    """The local calendar day of an ISO timestamp (``None`` when it is none)."""
+    """The calendar day of an ISO timestamp in the report's zone (``None`` when it is none)."""
     if not ts:
         return None
     key = ts[:16] + ts[-6:]  # same minute, same zone: same day
@@ -515,15 +515,46 @@ def local_day(ts: str | None) -> str | None:
         except ValueError:
             return None
         if moment.tzinfo is not None:
-            moment = moment.astimezone()
+            moment = moment.astimezone(_zone)
         day = _day_cache[key] = moment.date().isoformat()
     return day
 
 
-def _cells(fu: FileUsage, since: str | None, until: str | None) -> dict[tuple[str, str | None], list[int]]:
+_instant_cache: dict[str, int | None] = {}
+
+
+def call_instant(ts: str | None) -> int | None:
+    """A call's timestamp as whole milliseconds since the epoch (a time without a zone is
+    UTC, as the writers that drop it mean it): the same call keeps its instant whatever
+    format a conversion wrote it in (``...Z``, ``+00:00``, microseconds)."""
+    if not ts:
+        return None
+    found = _instant_cache.get(ts, 0)
+    if found != 0:
+        return found
+    try:
+        moment = datetime.fromisoformat(ts)
+    except ValueError:
+        moment = None
+    if moment is not None and moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    found = _instant_cache[ts] = round(moment.timestamp() * 1000) if moment is not None else None
+    return found
+
+
+Cells = dict[tuple[str, str | None], list[int]]
+# a call that a copy may share: (instant in ms, model) -> (its cell, its counters)
+Marks = dict[tuple[int, str], tuple[tuple[str, str | None], list[int]]]
+
+
+def _cells(fu: FileUsage, since: str | None, until: str | None) -> tuple[Cells, Marks]:
     """The file's counters per (model, local day), calls outside [since, until] left out;
-    each call once (:func:`_unique`, inlined: this runs once per call of a whole store)."""
-    cells: dict[tuple[str, str | None], list[int]] = {}
+    each call once (:func:`_unique`, inlined: this runs once per call of a whole store).
+    With them, each counted call's mark (its instant and model) and its own counters: a
+    session converted by txcodec keeps both, so the report finds the copy's calls in the
+    original (docs/usage.md#converted-sessions)."""
+    cells: Cells = {}
+    marks: Marks = {}
     seen: set[str] = set()
     days = _day_cache
     bounded = since is not None or until is not None
@@ -540,22 +571,26 @@ def _cells(fu: FileUsage, since: str | None, until: str | None) -> dict[tuple[st
         c = cells.get(key)
         if c is None:
             c = cells[key] = [0] * _N
-        c[0] += 1  # the counters in ModelUsage's order: see _count
+        one = [0] * _N  # this call's counters, in ModelUsage's order: see _count
+        one[0] = 1
         if tokens is None:
-            c[2] += 1
+            one[2] = 1
         elif verified:
-            c[3] += tokens[0]
-            c[4] += tokens[1]
-            c[5] += tokens[2]
-            c[6] += tokens[3]
-            c[11] += reasoning or 0
+            one[3:7] = tokens
+            one[11] = reasoning or 0
         else:
-            c[1] += 1
-            c[7] += tokens[0]
-            c[8] += tokens[1]
-            c[9] += tokens[2]
-            c[10] += tokens[3]
-    return cells
+            one[1] = 1
+            one[7:11] = tokens
+        for i, value in enumerate(one):
+            c[i] += value
+        instant = call_instant(ts) if model else None
+        if instant is not None:
+            mark = (instant, model)
+            if mark in marks:  # two calls of one model in one millisecond: no mark can tell them apart
+                marks[mark] = (key, [])
+            else:
+                marks[mark] = (key, one)
+    return cells, marks
 
 
 def _read_one(job: tuple[str, str | None, bool, str | None, str | None, bool]) -> tuple[Any, ...]:
@@ -567,10 +602,95 @@ def _read_one(job: tuple[str, str | None, bool, str | None, str | None, bool]) -
     try:
         fu = file_usage(path, harness, subagents=subagents)
     except NotASession as exc:
-        return (path, None, str(exc) if explicit else None)
+        return (path, None, str(exc) if explicit else None, None)
     except (OSError, ValueError, TxcodecError, msgspec.MsgspecError) as exc:
-        return (path, None, str(exc) if str(exc).startswith(path) else f"{path}: {exc}")
-    return (path, (fu.harness, fu.session, fu.cwd), _cells(fu, since, until))
+        return (path, None, str(exc) if str(exc).startswith(path) else f"{path}: {exc}", None)
+    return (path, (fu.harness, fu.session, fu.cwd), *_cells(fu, since, until))
+
+
+def _drop_copies(results: list[tuple]) -> list[str]:
+    """Count each model call once across files: a call whose mark (instant and model) is
+    in several files counts in the one written first (the oldest file: a conversion writes
+    its copy after the session it copies), and comes off the others' cells. Returns one
+    line per file that held copies (docs/usage.md#converted-sessions)."""
+    owner: dict[tuple[int, str], int] = {}
+    shared: set[tuple[int, str]] = set()
+    for i, result in enumerate(results):
+        marks = result[3]
+        if not marks:
+            continue
+        for mark in marks:
+            if owner.setdefault(mark, i) != i:
+                shared.add(mark)
+    mtimes: dict[int, tuple[float, str]] = {}
+
+    def age(i: int) -> tuple[float, str]:
+        if i not in mtimes:
+            mtimes[i] = (_mtime(Path(results[i][0])), results[i][0])
+        return mtimes[i]
+
+    holders: dict[tuple[int, str], list[int]] = {}
+    for i, result in enumerate(results):
+        marks = result[3]
+        if marks:
+            for mark in shared.intersection(marks):
+                holders.setdefault(mark, []).append(i)
+    skipped: dict[int, tuple[int, set[int]]] = {}
+    for mark, files in holders.items():
+        first = min(files, key=age)
+        if not results[first][3][mark][1]:
+            continue  # ambiguous in its own file
+        for i in files:
+            if i == first:
+                continue
+            key, one = results[i][3][mark]
+            if not one:
+                continue
+            del results[i][3][mark]
+            cell = results[i][2][key]
+            for k, value in enumerate(one):
+                cell[k] -= value
+            if not cell[0]:
+                del results[i][2][key]
+            n, origins = skipped.get(i, (0, set()))
+            origins.add(first)
+            skipped[i] = (n + 1, origins)
+    # a copy whose format keeps no instant or model marks no call: a conversion keeps the
+    # session's id where the target allows, so its unmarked calls are matched by that id
+    # in an older file of another harness (its origin)
+    by_id: dict[str, list[int]] = {}
+    for i, result in enumerate(results):
+        if result[1] is not None and result[1][1] not in (None, "?"):
+            by_id.setdefault(result[1][1], []).append(i)
+    for files in by_id.values():
+        if len({results[i][1][0] for i in files}) < 2:
+            continue
+        first = min(files, key=age)
+        for i in files:
+            if results[i][1][0] == results[first][1][0]:
+                continue
+            unmarked = {key: list(cell) for key, cell in results[i][2].items()}
+            for key, one in (results[i][3] or {}).values():
+                for k, value in enumerate(one):
+                    unmarked[key][k] -= value
+            n = 0
+            for key, left in unmarked.items():
+                if left[0] > 0:
+                    n += left[0]
+                    cell = results[i][2][key]
+                    for k, value in enumerate(left):
+                        cell[k] -= value
+                    if not cell[0]:
+                        del results[i][2][key]
+            if n:
+                count, origins = skipped.get(i, (0, set()))
+                origins.add(first)
+                skipped[i] = (count + n, origins)
+    lines = []
+    for i, (n, origins) in sorted(skipped.items()):
+        where = ", ".join(sorted(results[j][0] for j in origins))
+        lines.append(f"{results[i][0]}: {n} call{'s' if n != 1 else ''} already counted in {where}")
+    return lines
 
 
 def store_files(harness: str | None = None) -> list[tuple[Path, str]]:
@@ -655,20 +775,30 @@ def usage(
     subagents: bool = True,
     jobs: int | None = None,
     prices: bool = True,
+    timezone: str | None = None,
 ) -> UsageReport:
     """Token usage (and cost) of session files, folders (recursively), or with no
     ``paths`` every store, grouped ``by`` any of session, day, week, month, model,
-    project, harness. ``since``/``until`` keep calls of those local days (a date, or an
-    age such as ``"7d"``); ``project`` keeps sessions whose folder is named so (or whose
+    project, harness. ``since``/``until`` keep calls of those days in ``timezone`` (an IANA
+    name or ``UTC``; None: the system's), written as :mod:`txcodec.core.dates` says (a date,
+    ``today``, an age such as ``"7d"``); ``project`` keeps sessions whose folder is named so (or whose
     cwd contains it); ``harness`` keeps one harness. Files are read by ``jobs``
     processes (default: the CPU count). A file that cannot be read is an error line in
     the report, not an exception."""
     by = list(by)
+    if harness is not None:
+        from .kit import registry
+
+        harness = registry.canonical(harness)
     for key in by:
         if key not in GROUP_KEYS:
             raise InputError(f"cannot group by {key!r}; choose from {', '.join(GROUP_KEYS)}")
-    lo = (since if isinstance(since, date) else parse_when(since)).isoformat() if since else None
-    hi = (until if isinstance(until, date) else parse_when(until)).isoformat() if until else None
+    from .core import dates
+
+    where = dates.zone(timezone)
+    _use_zone(where)
+    lo = (since if isinstance(since, date) else dates.parse_day(since, tz=where)).isoformat() if since else None
+    hi = (until if isinstance(until, date) else dates.parse_day(until, tz=where)).isoformat() if until else None
     work = _jobs_for(paths, harness)
     if lo is not None and not paths:  # a store file untouched since before ``since`` holds no later call
         floor = datetime.fromisoformat(lo).timestamp() - 86400
@@ -682,7 +812,8 @@ def usage(
     rates = _Prices() if prices else None
     by_day = bool({"day", "week", "month"} & set(by))
     weeks: dict[str, str] = {}
-    for path, ident, cells in results:
+    copies = _drop_copies(results)
+    for path, ident, cells, _marks in results:
         if ident is None:
             if cells is not None:
                 errors.append(cells)
@@ -732,7 +863,7 @@ def usage(
     if rates is not None:
         rates.save()
         source = rates.source
-    return UsageReport(by=by, rows=rows, totals=totals, unpriced=unpriced, errors=errors, prices=source)
+    return UsageReport(by=by, rows=rows, totals=totals, unpriced=unpriced, errors=errors, prices=source, copies=copies)
 
 
 def _add_cost(row: UsageRow, cost: float | None) -> None:
@@ -807,25 +938,38 @@ class _Prices:
         self.source = None
         self.key = None
         self.dirty = False
-        if spec is None or spec.origin is None:
-            return
-        origin = Path(spec.origin)
+        self.installed = False
+        self.snapshot: dict | None = None  # the shipped table, read when a model is first priced from it
+        installed = spec is not None and spec.origin is not None
+        origin = Path(spec.origin) if installed else SNAPSHOT
         try:
             self.key = f"{origin}:{origin.stat().st_mtime_ns}"
         except OSError:
-            pass
+            return  # no table at all (a source tree without its snapshot)
         cached = self._cache_read()
         if cached is not None:
             self.rates = cached["rates"]
             self.source = cached.get("source")
         if not isinstance(self.source, str):
-            # the table's name and version, from its folder's listing (site-packages holds
-            # hundreds of entries: kept in the cache with the rates, listed once per release)
-            dist = sorted(origin.parent.parent.glob("genai_prices-*.dist-info"))
-            self.source = "genai-prices " + (
-                dist[-1].name.removeprefix("genai_prices-").removesuffix(".dist-info") if dist else "?"
-            )
+            if installed:
+                # the table's name and version, from its folder's listing (site-packages holds
+                # hundreds of entries: kept in the cache with the rates, listed once per release)
+                dist = sorted(origin.parent.parent.glob("genai_prices-*.dist-info"))
+                version = dist[-1].name.removeprefix("genai_prices-").removesuffix(".dist-info") if dist else "?"
+                when = date.fromtimestamp(origin.stat().st_mtime).isoformat()
+                self.source = f"genai-prices {version} (installed {when})"
+            else:
+                table = self._snapshot()
+                self.source = f"{table['source']} (snapshot of {table['date']}, shipped with txcodec)"
             self.dirty = True
+        self.installed = installed
+
+    def _snapshot(self) -> dict:
+        if self.snapshot is None:
+            from .core.zst import read_bytes
+
+            self.snapshot = msgspec.json.decode(read_bytes(SNAPSHOT))
+        return self.snapshot
 
     @staticmethod
     def _cache_path() -> Path:
@@ -861,7 +1005,9 @@ class _Prices:
         if model in self.rates:
             return self.rates[model]
         found = None
-        if self.source is not None and model != "?":
+        if self.source is not None and model != "?" and not self.installed:
+            found = snapshot_rates(model, self._snapshot())
+        elif self.source is not None and model != "?":
             if self.calc is None:
                 import genai_prices
 
@@ -906,3 +1052,110 @@ def model_cost(row: ModelUsage) -> float | None:
     if rates is None:
         return None
     return sum(rate * (getattr(row, f) + getattr(row, "unverified_" + f)) for rate, f in zip(rates, TOKEN_FIELDS))
+
+
+# --- the price table shipped with txcodec -------------------------------------------------
+#
+# A snapshot of genai-prices' table, so a default install prices sessions without it
+# (genai-prices brings pydantic and an HTTP client: the ``prices`` extra). It is made from
+# the installed genai-prices by ``python -m txcodec.usage`` and updated with each release;
+# an installed genai-prices is newer, and is used instead (docs/usage.md#cost).
+
+SNAPSHOT = Path(__file__).parent / "prices.json.zst"
+
+
+def _rule(logic: Any) -> Any:
+    """A genai-prices match clause as JSON: ``{"equals": s}``, ``{"or": [...]}``, …"""
+    for key in ("equals", "starts_with", "ends_with", "contains", "regex"):
+        if hasattr(logic, key):
+            return {key: getattr(logic, key)}
+    if hasattr(logic, "or_"):
+        return {"or": [_rule(c) for c in logic.or_]}
+    return {"and": [_rule(c) for c in logic.and_]}
+
+
+def _matches(rule: dict, text: str) -> bool:
+    """genai-prices' clause semantics: case-insensitive, but a regex as written."""
+    if "or" in rule:
+        return any(_matches(c, text) for c in rule["or"])
+    if "and" in rule:
+        return all(_matches(c, text) for c in rule["and"])
+    if "regex" in rule:
+        import re
+
+        return re.search(rule["regex"], text) is not None
+    key, value = next(iter(rule.items()))
+    value = value.lower()
+    if key == "equals":
+        return text == value
+    if key == "starts_with":
+        return text.startswith(value)
+    if key == "ends_with":
+        return text.endswith(value)
+    return value in text
+
+
+def snapshot_rates(model: str, table: dict) -> list[float] | None:
+    """The per-token rates of ``model`` in a snapshot, found as genai-prices finds it: the
+    first provider whose model rule matches, then its first matching model (then its
+    fallback providers')."""
+    ref = model.lower()
+    providers = table["providers"]
+    provider = next((p for p in providers if p.get("match") and _matches(p["match"], ref)), None)
+    if provider is None:
+        return None
+    by_id = {p["id"]: p for p in providers}
+    for candidate in [provider, *(by_id[i] for i in provider.get("fallback", []) if i in by_id)]:
+        for entry in candidate["models"]:
+            if _matches(entry["match"], ref):
+                return entry["rates"]
+    return None
+
+
+def write_snapshot(path: Path = SNAPSHOT) -> dict:
+    """The installed genai-prices table as a snapshot at ``path`` (a release step)."""
+    import genai_prices
+    from genai_prices.data import providers
+
+    from .core.atomic import write_atomic
+
+    n = 1000
+    kinds = (
+        {"input_tokens": n},
+        {"output_tokens": n},
+        {"input_tokens": n, "cache_write_tokens": n},
+        {"input_tokens": n, "cache_read_tokens": n},
+    )
+    out = []
+    for provider in providers:
+        models = []
+        for model in provider.models:
+            try:
+                rates = [
+                    float(
+                        genai_prices.calc_price(genai_prices.Usage(**k), model.id, provider_id=provider.id).total_price
+                    )
+                    / n
+                    for k in kinds
+                ]
+            except (LookupError, ValueError):
+                rates = None
+            models.append({"id": model.id, "match": _rule(model.match), "rates": rates})
+        entry: dict[str, Any] = {"id": provider.id, "models": models}
+        if provider.model_match is not None:
+            entry["match"] = _rule(provider.model_match)
+        if provider.fallback_model_providers:
+            entry["fallback"] = list(provider.fallback_model_providers)
+        out.append(entry)
+    from importlib.metadata import version
+
+    table = {"source": f"genai-prices {version('genai-prices')}", "date": date.today().isoformat(), "providers": out}
+    import zstandard
+
+    write_atomic(path, zstandard.ZstdCompressor(level=19).compress(msgspec.json.encode(table)), overwrite=True)
+    return table
+
+
+if __name__ == "__main__":  # python -m txcodec.usage: refresh the shipped price snapshot
+    written = write_snapshot()
+    print(f"{SNAPSHOT}: {written['source']} of {written['date']}")

@@ -1,11 +1,13 @@
 """``--install`` is all or nothing, for real (issue 10, item 5).
 
 The kill test forks a process that installs a large multi-file session and SIGKILLs it
-at a random moment, 50 times per harness (``TXCODEC_KILL_RUNS`` for more). After every
-kill the store holds nothing a client would load: the main transcript is absent, or it
-is there with every side file, each byte-identical (a file under its final name is never
-partial). A retry then finishes the install (or, when the kill came after the main file
-was in place, refuses a complete session), and leaves no temporary of ours anywhere.
+at a random moment, 50 times per harness (``TXCODEC_KILL_RUNS`` for more), for every
+harness whose install has more than one step (side files, a registry file, a database
+row; issue 33, item 3). After every kill the store holds nothing a client would load:
+the main transcript is absent, or it is there with every side file, each byte-identical
+(a file under its final name is never partial), and registered where the client needs
+it. A retry then finishes the install (or, when the kill came after the session was
+whole and registered, refuses a complete session), and leaves no temporary of ours anywhere.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import json
 import os
 import random
 import signal
+import sqlite3
 import time
 from pathlib import Path
 
@@ -40,6 +43,10 @@ from txcodec.model.common import ToolUse
 from txcodec.model.loss import LossReport
 
 STORES = ["claude_code", "codex", "gemini_cli", "qwen_code", "pi"]
+# the harnesses whose install has more than one step (issue 33, item 3): a registry file
+# (kimi.json, sessions.json), a database row (cline) or several files (vibe, openhands)
+KILL_STORES = [*STORES, "kimi_cli", "continue_cli", "cline", "mistral_vibe", "openhands"]
+REGISTRIES = {"kimi_cli": "kimi.json", "continue_cli": "sessions.json", "gemini_cli": "projects.json"}
 KILLS = int(os.environ.get("TXCODEC_KILL_RUNS", "50"))
 SID = "0d0d0d0d-1111-4222-8333-444444444444"
 
@@ -86,7 +93,21 @@ def _installed(harness: str, written: registry.Written, root: Path) -> dict[Path
         slug = gemini_store.project_slug(root, "/tmp/kill-project")
         ((rel, data),) = [(r, d) for r, d in written.files.items() if "/chats/" in r]
         return {root / "tmp" / slug / "chats" / rel.rsplit("/", 1)[1]: data}
-    return {root / rel: data for rel, data in written.files.items()}
+    skip = {REGISTRIES.get(harness), ".project_root"}
+    return {root / rel: data for rel, data in written.files.items() if rel not in skip}
+
+
+def _cline_registered(root: Path) -> bool:
+    db = root / "db" / "sessions.db"
+    if not db.exists():
+        return False
+    con = sqlite3.connect(db)
+    try:
+        return bool(con.execute("SELECT count(*) FROM sessions").fetchone()[0])
+    except sqlite3.OperationalError:  # no table yet
+        return False
+    finally:
+        con.close()
 
 
 def _temporaries(root: Path) -> list[Path]:
@@ -94,41 +115,50 @@ def _temporaries(root: Path) -> list[Path]:
 
 
 def _check_consistent(harness: str, written: registry.Written, root: Path) -> bool:
-    """Nothing a client would load unless all of it is there; returns whether the main
-    file is in place."""
+    """Nothing a client would load unless all of it is there; returns whether the session
+    is visible to its client (the main file in place; for cline, its database row)."""
     expected = _installed(harness, written, root)
     main = next(iter(expected))
     for path, data in expected.items():
         if path.exists():
             assert path.read_bytes() == data, f"{path} is in place but not whole"
-    if not main.exists():
+    visible = _cline_registered(root) if harness == "cline" else main.exists()
+    if not visible:
         return False
     missing = [p for p in expected if not p.exists()]
-    assert not missing, f"the main file is visible without {missing}"
+    assert not missing, f"the session is visible without {missing}"
     if harness == "gemini_cli":
         registered = json.loads((root / "projects.json").read_text())["projects"]
         assert registered.get("/tmp/kill-project") == main.parent.parent.name
+    if harness == "kimi_cli":  # unregistered, kimi -r would empty the file
+        dirs = json.loads((root / "kimi.json").read_text())["work_dirs"]
+        assert [d["path"] for d in dirs] == ["/tmp/kill-project"], dirs
+    if harness == "continue_cli":
+        index = json.loads((root / "sessions.json").read_text())
+        assert [e["sessionId"] for e in index] == [json.loads(expected[main])["sessionId"]], index
     return True
 
 
-def _install_in_child(written: registry.Written, harness: str, root: Path, delay: float) -> None:
+def _install_in_child(written: registry.Written, harness: str, root: Path, delay: float | None) -> None:
+    """Install in a forked child, killed after ``delay`` seconds (None: let it finish)."""
     pid = os.fork()
     if pid == 0:  # the child: install, and never return into pytest
         try:
             api.install(written, harness, root)
         finally:
             os._exit(0)
-    time.sleep(delay)
-    os.kill(pid, signal.SIGKILL)
+    if delay is not None:
+        time.sleep(delay)
+        os.kill(pid, signal.SIGKILL)
     os.waitpid(pid, 0)
 
 
-@pytest.mark.parametrize("harness", STORES)
+@pytest.mark.parametrize("harness", KILL_STORES)
 def test_sigkill_at_any_moment_leaves_nothing_half_installed(harness, tmp_path):
     written = _written(harness)
     assert sum(map(len, written.files.values())) > 500_000
-    started = time.monotonic()
-    api.install(written, harness, tmp_path / "timing")
+    started = time.monotonic()  # timed as the kills see it: a forked child's whole install
+    _install_in_child(written, harness, tmp_path / "timing", None)
     took = time.monotonic() - started
     rng = random.Random(f"kill-{harness}")
     outcomes = {"nothing": 0, "complete": 0}

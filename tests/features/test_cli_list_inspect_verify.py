@@ -53,7 +53,8 @@ def test_sample_prints_a_bundled_session():
 def test_list_text_and_json(store_root):
     result = run("list", "--root", str(store_root))
     assert result.exit_code == 0, result.output
-    assert SID in result.stdout and "cart fix" in result.stdout and "claude_code" in result.stdout
+    assert SID[:8] in result.stdout and SID not in result.stdout  # the shortest unique prefix
+    assert "cart fix" in result.stdout and "claude_code" in result.stdout
     result = run("list", "--root", str(store_root), "--harness", "claude_code", "--json")
     items = json.loads(result.stdout)
     assert [(i["session_id"], i["status"], i["title"], i["cwd"]) for i in items] == [
@@ -64,7 +65,7 @@ def test_list_text_and_json(store_root):
 def test_list_reports_problems_without_traceback(store_root, tmp_path):
     result = run("list", "--root", str(store_root), "--harness", "jsonl")
     assert result.exit_code == 1 and "has no session store" in result.output
-    result = run("list", "--root", str(store_root), "--harness", "claude")
+    result = run("list", "--root", str(store_root), "--harness", "claude_cod")  # ("claude" means claude_code)
     assert result.exit_code == 1 and "did you mean 'claude_code'" in result.output
     assert result.exception is None or isinstance(result.exception, SystemExit)
     (tmp_path / "bare").mkdir()
@@ -224,7 +225,7 @@ def test_list_survives_a_failing_store(monkeypatch, store_root):
 
     monkeypatch.setitem(registry._cache, "codex", msgspec.structs.replace(codex, store=Broken))
     result = run("list", "--root", str(store_root))
-    assert result.exit_code == 0 and SID in result.stdout and "codex: store exploded" in result.stderr
+    assert result.exit_code == 0 and SID[:8] in result.stdout and "codex: store exploded" in result.stderr
 
 
 def test_verify_walk_skips_non_regular_files_and_reports_dangling_links(tmp_path):

@@ -19,6 +19,34 @@ SESSION = CORPUS / "claude_code" / "spotter" / "fa812bfe-b295-4cca-9c2f-fdf01028
 GENERATED = CORPUS / "claude_code" / "generated" / "claude_bash_read.jsonl"
 
 
+def test_show_writes_its_text_as_it_is_made(monkeypatch):
+    """issue 37: ``show`` built every line of a session before writing one; it writes in
+    pieces as the lines are made, the same text as ``render``."""
+    from txcodec import api
+    from txcodec.export import terminal
+
+    conv = api.to_common(api.load(SESSION))
+    made = 0
+    real = terminal.lines
+
+    def counted(*args, **kwargs):
+        nonlocal made
+        for line in real(*args, **kwargs):
+            made += 1
+            yield line
+
+    monkeypatch.setattr(terminal, "lines", counted)
+    pieces = terminal.chunks(conv, size=2000)
+    next(pieces)
+    first = made
+    rest = list(pieces)
+    assert rest and first < made / 4  # the first piece went out with a fraction of the lines made
+    monkeypatch.setattr(terminal, "lines", real)
+    out = CliRunner().invoke(main, ["show", str(SESSION), "--no-color"])
+    assert out.exit_code == 0 and out.output == terminal.render(conv)
+    assert terminal.render(conv) == "\n".join([terminal.heading(conv)] + [t for _, t in real(conv)]) + "\n"
+
+
 def test_show_indents_subagents():
     out = CliRunner().invoke(main, ["show", str(SESSION), "--no-color"])
     assert out.exit_code == 0, out.output

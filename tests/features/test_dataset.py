@@ -503,3 +503,28 @@ def test_schemas_page_matches_the_code():
             table.append((cell.group(1), cell.group(2)))
     expected = {name: [(f.name, str(f.type)) for f in schema] for name, schema in columnar.schemas().items()}
     assert documented == expected
+
+
+def test_the_forked_writer_is_sent_a_flush_in_asks_of_bounded_size(monkeypatch):
+    """issue 37: a flush went down the pipe as one ask (the rows encoded and joined to their
+    length: two more copies of them); it goes in asks of about ``SEND`` bytes."""
+    monkeypatch.setattr(dataset, "SEND", 100)
+    sent = []
+    writer = dataset.ForkedWriter.__new__(dataset.ForkedWriter)
+    writer.out, writer.jobs = Path("/nowhere"), 1
+    monkeypatch.setattr(writer, "_send", lambda *message: sent.append(message), raising=False)
+    files = {f"messages/harness=codex/date=2026-11-{d:02d}/p.parquet": ("messages", b"x" * 60) for d in range(1, 8)}
+    writer.write(dict(files))
+    assert [len(m[2]) for m in sent] == [2, 2, 2, 1]
+    assert {rel: part for m in sent for rel, part in m[2].items()} == files
+
+
+def test_the_outcomes_told_do_not_carry_the_rows(tmp_path):
+    """issue 37: ``txcodec export`` keeps every outcome for its summary; each carried the
+    session's rows, so a fresh export's memory grew with the number of sessions."""
+    told = []
+    sources = [str(p) for p in _sessions()[:6]]
+    result = dataset.export_parquet(sources, tmp_path / "out", jobs=1, on_outcome=told.append)
+    assert len(result.written) == len(told) == len(sources)
+    assert all(o.status == "converted" and o.data is None for o in told)
+    assert sum(result.rows.values()) > 0

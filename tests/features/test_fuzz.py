@@ -79,6 +79,80 @@ def test_regression_corpus(codec: str, path) -> None:
     fuzzing.check(path.read_bytes(), fuzzing.harness_for(codec))
 
 
+# --- the views behind each codec, and Common JSON with every writer behind it ---------
+
+VIEW_EXAMPLES = 40  # a view renders HTML and builds Arrow tables: fewer examples per codec
+
+
+@pytest.mark.parametrize("codec", fuzzing.CODECS)
+def test_views_of_mutants(codec: str) -> None:
+    """changes, Markdown, HTML, terminal and the columnar rows of whatever a codec reads."""
+
+    @settings(max_examples=VIEW_EXAMPLES, derandomize=True, **_SETTINGS)
+    @given(st.data())
+    def one(data: st.DataObject) -> None:
+        fuzzing.check_views(_run(codec, data), fuzzing.harness_for(codec))
+
+    one()
+
+
+def _common(data: st.DataObject) -> bytes:
+    mutant = fuzzing.common_mutant(fuzzing.Rng(lambda n: data.draw(st.integers(0, max(n - 1, 0)))))
+    note(f"mutant: {mutant[:2000]!r}")
+    return mutant
+
+
+def test_common_json_mutants() -> None:
+    """Common JSON: decoded strictly or refused in one line, then every view and writer."""
+
+    @settings(max_examples=QUICK_EXAMPLES, derandomize=True, **_SETTINGS)
+    @given(st.data())
+    def one(data: st.DataObject) -> None:
+        fuzzing.check_common(_common(data))
+
+    one()
+
+
+@pytest.mark.fuzz
+@pytest.mark.parametrize("target", [fuzzing.COMMON, *(f"{fuzzing.VIEWS}/{c}" for c in fuzzing.CODECS)])
+def test_fuzz_long_views_and_common(target: str, request: pytest.FixtureRequest) -> None:
+    seconds = request.config.getoption("--fuzz-seconds")
+    if not seconds:
+        pytest.skip("a long fuzzing run: pytest -m fuzz --fuzz-seconds N")
+    deadline = time.monotonic() + seconds
+    ran = 0
+    codec = target.partition("/")[2]
+
+    @settings(max_examples=20, **_SETTINGS)
+    @given(st.data())
+    def batch(data: st.DataObject) -> None:
+        nonlocal ran
+        mutant = _common(data) if target == fuzzing.COMMON else _run(codec, data)
+        ran += 1
+        try:
+            if target == fuzzing.COMMON:
+                fuzzing.check_common(mutant)
+            else:
+                fuzzing.check_views(mutant, fuzzing.harness_for(codec))
+        except Exception:
+            fuzzing.save_regression(target, mutant)
+            raise
+
+    while time.monotonic() < deadline:
+        batch()
+    print(f"{target}: {ran} inputs")
+
+
+@pytest.mark.parametrize("codec,path", fuzzing.view_regressions(), ids=lambda v: v if isinstance(v, str) else v.name)
+def test_view_regressions(codec: str, path) -> None:
+    fuzzing.check_views(path.read_bytes(), fuzzing.harness_for(codec))
+
+
+@pytest.mark.parametrize("path", fuzzing.common_regressions(), ids=lambda p: p.name)
+def test_common_json_regressions(path) -> None:
+    fuzzing.check_common(path.read_bytes())
+
+
 def test_mutator_makes_each_kind_of_mutant() -> None:
     """The mutator is not a no-op: over a fixed set of seeds it produces inputs that
     differ from every seed line, with byte damage, swapped types and deep nesting."""

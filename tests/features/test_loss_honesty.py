@@ -130,6 +130,7 @@ def test_what_is_not_carried_is_named(harness, path, target, tmp_path):
     assert not missing, f"{len(missing)} not carried and not in the loss report: {missing[:5]}"
 
 
+@pytest.mark.real_client  # the real opencode and kilo import the session
 @pytest.mark.parametrize("harness,path,target", REAL_SAMPLE, ids=lambda v: v if isinstance(v, str) else v.name)
 def test_what_the_real_import_keeps_is_named(harness, path, target, tmp_path):
     """The same check through the real client's ``import``, read back from its database:

@@ -20,7 +20,7 @@ from txcodec import api
 from txcodec.cli import main
 from txcodec.metrics import CLAUDE_METRIC
 from txcodec.metrics import OWN_METRIC
-from txcodec.metrics import parse_since
+from txcodec.metrics import since_ns
 from txcodec.metrics import to_otlp_proto
 from txcodec.metrics import token_points
 from txcodec.model.common import Child
@@ -93,11 +93,11 @@ def test_other_harnesses_use_an_own_name_and_since_filters():
             call("r2", "2026-01-02T00:00:00Z", "gpt", Usage(5, 6)),
         ],
     )
-    points = token_points([conv], since_ns=parse_since("2026-01-01T12:00:00Z"))
+    points = token_points([conv], since_ns=since_ns("2026-01-01T12:00:00Z"))
     assert {p.metric for p in points} == {OWN_METRIC}
     assert sum(p.value for p in points if p.type == "input") == 5.0
-    with pytest.raises(ValueError):
-        parse_since("yesterday")
+    with pytest.raises(ValueError, match="3min or 3mo"):  # one grammar: docs/cli.md#dates
+        since_ns("3m")
 
 
 def test_cli_writes_otlp_json_and_proto(tmp_path):
@@ -330,3 +330,19 @@ def test_codex_exports_a_per_turn_histogram_not_this_metric():
     assert "token_type" in keys and not keys & {"session.id", "session_id", "conversation.id", "thread_id"}
     assert types == {"input", "cached_input", "cache_write_input", "output", "reasoning_output", "total"}
     assert not [name for name in metrics if name.endswith("token.usage")]
+
+
+def test_otlp_json_is_protobuf_s_own_mapping_without_protobuf():
+    """Issue 34.5: OTLP/JSON is written without protobuf, and is what protobuf's JSON
+    mapping of the same request gives."""
+    from google.protobuf.json_format import MessageToJson
+
+    from txcodec.metrics import export_request
+    from txcodec.metrics import to_otlp_json
+
+    session = next((Path(__file__).parents[2] / "golden" / "claude_code" / "streaming_duplication").glob("*.jsonl"))
+    points = token_points([api.to_common(api.load(session))])
+    assert points
+    for some in (points, []):
+        want = json.loads(MessageToJson(export_request(some), use_integers_for_enums=True))
+        assert json.loads(to_otlp_json(some)) == want

@@ -240,6 +240,7 @@ def test_a_lone_surrogate_is_declared():
 # 7. Codex usage counts compaction calls -------------------------------------------------------
 
 
+@pytest.mark.real_client  # runs the pinned ccusage
 def test_codex_usage_counts_compaction_calls_like_ccusage(tmp_path):
     """Three turns and two local compactions: five model calls. ``txcodec usage`` and the
     real ccusage agree on the tokens."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 
+import click
 import pytest
 from click.testing import CliRunner
 
@@ -140,6 +141,35 @@ def test_every_command_takes_an_id(home, command):
     assert "Traceback" not in missing.output
 
 
+# every command that takes a session, with what else it needs to run ({out}: a fresh output path)
+SESSION_COMMANDS = [
+    ("show",),
+    ("export", "--to", "markdown"),
+    ("inspect",),
+    ("convert", "--to", "claude_code", "-o", "{out}"),
+    ("changes",),
+    ("lineage",),
+    ("usage",),
+    ("metrics",),
+    ("verify",),
+]
+
+
+@pytest.mark.parametrize("command", SESSION_COMMANDS, ids=lambda c: c[0])
+@pytest.mark.parametrize("how", ["id", "prefix", "latest", "latest:codex"])
+def test_every_session_command_takes_an_id_a_prefix_and_latest(home, command, how, tmp_path):
+    """One resolver (txcodec.sessions.resolve) behind every session argument: none of them
+    says "File 'latest' does not exist"."""
+    codex_file = sessions.resolve(home["codex"])
+    name = {"id": home["codex"], "prefix": home["codex"][:13], "latest": "latest", "latest:codex": "latest:codex"}[how]
+    args = [a.replace("{out}", str(tmp_path / "out.jsonl")) for a in command]
+    result = run(*args, name)
+    assert "does not exist" not in result.output
+    assert result.exit_code == 0, result.output
+    if command[0] in ("inspect", "verify") and how != "latest":  # (latest: the newest of any store)
+        assert str(codex_file) in result.output or home["codex"] in result.output
+
+
 def test_verify_takes_latest(home):
     result = run("verify", "latest:pi")
     assert result.exit_code == 0, result.output
@@ -226,7 +256,7 @@ def test_date_filters_parse_ages_dates_and_times():
     assert not within(None, parse_when("2026-11-30"), None) and within(None, None, None)
 
 
-# -- a listed row's lineage is read from the bytes already read, as a loaded session gives it --
+# -- a listed row's lineage is what the loaded session gives --
 
 
 def _lineage_files() -> list:
@@ -242,14 +272,14 @@ def test_row_lineage_is_what_the_loaded_session_gives(path):
     from txcodec import lineage
 
     harness = next(h for h in ("claude_code", "codex", "pi") if h in path.parts or f"/{h}/" in str(path))
-    found = sessions._origin(harness, path, api.read_bytes(path))
+    row = sessions.SessionRow(harness=harness, session_id="", path=str(path))
+    sessions.describe_row(row)
     try:
         expected = lineage.origin(path, harness)
     except (OSError, ValueError):
         expected = None
-    assert (found and (found.started_by, found.forked_from)) == (
-        expected and (expected.started_by, expected.forked_from)
-    )
+    forked = expected.forked_from.session_id if expected and expected.forked_from else None
+    assert (row.started_by, row.forked_from) == ((expected.started_by, forked) if expected else (None, None))
 
 
 def test_the_stores_are_every_harness_s_without_importing_the_storeless():
@@ -260,3 +290,61 @@ def test_the_stores_are_every_harness_s_without_importing_the_storeless():
     every = registry.harnesses()
     assert all(every[name].store is None for name in registry.STORELESS)
     assert sessions.stores() == {name: h.store for name, h in sorted(every.items()) if h.store is not None}
+
+
+def test_list_shows_the_shortest_unique_id_prefix_and_full_ids_on_request(home):
+    from txcodec.cli.store import short_ids
+
+    assert short_ids(
+        ["0199aaaa-0000-7000-8000-000000000001", "0199aaaa-0000-7000-8000-000000000002", "4f6c1d2e-1"]
+    ) == {
+        "0199aaaa-0000-7000-8000-000000000001": "0199aaaa-0000-7000-8000-000000000001",
+        "0199aaaa-0000-7000-8000-000000000002": "0199aaaa-0000-7000-8000-000000000002",
+        "4f6c1d2e-1": "4f6c1d2e",
+    }
+    assert short_ids(["abcdef0123", "abcdef0456"]) == {"abcdef0123": "abcdef01", "abcdef0456": "abcdef04"}
+    lines = run("list", "--harness", "codex").stdout.splitlines()
+    shown = lines[1].split()[4]  # harness, date, time, messages, id
+    assert shown == home["codex"][:8] and home["codex"] not in lines[1]  # the only codex id: 8 digits name it
+    assert sessions.resolve(shown).name.endswith(f"{home['codex']}.jsonl")
+    assert home["codex"] in run("list", "--harness", "codex", "--full-id").stdout
+
+
+def _completions(args: list[str], incomplete: str) -> list[tuple[str, str]]:
+    from click.shell_completion import ShellComplete
+
+    found = ShellComplete(main, {}, "txcodec", "_TXCODEC_COMPLETE").get_completions(args, incomplete)
+    return [(item.value, item.type) for item in found]
+
+
+@pytest.mark.parametrize("command", ["show", "export", "convert", "inspect", "changes", "lineage", "usage", "verify"])
+def test_the_shell_completes_session_ids_then_files(home, command):
+    found = _completions([command], home["codex"][:6])
+    assert (home["codex"], "plain") in found
+    assert (home["codex"][:6], "file") in found  # the shell's own file names too
+    assert ("latest:codex", "plain") in _completions([command], "latest:c")
+    assert _completions([command], "./x") == [("./x", "file")]  # a path: files only, no store read
+
+
+def test_the_shell_completes_every_choice_option():
+    """Every option with a fixed set of values completes them (harness names, --by keys,
+    --to formats): the test walks every command's options."""
+    from click.shell_completion import ShellComplete
+
+    from txcodec.cli import COMMANDS
+
+    ctx = click.Context(main)
+    missing = []
+    for name in COMMANDS:
+        command = main.get_command(ctx, name)
+        for param in command.params:
+            if not isinstance(param, click.Option) or param.is_flag or param.count:
+                continue
+            choice = isinstance(param.type, click.Choice) or param.name in ("harness", "from_", "by")
+            if choice and not param.shell_complete(click.Context(command), ""):
+                missing.append(f"{name} {param.opts[0]}")
+    assert not missing
+    assert ("day,model", "plain") in _completions(["usage", "--by"], "day,m")
+    assert ("codex", "plain") in _completions(["list", "--harness"], "co")
+    assert ("gemini_cli", "plain") in _completions(["convert", "--from"], "gem")
+    _ = ShellComplete

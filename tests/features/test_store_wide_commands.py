@@ -12,7 +12,9 @@ from click.testing import CliRunner
 from support.paths import GOLDEN
 
 from txcodec import api
+from txcodec import sessions
 from txcodec.cli import main
+from txcodec.model import summary
 
 NEW = ("kimi_cli", "mistral_vibe", "cline", "droid", "openhands", "aider")
 # the environment variables that move these stores elsewhere, cleared for the test
@@ -87,8 +89,10 @@ def test_list_shows_each_session_once_with_its_prompt_and_messages(home, harness
     for row in rows:
         prompt, messages = wanted[row["session_id"]]
         assert row["harness"] == harness
-        assert row["first_prompt"] == prompt[:300]
-        assert row["messages"] == messages
+        assert row["first_prompt"] == prompt[: summary.PROMPT_MAX]
+        # the user's and the model's turns of the installed session (txcodec.model.summary), no tool result
+        installed = api.to_common(sessions.load_row(harness, row["session_id"], row["path"]))
+        assert row["messages"] == summary.message_count(installed) <= messages
         assert (row["title"] or row["first_prompt"]).strip()
         assert api.load(row["path"], harness).harness == harness  # the path is the session
 

@@ -90,6 +90,28 @@ def test_an_assistant_record_spelled_with_escapes_is_still_counted(tmp_path):
     assert _rows(path) == want
 
 
+@pytest.mark.parametrize(
+    "source, harness",
+    [(MODERN, "claude_code"), (CORPUS / "codex" / "generated" / "codex_exec_2turns.jsonl", "codex")],
+    ids=["claude_code", "codex"],
+)
+def test_a_few_lone_surrogate_lines_stay_on_the_lean_path(tmp_path, source, harness):
+    """issue 37: JavaScript writes half an emoji as a lone ``\\udXXX`` escape, which msgspec
+    refuses; that line alone is decoded from a repaired copy, the file stays on the lean
+    pass (it used to go whole to the full reader), and the numbers are the reader's."""
+    lines = source.read_bytes().split(b"\n")
+    texts = [i for i, x in enumerate(lines) if b'"text":"' in x]
+    assert len(texts) >= 3
+    for i in (texts[0], texts[len(texts) // 2], texts[-1]):  # head, middle, an assistant line or two
+        lines[i] = lines[i].replace(b'"text":"', b'"text":"cut \\ud83d emoji ', 1)
+    path = tmp_path / source.name
+    path.write_bytes(b"\n".join(lines))
+    assert _lean(path, None, harness, True) is not None
+    want = [msgspec.structs.replace(r, session="") for r in session_usage(api.to_common(api.load(path, harness)))]
+    assert want and want[0].calls > 0
+    assert _rows(path) == want
+
+
 def test_with_unverified_folds_old_sessions_counts_in():
     [row, *_] = session_usage(api.to_common(api.load(SPOTTER)))
     assert row.total_tokens == 0 and row.unverified_total_tokens > 0

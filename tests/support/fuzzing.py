@@ -118,6 +118,72 @@ def check(data: bytes, harness: str | None) -> None:
         api.to_common(main, LossReport())  # what we wrote reads back, no error at all
 
 
+def views(conversation: Any, harness: str) -> None:
+    """Everything a conversation is shown or counted as: its changes, the Markdown, HTML
+    and terminal views, and the columnar rows of every table (as Arrow tables when
+    pyarrow is there). Each must work on any conversation Common can hold."""
+    from io import BytesIO
+
+    from txcodec.export import columnar
+    from txcodec.export import html
+    from txcodec.kit.changes import conversation_changes
+    from txcodec.usage import model_cost
+
+    conversation_changes(conversation)
+    markdown.render(conversation)
+    terminal.render(conversation)
+    html.write(conversation, BytesIO(), price=model_cost)
+    html.title_of(conversation), html.first_prompt(conversation)
+    rows = columnar.rows(conversation, columnar.Source(harness, "/fuzz/session"))
+    try:
+        columnar.require_pyarrow()
+    except TxcodecError:
+        return
+    for name, part in rows.items():
+        columnar.table_from_json(name, columnar.encode_rows(part))
+
+
+def check_views(data: bytes, harness: str | None) -> None:
+    """The views behind a codec: ``data`` read as ``harness`` into Common (a clean error
+    ends the check), then every view of :func:`views`."""
+    session = txcodec.load(data, harness)
+    if session.harness == "jsonl":
+        return
+    try:
+        conversation = api.to_common(session, LossReport())
+    except Exception as exc:
+        if clean(exc):
+            return
+        raise
+    views(conversation, session.harness)
+
+
+def check_common(data: bytes) -> None:
+    """Common JSON from anywhere: decoding it fails cleanly, in one line naming the JSON
+    path, or gives a conversation that every view shows and every writer writes (or
+    refuses cleanly), and what is written loads back."""
+    try:
+        conversation = from_json(data)
+    except Exception as exc:
+        if clean(exc):
+            assert "\n" not in str(exc), str(exc)
+            return
+        raise
+    views(conversation, "common")
+    assert from_json(to_json(conversation)) is not None
+    for target in writers():
+        try:
+            written, _ = api.convert(conversation, target)
+        except Exception as exc:
+            if clean(exc):
+                continue
+            raise
+        for name, body in written.files.items():
+            kind = target if name.endswith(".jsonl") else None
+            back = txcodec.load(body, kind)
+            assert back.dump() == body, f"{target} wrote {name}, which does not load back byte-identically"
+
+
 # --- seeds: real lines ----------------------------------------------------------------
 
 
@@ -363,6 +429,23 @@ def mutant(codec: str, rng: Rng) -> bytes:
     return b"\n".join(window) + rng.pick([b"\n", b"", b"\r\n"])
 
 
+def common_seeds() -> list[bytes]:
+    """Common JSON documents: every golden ``common.json`` and ``expected.common.json``
+    (the largest left out: they make slow mutants and no new shapes)."""
+    if "common" not in _seed_cache:
+        files = sorted(GOLDEN.glob("**/*common.json"))
+        _seed_cache["common"] = [[p.read_bytes()] for p in files if p.stat().st_size <= 8 * _MAX_SEED_LINE]
+    return [doc for (doc,) in _seed_cache["common"]]
+
+
+def common_mutant(rng: Rng) -> bytes:
+    """A golden Common JSON document changed once or a few times (as one line is)."""
+    doc = rng.pick(common_seeds())
+    for _ in range(1 + rng.below(3)):
+        doc = mutate_line(doc, rng)
+    return doc
+
+
 # --- the regression corpus ----------------------------------------------------------
 
 
@@ -371,8 +454,26 @@ def regression_files() -> list[tuple[str, Path]]:
     return [(p.parent.name, p) for p in sorted(REGRESSIONS.glob("*/*")) if p.is_file() and p.parent.name in CODECS]
 
 
+# the targets beyond the codecs: the views behind each codec (``views/<codec>``), and
+# Common JSON with every writer behind it (``common_json``)
+COMMON = "common_json"
+VIEWS = "views"
+
+
+def view_regressions() -> list[tuple[str, Path]]:
+    """``(codec, file)`` for every input that once broke a view of :func:`check_views`."""
+    return [
+        (p.parent.name, p) for p in sorted((REGRESSIONS / VIEWS).glob("*/*")) if p.is_file() and p.parent.name in CODECS
+    ]
+
+
+def common_regressions() -> list[Path]:
+    return sorted(p for p in (REGRESSIONS / COMMON).glob("*") if p.is_file())
+
+
 def save_regression(codec: str, data: bytes) -> Path:
-    """Keep an input that broke an invariant, named by its hash, for the suite to replay."""
+    """Keep an input that broke an invariant, named by its hash, for the suite to replay
+    (``codec`` is a codec's name, ``views/<codec>`` or ``common_json``)."""
     folder = REGRESSIONS / codec
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{hashlib.sha256(data).hexdigest()[:16]}.jsonl"

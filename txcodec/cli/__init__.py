@@ -33,6 +33,12 @@ COMMANDS = {
     ),
     "convert": ("convert", "Convert sessions to another harness's native format."),
     "export": ("export", "Export sessions (each a file, a session id or prefix, or latest[:HARNESS])."),
+    "fixtures": (
+        "redact",
+        "Build a fixture set from real sessions: for each shape of the fixture checklist, the first record "
+        "holding it, cut to a minimal session, redacted, with a MANIFEST.tsv.",
+    ),
+    "index": ("index", "Show or clear the session index, where `list` keeps what it read of each session."),
     "inspect": (
         "inspect",
         "Show what FILE holds: its harness, a census of record types, every line kept only as bytes "
@@ -52,12 +58,21 @@ COMMANDS = {
         "type input/output/cacheRead/cacheCreation, model, session.id and query_source main/subagent, "
         "as per-minute delta sums.",
     ),
+    "redact": (
+        "redact",
+        "Replace secrets and personal data in sessions, folders or stores by placeholders.",
+    ),
     "resume": (
         "convert",
         "Convert SRC to the target harness, install it in that client's store, "
         "and continue it there (``claude --resume``, ``codex resume``, ...).",
     ),
     "sample": ("store", "Print the path of a small synthetic session bundled with txcodec."),
+    "serve": (
+        "serve",
+        "Serve the sessions of every store as local web pages: the index with full-text search, "
+        "and each session's page, updated in place while it is written.",
+    ),
     "show": (
         "show",
         "Show the conversation in PATH (a file, a session id or prefix, or latest[:HARNESS]), "
@@ -70,6 +85,11 @@ COMMANDS = {
         "with a totals row.",
     ),
     "verify": ("verify", "Check that every file decodes and re-encodes to exactly its own bytes."),
+    "watch": (
+        "watch",
+        "A live table of the sessions being written now, in every store: harness, last activity, project, "
+        "title, the tool running, tokens so far and cost where known.",
+    ),
 }
 
 

@@ -25,11 +25,16 @@ from ..model.loss import LossReport
 from ..model.loss import summary
 from .options import SessionParam
 from .options import UsageProblem
+from .options import canonical_harness
+from .options import complete_harness
 from .options import echo_json
 from .options import target_choice
 from .options import user_errors
 from .progress import progress
 from .progress import summary_table
+from .redact import echo_counts
+from .redact import make_redactor
+from .redact import redact_flag
 from .store import filter_options
 from .store import select
 
@@ -39,16 +44,37 @@ def _summary(loss: LossReport, target: str, quiet: bool = False) -> None:
         click.echo(f"loss: {summary(loss.counts(), target)}", err=True)
 
 
-def _write_out(written: registry.Written, out: Path) -> list[Path]:
-    """One file to ``out``; several files beneath ``out`` as a folder (paths kept)."""
+# names that say "a file": a target that writes a folder refuses them as -o
+_FILE_SUFFIXES = (".jsonl", ".json", ".zst", ".md", ".txt", ".db", ".html")
+
+
+def _write_out(written: registry.Written, out: Path, to: str, force: bool = False) -> list[Path]:
+    """One file to ``out``; several files beneath ``out`` as a folder (paths kept).
+    ``force`` replaces what is there."""
     if len(written.files) == 1 and not out.is_dir():
         data = written.files[written.main]
         if out.name.endswith(".zst"):  # named compressed: written compressed (read back by every command)
             import zstandard
 
             data = zstandard.ZstdCompressor().compress(data)
-        return [write_atomic(out, data)]
-    return install_files(out, written.files)
+        try:
+            return [write_atomic(out, data, overwrite=force)]
+        except TargetExists as exc:
+            raise click.ClickException(f"{exc} (--force replaces it)") from exc
+    if not out.is_dir() and out.name.lower().endswith(_FILE_SUFFIXES):
+        raise click.UsageError(
+            f"-o {out}: {registry.get(to).title} writes a folder of {len(written.files)} files "
+            f"({', '.join(written.files)}); give -o a folder name"
+        )
+    if force:
+        for rel in written.files:
+            (out / rel).unlink(missing_ok=True)
+    try:
+        paths = install_files(out, written.files)
+    except TargetExists as exc:
+        raise click.ClickException(f"{exc} (--force replaces it)") from exc
+    click.echo(f"made the folder {out}/ with {len(paths)} files; the session: {out / written.main}", err=True)
+    return paths
 
 
 def _resume_argv(harness: str, written: registry.Written) -> list[str] | None:
@@ -79,13 +105,67 @@ def _project_dir(cwd: str | None) -> str | None:
     return os.path.abspath(cwd) if cwd is not None else None
 
 
-def _install(written: registry.Written, harness: str) -> None:
+def _install(written: registry.Written, harness: str, reraise: bool = False) -> None:
     try:
         paths = api.install(written, harness)
     except TargetExists as exc:
+        if reraise:
+            raise
         raise click.ClickException(f"{exc} (choose a new id with --session-id)") from exc
     for path in paths:
         click.echo(f"installed {path}", err=True)
+
+
+def _installed_copy(written: registry.Written, harness: str) -> bool | None:
+    """Whether the target's store holds ``written`` as it is (None: the store keeps it
+    where a plain path cannot tell, a database or a merged file)."""
+    store = registry.get(harness).store
+    if store is None:
+        return None
+    root = store.root_for(written.cwd) if store.root_for is not None and written.cwd else store.default_root()
+    main = Path(root) / written.main
+    if not main.is_file():
+        return None
+    return main.read_bytes() == written.files[written.main]
+
+
+def _revision_id(written: registry.Written) -> str:
+    """The id of the session's revision these files are: the same source gives the same id,
+    so a third resume of an unchanged source reopens the revision, never makes another."""
+    import hashlib
+    import uuid
+
+    digest = hashlib.sha256(written.files[written.main]).hexdigest()
+    return str(uuid.uuid5(uuid.NAMESPACE_URL, f"txcodec-revision:{written.session_id}:{digest}"))
+
+
+def _install_or_reopen(
+    written: registry.Written, to: str, src: Path, from_: str | None, cwd: str | None
+) -> registry.Written:
+    """Install ``written``; when the target has the session already, reopen it if it is
+    the same, else install (or reopen) the revision of the changed source, saying which."""
+    title = registry.get(to).title
+    try:
+        _install(written, to, reraise=True)
+        return written
+    except TargetExists:
+        pass
+    if _installed_copy(written, to) is not False:
+        click.echo(f"{title} has session {written.session_id} already: reopening it", err=True)
+        return written
+    first = written.session_id
+    revision, _ = api.convert(
+        src, to, from_=from_, session_id=_revision_id(written), cwd=_project_dir(cwd), default_cwd=os.getcwd()
+    )
+    try:
+        _install(revision, to, reraise=True)
+        click.echo(
+            f"the source changed since it was installed as {first}: installed a new revision, {revision.session_id}",
+            err=True,
+        )
+    except TargetExists:
+        click.echo(f"{title} has this revision already ({revision.session_id}): reopening it", err=True)
+    return revision
 
 
 def _sources(srcs: tuple[str, ...], harness: str | None) -> tuple[list[Path], bool]:
@@ -157,12 +237,14 @@ def _batch(
 
 def register(group: click.Group) -> None:
     @group.command("convert")
-    @click.argument("srcs", nargs=-1, metavar="SRC...")
+    @click.argument("srcs", nargs=-1, metavar="SRC...", shell_complete=SessionParam().shell_complete)
     @click.option(
         "--from",
         "from_",
         type=str,
         metavar="NAME",
+        callback=canonical_harness,
+        shell_complete=complete_harness,
         help="Source harness (detected when left out; 'common' for Common JSON); with --all, only its store.",
     )
     @click.option("--to", "to", type=target_choice(), required=True, help="Target harness.")
@@ -180,6 +262,7 @@ def register(group: click.Group) -> None:
         "-j", "--jobs", type=click.IntRange(min=1), help="Sessions converted at once (default: the CPU count)."
     )
     @click.option("--skip-existing", is_flag=True, help="Skip a session whose converted files already exist.")
+    @click.option("-f", "--force", is_flag=True, help="Replace the -o file (or the files it would write) if there.")
     @click.option(
         "--cwd",
         type=str,
@@ -213,6 +296,7 @@ def register(group: click.Group) -> None:
         help="With --to stream_json: write the user turns as stdin lines for "
         "'claude -p --input-format stream-json', instead of the output capture.",
     )
+    @redact_flag
     def convert(
         srcs: tuple[str, ...],
         from_: str | None,
@@ -227,6 +311,7 @@ def register(group: click.Group) -> None:
         root: Path | None,
         jobs: int | None,
         skip_existing: bool,
+        force: bool,
         cwd: str | None,
         session_id: str | None,
         show_loss: bool,
@@ -234,6 +319,7 @@ def register(group: click.Group) -> None:
         prompts: tuple[str, ...],
         input_side: Path | None,
         stdin_side: bool,
+        redact: bool,
     ) -> None:
         """Convert sessions to another harness's native format.
 
@@ -247,6 +333,8 @@ def register(group: click.Group) -> None:
         """
         if out is not None and install:
             raise click.UsageError("-o and --install exclude each other")
+        if force and out is None:
+            raise click.UsageError("--force replaces what -o names: give -o")
         if all_ and srcs:
             raise click.UsageError("--all takes no SRC")
         if not all_ and not srcs:
@@ -267,6 +355,8 @@ def register(group: click.Group) -> None:
                 "--prompt": prompts or None,
                 "--input": input_side,
                 "--stdin-side": stdin_side or None,
+                "--force": force or None,
+                "--redact (or run `txcodec redact` on the output)": redact or None,
             }
             given = [name for name, value in single_only.items() if value is not None]
             if given:
@@ -288,6 +378,13 @@ def register(group: click.Group) -> None:
                 default_cwd=os.getcwd() if install else None,
             )
             _refuse_empty(src, loss)
+            if redact:
+                from ..redact import Report
+                from ..redact import redact_written
+
+                report = Report()
+                written = redact_written(written, to, make_redactor(None, (), None), report)
+                echo_counts(report)
             if install:
                 _install(written, to)
                 click.echo(_resume_line(to, written))
@@ -298,7 +395,7 @@ def register(group: click.Group) -> None:
                         err=True,
                     )
             elif out is not None:
-                for path in _write_out(written, out):
+                for path in _write_out(written, out, to, force):
                     click.echo(f"wrote {path}", err=True)
             elif not show_loss:
                 sys.stdout.buffer.write(written.files[written.main])
@@ -312,7 +409,15 @@ def register(group: click.Group) -> None:
 
     @group.command("resume")
     @click.argument("src", type=SessionParam())
-    @click.option("--from", "from_", type=str, metavar="NAME", help="Source harness (detected when left out).")
+    @click.option(
+        "--from",
+        "from_",
+        type=str,
+        metavar="NAME",
+        callback=canonical_harness,
+        shell_complete=complete_harness,
+        help="Source harness (detected when left out).",
+    )
     @click.option(
         "--to",
         "to",
@@ -344,7 +449,10 @@ def register(group: click.Group) -> None:
             if written.cwd is not None and not os.path.isdir(written.cwd):
                 whose = "--cwd" if cwd is not None else "the session's project folder; choose one with --cwd DIR"
                 raise click.ClickException(f"{written.cwd}: not a folder here ({whose})")
-            _install(written, to)
+            if session_id is not None:
+                _install(written, to)
+            else:
+                written = _install_or_reopen(written, to, src, from_, cwd)
             _summary(loss, to, quiet)
             argv = _resume_argv(to, written)
             client = shutil.which(argv[0])

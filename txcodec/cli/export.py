@@ -13,15 +13,20 @@ import msgspec
 from .. import sessions
 from ..core.atomic import atomic_stream
 from ..core.atomic import write_atomic
+from ..core.errors import TxcodecError
 from ..core.gcpause import no_cycle_collection
 from ..kit.changes import to_json
 from ..model.loss import LossReport
 from ..model.loss import PageLoss
+from ..model.summary import message_count
 from .options import SessionParam
 from .options import from_option
 from .options import read_common
 from .options import stdout_binary
 from .options import user_errors
+from .redact import echo_counts
+from .redact import make_redactor
+from .redact import redact_flag
 from .store import filter_options
 from .store import select
 
@@ -72,6 +77,19 @@ def _write_html(conv, out: str) -> None:
         html.write(conv, stream, price=_price)
 
 
+def _missing_folders(out: str) -> Path | None:
+    """``out``'s folder when it does not exist yet (the write makes it, with its parents)."""
+    parent = Path(out).parent
+    return None if parent.exists() else parent
+
+
+def _told(out: str, what: str, made: Path | None) -> None:
+    """One line on stderr for a file written (stdout may be the file)."""
+    if made is not None:
+        click.echo(f"created folder {made}", err=True)
+    click.echo(f"wrote {out}: {what}", err=True)
+
+
 def _summary_ready() -> None:
     """What the summary needs, imported while the forked writer finishes its files (this
     process would only wait; in the child it would hold up the first take-out)."""
@@ -119,29 +137,85 @@ def _export_parquet(
         raise SystemExit(1)
 
 
-def _export_hf(paths: list[Path], out: str, show_loss: bool) -> None:
+def _export_hf(paths: list[Path], out: str, show_loss: bool, redact=None) -> None:
+    """One Parquet file of chat examples; a session that cannot be read is reported and
+    left out, the others are written, and the exit status is 1 (as for every batch)."""
     from ..export.training import write_hf
 
     loss = LossReport()
-    with user_errors():
-        items = []
-        for path in paths:
+    items = []
+    failed = 0
+    for path in paths:
+        try:
             conv = read_common(path, None, LossReport())
-            items.append(
-                (
-                    conv,
-                    conv.meta.source_harness if isinstance(conv.meta.source_harness, str) else None,
-                    conv.meta.id if isinstance(conv.meta.id, str) else None,
-                )
+            if redact is not None:
+                conv = redact(conv)
+        except (click.ClickException, TxcodecError) as exc:  # an internal error too: reported, not the batch's end
+            why = exc.format_message() if isinstance(exc, click.ClickException) else f"{path}: {exc}"
+            click.echo(f"txcodec: warning: {why}", err=True)
+            failed += 1
+            continue
+        items.append(
+            (
+                conv,
+                conv.meta.source_harness if isinstance(conv.meta.source_harness, str) else None,
+                conv.meta.id if isinstance(conv.meta.id, str) else None,
             )
+        )
+    made = _missing_folders(out)
+    with user_errors():
         write_hf(items, out, loss)
+    _told(out, f"{len(items)} {'session' if len(items) == 1 else 'sessions'} as chat examples (hf)", made)
     if show_loss:
         _echo_loss(loss, to_stderr=False)
+    if failed:
+        click.echo(f"{len(items)} sessions written, {failed} failed: {out}", err=True)
+        raise SystemExit(1)
 
 
-def _export_all(rows: list, fmt: str, out: str, jobs: int | None, show_loss: bool, writer=None) -> None:
+def _redacting():
+    """What --redact adds to an export: a conversation redacted (and the report of the run)."""
+    from ..redact import Report
+    from ..redact import redact_conversation
+
+    with user_errors():
+        redactor = make_redactor(None, (), None)
+    report = Report()
+    return (lambda conv: redact_conversation(conv, redactor, report)), redactor, report
+
+
+def _redacted_copies(paths: list, redactor) -> tuple[list[str], object]:
+    """The sessions redacted into a temporary folder (a dataset's workers read files): the
+    copies' paths, and the folder (removed when the export is done)."""
+    import tempfile
+
+    from ..redact import redact_paths
+
+    folder = tempfile.TemporaryDirectory(prefix="txcodec-redact-")
+    copies = []
+    with user_errors():
+        for n, path in enumerate(paths):
+            target = Path(folder.name) / str(n) / Path(path).name
+            redact_paths([path], target, redactor)
+            copies.append(str(target))
+    return copies, folder
+
+
+def _export_all(
+    rows: list, fmt: str, out: str, jobs: int | None, show_loss: bool, writer=None, redact: bool = False
+) -> None:
     """Every selected stored session (not the subagent chats listed under one)."""
     rows = [row for row in rows if row.parent is None and row.path]
+    if redact and fmt != "html":
+        convert, redactor, report = _redacting()
+        if fmt == "parquet":
+            copies, folder = _redacted_copies([row.path for row in rows], redactor)
+            with folder:
+                _export_parquet(copies, out, jobs, {c: row.harness for c, row in zip(copies, rows)}, writer=writer)
+        else:
+            _export_hf([Path(row.path) for row in rows], out, show_loss, convert)
+        echo_counts(report)
+        return
     if fmt == "html":
         from ..export import site
 
@@ -154,6 +228,8 @@ def _export_all(rows: list, fmt: str, out: str, jobs: int | None, show_loss: boo
             f"{len(report.errors)} failed: {Path(out) / 'index.html'}",
             err=True,
         )
+        if report.errors:  # every format's batch says a failure the same way (docs/guarantees.md)
+            raise SystemExit(1)
         return
     if fmt == "parquet":  # the store's listing knows each harness: nothing to detect
         # its paths are already written as pathlib writes them: the manifest's keys as they are
@@ -191,6 +267,7 @@ def register(group: click.Group) -> None:
     )
     @filter_options
     @click.option("--jobs", type=click.IntRange(1), help="Processes for --to parquet (default: the CPU count).")
+    @redact_flag
     def export(
         paths: tuple[Path, ...],
         fmt: str,
@@ -204,6 +281,7 @@ def register(group: click.Group) -> None:
         grep: str | None,
         root: Path | None,
         jobs: int | None,
+        redact: bool,
     ) -> None:
         """Export sessions (each a file, a session id or prefix, or latest[:HARNESS]).
 
@@ -220,6 +298,10 @@ def register(group: click.Group) -> None:
                 raise click.UsageError("--all exports pages or a dataset: use it with --to html, parquet or hf")
             if out == "-":
                 raise click.UsageError("--all writes files: name the folder with -o")
+            if redact and fmt == "html":
+                raise click.UsageError(
+                    "--redact exports one page at a time (--to html SESSION), or a dataset (--all --to parquet|hf)"
+                )
             # the dataset's writer starts first: it gets pyarrow ready while the stores are listed
             writer = _parquet_writer() if fmt == "parquet" else None
             try:
@@ -236,7 +318,7 @@ def register(group: click.Group) -> None:
                 raise
             for error in index.errors:
                 click.echo(f"txcodec: warning: {error}", err=True)
-            _export_all(list(index), fmt, out, jobs, show_loss, writer)
+            _export_all(list(index), fmt, out, jobs, show_loss, writer, redact)
             return
         if any(value is not None for value in (project, since, until, grep, root)):
             raise click.UsageError(
@@ -247,10 +329,18 @@ def register(group: click.Group) -> None:
         if fmt in DATASETS:
             if out == "-":
                 raise click.UsageError(f"--to {fmt} writes files: name them with -o")
-            if fmt == "parquet":
+            if redact:
+                convert, redactor, report = _redacting()
+            if fmt == "parquet" and redact:
+                copies, folder = _redacted_copies(list(paths), redactor)
+                with folder:
+                    _export_parquet(copies, out, jobs)
+            elif fmt == "parquet":
                 _export_parquet(list(paths), out, jobs)
             else:
-                _export_hf(list(paths), out, show_loss)
+                _export_hf(list(paths), out, show_loss, convert if redact else None)
+            if redact:
+                echo_counts(report)
             return
         if len(paths) != 1:
             raise click.UsageError(f"--to {fmt} exports one session at a time (or use --all --to html)")
@@ -259,10 +349,16 @@ def register(group: click.Group) -> None:
             raise click.ClickException(f"{out} already exists; not overwritten")
         # a page shows no loss report: unless --loss asks for one, none is gathered
         loss = PageLoss() if fmt == "html" and not show_loss else LossReport()
+        if redact:
+            convert, _, report = _redacting()
         # as convert: the conversation's objects make no cycle, and the collector would only
         # scan them all again (between reading and writing, and once more when it resumes)
+        made = _missing_folders(out) if out != "-" else None
         with user_errors(), no_cycle_collection():
             conv = read_common(path, harness, loss, streamed=True)  # read once, for this one document
+            if redact:
+                conv = convert(conv)  # a page made to be shared is redacted before it is written
+            messages = message_count(conv)
             if fmt == "html":
                 _write_html(conv, out)
             elif out == "-":
@@ -271,5 +367,9 @@ def register(group: click.Group) -> None:
             else:
                 write_atomic(out, FORMATS[fmt](conv, loss))  # never overwrites an existing file
             del conv  # freed while the collector is off
+        if redact:
+            echo_counts(report)
+        if out != "-":
+            _told(out, f"{fmt}, {messages} {'message' if messages == 1 else 'messages'}", made)
         if show_loss:
             _echo_loss(loss, to_stderr=out == "-")

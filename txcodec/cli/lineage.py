@@ -12,6 +12,7 @@ from ..lineage import lineage
 from ..lineage import session_origin
 from ..lineage import store_origins
 from ..model.common import ForkedFrom
+from .options import SessionParam
 from .options import echo_json
 from .options import user_errors
 
@@ -27,7 +28,7 @@ def _describe(o) -> str:
 
 def register(group: click.Group) -> None:
     @group.command("lineage")
-    @click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+    @click.argument("path", type=SessionParam())
     @click.option(
         "--root",
         type=click.Path(exists=True, file_okay=False, path_type=Path),
@@ -38,7 +39,8 @@ def register(group: click.Group) -> None:
         """How the session in PATH began (new, clear, fork, resume), the sessions it was
         forked from and the ones forked from it, by the links the files record
         (forkedFrom, forked_from_id, parentSession), never by guessing. A session begun
-        with /clear names no predecessor. See docs/lineage.md."""
+        with /clear names no predecessor. PATH is a file, a session id or prefix, or
+        latest[:HARNESS]. See docs/lineage.md."""
         with user_errors():
             session = api.load(path)
             own = session_origin(session)

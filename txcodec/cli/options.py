@@ -31,6 +31,8 @@ class _HarnessChoice(click.Choice):
         pass
 
     def convert(self, value: Any, param: Any, ctx: Any) -> Any:
+        if isinstance(value, str) and value not in self.extra:
+            value = registry.canonical(value)  # claude, Codex, gemini-cli: the ids they mean
         # a built-in harness is checked alone: listing the choices imports every harness
         if (
             value in self.extra
@@ -38,15 +40,81 @@ class _HarnessChoice(click.Choice):
             and (not self.writable or registry.get(value).write is not None)
         ):
             return value
+        if value not in self.choices:  # the same line as --from's: the closest name first
+            import difflib
+
+            names = [*self.choices, *registry.ALIASES]
+            close = difflib.get_close_matches(str(value).lower(), names, n=1)
+            hint = f" (did you mean {registry.canonical(close[0])!r}?)" if close else ""
+            self.fail(f"unknown harness {value!r}{hint}; known: {', '.join(self.choices)}", param, ctx)
         return super().convert(value, param, ctx)
+
+
+class _CanonicalChoice(click.Choice):
+    """A fixed list of harness ids that takes their short names and any case too."""
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> Any:
+        return super().convert(registry.canonical(value) if isinstance(value, str) else value, param, ctx)
+
+
+def canonical_choice(names: list[str]) -> click.Choice:
+    """A choice of some harness ids (``sample --harness``), named as everywhere else."""
+    return _CanonicalChoice(names)
 
 
 def harness_choice() -> click.Choice:
     return _HarnessChoice()
 
 
+def canonical_harness(ctx: Any, param: Any, value: Any) -> Any:
+    """An option callback: a harness name as its id (``claude`` → ``claude_code``, any
+    case); an unknown name is left for the command to report."""
+    return registry.canonical(value) if isinstance(value, str) else value
+
+
+_TIMEZONE = "txcodec.timezone"
+
+
+def timezone_option() -> Any:
+    """``--timezone ZONE``: the zone of the days (and zoneless times) that ``--since`` and
+    ``--until`` name; kept for :func:`chosen_timezone`, so a command needs no parameter."""
+
+    def keep(ctx: click.Context, param: Any, value: str | None) -> str | None:
+        if value is not None:
+            from ..core.dates import zone
+
+            try:
+                zone(value)
+            except ValueError as exc:
+                raise click.BadParameter(str(exc), ctx, param) from None
+            ctx.meta[_TIMEZONE] = value
+        return value
+
+    return click.option(
+        "--timezone",
+        metavar="ZONE",
+        expose_value=False,
+        callback=keep,
+        help="The zone of the days --since/--until name: an IANA name (Europe/Berlin) or UTC; default: the system's.",
+    )
+
+
+def chosen_timezone() -> str | None:
+    """The ``--timezone`` of the command running (None: the system's zone)."""
+    ctx = click.get_current_context(silent=True)
+    return ctx.meta.get(_TIMEZONE) if ctx is not None else None
+
+
 def echo_json(value: Any) -> None:
-    click.echo(msgspec.json.format(msgspec.json.encode(value), indent=2).decode())
+    try:
+        click.echo(msgspec.json.format(msgspec.json.encode(value), indent=2).decode())
+    except (msgspec.EncodeError, UnicodeEncodeError):
+        # a path that is not UTF-8 holds lone surrogates, as os.fsdecode reads it (the
+        # listing warns about it): written as \udcXX escapes, which json.loads reads back
+        # and os.fsencode turns into the file's own bytes
+        import json
+
+        click.echo(json.dumps(msgspec.to_builtins(value), indent=2, ensure_ascii=True))
 
 
 @contextlib.contextmanager
@@ -85,6 +153,22 @@ def read_common(path: Any, harness: str | None = None, loss: Any = None, *, stre
         raise click.ClickException(str(exc) if str(exc).startswith(f"{path}:") else f"{path}: {exc}") from exc
 
 
+def complete_harness(ctx: Any, param: Any, incomplete: str) -> list[str]:
+    """The registered harnesses starting with what was typed (a ``shell_complete``)."""
+    return [n for n in sorted(registry.harnesses()) if n.startswith(incomplete)]
+
+
+def complete_list(choices: tuple[str, ...]) -> Any:
+    """A ``shell_complete`` for a comma-separated list of ``choices``: the one being typed."""
+
+    def complete(ctx: Any, param: Any, incomplete: str) -> list[str]:
+        done, _, last = incomplete.rpartition(",")
+        head = done + "," if done else ""
+        return [head + c for c in choices if c.startswith(last) and c not in done.split(",")]
+
+    return complete
+
+
 class SessionParam(click.ParamType):
     """A session named the way every command accepts: a path, a session id, an id prefix,
     ``latest`` or ``latest:<harness>`` (looked up in the stores by :mod:`txcodec.sessions`).
@@ -92,14 +176,16 @@ class SessionParam(click.ParamType):
 
     name = "SESSION"
 
-    def __init__(self, dir_okay: bool = False):
-        self.dir_okay = dir_okay
+    def __init__(self, dir_okay: bool = False, stdin_ok: bool = False):
+        self.dir_okay, self.stdin_ok = dir_okay, stdin_ok
 
     def convert(self, value: Any, param: Any, ctx: Any) -> Any:
         from pathlib import Path
 
         if isinstance(value, Path):
             return value
+        if value == "-" and self.stdin_ok:  # standard input, where the command reads one
+            return Path(value)
         path = Path(value)
         if path.exists():
             if path.is_dir() and not self.dir_okay:
@@ -117,6 +203,31 @@ class SessionParam(click.ParamType):
             return sessions.resolve(value)
         except InputError as exc:
             self.fail(str(exc), param, ctx)
+
+    def shell_complete(self, ctx: Any, param: Any, incomplete: str) -> list[Any]:
+        """The ids of the sessions in the stores that start with what was typed (newest
+        first; ``latest`` too), and file names as the shell completes them."""
+        from click.shell_completion import CompletionItem
+
+        found = []
+        if incomplete and not incomplete.startswith((".", "/", "~")) and "/" not in incomplete:
+            from .. import sessions
+
+            try:
+                rows = sessions.discover(details=False, index=False)
+            except (OSError, ValueError, msgspec.MsgspecError):  # no store to read: files only
+                rows = []
+            seen: dict[str, None] = {}
+            for row in rows:
+                if row.session_id.startswith(incomplete) and row.parent is None:
+                    seen[row.session_id] = None
+            found = [CompletionItem(sid) for sid in list(seen)[:50]]
+            found += [
+                CompletionItem(w)
+                for w in ("latest", *(f"latest:{h}" for h in sessions.stores()))
+                if w.startswith(incomplete)
+            ]
+        return [*found, CompletionItem(incomplete, type="file")]
 
 
 class AliasOption(click.Option):
@@ -142,9 +253,8 @@ def from_option(help: str = "The input's harness (detected when left out).", **k
         cls=AliasOption,
         metavar="NAME",
         help=help,
-        shell_complete=lambda ctx, param, incomplete: [
-            n for n in sorted(registry.harnesses()) if n.startswith(incomplete)
-        ],
+        callback=canonical_harness,
+        shell_complete=complete_harness,
         **kwargs,
     )
 

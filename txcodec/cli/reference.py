@@ -21,6 +21,9 @@ def render() -> str:
     settings = {"terminal_width": 100, "max_content_width": 100, "help_option_names": ["-h", "--help"]}
     root = click.Context(main, info_name="txcodec", **settings)
     parts.append(f"```text\n{main.get_help(root)}\n```\n")
+    from ..core import dates  # the one date grammar, written once: its module's docstring
+
+    parts.append(f"## Dates\n\n{dates.__doc__.replace('``', '`').strip()}\n")
     for name in sorted(main.list_commands(root)):
         command = main.get_command(root, name)
         ctx = click.Context(command, info_name=name, parent=root, **settings)

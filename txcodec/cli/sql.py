@@ -26,8 +26,8 @@ def register(group: click.Group) -> None:
     def sql(query: str, folder: Path, as_json: bool) -> None:
         """Run QUERY with DuckDB over an exported dataset.
 
-        The tables sessions, messages, blocks, tool_calls and usage are views of the
-        Parquet files (docs/dataset.md lists their columns and example queries).
+        The tables sessions, messages, blocks, tool_calls, usage and changes are views
+        of the Parquet files (docs/dataset.md lists their columns and example queries).
         Needs the `sql` extra: pip install 'txcodec[sql]'.
         """
         from ..export.dataset import query as run_query
@@ -42,8 +42,15 @@ def register(group: click.Group) -> None:
             return
         from rich.console import Console
         from rich.table import Table
+        from rich.text import Text
 
-        table = Table(*columns, show_lines=False)
+        from ..export.text import safe_text
+
+        # session data is text, never Rich markup: "[/x]" would raise and "[link=...]" make a
+        # live terminal link; terminal escapes in it are shown, not run (as `show` shows them)
+        table = Table(show_lines=False)
+        for column in columns:
+            table.add_column(Text(safe_text(column)))
         for row in rows:
-            table.add_row(*("" if v is None else str(v) for v in row))
+            table.add_row(*(Text("" if v is None else safe_text(str(v))) for v in row))
         Console().print(table)

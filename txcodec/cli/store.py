@@ -6,7 +6,11 @@ Both are thin: the index (one row type for every harness, filters, content searc
 
 from __future__ import annotations
 
+import os
+import re
+import shutil
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 import click
@@ -17,30 +21,65 @@ from ..api import samples
 from ..core.dates import parse_when
 from ..sessions import SessionRow
 from .options import AliasOption
+from .options import canonical_choice
+from .options import canonical_harness
+from .options import chosen_timezone
+from .options import complete_harness
 from .options import echo_json
+from .options import timezone_option
 from .options import user_errors
 
 
-def _row_cells(row: SessionRow, child: bool, wide: bool) -> list[str]:
+def _row_cells(row: SessionRow, child: bool, wide: bool, shown_id: str) -> list[str]:
     when = (row.updated or row.started or "")[:16].replace("T", " ")
     messages = "" if row.messages is None else str(row.messages)
     if row.subagents:
         messages += f" +{row.subagents}"
-    sid = ("└ " if child else "") + row.session_id
+    sid = ("└ " if child else "") + shown_id
     status = "" if row.status == "ok" else f"[{row.status}] "
     cells = [row.harness, when if wide else when[5:], messages, sid]
-    return [*cells, row.project or "", status + row.label] if wide else [*cells, status + row.label]
+    label = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", row.label)  # no escape sequence reaches the terminal
+    return [*cells, _CONTROL.sub("?", row.project or ""), status + label] if wide else [*cells, status + label]
 
 
-def _table(rows: list[SessionRow]) -> None:
-    """A table fitted to the terminal: the harness, time, size and full id always whole
-    (an id is what other commands take), the project only when there is room, the title
-    taking what is left; subagent chats under their parent session."""
-    from rich.console import Console
-    from rich.table import Table
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+SHORTEST_ID = 8  # the first group of a UUID: a shorter prefix than that is no use to a reader
 
-    console = Console(highlight=False, soft_wrap=False, width=None if sys.stdout.isatty() else 160, markup=False)
-    wide = console.width >= 110
+
+def short_ids(ids: Iterable[str], shortest: int = SHORTEST_ID) -> dict[str, str]:
+    """Each id's shortest prefix that no other of ``ids`` starts with, as ``git`` abbreviates
+    commits (never shorter than ``shortest``): what ``txcodec show PREFIX`` resolves to it."""
+    ordered = sorted(set(ids))
+    found = {}
+    for i, sid in enumerate(ordered):
+        shared = 0
+        for other in ordered[max(i - 1, 0) : i + 2]:
+            if other != sid:
+                shared = max(shared, len(os.path.commonprefix((sid, other))))
+        found[sid] = sid[: max(shortest, shared + 1)]
+    return found
+
+
+def _fit(text: str, width: int, right: bool = False) -> str:
+    """``text`` in exactly ``width`` terminal cells: padded, or cut with an ellipsis."""
+    from rich.cells import cell_len
+    from rich.cells import set_cell_size
+
+    if cell_len(text) > width:
+        return set_cell_size(text, width - 1) + "…" if width > 1 else set_cell_size(text, width)
+    padding = " " * (width - cell_len(text))
+    return padding + text if right else text + padding
+
+
+def _table(rows: list[SessionRow], every_id: Iterable[str], full_id: bool) -> None:
+    """A table fitted to the terminal: the harness, time, size and id always whole (the id
+    as its shortest unique prefix unless ``full_id``: what other commands take), the project
+    only when there is room, the title taking what is left; subagent chats under their
+    parent session. Written as plain lines (a rich table cost half of a long listing)."""
+    tty = sys.stdout.isatty()
+    width = shutil.get_terminal_size((160, 24)).columns if tty else 160
+    wide = width >= 110
+    shown = {} if full_id else short_ids([*every_id, *(r.session_id for r in rows)])
     children: dict[tuple[str, str], list[SessionRow]] = {}
     ids = {(r.harness, r.session_id) for r in rows if r.parent is None}
     for row in rows:
@@ -50,29 +89,27 @@ def _table(rows: list[SessionRow]) -> None:
     for row in rows:
         if row.parent is not None and (row.harness, row.parent) in ids:
             continue
-        lines.append(_row_cells(row, False, wide))
+        lines.append(_row_cells(row, False, wide, shown.get(row.session_id, row.session_id)))
         for child in children.pop((row.harness, row.session_id), []) if row.parent is None else []:
-            lines.append(_row_cells(child, True, wide))
+            lines.append(_row_cells(child, True, wide, shown.get(child.session_id, child.session_id)))
     headers = ["harness", "updated", "msgs", "session", *(["project"] if wide else []), "title / first prompt"]
     # every column but the last as wide as its widest cell (the project at most 20); the
     # title gets what is left of the line
-    widths = [max(len(h), *(len(line[i]) for line in lines)) for i, h in enumerate(headers[:-1])]
+    from rich.cells import cell_len
+
+    widths = [max(len(h), *(cell_len(line[i]) for line in lines)) for i, h in enumerate(headers[:-1])]
     if wide:
         widths[-1] = min(widths[-1], 20)
-    widths.append(max(8, console.width - sum(widths) - 2 * (len(headers) - 1)))
-    table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
-    for header, width in zip(headers, widths):
-        table.add_column(
-            header,
-            overflow="ellipsis",
-            no_wrap=True,
-            max_width=width,
-            min_width=width if header != headers[-1] else None,
-            justify="right" if header == "msgs" else "left",
-        )
-    for line in lines:
-        table.add_row(*line)
-    console.print(table)
+    widths.append(max(8, width - sum(widths) - 2 * (len(headers) - 1)))
+    right = headers.index("msgs")
+
+    def render(cells: list[str]) -> str:
+        fitted = [_fit(c, w, i == right) for i, (c, w) in enumerate(zip(cells, widths))]
+        return "  ".join(fitted).rstrip()
+
+    head = render(headers)
+    out = [click.style(head, bold=True) if tty else head, *(render(line) for line in lines)]
+    click.echo("\n".join(out))
 
 
 def filter_options(command):
@@ -84,9 +121,12 @@ def filter_options(command):
                 "--project", metavar="NAME", help="Only sessions of this project (its name, or part of the cwd)."
             ),
             click.option(
-                "--since", metavar="WHEN", help="Updated at or after WHEN: a date, an ISO time, today, or 7d / 12h."
+                "--since",
+                metavar="WHEN",
+                help="Updated at or after WHEN: a date, an ISO time, today, or an age: 30min, 12h, 7d, 2w, 3mo.",
             ),
             click.option("--until", metavar="WHEN", help="Updated at or before WHEN (a date includes that whole day)."),
+            timezone_option(),
             click.option("--grep", metavar="TEXT", help="Only sessions whose file contains TEXT (case-insensitive)."),
             click.option(
                 "--root",
@@ -110,6 +150,7 @@ def select(
     limit: int | None = None,
     details: bool = True,
     describe: bool = True,
+    index: bool = True,
 ) -> sessions.Index:
     with user_errors():
         return sessions.discover(
@@ -120,17 +161,35 @@ def select(
             limit=limit,
             details=details,
             describe=describe,
-            since=parse_when(since) if since else None,
-            until=parse_when(until, end=True) if until else None,
+            index=index,
+            since=parse_when(since, tz=chosen_timezone()) if since else None,
+            until=parse_when(until, end=True, tz=chosen_timezone()) if until else None,
         )
 
 
 def register(group: click.Group) -> None:
     @group.command("list")
-    @click.option("--harness", "--from", "harness", cls=AliasOption, metavar="NAME", help="Only this harness's store.")
+    @click.option(
+        "--harness",
+        "--from",
+        "harness",
+        cls=AliasOption,
+        metavar="NAME",
+        callback=canonical_harness,
+        shell_complete=complete_harness,
+        help="Only this harness's store.",
+    )
     @filter_options
     @click.option("--limit", type=click.IntRange(min=1), help="At most this many sessions (the newest).")
     @click.option("--json", "as_json", is_flag=True, help="One JSON array of rows (the schema in docs/api.md).")
+    @click.option(
+        "--no-index",
+        is_flag=True,
+        help="Read every session's file, past the session index (see `txcodec index`).",
+    )
+    @click.option(
+        "--full-id", is_flag=True, help="Whole session ids (default: the shortest prefix naming each, as git does)."
+    )
     def list_sessions(
         harness: str | None,
         project: str | None,
@@ -140,18 +199,21 @@ def register(group: click.Group) -> None:
         root: Path | None,
         limit: int | None,
         as_json: bool,
+        no_index: bool,
+        full_id: bool,
     ) -> None:
         """List the sessions in the harnesses' stores, newest first.
 
         Every row has the same fields whatever the harness: harness, session_id, path,
         cwd, project, title, first_prompt, started, updated, messages, models, parent,
         started_by, forked_from (null when unknown). The title falls back to the first
-        prompt; subagent chats are listed under their session. A session whose main
-        transcript was pruned while its subagents survive is marked `pruned`, a file
-        holding only metadata records `metadata-only`. Files that cannot be read are
-        reported on stderr and skipped.
+        prompt; subagent chats are listed under their session. The table shows each id
+        as its shortest unique prefix (every command takes it); --full-id shows it
+        whole. A session whose main transcript was pruned while its subagents survive
+        is marked `pruned`, a file holding only metadata records `metadata-only`. Files
+        that cannot be read are reported on stderr and skipped.
         """
-        found = select(harness, project, since, until, grep, root, limit)
+        found = select(harness, project, since, until, grep, root, limit, index=not no_index)
         for error in found.errors:
             click.echo(f"txcodec: warning: {error}", err=True)
         if as_json:
@@ -160,7 +222,7 @@ def register(group: click.Group) -> None:
         if not found:
             click.echo("no sessions found", err=True)
             return
-        _table(found)
+        _table(found, found.ids, full_id)
 
     @group.command("sample")
     @click.option(
@@ -170,7 +232,7 @@ def register(group: click.Group) -> None:
         cls=AliasOption,
         default="claude_code",
         show_default=True,
-        type=click.Choice(samples()),
+        type=canonical_choice(samples()),
         help="Whose sample session.",
     )
     def sample(harness: str) -> None:

@@ -11,8 +11,11 @@ import click
 from ..usage import GROUP_KEYS
 from ..usage import TOKEN_FIELDS
 from .options import SessionParam
+from .options import chosen_timezone
+from .options import complete_list
 from .options import echo_json
 from .options import harness_choice
+from .options import timezone_option
 from .options import user_errors
 
 _NOTE = (
@@ -150,14 +153,16 @@ def register(group: click.Group) -> None:
         default="session,model",
         show_default=True,
         metavar="KEYS",
+        shell_complete=complete_list(GROUP_KEYS),
         help=f"Group by one or more of {', '.join(GROUP_KEYS)}, comma-separated (e.g. day,model).",
     )
     @click.option(
         "--since",
         metavar="WHEN",
-        help="Calls from this local day on: a date, an ISO time, today, or an age such as 7d, 2w.",
+        help="Calls from this day on: a date, an ISO time, today, or an age: 30min, 12h, 7d, 2w, 3mo.",
     )
-    @click.option("--until", metavar="WHEN", help="Calls up to this local day (same forms as --since).")
+    @click.option("--until", metavar="WHEN", help="Calls up to this day (same forms as --since).")
+    @timezone_option()
     @click.option("--project", metavar="NAME", help="Sessions whose project folder is NAME (or whose cwd contains it).")
     @click.option(
         "--harness", type=harness_choice(), help="One harness: its store with no PATH, its format for the files given."
@@ -184,7 +189,8 @@ def register(group: click.Group) -> None:
 
         A call counts once, with its last fragment's usage, and only when it reported a
         stop_reason; calls without one are shown apart as unverified and counted in the
-        totals. Cost comes from the genai-prices table; models it cannot price are named."""
+        totals. Cost comes from the genai-prices table (a snapshot ships with txcodec; an
+        installed genai-prices is newer), named under the table; models it cannot price are named."""
         from ..usage import usage as report_usage
 
         keys = _by(by)
@@ -199,6 +205,7 @@ def register(group: click.Group) -> None:
                 subagents=not no_subagents,
                 jobs=jobs,
                 prices=not no_cost,
+                timezone=chosen_timezone(),
             )
         for line in report.errors:
             click.echo(f"Error: {line}", err=True)
@@ -219,10 +226,18 @@ def _table(report: Any, keys: list[str], no_cost: bool) -> None:
     (_rich if sys.stdout.isatty() and _has_rich() else _plain)(header, rows, len(keys))
     if report.totals.calls_unverified:
         click.echo("\n" + _NOTE)
+    if report.copies:
+        n = sum(int(line.rsplit(": ", 1)[1].split()[0]) for line in report.copies)
+        click.echo(
+            f"not counted again: {n} call{'s' if n != 1 else ''} in {len(report.copies)} converted"
+            f" cop{'ies' if len(report.copies) != 1 else 'y'} of sessions counted above (--json lists them)"
+        )
     if report.unpriced and not no_cost:
         click.echo(f"no price known for: {', '.join(report.unpriced)} (their cost is left out: ? or >= in the table)")
     elif report.prices is None and not no_cost:
         click.echo("no cost: install the price table with  pip install 'txcodec[prices]'")
+    if report.prices is not None and not no_cost:
+        click.echo(f"prices: {report.prices}")
 
 
 def _has_rich() -> bool:

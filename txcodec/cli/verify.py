@@ -18,6 +18,7 @@ from ..kit import registry
 from ..verify import Verified
 from ..verify import collect
 from ..verify import verify_file
+from .options import SessionParam
 from .options import UsageProblem
 from .options import echo_json
 from .options import from_option
@@ -43,6 +44,8 @@ def _paths(names: tuple[str, ...]) -> list[Path]:
 def _line(r: Verified) -> str:
     if r.error is not None:
         return f"ERROR  {r.path}: {r.error}"
+    if r.ok and r.harness == "jsonl":  # the fallback: no harness recognised the lines
+        return f"skip   {r.path}: not a session of any known harness (its {r.lines} lines round-trip as plain JSON)"
     if r.ok:
         opaque = f", {r.opaque} kept as bytes only" if r.opaque else ""
         return f"ok     {r.path} ({r.harness}, {r.lines} lines, {r.bytes} bytes{opaque})"
@@ -72,7 +75,7 @@ def junit(results: list[Verified]) -> bytes:
 
 def register(group: click.Group) -> None:
     @group.command("verify")
-    @click.argument("paths", nargs=-1, required=True)
+    @click.argument("paths", nargs=-1, required=True, shell_complete=SessionParam().shell_complete)
     @from_option("Read every file as this harness (detected per file when left out).")
     @click.option("--json", "as_json", is_flag=True, help="Print one JSON object with a result per file.")
     @click.option("--failures-only", is_flag=True, help="Print only the files that fail, and the summary.")
@@ -131,10 +134,12 @@ def register(group: click.Group) -> None:
             )
         elif not quiet:
             word = "file" if len(results) == 1 else "files"
+            foreign = sum(1 for r in results if r.ok and r.harness == "jsonl")
+            others = f" ({foreign} not a session)" if foreign else ""
             click.echo(
-                f"{len(results)} {word}: all byte-identical"
+                f"{len(results)} {word}{others}: all byte-identical"
                 if not failed
-                else f"{len(results)} {word}: {len(failed)} failed",
+                else f"{len(results)} {word}{others}: {len(failed)} failed",
                 err=bool(failed),
             )
         if failed:

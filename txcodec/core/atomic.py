@@ -9,15 +9,23 @@ files, and the main transcript last: the main file is what makes a session visib
 client, so a crash at any moment leaves nothing, or side files that no client loads
 without it. Temporaries left by a killed run are removed by the next install into the
 same folders; side files a killed run already linked are taken as done when they hold
-the very bytes asked for, so a retry finishes the install instead of refusing.
+the very bytes asked for, so a retry finishes the install instead of refusing. Folders an
+install made for its files are removed again when it fails.
+
+A store with a registry file (``kimi.json``, Continue's ``sessions.json``) updates it
+with :func:`update_locked`: read, change and atomic replace under an ``flock`` on the
+folder that holds it, so parallel installs keep every entry; the kernel drops the lock of
+a killed process, so a kill never blocks the next install.
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import re
 import time
+from collections.abc import Callable
 from collections.abc import Iterable
 from collections.abc import Iterator
 from pathlib import Path
@@ -178,12 +186,24 @@ class Staged:
         self.files = files  # (target, data), the main file first
         self.temps: dict[Path, Path] = {}  # target -> its temporary
         self.reused: list[Path] = []  # side files a killed run already put in place
+        self.made: list[Path] = []  # folders this install created, parents first
+        # every file, the main one too, is already in place with these very bytes: a
+        # killed install that only missed its registration (when staged with ``complete_ok``)
+        self.complete = False
 
-    def write(self, mode: int | None) -> None:
+    @property
+    def main(self) -> Path:
+        return self.files[0][0]
+
+    def write(self, mode: int | None, complete_ok: bool = False) -> None:
         main = self.files[0][0]
         folders = sorted({target.parent for target, _ in self.files})
         for folder in folders:
             clean_stale(folder)  # first: a refused retry still takes our debris away
+        if complete_ok and all(_same_bytes(target, data) for target, data in self.files):
+            self.complete = True
+            self.reused = [target for target, _ in self.files]
+            return
         for target, data in self.files:
             if os.path.lexists(target):
                 if target != main and _same_bytes(target, data):
@@ -199,14 +219,25 @@ class Staged:
                 )
                 raise TargetExists(f"{target} {what}")
         for folder in folders:
-            folder.mkdir(parents=True, exist_ok=True)
+            self._make(folder)
             if not inside(self.root, folder):  # a symlinked folder made meanwhile
                 raise StoreError(f"{folder} leads out of {self.root} (a symlink); not written")
         for target, data in self.files:
             if target not in self.reused:
                 self.temps[target] = _write_temp(target, data, mode)
 
+    def _make(self, folder: Path) -> None:
+        missing = []
+        parent = folder
+        while not os.path.lexists(parent) and parent != parent.parent:
+            missing.append(parent)
+            parent = parent.parent
+        folder.mkdir(parents=True, exist_ok=True)
+        self.made += [f for f in reversed(missing) if f not in self.made]
+
     def commit(self) -> list[Path]:
+        if self.complete:
+            return [target for target, _ in self.files]
         main = self.files[0][0]
         linked: list[Path] = []
         try:
@@ -228,16 +259,42 @@ class Staged:
         return [target for target, _ in self.files]
 
     def discard(self) -> None:
+        """Remove the temporaries, and the folders this install made when they are empty
+        again (a failed install leaves no empty session folder)."""
         for tmp in self.temps.values():
             _unlink(tmp)
         self.temps.clear()
+        for folder in reversed(self.made):
+            try:
+                os.rmdir(folder)  # only when empty: someone else's file keeps it
+            except OSError:
+                pass
+        self.made.clear()
+
+    def undo(self) -> None:
+        """Take a committed install back out (its registration failed after all): the
+        files it linked, then its empty folders. Files a killed run had left are kept."""
+        for target, _ in self.files:
+            if target not in self.reused:
+                _unlink(target)
+        self.discard()
 
 
-def stage(root: str | os.PathLike[str], files: Iterable[tuple[str, bytes]], mode: int | None = 0o600) -> Staged:
+def stage(
+    root: str | os.PathLike[str],
+    files: Iterable[tuple[str, bytes]],
+    mode: int | None = 0o600,
+    *,
+    complete_ok: bool = False,
+) -> Staged:
     """Check every relative path (it must stay under ``root``, no symlink leading out) and
     that no file exists (our own side files from a killed run excepted), then write the
     temporaries. Nothing is visible until :meth:`Staged.commit`. Session files are private
-    by default (0600), as the clients write their own."""
+    by default (0600), as the clients write their own.
+
+    ``complete_ok``: when every file, the main one included, is already in place with the
+    very bytes asked for, nothing is written and :attr:`Staged.complete` is set; the
+    caller then finishes (registers) or refuses the install."""
     root = Path(root)
     targets = []
     for rel, data in files:
@@ -253,7 +310,7 @@ def stage(root: str | os.PathLike[str], files: Iterable[tuple[str, bytes]], mode
         raise StoreError("nothing to install")
     staged = Staged(root, targets)
     try:
-        staged.write(mode)
+        staged.write(mode, complete_ok)
     except BaseException:
         staged.discard()
         raise
@@ -265,6 +322,58 @@ def install_files(root: str | os.PathLike[str], files: dict[str, bytes]) -> list
     before anything is visible, when a path would leave ``root`` or a file exists. When a
     step fails anyway (a full disk), what this call put in place is removed again."""
     return stage(root, files.items()).commit()
+
+
+LOCK_TIMEOUT = 60.0  # seconds an install waits for another one's registry update
+
+
+@contextlib.contextmanager
+def locked(path: str | os.PathLike[str], timeout: float = LOCK_TIMEOUT) -> Iterator[None]:
+    """An exclusive ``flock`` for the block on the folder that holds the registry file
+    ``path``: every txcodec process (and thread) updating a registry there takes turns.
+    Locking the folder leaves no lock file behind in the client's store, and the kernel
+    releases the lock when its holder dies, so a killed install never blocks the next."""
+    folder = Path(path).parent
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError as exc:
+        raise StoreError(f"{folder}: cannot open to lock it ({exc.strerror or exc})") from exc
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise StoreError(f"{path} is being updated by another process (waited {timeout:.0f} s)") from None
+                time.sleep(0.01)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def update_locked(
+    path: str | os.PathLike[str], change: Callable[[bytes | None], bytes | None], *, mode: int | None = None
+) -> bool:
+    """Read, change and atomically replace the registry file ``path`` under :func:`locked`:
+    ``change`` gets its bytes (None when there is no such file) and returns the new bytes,
+    or None to leave it as it is (it raises to refuse). Returns whether it was written."""
+    path = Path(path)
+    with locked(path):
+        clean_stale(path.parent)  # a killed update's temporary
+        try:
+            old = path.read_bytes()
+        except FileNotFoundError:
+            old = None
+        except OSError as exc:
+            raise StoreError(f"{path}: cannot read ({exc.strerror or exc})") from exc
+        new = change(old)
+        if new is None or new == old:
+            return False
+        write_atomic(path, new, overwrite=True, mode=mode)
+        return True
 
 
 def _read_umask() -> int:

@@ -1,7 +1,16 @@
-"""Date filters shared by ``list``, ``convert --all`` and ``usage``: ``--since``/``--until``
-take a date (``2026-11-30``), a date and time (ISO 8601), ``today``/``yesterday``, or an age
-such as ``7d``, ``12h``, ``2w`` (that long before now). Everything is compared in UTC; a
-timestamp without a zone is taken as UTC."""
+"""The one date grammar of every ``--since``/``--until`` (``list``, ``convert --all``,
+``export --all``, ``usage``, ``metrics``; docs/cli.md#dates):
+
+* a day: ``2026-11-30`` or ``20261130``, ``today``, ``yesterday``;
+* a time: ISO 8601 (``2026-11-30T10:00``, ``…Z``, ``…+02:00``);
+* an age, that long before now: a number and a unit, ``90s``, ``30min``, ``12h``, ``7d``,
+  ``2w``, ``3mo`` (calendar months), ``1y``; the long words (``minutes``, ``months``) too. A
+  bare ``m`` is refused: it could be minutes or months.
+
+A day, and a time written without a zone, are in the ``--timezone`` zone (an IANA name
+such as ``Europe/Berlin``, or ``UTC``; by default the system's own). A day as ``--until``
+includes the whole day. Timestamps recorded by a harness carry their zone (one without is
+taken as UTC)."""
 
 from __future__ import annotations
 
@@ -10,35 +19,110 @@ from datetime import UTC
 from datetime import date
 from datetime import datetime
 from datetime import timedelta
+from datetime import tzinfo
 
 from .errors import InputError
 
-_AGE = re.compile(r"^(\d+)\s*([mhdw])$")
-_UNITS = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
+_AGE = re.compile(r"^(\d+)\s*([a-z]+)$")
+_UNITS = {
+    "s": "seconds",
+    "sec": "seconds",
+    "secs": "seconds",
+    "second": "seconds",
+    "seconds": "seconds",
+    "min": "minutes",
+    "mins": "minutes",
+    "minute": "minutes",
+    "minutes": "minutes",
+    "h": "hours",
+    "hr": "hours",
+    "hour": "hours",
+    "hours": "hours",
+    "d": "days",
+    "day": "days",
+    "days": "days",
+    "w": "weeks",
+    "week": "weeks",
+    "weeks": "weeks",
+    "mo": "months",
+    "month": "months",
+    "months": "months",
+    "y": "years",
+    "year": "years",
+    "years": "years",
+}
+FORMS = "2026-11-30, an ISO time, today, yesterday, or an age: 90s, 30min, 12h, 7d, 2w, 3mo, 1y"
 
 
-def parse_when(text: str, *, end: bool = False, now: datetime | None = None) -> datetime:
-    """The instant ``text`` names. With ``end=True`` a bare date means the end of that day
-    (``--until 2026-11-30`` includes the 30th)."""
+def zone(name: str | None) -> tzinfo:
+    """The zone ``--timezone`` names: an IANA name, ``UTC``, or None for the system's own."""
+    if name is None or name.lower() == "local":
+        return datetime.now().astimezone().tzinfo or UTC
+    if name.upper() in ("UTC", "Z"):
+        return UTC
+    from zoneinfo import ZoneInfo
+    from zoneinfo import ZoneInfoNotFoundError
+
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise InputError(
+            f"--timezone {name!r}: not a time zone (use an IANA name such as Europe/Berlin, or UTC)"
+        ) from None
+
+
+def parse_when(
+    text: str, *, end: bool = False, now: datetime | None = None, tz: tzinfo | str | None = None
+) -> datetime:
+    """The instant ``text`` names, in UTC. With ``end=True`` a day means the end of that
+    day (``--until 2026-11-30`` includes the 30th). ``tz``: the zone of a day and of a
+    zoneless time (a :class:`tzinfo` or a name, see :func:`zone`; None: the system's)."""
+    where = tz if isinstance(tz, tzinfo) else zone(tz)
     now = now or datetime.now(UTC)
     value = text.strip().lower()
     age = _AGE.match(value)
-    if age:
-        return now - timedelta(**{_UNITS[age.group(2)]: int(age.group(1))})
+    if age and age.group(2) in ("m", "mn"):
+        raise InputError(f"{text!r}: is that minutes or months? Write {age.group(1)}min or {age.group(1)}mo")
+    if age and age.group(2) in _UNITS:
+        n, unit = int(age.group(1)), _UNITS[age.group(2)]
+        if unit in ("months", "years"):
+            return _months_before(now, n * (12 if unit == "years" else 1))
+        return now - timedelta(**{unit: n})
     if value in ("today", "yesterday"):
-        day = now.date() - timedelta(days=value == "yesterday")
-        return _day(day, end)
+        day = now.astimezone(where).date() - timedelta(days=value == "yesterday")
+        return _day(day, end, where)
+    if re.fullmatch(r"\d{8}", value):
+        value = f"{value[:4]}-{value[4:6]}-{value[6:]}"
     try:
         if re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
-            return _day(date.fromisoformat(value), end)
-        return _utc(datetime.fromisoformat(text.strip()))
+            return _day(date.fromisoformat(value), end, where)
+        moment = datetime.fromisoformat(text.strip())
     except ValueError:
-        raise InputError(f"{text!r}: not a date (use 2026-11-30, an ISO time, today, or an age like 7d)") from None
+        raise InputError(f"{text!r}: not a date (use {FORMS})") from None
+    return (moment.replace(tzinfo=where) if moment.tzinfo is None else moment).astimezone(UTC)
 
 
-def _day(day: date, end: bool) -> datetime:
-    start = datetime(day.year, day.month, day.day, tzinfo=UTC)
-    return start + timedelta(days=1) - timedelta(microseconds=1) if end else start
+def parse_day(text: str, *, now: datetime | None = None, tz: tzinfo | str | None = None) -> date:
+    """The day ``text`` names in the zone (``usage`` counts whole days): a day is itself,
+    a time or an age the day its instant falls on there."""
+    where = tz if isinstance(tz, tzinfo) else zone(tz)
+    return parse_when(text, now=now, tz=where).astimezone(where).date()
+
+
+def _months_before(now: datetime, months: int) -> datetime:
+    total = now.year * 12 + now.month - 1 - months
+    year, month = divmod(total, 12)
+    month += 1
+    days = (date(year + month // 12, month % 12 + 1, 1) - timedelta(days=1)).day  # the month's length
+    return now.replace(year=year, month=month, day=min(now.day, days))
+
+
+def _day(day: date, end: bool, where: tzinfo) -> datetime:
+    start = datetime(day.year, day.month, day.day, tzinfo=where)
+    if end:
+        nxt = day + timedelta(days=1)
+        return datetime(nxt.year, nxt.month, nxt.day, tzinfo=where).astimezone(UTC) - timedelta(microseconds=1)
+    return start.astimezone(UTC)
 
 
 def _utc(moment: datetime) -> datetime:

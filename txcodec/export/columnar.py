@@ -30,6 +30,7 @@ from typing import Any
 
 import msgspec
 
+from ..model import summary as session_summary
 from ..model.common import Block
 from ..model.common import Child
 from ..model.common import ChildLink
@@ -204,6 +205,7 @@ def _build_schemas() -> dict[str, Any]:
                 ("call_message_index", pa.int32()),
                 ("result_message_index", pa.int32()),
                 ("is_error", pa.bool_()),
+                ("error_unknown", pa.bool_()),
                 ("called_at", pa.string()),
                 ("answered_at", pa.string()),
                 ("duration_ms", pa.int64()),
@@ -251,13 +253,15 @@ def _str(value: Any) -> str | None:
 def _usage(usage: Any) -> dict[str, Any] | None:
     if not isinstance(usage, Usage):
         return None
-    row = msgspec.structs.asdict(usage)
-    row["reasoning_output_tokens"] = _str_or_int(row["reasoning_output_tokens"])
-    return row
+    # a count past int64 (Common JSON may hold any integer) has no column value: the
+    # message's ``rest`` keeps it, so the table still rebuilds the conversation exactly
+    return {name: _int(value) for name, value in msgspec.structs.asdict(usage).items()}
 
 
-def _str_or_int(value: Any) -> int | None:
-    return value if isinstance(value, int) else None
+def _int(value: Any, bits: int = 64) -> int | None:
+    """``value`` when it is an integer the column's type holds, else None."""
+    limit = 1 << (bits - 1)
+    return value if isinstance(value, int) and -limit <= value < limit else None
 
 
 def day(timestamp: Any) -> str:
@@ -368,7 +372,21 @@ def _message_rows(key: str, index: int, message: Message, out: dict[str, list[di
             )
 
 
+def _flags_failed_results(harness: Any) -> bool:
+    """Whether the source harness flags every failed result, so an unflagged one succeeded."""
+    if not isinstance(harness, str):
+        return False
+    from ..kit import registry
+
+    found = registry.find(harness)
+    return found is not None and found.flags_failed_results
+
+
 def _tool_call_rows(key: str, conversation: Conversation) -> list[dict[str, Any]]:
+    """A call joined to its first result. ``is_error`` is the result's outcome where the
+    source says it (an unflagged result of a harness that flags failures is a success),
+    null where it does not; ``error_unknown`` says which (docs/dataset.md#tool-failures)."""
+    flagged = _flags_failed_results(conversation.meta.source_harness)
     calls: dict[str, dict[str, Any]] = {}
     for index, message in enumerate(conversation.messages):
         for block in message.content:
@@ -381,6 +399,7 @@ def _tool_call_rows(key: str, conversation: Conversation) -> list[dict[str, Any]
                     "call_message_index": index,
                     "result_message_index": None,
                     "is_error": None,
+                    "error_unknown": True,
                     "called_at": _str(message.timestamp),
                     "answered_at": None,
                     "duration_ms": None,
@@ -388,8 +407,12 @@ def _tool_call_rows(key: str, conversation: Conversation) -> list[dict[str, Any]
             elif isinstance(block, ToolResult) and block.tool_use_id in calls:
                 call = calls[block.tool_use_id]
                 if call["result_message_index"] is None:
+                    failed = block.is_error if block.is_error is not None else (False if flagged else None)
                     call.update(
-                        result_message_index=index, is_error=block.is_error, answered_at=_str(message.timestamp)
+                        result_message_index=index,
+                        is_error=failed,
+                        error_unknown=failed is None,
+                        answered_at=_str(message.timestamp),
                     )
                     call["duration_ms"] = _millis_between(call["called_at"], call["answered_at"])
     return list(calls.values())
@@ -455,17 +478,17 @@ def _session_rows(
             "session_id": _str(meta.id),
             "project": _project(meta.cwd),
             "cwd": _str(meta.cwd),
-            "title": _str(meta.title),
+            "title": session_summary.title(conversation),
             "started": _str(meta.started_at),
             "updated": _str(meta.ended_at),
             "date": day(meta.started_at),
             "models": list(meta.models),
             "agent_type": _str(child.agent_type) if child is not None else None,
             "description": _str(child.description) if child is not None else None,
-            "spawn_depth": child.spawn_depth if child is not None else 0,
+            "spawn_depth": _int(child.spawn_depth, 32) if child is not None else 0,
             "link_via": link.via if link is not None else None,
             "link_tool_use_id": _str(link.tool_use_id) if link is not None else None,
-            "message_count": len(conversation.messages),
+            "message_count": session_summary.message_count(conversation),
             "source_path": source.path if parent is None else None,
             "source_sha256": source.sha256 if parent is None else None,
             "source_size": source.size if parent is None else None,

@@ -54,6 +54,7 @@ CHUNK = None  # sources per worker task (None: batch.run's default)
 # grown sessions): forking the workers and feeding them costs more than reading this much.
 IN_PROCESS = 1 << 20
 BUFFER = 256 << 20  # bytes of rows gathered before they are written out (memory stays bounded)
+SEND = 32 << 20  # bytes of rows in one ask to the forked writer
 HELD = 256 << 20  # bytes of Arrow rows a take-out holds for their files' next write (_PartFiles)
 
 
@@ -408,7 +409,11 @@ class _Parts:
             group: self.into.pop(group, None) or f"{group[0]}/harness={group[1]}/date={group[2]}/{part}"
             for group in groups
         }
-        self.writer.write({rels[group]: (group[0], b"".join(lines)) for group, lines in groups.items()})
+        files = {}
+        for group in list(groups):  # each partition's lines let go as soon as they are joined
+            files[rels[group]] = (group[0], b"".join(groups.pop(group)))
+        self.writer.write(files)
+        del files
         for group, rel in rels.items():
             for source in dict.fromkeys(self.owners.pop(group)):
                 self.manifest[source].files.append(rel)
@@ -473,7 +478,8 @@ class ForkedWriter(Writer):
     def _send(self, *message: Any) -> None:
         data = msgspec.msgpack.encode(message)
         try:
-            _write_all(self._down, len(data).to_bytes(8, "little") + data)
+            _write_all(self._down, len(data).to_bytes(8, "little"))
+            _write_all(self._down, data)  # not joined to its length: that would copy the rows once more
         except OSError:  # the child is gone: close() says why
             pass
 
@@ -481,7 +487,18 @@ class ForkedWriter(Writer):
         self._send("take_out", str(self.out), rels, sorted(keys), self.jobs)
 
     def write(self, files: dict[str, tuple[str, bytes]]) -> None:
-        self._send("write", str(self.out), files, self.jobs)
+        # in asks of about SEND bytes: each is encoded, sent and decoded on its own, so
+        # neither process holds a second copy of the whole flush
+        batch: dict[str, tuple[str, bytes]] = {}
+        size = 0
+        for rel in list(files):
+            batch[rel] = files.pop(rel)
+            size += len(batch[rel][1])
+            if size >= SEND:
+                self._send("write", str(self.out), batch, self.jobs)
+                batch, size = {}, 0
+        if batch:
+            self._send("write", str(self.out), batch, self.jobs)
 
     def close(self) -> None:
         """Wait for the child's work (running ``waiting`` meanwhile); raise what failed there."""
@@ -848,6 +865,8 @@ def _export(
         in_process=todo_bytes < IN_PROCESS,
         prepare=lambda: _prepare(None if None in names else names),
     ):
+        rows: _Rows = outcome.data
+        outcome.data = None  # the rows go to the writer, not to whoever keeps the outcomes
         tell(outcome)
         old = manifest.get(outcome.source)
         if outcome.status == "failed":  # a known source's rows go with its entry
@@ -856,7 +875,6 @@ def _export(
                 parts.take_out(old.key, old.files)
                 del manifest[outcome.source]
             continue
-        rows: _Rows = outcome.data
         manifest[outcome.source] = _Entry(rows.size, rows.mtime, rows.sha256, rows.key, [], rows.side, rows.digests)
         parts.add(outcome.source, rows, old)
         result.written.append(outcome.source)

@@ -38,6 +38,7 @@ from markupsafe import escape
 from msgspec import UNSET
 
 from ..core.gcpause import no_cycle_collection
+from ..model import summary as session_summary
 from ..model.common import Artifact
 from ..model.common import Child
 from ..model.common import Command
@@ -334,8 +335,8 @@ def tool_view(use: ToolUse, result: ToolResult | None) -> ToolView:
         if view.command is None:
             view.params = _params(inp)
     elif kind == "modify_file":
-        if use.name == "apply_patch" or isinstance(_first(inp, "patch", "input"), str) or isinstance(inp, str):
-            patch = inp if isinstance(inp, str) else _first(inp, "patch", "input")
+        patch = inp if isinstance(inp, str) else _first(inp, "patch", "input")
+        if isinstance(patch, str):  # an apply_patch with no text for its patch shows its input as it is
             hunks = diff_from_text(patch)
             view.diffs = [("", diff(hunks))]
             files = [
@@ -708,21 +709,32 @@ def when(stamp: Any) -> str:
 
 
 def title_of(conv: Conversation) -> str:
-    if isinstance(conv.meta.title, str) and conv.meta.title.strip():
-        return conv.meta.title.strip()
+    """The page's title: the session's own (:mod:`txcodec.model.summary`), else its first
+    prompt cut at 80 characters, else its id."""
+    own = session_summary.title(conv)
+    if own:
+        return own
     prompt = first_prompt(conv)
     if prompt:
         return prompt if len(prompt) <= 80 else prompt[:79] + "…"
     return conv.meta.id if isinstance(conv.meta.id, str) else "Conversation"
 
 
-def first_prompt(conv: Conversation) -> str:
+def full_title(conv: Conversation) -> str:
+    """The page heading: the title, or the whole first prompt (wrapped, never cut)."""
+    if isinstance(conv.meta.title, str) and conv.meta.title.strip():
+        return conv.meta.title.strip()
     for m in conv.messages:
         if m.role == "user" and not (m.meta or m.synthetic or m.compact_summary):
             text = " ".join(b.text for b in m.content if type(b) is Text).strip()
             if text:
-                return " ".join(text.split())[:500]
-    return ""
+                return " ".join(text.split())
+    return title_of(conv)
+
+
+def first_prompt(conv: Conversation) -> str:
+    """The first prompt (:func:`txcodec.model.summary.first_prompt`) on one line."""
+    return " ".join((session_summary.first_prompt(conv) or "").split())
 
 
 # --- the page ------------------------------------------------------------------------
@@ -817,24 +829,48 @@ def _context(conv: Conversation, price: PriceFn | None) -> dict[str, Any]:
         )
         if isinstance(v, str) and v
     ]
-    return {"conv": conv, "title": title_of(conv), "facts": facts, "totals": totals(conv, price)}
+    return {
+        "conv": conv,
+        "title": title_of(conv),
+        "heading": full_title(conv),
+        "facts": facts,
+        "totals": totals(conv, price),
+        "index": None,
+        "live": None,
+    }
 
 
-def generate(conv: Conversation, *, price: PriceFn | None = None) -> Iterator[str]:
+def generate(
+    conv: Conversation, *, price: PriceFn | None = None, index: str | None = None, live: str | None = None
+) -> Iterator[str]:
     """The page in chunks, for writing as it is made. ``price`` turns a model's usage
-    row into dollars (None when it cannot); without it no cost is shown."""
-    return environment().get_template("page.html.j2").generate(_context(conv, price))
+    row into dollars (None when it cannot); without it no cost is shown. ``index``: the
+    address of the index the page links back to (a page of a store export, or of
+    ``txcodec serve``); ``live``: the address of the server-sent events that update it
+    (``txcodec serve``)."""
+    context = {**_context(conv, price), "index": index, "live": live}
+    if live is not None:  # the page listens to its server's events (txcodec serve)
+        context["csp"] = environment().globals["csp"] + "; connect-src 'self'"
+    return environment().get_template("page.html.j2").generate(context)
 
 
-def render(conv: Conversation, *, price: PriceFn | None = None) -> str:
-    return "".join(generate(conv, price=price))
+def conversation_html(conv: Conversation) -> str:
+    """What a page's ``<main>`` holds: the conversation alone (``txcodec serve`` sends it to
+    a page that is open when the session grows)."""
+    return environment().get_template("conversation.html.j2").render(c=conv)
 
 
-def write(conv: Conversation, out: BinaryIO, *, price: PriceFn | None = None) -> None:
+def render(
+    conv: Conversation, *, price: PriceFn | None = None, index: str | None = None, live: str | None = None
+) -> str:
+    return "".join(generate(conv, price=price, index=index, live=live))
+
+
+def write(conv: Conversation, out: BinaryIO, *, price: PriceFn | None = None, index: str | None = None) -> None:
     """The page as UTF-8 into a binary stream, as it renders. Jinja yields many small
     strings: they are joined a few thousand at a time (by ``str.join``, not a Python loop
     per string). A lone surrogate a reader kept shows as ``\\udXXX``."""
-    chunks = generate(conv, price=price)
+    chunks = generate(conv, price=price, index=index)
     with no_cycle_collection():  # the pieces make no cycles: scanning the conversation again and again would not pay
         while batch := list(islice(chunks, 4096)):
             out.write("".join(batch).encode("utf-8", "backslashreplace"))
@@ -842,9 +878,13 @@ def write(conv: Conversation, out: BinaryIO, *, price: PriceFn | None = None) ->
 
 def render_index(sessions: Iterable[dict[str, Any]], title: str = "Sessions") -> str:
     """The store's index: sessions grouped by project, newest first, each a dict with
-    ``href``, ``title``, ``prompt``, ``harness``, ``project``, ``updated``, ``messages``."""
+    ``href``, ``title``, ``prompt``, ``harness``, ``project``, ``updated``, ``messages`` and
+    ``words`` (the full-text search's: :func:`txcodec.export.search.words`)."""
     groups: dict[str, list[dict[str, Any]]] = {}
     for s in sorted(sessions, key=lambda s: s.get("updated") or "", reverse=True):
         groups.setdefault(s.get("project") or "(no project)", []).append(s)
     ordered = sorted(groups.items(), key=lambda kv: kv[1][0].get("updated") or "", reverse=True)
-    return environment().get_template("index.html.j2").render(title=title, groups=ordered, when=when)
+    harnesses = sorted({s.get("harness") or "" for rows in groups.values() for s in rows} - {""})
+    return (
+        environment().get_template("index.html.j2").render(title=title, groups=ordered, when=when, harnesses=harnesses)
+    )

@@ -24,9 +24,9 @@ from .text import child_title
 from .text import children_by_call
 from .text import command_line
 from .text import compact_json
+from .text import key_input
 from .text import label
 from .text import result_text
-from .text import tool_names
 
 
 def _fence(text: str, lang: str = "") -> str:
@@ -46,7 +46,37 @@ def change_markdown(change: Change) -> str:
     return head + ("\n\n" + _fence(unified_diff(change), "diff") if change.hunks else "")
 
 
-def _block(block, out: list[str], names: dict[str, str], changes: dict[str, list[Change]] | None = None) -> None:
+def _code(text: str) -> str:
+    """``text`` as inline code, whatever backticks it holds."""
+    ticks = "`"
+    while ticks in text:
+        ticks += "`"
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{ticks}{pad}{text}{pad}{ticks}"
+
+
+def _call(use: ToolUse | None) -> str:
+    """The call a result answers: its name and its key input (`Read` `src/app.py`)."""
+    if use is None:
+        return "an unknown call"
+    key = key_input(use)
+    return _code(use.name) + (f" {_code(key)}" if key else "")
+
+
+def _result_head(block: ToolResult, calls: dict[str, ToolUse]) -> str:
+    # a result comes in the order the calls finished: it names its call, so parallel
+    # results read right whatever their order (issue 34, item 16)
+    outcome = {True: " (error)", False: "", None: ""}[block.is_error]
+    return f"**Result{outcome}** of {_call(calls.get(block.tool_use_id))}"
+
+
+def _shown(change: Change) -> bool:
+    """A change worth a line: not a shell call's "unknown, files not recorded", which
+    every shell call would repeat (docs/changes.md says why it is unknown)."""
+    return not (change.operation == "unknown" and not isinstance(change.path, str))
+
+
+def _block(block, out: list[str], calls: dict[str, ToolUse], changes: dict[str, list[Change]] | None = None) -> None:
     t = type(block)
     if t is Text:
         if block.text.strip():
@@ -61,8 +91,8 @@ def _block(block, out: list[str], names: dict[str, str], changes: dict[str, list
     elif t is ToolUse:
         out.append(f"**Tool call** `{block.name}` ({block.kind})\n\n" + _fence(compact_json(block.input), "json"))
     elif t is ToolResult:
-        out.append(f"**{label(block, names)[:1].upper()}{label(block, names)[1:]}**\n\n" + _fence(result_text(block)))
-        out.extend(change_markdown(c) for c in (changes or {}).get(block.tool_use_id, ()))
+        out.append(_result_head(block, calls) + "\n\n" + _fence(result_text(block)))
+        out.extend(change_markdown(c) for c in (changes or {}).get(block.tool_use_id, ()) if _shown(c))
     elif t is Command:
         body = f"**Command** `{command_line(block)}`"
         if isinstance(block.output, str) and block.output:
@@ -77,14 +107,20 @@ def _block(block, out: list[str], names: dict[str, str], changes: dict[str, list
         out.append(f"*[{label(block)}]*")
 
 
+_FLAGS = {
+    "synthetic": "written by the client",
+    "compact_summary": "summary of the compacted context",
+    "interrupted": "interrupted",
+    "api_error": "API error",
+    "meta": "added by the client",
+}
+
+
 def _flags(m: Message) -> str:
-    names = [
-        n.replace("_", " ")
-        for n in ("synthetic", "compact_summary", "interrupted", "api_error", "meta")
-        if getattr(m, n)
-    ]
-    if m.origin is not UNSET:
-        names.append(f"origin {m.origin}")
+    names = [words for flag, words in _FLAGS.items() if getattr(m, flag)]
+    # a person typing is the usual case and says nothing; another origin is told in words
+    if isinstance(m.origin, str) and m.origin != "human":
+        names.append(f"from {m.origin.replace('-', ' ').replace('_', ' ')}")
     return f" *({', '.join(names)})*" if names else ""
 
 
@@ -96,7 +132,7 @@ def _child(child: Child, call: ToolUse | None, out: list[str], level: int) -> No
 def _conversation(conv: Conversation, out: list[str], level: int) -> None:
     epochs = {e.start for e in conv.epochs}
     by_call, rest = children_by_call(conv)
-    names = tool_names(conv)
+    calls = {b.id: b for m in conv.messages for b in m.content if type(b) is ToolUse}
     changes = changes_by_call(conversation_changes(conv, subagents=False))
     for i, m in enumerate(conv.messages):
         if i in epochs:
@@ -105,7 +141,7 @@ def _conversation(conv: Conversation, out: list[str], level: int) -> None:
         model = f" · {m.model}" if m.role == "assistant" and m.model is not UNSET else ""
         out.append(f"{'#' * (level + 1)} {who}{model}{_flags(m)}")
         for b in m.content:
-            _block(b, out, names, changes)
+            _block(b, out, calls, changes)
         for b in m.content:
             if type(b) is ToolUse:
                 for child in by_call.get(b.id, ()):

@@ -23,8 +23,11 @@ import msgspec
 
 from ..core.atomic import atomic_stream
 from ..core.atomic import write_atomic
+from ..core.errors import describe
+from ..model import summary as session_summary
 from ..model.loss import PageLoss
 from . import html
+from . import search
 
 MANIFEST = ".txcodec-export.json"
 _SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
@@ -59,7 +62,10 @@ def _stats(files: list[Path]) -> list[list[Any]]:
     out = []
     for f in files:
         st = f.stat()
-        out.append([str(f), st.st_size, st.st_mtime_ns])
+        # a name that is not UTF-8 as \xNN escapes: the manifest is JSON, which holds no lone surrogate
+        out.append(
+            [str(f).encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace"), st.st_size, st.st_mtime_ns]
+        )
     return out
 
 
@@ -103,6 +109,18 @@ def _first(item: dict[str, Any], *keys: str) -> Any:
         if item.get(k):
             return item[k]
     return None
+
+
+def _one_line(exc: BaseException, path: Path) -> str:
+    """Why a page was not made, in one line naming the session's file: an error of the
+    input as it says it, any other (a bug) with its type, to be reported."""
+    if isinstance(exc, RecursionError):
+        text = "nested too deeply to read"
+    elif isinstance(exc, (OSError, ValueError, msgspec.MsgspecError)):
+        text = " ".join(str(exc).split()) or type(exc).__name__
+    else:
+        text = f"internal error, please report: {describe(exc)}"
+    return text if text.startswith(str(path)) else f"{path}: {text}"
 
 
 def export_store(
@@ -149,9 +167,9 @@ def export_store(
             conv = api.to_common(session, PageLoss())  # drawn only as a page
             del session
             with atomic_stream(out / name, overwrite=True) as stream:
-                html.write(conv, stream, price=price)
-        except (OSError, ValueError, msgspec.MsgspecError, RecursionError) as exc:
-            report.errors.append(str(exc) if str(exc).startswith(str(path)) else f"{path}: {exc}")
+                html.write(conv, stream, price=price, index="../" * name.count("/") + "index.html")
+        except Exception as exc:  # noqa: BLE001 - one session's failure is that session's, never the site's
+            report.errors.append(_one_line(exc, path))
             continue
         pages[name] = {
             "files": stats,
@@ -168,7 +186,8 @@ def export_store(
                     _first(item, "updated", "last_timestamp", "last_updated", "started")
                     or (conv.meta.ended_at if isinstance(conv.meta.ended_at, str) else "")
                 ),
-                "messages": len(conv.messages),
+                "words": search.words(conv),  # the index's full-text search (export/search.py)
+                "messages": session_summary.message_count(conv),
             },
         }
         report.rendered.append(name)

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from msgspec import UNSET
 
+from ..live import Notice
 from ..model.common import Child
 from ..model.common import Command
 from ..model.common import Conversation
@@ -35,44 +37,56 @@ def _flat(text: str, width: int = ONE_LINE) -> str:
 
 def lines(conv: Conversation, indent: int = 0) -> Iterator[tuple[str, str]]:
     """``(style, text)`` pairs; style is one of user, assistant, tool, dim, child, text."""
-    pad = "    " * indent
     children, rest = children_by_call(conv)
     names = tool_names(conv)
     epochs = {e.start for e in conv.epochs}
-    for i, m in enumerate(conv.messages):
-        if i in epochs:
-            yield "dim", f"{pad}──── context compacted ────"
-        flags = [
-            n.replace("_", " ") for n in ("synthetic", "interrupted", "api_error", "compact_summary") if getattr(m, n)
-        ]
-        if m.role == "user" and m.meta and not flags:
-            # context the client injected (hook output, reminders): one dim line, not a turn
-            text = " ".join(b.text for b in m.content if type(b) is Text)
-            yield "dim", f"{pad}· injected: {_flat(text)}"
-            continue
-        head = "user" if m.role == "user" else f"assistant{' · ' + m.model if isinstance(m.model, str) else ''}"
-        yield m.role, f"{pad}{head}{' [' + ', '.join(flags) + ']' if flags else ''}"
-        for b in m.content:
-            t = type(b)
-            if t is Text:
-                if b.text.strip():
-                    for part in _short(b.text).splitlines():
-                        yield "text", f"{pad}  {part}"
-            elif t is ToolUse:
-                yield "tool", f"{pad}  ▸ {b.name} {_flat(compact_json(b.input))}"
-                for child in children.pop(b.id, []):
-                    yield from _child(child, b, indent + 1)
-            elif t is ToolResult:
-                yield "dim", f"{pad}  ◂ {label(b, names)}: {_flat(result_text(b))}"
-            elif t is Command:
-                yield "tool", f"{pad}  $ {label(b)}"
-                for out in (b.output, b.stderr):
-                    if isinstance(out, str) and out.strip():
-                        yield "dim", f"{pad}    {_flat(out)}"
-            else:
-                yield "dim", f"{pad}  · {label(b)}"
+    for i in range(len(conv.messages)):
+        yield from _message(conv, i, indent, children, names, epochs)
     for child in rest:  # no recorded call in this conversation: listed after it
         yield from _child(child, None, indent + 1)
+
+
+def message_lines(conv: Conversation, i: int) -> list[tuple[str, str]]:
+    """The lines of message ``i`` alone (a compaction before it, and the subagents its
+    calls started, included): what ``txcodec show --follow`` prints as a message arrives."""
+    children, _ = children_by_call(conv)
+    return list(_message(conv, i, 0, children, tool_names(conv), {e.start for e in conv.epochs}))
+
+
+def _message(
+    conv: Conversation, i: int, indent: int, children: dict, names: dict, epochs: set[int]
+) -> Iterator[tuple[str, str]]:
+    pad = "    " * indent
+    m = conv.messages[i]
+    if i in epochs:
+        yield "dim", f"{pad}──── context compacted ────"
+    flags = [n.replace("_", " ") for n in ("synthetic", "interrupted", "api_error", "compact_summary") if getattr(m, n)]
+    if m.role == "user" and m.meta and not flags:
+        # context the client injected (hook output, reminders): one dim line, not a turn
+        text = " ".join(b.text for b in m.content if type(b) is Text)
+        yield "dim", f"{pad}· injected: {_flat(text)}"
+        return
+    head = "user" if m.role == "user" else f"assistant{' · ' + m.model if isinstance(m.model, str) else ''}"
+    yield m.role, f"{pad}{head}{' [' + ', '.join(flags) + ']' if flags else ''}"
+    for b in m.content:
+        t = type(b)
+        if t is Text:
+            if b.text.strip():
+                for part in _short(b.text).splitlines():
+                    yield "text", f"{pad}  {part}"
+        elif t is ToolUse:
+            yield "tool", f"{pad}  ▸ {b.name} {_flat(compact_json(b.input))}"
+            for child in children.pop(b.id, []):
+                yield from _child(child, b, indent + 1)
+        elif t is ToolResult:
+            yield "dim", f"{pad}  ◂ {label(b, names)}: {_flat(result_text(b))}"
+        elif t is Command:
+            yield "tool", f"{pad}  $ {label(b)}"
+            for out in (b.output, b.stderr):
+                if isinstance(out, str) and out.strip():
+                    yield "dim", f"{pad}    {_flat(out)}"
+        else:
+            yield "dim", f"{pad}  · {label(b)}"
 
 
 def _child(child: Child, call: ToolUse | None, indent: int) -> Iterator[tuple[str, str]]:
@@ -91,7 +105,76 @@ STYLES = {
 }
 
 
-def render(conv: Conversation) -> str:
+def heading(conv: Conversation) -> str:
     m = conv.meta
-    head = m.title if m.title is not UNSET else (m.id if m.id is not UNSET else "conversation")
-    return "\n".join([str(head)] + [text for _, text in lines(conv)]) + "\n"
+    return str(m.title if m.title is not UNSET else (m.id if m.id is not UNSET else "conversation"))
+
+
+def render(conv: Conversation) -> str:
+    return "".join(chunks(conv))
+
+
+class FollowView:
+    """What ``show --follow`` prints for each event of :func:`txcodec.live.follow`: the
+    conversation so far as ``show`` prints it, then the lines of each new message, and of
+    a message seen before only what it gained (a reply streamed as several records);
+    one that changed otherwise is printed again after a line saying so."""
+
+    def __init__(self) -> None:
+        self.shown: list[list[tuple[str, str]]] = []
+        self.rest: list[list[tuple[str, str]]] = []  # the lines of each subagent without a recorded call
+        self.count = 0  # messages in the conversation last seen
+
+    def lines(self, event: Any) -> list[tuple[str, str]]:
+        if type(event) is Notice:
+            return [("dim", f"⚠ {event.text}")]
+        conv = event.conversation
+        out: list[tuple[str, str]] = []
+        if event.first and not self.shown:
+            out.append(("assistant", heading(conv)))
+        n = len(conv.messages)
+        if n < self.count:
+            # a rewind, or a checkpoint rewriting the history (Gemini CLI's ``$set``): what
+            # comes back as it was is not printed again
+            out.append(("dim", f"⟲ the history was rewritten: {n} message{'s' if n != 1 else ''} now"))
+        self.count = n
+        for i in sorted({*event.added, *event.changed}):
+            new = message_lines(conv, i)
+            if i >= len(self.shown):
+                self.shown.append(new)
+                out.extend(new)
+                continue
+            old = self.shown[i]
+            self.shown[i] = new
+            if new == old:
+                continue
+            if new[: len(old)] == old:
+                out.extend(new[len(old) :])
+            else:
+                out.append(("dim", f"↻ message {i + 1} changed:"))
+                out.extend(new)
+        _, rest = children_by_call(conv)
+        for i, child in enumerate(rest):  # subagents without a recorded call: after the conversation
+            new = list(_child(child, None, 1))
+            old = self.rest[i] if i < len(self.rest) else []
+            if new[: len(old)] == old:
+                out.extend(new[len(old) :])
+            else:
+                out.append(("dim", "↻ a subagent changed:"))
+                out.extend(new)
+        self.rest = [list(_child(child, None, 1)) for child in rest]
+        return out
+
+
+def chunks(conv: Conversation, size: int = 1 << 16) -> Iterator[str]:
+    """:func:`render`'s text in pieces of about ``size`` characters, as the lines are made:
+    the first is written before the last line exists, and the whole text is never held."""
+    batch, held = [heading(conv)], 0
+    for _, text in lines(conv):
+        batch.append(text)
+        held += len(text)
+        if held >= size:
+            yield "\n".join(batch) + "\n"
+            batch, held = [], 0
+    if batch:
+        yield "\n".join(batch) + "\n"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import msgspec
 from msgspec import UNSET
 
@@ -21,6 +23,26 @@ from ..model.common import ToolResult
 from ..model.common import ToolUse
 from ..model.common import WebFetchToolResult
 from ..model.common import WebSearchToolResult
+
+# every C0 control but LF and TAB, DEL, and the C1 controls (U+0080-U+009F, which some
+# terminals take as ESC + a letter): what starts an escape sequence or moves the cursor
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def _caret(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if code < 0x20:
+        return "^" + chr(code + 0x40)
+    if code == 0x7F:
+        return "^?"
+    return "M-^" + chr(code - 0x80 + 0x40)
+
+
+def safe_text(text: str) -> str:
+    """``text`` with its control characters made visible as ``cat -v`` shows them (ESC as
+    ``^[``, CR as ``^M``): session text cannot set the window title, make a link, clear
+    the screen or move the cursor of the terminal it is shown in. LF and TAB stay."""
+    return _CONTROL.sub(_caret, text)
 
 
 def compact_json(value) -> str:
@@ -88,6 +110,41 @@ def child_title(child: Child, call: ToolUse | None = None) -> str:
     if child.link.via == "none":
         title += " [no recorded parent call]"
     return title
+
+
+# the inputs that say what a call was about, most telling first (a path, a command, a query)
+_KEY_INPUTS = (
+    "file_path",
+    "path",
+    "absolute_path",
+    "notebook_path",
+    "command",
+    "cmd",
+    "pattern",
+    "query",
+    "url",
+    "description",
+    "prompt",
+)
+_PATCH_FILE = ("*** Add File: ", "*** Update File: ", "*** Delete File: ")
+
+
+def key_input(use: ToolUse, width: int = 80) -> str:
+    """The one input that says what a call did, on one line (``/src/app.py``, ``ls -la``);
+    empty when none does. A freeform patch (Codex ``apply_patch``) gives the files it names."""
+    value = use.input
+    if isinstance(value, str):
+        files = [line[len(p) :] for line in value.splitlines() for p in _PATCH_FILE if line.startswith(p)]
+        text = ", ".join(files)
+    else:
+        found = next(
+            (value[k] for k in _KEY_INPUTS if isinstance(value, dict) and value.get(k) not in (None, "", [])), None
+        )
+        if isinstance(found, list) and all(isinstance(x, str) for x in found):
+            found = " ".join(found)  # an argv (Codex's exec_command ``cmd``)
+        text = found if isinstance(found, str) else ""
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def label(block, names: dict[str, str] | None = None) -> str:

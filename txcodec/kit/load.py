@@ -12,6 +12,7 @@ import msgspec
 
 from ..core.errors import InputError
 from ..core.errors import guarded
+from ..core.zst import open_regular
 from ..core.zst import read_bytes
 from ..model.common import Conversation
 from ..model.native import NativeSession
@@ -48,7 +49,7 @@ def split_database(path: Path) -> tuple[Path, str | None] | None:
     else:
         session = None
     try:
-        with path.open("rb") as file:
+        with open_regular(path) as file:
             head = file.read(16)
     except OSError:
         return None
@@ -78,7 +79,9 @@ def load(source: bytes | str | os.PathLike[str], harness: str | None = None) -> 
     ``<database>#<id>`` names.
 
     ``load(b).dump() == b`` for every input (a database: the session's export document).
+    ``harness`` may be any spelling :func:`registry.canonical` takes (``claude``, ``Codex``).
     """
+    harness = registry.canonical(harness) if harness else harness
     path = None
     if isinstance(source, (bytes, bytearray, memoryview)):
         data = bytes(source)
@@ -148,7 +151,7 @@ def _signed(path: Path, data: Any = None) -> bool:
         head = data[:256]
     else:
         try:
-            with path.open("rb") as file:
+            with open_regular(path) as file:
                 head = file.read(256)
         except OSError:
             return False
@@ -158,6 +161,7 @@ def _signed(path: Path, data: Any = None) -> bool:
 def load_once(source: Any, harness: str | None = None) -> NativeSession:
     """:func:`load` for a session that is read once, into Common (``convert``, a page, the
     tables): streamed, as :func:`streamed` says, where its harness can be."""
+    harness = registry.canonical(harness) if harness else harness
     session = streamed(source, harness)
     return session if session is not None else load(source, harness)
 
@@ -181,7 +185,7 @@ def streamed(source: Any, harness: str | None) -> NativeSession | None:
 
         harness = harness or named_by_store(path)
         try:
-            with path.open("rb") as file:
+            with open_regular(path) as file:
                 data = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
         except (OSError, ValueError):  # an empty file cannot be mapped; load() says what is wrong with the others
             return None

@@ -212,9 +212,17 @@ class Harness(msgspec.Struct, frozen=True):
     reads_prompts: bool = False
     # its writer can write the lines a host sends on stdin (WriteOptions.stdin_side)
     writes_stdin_side: bool = False
+    # its sessions are JSON Lines files its client only ever appends to: following one
+    # (``txcodec.live``) reads the bytes appended since the last look from an offset, where
+    # any other store is re-read when it changes and compared message by message
+    append_only: bool = False
     # the OpenTelemetry metric its client itself sends token usage as (metrics.py sends
     # the same name for it); None: txcodec's own
     token_metric: str | None = None
+    # its tool results carry ``is_error`` when a call failed and leave it out when it did
+    # not (the Messages API's default): an unflagged result is a success. False: an
+    # unflagged result's outcome is unknown (the tables' ``error_unknown``)
+    flags_failed_results: bool = False
     # check_resume(path: Path, **options) -> ResumeReport: what the real client sends
     check_resume: Callable[..., Any] | None = None
     # the client's command that continues a session of its store, "{id}" standing for the
@@ -232,6 +240,12 @@ class Harness(msgspec.Struct, frozen=True):
     # tool name -> normalized kind (model/tools.py), for the names whose kind is this client's
     # own (its ``edit`` is not another's); the readers pass it to ``tool_kind``
     tool_kinds: dict[str, str] = msgspec.field(default_factory=dict)
+    # the JSON keys whose string values are structure, never a secret nor personal data (ids,
+    # hashes, signatures, opaque encrypted state): ``txcodec redact`` leaves them alone
+    redact_keep: tuple[str, ...] = ()
+    # the fixture checklist's shapes in its files and how to cut a minimal session around one
+    # (``txcodec fixtures``); None: it has none declared
+    fixtures: Fixtures | None = None
 
     def resume_argv(self, session_id: str) -> list[str] | None:
         """The command line continuing ``session_id`` in the client, or None."""
@@ -299,6 +313,46 @@ class UsageReader(msgspec.Struct, frozen=True):
     calls_of_parts: Callable[[Any], Any] | None = None
     # subagent_files(path) -> the transcripts whose calls count with the session at ``path``
     subagent_files: Callable[[Any], list[Any]] | None = None
+
+
+class FixtureShape(msgspec.Struct, frozen=True):
+    """A shape worth a fixture: its name, its predicate as the checklist writes it, and the
+    predicate over one decoded line (a dict)."""
+
+    name: str
+    predicate: str
+    test: Callable[[dict], bool]
+    private: bool = False  # holds private data by design: redacted with the rest, and marked
+
+
+class Fixtures(msgspec.Struct, frozen=True):
+    """What ``txcodec fixtures`` needs of a harness: its shapes, and ``cut(records, index)``
+    -> the sorted line indices of a minimal session holding line ``index`` (``records``: each
+    line decoded, None for a line that is not JSON)."""
+
+    shapes: tuple[FixtureShape, ...]
+    cut: Callable[[list[Any], int], list[int]]
+
+
+def parent_chain_cut(
+    id_key: str, parent_key: str, header: Callable[[dict], bool]
+) -> Callable[[list[Any], int], list[int]]:
+    """A ``Fixtures.cut`` for a harness whose records link to their parent by id (pi's
+    ``id``/``parentId``, Qwen Code's ``uuid``/``parentUuid``): the header lines
+    (``header(record)``), the record and its chain of parents."""
+
+    def cut(records: list[Any], index: int) -> list[int]:
+        by_id = {r[id_key]: i for i, r in enumerate(records) if isinstance(r, dict) and isinstance(r.get(id_key), str)}
+        keep = {i for i, r in enumerate(records) if isinstance(r, dict) and header(r)}
+        i: int | None = index
+        while i is not None and i not in keep:
+            keep.add(i)
+            record = records[i]
+            parent = record.get(parent_key) if isinstance(record, dict) else None
+            i = by_id.get(parent) if isinstance(parent, str) else None
+        return sorted(keep)
+
+    return cut
 
 
 class ChangesReader(msgspec.Struct, frozen=True):
@@ -496,9 +550,42 @@ def plugin_named(file_name: str) -> str | None:
     return None
 
 
+# the short names people use for the clients (and their commands), mapped to the harness ids;
+# case and ``-``/``_`` do not matter (:func:`canonical`)
+ALIASES = {
+    "claude": "claude_code",
+    "gemini": "gemini_cli",
+    "qwen": "qwen_code",
+    "copilot": "copilot_cli",
+    "continue": "continue_cli",
+    "cn": "continue_cli",
+    "kimi": "kimi_cli",
+    "vibe": "mistral_vibe",
+    "mistral": "mistral_vibe",
+    "streamjson": "stream_json",
+}
+
+
+def canonical(name: str) -> str:
+    """The harness id a name means: the id itself, any case, ``-`` for ``_``, or a short
+    name (``claude``, ``gemini``, ``vibe``: :data:`ALIASES`). A name that means none is
+    returned as it is (a plugin's own, or unknown: :func:`get` says which)."""
+    if name in BUILTIN:
+        return name
+    key = name.strip().lower().replace("-", "_")
+    if key in BUILTIN:
+        return key
+    found = ALIASES.get(key) or ALIASES.get(key.replace("_", ""))
+    if found is not None:
+        return found
+    return name
+
+
 def find(name: str) -> Harness | None:
-    """The harness named ``name``, or None: a built-in is imported alone, any other name is
-    asked of the plugins only (never every built-in, as :func:`get`'s error message does)."""
+    """The harness named ``name`` (any spelling :func:`canonical` takes), or None: a
+    built-in is imported alone, any other name is asked of the plugins only (never every
+    built-in, as :func:`get`'s error message does)."""
+    name = canonical(name)
     return _builtin(name) if name in BUILTIN else plugins().get(name)
 
 
@@ -513,6 +600,7 @@ def builtins() -> dict[str, Harness]:
 
 def get(name: str) -> Harness:
     # a built-in is imported alone: using one harness never imports the others
+    name = canonical(name)
     found = (_builtin(name) if name in BUILTIN else None) or _load_all().get(name)
     if found is None:
         import difflib  # only for the error message

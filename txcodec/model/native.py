@@ -407,6 +407,32 @@ def without_lone_surrogates(line: bytes) -> bytes | None:
     return None if fixed == line else fixed
 
 
+def decode_lines_repairing(decoder: Any, data: bytes | memoryview) -> list[Any]:
+    """``decoder.decode_lines(data)``, where a line refused only for a lone surrogate
+    escape is decoded from a repaired copy (:func:`without_lone_surrogates`) on its own,
+    so one such line does not send a whole file to a slower path. Any other refusal
+    raises msgspec's error, as ``decode_lines`` does."""
+    try:
+        return decoder.decode_lines(data)
+    except msgspec.DecodeError:
+        raw = bytes(data)
+        if b"\\u" not in raw:
+            raise
+    out = []
+    decode = decoder.decode
+    for line in raw.split(b"\n"):
+        if not line.strip():
+            continue
+        try:
+            out.append(decode(line))
+        except msgspec.DecodeError:
+            fixed = without_lone_surrogates(line)
+            if fixed is None:
+                raise
+            out.append(decode(fixed))
+    return out
+
+
 def has_lone_surrogates(data: bytes | memoryview) -> bool:
     """Whether :func:`without_lone_surrogates` would change ``data``, without building the
     changed copy (a whole file is scanned this way)."""

@@ -19,6 +19,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..core.errors import InputError
 from ..core.ids import inside
 from ..core.ids import is_uuid
 from ..core.zst import read_bytes
@@ -128,7 +129,7 @@ def session_id_for(path: Path) -> str:
             continue
         if isinstance(value, dict) and isinstance(value.get("sessionId"), str) and is_uuid(value["sessionId"]):
             return value["sessionId"]
-    raise ValueError(f"{path}: no session id (neither the file name nor a sessionId is a UUID)")
+    raise InputError(f"{path}: no session id (neither the file name nor a sessionId is a UUID)")
 
 
 def check_resume(

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.atomic import write_atomic
+from ..core.ids import check_id
 from ..core.zst import read_bytes
 from .chat_cli import ClientMissing
 from .chat_cli import Run
@@ -196,7 +197,8 @@ def check_resume(
     if path.is_dir():
         path = path / f"{path.name}{store.MESSAGES}"
     data = read_bytes(path)
-    session_id = document_session_id(data) or path.name.removesuffix(store.MESSAGES)
+    # it names the session folder installed and is the --id argument
+    session_id = check_id(document_session_id(data) or path.name.removesuffix(store.MESSAGES), f"{path}: session id")
     exe = cline_binary()
     with Cline() as box:
         record = store.read_record(path) or {}

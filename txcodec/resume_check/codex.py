@@ -259,9 +259,9 @@ def check_resume(path: str | os.PathLike[str], prompt: str = "continue", timeout
     ``codex exec resume <id> <prompt>`` and report the history Codex sent."""
 
     data = read_bytes(Path(path))
-    binary = codex_binary()
     with Sandbox() as box:
-        session_id, run = resume(box, data, prompt, timeout)
+        session_id, run = resume(box, data, prompt, timeout)  # refuses an unsafe id before it looks for codex
+        binary = codex_binary()
         first = run.inputs[0] if run.inputs else []
         sent = input_to_common(history_items(first, prompt))
         rejected = []

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.atomic import write_atomic
+from ..core.ids import check_id
 from ..core.zst import read_bytes
 from .chat_cli import ClientMissing
 from .chat_cli import Run
@@ -106,7 +107,7 @@ def check_resume(
 
     path = Path(path)
     data = read_bytes(path)
-    session_id = document_session_id(data) or path.stem
+    session_id = check_id(document_session_id(data) or path.stem, f"{path}: session id")  # it names the file installed
     exe = cn_binary()
     with Continue() as box:
         write_atomic(box.store / "sessions" / session_relpath(session_id), data)

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.atomic import write_atomic
+from ..core.ids import check_id
 from ..core.zst import read_bytes
 from .chat_cli import ClientMissing
 from .chat_cli import Run
@@ -125,7 +126,8 @@ def check_resume(
 
     path = Path(path)
     data = read_bytes(path)
-    session_id = _session_id(data) or path.parent.name
+    # it names the folder installed and is the --resume argument
+    session_id = check_id(_session_id(data) or path.parent.name, f"{path}: session id")
     exe = copilot_binary()
     with Copilot() as box:
         write_atomic(box.store / session_relpath(session_id), data)

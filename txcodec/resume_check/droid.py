@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.atomic import write_atomic
+from ..core.ids import check_id
 from ..core.zst import read_bytes
 from .chat_cli import ClientMissing
 from .chat_cli import Run
@@ -143,7 +144,8 @@ def check_resume(
 
     path = Path(path)
     data = read_bytes(path)
-    session_id = path.stem
+    # the file name names the file installed and is the --fork argument
+    session_id = check_id(path.name.removesuffix(".zst").removesuffix(".jsonl"), f"{path}: session id")
     exe = droid_binary()
     with Droid() as box:
         write_atomic(box.store / session_relpath(session_id, str(box.cwd)), with_cwd(data, str(box.cwd)))

@@ -19,6 +19,7 @@ from dataclasses import field
 from pathlib import Path
 from typing import Any
 
+from ..core.ids import check_id
 from ..model.common import Message
 from ..model.common import Text
 
@@ -191,6 +192,8 @@ def check_resume(
     path = Path(path)
     data = read_bytes(path)
     session_id = session_id_of(data) or ""
+    if session_id:
+        check_id(session_id, f"{path}: session id")  # the --resume argument
     binary = gemini_binary()
     with Sandbox() as box:
         name = path.name[: -len(".zst")] if path.name.endswith(".zst") else path.name

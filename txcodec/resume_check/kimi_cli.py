@@ -19,6 +19,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ..core.ids import check_id
 from ..core.zst import read_bytes
 from .chat_cli import ClientMissing
 from .chat_cli import Run
@@ -98,7 +99,7 @@ def check_resume(
 
     path = Path(path)
     data = read_bytes(path)
-    session_id = path.parent.name
+    session_id = check_id(path.parent.name, f"{path}: session id (its folder's name)")  # the -r argument
     exe = kimi_binary()
     with Kimi() as box:
         install_files_for(box.store, str(box.cwd), session_id, {"context.jsonl": data}, register_dir=register)

@@ -30,6 +30,7 @@ from dataclasses import field
 from pathlib import Path
 from typing import Any
 
+from ..core.ids import check_id
 from ..core.zst import read_bytes
 from ..harnesses.opencode.dialect import KILO
 from ..harnesses.opencode.dialect import OPENCODE
@@ -257,7 +258,7 @@ def check_resume(
 ) -> ResumeReport:
     path = Path(path)
     data = read_bytes(path)
-    session_id = _session_id(data) or path.stem
+    session_id = check_id(_session_id(data) or path.stem, f"{path}: session id")  # the --session argument
     exe = client_binary(dialect)
     with Opencode(dialect) as box:
         target = box.root / "import.json"

@@ -186,7 +186,7 @@ def test_exports_as_html(tmp_path):
     result = CliRunner().invoke(main, ["export", str(GENUINE), "--to", "html", "-o", str(out)])
     assert result.exit_code == 0, result.output
     page = out.read_text(encoding="utf-8")
-    assert "It says hello there." in page and "data-tool-use-id" not in page
+    assert "It says hello there." in page and 'data-role="tool_use"' not in page
 
 
 def test_install_never_makes_up_the_project_folder(tmp_path, monkeypatch):

@@ -247,14 +247,14 @@ def test_symlinked_directories_are_not_followed(tmp_path):
 def test_unreadable_file_is_reported_not_fatal(tree, monkeypatch):
     bad = tree / "-home-dev-shop" / f"{S2}.jsonl"
     write_jsonl(bad, conversation(S2))
-    real_open = open
+    real_open = os.open  # the store opens a file with os.open, to check that it is a regular one
 
     def guarded(path, *args, **kwargs):
         if Path(path) == bad:
             raise PermissionError(13, "Permission denied", str(path))
         return real_open(path, *args, **kwargs)
 
-    monkeypatch.setattr(store, "open", guarded, raising=False)
+    monkeypatch.setattr(os, "open", guarded)
     sessions = by_id(tree)
     assert sessions[S1].status == "ok"
     assert sessions[S2].status == "unreadable"

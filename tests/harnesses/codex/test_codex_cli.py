@@ -68,7 +68,7 @@ def test_list_finds_live_archived_and_compressed(store):
     assert (info[GENUINE_ID].cli_version, info[GENUINE_ID].tool_calls) == ("0.171.0", 3)
     assert info[store["ids"][MIGRATE][0]].compressed is True
     # the plain listing (every harness) shows the codex sessions too
-    plain = run("list", env=store["env"])
+    plain = run("list", "--full-id", env=store["env"])
     assert plain.exit_code == 0 and GENUINE_ID in plain.stdout and "codex" in plain.stdout
 
 

@@ -18,6 +18,7 @@ from txcodec.harnesses.codex.write import write
 from txcodec.kit.changes import to_json
 from txcodec.kit.registry import WriteOptions
 from txcodec.model.common import Conversation
+from txcodec.model.common import Epoch
 from txcodec.model.common import Message
 from txcodec.model.common import Meta
 from txcodec.model.common import Text
@@ -388,3 +389,40 @@ def test_usage_sums_to_codex_running_total(path):
     assert sum(u.cache_read_input_tokens for u in usages) == final["cached_input_tokens"]
     assert sum(u.output_tokens for u in usages) == final["output_tokens"]
     assert sum(u.reasoning_output_tokens for u in usages) == final["reasoning_output_tokens"]
+
+
+class _CountingMessages(list):
+    """The conversation's messages, counting how many the writer looks at."""
+
+    visited = 0
+
+    def __iter__(self):
+        _CountingMessages.visited += len(self)
+        return super().__iter__()
+
+    def __getitem__(self, key):
+        got = super().__getitem__(key)
+        _CountingMessages.visited += len(got) if isinstance(key, slice) else 1
+        return got
+
+
+def test_preserved_items_scan_the_messages_once_not_per_compaction():
+    # issue 37: each compaction used to rescan every earlier message for the ids it kept,
+    # so a long session with many compactions converted in quadratic time
+    messages, epochs = [], []
+    for k in range(300):
+        messages += [Message("user", [Text(f"q{k}")]), Message("assistant", [Text(f"a{k}")])]
+        epochs.append(Epoch(start=len(messages), preserved_ids=[f"src-{len(messages) - 1}"]))
+        messages.append(Message("user", [Text(f"summary {k}")], compact_summary=True))
+    for i, m in enumerate(messages):
+        m.source_ids = [f"src-{i}"]
+    conv = Conversation(meta=Meta(id="019a0000-0000-7000-8000-000000000037"), messages=messages, epochs=epochs)
+    conv.messages = _CountingMessages(messages)
+    _CountingMessages.visited = 0
+    data = next(iter(write(conv, LossReport(), WriteOptions()).files.values()))
+    assert _CountingMessages.visited <= 4 * len(messages)  # was about 300 x 450 (compactions x messages / 2)
+    compacted = [json.loads(x)["payload"] for x in data.splitlines() if b'"type":"compacted"' in x]
+    assert len(compacted) == 300
+    for k, payload in enumerate(compacted):  # each still carries the answer it kept
+        kept = [i for i in payload["replacement_history"] if i.get("role") == "assistant"]
+        assert [c["text"] for i in kept for c in i["content"]] == [f"a{k}"]

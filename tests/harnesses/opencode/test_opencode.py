@@ -248,7 +248,9 @@ def test_the_database_reads_like_the_export_and_stays_unchanged(tmp_path, monkey
 
     from txcodec.cli import main
 
-    listed = CliRunner().invoke(main, ["list", "--harness", "opencode"], env={"XDG_DATA_HOME": str(tmp_path / "data")})
+    listed = CliRunner().invoke(
+        main, ["list", "--harness", "opencode", "--full-id"], env={"XDG_DATA_HOME": str(tmp_path / "data")}
+    )
     assert listed.exit_code == 0 and info.id in listed.output and "Mock title" in listed.output, listed.output
     assert hashlib.sha256(db.read_bytes()).hexdigest() == before
     assert sorted(p.name for p in root.iterdir()) == ["opencode.db"]  # no journal, no -wal / -shm left

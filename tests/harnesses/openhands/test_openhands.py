@@ -246,7 +246,8 @@ def test_store_discovery_and_its_overrides(tmp_path, monkeypatch):
         "7f0d2c44-1b2a-4c3d-8e9f-0a1b2c3d4e5f",
         "5e551011-0000-4000-8000-0000000c4a03",
     }
-    assert {r.messages for r in rows} == {10, 4}  # as the reader groups them: calls of one response, a run of answers
+    # the user's and the model's turns (txcodec.model.summary): tool results and their runs are not counted
+    assert {r.messages for r in rows} == {6, 3}
     assert sessions.resolve("7f0d2c44") == root / "7f0d2c441b2a4c3d8e9f0a1b2c3d4e5f"
     result = CliRunner().invoke(main, ["show", "5e551011"])
     assert result.exit_code == 0 and "HW-ANSWER: there is a.txt" in result.output, result.output

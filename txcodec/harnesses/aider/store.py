@@ -23,7 +23,9 @@ from msgspec import UNSET
 from msgspec import UnsetType
 
 from ...core.atomic import install_files
+from ...core.zst import read_bytes
 from ...kit.registry import Store
+from ...kit.store import described
 
 HISTORY = ".aider.chat.history.md"
 FILE_NAMES = (HISTORY,)  # a file with this name is an aider history, whatever its bytes
@@ -67,9 +69,9 @@ class SessionInfo(msgspec.Struct, omit_defaults=True):
 
 def describe(path: Path) -> SessionInfo | None:
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
+        text = read_bytes(path).decode("utf-8", errors="replace")
         modified = path.stat().st_mtime
-    except OSError:
+    except FileNotFoundError:
         return None
     info = SessionInfo(id=path.resolve().parent.name or "aider", path=str(path), cwd=str(path.resolve().parent))
     info.updated = datetime.fromtimestamp(modified, timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
@@ -90,8 +92,8 @@ def discover(root: Path | None = None) -> list[SessionInfo]:
     """The history of the project folder ``root`` (the default one when ``None``)."""
     root = Path(root) if root is not None else default_root()
     path = history_file(root)
-    found = describe(path) if path.is_file() else None
-    return [found] if found is not None else []
+    # a history that is there but cannot be read (a FIFO, no permission) is reported, not left out in silence
+    return described([path] if os.path.lexists(path) and not path.is_dir() else [], describe)
 
 
 def install(files: dict[str, bytes], root: str | os.PathLike[str] | None = None) -> list[Path]:

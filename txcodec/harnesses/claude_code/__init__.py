@@ -40,6 +40,7 @@ def detect(sample: list[Any]) -> int:
 # this file) by the standard names, each imported on first use: usage reads without the codec
 HARNESS = package_harness(
     __name__,
+    append_only=True,  # the client only appends to its JSONL files (txcodec.live)
     title="Claude Code",
     detect=detect,
     read_streams=True,  # it reads a NativeSession.pending as it decodes it
@@ -50,8 +51,33 @@ HARNESS = package_harness(
     # a Codex rollout straight to Claude Code lines, for the rollouts it knows
     fast_paths={"codex": lazy(f"{__name__}.from_codex", "fast")},
     token_metric="claude_code.token.usage",  # what Claude Code's own exporter sends
+    flags_failed_results=True,  # the Messages API\'s is_error (docs/dataset.md#tool-failures)
     resume=("claude", "--resume", "{id}"),
     origin=Later(f"{__name__}.origin", "ORIGIN"),
     usage=Later(f"{__name__}.usage", "USAGE"),  # the lean pass imports this module alone
     changes=Later(f"{__name__}.changes", "CHANGES"),
+    fixtures=Later(f"{__name__}.fixtures", "FIXTURES"),  # txcodec fixtures: the checklist's shapes
+    # the keys whose values are ids, hashes or signatures: never redacted (docs/redact.md)
+    redact_keep=(
+        "sessionId",
+        "uuid",
+        "parentUuid",
+        "leafUuid",
+        "id",
+        "promptId",
+        "tool_use_id",
+        "requestId",
+        "messageId",
+        "sourceToolAssistantUUID",
+        "signature",
+        "shapeHash",
+        "requestRef",
+        "requestDigest",
+        "hash",
+        "agentId",
+        "toolUseID",
+        "parentToolUseID",
+        "backupFileName",
+        "messageUuid",
+    ),
 )

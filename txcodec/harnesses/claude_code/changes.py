@@ -35,7 +35,8 @@ def extract(call: Call, cwd: Any, harness: str) -> Iterator[Change]:
     s = call.result.structured if call.result is not None else UNSET
     if isinstance(s, dict) and isinstance(s.get("filePath"), str) and "originalFile" in s:
         before = s.get("originalFile")
-        hunks = [_claude_hunk(h) for h in s.get("structuredPatch") or () if isinstance(h, dict)]
+        patch = s.get("structuredPatch")
+        hunks = [_claude_hunk(h) for h in patch if isinstance(h, dict)] if isinstance(patch, list) else []
         after: Any = UNSET
         if name == "Write" and isinstance(s.get("content"), str):
             after = s["content"]
@@ -75,7 +76,8 @@ def extract(call: Call, cwd: Any, harness: str) -> Iterator[Change]:
 
 
 def _claude_hunk(h: dict) -> Hunk:
-    lines = [x for x in h.get("lines") or () if isinstance(x, str) and not x.startswith("\\")]
+    given = h.get("lines")
+    lines = [x for x in given if isinstance(x, str) and not x.startswith("\\")] if isinstance(given, list) else []
 
     def num(key: str) -> Any:
         v = h.get(key)

@@ -308,6 +308,8 @@ class _Read:
                 raise _Bail
         elif kind is R.EventMsgLine:
             p = record.payload
+            if type(p) is R.PatchApplyEndEvent and p.success is False:
+                raise _Bail  # a failed apply_patch: its output is an error result (codex.read)
             event = _EVENTS.get(type(p), _BAIL)
             if event is _TOKEN_COUNT:
                 self.token_count(p)

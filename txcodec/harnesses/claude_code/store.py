@@ -29,6 +29,7 @@ from typing import Any
 import msgspec
 
 from ...core.jsonl import BOM
+from ...core.zst import open_regular
 from ...kit.registry import Store
 from .sidefiles import AgentFile
 from .sidefiles import SessionFiles
@@ -120,7 +121,7 @@ def _text(value: Any) -> str | None:
 def scan(path: Path) -> Scan:
     """One streaming pass over ``path``; raises :class:`OSError` when it cannot be read."""
     out = Scan()
-    with open(path, "rb") as stream:
+    with open_regular(path) as stream:  # a FIFO or a device raises (docs/guarantees.md#limits)
         for n, line in enumerate(stream):
             out.lines += 1
             out.bytes += len(line)

@@ -50,6 +50,19 @@ class _Line(msgspec.Struct, gc=False, rename="camel"):
 
 
 _lines = msgspec.json.Decoder(_Line)
+
+
+def _decode_lines(data: bytes | memoryview) -> list[_Line]:
+    """Every line of ``data``; one refused only for a lone surrogate escape is decoded on
+    its own from a repaired copy, so it does not send the whole file to the full reader."""
+    try:
+        return _lines.decode_lines(data)
+    except msgspec.DecodeError:
+        from ...model.native import decode_lines_repairing  # not on usage's start-up path
+
+        return decode_lines_repairing(_lines, data)
+
+
 _EMPTY = _Message()
 
 
@@ -90,11 +103,10 @@ def _read_lines(data: bytes | Iterable[bytes]) -> Iterator[_Line]:
     object, a cut-off last line) is read the careful way, :func:`_searched`: only the
     lines usage needs must fit, as before."""
     pieces = (data,) if isinstance(data, (bytes, bytearray, memoryview)) else data
-    decode = _lines.decode_lines
     session = cwd = None
     for piece in pieces:
         try:
-            lines = decode(piece)
+            lines = _decode_lines(piece)  # a lone surrogate escape costs its own line only
         except (msgspec.DecodeError, msgspec.ValidationError):
             lines = _searched(bytes(piece), session, cwd)
         head = 0
@@ -111,6 +123,19 @@ _ASSISTANT = b'"assistant"'
 _SPELLED = (b"\\u006", b"\\u007")  # an escaped lowercase letter: "assistant" could hide behind it
 
 
+def _decode_one(line: memoryview) -> _Line:
+    """One line; one refused only for a lone surrogate escape is decoded from a repaired copy."""
+    try:
+        return _one.decode(line)
+    except msgspec.DecodeError:
+        from ...model.native import without_lone_surrogates
+
+        fixed = without_lone_surrogates(bytes(line))
+        if fixed is None:
+            raise
+        return _one.decode(fixed)
+
+
 def _searched(piece: bytes, session: str | None, cwd: str | None) -> list[_Line]:
     """The lines of ``piece`` usage needs, when not every line fits the lean shape:
     every line until both ``sessionId`` and ``cwd`` were seen, then only lines that can
@@ -118,7 +143,7 @@ def _searched(piece: bytes, session: str | None, cwd: str | None) -> list[_Line]
     escaped lowercase letter anywhere (rare: clients write letters as they are) is
     decoded whole, since its escapes could spell the word."""
     out = []
-    decode = _one.decode
+    decode = _decode_one
     view, size, start = memoryview(piece), len(piece), 0
     find, rfind = piece.find, piece.rfind
     while start < size and (session is None or cwd is None):  # the head: every line
@@ -134,7 +159,7 @@ def _searched(piece: bytes, session: str | None, cwd: str | None) -> list[_Line]
     if start >= size:
         return out
     if find(_SPELLED[0], start) >= 0 or find(_SPELLED[1], start) >= 0:
-        out.extend(_lines.decode_lines(view[start:]))
+        out.extend(_decode_lines(view[start:]))
         return out
     while (hit := find(_ASSISTANT, start)) >= 0:
         first = rfind(b"\n", start, hit) + 1 or start

@@ -31,8 +31,11 @@ import msgspec
 from msgspec import UNSET
 from msgspec import UnsetType
 
+from ...core.atomic import TargetExists
 from ...core.atomic import stage
 from ...core.errors import StoreError
+from ...core.zst import SMALL_FILE
+from ...core.zst import read_bytes
 from ...kit.registry import Store
 from ...kit.store import described
 from ...kit.store import files_under
@@ -137,8 +140,8 @@ def read_record(messages_file: Path) -> dict[str, Any] | None:
     if path == messages_file or not path.is_file():
         return None
     try:
-        value = json.loads(path.read_bytes())
-    except (OSError, ValueError):
+        value = json.loads(read_bytes(path, SMALL_FILE))
+    except (OSError, ValueError, RecursionError):  # RecursionError: nested too deeply (docs/guarantees.md#limits)
         return None
     return value if isinstance(value, dict) else None
 
@@ -170,9 +173,10 @@ def session_files(root: Path) -> list[Path]:
 
 
 def describe(path: Path) -> SessionInfo | None:
+    data = read_bytes(path)  # a FIFO or a file that cannot be read raises: the listing says so
     try:
-        peek = _peek.decode(path.read_bytes())
-    except (OSError, msgspec.DecodeError, msgspec.ValidationError):
+        peek = _peek.decode(data)
+    except (msgspec.DecodeError, msgspec.ValidationError):
         return None
     info = SessionInfo(id=peek.sessionId, path=str(path), messages=len(peek.messages))
     prompt = _first_prompt(peek.messages)
@@ -308,7 +312,14 @@ def _check_schema(con: sqlite3.Connection, db: Path, row: dict[str, Any]) -> Non
 
 def install(files: dict[str, bytes], root: str | os.PathLike[str] | None = None) -> list[Path]:
     """Copy the session folder in (never overwriting) and register it in ``sessions.db``,
-    in one transaction: the row and the files appear together or not at all."""
+    in one transaction: the row and the files appear together or not at all.
+
+    The files go to temporaries, the row is inserted (SQLite's write lock keeps parallel
+    installs apart), the files are linked, the messages file last, and the row commits.
+    Files without their row are invisible to cline (it finds a session by its row): a
+    kill between the links and the commit leaves such files, and a retry that finds the
+    very same files in place but no row inserts it. A failed install leaves no files and
+    no folder it made."""
     import sqlite3  # here: listing the store (every export --all does) never loads SQLite
 
     data_root = Path(root) if root is not None else default_root()
@@ -326,32 +337,37 @@ def install(files: dict[str, bytes], root: str | os.PathLike[str] | None = None)
     messages_path = str((data_root / main).absolute())
     row = row_for(record if isinstance(record, dict) else {}, session_id, messages_path)
     db = database(Path(root) if root is not None else None)
-    staged = stage(data_root, files.items())
+    main_first = [(main, files[main]), *((r, d) for r, d in files.items() if r != main)]
+    staged = stage(data_root, main_first, complete_ok=True)
     try:
         db.parent.mkdir(parents=True, exist_ok=True)
         con = sqlite3.connect(db, timeout=30, isolation_level=None)
     except (OSError, sqlite3.Error) as exc:
         staged.discard()
         raise StoreError(f"{db}: cannot open the session database ({exc})") from exc
-    paths: list[Path] = []
+    committed = False
     try:
         con.execute("BEGIN IMMEDIATE")
         _check_schema(con, db, row)
         if con.execute("SELECT 1 FROM sessions WHERE session_id = ?", (session_id,)).fetchone():
+            if staged.complete:
+                raise TargetExists(f"{staged.main} already exists; not overwritten")
             raise StoreError(f"{db}: session {session_id} is already registered; nothing was installed")
         names = list(row)
         con.execute(
             f"INSERT INTO sessions ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})", [row[n] for n in names]
         )
         paths = staged.commit()
+        committed = True
         con.execute("COMMIT")
         return paths
     except BaseException as exc:
         if con.in_transaction:
             con.execute("ROLLBACK")
-        staged.discard()
-        for path in paths:  # linked, but the row did not commit: take them out again
-            path.unlink(missing_ok=True)
+        if committed and not staged.complete:
+            staged.undo()  # linked, but the row did not commit: take them (and their folder) out again
+        else:
+            staged.discard()
         if isinstance(exc, sqlite3.Error):
             raise StoreError(f"{db}: {exc}; nothing was installed") from exc
         raise

@@ -47,6 +47,7 @@ def detect(sample: list[Any]) -> int:
 # use: usage reads without the codec
 HARNESS = package_harness(
     __name__,
+    append_only=True,  # the client only appends to its JSONL files (txcodec.live)
     title="Codex CLI",
     detect=detect,
     read_streams=True,  # it reads a NativeSession.pending as it decodes it
@@ -56,4 +57,22 @@ HARNESS = package_harness(
     origin=Later(f"{__name__}.origin", "ORIGIN"),
     usage=Later(f"{__name__}.usage", "USAGE"),  # the lean pass imports this module alone
     changes=Later(f"{__name__}.changes", "CHANGES"),
+    # the keys whose values are ids, hashes or signatures: never redacted (docs/redact.md)
+    redact_keep=(
+        "id",
+        "turn_id",
+        "thread_id",
+        "root_turn_id",
+        "session_id",
+        "message_id",
+        "call_id",
+        "window_id",
+        "previous_window_id",
+        "first_window_id",
+        "last_started_turn_id",
+        "response_id",
+        "encrypted_content",
+        "revision",
+    ),
+    fixtures=Later(f"{__name__}.fixtures", "FIXTURES"),  # txcodec fixtures: its comparable shapes
 )

@@ -150,6 +150,10 @@ class _Reader:
         self.events_only = events_only
         self.calls: dict[str, ToolUse] = {}
         self.kinds: dict[str, str] = {}  # tool name -> tool_kind(name), looked up once per name
+        # an apply_patch the runtime failed (``patch_apply_end`` success false): its output,
+        # a plain string with no flag, is the call's error (docs/codex.md#reading-codex---common)
+        self.results: dict[str, ToolResult] = {}
+        self.failed_patches: set[str] = set()
 
     # --- helpers ------------------------------------------------------------------
     def lose(self, kind: str, detail: str, n: int) -> None:
@@ -456,7 +460,7 @@ class _Reader:
         else:
             content = json.dumps(output) if output is not UNSET else ""
             self.lose("tool:output-shape", "output neither string nor list: codex reads it as 'aborted'", n)
-        if isinstance(output, dict) and output.get("success") is False:
+        if isinstance(output, dict) and output.get("success") is False or p.call_id in self.failed_patches:
             is_error = True
         msg = self.side("user", ts)
         if isinstance(output, list):
@@ -469,7 +473,9 @@ class _Reader:
             }
             if details:
                 msg.extra.setdefault("codex_image_detail", {})[p.call_id] = details
-        msg.content.append(ToolResult(p.call_id, content, is_error))
+        result = ToolResult(p.call_id, content, is_error)
+        msg.content.append(result)
+        self.results[p.call_id] = result
         if isinstance(p.id, str):
             msg.source_ids.append(p.id)
         if self.calls.pop(p.call_id, None) is None:
@@ -530,6 +536,15 @@ class _Reader:
 
     def error(self, p: R.ErrorEvent, ts: Any, n: int) -> None:
         self.message("assistant", ts, content=[Text(p.message)], api_error=True, synthetic=True)
+
+    def patch_apply_end(self, p: R.PatchApplyEndEvent, ts: Any, n: int) -> None:
+        self.lose("event:patch_apply_end", "UI event Common does not carry", n)
+        if p.success is False and isinstance(p.call_id, str):
+            result = self.results.get(p.call_id)
+            if result is not None:
+                result.is_error = True
+            else:  # the event before the output
+                self.failed_patches.add(p.call_id)
 
     def task_started(self, p: R.TaskStartedEvent, ts: Any, n: int) -> None:
         if self.replaying and self._after_fork(p.turn_id):
@@ -700,6 +715,7 @@ _EVENT_HANDLERS = {
     R.TurnAbortedEvent: _Reader.turn_aborted,
     R.ErrorEvent: _Reader.error,
     R.TaskStartedEvent: _Reader.task_started,
+    R.PatchApplyEndEvent: _Reader.patch_apply_end,
     R.UserMessageEvent: _Reader.mirror_user,
     R.AgentMessageEvent: _Reader.mirror_agent,
     R.AgentReasoningEvent: _Reader.mirror_reasoning,

@@ -25,7 +25,11 @@ from msgspec import UnsetType
 
 from ...core.atomic import write_atomic
 from ...core.jsonl import split_lines
+from ...core.zst import open_regular
 from ...kit.registry import Store
+from ...kit.store import UNREADABLE
+from ...kit.store import Listing
+from ...kit.store import skipped
 from ...model.native import json_source
 
 SUFFIXES = (".jsonl", ".jsonl.zst")
@@ -109,7 +113,13 @@ def _rollouts_under(folder: str, out: list[str]) -> None:
             for entry in entries:
                 if entry.is_dir(follow_symlinks=False):
                     _rollouts_under(entry.path, out)
-                elif entry.name.startswith("rollout-") and entry.name.endswith(SUFFIXES) and entry.is_file():
+                elif (
+                    entry.name.startswith("rollout-")
+                    and entry.name.endswith(SUFFIXES)
+                    and (entry.is_file() or os.path.exists(entry.path))
+                ):
+                    # a FIFO or a device so named is listed too, and passed over with a warning by
+                    # the read (core.zst.open_regular); a dangling link is passed over in silence
                     out.append(entry.path)
     except OSError:
         pass
@@ -117,12 +127,15 @@ def _rollouts_under(folder: str, out: list[str]) -> None:
 
 def discover(root: str | os.PathLike[str] | None = None) -> list[SessionInfo]:
     root = Path(root) if root is not None else default_root()
-    sessions = []
+    sessions = Listing()
     for path, archived in rollout_files(root):
         try:
             info = scan(path)
-        except (OSError, ValueError):
-            continue  # unreadable, or a broken compressed file
+        except UNREADABLE as exc:  # unreadable, a broken or bombed compressed file: one warning each
+            line = skipped(path, exc)
+            if line is not None:
+                sessions.errors.append(line)
+            continue
         info.archived = archived
         sessions.append(info)
     return sessions
@@ -134,15 +147,18 @@ def discover_files(root: str | os.PathLike[str] | None = None) -> list[SessionIn
     only opened, so that one that cannot be read is left out as :func:`discover` leaves it
     out; a compressed one is still read whole, since a broken one is left out too."""
     root = Path(root) if root is not None else default_root()
-    sessions = []
+    sessions = Listing()
     for path, archived in _rollout_paths(root):
         try:
             if path.endswith(".zst"):
                 info = scan(Path(path))
             else:
-                os.close(os.open(path, os.O_RDONLY | os.O_CLOEXEC))  # opened only to know it can be read
+                open_regular(path).close()  # opened only to know it can be read (a FIFO is refused, unblocked)
                 info = SessionInfo(id=id_from_name(os.path.basename(path)) or os.path.basename(path), path=path)
-        except (OSError, ValueError):
+        except UNREADABLE as exc:
+            line = skipped(path, exc)
+            if line is not None:
+                sessions.errors.append(line)
             continue
         info.archived = archived
         sessions.append(info)

@@ -63,6 +63,18 @@ class _Line(msgspec.Struct, gc=False):
 
 _lines = msgspec.json.Decoder(_Line)
 
+
+def _decode_lines(data: bytes | memoryview) -> list[_Line]:
+    """Every line of ``data``; one refused only for a lone surrogate escape is decoded on
+    its own from a repaired copy, so it does not send the whole file to the full reader."""
+    try:
+        return _lines.decode_lines(data)
+    except msgspec.DecodeError:
+        from ...model.native import decode_lines_repairing  # not on usage's start-up path
+
+        return decode_lines_repairing(_lines, data)
+
+
 # items that open an assistant message or join the open one (read.side("assistant"))
 _ASSISTANT_ITEMS = {"reasoning", "function_call", "custom_tool_call", "local_shell_call", "web_search_call"}
 _USER_ITEMS = {"function_call_output", "custom_tool_call_output"}
@@ -92,9 +104,8 @@ def _calls(pieces: Iterable[Any]) -> tuple[str | None, str | None, list[list]] |
     last_total: Any = None
     unattributed: Any = None  # a counted token_count no assistant message took
     has_message_item = False
-    decode = _lines.decode_lines
     for piece in pieces:
-        for line in decode(piece):
+        for line in _decode_lines(piece):  # a lone surrogate escape costs its own line only
             p = line.payload
             if p is None:
                 return None  # a 2025 line without an envelope

@@ -335,6 +335,8 @@ class _Writer:
         self.call_kinds: dict[str, str] = {}  # call_id -> "function" | "custom" | "local_shell" | "web_search"
         self.total = E.TokenUsage()
         self.model: str | None = None
+        self.messages_of: dict[str, list[int]] | None = None  # source id -> its messages' indexes
+        self.epoch_at: dict[int, Any] | None = None  # epoch start -> the epoch
 
     def emit(self, record: Any) -> None:
         # 0.171 numbers every line; a file it reads as paginated must be numbered to
@@ -371,7 +373,8 @@ class _Writer:
     # --- lines --------------------------------------------------------------------------
     def session_meta(self) -> None:
         meta = self.conv.meta
-        kept = dict(meta.extra.get("codex_session_meta") or {}) if self.from_codex else {}
+        saved = meta.extra.get("codex_session_meta") if self.from_codex else None
+        kept = dict(saved) if isinstance(saved, dict) else {}  # Common JSON may hold anything in extra
         payload = {
             "id": self.id,
             "timestamp": self.start,
@@ -436,11 +439,18 @@ class _Writer:
     def preserved_items(self, n: int) -> list[Any]:
         """The response items of the messages the compaction at message ``n`` preserved
         (already written before it, as items of their own), for its replacement history."""
-        epoch = next((e for e in self.conv.epochs if e.start == n), None)
-        keep = set(epoch.preserved_ids) if epoch is not None else set()
-        if not keep:
+        if self.epoch_at is None:
+            self.epoch_at = {e.start: e for e in reversed(self.conv.epochs)}  # the first epoch starting at n
+        epoch = self.epoch_at.get(n)
+        if epoch is None or not epoch.preserved_ids:
             return []
-        preserved = [(i, m) for i, m in enumerate(self.conv.messages[:n]) if not keep.isdisjoint(m.source_ids)]
+        if self.messages_of is None:  # each source id mapped to its messages once, not per compaction
+            self.messages_of = {}
+            for i, m in enumerate(self.conv.messages):
+                for sid in m.source_ids:
+                    self.messages_of.setdefault(sid, []).append(i)
+        found = {i for sid in epoch.preserved_ids for i in self.messages_of.get(sid, ()) if i < n}
+        preserved = [(i, self.conv.messages[i]) for i in sorted(found)]
         if not preserved:
             return []
         # written once more into a scratch list: the items, not the lines or the losses
@@ -515,7 +525,8 @@ class _Writer:
             )
             return
         output = self.output(block, n)
-        details = (msg.extra.get("codex_image_detail") or {}).get(block.tool_use_id) if self.from_codex else None
+        saved = msg.extra.get("codex_image_detail") if self.from_codex else None
+        details = saved.get(block.tool_use_id) if isinstance(saved, dict) else None
         if isinstance(output, list) and isinstance(details, dict):
             for i, part in enumerate(output):
                 if str(i) in details and isinstance(part, dict) and part.get("type") == "input_image":
@@ -571,7 +582,8 @@ class _Writer:
             elif isinstance(block, RedactedThinking):  # Codex's slot for opaque reasoning
                 self.item(E.ReasoningItem(summary=[], content=None, encrypted_content=block.data))
             elif isinstance(block, ToolUse):
-                self.tool_use(block, n, block.id in (msg.extra.get("codex_custom_calls") or ()), msg.extra)
+                custom = msg.extra.get("codex_custom_calls")
+                self.tool_use(block, n, isinstance(custom, list) and block.id in custom, msg.extra)
             elif isinstance(block, RawBlock) and block.source_type == "codex_compaction":
                 self.item(msgspec.convert(block.value, R.CompactionItem))
             elif (action := _search_action(block)) is not None:  # Claude's server-side web search
@@ -664,7 +676,8 @@ class _Writer:
             namespace: Any = UNSET
             if self.from_codex and extra:
                 args = _source_arguments(extra, use.id, value, args)
-                pair = (extra.get("codex_namespaces") or {}).get(use.id)
+                spaces = extra.get("codex_namespaces")
+                pair = spaces.get(use.id) if isinstance(spaces, dict) else None
                 if isinstance(pair, list) and len(pair) == 2 and name in (pair[1], f"{pair[0]}__{pair[1]}"):
                     namespace, name = pair  # docs/codex.md#mcp-namespaces
             self.item(E.FunctionCallItem(name=name, arguments=args, call_id=use.id, namespace=namespace))
@@ -699,7 +712,8 @@ _ITEM_ACTIONS = {"local_shell": {"exec"}, "web_search": {"search", "open_page", 
 def _source_arguments(extra: dict, call_id: str, value: Any, args: str) -> str:
     """The arguments string the source held, where the value read from it is unchanged
     (``\\uXXXX`` escapes and spacing are the model's own); else ``args``."""
-    source = (extra.get("codex_arguments") or {}).get(call_id)
+    kept = extra.get("codex_arguments")
+    source = kept.get(call_id) if isinstance(kept, dict) else None
     if not isinstance(source, str):
         return args
     try:

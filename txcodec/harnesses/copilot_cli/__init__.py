@@ -31,6 +31,7 @@ def detect(sample: list[Any]) -> int:
 
 HARNESS = package_harness(
     __name__,
+    append_only=True,  # the client only appends to its JSONL files (txcodec.live)
     title="GitHub Copilot CLI",
     detect=detect,
     store=store.STORE,

@@ -28,6 +28,7 @@ TOOL_KINDS = {"Execute": "shell_exec", "Create": "modify_file"}
 
 HARNESS = package_harness(
     __name__,
+    append_only=True,  # the client only appends to its JSONL files (txcodec.live)
     title="Factory droid",
     detect=detect,
     store=store.STORE,

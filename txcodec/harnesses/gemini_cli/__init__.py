@@ -37,11 +37,15 @@ def detect(sample: list[Any]) -> int:
 
 HARNESS = package_harness(
     __name__,
+    append_only=True,  # the client only appends to its JSONL files (txcodec.live)
     title="Gemini CLI",
     detect=detect,
     store=store.STORE,
     resume=("gemini", "--resume", "{id}"),
     changes=Later(f"{__name__}.changes", "CHANGES"),
+    # the keys whose values are ids, hashes or signatures: never redacted (docs/redact.md)
+    redact_keep=("id", "sessionId", "projectHash", "thoughtSignature", "callId", "responseId", "prompt_id"),
+    fixtures=Later(f"{__name__}.fixtures", "FIXTURES"),  # txcodec fixtures: its comparable shapes
 )
 
 __getattr__ = codec_on_demand(__name__)  # CODEC, imported when asked for

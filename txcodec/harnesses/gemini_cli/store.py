@@ -38,7 +38,11 @@ from ...core.errors import UnsafeId
 from ...core.ids import is_safe_relpath
 from ...core.ids import shown
 from ...core.jsonl import split_lines
+from ...core.zst import read_bytes
 from ...kit.registry import Store
+from ...kit.store import UNREADABLE
+from ...kit.store import Listing
+from ...kit.store import skipped
 from ...model.native import json_source
 
 REGISTRY = "projects.json"
@@ -91,7 +95,8 @@ def session_files(root: Path) -> list[tuple[Path, str | None]]:
     found: list[tuple[Path, str | None]] = []
     for chats in sorted((root / "tmp").glob("*/chats")):
         for path in sorted(chats.iterdir()):
-            if path.is_file() and path.name.startswith("session-") and path.suffix in (".json", ".jsonl"):
+            # a FIFO or a device so named is listed too: the read passes it over with a warning
+            if path.name.startswith("session-") and path.suffix in (".json", ".jsonl") and not path.is_dir():
                 found.append((path, None))
             elif path.is_dir():
                 found.extend((p, path.name) for p in sorted(path.glob("*.jsonl")) if p.is_file())
@@ -102,11 +107,14 @@ def discover(root: str | os.PathLike[str] | None = None) -> list[SessionInfo]:
     """Every session under the store, main and subagent, with its metadata. Unreadable
     files are skipped; a missing root lists nothing."""
     root = Path(root) if root is not None else default_root()
-    out = []
+    out = Listing()
     for path, parent in session_files(root):
         try:
-            data = path.read_bytes()
-        except OSError:
+            data = read_bytes(path)  # a regular file only (docs/guarantees.md#limits)
+        except UNREADABLE as exc:
+            line = skipped(path, exc)
+            if line is not None:
+                out.errors.append(line)  # one warning per file passed over
             continue
         info = describe(data, path, root)
         if info is not None:

@@ -50,6 +50,7 @@ TOOL_KINDS = {
 
 HARNESS = package_harness(
     __name__,
+    append_only=True,  # the client only appends to its JSONL files (txcodec.live)
     title="Kimi CLI",
     detect=detect,
     store=store.STORE,

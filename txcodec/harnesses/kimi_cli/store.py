@@ -22,13 +22,17 @@ import msgspec
 from msgspec import UNSET
 from msgspec import UnsetType
 
-from ...core.atomic import install_files
+from ...core.atomic import TargetExists
+from ...core.atomic import stage
+from ...core.atomic import update_locked
 from ...core.atomic import write_atomic
 from ...core.errors import InputError
 from ...core.errors import StoreError
 from ...core.ids import check_id
 from ...core.ids import is_safe_relpath
 from ...core.ids import shown
+from ...core.zst import SMALL_FILE
+from ...core.zst import read_bytes
 from ...kit.registry import Store
 from ...kit.store import described
 from ...kit.store import file_lines
@@ -79,8 +83,8 @@ _peek = msgspec.json.Decoder(_Peek)
 def _work_dirs(root: Path) -> dict[str, str]:
     """md5 folder name -> work folder path, from ``kimi.json`` (empty when unreadable)."""
     try:
-        value = json.loads((root / REGISTRY).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        value = json.loads(read_bytes(root / REGISTRY, SMALL_FILE))
+    except (OSError, ValueError, RecursionError):  # RecursionError: nested too deeply (docs/guarantees.md#limits)
         return {}
     dirs = value.get("work_dirs") if isinstance(value, dict) else None
     out = {}
@@ -138,28 +142,39 @@ def discover(root: Path | None = None) -> list[SessionInfo]:
 
 
 def install(files: dict[str, bytes], root: str | os.PathLike[str] | None = None) -> list[Path]:
-    """Install a writer's output: the session folder (never overwriting), then its work
+    """Install a writer's output: the session folder (never overwriting) and its work
     folder merged into ``kimi.json`` (other folders kept; its ``last_session_id`` set).
-    Returns the paths written, the context file first."""
+
+    Kill-safe (docs/guarantees.md, "Atomic installs"): the files go to temporaries, the
+    work folder is registered (under the registry lock, so parallel installs keep every
+    entry), and the context file is linked in last, so no kill leaves a folder kimi would
+    find unregistered (``kimi -r`` would empty it). A retry that finds the very same
+    session in place but its folder not registered registers it; when a step fails, what
+    this install did is taken back. Returns the paths written, the context file first."""
     root = Path(root) if root is not None else default_root()
     entry = _entry_of(files)
+    cwd, session_id = entry["path"], entry["last_session_id"]
     session = {rel: data for rel, data in files.items() if rel != REGISTRY}
     for rel in session:
         parts = rel.split("/")
-        if (
-            len(parts) != 4
-            or parts[0] != "sessions"
-            or parts[1] != work_dir_hash(entry["path"])
-            or not is_safe_relpath(rel)
-        ):
+        if len(parts) != 4 or parts[0] != "sessions" or parts[1] != work_dir_hash(cwd) or not is_safe_relpath(rel):
             raise InputError(f"unexpected file {shown(rel)} for a Kimi CLI store")
         check_id(parts[2], "session id")
-    paths = install_files(root, session)
+    main = next((rel for rel in session if rel.endswith("/" + CONTEXT)), None)
+    if main is None:
+        raise InputError(f"the files carry no {CONTEXT}")
+    staged = stage(root, [(main, session[main]), *((r, d) for r, d in session.items() if r != main)], complete_ok=True)
     try:
-        register(root, entry["path"], entry["last_session_id"])
+        if staged.complete and work_dir_hash(cwd) in _work_dirs(root):
+            raise TargetExists(f"{staged.main} already exists; not overwritten")
+        undo = register(root, cwd, session_id)
     except BaseException:
-        for path in paths:
-            path.unlink(missing_ok=True)
+        staged.discard()
+        raise
+    try:
+        paths = staged.commit()
+    except BaseException:
+        unregister(root, cwd, session_id, undo)
         raise
     return [*paths, root / REGISTRY]
 
@@ -189,25 +204,66 @@ def _entry_of(files: dict[str, bytes]) -> dict:
     raise InputError(f"the files carry no usable {REGISTRY}: the session's work folder is unknown")
 
 
-def register(root: Path, cwd: str, session_id: str) -> None:
+_ADDED = "added"  # what register() did, for unregister(): the entry was new
+
+
+def register(root: Path, cwd: str, session_id: str) -> str | None:
     """List ``cwd`` in ``kimi.json`` with ``session_id`` as its last session (``kimi -C``
-    continues it); the other entries and keys are kept."""
+    continues it); the other entries and keys are kept. The file is read, changed and
+    replaced under the registry lock. Returns what :func:`unregister` needs to take it
+    back: ``"added"`` for a new entry, else the entry's previous last session."""
     path = root / REGISTRY
+    undo: list[str | None] = [None]
+
+    def change(old: bytes | None) -> bytes:
+        try:
+            value = json.loads(old) if old is not None else {}
+        except ValueError as exc:
+            raise StoreError(f"{path}: not a readable Kimi CLI registry ({exc})") from exc
+        if not isinstance(value, dict) or not isinstance(value.get("work_dirs", []), list):
+            raise StoreError(f"{path}: not a Kimi CLI registry (no work_dirs list)")
+        dirs = value.setdefault("work_dirs", [])
+        for entry in dirs:
+            if isinstance(entry, dict) and entry.get("path") == cwd and entry.get("kaos", "local") == "local":
+                previous = entry.get("last_session_id")
+                undo[0] = previous if isinstance(previous, str) else None
+                entry["last_session_id"] = session_id
+                break
+        else:
+            dirs.append({"path": cwd, "kaos": "local", "last_session_id": session_id})
+            undo[0] = _ADDED
+        return json.dumps(value, ensure_ascii=False, indent=2).encode() + b"\n"
+
+    update_locked(path, change, mode=0o600)
+    return undo[0]
+
+
+def unregister(root: Path, cwd: str, session_id: str, undo: str | None) -> None:
+    """Take back what :func:`register` did for an install that failed, unless another
+    install changed the entry since."""
+    path = root / REGISTRY
+
+    def change(old: bytes | None) -> bytes | None:
+        try:
+            value = json.loads(old) if old is not None else None
+        except ValueError:
+            return None
+        dirs = value.get("work_dirs") if isinstance(value, dict) else None
+        for n, entry in enumerate(dirs if isinstance(dirs, list) else []):
+            if isinstance(entry, dict) and entry.get("path") == cwd and entry.get("last_session_id") == session_id:
+                if undo == _ADDED:
+                    del dirs[n]
+                elif undo is None:
+                    entry.pop("last_session_id", None)
+                else:
+                    entry["last_session_id"] = undo
+                return json.dumps(value, ensure_ascii=False, indent=2).encode() + b"\n"
+        return None
+
     try:
-        value = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
-    except (OSError, ValueError) as exc:
-        raise StoreError(f"{path}: not a readable Kimi CLI registry ({exc})") from exc
-    if not isinstance(value, dict) or not isinstance(value.get("work_dirs", []), list):
-        raise StoreError(f"{path}: not a Kimi CLI registry (no work_dirs list)")
-    dirs = value.setdefault("work_dirs", [])
-    for entry in dirs:
-        if isinstance(entry, dict) and entry.get("path") == cwd and entry.get("kaos", "local") == "local":
-            entry["last_session_id"] = session_id
-            break
-    else:
-        dirs.append({"path": cwd, "kaos": "local", "last_session_id": session_id})
-    data = json.dumps(value, ensure_ascii=False, indent=2).encode() + b"\n"
-    write_atomic(path, data, overwrite=True, mode=0o600)
+        update_locked(path, change, mode=0o600)
+    except OSError:
+        pass  # the install's own error is the one to report
 
 
 STORE = Store(default_root=default_root, discover=discover, session_file=session_file, install=install)

@@ -34,6 +34,8 @@ from msgspec import UNSET
 from msgspec import UnsetType
 
 from ...core.errors import InputError
+from ...core.zst import SMALL_FILE
+from ...core.zst import read_bytes
 from ...kit.registry import Store
 from ...kit.store import listed
 
@@ -95,8 +97,10 @@ def session_files(root: Path) -> list[Path]:
 def read_meta(folder: Path) -> dict[str, Any]:
     """``meta.json`` of a session folder; ``{}`` when missing or not an object."""
     try:
-        value = json.loads((Path(folder) / META).read_bytes())
-    except (OSError, ValueError):
+        value = json.loads(read_bytes(Path(folder) / META, SMALL_FILE))
+    except FileNotFoundError:
+        return {}
+    except (ValueError, RecursionError):  # not JSON, past the limit, or nested too deeply: no metadata
         return {}
     return value if isinstance(value, dict) else {}
 
@@ -126,8 +130,8 @@ def _count_messages(path: Path) -> int | UnsetType:
     """User and assistant lines, a run of tool answers as one (the user turn Common holds
     them in, as a Claude Code tool result is a user record); the system prompt is not one."""
     try:
-        data = path.read_bytes()
-    except OSError:
+        data = read_bytes(path)  # a regular file only: a FIFO raises, and the listing reports it
+    except FileNotFoundError:
         return UNSET
     count, previous = 0, None
     for line in data.splitlines():
@@ -153,12 +157,31 @@ def digest(data: bytes) -> str:
     return hashlib.sha256(data[:-1] if data.endswith(b"\n") else data).hexdigest()
 
 
-def _json_file(path: Path) -> tuple[bytes, Any]:
+def _json_file(path: Path, folder: Path) -> tuple[bytes, Any]:
+    """A file of the unified session in ``folder``: a regular file, within the folder
+    once links are followed (a chunk linked to a file elsewhere is not read), decoded."""
     try:
-        data = path.read_bytes()
+        data = _session_bytes(path, folder)
         return data, json.loads(data)
     except (OSError, ValueError) as exc:
-        raise InputError(f"{path}: not a readable unified session file ({exc})") from exc
+        raise InputError(f"{path}: not a readable unified session file ({one_line(exc)})") from exc
+    except RecursionError:
+        raise InputError(f"{path}: not a readable unified session file (nested too deeply)") from None
+
+
+def _session_bytes(path: Path, folder: Path) -> bytes:
+    if not _within(path, folder):
+        raise InputError("a link to a file outside its session: not read")
+    return read_bytes(path)
+
+
+def _within(path: Path, folder: Path) -> bool:
+    real, top = os.path.realpath(path), os.path.realpath(folder)
+    return os.path.commonpath([real, top]) == top
+
+
+def one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split())
 
 
 def unified_history(folder: Path, current: dict[str, Any]) -> tuple[list[Any], list[str]]:
@@ -169,7 +192,7 @@ def unified_history(folder: Path, current: dict[str, Any]) -> tuple[list[Any], l
     if not isinstance(generation, str) or not _GENERATION.fullmatch(generation):
         raise InputError(f"{folder / CURRENT}: no valid generation")
     gen = folder / "generations" / generation
-    manifest_bytes, manifest = _json_file(gen / "manifest.json")
+    manifest_bytes, manifest = _json_file(gen / "manifest.json", folder)
     errors = []
     if current.get("manifest_sha256") != digest(manifest_bytes):
         errors.append(f"{gen / 'manifest.json'}: digest differs from CURRENT's manifest_sha256")
@@ -182,13 +205,17 @@ def unified_history(folder: Path, current: dict[str, Any]) -> tuple[list[Any], l
             continue
         name = entry.get("path")
         if isinstance(name, str) and "/" not in name and _is_file(gen / name):
-            if entry.get("sha256") != digest((gen / name).read_bytes()):
+            try:
+                data = _session_bytes(gen / name, folder)
+            except (OSError, ValueError) as exc:
+                raise InputError(f"{gen / name}: not a readable unified session file ({one_line(exc)})") from exc
+            if entry.get("sha256") != digest(data):
                 errors.append(f"{gen / name}: digest differs from the manifest's")
         for chunk in entry.get("chunks") or []:
             if not isinstance(chunk, str) or not _HEX64.fullmatch(chunk):
                 errors.append(f"{gen / 'manifest.json'}: {part} names an invalid chunk")
                 continue
-            data, value = _json_file(folder / "chunks" / f"{chunk}.json")
+            data, value = _json_file(folder / "chunks" / f"{chunk}.json", folder)
             if digest(data) != chunk:
                 errors.append(f"{folder / 'chunks' / chunk}.json: digest differs from its name")
             if part == "checkpoint":
@@ -204,7 +231,7 @@ def journal_errors(folder: Path) -> list[str]:
     errors = []
     for segment in sorted((Path(folder) / "journal").glob("*.jsonl")):
         previous = None
-        for n, line in enumerate(segment.read_bytes().splitlines(), 1):
+        for n, line in enumerate(read_bytes(segment).splitlines(), 1):
             try:
                 record = json.loads(line)
             except ValueError:

@@ -66,6 +66,8 @@ def harness(dialect: Dialect, codec: Any, store: Any, check: Any) -> Harness:
         store=store.declared(),
         check_resume=check,
         resume=(dialect.binary, "--session", "{id}"),
+        # the keys whose values are ids or hashes: never redacted (docs/redact.md)
+        redact_keep=("id", "sessionID", "messageID", "parentID", "callID", "projectID", "providerID", "modelID"),
     )
 
 

@@ -65,16 +65,21 @@ def connect(db: Path) -> sqlite3.Connection:
         raise StoreError(f"{db}: no such database")
     import sqlite3  # here: a home without the database (every export --all lists it) never loads SQLite
 
+    con = None
     try:
         con = sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro", uri=True)
         tables = {row[0] for row in con.execute("select name from sqlite_master where type = 'table'")}
-    except sqlite3.Error as exc:
-        raise StoreError(f"{db}: not a readable SQLite database ({exc})") from exc
-    for table, columns in REQUIRED.items():
-        have = {row[1] for row in con.execute(f"pragma table_info({table})")} if table in tables else set()
-        if not columns <= have:
+        # the schema is read inside the try too: a damaged table or column name is the database's fault
+        for table, columns in REQUIRED.items():
+            have = {row[1] for row in con.execute(f"pragma table_info({table})")} if table in tables else set()
+            if not columns <= have:
+                raise StoreError(f"{db}: not an opencode database (table {table} lacks {sorted(columns - have)})")
+    except (sqlite3.Error, StoreError) as exc:
+        if con is not None:
             con.close()
-            raise StoreError(f"{db}: not an opencode database (table {table} lacks {sorted(columns - have)})")
+        if isinstance(exc, StoreError):
+            raise
+        raise StoreError(f"{db}: not a readable SQLite database ({exc})") from exc
     return con
 
 
@@ -114,6 +119,11 @@ def export(db: Path, session_id: str) -> bytes:
         if row is None:
             raise InputError(f"{db}: no session {session_id!r}")
         keys = set(row.keys())
+
+        def column(name: str) -> object:
+            """An optional column's value; None in a database whose table lacks it."""
+            return row[name] if name in keys else None
+
         info: dict = {"id": row["id"], "slug": row["slug"]}
         if "project_id" in keys:
             info["projectID"] = row["project_id"]
@@ -131,16 +141,16 @@ def export(db: Path, session_id: str) -> bytes:
         if "summary_additions" in keys and row["summary_additions"] is not None:
             info["summary"] = {
                 "additions": row["summary_additions"],
-                "deletions": row["summary_deletions"],
-                "files": row["summary_files"],
+                "deletions": column("summary_deletions"),
+                "files": column("summary_files"),
             }
         if "cost" in keys:
             info["cost"] = row["cost"]
             info["tokens"] = {
-                "input": row["tokens_input"],
-                "output": row["tokens_output"],
-                "reasoning": row["tokens_reasoning"],
-                "cache": {"read": row["tokens_cache_read"], "write": row["tokens_cache_write"]},
+                "input": column("tokens_input"),
+                "output": column("tokens_output"),
+                "reasoning": column("tokens_reasoning"),
+                "cache": {"read": column("tokens_cache_read"), "write": column("tokens_cache_write")},
             }
         if "permission" in keys and row["permission"]:
             info["permission"] = _json(row["permission"])

@@ -24,6 +24,8 @@ import msgspec
 from msgspec import UNSET
 from msgspec import UnsetType
 
+from ...core.zst import SMALL_FILE
+from ...core.zst import read_bytes
 from ...kit.registry import Store
 from ...kit.store import described
 from ...kit.store import stamp
@@ -120,7 +122,7 @@ def load_folder(folder: str | os.PathLike[str]) -> FolderSession:
     members = ([folder / BASE_STATE] if (folder / BASE_STATE).is_file() else []) + event_files(folder)
     session = FolderSession("openhands", CODEC, path=folder)
     for path in members:
-        data = path.read_bytes()
+        data = read_bytes(path)  # a regular file only (docs/guarantees.md#limits)
         newline = data.endswith(b"\n")
         body = data[:-1] if newline else data
         session.lines.append(Line(body, decode_line(CODEC.decode, body), False))
@@ -165,10 +167,10 @@ def describe(folder: Path) -> SessionInfo | None:
     info = SessionInfo(id=dashed(ident), path=str(folder))
     previous: tuple[str | None, str | None] = (None, None)  # the last counted event: kind, response
     for path in events:
+        data = json_source(read_bytes(path))  # a FIFO or a file that cannot be read raises: the listing says so
         try:
-            data = json_source(path.read_bytes())
             peek = _peek.decode(data)
-        except (OSError, msgspec.DecodeError, msgspec.ValidationError):
+        except (msgspec.DecodeError, msgspec.ValidationError):
             continue
         stamp(info, peek.timestamp)
         # messages as the reader makes them: a message event each, the calls of one model
@@ -189,8 +191,8 @@ def describe(folder: Path) -> SessionInfo | None:
                 info.messages += 1
             previous = ("answers", None)
     try:
-        state = _any.decode((folder / BASE_STATE).read_bytes())
-    except (OSError, msgspec.DecodeError):
+        state = _any.decode(read_bytes(folder / BASE_STATE, SMALL_FILE))
+    except (OSError, ValueError, RecursionError):  # none, unreadable, not JSON or nested too deeply
         state = None
     if isinstance(state, dict):
         workspace = state.get("workspace")

@@ -224,9 +224,8 @@ class _Writer:
             )
             return
         action = next((e["id"] for e in reversed(self.events) if e.get("tool_call_id") == block.tool_use_id), "")
-        observation = (
-            (message.extra.get("openhands_observations") or {}).get(block.tool_use_id) if self.native else None
-        )
+        saved = message.extra.get("openhands_observations") if self.native else None
+        observation = saved.get(block.tool_use_id) if isinstance(saved, dict) else None  # extra may hold anything
         if not isinstance(observation, dict):
             observation = {"content": [_text(text)], "is_error": False, "tool_name": name, "kind": "MCPToolObservation"}
         self.add(
@@ -292,7 +291,8 @@ class _Writer:
             event: dict[str, Any] = {"source": "agent", "thought": texts if i == 0 else []}
             if i == 0 and reasoning is not None:
                 event["reasoning_content"] = reasoning
-            action = (message.extra.get("openhands_actions") or {}).get(call.id) if self.native else None
+            saved = message.extra.get("openhands_actions") if self.native else None
+            action = saved.get(call.id) if isinstance(saved, dict) else None
             if isinstance(action, dict):
                 event["action"] = action
             event.update(

@@ -29,6 +29,7 @@ def detect(sample: list[Any]) -> int:
 
 HARNESS = package_harness(
     __name__,
+    append_only=True,  # the client only appends to its JSONL files (txcodec.live)
     title="pi",
     detect=detect,
     store=store.STORE,
@@ -36,6 +37,9 @@ HARNESS = package_harness(
     resume=("pi", "--session", "{id}"),
     origin=Later(f"{__name__}.origin", "ORIGIN"),
     changes=Later(f"{__name__}.changes", "CHANGES"),
+    # the keys whose values are ids, hashes or signatures: never redacted (docs/redact.md)
+    redact_keep=("id", "parentId", "thinkingSignature", "textSignature", "responseId", "toolCallId"),
+    fixtures=Later(f"{__name__}.fixtures", "FIXTURES"),  # txcodec fixtures: its comparable shapes
 )
 
 __getattr__ = codec_on_demand(__name__)  # CODEC, imported when asked for

@@ -20,6 +20,7 @@ from msgspec import UNSET
 from msgspec import UnsetType
 
 from ...kit.registry import Store
+from ...kit.store import Listing
 from ...kit.store import described
 from ...kit.store import file_lines
 from ...kit.store import peeks
@@ -110,11 +111,11 @@ def discover(root: Path | None = None) -> list[SessionInfo]:
     roots = [Path(root)] if root is not None else [default_root()]
     if root is None and os.environ.get("PI_CODING_AGENT_SESSION_DIR"):
         roots.append(_expand(os.environ["PI_CODING_AGENT_SESSION_DIR"]))
-    found = []
+    found = Listing()
     for folder in roots:
         if not folder.is_dir():
             continue
-        found += described(sorted({*folder.glob("*.jsonl"), *folder.glob("*/*.jsonl")}), describe)
+        found.extend_listing(described(sorted({*folder.glob("*.jsonl"), *folder.glob("*/*.jsonl")}), describe))
     return found
 
 

@@ -152,13 +152,13 @@ class _Writer:
     def run(self, conversation: Conversation) -> None:
         extra = conversation.meta.extra
         changes: dict[int, list[tuple[str, dict]]] = {}
-        for change in extra.get("model_changes") or []:
+        for change in _listed(extra.get("model_changes")):
             if isinstance(change, dict) and isinstance(change.get("model"), str):
                 body = {"provider": change.get("provider") or "unknown", "modelId": change["model"]}
-                changes.setdefault(change.get("at", 0), []).append(("model_change", body))
-        for change in extra.get("thinking_levels") or []:
+                changes.setdefault(_at(change), []).append(("model_change", body))
+        for change in _listed(extra.get("thinking_levels")):
             if isinstance(change, dict) and isinstance(change.get("level"), str):
-                changes.setdefault(change.get("at", 0), []).append(
+                changes.setdefault(_at(change), []).append(
                     ("thinking_level_change", {"thinkingLevel": change["level"]})
                 )
         epochs = {e.start: e for e in conversation.epochs}
@@ -327,3 +327,14 @@ class _Writer:
         else:
             text = json.dumps(builtins(block), ensure_ascii=False)
         return {"type": "text", "text": text}
+
+
+def _listed(value: Any) -> list[Any]:
+    """A list kept in ``extra``, or none: Common JSON may hold anything there."""
+    return value if isinstance(value, list) else []
+
+
+def _at(change: dict) -> int:
+    """The message index a recorded change comes before (0 when it names none)."""
+    at = change.get("at")
+    return at if isinstance(at, int) and not isinstance(at, bool) else 0

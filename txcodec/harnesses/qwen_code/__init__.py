@@ -33,12 +33,16 @@ def detect(sample: list[Any]) -> int:
 
 HARNESS = package_harness(
     __name__,
+    append_only=True,  # the client only appends to its JSONL files (txcodec.live)
     title="Qwen Code",
     detect=detect,
     store=store.STORE,
     resume=("qwen", "--resume", "{id}"),
     # the same resultDisplay as Gemini CLI's
     changes=Later("txcodec.harnesses.gemini_cli.changes", "CHANGES"),
+    # the keys whose values are ids, hashes or signatures: never redacted (docs/redact.md)
+    redact_keep=("sessionId", "uuid", "parentUuid", "subagent_id", "callId", "responseId", "prompt_id"),
+    fixtures=Later(f"{__name__}.fixtures", "FIXTURES"),  # txcodec fixtures: its comparable shapes
 )
 
 __getattr__ = codec_on_demand(__name__)  # CODEC, imported when asked for

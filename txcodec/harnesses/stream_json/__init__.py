@@ -57,7 +57,9 @@ HARNESS = Harness(
     # stdin side complete it; and its writer can write that stdin side
     reads_prompts=True,
     writes_stdin_side=True,
+    append_only=True,  # a capture grows line by line as the CLI prints (txcodec.live)
     token_metric="claude_code.token.usage",  # Claude Code's own exporter's name
+    flags_failed_results=True,  # the Messages API\'s is_error (docs/dataset.md#tool-failures)
     # no origin: a capture records none. Its tool_use_result is Claude Code's toolUseResult
     changes=Later("txcodec.harnesses.claude_code.changes", "CHANGES"),
 )

@@ -1,0 +1,34 @@
+"""``txcodec index``: where the session index is, how many sessions it holds, and ``--clear``."""
+
+from __future__ import annotations
+
+import click
+
+from .. import session_index
+
+
+def register(group: click.Group) -> None:
+    @group.command("index")
+    @click.option("--clear", is_flag=True, help="Remove the index (the next `list` reads every session again).")
+    def index(clear: bool) -> None:
+        """Show or clear the session index, where `list` keeps what it read of each session.
+
+        It sits in the platform's cache folder ($XDG_CACHE_HOME/txcodec on Linux), mode
+        0600, and holds each session's title, first prompt, message count, models and
+        lineage, kept while the session's file keeps its size, time and inode. `list
+        --no-index` reads past it; a damaged index, or one another txcodec version
+        wrote, is rebuilt. See docs/speed.md.
+        """
+        path = session_index.default_path()
+        if clear:
+            removed = session_index.clear(path)
+            click.echo(f"removed {path}" if removed else f"no index at {path}")
+            return
+        if not path.exists():
+            click.echo(f"{path}: no index yet (txcodec list makes it)")
+            return
+        found = session_index.SessionIndex(path)
+        try:
+            click.echo(f"{path}: {found.count()} sessions, {path.stat().st_size} bytes")
+        finally:
+            found.close()

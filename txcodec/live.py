@@ -1,0 +1,477 @@
+"""Following a session while its client writes it (docs/live.md).
+
+:func:`follow` yields what changed in a session, as Common, each time the client writes:
+first the conversation so far, then an :class:`Update` naming the messages that are new
+and those already seen that changed (a reply streamed as several records grows its
+message; a compaction or a rewrite changes earlier ones), and a :class:`Notice` for what
+happened to the file itself (cut off, replaced, deleted, a line that is not JSON).
+
+How a store is watched is declared by its harness (``Harness.append_only``, never by
+name): a JSON Lines file its client only appends to is read from a byte offset, so a look
+decodes only the bytes appended since the last one, and a last line without its LF waits
+for it. Any other store (a JSON document, a folder, a database) is re-read when its files'
+size or time change and compared with what was seen, message by message. A database is
+opened read-only, as every read of one is (no lock is held, no WAL is created).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from . import api
+from .core.errors import TxcodecError
+from .kit import registry
+from .kit.detect import detect
+from .kit.detect import is_document
+from .kit.load import named_by_store
+from .kit.load import split_database
+from .model.common import Conversation
+from .model.common import ToolUse
+from .model.loss import LossReport
+from .model.native import Line
+from .model.native import NativeSession
+from .model.native import Opaque
+from .model.native import decode_session
+
+# the bytes read at once from a followed file: a 500 MB file is taken a block at a time
+BLOCK = 8 << 20
+# a look compares the messages from this far back: a reply streamed in fragments, or a
+# tool's result, changes the last few messages, never one further back (a re-read of the
+# whole file compares them all)
+RECENT = 8
+# the bytes before the offset read again at each look, to tell a file written over in place
+MARK = 64
+
+
+class Notice(msgspec.Struct, frozen=True):
+    """Something that happened to the followed file, in one line."""
+
+    text: str
+
+
+class Update(msgspec.Struct):
+    """The conversation as it now stands, and which of its messages (indices) are new
+    since the last update and which, seen before, changed. ``first``: the conversation so
+    far, when the follow starts (or starts again after a re-read)."""
+
+    conversation: Conversation
+    added: list[int]
+    changed: list[int]
+    first: bool = False
+
+
+Event = Update | Notice
+
+
+def _message_key(conv: Conversation, i: int, child_sizes: dict[str, int]) -> bytes:
+    """What a message looks like, to tell whether it changed: its JSON, and how many
+    messages each subagent started by one of its calls has (a subagent grows its parent's
+    call)."""
+    m = conv.messages[i]
+    key = msgspec.json.encode(m)
+    grown = [child_sizes[b.id] for b in m.content if type(b) is ToolUse and b.id in child_sizes]
+    return key + repr(grown).encode() if grown else key
+
+
+def _child_sizes(conv: Conversation) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for child in conv.children:
+        call = child.link.tool_use_id if isinstance(child.link.tool_use_id, str) else None
+        if call is not None:
+            out[call] = out.get(call, 0) + _size(child.conversation)
+    return out
+
+
+def _size(conv: Conversation) -> int:
+    return len(conv.messages) + sum(_size(c.conversation) for c in conv.children)
+
+
+class _Differ:
+    """The message-level difference between one reading of a session and the next."""
+
+    def __init__(self) -> None:
+        self.keys: list[bytes] = []
+        self.rest: tuple[int, ...] = ()
+        self.started = False
+
+    def update(self, conv: Conversation, *, everything: bool = False) -> Update | None:
+        sizes = _child_sizes(conv)
+        old, n = self.keys, len(conv.messages)
+        start = 0 if everything or not self.started else max(0, min(len(old), n) - RECENT)
+        keys = old[:start] + [_message_key(conv, i, sizes) for i in range(start, n)]
+        added = list(range(len(old), n))
+        changed = [i for i in range(start, min(len(old), n)) if old[i] != keys[i]]
+        first, self.started = not self.started, True
+        self.keys = keys
+        # subagents with no recorded call are shown after the conversation: one that starts
+        # or grows is a change too
+        calls = {b.id for m in conv.messages for b in m.content if type(b) is ToolUse}
+        rest = tuple(
+            _size(c.conversation)
+            for c in conv.children
+            if not isinstance(c.link.tool_use_id, str) or c.link.tool_use_id not in calls
+        )
+        grew, self.rest = rest != self.rest, rest
+        if first or added or changed or n < len(old) or grew:
+            return Update(conv, added, changed, first)
+        return None
+
+
+def _stamp(path: Path) -> tuple[Any, ...] | None:
+    """What changes when a store's files are written: size, time and inode of the file
+    (and of a database's WAL), or of every file in a folder."""
+    try:
+        if path.is_dir():
+            return tuple(sorted((str(p), p.stat().st_size, p.stat().st_mtime_ns) for p in path.rglob("*")))
+        out: list[Any] = []
+        for p in (path, path.with_name(path.name + "-wal")):
+            try:
+                st = p.stat()
+            except FileNotFoundError:
+                if p is path:
+                    raise
+                continue
+            out.append((st.st_ino, st.st_size, st.st_mtime_ns))
+        return tuple(out)
+    except FileNotFoundError:
+        return None
+
+
+class Follower:
+    """One followed session: :meth:`poll` looks once and returns what changed."""
+
+    def __init__(self, path: str | os.PathLike[str], harness: str | None = None, *, stream: Any = None) -> None:
+        self.path = Path(path)
+        self.harness = harness
+        self.differ = _Differ()
+        # a pipe (``show --follow -``: a stream-json capture as the CLI prints it): read as
+        # it comes, a whole line at a time; ``closed`` once its writer is gone
+        self.stream, self.pending, self.closed = stream, b"", False
+        database = split_database(self.path)
+        self.watched = database[0] if database is not None else self.path
+        # JSON Lines a client appends to are read from an offset; the rest re-read whole
+        self.tails: bool | None = None
+        if database is not None or self.path.is_dir() or is_document(self.path) or self.path.suffix == ".zst":
+            self.tails = False
+        elif harness is not None:
+            self.tails = registry.get(harness).append_only
+        self.stamp: tuple[Any, ...] | None = None
+        self.sides: tuple[Any, ...] | None = None
+        self.missing = False
+        # the tail: the file read, up to the end of its last whole line
+        self.inode: int | None = None
+        self.offset = 0
+        self.lines: list[Line] = []
+        self.mark = b""  # the last bytes read, checked each look
+        self.codec: Any = None
+
+    # --- one look ------------------------------------------------------------------
+    def poll(self) -> list[Event]:
+        if self.stream is not None:
+            return self._poll_stream()
+        events: list[Event] = []
+        stamp = _stamp(self.watched)
+        if stamp is None:
+            if not self.missing:
+                self.missing = True
+                events.append(Notice(f"{self.path}: deleted; waiting for it to come back"))
+            return events
+        if self.missing:
+            self.missing = False
+            events.append(Notice(f"{self.path}: back; reading it again"))
+            self.inode = -1  # whatever comes back is read from the start
+        if self.tails is None:
+            self._choose()
+            if self.tails is None:  # no whole line yet: whose it is cannot be told
+                return events
+        sides = self._side_stamp() if self.tails else None
+        if stamp == self.stamp and sides == self.sides:
+            return events
+        self.stamp = stamp
+        side_changed, self.sides = sides != self.sides, sides
+        if self.tails:
+            conv, everything = self._tail(events, side_changed)
+        else:
+            conv, everything = self._reread(events), True
+        if conv is not None:
+            update = self.differ.update(conv, everything=everything)
+            if update is not None:
+                events.append(update)
+        return events
+
+    def _poll_stream(self) -> list[Event]:
+        """What arrived on the pipe since the last look, without waiting for more."""
+        import select
+
+        fd, got, was_closed = self.stream.fileno(), [], self.closed
+        while not self.closed and select.select([fd], [], [], 0)[0]:
+            chunk = os.read(fd, BLOCK)
+            if not chunk:
+                self.closed = True
+                break
+            got.append(chunk)
+        events = self._from_pipe(got)
+        if self.closed and not was_closed:  # said after what it brought
+            events.append(Notice(f"{self.path}: the input was closed"))
+        return events
+
+    def _from_pipe(self, got: list[bytes]) -> list[Event]:
+        events: list[Event] = []
+        if not got:
+            return events
+        data = self.pending + b"".join(got)
+        cut = data.rfind(b"\n") + 1
+        self.pending = data[cut:]  # a last line still coming waits for its LF
+        if not cut:
+            return events
+        whole = data[:cut]
+        if self.harness is None:
+            self.harness = detect(whole)
+        self._decode(whole, events)
+        self.offset += len(whole)
+        session = NativeSession(self.harness, self.codec, list(self.lines), True, None)
+        try:
+            conv = api.to_common(session, LossReport())
+        except (TxcodecError, ValueError) as exc:
+            events.append(Notice(f"{self.path}: cannot read it into Common ({exc})"))
+            return events
+        if not self.closed and conv.messages and conv.messages[-1].interrupted:
+            # a reply still streaming (a capture with partial messages) reads as interrupted
+            # until its last event: it is shown when it ends, or when the pipe closes
+            conv = msgspec.structs.replace(conv, messages=conv.messages[:-1])
+        update = self.differ.update(conv)
+        if update is not None:
+            events.append(update)
+        return events
+
+    def _choose(self) -> None:
+        """Whether to read the file from an offset: the harness it is (named, or detected
+        from its first whole lines) declares whether its client only appends."""
+        name = named_by_store(self.path)
+        if name is None:
+            with self.path.open("rb") as file:
+                head = file.read(1 << 20)
+            cut = head.rfind(b"\n")
+            if cut < 0:
+                return
+            name = detect(head[: cut + 1])
+        self.harness = name
+        self.tails = registry.get(name).append_only
+
+    def _reread(self, events: list[Event]) -> Conversation | None:
+        try:
+            return api.to_common(api.load(self.path, self.harness), LossReport())
+        except (TxcodecError, OSError, ValueError) as exc:  # half written: the next change is read again
+            events.append(Notice(f"{self.path}: cannot read it now ({exc}); waiting for the next change"))
+            return None
+
+    def _side_stamp(self) -> tuple[Any, ...] | None:
+        """The stamps of the session's side files (its store's ``side_files``: Claude Code's
+        subagent transcripts): a subagent writes there while its parent's file is still."""
+        store = registry.get(self.harness).store if self.harness else None
+        if store is None or store.side_files is None:
+            return None
+        try:
+            files = sorted(f for found in store.side_files(self.path).values() for f in found)
+        except OSError:
+            return None
+        return tuple((str(f), _stamp(Path(f))) for f in files)
+
+    def _tail(self, events: list[Event], side_changed: bool = False) -> tuple[Conversation | None, bool]:
+        everything = False
+        try:
+            file = self.path.open("rb")
+        except FileNotFoundError:
+            return None, False
+        with file:
+            st = os.fstat(file.fileno())
+            if self.inode is not None and (st.st_ino != self.inode or st.st_size < self.offset):
+                why = "replaced" if st.st_ino != self.inode and self.inode != -1 else "cut shorter"
+                if self.inode != -1:
+                    events.append(Notice(f"{self.path}: {why}; reading it again from the start"))
+                self.offset, self.lines, everything = 0, [], True
+            if self.offset and not everything:
+                # the last bytes read are still there: else the file was written over in place
+                file.seek(self.offset - len(self.mark))
+                if file.read(len(self.mark)) != self.mark:
+                    events.append(Notice(f"{self.path}: written over; reading it again from the start"))
+                    self.offset, self.lines, everything = 0, [], True
+            self.inode = st.st_ino
+            grew = False
+            file.seek(self.offset)
+            while True:
+                block = file.read(BLOCK)
+                if not block:
+                    break
+                cut = block.rfind(b"\n")
+                if cut < 0:
+                    if len(block) < BLOCK:
+                        break  # a last line still being written waits for its LF
+                    # one line longer than a block: read on until its LF
+                    more = self._long_line(file, block)
+                    if more is None:
+                        break
+                    block, cut = more, len(more) - 1
+                whole = block[: cut + 1]
+                self._decode(whole, events)
+                self.offset += len(whole)
+                self.mark = whole[-MARK:]
+                grew = True
+                file.seek(self.offset)
+        if not grew and not everything and not side_changed:
+            return None, False
+        name = self.harness or "jsonl"
+        session = NativeSession(name, self.codec, list(self.lines), True, self.path)
+        try:
+            return api.to_common(session, LossReport()), everything
+        except (TxcodecError, ValueError) as exc:
+            events.append(Notice(f"{self.path}: cannot read it into Common ({exc})"))
+            return None, everything
+
+    @staticmethod
+    def _long_line(file: Any, block: bytes) -> bytes | None:
+        parts = [block]
+        while True:
+            more = file.read(BLOCK)
+            if not more:
+                return None
+            parts.append(more)
+            if b"\n" in more:
+                data = b"".join(parts)
+                return data[: data.rfind(b"\n") + 1]
+
+    def _decode(self, data: bytes, events: list[Event]) -> None:
+        """Decode the whole lines appended (and only those)."""
+        if self.codec is None:
+            self.codec = registry.get(self.harness or "jsonl").codec
+        part = decode_session(data, self.codec, self.harness or "jsonl", self.path)
+        first = len(self.lines) + 1
+        for n, line in enumerate(part.lines, first):
+            record = line.peek
+            if type(record) is Opaque and record.type is None:
+                raw = record.raw
+                why = "a run of NUL bytes" if b"\x00" in raw else record.diagnostic
+                events.append(Notice(f"{self.path}: line {n}: {why}; skipped"))
+        self.lines.extend(part.lines)
+
+
+def follow(
+    path: str | os.PathLike[str],
+    harness: str | None = None,
+    *,
+    idle: float | None = None,
+    interval: float = 0.2,
+    sleep: Callable[[float], None] = time.sleep,
+    stream: Any = None,
+) -> Iterator[Event]:
+    """The session at ``path`` as it is written: the conversation so far, then each
+    change, until it has been idle (nothing written) for ``idle`` seconds (never when
+    None). A look every ``interval`` seconds costs a ``stat`` when nothing changed.
+    ``stream``: a pipe to read instead of a file (``path`` then only names it), followed
+    until it is closed."""
+    follower = Follower(path, harness, stream=stream)
+    last = time.monotonic()
+    while True:
+        started = time.process_time()
+        events = follower.poll()
+        spent = time.process_time() - started
+        if any(type(e) is Update for e in events):
+            last = time.monotonic()
+        yield from events
+        if follower.closed or (idle is not None and time.monotonic() - last >= idle):
+            return
+        # a huge session costs more to read again than the interval: the follow then waits
+        # twice what the last look cost, so that it never takes more than a third of a CPU
+        sleep(max(interval, 2 * spent))
+
+
+# --- the sessions being written now (``txcodec watch``) ---------------------------------
+
+
+class Active(msgspec.Struct):
+    """A session written to lately: what ``txcodec watch`` shows of it."""
+
+    harness: str
+    session_id: str
+    path: str
+    project: str
+    title: str
+    last_activity: float  # when its files last changed (seconds since the epoch)
+    running: str | None  # the tool called last that has no result yet
+    tokens: int
+    cost: float | None  # dollars, where the price table knows every model
+
+
+def _running(conv: Conversation) -> str | None:
+    from .model.common import ToolResult
+
+    answered = {b.tool_use_id for m in conv.messages for b in m.content if type(b) is ToolResult}
+    for m in reversed(conv.messages):
+        for b in reversed(m.content):
+            if type(b) is ToolUse:
+                return None if b.id in answered else b.name
+    return None
+
+
+class Watcher:
+    """The sessions of every store (one harness's, one root) whose files changed in the
+    last ``within`` seconds, each followed as :class:`Follower` does while it stays so."""
+
+    def __init__(self, harness: str | None = None, root: Any = None, within: float = 600.0) -> None:
+        self.harness, self.root, self.within = harness, root, within
+        self.followed: dict[str, tuple[Follower, Active | None]] = {}
+
+    def look(self) -> list[Active]:
+        from . import sessions
+        from .usage import model_cost
+        from .usage import session_usage
+
+        now = time.time()
+        out = []
+        seen = set()
+        for row in sessions.discover(self.harness, root=self.root, details=False):
+            if not row.path or row.parent is not None:
+                continue
+            try:
+                changed = os.stat(row.path).st_mtime
+            except OSError:
+                continue
+            if now - changed > self.within:
+                continue
+            path = f"{row.path}#{row.session_id}" if row.path.endswith(".db") else row.path
+            seen.add(path)
+            follower, last = self.followed.get(path) or (Follower(path, row.harness), None)
+            conv = None
+            for event in follower.poll():
+                if type(event) is Update:
+                    conv = event.conversation
+            if conv is not None:
+                usage = session_usage(conv)
+                costs = [model_cost(u) for u in usage]
+                last = Active(
+                    harness=row.harness,
+                    session_id=row.session_id,
+                    path=row.path,
+                    project=row.project or "",
+                    title=row.label or (conv.meta.title if isinstance(conv.meta.title, str) else ""),
+                    last_activity=changed,
+                    running=_running(conv),
+                    tokens=sum(u.total_tokens + u.unverified_total_tokens for u in usage),
+                    cost=sum(c for c in costs if c is not None) if costs and None not in costs else None,
+                )
+            elif last is not None:
+                last.last_activity = changed
+            self.followed[path] = (follower, last)
+            if last is not None:
+                out.append(last)
+        for gone in set(self.followed) - seen:
+            del self.followed[gone]
+        out.sort(key=lambda a: a.last_activity, reverse=True)
+        return out

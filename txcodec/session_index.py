@@ -1,0 +1,189 @@
+"""The session index: what ``txcodec list`` shows of each session (title, first prompt,
+message count, models, lineage), kept between runs so a session is read again only when
+its file changed.
+
+One SQLite database (the standard library's ``sqlite3``) in the platform's cache folder
+(``platformdirs.user_cache_dir("txcodec")``, ``$XDG_CACHE_HOME/txcodec`` on Linux), one row
+per session keyed by its file's path and the session's id, valid while the file's size,
+modification time and inode are what they were. It holds session text (first prompts), so
+the folder is made 0700 and the files 0600; ``txcodec index --clear`` removes it and
+``--no-index`` leaves it alone. The database is a cache: written in WAL mode so commands
+can run side by side, and never trusted when it cannot be read or was written by another
+version of txcodec (it is then rebuilt); a write that fails (locked, read-only, full)
+only costs the next run its reads."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from . import __version__
+
+# what a row holds; a change here, or in how a row is made (a new txcodec), rebuilds the index
+FORMAT = 1
+_SUFFIXES = ("", "-wal", "-shm", "-journal")
+
+
+class Entry(msgspec.Struct, kw_only=True, array_like=True):
+    """A session as :func:`txcodec.sessions.describe_row` found it (``read``: False when it
+    could not be read, so the row keeps what its store said)."""
+
+    read: bool
+    title: str | None = None
+    first_prompt: str | None = None
+    messages: int | None = None
+    models: list[str] | None = None
+    started_by: str | None = None
+    forked_from: str | None = None
+
+
+_encode = msgspec.json.Encoder().encode
+_decode = msgspec.json.Decoder(Entry).decode
+
+
+def default_path() -> Path:
+    """``sessions.sqlite3`` in txcodec's folder of the platform's cache folder."""
+    from platformdirs import user_cache_dir
+
+    return Path(user_cache_dir("txcodec", appauthor=False)) / "sessions.sqlite3"
+
+
+def clear(path: Path | None = None) -> list[Path]:
+    """Remove the index (and its WAL files); the files removed."""
+    path = path or default_path()
+    removed = []
+    for suffix in _SUFFIXES:
+        target = Path(f"{path}{suffix}")
+        with contextlib.suppress(FileNotFoundError):
+            target.unlink()
+            removed.append(target)
+    return removed
+
+
+def _stamp(path: str) -> tuple[int, int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_size, st.st_mtime_ns, st.st_ino
+
+
+class SessionIndex:
+    """The open index. :meth:`get` a row still valid for its file, :meth:`put` a new one;
+    :meth:`close` writes what was put (in one transaction) and forgets the rows of files
+    not seen when ``seen`` is given (a whole listing)."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path or default_path()
+        self._pending: list[tuple[Any, ...]] = []
+        self._db = self._open()
+
+    def _open(self) -> sqlite3.Connection | None:
+        try:
+            return self._connect()
+        except sqlite3.OperationalError:
+            return None  # locked, read-only, no room: no index this run (every session is read)
+        except (sqlite3.DatabaseError, _Foreign):
+            pass  # damaged, or another txcodec's: rebuilt, never trusted
+        try:
+            clear(self.path)
+            return self._connect()
+        except (sqlite3.Error, _Foreign, OSError):
+            return None
+
+    def _connect(self) -> sqlite3.Connection:
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            # made 0600 before SQLite opens it (SQLite gives its WAL files the same mode)
+            os.close(os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600))
+            os.chmod(self.path, 0o600)
+        except OSError as exc:
+            raise sqlite3.OperationalError(str(exc)) from exc
+        db = sqlite3.connect(self.path, timeout=2.0, isolation_level=None)
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            version = db.execute("PRAGMA user_version").fetchone()[0]
+            if version == 0:  # new: made here
+                db.executescript(
+                    "BEGIN;"
+                    "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);"
+                    "CREATE TABLE IF NOT EXISTS sessions (path TEXT, session_id TEXT, size INTEGER,"
+                    " mtime_ns INTEGER, inode INTEGER, entry BLOB, PRIMARY KEY (path, session_id)) WITHOUT ROWID;"
+                    f"PRAGMA user_version={FORMAT};"
+                    "COMMIT;"
+                )
+                db.execute("INSERT OR REPLACE INTO meta VALUES ('txcodec', ?)", (__version__,))
+            elif version != FORMAT:
+                raise _Foreign
+            found = db.execute("SELECT value FROM meta WHERE key = 'txcodec'").fetchone()
+            if found is None or found[0] != __version__:
+                raise _Foreign
+        except BaseException:
+            db.close()
+            raise
+        return db
+
+    def get(self, path: str, session_id: str) -> Entry | None:
+        """The row of ``session_id`` in ``path``, when the file is as it was then."""
+        if self._db is None:
+            return None
+        stamp = _stamp(path)
+        if stamp is None:
+            return None
+        try:
+            found = self._db.execute(
+                "SELECT size, mtime_ns, inode, entry FROM sessions WHERE path = ? AND session_id = ?",
+                (path, session_id),
+            ).fetchone()
+            if found is None or tuple(found[:3]) != stamp:
+                return None
+            return _decode(found[3])
+        except (sqlite3.Error, msgspec.MsgspecError):
+            return None
+
+    def put(self, path: str, session_id: str, entry: Entry, stamp: tuple[int, int, int] | None) -> None:
+        """Keep ``entry`` for the file as it was when it was read (``stamp``, taken before)."""
+        if self._db is not None and stamp is not None:
+            self._pending.append((path, session_id, *stamp, _encode(entry)))
+
+    def close(self, seen: set[str] | None = None) -> None:
+        if self._db is None:
+            return
+        try:
+            if self._pending or seen is not None:
+                self._db.execute("BEGIN IMMEDIATE")
+                self._db.executemany("INSERT OR REPLACE INTO sessions VALUES (?, ?, ?, ?, ?, ?)", self._pending)
+                if seen is not None:
+                    gone = [(p,) for (p,) in self._db.execute("SELECT DISTINCT path FROM sessions") if p not in seen]
+                    self._db.executemany("DELETE FROM sessions WHERE path = ?", gone)
+                self._db.execute("COMMIT")
+        except sqlite3.Error:
+            with contextlib.suppress(sqlite3.Error):
+                self._db.execute("ROLLBACK")
+        finally:
+            self._pending = []
+            self._db.close()
+            self._db = None
+
+    def count(self) -> int:
+        if self._db is None:
+            return 0
+        try:
+            return self._db.execute("SELECT count(*) FROM sessions").fetchone()[0]
+        except sqlite3.Error:
+            return 0
+
+
+class _Foreign(Exception):
+    """The index was written by another format or txcodec version."""
+
+
+def stamp(path: str) -> tuple[int, int, int] | None:
+    """The file's size, modification time (ns) and inode: what keeps a row valid."""
+    return _stamp(path)
