@@ -14,10 +14,10 @@ Without a browser these tests skip, saying why, unless ``TXCODEC_REQUIRE_BROWSER
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 
 import pytest
+from support.browser import chromium
 from support.html_cases import CASES
 from support.html_cases import LONG_MARK
 from support.html_cases import SCRIPT
@@ -30,42 +30,11 @@ from support.paths import GOLDEN
 
 from txcodec.export import html
 
-BROWSERS = ("chromium-headless-shell", "chromium", "chromium-browser", "google-chrome")
-# Flags for a closed machine: nothing in the background reaches for the network.
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-
-
-def _missing(reason: str):
-    if os.environ.get("TXCODEC_REQUIRE_BROWSER") == "1":
-        pytest.fail(f"{reason} (TXCODEC_REQUIRE_BROWSER=1 requires the browser tests)")
-    pytest.skip(f"{reason}: install the system's chromium-headless-shell and `pip install playwright` to run them")
-
 
 @pytest.fixture(scope="module")
 def browser():
-    try:
-        from playwright.sync_api import Error
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        _missing("the playwright package is not installed")
-    executable = os.environ.get("TXCODEC_BROWSER") or next(filter(None, map(shutil.which, BROWSERS)), None)
-    if not executable:
-        _missing(f"no headless Chromium on PATH (looked for {', '.join(BROWSERS)})")
-    with sync_playwright() as p:
-        try:
-            chromium = p.chromium.launch(executable_path=executable, args=ARGS)
-        except Error as exc:
-            _missing(f"{executable} does not start under Playwright: {str(exc).splitlines()[0]}")
-        yield chromium
-        chromium.close()
+    with chromium() as opened:
+        yield opened
 
 
 @pytest.fixture(scope="module")

@@ -1,6 +1,6 @@
-"""Headless Chromium from the system's packages under Playwright, for the tests of pages
-(the same rules as tests/features/test_html_browser.py: never a browser Playwright
-downloads; without one the test skips saying why, unless TXCODEC_REQUIRE_BROWSER=1)."""
+"""Headless Chromium from the system's packages under Playwright, for every test of a page:
+never a browser Playwright downloads (the machine is offline); without one the test skips
+saying why, unless TXCODEC_REQUIRE_BROWSER=1 (as CI sets it) makes that a failure."""
 
 from __future__ import annotations
 

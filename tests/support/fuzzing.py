@@ -103,19 +103,7 @@ def check(data: bytes, harness: str | None) -> None:
     assert from_json(to_json(conversation)) is not None
     terminal.render(conversation)
     markdown.render(conversation)
-    for target in writers():
-        try:
-            written, _ = api.convert(conversation, target)
-        except Exception as exc:
-            if clean(exc):
-                continue
-            raise
-        for name, body in written.files.items():
-            kind = target if name.endswith(".jsonl") else None
-            back = txcodec.load(body, kind)
-            assert back.dump() == body, f"{target} wrote {name}, which does not load back byte-identically"
-        main = txcodec.load(written.files[written.main], target)
-        api.to_common(main, LossReport())  # what we wrote reads back, no error at all
+    _write_everywhere(conversation, read_main=True)
 
 
 def views(conversation: Any, harness: str) -> None:
@@ -158,6 +146,25 @@ def check_views(data: bytes, harness: str | None) -> None:
     views(conversation, session.harness)
 
 
+def _write_everywhere(conversation, read_main: bool = False) -> None:
+    """Every writer writes ``conversation`` (or refuses cleanly), and each file it writes
+    loads back byte-identically; ``read_main``: its main file also reads back into Common
+    with no error at all."""
+    for target in writers():
+        try:
+            written, _ = api.convert(conversation, target)
+        except Exception as exc:
+            if clean(exc):
+                continue
+            raise
+        for name, body in written.files.items():
+            kind = target if name.endswith(".jsonl") else None
+            back = txcodec.load(body, kind)
+            assert back.dump() == body, f"{target} wrote {name}, which does not load back byte-identically"
+        if read_main:
+            api.to_common(txcodec.load(written.files[written.main], target), LossReport())
+
+
 def check_common(data: bytes) -> None:
     """Common JSON from anywhere: decoding it fails cleanly, in one line naming the JSON
     path, or gives a conversation that every view shows and every writer writes (or
@@ -171,17 +178,7 @@ def check_common(data: bytes) -> None:
         raise
     views(conversation, "common")
     assert from_json(to_json(conversation)) is not None
-    for target in writers():
-        try:
-            written, _ = api.convert(conversation, target)
-        except Exception as exc:
-            if clean(exc):
-                continue
-            raise
-        for name, body in written.files.items():
-            kind = target if name.endswith(".jsonl") else None
-            back = txcodec.load(body, kind)
-            assert back.dump() == body, f"{target} wrote {name}, which does not load back byte-identically"
+    _write_everywhere(conversation)
 
 
 # --- seeds: real lines ----------------------------------------------------------------
