@@ -1,8 +1,8 @@
 """Issue 31, pinned with the real ``claude`` (2.1.332) against the strict mock: a session
-it records with SessionStart and UserPromptSubmit hooks (``additionalContext``) and the
-2.1.332 sessions of the corpus resume from Claude -> Common -> Claude with the same
+it records with SessionStart and UserPromptSubmit hooks (``additionalContext``), the
+scenario library's sessions and the 2.1.332 sessions of the corpus resume from Claude -> Common -> Claude with the same
 context as the original: the ``role:"system"`` entries and ``<system-reminder>`` texts
-of the first request are equal. Another target's model gets the hooks' text."""
+of the first request are equal (dates and the throw-away home masked). Another target's model gets the hooks' text."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from support.paths import GOLDEN
 from support.paths import corpus_files
 
 from txcodec import api
@@ -49,14 +50,17 @@ def _run(home: Path, work: Path, args: list[str]) -> list[dict]:
     return bodies
 
 
-def _context(body: dict) -> list[tuple[str, str]]:
-    """The context of a request: its system entries and <system-reminder> texts, dates masked."""
+def _context(body: dict, home: Path | None = None) -> list[tuple[str, str]]:
+    """The context of a request: its system entries and <system-reminder> texts, dates and
+    the throw-away home masked."""
     out = []
     for message in body["messages"]:
         content = message["content"]
         for block in [{"type": "text", "text": content}] if isinstance(content, str) else content:
             text = block.get("text") if isinstance(block, dict) else None
             if isinstance(text, str) and (message["role"] == "system" or "<system-reminder>" in text):
+                if home is not None:
+                    text = text.replace(str(home), "<home>")
                 out.append((message["role"], _DATE.sub("<date>", text)))
     return out
 
@@ -66,15 +70,16 @@ def _resume(path: Path, tmp: Path, work: Path) -> list[tuple[str, str]]:
     home.mkdir()
     sid = session_id_for(path)
     place_session(path, home, work, sid)
-    return _context(_run(home, work, ["-p", "--resume", sid, "go on"])[0])
+    return _context(_run(home, work, ["-p", "--resume", sid, "go on"])[0], home)
 
 
 def _both(source: Path, tmp: Path) -> tuple[list, list]:
     """The context resuming the original sends, and resuming its Claude -> Common -> Claude copy."""
     written, _ = api.convert(source, "claude_code")
+    for rel, data in written.files.items():  # the side folder too (subagents, tool results)
+        (tmp / "written" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp / "written" / rel).write_bytes(data)
     mine = tmp / "written" / written.main
-    mine.parent.mkdir(parents=True)
-    mine.write_bytes(written.files[written.main])
     work = tmp / "work"
     work.mkdir()
     return _resume(source, tmp / "a", work), _resume(mine, tmp / "b", work)
@@ -106,6 +111,18 @@ def test_hook_context_resumes_as_in_the_original(hooked, tmp_path):
     "source", [p for p in corpus_files("claude_code", (".jsonl",)) if "/generated/" in str(p)], ids=lambda p: p.name
 )
 def test_recorded_attachments_resume_as_in_the_original(source, tmp_path):
+    for tmp in ("a", "b"):
+        (tmp_path / tmp).mkdir()
+    original, mine = _both(source, tmp_path)
+    assert original and mine == original
+
+
+@pytest.mark.parametrize(
+    "source", sorted((GOLDEN / "claude_code" / "scenarios").glob("*/*.jsonl")), ids=lambda p: p.parent.name
+)
+def test_scenarios_resume_with_the_same_context(source, tmp_path):
+    """The scenario library's sessions (recorded by the real client): Claude -> Common ->
+    Claude resumes with the reminders and system entries the original resumes with."""
     for tmp in ("a", "b"):
         (tmp_path / tmp).mkdir()
     original, mine = _both(source, tmp_path)
