@@ -7,11 +7,14 @@ stream-json as blocks, to Codex as its web_search_call, named by every other wri
 from __future__ import annotations
 
 import json
+import os
+from pathlib import Path
 
 import msgspec
 import pytest
 
 from txcodec import api
+from txcodec.kit import registry
 from txcodec.model.common import Context
 from txcodec.model.common import ServerToolUse
 from txcodec.model.common import Text
@@ -168,3 +171,43 @@ def test_other_targets_get_the_context_text_in_place_or_a_loss_entry(target):
     assert [e.detail for e in loss.entries if e.kind == "write:context"] == [
         "message 0: claude_code context 'prompt_snapshot' records no text the model saw; left out"
     ]
+
+
+# --- the per-target table in docs/mapping.md ----------------------------------------------
+
+# the same sessions without their context or server blocks: what a target reports for
+# these and not for the full session is what context and server tools cost there
+PLAIN_CONTEXT = _session(
+    _user("look around"),
+    _assistant(CALL, "msg_2"),
+    _user([{"type": "tool_result", "tool_use_id": "toolu_1", "content": "a.txt"}]),
+    _assistant({"type": "text", "text": "done"}, "msg_3"),
+)
+PLAIN_SERVER = _session(_user("search"), _assistant({"type": "text", "text": "found it"}))
+MAPPING = Path(__file__).resolve().parents[2] / "docs" / "mapping.md"
+BEGIN, END = "<!-- context-table -->", "<!-- /context-table -->"
+
+
+def _cost(session: bytes, plain: bytes, target: str) -> str:
+    kinds = set(api.convert(session, target)[1].counts()) - set(api.convert(plain, target)[1].counts())
+    written = sorted(k for k in kinds if k.startswith("write:"))
+    return "<br>".join(f"`{k}`" for k in written) or "kept, nothing reported"
+
+
+def _table() -> str:
+    rows = ["| Claude Code -> | context (attachments) | server tools (web search, web fetch) |", "|---|---|---|"]
+    for target in sorted(name for name, h in registry.harnesses().items() if h.write is not None):
+        rows.append(f"| `{target}` | {_cost(CONTEXT, PLAIN_CONTEXT, target)} | {_cost(SERVER, PLAIN_SERVER, target)} |")
+    return "\n".join(rows)
+
+
+def test_mapping_shows_context_and_server_tools_per_target():
+    """docs/mapping.md's table is what each writer reports for a Claude session's context
+    and server tools (``TXCODEC_UPDATE_MAPPING=1`` rewrites it)."""
+    text = MAPPING.read_text(encoding="utf-8")
+    start, end = text.index(BEGIN) + len(BEGIN), text.index(END)
+    table = _table()
+    if os.environ.get("TXCODEC_UPDATE_MAPPING"):
+        MAPPING.write_text(text[:start] + "\n" + table + "\n" + text[end:], encoding="utf-8")
+        return
+    assert text[start:end].strip() == table
