@@ -239,6 +239,10 @@ def comparable(
                 content = [v for part in content for v in block_view(part)]
             return [("tool_result", block.tool_use_id, content, bool(block.is_error))]
         if isinstance(block, Context):
+            if block.source != "claude_code" and isinstance(block.text, str) and block.text:
+                # another client's context reaches Claude Code as user text in place
+                # (docs/mapping.md#context)
+                return block_view(Text(block.text))
             # an attachment record: the client renders it itself, in its own words, as a
             # reminder or a system entry; compared by the same-context check, not here
             return []
