@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -392,6 +393,7 @@ def register(group: click.Group) -> None:
                 stdin_side=stdin_side,
                 default_cwd=os.getcwd() if install else None,
             )
+            _refuse_empty(src, loss)
             if redact:
                 from ..redact import Report
                 from ..redact import redact_written
@@ -458,6 +460,7 @@ def register(group: click.Group) -> None:
             written, loss = api.convert(
                 src, to, from_=from_, session_id=session_id, cwd=_project_dir(cwd), default_cwd=os.getcwd()
             )
+            _refuse_empty(src, loss)
             # checked before installing: the client runs there
             if written.cwd is not None and not os.path.isdir(written.cwd):
                 whose = "--cwd" if cwd is not None else "the session's project folder; choose one with --cwd DIR"
@@ -474,3 +477,11 @@ def register(group: click.Group) -> None:
                 return
             click.echo(f"+ {_resume_line(to, written)}", err=True)
             raise SystemExit(subprocess.call([client, *argv[1:]], cwd=written.cwd))
+
+
+def _refuse_empty(src: Any, loss: Any) -> None:
+    """A conversion that would write no conversation is an error, not a success: nothing is
+    written or installed (issue 31: a file no reader makes a message of gave a 0-byte file)."""
+    empty = [e for e in loss.entries if e.kind == "write:no-conversation"]
+    if empty:
+        raise click.ClickException(f"{src}: no conversation to write ({empty[0].detail}); nothing written")

@@ -38,6 +38,7 @@ from ...kit.read import report_malformed
 from ...kit.read import streamed_batches
 from ...model.common import Artifact
 from ...model.common import Command
+from ...model.common import Context
 from ...model.common import Conversation
 from ...model.common import Document
 from ...model.common import Epoch
@@ -51,6 +52,7 @@ from ...model.common import Thinking
 from ...model.common import ToolResult
 from ...model.common import ToolUse
 from ...model.common import Usage
+from ...model.common import server_block
 from ...model.loss import Loss
 from ...model.loss import LossReport
 from ...model.loss import PageLoss
@@ -71,7 +73,6 @@ from .origin import claude_origin
 from .records import SHOWN_KEYS
 from .records import AgentNameRecord
 from .records import AssistantRecord
-from .records import AttachmentBody
 from .records import AttachmentRecord
 from .records import CustomTitleRecord
 from .records import DocumentBlock
@@ -198,6 +199,7 @@ class _FileReader:
         self.spawns: dict[str, _Spawn] = {}  # agentId -> spawn (toolUseResult.agentId)
         self.runs: dict[str, _Spawn] = {}  # workflow runId -> spawn
         self.pending_origin: tuple[str, int] | None = None
+        self.pending_context: list[tuple[Context, Any]] = []  # attachments waiting for a call's results
         self.seen: set[str] = set()
         # a report nobody reads (an HTML page) keeps nothing and skips the per-line key check
         unread = isinstance(loss, UnreadLoss)
@@ -314,6 +316,10 @@ class _FileReader:
             self.lose(
                 "compaction:no-summary", f"compact_boundary {b.uuid} has no following isCompactSummary record", b.line
             )
+        if self.pending_context:  # attachments after the last call, with no result to join
+            msg = Message("user", [b for b, _ in self.pending_context], meta=True)
+            msg.source_ids = [uid for _, uid in self.pending_context if uid]
+            self.messages.append(msg)
         if self.pending_origin is not None:
             self.lose(
                 "origin:unattached",
@@ -435,14 +441,21 @@ class _FileReader:
                 self.lose("block:document-context", "a document's context has no slot in Common", n)
             return _document(block)
         if t is ServerToolUseBlock:
-            # a server-side tool has no client tool_result: kept raw, so no tool_use
-            # in Common waits for a result that never comes
-            self.lose("block:server_tool_use", "kept as a raw block", n)
-            return _raw_block("server_tool_use", builtins(_plain_block(block)))
+            # a server-side tool has no client tool_result: a block of its own, so no
+            # tool_use in Common waits for a result that never comes
+            value = builtins(_plain_block(block))
+            found = server_block(value)
+            if found is not None:
+                return found
+            self.lose("block:server_tool_use", "without an id or a name: kept as a raw block", n)
+            return _raw_block("server_tool_use", value)
         if t is ToolReferenceBlock:
             return _raw_block("tool_reference", {"type": "tool_reference", "tool_name": block.tool_name})
         if isinstance(block, msgspec.Raw):
             value = _decode(block)
+            found = server_block(value)
+            if found is not None:  # web_search_tool_result, web_fetch_tool_result
+                return found
             kind = value.get("type") if isinstance(value, dict) else None
             self.lose(f"block:{kind}", "unknown block type, kept as a raw block", n)
             return _raw_block(str(kind), value)
@@ -454,6 +467,16 @@ class _FileReader:
 
     # -- user ------------------------------------------------------------------------
     def user(self, rec: UserRecord, n: int) -> None:
+        self._user(rec, n)
+        if self.pending_context and self.messages and self.messages[-1].role == "user":
+            last = self.messages[-1]
+            for block, uid in self.pending_context:
+                last.content.append(block)
+                if uid:
+                    last.source_ids.append(uid)
+            self.pending_context = []
+
+    def _user(self, rec: UserRecord, n: int) -> None:
         self._envelope_meta(rec)
         content = rec.message.content
         if isinstance(content, str):
@@ -616,6 +639,13 @@ class _FileReader:
                 v = env.get(tag)
                 if v is not None:
                     setattr(cmd, attr, v)
+            # a layout other than the one the writer renders is kept: the model reads it as is
+            if body != envelopes.render_command(
+                name,
+                message=cmd.message if cmd.message is not UNSET else None,
+                args=cmd.args if cmd.args is not UNSET else None,
+            ):
+                cmd.envelope = body
             self._command_output(cmd, env, n)
             msg = self._new_message("user", rec, n)
             msg.content.append(cmd)
@@ -715,20 +745,46 @@ class _FileReader:
 
     # -- attachments and titles ------------------------------------------------------
     def attachment(self, rec: AttachmentRecord, n: int) -> None:
-        body = rec.attachment
-        kind = "?"
-        origin = None
-        if isinstance(body, AttachmentBody):
-            kind = body.type if isinstance(body.type, str) else "?"
-            origin = _origin_kind(body.origin)
+        """An attachment is context the client adds (docs/claude_code.md#attachments): kept
+        whole as a Context block, with the text the model was sent when the record says."""
+        self._envelope_meta(rec)
+        body = _decode(rec.attachment) if rec.attachment is not UNSET else None
+        kind = body.get("type") if isinstance(body, dict) else None
+        kind = kind if isinstance(kind, str) else "?"
+        origin = (
+            _origin_kind(msgspec.json.encode(body["origin"])) if isinstance(body, dict) and "origin" in body else None
+        )
         if origin is not None:
             self.pending_origin = (
                 origin,
                 n,
             )  # docs/claude_code_reader.md#reconstruction-rules: origin also sits on attachment.origin
-        self.lose(
-            f"attachment:{kind}", "context injection; Common has no slot" + (f" (origin {origin})" if origin else ""), n
-        )
+        value: dict[str, Any] = {}
+        if rec.attachment is not UNSET:
+            value["attachment"] = body
+        rendered = _decode(rec.rendered) if rec.rendered is not UNSET else UNSET
+        if rendered is not UNSET:
+            value["rendered"] = rendered
+        if rec.rendered_role is not UNSET:
+            value["renderedRole"] = rec.rendered_role
+        block = Context(kind, source=HARNESS, value=value)
+        text = _rendered_text(rendered, body)
+        if text is not None:
+            block.text = text
+            block.role = rec.rendered_role if isinstance(rec.rendered_role, str) else "user"
+        last = self.messages[-1] if self.messages else None
+        if last is not None and last.role == "user" and not last.compact_summary:
+            last.content.append(block)
+            if rec.uuid:
+                last.source_ids.append(rec.uuid)
+        elif last is not None and last.role == "assistant" and any(type(b) is ToolUse for b in last.content):
+            # between a call and its result: joins the result's message, so no message
+            # stands between the two (docs/claude_code.md#attachments)
+            self.pending_context.append((block, rec.uuid))
+        else:
+            msg = self._new_message("user", rec, n)
+            msg.meta = True
+            msg.content.append(block)
 
     def summary(self, rec: SummaryRecord, n: int) -> None:
         if isinstance(rec.summary, str):
@@ -853,6 +909,27 @@ def _usage(u: Any) -> Usage:
         cache_creation_input_tokens=u.cache_creation_input_tokens or 0,
         cache_read_input_tokens=u.cache_read_input_tokens or 0,
     )
+
+
+def _rendered_text(rendered: Any, body: Any) -> str | None:
+    """What the model was sent for an attachment: the ``rendered`` contents the client
+    recorded (2.1.332), else a hook's own ``content`` (older clients record no rendering);
+    ``None`` when the record does not say (docs/claude_code.md#attachments)."""
+    if isinstance(rendered, list):
+        pieces = [_text_of(part.get("content")) for part in rendered if isinstance(part, dict)]
+        texts = [p for p in pieces if p]
+        return "\n".join(texts) if texts else None
+    if isinstance(body, dict) and body.get("type") == "hook_additional_context":
+        return _text_of(body.get("content")) or None
+    return None
+
+
+def _text_of(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(p if isinstance(p, str) else p.get("text", "") for p in content if isinstance(p, (str, dict)))
+    return ""
 
 
 def _origin_kind(raw: Any) -> str | None:

@@ -38,6 +38,7 @@ from ...kit.read import report_lone_surrogate_lines
 from ...kit.read import report_lone_surrogates
 from ...kit.read import report_malformed
 from ...kit.read import streamed_batches
+from ...model.common import Context
 from ...model.common import Conversation
 from ...model.common import Epoch
 from ...model.common import Image
@@ -419,7 +420,19 @@ class _Reader:
             self.lose(
                 "tool:arguments-not-string", f"{p.name} arguments are {type(args).__name__}; codex drops such a call", n
             )
-        self.tool_call(ToolUse(p.call_id, p.name, value, self.kind(p.name)), ts, p.id)
+        name = p.name
+        if isinstance(p.namespace, str) and p.namespace:
+            # an MCP call: namespace "mcp__notes", name "lookup" is Claude's
+            # mcp__notes__lookup (docs/codex.md#mcp-namespaces); the pair is kept for Codex
+            if p.namespace.startswith("mcp__"):
+                name = f"{p.namespace}__{p.name}"
+        self.tool_call(ToolUse(p.call_id, name, value, self.kind(name)), ts, p.id)
+        extra = self.conv.messages[-1].extra
+        if isinstance(p.namespace, str) and p.namespace:
+            extra.setdefault("codex_namespaces", {})[p.call_id] = [p.namespace, p.name]
+        if isinstance(args, str) and value is not args and json.dumps(value, ensure_ascii=False) != args:
+            # the string the model wrote, for Codex -> Codex while the value is unchanged
+            extra.setdefault("codex_arguments", {})[p.call_id] = args
 
     def custom_tool_call(self, p: R.CustomToolCallItem, ts: Any, n: int) -> None:
         self.tool_call(ToolUse(p.call_id, p.name, p.input, self.kind(p.name)), ts, p.id)
@@ -442,6 +455,9 @@ class _Reader:
         self.calls.pop(call_id, None)
 
     def call_output(self, p: Any, ts: Any, n: int) -> None:
+        if not p.call_id and isinstance(getattr(p, "name", UNSET), str):
+            self.goal_output(p, ts)
+            return
         output = p.output
         is_error = None
         if isinstance(output, str):
@@ -476,6 +492,21 @@ class _Reader:
             msg.source_ids.append(p.id)
         if self.calls.pop(p.call_id, None) is None:
             self.lose("tool:orphan-output", f"output for {p.call_id} has no call before it (codex drops it)", n)
+
+    def goal_output(self, p: R.FunctionCallOutputItem, ts: Any) -> None:
+        """A goal tool's output, sent with no call (docs/codex.md#goals): context the model
+        sees, kept whole for Codex and as its text for others."""
+        text = p.output if isinstance(p.output, str) else _parts_text(p.output)
+        kind = f"{p.namespace}.{p.name}" if isinstance(p.namespace, str) and p.namespace else str(p.name)
+        block = Context(kind, source="codex", value=builtins(p), role="user")
+        if text:
+            block.text = text
+        msg = self.side("user", ts)
+        if not msg.content or all(type(b) is Context for b in msg.content):
+            msg.meta = True
+        msg.content.append(block)
+        if isinstance(p.id, str):
+            msg.source_ids.append(p.id)
 
     def compaction(self, p: Any, ts: Any, n: int) -> None:
         self.message("assistant", ts, content=[RawBlock("codex_compaction", builtins(p))], compact_summary=True)
@@ -558,6 +589,12 @@ class _Reader:
 
 _json_value = msgspec.json.Decoder().decode
 _BARE_ITEMS = frozenset(R.RESPONSE_ITEM_TYPES.values())
+
+
+def _parts_text(output: Any) -> str:
+    if not isinstance(output, list):
+        return ""
+    return "\n".join(p["text"] for p in output if isinstance(p, dict) and isinstance(p.get("text"), str))
 
 
 def _arguments(text: str) -> Any:

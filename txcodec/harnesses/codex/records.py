@@ -115,6 +115,9 @@ class FunctionCallOutputItem(_Item, tag="function_call_output"):
     # missing output is read by codex as "aborted"
     output: Any = UNSET
     id: str | None | UnsetType = UNSET
+    # a goal tool's output (0.171: name "goal_objective", namespace "agent") has no call_id
+    name: str | UnsetType = UNSET
+    namespace: str | None | UnsetType = UNSET
 
 
 class CustomToolCallItem(_Item, tag="custom_tool_call"):
