@@ -3,8 +3,8 @@
 ``versions/<version>/`` holds genuine sessions recorded with that version's CLI (from the
 npm registry) against the mock Messages API: one ``Task`` call whose subagent runs Bash and
 answers. 1.0.128 and 2.0.0 keep the subagent's records in the main file (``isSidechain:
-true``); 2.0.30 writes them to ``agent-<id>.jsonl`` beside it (with two ``Warmup``
-agents it starts by itself). The corpus's 1.0.98 / 1.0.108 sessions (claude-code-viewer)
+true``); 2.0.30 and 2.0.77 write them to ``agent-<id>.jsonl`` beside it (with the
+``Warmup`` agents each starts by itself). The corpus's 1.0.98 / 1.0.108 sessions (claude-code-viewer)
 hold the same form with several Task calls in one turn."""
 
 from __future__ import annotations
@@ -36,10 +36,17 @@ def kinds(loss: LossReport) -> set[str]:
 
 
 def test_the_recordings_are_the_versions_they_claim():
-    assert sorted(MAINS) == ["1.0.128", "2.0.0", "2.0.30"]
+    assert sorted(MAINS) == ["1.0.128", "2.0.0", "2.0.30", "2.0.77"]
     for version, path in MAINS.items():
         versions = {json.loads(line).get("version") for line in path.read_bytes().splitlines()}
         assert versions - {None} == {version}
+
+
+def test_record_types_by_version():
+    # up to 2.0.0: user and assistant lines only (and summary); queue-operation by 2.0.30
+    kinds = {v: {json.loads(line)["type"] for line in p.read_bytes().splitlines()} for v, p in MAINS.items()}
+    assert kinds["1.0.128"] == kinds["2.0.0"] == {"user", "assistant"}
+    assert kinds["2.0.30"] == kinds["2.0.77"] == {"queue-operation", "user", "assistant"}
 
 
 @pytest.mark.parametrize("path", sorted(VERSIONS.glob("*/*.jsonl")), ids=lambda p: f"{p.parent.name}/{p.name}")
@@ -82,10 +89,11 @@ def test_a_sidechain_file_read_on_its_own_is_its_conversation():
     assert conversation.children == [] and conversation.messages[0].content[0].text == "Count the files here"
 
 
-def test_agent_file_beside_the_session_is_a_child():
-    conversation, loss = read(MAINS["2.0.30"])
+@pytest.mark.parametrize("version,agent", [("2.0.30", "aaaa6943"), ("2.0.77", "ae98b1a")])
+def test_agent_file_beside_the_session_is_a_child(version, agent):
+    conversation, loss = read(MAINS[version])
     (child,) = conversation.children  # the Warmup agents were spawned by no call
-    assert child.link.via == "toolUseResult.agentId" and child.link.agent_id == "aaaa6943"
+    assert child.link.via == "toolUseResult.agentId" and child.link.agent_id == agent
     assert child.link.tool_use_id == "toolu_agent_1"
     assert child.conversation.messages[0].content[0].text == "Count the files here"
     assert "subagent:dangling-agent-id" not in kinds(loss)
