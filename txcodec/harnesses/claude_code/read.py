@@ -198,7 +198,7 @@ class _FileReader:
         split_sidechains: bool = False,
     ):
         self.session = session
-        # a main file of Claude Code 1.0.x-2.0.0 holds its subagents' records too, marked
+        # a main file of Claude Code before 2.0.28 holds its subagents' records too, marked
         # isSidechain: they are set apart here and read as children (docs/claude_code_reader.md#subagents)
         self.sidechains: list[tuple[int, Line]] | None = [] if split_sidechains else None
         self.loss = loss

@@ -9,7 +9,7 @@ Joins, strongest first:
 - ``journal``: a Workflow result's ``runId`` names a run folder whose ``journal.jsonl``
   ``started`` lines name its children;
 - ``parentAgentId``: a nested child's sidecar names its parent agent (depth 2);
-- ``sidechain.prompt``: Claude Code 1.0.x-2.0.0 wrote a subagent's records into the main
+- ``sidechain.prompt``: Claude Code before 2.0.28 wrote a subagent's records into the main
   file (``isSidechain: true``), its chain starting at a user record with no parent that holds
   the Task call's ``prompt`` (:func:`attach_sidechains`).
 
