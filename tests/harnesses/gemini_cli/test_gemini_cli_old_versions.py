@@ -12,6 +12,7 @@ from pathlib import Path
 
 import txcodec
 from txcodec.harnesses.gemini_cli.records import Checkpoint
+from txcodec.harnesses.gemini_cli.store import discover
 from txcodec.model.common import ToolResult
 from txcodec.model.common import ToolUse
 from txcodec.model.loss import LossReport
@@ -55,3 +56,12 @@ def test_checkpoint_converts_to_a_conversation():
         written, _ = txcodec.convert(CHECKPOINT, target)
         main = written.files[written.main].decode()
         assert "list the files" in main and "list_directory" in main and "There is one file" in main, target
+
+
+def test_checkpoint_is_listed(tmp_path):
+    folder = tmp_path / "tmp" / CHECKPOINT.parent.name
+    folder.mkdir(parents=True)
+    (folder / CHECKPOINT.name).write_bytes(CHECKPOINT.read_bytes())
+    (folder / "checkpoint-other.json").write_text('{"not": "a history"}')  # so named, not a checkpoint
+    (info,) = discover(tmp_path)
+    assert info.id == "checkpoint-demo" and info.project == CHECKPOINT.parent.name and info.legacy
