@@ -4,7 +4,8 @@
 npm registry) against the mock Messages API: one ``Task`` call whose subagent runs Bash and
 answers. 1.0.128 and 2.0.0 keep the subagent's records in the main file (``isSidechain:
 true``); 2.0.30 and 2.0.77 write them to ``agent-<id>.jsonl`` beside it (with the
-``Warmup`` agents each starts by itself). The corpus's 1.0.98 / 1.0.108 sessions (claude-code-viewer)
+``Warmup`` agents each starts by itself); 2.1.100 (an ``Agent`` call) writes
+``<sid>/subagents/agent-<id>.jsonl`` with a ``.meta.json``. The corpus's 1.0.98 / 1.0.108 sessions (claude-code-viewer)
 hold the same form with several Task calls in one turn."""
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ def kinds(loss: LossReport) -> set[str]:
 
 
 def test_the_recordings_are_the_versions_they_claim():
-    assert sorted(MAINS) == ["1.0.128", "2.0.0", "2.0.30", "2.0.77"]
+    assert sorted(MAINS) == ["1.0.128", "2.0.0", "2.0.30", "2.0.77", "2.1.100"]
     for version, path in MAINS.items():
         versions = {json.loads(line).get("version") for line in path.read_bytes().splitlines()}
         assert versions - {None} == {version}
@@ -47,6 +48,17 @@ def test_record_types_by_version():
     kinds = {v: {json.loads(line)["type"] for line in p.read_bytes().splitlines()} for v, p in MAINS.items()}
     assert kinds["1.0.128"] == kinds["2.0.0"] == {"user", "assistant"}
     assert kinds["2.0.30"] == kinds["2.0.77"] == {"queue-operation", "user", "assistant"}
+    # by 2.1.100: attachment and last-prompt records
+    assert kinds["2.1.100"] == {"queue-operation", "user", "assistant", "attachment", "last-prompt"}
+
+
+def test_subagent_folder_with_meta_of_2_1_100():
+    conversation, _ = read(MAINS["2.1.100"])
+    (child,) = conversation.children
+    assert child.link.via == "toolUseResult.agentId" and child.agent_type == "general-purpose"
+    assert child.description == "count files"  # from the .meta.json, which names no toolUseId yet
+    meta = next((MAINS["2.1.100"].parent / MAINS["2.1.100"].stem / "subagents").glob("*.meta.json"))
+    assert json.loads(meta.read_bytes()) == {"agentType": "general-purpose", "description": "count files"}
 
 
 @pytest.mark.parametrize("path", sorted(VERSIONS.glob("*/*.jsonl")), ids=lambda p: f"{p.parent.name}/{p.name}")
