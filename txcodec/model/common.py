@@ -341,7 +341,7 @@ class Epoch(_Struct):
 class ChildLink(_Struct):
     """How a subagent conversation was joined to its parent, and how sure that is."""
 
-    via: str  # meta.toolUseId | toolUseResult.agentId | journal | parentAgentId | none
+    via: str  # meta.toolUseId | toolUseResult.agentId | journal | parentAgentId | sidechain.prompt | none
     tool_use_id: str | UnsetType = UNSET
     agent_id: str | UnsetType = UNSET
     parent_agent_id: str | UnsetType = UNSET

@@ -168,6 +168,20 @@ class _Spawn:
     line: int = 0
 
 
+@functools.cache
+def _sidechain_in_main(version: Any) -> bool:
+    """Claude Code before 2.0.28 wrote a subagent's records into the main file; from 2.0.28
+    they go to files of their own, and a sidechain record in a main file is not a subagent's
+    (docs/claude_code.md#versions-read)."""
+    if not isinstance(version, str):
+        return False
+    parts = version.split("-", 1)[0].split(".")
+    try:
+        return tuple(int(p) for p in parts[:3]) < (2, 0, 28)
+    except ValueError:
+        return False
+
+
 def _keep_nothing(entry: Loss) -> None:
     pass
 
@@ -175,8 +189,18 @@ def _keep_nothing(entry: Loss) -> None:
 class _FileReader:
     """Reads one transcript file (main or subagent) into a Conversation."""
 
-    def __init__(self, session: NativeSession, loss: LossReport, file: str, tool_results: dict[str, Path]):
+    def __init__(
+        self,
+        session: NativeSession,
+        loss: LossReport,
+        file: str,
+        tool_results: dict[str, Path],
+        split_sidechains: bool = False,
+    ):
         self.session = session
+        # a main file of Claude Code before 2.0.28 holds its subagents' records too, marked
+        # isSidechain: they are set apart here and read as children (docs/claude_code_reader.md#subagents)
+        self.sidechains: list[tuple[int, Line]] | None = [] if split_sidechains else None
         self.loss = loss
         self.file = file
         self.tool_results = tool_results
@@ -241,21 +265,33 @@ class _FileReader:
         return msg
 
     # -- the pass --------------------------------------------------------------------
-    def run(self) -> Conversation:
+    def run(self, numbered: Iterable[tuple[int, Line]] | None = None) -> Conversation:
+        """Reads the session's lines, or only ``numbered`` (a sidechain's lines)."""
         session = self.session
-        keep = self.add_loss is not _keep_nothing
-        self.feed(enumerate(session.lines, 1) if session.pending is None else self._streamed(keep))
+        if numbered is None:
+            keep = self.add_loss is not _keep_nothing
+            numbered = enumerate(session.lines, 1) if session.pending is None else self._streamed(keep)
+        side = self.sidechains
+        self.feed(numbered)
+        if side and not self.messages:  # every record is a sidechain's: a subagent's file read on its own
+            self.sidechains = None
+            self.feed(side)
         return self.finish()
 
     def feed(self, numbered: Iterable[tuple[int, Line]]) -> None:
-        """Read these lines, each with its number."""
+        """Read these lines, each with its number; an old main file's sidechain records are
+        set apart in ``sidechains`` when it is a list."""
         handlers = _HANDLERS
         seen = self.seen
         unknown = self.unknown.add
         lose, file = self.add_loss, self.file
         keep = lose is not _keep_nothing  # for a report nobody reads, the per-line entries are not even made
+        side = self.sidechains
         for n, line in numbered:
             rec = line.record
+            if side is not None and getattr(rec, "is_sidechain", None) is True and _sidechain_in_main(rec.version):
+                side.append((n, line))
+                continue
             kind = type(rec)
             handler = handlers.get(kind)
             if handler is None:
@@ -980,11 +1016,17 @@ def _persisted_name(text: str) -> str | None:
 
 
 def read_file(
-    session: NativeSession, loss: LossReport, file: str | None = None, tool_results: dict[str, Path] | None = None
+    session: NativeSession,
+    loss: LossReport,
+    file: str | None = None,
+    tool_results: dict[str, Path] | None = None,
+    split_sidechains: bool = False,
+    numbered: Iterable[tuple[int, Line]] | None = None,
 ) -> tuple[Conversation, _FileReader]:
+    """One transcript file, or (``numbered``) a sidechain's lines of one."""
     name = file if file is not None else (str(session.path) if session.path else "<bytes>")
-    reader = _FileReader(session, loss, name, tool_results or {})
-    conversation = reader.run()
+    reader = _FileReader(session, loss, name, tool_results or {}, split_sidechains)
+    conversation = reader.run(numbered)
     reader.unknown.report(loss, name)
     if conversation.meta.id is UNSET and session.path is not None:
         conversation.meta.id = session.path.name.removesuffix(".jsonl")
@@ -995,6 +1037,7 @@ def read(session: NativeSession, loss: LossReport) -> Conversation:
     """The session as a Common conversation; subagents nest under ``children`` when the
     session was loaded from a path whose side files exist."""
     from .subagents import attach_children
+    from .subagents import attach_sidechains
 
     files = None
     tool_results: dict[str, Path] = {}
@@ -1009,8 +1052,19 @@ def read(session: NativeSession, loss: LossReport) -> Conversation:
                 f"{refused} is a symlink out of the session folder; not read",
                 file=str(session.path),
             )
-    conversation, reader = read_file(session, loss, tool_results=tool_results)
+    conversation, reader = read_file(session, loss, tool_results=tool_results, split_sidechains=True)
+    if reader.sidechains:
+        attach_sidechains(conversation, reader, loss, read_file)
     if files is not None:
+        if reader.spawns and session.path is not None:
+            from .sidefiles import add_flat_agents
+
+            for refused in add_flat_agents(Path(session.path), list(reader.spawns), files):
+                loss.add(
+                    "side-file:symlink-outside",
+                    f"{refused} is a symlink out of the project folder; not read",
+                    file=str(session.path),
+                )
         attach_children(conversation, reader, files, loss, read_file)
     # a streamed session's lines are gone once read: what to_common reports of them for
     # any session is reported here, in its place

@@ -57,6 +57,7 @@ from ...model.native import builtins
 from ...model.native import decode_session
 from ...model.tools import tool_kind
 from . import records as R
+from .codec import CODEC
 from .origin import codex_meta_candidates
 from .origin import codex_origin
 from .prelude import prelude_kind
@@ -145,7 +146,9 @@ class _Reader:
         self.records = session.records if records is None else records
         if events_only is None:
             events_only = not any(
-                isinstance(R.payload_of(r), R.MessageItem) for r in self.records if not isinstance(r, Opaque)
+                isinstance(R.payload_of(r), (R.MessageItem, R.TsRollout))
+                for r in self.records
+                if not isinstance(r, Opaque)
             )
         self.events_only = events_only
         self.calls: dict[str, ToolUse] = {}
@@ -256,6 +259,23 @@ class _Reader:
                 self.conv.meta.started_at = line.timestamp
             if isinstance(line.instructions, str):
                 self.conv.meta.extra["codex_session_meta"] = {"instructions": line.instructions}
+
+    def ts_rollout(self, line: R.TsRollout, n: int) -> None:
+        """0.1.x: the session, then its items, all on the document's one line
+        (docs/codex.md#versions-read)."""
+        session = line.session
+        self.legacy_meta(R.LegacyMeta(id=session.id, timestamp=session.timestamp, instructions=session.instructions), n)
+        handlers = _ITEM_HANDLERS
+        for raw in line.items:
+            item = CODEC.decode(bytes(raw))
+            if isinstance(item, Opaque):
+                self.lose("opaque", item.diagnostic, n)
+            elif (handler := handlers.get(type(item))) is not None:
+                handler(self, item, None, n)
+            elif type(item) in _BARE_ITEMS:
+                self.item(item, None, n)
+            else:
+                self.lose("record:unknown", f"0.1.x item {type(item).__name__}", n)
 
     def legacy_state(self, line: R.LegacyState, n: int) -> None:
         self.lose("record:state", "2025 bookkeeping marker", n)
@@ -705,8 +725,11 @@ def _usage_add(a: Any, b: Usage) -> Usage:
     return b if not isinstance(a, dict) else _usage_sum(msgspec.convert(a, Usage), b)
 
 
+_BARE_ITEMS = set(R.RESPONSE_ITEM_TYPES.values())
+
 _LINE_HANDLERS = {
     R.SessionMetaLine: _Reader.session_meta,
+    R.TsRollout: _Reader.ts_rollout,
     R.LegacyMeta: _Reader.legacy_meta,
     R.LegacyState: _Reader.legacy_state,
     R.TurnContextLine: _Reader.turn_context,

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import re
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +55,7 @@ from ...model.native import NativeSession
 from ...model.native import Opaque
 from ...model.native import plain
 from ...model.tools import tool_kind
+from .records import Checkpoint
 from .records import Content
 from .records import MessageRecord
 from .records import Metadata
@@ -64,6 +66,11 @@ from .records import Tokens
 from .records import ToolCall
 
 CONTEXT_PREFIXES = ("<session_context>", "<hook_context>")
+# 0.1.x opens the history with its environment context and a canned model reply
+# (gemini-cli-core 0.1.22 utils/environmentContext.js, core/client.js)
+CHECKPOINT_CONTEXT = "This is the Gemini CLI. We are setting up the context for our chat."
+CHECKPOINT_ACK = "Got it. Thanks for the "
+_WORKING_IN = re.compile(r"^I'm currently working in the directory: (.+)$", re.M)
 _META_FIELDS = ("start_time", "last_updated", "summary", "memory_scratchpad", "directories", "kind")
 
 
@@ -326,6 +333,8 @@ def _ui_fields(call: ToolCall) -> dict[str, Any]:
 
 def read(session: NativeSession, loss: LossReport, _depth: int = 0) -> Conversation:
     file = str(session.path) if session.path else None
+    if len(session.records) == 1 and isinstance(session.records[0], Checkpoint):
+        return _checkpoint(session.records[0], session.path, loss)
     history = History()
     for n, record in enumerate(session.records, 1):
         if isinstance(record, Opaque):
@@ -345,6 +354,53 @@ def read(session: NativeSession, loss: LossReport, _depth: int = 0) -> Conversat
     if _depth == 0 and session.path is not None:
         conversation.children = _children(session.path, meta, reader.messages, loss)
     return conversation
+
+
+def _checkpoint(record: Checkpoint, path: Path | None, loss: LossReport) -> Conversation:
+    """A 0.1.x ``/chat save`` file (docs/gemini_cli.md#versions-read): the API contents in
+    order, ``user`` and ``model``; the first pair is the CLI's context set-up. A
+    ``functionCall`` part carries no id there: it takes the id of the ``functionResponse``
+    that answers it (the next unanswered one of the same name)."""
+    file = str(path) if path is not None else None
+    messages: list[Message] = []
+    for content in record.contents:
+        blocks = [part_block(p, loss, 1) for p in content.parts]
+        role = "assistant" if content.role == "model" else "user"
+        if content.role not in ("user", "model"):
+            loss.add("field:role", f"content role {content.role!r} read as user", file=file, line=1)
+        message = Message(role=role, content=blocks)
+        first = text_of(content.parts).lstrip()
+        if role == "user" and first.startswith((*CONTEXT_PREFIXES, CHECKPOINT_CONTEXT)):
+            message.meta = True
+        elif role == "assistant" and first.startswith(CHECKPOINT_ACK) and messages and messages[-1].meta:
+            message.synthetic = True  # the CLI's own answer to its context message, never the model's
+        messages.append(message)
+    unanswered: list[ToolUse] = [b for m in messages for b in m.content if isinstance(b, ToolUse) and not b.id]
+    for result in (b for m in messages for b in m.content if isinstance(b, ToolResult)):
+        call = next((u for u in unanswered if result.tool_use_id and u.name == _name_of(result, record)), None)
+        if call is not None:
+            call.id = result.tool_use_id
+            unanswered.remove(call)
+    meta = Meta(source_harness="gemini_cli")
+    if path is not None:
+        meta.id = path.name.removesuffix(".json")
+        meta.extra["gemini_checkpoint_tag"] = meta.id.removeprefix("checkpoint-")
+        # no .project_root marker yet: the context message names the folder whose sha256
+        # names the checkpoint's own (utils/paths.js getProjectHash)
+        said = _WORKING_IN.search(text_of(record.contents[0].parts)) if record.contents else None
+        root = said.group(1).strip() if said else None
+        if root and hashlib.sha256(root.encode()).hexdigest() == path.parent.name:
+            meta.cwd = root
+    return Conversation(meta=meta, messages=messages)
+
+
+def _name_of(result: ToolResult, record: Checkpoint) -> str | None:
+    for content in record.contents:
+        for part in content.parts:
+            fr = part.function_response
+            if fr is not UNSET and fr.id == result.tool_use_id:
+                return fr.name if isinstance(fr.name, str) else None
+    return None
 
 
 def _meta(history: History, path: Path | None, models: list[str]) -> Meta:
