@@ -352,10 +352,9 @@ class _FileReader:
             self.lose(
                 "compaction:no-summary", f"compact_boundary {b.uuid} has no following isCompactSummary record", b.line
             )
-        if self.pending_context:  # attachments after the last call, with no result to join
-            msg = Message("user", [b for b, _ in self.pending_context], meta=True)
-            msg.source_ids = [uid for _, uid in self.pending_context if uid]
-            self.messages.append(msg)
+        trailing = self.trailing_context()
+        if trailing is not None:
+            self.messages.append(trailing)
         if self.pending_origin is not None:
             self.lose(
                 "origin:unattached",
@@ -363,6 +362,14 @@ class _FileReader:
                 self.pending_origin[1],
             )
         return conversation
+
+    def trailing_context(self) -> Message | None:
+        """The attachments after the last call, with no result to join (yet): a message of their own."""
+        if not self.pending_context:
+            return None
+        msg = Message("user", [b for b, _ in self.pending_context], meta=True)
+        msg.source_ids = [uid for _, uid in self.pending_context if uid]
+        return msg
 
     @staticmethod
     def settle(calls: Iterable[_Call]) -> None:
@@ -511,6 +518,8 @@ class _FileReader:
                 if uid:
                     last.source_ids.append(uid)
             self.pending_context = []
+            if self.touched is not None:
+                self.touched.append(last)
 
     def _user(self, rec: UserRecord, n: int) -> None:
         self._envelope_meta(rec)
@@ -813,6 +822,8 @@ class _FileReader:
             last.content.append(block)
             if rec.uuid:
                 last.source_ids.append(rec.uuid)
+            if self.touched is not None:
+                self.touched.append(last)
         elif last is not None and last.role == "assistant" and any(type(b) is ToolUse for b in last.content):
             # between a call and its result: joins the result's message, so no message
             # stands between the two (docs/claude_code.md#attachments)
@@ -1118,6 +1129,10 @@ class CarryOn:
         touched.update(range(self.new_from, len(messages)))
         reader.touched, self.new_from = [], len(messages)
         conversation = reader.snapshot()
+        trailing = reader.trailing_context()
+        if trailing is not None:  # shown as the whole-file reader ends, never kept: a result may still join it
+            conversation.messages = [*messages, trailing]
+            touched.add(len(messages))
         if conversation.meta.id is UNSET and self.path is not None:
             conversation.meta.id = self.path.name.removesuffix(".jsonl")
         return self.fitted.fit(conversation, touched, self.loss)
