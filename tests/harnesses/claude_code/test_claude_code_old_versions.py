@@ -133,7 +133,6 @@ def test_converts_to_claude_code_with_the_child_in_subagents(version):
     assert len(agents) == 1 and "Count the files here" in written.files[agents[0]].decode()
 
 
-@pytest.mark.skipif(not VIEWER.is_dir(), reason="the corpus is not here")
 def test_corpus_sessions_of_1_0_98_nest_every_task():
     conversation, loss = read(VIEWER / "fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl")
     calls = [b.id for m in conversation.messages for b in m.content if isinstance(b, ToolUse) and b.name == "Task"]
