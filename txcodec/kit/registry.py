@@ -212,6 +212,10 @@ class Harness(msgspec.Struct, frozen=True):
     reads_prompts: bool = False
     # its writer can write the lines a host sends on stdin (WriteOptions.stdin_side)
     writes_stdin_side: bool = False
+    # read_messages(session, loss) -> kit.read.StreamedConversation, or None for a session it
+    # does not read that way: the conversation a message at a time, each once final (``show``
+    # of a huge file prints its first message at once); None: every session is read whole
+    read_messages: Callable[..., Any] | None = None
     # its sessions are JSON Lines files its client only ever appends to: following one
     # (``txcodec.live``) reads the bytes appended since the last look from an offset, where
     # any other store is re-read when it changes and compared message by message

@@ -18,8 +18,10 @@ its line number.
 from __future__ import annotations
 
 import functools
+import itertools
 import operator
 import re
+from collections.abc import Iterable
 from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import compress
@@ -179,6 +181,8 @@ class _FileReader:
         self.file = file
         self.tool_results = tool_results
         self.messages: list[Message] = []
+        self.base = 0  # messages handed on before ``messages[0]`` (a streamed read: MessageStream)
+        self.handlers = _HANDLERS  # record type -> the method that reads it
         self.calls: dict[str, _Call] = {}
         self.owner: dict[str, _Call] = {}  # tool_use_id -> the call that made it
         self.artifact_calls: set[str] = set()
@@ -235,13 +239,19 @@ class _FileReader:
 
     # -- the pass --------------------------------------------------------------------
     def run(self) -> Conversation:
-        handlers = _HANDLERS
+        session = self.session
+        keep = self.add_loss is not _keep_nothing
+        self.consume(enumerate(session.lines, 1) if session.pending is None else self._streamed(keep))
+        return self.finish()
+
+    def consume(self, lines: Iterable[tuple[int, Line]]) -> None:
+        """Read ``lines`` (numbered from 1 in the file) into the conversation."""
+        handlers = self.handlers
         seen = self.seen
         unknown = self.unknown.add
         lose, file = self.add_loss, self.file
         keep = lose is not _keep_nothing  # for a report nobody reads, the per-line entries are not even made
-        session = self.session
-        for n, line in enumerate(session.lines, 1) if session.pending is None else self._streamed(keep):
+        for n, line in lines:
             rec = line.record
             kind = type(rec)
             handler = handlers.get(kind)
@@ -271,9 +281,11 @@ class _FileReader:
                 for loss_kind, value in zip(kinds, fields(rec)):
                     if value is not UNSET:
                         lose(Loss(loss_kind, "envelope field with no Common slot", file, n))
-        return self.finish()
 
     def _streamed(self, keep: bool) -> Iterator[tuple[int, Line]]:
+        return itertools.chain.from_iterable(self.batches(keep))
+
+    def batches(self, keep: bool) -> Iterator[Iterable[tuple[int, Line]]]:
         """The lines of a session read as it is decoded, with their numbers, a batch at a
         time: each batch is dropped once read, and the pages of the file behind it are
         given back. For a report nobody reads, the progress lines (decoded lean) are not
@@ -290,10 +302,10 @@ class _FileReader:
             maybe_fork = maybe_fork or _may_fork(batch)
             numbered = enumerate(batch, first)
             if keep:
-                yield from numbered
+                yield numbered
             else:
                 kinds = map(type, map(_record, batch))
-                yield from compress(numbered, map(operator.is_not, kinds, repeat(SkippedProgress)))
+                yield compress(numbered, map(operator.is_not, kinds, repeat(SkippedProgress)))
         session.final_newline = final_newline
         session.origin = claude_origin(RawLines(data), session.path, None, maybe_fork)
 
@@ -314,7 +326,7 @@ class _FileReader:
                 meta.title = self.titles[key]
                 break
         for b in self.boundaries:  # a boundary whose summary never came
-            self.epochs.append(_epoch(b, len(self.messages)))
+            self.epochs.append(_epoch(b, self.base + len(self.messages)))
             self.lose(
                 "compaction:no-summary", f"compact_boundary {b.uuid} has no following isCompactSummary record", b.line
             )
@@ -678,9 +690,9 @@ class _FileReader:
             )
         if chosen is not None:
             self.boundaries.remove(chosen)
-            self.epochs.append(_epoch(chosen, len(self.messages) - 1))
+            self.epochs.append(_epoch(chosen, self.base + len(self.messages) - 1))
         else:
-            self.epochs.append(Epoch(start=len(self.messages) - 1))
+            self.epochs.append(Epoch(start=self.base + len(self.messages) - 1))
             self.lose("compaction:no-boundary", "isCompactSummary record without a compact_boundary", n)
 
     # -- attachments and titles ------------------------------------------------------
