@@ -117,19 +117,42 @@ def discover(
     rows: list[SessionRow] = []
     errors: list[str] = []
     describe = describe or details or any(value is not None for value in (project, since, until))
+    # with a limit, a store that can describe one listed file at a time has only the files
+    # that can be among the newest read (_newest_first)
+    lazy = {
+        name
+        for name, store in (stores(harness).items() if limit is not None and describe else ())
+        if store.describe_item is not None and store.discover_files is not None
+    }
+    pending: list[tuple[str, Any]] = []
 
     def lister(store: registry.Store) -> Any:
+        if describe and store.describe_item is not None and store.discover_files is not None and lazy:
+            return store.discover_files
         return store.discover if describe else store.discover_files or store.discover
 
     for name, item in _listed(harness, root, lister, errors):
+        if name in lazy:
+            pending.append((name, item))
+            continue
         row = _row(name, item)
         if row is not None:
             rows.append(row)
     every_id = [r.session_id for r in rows]
     listed = {r.path for r in rows if r.path is not None}
+    for _, item in pending:
+        session_id, path = _get(item, "session_id", "id"), _get(item, "path")
+        if isinstance(session_id, str):
+            every_id.append(session_id)
+            if path is not None:
+                listed.add(str(path))
     rows = [r for r in rows if _keep(r, project, since, until)]
-    oldest = datetime.min.replace(tzinfo=UTC)  # times come in several spellings (Z, offsets): compared parsed
-    rows.sort(key=lambda r: parse_timestamp(r.updated) or oldest, reverse=True)
+    ordered: Iterable[SessionRow]
+    if lazy:
+        ordered = _newest_first(rows, pending, lambda row: _keep(row, project, since, until))
+    else:
+        rows.sort(key=lambda r: parse_timestamp(r.updated) or _OLDEST, reverse=True)
+        ordered = rows
     kept: list[SessionRow] = []
     sessions = 0  # subagent chats ride along with their session, not counted by ``limit``
     needle = _needles(grep) if grep else None
@@ -139,7 +162,7 @@ def discover(
 
         cache = SessionIndex()
     try:
-        for row in rows:
+        for row in ordered:
             if limit is not None and sessions >= limit:
                 break
             if needle is not None and not _contains(row.path, needle):
@@ -152,6 +175,68 @@ def discover(
         if cache is not None:  # a whole home listed: the rows of files gone are forgotten
             cache.close(listed if harness is None and root is None else None)
     return Index(kept, errors, every_id)
+
+
+_OLDEST = datetime.min.replace(tzinfo=UTC)  # times come in several spellings (Z, offsets): compared parsed
+
+
+class _Later:
+    """A value that sorts before another when it is greater (a heap of the newest first)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __lt__(self, other: _Later) -> bool:
+        return self.value > other.value
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Later) and self.value == other.value
+
+
+def _newest_first(rows: list[SessionRow], pending: list[tuple[str, Any]], keep: Any) -> Iterator[SessionRow]:
+    """The rows in :func:`discover`'s order (newest first; equal times in the stores' own
+    order), describing the ``pending`` items (``Store.describe_item``) only as the order
+    needs them: newest file first, and only while a file's modification time is no older
+    than the newest row not yet handed on. A session's last record is no newer than the
+    last write of its file, so a file older than that row cannot come before it. (A file
+    whose records are dated after its modification time, once found, has every file read.)"""
+    import heapq
+
+    rank = {name: n for n, name in enumerate(stores())}
+    heap: list[tuple[Any, ...]] = []
+    for n, row in enumerate(rows):  # described already: in their stores' own order
+        heap.append((_Later(parse_timestamp(row.updated) or _OLDEST), rank.get(row.harness, 0), n, n, row))
+    heapq.heapify(heap)
+    bounded: list[tuple[datetime, int, str, Any]] = []
+    for n, (name, item) in enumerate(pending):
+        path = _get(item, "path")
+        try:
+            bound = datetime.fromtimestamp(os.stat(path).st_mtime, UTC) if path is not None else datetime.max
+        except OSError:
+            bound = datetime.max.replace(tzinfo=UTC)
+        bounded.append((bound if bound.tzinfo else bound.replace(tzinfo=UTC), n, name, item))
+    bounded.sort(key=lambda b: b[:2])  # the newest file last: popped first
+    seq = len(rows)
+    trusted = True
+    while True:
+        while bounded and (not heap or not trusted or bounded[-1][0] >= heap[0][0].value):
+            bound, _, name, item = bounded.pop()
+            row = _row(name, registry.get(name).store.describe_item(item))
+            if row is None:
+                continue
+            when = parse_timestamp(row.updated) or _OLDEST
+            trusted = trusted and when <= bound
+            if keep(row):
+                # equal times keep the store's order: discover's (updated, id), newest first
+                heapq.heappush(
+                    heap, (_Later(when), rank.get(name, 0), _Later((row.updated or "", row.session_id)), seq, row)
+                )
+                seq += 1
+        if not heap:
+            return
+        yield heapq.heappop(heap)[-1]
 
 
 def session_files(

@@ -180,7 +180,11 @@ def register(group: click.Group) -> None:
         help="Only this harness's store.",
     )
     @filter_options
-    @click.option("--limit", type=click.IntRange(min=1), help="At most this many sessions (the newest).")
+    @click.option(
+        "--limit",
+        type=click.IntRange(min=1),
+        help="At most this many sessions (the newest; only the newest files are read).",
+    )
     @click.option("--json", "as_json", is_flag=True, help="One JSON array of rows (the schema in docs/api.md).")
     @click.option(
         "--no-index",

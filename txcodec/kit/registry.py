@@ -143,6 +143,9 @@ class Store(msgspec.Struct, frozen=True):
     discover_files: Callable[..., Any] | None = None
     # as discover_files, without the sessions' side folders
     discover_mains: Callable[..., Any] | None = None
+    # an item of discover_files described as discover describes it: describe_item(item) ->
+    # item (a listing that stops early, ``list --limit``, reads only the newest files)
+    describe_item: Callable[[Any], Any] | None = None
     # the main session files under a root, quickest (usage over a store): main_files(root) -> list[Path]
     main_files: Callable[[Any], list[Any]] | None = None
     # file names that alone say a file is this harness's, whatever its bytes
