@@ -149,7 +149,7 @@ def discover(
     rows = [r for r in rows if _keep(r, project, since, until)]
     ordered: Iterable[SessionRow]
     if lazy:
-        ordered = _newest_first(rows, pending, lambda row: _keep(row, project, since, until))
+        ordered = _newest_first(rows, pending, lambda row: _keep(row, project, since, until), errors)
     else:
         rows.sort(key=lambda r: parse_timestamp(r.updated) or _OLDEST, reverse=True)
         ordered = rows
@@ -195,7 +195,9 @@ class _Later:
         return isinstance(other, _Later) and self.value == other.value
 
 
-def _newest_first(rows: list[SessionRow], pending: list[tuple[str, Any]], keep: Any) -> Iterator[SessionRow]:
+def _newest_first(
+    rows: list[SessionRow], pending: list[tuple[str, Any]], keep: Any, errors: list[str]
+) -> Iterator[SessionRow]:
     """The rows in :func:`discover`'s order (newest first; equal times in the stores' own
     order), describing the ``pending`` items (``Store.describe_item``) only as the order
     needs them: newest file first, and only while a file's modification time is no older
@@ -222,17 +224,19 @@ def _newest_first(rows: list[SessionRow], pending: list[tuple[str, Any]], keep: 
     trusted = True
     while True:
         while bounded and (not heap or not trusted or bounded[-1][0] >= heap[0][0].value):
-            bound, _, name, item = bounded.pop()
-            row = _row(name, registry.get(name).store.describe_item(item))
+            bound, n, name, item = bounded.pop()
+            try:
+                row = _row(name, registry.get(name).store.describe_item(item))
+            except (OSError, ValueError, RecursionError) as exc:  # as the store's own listing passes it over
+                errors.append(f"{name}: {_get(item, 'path')}: {exc}")
+                continue
             if row is None:
                 continue
             when = parse_timestamp(row.updated) or _OLDEST
             trusted = trusted and when <= bound
             if keep(row):
-                # equal times keep the store's order: discover's (updated, id), newest first
-                heapq.heappush(
-                    heap, (_Later(when), rank.get(name, 0), _Later((row.updated or "", row.session_id)), seq, row)
-                )
+                # equal times keep the store's order (its files listed in discover's order)
+                heapq.heappush(heap, (_Later(when), rank.get(name, 0), n, seq, row))
                 seq += 1
         if not heap:
             return

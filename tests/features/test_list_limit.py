@@ -15,6 +15,7 @@ from txcodec import api
 from txcodec.cli import main
 from txcodec.cli.store import sample_path
 from txcodec.harnesses.claude_code import store as claude_store
+from txcodec.harnesses.codex import store as codex_store
 
 SESSIONS = 40
 
@@ -52,7 +53,9 @@ def home(tmp_path, monkeypatch):
     for n in range(2):  # another store, listed whole: its rows are merged in by time
         sid = f"0199aaaa-0000-7000-8000-00000000000{n}"
         written, _ = api.convert(sample_path("claude_code"), "codex", cwd="/home/dev/shop", session_id=sid)
-        api.install(written, "codex")
+        (rollout,) = api.install(written, "codex")[:1]
+        when = datetime(2026, 9, 18, 12, tzinfo=UTC).timestamp()  # after its records (10:00 that day)
+        os.utime(rollout, (when, when))
     return project
 
 
@@ -84,9 +87,13 @@ def test_a_limited_listing_reads_only_the_newest_files(home, monkeypatch):
         describe(info)
 
     monkeypatch.setattr(claude_store, "_describe", counted)
+    rollouts = []
+    scan = codex_store.scan
+    monkeypatch.setattr(codex_store, "scan", lambda path, data=None: rollouts.append(path) or scan(path, data))
     rows = _rows("--limit", "3")
     assert len(rows) == 3
     assert len(read) <= 5  # the three newest and those written in the same minute, not all 40
+    assert rollouts == []  # written before the newest three
     read.clear()
     _rows()
-    assert len(read) == SESSIONS
+    assert len(read) == SESSIONS and len(rollouts) == 2
