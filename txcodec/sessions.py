@@ -69,10 +69,28 @@ class Index(list):
     errors: list[str]
     ids: list[str]
 
-    def __init__(self, rows: Iterable[SessionRow] = (), errors: list[str] | None = None, ids: list[str] | None = None):
+    def __init__(
+        self,
+        rows: Iterable[SessionRow] = (),
+        errors: list[str] | None = None,
+        ids: list[str] | None = None,
+        describe: Any = None,
+    ):
         super().__init__(rows)
         self.errors = errors or []
         self.ids = ids or []
+        self._describe = describe
+
+    def described(self, order: Iterable[SessionRow] | None = None) -> Iterator[SessionRow]:
+        """The rows (in ``order``, some or all of them) with their details, each handed on as
+        soon as it and those before it are read: for :func:`discover` with ``stream=True``,
+        whose rows are listed undescribed (a long listing prints its first rows at once).
+        Otherwise the rows as they are. Use it once."""
+        rows = self if order is None else order
+        if self._describe is None:
+            return iter(rows)
+        describe, self._describe = self._describe, None
+        return describe(list(rows))
 
 
 def stores(harness: str | None = None) -> dict[str, registry.Store]:
@@ -102,6 +120,7 @@ def discover(
     details: bool = True,
     describe: bool = True,
     index: bool = True,
+    stream: bool = False,
 ) -> Index:
     """Every session in the stores (one harness's with ``harness``; ``root`` instead of the
     default store folder), newest first, filtered: ``project`` matches the project name or
@@ -113,7 +132,8 @@ def discover(
     is the file's time). One store's trouble is reported in ``errors`` and does not hide
     the others. ``index``: the details of a session whose file has not changed since an
     earlier run are taken from the session index (:mod:`txcodec.session_index`) instead of
-    reading it again."""
+    reading it again. ``stream``: the rows come undescribed, and :meth:`Index.described`
+    reads their details as they are asked for."""
     rows: list[SessionRow] = []
     errors: list[str] = []
     describe = describe or details or any(value is not None for value in (project, since, until))
@@ -127,7 +147,7 @@ def discover(
     pending: list[tuple[str, Any]] = []
 
     def lister(store: registry.Store) -> Any:
-        if describe and store.describe_item is not None and store.discover_files is not None and lazy:
+        if lazy and store.describe_item is not None and store.discover_files is not None:
             return store.discover_files
         return store.discover if describe else store.discover_files or store.discover
 
@@ -161,6 +181,7 @@ def discover(
         from .session_index import SessionIndex
 
         cache = SessionIndex()
+    closing = listed if harness is None and root is None else None  # a whole home: rows of files gone forgotten
     try:
         for row in ordered:
             if limit is not None and sessions >= limit:
@@ -169,12 +190,25 @@ def discover(
                 continue
             kept.append(row)
             sessions += row.parent is None
+        if details and stream:
+            return Index(kept, errors, every_id, lambda order: _described(order, cache, closing))
         if details:
             describe_rows(kept, cache)
-    finally:
-        if cache is not None:  # a whole home listed: the rows of files gone are forgotten
-            cache.close(listed if harness is None and root is None else None)
+    except BaseException:
+        if cache is not None:
+            cache.close(closing)
+        raise
+    if cache is not None:
+        cache.close(closing)
     return Index(kept, errors, every_id)
+
+
+def _described(rows: list[SessionRow], cache: Any, closing: set[str] | None) -> Iterator[SessionRow]:
+    try:
+        yield from describe_stream(rows, cache)
+    finally:
+        if cache is not None:
+            cache.close(closing)
 
 
 _OLDEST = datetime.min.replace(tzinfo=UTC)  # times come in several spellings (Z, offsets): compared parsed
@@ -394,7 +428,47 @@ def describe_rows(rows: list[SessionRow], index: Any = None) -> None:
             index.put(pending[n].path, pending[n].session_id, entry, stamps[n])
 
 
-def _read_entries(rows: list[SessionRow], sizes: list[int]) -> list[Any]:
+_BLOCK_ROWS = 512  # rows looked up and read at a time by describe_stream
+
+
+def describe_stream(rows: list[SessionRow], index: Any = None) -> Iterator[SessionRow]:
+    """:func:`describe_rows`, each row handed on, in order, once it and those before it are
+    described: a block of rows at a time, those the index does not hold read in forked
+    processes (one pool for every block) when a block has enough of them."""
+    from .session_index import stamp
+
+    pools: list[Any] = []  # the one pool every block shares, once a block needs it
+    try:
+        for start in range(0, len(rows), _BLOCK_ROWS):
+            block = rows[start : start + _BLOCK_ROWS]
+            pending: list[SessionRow] = []
+            for row in block:
+                entry = index.get(row.path, row.session_id) if index is not None and row.path is not None else None
+                if entry is not None:
+                    _apply(row, entry)
+                elif row.path is not None:
+                    pending.append(row)
+            stamps = [stamp(r.path) for r in pending]
+            entries = _read_entries(pending, [s[0] if s else 0 for s in stamps], pools)
+            for n, entry in enumerate(entries):
+                _apply(pending[n], entry)
+                if index is not None:
+                    index.put(pending[n].path, pending[n].session_id, entry, stamps[n])
+            yield from block
+    finally:
+        for pool in pools:
+            pool.terminate()
+
+
+def _read_entries(rows: list[SessionRow], sizes: list[int], pools: list[Any] | None = None) -> list[Any]:
+    """Each row's entry, read in forked workers when there are enough to read; ``pools``
+    holds a pool kept for later calls (made here when it is empty), else one is made for
+    this call alone."""
+    if pools:
+        jobs = os.cpu_count() or 1
+        if jobs >= 2 and len(rows) >= _PARALLEL_ROWS and sum(sizes) >= _PARALLEL_BYTES:
+            return pools[0].map(_read_entry, rows, chunksize=max(1, len(rows) // (jobs * 8)))
+        return [_read_entry(row) for row in rows]
     jobs = os.cpu_count() or 1
     if jobs < 2 or len(rows) < _PARALLEL_ROWS or sum(sizes) < _PARALLEL_BYTES:
         return [_read_entry(row) for row in rows]
@@ -406,6 +480,9 @@ def _read_entries(rows: list[SessionRow], sizes: list[int]) -> list[Any]:
         return [_read_entry(row) for row in rows]
     if multiprocessing.parent_process() is not None:  # a worker starts none of its own
         return [_read_entry(row) for row in rows]
+    if pools is not None:  # kept for the calls after this one
+        pools.append(context.Pool(jobs))
+        return pools[0].map(_read_entry, rows, chunksize=max(1, len(rows) // (jobs * 8)))
     with context.Pool(min(jobs, len(rows))) as pool:
         return pool.map(_read_entry, rows, chunksize=max(1, len(rows) // (jobs * 8)))
 

@@ -97,3 +97,23 @@ def test_a_limited_listing_reads_only_the_newest_files(home, monkeypatch):
     read.clear()
     _rows()
     assert len(read) == SESSIONS and len(rollouts) == 2
+
+
+def test_a_long_listing_is_printed_as_its_rows_are_read(home, monkeypatch):
+    from txcodec import sessions
+    from txcodec.cli import store as cli_store
+
+    whole = CliRunner().invoke(main, ["list"]).output.splitlines()
+    events = []
+    read = sessions._read_entry
+    monkeypatch.setattr(sessions, "_read_entry", lambda row: events.append("read") or read(row))
+    echo = cli_store.click.echo
+    monkeypatch.setattr(cli_store.click, "echo", lambda text="", **kw: events.append("echo") or echo(text, **kw))
+    monkeypatch.setattr(cli_store, "STREAM_ROWS", 10)
+    monkeypatch.setattr(cli_store, "_FLUSH", 5)
+    monkeypatch.setattr(sessions, "_BLOCK_ROWS", 4)
+    result = CliRunner().invoke(main, ["list", "--no-index"])
+    assert result.exit_code == 0, result.output
+    assert events.index("echo") < len(events) - 1 - events[::-1].index("read")  # printed before the last read
+    streamed = result.output.splitlines()
+    assert [line.split() for line in streamed] == [line.split() for line in whole]  # the same cells
