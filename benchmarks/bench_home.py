@@ -19,6 +19,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from datetime import datetime
 from pathlib import Path
 
@@ -81,11 +82,25 @@ def main() -> None:
         def clear() -> None:
             shutil.rmtree(cache / "txcodec", ignore_errors=True)
 
+        first: list[float] = []
+
         def run(cmd: list[str], checkout: Path | None = None) -> tuple[float, float]:
+            """Wall and CPU seconds; the seconds to the first byte on stdout go to ``first``."""
             extra = {"PYTHONPATH": str(checkout)} if checkout is not None else {}
-            wall, cpu, _ = child_cpu(
-                lambda: subprocess.run(cmd, env={**env, **extra}, capture_output=True, check=False, cwd=tmp)
-            )
+
+            def one() -> None:
+                start = time.perf_counter()
+                proc = subprocess.Popen(
+                    cmd, env={**env, **extra}, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=tmp
+                )
+                assert proc.stdout is not None
+                proc.stdout.read(1)
+                first.append(time.perf_counter() - start)
+                while proc.stdout.read(1 << 20):
+                    pass
+                proc.wait()
+
+            wall, cpu, _ = child_cpu(one)
             return wall, cpu
 
         checkouts = [("this", ROOT), *([("baseline", args.baseline)] if args.baseline else [])]
@@ -102,7 +117,7 @@ def main() -> None:
         files = sum(1 for _ in home.glob(".claude/projects/*/*.jsonl")) + sum(
             1 for _ in home.glob(".codex/sessions/**/*.jsonl")
         )
-        print(f"{home}: {files} session files; wall s (CPU s, with children)", flush=True)
+        print(f"{home}: {files} session files; wall s (CPU s with children, s to the first line)", flush=True)
         for label, cmd, cold in jobs:
             line = f"{label:24}"
             for name, checkout in checkouts:
@@ -111,7 +126,7 @@ def main() -> None:
                 else:
                     run([*tx, "list"], checkout)  # the index as this checkout keeps it
                 wall, cpu = run([*tx, *cmd], checkout)
-                line += f"  {name} {wall:7.2f} ({cpu:6.2f})"
+                line += f"  {name} {wall:7.2f} ({cpu:6.2f}, first line {first[-1]:6.2f})"
             print(line, flush=True)
         if args.ccusage.exists():
             wall, cpu = run([str(args.ccusage), "daily", "--offline", "--json"])
