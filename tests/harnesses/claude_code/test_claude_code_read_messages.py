@@ -36,7 +36,10 @@ def _streamed(path: Path, window: int, loss: LossReport) -> StreamedConversation
     return StreamedConversation(stream.meta, api._conformed(stream, session, "Claude Code", loss), stream.tail)
 
 
-@pytest.mark.parametrize("path", GOLDENS, ids=lambda p: str(p.relative_to(GOLDEN)))
+# Codex too: show now loads every session as read once (its rollouts streamed, not whole)
+@pytest.mark.parametrize(
+    "path", GOLDENS + sorted((GOLDEN / "codex").rglob("*.jsonl")), ids=lambda p: str(p.relative_to(GOLDEN))
+)
 def test_show_prints_every_golden_as_the_whole_file_reader_does(path):
     whole = terminal.render(api.to_common(api.load(path)))
     result = CliRunner().invoke(main, ["show", "--raw", "--no-color", str(path)])
