@@ -5,10 +5,18 @@ alone, and the whole look (decoding, the conversation read again, the messages c
 CPU seconds, the best of a few rounds.
 
     python benchmarks/bench_live.py [--sizes 1 10 50] [--rounds 5] [--rate 1 --seconds 20]
+        [--open 500] [--files 1000]
 
 ``--rate MB`` also grows a session by that many MB a second for ``--seconds`` while
 ``txcodec.live.follow`` follows it (the way ``show --follow`` does, pacing included), and
 prints how far behind the follow was at the end and at worst, and the CPU it took.
+
+``--open MB`` opens a session of that size with a follower in a process of its own and
+prints the CPU and the peak memory (RSS) of that first look, and of a look after one turn.
+``--codex MB`` makes a Codex rollout of that size (the ``three_turns`` golden's turns
+repeated), opens it with a follower and prints a look after one more turn is appended.
+``--files N`` follows N sessions at once (1 MB each), appends a turn to every one, and
+prints the CPU of the round of looks that reads them all (a ``watch`` tick).
 """
 
 from __future__ import annotations
@@ -62,24 +70,32 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--rate", type=float, default=0.0, help="MB a second appended while followed")
     ap.add_argument("--seconds", type=float, default=20.0)
+    ap.add_argument("--open", type=float, default=0.0, help="MB of a session opened in a process of its own")
+    ap.add_argument("--files", type=int, default=0, help="sessions followed at once")
+    ap.add_argument("--codex", type=float, default=0.0, help="MB of a Codex rollout followed")
+    ap.add_argument("--child", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.child:
+        open_child(Path(args.child))
+        return
     lines = [json.loads(raw) for raw in SOURCE.read_bytes().splitlines()]
     conversation = [line for line in lines if line.get("type") in ("user", "assistant")]
     head = [line for line in lines if line not in conversation]
     one = _turn(conversation, 10**9)
+    if args.open:
+        big(conversation, head, args.open)
+    if args.files:
+        many(conversation, head, args.files)
+    if args.codex:
+        codex(args.codex, args.rounds)
+    if args.open or args.files or args.codex:
+        return
     print(f"one appended turn: {len(one)} bytes, {len(one.splitlines())} lines")
     print(f"{'size':>8} {'open':>8} {'idle look':>10} {'decode':>8} {'look':>8}")
     with tempfile.TemporaryDirectory() as tmp:
         for size in args.sizes:
             path = Path(tmp) / f"s{size}.jsonl"
-            with path.open("wb") as file:
-                file.write(_turn(head, 0))
-                n, written = 0, 0
-                while written < size * 1e6:
-                    n += 1
-                    chunk = _turn(conversation, n)
-                    file.write(chunk)
-                    written += len(chunk)
+            _session(path, conversation, head, size)
             opened, idle, decoded, looked = [], [], [], []
             for r in range(args.rounds):
                 follower = Follower(path)
@@ -104,10 +120,94 @@ def main() -> None:
                 decoded.append(sum(spent))
             mb = path.stat().st_size / 1e6
             print(
-                f"{mb:7.1f}M {min(opened):8.3f} {min(idle) * 1e6:8.0f}µs {min(decoded) * 1e3:6.2f}ms {min(looked):8.3f}"
+                f"{mb:7.1f}M {min(opened):8.3f} {min(idle) * 1e6:8.0f}µs {min(decoded) * 1e3:6.2f}ms "
+                f"{min(looked) * 1e3:6.1f}ms"
             )
     if args.rate:
         growing(conversation, head, args.rate, args.seconds)
+
+
+def _session(path: Path, conversation: list[dict], head: list[dict], size: float) -> None:
+    """A session of ``size`` MB: the head, then turns with fresh ids."""
+    with path.open("wb") as file:
+        file.write(_turn(head, 0))
+        n, written = 0, 0
+        while written < size * 1e6:
+            n += 1
+            chunk = _turn(conversation, n)
+            file.write(chunk)
+            written += len(chunk)
+
+
+def open_child(path: Path) -> None:
+    """The child of ``--open``: one follower's first look, and a look after a turn."""
+    import resource
+
+    follower = Follower(path)
+    first = _cpu(follower.poll)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    lines = [json.loads(r) for r in SOURCE.read_bytes().splitlines()]
+    with path.open("ab") as file:
+        file.write(_turn([line for line in lines if line.get("type") in ("user", "assistant")], 10**8))
+    after = _cpu(follower.poll)
+    print(
+        f"{path.stat().st_size / 1e6:.0f} MB opened: first look {first:.2f} CPU s, peak RSS {peak:.0f} MiB; "
+        f"a look after one turn {after * 1e3:.1f} ms; lines held {len(follower.lines)}"
+    )
+
+
+def big(conversation: list[dict], head: list[dict], size: float) -> None:
+    import subprocess
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "big.jsonl"
+        _session(path, conversation, head, size)
+        subprocess.run([sys.executable, __file__, "--child", str(path)], check=True)
+
+
+def many(conversation: list[dict], head: list[dict], count: int) -> None:
+    """``count`` sessions followed at once, a turn appended to each, then one round of looks."""
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = [Path(tmp) / f"s{i}.jsonl" for i in range(count)]
+        for path in paths[:1]:
+            _session(path, conversation, head, 1)
+        for path in paths[1:]:
+            path.write_bytes(paths[0].read_bytes())
+        followers = [Follower(path, "claude_code") for path in paths]
+        opened = _cpu(lambda: [f.poll() for f in followers])
+        idle = _cpu(lambda: [f.poll() for f in followers])
+        turn = _turn(conversation, 10**7)
+        for path in paths:
+            with path.open("ab") as file:
+                file.write(turn)
+        tick = _cpu(lambda: [f.poll() for f in followers])
+        print(
+            f"{count} sessions of 1 MB: opening them {opened:.2f} CPU s, a round of looks with nothing new "
+            f"{idle * 1e3:.0f} ms, after a turn appended to each {tick:.2f} CPU s ({tick / count * 1e3:.2f} ms a file)"
+        )
+
+
+def codex(size: float, rounds: int) -> None:
+    src = (ROOT / "golden" / "codex" / "scenarios" / "three_turns" / "rollout.jsonl").read_bytes()
+    lines = src.splitlines(keepends=True)
+    head, turn = b"".join(lines[:2]), b"".join(lines[2:])
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "rollout-2026-12-01T00-00-00-01a22f31-57e7-79e3-ac81-23bece3717f4.jsonl"
+        with path.open("wb") as file:
+            file.write(head)
+            for _ in range(int(size * 1e6 / len(turn)) + 1):
+                file.write(turn)
+        follower = Follower(path, "codex")
+        opened = _cpu(follower.poll)
+        looks = []
+        for _ in range(rounds):
+            with path.open("ab") as file:
+                file.write(turn)
+            looks.append(_cpu(follower.poll))
+        print(
+            f"codex {path.stat().st_size / 1e6:.0f} MB: open {opened:.2f} s, "
+            f"a look after one turn ({len(turn)} bytes) {min(looks) * 1e3:.1f} ms"
+        )
 
 
 def growing(conversation: list[dict], head: list[dict], rate: float, seconds: float) -> None:

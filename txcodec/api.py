@@ -262,7 +262,9 @@ def _convert(
     if cwd is None and recorded is None:
         cwd = default_cwd
     options = registry.WriteOptions(session_id=session_id, cwd=cwd, stdin_side=stdin_side)
-    written = target.write(conversation, loss, options)
+    from .kit.write import carry_context
+
+    written = target.write(carry_context(conversation, target.name, loss), loss, options)
     written.cwd = cwd or recorded
     if conversation.meta.forked_from is not msgspec.UNSET and target.fork_slot is None:
         loss.add(

@@ -151,6 +151,9 @@ class ConvertJob(msgspec.Struct, kw_only=True, frozen=True):
     skip_existing: bool = False
     loss_dir: str | None = None
     default_cwd: str | None = None  # the project folder of a session that records none
+    # a txcodec.redact.RedactTable: the output redacted with the run's table (one object shared
+    # by every job, so a chunk of jobs pickles it once)
+    redact: Any = None
 
 
 def prepare_convert(to: str) -> None:
@@ -171,40 +174,46 @@ def convert_one(job: ConvertJob) -> Outcome:
     ``skip_existing``, else ``failed``. Never overwrites."""
     from . import api
     from .core.atomic import TargetExists
-    from .core.atomic import install_files
 
     if _harness_of(job) == job.to:
         return Outcome(source=job.source, status="skipped", reason=f"already {job.to}")
     written, loss = api.convert(job.source, job.to, from_=job.from_, default_cwd=job.default_cwd)
+    redacted = None
+    if job.redact is not None:
+        from .redact import Report
+        from .redact import redact_written
+        from .redact import redactor_for
+
+        report = Report()
+        written = redact_written(written, job.to, redactor_for(job.redact), report)
+        redacted = report.counts()
     counts = loss.counts()
-    outcome = Outcome(source=job.source, status="converted", session_id=written.session_id, losses=counts)
+    outcome = Outcome(
+        source=job.source, status="converted", session_id=written.session_id, losses=counts, data=redacted
+    )
     if job.out is not None:
         root = Path(job.out)
         if job.skip_existing and all((root / rel).exists() for rel in written.files):
             return _skipped(outcome)
-        try:
-            paths = install_files(root, written.files)
-        except TargetExists as exc:
-            if job.skip_existing:
-                return _skipped(outcome)
-            raise exc
     else:
-        try:
-            paths = api.install(written, job.to)
-        except TargetExists:
-            if job.skip_existing:
-                return _skipped(outcome)
-            raise
+        root = None
+    try:
+        # -o names a store root: the store's own install merges what sessions share there
+        # (Gemini CLI's projects.json, kimi.json, Continue's sessions.json)
+        paths = api.install(written, job.to, root)
+    except TargetExists:
+        if job.skip_existing:
+            return _skipped(outcome)
+        raise
     outcome.outputs = [str(p) for p in paths]
     if job.loss_dir is not None and loss:
         from .core.atomic import write_atomic
 
         name = f"{written.session_id}.{job.to}.loss.json"
-        write_atomic(
-            Path(job.loss_dir) / name,
-            msgspec.json.format(msgspec.json.encode(loss.to_dict()), indent=2),
-            overwrite=True,
-        )
+        data = msgspec.json.format(msgspec.json.encode(loss.to_dict()), indent=2)
+        if job.redact is not None:  # the report names the source's files (a home folder) and quotes it
+            data = redactor_for(job.redact).redact_bytes(data, name, Report())
+        write_atomic(Path(job.loss_dir) / name, data, overwrite=True)
     return outcome
 
 
@@ -231,7 +240,7 @@ def _harness_of(job: ConvertJob) -> str | None:
 
 
 def _skipped(outcome: Outcome) -> Outcome:
-    outcome.status, outcome.reason, outcome.losses = "skipped", "already done", {}
+    outcome.status, outcome.reason, outcome.losses, outcome.data = "skipped", "already done", {}, None
     return outcome
 
 

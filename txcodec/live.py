@@ -101,25 +101,40 @@ class _Differ:
         self.rest: tuple[int, ...] = ()
         self.started = False
 
-    def update(self, conv: Conversation, *, everything: bool = False) -> Update | None:
+    def update(
+        self, conv: Conversation, *, everything: bool = False, touched: list[int] | None = None
+    ) -> Update | None:
+        """``touched``: the only messages that can have changed (a reader that carries on
+        knows them); else the last few are compared, or all of them (``everything``)."""
         sizes = _child_sizes(conv)
         old, n = self.keys, len(conv.messages)
-        start = 0 if everything or not self.started else max(0, min(len(old), n) - RECENT)
-        keys = old[:start] + [_message_key(conv, i, sizes) for i in range(start, n)]
-        added = list(range(len(old), n))
-        changed = [i for i in range(start, min(len(old), n)) if old[i] != keys[i]]
-        first, self.started = not self.started, True
+        before, first = len(old), not self.started
+        if touched is not None and not first and not everything and n >= before:
+            keys = old  # kept, and only the messages touched keyed again
+            keys.extend([b""] * (n - before))
+            changed = []
+            for i in touched:
+                key = _message_key(conv, i, sizes)
+                if i < before and keys[i] != key:
+                    changed.append(i)
+                keys[i] = key
+        else:
+            start = 0 if everything or first else max(0, min(before, n) - RECENT)
+            keys = old[:start] + [_message_key(conv, i, sizes) for i in range(start, n)]
+            changed = [i for i in range(start, min(before, n)) if old[i] != keys[i]]
+        added = list(range(before, n))
+        self.started = True
         self.keys = keys
         # subagents with no recorded call are shown after the conversation: one that starts
         # or grows is a change too
-        calls = {b.id for m in conv.messages for b in m.content if type(b) is ToolUse}
+        calls = {b.id for m in conv.messages for b in m.content if type(b) is ToolUse} if conv.children else set()
         rest = tuple(
             _size(c.conversation)
             for c in conv.children
             if not isinstance(c.link.tool_use_id, str) or c.link.tool_use_id not in calls
         )
         grew, self.rest = rest != self.rest, rest
-        if first or added or changed or n < len(old) or grew:
+        if first or added or changed or n < before or grew:
             return Update(conv, added, changed, first)
         return None
 
@@ -171,6 +186,12 @@ class Follower:
         self.lines: list[Line] = []
         self.mark = b""  # the last bytes read, checked each look
         self.codec: Any = None
+        self.count = 0  # the lines decoded
+        # the harness's reader that carries on (Harness.carry_on), fed the lines decoded and
+        # holding none of them; None: the lines are held and read again at each look
+        self.carry: registry.CarryOn | None = None
+        self.origin: Any = None  # how the session began, read from its first lines
+        self.touched: list[int] | None = None  # the messages the last look built or changed
 
     # --- one look ------------------------------------------------------------------
     def poll(self) -> list[Event]:
@@ -196,12 +217,13 @@ class Follower:
             return events
         self.stamp = stamp
         side_changed, self.sides = sides != self.sides, sides
+        self.touched = None
         if self.tails:
             conv, everything = self._tail(events, side_changed)
         else:
             conv, everything = self._reread(events), True
         if conv is not None:
-            update = self.differ.update(conv, everything=everything)
+            update = self.differ.update(conv, everything=everything, touched=self.touched)
             if update is not None:
                 events.append(update)
         return events
@@ -234,7 +256,7 @@ class Follower:
         whole = data[:cut]
         if self.harness is None:
             self.harness = detect(whole)
-        self._decode(whole, events)
+        self.lines.extend(self._decode(whole, events))
         self.offset += len(whole)
         session = NativeSession(self.harness, self.codec, list(self.lines), True, None)
         try:
@@ -284,8 +306,20 @@ class Follower:
             return None
         return tuple((str(f), _stamp(Path(f))) for f in files)
 
+    def _restart(self) -> None:
+        """Read the file again from its start."""
+        self.offset, self.lines, self.count, self.carry = 0, [], 0, None
+
+    def _carries_on(self) -> bool:
+        """Whether the harness's reader carries on here: it reads a main file alone, so not
+        a session with side files (a subagent's transcript, a tool's output kept aside)."""
+        return self.harness is not None and registry.get(self.harness).carry_on is not None and not self.sides
+
     def _tail(self, events: list[Event], side_changed: bool = False) -> tuple[Conversation | None, bool]:
         everything = False
+        if self.count and (self.carry is not None) != self._carries_on():
+            self._restart()  # side files came (or went): the session is read the other way
+            everything = True
         try:
             file = self.path.open("rb")
         except FileNotFoundError:
@@ -296,13 +330,17 @@ class Follower:
                 why = "replaced" if st.st_ino != self.inode and self.inode != -1 else "cut shorter"
                 if self.inode != -1:
                     events.append(Notice(f"{self.path}: {why}; reading it again from the start"))
-                self.offset, self.lines, everything = 0, [], True
+                self._restart()
+                everything = True
             if self.offset and not everything:
                 # the last bytes read are still there: else the file was written over in place
                 file.seek(self.offset - len(self.mark))
                 if file.read(len(self.mark)) != self.mark:
                     events.append(Notice(f"{self.path}: written over; reading it again from the start"))
-                    self.offset, self.lines, everything = 0, [], True
+                    self._restart()
+                    everything = True
+            if not self.count and self._carries_on():
+                self.carry = registry.get(self.harness).carry_on(self.path)  # type: ignore[union-attr]
             self.inode = st.st_ino
             grew = False
             file.seek(self.offset)
@@ -320,13 +358,28 @@ class Follower:
                         break
                     block, cut = more, len(more) - 1
                 whole = block[: cut + 1]
-                self._decode(whole, events)
+                lines = self._decode(whole, events)
+                if self.carry is None:
+                    self.lines.extend(lines)
+                else:
+                    if self.origin is None:  # how the session began: its first lines say
+                        self.origin = self._origin(lines)
+                    self.carry.feed(lines)  # and not held: the reader keeps what it needs
                 self.offset += len(whole)
                 self.mark = whole[-MARK:]
                 grew = True
                 file.seek(self.offset)
         if not grew and not everything and not side_changed:
             return None, False
+        if self.carry is not None:
+            conv, self.touched = self.carry.conversation()
+            meta = conv.meta
+            if self.origin is not None and meta.started_by is msgspec.UNSET:  # as api.to_common adds it
+                if self.origin.started_by is not None:
+                    meta.started_by = self.origin.started_by
+                if self.origin.forked_from is not None:
+                    meta.forked_from = self.origin.forked_from
+            return conv, everything
         name = self.harness or "jsonl"
         session = NativeSession(name, self.codec, list(self.lines), True, self.path)
         try:
@@ -347,19 +400,99 @@ class Follower:
                 data = b"".join(parts)
                 return data[: data.rfind(b"\n") + 1]
 
-    def _decode(self, data: bytes, events: list[Event]) -> None:
+    def _decode(self, data: bytes, events: list[Event]) -> list[Line]:
         """Decode the whole lines appended (and only those)."""
         if self.codec is None:
             self.codec = registry.get(self.harness or "jsonl").codec
         part = decode_session(data, self.codec, self.harness or "jsonl", self.path)
-        first = len(self.lines) + 1
+        first = self.count + 1
         for n, line in enumerate(part.lines, first):
             record = line.peek
             if type(record) is Opaque and record.type is None:
                 raw = record.raw
                 why = "a run of NUL bytes" if b"\x00" in raw else record.diagnostic
                 events.append(Notice(f"{self.path}: line {n}: {why}; skipped"))
-        self.lines.extend(part.lines)
+        self.count += len(part.lines)
+        return part.lines
+
+    def _origin(self, lines: list[Line]) -> Any:
+        from .lineage import session_origin
+
+        name = self.harness or "jsonl"
+        return session_origin(NativeSession(name, self.codec, lines, True, self.path))
+
+
+# --- waiting for a change ----------------------------------------------------------------
+
+# the longest watchfiles waits at once: the caller then looks again (an idle timer, a
+# deleted file coming back in a folder not yet there) as a poll would
+WAKE = 0.5
+
+
+def watched_folder(path: Path) -> Path:
+    """The folder to watch for a followed path: its own folder (a file is replaced, and
+    its side files and a database's WAL sit beside it), the nearest that exists."""
+    folder = path if path.is_dir() else path.parent
+    while not folder.is_dir() and folder != folder.parent:
+        folder = folder.parent
+    return folder
+
+
+class Changes:
+    """Waiting for files to change: with ``watchfiles`` installed (the serve extra), the
+    operating system's notifications wake the wait as soon as a file under ``folders``
+    changes; without it, the wait is a sleep and the caller polls (``stat`` at each look).
+    ``use``: force one way (None: watchfiles when it can be imported)."""
+
+    def __init__(self, folders: list[Path], *, use: bool | None = None) -> None:
+        self.stop: Any = None
+        self.events: Iterator[Any] | None = None
+        if use is False or not folders:
+            return
+        try:
+            import threading
+
+            import watchfiles
+        except ImportError:
+            if use:
+                raise TxcodecError("watching files needs watchfiles: pip install 'txcodec[serve]'") from None
+            return
+        self.stop = threading.Event()
+        self.events = watchfiles.watch(
+            *folders,
+            watch_filter=None,  # a session file under .git or named like a backup still counts
+            debounce=100,  # what one write brings comes at once; a file written on and on is seen every 0.1 s
+            step=20,
+            stop_event=self.stop,
+            rust_timeout=int(WAKE * 1000),
+            yield_on_timeout=True,
+            raise_interrupt=True,  # Ctrl-C ends the wait as it ends a sleep
+        )
+
+    @property
+    def notified(self) -> bool:
+        """Whether the wait is woken by notifications (watchfiles), not a sleep."""
+        return self.events is not None
+
+    def wait(self, seconds: float) -> bool:
+        """Wait up to ``seconds`` (at most about a second with notifications) for a change;
+        whether one was seen (always False when polling: the caller looks anyway)."""
+        if self.events is None:
+            time.sleep(seconds)
+            return False
+        deadline = time.monotonic() + seconds
+        while True:
+            got = next(self.events, None)
+            if got:
+                return True
+            if got is None or time.monotonic() >= deadline:
+                return False
+
+    def close(self) -> None:
+        if self.events is not None:
+            self.stop.set()
+            self.events.close()  # type: ignore[attr-defined]
+            self.events = None
 
 
 def follow(
@@ -370,26 +503,40 @@ def follow(
     interval: float = 0.2,
     sleep: Callable[[float], None] = time.sleep,
     stream: Any = None,
+    notify: bool | None = None,
 ) -> Iterator[Event]:
     """The session at ``path`` as it is written: the conversation so far, then each
     change, until it has been idle (nothing written) for ``idle`` seconds (never when
-    None). A look every ``interval`` seconds costs a ``stat`` when nothing changed.
-    ``stream``: a pipe to read instead of a file (``path`` then only names it), followed
-    until it is closed."""
+    None). With ``watchfiles`` installed (``notify`` None or True) a look follows each
+    change the operating system reports in the session's folder; without it (or
+    ``notify=False``) a look every ``interval`` seconds costs a ``stat`` when nothing
+    changed. ``stream``: a pipe to read instead of a file (``path`` then only names it),
+    followed until it is closed."""
     follower = Follower(path, harness, stream=stream)
+    changes = Changes([] if stream is not None else [watched_folder(follower.watched)], use=notify)
     last = time.monotonic()
-    while True:
-        started = time.process_time()
-        events = follower.poll()
-        spent = time.process_time() - started
-        if any(type(e) is Update for e in events):
-            last = time.monotonic()
-        yield from events
-        if follower.closed or (idle is not None and time.monotonic() - last >= idle):
-            return
-        # a huge session costs more to read again than the interval: the follow then waits
-        # twice what the last look cost, so that it never takes more than a third of a CPU
-        sleep(max(interval, 2 * spent))
+    try:
+        while True:
+            started = time.process_time()
+            events = follower.poll()
+            spent = time.process_time() - started
+            if any(type(e) is Update for e in events):
+                last = time.monotonic()
+            yield from events
+            if follower.closed or (idle is not None and time.monotonic() - last >= idle):
+                return
+            # a look that cost more than the interval (a session read again whole) is followed
+            # by a wait of twice its cost, so that the follow never takes more than a third of a CPU
+            pause = 2 * spent
+            if not changes.notified:
+                sleep(max(interval, pause))
+                continue
+            if pause > 0.01:
+                sleep(pause)
+            left = None if idle is None else idle - (time.monotonic() - last)
+            changes.wait(WAKE if left is None else max(0.0, min(WAKE, left)))
+    finally:
+        changes.close()
 
 
 # --- the sessions being written now (``txcodec watch``) ---------------------------------
@@ -427,6 +574,22 @@ class Watcher:
     def __init__(self, harness: str | None = None, root: Any = None, within: float = 600.0) -> None:
         self.harness, self.root, self.within = harness, root, within
         self.followed: dict[str, tuple[Follower, Active | None]] = {}
+
+    def folders(self) -> list[Path]:
+        """The store folders that exist, to watch for changes (:class:`Changes`)."""
+        if self.root is not None:
+            roots = [Path(self.root)]
+        else:
+            names = [self.harness] if self.harness else list(registry.harnesses())
+            roots = []
+            for name in names:
+                store = registry.get(name).store
+                if store is not None:
+                    try:
+                        roots.append(Path(store.default_root()))
+                    except (OSError, TxcodecError, TypeError):
+                        continue
+        return sorted({r for r in roots if r.is_dir()})
 
     def look(self) -> list[Active]:
         from . import sessions

@@ -51,11 +51,17 @@ def _need_extra() -> None:
 class _Session:
     """One session being served: its file, followed once for all its readers."""
 
-    def __init__(self, harness: str, path: Path) -> None:
+    def __init__(self, harness: str, path: Path, notify: bool | None = None) -> None:
         from .live import Follower
 
         self.harness, self.path = harness, path
         self.follower = Follower(path, harness)
+        # watchfiles (when installed, or as ``notify`` says): one watch of the session's
+        # folder for all its readers, ringing ``bell`` at each change; else readers poll
+        self.notify = notify
+        self.bell: Any = None
+        self.watching: Any = None  # the watch's task, while the session has readers
+        self.readers = 0
         self.lock = threading.Lock()
         self.version = 0
         self.conversation: Any = None
@@ -73,12 +79,65 @@ class _Session:
                         self.conversation, self.version = event.conversation, self.version + 1
             return self.version, self.conversation
 
+    async def changed(self, interval: float) -> bool:
+        """Until the session's folder changes (True; waiting at most about a second), or
+        ``interval`` seconds when there is nothing to be notified by (False)."""
+        from .live import WAKE
+
+        if self.watching is None and self.notify is not False:
+            self._watch()
+        if self.bell is None:
+            await asyncio.sleep(interval)
+            return False
+        try:
+            await asyncio.wait_for(self.bell.wait(), WAKE)
+        except asyncio.TimeoutError:
+            return False
+        return True
+
+    def _watch(self) -> None:
+        try:
+            import watchfiles
+        except ImportError:
+            if self.notify:
+                raise
+            self.notify = False
+            return
+        from .live import watched_folder
+
+        folder, stop = watched_folder(self.follower.watched), asyncio.Event()
+        self.bell = asyncio.Event()
+
+        async def ring() -> None:
+            async for _ in watchfiles.awatch(folder, watch_filter=None, debounce=100, step=20, stop_event=stop):
+                bell, self.bell = self.bell, asyncio.Event()
+                bell.set()
+
+        self.watching = (asyncio.get_running_loop().create_task(ring()), stop)
+
+    def joined(self) -> None:
+        self.readers += 1
+
+    def left(self) -> None:
+        """A reader is gone: the last one stops the watch."""
+        self.readers -= 1
+        if not self.readers and self.watching is not None:
+            task, stop = self.watching
+            stop.set()
+            self.watching, self.bell = None, None
+
 
 class Site:
     """What the app serves: the stores' sessions (one harness's, and one root, when given)."""
 
-    def __init__(self, harness: str | None = None, root: str | os.PathLike[str] | None = None, interval: float = 0.5):
-        self.harness, self.root, self.interval = harness, root, interval
+    def __init__(
+        self,
+        harness: str | None = None,
+        root: str | os.PathLike[str] | None = None,
+        interval: float = 0.5,
+        notify: bool | None = None,
+    ):
+        self.harness, self.root, self.interval, self.notify = harness, root, interval, notify
         self.sessions: dict[tuple[str, str], _Session] = {}
         self.rows: dict[str, tuple[tuple[float, int], dict[str, Any]]] = {}  # path -> ((mtime, size), index row)
         self.lock = threading.Lock()
@@ -105,7 +164,7 @@ class Site:
         if path.suffix == ".db":  # one session of a database (opencode, Kilo), read-only
             path = Path(f"{path}#{session_id}")
         with self.lock:
-            return self.sessions.setdefault(key, _Session(harness, path))
+            return self.sessions.setdefault(key, _Session(harness, path, self.notify))
 
     def index_rows(self) -> list[dict[str, Any]]:
         """A row per session for the index, with its words for the search; a session's row
@@ -205,17 +264,23 @@ def make_app(site: Site, *, hosts: list[str], token: str | None = None) -> Any:
         async def stream() -> Any:
             seen = start if start is not None else (await asyncio.to_thread(found.look, 0.0))[0]
             quiet = time.monotonic()
-            while not await request.is_disconnected():
-                version, conv = await asyncio.to_thread(found.look, site.interval)
-                if version != seen and conv is not None:
-                    seen = version
-                    body = await asyncio.to_thread(html.conversation_html, conv)
-                    yield "event: update\n" + "".join(f"data: {line}\n" for line in body.split("\n")) + "\n"
-                    quiet = time.monotonic()
-                elif time.monotonic() - quiet >= HEARTBEAT:
-                    yield ": still here\n\n"
-                    quiet = time.monotonic()
-                await asyncio.sleep(site.interval)
+            found.joined()
+            rung = False
+            try:
+                while not await request.is_disconnected():
+                    # woken by a change: look now (one reader looks, the others find it looked at)
+                    version, conv = await asyncio.to_thread(found.look, 0.0 if rung else site.interval)
+                    if version != seen and conv is not None:
+                        seen = version
+                        body = await asyncio.to_thread(html.conversation_html, conv)
+                        yield "event: update\n" + "".join(f"data: {line}\n" for line in body.split("\n")) + "\n"
+                        quiet = time.monotonic()
+                    elif time.monotonic() - quiet >= HEARTBEAT:
+                        yield ": still here\n\n"
+                        quiet = time.monotonic()
+                    rung = await found.changed(site.interval)  # a change in its folder, or the interval when polling
+            finally:
+                found.left()
 
         return StreamingResponse(stream(), media_type="text/event-stream", headers=headers)
 

@@ -420,8 +420,11 @@ def attachment_signals(folder: Path) -> None:
                                              "toolUseID": tool_id(s.case, 1),
                                              "blockingError": {"blockingError": "black is not installed",
                                                                "command": "./hooks/fmt.sh"}}})
-    s.envelope("attachment", {"attachment": {"type": "read_truncation_notice", "filePath": f"{CWD}/logs/app.log",
-                                             "truncatedLines": 18000}})
+    # the client's own shape: a banner and the Read call's id (claude 2.1.332 pushes
+    # {type:"read_truncation_notice",banner,toolUseID} after a Read; it crashes resuming one without a banner)
+    s.envelope("attachment", {"attachment": {"type": "read_truncation_notice",
+                                             "banner": "logs/app.log: 18000 more lines not shown",
+                                             "toolUseID": tool_id(s.case, 2)}})
     s.write(folder)
 
 

@@ -29,6 +29,7 @@ OPTIONAL = (
     "playwright",
     "starlette",
     "uvicorn",
+    "watchfiles",
     "detect_secrets",
     "ahocorasick_rs",
 )
@@ -84,7 +85,7 @@ def _commands(tmp) -> dict[str, list[list[str]]]:
         "resume": [[sample, "--to", "codex", "--cwd", str(tmp)]],
         "sample": [[]],
         "serve": [["--port", "0"]],
-        "show": [[sample]],
+        "show": [[sample], ["--follow", "--idle", "0.2", sample]],
         "sql": [["select 1"]],
         "usage": [[sample]],
         "verify": [[sample]],

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 
+import pytest
 from click.testing import CliRunner
 from test_sessions import HARNESSES  # noqa: F401  (the fixture: a HOME with five stores)
 from test_sessions import home  # noqa: F401  (the fixture: a HOME with five stores)
@@ -124,3 +125,25 @@ def test_a_pool_holds_a_few_chunks_in_flight_not_every_one(monkeypatch):
     first = next(outcomes)
     assert len(submitted) <= 2 * 2 + 1  # was 200
     assert sorted(int(o.source) for o in [first, *outcomes]) == list(range(200))
+
+
+@pytest.mark.parametrize("to", ["gemini_cli", "kimi_cli", "continue_cli"])
+def test_sessions_of_two_projects_share_the_targets_registry_in_one_output_folder(tmp_path, to):
+    # these stores keep one registry file for every session (projects.json, kimi.json,
+    # sessions.json): a batch merges it as the store's own install does, never refuses it
+    folder = tmp_path / "in"
+    folder.mkdir()
+    sample = sample_path("claude_code").read_text()
+    sample_id = sample_path("claude_code").stem  # the file is named by its session id
+    cwds = {"/work/alpha", "/work/beta"}
+    for i, cwd in enumerate(sorted(cwds)):
+        text = sample.replace(sample_id, f"{i + 1}" * 8 + sample_id[8:]).replace(
+            '"cwd":"/home/dev/src/shop-api"', f'"cwd":"{cwd}"'
+        )
+        (folder / f"s{i}.jsonl").write_text(text)
+    out = tmp_path / "out"
+    result = run("convert", str(folder), "--to", to, "-o", str(out), "-j", "2")
+    assert result.exit_code == 0, result.output
+    found = [item.path for item in registry.get(to).store.discover(out)]
+    assert len(found) == 2, found
+    assert {api.to_common(api.load(path)).meta.cwd for path in found} == cwds

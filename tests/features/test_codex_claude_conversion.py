@@ -26,6 +26,7 @@ from txcodec.harnesses.codex.write import TOOL_MAP
 from txcodec.harnesses.codex.write import codex_tool
 from txcodec.harnesses.codex.write import command_text
 from txcodec.model.common import Command
+from txcodec.model.common import Context
 from txcodec.model.common import Conversation
 from txcodec.model.common import Image
 from txcodec.model.common import Message
@@ -137,15 +138,20 @@ def as_codex_writes(conv: Conversation, preserved: bool = True) -> list[Message]
     """The conversation as the Codex writer means to write it, by its declared rules
     (docs/mapping.md): Claude tools mapped (``write:tool-mapped``), slash commands as
     text (``write:command-as-text``), no error flags on results (``write:is_error``),
-    results without a call left out (``write:orphan-result``), and from the last
-    compaction on (the summary is the replacement history)."""
+    results without a call left out (``write:orphan-result``), Claude's context (hook
+    output, reminders, the environment) as the text its model saw, in place
+    (``write:context-as-text``; one that recorded no text is left out: ``write:context``),
+    and from the last compaction on (the summary is the replacement history)."""
     out, calls = [], set()
     for m in last_epoch(conv, preserved):
         if m.api_error and m.synthetic:
             continue  # a client-side API error is an ``error`` event: the model never saw it
         blocks = []
         for b in m.content:
-            if isinstance(b, ToolUse):
+            if isinstance(b, Context):
+                if isinstance(b.text, str) and b.text:
+                    blocks.append(Text(b.text))
+            elif isinstance(b, ToolUse):
                 _, name, value, _ = codex_tool(b.name, b.input)
                 blocks.append(ToolUse(b.id, name, value))
                 calls.add(b.id)
@@ -156,6 +162,8 @@ def as_codex_writes(conv: Conversation, preserved: bool = True) -> list[Message]
                 blocks.append(Text(command_text(b)))
             else:
                 blocks.append(b)
+        if not blocks and m.content:
+            continue  # it held only context that recorded no text
         out.append(Message(m.role, blocks, meta=m.meta, extra=m.extra, compact_summary=m.compact_summary))
     return out
 
@@ -172,11 +180,20 @@ def _output(content):
     return "\n".join(x.text for x in parts) if all(isinstance(x, Text) for x in parts) else parts
 
 
+def _all_blocks(conv: Conversation) -> list:
+    return [b for m in conv.messages for b in m.content] + [
+        b for c in conv.children for b in _all_blocks(c.conversation)
+    ]
+
+
 def expected_losses(conv: Conversation) -> dict[str, int]:
     """How many entries of each declared kind converting ``conv`` to Codex must report."""
     blocks = [b for m in conv.messages for b in m.content]
     calls = {b.id for b in blocks if isinstance(b, ToolUse)}
+    contexts = [b for b in _all_blocks(conv) if isinstance(b, Context)]  # carried in subagents too
     return {
+        "write:context-as-text": sum(1 for b in contexts if isinstance(b.text, str) and b.text),
+        "write:context": sum(1 for b in contexts if not (isinstance(b.text, str) and b.text)),
         "write:tool-mapped": sum(
             1 for b in blocks if isinstance(b, ToolUse) and b.name in TOOL_MAP and isinstance(b.input, dict)
         ),
@@ -190,10 +207,20 @@ def expected_losses(conv: Conversation) -> dict[str, int]:
 
 @pytest.mark.parametrize("src", CLAUDE_SOURCES, ids=_id)
 def test_claude_to_codex_resumes_with_the_intended_input(src, tmp_path):
+    conv = common_of(src, "claude_code")
+    if not conv.messages and not conv.children:
+        # metadata records only (titles, modes, links): a conversion that writes no
+        # conversation is an error and writes nothing, not a rollout codex cannot resume
+        out = tmp_path / "out"
+        result = CliRunner().invoke(
+            main, ["convert", str(src), "--from", "claude_code", "--to", "codex", "-o", str(out)]
+        )
+        assert result.exit_code == 1 and "no conversation to write" in result.output, result.output
+        assert not out.exists() or not any(out.iterdir())
+        return
     main_file, counts = convert_cli(src, "claude_code", "codex", tmp_path / "out")
     report = codex.check_resume(main_file, timeout=TIMEOUT)
     assert report.session_id == codex.canonical_relpath(main_file.read_bytes())[0]
-    conv = common_of(src, "claude_code")
     intended = codex.comparable(as_codex_writes(conv))
     if not intended:  # nothing to resume: codex starts a new session, and the check says so
         assert not report.resumed and "new session" in " ".join(report.rejected)
@@ -310,6 +337,11 @@ def test_claude_codex_claude_round_trip(src, tmp_path):
     report = claude.check_resume(main_file, timeout=TIMEOUT)
     assert report.resumed, (report.rejected, report.stderr)
     assert _tool_view(claude.comparable(report.sent)) == _tool_view(expected)
+    # the source's context came back as user text (write:context-as-text) and claude sent
+    # it: comparable leaves ``<system-reminder>`` texts out, so they are looked up here
+    sent = {b.text.removesuffix("\n") for m in report.sent for b in m.content if isinstance(b, Text)}
+    carried = [b.text for m in last_epoch(conv, False) for b in m.content if isinstance(b, Context) and b.text]
+    assert [t for t in carried if t.removesuffix("\n") not in sent] == []
     # the calls keep their ids and carry the mapped Codex tools
     sent_calls = [b for m in claude.comparable(report.sent) for b in m[1] if b[0] == "tool_use"]
     assert sent_calls == [b for m in expected for b in m[1] if b[0] == "tool_use"]

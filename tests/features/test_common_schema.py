@@ -53,6 +53,10 @@ _leaf_blocks = st.one_of(
         contents=_opt_text,
     ),
     _builds(common.RawBlock, source_type=st.text(max_size=8), value=_json),
+    _builds(common.ServerToolUse, id=st.text(max_size=8), name=st.text(max_size=8), input=_json),
+    _builds(common.WebSearchToolResult, tool_use_id=st.text(max_size=8), content=_json),
+    _builds(common.WebFetchToolResult, tool_use_id=st.text(max_size=8), content=_json),
+    _builds(common.Context, kind=st.text(max_size=8), text=_opt_text, role=_opt_text, source=_opt_text, value=_json),
 )
 _blocks = st.one_of(
     _leaf_blocks,

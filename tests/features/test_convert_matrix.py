@@ -127,10 +127,14 @@ def _check_target(target: str, path: Path) -> None:
 def test_every_golden_session_converts_to_every_harness(source, path, tmp_path):
     empty = not api.to_common(api.load(path, source)).messages  # a metadata-only case
     for target in HARNESSES:
-        main_file, report = convert(source, target, path, tmp_path / target)
-        if empty:  # still written, and the report says there is nothing to resume
-            assert main_file.is_file() and any(k.startswith("write:") for k in report["counts"]), (target, report)
+        if empty:  # a conversion that writes no conversation is an error, and writes nothing
+            out = tmp_path / target
+            args = ["convert", "--from", source, "--to", target, str(path), "-o", str(out)]
+            result = CliRunner().invoke(main, args)
+            assert result.exit_code == 1 and "no conversation to write" in result.output, (target, result.output)
+            assert not out.exists()
             continue
+        main_file, report = convert(source, target, path, tmp_path / target)
         _check_target(target, main_file)
 
 

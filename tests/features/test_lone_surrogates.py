@@ -54,3 +54,20 @@ def test_a_line_still_refused_after_repair_keeps_its_own_bytes(harness):
     session = txcodec.load(data, harness)
     assert isinstance(session[0], Opaque) and session[0].raw == data[:-1]
     assert session.dump() == data
+
+
+def test_common_json_keeps_a_lone_surrogate():
+    # issue 31 item 10: msgspec refuses to write or read one; Common JSON escapes it and
+    # reads it back as the lone surrogate it was, and Claude Code gets its \\ud83d escape
+    from txcodec.kit.changes import to_json
+    from txcodec.model.common import Conversation
+    from txcodec.model.common import Message
+    from txcodec.model.common import Text
+    from txcodec.model.common_json import from_json
+
+    conversation = Conversation(messages=[Message("user", [Text("cut \ud83d here, é")])])
+    data = to_json(conversation)
+    assert b'"cut \\ud83d here, \xc3\xa9"' in data
+    assert from_json(data).messages == conversation.messages
+    written, _ = txcodec.convert(data, "claude_code", from_="common")
+    assert b'"content":"cut \\ud83d here, \xc3\xa9"' in written.files[written.main]

@@ -73,7 +73,11 @@ def _items(
         if not bookkeeping and (message.synthetic or message.meta or message.compact_summary):
             continue  # what a client injects (reminders, summaries) each target writes its own way
         for block in message.content:
-            if isinstance(block, Text) and block.text.strip():
+            if isinstance(block, Text) and message.extra.get("missing_prompt") is True:
+                # stream-json's placeholder for a prompt the capture lacked: carried, or
+                # named as a write:missing-prompt
+                out.append(("missing-prompt text", block.text, owner))
+            elif isinstance(block, Text) and block.text.strip():
                 out.append((f"{message.role} text", block.text, owner))
             elif isinstance(block, ToolUse) and _source_id(block.id):
                 out.append(("tool call", block.id, owner))
@@ -105,6 +109,8 @@ def _unnamed(source: Conversation, written: Conversation, loss: LossReport) -> l
     missing = []
     for kind, value, owner in _items(source, bookkeeping=False):
         if kind.endswith("text") and _squash(value) in back_text or (kind, value) in back_ids:
+            continue
+        if kind == "missing-prompt text" and "write:missing-prompt" in loss.counts():
             continue
         named = [value, value[:40], json.dumps(value[:40], ensure_ascii=False)[1:-1]]
         if any(n and n in report for n in named) or owner is not None and f"subagent {owner}" in report:

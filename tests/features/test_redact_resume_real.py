@@ -1,4 +1,4 @@
-"""Redacted sessions of Codex, Gemini CLI, Qwen Code and pi still resume in their real clients
+"""Redacted sessions of Codex, Gemini CLI, Qwen Code, pi and opencode still resume in their real clients
 (against the strict mock model): each scenario session with fake secrets planted is redacted,
 resumed, and what the client sends holds no planted value (docs/redact.md#resuming; Claude
 Code's is tests/harnesses/claude_code/test_claude_code_redact_real.py)."""
@@ -24,6 +24,9 @@ SOURCES = {
     "gemini_cli": "gemini_cli/scenarios/*/session-*.jsonl",
     "qwen_code": "qwen_code/scenarios/*/*.jsonl",
     "pi": "pi/scenarios/*/session.jsonl",
+    # opencode's store is a database: its scenario sessions are recorded as the client's own
+    # export documents, which its resume check imports into a fresh store
+    "opencode": "opencode/scenarios/*/export.json",
 }
 
 

@@ -33,6 +33,7 @@ from support.scenarios.views import resumed_view
 from txcodec import api
 from txcodec.kit import registry
 from txcodec.kit.registry import WriteOptions
+from txcodec.kit.write import carry_context
 from txcodec.model.common import Thinking
 from txcodec.model.loss import LossReport
 
@@ -75,7 +76,8 @@ def _convert(scenario, target: str, folder: Path):
     if scenario.harness == "stream_json":  # a capture lacks the prompts given on argv
         session.prompts = list(scenario.prompts)
     conversation = api.to_common(session, loss)
-    written = registry.get(target).write(conversation, loss, WriteOptions())
+    # as api.convert does: another client's context reaches the writer as its text
+    written = registry.get(target).write(carry_context(conversation, target, loss), loss, WriteOptions())
     return conversation, _save(written, folder), loss
 
 

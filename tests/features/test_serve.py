@@ -158,12 +158,18 @@ def test_a_page_gains_new_messages_without_a_reload_keeping_its_scroll(tmp_path:
         assert not errors
 
 
-def test_fifty_readers_of_a_growing_session_all_get_the_update_and_the_index_answers(tmp_path: Path) -> None:
+@pytest.mark.parametrize("notify", [True, False], ids=["watchfiles", "polling"])
+def test_fifty_readers_of_a_growing_session_all_get_the_update_and_the_index_answers(
+    tmp_path: Path, notify: bool
+) -> None:
+    """With watchfiles (one watch of the session's folder rings for all its readers) and
+    without it (each reader looks every interval)."""
     import httpx
 
     lines = SOURCE.read_bytes().splitlines(keepends=True)
     root, path = _store(tmp_path, lines=len(lines) // 2)
-    site = Site("claude_code", root, interval=0.1)
+    # notified, a look follows each change: an interval no poll would ever reach
+    site = Site("claude_code", root, interval=0.1 if not notify else 3600.0, notify=notify)
     got: list[str] = []
     ready = threading.Barrier(51)
 
@@ -193,6 +199,9 @@ def test_fifty_readers_of_a_growing_session_all_get_the_update_and_the_index_ans
         assert len(got) == 50, f"{len(got)} of 50 readers got the update"
         assert time.monotonic() - started < 30
         assert len(site.sessions) == 1  # one follower for all of them
+        found = site.sessions["claude_code", SID]
+        assert (found.bell is not None or found.readers == 0) if notify else found.watching is None
+        assert found.notify is not False if notify else found.notify is False
 
 
 def test_binding_elsewhere_prints_the_token_every_request_needs(tmp_path: Path, monkeypatch) -> None:

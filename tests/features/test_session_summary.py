@@ -16,6 +16,7 @@ from txcodec import api
 from txcodec import sessions
 from txcodec.cli import main
 from txcodec.model import summary
+from txcodec.model.common import Text
 
 # what is no session of its own: expected outputs, side files, the captures' notes
 _NOT_SESSIONS = ("written", "expected", "common", "scenario", "loss", "prompts", "row", "record", "meta", "input")
@@ -50,7 +51,7 @@ def test_a_listed_row_says_what_the_conversation_says(path):
     assert row.messages == sum(1 for m in conv.messages if summary.typed(m))
     scenario = path.parent / "scenario.json"
     prompts = json.loads(scenario.read_text()).get("prompts") if scenario.exists() else None
-    said = [" ".join(b.text for b in m.content if hasattr(b, "text")) for m in conv.messages if m.role == "user"]
+    said = [" ".join(b.text for b in m.content if type(b) is Text) for m in conv.messages if m.role == "user"]
     if prompts and any(prompts[0] in text for text in said):  # (a compaction may have dropped it)
         # the first thing typed, whatever context the client put before it
         assert row.first_prompt is not None

@@ -471,5 +471,5 @@ def test_the_codex_store_lists_what_rglob_lists(tmp_path):
         for p in (tmp_path / sub).rglob("rollout-*")
         if p.name.endswith(SUFFIXES) and p.is_file()
     )
-    assert rollout_files(tmp_path) == want and len(want) == 6
-    assert want[-1][0].name == "rollout-h.jsonl"  # as a string, it would come before the 2026/ ones
+    assert rollout_files(tmp_path) == want and len(want) == 7  # rollout-c.json: a 0.1.x rollout
+    assert want[-2][0].name == "rollout-h.jsonl"  # as a string, it would come before the 2026/ ones

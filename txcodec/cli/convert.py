@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -200,8 +201,11 @@ def _batch(
     show_loss: bool,
     jobs: int | None,
     quiet: bool,
+    redact: bool = False,
 ) -> None:
-    """Convert every file, in parallel; a summary table at the end; exit 1 if any failed."""
+    """Convert every file, in parallel; a summary table at the end; exit 1 if any failed.
+    With ``redact``, every session is learned first and the run's table goes to every
+    worker: a value gets the same placeholder in every session."""
     if out is None and not install:
         raise UsageProblem("converting several sessions needs -o DIR or --install")
     if out is not None and out.exists() and not out.is_dir():
@@ -211,6 +215,13 @@ def _batch(
     loss_dir = str((out or Path.cwd()) / "loss") if show_loss else None
     # installed sessions go under their own project folder, as one --install does
     default_cwd = os.getcwd() if install else None
+    table = None
+    if redact:
+        import secrets
+
+        redactor = make_redactor(secrets.token_hex(16), (), None)
+        redactor.learn_sessions(files)
+        table = redactor.table()
     work = [
         batch.ConvertJob(
             source=str(f),
@@ -221,6 +232,7 @@ def _batch(
             skip_existing=skip_existing,
             loss_dir=loss_dir,
             default_cwd=default_cwd,
+            redact=table,
         )
         for f in files
     ]
@@ -230,6 +242,12 @@ def _batch(
             outcomes.append(outcome)
             advance()
     summary_table(outcomes, f"converted to {to}", loss_dir, quiet)
+    if redact:  # the counts only: each worker's findings stay in it
+        counts: dict[str, int] = {}
+        for outcome in outcomes:
+            for kind, n in (outcome.data or {}).items():
+                counts[kind] = counts.get(kind, 0) + n
+        echo_counts(counts)
     if any(o.status == "failed" for o in outcomes):
         raise SystemExit(1)
 
@@ -355,13 +373,12 @@ def register(group: click.Group) -> None:
                 "--input": input_side,
                 "--stdin-side": stdin_side or None,
                 "--force": force or None,
-                "--redact (or run `txcodec redact` on the output)": redact or None,
             }
             given = [name for name, value in single_only.items() if value is not None]
             if given:
                 raise click.UsageError(f"{', '.join(given)}: for one session only")
             with user_errors():
-                _batch(files, to, from_, out, install, skip_existing, show_loss, jobs, quiet)
+                _batch(files, to, from_, out, install, skip_existing, show_loss, jobs, quiet, redact)
             return
         (src,) = files
         with user_errors():
@@ -376,6 +393,7 @@ def register(group: click.Group) -> None:
                 stdin_side=stdin_side,
                 default_cwd=os.getcwd() if install else None,
             )
+            _refuse_empty(src, loss)
             if redact:
                 from ..redact import Report
                 from ..redact import redact_written
@@ -442,6 +460,7 @@ def register(group: click.Group) -> None:
             written, loss = api.convert(
                 src, to, from_=from_, session_id=session_id, cwd=_project_dir(cwd), default_cwd=os.getcwd()
             )
+            _refuse_empty(src, loss)
             # checked before installing: the client runs there
             if written.cwd is not None and not os.path.isdir(written.cwd):
                 whose = "--cwd" if cwd is not None else "the session's project folder; choose one with --cwd DIR"
@@ -458,3 +477,11 @@ def register(group: click.Group) -> None:
                 return
             click.echo(f"+ {_resume_line(to, written)}", err=True)
             raise SystemExit(subprocess.call([client, *argv[1:]], cwd=written.cwd))
+
+
+def _refuse_empty(src: Any, loss: Any) -> None:
+    """A conversion that would write no conversation is an error, not a success: nothing is
+    written or installed (issue 31: a file no reader makes a message of gave a 0-byte file)."""
+    empty = [e for e in loss.entries if e.kind == "write:no-conversation"]
+    if empty:
+        raise click.ClickException(f"{src}: no conversation to write ({empty[0].detail}); nothing written")

@@ -219,8 +219,18 @@ def _export_all(
     if fmt == "html":
         from ..export import site
 
+        redactor = redacted = None
+        if redact:  # one table for the whole site: a value has one placeholder on every page
+            from ..redact import Report
+
+            with user_errors():
+                redactor, redacted = make_redactor(None, (), None), Report()
         with user_errors():
-            report = site.export_store([msgspec.to_builtins(row) for row in rows], out, price=_price)
+            report = site.export_store(
+                [msgspec.to_builtins(row) for row in rows], out, price=_price, redactor=redactor, redacted=redacted
+            )
+        if redacted is not None:
+            echo_counts(redacted)
         for error in report.errors:
             click.echo(f"txcodec: warning: {error}", err=True)
         click.echo(
@@ -298,10 +308,6 @@ def register(group: click.Group) -> None:
                 raise click.UsageError("--all exports pages or a dataset: use it with --to html, parquet or hf")
             if out == "-":
                 raise click.UsageError("--all writes files: name the folder with -o")
-            if redact and fmt == "html":
-                raise click.UsageError(
-                    "--redact exports one page at a time (--to html SESSION), or a dataset (--all --to parquet|hf)"
-                )
             # the dataset's writer starts first: it gets pyarrow ready while the stores are listed
             writer = _parquet_writer() if fmt == "parquet" else None
             try:

@@ -57,8 +57,10 @@ redact_flag = click.option(
 
 
 def echo_counts(report) -> None:
-    """The one line an export or a conversion with --redact adds: what it replaced, by kind."""
-    counts = ", ".join(f"{n} {kind}" for kind, n in report.counts().items()) or "nothing"
+    """The one line an export or a conversion with --redact adds: what it replaced, by kind
+    (``report``: a Report, or its counts gathered from a batch's workers)."""
+    found = report if isinstance(report, dict) else report.counts()
+    counts = ", ".join(f"{n} {kind}" for kind, n in sorted(found.items(), key=lambda kv: -kv[1])) or "nothing"
     click.echo(f"redacted: {counts}", err=True)
 
 

@@ -52,6 +52,7 @@ def register(group: click.Group) -> None:
         from rich.console import Console
         from rich.live import Live
 
+        from ..live import Changes
         from ..live import Watcher
 
         if root is not None and harness is None:
@@ -62,10 +63,19 @@ def register(group: click.Group) -> None:
             if once:
                 console.print(_table(watcher.look()))
                 return
+            # woken by a change in a store folder (watchfiles installed) or every --interval
+            changes = Changes(watcher.folders())
             try:
                 with Live(_table(watcher.look()), console=console, auto_refresh=False) as live:
+                    shown = time.monotonic()
                     while True:
-                        time.sleep(interval)
+                        # notified: a table when a store changes (or every 10 s, as sessions age out of
+                        # --within), at most one a --interval; polling: one every --interval
+                        changes.wait(10.0 if changes.notified else interval)
+                        time.sleep(max(0.0, interval - (time.monotonic() - shown)))
                         live.update(_table(watcher.look()), refresh=True)
+                        shown = time.monotonic()
             except KeyboardInterrupt:
                 sys.exit(130)
+            finally:
+                changes.close()

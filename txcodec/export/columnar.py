@@ -45,8 +45,35 @@ from ..model.common import Usage
 
 TABLES = ("sessions", "messages", "blocks", "tool_calls", "usage", "changes")
 
-_encode = msgspec.json.Encoder().encode
-_encode_lines = msgspec.json.Encoder().encode_lines
+_encoder = msgspec.json.Encoder()
+
+
+def _valid_utf8(value: Any) -> Any:
+    """``value`` (plain Python) with each lone surrogate made U+FFFD: Common JSON keeps
+    them (a source may escape one), but a Parquet string column is UTF-8."""
+    if isinstance(value, str):
+        return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    if isinstance(value, dict):
+        return {_valid_utf8(k): _valid_utf8(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_valid_utf8(v) for v in value]
+    return value
+
+
+def _encode(value: Any) -> bytes:
+    try:
+        return _encoder.encode(value)
+    except UnicodeEncodeError:  # rare: only Common JSON brings lone surrogates
+        return _encoder.encode(_valid_utf8(msgspec.to_builtins(value)))
+
+
+def _encode_lines(rows: list[dict[str, Any]]) -> bytes:
+    try:
+        return _encoder.encode_lines(rows)
+    except UnicodeEncodeError:
+        return _encoder.encode_lines(_valid_utf8(msgspec.to_builtins(rows)))
+
+
 _decode = msgspec.json.decode
 
 # The block fields that have a column of their own; the rest go to ``rest``.

@@ -23,6 +23,7 @@ import msgspec
 
 from ..core.atomic import atomic_stream
 from ..core.atomic import write_atomic
+from ..core.errors import InputError
 from ..core.errors import describe
 from ..model import summary as session_summary
 from ..model.loss import PageLoss
@@ -123,38 +124,66 @@ def _one_line(exc: BaseException, path: Path) -> str:
     return text if text.startswith(str(path)) else f"{path}: {text}"
 
 
+def _shown(text: str, redactor: Any) -> str:
+    """A listing's text as the index shows it (redacted with the site's table)."""
+    if redactor is None or not text:
+        return text
+    from ..redact.rewrite import rewrite_text
+
+    return rewrite_text(text, redactor.find, redactor.placeholder)[0]
+
+
 def export_store(
-    items: Iterable[dict[str, Any]], out: str | Path, *, price: html.PriceFn | None = None, title: str = "Sessions"
+    items: Iterable[dict[str, Any]],
+    out: str | Path,
+    *,
+    price: html.PriceFn | None = None,
+    title: str = "Sessions",
+    redactor: Any = None,
+    redacted: Any = None,
 ) -> Report:
     """Write a page for each session in ``items`` (rows as ``txcodec list --json`` gives
-    them) and ``index.html`` into the folder ``out``."""
+    them) and ``index.html`` into the folder ``out``.
+
+    With ``redactor`` (a :class:`txcodec.redact.Redactor`; its findings go to ``redacted``, a
+    :class:`txcodec.redact.Report`), every session is learned first and each page and index
+    row is made from the redacted conversation, with one placeholder table for the whole
+    site. Every page is made anew (a table is one run's), and the manifest keeps no source
+    path: the folder is made to be shared."""
     from .. import api
     from ..kit.load import streamed
     from ..sessions import load_row
 
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    version = renderer_version()
+    items = list(items)
+    version = renderer_version() + ("-redacted" if redactor is not None else "")
     old = _load_manifest(out)
-    old_pages: dict[str, Any] = old.get("pages", {}) if old.get("renderer") == version else {}
+    if redactor is not None and old.get("pages") and not str(old.get("renderer", "")).endswith("-redacted"):
+        raise InputError(f"{out}: holds pages made without --redact; write the redacted site to another folder")
+    out.mkdir(parents=True, exist_ok=True)
+    old_pages: dict[str, Any] = old.get("pages", {}) if old.get("renderer") == version and redactor is None else {}
     pages: dict[str, Any] = {}
     report = Report()
     taken: set[str] = set()
+    if redactor is not None:
+        redactor.learn_sessions(Path(item["path"]) for item in items if item.get("path"))
     for item in items:
         path = item.get("path")
         if not path:
             continue  # a session whose main file is gone (pruned): nothing to show
         path = Path(path)
         name = page_name(item, taken)
+        if redactor is not None:
+            name = "/".join(redactor.redact_name(part) for part in name.split("/"))
         try:
             files = session_files(path)
-            stats = _stats(files)
+            stats = _stats(files) if redactor is None else []
             before = old_pages.get(name)
             if before and before["files"] == stats and (out / name).is_file():
                 pages[name] = before
                 report.unchanged.append(name)
                 continue
-            digest = _digest(files)
+            digest = _digest(files) if redactor is None else ""
             if before and before["sha256"] == digest and (out / name).is_file():
                 pages[name] = {**before, "files": stats}
                 report.unchanged.append(name)
@@ -166,6 +195,10 @@ def export_store(
                 session = load_row(item.get("harness"), item.get("session_id"), path)
             conv = api.to_common(session, PageLoss())  # drawn only as a page
             del session
+            if redactor is not None:
+                from ..redact import redact_conversation
+
+                conv = redact_conversation(conv, redactor, redacted, name)
             with atomic_stream(out / name, overwrite=True) as stream:
                 html.write(conv, stream, price=price, index="../" * name.count("/") + "index.html")
         except Exception as exc:  # noqa: BLE001 - one session's failure is that session's, never the site's
@@ -181,7 +214,7 @@ def export_store(
                 "prompt": html.first_prompt(conv),
                 "project": conv.meta.cwd
                 if isinstance(conv.meta.cwd, str)
-                else str(_first(item, "cwd", "project") or ""),
+                else _shown(str(_first(item, "cwd", "project") or ""), redactor),
                 "updated": str(
                     _first(item, "updated", "last_timestamp", "last_updated", "started")
                     or (conv.meta.ended_at if isinstance(conv.meta.ended_at, str) else "")

@@ -10,15 +10,19 @@ from msgspec import UNSET
 from ..model.common import Artifact
 from ..model.common import Child
 from ..model.common import Command
+from ..model.common import Context
 from ..model.common import Conversation
 from ..model.common import Document
 from ..model.common import Image
 from ..model.common import RawBlock
 from ..model.common import RedactedThinking
+from ..model.common import ServerToolUse
 from ..model.common import Text
 from ..model.common import Thinking
 from ..model.common import ToolResult
 from ..model.common import ToolUse
+from ..model.common import WebFetchToolResult
+from ..model.common import WebSearchToolResult
 
 # every C0 control but LF and TAB, DEL, and the C1 controls (U+0080-U+009F, which some
 # terminals take as ESC + a letter): what starts an escape sequence or moves the cursor
@@ -166,4 +170,10 @@ def label(block, names: dict[str, str] | None = None) -> str:
         return f"command {command_line(block)}"
     if t is RawBlock:
         return f"raw {block.source_type} block"
+    if t is ServerToolUse:
+        return f"server_tool_use {block.name} {block.id}"
+    if t is WebSearchToolResult or t is WebFetchToolResult:
+        return f"{t.__struct_config__.tag} for {block.tool_use_id}"
+    if t is Context:
+        return f"context {block.kind}"
     return t.__name__

@@ -11,6 +11,7 @@ from typing import Any
 import msgspec
 from msgspec import UNSET
 
+from ..model.common_json import encode
 from . import registry
 
 if TYPE_CHECKING:
@@ -48,7 +49,7 @@ def session_changes(session: Any, conv: Conversation) -> list[Change]:
 def to_json(conversation: Conversation) -> bytes:
     """The conversation as Common JSON, its changes derived afresh
     (:func:`txcodec.model.common_json.from_json` reads it back)."""
-    return _encoder.encode(with_changes(conversation))
+    return encode(with_changes(conversation), _encoder.encode)
 
 
 def with_changes(conversation: Conversation) -> Conversation:

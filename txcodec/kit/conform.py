@@ -269,3 +269,44 @@ def _at(tree: Any, steps: list[str | int]) -> Any:
     for step in steps:
         node = node[step]
     return node
+
+
+class Fitted:
+    """The fitted copy of a conversation a reader keeps building (a ``Harness.carry_on``
+    reader): each call fits only the messages the reader built or changed since the last
+    one, so a look after an append costs what the appended lines built, not the session."""
+
+    def __init__(self, *, checked: bool = False) -> None:
+        self.checked = checked
+        self.messages: list[Message | None] = []
+        self.dropped = False  # a message was repaired away (None in ``messages``): rare, and then filtered
+
+    def fit(self, conversation: Conversation, touched: set[int], loss: LossReport) -> tuple[Conversation, list[int]]:
+        """``conversation`` (the reader's own, left as it is) with its messages at
+        ``touched`` fitted again and the others as last fitted; and those indices."""
+        built = conversation.messages
+        fitted = self.messages
+        del fitted[len(built) :]  # a history that got shorter (a rewind, a branch)
+        fitted.extend([None] * (len(built) - len(fitted)))
+        changed = sorted(i for i in touched if i < len(built))
+        for i in changed:
+            fitted[i] = self._fit_message(built[i], loss)
+            self.dropped = self.dropped or fitted[i] is None
+        frame = msgspec.structs.replace(conversation, messages=[])
+        out = conform(frame, loss)
+        # a copy of the list (the next call changes this one), a C loop over its references
+        if not self.dropped:
+            out.messages = list(fitted)  # type: ignore[arg-type]
+            return out, changed
+        out.messages = [m for m in fitted if m is not None]
+        return out, list(range(len(out.messages)))  # the indices moved: every message may have changed
+
+    def _fit_message(self, message: Message, loss: LossReport) -> Message | None:
+        if self.checked and fits_as_is(message):
+            return message
+        try:
+            return _fit_message(message)
+        except (msgspec.ValidationError, TypeError, msgspec.EncodeError):
+            # the repair of a whole conversation, for this one message (its list is conform's to change)
+            repaired = conform(Conversation(messages=[message]), loss).messages
+            return repaired[0] if repaired else None

@@ -407,3 +407,32 @@ class StreamedConversation:
         self.meta = meta
         self.messages = messages
         self.tail = tail
+
+
+class LastMessageCarryOn:
+    """A :class:`~txcodec.kit.registry.CarryOn` for a reader whose every line adds messages
+    or changes the last one (a tool result joining the results message before it), written
+    as ``reader.step(n, value)`` for each line as plain JSON (:func:`line_dicts`) and
+    ``reader.conversation``, the conversation it builds. A feed costs what its lines cost."""
+
+    def __init__(self, reader: Any, harness: str, codec: Any, path: Any = None, *, checked: bool = False) -> None:
+        from .conform import Fitted
+
+        self.reader, self.harness, self.codec, self.path = reader, harness, codec, path
+        self.lines = 0
+        self.seen = 0  # the messages given by the last conversation()
+        self.loss = UnreadLoss()
+        self.fitted = Fitted(checked=checked)
+
+    def feed(self, lines: list[Any]) -> None:
+        step, first = self.reader.step, self.lines
+        for n, value in line_dicts(NativeSession(self.harness, self.codec, lines, True, self.path)):
+            step(first + n, value)
+        self.lines += len(lines)
+
+    def conversation(self) -> tuple[Any, list[int]]:
+        conversation = self.reader.conversation
+        count = len(conversation.messages)
+        touched = set(range(max(0, self.seen - 1), count))  # the last one given may have changed
+        self.seen = count
+        return self.fitted.fit(conversation, touched, self.loss)

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from collections.abc import Iterable
 from importlib import import_module
 from typing import TYPE_CHECKING
 from typing import Any
+from typing import Protocol
 
 import msgspec
 
@@ -173,6 +175,23 @@ class Store(msgspec.Struct, frozen=True):
     database_fit: Callable[[Any], Any] | None = None
 
 
+class CarryOn(Protocol):
+    """A reader fed a file's whole lines as they are appended (``Harness.carry_on``). It
+    keeps what it decoded (the calls whose results or fragments may still come, the
+    messages so far), so each :meth:`feed` costs what its lines cost, never a read of the
+    whole session again. What it gives equals what the harness's ``read`` gives for the
+    lines fed so far (``tests/features/test_live_carry_on.py``)."""
+
+    def feed(self, lines: list[Any]) -> None:
+        """Read these lines (:class:`~txcodec.model.native.Line`), the next ones of the file."""
+        ...
+
+    def conversation(self) -> tuple[Any, list[int]]:
+        """The conversation as read so far (Common, held to its schema) and the indices of
+        its messages built or changed since the last call (all of them on the first)."""
+        ...
+
+
 class Harness(msgspec.Struct, frozen=True):
     """What a harness package registers. Only ``codec`` and ``detect`` are required;
     ``codec``, ``store`` and the features' hooks may be given as :class:`Later`."""
@@ -223,6 +242,10 @@ class Harness(msgspec.Struct, frozen=True):
     # (``txcodec.live``) reads the bytes appended since the last look from an offset, where
     # any other store is re-read when it changes and compared message by message
     append_only: bool = False
+    # carry_on(path) -> CarryOn: a reader of an append-only file that carries on from where
+    # it stopped, so a look after an append costs what the appended lines cost (txcodec.live);
+    # None: a followed file's conversation is read again from all its lines
+    carry_on: Callable[..., CarryOn] | None = None
     # the OpenTelemetry metric its client itself sends token usage as (metrics.py sends
     # the same name for it); None: txcodec's own
     token_metric: str | None = None
@@ -357,6 +380,32 @@ def parent_chain_cut(
             record = records[i]
             parent = record.get(parent_key) if isinstance(record, dict) else None
             i = by_id.get(parent) if isinstance(parent, str) else None
+        return sorted(keep)
+
+    return cut
+
+
+def linked_cut(
+    header: Callable[[dict], bool], links: Callable[[dict], Iterable[str]]
+) -> Callable[[list[Any], int], list[int]]:
+    """A ``Fixtures.cut`` for a harness whose records pair by an id they share rather than by a
+    parent (a tool call and its result by the call's id: Kimi CLI, Mistral Vibe, Copilot CLI,
+    stream-json): the header lines (``header(record)``), the record, and every record sharing
+    one of its ``links(record)``."""
+
+    def linked(record: Any) -> set[str]:
+        if not isinstance(record, dict):
+            return set()
+        try:
+            return {link for link in links(record) if isinstance(link, str)}
+        except (KeyError, TypeError, AttributeError):
+            return set()
+
+    def cut(records: list[Any], index: int) -> list[int]:
+        keep = {i for i, r in enumerate(records) if isinstance(r, dict) and header(r)} | {index}
+        wanted = linked(records[index])
+        if wanted:
+            keep |= {i for i, r in enumerate(records) if linked(r) & wanted}
         return sorted(keep)
 
     return cut

@@ -9,13 +9,16 @@ from collections.abc import Callable
 from typing import Any
 from typing import TypeVar
 
+import msgspec
 from msgspec import UNSET
 
 from ..core.errors import UnsafeId
 from ..core.ids import is_safe_id
 from ..core.ids import shown
 from ..model.common import Command
+from ..model.common import Context
 from ..model.common import Conversation
+from ..model.common import Message
 from ..model.common import RawBlock
 from ..model.common import Text
 from ..model.common import Thinking
@@ -165,3 +168,64 @@ def thinking_text(
     if isinstance(block.signature, str) or isinstance(block.encrypted, str):
         loss.add("write:thinking-signature", signature)
     return block.thinking
+
+
+def carry_context(conversation: Conversation, target: str, loss: LossReport) -> Conversation:
+    """The conversation as ``target`` gets it: a :class:`Context` block of another client
+    becomes the text its model saw, in place (reported ``write:context-as-text``, since the
+    target sends it as the user's text), and one whose text the source did not record is
+    left out (``write:context``). The target's own context passes as it is
+    (docs/mapping.md#context). The conversation is returned unchanged when it holds none."""
+    messages = _carried(conversation.messages, target, loss)
+    children = []
+    for child in conversation.children:
+        inner = carry_context(child.conversation, target, loss)
+        children.append(child if inner is child.conversation else msgspec.structs.replace(child, conversation=inner))
+    if messages is None and all(a is b for a, b in zip(children, conversation.children)):
+        return conversation
+    changed = msgspec.structs.replace(conversation, children=children)
+    if messages is not None:
+        changed.messages, changed.epochs = _reindexed(conversation, messages)
+    return changed
+
+
+def _carried(messages: list[Message], target: str, loss: LossReport) -> list[tuple[int, Message]] | None:
+    """The messages with other clients' context turned to text, each with its index in the
+    source; ``None`` when no message holds any."""
+    if not any(type(b) is Context and b.source != target for m in messages for b in m.content):
+        return None
+    out: list[tuple[int, Message]] = []
+    for index, message in enumerate(messages):
+        if not any(type(b) is Context for b in message.content):
+            out.append((index, message))
+            continue
+        blocks: list[Any] = []
+        for block in message.content:
+            if type(block) is not Context or block.source == target:
+                blocks.append(block)
+            elif isinstance(block.text, str) and block.text:
+                loss.add(
+                    "write:context-as-text",
+                    f"message {index}: {block.source} context {block.kind!r} "
+                    f"(sent as {block.role if isinstance(block.role, str) else 'context'}) written as user text",
+                )
+                blocks.append(Text(block.text))
+            else:
+                loss.add(
+                    "write:context",
+                    f"message {index}: {block.source} context {block.kind!r} records no text the model saw; left out",
+                )
+        if blocks:
+            out.append((index, msgspec.structs.replace(message, content=blocks)))
+    return out
+
+
+def _reindexed(conversation: Conversation, kept: list[tuple[int, Message]]) -> tuple[list[Message], list[Any]]:
+    """The kept messages, and the epochs with their starts moved to the same message (or
+    the next kept one) when a message holding only context was left out."""
+    position = {index: n for n, (index, _) in enumerate(kept)}
+    epochs = []
+    for epoch in conversation.epochs:
+        start = next((position[i] for i in range(epoch.start, len(conversation.messages)) if i in position), len(kept))
+        epochs.append(epoch if start == epoch.start else msgspec.structs.replace(epoch, start=start))
+    return [m for _, m in kept], epochs

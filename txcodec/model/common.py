@@ -127,15 +127,99 @@ class Command(_Block, tag="command"):
     output: str | UnsetType = UNSET  # stdout, terminal escapes removed
     stderr: str | UnsetType = UNSET
     contents: str | UnsetType = UNSET  # a prompt command's expanded text, when recorded
+    # the command's record body as the source client wrote it (Claude Code's envelope: its
+    # element order and whitespace), written back by that client while it still says the same
+    envelope: str | UnsetType = UNSET
 
     def as_text(self) -> str:
         """``/name args`` as the user typed it, then what it printed: for targets that
         have no command form. ``name`` keeps the source's spelling (Claude Code's has
         the slash), so one is added only when it is missing."""
         name = self.name if self.name.startswith("/") else "/" + self.name
-        lines = [f"{name} {self.args if isinstance(self.args, str) else ''}".rstrip()]
+        lines = [f"{name} {self.args if isinstance(self.args, str) else ''}".rstrip()] if self.name else []
         lines += [out for out in (self.output, self.stderr) if isinstance(out, str) and out]
         return "\n".join(lines)
+
+
+class ServerToolUse(_Block, tag="server_tool_use"):
+    """A tool the provider ran on its own side (the Messages API's ``server_tool_use``: web
+    search, web fetch, code execution). No client result answers it: its result is a
+    :class:`WebSearchToolResult` / :class:`WebFetchToolResult` block later in the same
+    assistant message. ``extra`` keeps the block's other keys as the source had them."""
+
+    id: str
+    name: str
+    input: Any = None
+    extra: dict[str, Any] = msgspec.field(default_factory=dict)
+
+    def api_block(self) -> dict[str, Any]:
+        return {"type": "server_tool_use", "id": self.id, "name": self.name, "input": self.input, **self.extra}
+
+
+class WebSearchToolResult(_Block, tag="web_search_tool_result"):
+    """The provider's web search result: ``content`` is the list of ``web_search_result``
+    items (their ``encrypted_content`` included) or the error object, as the API gave it."""
+
+    tool_use_id: str
+    content: Any = None
+    extra: dict[str, Any] = msgspec.field(default_factory=dict)
+
+    def api_block(self) -> dict[str, Any]:
+        return {
+            "type": "web_search_tool_result",
+            "tool_use_id": self.tool_use_id,
+            "content": self.content,
+            **self.extra,
+        }
+
+
+class WebFetchToolResult(_Block, tag="web_fetch_tool_result"):
+    """The provider's web fetch result: ``content`` is the ``web_fetch_result`` (the page
+    as a document) or the error object, as the API gave it."""
+
+    tool_use_id: str
+    content: Any = None
+    extra: dict[str, Any] = msgspec.field(default_factory=dict)
+
+    def api_block(self) -> dict[str, Any]:
+        return {"type": "web_fetch_tool_result", "tool_use_id": self.tool_use_id, "content": self.content, **self.extra}
+
+
+ServerBlock = Union[ServerToolUse, WebSearchToolResult, WebFetchToolResult]
+_SERVER_KEYS = {"server_tool_use": ("id", "name", "input"), "web_search_tool_result": ("tool_use_id", "content")}
+_SERVER_KEYS["web_fetch_tool_result"] = _SERVER_KEYS["web_search_tool_result"]
+
+
+def server_block(value: Any) -> ServerBlock | None:
+    """A Messages API server-tool block (a dict) as its Common block; ``None`` when it is
+    not one, or lacks the ids that join a call to its result."""
+    kind = value.get("type") if isinstance(value, dict) else None
+    keys = _SERVER_KEYS.get(kind) if isinstance(kind, str) else None
+    if keys is None or not isinstance(value.get(keys[0]), str):
+        return None
+    extra = {k: v for k, v in value.items() if k != "type" and k not in keys}
+    if kind == "server_tool_use":
+        if not isinstance(value.get("name"), str):
+            return None
+        return ServerToolUse(value["id"], value["name"], value.get("input"), extra)
+    cls = WebSearchToolResult if kind == "web_search_tool_result" else WebFetchToolResult
+    return cls(value["tool_use_id"], value.get("content"), extra)
+
+
+class Context(_Block, tag="context"):
+    """Context the client showed the model that is not a message anyone wrote: a hook's
+    additional context, a reminder, plan mode, the tools it loaded, a file re-read after a
+    compaction (docs/mapping.md#context). ``kind`` names it in the source's terms (Claude
+    Code's attachment type); ``text`` is what the model saw, when the source recorded it;
+    ``role`` how it was sent (``system`` or ``user``). ``value`` is the source's own record
+    (its harness in ``source``), so that the same client gets it back as it was. A message
+    holding only Context blocks is ``meta``."""
+
+    kind: str
+    text: str | UnsetType = UNSET
+    role: str | UnsetType = UNSET
+    source: str | UnsetType = UNSET
+    value: Any = UNSET
 
 
 class RawBlock(_Block, tag="raw"):
@@ -145,7 +229,22 @@ class RawBlock(_Block, tag="raw"):
     value: Any = None
 
 
-Block = Union[Text, Thinking, RedactedThinking, ToolUse, ToolResult, Image, Document, Artifact, Command, RawBlock]
+Block = Union[
+    Text,
+    Thinking,
+    RedactedThinking,
+    ToolUse,
+    ToolResult,
+    Image,
+    Document,
+    Artifact,
+    Command,
+    ServerToolUse,
+    WebSearchToolResult,
+    WebFetchToolResult,
+    Context,
+    RawBlock,
+]
 
 
 # --- messages ------------------------------------------------------------------------
@@ -242,7 +341,7 @@ class Epoch(_Struct):
 class ChildLink(_Struct):
     """How a subagent conversation was joined to its parent, and how sure that is."""
 
-    via: str  # meta.toolUseId | toolUseResult.agentId | journal | parentAgentId | none
+    via: str  # meta.toolUseId | toolUseResult.agentId | journal | parentAgentId | sidechain.prompt | none
     tool_use_id: str | UnsetType = UNSET
     agent_id: str | UnsetType = UNSET
     parent_agent_id: str | UnsetType = UNSET

@@ -39,24 +39,25 @@ __all__ = [
     "EXTRA",
     "Finding",
     "MissingExtra",
+    "RedactTable",
     "Redactor",
     "Report",
     "load_config",
     "redact_conversation",
     "redact_paths",
+    "redactor_for",
 ]
 
 CONFIG = ".txcodec-redact.toml"
 # user names that name no one: a home folder of these is a machine's, not a person's
+# up to this many known forms, each is searched alone (benchmarks/bench_redact.py)
+_FORMS_ONE_BY_ONE = 24
 _GENERIC_USERS = {
     "root", "user", "users", "ubuntu", "runner", "admin", "vscode", "node", "codespace", "work", "home",
     "test", "shared", "public", "guest", "default", "nobody", "app", "docker", "ec2-user", "linuxbrew", "dev",
 }  # fmt: skip
-# a home folder's user name (one pattern per prefix: a pattern opening with a literal is quick)
-_HOMES = tuple(
-    re.compile(re.escape(prefix) + rb"([A-Za-z0-9][A-Za-z0-9._-]{1,62})")
-    for prefix in (b"/home/", b"/Users/", b"Users\\\\")
-)
+# a home folder's user name, after one of detect.PLACES (found in the rules' pass)
+_HOME_NAME = re.compile(rb"[A-Za-z0-9][A-Za-z0-9._-]{1,62}")
 # The keys whose values are structure in any JSON file (Common JSON's, a document's), besides
 # those a harness declares (Harness.redact_keep)
 COMMON_KEEP = frozenset(
@@ -88,6 +89,21 @@ class Report(msgspec.Struct):
 
     def counts(self) -> dict[str, int]:
         return dict(Counter(f.kind for f in self.findings).most_common())
+
+
+class RedactTable(msgspec.Struct, frozen=True):
+    """What a run's :class:`Redactor` knows, as plain data a batch's worker processes get (a
+    fork or a pickle): its settings, its seed, the values found so far and the user names. Every
+    worker rebuilds the same redactor from it (:func:`redactor_for`), so a value gets the same
+    placeholder in every session of the batch."""
+
+    seed: str
+    keep: tuple[str, ...] = ()
+    extra: tuple[tuple[str, str], ...] = ()
+    allow: tuple[str, ...] = ()
+    allow_patterns: tuple[str, ...] = ()
+    known: tuple[tuple[str, str], ...] = ()
+    users: tuple[str, ...] = ()
 
 
 def load_config(path: str | os.PathLike[str] | None) -> dict[str, Any]:
@@ -138,6 +154,8 @@ class Redactor:
         detector: Detector | None = None,
     ) -> None:
         keep = list(keep)
+        extra, allow, allow_patterns = list(extra), list(allow), list(allow_patterns)
+        self._settings = (tuple(keep), tuple(extra), tuple(allow), tuple(allow_patterns))
         self.detector = detector or Detector(extra=extra, allow=allow, allow_patterns=allow_patterns, keep=keep)
         self.keep_users = "user" in self.detector.kept
         self.seed = seed
@@ -181,10 +199,16 @@ class Redactor:
         """The first pass over a file: the user names its home folders hold, and the values its
         findings hold (so that a value found in one place is redacted in every other). Returns
         the findings in the raw bytes, which :meth:`redact_bytes` takes to skip searching again."""
-        for home in _HOMES:
-            for match in home.finditer(data):
-                self.add_user(match.group(1).decode("utf-8", "replace"))
-        spans = self.detector.raw_spans(data)
+        places: dict[bytes, list[int]] = {}
+        spans = self.detector.raw_spans(data, places)
+        names: dict[bytes, int] = {}  # each name, and where it is first
+        for prefix, starts in places.items():
+            for start in starts:
+                match = _HOME_NAME.match(data, start + len(prefix))
+                if match is not None and names.get(match.group(), start + 1) > start:
+                    names[match.group()] = start
+        for name in sorted(names, key=names.__getitem__):
+            self.add_user(name.decode("utf-8", "replace"))
         for start, end, kind in spans:
             if kind not in PERSONAL_KINDS and not (kind in BY_CONTEXT and _structural(data, start)):
                 self._know(_unescaped(data[start:end].decode("utf-8", "replace")), kind)
@@ -213,11 +237,22 @@ class Redactor:
             import ahocorasick_rs
 
             forms = [form.encode("utf-8", "surrogateescape") for form in self._forms]
-            self._forms_ac = (len(self._forms), forms, ahocorasick_rs.BytesAhoCorasick(forms))
-        _, forms, automaton = self._forms_ac
+            # A few forms are found quicker one by one (a one-pattern automaton is a SIMD
+            # substring search, ~20 times the speed of a many-pattern one on transcripts)
+            if len(forms) <= _FORMS_ONE_BY_ONE:
+                automata = [([form], ahocorasick_rs.BytesAhoCorasick([form])) for form in forms]
+            else:
+                automata = [(forms, ahocorasick_rs.BytesAhoCorasick(forms))]
+            self._forms_ac = (len(self._forms), automata)
+        _, automata = self._forms_ac
+        found = [
+            (forms[index], start, end)
+            for forms, automaton in automata
+            for index, start, end in automaton.find_matches_as_indexes(data, overlapping=True)
+        ]
         hits = []
-        for index, start, end in automaton.find_matches_as_indexes(data, overlapping=True):
-            value = self._forms[forms[index].decode("utf-8", "surrogateescape")]
+        for form, start, end in found:
+            value = self._forms[form.decode("utf-8", "surrogateescape")]
             kind = self.known[value]
             if kind in ("user", "host"):
                 window = data[max(0, start - 8) : end + 1].decode("latin-1")
@@ -226,6 +261,55 @@ class Redactor:
                     continue
             hits.append(start)
         return hits
+
+    def learn_sessions(self, paths: Iterable[str | os.PathLike[str]]) -> None:
+        """A batch's first pass: every session's files (its main file and side files) learned
+        before any session is redacted, so that a value found in one is redacted in all."""
+        for given in paths:
+            path = Path(given)
+            if not path.exists():
+                continue
+            for file, _ in _files(path):
+                try:
+                    data = file.read_bytes()
+                except OSError:
+                    continue  # the conversion or the page says so, naming the file
+                if file.suffix == ".zst":
+                    from ..core.zst import decompress
+
+                    data = decompress(data, file)
+                if not data.startswith(_SQLITE) and b"\x00" not in data[:8192]:
+                    self.learn(data)
+
+    def table(self) -> RedactTable:
+        """What this run knows, for a batch's workers (placeholders made from the values: the
+        same in every worker, a seed drawn for the run when none was given)."""
+        if self.seed is None:
+            raise InternalError("a table for several processes needs a seeded Redactor")
+        keep, extra, allow, allow_patterns = self._settings
+        return RedactTable(
+            seed=self.seed,
+            keep=keep,
+            extra=extra,
+            allow=allow,
+            allow_patterns=allow_patterns,
+            known=tuple(self.known.items()),
+            users=tuple(sorted(self.users)),
+        )
+
+    @classmethod
+    def from_table(cls, table: RedactTable) -> Redactor:
+        redactor = cls(
+            seed=table.seed,
+            keep=table.keep,
+            extra=table.extra,
+            allow=table.allow,
+            allow_patterns=table.allow_patterns,
+            users=table.users,
+        )
+        for value, kind in table.known:
+            redactor._know(value, kind)
+        return redactor
 
     # --- placeholders ----------------------------------------------------------------------
     def placeholder(self, kind: str, value: str) -> str:
@@ -308,6 +392,8 @@ class Redactor:
                 if found and _json(new) is None:
                     raise InternalError(f"{name}:{number}: redaction would leave a line that is not JSON")
                 for kind, where, value in found:
+                    # a JSON path names the keys on the way, and a key may be data (a path)
+                    where = rewrite_text(where, self.find, self.placeholder)[0] if len(where) > 8 else where
                     report.findings.append(
                         Finding(kind, name, number, where, self.placeholder(kind, value), self.digest(value))
                     )
@@ -567,6 +653,18 @@ def _redact_database(db: Path, rel: Path, out: Any, redactor: Redactor, report: 
     report.notes.append(
         (str(rel), f"a {harness} database: {len(sessions)} session(s) exported and redacted into {folder}")
     )
+
+
+_WORKER_REDACTORS: dict[str, Redactor] = {}
+
+
+def redactor_for(table: RedactTable) -> Redactor:
+    """The redactor a batch's worker uses for ``table``'s run: built once a process."""
+    found = _WORKER_REDACTORS.get(table.seed)
+    if found is None:
+        _WORKER_REDACTORS.clear()  # one run at a time: the last run's values are not kept
+        found = _WORKER_REDACTORS[table.seed] = Redactor.from_table(table)
+    return found
 
 
 def redact_written(written: Any, harness: str, redactor: Redactor, report: Report) -> Any:

@@ -8,11 +8,16 @@ lines with a finding are decoded (docs/redact.md#how-it-works). Every literal a 
 found in one Aho-Corasick pass, and Python's ``re`` scans quickly only for a pattern that opens
 with a literal, so each rule is one of three modes:
 
-* ``scan``: the pattern opens with its literal (a token's prefix) and runs from its first place;
+* ``scan``: the pattern opens with its literal (a token's prefix) and is matched at each place
+  the literal is (a one-character literal: searched from its first place);
 * ``keyword``: the pattern opens with a keyword (``password``, ``token``, ``bearer``…), found
   in the lowered bytes, and is matched at each place the keyword is;
-* ``window``: the pattern is searched around each place its trigger literal is (an email
-  around its ``@``, a password in a URL around its ``://``).
+* ``window``: the pattern is searched around each place its trigger literal is (a password in
+  a URL around its ``://``);
+* ``at``: the pattern opens with its trigger and is matched at each place the trigger is; the
+  run of ``before``'s characters just before the trigger is the match's head (an email: its
+  domain matched from the ``@``, its local part read backwards). A window's search would try
+  every place of the window, and an ``@`` is in most files thousands of times.
 """
 
 from __future__ import annotations
@@ -32,10 +37,12 @@ _Q = r"(?:\\*[\"'`])?"  # an optional quote around a name or a value (escaped in
 _B = "[A-Za-z0-9_]"  # a character a token does not follow or precede
 _VALUE = r"([^\s\"'`\\,;(){}\[\]<>]{6,300})"  # a value after ``NAME=``, up to a quote, space or bracket
 # A value that only names one: a placeholder, a variable, a redaction already made, a number,
-# a word, an identifier or an environment variable's name.
+# a word, an identifier (``_app_key``), a call's name (``Base.url_encode64``: lower case after
+# the dot), a symbol (``:unique``), a lower-case path or an environment variable's name.
 _NOT_A_VALUE = re.compile(
     r"^(?:|\$.*|%.*|\{\{.*|<.*>|\*+|x+|X+|\.+|null|none|None|true|false|changeme|example|your[-_].*|redacted.*|«.*"
-    r"|.*\.\.\.|[a-z]+(?:[-_][a-z]+)*|[A-Za-z_]+(?:\.[A-Za-z_]+)+|[A-Za-z]{1,24}|[\d.,:+-]+"
+    r"|.*\.\.\.|_*[a-z]+(?:[-_][a-z]+)*|[A-Za-z_]+(?:\.[A-Za-z_]+)+|[A-Za-z]{1,24}|[\d.,:+-]+"
+    r"|[A-Za-z_][A-Za-z0-9_]*(?:\.[a-z_][a-z0-9_]*)+|:[A-Za-z_][A-Za-z0-9_]*[?!]?|(?:[a-z0-9_.-]+/)+[a-z0-9_.-]*"
     r"|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|(?:self|this|os|process|config|settings|args|env|params|request)\b.*)$"
 )
 
@@ -50,12 +57,13 @@ BY_CONTEXT = {
 class Rule(msgspec.Struct, frozen=True):
     kind: str
     pattern: str
-    mode: str = "scan"  # scan, keyword or window
+    mode: str = "scan"  # scan, keyword, window or at
     group: int = 0  # the group holding the value (0: the match; -1: every non-empty group)
     triggers: tuple[str, ...] = ()  # keyword: lower-case keywords; window: literals
-    back: int = 0  # window: how far before the trigger a match may start
+    back: int = 0  # window: how far before the trigger a match may start; at: the head's longest run
     forward: int = 400  # window: how far after it a match may end
     flags: int = 0
+    before: str = ""  # at: the characters of the head (a regex character class's body)
 
 
 def _scan(kind: str, *prefixes_and_rest: str, group: int = 0) -> list[Rule]:
@@ -189,13 +197,14 @@ RULES: list[Rule] = [
         _KEYWORDS,
     ),
     # personal data
+    # local@domain: a local part of 1 to 64 of its characters (no more run on before it)
     Rule(
         "email",
-        r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]{1,64}@(?:[A-Za-z0-9-]{1,63}\.)+[A-Za-z]{2,24}(?![A-Za-z0-9-])",
-        "window",
+        r"@(?:[A-Za-z0-9-]{1,63}\.)+[A-Za-z]{2,24}(?![A-Za-z0-9-])",
+        "at",
         triggers=("@",),
         back=64,
-        forward=255,
+        before="A-Za-z0-9._%+-",
     ),
     *_scan("private-ip", "10.", r"(?:\d{1,3}\.){2}\d{1,3}(?![\d.]*\d)"),
     *_scan("private-ip", "192.168.", r"\d{1,3}\.\d{1,3}(?![\d.]*\d)"),
@@ -212,6 +221,10 @@ RULES: list[Rule] = [
         forward=20,
     ),
 ]
+
+# the literals whose places a caller may ask for from the rules' pass: the prefixes of a home
+# folder (a user name follows; in a JSON text a Windows path's backslash is escaped)
+PLACES = (b"/home/", b"/Users/", b"Users\\\\")
 
 PERSONAL_KINDS = {"user", "email", "host", "private-ip", "phone"}
 # --keep names a category or a kind; the categories
@@ -321,13 +334,14 @@ class Detector:
             or any(p.search(value) for p in self.allow_re)
         )
 
-    def raw_spans(self, data: bytes) -> list[tuple[int, int, str]]:
-        """The findings in a file's raw bytes, as byte offsets, overlaps merged."""
+    def raw_spans(self, data: bytes, places: dict[bytes, list[int]] | None = None) -> list[tuple[int, int, str]]:
+        """The findings in a file's raw bytes, as byte offsets, overlaps merged; ``places`` gets
+        where the literals in :data:`PLACES` are (found in the same pass)."""
         if self._raw is None:
-            self._raw = _RawEngine(self.rules)
+            self._raw = _RawEngine(self.rules, PLACES)
         found = [
             (start, end, kind)
-            for start, end, kind in self._raw.matches(data)
+            for start, end, kind in self._raw.matches(data, places)
             if end - start >= 3 and not self.allowed(data[start:end].decode("utf-8", "replace"), kind)
         ]
         return merge(found)
@@ -346,9 +360,10 @@ class Detector:
 class _RawEngine:
     """The rules over a file's raw bytes: every trigger (a scan rule's prefix, a window's
     literal; a keyword in the lowered bytes) found in one pass of an Aho-Corasick automaton
-    (ahocorasick-rs), then each rule tried only where its trigger is."""
+    (ahocorasick-rs), then each rule tried only where its trigger is. ``places``: literals
+    whose places a caller wants from the same pass (the home folders' prefixes)."""
 
-    def __init__(self, rules: list[Rule]) -> None:
+    def __init__(self, rules: list[Rule], places: Iterable[bytes] = ()) -> None:
         try:
             import ahocorasick_rs
         except ImportError:
@@ -357,6 +372,8 @@ class _RawEngine:
         self.scan: dict[bytes, list[tuple[str, re.Pattern[bytes], int]]] = {}
         self.keyword: dict[bytes, list[tuple[str, re.Pattern[bytes], int]]] = {}
         self.window: dict[bytes, list[tuple[str, re.Pattern[bytes], int, int, int]]] = {}
+        self.at: dict[bytes, list[tuple[str, re.Pattern[bytes], re.Pattern[bytes], int]]] = {}
+        self.wanted = tuple(places)
         for rule in rules:
             compiled = re.compile(rule.pattern.encode("utf-8"), rule.flags & ~re.UNICODE if rule.flags else 0)
             if rule.mode == "scan":
@@ -368,6 +385,12 @@ class _RawEngine:
             elif rule.mode == "keyword":
                 for word in rule.triggers:
                     self.keyword.setdefault(word.encode(), []).append((rule.kind, compiled, rule.group))
+            elif rule.mode == "at":
+                # the head read backwards: at most one character more than it may hold, so that a
+                # longer run (no match) is told from a full one
+                head = re.compile(f"[{rule.before}]{{0,{rule.back + 1}}}".encode())
+                for word in rule.triggers:
+                    self.at.setdefault(word.encode(), []).append((rule.kind, compiled, head, rule.back))
             else:
                 for word in rule.triggers:
                     self.window.setdefault(word.encode(), []).append(
@@ -376,7 +399,7 @@ class _RawEngine:
         # a one-character prefix (a phone number's ``+`` or ``(``) is in most texts many times:
         # found with ``bytes.find`` (its first place is all a scan needs), not listed by the automaton
         self.short = [prefix for prefix in self.scan if len(prefix) < 2]
-        self.cased = list(dict.fromkeys([*(p for p in self.scan if len(p) >= 2), *self.window]))
+        self.cased = list(dict.fromkeys([*(p for p in self.scan if len(p) >= 2), *self.window, *self.at, *self.wanted]))
         # Keywords are found leftmost-longest, without overlaps (``api_key`` once, not also its
         # ``key``: each keyword rule's pattern opens with any keyword), and a record's own
         # members (``"output_tokens":``, ``"key":``) are swallowed by decoys that name no rule:
@@ -389,7 +412,8 @@ class _RawEngine:
             else None
         )
 
-    def matches(self, data: bytes) -> Iterator[tuple[int, int, str]]:
+    def matches(self, data: bytes, found: dict[bytes, list[int]] | None = None) -> Iterator[tuple[int, int, str]]:
+        """The rules' matches in ``data``; ``found`` gets the places of the wanted literals."""
         for kind, pattern, group in self.always:
             for match in pattern.finditer(data):
                 yield from _groups(match, group, kind)  # type: ignore[arg-type]
@@ -403,12 +427,34 @@ class _RawEngine:
                 places.setdefault(self.cased[index], []).append(start)
         for word, at in places.items():
             for kind, pattern, group in self.scan.get(word, ()):
-                for match in pattern.finditer(data, at[0]):
-                    yield from _groups(match, group, kind)  # type: ignore[arg-type]
+                if len(word) < 2:  # only its first place is known: the pattern searches on from there
+                    for match in pattern.finditer(data, at[0]):
+                        yield from _groups(match, group, kind)  # type: ignore[arg-type]
+                    continue
+                end = -1  # tried at each place the automaton found (a match does not start inside another)
+                for place in at:
+                    if place < end:
+                        continue
+                    match = pattern.match(data, place)
+                    if match is not None:
+                        end = match.end()
+                        yield from _groups(match, group, kind)  # type: ignore[arg-type]
             for kind, pattern, group, back, forward in self.window.get(word, ()):
                 for low, high in _windows(at, back, forward + len(word), len(data)):
                     for match in pattern.finditer(data, low, high):
                         yield from _groups(match, group, kind)  # type: ignore[arg-type]
+            for kind, pattern, head, longest in self.at.get(word, ()):
+                for place in at:
+                    match = pattern.match(data, place)
+                    if match is None:
+                        continue
+                    size = head.match(data[max(0, place - longest - 1) : place][::-1]).end()  # type: ignore[union-attr]
+                    if 0 < size <= longest:
+                        yield place - size, match.end(), kind
+        if found is not None:
+            for word in self.wanted:
+                if word in places:
+                    found[word] = places[word]
         if self.lowered_ac is not None:
             for index, start, _ in self.lowered_ac.find_matches_as_indexes(data.lower()):
                 for kind, pattern, group in self.keyword.get(self.lowered[index], ()):

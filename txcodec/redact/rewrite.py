@@ -67,11 +67,17 @@ def _escaped(placeholder: str, inner: str) -> str:
     return placeholder
 
 
+def _key(token: str) -> Any:
+    """A key as decoded from its raw token (kept raw while no one asks: most never are)."""
+    return token[1:-1] if "\\" not in token else _decode(token)
+
+
 def _path(stack: list[list[Any]]) -> str:
     out = "$"
     for frame in stack:
         if frame[0] == "{":
-            out += f".{frame[1]}" if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", str(frame[1])) else f"[{frame[1]!r}]"
+            key = _key(frame[1]) if isinstance(frame[1], str) else frame[1]
+            out += f".{key}" if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", str(key)) else f"[{key!r}]"
         else:
             out += f"[{frame[1]}]"
     return out
@@ -88,32 +94,47 @@ def rewrite_json(
 ) -> tuple[str, list[tuple[str, str, str]]]:
     """``text`` (one JSON value) with every finding in its string values replaced, and the
     findings as (kind, JSON path, value). A string under a key in ``keep`` (ids, hashes,
-    signatures: the harness's structure) is not searched; keys are never changed. ``hits``
-    (sorted offsets in ``text`` where the raw search found something): only the strings
-    holding one are searched again, decoded."""
-    stack: list[list[Any]] = []  # per open container: [bracket, key or index, expecting a key]
+    signatures: the harness's structure) is not searched. ``hits`` (sorted offsets in
+    ``text`` where the raw search found something): only the strings holding one are
+    searched again, decoded (a key too: a key may be data, a path in Gemini CLI's
+    projects.json), and the text after the last one is not read.
+
+    Most of a line is strings with no hit: the loop's first tests skip them, and a key is
+    kept as its raw token until a path or a keep test needs it decoded."""
+    # per open container: [bracket, raw key token or index, expecting a key] (+ True while the
+    # strings of a list are a PEM key's lines)
+    stack: list[list[Any]] = []
     pieces: list[str] = []
     done = 0
     found: list[tuple[str, str, str]] = []
+    last = hits[-1] if hits else -1
     for match in _TOKEN.finditer(text):
         token = match.group()
         first = token[0]
         if first == '"':
             top = stack[-1] if stack else None
-            if top is not None and top[0] == "{" and top[2]:
-                top[1], top[2] = _decode(token), False
-                continue
-            if top is not None and top[0] == "{" and top[1] in keep:
-                continue
-            if top is not None and top[0] == "[" and len(stack) > 1 and stack[-2][0] == "{" and stack[-2][1] in keep:
-                continue  # a list of ids
-            in_key = top is not None and top[0] == "[" and len(top) > 3
-            if len(token) < 5 and not in_key:  # two characters or fewer: no finding is so short
-                continue
-            if hits is not None and not in_key:
-                at = bisect.bisect_left(hits, match.start())
-                if at == len(hits) or hits[at] >= match.end():
+            is_key = in_key = False
+            if top is not None and top[2]:  # an object's key
+                top[1], top[2] = token, False
+                is_key = True
+            elif top is not None and len(top) > 3:
+                in_key = True
+            if not in_key:
+                if len(token) < 5:  # two characters or fewer: no finding is so short
                     continue
+                if hits is not None:
+                    at = bisect.bisect_left(hits, match.start())
+                    if at == len(hits) or hits[at] >= match.end():
+                        if match.start() > last and not any(len(frame) > 3 for frame in stack):
+                            break  # no hit after here, and no PEM key's lines to follow
+                        continue
+                elif is_key:
+                    continue
+            if not is_key and top is not None:
+                if top[0] == "{" and _key(top[1]) in keep:
+                    continue
+                if top[0] == "[" and len(stack) > 1 and stack[-2][0] == "{" and _key(stack[-2][1]) in keep:
+                    continue  # a list of ids
             value = _decode(token)
             if value is None:
                 continue
@@ -121,10 +142,10 @@ def rewrite_json(
                 start = 1 if value[:1] in ("+", "-", " ") and not value.startswith("-----") else 0  # a diff's mark
                 spans = [(start, len(value), "private-key")] if len(value) > start else []
                 if "-----END" in value:
-                    top.pop()
+                    top.pop()  # type: ignore[union-attr]
             else:
                 spans = find(value, lambda: _path(stack))
-                if top is not None and top[0] == "[" and _opens_key(value):
+                if not is_key and top is not None and top[0] == "[" and _opens_key(value):
                     top.append(True)  # the strings after it in this list are the key's lines, to its END
             if not spans:
                 continue
@@ -138,17 +159,19 @@ def rewrite_json(
                 pieces.append(_escaped(name(kind, secret), inner))
                 done = base + positions[end]
                 found.append((kind, where, secret))
-        elif first in "{[":
-            stack.append([first, None if first == "{" else 0, first == "{"])
-        elif first in "}]":
+        elif first == ",":
             if stack:
-                stack.pop()
-        elif first == "," and stack:
-            top = stack[-1]
-            if top[0] == "{":
-                top[2] = True
-            else:
-                top[1] += 1
+                top = stack[-1]
+                if top[0] == "{":
+                    top[2] = True
+                else:
+                    top[1] += 1
+        elif first == ":":
+            continue
+        elif first in "{[":
+            stack.append([first, None, True] if first == "{" else [first, 0, False])
+        elif stack:
+            stack.pop()
     if not found:
         return text, found
     pieces.append(text[done:])

@@ -189,7 +189,8 @@ def comparable(
 ) -> list[tuple[str, list[tuple]]]:
     """A conversation reduced to what the request carries, for comparing what Claude
     Code sent with what a file meant: consecutive same-role messages merged (the API and
-    the client both merge them), the client's own ``<system-reminder>`` texts and
+    the client both merge them), the client's own ``<system-reminder>`` texts (and the
+    recorded Context blocks it renders into them or into ``system`` entries) and
     thinking blocks left out (2.1.332 sends no thinking from earlier turns), the trailing
     resume ``prompt`` and the "No response requested." filler the client puts before it
     removed, and one trailing newline of a text ignored (the client adds one when it
@@ -204,6 +205,7 @@ def comparable(
     from ..harnesses.claude_code.envelopes import render_output
     from ..harnesses.claude_code.envelopes import strip_ansi
     from ..model.common import Command
+    from ..model.common import Context
     from ..model.common import Text
     from ..model.common import Thinking
     from ..model.common import ToolResult
@@ -236,6 +238,14 @@ def comparable(
             if not isinstance(content, str):
                 content = [v for part in content for v in block_view(part)]
             return [("tool_result", block.tool_use_id, content, bool(block.is_error))]
+        if isinstance(block, Context):
+            if block.source != "claude_code" and isinstance(block.text, str) and block.text:
+                # another client's context reaches Claude Code as user text in place
+                # (docs/mapping.md#context)
+                return block_view(Text(block.text))
+            # an attachment record: the client renders it itself, in its own words, as a
+            # reminder or a system entry; compared by the same-context check, not here
+            return []
         if isinstance(block, Command):
             texts = [render_command(block.name, message=block.message or None, args=block.args or None)]
             if isinstance(block.output, str):

@@ -125,7 +125,7 @@ SHAPES = {
         and any(isinstance(x, r.SystemRecord) and x.subtype == "compact_boundary" for x in recs)
     ),
     "attachment_signals": lambda recs: (
-        {x.attachment.type for x in recs if isinstance(x, r.AttachmentRecord)}
+        {msgspec.json.decode(x.attachment)["type"] for x in recs if isinstance(x, r.AttachmentRecord)}
         >= {"hook_blocking_error", "read_truncation_notice"}
     ),
     "mcp": lambda recs: (

@@ -179,7 +179,17 @@ RULES = [
             u("c3", [{"type": "text", "text": "<command-name>/x</command-name>"}]),
         ],
         lambda c, loss: (
-            c.messages[0].content == [Command(name="/init", message="init is analyzing your codebase…", output="done")]
+            # the older layout (message first, no args) is kept for the writer: envelopes are bijective
+            c.messages[0].content
+            == [
+                Command(
+                    name="/init",
+                    message="init is analyzing your codebase…",
+                    output="done",
+                    envelope="<command-message>init is analyzing your codebase…</command-message>\n"
+                    "<command-name>/init</command-name>",
+                )
+            ]
             and c.messages[0].source_ids == ["c1", "c2"]
             and shape(c)[1] == "user:Text"
         ),
@@ -210,7 +220,11 @@ RULES = [
             u("u1", "hello"),
             u("u2", "again", origin={"kind": "coordinator"}),
         ],
-        lambda c, loss: [m.origin for m in c.messages] == ["peer", "coordinator"],
+        # the attachment itself is kept as context, in a meta message of its own
+        lambda c, loss: (
+            [m.origin for m in c.messages if not m.meta] == ["peer", "coordinator"]
+            and c.messages[0].content[0].kind == "queued_command"
+        ),
     ),
     (
         "seed 003: only a body that is entirely envelope markup counts "

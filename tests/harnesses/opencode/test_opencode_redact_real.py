@@ -1,6 +1,6 @@
 """A SQLite store redacted: the real ``opencode`` imports a session with fake secrets planted
 into a database, and ``txcodec redact`` on the store's folder writes each session's export
-document, redacted, that loads and verifies (docs/redact.md#databases)."""
+document, redacted, that loads and verifies (docs/redact.md#what-the-output-is)."""
 
 from __future__ import annotations
 

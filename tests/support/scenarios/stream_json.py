@@ -8,6 +8,8 @@ from txcodec.resume_check.mock.anthropic import Reply
 from txcodec.resume_check.mock.anthropic import text
 from txcodec.resume_check.mock.anthropic import tool_use
 
+from ..stream_json_scenarios import STREAM_INPUT
+from ..stream_json_scenarios import Invocation
 from .claude_code import BACKGROUND
 from .claude_code import REDACTED
 from .claude_code import claude
@@ -56,6 +58,16 @@ SCENARIOS = [
         ["hello", "/cost", "/context", "after the commands"],
         facts=[synthetic_commands],
         covers=["local slash commands", "class 5"],
+        harness="stream_json",
+    ),
+    claude(
+        "local_commands_compact",
+        "/context and /cost, then /compact and a turn after (issue 31 item 8)",
+        [text("First answer."), text("Summary: said hello."), text("Summary."), text("After the compaction.")],
+        # one process fed on stdin, as an SDK host runs it
+        [Invocation(["hello", "/context", "/cost", "/compact", "after the commands"], flags=STREAM_INPUT, stdin=True)],
+        facts=[synthetic_commands, _line("system", "compact_boundary")],
+        covers=["local slash commands", "manual /compact", "class 5"],
         harness="stream_json",
     ),
     claude(

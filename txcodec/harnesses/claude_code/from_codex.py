@@ -277,7 +277,7 @@ class _Read:
                 last.blocks.append((call_id, _output(output)))
             elif item is R.FunctionCallItem:
                 args = p.arguments
-                if type(args) is not str:
+                if type(args) is not str or p.namespace:  # an MCP namespace: the reference names it
                     raise _Bail
                 try:
                     value = codex_read._arguments(args)

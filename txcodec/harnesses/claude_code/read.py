@@ -39,6 +39,7 @@ from ...kit.read import report_malformed
 from ...kit.read import streamed_batches
 from ...model.common import Artifact
 from ...model.common import Command
+from ...model.common import Context
 from ...model.common import Conversation
 from ...model.common import Document
 from ...model.common import Epoch
@@ -52,6 +53,7 @@ from ...model.common import Thinking
 from ...model.common import ToolResult
 from ...model.common import ToolUse
 from ...model.common import Usage
+from ...model.common import server_block
 from ...model.loss import Loss
 from ...model.loss import LossReport
 from ...model.loss import PageLoss
@@ -72,7 +74,6 @@ from .origin import claude_origin
 from .records import SHOWN_KEYS
 from .records import AgentNameRecord
 from .records import AssistantRecord
-from .records import AttachmentBody
 from .records import AttachmentRecord
 from .records import CustomTitleRecord
 from .records import DocumentBlock
@@ -168,6 +169,20 @@ class _Spawn:
     line: int = 0
 
 
+@functools.cache
+def _sidechain_in_main(version: Any) -> bool:
+    """Claude Code before 2.0.28 wrote a subagent's records into the main file; from 2.0.28
+    they go to files of their own, and a sidechain record in a main file is not a subagent's
+    (docs/claude_code.md#versions-read)."""
+    if not isinstance(version, str):
+        return False
+    parts = version.split("-", 1)[0].split(".")
+    try:
+        return tuple(int(p) for p in parts[:3]) < (2, 0, 28)
+    except ValueError:
+        return False
+
+
 def _keep_nothing(entry: Loss) -> None:
     pass
 
@@ -175,8 +190,18 @@ def _keep_nothing(entry: Loss) -> None:
 class _FileReader:
     """Reads one transcript file (main or subagent) into a Conversation."""
 
-    def __init__(self, session: NativeSession, loss: LossReport, file: str, tool_results: dict[str, Path]):
+    def __init__(
+        self,
+        session: NativeSession,
+        loss: LossReport,
+        file: str,
+        tool_results: dict[str, Path],
+        split_sidechains: bool = False,
+    ):
         self.session = session
+        # a main file of Claude Code before 2.0.28 holds its subagents' records too, marked
+        # isSidechain: they are set apart here and read as children (docs/claude_code_reader.md#subagents)
+        self.sidechains: list[tuple[int, Line]] | None = [] if split_sidechains else None
         self.loss = loss
         self.file = file
         self.tool_results = tool_results
@@ -201,6 +226,7 @@ class _FileReader:
         self.spawns: dict[str, _Spawn] = {}  # agentId -> spawn (toolUseResult.agentId)
         self.runs: dict[str, _Spawn] = {}  # workflow runId -> spawn
         self.pending_origin: tuple[str, int] | None = None
+        self.pending_context: list[tuple[Context, Any]] = []  # attachments waiting for a call's results
         self.seen: set[str] = set()
         # a report nobody reads (an HTML page) keeps nothing and skips the per-line key check
         unread = isinstance(loss, UnreadLoss)
@@ -208,6 +234,10 @@ class _FileReader:
         self.unknown = UnknownKeys(() if unread else _HANDLERS)
         self.add_loss = _keep_nothing if unread else loss.entries.append
         self.repaired: list[int] = []  # lines read from a copy with lone surrogates repaired (streamed only)
+        # a reader that carries on (CarryOn): the messages built earlier that a line changed,
+        # and the calls whose usage may have to be settled again
+        self.touched: list[Message] | None = None
+        self.touched_calls: list[_Call] | None = None
 
     # -- helpers ---------------------------------------------------------------------
     def lose(self, kind: str, detail: str, line: int) -> None:
@@ -238,21 +268,33 @@ class _FileReader:
         return msg
 
     # -- the pass --------------------------------------------------------------------
-    def run(self) -> Conversation:
+    def run(self, numbered: Iterable[tuple[int, Line]] | None = None) -> Conversation:
+        """Reads the session's lines, or only ``numbered`` (a sidechain's lines)."""
         session = self.session
-        keep = self.add_loss is not _keep_nothing
-        self.consume(enumerate(session.lines, 1) if session.pending is None else self._streamed(keep))
+        if numbered is None:
+            keep = self.add_loss is not _keep_nothing
+            numbered = enumerate(session.lines, 1) if session.pending is None else self._streamed(keep)
+        side = self.sidechains
+        self.feed(numbered)
+        if side and not self.messages:  # every record is a sidechain's: a subagent's file read on its own
+            self.sidechains = None
+            self.feed(side)
         return self.finish()
 
-    def consume(self, lines: Iterable[tuple[int, Line]]) -> None:
-        """Read ``lines`` (numbered from 1 in the file) into the conversation."""
+    def feed(self, numbered: Iterable[tuple[int, Line]]) -> None:
+        """Read these lines, each with its number; an old main file's sidechain records are
+        set apart in ``sidechains`` when it is a list."""
         handlers = self.handlers
         seen = self.seen
         unknown = self.unknown.add
         lose, file = self.add_loss, self.file
         keep = lose is not _keep_nothing  # for a report nobody reads, the per-line entries are not even made
-        for n, line in lines:
+        side = self.sidechains
+        for n, line in numbered:
             rec = line.record
+            if side is not None and getattr(rec, "is_sidechain", None) is True and _sidechain_in_main(rec.version):
+                side.append((n, line))
+                continue
             kind = type(rec)
             handler = handlers.get(kind)
             if handler is None:
@@ -310,12 +352,44 @@ class _FileReader:
         session.origin = claude_origin(RawLines(data), session.path, None, maybe_fork)
 
     def finish(self) -> Conversation:
-        for call in self.calls.values():  # rule 4, once every fragment is read
+        self.settle(self.calls.values())
+        conversation = self.snapshot()
+        for b in self.boundaries:  # a boundary whose summary never came
+            self.lose(
+                "compaction:no-summary", f"compact_boundary {b.uuid} has no following isCompactSummary record", b.line
+            )
+        trailing = self.trailing_context()
+        if trailing is not None:
+            self.messages.append(trailing)
+        if self.pending_origin is not None:
+            self.lose(
+                "origin:unattached",
+                f"attachment origin {self.pending_origin[0]!r} precedes no user message",
+                self.pending_origin[1],
+            )
+        return conversation
+
+    def trailing_context(self) -> Message | None:
+        """The attachments after the last call, with no result to join (yet): a message of their own."""
+        if not self.pending_context:
+            return None
+        msg = Message("user", [b for b, _ in self.pending_context], meta=True)
+        msg.source_ids = [uid for _, uid in self.pending_context if uid]
+        return msg
+
+    @staticmethod
+    def settle(calls: Iterable[_Call]) -> None:
+        for call in calls:  # rule 4, once every fragment is read
             if call.last_usage is not None:
                 if call.stopped:
                     call.message.usage = _usage(call.last_usage)
+                    call.message.usage_unverified = UNSET  # a reader that carries on saw it unstopped
                 else:  # kept apart: not provably the call's final count
                     call.message.usage_unverified = _usage(call.last_usage)
+
+    def snapshot(self) -> Conversation:
+        """The conversation as the lines read so far make it (no loss is reported: a
+        reader that carries on takes one at every look)."""
         meta = self.meta
         meta.models = list(self.models)
         if self.first_ts is not None:
@@ -325,18 +399,9 @@ class _FileReader:
             if key in self.titles:
                 meta.title = self.titles[key]
                 break
-        for b in self.boundaries:  # a boundary whose summary never came
-            self.epochs.append(_epoch(b, self.base + len(self.messages)))
-            self.lose(
-                "compaction:no-summary", f"compact_boundary {b.uuid} has no following isCompactSummary record", b.line
-            )
-        if self.pending_origin is not None:
-            self.lose(
-                "origin:unattached",
-                f"attachment origin {self.pending_origin[0]!r} precedes no user message",
-                self.pending_origin[1],
-            )
-        return Conversation(meta=meta, messages=self.messages, epochs=self.epochs)
+        # a boundary whose summary never came (yet) starts an epoch at the end
+        epochs = self.epochs + [_epoch(b, self.base + len(self.messages)) for b in self.boundaries]
+        return Conversation(meta=meta, messages=self.messages, epochs=epochs)
 
     # -- assistant -------------------------------------------------------------------
     def assistant(self, rec: AssistantRecord, n: int) -> None:
@@ -359,7 +424,11 @@ class _FileReader:
             msg = call.message
             if rec.uuid:
                 msg.source_ids.append(rec.uuid)
+            if self.touched is not None:
+                self.touched.append(msg)
         self.last_call = call
+        if self.touched_calls is not None:
+            self.touched_calls.append(call)
         if rec.is_api_error_message is True:
             msg.api_error = True
         if rec.is_aborted_mid_stream is True or rec.truncated_after_output is True:
@@ -421,14 +490,21 @@ class _FileReader:
                 self.lose("block:document-context", "a document's context has no slot in Common", n)
             return _document(block)
         if t is ServerToolUseBlock:
-            # a server-side tool has no client tool_result: kept raw, so no tool_use
-            # in Common waits for a result that never comes
-            self.lose("block:server_tool_use", "kept as a raw block", n)
-            return _raw_block("server_tool_use", builtins(_plain_block(block)))
+            # a server-side tool has no client tool_result: a block of its own, so no
+            # tool_use in Common waits for a result that never comes
+            value = builtins(_plain_block(block))
+            found = server_block(value)
+            if found is not None:
+                return found
+            self.lose("block:server_tool_use", "without an id or a name: kept as a raw block", n)
+            return _raw_block("server_tool_use", value)
         if t is ToolReferenceBlock:
             return _raw_block("tool_reference", {"type": "tool_reference", "tool_name": block.tool_name})
         if isinstance(block, msgspec.Raw):
             value = _decode(block)
+            found = server_block(value)
+            if found is not None:  # web_search_tool_result, web_fetch_tool_result
+                return found
             kind = value.get("type") if isinstance(value, dict) else None
             self.lose(f"block:{kind}", "unknown block type, kept as a raw block", n)
             return _raw_block(str(kind), value)
@@ -440,6 +516,18 @@ class _FileReader:
 
     # -- user ------------------------------------------------------------------------
     def user(self, rec: UserRecord, n: int) -> None:
+        self._user(rec, n)
+        if self.pending_context and self.messages and self.messages[-1].role == "user":
+            last = self.messages[-1]
+            for block, uid in self.pending_context:
+                last.content.append(block)
+                if uid:
+                    last.source_ids.append(uid)
+            self.pending_context = []
+            if self.touched is not None:
+                self.touched.append(last)
+
+    def _user(self, rec: UserRecord, n: int) -> None:
         self._envelope_meta(rec)
         content = rec.message.content
         if isinstance(content, str):
@@ -470,6 +558,8 @@ class _FileReader:
                     if rec.uuid:
                         owner.results.source_ids.append(rec.uuid)
                     self._mark_user(owner.results, rec, n)
+                    if self.touched is not None:
+                        self.touched.append(owner.results)
                 owner.results.content.extend(blocks)
                 return
         msg = self._new_message("user", rec, n)
@@ -600,6 +690,13 @@ class _FileReader:
                 v = env.get(tag)
                 if v is not None:
                     setattr(cmd, attr, v)
+            # a layout other than the one the writer renders is kept: the model reads it as is
+            if body != envelopes.render_command(
+                name,
+                message=cmd.message if cmd.message is not UNSET else None,
+                args=cmd.args if cmd.args is not UNSET else None,
+            ):
+                cmd.envelope = body
             self._command_output(cmd, env, n)
             msg = self._new_message("user", rec, n)
             msg.content.append(cmd)
@@ -631,6 +728,8 @@ class _FileReader:
                     if cmd in msg.content:
                         if rec.uuid:
                             msg.source_ids.append(rec.uuid)
+                        if self.touched is not None:
+                            self.touched.append(msg)
                         break
             self._command_output(cmd, env, n)
             if rec.uuid:
@@ -697,20 +796,48 @@ class _FileReader:
 
     # -- attachments and titles ------------------------------------------------------
     def attachment(self, rec: AttachmentRecord, n: int) -> None:
-        body = rec.attachment
-        kind = "?"
-        origin = None
-        if isinstance(body, AttachmentBody):
-            kind = body.type if isinstance(body.type, str) else "?"
-            origin = _origin_kind(body.origin)
+        """An attachment is context the client adds (docs/claude_code.md#attachments): kept
+        whole as a Context block, with the text the model was sent when the record says."""
+        self._envelope_meta(rec)
+        body = _decode(rec.attachment) if rec.attachment is not UNSET else None
+        kind = body.get("type") if isinstance(body, dict) else None
+        kind = kind if isinstance(kind, str) else "?"
+        origin = (
+            _origin_kind(msgspec.json.encode(body["origin"])) if isinstance(body, dict) and "origin" in body else None
+        )
         if origin is not None:
             self.pending_origin = (
                 origin,
                 n,
             )  # docs/claude_code_reader.md#reconstruction-rules: origin also sits on attachment.origin
-        self.lose(
-            f"attachment:{kind}", "context injection; Common has no slot" + (f" (origin {origin})" if origin else ""), n
-        )
+        value: dict[str, Any] = {}
+        if rec.attachment is not UNSET:
+            value["attachment"] = body
+        rendered = _decode(rec.rendered) if rec.rendered is not UNSET else UNSET
+        if rendered is not UNSET:
+            value["rendered"] = rendered
+        if rec.rendered_role is not UNSET:
+            value["renderedRole"] = rec.rendered_role
+        block = Context(kind, source=HARNESS, value=value)
+        text = _rendered_text(rendered, body)
+        if text is not None:
+            block.text = text
+            block.role = rec.rendered_role if isinstance(rec.rendered_role, str) else "user"
+        last = self.messages[-1] if self.messages else None
+        if last is not None and last.role == "user" and not last.compact_summary:
+            last.content.append(block)
+            if rec.uuid:
+                last.source_ids.append(rec.uuid)
+            if self.touched is not None:
+                self.touched.append(last)
+        elif last is not None and last.role == "assistant" and any(type(b) is ToolUse for b in last.content):
+            # between a call and its result: joins the result's message, so no message
+            # stands between the two (docs/claude_code.md#attachments)
+            self.pending_context.append((block, rec.uuid))
+        else:
+            msg = self._new_message("user", rec, n)
+            msg.meta = True
+            msg.content.append(block)
 
     def summary(self, rec: SummaryRecord, n: int) -> None:
         if isinstance(rec.summary, str):
@@ -837,6 +964,27 @@ def _usage(u: Any) -> Usage:
     )
 
 
+def _rendered_text(rendered: Any, body: Any) -> str | None:
+    """What the model was sent for an attachment: the ``rendered`` contents the client
+    recorded (2.1.332), else a hook's own ``content`` (older clients record no rendering);
+    ``None`` when the record does not say (docs/claude_code.md#attachments)."""
+    if isinstance(rendered, list):
+        pieces = [_text_of(part.get("content")) for part in rendered if isinstance(part, dict)]
+        texts = [p for p in pieces if p]
+        return "\n".join(texts) if texts else None
+    if isinstance(body, dict) and body.get("type") == "hook_additional_context":
+        return _text_of(body.get("content")) or None
+    return None
+
+
+def _text_of(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(p if isinstance(p, str) else p.get("text", "") for p in content if isinstance(p, (str, dict)))
+    return ""
+
+
 def _origin_kind(raw: Any) -> str | None:
     """``origin.kind`` (an open set: human, task-notification, coordinator, peer, ...)."""
     if raw is UNSET:
@@ -885,11 +1033,17 @@ def _persisted_name(text: str) -> str | None:
 
 
 def read_file(
-    session: NativeSession, loss: LossReport, file: str | None = None, tool_results: dict[str, Path] | None = None
+    session: NativeSession,
+    loss: LossReport,
+    file: str | None = None,
+    tool_results: dict[str, Path] | None = None,
+    split_sidechains: bool = False,
+    numbered: Iterable[tuple[int, Line]] | None = None,
 ) -> tuple[Conversation, _FileReader]:
+    """One transcript file, or (``numbered``) a sidechain's lines of one."""
     name = file if file is not None else (str(session.path) if session.path else "<bytes>")
-    reader = _FileReader(session, loss, name, tool_results or {})
-    conversation = reader.run()
+    reader = _FileReader(session, loss, name, tool_results or {}, split_sidechains)
+    conversation = reader.run(numbered)
     reader.unknown.report(loss, name)
     if conversation.meta.id is UNSET and session.path is not None:
         conversation.meta.id = session.path.name.removesuffix(".jsonl")
@@ -900,6 +1054,7 @@ def read(session: NativeSession, loss: LossReport) -> Conversation:
     """The session as a Common conversation; subagents nest under ``children`` when the
     session was loaded from a path whose side files exist."""
     from .subagents import attach_children
+    from .subagents import attach_sidechains
 
     files = None
     tool_results: dict[str, Path] = {}
@@ -914,10 +1069,80 @@ def read(session: NativeSession, loss: LossReport) -> Conversation:
                 f"{refused} is a symlink out of the session folder; not read",
                 file=str(session.path),
             )
-    conversation, reader = read_file(session, loss, tool_results=tool_results)
+    conversation, reader = read_file(session, loss, tool_results=tool_results, split_sidechains=True)
+    if reader.sidechains:
+        attach_sidechains(conversation, reader, loss, read_file)
     if files is not None:
+        if reader.spawns and session.path is not None:
+            from .sidefiles import add_flat_agents
+
+            for refused in add_flat_agents(Path(session.path), list(reader.spawns), files):
+                loss.add(
+                    "side-file:symlink-outside",
+                    f"{refused} is a symlink out of the project folder; not read",
+                    file=str(session.path),
+                )
         attach_children(conversation, reader, files, loss, read_file)
     # a streamed session's lines are gone once read: what to_common reports of them for
     # any session is reported here, in its place
     report_lone_surrogate_lines(loss, str(session.path) if session.path is not None else None, reader.repaired)
     return conversation
+
+
+# --- a reader that carries on (Harness.carry_on, txcodec.live) -------------------------
+
+
+class CarryOn:
+    """The main file of a session read as its client appends to it: the reader's state
+    (the calls whose fragments and results may still come, the commands whose output may
+    still come, the boundaries waiting for their summary) is kept between feeds, so a feed
+    costs what its lines cost. Subagents are not read here (their side files are followed
+    by re-reading the session)."""
+
+    def __init__(self, path: str | Path | None = None) -> None:
+        from ...kit.conform import Fitted
+
+        name = str(path) if path is not None else "<bytes>"
+        self.path = Path(path) if path is not None else None
+        tool_results: dict[str, Path] = {}
+        if self.path is not None:
+            from .sidefiles import session_files
+
+            tool_results = {p.name: p for p in session_files(self.path).tool_results}
+        session = NativeSession(HARNESS, CODEC, [], True, self.path)
+        self.loss = UnreadLoss()  # a follow shows the conversation, not what it lost
+        self.reader = _FileReader(session, self.loss, name, tool_results)
+        self.reader.touched, self.reader.touched_calls = [], []
+        self.lines = 0
+        self.index: dict[int, int] = {}  # id(message) -> its index, for the messages changed
+        self.new_from = 0  # the first message built since the last conversation()
+        self.fitted = Fitted(checked=True)  # read_unshared
+
+    def feed(self, lines: list[Line]) -> None:
+        first = self.lines + 1
+        self.lines += len(lines)
+        self.reader.feed(enumerate(lines, first))
+
+    def conversation(self) -> tuple[Conversation, list[int]]:
+        reader = self.reader
+        messages = reader.messages
+        index = self.index
+        for i in range(len(index), len(messages)):
+            index[id(messages[i])] = i
+        calls, reader.touched_calls = reader.touched_calls or [], []
+        reader.settle(calls)
+        touched = {index[id(m)] for m in reader.touched or ()}
+        touched.update(range(self.new_from, len(messages)))
+        reader.touched, self.new_from = [], len(messages)
+        conversation = reader.snapshot()
+        trailing = reader.trailing_context()
+        if trailing is not None:  # shown as the whole-file reader ends, never kept: a result may still join it
+            conversation.messages = [*messages, trailing]
+            touched.add(len(messages))
+        if conversation.meta.id is UNSET and self.path is not None:
+            conversation.meta.id = self.path.name.removesuffix(".jsonl")
+        return self.fitted.fit(conversation, touched, self.loss)
+
+
+def carry_on(path: str | Path | None = None) -> CarryOn:
+    return CarryOn(path)

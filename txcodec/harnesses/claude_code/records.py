@@ -206,7 +206,10 @@ class AttachmentBody(msgspec.Struct, omit_defaults=True):
 
 
 class AttachmentRecord(_Envelope, tag="attachment"):
-    attachment: AttachmentBody | Raw | UnsetType = UNSET
+    attachment: Raw | UnsetType = UNSET  # {type, ...}: kept whole, written back as it was
+    # what the model was sent for it (2.1.332: [{content}], with the role it went as)
+    rendered: Raw | UnsetType = UNSET
+    rendered_role: str | UnsetType = field(default=UNSET, name="renderedRole")
 
 
 class ProgressRecord(_Envelope, tag="progress"):

@@ -9,6 +9,7 @@ Layout (docs/claude_code.md#side-files)::
     <project>/<sid>/workflows/wf_<run>.json                    workflow runs
     <project>/<sid>/workflows/scripts/<label>-wf_<run>.js      scripts (may live elsewhere)
     <project>/<sid>/tool-results/<id>.txt                      persisted tool output
+    <project>/agent-<id>.jsonl                                 subagents of CC 2.0.30-2.0.77
 
 Directories behind symlinks are not followed; a side file that is a symlink is followed
 only when it leads to a file inside the session folder (else it is listed in
@@ -127,6 +128,30 @@ def session_files(main: Path, session_id: str | None = None) -> SessionFiles:
     out.tool_results = _matching(results, "*") + [p for d in subdirs for p in _files(d, "*", out)]
     _refuse_outside(out)
     return out
+
+
+def add_flat_agents(main: Path, agent_ids: list[str], out: SessionFiles) -> list[Path]:
+    """Claude Code 2.0.30-2.0.77 wrote a subagent to ``agent-<id>.jsonl`` beside the main
+    file, named by the Task result's ``agentId`` (docs/claude_code.md#side-files): each such
+    id without a transcript of its own is looked for there. An id that cannot name a file is
+    not looked for; the symlinks out of the project folder found are returned, not read."""
+    from ...core.ids import inside
+    from ...core.ids import is_safe_id
+
+    known = {a.agent_id for a in out.agents}
+    refused = []
+    for agent_id in agent_ids:
+        if agent_id in known or not is_safe_id(agent_id):
+            continue
+        path = main.parent / f"agent-{agent_id}.jsonl"
+        if not path.is_file():
+            continue
+        if path.is_symlink() and not inside(main.parent, path):
+            refused.append(path)
+            continue
+        out.agents.append(AgentFile(agent_id, path))
+        known.add(agent_id)
+    return refused
 
 
 def _refuse_outside(out: SessionFiles) -> None:

@@ -34,7 +34,6 @@ from ...model.native import Line
 from ...model.native import NativeSession
 from .read import _FileReader
 from .read import _keep_nothing
-from .read import _usage
 from .records import AssistantRecord
 
 WINDOW = 64  # messages held back before they are handed on
@@ -54,12 +53,12 @@ class MessageStream(_FileReader):
 
     def feed(self, lines: Iterable[tuple[int, Line]]) -> list[tuple[Message, bool]]:
         """Read ``lines``; the messages now final, each with whether a compaction starts at it."""
-        self.consume(lines)
+        super().feed(lines)
         return self._hand_on(len(self.messages) - self.window)
 
     def close(self) -> list[tuple[Message, bool]]:
         """The end of the lines: every message still held, and the conversation's tail."""
-        self.finish()
+        self.final = self.finish()  # its epochs counted before the last messages are handed on
         self.last_call = None
         return self._hand_on(len(self.messages))
 
@@ -102,11 +101,7 @@ class MessageStream(_FileReader):
         call = self.calls.pop(key)
         if isinstance(msg.id, str):
             self.sealed.add(msg.id)
-        if call.last_usage is not None:
-            if call.stopped:
-                msg.usage = _usage(call.last_usage)
-            else:
-                msg.usage_unverified = _usage(call.last_usage)
+        self.settle([call])
         for block in msg.content:
             if type(block) is ToolUse:
                 self.owner.pop(block.id, None)
@@ -140,13 +135,18 @@ def _title(data: Any) -> Any:
 
 
 def _title_tags(data: Any) -> Iterator[re.Match]:
-    """The title tags in ``data``, searched a block at a time; the pages of a mapped file
-    are given back behind each block, so that the search holds no more of it than a block."""
+    return _tags(data, _TITLE)
+
+
+def _tags(data: Any, pattern: re.Pattern) -> Iterator[re.Match]:
+    """The matches of ``pattern`` in ``data``, searched a block at a time; the pages of a
+    mapped file are given back behind each block, so that the search holds no more of it
+    than a block."""
     release = getattr(data, "madvise", None) if hasattr(mmap, "MADV_DONTNEED") else None
     size, start = len(data), 0
     while start < size:
         end = min(start + _BLOCK, size)
-        for match in _TITLE.finditer(data, start, min(end + _OVERLAP, size)):
+        for match in pattern.finditer(data, start, min(end + _OVERLAP, size)):
             if match.start() < end:
                 yield match
         if release is not None and end < size:
@@ -157,6 +157,13 @@ def _title_tags(data: Any) -> Iterator[re.Match]:
         start = end
 
 
+def _has_sidechains(data: Any) -> bool:
+    """Whether a line may be a sidechain record (``"isSidechain":true``), searched a block
+    at a time as :func:`_title_tags` searches."""
+    return any(True for _ in _tags(data, _SIDECHAIN))
+
+
+_SIDECHAIN = re.compile(rb'"isSidechain"\s*:\s*true')
 _BLOCK = 16 << 20
 _OVERLAP = 64  # longer than any tag the pattern matches
 
@@ -179,6 +186,8 @@ def read_messages(session: NativeSession, loss: LossReport, window: int = WINDOW
         tool_results = {p.name: p for p in files.tool_results}
     name = str(session.path) if session.path else "<bytes>"
     reader = MessageStream(session, loss, name, tool_results, window)
+    if _has_sidechains(data):  # an old client's sidechain records: joined by the whole file (read.attach_sidechains)
+        return None
     reader.meta.title = _title(data)
 
     def messages() -> Iterator[tuple[Message, bool]]:
@@ -208,6 +217,6 @@ def read_messages(session: NativeSession, loss: LossReport, window: int = WINDOW
             for path in files.orphan_metas:
                 loss.add("subagent:meta-without-transcript", "agent sidecar whose transcript is absent", file=str(path))
         report_lone_surrogate_lines(loss, name if session.path is not None else None, reader.repaired)
-        return Conversation(meta=reader.meta, messages=[], epochs=reader.epochs)
+        return Conversation(meta=reader.meta, messages=[], epochs=reader.final.epochs)
 
     return StreamedConversation(reader.meta, messages(), tail)

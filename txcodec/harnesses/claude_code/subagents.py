@@ -8,7 +8,10 @@ Joins, strongest first:
   a synchronous return that is the result);
 - ``journal``: a Workflow result's ``runId`` names a run folder whose ``journal.jsonl``
   ``started`` lines name its children;
-- ``parentAgentId``: a nested child's sidecar names its parent agent (depth 2).
+- ``parentAgentId``: a nested child's sidecar names its parent agent (depth 2);
+- ``sidechain.prompt``: Claude Code before 2.0.28 wrote a subagent's records into the main
+  file (``isSidechain: true``), its chain starting at a user record with no parent that holds
+  the Task call's ``prompt`` (:func:`attach_sidechains`).
 
 The tool use may live in any file of the session (a nested child's call is in an agent
 file), so every join searches the whole file set. Dangling ids, journal entries without
@@ -28,11 +31,15 @@ from msgspec import UNSET
 from ...model.common import Child
 from ...model.common import ChildLink
 from ...model.common import Conversation
+from ...model.common import ToolUse
 from ...model.loss import LossReport
+from ...model.native import Line
 from ...model.native import decode_session
 from .codec import CODEC
 from .records import AgentMeta
 from .records import JournalStarted
+from .records import TextBlock
+from .records import UserRecord
 from .sidefiles import AgentFile
 from .sidefiles import SessionFiles
 
@@ -199,3 +206,76 @@ def attach_children(
 
     for path in files.orphan_metas:
         loss.add("subagent:meta-without-transcript", "agent sidecar whose transcript is absent", file=str(path))
+
+
+def _prompt(record: Any) -> str | None:
+    """The text of a sidechain's first user record: the prompt its Task call sent."""
+    content = record.message.content if isinstance(record, UserRecord) else None
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        texts = [b.text for b in content if isinstance(b, TextBlock)]
+        return "".join(texts) if texts else None
+    return None
+
+
+def attach_sidechains(
+    main: Conversation, main_reader: Any, loss: LossReport, read_file: Callable[..., tuple[Conversation, Any]]
+) -> None:
+    """The sidechains the main reader set apart (``main_reader.sidechains``), each read as a
+    child and joined to the Task (or Agent) call whose ``prompt`` its first record holds;
+    calls with the same prompt are matched in order (docs/claude_code_reader.md#subagents)."""
+    chains: list[list[tuple[int, Line]]] = []
+    chain_of: dict[str, int] = {}  # record uuid -> its chain
+    for n, line in main_reader.sidechains:
+        rec = line.record
+        parent = getattr(rec, "parent_uuid", None)
+        index = chain_of.get(parent) if isinstance(parent, str) else None
+        if index is None:
+            index = len(chains)
+            chains.append([])
+        chains[index].append((n, line))
+        uuid = getattr(rec, "uuid", None)
+        if isinstance(uuid, str):
+            chain_of[uuid] = index
+    calls: dict[str, list[ToolUse]] = {}  # prompt -> the calls that sent it, in order
+    for message in main.messages:
+        for block in message.content:
+            if type(block) is ToolUse and block.name in ("Task", "Agent") and isinstance(block.input, dict):
+                prompt = block.input.get("prompt")
+                if isinstance(prompt, str):
+                    calls.setdefault(prompt, []).append(block)
+    for chain in chains:
+        first_line, first = chain[0]
+        conversation, _ = read_file(
+            main_reader.session,
+            loss,
+            file=main_reader.file,
+            tool_results=main_reader.tool_results,
+            numbered=chain,
+        )
+        agent_id = getattr(first.record, "agent_id", UNSET)
+        link = ChildLink(via="sidechain.prompt", agent_id=agent_id if isinstance(agent_id, str) else UNSET)
+        prompt = _prompt(first.record)
+        matches = calls.get(prompt) if prompt is not None else None
+        call = matches.pop(0) if matches else None
+        if call is None:
+            link.via = "none"
+            loss.add(
+                "subagent:parentless",
+                "sidechain whose first record holds no Task call's prompt",
+                file=main_reader.file,
+                line=first_line,
+            )
+        else:
+            link.tool_use_id = call.id
+        task = call.input if call is not None else {}
+        kind, description = task.get("subagent_type"), task.get("description")
+        main.children.append(
+            Child(
+                link=link,
+                conversation=conversation,
+                agent_type=kind if isinstance(kind, str) else UNSET,
+                description=description if isinstance(description, str) else UNSET,
+            )
+        )

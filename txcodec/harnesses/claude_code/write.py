@@ -58,6 +58,7 @@ from ...model.common import Artifact
 from ...model.common import Block
 from ...model.common import Child
 from ...model.common import Command
+from ...model.common import Context
 from ...model.common import Conversation
 from ...model.common import Document
 from ...model.common import Epoch
@@ -65,10 +66,13 @@ from ...model.common import Image
 from ...model.common import Message
 from ...model.common import RawBlock
 from ...model.common import RedactedThinking
+from ...model.common import ServerToolUse
 from ...model.common import Text
 from ...model.common import Thinking
 from ...model.common import ToolResult
 from ...model.common import ToolUse
+from ...model.common import WebFetchToolResult
+from ...model.common import WebSearchToolResult
 from ...model.loss import LossReport
 from ...model.native import builtins
 from .envelopes import parse_envelope
@@ -417,6 +421,13 @@ class _Writer:
                 s.calls = [b.id for b in message.content if isinstance(b, ToolUse)]
                 following = messages[index + 1] if index + 1 < len(messages) else None
                 missing = _unanswered(s.calls, following)
+                if missing and following is not None and following.role == "user":
+                    # results a source split over several messages (Qwen Code writes a record per
+                    # parallel result): the run of result-only messages after the first answers too
+                    later = index + 2
+                    while missing and later < len(messages) and later not in epochs and _results_only(messages[later]):
+                        missing = _unanswered(missing, messages[later])
+                        later += 1
                 s.open_calls = set(s.calls) - set(missing)
                 for tool_id in missing:
                     self.loss.add(
@@ -432,7 +443,11 @@ class _Writer:
                 if deferred or not self.plain_results(message, s):
                     self.user(message, s, where, deferred)
                 deferred = []
-                s.open_calls = set()
+                following = messages[index + 1] if index + 1 < len(messages) else None
+                if following is None or index + 1 in epochs or not _results_only(following):
+                    s.open_calls = set()
+                else:  # the calls still open are answered by the next message
+                    s.open_calls -= {b.tool_use_id for b in message.content if isinstance(b, ToolResult)}
             written.append(s.records)
             if boundary is not None:
                 self.relink(epochs[index], boundary, written, messages, s)
@@ -580,6 +595,8 @@ class _Writer:
             return {"type": "tool_use", "id": tool_id, "name": name, "input": _tool_input(block, self.loss, where)}
         if isinstance(block, Artifact):
             return self.artifact(block, s, where)
+        if isinstance(block, (ServerToolUse, WebSearchToolResult, WebFetchToolResult)):  # the API's own blocks
+            return block.api_block()
         if (
             isinstance(block, RawBlock)
             and block.source_type in _PASS_THROUGH["assistant"]
@@ -686,7 +703,8 @@ class _Writer:
         command and per later run (``write:split-message`` when that is more than one)."""
         results = [b for b in message.content if isinstance(b, ToolResult)]
         others = [b for b in message.content if not isinstance(b, ToolResult)]
-        if results and others and any(not isinstance(b, ToolResult) for b in message.content[: len(results)]):
+        said = [b for b in message.content if not isinstance(b, Context)]  # context goes after the results
+        if results and others and any(not isinstance(b, ToolResult) for b in said[: len(results)]):
             self.loss.add(
                 "write:reordered-results",
                 f"{where}: tool results moved before the message's other blocks (the API requires it)",
@@ -704,11 +722,11 @@ class _Writer:
             )
         runs: list[list[Block]] = [orphans]
         for block in others:
-            if isinstance(block, Command):
+            if isinstance(block, (Command, Context)):
                 runs += [[block], []]
             else:
                 runs[-1].append(block)
-        pieces = 0
+        pieces = contexts = 0
         first = self.user_content(runs[0], s, where) if runs[0] else []
         if answered:
             for block, fields in answered[:-1]:
@@ -720,7 +738,9 @@ class _Writer:
             self.text_record(first, message, s, top)
             pieces += 1
         for k, run in enumerate(runs[1:], 1):
-            if run and isinstance(run[0], Command):
+            if run and isinstance(run[0], Context):
+                contexts += self.context(run[0], s, f"{where}.context{k}")
+            elif run and isinstance(run[0], Command):
                 # the CLI puts a caveat before a local command's records: the source's own
                 # where it had one, else one in the wording of the version written for,
                 # before each command that printed something (2.1.332 does so; older clients wrote
@@ -737,7 +757,7 @@ class _Writer:
                 if content:
                     self.text_record(content, message, s, top)
                     pieces += 1
-        if not pieces:
+        if not pieces and not contexts:
             self.loss.add(
                 "write:empty-message", f"{where}: a user message with nothing the API accepts; left out", file=s.file
             )
@@ -814,14 +834,46 @@ class _Writer:
             fields["toolUseResult"] = result.structured
         return block, fields
 
+    def context(self, block: Context, s: _Stream, where: str) -> int:
+        """Context the client added: its own attachment record, as it was, where the source
+        is Claude Code (docs/claude_code.md#attachments); another client's context with a
+        text as a meta user text. The number of records written (0 or 1)."""
+        value = block.value
+        if block.source == "claude_code" and isinstance(value, dict) and isinstance(value.get("attachment"), dict):
+            uid = s.new_id()
+            record = s.envelope("attachment", s.tail)
+            del record["type"]
+            record["attachment"] = value["attachment"]
+            record["type"] = "attachment"
+            record["uuid"] = uid
+            record["timestamp"] = s.timestamp
+            for key in ("rendered", "renderedRole"):
+                if key in value:
+                    record[key] = value[key]
+            record.update(s.closing)
+            s.loose.add(len(s.lines))
+            s.lines.append(record)
+            s.records.append(uid)
+            s.tail = uid
+            return 1
+        if isinstance(block.text, str) and block.text:
+            s.conversation_record("user", {"role": "user", "content": block.text}, s.tail, {"isMeta": True})
+            return 1
+        self.loss.add(
+            "write:context", f"{where}: {block.kind} context with no text the model saw; left out", file=s.file
+        )
+        return 0
+
     def command(self, command: Command, s: _Stream) -> None:
         body = render_command(
             command.name,
             message=command.message if command.message is not UNSET else None,
             args=command.args if command.args is not UNSET else None,
         )
+        if isinstance(command.envelope, str) and _same_command(command.envelope, command):
+            body = command.envelope  # the source's order and whitespace (docs/claude_code.md#slash-commands)
         s.system_record("local_command", s.tail, content=body, level="info", isMeta=False)
-        if command.contents is not UNSET:
+        if command.contents is not UNSET and body is not command.envelope:
             self.loss.add(
                 "write:command-contents",
                 f"{command.name}: a prompt command's expanded text has no place in a local command record",
@@ -895,6 +947,21 @@ class _Writer:
             self.children(child.conversation.children, agent_id, used)
 
 
+def _same_command(envelope: str, command: Command) -> bool:
+    """Whether a recorded envelope still says what ``command`` says: its name, message, args
+    and contents, and no output (that is written in a record of its own)."""
+    parsed = parse_envelope(envelope)
+    if parsed is None or parsed.is_output:
+        return False
+    fields = (
+        ("command-name", command.name),
+        ("command-message", command.message),
+        ("command-args", command.args),
+        ("command-contents", command.contents),
+    )
+    return all(parsed.get(tag) == (value if isinstance(value, str) else None) for tag, value in fields)
+
+
 def _fork_link(meta: Any, sid: str) -> dict[str, Any] | None:
     """``forkedFrom`` for the session's records (docs/lineage.md): the source session and
     the message the fork reaches. The client itself stamps each copied record with that
@@ -947,6 +1014,10 @@ def _in_call_order(
         at = next((k for k, (b, _) in enumerate(out) if rank.get(b["tool_use_id"], -1) > mine), len(out))
         out.insert(at, entry)
     return out
+
+
+def _results_only(message: Message) -> bool:
+    return message.role == "user" and bool(message.content) and all(type(b) is ToolResult for b in message.content)
 
 
 def _unanswered(calls: list[str], following: Message | None) -> list[str]:

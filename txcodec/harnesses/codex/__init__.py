@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...kit.registry import Later
+from ...kit.registry import lazy
 from ...kit.registry import package_harness
 
 # Envelope line types newer builds write that the codec keeps as OtherLine.
@@ -14,7 +15,8 @@ _NEWER_LINES = {"world_state", "token_usage_record", "inter_agent_communication_
 def detect(sample: list[Any]) -> int:
     """Score leading lines: the ``{timestamp, type, payload}`` envelope is Codex's alone;
     2025 files start with a bare ``{id, timestamp, instructions}`` meta and carry
-    ``{"record_type": "state"}`` markers and bare response items."""
+    ``{"record_type": "state"}`` markers and bare response items; a 0.1.x rollout is one
+    ``{session, items}`` document."""
     # the record structs and the codec's helpers are imported when a file is scored, not
     # for every use of the package (a rollout opening with Codex's signature is never
     # scored, and usage reads one without txcodec.model.native)
@@ -36,6 +38,10 @@ def detect(sample: list[Any]) -> int:
             continue  # a tag that is not a string names nothing
         elif kind is None and value.get("record_type") == "state":
             score += 2
+        elif (
+            n == 0 and kind is None and isinstance(value.get("session"), dict) and isinstance(value.get("items"), list)
+        ):
+            score += 3 if "id" in value["session"] else 0  # 0.1.x: the whole rollout, one document
         elif n == 0 and kind is None and "id" in value and ("instructions" in value or "git" in value):
             score += 3
         elif kind in RESPONSE_ITEM_TYPES and "role" in value or kind in ("reasoning", "function_call_output"):
@@ -48,6 +54,7 @@ def detect(sample: list[Any]) -> int:
 HARNESS = package_harness(
     __name__,
     append_only=True,  # the client only appends to its JSONL files (txcodec.live)
+    carry_on=lazy(f"{__name__}.read", "carry_on"),  # and a follow's reader carries on from its last line
     title="Codex CLI",
     detect=detect,
     read_streams=True,  # it reads a NativeSession.pending as it decodes it

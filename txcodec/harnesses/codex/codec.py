@@ -4,7 +4,8 @@ The fast path is one msgspec decode into the tagged union of envelope lines. A l
 it refuses takes the lenient path: the envelope is typed on its own and the payload is
 typed when its ``type`` is known and its shape fits, else kept as :class:`msgspec.Raw`
 (an unknown event never makes its line opaque). Line types this codec does not know ride
-along as :class:`OtherLine`; 2025 lines without an envelope are recognized. Only what is
+along as :class:`OtherLine`; 2025 lines without an envelope are recognized, and so is the
+0.1.x rollout, one JSON document (:class:`TsRollout`). Only what is
 not a JSON object, or lacks any recognizable shape, becomes :class:`Opaque`. Decoding
 never raises.
 """
@@ -30,10 +31,12 @@ from .records import LegacyState
 from .records import OtherLine
 from .records import ResponseItem
 from .records import RolloutLine
+from .records import TsRollout
 
 _decoder = msgspec.json.Decoder(RolloutLine)
 _dict_decoder = msgspec.json.Decoder()
 _item_decoder = msgspec.json.Decoder(ResponseItem)
+_ts_decoder = msgspec.json.Decoder(TsRollout)
 
 
 class CodexCodec:
@@ -62,6 +65,11 @@ def _lenient(line: bytes, error: Exception) -> Any:
         return opaque_for(line, error)
     if not isinstance(value, dict):
         return opaque_for(line, error)
+    if "type" not in value and isinstance(value.get("session"), dict) and isinstance(value.get("items"), list):
+        try:  # 0.1.x: the whole rollout document, its items kept as their bytes
+            return _ts_decoder.decode(json_source(line))
+        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+            return opaque_for(line, exc)
     if (opaque := bad_tag(line, value)) is not None:
         return opaque
     kind = value.get("type")

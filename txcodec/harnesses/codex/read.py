@@ -38,6 +38,7 @@ from ...kit.read import report_lone_surrogate_lines
 from ...kit.read import report_lone_surrogates
 from ...kit.read import report_malformed
 from ...kit.read import streamed_batches
+from ...model.common import Context
 from ...model.common import Conversation
 from ...model.common import Epoch
 from ...model.common import Image
@@ -56,6 +57,7 @@ from ...model.native import builtins
 from ...model.native import decode_session
 from ...model.tools import tool_kind
 from . import records as R
+from .codec import CODEC
 from .origin import codex_meta_candidates
 from .origin import codex_origin
 from .prelude import prelude_kind
@@ -144,7 +146,9 @@ class _Reader:
         self.records = session.records if records is None else records
         if events_only is None:
             events_only = not any(
-                isinstance(R.payload_of(r), R.MessageItem) for r in self.records if not isinstance(r, Opaque)
+                isinstance(R.payload_of(r), (R.MessageItem, R.TsRollout))
+                for r in self.records
+                if not isinstance(r, Opaque)
             )
         self.events_only = events_only
         self.calls: dict[str, ToolUse] = {}
@@ -153,6 +157,10 @@ class _Reader:
         # a plain string with no flag, is the call's error (docs/codex.md#reading-codex---common)
         self.results: dict[str, ToolResult] = {}
         self.failed_patches: set[str] = set()
+        # a reader that carries on (CarryOn): the messages built earlier that a line changed,
+        # and the message holding each result (a failed patch's event flags it later)
+        self.touched: list[Message] | None = None
+        self.result_in: dict[str, Message] = {}
 
     # --- helpers ------------------------------------------------------------------
     def lose(self, kind: str, detail: str, n: int) -> None:
@@ -171,14 +179,22 @@ class _Reader:
         last = msgs[-1] if msgs else None
         if last is not None and last.role == role and not (last.meta or last.synthetic or last.compact_summary):
             if role == "assistant" or all(isinstance(b, ToolResult) for b in last.content):
+                if self.touched is not None:
+                    self.touched.append(last)
                 return last
         return self.message(role, ts)
 
     # --- main loop ----------------------------------------------------------------
     def run(self) -> Conversation:
+        self.feed(enumerate(self.records, 1))
+        self.finish()
+        return self.conv
+
+    def feed(self, numbered: Any) -> None:
+        """Read these records, each with its line number."""
         handlers, items = _LINE_HANDLERS, _ITEM_HANDLERS
-        bare_items = set(R.RESPONSE_ITEM_TYPES.values())
-        for n, record in enumerate(self.records, 1):
+        bare_items = _BARE_ITEMS
+        for n, record in numbered:
             # what malformed() does, without a context manager per line
             try:
                 kind = type(record)
@@ -199,8 +215,6 @@ class _Reader:
                     self.lose("record:unknown", kind.__name__, n)
             except MALFORMED as exc:
                 report_malformed(self.loss, self.file, n, exc)
-        self.finish()
-        return self.conv
 
     def finish(self) -> None:
         msgs = self.conv.messages
@@ -245,6 +259,23 @@ class _Reader:
                 self.conv.meta.started_at = line.timestamp
             if isinstance(line.instructions, str):
                 self.conv.meta.extra["codex_session_meta"] = {"instructions": line.instructions}
+
+    def ts_rollout(self, line: R.TsRollout, n: int) -> None:
+        """0.1.x: the session, then its items, all on the document's one line
+        (docs/codex.md#versions-read)."""
+        session = line.session
+        self.legacy_meta(R.LegacyMeta(id=session.id, timestamp=session.timestamp, instructions=session.instructions), n)
+        handlers = _ITEM_HANDLERS
+        for raw in line.items:
+            item = CODEC.decode(bytes(raw))
+            if isinstance(item, Opaque):
+                self.lose("opaque", item.diagnostic, n)
+            elif (handler := handlers.get(type(item))) is not None:
+                handler(self, item, None, n)
+            elif type(item) in _BARE_ITEMS:
+                self.item(item, None, n)
+            else:
+                self.lose("record:unknown", f"0.1.x item {type(item).__name__}", n)
 
     def legacy_state(self, line: R.LegacyState, n: int) -> None:
         self.lose("record:state", "2025 bookkeeping marker", n)
@@ -409,7 +440,19 @@ class _Reader:
             self.lose(
                 "tool:arguments-not-string", f"{p.name} arguments are {type(args).__name__}; codex drops such a call", n
             )
-        self.tool_call(ToolUse(p.call_id, p.name, value, self.kind(p.name)), ts, p.id)
+        name = p.name
+        if isinstance(p.namespace, str) and p.namespace:
+            # an MCP call: namespace "mcp__notes", name "lookup" is Claude's
+            # mcp__notes__lookup (docs/codex.md#mcp-namespaces); the pair is kept for Codex
+            if p.namespace.startswith("mcp__"):
+                name = f"{p.namespace}__{p.name}"
+        self.tool_call(ToolUse(p.call_id, name, value, self.kind(name)), ts, p.id)
+        extra = self.conv.messages[-1].extra
+        if isinstance(p.namespace, str) and p.namespace:
+            extra.setdefault("codex_namespaces", {})[p.call_id] = [p.namespace, p.name]
+        if isinstance(args, str) and value is not args and json.dumps(value, ensure_ascii=False) != args:
+            # the string the model wrote, for Codex -> Codex while the value is unchanged
+            extra.setdefault("codex_arguments", {})[p.call_id] = args
 
     def custom_tool_call(self, p: R.CustomToolCallItem, ts: Any, n: int) -> None:
         self.tool_call(ToolUse(p.call_id, p.name, p.input, self.kind(p.name)), ts, p.id)
@@ -432,6 +475,9 @@ class _Reader:
         self.calls.pop(call_id, None)
 
     def call_output(self, p: Any, ts: Any, n: int) -> None:
+        if not p.call_id and isinstance(getattr(p, "name", UNSET), str):
+            self.goal_output(p, ts)
+            return
         output = p.output
         is_error = None
         if isinstance(output, str):
@@ -460,10 +506,27 @@ class _Reader:
         result = ToolResult(p.call_id, content, is_error)
         msg.content.append(result)
         self.results[p.call_id] = result
+        if self.touched is not None:
+            self.result_in[p.call_id] = msg
         if isinstance(p.id, str):
             msg.source_ids.append(p.id)
         if self.calls.pop(p.call_id, None) is None:
             self.lose("tool:orphan-output", f"output for {p.call_id} has no call before it (codex drops it)", n)
+
+    def goal_output(self, p: R.FunctionCallOutputItem, ts: Any) -> None:
+        """A goal tool's output, sent with no call (docs/codex.md#goals): context the model
+        sees, kept whole for Codex and as its text for others."""
+        text = p.output if isinstance(p.output, str) else _parts_text(p.output)
+        kind = f"{p.namespace}.{p.name}" if isinstance(p.namespace, str) and p.namespace else str(p.name)
+        block = Context(kind, source="codex", value=builtins(p), role="user")
+        if text:
+            block.text = text
+        msg = self.side("user", ts)
+        if not msg.content or all(type(b) is Context for b in msg.content):
+            msg.meta = True
+        msg.content.append(block)
+        if isinstance(p.id, str):
+            msg.source_ids.append(p.id)
 
     def compaction(self, p: Any, ts: Any, n: int) -> None:
         self.message("assistant", ts, content=[RawBlock("codex_compaction", builtins(p))], compact_summary=True)
@@ -494,11 +557,15 @@ class _Reader:
         self.unattributed = None
         target = targets[-1]
         target.usage = usage if target.usage is UNSET else _usage_sum(target.usage, usage)
+        if self.touched is not None:
+            self.touched.append(target)
 
     def turn_aborted(self, p: R.TurnAbortedEvent, ts: Any, n: int) -> None:
         for msg in reversed(self.conv.messages):
             if msg.role == "assistant":
                 msg.interrupted = True
+                if self.touched is not None:
+                    self.touched.append(msg)
                 if isinstance(p.reason, str):
                     msg.extra["codex_abort_reason"] = p.reason
                 return
@@ -512,6 +579,8 @@ class _Reader:
             result = self.results.get(p.call_id)
             if result is not None:
                 result.is_error = True
+                if self.touched is not None:
+                    self.touched.append(self.result_in[p.call_id])
             else:  # the event before the output
                 self.failed_patches.add(p.call_id)
 
@@ -539,6 +608,13 @@ class _Reader:
 
 
 _json_value = msgspec.json.Decoder().decode
+_BARE_ITEMS = frozenset(R.RESPONSE_ITEM_TYPES.values())
+
+
+def _parts_text(output: Any) -> str:
+    if not isinstance(output, list):
+        return ""
+    return "\n".join(p["text"] for p in output if isinstance(p, dict) and isinstance(p.get("text"), str))
 
 
 def _arguments(text: str) -> Any:
@@ -649,8 +725,11 @@ def _usage_add(a: Any, b: Usage) -> Usage:
     return b if not isinstance(a, dict) else _usage_sum(msgspec.convert(a, Usage), b)
 
 
+_BARE_ITEMS = set(R.RESPONSE_ITEM_TYPES.values())
+
 _LINE_HANDLERS = {
     R.SessionMetaLine: _Reader.session_meta,
+    R.TsRollout: _Reader.ts_rollout,
     R.LegacyMeta: _Reader.legacy_meta,
     R.LegacyState: _Reader.legacy_state,
     R.TurnContextLine: _Reader.turn_context,
@@ -683,3 +762,73 @@ _EVENT_HANDLERS = {
     R.AgentMessageEvent: _Reader.mirror_agent,
     R.AgentReasoningEvent: _Reader.mirror_reasoning,
 }
+
+
+# --- a reader that carries on (Harness.carry_on, txcodec.live) -------------------------
+
+
+class CarryOn:
+    """A rollout read as codex appends to it: the reader's state (the calls waiting for
+    their output, the messages a token count or an abort lands on, a fork's replay) is kept
+    between feeds, so a feed costs what its lines cost. Whether a rollout has any message
+    item is known only once one comes: until then it is read from its events, whole (as
+    :func:`read` reads it), from the lines held so far."""
+
+    def __init__(self, path: str | Path | None = None) -> None:
+        from ...kit.conform import Fitted
+        from ...model.loss import UnreadLoss
+        from .codec import CODEC
+
+        self.path = Path(path) if path is not None else None
+        self.codec = CODEC
+        self.loss = UnreadLoss()  # a follow shows the conversation, not what it lost
+        session = NativeSession("codex", CODEC, [], True, self.path)
+        self.reader = _Reader(session, self.loss, [], events_only=False)
+        self.reader.touched = []
+        self.held: list[Any] | None = []  # the lines, until a message item says they need not be
+        self.lines = 0
+        self.index: dict[int, int] = {}
+        self.new_from = 0
+        self.fitted = Fitted(checked=True)  # read_unshared
+
+    def feed(self, lines: list[Any]) -> None:
+        first = self.lines + 1
+        self.lines += len(lines)
+        records = [line.record for line in lines]
+        self.reader.feed(enumerate(records, first))
+        if self.held is not None:
+            if any(isinstance(R.payload_of(r), R.MessageItem) for r in records if not isinstance(r, Opaque)):
+                self.held = None
+            else:
+                self.held.extend(lines)
+
+    def conversation(self) -> tuple[Conversation, list[int]]:
+        if self.held is not None:  # events only so far
+            from ...kit.conform import conform
+
+            session = NativeSession("codex", self.codec, list(self.held), True, self.path)
+            conv = _Reader(session, self.loss).run()
+            fitted = conform(conv, self.loss, checked=True)
+            return fitted, list(range(len(fitted.messages)))
+        reader = self.reader
+        messages = reader.conv.messages
+        index = self.index
+        for i in range(len(index), len(messages)):
+            index[id(messages[i])] = i
+        touched = {index[id(m)] for m in reader.touched or ()}
+        touched.update(range(self.new_from, len(messages)))
+        # (the first conversation from this reader names every message: new_from was 0)
+        reader.touched, self.new_from = [], len(messages)
+        conv = reader.conv
+        meta = msgspec.structs.replace(conv.meta)
+        first = next((m.timestamp for m in messages if isinstance(m.timestamp, str)), None)
+        if first is not None:  # as finish() sets them
+            if meta.started_at is UNSET:
+                meta.started_at = first
+            meta.ended_at = next(m.timestamp for m in reversed(messages) if isinstance(m.timestamp, str))
+        frame = Conversation(meta=meta, messages=messages, epochs=list(conv.epochs))
+        return self.fitted.fit(frame, touched, self.loss)
+
+
+def carry_on(path: str | Path | None = None) -> CarryOn:
+    return CarryOn(path)

@@ -115,6 +115,9 @@ class FunctionCallOutputItem(_Item, tag="function_call_output"):
     # missing output is read by codex as "aborted"
     output: Any = UNSET
     id: str | None | UnsetType = UNSET
+    # a goal tool's output (0.171: name "goal_objective", namespace "agent") has no call_id
+    name: str | UnsetType = UNSET
+    namespace: str | None | UnsetType = UNSET
 
 
 class CustomToolCallItem(_Item, tag="custom_tool_call"):
@@ -426,8 +429,26 @@ class LegacyState(_S):
     record_type: str
 
 
-Record = Union[RolloutLine, OtherLine, LegacyMeta, LegacyState, ResponseItem]
-"""A decoded line: an envelope line, or (2025) a legacy meta / state marker / bare item."""
+class TsSession(_S):
+    """``session`` of a Codex 0.1.x rollout: ``{timestamp, id, instructions}``."""
+
+    id: str
+    timestamp: str | UnsetType = UNSET
+    instructions: str | None | UnsetType = UNSET
+
+
+class TsRollout(_S):
+    """A Codex 0.1.x (the TypeScript CLI) rollout, ``sessions/rollout-<date>-<id>.json``: one
+    pretty-printed JSON document ``{session, items}`` that the CLI rewrites after every item
+    (docs/codex.md#versions-read). ``items`` are Responses API items, typed when read."""
+
+    session: TsSession
+    items: list[msgspec.Raw]
+
+
+Record = Union[RolloutLine, OtherLine, LegacyMeta, LegacyState, ResponseItem, TsRollout]
+"""A decoded line: an envelope line, or (2025) a legacy meta / state marker / bare item, or
+(0.1.x) the whole rollout document."""
 
 
 def payload_of(line: Any) -> Any:

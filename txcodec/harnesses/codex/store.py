@@ -32,7 +32,7 @@ from ...kit.store import Listing
 from ...kit.store import skipped
 from ...model.native import json_source
 
-SUFFIXES = (".jsonl", ".jsonl.zst")
+SUFFIXES = (".jsonl", ".jsonl.zst", ".json")  # .json: a 0.1.x rollout, one document
 # rollout-YYYY-MM-DDThh-mm-ss-<uuid>.jsonl: the uuid is the last 36 characters
 _NAME_ID = re.compile(r"([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$")
 
@@ -182,8 +182,10 @@ def scan(path: Path, data: bytes | None = None) -> SessionInfo:
 
         data = read_bytes(path)
     info = SessionInfo(id="", path=str(path), compressed=path.name.endswith(".zst"))
+    if path.name.endswith(".json"):
+        _scan_document(info, data)
     lines, _ = split_lines(data)
-    for raw in lines:
+    for raw in lines if not path.name.endswith(".json") else ():
         if not raw.strip():
             continue
         info.lines += 1
@@ -195,14 +197,46 @@ def scan(path: Path, data: bytes | None = None) -> SessionInfo:
             if info.first_timestamp is UNSET:
                 info.first_timestamp = line.timestamp
             info.last_timestamp = line.timestamp
+        kind = line.type
         try:
-            body = _payload_peek.decode(line.payload)
+            if line.payload == _NULL:  # 2025 (0.20): a bare meta first, then bare items
+                body = _payload_peek.decode(json_source(raw))
+                kind = "response_item" if body.type is not None else "session_meta" if info.lines == 1 else None
+            else:
+                body = _payload_peek.decode(line.payload)
         except (msgspec.DecodeError, msgspec.ValidationError):
             continue
-        _count(info, line.type, body)
+        _count(info, kind, body)
     if not info.id:
         info.id = id_from_name(path.name) or path.name
     return info
+
+
+class _TsSessionPeek(_PayloadPeek):
+    timestamp: Any = None
+
+
+class _TsPeek(msgspec.Struct):
+    session: _TsSessionPeek
+    items: list[_PayloadPeek]
+
+
+_ts_peek = msgspec.json.Decoder(_TsPeek)
+_NULL = msgspec.Raw(b"null")
+
+
+def _scan_document(info: SessionInfo, data: bytes) -> None:
+    """A 0.1.x rollout (docs/codex.md#versions-read): ``{session, items}``, one document."""
+    try:
+        document = _ts_peek.decode(json_source(data))
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return
+    info.lines = 1
+    _count(info, "session_meta", document.session)
+    if isinstance(document.session.timestamp, str):
+        info.first_timestamp = info.last_timestamp = document.session.timestamp
+    for item in document.items:
+        _count(info, "response_item", item)
 
 
 def _count(info: SessionInfo, kind: str | None, body: _PayloadPeek) -> None:

@@ -42,17 +42,20 @@ from ...core.ids import shown
 from ...kit.registry import WriteOptions
 from ...kit.registry import Written
 from ...model.common import Command
+from ...model.common import Context
 from ...model.common import Conversation
 from ...model.common import Document
 from ...model.common import Image
 from ...model.common import Message
 from ...model.common import RawBlock
 from ...model.common import RedactedThinking
+from ...model.common import ServerToolUse
 from ...model.common import Text
 from ...model.common import Thinking
 from ...model.common import ToolResult
 from ...model.common import ToolUse
 from ...model.common import Usage
+from ...model.common import WebSearchToolResult
 from ...model.loss import LossReport
 from ...model.native import builtins
 from . import records as R
@@ -328,6 +331,7 @@ class _Writer:
                 loss.add("write:session-id", f"source id {shown(meta.id)} cannot name a file; written as {self.id}")
         self.lines: list[bytes] = []
         self.ts = self.start
+        self.searches: set[str] = set()  # server-side web searches written as web_search_call items
         self.call_kinds: dict[str, str] = {}  # call_id -> "function" | "custom" | "local_shell" | "web_search"
         self.total = E.TokenUsage()
         self.model: str | None = None
@@ -467,6 +471,10 @@ class _Writer:
                 self.flush_user(msg, parts)
                 parts = []
                 self.tool_result(block, msg, n)
+            elif type(block) is Context and block.source == "codex" and isinstance(block.value, dict):
+                self.flush_user(msg, parts)  # a goal tool's output, back as the item it was
+                parts = []
+                self.item(block.value)
             else:
                 parts.extend(self.user_part(block, n))
         self.flush_user(msg, parts)
@@ -575,9 +583,22 @@ class _Writer:
                 self.item(E.ReasoningItem(summary=[], content=None, encrypted_content=block.data))
             elif isinstance(block, ToolUse):
                 custom = msg.extra.get("codex_custom_calls")
-                self.tool_use(block, n, isinstance(custom, list) and block.id in custom)
+                self.tool_use(block, n, isinstance(custom, list) and block.id in custom, msg.extra)
             elif isinstance(block, RawBlock) and block.source_type == "codex_compaction":
                 self.item(msgspec.convert(block.value, R.CompactionItem))
+            elif (action := _search_action(block)) is not None:  # Claude's server-side web search
+                self.searches.add(block.id)
+                self.loss.add(
+                    "write:tool-mapped",
+                    f"message {n}: server-side web_search {block.id} -> web_search_call (which keeps no id)",
+                )
+                self.item(R.WebSearchCallItem(status="completed", action=action))
+            elif isinstance(block, WebSearchToolResult) and block.tool_use_id in self.searches:
+                self.loss.add(
+                    "write:web-search-result",
+                    f"message {n}: the results of web search {block.tool_use_id} have no item in Codex "
+                    "(a web_search_call holds the query only)",
+                )
             else:
                 texts.append(E.OutputText(self.as_text(block, n)))
         self.flush_text(msg, texts)
@@ -614,7 +635,7 @@ class _Writer:
         if block.thinking:
             self.event(E.AgentReasoningEvent(text=block.thinking))
 
-    def tool_use(self, use: ToolUse, n: int, custom: bool = False) -> None:
+    def tool_use(self, use: ToolUse, n: int, custom: bool = False, extra: dict | None = None) -> None:
         name, value = use.name, use.input
         native = self.from_codex or _item_shaped(name, value)  # back from another harness
         if name == "local_shell" and native:
@@ -652,7 +673,14 @@ class _Writer:
             args = (
                 value if isinstance(value, str) else json.dumps(value if value is not None else {}, ensure_ascii=False)
             )
-            self.item(E.FunctionCallItem(name=name, arguments=args, call_id=use.id))
+            namespace: Any = UNSET
+            if self.from_codex and extra:
+                args = _source_arguments(extra, use.id, value, args)
+                spaces = extra.get("codex_namespaces")
+                pair = spaces.get(use.id) if isinstance(spaces, dict) else None
+                if isinstance(pair, list) and len(pair) == 2 and name in (pair[1], f"{pair[0]}__{pair[1]}"):
+                    namespace, name = pair  # docs/codex.md#mcp-namespaces
+            self.item(E.FunctionCallItem(name=name, arguments=args, call_id=use.id, namespace=namespace))
 
     def token_count(self, usage: Usage) -> None:
         reasoning = usage.reasoning_output_tokens if isinstance(usage.reasoning_output_tokens, int) else 0
@@ -679,6 +707,29 @@ _META_FIELDS = frozenset(f.name for f in msgspec.structs.fields(R.SessionMeta))
 # What the Codex reader makes of the two call items that are no function tools: a ToolUse
 # named after the item with the item's action as input.
 _ITEM_ACTIONS = {"local_shell": {"exec"}, "web_search": {"search", "open_page", "find_in_page"}}
+
+
+def _source_arguments(extra: dict, call_id: str, value: Any, args: str) -> str:
+    """The arguments string the source held, where the value read from it is unchanged
+    (``\\uXXXX`` escapes and spacing are the model's own); else ``args``."""
+    kept = extra.get("codex_arguments")
+    source = kept.get(call_id) if isinstance(kept, dict) else None
+    if not isinstance(source, str):
+        return args
+    try:
+        same = json.loads(source) == value
+    except ValueError:
+        return args
+    return source if same else args
+
+
+def _search_action(block: Any) -> R.WebSearchAction | None:
+    """A server-side ``web_search`` call as the action of Codex's own ``web_search_call``
+    item, where it has the one query that item holds (docs/mapping.md#server-tools)."""
+    if type(block) is not ServerToolUse or block.name != "web_search" or not isinstance(block.input, dict):
+        return None
+    query = block.input.get("query")
+    return R.WebSearchAction(type="search", query=query) if isinstance(query, str) and len(block.input) == 1 else None
 
 
 def _item_shaped(name: str, value: Any) -> bool:

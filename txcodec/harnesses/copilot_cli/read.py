@@ -24,6 +24,7 @@ from typing import Any
 
 import msgspec
 
+from ...kit.read import LastMessageCarryOn
 from ...kit.read import implied_stop
 from ...kit.read import line_dicts
 from ...kit.read import malformed
@@ -37,6 +38,7 @@ from ...model.common import ToolResult
 from ...model.common import ToolUse
 from ...model.common import Usage
 from ...model.loss import LossReport
+from ...model.loss import UnreadLoss
 from ...model.native import NativeSession
 from ...model.tools import tool_kind
 
@@ -78,20 +80,40 @@ def _envelope(value: Any) -> bool:
 
 
 def read(session: NativeSession, loss: LossReport) -> Conversation:
-    file = str(session.path) if session.path else None
-    meta = Meta(source_harness="copilot_cli")
-    conversation = Conversation(meta=meta)
-    messages = conversation.messages
-    usage_records: list[dict] = []  # receipts not yet matched to their assistant message
+    reader = _Reader(str(session.path) if session.path else None, loss)
     for n, value in line_dicts(session):
+        reader.step(n, value)
+    return reader.conversation
+
+
+def carry_on(path: Any = None) -> Any:
+    """A followed events file's reader (Harness.carry_on): an event adds a message, or a
+    tool result to the results message before it."""
+    from .codec import CODEC
+
+    return LastMessageCarryOn(_Reader(str(path) if path else None, UnreadLoss()), "copilot_cli", CODEC, path)
+
+
+class _Reader:
+    """An event at a time (``step``)."""
+
+    def __init__(self, file: str | None, loss: LossReport) -> None:
+        self.file, self.loss = file, loss
+        self.meta = Meta(source_harness="copilot_cli")
+        self.conversation = Conversation(meta=self.meta)
+        self.usage_records: list[dict] = []  # receipts not yet matched to their assistant message
+
+    def step(self, n: int, value: Any) -> None:
+        file, loss, meta, conversation = self.file, self.loss, self.meta, self.conversation
+        messages, usage_records = conversation.messages, self.usage_records
         if not _envelope(value):
             loss.add("record:invalid", "not a Copilot CLI event (the client refuses the file)", file=file, line=n)
-            continue
+            return
         with malformed(loss, file, n):  # an event of an unexpected shape is reported, the next one read
             kind, data = value["type"], value.get("data") or {}
             if "agentId" in value:
                 loss.add("event:subagent", "an event of a subagent (not in the main conversation)", file=file, line=n)
-                continue
+                return
             if meta.started_at is msgspec.UNSET:
                 meta.started_at = value["timestamp"]
             meta.ended_at = value["timestamp"]
@@ -126,10 +148,9 @@ def read(session: NativeSession, loss: LossReport) -> Conversation:
                     "event:system.message", "the client's system prompt (it sends its own on resume)", file=file, line=n
                 )
             elif kind in _BOOKKEEPING:
-                continue
+                return
             else:
                 loss.add(f"event:{kind}", "an event Common has no place for", file=file, line=n)
-    return conversation
 
 
 def _start(meta: Meta, data: dict) -> None:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...kit.registry import Later
+from ...kit.registry import lazy
 from ...kit.registry import package_harness
 from .. import codec_on_demand
 from . import store
@@ -29,11 +31,13 @@ TOOL_KINDS = {"Execute": "shell_exec", "Create": "modify_file"}
 HARNESS = package_harness(
     __name__,
     append_only=True,  # the client only appends to its JSONL files (txcodec.live)
+    carry_on=lazy(f"{__name__}.read", "carry_on"),  # and a follow's reader carries on from its last line
     title="Factory droid",
     detect=detect,
     store=store.STORE,
     resume=("droid", "exec", "--fork", "{id}"),
     tool_kinds=TOOL_KINDS,
+    fixtures=Later(f"{__name__}.fixtures", "FIXTURES"),  # txcodec fixtures: its comparable shapes
 )
 
 __getattr__ = codec_on_demand(__name__)  # CODEC, imported when asked for

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...kit.read import LastMessageCarryOn
 from ...kit.read import implied_stop
 from ...kit.read import line_dicts
 from ...model.common import Block
@@ -25,16 +26,36 @@ from ...model.common import Thinking
 from ...model.common import ToolResult
 from ...model.common import ToolUse
 from ...model.loss import LossReport
+from ...model.loss import UnreadLoss
 from ...model.native import NativeSession
 from ...model.tools import tool_kind
 from . import TOOL_KINDS
 
 
 def read(session: NativeSession, loss: LossReport) -> Conversation:
-    file = str(session.path) if session.path else None
-    meta = Meta(source_harness="droid")
-    conversation = Conversation(meta=meta)
+    reader = _Reader(str(session.path) if session.path else None, loss)
     for n, value in line_dicts(session):
+        reader.step(n, value)
+    return reader.conversation
+
+
+def carry_on(path: Any = None) -> Any:
+    """A followed session's reader (Harness.carry_on): a line adds a message, or none."""
+    from .codec import CODEC
+
+    return LastMessageCarryOn(_Reader(str(path) if path else None, UnreadLoss()), "droid", CODEC, path)
+
+
+class _Reader:
+    """A line at a time (``step``): each adds a message to ``conversation``, or none."""
+
+    def __init__(self, file: str | None, loss: LossReport) -> None:
+        self.file, self.loss = file, loss
+        self.meta = Meta(source_harness="droid")
+        self.conversation = Conversation(meta=self.meta)
+
+    def step(self, n: int, value: Any) -> None:
+        file, loss, meta = self.file, self.loss, self.meta
         kind = value.get("type") if isinstance(value, dict) else None
         if kind == "session_start":
             for key in ("id", "title", "cwd"):
@@ -42,7 +63,7 @@ def read(session: NativeSession, loss: LossReport) -> Conversation:
                     setattr(meta, key, value[key])
             if isinstance(value.get("owner"), str):
                 meta.extra["droid_owner"] = value["owner"]
-            continue
+            return
         if kind != "message":
             loss.add(
                 f"record:{kind}" if isinstance(kind, str) else "record:invalid",
@@ -50,7 +71,7 @@ def read(session: NativeSession, loss: LossReport) -> Conversation:
                 file=file,
                 line=n,
             )
-            continue
+            return
         body = value.get("message")
         role = body.get("role") if isinstance(body, dict) else None
         if role not in ("user", "assistant"):
@@ -60,13 +81,13 @@ def read(session: NativeSession, loss: LossReport) -> Conversation:
                 file=file,
                 line=n,
             )
-            continue
+            return
         content = body.get("content")
         if isinstance(content, str):
             content = [{"type": "text", "text": content}]
         if not isinstance(content, list):
             loss.add("read:malformed", "content is not a list", file=file, line=n)
-            continue
+            return
         ident = value.get("id") if isinstance(value.get("id"), str) else f"line {n}"
         out = Message(role, _blocks(content, loss, file, n), source_ids=[ident])
         if isinstance(value.get("timestamp"), str):
@@ -79,8 +100,7 @@ def read(session: NativeSession, loss: LossReport) -> Conversation:
                 if body["modelId"] not in meta.models:
                     meta.models.append(body["modelId"])
             out.stop_reason = implied_stop(out.content)
-        conversation.messages.append(out)
-    return conversation
+        self.conversation.messages.append(out)
 
 
 def _blocks(content: list, loss: LossReport, file: str | None, n: int) -> list[Block]:

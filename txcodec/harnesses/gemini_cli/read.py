@@ -23,6 +23,8 @@ Then each message, the way ``convertSessionToClientHistory`` builds the request:
 from __future__ import annotations
 
 import hashlib
+import itertools
+import re
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +55,7 @@ from ...model.native import NativeSession
 from ...model.native import Opaque
 from ...model.native import plain
 from ...model.tools import tool_kind
+from .records import Checkpoint
 from .records import Content
 from .records import MessageRecord
 from .records import Metadata
@@ -63,6 +66,11 @@ from .records import Tokens
 from .records import ToolCall
 
 CONTEXT_PREFIXES = ("<session_context>", "<hook_context>")
+# 0.1.x opens the history with its environment context and a canned model reply
+# (gemini-cli-core 0.1.22 utils/environmentContext.js, core/client.js)
+CHECKPOINT_CONTEXT = "This is the Gemini CLI. We are setting up the context for our chat."
+CHECKPOINT_ACK = "Got it. Thanks for the "
+_WORKING_IN = re.compile(r"^I'm currently working in the directory: (.+)$", re.M)
 _META_FIELDS = ("start_time", "last_updated", "summary", "memory_scratchpad", "directories", "kind")
 
 
@@ -238,7 +246,7 @@ class _Reader:
         self.loss = loss
         self.versions = versions
         self.file = file
-        self.answered: set[str] = set()
+        self.answered: dict[str, None] = {}  # (a dict: a reader that carries on takes back the last added)
         self.messages: list[Message] = []
         self.models: list[str] = []
 
@@ -262,7 +270,7 @@ class _Reader:
                 dropped = True  # the CLI's second copy of a result already read
                 continue
             if isinstance(block, ToolResult):
-                self.answered.add(block.tool_use_id)
+                self.answered[block.tool_use_id] = None
             blocks.append(block)
         if not blocks:
             if dropped and self.messages:
@@ -303,7 +311,7 @@ class _Reader:
         self.messages.append(message)
         results = [r for c in calls if (r := result_block(c, self.loss, line)) is not None]
         if results:
-            self.answered.update(r.tool_use_id for r in results)
+            self.answered.update(dict.fromkeys(r.tool_use_id for r in results))
             self.messages.append(
                 Message(role="user", content=results, timestamp=record.timestamp, source_ids=[record.id])
             )
@@ -325,6 +333,8 @@ def _ui_fields(call: ToolCall) -> dict[str, Any]:
 
 def read(session: NativeSession, loss: LossReport, _depth: int = 0) -> Conversation:
     file = str(session.path) if session.path else None
+    if len(session.records) == 1 and isinstance(session.records[0], Checkpoint):
+        return _checkpoint(session.records[0], session.path, loss)
     history = History()
     for n, record in enumerate(session.records, 1):
         if isinstance(record, Opaque):
@@ -344,6 +354,53 @@ def read(session: NativeSession, loss: LossReport, _depth: int = 0) -> Conversat
     if _depth == 0 and session.path is not None:
         conversation.children = _children(session.path, meta, reader.messages, loss)
     return conversation
+
+
+def _checkpoint(record: Checkpoint, path: Path | None, loss: LossReport) -> Conversation:
+    """A 0.1.x ``/chat save`` file (docs/gemini_cli.md#versions-read): the API contents in
+    order, ``user`` and ``model``; the first pair is the CLI's context set-up. A
+    ``functionCall`` part carries no id there: it takes the id of the ``functionResponse``
+    that answers it (the next unanswered one of the same name)."""
+    file = str(path) if path is not None else None
+    messages: list[Message] = []
+    for content in record.contents:
+        blocks = [part_block(p, loss, 1) for p in content.parts]
+        role = "assistant" if content.role == "model" else "user"
+        if content.role not in ("user", "model"):
+            loss.add("field:role", f"content role {content.role!r} read as user", file=file, line=1)
+        message = Message(role=role, content=blocks)
+        first = text_of(content.parts).lstrip()
+        if role == "user" and first.startswith((*CONTEXT_PREFIXES, CHECKPOINT_CONTEXT)):
+            message.meta = True
+        elif role == "assistant" and first.startswith(CHECKPOINT_ACK) and messages and messages[-1].meta:
+            message.synthetic = True  # the CLI's own answer to its context message, never the model's
+        messages.append(message)
+    unanswered: list[ToolUse] = [b for m in messages for b in m.content if isinstance(b, ToolUse) and not b.id]
+    for result in (b for m in messages for b in m.content if isinstance(b, ToolResult)):
+        call = next((u for u in unanswered if result.tool_use_id and u.name == _name_of(result, record)), None)
+        if call is not None:
+            call.id = result.tool_use_id
+            unanswered.remove(call)
+    meta = Meta(source_harness="gemini_cli")
+    if path is not None:
+        meta.id = path.name.removesuffix(".json")
+        meta.extra["gemini_checkpoint_tag"] = meta.id.removeprefix("checkpoint-")
+        # no .project_root marker yet: the context message names the folder whose sha256
+        # names the checkpoint's own (utils/paths.js getProjectHash)
+        said = _WORKING_IN.search(text_of(record.contents[0].parts)) if record.contents else None
+        root = said.group(1).strip() if said else None
+        if root and hashlib.sha256(root.encode()).hexdigest() == path.parent.name:
+            meta.cwd = root
+    return Conversation(meta=meta, messages=messages)
+
+
+def _name_of(result: ToolResult, record: Checkpoint) -> str | None:
+    for content in record.contents:
+        for part in content.parts:
+            fr = part.function_response
+            if fr is not UNSET and fr.id == result.tool_use_id:
+                return fr.name if isinstance(fr.name, str) else None
+    return None
 
 
 def _meta(history: History, path: Path | None, models: list[str]) -> Meta:
@@ -427,3 +484,99 @@ def _children(path: Path, meta: Meta, messages: list[Message], loss: LossReport)
         )
         children.append(Child(link=link, conversation=child))
     return children
+
+
+# --- a reader that carries on (Harness.carry_on, txcodec.live) -------------------------
+
+
+class CarryOn:
+    """A session file read as Gemini CLI appends to it. The history (message records by
+    id, each kept at its first position) is applied a record at a time; the messages are
+    read on from the first history entry a line added or changed: a new message is read
+    after the others, a newer version of the last one (the CLI writes a reply again as its
+    tool calls finish) reads it again, and anything further back (a rewind, a ``$set``
+    checkpoint, a newer version of an earlier message) reads the history again."""
+
+    def __init__(self, path: Any = None) -> None:
+        from ...kit.conform import Fitted
+        from ...model.loss import UnreadLoss
+        from .codec import CODEC
+
+        self.codec, self.path = CODEC, (Path(path) if path is not None else None)
+        self.file = str(self.path) if self.path is not None else None
+        self.loss = UnreadLoss()
+        self.history = History()
+        self.lines = 0
+        self.order: list[str] = []  # the history's ids, as read into ``reader``
+        self.known: set[str] = set()  # the same, as a set
+        self.changed: int | None = 0  # the first history position to read again; None: all
+        self.reader = _Reader(self.loss, self.file, self.history.versions)
+        self.mark = (0, 0, 0)  # the reader's messages, answered calls and models before the last entry
+        self.seen = 0
+        self.fitted = Fitted()
+
+    def feed(self, lines: list[Any]) -> None:
+        history, first = self.history, self.lines
+        for n, line in enumerate(lines, first + 1):
+            record = line.record
+            with malformed(self.loss, self.file, n):
+                history.apply(record, n)
+            if type(record) is MessageRecord and self.changed is not None:
+                if self.order and record.id == self.order[-1]:  # the last entry again
+                    self.changed = min(self.changed, len(self.order) - 1)
+                elif record.id in self.known:  # a newer version of an earlier message
+                    self.changed = None
+            elif type(record) is Rewind or _rewrites(record):
+                self.changed = None  # the history rewound, or rewritten by a checkpoint
+        self.lines += len(lines)
+
+    def conversation(self) -> tuple[Conversation, list[int]]:
+        ids = list(self.history.messages) if self.changed is None else None
+        reader = self.reader
+        if self.changed is None or self.changed < len(self.order) - 1:
+            self.reader = reader = _Reader(self.loss, self.file, self.history.versions)
+            self.order, self.known, start, self.mark = [], set(), 0, (0, 0, 0)
+            self.seen = 0
+        elif self.changed == len(self.order) - 1:  # the last entry again
+            size, answered, models = self.mark
+            del reader.messages[size:]
+            while len(reader.answered) > answered:
+                reader.answered.popitem()
+            del reader.models[models:]
+            self.known.discard(self.order.pop())
+            start = len(self.order)
+        else:
+            start = len(self.order)
+        first_message = max(0, len(reader.messages) - 1)  # a result's second copy names the message before
+        history = self.history.messages
+        # the entries from ``start``: the history's newest, without a list of all of it
+        new = list(itertools.islice(reversed(history.values()), len(history) - start)) if ids is None else None
+        entries = new[::-1] if new is not None else list(history.values())
+        for k, (record, line) in enumerate(entries, 1):
+            if k == len(entries):
+                self.mark = (len(reader.messages), len(reader.answered), len(reader.models))
+            with malformed(self.loss, self.file, line, "message"):
+                reader.add(record, line)
+            self.order.append(record.id)
+            self.known.add(record.id)
+        self.changed = len(self.order)
+        messages = reader.messages
+        meta = _meta(self.history, self.path, list(reader.models))
+        conversation = Conversation(meta=meta, messages=messages)
+        if self.path is not None:
+            conversation.children = _children(self.path, meta, messages, self.loss)
+        touched = set(range(min(self.seen, first_message), len(messages)))
+        self.seen = len(messages)
+        return self.fitted.fit(conversation, touched, self.loss)
+
+
+def _rewrites(record: Any) -> bool:
+    """Whether a ``$set`` or metadata line brings messages (a checkpoint's clear the history)."""
+    kind = type(record)
+    if kind is SetRecord:
+        return record.set.messages is not UNSET
+    return kind is Metadata and record.messages is not UNSET
+
+
+def carry_on(path: Any = None) -> CarryOn:
+    return CarryOn(path)

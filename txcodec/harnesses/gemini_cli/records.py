@@ -166,6 +166,22 @@ class Rewind(msgspec.Struct, omit_defaults=True):
     rewind_to: str = field(name="$rewindTo")
 
 
+class ApiContent(_S):
+    """A Gemini API ``Content``: what the 0.1.x chat history holds (role user or model)."""
+
+    role: str | UnsetType = UNSET
+    parts: list[Part] = msgspec.field(default_factory=list)
+
+
+class Checkpoint(msgspec.Struct):
+    """A Gemini CLI 0.1.x ``/chat save <tag>`` file, ``tmp/<sha256 of the project
+    root>/checkpoint-<tag>.json``: the chat history as a bare JSON list of API contents,
+    pretty-printed (``JSON.stringify(history, null, 2)``; docs/gemini_cli.md#versions-read).
+    0.1.x keeps no other session file."""
+
+    contents: list[ApiContent]
+
+
 Record = Union[Rewind, MessageRecord, SetRecord, Metadata]
 
 MESSAGE_TYPES = ("user", "gemini", "info", "error", "warning")

@@ -100,6 +100,8 @@ def session_files(root: Path) -> list[tuple[Path, str | None]]:
                 found.append((path, None))
             elif path.is_dir():
                 found.extend((p, path.name) for p in sorted(path.glob("*.jsonl")) if p.is_file())
+    # 0.1.x kept no session file, only what /chat save wrote (docs/gemini_cli.md#versions-read)
+    found.extend((p, None) for p in sorted((root / "tmp").glob("*/checkpoint-*.json")) if p.is_file())
     return found
 
 
@@ -125,6 +127,8 @@ def discover(root: str | os.PathLike[str] | None = None) -> list[SessionInfo]:
 
 
 def describe(data: bytes, path: Path, root: Path) -> SessionInfo | None:
+    if path.name.startswith("checkpoint-"):
+        return _describe_checkpoint(data, path, root)
     meta, lines, legacy = header(data)
     if not isinstance(meta.get("sessionId"), str):
         return None
@@ -149,6 +153,21 @@ def describe(data: bytes, path: Path, root: Path) -> SessionInfo | None:
 
 
 _peek = msgspec.json.Decoder()
+
+
+def _describe_checkpoint(data: bytes, path: Path, root: Path) -> SessionInfo | None:
+    """A 0.1.x ``checkpoint-<tag>.json``: a bare list of API contents; anything else so
+    named is not listed."""
+    from .codec import is_checkpoint  # when a file is read: loading the store needs none
+
+    try:
+        value = _peek.decode(json_source(data))
+    except msgspec.DecodeError:
+        return None
+    if not is_checkpoint(value):
+        return None
+    slug = path.relative_to(root / "tmp").parts[0]
+    return SessionInfo(id=path.name.removesuffix(".json"), path=str(path), project=slug, lines=1, legacy=True)
 
 
 def header(data: bytes) -> tuple[dict[str, Any], int, bool]:

@@ -317,8 +317,9 @@ class _Builder:
             text = f"[{kind}]"
         elif isinstance(block, ToolResult):
             text = _result_text(block.content)
-        else:
-            text = ""
+        else:  # a server tool's call or result: its JSON, as the other writers do
+            kind = block.__struct_config__.tag
+            text = json.dumps(builtins(block), ensure_ascii=False)
         self.loss.add(f"write:block-as-text:{kind}", "a block Gemini has no part for, written as text", line=index + 1)
         return text
 

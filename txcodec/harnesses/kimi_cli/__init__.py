@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...kit.registry import Later
+from ...kit.registry import lazy
 from ...kit.registry import package_harness
 from .. import codec_on_demand
 from . import store
@@ -51,11 +53,13 @@ TOOL_KINDS = {
 HARNESS = package_harness(
     __name__,
     append_only=True,  # the client only appends to its JSONL files (txcodec.live)
+    carry_on=lazy(f"{__name__}.read", "carry_on"),  # and a follow's reader carries on from its last line
     title="Kimi CLI",
     detect=detect,
     store=store.STORE,
     resume=("kimi", "-r", "{id}"),
     tool_kinds=TOOL_KINDS,
+    fixtures=Later(f"{__name__}.fixtures", "FIXTURES"),  # txcodec fixtures: its comparable shapes
 )
 
 __getattr__ = codec_on_demand(__name__)  # CODEC, imported when asked for

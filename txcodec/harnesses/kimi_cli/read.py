@@ -19,8 +19,10 @@ whose md5 names the session's parent folder, when the file is in a store.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+from ...kit.read import LastMessageCarryOn
 from ...kit.read import add_result
 from ...kit.read import chat_tool_calls
 from ...kit.read import implied_stop
@@ -35,6 +37,7 @@ from ...model.common import Text
 from ...model.common import Thinking
 from ...model.common import ToolResult
 from ...model.loss import LossReport
+from ...model.loss import UnreadLoss
 from ...model.native import NativeSession
 from . import TOOL_KINDS
 from . import store
@@ -44,22 +47,43 @@ from .records import USAGE
 
 
 def read(session: NativeSession, loss: LossReport) -> Conversation:
-    file = str(session.path) if session.path else None
-    meta = Meta(source_harness="kimi_cli")
-    if session.path is not None:
-        meta.id = session.path.parent.name
-        cwd = store.work_dir_of(session.path)
-        if cwd is not None:
-            meta.cwd = cwd
-    conversation = Conversation(meta=meta)
-    messages = conversation.messages
+    reader = _Reader(session.path, loss)
     for n, value in line_dicts(session):
+        reader.step(n, value)
+    return reader.conversation
+
+
+def carry_on(path: Any = None) -> Any:
+    """A followed context file's reader (Harness.carry_on): a line adds a message, or a
+    tool result to the results message before it."""
+    from .codec import CODEC
+
+    return LastMessageCarryOn(_Reader(path, UnreadLoss()), "kimi_cli", CODEC, path)
+
+
+class _Reader:
+    """A line at a time (``step``): each adds a message to ``conversation``, or a result
+    to its last one, or nothing."""
+
+    def __init__(self, path: Any, loss: LossReport) -> None:
+        path = Path(path) if path is not None else None
+        self.file, self.loss = (str(path) if path else None), loss
+        meta = Meta(source_harness="kimi_cli")
+        if path is not None:
+            meta.id = path.parent.name
+            cwd = store.work_dir_of(path)
+            if cwd is not None:
+                meta.cwd = cwd
+        self.conversation = Conversation(meta=meta)
+
+    def step(self, n: int, value: Any) -> None:
+        file, loss, messages = self.file, self.loss, self.conversation.messages
         role = value.get("role") if isinstance(value, dict) else None
         if not isinstance(role, str):
             loss.add("record:invalid", "not a Kimi CLI context record (the client skips it)", file=file, line=n)
-            continue
+            return
         if role in (CHECKPOINT, USAGE):
-            continue
+            return
         if role == SYSTEM_PROMPT:
             loss.add(
                 "record:_system_prompt",
@@ -67,7 +91,7 @@ def read(session: NativeSession, loss: LossReport) -> Conversation:
                 file=file,
                 line=n,
             )
-            continue
+            return
         with malformed(loss, file, n):
             if role == "user":
                 messages.append(Message("user", _parts(value.get("content"), loss, file, n)))
@@ -80,7 +104,6 @@ def read(session: NativeSession, loss: LossReport) -> Conversation:
                 loss.add("message:system", "a system message inside the conversation", file=file, line=n)
             else:
                 loss.add(f"record:{role}", "a record Common has no place for", file=file, line=n)
-    return conversation
 
 
 def _assistant(value: dict, loss: LossReport, file: str | None, n: int) -> Message:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...kit.registry import Later
 from ...kit.registry import package_harness
 from .. import codec_on_demand
 from . import store
@@ -59,6 +60,7 @@ HARNESS = package_harness(
     store=store.STORE,
     resume=("vibe", "--resume", "{id}"),
     tool_kinds=TOOL_KINDS,
+    fixtures=Later(f"{__name__}.fixtures", "FIXTURES"),  # txcodec fixtures: its comparable shapes
 )
 
 __getattr__ = codec_on_demand(__name__)  # CODEC, imported when asked for

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...kit.registry import Later
+from ...kit.registry import lazy
 from ...kit.registry import package_harness
 from ...model.native import tag_of
 from .. import codec_on_demand
@@ -30,6 +31,7 @@ def detect(sample: list[Any]) -> int:
 HARNESS = package_harness(
     __name__,
     append_only=True,  # the client only appends to its JSONL files (txcodec.live)
+    carry_on=lazy(f"{__name__}.read", "carry_on"),  # and a follow's reader carries on from its last line
     title="pi",
     detect=detect,
     store=store.STORE,

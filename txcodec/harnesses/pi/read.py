@@ -120,7 +120,12 @@ def path_to_leaf(entries: list[tuple[int, dict]], loss: LossReport, file: str | 
 
 def read(session: NativeSession, loss: LossReport) -> Conversation:
     file = str(session.path) if session.path else None
-    header, entries = entries_of(line_dicts(session), loss, file)
+    return _read(line_dicts(session), loss, file)[0]
+
+
+def _read(values: list[tuple[int, Any]], loss: LossReport, file: str | None) -> tuple[Conversation, Any, Any, Any]:
+    """The conversation, and for a reader that carries on: its builder, the header and the entries."""
+    header, entries = entries_of(values, loss, file)
     meta = Meta(source_harness="pi")
     for key, attr in (("id", "id"), ("cwd", "cwd"), ("timestamp", "started_at")):
         if isinstance(header.get(key), str):
@@ -139,7 +144,84 @@ def read(session: NativeSession, loss: LossReport) -> Conversation:
             meta.title = name.strip() if isinstance(name, str) and name.strip() else msgspec.UNSET
     if conversation.messages and isinstance(conversation.messages[-1].timestamp, str):
         meta.ended_at = conversation.messages[-1].timestamp
-    return conversation
+    return conversation, builder, header, entries
+
+
+class CarryOn:
+    """A session file read as pi appends to it (Harness.carry_on). An entry whose parent is
+    the last entry extends the path to the leaf: the builder goes on from where it was, and
+    a result joins the results message before it. Anything else (a branch: an entry whose
+    parent is further back, an id seen before, a header, a file older than version 3 that
+    pi migrates whole) has the path read again from every entry, so the lines are kept
+    (as plain JSON)."""
+
+    def __init__(self, path: Any = None) -> None:
+        from pathlib import Path
+
+        from ...kit.conform import Fitted
+        from ...model.loss import UnreadLoss
+        from .codec import CODEC
+
+        self.codec, self.path = CODEC, (Path(path) if path is not None else None)
+        self.file = str(self.path) if self.path is not None else None
+        self.loss = UnreadLoss()
+        self.values: list[tuple[int, Any]] = []
+        self.lines = 0
+        self.again = True  # the path is to be read again from every entry
+        self.conv: Conversation | None = None
+        self.builder: Any = None
+        self.leaf: Any = None  # the id of the last entry
+        self.ids: set[Any] = set()
+        self.seen = 0
+        self.fitted = Fitted()
+
+    def feed(self, lines: list[Any]) -> None:
+        first = self.lines
+        values = [(first + n, v) for n, v in line_dicts(NativeSession("pi", self.codec, lines, True, self.path))]
+        self.lines += len(lines)
+        self.values.extend(values)
+        for n, v in values:
+            if self.again:
+                return
+            if not isinstance(v, dict):
+                continue  # pi skips it
+            ident = v.get("id")
+            if (
+                v.get("type") == "session"
+                or not isinstance(ident, str)
+                or ident in self.ids
+                or v.get("parentId") != self.leaf
+            ):
+                self.again = True
+                return
+            self.ids.add(ident)
+            self.leaf = ident
+            with malformed(self.loss, self.file, n):
+                self.builder.entry(n, v)
+            if v.get("type") == "session_info":  # the newest name, as read() takes it
+                name = v.get("name")
+                self.conv.meta.title = name.strip() if isinstance(name, str) and name.strip() else msgspec.UNSET  # type: ignore[union-attr]
+
+    def conversation(self) -> tuple[Conversation, list[int]]:
+        if self.again or self.conv is None:
+            self.conv, self.builder, header, entries = _read(self.values, self.loss, self.file)
+            version = header.get("version") if isinstance(header.get("version"), int) else 1
+            self.again = version < 3  # migrated whole, as pi does: read again at every look
+            self.ids = {v.get("id") for _, v in entries}
+            self.leaf = entries[-1][1].get("id") if entries else None
+            self.seen = 0
+            self.fitted = type(self.fitted)()
+        conv = self.conv
+        messages = conv.messages
+        last = messages[-1].timestamp if messages else None
+        conv.meta.ended_at = last if isinstance(last, str) else msgspec.UNSET
+        touched = set(range(max(0, self.seen - 1), len(messages)))  # a result may join the last one
+        self.seen = len(messages)
+        return self.fitted.fit(conv, touched, self.loss)
+
+
+def carry_on(path: Any = None) -> CarryOn:
+    return CarryOn(path)
 
 
 class _Builder:

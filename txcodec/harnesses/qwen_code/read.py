@@ -134,6 +134,128 @@ def read(session: NativeSession, loss: LossReport) -> Conversation:
     return conversation
 
 
+def _valid(value: Any) -> bool:
+    """What :func:`active_chain` keeps: a record of a known type with its ids."""
+    return (
+        isinstance(value, dict)
+        and isinstance(value.get("uuid"), str)
+        and bool(value["uuid"])
+        and (value.get("parentUuid") is None or isinstance(value.get("parentUuid"), str))
+        and isinstance(value.get("sessionId"), str)
+        and value.get("type") in RECORD_TYPES
+    )
+
+
+def _title(value: Any) -> str | None:
+    if isinstance(value, dict) and value.get("subtype") == "custom_title":
+        payload = value.get("systemPayload")
+        title = payload.get("customTitle") if isinstance(payload, dict) else None
+        if isinstance(title, str):
+            return title
+    return None
+
+
+class CarryOn:
+    """A session file read as Qwen Code appends to it (Harness.carry_on). The conversation
+    is the chain from the last conversation record back through ``parentUuid``, a record
+    written as several fragments (one uuid) joined: a record whose parent is the last one
+    extends the chain, and a fragment of the last one makes its messages again; anything
+    else (a branch, a fragment of an earlier record) has the chain read again from every
+    line, kept as plain JSON for that."""
+
+    def __init__(self, path: Any = None) -> None:
+        from pathlib import Path
+
+        from ...kit.conform import Fitted
+        from ...model.loss import UnreadLoss
+        from .codec import CODEC
+
+        self.codec, self.path = CODEC, (Path(path) if path is not None else None)
+        self.file = str(self.path) if self.path is not None else None
+        self.loss = UnreadLoss()
+        self.values: list[tuple[int, Any]] = []
+        self.lines = 0
+        self.again = True
+        self.conv = Conversation()
+        self.names: dict[str, str] = {}
+        self.fragments: dict[str, list[tuple[int, dict]]] = {}
+        self.leaf: str | None = None
+        self.last = (0, 0)  # where the last record's messages and epochs start
+        self.redo = False  # the last record gained a fragment
+        self.seen = 0
+        self.dirty = 0  # the first message made again since the last conversation()
+        self.fitted = Fitted()
+
+    def feed(self, lines: list[Any]) -> None:
+        first = self.lines
+        values = [(first + n, v) for n, v in line_dicts(NativeSession("qwen_code", self.codec, lines, True, self.path))]
+        self.lines += len(lines)
+        self.values.extend(values)
+        for n, value in values:
+            title = _title(value)
+            if title is not None:
+                self.conv.meta.title = title
+            if self.again or not _valid(value) or not _is_conversation(value):
+                continue
+            uuid = value["uuid"]
+            if uuid == self.leaf:  # a fragment of the last record
+                self.fragments[uuid].append((n, value))
+                self.redo = True
+            elif uuid not in self.fragments and value.get("parentUuid") == self.leaf:
+                self._settle()
+                self.fragments[uuid] = [(n, value)]
+                self.leaf = uuid
+                self.last = (len(self.conv.messages), len(self.conv.epochs))
+                self._record(n, value)
+            else:
+                self.again = True
+
+    def _record(self, n: int, value: dict) -> None:
+        with malformed(self.loss, self.file, n):
+            _record(value, self.conv, self.names, self.loss, self.file, n)
+
+    def _settle(self) -> None:
+        """The last record's messages made again from its fragments, joined."""
+        if self.redo and self.leaf is not None:
+            start, epochs = self.last
+            self.dirty = min(self.dirty, start)
+            del self.conv.messages[start:]
+            del self.conv.epochs[epochs:]
+            self._record(*_join(self.fragments[self.leaf]))
+            self.redo = False
+
+    def conversation(self) -> tuple[Conversation, list[int]]:
+        if self.again:
+            self._build()
+        self._settle()
+        messages = self.conv.messages
+        touched = set(range(min(self.seen, self.dirty), len(messages)))
+        self.seen = self.dirty = len(messages)
+        return self.fitted.fit(self.conv, touched, self.loss)
+
+    def _build(self) -> None:
+        """The chain read again from every line, as :func:`read` reads it."""
+        chain = active_chain(self.values, self.loss, self.file)
+        title = self.conv.meta.title
+        self.conv, self.names = Conversation(meta=Meta(source_harness="qwen_code", title=title)), {}
+        self.fragments = {}
+        for n, value in self.values:
+            if _valid(value) and _is_conversation(value):
+                self.fragments.setdefault(value["uuid"], []).append((n, value))
+        for n, value in chain[:-1]:
+            self._record(n, value)
+        self.last = (len(self.conv.messages), len(self.conv.epochs))
+        if chain:
+            self._record(*chain[-1])
+        self.leaf = next((v["uuid"] for _, v in reversed(self.values) if _valid(v) and _is_conversation(v)), None)
+        self.again = self.redo = False
+        self.seen, self.fitted = 0, type(self.fitted)()
+
+
+def carry_on(path: Any = None) -> CarryOn:
+    return CarryOn(path)
+
+
 def _record(
     value: dict, conversation: Conversation, names: dict[str, str], loss: LossReport, file: str | None, n: int
 ) -> None:

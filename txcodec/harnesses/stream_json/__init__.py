@@ -62,6 +62,7 @@ HARNESS = Harness(
     flags_failed_results=True,  # the Messages API\'s is_error (docs/dataset.md#tool-failures)
     # no origin: a capture records none. Its tool_use_result is Claude Code's toolUseResult
     changes=Later("txcodec.harnesses.claude_code.changes", "CHANGES"),
+    fixtures=Later(f"{__name__}.fixtures", "FIXTURES"),  # txcodec fixtures: its comparable shapes
 )
 
 __all__ = ["HARNESS", "CODEC", "detect", "read", "write", "write_input"]

@@ -14,10 +14,14 @@ from ...model.common import Document
 from ...model.common import Image
 from ...model.common import RawBlock
 from ...model.common import RedactedThinking
+from ...model.common import ServerToolUse
 from ...model.common import Text
 from ...model.common import Thinking
 from ...model.common import ToolResult
 from ...model.common import ToolUse
+from ...model.common import WebFetchToolResult
+from ...model.common import WebSearchToolResult
+from ...model.common import server_block
 from ...model.loss import LossReport
 from ...model.native import builtins
 from ...model.tools import tool_kind
@@ -77,12 +81,17 @@ def _raw_block(kind: str):
     return lambda b: RawBlock(kind, builtins(b))
 
 
+def _server_tool_use(b: cc.ServerToolUseBlock) -> Block:
+    value = {"type": "server_tool_use", "id": b.id, "name": b.name, "input": _raw(b.input)}
+    return server_block(value) or RawBlock("server_tool_use", value)
+
+
 _TO_COMMON = {
     cc.TextBlock: lambda b: Text(b.text),
     cc.ThinkingBlock: lambda b: Thinking(b.thinking, signature=b.signature),
     cc.RedactedThinkingBlock: lambda b: RedactedThinking(b.data),
     cc.ToolUseBlock: lambda b: ToolUse(id=b.id, name=b.name, input=_raw(b.input), kind=tool_kind(b.name)),
-    cc.ServerToolUseBlock: _raw_block("server_tool_use"),
+    cc.ServerToolUseBlock: _server_tool_use,
     cc.ToolResultBlock: _tool_result,
     cc.ImageBlock: _image,
     cc.DocumentBlock: _document,
@@ -95,6 +104,9 @@ def to_common(block: Any) -> Block:
     if convert is not None:
         return convert(block)
     value = _raw(block)
+    found = server_block(value)  # web_search_tool_result, web_fetch_tool_result
+    if found is not None:
+        return found
     kind = value.get("type") if isinstance(value, dict) else None
     return RawBlock(kind if isinstance(kind, str) else "json", value)
 
@@ -160,6 +172,8 @@ def to_api(block: Block, loss: LossReport, where: str = "") -> dict[str, Any] | 
         if isinstance(block, Document) and block.title is not UNSET:
             out["title"] = block.title
         return out
+    if isinstance(block, (ServerToolUse, WebSearchToolResult, WebFetchToolResult)):  # the API's own blocks
+        return block.api_block()
     if isinstance(block, RawBlock):
         if isinstance(block.value, dict) and block.value.get("type") == block.source_type:
             return block.value

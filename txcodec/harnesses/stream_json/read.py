@@ -387,13 +387,27 @@ class _Reader:
         messages = self.main.messages
         for run in self.runs:
             prompt = run.prompt
-            if prompt is None or prompt not in messages or _slash(prompt) is None:
+            # a run whose prompt was not captured and whose only answer is a <synthetic> line
+            # ran a local command too: the model never saw its output (issue 31 item 8)
+            unnamed = prompt is not None and prompt.extra.get("missing_prompt") is True
+            if prompt is None or prompt not in messages or (_slash(prompt) is None and not unnamed):
                 continue
             at = next(i for i, m in enumerate(messages) if m is prompt)
             reply = messages[at + 1] if at + 1 < len(messages) else None
             if reply is None or reply.role != "assistant" or reply.model != "<synthetic>" or reply.api_error:
                 continue
-            name, args = _slash(prompt)
+            if unnamed and (run.last_assistant is not reply or any(type(b) is not Text for b in reply.content)):
+                continue
+            if unnamed:
+                name, args = "", UNSET
+                self.loss.add(
+                    "command:name-not-captured",
+                    "a local command's output (a <synthetic> line) kept as a command without its name",
+                    file=self.file,
+                    line=run.line,
+                )
+            else:
+                name, args = _slash(prompt)
             output = "\n".join(b.text for b in reply.content if isinstance(b, Text))
             messages[at] = Message(
                 "user", [Command(name=name, args=args, output=output)], source_ids=prompt.source_ids + reply.source_ids
