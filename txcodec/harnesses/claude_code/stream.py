@@ -34,6 +34,7 @@ from ...model.native import Line
 from ...model.native import NativeSession
 from .read import _FileReader
 from .read import _keep_nothing
+from .read import _sidechain_in_main
 from .records import AssistantRecord
 
 WINDOW = 64  # messages held back before they are handed on
@@ -158,11 +159,17 @@ def _tags(data: Any, pattern: re.Pattern) -> Iterator[re.Match]:
 
 
 def _has_sidechains(data: Any) -> bool:
-    """Whether a line may be a sidechain record (``"isSidechain":true``), searched a block
-    at a time as :func:`_title_tags` searches."""
+    """Whether the whole-file reader may set sidechain records apart (a client before
+    2.0.28 wrote a subagent's records into the main file: ``read._sidechain_in_main``): by
+    the client version of the first lines, else by a search for ``"isSidechain": true``, a
+    block at a time as :func:`_title_tags` searches."""
+    found = _VERSION.search(data, 0, min(len(data), 1 << 20))
+    if found is not None:
+        return _sidechain_in_main(found.group(1).decode("utf-8", "replace"))
     return any(True for _ in _tags(data, _SIDECHAIN))
 
 
+_VERSION = re.compile(rb'"version"\s*:\s*"([^"]*)"')
 _SIDECHAIN = re.compile(rb'"isSidechain"\s*:\s*true')
 _BLOCK = 16 << 20
 _OVERLAP = 64  # longer than any tag the pattern matches
