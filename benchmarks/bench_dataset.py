@@ -55,12 +55,13 @@ def build_home(home: Path, count: int) -> list[str]:
         to, root = ("codex", codex) if n % 4 == 3 else ("claude_code", claude)
         sid = _uuid7(n) if to == "codex" else str(uuid.uuid5(uuid.NAMESPACE_URL, f"bench#{n}"))
         written, _ = api.convert(conversation, to, session_id=sid, cwd=f"/work/project{n % 20}")
-        when = _epoch_seconds(conversation.meta.started_at)
+        # as in a real home: a file was last written when its session's last record was
+        when = _epoch_seconds(conversation.meta.ended_at) or _epoch_seconds(conversation.meta.started_at)
         for name, data in written.files.items():
             target = root / name
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(data)
-            if when is not None:  # as in a real home: a file was last written about when its session ran
+            if when is not None:
                 os.utime(target, (when, when))
         sources.append(str(root / written.main))
     return sources

@@ -77,6 +77,7 @@ def main() -> None:
         jobs = [
             ("list, cold (no index)", ["list"], clear, True),
             ("list, warm (index)", ["list"], None, True),
+            ("list --limit 10, cold", ["list", "--limit", "10"], clear, True),
             ("list --limit 10, warm", ["list", "--limit", "10"], None, True),
             ("list --json, warm", ["list", "--json"], None, True),
             ("list --no-index", ["list", "--no-index"], None, False),
@@ -89,7 +90,7 @@ def main() -> None:
             line = f"{label:26} {cpu:6.2f} ({wall:.2f})"
             if args.baseline is not None and baseline_too:
                 base = [a for a in extra if a != "--no-index"]
-                base_cpu, base_wall = _best(args.baseline, env, base, args.rounds)
+                base_cpu, base_wall = _best(args.baseline, env, base, args.rounds, before)
                 line += f"   baseline {base_cpu:6.2f} ({base_wall:.2f})   baseline/this {base_cpu / cpu:.2f}x"
             print(line, flush=True)
 

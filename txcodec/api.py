@@ -6,6 +6,7 @@ import os
 from collections.abc import Callable
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 from typing import Any
 
 import msgspec
@@ -28,6 +29,9 @@ from .model.common import ToolResult
 from .model.common import ToolUse
 from .model.loss import LossReport
 from .model.native import NativeSession
+
+if TYPE_CHECKING:
+    from .kit.read import StreamedConversation
 
 
 def samples() -> list[str]:
@@ -85,6 +89,40 @@ def to_common(session: NativeSession, loss: LossReport | None = None) -> Convers
         _not_another_harness(session, harness.title)
     _add_origin(conversation, session)
     return conversation
+
+
+def to_common_streamed(session: NativeSession, loss: LossReport | None = None) -> Conversation | StreamedConversation:
+    """:func:`to_common` a message at a time, where the session's harness reads it that way
+    (``Harness.read_messages``: the session loaded by :func:`load_once`); else the whole
+    conversation. Each message is held to the Common schema as it comes; errors while
+    reading are the library's own, as :func:`to_common` raises them."""
+    harness = registry.get(session.harness)
+    loss = loss if loss is not None else LossReport()
+    stream = guarded(harness.read_messages)(session, loss) if harness.read_messages is not None else None
+    if stream is None:
+        return to_common(session, loss)
+    from .kit.read import StreamedConversation
+
+    return StreamedConversation(stream.meta, _conformed(stream, session, harness.title, loss), stream.tail)
+
+
+def _conformed(
+    stream: StreamedConversation, session: NativeSession, title: str, loss: LossReport
+) -> Iterator[tuple[Message, bool]]:
+    from .kit.conform import conform
+    from .model.common import Meta
+
+    step = guarded(next)
+    checked = registry.get(session.harness).read_unshared
+    any_message = False
+    with no_cycle_collection():  # as to_common: nothing read is in a cycle (the collector resumes when closed)
+        while (item := step(stream.messages, None)) is not None:
+            message, compacted = item
+            any_message = True
+            for fitted in conform(Conversation(meta=Meta(), messages=[message]), loss, checked=checked).messages:
+                yield fitted, compacted
+    if not any_message:
+        guarded(_not_another_harness)(session, title)
 
 
 def _not_another_harness(session: NativeSession, title: str) -> None:

@@ -69,10 +69,28 @@ class Index(list):
     errors: list[str]
     ids: list[str]
 
-    def __init__(self, rows: Iterable[SessionRow] = (), errors: list[str] | None = None, ids: list[str] | None = None):
+    def __init__(
+        self,
+        rows: Iterable[SessionRow] = (),
+        errors: list[str] | None = None,
+        ids: list[str] | None = None,
+        describe: Any = None,
+    ):
         super().__init__(rows)
         self.errors = errors or []
         self.ids = ids or []
+        self._describe = describe
+
+    def described(self, order: Iterable[SessionRow] | None = None) -> Iterator[SessionRow]:
+        """The rows (in ``order``, some or all of them) with their details, each handed on as
+        soon as it and those before it are read: for :func:`discover` with ``stream=True``,
+        whose rows are listed undescribed (a long listing prints its first rows at once).
+        Otherwise the rows as they are. Use it once."""
+        rows = self if order is None else order
+        if self._describe is None:
+            return iter(rows)
+        describe, self._describe = self._describe, None
+        return describe(list(rows))
 
 
 def stores(harness: str | None = None) -> dict[str, registry.Store]:
@@ -102,6 +120,7 @@ def discover(
     details: bool = True,
     describe: bool = True,
     index: bool = True,
+    stream: bool = False,
 ) -> Index:
     """Every session in the stores (one harness's with ``harness``; ``root`` instead of the
     default store folder), newest first, filtered: ``project`` matches the project name or
@@ -113,23 +132,47 @@ def discover(
     is the file's time). One store's trouble is reported in ``errors`` and does not hide
     the others. ``index``: the details of a session whose file has not changed since an
     earlier run are taken from the session index (:mod:`txcodec.session_index`) instead of
-    reading it again."""
+    reading it again. ``stream``: the rows come undescribed, and :meth:`Index.described`
+    reads their details as they are asked for."""
     rows: list[SessionRow] = []
     errors: list[str] = []
     describe = describe or details or any(value is not None for value in (project, since, until))
+    # with a limit, a store that can describe one listed file at a time has only the files
+    # that can be among the newest read (_newest_first)
+    lazy = {
+        name
+        for name, store in (stores(harness).items() if limit is not None and describe else ())
+        if store.describe_item is not None and store.discover_files is not None
+    }
+    pending: list[tuple[str, Any]] = []
 
     def lister(store: registry.Store) -> Any:
+        if lazy and store.describe_item is not None and store.discover_files is not None:
+            return store.discover_files
         return store.discover if describe else store.discover_files or store.discover
 
     for name, item in _listed(harness, root, lister, errors):
+        if name in lazy:
+            pending.append((name, item))
+            continue
         row = _row(name, item)
         if row is not None:
             rows.append(row)
     every_id = [r.session_id for r in rows]
     listed = {r.path for r in rows if r.path is not None}
+    for _, item in pending:
+        session_id, path = _get(item, "session_id", "id"), _get(item, "path")
+        if isinstance(session_id, str):
+            every_id.append(session_id)
+            if path is not None:
+                listed.add(str(path))
     rows = [r for r in rows if _keep(r, project, since, until)]
-    oldest = datetime.min.replace(tzinfo=UTC)  # times come in several spellings (Z, offsets): compared parsed
-    rows.sort(key=lambda r: parse_timestamp(r.updated) or oldest, reverse=True)
+    ordered: Iterable[SessionRow]
+    if lazy:
+        ordered = _newest_first(rows, pending, lambda row: _keep(row, project, since, until), errors)
+    else:
+        rows.sort(key=lambda r: parse_timestamp(r.updated) or _OLDEST, reverse=True)
+        ordered = rows
     kept: list[SessionRow] = []
     sessions = 0  # subagent chats ride along with their session, not counted by ``limit``
     needle = _needles(grep) if grep else None
@@ -138,20 +181,100 @@ def discover(
         from .session_index import SessionIndex
 
         cache = SessionIndex()
+    closing = listed if harness is None and root is None else None  # a whole home: rows of files gone forgotten
     try:
-        for row in rows:
+        for row in ordered:
             if limit is not None and sessions >= limit:
                 break
             if needle is not None and not _contains(row.path, needle):
                 continue
             kept.append(row)
             sessions += row.parent is None
+        if details and stream:
+            return Index(kept, errors, every_id, lambda order: _described(order, cache, closing))
         if details:
             describe_rows(kept, cache)
-    finally:
-        if cache is not None:  # a whole home listed: the rows of files gone are forgotten
-            cache.close(listed if harness is None and root is None else None)
+    except BaseException:
+        if cache is not None:
+            cache.close(closing)
+        raise
+    if cache is not None:
+        cache.close(closing)
     return Index(kept, errors, every_id)
+
+
+def _described(rows: list[SessionRow], cache: Any, closing: set[str] | None) -> Iterator[SessionRow]:
+    try:
+        yield from describe_stream(rows, cache)
+    finally:
+        if cache is not None:
+            cache.close(closing)
+
+
+_OLDEST = datetime.min.replace(tzinfo=UTC)  # times come in several spellings (Z, offsets): compared parsed
+
+
+class _Later:
+    """A value that sorts before another when it is greater (a heap of the newest first)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __lt__(self, other: _Later) -> bool:
+        return self.value > other.value
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Later) and self.value == other.value
+
+
+def _newest_first(
+    rows: list[SessionRow], pending: list[tuple[str, Any]], keep: Any, errors: list[str]
+) -> Iterator[SessionRow]:
+    """The rows in :func:`discover`'s order (newest first; equal times in the stores' own
+    order), describing the ``pending`` items (``Store.describe_item``) only as the order
+    needs them: newest file first, and only while a file's modification time is no older
+    than the newest row not yet handed on. A session's last record is no newer than the
+    last write of its file, so a file older than that row cannot come before it. (A file
+    whose records are dated after its modification time, once found, has every file read.)"""
+    import heapq
+
+    rank = {name: n for n, name in enumerate(stores())}
+    heap: list[tuple[Any, ...]] = []
+    for n, row in enumerate(rows):  # described already: in their stores' own order
+        heap.append((_Later(parse_timestamp(row.updated) or _OLDEST), rank.get(row.harness, 0), n, n, row))
+    heapq.heapify(heap)
+    bounded: list[tuple[datetime, int, str, Any]] = []
+    for n, (name, item) in enumerate(pending):
+        path = _get(item, "path")
+        try:
+            bound = datetime.fromtimestamp(os.stat(path).st_mtime, UTC) if path is not None else datetime.max
+        except OSError:
+            bound = datetime.max.replace(tzinfo=UTC)
+        bounded.append((bound if bound.tzinfo else bound.replace(tzinfo=UTC), n, name, item))
+    bounded.sort(key=lambda b: b[:2])  # the newest file last: popped first
+    seq = len(rows)
+    trusted = True
+    while True:
+        while bounded and (not heap or not trusted or bounded[-1][0] >= heap[0][0].value):
+            bound, n, name, item = bounded.pop()
+            try:
+                row = _row(name, registry.get(name).store.describe_item(item))
+            except (OSError, ValueError, RecursionError) as exc:  # as the store's own listing passes it over
+                errors.append(f"{name}: {_get(item, 'path')}: {exc}")
+                continue
+            if row is None:
+                continue
+            when = parse_timestamp(row.updated) or _OLDEST
+            trusted = trusted and when <= bound
+            if keep(row):
+                # equal times keep the store's order (its files listed in discover's order)
+                heapq.heappush(heap, (_Later(when), rank.get(name, 0), n, seq, row))
+                seq += 1
+        if not heap:
+            return
+        yield heapq.heappop(heap)[-1]
 
 
 def session_files(
@@ -305,7 +428,47 @@ def describe_rows(rows: list[SessionRow], index: Any = None) -> None:
             index.put(pending[n].path, pending[n].session_id, entry, stamps[n])
 
 
-def _read_entries(rows: list[SessionRow], sizes: list[int]) -> list[Any]:
+_BLOCK_ROWS = 512  # rows looked up and read at a time by describe_stream
+
+
+def describe_stream(rows: list[SessionRow], index: Any = None) -> Iterator[SessionRow]:
+    """:func:`describe_rows`, each row handed on, in order, once it and those before it are
+    described: a block of rows at a time, those the index does not hold read in forked
+    processes (one pool for every block) when a block has enough of them."""
+    from .session_index import stamp
+
+    pools: list[Any] = []  # the one pool every block shares, once a block needs it
+    try:
+        for start in range(0, len(rows), _BLOCK_ROWS):
+            block = rows[start : start + _BLOCK_ROWS]
+            pending: list[SessionRow] = []
+            for row in block:
+                entry = index.get(row.path, row.session_id) if index is not None and row.path is not None else None
+                if entry is not None:
+                    _apply(row, entry)
+                elif row.path is not None:
+                    pending.append(row)
+            stamps = [stamp(r.path) for r in pending]
+            entries = _read_entries(pending, [s[0] if s else 0 for s in stamps], pools)
+            for n, entry in enumerate(entries):
+                _apply(pending[n], entry)
+                if index is not None:
+                    index.put(pending[n].path, pending[n].session_id, entry, stamps[n])
+            yield from block
+    finally:
+        for pool in pools:
+            pool.terminate()
+
+
+def _read_entries(rows: list[SessionRow], sizes: list[int], pools: list[Any] | None = None) -> list[Any]:
+    """Each row's entry, read in forked workers when there are enough to read; ``pools``
+    holds a pool kept for later calls (made here when it is empty), else one is made for
+    this call alone."""
+    if pools:
+        jobs = os.cpu_count() or 1
+        if jobs >= 2 and len(rows) >= _PARALLEL_ROWS and sum(sizes) >= _PARALLEL_BYTES:
+            return pools[0].map(_read_entry, rows, chunksize=max(1, len(rows) // (jobs * 8)))
+        return [_read_entry(row) for row in rows]
     jobs = os.cpu_count() or 1
     if jobs < 2 or len(rows) < _PARALLEL_ROWS or sum(sizes) < _PARALLEL_BYTES:
         return [_read_entry(row) for row in rows]
@@ -317,6 +480,9 @@ def _read_entries(rows: list[SessionRow], sizes: list[int]) -> list[Any]:
         return [_read_entry(row) for row in rows]
     if multiprocessing.parent_process() is not None:  # a worker starts none of its own
         return [_read_entry(row) for row in rows]
+    if pools is not None:  # kept for the calls after this one
+        pools.append(context.Pool(jobs))
+        return pools[0].map(_read_entry, rows, chunksize=max(1, len(rows) // (jobs * 8)))
     with context.Pool(min(jobs, len(rows))) as pool:
         return pool.map(_read_entry, rows, chunksize=max(1, len(rows) // (jobs * 8)))
 

@@ -132,7 +132,9 @@ def test_sessions_read_in_forked_workers_give_the_same_rows(home, monkeypatch):
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
     calls = []
     real = sessions._read_entries
-    monkeypatch.setattr(sessions, "_read_entries", lambda rows, sizes: calls.append(len(rows)) or real(rows, sizes))
+    monkeypatch.setattr(
+        sessions, "_read_entries", lambda rows, sizes, *pools: calls.append(len(rows)) or real(rows, sizes, *pools)
+    )
     assert _list() == alone
     assert calls == [4]
     assert _list() == alone and calls == [4, 0]  # the second run from the index

@@ -132,13 +132,18 @@ def stdout_binary() -> Any:
     return sys.stdout.buffer
 
 
-def read_common(path: Any, harness: str | None = None, loss: Any = None, *, streamed: bool = False) -> Any:
+def read_common(
+    path: Any, harness: str | None = None, loss: Any = None, *, streamed: bool = False, messages: bool = False
+) -> Any:
     """The Common conversation in the file at ``path``; errors name the file. A file no
     harness recognizes (empty, or not a known session format) is refused here, with a
     hint, rather than read as generic JSONL.
 
     ``streamed``: the session is read once, as it is decoded (as ``convert`` reads it),
-    when its harness can: its bytes and typed records are never all held at once."""
+    when its harness can: its bytes and typed records are never all held at once.
+    ``messages`` (with ``streamed``): a ``StreamedConversation`` where the harness reads a
+    message at a time (``api.to_common_streamed``); errors while it is read are the
+    library's own, for :func:`user_errors`."""
     from .. import api
 
     try:
@@ -146,7 +151,7 @@ def read_common(path: Any, harness: str | None = None, loss: Any = None, *, stre
         if harness is None and session.harness == "jsonl":
             what = "empty file" if not session.lines else "no known session format in its first lines"
             raise click.ClickException(f"{path}: {what}; name its harness with --from")
-        return api.to_common(session, loss)
+        return api.to_common_streamed(session, loss) if messages else api.to_common(session, loss)
     except click.ClickException:
         raise
     except (OSError, ValueError, msgspec.MsgspecError) as exc:

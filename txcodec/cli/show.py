@@ -12,6 +12,7 @@ import click
 
 from ..export import terminal
 from ..export.text import safe_text
+from ..model.common import Conversation
 from .options import SessionParam
 from .options import from_option
 from .options import read_common
@@ -74,14 +75,16 @@ def register(group: click.Group) -> None:
             return
         if str(path) == "-":
             raise click.UsageError("- (standard input) is for --follow: a capture read as it is printed")
-        with user_errors():
-            conv = read_common(path, harness)
         console = _printer(color)
-        if console is None:
-            for chunk in terminal.chunks(conv):  # written as it is made, not built whole first
-                click.echo(shown(chunk), nl=False)
-            return
-        _print(console, terminal.lines(conv), shown)
+        with user_errors():
+            # a message at a time where the reader can (a huge session's first message at once)
+            conv = read_common(path, harness, streamed=True, messages=True)
+            if console is None:
+                for chunk in terminal.chunks(conv):  # written as it is made, not built whole first
+                    click.echo(shown(chunk), nl=False)
+                return
+            made = terminal.lines(conv) if type(conv) is Conversation else terminal.streamed_lines(conv)
+            _print(console, made, shown)
 
 
 def _follow(

@@ -71,45 +71,82 @@ def _fit(text: str, width: int, right: bool = False) -> str:
     return padding + text if right else text + padding
 
 
-def _table(rows: list[SessionRow], every_id: Iterable[str], full_id: bool) -> None:
-    """A table fitted to the terminal: the harness, time, size and id always whole (the id
-    as its shortest unique prefix unless ``full_id``: what other commands take), the project
-    only when there is room, the title taking what is left; subagent chats under their
-    parent session. Written as plain lines (a rich table cost half of a long listing)."""
-    tty = sys.stdout.isatty()
-    width = shutil.get_terminal_size((160, 24)).columns if tty else 160
-    wide = width >= 110
-    shown = {} if full_id else short_ids([*every_id, *(r.session_id for r in rows)])
+STREAM_ROWS = 1000  # a listing this long is printed as its rows are read
+_MSGS_WIDTH = 9  # the message count's column in a streamed table: its rows are not all read yet
+_FLUSH = 256  # lines of a streamed table written at a time
+
+
+def _order(rows: list[SessionRow]) -> list[tuple[SessionRow, bool]]:
+    """The rows in the order they are shown, each with whether it is a subagent chat shown
+    under its session."""
     children: dict[tuple[str, str], list[SessionRow]] = {}
     ids = {(r.harness, r.session_id) for r in rows if r.parent is None}
     for row in rows:
         if row.parent is not None and (row.harness, row.parent) in ids:
             children.setdefault((row.harness, row.parent), []).append(row)
-    lines = []
+    shown = []
     for row in rows:
         if row.parent is not None and (row.harness, row.parent) in ids:
             continue
-        lines.append(_row_cells(row, False, wide, shown.get(row.session_id, row.session_id)))
+        shown.append((row, False))
         for child in children.pop((row.harness, row.session_id), []) if row.parent is None else []:
-            lines.append(_row_cells(child, True, wide, shown.get(child.session_id, child.session_id)))
+            shown.append((child, True))
+    return shown
+
+
+def _table(rows: sessions.Index, every_id: Iterable[str], full_id: bool) -> None:
+    """A table fitted to the terminal: the harness, time, size and id always whole (the id
+    as its shortest unique prefix unless ``full_id``: what other commands take), the project
+    only when there is room, the title taking what is left; subagent chats under their
+    parent session. Written as plain lines (a rich table cost half of a long listing); a
+    listing of :data:`STREAM_ROWS` rows or more is written as its rows are read, its message
+    count in a column of fixed width."""
+    tty = sys.stdout.isatty()
+    width = shutil.get_terminal_size((160, 24)).columns if tty else 160
+    wide = width >= 110
+    shown = {} if full_id else short_ids([*every_id, *(r.session_id for r in rows)])
+    order = _order(rows)
+    streamed = len(order) >= STREAM_ROWS
+    described = rows.described(row for row, _ in order)
+    if not streamed:
+        described = iter(list(described))
+
+    def cells(row: SessionRow, child: bool) -> list[str]:
+        return _row_cells(row, child, wide, shown.get(row.session_id, row.session_id))
+
     headers = ["harness", "updated", "msgs", "session", *(["project"] if wide else []), "title / first prompt"]
+    right = headers.index("msgs")
     # every column but the last as wide as its widest cell (the project at most 20); the
-    # title gets what is left of the line
+    # title gets what is left of the line. Reading a row's details changes its message
+    # count alone: a streamed table's other columns are measured before
     from rich.cells import cell_len
 
+    lines = [cells(row, child) for row, child in order]
     widths = [max(len(h), *(cell_len(line[i]) for line in lines)) for i, h in enumerate(headers[:-1])]
+    if streamed:
+        widths[right] = _MSGS_WIDTH
     if wide:
         widths[-1] = min(widths[-1], 20)
     widths.append(max(8, width - sum(widths) - 2 * (len(headers) - 1)))
-    right = headers.index("msgs")
 
     def render(cells: list[str]) -> str:
         fitted = [_fit(c, w, i == right) for i, (c, w) in enumerate(zip(cells, widths))]
         return "  ".join(fitted).rstrip()
 
     head = render(headers)
-    out = [click.style(head, bold=True) if tty else head, *(render(line) for line in lines)]
-    click.echo("\n".join(out))
+    out = [click.style(head, bold=True) if tty else head]
+    for (_, child), row in zip(order, described):
+        out.append(render(cells(row, child)))
+        if streamed and len(out) >= _FLUSH:
+            click.echo("\n".join(out))
+            out = []
+    if out:
+        click.echo("\n".join(out))
+
+
+def _warn(errors: list[str]) -> None:
+    for error in errors:
+        click.echo(f"txcodec: warning: {error}", err=True)
 
 
 def filter_options(command):
@@ -151,10 +188,12 @@ def select(
     details: bool = True,
     describe: bool = True,
     index: bool = True,
+    stream: bool = False,
 ) -> sessions.Index:
     with user_errors():
         return sessions.discover(
             harness,
+            stream=stream,
             root=root,
             project=project,
             grep=grep,
@@ -180,7 +219,11 @@ def register(group: click.Group) -> None:
         help="Only this harness's store.",
     )
     @filter_options
-    @click.option("--limit", type=click.IntRange(min=1), help="At most this many sessions (the newest).")
+    @click.option(
+        "--limit",
+        type=click.IntRange(min=1),
+        help="At most this many sessions (the newest; only the newest files are read).",
+    )
     @click.option("--json", "as_json", is_flag=True, help="One JSON array of rows (the schema in docs/api.md).")
     @click.option(
         "--no-index",
@@ -213,16 +256,17 @@ def register(group: click.Group) -> None:
         is marked `pruned`, a file holding only metadata records `metadata-only`. Files
         that cannot be read are reported on stderr and skipped.
         """
-        found = select(harness, project, since, until, grep, root, limit, index=not no_index)
-        for error in found.errors:
-            click.echo(f"txcodec: warning: {error}", err=True)
-        if as_json:
-            echo_json(list(found))
-            return
-        if not found:
-            click.echo("no sessions found", err=True)
-            return
-        _table(found, found.ids, full_id)
+        found = select(harness, project, since, until, grep, root, limit, index=not no_index, stream=True)
+        _warn(found.errors)
+        with user_errors():
+            if as_json:  # a JSON array is of use once whole: read whole
+                echo_json(list(found.described()))
+                return
+            if not found:
+                list(found.described())  # nothing to read; the index is closed
+                click.echo("no sessions found", err=True)
+                return
+            _table(found, found.ids, full_id)
 
     @group.command("sample")
     @click.option(

@@ -7,10 +7,12 @@ from typing import Any
 
 from msgspec import UNSET
 
+from ..kit.read import StreamedConversation
 from ..live import Notice
 from ..model.common import Child
 from ..model.common import Command
 from ..model.common import Conversation
+from ..model.common import Message
 from ..model.common import Text
 from ..model.common import ToolResult
 from ..model.common import ToolUse
@@ -40,8 +42,8 @@ def lines(conv: Conversation, indent: int = 0) -> Iterator[tuple[str, str]]:
     children, rest = children_by_call(conv)
     names = tool_names(conv)
     epochs = {e.start for e in conv.epochs}
-    for i in range(len(conv.messages)):
-        yield from _message(conv, i, indent, children, names, epochs)
+    for i, m in enumerate(conv.messages):
+        yield from _message(m, i in epochs, indent, children, names)
     for child in rest:  # no recorded call in this conversation: listed after it
         yield from _child(child, None, indent + 1)
 
@@ -50,15 +52,34 @@ def message_lines(conv: Conversation, i: int) -> list[tuple[str, str]]:
     """The lines of message ``i`` alone (a compaction before it, and the subagents its
     calls started, included): what ``txcodec show --follow`` prints as a message arrives."""
     children, _ = children_by_call(conv)
-    return list(_message(conv, i, 0, children, tool_names(conv), {e.start for e in conv.epochs}))
+    return list(_message(conv.messages[i], i in {e.start for e in conv.epochs}, 0, children, tool_names(conv)))
 
 
-def _message(
-    conv: Conversation, i: int, indent: int, children: dict, names: dict, epochs: set[int]
-) -> Iterator[tuple[str, str]]:
+def streamed_lines(stream: StreamedConversation, with_heading: bool = False) -> Iterator[tuple[str, str]]:
+    """:func:`lines` of a conversation read a message at a time (``api.to_common_streamed``),
+    each message's as it comes; ``with_heading``: :func:`heading` first, as :func:`chunks`
+    writes it (known once the first message is read)."""
+    names: dict[str, str] = {}
+    headed = not with_heading
+    for m, compacted in stream.messages:
+        if not headed:
+            yield "assistant", heading(stream)
+            headed = True
+        for b in m.content:
+            if type(b) is ToolUse:
+                names[b.id] = b.name
+        yield from _message(m, compacted, 0, {}, names)
+    tail = stream.tail()
+    if not headed:
+        yield "assistant", heading(tail)
+    children, rest = children_by_call(tail)
+    for child in rest:  # the reader streams no session with subagents; any named here had no call
+        yield from _child(child, None, 1)
+
+
+def _message(m: Message, compacted: bool, indent: int, children: dict, names: dict) -> Iterator[tuple[str, str]]:
     pad = "    " * indent
-    m = conv.messages[i]
-    if i in epochs:
+    if compacted:
         yield "dim", f"{pad}──── context compacted ────"
     flags = [n.replace("_", " ") for n in ("synthetic", "interrupted", "api_error", "compact_summary") if getattr(m, n)]
     if m.role == "user" and m.meta and not flags:
@@ -105,7 +126,7 @@ STYLES = {
 }
 
 
-def heading(conv: Conversation) -> str:
+def heading(conv: Conversation | StreamedConversation) -> str:
     m = conv.meta
     return str(m.title if m.title is not UNSET else (m.id if m.id is not UNSET else "conversation"))
 
@@ -166,11 +187,17 @@ class FollowView:
         return out
 
 
-def chunks(conv: Conversation, size: int = 1 << 16) -> Iterator[str]:
+def chunks(conv: Conversation | StreamedConversation, size: int = 1 << 16) -> Iterator[str]:
     """:func:`render`'s text in pieces of about ``size`` characters, as the lines are made:
-    the first is written before the last line exists, and the whole text is never held."""
-    batch, held = [heading(conv)], 0
-    for _, text in lines(conv):
+    the first is written before the last line exists, and the whole text is never held.
+    A conversation read a message at a time is rendered as it is read."""
+    if type(conv) is not Conversation:
+        made = iter(streamed_lines(conv, with_heading=True))
+        batch, held = [next(made)[1]], 0
+    else:
+        made = lines(conv)
+        batch, held = [heading(conv)], 0
+    for _, text in made:
         batch.append(text)
         held += len(text)
         if held >= size:

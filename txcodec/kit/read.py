@@ -388,6 +388,27 @@ def content_blocks(content: Any, other: Callable[[str | None, Any], list[Any] | 
     return blocks
 
 
+class StreamedConversation:
+    """A conversation handed on a message at a time, each once the reader holds it final
+    (``Harness.read_messages``): ``show`` prints the first before the last line is read,
+    and holds no more than a window of messages.
+
+    ``meta`` is what is known so far (its title before the first message; the rest once
+    ``messages`` is used up). ``messages`` yields each message with whether a compaction
+    starts at it. ``tail()``, once ``messages`` is used up, is the conversation without its
+    messages: meta, epochs and children."""
+
+    def __init__(
+        self,
+        meta: Any,
+        messages: Iterator[tuple[Message, bool]],
+        tail: Callable[[], Any],
+    ) -> None:
+        self.meta = meta
+        self.messages = messages
+        self.tail = tail
+
+
 class LastMessageCarryOn:
     """A :class:`~txcodec.kit.registry.CarryOn` for a reader whose every line adds messages
     or changes the last one (a tool result joining the results message before it), written

@@ -145,6 +145,9 @@ class Store(msgspec.Struct, frozen=True):
     discover_files: Callable[..., Any] | None = None
     # as discover_files, without the sessions' side folders
     discover_mains: Callable[..., Any] | None = None
+    # an item of discover_files described as discover describes it: describe_item(item) ->
+    # item (a listing that stops early, ``list --limit``, reads only the newest files)
+    describe_item: Callable[[Any], Any] | None = None
     # the main session files under a root, quickest (usage over a store): main_files(root) -> list[Path]
     main_files: Callable[[Any], list[Any]] | None = None
     # file names that alone say a file is this harness's, whatever its bytes
@@ -231,6 +234,10 @@ class Harness(msgspec.Struct, frozen=True):
     reads_prompts: bool = False
     # its writer can write the lines a host sends on stdin (WriteOptions.stdin_side)
     writes_stdin_side: bool = False
+    # read_messages(session, loss) -> kit.read.StreamedConversation, or None for a session it
+    # does not read that way: the conversation a message at a time, each once final (``show``
+    # of a huge file prints its first message at once); None: every session is read whole
+    read_messages: Callable[..., Any] | None = None
     # its sessions are JSON Lines files its client only ever appends to: following one
     # (``txcodec.live``) reads the bytes appended since the last look from an offset, where
     # any other store is re-read when it changes and compared message by message

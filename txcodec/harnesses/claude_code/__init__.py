@@ -48,6 +48,8 @@ HARNESS = package_harness(
     # every block, list and tool input is built or decoded anew for the one place it goes
     # (tests/harnesses/claude_code/test_claude_code_read_unshared.py): conform may keep its messages that fit
     read_unshared=True,
+    # show reads a session a message at a time (docs/claude_code_reader.md#streamed-reading)
+    read_messages=lazy(f"{__name__}.stream", "read_messages"),
     fork_slot="forkedFrom",
     # a Codex rollout straight to Claude Code lines, for the rollouts it knows
     fast_paths={"codex": lazy(f"{__name__}.from_codex", "fast")},

@@ -18,6 +18,7 @@ its line number.
 from __future__ import annotations
 
 import functools
+import itertools
 import operator
 import re
 from collections.abc import Iterable
@@ -205,6 +206,8 @@ class _FileReader:
         self.file = file
         self.tool_results = tool_results
         self.messages: list[Message] = []
+        self.base = 0  # messages handed on before ``messages[0]`` (a streamed read: MessageStream)
+        self.handlers = _HANDLERS  # record type -> the method that reads it
         self.calls: dict[str, _Call] = {}
         self.owner: dict[str, _Call] = {}  # tool_use_id -> the call that made it
         self.artifact_calls: set[str] = set()
@@ -281,7 +284,7 @@ class _FileReader:
     def feed(self, numbered: Iterable[tuple[int, Line]]) -> None:
         """Read these lines, each with its number; an old main file's sidechain records are
         set apart in ``sidechains`` when it is a list."""
-        handlers = _HANDLERS
+        handlers = self.handlers
         seen = self.seen
         unknown = self.unknown.add
         lose, file = self.add_loss, self.file
@@ -322,6 +325,9 @@ class _FileReader:
                         lose(Loss(loss_kind, "envelope field with no Common slot", file, n))
 
     def _streamed(self, keep: bool) -> Iterator[tuple[int, Line]]:
+        return itertools.chain.from_iterable(self.batches(keep))
+
+    def batches(self, keep: bool) -> Iterator[Iterable[tuple[int, Line]]]:
         """The lines of a session read as it is decoded, with their numbers, a batch at a
         time: each batch is dropped once read, and the pages of the file behind it are
         given back. For a report nobody reads, the progress lines (decoded lean) are not
@@ -338,10 +344,10 @@ class _FileReader:
             maybe_fork = maybe_fork or _may_fork(batch)
             numbered = enumerate(batch, first)
             if keep:
-                yield from numbered
+                yield numbered
             else:
                 kinds = map(type, map(_record, batch))
-                yield from compress(numbered, map(operator.is_not, kinds, repeat(SkippedProgress)))
+                yield compress(numbered, map(operator.is_not, kinds, repeat(SkippedProgress)))
         session.final_newline = final_newline
         session.origin = claude_origin(RawLines(data), session.path, None, maybe_fork)
 
@@ -394,7 +400,7 @@ class _FileReader:
                 meta.title = self.titles[key]
                 break
         # a boundary whose summary never came (yet) starts an epoch at the end
-        epochs = self.epochs + [_epoch(b, len(self.messages)) for b in self.boundaries]
+        epochs = self.epochs + [_epoch(b, self.base + len(self.messages)) for b in self.boundaries]
         return Conversation(meta=meta, messages=self.messages, epochs=epochs)
 
     # -- assistant -------------------------------------------------------------------
@@ -783,9 +789,9 @@ class _FileReader:
             )
         if chosen is not None:
             self.boundaries.remove(chosen)
-            self.epochs.append(_epoch(chosen, len(self.messages) - 1))
+            self.epochs.append(_epoch(chosen, self.base + len(self.messages) - 1))
         else:
-            self.epochs.append(Epoch(start=len(self.messages) - 1))
+            self.epochs.append(Epoch(start=self.base + len(self.messages) - 1))
             self.lose("compaction:no-boundary", "isCompactSummary record without a compact_boundary", n)
 
     # -- attachments and titles ------------------------------------------------------

@@ -439,6 +439,13 @@ def _describe(info: SessionInfo) -> None:
     info.started, info.updated = found.first_timestamp, found.last_timestamp
 
 
+def describe_item(info: SessionInfo) -> SessionInfo:
+    """A session :func:`discover_files` listed, described as :func:`discover` describes it
+    (``list --limit`` reads only the files that can be among the newest)."""
+    _describe(info)
+    return info
+
+
 def _status(found: Scan) -> str:
     if found.messages:
         return "ok"
@@ -534,6 +541,7 @@ STORE = Store(
     discover=discover,
     discover_files=discover_files,
     discover_mains=discover_mains,
+    describe_item=describe_item,
     main_files=main_files,
     side_files=side_files,
     not_a_session=not_a_session,

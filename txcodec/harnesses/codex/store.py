@@ -165,6 +165,17 @@ def discover_files(root: str | os.PathLike[str] | None = None) -> list[SessionIn
     return sessions
 
 
+def describe_item(info: SessionInfo) -> SessionInfo:
+    """A rollout :func:`discover_files` listed, described as :func:`discover` describes it
+    (``list --limit`` reads only the rollouts that can be among the newest); raises what
+    :func:`scan` raises for one that cannot be read."""
+    if info.compressed or info.lines:  # discover_files read it already
+        return info
+    described = scan(Path(info.path))
+    described.archived = info.archived
+    return described
+
+
 def scan(path: Path, data: bytes | None = None) -> SessionInfo:
     if data is None:
         from ...core.zst import read_bytes
@@ -294,4 +305,10 @@ def main_files(root: Path) -> list[Path]:
     return [p for p, _ in rollout_files(root)]
 
 
-STORE = Store(default_root=default_root, discover=discover, discover_files=discover_files, main_files=main_files)
+STORE = Store(
+    default_root=default_root,
+    discover=discover,
+    discover_files=discover_files,
+    describe_item=describe_item,
+    main_files=main_files,
+)

@@ -1,0 +1,229 @@
+"""A Claude Code session read a message at a time (``Harness.read_messages``): the whole-file
+reader (:mod:`.read`) run over the lines as they are decoded, handing on each message once
+no line that usually follows can change it (docs/claude_code_reader.md#streamed-reading).
+
+:class:`MessageStream` takes numbered lines from anywhere (a file decoded a batch at a time
+here; the lines appended to a followed file in :mod:`txcodec.live`) and gives back the
+messages that became final. It holds a window of the last :data:`WINDOW` messages: a
+call's fragments and its tool results, and a command and its output, arrive within a few
+messages of each other. A fragment or result arriving later than that starts a message of
+its own and is named in the loss report (``stream:late``); the whole-file reader would have
+joined it to the earlier one.
+"""
+
+from __future__ import annotations
+
+import mmap
+import re
+from collections.abc import Iterable
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import msgspec
+from msgspec import UNSET
+
+from ...kit.read import StreamedConversation
+from ...kit.read import report_lone_surrogate_lines
+from ...model.common import Command
+from ...model.common import Conversation
+from ...model.common import Message
+from ...model.common import ToolUse
+from ...model.loss import LossReport
+from ...model.native import Line
+from ...model.native import NativeSession
+from .read import _FileReader
+from .read import _keep_nothing
+from .read import _sidechain_in_main
+from .records import AssistantRecord
+
+WINDOW = 64  # messages held back before they are handed on
+
+
+class MessageStream(_FileReader):
+    """The reader of one file, fed numbered lines; hands on messages as they become final."""
+
+    def __init__(
+        self, session: NativeSession, loss: LossReport, file: str, tool_results: dict[str, Path], window: int = WINDOW
+    ):
+        super().__init__(session, loss, file, tool_results)
+        self.window = max(1, window)
+        self.sealed: set[str] = set()  # message ids of calls handed on
+        self.epoch_starts: set[int] = set()
+        self.handlers = {**self.handlers, AssistantRecord: MessageStream.assistant}
+
+    def feed(self, lines: Iterable[tuple[int, Line]]) -> list[tuple[Message, bool]]:
+        """Read ``lines``; the messages now final, each with whether a compaction starts at it."""
+        super().feed(lines)
+        return self._hand_on(len(self.messages) - self.window)
+
+    def close(self) -> list[tuple[Message, bool]]:
+        """The end of the lines: every message still held, and the conversation's tail."""
+        self.final = self.finish()  # its epochs counted before the last messages are handed on
+        self.last_call = None
+        return self._hand_on(len(self.messages))
+
+    def assistant(self, rec: Any, n: int) -> None:
+        key = rec.message.id
+        if key in self.sealed:
+            self.lose("stream:late", f"a fragment of message {key} after it was handed on: shown apart", n)
+            self.sealed.discard(key)
+        super().assistant(rec, n)
+
+    def _hand_on(self, count: int) -> list[tuple[Message, bool]]:
+        messages = self.messages
+        held = (self.last_call.message, self.last_call.results) if self.last_call is not None else ()
+        out: list[tuple[Message, bool]] = []
+        for msg in messages[: max(count, 0)]:
+            if any(msg is h for h in held) and len(messages) <= 4 * self.window:
+                break  # the current call can still grow: it and what follows wait (up to a bound)
+            out.append((msg, self.base + len(out) in self._starts()))
+            if msg.role == "assistant":
+                self._seal_call(msg)
+            elif any(type(b) is Command for b in msg.content):  # its output, if later, is shown apart
+                done = {id(b) for b in msg.content if type(b) is Command}
+                self.commands = {k: c for k, c in self.commands.items() if id(c) not in done}
+        if out:
+            del messages[: len(out)]
+            self.base += len(out)
+        return out
+
+    def _starts(self) -> set[int]:
+        if len(self.epoch_starts) != len(self.epochs):
+            self.epoch_starts = {e.start for e in self.epochs}
+        return self.epoch_starts
+
+    def _seal_call(self, msg: Message) -> None:
+        """Forget the call behind ``msg``: its usage is settled now (rule 4), and its tool ids
+        no longer take results into it."""
+        key = next((k for k, c in self.calls.items() if c.message is msg), None)
+        if key is None:
+            return
+        call = self.calls.pop(key)
+        if isinstance(msg.id, str):
+            self.sealed.add(msg.id)
+        self.settle([call])
+        for block in msg.content:
+            if type(block) is ToolUse:
+                self.owner.pop(block.id, None)
+
+
+_TITLE = re.compile(rb'"type"\s*:\s*"(custom-title|agent-name|summary)"')
+_TITLE_KEYS = {b"custom-title": "customTitle", b"agent-name": "agentName", b"summary": "summary"}
+
+
+def _title(data: Any) -> Any:
+    """The title the whole-file reader settles on (docs/claude_code_reader.md#titles), found
+    before reading: the lines holding a title record's tag, decoded alone."""
+    found: dict[bytes, str] = {}
+    for match in _title_tags(data):
+        start = data.rfind(b"\n", 0, match.start()) + 1
+        end = data.find(b"\n", match.end())
+        try:
+            value = msgspec.json.decode(data[start : end if end >= 0 else len(data)])
+        except msgspec.DecodeError:
+            continue
+        tag = match.group(1)
+        if not isinstance(value, dict) or value.get("type") != tag.decode():
+            continue
+        text = value.get(_TITLE_KEYS[tag])
+        if isinstance(text, str) and not (tag == b"summary" and tag in found):  # the first summary, the last rename
+            found[tag] = text
+    for tag in (b"custom-title", b"agent-name", b"summary"):
+        if tag in found:
+            return found[tag]
+    return UNSET
+
+
+def _title_tags(data: Any) -> Iterator[re.Match]:
+    return _tags(data, _TITLE)
+
+
+def _tags(data: Any, pattern: re.Pattern) -> Iterator[re.Match]:
+    """The matches of ``pattern`` in ``data``, searched a block at a time; the pages of a
+    mapped file are given back behind each block, so that the search holds no more of it
+    than a block."""
+    release = getattr(data, "madvise", None) if hasattr(mmap, "MADV_DONTNEED") else None
+    size, start = len(data), 0
+    while start < size:
+        end = min(start + _BLOCK, size)
+        for match in pattern.finditer(data, start, min(end + _OVERLAP, size)):
+            if match.start() < end:
+                yield match
+        if release is not None and end < size:
+            page = end - end % mmap.PAGESIZE
+            low = start - start % mmap.PAGESIZE
+            if page > low:
+                release(mmap.MADV_DONTNEED, low, page - low)
+        start = end
+
+
+def _has_sidechains(data: Any) -> bool:
+    """Whether the whole-file reader may set sidechain records apart (a client before
+    2.0.28 wrote a subagent's records into the main file: ``read._sidechain_in_main``): by
+    the client version of the first lines, else by a search for ``"isSidechain": true``, a
+    block at a time as :func:`_title_tags` searches."""
+    found = _VERSION.search(data, 0, min(len(data), 1 << 20))
+    if found is not None:
+        return _sidechain_in_main(found.group(1).decode("utf-8", "replace"))
+    return any(True for _ in _tags(data, _SIDECHAIN))
+
+
+_VERSION = re.compile(rb'"version"\s*:\s*"([^"]*)"')
+_SIDECHAIN = re.compile(rb'"isSidechain"\s*:\s*true')
+_BLOCK = 16 << 20
+_OVERLAP = 64  # longer than any tag the pattern matches
+
+
+def read_messages(session: NativeSession, loss: LossReport, window: int = WINDOW) -> StreamedConversation | None:
+    """``session`` (loaded undecoded: ``kit.load.load_once``) a message at a time, or None
+    when it is not read that way: its lines already decoded, or subagent files beside it
+    (their calls are joined by what the whole file says)."""
+    data = session.pending
+    if data is None:
+        return None
+    tool_results: dict[str, Path] = {}
+    files = None
+    if session.path is not None:
+        from .sidefiles import session_files
+
+        files = session_files(Path(session.path))
+        if files.agents or files.journals:
+            return None
+        tool_results = {p.name: p for p in files.tool_results}
+    name = str(session.path) if session.path else "<bytes>"
+    reader = MessageStream(session, loss, name, tool_results, window)
+    if _has_sidechains(data):  # an old client's sidechain records: joined by the whole file (read.attach_sidechains)
+        return None
+    reader.meta.title = _title(data)
+
+    def messages() -> Iterator[tuple[Message, bool]]:
+        keep = reader.add_loss is not _keep_nothing
+        for batch in reader.batches(keep):
+            yield from reader.feed(batch)
+            if reader.meta.id is UNSET and session.path is not None:
+                reader.meta.id = session.path.name.removesuffix(".jsonl")  # as read_file names it, until a line does
+        yield from reader.close()
+
+    def tail() -> Conversation:
+        reader.unknown.report(loss, name)
+        if files is not None:
+            for refused in files.refused:
+                loss.add(
+                    "side-file:symlink-outside",
+                    f"{refused} is a symlink out of the session folder; not read",
+                    file=name,
+                )
+            for agent_id, spawn in reader.spawns.items():  # as attach_children says of a session without agents
+                loss.add(
+                    "subagent:dangling-agent-id",
+                    f"toolUseResult.agentId {agent_id} has no transcript",
+                    file=name,
+                    line=spawn.line,
+                )
+            for path in files.orphan_metas:
+                loss.add("subagent:meta-without-transcript", "agent sidecar whose transcript is absent", file=str(path))
+        report_lone_surrogate_lines(loss, name if session.path is not None else None, reader.repaired)
+        return Conversation(meta=reader.meta, messages=[], epochs=reader.final.epochs)
+
+    return StreamedConversation(reader.meta, messages(), tail)
