@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 from support.paths import CORPUS
+from support.paths import ROOT
 
 from txcodec.cli import main
 from txcodec.resume_check.report import find_client
@@ -215,3 +218,43 @@ def test_export_loss_names_lines_of_bad_input(tmp_path):
         ("opaque", str(path), 2),
         ("record:progress", str(path), 3),
     ]
+
+
+def test_show_into_a_reader_that_stops_early_ends_quietly(tmp_path):
+    """``txcodec show … | head -1``: the pipe closes long before the session is shown, and
+    the command ends without an error line (it printed "Error: [Errno 32] Broken pipe")."""
+    sid = "0c0ffee0-0000-4000-8000-000000000000"
+    records, parent = [], None
+    for i in range(400):  # 400 prompts and answers of 1 KB each
+        for kind in ("user", "assistant"):
+            uuid = f"{i:08x}-0000-4000-8000-{kind == 'user':012d}"
+            message = {"role": kind, "content": [{"type": "text", "text": f"{kind} {i} " + "x" * 1000}]}
+            if kind == "assistant":
+                message.update(id=f"msg_{i}", model="claude-sonnet-4-5", stop_reason="end_turn")
+            records.append(
+                {
+                    "type": kind,
+                    "uuid": uuid,
+                    "parentUuid": parent,
+                    "sessionId": sid,
+                    "message": message,
+                    "timestamp": "2026-12-01T00:00:00.000Z",
+                    "cwd": "/work/p",
+                    "version": "2.1.332",
+                }
+            )
+            parent = uuid
+    big = tmp_path / f"{sid}.jsonl"
+    big.write_text("".join(json.dumps(r) + "\n" for r in records))
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    shown = subprocess.run(
+        f"{shlex.quote(sys.executable)} -m txcodec show {shlex.quote(str(big))} | head -c 100 >/dev/null",
+        shell=True,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    whole = subprocess.run([sys.executable, "-m", "txcodec", "show", str(big)], env=env, capture_output=True)
+    assert len(whole.stdout) > 1 << 17  # more than a pipe holds: the writer meets the closed pipe
+    assert shown.stderr == ""

@@ -122,7 +122,7 @@ def user_errors() -> Iterator[None]:
     """Turn library errors into one clear line and exit status 1."""
     try:
         yield
-    except click.ClickException:
+    except (click.ClickException, BrokenPipeError):  # a reader that stopped (`| head`): click ends quietly
         raise
     except (OSError, ValueError, msgspec.MsgspecError) as exc:
         raise click.ClickException(str(exc)) from exc
