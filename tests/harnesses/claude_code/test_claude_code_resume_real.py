@@ -201,10 +201,6 @@ def _reader():
 
 # Where resuming the round trip cannot equal resuming the original, and why.
 DIVERGES = {
-    "5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl": "the original resumes one branch (18-20 messages); "
-    "Common holds every record in file order",
-    "fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl": "the original resumes one branch (18-20 messages); "
-    "Common holds every record in file order",
     "short.jsonl": "the client strips a <system-reminder> from a rejected tool result of the original; "
     "the reader keeps it in the result text",
     "0a1b2c3d-4e5f-4061-8071-2a3b4c5d6e7f.jsonl": "the source's tool_use has no id: the original is rejected (400) too",
