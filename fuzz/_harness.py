@@ -4,8 +4,10 @@
 that libFuzzer mutates, guided by coverage of the txcodec package, and checks the same
 invariants as the test suite (tests/support/fuzzing.py: load never raises and dumps the same
 bytes, reading, rendering and converting to every target succeed or fail cleanly, what
-is written loads back). With no corpus folder named, it starts from windows of real
-lines (golden/ and the corpus beside the checkout) written to a temporary folder.
+is written loads back). With no corpus folder named, it works in ``.fuzz/<target>/`` in
+the checkout (git ignores it): filled on the first run with windows of real lines (golden/ and
+the corpus beside the checkout) and the regression corpus, it keeps every input libFuzzer adds,
+so the next run goes on from there (``TXCODEC_FUZZ_DIR`` names another place than ``.fuzz``).
 
 An input that breaks an invariant is saved in tests/fuzz_regressions/<codec>/, which the
 suite replays, before libFuzzer reports the crash. Needs the ``fuzz`` extra (atheris).
@@ -16,7 +18,6 @@ from __future__ import annotations
 import importlib
 import os
 import sys
-import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -39,23 +40,30 @@ with atheris.instrument_imports(include=["txcodec"]):
     importlib.import_module("txcodec.kit.conform")
 
 
-def _seeds(codec: str) -> str:
-    folder = Path(tempfile.mkdtemp(prefix=f"txcodec-fuzz-{codec}-"))
-    for k, lines in enumerate(fuzzing.seed_files(codec)):
-        for i in range(0, len(lines), 5):
-            (folder / f"{k}-{i}").write_bytes(b"\n".join(lines[i : i + 5]) + b"\n")
-    for _, path in fuzzing.regression_files():
-        (folder / f"regression-{path.name}").write_bytes(path.read_bytes())
-    return str(folder)
+def _work_folder(name: str) -> Path:
+    """``.fuzz/<name>`` (or ``$TXCODEC_FUZZ_DIR/<name>``): the corpus a run grows and the next
+    run starts from; seeded by :func:`_seed` when it is empty."""
+    folder = Path(os.environ.get("TXCODEC_FUZZ_DIR") or ROOT / ".fuzz") / name.replace("/", "-")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
 
 
-def _common_seeds() -> str:
-    folder = Path(tempfile.mkdtemp(prefix="txcodec-fuzz-common-"))
-    for k, doc in enumerate(fuzzing.common_seeds()):
-        (folder / f"{k}.json").write_bytes(doc)
-    for path in fuzzing.common_regressions():
+def _seed(folder: Path, target: str, codec: str) -> None:
+    if any(folder.iterdir()):
+        return
+    if target == "common":
+        for k, doc in enumerate(fuzzing.common_seeds()):
+            (folder / f"{k}.json").write_bytes(doc)
+        regressions = fuzzing.common_regressions()
+    else:
+        for k, lines in enumerate(fuzzing.seed_files(codec)):
+            for i in range(0, len(lines), 5):
+                (folder / f"{k}-{i}").write_bytes(b"\n".join(lines[i : i + 5]) + b"\n")
+        regressions = [path for _, path in fuzzing.regression_files()]
+        if target == "views":
+            regressions += [path for name, path in fuzzing.view_regressions() if name == codec]
+    for path in regressions:
         (folder / f"regression-{path.name}").write_bytes(path.read_bytes())
-    return str(folder)
 
 
 def main(codec: str, target: str = "codec") -> None:
@@ -81,7 +89,11 @@ def main(codec: str, target: str = "codec") -> None:
     if target == "views":  # python fuzz/views.py CODEC [libFuzzer options]
         argv = [argv[0], *argv[2:]]
     if not any(not a.startswith("-") for a in argv[1:]):
-        argv.append(_common_seeds() if target == "common" else _seeds(codec))
+        work = _work_folder(folder)
+        _seed(work, target, codec)
+        argv.append(str(work))
+    if not any(a.startswith("-artifact_prefix=") for a in argv):  # the input is in the regressions already
+        argv.append(f"-artifact_prefix={_work_folder('artifacts')}/{folder.replace('/', '-')}-")
     if not any(a.startswith("-max_len=") for a in argv):
         argv.append("-max_len=65536")
     if not any(a.startswith("-timeout=") for a in argv):

@@ -124,3 +124,45 @@ def test_the_codex_picker_leaves_no_process_behind():
     assert "resume" in screen and process.recent
     left = {token: process.marked(token) for token in process.recent}
     assert not any(left.values()), f"processes outlived the picker: {left}"
+
+
+def _hiding_client(tmp_path: Path, *, hang: bool = False) -> tuple[Path, Path]:
+    """A script whose grandchild hides from the process group and from the marker: it
+    calls ``setsid`` and clears its environment (``env -i``), then sleeps; the script waits
+    until the grandchild has written its pid, prints a version and exits (or hangs)."""
+    pid_file = tmp_path / "hidden.pid"
+    script = tmp_path / "hiding-client"
+    script.write_text(
+        "#!/bin/sh\n"
+        f"( setsid env -i /bin/sh -c 'echo $$ > {pid_file}; exec sleep 300' >/dev/null 2>&1 & )\n"
+        f"while [ ! -s {pid_file} ]; do sleep 0.05; done\n"
+        "echo 1.2.3\n" + ("sleep 300\n" if hang else "")
+    )
+    script.chmod(0o755)
+    return script, pid_file
+
+
+@pytest.mark.parametrize("hang", [False, True], ids=["exits", "times-out"])
+def test_a_descendant_that_calls_setsid_and_clears_its_environment_is_reaped(tmp_path, hang):
+    """Issue 33, item 15: neither the group nor the marker finds such a process; the
+    subreaper the client runs under adopts it and ends it."""
+    script, pid_file = _hiding_client(tmp_path, hang=hang)
+    code, stdout, _ = process.run_client([str(script)], tmp_path, process.client_env(tmp_path), 5 if hang else 60)
+    assert "1.2.3" in stdout and code == (-9 if hang else 0)
+    hidden = int(pid_file.read_text())
+    try:
+        assert not _alive(hidden), f"pid {hidden} (setsid, empty environment) outlived the run"
+    finally:
+        if _alive(hidden):
+            os.kill(hidden, 9)
+
+
+def test_the_subreaper_passes_the_exit_status_through(tmp_path):
+    code, out, err = process.run_client(
+        ["sh", "-c", "echo out; echo err >&2; exit 7"], tmp_path, process.client_env(tmp_path), 30
+    )
+    assert (code, out, err) == (7, "out\n", "err\n")
+    code, _, _ = process.run_client(["sh", "-c", "kill -TERM $$"], tmp_path, process.client_env(tmp_path), 30)
+    assert code == -15
+    with pytest.raises(FileNotFoundError):
+        process.run_client(["no-such-client-here"], tmp_path, process.client_env(tmp_path), 30)

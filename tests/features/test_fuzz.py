@@ -10,7 +10,12 @@ tests/support/fuzzing.py; the coverage-guided harnesses in fuzz/ check the same 
 
 from __future__ import annotations
 
+import os
+import platform
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck
@@ -19,8 +24,12 @@ from hypothesis import note
 from hypothesis import settings
 from hypothesis import strategies as st
 from support import fuzzing
+from support.paths import GOLDEN
+from support.paths import ROOT
 
 import txcodec
+
+FUZZ = ROOT / "fuzz"
 
 # a small budget per codec: the whole module stays well under a minute
 QUICK_EXAMPLES = 100
@@ -194,3 +203,40 @@ def test_load_never_raises_on_any_bytes(harness) -> None:
         assert txcodec.load(data, harness).dump() == data
 
     one()
+
+
+# --- the coverage-guided harnesses in fuzz/ (atheris) ------------------------------------
+
+_ATHERIS_PLATFORM = sys.platform == "linux" and platform.machine() == "x86_64"  # the test extra's marker
+_ATHERIS_RUNS = 30
+
+
+@pytest.mark.skipif(not _ATHERIS_PLATFORM, reason="atheris has wheels for Linux x86_64 only (the test extra)")
+@pytest.mark.parametrize(
+    "script,args,seed",
+    [
+        ("codex.py", [], GOLDEN / "codex" / "hand_built" / "written.jsonl"),
+        ("views.py", ["claude_code"], next((GOLDEN / "claude_code").glob("*/*.jsonl"))),
+        ("common_json.py", [], None),
+    ],
+    ids=["codec", "views", "common_json"],
+)
+def test_atheris_harness_runs(script: str, args: list[str], seed, tmp_path: Path) -> None:
+    """Each kind of coverage-guided harness starts, instruments txcodec and runs a few
+    inputs (a short run: the long ones are by hand, docs/guarantees.md)."""
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    if seed is None:
+        (corpus / "seed.json").write_bytes(fuzzing.common_seeds()[0])
+    else:
+        (corpus / "seed").write_bytes(b"\n".join(seed.read_bytes().splitlines()[:5]) + b"\n")
+    done = subprocess.run(
+        [sys.executable, str(FUZZ / script), *args, f"-runs={_ATHERIS_RUNS}", "-seed=1", str(corpus)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "TXCODEC_FUZZ_DIR": str(tmp_path / "work")},
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert f"Done {_ATHERIS_RUNS} runs" in done.stderr, done.stderr[-3000:]
+    assert "Instrumenting txcodec" in done.stderr

@@ -220,12 +220,14 @@ def _interrupted(args: list[str], cwd: Path, env: dict[str, str], feed: bytes) -
 
     from txcodec.resume_check.process import MARKER
     from txcodec.resume_check.process import reap
+    from txcodec.resume_check.process import reaped
     from txcodec.resume_check.process import recent
+    from txcodec.resume_check.process import stop
 
     token = uuid.uuid4().hex
     recent.append(token)
     proc = subprocess.Popen(
-        args,
+        reaped(args, env),
         cwd=cwd,
         env={**env, MARKER: token},
         start_new_session=True,
@@ -245,6 +247,8 @@ def _interrupted(args: list[str], cwd: Path, env: dict[str, str], feed: bytes) -
         rest, err = proc.communicate(b"", timeout=TIMEOUT)
         return proc.returncode, out + rest, err
     finally:
+        if proc.poll() is None:
+            stop(proc.pid)
         reap(token, proc.pid)
         if proc.poll() is None:
             proc.kill()

@@ -47,8 +47,10 @@ from .mock.server import MockServer
 from .process import MARKER
 from .process import client_env
 from .process import reap
+from .process import reaped
 from .process import recent
 from .process import run_client
+from .process import stop
 from .process import version_of
 from .report import ResumeReport
 from .report import require_client
@@ -125,9 +127,10 @@ class Cline(Sandbox):
         with MockServer(mock) as server:
             self._prepare(server.url)
             env = client_env(self.home, {MARKER: token, "TERM": "xterm-256color"})
+            command = reaped([str(cline_binary()), "--id", session_id], env)
             child = pexpect.spawn(
-                str(cline_binary()),
-                ["--id", session_id],
+                command[0],
+                command[1:],
                 cwd=str(self.cwd),
                 env=env,
                 dimensions=(50, 160),
@@ -177,6 +180,8 @@ class Cline(Sandbox):
                 if not child.isalive() and code != 0:
                     code = child.exitstatus if child.exitstatus is not None else -9
             finally:
+                if child.isalive():
+                    stop(child.pid)  # the subreaper ends the TUI, its daemon and what they started
                 child.terminate(force=True)
                 reap(token, child.pid)
                 child.close(force=True)

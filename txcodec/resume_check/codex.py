@@ -39,8 +39,10 @@ from .mock.server import Request
 from .process import MARKER
 from .process import client_env
 from .process import reap
+from .process import reaped
 from .process import recent
 from .process import run_client
+from .process import stop
 from .process import version_of
 from .report import ClientMissing as ClientMissing
 from .report import ResumeReport
@@ -174,7 +176,7 @@ def picker_screen(box: Sandbox, args: tuple[str, ...] = (), until: str | None = 
         leader, follower = os.openpty()
         fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 200, 0, 0))
         proc = subprocess.Popen(
-            [str(binary), "resume", *args],
+            reaped([str(binary), "resume", *args], env),
             cwd=box.cwd,
             env=env,
             stdin=follower,
@@ -205,6 +207,8 @@ def picker_screen(box: Sandbox, args: tuple[str, ...] = (), until: str | None = 
                 if until is not None and until in text:
                     break
         finally:
+            if proc.poll() is None:
+                stop(proc.pid)  # the subreaper ends the TUI and everything it started
             reap(token, proc.pid)  # the group and any daemon (codex app-server) that left it
             proc.kill()
             proc.wait()

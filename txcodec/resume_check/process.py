@@ -7,17 +7,24 @@ Every run (the ``--version`` probes included) gets:
   ``NODE_OPTIONS``, a ``CLAUDE_CONFIG_DIR`` pointing at a real store);
 - a session and process group of its own, and a marker in its environment
   (``TXCODEC_RUN=<token>``) that every descendant inherits;
-- when the client exits or times out, the whole group is killed, then every process still
-  carrying the marker (a daemon that moved to a group of its own, such as ``codex
-  app-server``), and :func:`run_client` waits until none is left.
+- on Linux, a parent of its own that is a child subreaper (:mod:`.subreaper`): a
+  descendant that loses its parent is adopted by it, not by init, so even a daemon that
+  called ``setsid`` and cleared its environment is found and killed when the client exits;
+- when the client exits or times out, that parent ends every descendant, then the whole
+  group is killed, then every process still carrying the marker (a daemon that moved to a
+  group of its own, such as ``codex app-server``; where there is no subreaper, the marker
+  is all there is), and :func:`run_client` waits until none is left.
 """
 
 from __future__ import annotations
 
 import collections
+import errno
 import os
+import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 import uuid
@@ -26,6 +33,7 @@ from pathlib import Path
 
 MARKER = "TXCODEC_RUN"
 _REAP_SECONDS = 10.0
+SUBREAPER = Path(__file__).with_name("subreaper.py")
 # the tokens of the latest runs, newest last: a test checks that none is still marked
 recent: collections.deque[str] = collections.deque(maxlen=256)
 
@@ -59,6 +67,33 @@ def marked(token: str) -> list[int]:
         if state not in (b"Z", b"X") and needle in environ.split(b"\0"):
             found.append(int(entry.name))
     return found
+
+
+def reaped(argv: list[str], env: Mapping[str, str]) -> list[str]:
+    """``argv`` run under :mod:`.subreaper` (on Linux; elsewhere ``argv`` itself). A
+    command not found on ``env``'s ``PATH`` raises FileNotFoundError here, as Popen would."""
+    if not sys.platform.startswith("linux"):
+        return list(argv)
+    if shutil.which(argv[0], path=env.get("PATH", os.defpath)) is None:
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), argv[0])
+    return [sys.executable, "-I", "-S", str(SUBREAPER), *argv]
+
+
+def _running(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()[0] not in (b"Z", b"X")
+    except (OSError, IndexError):
+        return False
+
+
+def stop(pid: int, seconds: float = 5.0) -> None:
+    """Ask the subreaper ``pid`` (still running: the caller checks) to end its client and
+    every descendant, and wait until it has exited (a zombie until its parent collects it)."""
+    _kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + seconds
+    while _running(pid) and time.monotonic() < deadline:
+        time.sleep(0.02)
 
 
 def _kill(pid: int, how: int, group: bool = False) -> None:
@@ -116,7 +151,7 @@ def run_bytes(
     token = uuid.uuid4().hex
     recent.append(token)
     proc = subprocess.Popen(
-        argv,
+        reaped(argv, env),
         cwd=cwd,
         env={**env, MARKER: token},
         start_new_session=True,
@@ -129,11 +164,14 @@ def run_bytes(
             out, err = proc.communicate(input, timeout=timeout)
             code = proc.returncode
         except subprocess.TimeoutExpired:
+            stop(proc.pid)
             reap(token, proc.pid)
             out, err = proc.communicate()
             note = f"{name} timed out" if name else "timed out"
             code, err = -9, (err or b"") + f"\n[txcodec: {note}]".encode()
     finally:
+        if proc.poll() is None:  # interrupted
+            stop(proc.pid)
         reap(token, proc.pid)
         if proc.poll() is None:
             proc.kill()
