@@ -146,3 +146,15 @@ def test_newer_rollout_converts_with_its_call(version):
     written, _ = txcodec.convert(NEWER[version], "claude_code")
     main = written.files[written.main].decode()
     assert "list the files" in main and '"name":"exec_command"' in main and "There is one file" in main
+
+
+def test_world_state_of_0_150_is_kept_codex_to_codex():
+    (state,) = [line for line in NEWER["0.150.0"].read_bytes().splitlines() if b'"type":"world_state"' in line]
+    written, _ = txcodec.convert(NEWER["0.150.0"], "codex")
+    (copy,) = [line for line in written.files[written.main].splitlines() if b'"type":"world_state"' in line]
+    assert json.loads(copy)["payload"] == json.loads(state)["payload"]
+    # written before the prompt's message item, as the client wrote it
+    kinds = [(v["type"], v["payload"].get("role")) for v in map(json.loads, written.files[written.main].splitlines())]
+    assert kinds.index(("world_state", None)) < kinds.index(("response_item", "user"), 3)
+    written, _ = txcodec.convert(NEWER["0.150.0"], "claude_code")
+    assert b"world_state" not in written.files[written.main]
