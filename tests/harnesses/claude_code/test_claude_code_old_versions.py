@@ -5,7 +5,8 @@ npm registry) against the mock Messages API: one ``Task`` call whose subagent ru
 answers. 1.0.128 and 2.0.0 keep the subagent's records in the main file (``isSidechain:
 true``); 2.0.30 and 2.0.77 write them to ``agent-<id>.jsonl`` beside it (with the
 ``Warmup`` agents each starts by itself); 2.1.100 (an ``Agent`` call) writes
-``<sid>/subagents/agent-<id>.jsonl`` with a ``.meta.json``. The corpus's 1.0.98 / 1.0.108 sessions (claude-code-viewer)
+``<sid>/subagents/agent-<id>.jsonl`` with a ``.meta.json``. 2.1.220 and 2.1.251 (the native
+binaries) hold a prompt, one Bash call and its result. The corpus's 1.0.98 / 1.0.108 sessions (claude-code-viewer)
 hold the same form with several Task calls in one turn."""
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ from txcodec.verify import verify_file
 
 VERSIONS = Path(__file__).parent / "versions"
 MAINS = {p.parent.name: p for p in sorted(VERSIONS.glob("*/*.jsonl")) if not p.name.startswith("agent-")}
+PLAIN = ["2.1.220", "2.1.251"]  # a prompt, a Bash call, its result: no subagent
+AGENTS = sorted(set(MAINS) - set(PLAIN))
 VIEWER = CORPUS / "claude_code" / "claude-code-viewer" / "projects" / "sample-project"
 
 
@@ -37,7 +40,7 @@ def kinds(loss: LossReport) -> set[str]:
 
 
 def test_the_recordings_are_the_versions_they_claim():
-    assert sorted(MAINS) == ["1.0.128", "2.0.0", "2.0.30", "2.0.77", "2.1.100"]
+    assert sorted(MAINS) == ["1.0.128", "2.0.0", "2.0.30", "2.0.77", "2.1.100", "2.1.220", "2.1.251"]
     for version, path in MAINS.items():
         versions = {json.loads(line).get("version") for line in path.read_bytes().splitlines()}
         assert versions - {None} == {version}
@@ -50,6 +53,33 @@ def test_record_types_by_version():
     assert kinds["2.0.30"] == kinds["2.0.77"] == {"queue-operation", "user", "assistant"}
     # by 2.1.100: attachment and last-prompt records
     assert kinds["2.1.100"] == {"queue-operation", "user", "assistant", "attachment", "last-prompt"}
+    # 2.1.220 in -p mode writes no `mode` record (its permission mode rides on the user record);
+    # 2.1.251 adds `atis-latch` after the prompt's attachments
+    assert kinds["2.1.220"] == kinds["2.1.100"]
+    assert kinds["2.1.251"] == kinds["2.1.100"] | {"atis-latch"}
+
+
+def test_atis_latch_of_2_1_251_is_named():
+    (line,) = [line for line in MAINS["2.1.251"].read_bytes().splitlines() if b'"atis-latch"' in line]
+    assert sorted(json.loads(line)) == ["atis", "sessionId", "type"]
+    _, loss = read(MAINS["2.1.251"])
+    # not carried by Common: the loss report names it (the real-client test shows the resumed request is unchanged)
+    assert "record:atis-latch" in kinds(loss)
+
+
+@pytest.mark.parametrize("version", PLAIN)
+def test_native_versions_hold_the_prompt_the_call_and_its_result(version):
+    conversation, _ = read(MAINS[version])
+    assert conversation.messages[0].content[0].text == "count the files"
+    calls = [b for m in conversation.messages for b in m.content if isinstance(b, ToolUse)]
+    results = [b for m in conversation.messages for b in m.content if isinstance(b, ToolResult)]
+    assert [(c.id, c.name) for c in calls] == [("toolu_bash_1", "Bash")]
+    assert [r.tool_use_id for r in results] == ["toolu_bash_1"]
+    assert conversation.messages[-1].content[-1].text == "There is 1 file."
+    for target in ("codex", "gemini_cli"):
+        written, _ = txcodec.convert(MAINS[version], target)
+        main = written.files[written.main].decode()
+        assert "count the files" in main and "toolu_bash_1" in main and "There is 1 file." in main
 
 
 def test_subagent_folder_with_meta_of_2_1_100():
@@ -123,7 +153,7 @@ def test_agent_file_beside_the_session_is_found_by_its_id_only(tmp_path):
     assert conversation.children == [] and "side-file:symlink-outside" in kinds(loss)
 
 
-@pytest.mark.parametrize("version", sorted(MAINS))
+@pytest.mark.parametrize("version", AGENTS)
 def test_converts_to_claude_code_with_the_child_in_subagents(version):
     written, _ = txcodec.convert(MAINS[version], "claude_code")
     main = written.files[written.main].decode()

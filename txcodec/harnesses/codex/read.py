@@ -161,6 +161,7 @@ class _Reader:
         # and the message holding each result (a failed patch's event flags it later)
         self.touched: list[Message] | None = None
         self.result_in: dict[str, Message] = {}
+        self.world_states: list[Any] = []  # world_state payloads waiting for the next message
 
     # --- helpers ------------------------------------------------------------------
     def lose(self, kind: str, detail: str, n: int) -> None:
@@ -168,6 +169,8 @@ class _Reader:
 
     def message(self, role: str, ts: Any, **kw: Any) -> Message:
         msg = Message(role=role, timestamp=ts if isinstance(ts, str) else UNSET, **kw)
+        if self.world_states:
+            msg.extra["codex_world_states"], self.world_states = self.world_states, []
         if role == "assistant" and self.model:
             msg.model = self.model
         self.conv.messages.append(msg)
@@ -337,6 +340,11 @@ class _Reader:
         self.conv.epochs.append(Epoch(start=len(self.conv.messages) - 1, trigger="codex"))
 
     def other(self, line: R.OtherLine, n: int) -> None:
+        if line.type == "world_state":
+            # 0.150+: the state the client diffs its context against on resume; without it
+            # 0.171 resends the permissions and a skills update. Kept for Codex -> Codex on
+            # the next message (docs/codex.md#versions-read); other targets do not carry it.
+            self.world_states.append(R.raw_json(line.payload))
         self.lose(f"record:{line.type}", "line type Common does not carry", n)
 
     def response_item(self, line: R.ResponseItemLine, n: int) -> None:

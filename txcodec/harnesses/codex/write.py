@@ -355,6 +355,11 @@ class _Writer:
         self.session_meta()
         for n, msg in enumerate(self.conv.messages):
             self.ts = self.stamps[n] or self.ts
+            states = msg.extra.get("codex_world_states") if self.from_codex else None
+            for state in states if isinstance(states, list) else ():
+                self.emit(
+                    R.OtherLine(type="world_state", timestamp=self.ts, payload=msgspec.Raw(msgspec.json.encode(state)))
+                )
             if msg.compact_summary and msg.role == "user":
                 self.compacted(msg, n)
             elif msg.role == "user":
