@@ -262,7 +262,7 @@ def _newest_first(
         while bounded and (not heap or not trusted or bounded[-1][0] >= heap[0][0].value):
             bound, n, name, item = bounded.pop()
             try:
-                row = _described_item(name, item, cache)
+                row = _described_item(name, item, cache, errors)
             except (OSError, ValueError, RecursionError) as exc:  # as the store's own listing passes it over
                 errors.append(f"{name}: {_get(item, 'path')}: {exc}")
                 continue
@@ -282,7 +282,7 @@ def _newest_first(
 _encode_row = msgspec.json.Encoder().encode
 
 
-def _described_item(name: str, item: Any, cache: Any) -> SessionRow | None:
+def _described_item(name: str, item: Any, cache: Any, errors: list[str]) -> SessionRow | None:
     """``Store.describe_item`` of a listed file, as a row; with the session index (``cache``),
     taken from it while the file is as it was when described, and kept for the next run. The
     subagents counted are the listing's (the side folder is listed afresh each run)."""
@@ -303,11 +303,17 @@ def _described_item(name: str, item: Any, cache: Any) -> SessionRow | None:
         from .session_index import stamp
 
         before = stamp(path)
-        row = _row(name, registry.get(name).store.describe_item(item))
-        if row is not None:
-            cache.put_listed(name, path, _encode_row(row), before)
-        return row
-    return _row(name, registry.get(name).store.describe_item(item))
+    known = len(getattr(item, "errors", None) or ())
+    row = _row(name, registry.get(name).store.describe_item(item))
+    found_errors = (getattr(item, "errors", None) or [])[known:]
+    errors.extend(f"{name}: {e}" for e in found_errors)
+    if row is not None and cache is not None and path is not None and not found_errors:
+        try:
+            encoded = _encode_row(row)
+        except ValueError:  # a name that is not UTF-8 (os.fsdecode's surrogates): read afresh each run
+            return row
+        cache.put_listed(name, path, encoded, before)  # a file with trouble is read (and said) again
+    return row
 
 
 def session_files(
