@@ -25,7 +25,7 @@ import msgspec
 from . import __version__
 
 # what a row holds; a change here, or in how a row is made (a new txcodec), rebuilds the index
-FORMAT = 1
+FORMAT = 2  # 2: the stores' own listing rows (``listed``) kept too
 _SUFFIXES = ("", "-wal", "-shm", "-journal")
 
 
@@ -81,6 +81,7 @@ class SessionIndex:
     def __init__(self, path: Path | None = None) -> None:
         self.path = path or default_path()
         self._pending: list[tuple[Any, ...]] = []
+        self._pending_listed: list[tuple[Any, ...]] = []
         self._db = self._open()
 
     def _open(self) -> sqlite3.Connection | None:
@@ -115,6 +116,8 @@ class SessionIndex:
                     "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);"
                     "CREATE TABLE IF NOT EXISTS sessions (path TEXT, session_id TEXT, size INTEGER,"
                     " mtime_ns INTEGER, inode INTEGER, entry BLOB, PRIMARY KEY (path, session_id)) WITHOUT ROWID;"
+                    "CREATE TABLE IF NOT EXISTS listed (path TEXT, harness TEXT, size INTEGER,"
+                    " mtime_ns INTEGER, inode INTEGER, item BLOB, PRIMARY KEY (path, harness)) WITHOUT ROWID;"
                     f"PRAGMA user_version={FORMAT};"
                     "COMMIT;"
                 )
@@ -152,22 +155,49 @@ class SessionIndex:
         if self._db is not None and stamp is not None and _storable(path, session_id):
             self._pending.append((path, session_id, *stamp, _encode(entry)))
 
+    def get_listed(self, harness: str, path: str) -> bytes | None:
+        """What ``harness``'s store said of the file at ``path`` (its own listing row, encoded
+        by the caller), when the file is as it was then."""
+        if self._db is None or not _storable(path, harness):
+            return None
+        stamp = _stamp(path)
+        if stamp is None:
+            return None
+        try:
+            found = self._db.execute(
+                "SELECT size, mtime_ns, inode, item FROM listed WHERE path = ? AND harness = ?", (path, harness)
+            ).fetchone()
+        except sqlite3.Error:
+            return None
+        if found is None or tuple(found[:3]) != stamp:
+            return None
+        return found[3]
+
+    def put_listed(self, harness: str, path: str, item: bytes, stamp: tuple[int, int, int] | None) -> None:
+        """Keep the store's listing row ``item`` for the file as it was when read (``stamp``, taken before)."""
+        if self._db is not None and stamp is not None and _storable(path, harness):
+            self._pending_listed.append((path, harness, *stamp, item))
+
     def close(self, seen: set[str] | None = None) -> None:
         if self._db is None:
             return
         try:
-            if self._pending or seen is not None:
+            if self._pending or self._pending_listed or seen is not None:
                 self._db.execute("BEGIN IMMEDIATE")
                 self._db.executemany("INSERT OR REPLACE INTO sessions VALUES (?, ?, ?, ?, ?, ?)", self._pending)
+                self._db.executemany("INSERT OR REPLACE INTO listed VALUES (?, ?, ?, ?, ?, ?)", self._pending_listed)
                 if seen is not None:
-                    gone = [(p,) for (p,) in self._db.execute("SELECT DISTINCT path FROM sessions") if p not in seen]
-                    self._db.executemany("DELETE FROM sessions WHERE path = ?", gone)
+                    for table in ("sessions", "listed"):
+                        known = self._db.execute(f"SELECT DISTINCT path FROM {table}")  # noqa: S608 - fixed names
+                        gone = [(p,) for (p,) in known if p not in seen]
+                        self._db.executemany(f"DELETE FROM {table} WHERE path = ?", gone)  # noqa: S608
                 self._db.execute("COMMIT")
         except sqlite3.Error:
             with contextlib.suppress(sqlite3.Error):
                 self._db.execute("ROLLBACK")
         finally:
             self._pending = []
+            self._pending_listed = []
             self._db.close()
             self._db = None
 

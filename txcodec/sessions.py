@@ -139,9 +139,15 @@ def discover(
     describe = describe or details or any(value is not None for value in (project, since, until))
     # with a limit, a store that can describe one listed file at a time has only the files
     # that can be among the newest read (_newest_first)
+    # and with the session index, its rows of files not changed since are taken from the index
+    cache = None
+    if details and index:
+        from .session_index import SessionIndex
+
+        cache = SessionIndex()
     lazy = {
         name
-        for name, store in (stores(harness).items() if limit is not None and describe else ())
+        for name, store in (stores(harness).items() if (limit is not None or cache is not None) and describe else ())
         if store.describe_item is not None and store.discover_files is not None
     }
     pending: list[tuple[str, Any]] = []
@@ -169,18 +175,13 @@ def discover(
     rows = [r for r in rows if _keep(r, project, since, until)]
     ordered: Iterable[SessionRow]
     if lazy:
-        ordered = _newest_first(rows, pending, lambda row: _keep(row, project, since, until), errors)
+        ordered = _newest_first(rows, pending, lambda row: _keep(row, project, since, until), errors, cache)
     else:
         rows.sort(key=lambda r: parse_timestamp(r.updated) or _OLDEST, reverse=True)
         ordered = rows
     kept: list[SessionRow] = []
     sessions = 0  # subagent chats ride along with their session, not counted by ``limit``
     needle = _needles(grep) if grep else None
-    cache = None
-    if details and index:
-        from .session_index import SessionIndex
-
-        cache = SessionIndex()
     closing = listed if harness is None and root is None else None  # a whole home: rows of files gone forgotten
     try:
         for row in ordered:
@@ -211,6 +212,7 @@ def _described(rows: list[SessionRow], cache: Any, closing: set[str] | None) -> 
             cache.close(closing)
 
 
+_decode_row = msgspec.json.Decoder(SessionRow).decode
 _OLDEST = datetime.min.replace(tzinfo=UTC)  # times come in several spellings (Z, offsets): compared parsed
 
 
@@ -230,7 +232,7 @@ class _Later:
 
 
 def _newest_first(
-    rows: list[SessionRow], pending: list[tuple[str, Any]], keep: Any, errors: list[str]
+    rows: list[SessionRow], pending: list[tuple[str, Any]], keep: Any, errors: list[str], cache: Any = None
 ) -> Iterator[SessionRow]:
     """The rows in :func:`discover`'s order (newest first; equal times in the stores' own
     order), describing the ``pending`` items (``Store.describe_item``) only as the order
@@ -260,7 +262,7 @@ def _newest_first(
         while bounded and (not heap or not trusted or bounded[-1][0] >= heap[0][0].value):
             bound, n, name, item = bounded.pop()
             try:
-                row = _row(name, registry.get(name).store.describe_item(item))
+                row = _described_item(name, item, cache, errors)
             except (OSError, ValueError, RecursionError) as exc:  # as the store's own listing passes it over
                 errors.append(f"{name}: {_get(item, 'path')}: {exc}")
                 continue
@@ -275,6 +277,43 @@ def _newest_first(
         if not heap:
             return
         yield heapq.heappop(heap)[-1]
+
+
+_encode_row = msgspec.json.Encoder().encode
+
+
+def _described_item(name: str, item: Any, cache: Any, errors: list[str]) -> SessionRow | None:
+    """``Store.describe_item`` of a listed file, as a row; with the session index (``cache``),
+    taken from it while the file is as it was when described, and kept for the next run. The
+    subagents counted are the listing's (the side folder is listed afresh each run)."""
+    path = _get(item, "path")
+    if cache is not None and path is not None:
+        path = str(path)
+        found = cache.get_listed(name, path)
+        if found is not None:
+            try:
+                row = _decode_row(found)
+            except msgspec.MsgspecError:
+                row = None
+            if row is not None and row.session_id == _get(item, "session_id", "id"):
+                listed = _row(name, item)
+                if listed is not None:
+                    row.subagents = listed.subagents
+                return row
+        from .session_index import stamp
+
+        before = stamp(path)
+    known = len(getattr(item, "errors", None) or ())
+    row = _row(name, registry.get(name).store.describe_item(item))
+    found_errors = (getattr(item, "errors", None) or [])[known:]
+    errors.extend(f"{name}: {e}" for e in found_errors)
+    if row is not None and cache is not None and path is not None and not found_errors:
+        try:
+            encoded = _encode_row(row)
+        except ValueError:  # a name that is not UTF-8 (os.fsdecode's surrogates): read afresh each run
+            return row
+        cache.put_listed(name, path, encoded, before)  # a file with trouble is read (and said) again
+    return row
 
 
 def session_files(

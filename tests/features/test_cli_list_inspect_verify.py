@@ -214,7 +214,10 @@ def test_list_survives_a_failing_store(monkeypatch, store_root):
     from txcodec.harnesses.codex import HARNESS as codex
     from txcodec.kit import registry
 
-    class Broken:
+    class Broken:  # a Store whose listing fails (no describe_item: it has no per-file listing)
+        describe_item = None
+        discover_files = None
+
         @staticmethod
         def default_root():
             return store_root

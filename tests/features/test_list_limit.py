@@ -94,8 +94,17 @@ def test_a_limited_listing_reads_only_the_newest_files(home, monkeypatch):
     assert len(rows) == 3
     assert len(read) <= 5  # the three newest and those written in the same minute, not all 40
     assert rollouts == []  # written before the newest three
+    first = set(read)
     read.clear()
-    _rows()
+    whole = _rows()
+    # the stores' listing rows described by the limited run come from the session index
+    assert sorted(read) == sorted({r["session_id"] for r in whole if r["harness"] == "claude_code"} - first)
+    assert len(rollouts) == 2
+    read.clear()
+    rollouts.clear()
+    assert _rows() == whole  # warm: no file read for the listing
+    assert read == [] and rollouts == []
+    assert _rows("--no-index") == whole
     assert len(read) == SESSIONS and len(rollouts) == 2
 
 

@@ -172,3 +172,29 @@ def test_a_locked_index_is_not_thrown_away(home):
         other.close()
     assert path.stat().st_ino == inode  # the same file, not one made again
     assert session_index.SessionIndex(path).count() == 4
+
+
+def test_the_stores_listing_rows_are_kept_and_used_while_the_file_is_unchanged(home):
+    """A warm listing reads no Claude Code or Codex file: the stores' own rows (cwd, times)
+    come from the index while the file's size, time and inode are as they were."""
+    expected = _list("--no-index")
+    assert _list() == expected
+    path = session_index.default_path()
+    db = sqlite3.connect(path)
+    kept = dict(db.execute("SELECT harness, path FROM listed"))
+    assert kept == {"claude_code": str(home["claude_code"]), "codex": str(home["codex"])}
+    (item,) = db.execute("SELECT item FROM listed WHERE harness = 'claude_code'").fetchone()
+    forged = json.loads(item)
+    forged["cwd"] = "/from/the/index"
+    db.execute("UPDATE listed SET item = ? WHERE harness = 'claude_code'", (json.dumps(forged).encode(),))
+    db.commit()
+    db.close()
+    assert {r["harness"]: r for r in _list()}["claude_code"]["cwd"] == "/from/the/index"
+    assert {r["harness"]: r for r in _list("--no-index")}["claude_code"]["cwd"] != "/from/the/index"
+    os.utime(home["claude_code"], ns=(1, 1))  # touched: described again
+    assert {r["harness"]: r for r in _list()}["claude_code"]["cwd"] != "/from/the/index"
+    home["codex"].unlink()  # deleted: its listing row is forgotten
+    _list()
+    db = sqlite3.connect(path)
+    assert [h for (h,) in db.execute("SELECT harness FROM listed")] == ["claude_code"]
+    db.close()
