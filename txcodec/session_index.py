@@ -134,20 +134,14 @@ class SessionIndex:
 
     def get(self, path: str, session_id: str) -> Entry | None:
         """The row of ``session_id`` in ``path``, when the file is as it was then."""
-        if self._db is None or not _storable(path, session_id):
-            return None
-        stamp = _stamp(path)
-        if stamp is None:
+        found = self._unchanged(
+            "SELECT size, mtime_ns, inode, entry FROM sessions WHERE path = ? AND session_id = ?", path, session_id
+        )
+        if found is None:
             return None
         try:
-            found = self._db.execute(
-                "SELECT size, mtime_ns, inode, entry FROM sessions WHERE path = ? AND session_id = ?",
-                (path, session_id),
-            ).fetchone()
-            if found is None or tuple(found[:3]) != stamp:
-                return None
-            return _decode(found[3])
-        except (sqlite3.Error, msgspec.MsgspecError):
+            return _decode(found)
+        except msgspec.MsgspecError:
             return None
 
     def put(self, path: str, session_id: str, entry: Entry, stamp: tuple[int, int, int] | None) -> None:
@@ -158,15 +152,20 @@ class SessionIndex:
     def get_listed(self, harness: str, path: str) -> bytes | None:
         """What ``harness``'s store said of the file at ``path`` (its own listing row, encoded
         by the caller), when the file is as it was then."""
-        if self._db is None or not _storable(path, harness):
+        return self._unchanged(
+            "SELECT size, mtime_ns, inode, item FROM listed WHERE path = ? AND harness = ?", path, harness
+        )
+
+    def _unchanged(self, query: str, path: str, key: str) -> Any:
+        """The last column of ``query``'s row for (``path``, ``key``), when the file's stamp
+        (size, mtime, inode: the first three columns) is still the one stored."""
+        if self._db is None or not _storable(path, key):
             return None
         stamp = _stamp(path)
         if stamp is None:
             return None
         try:
-            found = self._db.execute(
-                "SELECT size, mtime_ns, inode, item FROM listed WHERE path = ? AND harness = ?", (path, harness)
-            ).fetchone()
+            found = self._db.execute(query, (path, key)).fetchone()
         except sqlite3.Error:
             return None
         if found is None or tuple(found[:3]) != stamp:
