@@ -13,6 +13,8 @@ prints how far behind the follow was at the end and at worst, and the CPU it too
 
 ``--open MB`` opens a session of that size with a follower in a process of its own and
 prints the CPU and the peak memory (RSS) of that first look, and of a look after one turn.
+With ``--view`` the lines ``show --follow`` prints are made too (and thrown away), and
+``--window N`` follows as ``show --follow`` does, holding N messages (0: all of them).
 ``--codex MB`` makes a Codex rollout of that size (the ``three_turns`` golden's turns
 repeated), opens it with a follower and prints a look after one more turn is appended.
 ``--files N`` follows N sessions at once (1 MB each), appends a turn to every one, and
@@ -73,21 +75,23 @@ def main() -> None:
     ap.add_argument("--open", type=float, default=0.0, help="MB of a session opened in a process of its own")
     ap.add_argument("--files", type=int, default=0, help="sessions followed at once")
     ap.add_argument("--codex", type=float, default=0.0, help="MB of a Codex rollout followed")
+    ap.add_argument("--view", action="store_true", help="with --open: make the lines show --follow prints")
+    ap.add_argument("--window", type=int, default=None, help="with --open: messages held (0: all)")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
-        open_child(Path(args.child))
+        open_child(Path(args.child), args.view, args.window)
         return
     lines = [json.loads(raw) for raw in SOURCE.read_bytes().splitlines()]
     conversation = [line for line in lines if line.get("type") in ("user", "assistant")]
     head = [line for line in lines if line not in conversation]
     one = _turn(conversation, 10**9)
     if args.open:
-        big(conversation, head, args.open)
+        big(conversation, head, args.open, args.view, args.window)
     if args.files:
         many(conversation, head, args.files)
     if args.codex:
-        codex(args.codex, args.rounds)
+        codex(args.codex, args.rounds, args.window)
     if args.open or args.files or args.codex:
         return
     print(f"one appended turn: {len(one)} bytes, {len(one.splitlines())} lines")
@@ -139,30 +143,49 @@ def _session(path: Path, conversation: list[dict], head: list[dict], size: float
             written += len(chunk)
 
 
-def open_child(path: Path) -> None:
+def open_child(path: Path, view: bool, window: int | None) -> None:
     """The child of ``--open``: one follower's first look, and a look after a turn."""
     import resource
 
-    follower = Follower(path)
-    first = _cpu(follower.poll)
+    if window is None:
+        window = getattr(live, "WINDOW", 0)  # as show --follow follows (main before windows: 0)
+    follower = Follower(path, window=window) if window else Follower(path)
+    printer = None
+    printed = [0]
+    if view:
+        from txcodec.export import terminal
+
+        printer = terminal.FollowView()
+
+    def look() -> None:
+        for event in follower.looks() if hasattr(follower, "looks") else follower.poll():
+            if printer is not None:
+                printed[0] += len(printer.lines(event))
+
+    first = _cpu(look)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     lines = [json.loads(r) for r in SOURCE.read_bytes().splitlines()]
     with path.open("ab") as file:
         file.write(_turn([line for line in lines if line.get("type") in ("user", "assistant")], 10**8))
-    after = _cpu(follower.poll)
+    after = _cpu(look)
+    held = len(printer.shown) if printer is not None else "-"
     print(
-        f"{path.stat().st_size / 1e6:.0f} MB opened: first look {first:.2f} CPU s, peak RSS {peak:.0f} MiB; "
-        f"a look after one turn {after * 1e3:.1f} ms; lines held {len(follower.lines)}"
+        f"{path.stat().st_size / 1e6:.0f} MB opened (window {window or 'none'}, view {'yes' if view else 'no'}): "
+        f"first look {first:.2f} CPU s, peak RSS {peak:.0f} MiB; a look after one turn {after * 1e3:.1f} ms; "
+        f"lines held {len(follower.lines)}; lines printed {printed[0]}, messages the view holds {held}"
     )
 
 
-def big(conversation: list[dict], head: list[dict], size: float) -> None:
+def big(conversation: list[dict], head: list[dict], size: float, view: bool, window: int | None) -> None:
     import subprocess
 
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "big.jsonl"
         _session(path, conversation, head, size)
-        subprocess.run([sys.executable, __file__, "--child", str(path)], check=True)
+        options = ["--view"] if view else []
+        if window is not None:
+            options += ["--window", str(window)]
+        subprocess.run([sys.executable, __file__, "--child", str(path), *options], check=True)
 
 
 def many(conversation: list[dict], head: list[dict], count: int) -> None:
@@ -187,7 +210,9 @@ def many(conversation: list[dict], head: list[dict], count: int) -> None:
         )
 
 
-def codex(size: float, rounds: int) -> None:
+def codex(size: float, rounds: int, window: int | None = None) -> None:
+    import resource
+
     src = (ROOT / "golden" / "codex" / "scenarios" / "three_turns" / "rollout.jsonl").read_bytes()
     lines = src.splitlines(keepends=True)
     head, turn = b"".join(lines[:2]), b"".join(lines[2:])
@@ -197,15 +222,19 @@ def codex(size: float, rounds: int) -> None:
             file.write(head)
             for _ in range(int(size * 1e6 / len(turn)) + 1):
                 file.write(turn)
-        follower = Follower(path, "codex")
+        if window is None:
+            window = getattr(live, "WINDOW", 0)  # as show --follow follows (main before windows: 0)
+        follower = Follower(path, "codex", window=window) if window else Follower(path, "codex")
         opened = _cpu(follower.poll)
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         looks = []
         for _ in range(rounds):
             with path.open("ab") as file:
                 file.write(turn)
             looks.append(_cpu(follower.poll))
         print(
-            f"codex {path.stat().st_size / 1e6:.0f} MB: open {opened:.2f} s, "
+            f"codex {path.stat().st_size / 1e6:.0f} MB (window {window or 'none'}): open {opened:.2f} s, "
+            f"peak RSS {peak:.0f} MiB, "
             f"a look after one turn ({len(turn)} bytes) {min(looks) * 1e3:.1f} ms"
         )
 

@@ -33,6 +33,7 @@ from .kit.detect import is_document
 from .kit.load import named_by_store
 from .kit.load import split_database
 from .model.common import Conversation
+from .model.common import Message
 from .model.common import ToolUse
 from .model.loss import LossReport
 from .model.native import Line
@@ -48,6 +49,9 @@ BLOCK = 8 << 20
 RECENT = 8
 # the bytes before the offset read again at each look, to tell a file written over in place
 MARK = 64
+# the messages ``show --follow`` holds where the harness's reader hands on the others (the
+# window ``show`` itself reads a Claude Code session with: the same late fragments shown apart)
+WINDOW = 64
 
 
 class Notice(msgspec.Struct, frozen=True):
@@ -59,12 +63,21 @@ class Notice(msgspec.Struct, frozen=True):
 class Update(msgspec.Struct):
     """The conversation as it now stands, and which of its messages (indices) are new
     since the last update and which, seen before, changed. ``first``: the conversation so
-    far, when the follow starts (or starts again after a re-read)."""
+    far, when the follow starts (or starts again after a re-read).
+
+    A follow with a window (``Follower(window=N)``) holds only the last messages: then
+    ``conversation.messages[0]`` is message ``base`` of the session, and ``passed`` are the
+    messages (each with whether a compaction starts at it) that became final and left the
+    window since the last update, messages ``base - len(passed)`` to ``base - 1``: shown
+    once more if they changed, then forgotten. Without a window ``base`` is 0 and
+    ``passed`` empty."""
 
     conversation: Conversation
     added: list[int]
     changed: list[int]
     first: bool = False
+    base: int = 0
+    passed: list[tuple[Message, bool]] = []
 
 
 Event = Update | Notice
@@ -102,10 +115,13 @@ class _Differ:
         self.started = False
 
     def update(
-        self, conv: Conversation, *, everything: bool = False, touched: list[int] | None = None
+        self, conv: Conversation, *, everything: bool = False, touched: list[int] | None = None, passed: int = 0
     ) -> Update | None:
         """``touched``: the only messages that can have changed (a reader that carries on
-        knows them); else the last few are compared, or all of them (``everything``)."""
+        knows them); else the last few are compared, or all of them (``everything``).
+        ``passed``: the messages that left the front of the window since the last update."""
+        if passed:
+            del self.keys[:passed]
         sizes = _child_sizes(conv)
         old, n = self.keys, len(conv.messages)
         before, first = len(old), not self.started
@@ -162,10 +178,16 @@ def _stamp(path: Path) -> tuple[Any, ...] | None:
 class Follower:
     """One followed session: :meth:`poll` looks once and returns what changed."""
 
-    def __init__(self, path: str | os.PathLike[str], harness: str | None = None, *, stream: Any = None) -> None:
+    def __init__(
+        self, path: str | os.PathLike[str], harness: str | None = None, *, stream: Any = None, window: int | None = None
+    ) -> None:
         self.path = Path(path)
         self.harness = harness
         self.differ = _Differ()
+        # with a window, a reader that can hands on the messages that became final, and the
+        # follow forgets them (Update.base, Update.passed): its memory is that window's
+        self.window = window
+        self.base = 0  # the messages handed on before the conversation's first
         # a pipe (``show --follow -``: a stream-json capture as the CLI prints it): read as
         # it comes, a whole line at a time; ``closed`` once its writer is gone
         self.stream, self.pending, self.closed = stream, b"", False
@@ -195,15 +217,21 @@ class Follower:
 
     # --- one look ------------------------------------------------------------------
     def poll(self) -> list[Event]:
+        return list(self.looks())
+
+    def looks(self) -> Iterator[Event]:
+        """One look, its events as they come: with a window, a long read (the first look at
+        a large file) hands on the messages that became final a block at a time."""
         if self.stream is not None:
-            return self._poll_stream()
+            yield from self._poll_stream()
+            return
         events: list[Event] = []
         stamp = _stamp(self.watched)
         if stamp is None:
             if not self.missing:
                 self.missing = True
-                events.append(Notice(f"{self.path}: deleted; waiting for it to come back"))
-            return events
+                yield Notice(f"{self.path}: deleted; waiting for it to come back")
+            return
         if self.missing:
             self.missing = False
             events.append(Notice(f"{self.path}: back; reading it again"))
@@ -211,22 +239,36 @@ class Follower:
         if self.tails is None:
             self._choose()
             if self.tails is None:  # no whole line yet: whose it is cannot be told
-                return events
+                yield from events
+                return
         sides = self._side_stamp() if self.tails else None
         if stamp == self.stamp and sides == self.sides:
-            return events
+            yield from events
+            return
         self.stamp = stamp
         side_changed, self.sides = sides != self.sides, sides
         self.touched = None
         if self.tails:
-            conv, everything = self._tail(events, side_changed)
+            conv, everything = yield from self._tail(events, side_changed)
         else:
             conv, everything = self._reread(events), True
+        yield from events
         if conv is not None:
-            update = self.differ.update(conv, everything=everything, touched=self.touched)
+            update = self._update(conv, everything, [])
             if update is not None:
-                events.append(update)
-        return events
+                yield update
+
+    def _update(self, conv: Conversation, everything: bool, passed: list[tuple[Message, bool]]) -> Update | None:
+        update = self.differ.update(conv, everything=everything, touched=self.touched, passed=len(passed))
+        if not passed:
+            if update is not None:
+                update.base = self.base
+            return update
+        self.base += len(passed)
+        if update is None:
+            return Update(conv, [], [], base=self.base, passed=passed)
+        update.base, update.passed = self.base, passed
+        return update
 
     def _poll_stream(self) -> list[Event]:
         """What arrived on the pipe since the last look, without waiting for more."""
@@ -309,13 +351,17 @@ class Follower:
     def _restart(self) -> None:
         """Read the file again from its start."""
         self.offset, self.lines, self.count, self.carry = 0, [], 0, None
+        if self.window is not None:  # what was handed on is gone: every message read again is new
+            self.base, self.differ.keys = 0, []
 
     def _carries_on(self) -> bool:
         """Whether the harness's reader carries on here: it reads a main file alone, so not
         a session with side files (a subagent's transcript, a tool's output kept aside)."""
         return self.harness is not None and registry.get(self.harness).carry_on is not None and not self.sides
 
-    def _tail(self, events: list[Event], side_changed: bool = False) -> tuple[Conversation | None, bool]:
+    def _tail(
+        self, events: list[Event], side_changed: bool = False
+    ) -> Iterator[Event]:  # and returns (the conversation or None, whether it was read again)
         everything = False
         if self.count and (self.carry is not None) != self._carries_on():
             self._restart()  # side files came (or went): the session is read the other way
@@ -340,7 +386,7 @@ class Follower:
                     self._restart()
                     everything = True
             if not self.count and self._carries_on():
-                self.carry = registry.get(self.harness).carry_on(self.path)  # type: ignore[union-attr]
+                self.carry = registry.get(self.harness).carry_on(self.path, window=self.window)  # type: ignore[union-attr]
             self.inode = st.st_ino
             grew = False
             file.seek(self.offset)
@@ -369,16 +415,19 @@ class Follower:
                 self.mark = whole[-MARK:]
                 grew = True
                 file.seek(self.offset)
+                passed = self.carry.hand_on() if self.carry is not None else []
+                if passed:  # shown now and forgotten, before the rest of the file is read
+                    yield from events
+                    events.clear()
+                    conv, self.touched = self._carried()
+                    update = self._update(conv, everything, passed)
+                    everything = False
+                    if update is not None:
+                        yield update
         if not grew and not everything and not side_changed:
             return None, False
         if self.carry is not None:
-            conv, self.touched = self.carry.conversation()
-            meta = conv.meta
-            if self.origin is not None and meta.started_by is msgspec.UNSET:  # as api.to_common adds it
-                if self.origin.started_by is not None:
-                    meta.started_by = self.origin.started_by
-                if self.origin.forked_from is not None:
-                    meta.forked_from = self.origin.forked_from
+            conv, self.touched = self._carried()
             return conv, everything
         name = self.harness or "jsonl"
         session = NativeSession(name, self.codec, list(self.lines), True, self.path)
@@ -387,6 +436,16 @@ class Follower:
         except (TxcodecError, ValueError) as exc:
             events.append(Notice(f"{self.path}: cannot read it into Common ({exc})"))
             return None, everything
+
+    def _carried(self) -> tuple[Conversation, list[int]]:
+        conv, touched = self.carry.conversation()  # type: ignore[union-attr]
+        meta = conv.meta
+        if self.origin is not None and meta.started_by is msgspec.UNSET:  # as api.to_common adds it
+            if self.origin.started_by is not None:
+                meta.started_by = self.origin.started_by
+            if self.origin.forked_from is not None:
+                meta.forked_from = self.origin.forked_from
+        return conv, touched
 
     @staticmethod
     def _long_line(file: Any, block: bytes) -> bytes | None:
@@ -504,6 +563,7 @@ def follow(
     sleep: Callable[[float], None] = time.sleep,
     stream: Any = None,
     notify: bool | None = None,
+    window: int | None = None,
 ) -> Iterator[Event]:
     """The session at ``path`` as it is written: the conversation so far, then each
     change, until it has been idle (nothing written) for ``idle`` seconds (never when
@@ -511,18 +571,19 @@ def follow(
     change the operating system reports in the session's folder; without it (or
     ``notify=False``) a look every ``interval`` seconds costs a ``stat`` when nothing
     changed. ``stream``: a pipe to read instead of a file (``path`` then only names it),
-    followed until it is closed."""
-    follower = Follower(path, harness, stream=stream)
+    followed until it is closed. ``window``: hold only about that many messages where the
+    harness's reader can hand on the others (:class:`Update`: ``base`` and ``passed``)."""
+    follower = Follower(path, harness, stream=stream, window=window)
     changes = Changes([] if stream is not None else [watched_folder(follower.watched)], use=notify)
     last = time.monotonic()
     try:
         while True:
             started = time.process_time()
-            events = follower.poll()
+            for event in follower.looks():
+                if type(event) is Update:
+                    last = time.monotonic()
+                yield event
             spent = time.process_time() - started
-            if any(type(e) is Update for e in events):
-                last = time.monotonic()
-            yield from events
             if follower.closed or (idle is not None and time.monotonic() - last >= idle):
                 return
             # a look that cost more than the interval (a session read again whole) is followed

@@ -237,17 +237,74 @@ def _carry_on(harness: str, path: Path, pieces: list[bytes]) -> None:
     assert msgspec.json.encode(conv.epochs) == epochs
 
 
+# the readers that hand on messages once final, with a window (Harness.carry_on(path, window))
+WINDOWED = ["claude_code", "codex", "droid", "kimi_cli"]
+
+
+def test_these_readers_hand_on_with_a_window_and_the_others_hold_every_message() -> None:
+    """Fed a whole golden with a window of one message, the readers of WINDOWED hand on
+    all but the last few; the others hand on nothing (docs/live.md#cost says why)."""
+    for harness in CARRY_ON:
+        path = next(p.values[1] for p in CARRIED if p.values[0] == harness)
+        h = registry.get(harness)
+        reader = h.carry_on(None, window=1)
+        reader.feed(decode_session(path.read_bytes(), h.codec, harness, None).lines)
+        passed = reader.hand_on()
+        held = reader.conversation()[0].messages
+        if harness in WINDOWED:
+            assert passed and len(held) <= 5, harness
+        else:
+            assert not passed, harness
+
+
+@pytest.mark.parametrize(("harness", "path"), [p for p in CARRIED if p.values[0] in WINDOWED])
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(cuts=_cuts, window=st.sampled_from([1, 2, 64]))
+def test_with_a_window_what_was_handed_on_and_what_is_held_is_the_whole_file_readers(
+    harness: str, path: Path, cuts: list[float], window: int
+) -> None:
+    """After every piece, the messages handed on so far followed by those the reader still
+    holds are the whole-file reader's for the lines so far; the epochs, at the end."""
+    h = registry.get(harness)
+    reader = h.carry_on(None, window=window)
+    pending, so_far, gone = b"", b"", []
+    data = path.read_bytes()
+    for piece in _pieces(data if data.endswith(b"\n") else data + b"\n", cuts):
+        chunk = pending + piece
+        cut = chunk.rfind(b"\n") + 1
+        pending = chunk[cut:]
+        if not cut:
+            continue
+        reader.feed(decode_session(chunk[:cut], h.codec, harness, None).lines)
+        so_far += chunk[:cut]
+        gone += [m for m, _ in reader.hand_on()]
+        conv, _ = reader.conversation()
+        assert _encoded(gone) + _encoded(conv.messages) == _whole_of(harness, so_far)[0]
+    assert msgspec.json.encode(conv.epochs) == _whole_of(harness, so_far)[1]
+
+
+def _all_messages(held: list, event: Update) -> list:
+    """The session's messages as a follow with a window has given them so far."""
+    return held[: event.base - len(event.passed)] + [m for m, _ in event.passed] + list(event.conversation.messages)
+
+
+@pytest.mark.parametrize("window", [None, 1], ids=["whole", "window"])
 @pytest.mark.parametrize(("harness", "path"), GOLDENS)
 @settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cuts=_cuts)
-def test_followed_in_random_pieces_prints_what_show_prints(harness: str, path: Path, cuts: list[float]) -> None:
+def test_followed_in_random_pieces_prints_what_show_prints(
+    harness: str, path: Path, window: int | None, cuts: list[float]
+) -> None:
     """The file written in random pieces and looked at after each: the follow's last
     conversation has the messages ``show`` reads from the finished file, and what the
-    follow printed is what ``show`` prints."""
+    follow printed is what ``show`` prints; with a window of one message too (the
+    messages handed on and the window's, printed once and forgotten)."""
     with tempfile.TemporaryDirectory() as tmp:
         target = Path(tmp) / path.name
         target.write_bytes(b"")
-        follower, view, out, last = Follower(target, harness), terminal.FollowView(), [], None
+        follower, view, out = Follower(target, harness, window=window), terminal.FollowView(), []
+        held: list = []
+        last = None
         grew_back = False  # a message grew after a later one was printed (a background subagent)
         for piece in _pieces(path.read_bytes(), cuts):
             with target.open("ab") as file:
@@ -255,13 +312,16 @@ def test_followed_in_random_pieces_prints_what_show_prints(harness: str, path: P
             for event in follower.poll():
                 out += [text for _, text in view.lines(event)]
                 if type(event) is Update:
-                    seen = len(last.messages) if last is not None else 0
-                    grew_back |= any(i < seen - 1 for i in event.changed)
+                    grew_back |= any(event.base + i < len(held) - 1 for i in event.changed)
+                    held = _all_messages(held, event)
                     last = event.conversation
+                    assert view.base + len(view.shown) >= len(held)  # every message is printed as it comes
         whole = api.to_common(api.load(target, harness))
         if not path.read_bytes().endswith(b"\n"):  # its last line never gets its LF: never read
             return
-        assert last is not None and _encoded(last.messages) == _encoded(whole.messages)
+        assert last is not None and _encoded(held) == _encoded(whole.messages)
+        if window is not None and harness in WINDOWED and len(whole.messages) > 8:
+            assert len(view.shown) < len(whole.messages)  # what was handed on is forgotten
         if any(t.startswith(("⟲", "↻")) for t in out):
             return  # a history rewritten (Gemini CLI's rewind) is printed as what it is, not as show prints the end
         shown = terminal.render(whole).splitlines()[1:]  # the heading: what the first look knew

@@ -90,6 +90,7 @@ def register(group: click.Group) -> None:
 def _follow(
     path: Path, harness: str | None, color: bool | None, idle: float | None, shown: Callable[[str], str]
 ) -> None:
+    from ..live import WINDOW
     from ..live import follow
 
     console = _printer(color)
@@ -97,7 +98,7 @@ def _follow(
     try:
         with user_errors():
             stream = sys.stdin.buffer if str(path) == "-" else None
-            for event in follow("<stdin>" if stream else path, harness, idle=idle, stream=stream):
+            for event in follow("<stdin>" if stream else path, harness, idle=idle, stream=stream, window=WINDOW):
                 _print(console, view.lines(event), shown)
     except KeyboardInterrupt:  # Ctrl-C is how a follow ends: no traceback
         sys.exit(130)

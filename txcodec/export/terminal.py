@@ -139,41 +139,48 @@ class FollowView:
     """What ``show --follow`` prints for each event of :func:`txcodec.live.follow`: the
     conversation so far as ``show`` prints it, then the lines of each new message, and of
     a message seen before only what it gained (a reply streamed as several records);
-    one that changed otherwise is printed again after a line saying so."""
+    one that changed otherwise is printed again after a line saying so. A follow with a
+    window hands on the messages that left it (``Update.passed``): their lines are kept
+    until then, and forgotten after (the names of the tools called are kept, for the
+    results that name them)."""
 
     def __init__(self) -> None:
-        self.shown: list[list[tuple[str, str]]] = []
+        self.shown: list[list[tuple[str, str]]] = []  # the lines of messages base, base + 1, ...
+        self.base = 0
+        self.names: dict[str, str] = {}  # tool_use id -> tool name, of every call seen
         self.rest: list[list[tuple[str, str]]] = []  # the lines of each subagent without a recorded call
         self.count = 0  # messages in the conversation last seen
+        self.headed = False
 
     def lines(self, event: Any) -> list[tuple[str, str]]:
         if type(event) is Notice:
             return [("dim", f"⚠ {event.text}")]
         conv = event.conversation
         out: list[tuple[str, str]] = []
-        if event.first and not self.shown:
+        if event.first and not self.headed:
             out.append(("assistant", heading(conv)))
-        n = len(conv.messages)
+        self.headed = True
+        base = event.base
+        n = base + len(conv.messages)
         if n < self.count:
             # a rewind, or a checkpoint rewriting the history (Gemini CLI's ``$set``): what
             # comes back as it was is not printed again
             out.append(("dim", f"⟲ the history was rewritten: {n} message{'s' if n != 1 else ''} now"))
         self.count = n
+        names = self.names
+        for m, _ in event.passed:
+            names.update((b.id, b.name) for b in m.content if type(b) is ToolUse)
+        names.update(tool_names(conv))
+        start = base - len(event.passed)
+        for j, (m, compacted) in enumerate(event.passed):
+            self._show(start + j, list(_message(m, compacted, 0, {}, names)), out)
+        children, _ = children_by_call(conv)
+        epochs = {e.start for e in conv.epochs}
         for i in sorted({*event.added, *event.changed}):
-            new = message_lines(conv, i)
-            if i >= len(self.shown):
-                self.shown.append(new)
-                out.extend(new)
-                continue
-            old = self.shown[i]
-            self.shown[i] = new
-            if new == old:
-                continue
-            if new[: len(old)] == old:
-                out.extend(new[len(old) :])
-            else:
-                out.append(("dim", f"↻ message {i + 1} changed:"))
-                out.extend(new)
+            self._show(base + i, list(_message(conv.messages[i], base + i in epochs, 0, children, names)), out)
+        if base > self.base:  # final and printed: forgotten
+            del self.shown[: base - self.base]
+            self.base = base
         _, rest = children_by_call(conv)
         for i, child in enumerate(rest):  # subagents without a recorded call: after the conversation
             new = list(_child(child, None, 1))
@@ -185,6 +192,26 @@ class FollowView:
                 out.extend(new)
         self.rest = [list(_child(child, None, 1)) for child in rest]
         return out
+
+    def _show(self, at: int, new: list[tuple[str, str]], out: list[tuple[str, str]]) -> None:
+        """Message ``at`` (from the start of the session) now reads as ``new``."""
+        if at < self.base:  # printed and forgotten (a file read again from its start)
+            return
+        shown = self.shown
+        i = at - self.base
+        if i >= len(shown):
+            shown.append(new)
+            out.extend(new)
+            return
+        old = shown[i]
+        shown[i] = new
+        if new == old:
+            return
+        if new[: len(old)] == old:
+            out.extend(new[len(old) :])
+        else:
+            out.append(("dim", f"↻ message {at + 1} changed:"))
+            out.extend(new)
 
 
 def chunks(conv: Conversation | StreamedConversation, size: int = 1 << 16) -> Iterator[str]:

@@ -301,6 +301,14 @@ class Fitted:
         out.messages = [m for m in fitted if m is not None]
         return out, list(range(len(out.messages)))  # the indices moved: every message may have changed
 
+    def forget(self, count: int) -> None:
+        """The first ``count`` messages were handed on: the next conversation starts after them."""
+        del self.messages[:count]
+
+    def fit_one(self, message: Message, loss: LossReport) -> Message | None:
+        """``message`` alone held to the schema (a message handed on); None if repaired away."""
+        return self._fit_message(message, loss)
+
     def _fit_message(self, message: Message, loss: LossReport) -> Message | None:
         if self.checked and fits_as_is(message):
             return message

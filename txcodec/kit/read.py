@@ -415,10 +415,22 @@ class LastMessageCarryOn:
     as ``reader.step(n, value)`` for each line as plain JSON (:func:`line_dicts`) and
     ``reader.conversation``, the conversation it builds. A feed costs what its lines cost."""
 
-    def __init__(self, reader: Any, harness: str, codec: Any, path: Any = None, *, checked: bool = False) -> None:
+    def __init__(
+        self,
+        reader: Any,
+        harness: str,
+        codec: Any,
+        path: Any = None,
+        *,
+        checked: bool = False,
+        window: int | None = None,
+    ) -> None:
         from .conform import Fitted
 
         self.reader, self.harness, self.codec, self.path = reader, harness, codec, path
+        # with a window, the messages before the last ``window`` are handed on (only the last
+        # one changes); for a reader whose epochs count messages, give none
+        self.window = None if window is None else max(1, window)
         self.lines = 0
         self.seen = 0  # the messages given by the last conversation()
         self.loss = UnreadLoss()
@@ -436,3 +448,14 @@ class LastMessageCarryOn:
         touched = set(range(max(0, self.seen - 1), count))  # the last one given may have changed
         self.seen = count
         return self.fitted.fit(conversation, touched, self.loss)
+
+    def hand_on(self) -> list[tuple[Any, bool]]:
+        messages = self.reader.conversation.messages
+        count = len(messages) - self.window if self.window is not None else 0
+        if count <= 0:
+            return []
+        gone = messages[:count]
+        del messages[:count]
+        self.seen = max(0, self.seen - count)
+        self.fitted.forget(count)
+        return [(f, False) for m in gone if (f := self.fitted.fit_one(m, self.loss)) is not None]

@@ -188,7 +188,17 @@ class CarryOn(Protocol):
 
     def conversation(self) -> tuple[Any, list[int]]:
         """The conversation as read so far (Common, held to its schema) and the indices of
-        its messages built or changed since the last call (all of them on the first)."""
+        its messages built or changed since the last call (all of them on the first). Its
+        messages are those still held: the first comes after every message :meth:`hand_on`
+        gave (its epochs count from the start of the session)."""
+        ...
+
+    def hand_on(self) -> list[tuple[Any, bool]]:
+        """The messages that became final since the last call, oldest first, each held to
+        the Common schema and with whether a compaction starts at it: they are taken out of
+        what the reader holds, so a follow that prints them once may forget them. Always
+        empty for a reader made without a window (``carry_on(path, window=None)``), or one
+        whose format lets a later line change any earlier message."""
         ...
 
 
@@ -242,8 +252,10 @@ class Harness(msgspec.Struct, frozen=True):
     # (``txcodec.live``) reads the bytes appended since the last look from an offset, where
     # any other store is re-read when it changes and compared message by message
     append_only: bool = False
-    # carry_on(path) -> CarryOn: a reader of an append-only file that carries on from where
-    # it stopped, so a look after an append costs what the appended lines cost (txcodec.live);
+    # carry_on(path, window=None) -> CarryOn: a reader of an append-only file that carries on
+    # from where it stopped, so a look after an append costs what the appended lines cost
+    # (txcodec.live); with a window (a number of messages), it holds no more than about that
+    # many and hands on the rest once final, where its format allows (CarryOn.hand_on);
     # None: a followed file's conversation is read again from all its lines
     carry_on: Callable[..., CarryOn] | None = None
     # the OpenTelemetry metric its client itself sends token usage as (metrics.py sends

@@ -135,6 +135,19 @@ def _title(data: Any) -> Any:
     return UNSET
 
 
+def title_of_file(path: Path) -> Any:
+    """:func:`_title` of the file at ``path`` as it is now (UNSET when it cannot be read):
+    the heading of a follow that hands on messages before it has read the whole file."""
+    try:
+        with path.open("rb") as file:
+            if not path.stat().st_size:
+                return UNSET
+            with mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as data:
+                return _title(data)
+    except (OSError, ValueError):
+        return UNSET
+
+
 def _title_tags(data: Any) -> Iterator[re.Match]:
     return _tags(data, _TITLE)
 

@@ -139,7 +139,11 @@ class _Reader:
         self.own_id: str | None = None
         self.replaying = False
         self.last_total: tuple | None = None
-        self.pending_usage_from = 0  # messages from this index get the next token_count
+        self.pending_usage_from = 0  # messages from this index (from the start) get the next token_count
+        # messages handed on before ``conv.messages[0]`` (a follow with a window: CarryOn),
+        # and the human user messages among them (a compaction counts them)
+        self.base = 0
+        self.humans_before = 0
         # a counted model call with no assistant message after it: a local compaction's
         # own call, when a ``compacted`` line follows (which then takes its usage)
         self.unattributed: Usage | None = None
@@ -329,7 +333,9 @@ class _Reader:
         elif history is not None:
             kept = sum(1 for item in history if not _is_summary_item(item, p.message))
         else:  # codex rebuilds the context from the user messages before, then the summary
-            kept = sum(1 for m in self.conv.messages[:-1] if m.role == "user" and m.origin == "human")
+            kept = self.humans_before + sum(
+                1 for m in self.conv.messages[:-1] if m.role == "user" and m.origin == "human"
+            )
         if kept:
             self.lose(
                 "compaction:kept-history",
@@ -337,7 +343,7 @@ class _Reader:
                 "a Common epoch starts at the summary (kept in extra for Codex)",
                 n,
             )
-        self.conv.epochs.append(Epoch(start=len(self.conv.messages) - 1, trigger="codex"))
+        self.conv.epochs.append(Epoch(start=self.base + len(self.conv.messages) - 1, trigger="codex"))
 
     def other(self, line: R.OtherLine, n: int) -> None:
         if line.type == "world_state":
@@ -538,7 +544,7 @@ class _Reader:
 
     def compaction(self, p: Any, ts: Any, n: int) -> None:
         self.message("assistant", ts, content=[RawBlock("codex_compaction", builtins(p))], compact_summary=True)
-        self.conv.epochs.append(Epoch(start=len(self.conv.messages) - 1, trigger="codex-remote"))
+        self.conv.epochs.append(Epoch(start=self.base + len(self.conv.messages) - 1, trigger="codex-remote"))
 
     # --- events ---------------------------------------------------------------------
     def token_count(self, p: R.TokenCountEvent, ts: Any, n: int) -> None:
@@ -554,9 +560,11 @@ class _Reader:
         last = info.last_token_usage if isinstance(info.last_token_usage, R.TokenUsage) else None
         usage = _usage(last) if last is not None else _usage(info.total_token_usage)
         targets = [
-            m for m in self.conv.messages[self.pending_usage_from :] if m.role == "assistant" and not m.synthetic
+            m
+            for m in self.conv.messages[max(0, self.pending_usage_from - self.base) :]
+            if m.role == "assistant" and not m.synthetic
         ]
-        self.pending_usage_from = len(self.conv.messages)
+        self.pending_usage_from = self.base + len(self.conv.messages)
         if not targets:
             extra = self.conv.meta.extra
             extra["codex_unattributed_usage"] = builtins(_usage_add(extra.get("codex_unattributed_usage"), usage))
@@ -780,9 +788,13 @@ class CarryOn:
     their output, the messages a token count or an abort lands on, a fork's replay) is kept
     between feeds, so a feed costs what its lines cost. Whether a rollout has any message
     item is known only once one comes: until then it is read from its events, whole (as
-    :func:`read` reads it), from the lines held so far."""
+    :func:`read` reads it), from the lines held so far.
 
-    def __init__(self, path: str | Path | None = None) -> None:
+    With a ``window``, the messages before the last ``window`` are handed on (:meth:`hand_on`),
+    except those the next token count may still land on and the last reply (an abort marks
+    it), held up to four windows."""
+
+    def __init__(self, path: str | Path | None = None, window: int | None = None) -> None:
         from ...kit.conform import Fitted
         from ...model.loss import UnreadLoss
         from .codec import CODEC
@@ -795,8 +807,12 @@ class CarryOn:
         self.reader.touched = []
         self.held: list[Any] | None = []  # the lines, until a message item says they need not be
         self.lines = 0
-        self.index: dict[int, int] = {}
+        self.window = None if window is None else max(1, window)
+        self.index: dict[int, int] = {}  # id(message) -> its index from the start
+        self.indexed = 0
         self.new_from = 0
+        self.first_ts: str | None = None  # the first message's time (it may have been handed on)
+        self.last_ts: str | None = None
         self.fitted = Fitted(checked=True)  # read_unshared
 
     def feed(self, lines: list[Any]) -> None:
@@ -810,6 +826,40 @@ class CarryOn:
             else:
                 self.held.extend(lines)
 
+    def hand_on(self) -> list[tuple[Message, bool]]:
+        reader, window = self.reader, self.window
+        messages = reader.conv.messages
+        if window is None or self.held is not None or len(messages) <= window:
+            return []
+        count = len(messages) - window
+        last_reply = next((i for i in range(len(messages) - 1, -1, -1) if messages[i].role == "assistant"), count)
+        waiting = reader.pending_usage_from - reader.base  # the next token count lands on these
+        count = max(min(count, last_reply, waiting), len(messages) - 4 * window)
+        if count <= 0:
+            return []
+        self._stamps(messages[:count])
+        gone = messages[:count]
+        del messages[:count]
+        starts = {e.start for e in reader.conv.epochs}
+        out = []
+        for j, m in enumerate(gone):
+            self.index.pop(id(m), None)
+            if m.role == "user" and m.origin == "human":
+                reader.humans_before += 1
+            fitted = self.fitted.fit_one(m, self.loss)
+            if fitted is not None:
+                out.append((fitted, reader.base + j in starts))
+        reader.base += count
+        self.fitted.forget(count)
+        return out
+
+    def _stamps(self, messages: list[Message]) -> None:
+        for m in messages:
+            if isinstance(m.timestamp, str):
+                if self.first_ts is None:
+                    self.first_ts = m.timestamp
+                self.last_ts = m.timestamp
+
     def conversation(self) -> tuple[Conversation, list[int]]:
         if self.held is not None:  # events only so far
             from ...kit.conform import conform
@@ -820,23 +870,27 @@ class CarryOn:
             return fitted, list(range(len(fitted.messages)))
         reader = self.reader
         messages = reader.conv.messages
+        base = reader.base
         index = self.index
-        for i in range(len(index), len(messages)):
-            index[id(messages[i])] = i
-        touched = {index[id(m)] for m in reader.touched or ()}
-        touched.update(range(self.new_from, len(messages)))
+        for i in range(max(self.indexed, base), base + len(messages)):
+            index[id(messages[i - base])] = i
+        self.indexed = base + len(messages)
+        touched = {index[id(m)] - base for m in reader.touched or () if index.get(id(m), -1) >= base}
+        touched.update(range(max(self.new_from, base) - base, len(messages)))
         # (the first conversation from this reader names every message: new_from was 0)
-        reader.touched, self.new_from = [], len(messages)
+        reader.touched, self.new_from = [], base + len(messages)
         conv = reader.conv
         meta = msgspec.structs.replace(conv.meta)
-        first = next((m.timestamp for m in messages if isinstance(m.timestamp, str)), None)
+        first = self.first_ts or next((m.timestamp for m in messages if isinstance(m.timestamp, str)), None)
         if first is not None:  # as finish() sets them
             if meta.started_at is UNSET:
                 meta.started_at = first
-            meta.ended_at = next(m.timestamp for m in reversed(messages) if isinstance(m.timestamp, str))
+            meta.ended_at = next(
+                (m.timestamp for m in reversed(messages) if isinstance(m.timestamp, str)), self.last_ts
+            )
         frame = Conversation(meta=meta, messages=messages, epochs=list(conv.epochs))
         return self.fitted.fit(frame, touched, self.loss)
 
 
-def carry_on(path: str | Path | None = None) -> CarryOn:
-    return CarryOn(path)
+def carry_on(path: str | Path | None = None, window: int | None = None) -> CarryOn:
+    return CarryOn(path, window)

@@ -86,9 +86,10 @@ def read(session: NativeSession, loss: LossReport) -> Conversation:
     return reader.conversation
 
 
-def carry_on(path: Any = None) -> Any:
+def carry_on(path: Any = None, window: int | None = None) -> Any:
     """A followed events file's reader (Harness.carry_on): an event adds a message, or a
-    tool result to the results message before it."""
+    tool result to the results message before it. Its epochs count the messages from the
+    start, so it holds them all (no window)."""
     from .codec import CODEC
 
     return LastMessageCarryOn(_Reader(str(path) if path else None, UnreadLoss()), "copilot_cli", CODEC, path)

@@ -39,11 +39,11 @@ def read(session: NativeSession, loss: LossReport) -> Conversation:
     return reader.conversation
 
 
-def carry_on(path: Any = None) -> Any:
+def carry_on(path: Any = None, window: int | None = None) -> Any:
     """A followed session's reader (Harness.carry_on): a line adds a message, or none."""
     from .codec import CODEC
 
-    return LastMessageCarryOn(_Reader(str(path) if path else None, UnreadLoss()), "droid", CODEC, path)
+    return LastMessageCarryOn(_Reader(str(path) if path else None, UnreadLoss()), "droid", CODEC, path, window=window)
 
 
 class _Reader:

@@ -530,6 +530,9 @@ class CarryOn:
                 self.changed = None  # the history rewound, or rewritten by a checkpoint
         self.lines += len(lines)
 
+    def hand_on(self) -> list[tuple[Message, bool]]:
+        return []  # every message is held (carry_on)
+
     def conversation(self) -> tuple[Conversation, list[int]]:
         ids = list(self.history.messages) if self.changed is None else None
         reader = self.reader
@@ -578,5 +581,7 @@ def _rewrites(record: Any) -> bool:
     return kind is Metadata and record.messages is not UNSET
 
 
-def carry_on(path: Any = None) -> CarryOn:
+def carry_on(path: Any = None, window: int | None = None) -> CarryOn:
+    """(Harness.carry_on) ``window`` is not used: a rewind or a checkpoint (``$set.messages``) rewrites the history:
+    any message may change, so every message is held."""
     return CarryOn(path)

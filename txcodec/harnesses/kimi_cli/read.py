@@ -53,12 +53,12 @@ def read(session: NativeSession, loss: LossReport) -> Conversation:
     return reader.conversation
 
 
-def carry_on(path: Any = None) -> Any:
+def carry_on(path: Any = None, window: int | None = None) -> Any:
     """A followed context file's reader (Harness.carry_on): a line adds a message, or a
     tool result to the results message before it."""
     from .codec import CODEC
 
-    return LastMessageCarryOn(_Reader(path, UnreadLoss()), "kimi_cli", CODEC, path)
+    return LastMessageCarryOn(_Reader(path, UnreadLoss()), "kimi_cli", CODEC, path, window=window)
 
 
 class _Reader:

@@ -202,6 +202,9 @@ class CarryOn:
                 name = v.get("name")
                 self.conv.meta.title = name.strip() if isinstance(name, str) and name.strip() else msgspec.UNSET  # type: ignore[union-attr]
 
+    def hand_on(self) -> list[tuple[Message, bool]]:
+        return []  # every message is held (carry_on)
+
     def conversation(self) -> tuple[Conversation, list[int]]:
         if self.again or self.conv is None:
             self.conv, self.builder, header, entries = _read(self.values, self.loss, self.file)
@@ -220,7 +223,9 @@ class CarryOn:
         return self.fitted.fit(conv, touched, self.loss)
 
 
-def carry_on(path: Any = None) -> CarryOn:
+def carry_on(path: Any = None, window: int | None = None) -> CarryOn:
+    """(Harness.carry_on) ``window`` is not used: a branch (an entry whose parent is further back) makes the
+    conversation the path to another leaf: any message may go, so every message is held."""
     return CarryOn(path)
 
 

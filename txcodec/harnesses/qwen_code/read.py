@@ -224,6 +224,9 @@ class CarryOn:
             self._record(*_join(self.fragments[self.leaf]))
             self.redo = False
 
+    def hand_on(self) -> list[tuple[Message, bool]]:
+        return []  # every message is held (carry_on)
+
     def conversation(self) -> tuple[Conversation, list[int]]:
         if self.again:
             self._build()
@@ -252,7 +255,9 @@ class CarryOn:
         self.seen, self.fitted = 0, type(self.fitted)()
 
 
-def carry_on(path: Any = None) -> CarryOn:
+def carry_on(path: Any = None, window: int | None = None) -> CarryOn:
+    """(Harness.carry_on) ``window`` is not used: a record whose parent is not the last one makes the conversation
+    another chain: any message may go, so every message is held."""
     return CarryOn(path)
 
 
