@@ -41,7 +41,7 @@ def detect(sample: list[Any]) -> int:
 HARNESS = package_harness(
     __name__,
     append_only=True,  # the client only appends to its JSONL files (txcodec.live)
-    carry_on=lazy(f"{__name__}.read", "carry_on"),  # and a follow's reader carries on from its last line
+    carry_on=lazy(f"{__name__}.stream", "carry_on"),  # and a follow's reader carries on from its last line
     title="Claude Code",
     detect=detect,
     read_streams=True,  # it reads a NativeSession.pending as it decodes it

@@ -30,8 +30,11 @@ from ...model.common import Conversation
 from ...model.common import Message
 from ...model.common import ToolUse
 from ...model.loss import LossReport
+from ...model.loss import UnreadLoss
 from ...model.native import Line
 from ...model.native import NativeSession
+from .codec import CODEC
+from .read import HARNESS
 from .read import _FileReader
 from .read import _keep_nothing
 from .read import _sidechain_in_main
@@ -240,3 +243,92 @@ def read_messages(session: NativeSession, loss: LossReport, window: int = WINDOW
         return Conversation(meta=reader.meta, messages=[], epochs=reader.final.epochs)
 
     return StreamedConversation(reader.meta, messages(), tail)
+
+
+# --- a reader that carries on (Harness.carry_on, txcodec.live) -------------------------
+
+
+class CarryOn:
+    """The main file of a session read as its client appends to it: the reader's state
+    (the calls whose fragments and results may still come, the commands whose output may
+    still come, the boundaries waiting for their summary) is kept between feeds, so a feed
+    costs what its lines cost. Subagents are not read here (their side files are followed
+    by re-reading the session).
+
+    With a ``window`` the reader is :class:`~.stream.MessageStream`, as ``show`` reads a
+    session: it holds the last ``window`` messages (and the call still open) and hands on
+    the others, final, as ``show`` prints them (:meth:`hand_on`)."""
+
+    def __init__(self, path: str | Path | None = None, window: int | None = None) -> None:
+        from ...kit.conform import Fitted
+
+        name = str(path) if path is not None else "<bytes>"
+        self.path = Path(path) if path is not None else None
+        tool_results: dict[str, Path] = {}
+        if self.path is not None:
+            from .sidefiles import session_files
+
+            tool_results = {p.name: p for p in session_files(self.path).tool_results}
+        session = NativeSession(HARNESS, CODEC, [], True, self.path)
+        self.loss = UnreadLoss()  # a follow shows the conversation, not what it lost
+        self.stream: Any = None
+        self.opening_title: Any = UNSET
+        if window is None:
+            self.reader = _FileReader(session, self.loss, name, tool_results)
+        else:
+            self.reader = self.stream = MessageStream(session, self.loss, name, tool_results, window)
+            # the title show's heading gives, found before the first message is handed on
+            self.opening_title = title_of_file(self.path) if self.path is not None else UNSET
+        self.reader.touched, self.reader.touched_calls = [], []
+        self.lines = 0
+        self.index: dict[int, int] = {}  # id(message) -> its index from the start, for the messages changed
+        self.indexed = 0  # the messages indexed so far (from the start)
+        self.new_from = 0  # the first message built since the last conversation() (from the start)
+        self.passed: list[tuple[Message, bool]] = []  # handed on, not yet taken by hand_on()
+        self.fitted = Fitted(checked=True)  # read_unshared
+
+    def feed(self, lines: list[Line]) -> None:
+        first = self.lines + 1
+        self.lines += len(lines)
+        if self.stream is None:
+            self.reader.feed(enumerate(lines, first))
+            return
+        gone = self.stream.feed(enumerate(lines, first))
+        index = self.index
+        for message, _ in gone:  # their ids may be given to new objects once they are dropped
+            index.pop(id(message), None)
+        self.passed += gone
+
+    def hand_on(self) -> list[tuple[Message, bool]]:
+        passed, self.passed = self.passed, []
+        if passed:
+            self.fitted.forget(len(passed))
+        return [(f, compacted) for m, compacted in passed if (f := self.fitted.fit_one(m, self.loss)) is not None]
+
+    def conversation(self) -> tuple[Conversation, list[int]]:
+        reader = self.reader
+        messages = reader.messages
+        base = reader.base
+        index = self.index
+        for i in range(max(self.indexed, base), base + len(messages)):
+            index[id(messages[i - base])] = i
+        self.indexed = base + len(messages)
+        calls, reader.touched_calls = reader.touched_calls or [], []
+        reader.settle(calls)
+        touched = {index[id(m)] - base for m in reader.touched or () if index.get(id(m), -1) >= base}
+        touched.update(range(max(self.new_from, base) - base, len(messages)))
+        reader.touched, self.new_from = [], base + len(messages)
+        conversation = reader.snapshot()
+        if self.opening_title is not UNSET:  # once: the heading
+            conversation.meta.title, self.opening_title = self.opening_title, UNSET
+        trailing = reader.trailing_context()
+        if trailing is not None:  # shown as the whole-file reader ends, never kept: a result may still join it
+            conversation.messages = [*messages, trailing]
+            touched.add(len(messages))
+        if conversation.meta.id is UNSET and self.path is not None:
+            conversation.meta.id = self.path.name.removesuffix(".jsonl")
+        return self.fitted.fit(conversation, touched, self.loss)
+
+
+def carry_on(path: str | Path | None = None, window: int | None = None) -> CarryOn:
+    return CarryOn(path, window)
