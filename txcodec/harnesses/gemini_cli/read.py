@@ -444,8 +444,12 @@ def project_root_for(path: Path | None, project_hash: Any) -> str | None:
     return None
 
 
-def _children(path: Path, meta: Meta, messages: list[Message], loss: LossReport) -> list[Child]:
-    """Subagent chats: ``chats/<parent session id>/<subagent session id>.jsonl``."""
+def _children(
+    path: Path, meta: Meta, messages: list[Message], loss: LossReport, read_before: dict | None = None
+) -> list[Child]:
+    """Subagent chats: ``chats/<parent session id>/<subagent session id>.jsonl``.
+    ``read_before`` (a follow's): each chat's stamp and conversation when last read; a chat
+    whose file has the same size, time and inode is not read again."""
     from ...kit.registry import get
 
     if not isinstance(meta.id, str):
@@ -475,7 +479,14 @@ def _children(path: Path, meta: Meta, messages: list[Message], loss: LossReport)
                 file=str(path),
             )
             continue
-        child = read(load_file(child_path, get("gemini_cli").codec, "gemini_cli"), loss, _depth=1)
+        stamp = _file_stamp(child_path) if read_before is not None else None
+        kept = read_before.get(child_path) if read_before is not None else None
+        if kept is not None and stamp is not None and kept[0] == stamp:
+            child = kept[1]
+        else:
+            child = read(load_file(child_path, get("gemini_cli").codec, "gemini_cli"), loss, _depth=1)
+            if read_before is not None and stamp is not None:
+                read_before[child_path] = (stamp, child)
         agent = child.meta.id if isinstance(child.meta.id, str) else child_path.stem
         link = (
             ChildLink(via="toolCalls.agentId", tool_use_id=calls[agent], agent_id=agent)
@@ -484,6 +495,14 @@ def _children(path: Path, meta: Meta, messages: list[Message], loss: LossReport)
         )
         children.append(Child(link=link, conversation=child))
     return children
+
+
+def _file_stamp(path: Path) -> tuple[int, int, int] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns)
 
 
 # --- a reader that carries on (Harness.carry_on, txcodec.live) -------------------------
@@ -495,7 +514,8 @@ class CarryOn:
     read on from the first history entry a line added or changed: a new message is read
     after the others, a newer version of the last one (the CLI writes a reply again as its
     tool calls finish) reads it again, and anything further back (a rewind, a ``$set``
-    checkpoint, a newer version of an earlier message) reads the history again."""
+    checkpoint, a newer version of an earlier message) reads the history again. Its
+    subagents' chats are read again only when their file changed."""
 
     def __init__(self, path: Any = None) -> None:
         from ...kit.conform import Fitted
@@ -514,6 +534,7 @@ class CarryOn:
         self.mark = (0, 0, 0)  # the reader's messages, answered calls and models before the last entry
         self.seen = 0
         self.fitted = Fitted()
+        self.chats: dict[Path, Any] = {}  # each subagent chat's stamp and conversation, when last read
 
     def feed(self, lines: list[Any]) -> None:
         history, first = self.history, self.lines
@@ -567,7 +588,7 @@ class CarryOn:
         meta = _meta(self.history, self.path, list(reader.models))
         conversation = Conversation(meta=meta, messages=messages)
         if self.path is not None:
-            conversation.children = _children(self.path, meta, messages, self.loss)
+            conversation.children = _children(self.path, meta, messages, self.loss, self.chats)
         touched = set(range(min(self.seen, first_message), len(messages)))
         self.seen = len(messages)
         return self.fitted.fit(conversation, touched, self.loss)
