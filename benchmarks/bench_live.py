@@ -128,7 +128,7 @@ def main() -> None:
                 f"{min(looked) * 1e3:6.1f}ms"
             )
     if args.rate:
-        growing(conversation, head, args.rate, args.seconds)
+        growing(conversation, head, args.rate, args.seconds, args.view, args.window)
 
 
 def _session(path: Path, conversation: list[dict], head: list[dict], size: float) -> None:
@@ -239,8 +239,16 @@ def codex(size: float, rounds: int, window: int | None = None) -> None:
         )
 
 
-def growing(conversation: list[dict], head: list[dict], rate: float, seconds: float) -> None:
-    """A session growing by ``rate`` MB a second, followed as it grows."""
+def growing(
+    conversation: list[dict],
+    head: list[dict],
+    rate: float,
+    seconds: float,
+    view: bool = False,
+    window: int | None = None,
+) -> None:
+    """A session growing by ``rate`` MB a second, followed as it grows (``view``: the lines
+    ``show --follow`` prints made too; ``window``: as it holds messages)."""
     import threading
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -266,10 +274,19 @@ def growing(conversation: list[dict], head: list[dict], rate: float, seconds: fl
         cpu = time.process_time()
         writer.start()
         worst, follower_offset = 0, 0
-        follower = Follower(path)
+        if window is None:
+            window = getattr(live, "WINDOW", 0)  # as show --follow follows (main before windows: 0)
+        follower = Follower(path, window=window) if window else Follower(path)
+        printer = None
+        if view:
+            from txcodec.export import terminal
+
+            printer = terminal.FollowView()
         while not done.is_set():
             started = time.process_time()
-            follower.poll()
+            for event in follower.poll():
+                if printer is not None:
+                    printer.lines(event)
             spent = time.process_time() - started
             worst = max(worst, path.stat().st_size - follower.offset)
             time.sleep(max(0.2, 2 * spent))
@@ -277,7 +294,8 @@ def growing(conversation: list[dict], head: list[dict], rate: float, seconds: fl
         behind = path.stat().st_size - follower_offset
         writer.join()
         print(
-            f"growing {rate} MB/s for {seconds:.0f} s to {path.stat().st_size / 1e6:.1f} MB: behind at the end "
+            f"growing {rate} MB/s for {seconds:.0f} s to {path.stat().st_size / 1e6:.1f} MB "
+            f"(window {window or 'none'}, view {'yes' if view else 'no'}): behind at the end "
             f"{behind / 1e6:.1f} MB, at worst {worst / 1e6:.1f} MB; "
             f"{time.process_time() - cpu:.1f} CPU s (writer included)"
         )

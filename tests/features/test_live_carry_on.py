@@ -238,7 +238,7 @@ def _carry_on(harness: str, path: Path, pieces: list[bytes]) -> None:
 
 
 # the readers that hand on messages once final, with a window (Harness.carry_on(path, window))
-WINDOWED = ["claude_code", "codex", "droid", "kimi_cli"]
+WINDOWED = ["claude_code", "codex", "copilot_cli", "droid", "kimi_cli"]
 
 
 def test_these_readers_hand_on_with_a_window_and_the_others_hold_every_message() -> None:
@@ -281,6 +281,31 @@ def test_with_a_window_what_was_handed_on_and_what_is_held_is_the_whole_file_rea
         conv, _ = reader.conversation()
         assert _encoded(gone) + _encoded(conv.messages) == _whole_of(harness, so_far)[0]
     assert msgspec.json.encode(conv.epochs) == _whole_of(harness, so_far)[1]
+
+
+def test_copilot_epochs_count_from_the_first_message_when_messages_were_handed_on() -> None:
+    """A compaction after messages were handed on starts its epoch at its place in the whole
+    session, and the summary handed on says that a compaction starts at it."""
+    h = registry.get("copilot_cli")
+    lines = (GOLDEN / "copilot_cli" / "handwritten" / "events.jsonl").read_bytes().splitlines(keepends=True)
+    compaction = {
+        "type": "session.compaction_complete",
+        "data": {"success": True, "summaryContent": "the summary", "trigger": "auto"},
+        "id": "00000000-0000-4000-8000-000000000006",
+        "timestamp": "2026-11-01T00:00:06.000Z",
+        "parentId": "00000000-0000-4000-8000-000000000005",
+    }
+    data = b"".join([*lines, msgspec.json.encode(compaction) + b"\n", *lines[1:]])
+    reader = h.carry_on(None, window=1)
+    gone = []
+    for line in data.splitlines(keepends=True):
+        reader.feed(decode_session(line, h.codec, "copilot_cli", None).lines)
+        gone += reader.hand_on()
+    conv, _ = reader.conversation()
+    whole = api.to_common(decode_session(data, h.codec, "copilot_cli", None))
+    assert [e.start for e in conv.epochs] == [e.start for e in whole.epochs] == [4]
+    assert _encoded([m for m, _ in gone] + conv.messages) == _encoded(whole.messages)
+    assert [i for i, (_, compacted) in enumerate(gone) if compacted] == [4]
 
 
 def _all_messages(held: list, event: Update) -> list:

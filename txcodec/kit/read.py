@@ -413,7 +413,10 @@ class LastMessageCarryOn:
     """A :class:`~txcodec.kit.registry.CarryOn` for a reader whose every line adds messages
     or changes the last one (a tool result joining the results message before it), written
     as ``reader.step(n, value)`` for each line as plain JSON (:func:`line_dicts`) and
-    ``reader.conversation``, the conversation it builds. A feed costs what its lines cost."""
+    ``reader.conversation``, the conversation it builds. A feed costs what its lines cost.
+    With a ``window`` the messages before the last ``window`` are handed on and taken out of
+    ``reader.conversation``; ``reader.handed`` counts them, so that its epochs count from
+    the session's first message."""
 
     def __init__(
         self,
@@ -429,7 +432,7 @@ class LastMessageCarryOn:
 
         self.reader, self.harness, self.codec, self.path = reader, harness, codec, path
         # with a window, the messages before the last ``window`` are handed on (only the last
-        # one changes); for a reader whose epochs count messages, give none
+        # one changes); the reader's ``handed`` counts them (its epochs count from the start)
         self.window = None if window is None else max(1, window)
         self.lines = 0
         self.seen = 0  # the messages given by the last conversation()
@@ -456,6 +459,10 @@ class LastMessageCarryOn:
             return []
         gone = messages[:count]
         del messages[:count]
+        first, self.reader.handed = self.reader.handed, self.reader.handed + count
         self.seen = max(0, self.seen - count)
         self.fitted.forget(count)
-        return [(f, False) for m in gone if (f := self.fitted.fit_one(m, self.loss)) is not None]
+        starts = {e.start for e in self.reader.conversation.epochs}
+        return [
+            (f, first + j in starts) for j, m in enumerate(gone) if (f := self.fitted.fit_one(m, self.loss)) is not None
+        ]

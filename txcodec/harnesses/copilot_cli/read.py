@@ -88,11 +88,12 @@ def read(session: NativeSession, loss: LossReport) -> Conversation:
 
 def carry_on(path: Any = None, window: int | None = None) -> Any:
     """A followed events file's reader (Harness.carry_on): an event adds a message, or a
-    tool result to the results message before it. Its epochs count the messages from the
-    start, so it holds them all (no window)."""
+    tool result to the results message before it."""
     from .codec import CODEC
 
-    return LastMessageCarryOn(_Reader(str(path) if path else None, UnreadLoss()), "copilot_cli", CODEC, path)
+    return LastMessageCarryOn(
+        _Reader(str(path) if path else None, UnreadLoss()), "copilot_cli", CODEC, path, window=window
+    )
 
 
 class _Reader:
@@ -103,6 +104,7 @@ class _Reader:
         self.meta = Meta(source_harness="copilot_cli")
         self.conversation = Conversation(meta=self.meta)
         self.usage_records: list[dict] = []  # receipts not yet matched to their assistant message
+        self.handed = 0  # messages handed on before conversation.messages[0] (LastMessageCarryOn)
 
     def step(self, n: int, value: Any) -> None:
         file, loss, meta, conversation = self.file, self.loss, self.meta, self.conversation
@@ -143,7 +145,7 @@ class _Reader:
                 if isinstance(data.get("usage"), dict):
                     usage_records.append(data["usage"])
             elif kind == "session.compaction_complete":
-                _compaction(conversation, value, data, loss, file, n)
+                _compaction(conversation, value, data, loss, file, n, self.handed)
             elif kind == "system.message":
                 loss.add(
                     "event:system.message", "the client's system prompt (it sends its own on resume)", file=file, line=n
@@ -272,13 +274,13 @@ def _result(data: dict) -> ToolResult:
 
 
 def _compaction(
-    conversation: Conversation, value: dict, data: dict, loss: LossReport, file: str | None, n: int
+    conversation: Conversation, value: dict, data: dict, loss: LossReport, file: str | None, n: int, handed: int = 0
 ) -> None:
     summary = data.get("summaryContent")
     if data.get("success") is not True or not isinstance(summary, str):
         loss.add("event:session.compaction_complete", "a compaction without a summary", file=file, line=n)
         return
-    start = len(conversation.messages)
+    start = handed + len(conversation.messages)  # epochs count from the session's first message
     conversation.messages.append(
         Message(
             "user",

@@ -53,6 +53,7 @@ class _Reader:
         self.file, self.loss = file, loss
         self.meta = Meta(source_harness="droid")
         self.conversation = Conversation(meta=self.meta)
+        self.handed = 0  # messages handed on before conversation.messages[0] (LastMessageCarryOn)
 
     def step(self, n: int, value: Any) -> None:
         file, loss, meta = self.file, self.loss, self.meta

@@ -75,6 +75,7 @@ class _Reader:
             if cwd is not None:
                 meta.cwd = cwd
         self.conversation = Conversation(meta=meta)
+        self.handed = 0  # messages handed on before conversation.messages[0] (LastMessageCarryOn)
 
     def step(self, n: int, value: Any) -> None:
         file, loss, messages = self.file, self.loss, self.conversation.messages
