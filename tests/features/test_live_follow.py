@@ -4,12 +4,14 @@ a file cut shorter, replaced or deleted, a document store re-read and diffed by 
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
 import sys
 import threading
 import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -215,6 +217,70 @@ def test_cli_show_follow_idle_exits(tmp_path: Path) -> None:
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 0, err
     assert out.splitlines() == _show(path)
+
+
+def _long_session(source: Path, turns: int) -> list[bytes]:
+    """``source``'s conversation lines again and again, with fresh ids: a session far longer
+    than the window ``show --follow`` holds."""
+    lines = [json.loads(raw) for raw in source.read_bytes().splitlines()]
+    out = []
+    for n in range(turns):
+        for line in lines:
+            if n and line.get("type") not in ("user", "assistant"):
+                continue
+            line = json.loads(json.dumps(line))
+            for key in ("uuid", "parentUuid"):
+                if isinstance(line.get(key), str):
+                    line[key] = str(uuid.uuid5(uuid.NAMESPACE_URL, f"{n}/{line[key]}"))
+            message = line.get("message")
+            if isinstance(message, dict) and isinstance(message.get("id"), str):
+                message["id"] = f"{message['id']}_{n}"
+            out.append(json.dumps(line).encode() + b"\n")
+    return out
+
+
+def _show_cli(path: Path) -> list[str]:
+    proc = _cli("show", "--no-color", str(path))
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    return out.splitlines()
+
+
+@pytest.mark.parametrize("source", [CLAUDE, CODEX], ids=["claude_code", "codex"])
+def test_cli_show_follow_of_a_session_longer_than_its_window_prints_what_show_prints(
+    tmp_path: Path, source: Path
+) -> None:
+    """Opened whole, then written on while followed: ``show --follow`` holds a window of
+    messages and prints exactly what ``show`` prints of the finished file."""
+    if source is CODEX:
+        raw = source.read_bytes().splitlines(keepends=True)
+        lines = raw[:2] + raw[2:] * 40
+    else:
+        lines = _long_session(source, 40)
+    path = tmp_path / source.name
+    cut = len(lines) * 2 // 5
+    path.write_bytes(b"".join(lines[:cut]))
+    proc = _cli("show", "--follow", "--no-color", str(path))
+    time.sleep(1.0)
+    with path.open("ab") as file:
+        for line in lines[cut:]:
+            file.write(line)
+            file.flush()
+    time.sleep(2.0)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    shown = _show_cli(path)
+    assert len(shown) > 4 * live.WINDOW  # (the window was passed)
+    assert out.splitlines() == shown
+    idle = _cli("show", "-f", "--idle", "0.5", "--no-color", str(path))
+    assert idle.communicate(timeout=60)[0].splitlines() == shown
+    view, held = terminal.FollowView(), 0
+    for event in live.follow(path, idle=0.3, notify=False, window=live.WINDOW):
+        view.lines(event)
+        if type(event) is Update:
+            held = max(held, len(event.conversation.messages), len(view.shown))
+    assert 0 < held <= 4 * live.WINDOW < len(shown) // 2  # the follow held a window, not the session
 
 
 def test_a_subagent_appears_under_its_call_as_it_writes(tmp_path: Path) -> None:
