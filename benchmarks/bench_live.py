@@ -89,7 +89,7 @@ def main() -> None:
     if args.open:
         big(conversation, head, args.open, args.view, args.window)
     if args.files:
-        many(conversation, head, args.files)
+        many(conversation, head, args.files, args.window)
     if args.codex:
         codex(args.codex, args.rounds, args.window)
     if args.open or args.files or args.codex:
@@ -188,16 +188,24 @@ def big(conversation: list[dict], head: list[dict], size: float, view: bool, win
         subprocess.run([sys.executable, __file__, "--child", str(path), *options], check=True)
 
 
-def many(conversation: list[dict], head: list[dict], count: int) -> None:
-    """``count`` sessions followed at once, a turn appended to each, then one round of looks."""
+def many(conversation: list[dict], head: list[dict], count: int, window: int | None = None) -> None:
+    """``count`` sessions followed at once, a turn appended to each, then one round of looks
+    (``window``: each holding that many messages; none by default, as ``watch`` follows)."""
+    import gc
+    import resource
+
     with tempfile.TemporaryDirectory() as tmp:
         paths = [Path(tmp) / f"s{i}.jsonl" for i in range(count)]
         for path in paths[:1]:
             _session(path, conversation, head, 1)
         for path in paths[1:]:
             path.write_bytes(paths[0].read_bytes())
-        followers = [Follower(path, "claude_code") for path in paths]
+        followers = [
+            Follower(path, "claude_code", window=window) if window else Follower(path, "claude_code") for path in paths
+        ]
         opened = _cpu(lambda: [f.poll() for f in followers])
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        full = _cpu(gc.collect)  # what a full collection of what the followers hold costs
         idle = _cpu(lambda: [f.poll() for f in followers])
         turn = _turn(conversation, 10**7)
         for path in paths:
@@ -205,7 +213,8 @@ def many(conversation: list[dict], head: list[dict], count: int) -> None:
                 file.write(turn)
         tick = _cpu(lambda: [f.poll() for f in followers])
         print(
-            f"{count} sessions of 1 MB: opening them {opened:.2f} CPU s, a round of looks with nothing new "
+            f"{count} sessions of 1 MB (window {window or 'none'}): opening them {opened:.2f} CPU s, peak RSS "
+            f"{peak:.0f} MiB, a full garbage collection {full:.2f} s, a round of looks with nothing new "
             f"{idle * 1e3:.0f} ms, after a turn appended to each {tick:.2f} CPU s ({tick / count * 1e3:.2f} ms a file)"
         )
 
