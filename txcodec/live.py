@@ -578,17 +578,21 @@ def follow(
     last = time.monotonic()
     try:
         while True:
-            started = time.process_time()
+            spent, started = 0.0, time.process_time()
             for event in follower.looks():
+                spent += time.process_time() - started  # the look's own cost, not its printing
                 if type(event) is Update:
                     last = time.monotonic()
                 yield event
-            spent = time.process_time() - started
+                started = time.process_time()
+            spent += time.process_time() - started
             if follower.closed or (idle is not None and time.monotonic() - last >= idle):
                 return
             # a look that cost more than the interval (a session read again whole) is followed
-            # by a wait of twice its cost, so that the follow never takes more than a third of a CPU
-            pause = 2 * spent
+            # by a wait of twice its cost, so that the follow never takes more than a third of a
+            # CPU; a reader that carries on costs what was appended, and is not held back (the
+            # first look at a large file does not delay the next)
+            pause = 2 * spent if follower.carry is None else 0.0
             if not changes.notified:
                 sleep(max(interval, pause))
                 continue

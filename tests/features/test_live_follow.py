@@ -195,6 +195,39 @@ def _cli(*args: str) -> subprocess.Popen:
     )
 
 
+class _Waited(Exception):
+    pass
+
+
+@pytest.mark.parametrize("carries_on", [True, False], ids=["carries_on", "read_again"])
+def test_a_costly_look_holds_back_the_next_only_when_the_session_is_read_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, carries_on: bool
+) -> None:
+    """Each reading of the CPU clock is a second later: a follow whose reader carries on
+    (a look costs what was appended) then waits the interval after its first look; one
+    that reads the session again (a document) waits twice what the look cost."""
+    if carries_on:
+        path, harness = tmp_path / CLAUDE.name, None
+        path.write_bytes(CLAUDE.read_bytes())
+    else:
+        written, _ = api.convert(CLAUDE, "continue_cli", session_id="live-doc")
+        path, harness = tmp_path / "live-doc.json", "continue_cli"
+        path.write_bytes(written.files[written.main])
+    clock = iter(range(10**6))
+    monkeypatch.setattr(live.time, "process_time", lambda: float(next(clock)))
+    waits: list[float] = []
+
+    def sleep(seconds: float) -> None:
+        waits.append(seconds)
+        raise _Waited
+
+    follower = live.follow(path, harness, notify=False, interval=0.2, sleep=sleep)
+    assert type(next(follower)) is Update
+    with pytest.raises(_Waited):
+        next(follower)
+    assert waits == [0.2] if carries_on else waits[0] >= 2.0
+
+
 def test_cli_show_follow_prints_as_written_and_ctrl_c_ends_without_traceback(tmp_path: Path) -> None:
     lines = CLAUDE.read_bytes().splitlines(keepends=True)
     path = tmp_path / "s.jsonl"
