@@ -146,7 +146,8 @@ def _follow_while_it_runs(find_path, run, result, last_words) -> None:
         time.sleep(0.02)
     assert where, f"the client wrote no session: {result}"
     path = where[0]
-    follower, view, out = Follower(path), terminal.FollowView(), []
+    # a window of one message: what show --follow does with its 64, on a session this short
+    follower, view, out = Follower(path, window=1), terminal.FollowView(), []
     while client_thread.is_alive():
         events = follower.poll()
         polls.append((time.monotonic(), follower.offset))
