@@ -6,7 +6,9 @@ answers. 1.0.128 and 2.0.0 keep the subagent's records in the main file (``isSid
 true``); 2.0.30 and 2.0.77 write them to ``agent-<id>.jsonl`` beside it (with the
 ``Warmup`` agents each starts by itself); 2.1.100 (an ``Agent`` call) writes
 ``<sid>/subagents/agent-<id>.jsonl`` with a ``.meta.json``. 2.1.220 and 2.1.251 (the native
-binaries) hold a prompt, one Bash call and its result. The corpus's 1.0.98 / 1.0.108 sessions (claude-code-viewer)
+binaries) hold a prompt, one Bash call and its result; ``2.1.220-tty`` is 2.1.220 driven in a
+pseudo-terminal (an interactive run, its permission mode cycled with shift+tab before a second
+prompt). The corpus's 1.0.98 / 1.0.108 sessions (claude-code-viewer)
 hold the same form with several Task calls in one turn."""
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import pytest
 from support.paths import CORPUS
 
 import txcodec
+from txcodec.model.common import Text
 from txcodec.model.common import ToolResult
 from txcodec.model.common import ToolUse
 from txcodec.model.loss import LossReport
@@ -25,7 +28,7 @@ from txcodec.verify import verify_file
 
 VERSIONS = Path(__file__).parent / "versions"
 MAINS = {p.parent.name: p for p in sorted(VERSIONS.glob("*/*.jsonl")) if not p.name.startswith("agent-")}
-PLAIN = ["2.1.220", "2.1.251"]  # a prompt, a Bash call, its result: no subagent
+PLAIN = ["2.1.220", "2.1.220-tty", "2.1.251"]  # a prompt, a Bash call, its result: no subagent
 AGENTS = sorted(set(MAINS) - set(PLAIN))
 VIEWER = CORPUS / "claude_code" / "claude-code-viewer" / "projects" / "sample-project"
 
@@ -40,10 +43,10 @@ def kinds(loss: LossReport) -> set[str]:
 
 
 def test_the_recordings_are_the_versions_they_claim():
-    assert sorted(MAINS) == ["1.0.128", "2.0.0", "2.0.30", "2.0.77", "2.1.100", "2.1.220", "2.1.251"]
-    for version, path in MAINS.items():
+    assert sorted(MAINS) == ["1.0.128", "2.0.0", "2.0.30", "2.0.77", "2.1.100", "2.1.220", "2.1.220-tty", "2.1.251"]
+    for name, path in MAINS.items():
         versions = {json.loads(line).get("version") for line in path.read_bytes().splitlines()}
-        assert versions - {None} == {version}
+        assert versions - {None} == {name.partition("-")[0]}
 
 
 def test_record_types_by_version():
@@ -57,6 +60,27 @@ def test_record_types_by_version():
     # 2.1.251 adds `atis-latch` after the prompt's attachments
     assert kinds["2.1.220"] == kinds["2.1.100"]
     assert kinds["2.1.251"] == kinds["2.1.100"] | {"atis-latch"}
+    # an interactive 2.1.220 run writes the `mode` record first, then a `permission-mode` record at the
+    # start and after each change, the AI title, file-history snapshots and system records
+    assert kinds["2.1.220-tty"] == kinds["2.1.100"] - {"queue-operation"} | {
+        "mode",
+        "permission-mode",
+        "ai-title",
+        "file-history-snapshot",
+        "system",
+    }
+
+
+def test_interactive_2_1_220_records_its_mode_and_each_permission_mode():
+    records = [json.loads(line) for line in MAINS["2.1.220-tty"].read_bytes().splitlines()]
+    assert records[0] == {"type": "mode", "mode": "normal", "sessionId": records[0]["sessionId"]}
+    modes = [r["permissionMode"] for r in records if r["type"] == "permission-mode"]
+    assert modes == ["bypassPermissions", "auto"]  # started with --dangerously-skip-permissions, then shift+tab
+    prompts = [r["permissionMode"] for r in records if r["type"] == "user" and "permissionMode" in r]
+    assert prompts == ["bypassPermissions", "auto"]  # each prompt also carries the mode it was typed in
+    _, loss = read(MAINS["2.1.220-tty"])
+    # bookkeeping with no Common slot: named, and the real-client test shows the resumed request unchanged
+    assert {"record:mode", "record:permission-mode", "record:ai-title"} <= kinds(loss)
 
 
 def test_atis_latch_of_2_1_251_is_named():
@@ -75,7 +99,9 @@ def test_native_versions_hold_the_prompt_the_call_and_its_result(version):
     results = [b for m in conversation.messages for b in m.content if isinstance(b, ToolResult)]
     assert [(c.id, c.name) for c in calls] == [("toolu_bash_1", "Bash")]
     assert [r.tool_use_id for r in results] == ["toolu_bash_1"]
-    assert conversation.messages[-1].content[-1].text == "There is 1 file."
+    texts = [b.text for m in conversation.messages if m.role == "assistant" for b in m.content if isinstance(b, Text)]
+    assert "There is 1 file." in texts
+    assert texts[-1] == ("Second answer." if version.endswith("-tty") else "There is 1 file.")
     for target in ("codex", "gemini_cli"):
         written, _ = txcodec.convert(MAINS[version], target)
         main = written.files[written.main].decode()
@@ -102,7 +128,7 @@ def test_sidechain_records_in_the_main_file_are_a_child(version):
     conversation, loss = read(MAINS[version])
     # the main thread: prompt, Task call, its result, the answer; no subagent record in it
     assert [m.role for m in conversation.messages] == ["user", "assistant", "user", "assistant"]
-    texts = [b.text for m in conversation.messages for b in m.content if hasattr(b, "text")]
+    texts = [b.text for m in conversation.messages for b in m.content if isinstance(b, Text)]
     assert "Count the files here" not in texts and "sub: counting" not in texts
     call = next(b for b in conversation.messages[1].content if isinstance(b, ToolUse))
     result = next(b for b in conversation.messages[2].content if isinstance(b, ToolResult))

@@ -17,7 +17,7 @@ pytestmark = pytest.mark.real_client
 
 VERSIONS = Path(__file__).parent / "versions"
 MAINS = {p.parent.name: p for p in sorted(VERSIONS.glob("*/*.jsonl")) if not p.name.startswith("agent-")}
-PLAIN = ["2.1.220", "2.1.251"]
+PLAIN = ["2.1.220", "2.1.220-tty", "2.1.251"]
 
 
 def resume_both(version, tmp_path):

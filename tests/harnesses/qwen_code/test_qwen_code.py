@@ -309,3 +309,24 @@ def test_session_id_is_one_qwen_resume_accepts():
     assert HARNESS.write(Conversation(meta=Meta(id=v4, cwd="/p")), LossReport(), WriteOptions()).session_id == v4
     with pytest.raises(ValueError, match="versions 1-5"):
         HARNESS.write(Conversation(meta=Meta(cwd="/p")), LossReport(), WriteOptions(session_id=v7))
+
+
+@pytest.mark.parametrize("parts", [-1, True, "text", {"text": "x"}])
+def test_parts_that_are_not_a_list_are_named_not_a_crash(parts):
+    # found by the long views fuzz run: one reply written as two fragments, the second's parts a number
+    lines = [
+        {"uuid": "u1", "parentUuid": None, "type": "user", "message": {"role": "user", "parts": [{"text": "hi"}]}},
+        {
+            "uuid": "a1",
+            "parentUuid": "u1",
+            "type": "assistant",
+            "message": {"role": "model", "parts": [{"text": "one"}]},
+        },
+        {"uuid": "a1", "parentUuid": "u1", "type": "assistant", "message": {"role": "model", "parts": parts}},
+        {"uuid": "u2", "parentUuid": "a1", "type": "user", "message": {"role": "user", "parts": parts}},
+    ]
+    data = "".join(json.dumps(dict(line, sessionId="s", timestamp="2025-10-01T09:00:00Z")) + "\n" for line in lines)
+    loss = LossReport()
+    conversation = api.to_common(decode_session(data.encode(), CODEC, "qwen_code"), loss)
+    assert [[b.text for b in m.content] for m in conversation.messages] == [["hi"], ["one"], []]
+    assert ("read:malformed", 4) in {(e.kind, e.line) for e in loss.entries}

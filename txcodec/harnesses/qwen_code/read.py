@@ -93,6 +93,12 @@ def active_chain(values: list[tuple[int, Any]], loss: LossReport, file: str | No
     return [_join(fragments[u]) for u in chain]
 
 
+def _parts(message: dict) -> list:
+    """A message's parts; a value that is not a list counts as none (``_content`` names it)."""
+    parts = message.get("parts")
+    return list(parts) if isinstance(parts, list) else []
+
+
 def _join(fragments: list[tuple[int, dict]]) -> tuple[int, dict]:
     n, first = fragments[0]
     if len(fragments) == 1:
@@ -100,14 +106,14 @@ def _join(fragments: list[tuple[int, dict]]) -> tuple[int, dict]:
     base = dict(first)
     message = dict(first["message"]) if isinstance(first.get("message"), dict) else None
     if message is not None:
-        message["parts"] = list(message.get("parts") or [])
+        message["parts"] = _parts(message)
     for _, value in fragments[1:]:
         extra = value.get("message")
         if isinstance(extra, dict):
             if message is None:
-                message = dict(extra, parts=list(extra.get("parts") or []))
+                message = dict(extra, parts=_parts(extra))
             else:
-                message["parts"] += list(extra.get("parts") or [])
+                message["parts"] += _parts(extra)
         for key in ("usageMetadata", "toolCallResult", "model"):
             if key in value and (key == "usageMetadata" or key not in base):
                 base[key] = value[key]
@@ -344,7 +350,9 @@ def _content(content: Any, names: dict[str, str], loss: LossReport, file: str | 
         return None
     role = "assistant" if content.get("role") == "model" else "user"
     blocks: list[Block] = []
-    for part in content.get("parts") or []:
+    if content.get("parts") is not None and not isinstance(content.get("parts"), list):
+        loss.add("read:malformed", "message parts that are not a list: read as none", file=file, line=n)
+    for part in _parts(content):
         block = _part(part, names)
         if isinstance(block, RawBlock):
             loss.add(f"part:{block.source_type}", "a part Common has no type for (kept as raw)", file=file, line=n)
