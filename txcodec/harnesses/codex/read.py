@@ -846,6 +846,10 @@ class CarryOn:
             self.index.pop(id(m), None)
             if m.role == "user" and m.origin == "human":
                 reader.humans_before += 1
+            for block in m.content:  # its results are let go (a failed patch's late event then flags nothing)
+                if type(block) is ToolResult:
+                    reader.results.pop(block.tool_use_id, None)
+                    reader.result_in.pop(block.tool_use_id, None)
             fitted = self.fitted.fit_one(m, self.loss)
             if fitted is not None:
                 out.append((fitted, reader.base + j in starts))
