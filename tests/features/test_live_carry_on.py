@@ -204,6 +204,25 @@ def test_gemini_versions_of_the_last_and_of_an_earlier_message(tmp_path: Path) -
     _carry_on("gemini_cli", path, lines)
 
 
+def test_gemini_a_result_s_second_copy_read_again_names_its_message_once(tmp_path: Path) -> None:
+    """A result's second copy (another id, a call already answered) adds its id to the
+    message before; written again (a newer version), the reader goes back to before it and
+    reads it once more: the id is there once, as the whole-file reader has it."""
+    source = GOLDEN / "gemini_cli" / "tool_call_resumed" / "session-2026-11-30T06-32-c72f91ab.jsonl"
+    lines = source.read_bytes().splitlines(keepends=True)
+    records = [msgspec.json.decode(line) for line in lines]
+    first_user = next(r for r in records if r.get("type") == "user" and "id" in r)
+    response = {"functionResponse": {"id": "call_late", "name": "run", "response": {"output": "ok"}}}
+    late = {**first_user, "id": "late-result", "content": [response]}
+    copy = {**first_user, "id": "late-copy", "content": [response]}
+    lines += [msgspec.json.encode(r) + b"\n" for r in (late, copy, copy)]
+    path = tmp_path / source.name
+    path.write_bytes(b"".join(lines))
+    whole = api.to_common(decode_session(path.read_bytes(), registry.get("gemini_cli").codec, "gemini_cli", None))
+    assert whole.messages[-1].source_ids.count("late-copy") == 1
+    _carry_on("gemini_cli", path, lines)
+
+
 def _carry_on(harness: str, path: Path, pieces: list[bytes]) -> None:
     """Whole lines only are fed (a piece's partial last line waits for the next piece); after
     every piece the reader gives what the whole-file reader gives for the lines so far, and

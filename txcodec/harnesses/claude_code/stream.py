@@ -103,7 +103,7 @@ class MessageStream(_FileReader):
         if key is None:
             return
         call = self.calls.pop(key)
-        if isinstance(msg.id, str):
+        if isinstance(msg.id, str) and self.add_loss is not _keep_nothing:  # only the loss report names a late one
             self.sealed.add(msg.id)
         self.settle([call])
         for block in msg.content:

@@ -512,10 +512,12 @@ class CarryOn:
     """A session file read as Gemini CLI appends to it. The history (message records by
     id, each kept at its first position) is applied a record at a time; the messages are
     read on from the first history entry a line added or changed: a new message is read
-    after the others, a newer version of the last one (the CLI writes a reply again as its
-    tool calls finish) reads it again, and anything further back (a rewind, a ``$set``
-    checkpoint, a newer version of an earlier message) reads the history again. Its
-    subagents' chats are read again only when their file changed."""
+    after the others, and a newer version of an earlier one (the CLI writes a reply again
+    as its tool calls finish) or a rewind to one has the reader taken back to where that
+    entry began (what it held then: its message count, the results answered, the models,
+    and the sources of the message before) and read on from there. A ``$set`` checkpoint
+    (its line carries the whole history) reads the history again. Its subagents' chats are
+    read again only when their file changed."""
 
     def __init__(self, path: Any = None) -> None:
         from ...kit.conform import Fitted
@@ -528,10 +530,12 @@ class CarryOn:
         self.history = History()
         self.lines = 0
         self.order: list[str] = []  # the history's ids, as read into ``reader``
-        self.known: set[str] = set()  # the same, as a set
+        self.position: dict[str, int] = {}  # the same, each with its place in ``order``
+        # what the reader held before each entry of ``order`` was read: its messages, answered
+        # results and models, and the source ids of its last message (a result's second copy adds one)
+        self.marks: list[tuple[int, int, int, int]] = []
         self.changed: int | None = 0  # the first history position to read again; None: all
         self.reader = _Reader(self.loss, self.file, self.history.versions)
-        self.mark = (0, 0, 0)  # the reader's messages, answered calls and models before the last entry
         self.seen = 0
         self.fitted = Fitted()
         self.chats: dict[Path, Any] = {}  # each subagent chat's stamp and conversation, when last read
@@ -540,49 +544,62 @@ class CarryOn:
         history, first = self.history, self.lines
         for n, line in enumerate(lines, first + 1):
             record = line.record
+            kind = type(record)
+            if self.changed is not None:
+                if kind is MessageRecord:
+                    at = self.position.get(record.id)
+                    if at is not None:  # a newer version of a message read: read again from it
+                        self.changed = min(self.changed, at)
+                elif kind is Rewind:
+                    # the history from the message rewound to goes (all of it, if that id is not in it)
+                    target = record.rewind_to
+                    at = self.position.get(target) if target in history.messages else 0
+                    if at is not None:  # (else a message not read yet: those read stay)
+                        self.changed = min(self.changed, at)
+                elif _rewrites(record):
+                    self.changed = None  # rewritten by a checkpoint: its line holds the whole history
             with malformed(self.loss, self.file, n):
                 history.apply(record, n)
-            if type(record) is MessageRecord and self.changed is not None:
-                if self.order and record.id == self.order[-1]:  # the last entry again
-                    self.changed = min(self.changed, len(self.order) - 1)
-                elif record.id in self.known:  # a newer version of an earlier message
-                    self.changed = None
-            elif type(record) is Rewind or _rewrites(record):
-                self.changed = None  # the history rewound, or rewritten by a checkpoint
         self.lines += len(lines)
 
     def hand_on(self) -> list[tuple[Message, bool]]:
         return []  # every message is held (carry_on)
 
-    def conversation(self) -> tuple[Conversation, list[int]]:
-        ids = list(self.history.messages) if self.changed is None else None
+    def _back_to(self, at: int) -> None:
+        """The reader as it was before entry ``at`` of ``order`` was read."""
         reader = self.reader
-        if self.changed is None or self.changed < len(self.order) - 1:
+        size, answered, models, sources = self.marks[at]
+        del reader.messages[size:]
+        while len(reader.answered) > answered:
+            reader.answered.popitem()
+        del reader.models[models:]
+        if size and sources >= 0:
+            del reader.messages[size - 1].source_ids[sources:]
+        for key in self.order[at:]:
+            del self.position[key]
+        del self.order[at:], self.marks[at:]
+
+    def conversation(self) -> tuple[Conversation, list[int]]:
+        reader = self.reader
+        if self.changed is None:
             self.reader = reader = _Reader(self.loss, self.file, self.history.versions)
-            self.order, self.known, start, self.mark = [], set(), 0, (0, 0, 0)
+            self.order, self.position, self.marks = [], {}, []
             self.seen = 0
-        elif self.changed == len(self.order) - 1:  # the last entry again
-            size, answered, models = self.mark
-            del reader.messages[size:]
-            while len(reader.answered) > answered:
-                reader.answered.popitem()
-            del reader.models[models:]
-            self.known.discard(self.order.pop())
-            start = len(self.order)
-        else:
-            start = len(self.order)
+        elif self.changed < len(self.order):
+            self._back_to(self.changed)
+        start = len(self.order)
         first_message = max(0, len(reader.messages) - 1)  # a result's second copy names the message before
         history = self.history.messages
         # the entries from ``start``: the history's newest, without a list of all of it
-        new = list(itertools.islice(reversed(history.values()), len(history) - start)) if ids is None else None
-        entries = new[::-1] if new is not None else list(history.values())
-        for k, (record, line) in enumerate(entries, 1):
-            if k == len(entries):
-                self.mark = (len(reader.messages), len(reader.answered), len(reader.models))
+        entries = list(itertools.islice(reversed(history.values()), len(history) - start))[::-1]
+        for record, line in entries:
+            messages = reader.messages
+            sources = len(messages[-1].source_ids) if messages else -1
+            self.marks.append((len(messages), len(reader.answered), len(reader.models), sources))
             with malformed(self.loss, self.file, line, "message"):
                 reader.add(record, line)
+            self.position[record.id] = len(self.order)
             self.order.append(record.id)
-            self.known.add(record.id)
         self.changed = len(self.order)
         messages = reader.messages
         meta = _meta(self.history, self.path, list(reader.models))
