@@ -6,6 +6,7 @@ counterpart is test_claude_code_context_real.py."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -18,9 +19,6 @@ from txcodec.resume_check.codex import resume
 pytestmark = pytest.mark.real_client
 
 SCENARIOS = sorted((GOLDEN / "codex" / "scenarios").glob("*/rollout.jsonl"))
-# after a compaction 0.171 also diffs against the turn_context that follows it, which Common
-# does not carry verbatim (the writer writes its own): see test_compacted_scenarios_resend_the_permissions
-COMPACTED = {"auto_compact", "remote_compact"}
 DATE = re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ][0-9:.]+Z?)?")
 
 
@@ -43,9 +41,7 @@ def context(data: bytes) -> list[tuple[str, str]]:
         return masked
 
 
-@pytest.mark.parametrize(
-    "source", [p for p in SCENARIOS if p.parent.name not in COMPACTED], ids=lambda p: p.parent.name
-)
+@pytest.mark.parametrize("source", SCENARIOS, ids=lambda p: p.parent.name)
 def test_scenarios_resume_with_the_same_context(source):
     written, _ = txcodec.convert(source, "codex")
     original = context(source.read_bytes())
@@ -68,13 +64,18 @@ def test_the_world_state_is_what_keeps_the_context(tmp_path):
     assert len(stripped) == len(original) + 2 and any("<permissions instructions>" in t for t in extra)
 
 
-@pytest.mark.parametrize("name", sorted(COMPACTED))
-def test_compacted_scenarios_resend_the_permissions(name):
-    # the one context item left: a <permissions instructions> developer item sent once more
-    source = GOLDEN / "codex" / "scenarios" / name / "rollout.jsonl"
+def test_the_turn_context_after_a_compaction_is_kept():
+    # 0.171 diffs against the turn_context after a compaction: with none there (the writer used to
+    # write only its own, at the start) it sent <permissions instructions> once more
+    source = GOLDEN / "codex" / "scenarios" / "auto_compact" / "rollout.jsonl"
     written, _ = txcodec.convert(source, "codex")
-    original, mine = context(source.read_bytes()), context(written.files[written.main])
-    assert len(mine) == len(original) + 1 and set(mine) == set(original)
+    lines = written.files[written.main].splitlines()
+    kept = [json.loads(line)["payload"] for line in lines if b'"type":"turn_context"' in line]
+    original = [json.loads(line)["payload"] for line in source.read_bytes().splitlines() if b'"turn_context"' in line]
+    assert kept == original and len(kept) == 3
+    compaction = next(i for i, line in enumerate(lines) if b'"type":"compacted"' in line)
+    without = lines[:compaction] + [line for line in lines[compaction:] if b'"type":"turn_context"' not in line]
+    original, mine = context(source.read_bytes()), context(b"\n".join(without) + b"\n")
     extra = list(mine)
     for item in original:
         extra.remove(item)

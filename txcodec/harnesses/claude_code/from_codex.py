@@ -318,10 +318,10 @@ class _Read:
             elif event is not None:
                 self.lose(event, "UI event Common does not carry", n)
         elif kind is R.TurnContextLine:
-            model = record.payload.model
+            model = R.turn_settings(record.payload).model
             if isinstance(model, str):
                 self.model = model
-            self.lose("record:turn_context", "turn settings (approval, sandbox, effort) are not carried", n)
+            self.lose("record:turn_context", "turn settings (approval, sandbox, effort): kept for Codex only", n)
         elif kind is R.CompactedLine:
             self.compacted(record, n)
         elif kind is R.SessionMetaLine:

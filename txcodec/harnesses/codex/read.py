@@ -161,7 +161,8 @@ class _Reader:
         # and the message holding each result (a failed patch's event flags it later)
         self.touched: list[Message] | None = None
         self.result_in: dict[str, Message] = {}
-        self.world_states: list[Any] = []  # world_state payloads waiting for the next message
+        # world_state / turn_context lines waiting for the next message, in their order
+        self.state_lines: list[dict[str, Any]] = []
 
     # --- helpers ------------------------------------------------------------------
     def lose(self, kind: str, detail: str, n: int) -> None:
@@ -169,8 +170,8 @@ class _Reader:
 
     def message(self, role: str, ts: Any, **kw: Any) -> Message:
         msg = Message(role=role, timestamp=ts if isinstance(ts, str) else UNSET, **kw)
-        if self.world_states:
-            msg.extra["codex_world_states"], self.world_states = self.world_states, []
+        if self.state_lines:
+            msg.extra["codex_state_lines"], self.state_lines = self.state_lines, []
         if role == "assistant" and self.model:
             msg.model = self.model
         self.conv.messages.append(msg)
@@ -284,14 +285,16 @@ class _Reader:
         self.lose("record:state", "2025 bookkeeping marker", n)
 
     def turn_context(self, line: R.TurnContextLine, n: int) -> None:
-        p = line.payload
+        p = R.turn_settings(line.payload)
         if isinstance(p.model, str):
             self.model = p.model
             if p.model not in self.conv.meta.models:
                 self.conv.meta.models.append(p.model)
         if self.replaying and self._after_fork(p.turn_id):
             self.replaying = False
-        self.lose("record:turn_context", "turn settings (approval, sandbox, effort) are not carried", n)
+        # the settings 0.171 diffs its context against on resume: kept for Codex -> Codex
+        self.state_lines.append({"type": "turn_context", "payload": R.raw_json(line.payload)})
+        self.lose("record:turn_context", "turn settings (approval, sandbox, effort): kept for Codex only", n)
 
     def compacted(self, line: R.CompactedLine, n: int) -> None:
         p = line.payload
@@ -344,7 +347,7 @@ class _Reader:
             # 0.150+: the state the client diffs its context against on resume; without it
             # 0.171 resends the permissions and a skills update. Kept for Codex -> Codex on
             # the next message (docs/codex.md#versions-read); other targets do not carry it.
-            self.world_states.append(R.raw_json(line.payload))
+            self.state_lines.append({"type": "world_state", "payload": R.raw_json(line.payload)})
         self.lose(f"record:{line.type}", "line type Common does not carry", n)
 
     def response_item(self, line: R.ResponseItemLine, n: int) -> None:

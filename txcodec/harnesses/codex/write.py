@@ -355,11 +355,8 @@ class _Writer:
         self.session_meta()
         for n, msg in enumerate(self.conv.messages):
             self.ts = self.stamps[n] or self.ts
-            states = msg.extra.get("codex_world_states") if self.from_codex else None
-            for state in states if isinstance(states, list) else ():
-                self.emit(
-                    R.OtherLine(type="world_state", timestamp=self.ts, payload=msgspec.Raw(msgspec.json.encode(state)))
-                )
+            if self.from_codex:
+                self.state_lines(msg.extra.get("codex_state_lines"))
             if msg.compact_summary and msg.role == "user":
                 self.compacted(msg, n)
             elif msg.role == "user":
@@ -406,19 +403,33 @@ class _Writer:
             line["payload"].update(extra)
             self.lines[-1] = msgspec.json.encode(line)
 
+    def state_lines(self, kept: Any) -> None:
+        """The source's ``world_state`` and ``turn_context`` lines before this message, as they
+        were (Codex -> Codex): 0.171 diffs the context it sends on resume against them."""
+        for line in kept if isinstance(kept, list) else ():
+            if not isinstance(line, dict) or line.get("type") not in ("world_state", "turn_context"):
+                continue  # Common JSON may hold anything in extra
+            payload = line.get("payload")
+            if line["type"] == "world_state":
+                self.emit(R.OtherLine(type="world_state", timestamp=self.ts, payload=msgspec.Raw(_encode(payload))))
+                continue
+            if not isinstance(payload, dict):
+                continue
+            if self.options.cwd:
+                payload = {**payload, "cwd": self.options.cwd}
+            if isinstance(payload.get("model"), str):
+                self.model = payload["model"]  # the writer's own turn_context is not needed after it
+            self.emit(R.TurnContextLine(timestamp=self.ts, payload=msgspec.Raw(_encode(payload))))
+
     def turn_context(self, model: str) -> None:
         if model == self.model:
             return
         self.model = model
         cwd = self.options.cwd or (self.conv.meta.cwd if isinstance(self.conv.meta.cwd, str) else "/")
-        self.emit(
-            R.TurnContextLine(
-                timestamp=self.ts,
-                payload=R.TurnContext(
-                    cwd=cwd, model=model, approval_policy="never", sandbox_policy={"type": "read-only"}, summary="auto"
-                ),
-            )
+        settings = R.TurnContext(
+            cwd=cwd, model=model, approval_policy="never", sandbox_policy={"type": "read-only"}, summary="auto"
         )
+        self.emit(R.TurnContextLine(timestamp=self.ts, payload=msgspec.Raw(_encode(settings))))
 
     def compacted(self, msg: Message, n: int) -> None:
         text = "\n".join(b.text for b in msg.content if isinstance(b, Text))
