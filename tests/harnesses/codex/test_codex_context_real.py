@@ -80,3 +80,26 @@ def test_the_turn_context_after_a_compaction_is_kept():
     for item in original:
         extra.remove(item)
     assert [role for role, _ in extra] == ["developer"] and "<permissions instructions>" in extra[0][1]
+
+
+def test_claude_context_reaches_codex_as_its_own_items():
+    # Claude Code's attachments (environment, date, ...) carried into Codex: codex 0.171 sends
+    # each as a developer (sent as system) or user message item of its own after the prompt,
+    # and the prompt's item and user_message event hold only what the user typed
+    source = GOLDEN / "claude_code" / "scenarios" / "api_error" / "e043dbbb-da0e-4598-ab36-5b65b722b3d2.jsonl"
+    written, loss = txcodec.convert(source, "codex")
+    assert "write:context-as-text" not in loss.counts()
+    with Sandbox() as box:
+        _, run = resume(box, written.files[written.main], "continue", timeout=90)
+        assert run.exit_code == 0 and run.inputs, run.stderr[-2000:]
+        items = [i for i in run.inputs[0] if isinstance(i, dict) and i.get("type", "message") == "message"]
+    said = [(i["role"], "".join(p.get("text", "") for p in i["content"])) for i in items]
+    prompt = said.index(("user", "try something"))
+    after = said[prompt + 1 : prompt + 9]
+    assert [role for role, _ in after] == ["developer"] * 7 + ["user"]
+    assert after[0][1].startswith("<system-reminder>\n# Environment") and "Today's date is" in after[6][1]
+    assert "Attribution for git commits" in after[7][1]
+    events = [
+        json.loads(line)["payload"] for line in written.files[written.main].splitlines() if b"user_message" in line
+    ]
+    assert [e["message"] for e in events] == ["try something", "again please"]

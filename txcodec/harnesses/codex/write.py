@@ -41,6 +41,7 @@ from ...core.ids import safe_relpath
 from ...core.ids import shown
 from ...kit.registry import WriteOptions
 from ...kit.registry import Written
+from ...kit.write import block_kind
 from ...model.common import Command
 from ...model.common import Context
 from ...model.common import Conversation
@@ -129,6 +130,12 @@ E = types.SimpleNamespace(
 )
 _EAGER_PAYLOADS = frozenset(vars(E).values())
 _encode = msgspec.json.Encoder().encode
+
+
+def _carried_context(block: Any) -> bool:
+    """Another client's context with the text its model saw (kit.write.carry_context leaves
+    it to this writer: Harness.writes_context)."""
+    return type(block) is Context and block.source != "codex" and isinstance(block.text, str) and bool(block.text)
 
 
 # --- tool mapping (other harnesses -> Codex) ----------------------------------------------
@@ -491,9 +498,20 @@ class _Writer:
                 self.flush_user(msg, parts)  # a goal tool's output, back as the item it was
                 parts = []
                 self.item(block.value)
+            elif _carried_context(block):
+                self.flush_user(msg, parts)
+                parts = []
+                self.context_item(block)
             else:
                 parts.extend(self.user_part(block, n))
         self.flush_user(msg, parts)
+
+    def context_item(self, block: Context) -> None:
+        """Another client's context as codex gives its own: a message item of its own (developer
+        for what was sent as system, else user), apart from what the user typed: no
+        ``user_message`` event, so Codex's history and prompt list do not show it."""
+        role = "developer" if block.role == "system" else "user"
+        self.item(E.MessageItem(role=role, content=[E.InputText(block.text)]))
 
     def flush_user(self, msg: Message, parts: list[Any]) -> None:
         if not parts:
@@ -523,7 +541,7 @@ class _Writer:
         if isinstance(block, Document) and isinstance(block.data, str) and block.media_type == "text/plain":
             self.loss.add("write:document-as-text", f"message {n}")
             return block.data
-        self.loss.add(f"write:block:{getattr(block, 'type', type(block).__name__)}", f"message {n}: kept as JSON text")
+        self.loss.add(f"write:block:{block_kind(block)}", f"message {n}: kept as JSON text")
         return json.dumps(builtins(block), ensure_ascii=False)
 
     def tool_result(self, block: ToolResult, msg: Message, n: int) -> None:
@@ -609,6 +627,8 @@ class _Writer:
                     f"message {n}: server-side web_search {block.id} -> web_search_call (which keeps no id)",
                 )
                 self.item(R.WebSearchCallItem(status="completed", action=action))
+            elif _carried_context(block):
+                self.context_item(block)
             elif isinstance(block, WebSearchToolResult) and block.tool_use_id in self.searches:
                 self.loss.add(
                     "write:web-search-result",
