@@ -351,6 +351,8 @@ class _Read:
             )
         elif kind is R.ResponseItemLine and isinstance(record.payload, msgspec.Raw):
             value = R.raw_json(record.payload)
+            if isinstance(value, dict) and value.get("type") in ("tool_search_call", "tool_search_output"):
+                raise _Bail  # context the reader keeps (codex.read tool_search)
             self.lose(
                 f"item:{value.get('type') if isinstance(value, dict) else None}",
                 "response item Common does not carry",

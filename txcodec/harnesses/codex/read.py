@@ -372,6 +372,9 @@ class _Reader:
         if isinstance(p, msgspec.Raw):
             value = R.raw_json(p)
             kind = value.get("type") if isinstance(value, dict) else None
+            if kind in _TOOL_SEARCH:
+                self.tool_search(value, ts)
+                return
             self.lose(f"item:{kind}", "response item Common does not carry", n)
             return
         handler = _ITEM_HANDLERS.get(type(p))
@@ -538,6 +541,19 @@ class _Reader:
         msg.content.append(block)
         if isinstance(p.id, str):
             msg.source_ids.append(p.id)
+
+    def tool_search(self, value: dict, ts: Any) -> None:
+        """0.171's client-side tool search (MCP tools deferred behind ``tool_search``): the
+        model's ``tool_search_call`` and the client's ``tool_search_output`` (the tools it
+        loaded) are context with no text of their own: kept whole for Codex, left out and
+        named (``write:context``) elsewhere (docs/codex.md#mcp-namespaces)."""
+        block = Context(value["type"], source="codex", value=value, role=_TOOL_SEARCH[value["type"]])
+        msg = self.side(_TOOL_SEARCH[value["type"]], ts)
+        if msg.role == "user" and (not msg.content or all(type(b) is Context for b in msg.content)):
+            msg.meta = True
+        msg.content.append(block)
+        if isinstance(value.get("id"), str):
+            msg.source_ids.append(value["id"])
 
     def compaction(self, p: Any, ts: Any, n: int) -> None:
         self.message("assistant", ts, content=[RawBlock("codex_compaction", builtins(p))], compact_summary=True)
@@ -737,6 +753,8 @@ def _usage_add(a: Any, b: Usage) -> Usage:
 
 
 _BARE_ITEMS = set(R.RESPONSE_ITEM_TYPES.values())
+# the tool search items, by the side of the conversation each is on
+_TOOL_SEARCH = {"tool_search_call": "assistant", "tool_search_output": "user"}
 
 _LINE_HANDLERS = {
     R.SessionMetaLine: _Reader.session_meta,

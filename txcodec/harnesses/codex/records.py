@@ -319,6 +319,9 @@ class GitInfo(_S):
 
 class BaseInstructions(_S):
     text: str = ""
+    # 0.171: {"type": "model", "model": ...}: which model's instructions these are; without it
+    # a resume under another configured model rebuilds them for that model
+    provenance: Any = UNSET
 
 
 class SessionMeta(_S):

@@ -495,7 +495,7 @@ class _Writer:
                 parts = []
                 self.tool_result(block, msg, n)
             elif type(block) is Context and block.source == "codex" and isinstance(block.value, dict):
-                self.flush_user(msg, parts)  # a goal tool's output, back as the item it was
+                self.flush_user(msg, parts)  # a goal or tool search output, back as the item it was
                 parts = []
                 self.item(block.value)
             elif _carried_context(block):
@@ -629,6 +629,8 @@ class _Writer:
                 self.item(R.WebSearchCallItem(status="completed", action=action))
             elif _carried_context(block):
                 self.context_item(block)
+            elif type(block) is Context and block.source == "codex" and isinstance(block.value, dict):
+                self.item(block.value)  # a tool_search_call, back as the item it was
             elif isinstance(block, WebSearchToolResult) and block.tool_use_id in self.searches:
                 self.loss.add(
                     "write:web-search-result",
