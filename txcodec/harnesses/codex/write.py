@@ -232,6 +232,10 @@ TOOL_MAP: dict[str, Callable[[dict], Mapped]] = {
 """Claude Code tool -> Codex tool. Everything else keeps its name as a function call."""
 
 
+# Claude Code's name of an MCP tool: mcp__<server>__<tool> (a server name holds no "__")
+_MCP_NAME = re.compile(r"mcp__([^_](?:[^_]|_(?!_))*)__(.+)", re.S)
+
+
 def codex_tool(name: str, value: Any) -> tuple[str, str, Any, str | None]:
     """``(item kind, name, input, note)`` for a call from another harness: mapped by
     :data:`TOOL_MAP` (``note`` says what was approximated, ``""`` for nothing), else kept
@@ -693,6 +697,7 @@ class _Writer:
                 )
             )
             return
+        mcp_namespace: Any = UNSET
         if self.from_codex:
             kind = "custom" if custom or (name in CUSTOM_TOOLS and isinstance(value, str)) else "function"
         else:
@@ -701,6 +706,10 @@ class _Writer:
                 self.loss.add(
                     "write:tool-mapped", f"message {n}: {use.name} -> {name}" + (f" ({note})" if note else "")
                 )
+            elif (mcp := _MCP_NAME.fullmatch(name)) is not None and isinstance(value, dict):
+                # Claude Code's mcp__<server>__<tool>: the namespace + name codex records
+                # an MCP call with (docs/codex.md#mcp-namespaces)
+                mcp_namespace, name = f"mcp__{mcp[1]}", mcp[2]
             elif name not in CODEX_TOOLS:
                 self.loss.add("write:tool-unmapped", f"message {n}: {name} kept by name; Codex offers no such tool")
         self.call_kinds[use.id] = kind
@@ -711,7 +720,7 @@ class _Writer:
             args = (
                 value if isinstance(value, str) else json.dumps(value if value is not None else {}, ensure_ascii=False)
             )
-            namespace: Any = UNSET
+            namespace: Any = mcp_namespace
             if self.from_codex and extra:
                 args = _source_arguments(extra, use.id, value, args)
                 spaces = extra.get("codex_namespaces")
