@@ -73,6 +73,14 @@ def item_count(kind: str, n: int = 1, where=lambda item: True):
     return fact
 
 
+def patch_applied(lines) -> None:
+    """codex applied the patch (its output says so), not refused the tool (0.171 records no
+    patch_apply_end event in exec mode)"""
+    items = [v["payload"] for v in lines if v.get("type") == "response_item"]
+    outputs = [str(i.get("output")) for i in items if i.get("type") == "custom_tool_call_output"]
+    assert any("Success. Updated the following files" in o for o in outputs), outputs
+
+
 def remote_compactions(n: int):
     def fact(lines):
         compacted = [v["payload"] for v in lines if v.get("type") == "compacted"]
@@ -156,7 +164,8 @@ SCENARIOS = [
                 ],
             )
         ],
-        facts=[item_count("custom_tool_call"), item_count("custom_tool_call_output")],
+        model="gpt-5.5",  # gpt-5.1-codex's tools have no apply_patch: 0.171 answered "unsupported custom tool call"
+        facts=[item_count("custom_tool_call"), item_count("custom_tool_call_output"), patch_applied],
         covers=["apply_patch"],
     ),
     codex(
