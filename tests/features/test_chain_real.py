@@ -5,6 +5,7 @@ names it with a write-side loss entry (docs/resume.md)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,8 @@ from txcodec.model.common import ToolResult
 from txcodec.model.common import ToolUse
 from txcodec.model.loss import LossReport
 from txcodec.resume_check.claude_code import check_resume
+from txcodec.resume_check.codex import Sandbox
+from txcodec.resume_check.codex import resume
 
 pytestmark = pytest.mark.real_client
 
@@ -57,3 +60,38 @@ def test_claude_codex_gemini_claude_keeps_or_names_every_fact(scenario, tmp_path
         assert any(answer in text for text in got_answers) or answer in named
     assert calls and sorted(got_calls) == sorted(calls)  # call ids survive every hop
     assert sorted(got_results) == sorted(results)
+
+
+def test_codex_claude_codex_keeps_the_mcp_calls(tmp_path):
+    """Codex -> Claude -> Codex with the MCP scenario (a notes server behind tool_search),
+    resumed by the real codex (0.171): the prompt, the answer and both MCP calls with their
+    outputs reach the request, each call again under codex's namespace (mcp__notes + lookup,
+    by way of Claude's mcp__notes__lookup); the tool search, which Claude has no form for, is
+    named by the Claude hop."""
+    source = GOLDEN / "codex" / "scenarios" / "mcp_tool_search" / "rollout.jsonl"
+    data, lost = source.read_bytes(), []
+    for hop in ("claude_code", "codex"):
+        written, loss = txcodec.convert(data, hop)
+        lost += [(e.kind, e.detail) for e in loss.entries if e.kind.startswith("write:")]
+        data = written.files[written.main]
+    assert sorted(detail.split("'")[1] for kind, detail in lost if kind == "write:context") == [
+        "tool_search_call",
+        "tool_search_output",
+    ]
+    assert not [kind for kind, _ in lost if kind != "write:context"]  # nothing else lost on the way
+    with Sandbox() as box:
+        _, run = resume(box, data, "continue", timeout=90)
+    assert run.exit_code == 0 and run.inputs, run.stderr[-2000:]
+    sent = run.inputs[0]
+    calls = [i for i in sent if isinstance(i, dict) and i.get("type") == "function_call"]
+    assert [(c.get("namespace"), c["name"], c["call_id"]) for c in calls] == [
+        ("mcp__notes", "lookup", "call_mcp_1"),
+        ("mcp__notes", "lookup", "call_mcp_2"),
+    ]
+    outputs = {
+        i["call_id"]: str(i["output"]) for i in sent if isinstance(i, dict) and i.get("type") == "function_call_output"
+    }
+    assert "Alpha is the first note." in outputs["call_mcp_1"] and "no note named 'beta'" in outputs["call_mcp_2"]
+    texts = json.dumps([i for i in sent if isinstance(i, dict) and i.get("type") == "message"])
+    assert "look up alpha and beta in the notes" in texts
+    assert "Alpha is the first note; there is no note named beta." in texts

@@ -139,8 +139,10 @@ def as_codex_writes(conv: Conversation, preserved: bool = True) -> list[Message]
     (docs/mapping.md): Claude tools mapped (``write:tool-mapped``), slash commands as
     text (``write:command-as-text``), no error flags on results (``write:is_error``),
     results without a call left out (``write:orphan-result``), Claude's context (hook
-    output, reminders, the environment) as the text its model saw, in place
-    (``write:context-as-text``; one that recorded no text is left out: ``write:context``),
+    output, reminders, the environment) as the text its model saw, in a message item of its
+    own where it was: a user one here, a developer one for what was sent as system, which
+    ``codex.comparable`` leaves out with codex's own context (test_codex_context_real.py
+    checks those reach codex); one that recorded no text is left out (``write:context``);
     and from the last compaction on (the summary is the replacement history)."""
     out, calls = [], set()
     for m in last_epoch(conv, preserved):
@@ -149,7 +151,7 @@ def as_codex_writes(conv: Conversation, preserved: bool = True) -> list[Message]
         blocks = []
         for b in m.content:
             if isinstance(b, Context):
-                if isinstance(b.text, str) and b.text:
+                if isinstance(b.text, str) and b.text and b.role != "system":
                     blocks.append(Text(b.text))
             elif isinstance(b, ToolUse):
                 _, name, value, _ = codex_tool(b.name, b.input)
@@ -163,7 +165,7 @@ def as_codex_writes(conv: Conversation, preserved: bool = True) -> list[Message]
             else:
                 blocks.append(b)
         if not blocks and m.content:
-            continue  # it held only context that recorded no text
+            continue  # it held only context that recorded no text, or developer context
         out.append(Message(m.role, blocks, meta=m.meta, extra=m.extra, compact_summary=m.compact_summary))
     return out
 
@@ -192,7 +194,7 @@ def expected_losses(conv: Conversation) -> dict[str, int]:
     calls = {b.id for b in blocks if isinstance(b, ToolUse)}
     contexts = [b for b in _all_blocks(conv) if isinstance(b, Context)]  # carried in subagents too
     return {
-        "write:context-as-text": sum(1 for b in contexts if isinstance(b.text, str) and b.text),
+        "write:context-as-text": 0,  # Codex gives context as items of its own (Harness.writes_context)
         "write:context": sum(1 for b in contexts if not (isinstance(b.text, str) and b.text)),
         "write:tool-mapped": sum(
             1 for b in blocks if isinstance(b, ToolUse) and b.name in TOOL_MAP and isinstance(b.input, dict)

@@ -118,7 +118,7 @@ def test_codex_gets_web_search_as_its_web_search_call_and_names_the_rest():
     ]
     counts = loss.counts()
     assert counts["write:web-search-result"] == 1  # the results: Codex's item holds the query only
-    assert counts["write:block:ServerToolUse"] == 1 and counts["write:block:WebFetchToolResult"] == 1  # web fetch
+    assert counts["write:block:server_tool_use"] == 1 and counts["write:block:web_fetch_tool_result"] == 1  # web fetch
 
 
 @pytest.mark.parametrize("target", ["gemini_cli", "pi", "qwen_code", "opencode"])
@@ -159,7 +159,7 @@ def test_claude_to_claude_writes_the_attachment_records_back():
     assert not [k for k in loss.counts() if k.startswith("write:")]
 
 
-@pytest.mark.parametrize("target", ["codex", "gemini_cli", "pi"])
+@pytest.mark.parametrize("target", ["gemini_cli", "pi", "qwen_code"])
 def test_other_targets_get_the_context_text_in_place_or_a_loss_entry(target):
     written, loss = api.convert(CONTEXT, target)
     body = b"".join(written.files.values()).decode()
@@ -171,6 +171,29 @@ def test_other_targets_get_the_context_text_in_place_or_a_loss_entry(target):
     assert [e.detail for e in loss.entries if e.kind == "write:context"] == [
         "message 0: claude_code context 'prompt_snapshot' records no text the model saw; left out"
     ]
+
+
+def test_codex_gets_context_as_items_of_its_own_apart_from_the_prompt():
+    # codex gives context as developer / user message items; carried into the prompt's own
+    # message, a reminder showed in Codex's history (the user_message event) after the prompt
+    written, loss = api.convert(CONTEXT, "codex")
+    lines = _lines(written)
+    items = [r["payload"] for r in lines if r["type"] == "response_item" and r["payload"]["type"] == "message"]
+    said = [(i["role"], [p["text"] for p in i["content"]]) for i in items]
+    assert said == [
+        ("user", ["look around"]),
+        ("developer", [ENV["rendered"][0]["content"]]),  # sent as system by Claude Code
+        ("user", ["lint: clean"]),
+        ("assistant", ["done"]),
+    ]
+    events = [r["payload"]["message"] for r in lines if r["type"] == "event_msg"]
+    assert events == ["look around", "done"]  # the user_message and agent_message events
+    assert "write:context-as-text" not in loss.counts()
+    assert [e.detail for e in loss.entries if e.kind == "write:context"] == [
+        "message 0: claude_code context 'prompt_snapshot' records no text the model saw; left out"
+    ]
+    prompts = [m for m in api.to_common(api.load(written.files[written.main])).messages if m.role == "user"]
+    assert [b.text for b in prompts[0].content] == ["look around"]
 
 
 # --- the per-target table in docs/mapping.md ----------------------------------------------

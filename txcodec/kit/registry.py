@@ -265,6 +265,10 @@ class Harness(msgspec.Struct, frozen=True):
     # not (the Messages API's default): an unflagged result is a success. False: an
     # unflagged result's outcome is unknown (the tables' ``error_unknown``)
     flags_failed_results: bool = False
+    # its writer gives another client's context (a Common ``Context`` block with text) to its
+    # model the way its own client gives context, as an item of its own apart from what the
+    # user typed; False: ``kit.write.carry_context`` turns it into user text in place
+    writes_context: bool = False
     # check_resume(path: Path, **options) -> ResumeReport: what the real client sends
     check_resume: Callable[..., Any] | None = None
     # the client's command that continues a session of its store, "{id}" standing for the

@@ -54,11 +54,21 @@ def result_text(block: ToolResult, loss: LossReport, render: Callable[[Any], str
     return "\n".join(pieces)
 
 
+def block_kind(block: Any) -> str:
+    """The name a write-side loss gives a block written as text: its Common tag
+    (``server_tool_use``, ``command``), or a kept block's own type; every writer reports
+    ``write:block:<this>`` (docs/loss.md)."""
+    if isinstance(block, RawBlock):
+        return block.source_type
+    config = getattr(type(block), "__struct_config__", None)
+    tag = config.tag if config is not None else None
+    return tag if isinstance(tag, str) else type(block).__name__
+
+
 def as_text(block: Any, loss: LossReport, holder: str) -> str:
     """A block the target has no place for, as text, reported as ``write:block:<type>``;
     ``holder`` names what has no place for it (``a Continue history item``)."""
-    kind = block.source_type if isinstance(block, RawBlock) else block.__struct_config__.tag
-    loss.add(f"write:block:{kind}", f"{holder} has no place for this block; written as text")
+    loss.add(f"write:block:{block_kind(block)}", f"{holder} has no place for this block; written as text")
     return render(block)
 
 
@@ -173,10 +183,14 @@ def thinking_text(
 def carry_context(conversation: Conversation, target: str, loss: LossReport) -> Conversation:
     """The conversation as ``target`` gets it: a :class:`Context` block of another client
     becomes the text its model saw, in place (reported ``write:context-as-text``, since the
-    target sends it as the user's text), and one whose text the source did not record is
-    left out (``write:context``). The target's own context passes as it is
-    (docs/mapping.md#context). The conversation is returned unchanged when it holds none."""
-    messages = _carried(conversation.messages, target, loss)
+    target sends it as the user's text), unless the target's writer gives such context as
+    its client does (``Harness.writes_context``: the block passes as it is); one whose text
+    the source did not record is left out (``write:context``). The target's own context
+    passes as it is (docs/mapping.md#context). The conversation is returned unchanged when
+    it holds none."""
+    from .registry import get
+
+    messages = _carried(conversation.messages, target, loss, get(target).writes_context)
     children = []
     for child in conversation.children:
         inner = carry_context(child.conversation, target, loss)
@@ -189,7 +203,9 @@ def carry_context(conversation: Conversation, target: str, loss: LossReport) -> 
     return changed
 
 
-def _carried(messages: list[Message], target: str, loss: LossReport) -> list[tuple[int, Message]] | None:
+def _carried(
+    messages: list[Message], target: str, loss: LossReport, as_context: bool = False
+) -> list[tuple[int, Message]] | None:
     """The messages with other clients' context turned to text, each with its index in the
     source; ``None`` when no message holds any."""
     if not any(type(b) is Context and b.source != target for m in messages for b in m.content):
@@ -203,6 +219,8 @@ def _carried(messages: list[Message], target: str, loss: LossReport) -> list[tup
         for block in message.content:
             if type(block) is not Context or block.source == target:
                 blocks.append(block)
+            elif isinstance(block.text, str) and block.text and as_context:
+                blocks.append(block)  # the writer gives it as its client gives context
             elif isinstance(block.text, str) and block.text:
                 loss.add(
                     "write:context-as-text",

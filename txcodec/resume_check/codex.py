@@ -119,6 +119,8 @@ class Sandbox(TempFolders):
     model: str = MODEL
     provider: str = "mock"  # a rollout names its provider; resume refuses another one
     config: str = ""  # more top-level config.toml lines (e.g. model_auto_compact_token_limit)
+    features: str = ""  # more [features] lines (e.g. tool_search = true)
+    tables: str = ""  # more config.toml tables, after the others (e.g. [mcp_servers.notes])
 
     @property
     def home(self) -> Path:  # CODEX_HOME; the HOME the client runs with is root/home
@@ -135,7 +137,10 @@ class Sandbox(TempFolders):
             else:
                 table = PROVIDER.format(provider=self.provider, url=server.url)
             (self.home / "config.toml").write_text(
-                self.config + CONFIG.format(model=self.model, provider=self.provider, provider_table=table)
+                self.config
+                + CONFIG.format(model=self.model, provider=self.provider, provider_table=table)
+                + self.features
+                + self.tables
             )
             env = client_env(
                 self.root / "home",

@@ -6,6 +6,7 @@ counterpart is test_claude_code_context_real.py."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -18,9 +19,6 @@ from txcodec.resume_check.codex import resume
 pytestmark = pytest.mark.real_client
 
 SCENARIOS = sorted((GOLDEN / "codex" / "scenarios").glob("*/rollout.jsonl"))
-# after a compaction 0.171 also diffs against the turn_context that follows it, which Common
-# does not carry verbatim (the writer writes its own): see test_compacted_scenarios_resend_the_permissions
-COMPACTED = {"auto_compact", "remote_compact"}
 DATE = re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ][0-9:.]+Z?)?")
 
 
@@ -43,9 +41,7 @@ def context(data: bytes) -> list[tuple[str, str]]:
         return masked
 
 
-@pytest.mark.parametrize(
-    "source", [p for p in SCENARIOS if p.parent.name not in COMPACTED], ids=lambda p: p.parent.name
-)
+@pytest.mark.parametrize("source", SCENARIOS, ids=lambda p: p.parent.name)
 def test_scenarios_resume_with_the_same_context(source):
     written, _ = txcodec.convert(source, "codex")
     original = context(source.read_bytes())
@@ -68,14 +64,42 @@ def test_the_world_state_is_what_keeps_the_context(tmp_path):
     assert len(stripped) == len(original) + 2 and any("<permissions instructions>" in t for t in extra)
 
 
-@pytest.mark.parametrize("name", sorted(COMPACTED))
-def test_compacted_scenarios_resend_the_permissions(name):
-    # the one context item left: a <permissions instructions> developer item sent once more
-    source = GOLDEN / "codex" / "scenarios" / name / "rollout.jsonl"
+def test_the_turn_context_after_a_compaction_is_kept():
+    # 0.171 diffs against the turn_context after a compaction: with none there (the writer used to
+    # write only its own, at the start) it sent <permissions instructions> once more
+    source = GOLDEN / "codex" / "scenarios" / "auto_compact" / "rollout.jsonl"
     written, _ = txcodec.convert(source, "codex")
-    original, mine = context(source.read_bytes()), context(written.files[written.main])
-    assert len(mine) == len(original) + 1 and set(mine) == set(original)
+    lines = written.files[written.main].splitlines()
+    kept = [json.loads(line)["payload"] for line in lines if b'"type":"turn_context"' in line]
+    original = [json.loads(line)["payload"] for line in source.read_bytes().splitlines() if b'"turn_context"' in line]
+    assert kept == original and len(kept) == 3
+    compaction = next(i for i, line in enumerate(lines) if b'"type":"compacted"' in line)
+    without = lines[:compaction] + [line for line in lines[compaction:] if b'"type":"turn_context"' not in line]
+    original, mine = context(source.read_bytes()), context(b"\n".join(without) + b"\n")
     extra = list(mine)
     for item in original:
         extra.remove(item)
     assert [role for role, _ in extra] == ["developer"] and "<permissions instructions>" in extra[0][1]
+
+
+def test_claude_context_reaches_codex_as_its_own_items():
+    # Claude Code's attachments (environment, date, ...) carried into Codex: codex 0.171 sends
+    # each as a developer (sent as system) or user message item of its own after the prompt,
+    # and the prompt's item and user_message event hold only what the user typed
+    source = GOLDEN / "claude_code" / "scenarios" / "api_error" / "e043dbbb-da0e-4598-ab36-5b65b722b3d2.jsonl"
+    written, loss = txcodec.convert(source, "codex")
+    assert "write:context-as-text" not in loss.counts()
+    with Sandbox() as box:
+        _, run = resume(box, written.files[written.main], "continue", timeout=90)
+        assert run.exit_code == 0 and run.inputs, run.stderr[-2000:]
+        items = [i for i in run.inputs[0] if isinstance(i, dict) and i.get("type", "message") == "message"]
+    said = [(i["role"], "".join(p.get("text", "") for p in i["content"])) for i in items]
+    prompt = said.index(("user", "try something"))
+    after = said[prompt + 1 : prompt + 9]
+    assert [role for role, _ in after] == ["developer"] * 7 + ["user"]
+    assert after[0][1].startswith("<system-reminder>\n# Environment") and "Today's date is" in after[6][1]
+    assert "Attribution for git commits" in after[7][1]
+    events = [
+        json.loads(line)["payload"] for line in written.files[written.main].splitlines() if b"user_message" in line
+    ]
+    assert [e["message"] for e in events] == ["try something", "again please"]

@@ -90,3 +90,36 @@ def test_goal_output_is_context_not_an_orphan_result():
     [goal] = [b for m in conv.messages for b in m.content if isinstance(b, Context)]
     assert (goal.kind, goal.text, goal.source) == ("agent.goal_objective", "Objective: ship it", "codex")
     assert "tool:orphan-output" not in loss.counts()
+
+
+def test_claude_mcp_names_become_codex_namespaces():
+    # Claude Code's mcp__<server>__<tool> is written as codex records an MCP call (it was kept
+    # whole as an unknown tool name, write:tool-unmapped)
+    claude, _ = api.convert(ROLLOUT, "claude_code")
+    written, loss = api.convert(claude.files[claude.main], "codex")
+    lines = [json.loads(line) for line in written.files[written.main].splitlines()]
+    calls = [
+        v["payload"] for v in lines if v.get("type") == "response_item" and v["payload"]["type"] == "function_call"
+    ]
+    assert [(c.get("namespace"), c["name"]) for c in calls] == [("mcp__notes", "lookup")]
+    assert "write:tool-unmapped" not in loss.counts()
+
+
+def test_tool_search_items_are_codex_context():
+    search = {"type": "tool_search_call", "call_id": "s1", "execution": "client", "arguments": {"query": "notes"}}
+    found = {"type": "tool_search_output", "call_id": "s1", "execution": "client", "tools": [{"type": "namespace"}]}
+    rollout = _rollout(
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "look it up"}]},
+        search,
+        found,
+        CALL,
+        {"type": "function_call_output", "call_id": "call_1", "output": "found"},
+    )
+    conv = api.to_common(api.load(rollout))
+    blocks = [b for m in conv.messages for b in m.content if isinstance(b, Context)]
+    assert [(b.kind, b.value) for b in blocks] == [("tool_search_call", search), ("tool_search_output", found)]
+    again, _ = api.convert(rollout, "codex")
+    items = [json.loads(line)["payload"] for line in again.files[again.main].splitlines() if b"tool_search" in line]
+    assert items == [search, found]
+    _, loss = api.convert(rollout, "claude_code")
+    assert loss.counts()["write:context"] == 2

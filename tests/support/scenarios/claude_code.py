@@ -15,6 +15,8 @@ from txcodec.resume_check.mock.anthropic import text
 from txcodec.resume_check.mock.anthropic import thinking
 from txcodec.resume_check.mock.anthropic import tool_use
 from txcodec.resume_check.mock.anthropic import tool_uses
+from txcodec.resume_check.mock.anthropic import web_fetch
+from txcodec.resume_check.mock.anthropic import web_search
 
 from ..stream_json_scenarios import Invocation
 from ..stream_json_scenarios import Scenario as Run
@@ -408,3 +410,33 @@ SCENARIOS = [
         covers=["! shell commands (print mode: a plain prompt)"],
     ),
 ]
+
+
+# --- issue 31: the API's server tools (web search, web fetch) -------------------------------
+
+
+def server_tool_scenarios() -> list[Scenario]:
+    """Replies holding the Messages API's server tools, streamed by the mock as the API does
+    (the call's input as input_json_delta, its result block whole): claude records the
+    blocks in the assistant message and sends them back on resume."""
+    return [
+        claude(
+            "server_tools",
+            "a reply with a server-side web search (server_tool_use + web_search_tool_result), "
+            "then one with a web fetch (server_tool_use + web_fetch_tool_result), each before the answer",
+            [
+                web_search("txcodec release", [("https://example.com/txcodec", "txcodec 1.0")], "Found the release."),
+                web_fetch("https://example.com/txcodec", "txcodec 1.0 is out.", "The page says it is out."),
+            ],
+            ["search the web for the txcodec release", "fetch that page"],
+            facts=[
+                has_block("assistant", "server_tool_use", 2),
+                has_block("assistant", "web_search_tool_result"),
+                has_block("assistant", "web_fetch_tool_result"),
+            ],
+            covers=["web search", "web fetch", "server tools", "class 2"],
+        )
+    ]
+
+
+SCENARIOS += server_tool_scenarios()

@@ -318,10 +318,10 @@ class _Read:
             elif event is not None:
                 self.lose(event, "UI event Common does not carry", n)
         elif kind is R.TurnContextLine:
-            model = record.payload.model
+            model = R.turn_settings(record.payload).model
             if isinstance(model, str):
                 self.model = model
-            self.lose("record:turn_context", "turn settings (approval, sandbox, effort) are not carried", n)
+            self.lose("record:turn_context", "turn settings (approval, sandbox, effort): kept for Codex only", n)
         elif kind is R.CompactedLine:
             self.compacted(record, n)
         elif kind is R.SessionMetaLine:
@@ -351,6 +351,8 @@ class _Read:
             )
         elif kind is R.ResponseItemLine and isinstance(record.payload, msgspec.Raw):
             value = R.raw_json(record.payload)
+            if isinstance(value, dict) and value.get("type") in ("tool_search_call", "tool_search_output"):
+                raise _Bail  # context the reader keeps (codex.read tool_search)
             self.lose(
                 f"item:{value.get('type') if isinstance(value, dict) else None}",
                 "response item Common does not carry",

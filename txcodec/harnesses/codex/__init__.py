@@ -60,6 +60,7 @@ HARNESS = package_harness(
     read_streams=True,  # it reads a NativeSession.pending as it decodes it
     read_unshared=True,  # no object sits in two messages (conform.conform's checked)
     fork_slot="session_meta.forked_from_id",
+    writes_context=True,  # another client's context: a developer / user message item of its own
     resume=("codex", "resume", "{id}"),
     origin=Later(f"{__name__}.origin", "ORIGIN"),
     usage=Later(f"{__name__}.usage", "USAGE"),  # the lean pass imports this module alone

@@ -165,7 +165,8 @@ class _Reader:
         # and the message holding each result (a failed patch's event flags it later)
         self.touched: list[Message] | None = None
         self.result_in: dict[str, Message] = {}
-        self.world_states: list[Any] = []  # world_state payloads waiting for the next message
+        # world_state / turn_context lines waiting for the next message, in their order
+        self.state_lines: list[dict[str, Any]] = []
 
     # --- helpers ------------------------------------------------------------------
     def lose(self, kind: str, detail: str, n: int) -> None:
@@ -173,8 +174,8 @@ class _Reader:
 
     def message(self, role: str, ts: Any, **kw: Any) -> Message:
         msg = Message(role=role, timestamp=ts if isinstance(ts, str) else UNSET, **kw)
-        if self.world_states:
-            msg.extra["codex_world_states"], self.world_states = self.world_states, []
+        if self.state_lines:
+            msg.extra["codex_state_lines"], self.state_lines = self.state_lines, []
         if role == "assistant" and self.model:
             msg.model = self.model
         self.conv.messages.append(msg)
@@ -288,14 +289,16 @@ class _Reader:
         self.lose("record:state", "2025 bookkeeping marker", n)
 
     def turn_context(self, line: R.TurnContextLine, n: int) -> None:
-        p = line.payload
+        p = R.turn_settings(line.payload)
         if isinstance(p.model, str):
             self.model = p.model
             if p.model not in self.conv.meta.models:
                 self.conv.meta.models.append(p.model)
         if self.replaying and self._after_fork(p.turn_id):
             self.replaying = False
-        self.lose("record:turn_context", "turn settings (approval, sandbox, effort) are not carried", n)
+        # the settings 0.171 diffs its context against on resume: kept for Codex -> Codex
+        self.state_lines.append({"type": "turn_context", "payload": R.raw_json(line.payload)})
+        self.lose("record:turn_context", "turn settings (approval, sandbox, effort): kept for Codex only", n)
 
     def compacted(self, line: R.CompactedLine, n: int) -> None:
         p = line.payload
@@ -350,7 +353,7 @@ class _Reader:
             # 0.150+: the state the client diffs its context against on resume; without it
             # 0.171 resends the permissions and a skills update. Kept for Codex -> Codex on
             # the next message (docs/codex.md#versions-read); other targets do not carry it.
-            self.world_states.append(R.raw_json(line.payload))
+            self.state_lines.append({"type": "world_state", "payload": R.raw_json(line.payload)})
         self.lose(f"record:{line.type}", "line type Common does not carry", n)
 
     def response_item(self, line: R.ResponseItemLine, n: int) -> None:
@@ -375,6 +378,9 @@ class _Reader:
         if isinstance(p, msgspec.Raw):
             value = R.raw_json(p)
             kind = value.get("type") if isinstance(value, dict) else None
+            if kind in _TOOL_SEARCH:
+                self.tool_search(value, ts)
+                return
             self.lose(f"item:{kind}", "response item Common does not carry", n)
             return
         handler = _ITEM_HANDLERS.get(type(p))
@@ -541,6 +547,19 @@ class _Reader:
         msg.content.append(block)
         if isinstance(p.id, str):
             msg.source_ids.append(p.id)
+
+    def tool_search(self, value: dict, ts: Any) -> None:
+        """0.171's client-side tool search (MCP tools deferred behind ``tool_search``): the
+        model's ``tool_search_call`` and the client's ``tool_search_output`` (the tools it
+        loaded) are context with no text of their own: kept whole for Codex, left out and
+        named (``write:context``) elsewhere (docs/codex.md#mcp-namespaces)."""
+        block = Context(value["type"], source="codex", value=value, role=_TOOL_SEARCH[value["type"]])
+        msg = self.side(_TOOL_SEARCH[value["type"]], ts)
+        if msg.role == "user" and (not msg.content or all(type(b) is Context for b in msg.content)):
+            msg.meta = True
+        msg.content.append(block)
+        if isinstance(value.get("id"), str):
+            msg.source_ids.append(value["id"])
 
     def compaction(self, p: Any, ts: Any, n: int) -> None:
         self.message("assistant", ts, content=[RawBlock("codex_compaction", builtins(p))], compact_summary=True)
@@ -742,6 +761,8 @@ def _usage_add(a: Any, b: Usage) -> Usage:
 
 
 _BARE_ITEMS = set(R.RESPONSE_ITEM_TYPES.values())
+# the tool search items, by the side of the conversation each is on
+_TOOL_SEARCH = {"tool_search_call": "assistant", "tool_search_output": "user"}
 
 _LINE_HANDLERS = {
     R.SessionMetaLine: _Reader.session_meta,

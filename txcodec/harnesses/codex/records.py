@@ -319,6 +319,9 @@ class GitInfo(_S):
 
 class BaseInstructions(_S):
     text: str = ""
+    # 0.171: {"type": "model", "model": ...}: which model's instructions these are; without it
+    # a resume under another configured model rebuilds them for that model
+    provenance: Any = UNSET
 
 
 class SessionMeta(_S):
@@ -382,7 +385,11 @@ class EventMsgLine(_Line, tag="event_msg"):
 
 
 class TurnContextLine(_Line, tag="turn_context"):
-    payload: TurnContext = msgspec.field(default_factory=TurnContext)
+    """The turn's settings, as they are: 0.171 diffs its context items against the whole
+    payload on resume (``root_turn_id``, ``permission_profile``, ... that no struct names), so
+    it is kept whole and read through :func:`turn_settings`."""
+
+    payload: Raw = msgspec.field(default_factory=lambda: Raw(b"{}"))
 
 
 class CompactedLine(_Line, tag="compacted"):
@@ -397,7 +404,6 @@ PAYLOAD_TYPES: dict[type, Any] = {
     SessionMetaLine: SessionMeta,
     ResponseItemLine: ResponseItem,
     EventMsgLine: EventMsg,
-    TurnContextLine: TurnContext,
     CompactedLine: Compacted,
 }
 
@@ -454,6 +460,19 @@ Record = Union[RolloutLine, OtherLine, LegacyMeta, LegacyState, ResponseItem, Ts
 def payload_of(line: Any) -> Any:
     """The payload of an envelope line, or the bare item of a legacy line."""
     return getattr(line, "payload", line)
+
+
+_turn_context = msgspec.json.Decoder(TurnContext)
+
+
+def turn_settings(payload: Any) -> TurnContext:
+    """The typed view of a ``turn_context`` payload (an empty one when it does not fit)."""
+    if isinstance(payload, TurnContext):
+        return payload
+    try:
+        return _turn_context.decode(payload) if isinstance(payload, Raw) else TurnContext()
+    except (msgspec.ValidationError, msgspec.DecodeError):
+        return TurnContext()
 
 
 def raw_json(value: Any) -> Any:

@@ -41,6 +41,7 @@ from ...core.ids import safe_relpath
 from ...core.ids import shown
 from ...kit.registry import WriteOptions
 from ...kit.registry import Written
+from ...kit.write import block_kind
 from ...model.common import Command
 from ...model.common import Context
 from ...model.common import Conversation
@@ -129,6 +130,12 @@ E = types.SimpleNamespace(
 )
 _EAGER_PAYLOADS = frozenset(vars(E).values())
 _encode = msgspec.json.Encoder().encode
+
+
+def _carried_context(block: Any) -> bool:
+    """Another client's context with the text its model saw (kit.write.carry_context leaves
+    it to this writer: Harness.writes_context)."""
+    return type(block) is Context and block.source != "codex" and isinstance(block.text, str) and bool(block.text)
 
 
 # --- tool mapping (other harnesses -> Codex) ----------------------------------------------
@@ -223,6 +230,10 @@ TOOL_MAP: dict[str, Callable[[dict], Mapped]] = {
     "TodoWrite": _todos,
 }
 """Claude Code tool -> Codex tool. Everything else keeps its name as a function call."""
+
+
+# Claude Code's name of an MCP tool: mcp__<server>__<tool> (a server name holds no "__")
+_MCP_NAME = re.compile(r"mcp__([^_](?:[^_]|_(?!_))*)__(.+)", re.S)
 
 
 def codex_tool(name: str, value: Any) -> tuple[str, str, Any, str | None]:
@@ -355,11 +366,8 @@ class _Writer:
         self.session_meta()
         for n, msg in enumerate(self.conv.messages):
             self.ts = self.stamps[n] or self.ts
-            states = msg.extra.get("codex_world_states") if self.from_codex else None
-            for state in states if isinstance(states, list) else ():
-                self.emit(
-                    R.OtherLine(type="world_state", timestamp=self.ts, payload=msgspec.Raw(msgspec.json.encode(state)))
-                )
+            if self.from_codex:
+                self.state_lines(msg.extra.get("codex_state_lines"))
             if msg.compact_summary and msg.role == "user":
                 self.compacted(msg, n)
             elif msg.role == "user":
@@ -406,19 +414,33 @@ class _Writer:
             line["payload"].update(extra)
             self.lines[-1] = msgspec.json.encode(line)
 
+    def state_lines(self, kept: Any) -> None:
+        """The source's ``world_state`` and ``turn_context`` lines before this message, as they
+        were (Codex -> Codex): 0.171 diffs the context it sends on resume against them."""
+        for line in kept if isinstance(kept, list) else ():
+            if not isinstance(line, dict) or line.get("type") not in ("world_state", "turn_context"):
+                continue  # Common JSON may hold anything in extra
+            payload = line.get("payload")
+            if line["type"] == "world_state":
+                self.emit(R.OtherLine(type="world_state", timestamp=self.ts, payload=msgspec.Raw(_encode(payload))))
+                continue
+            if not isinstance(payload, dict):
+                continue
+            if self.options.cwd:
+                payload = {**payload, "cwd": self.options.cwd}
+            if isinstance(payload.get("model"), str):
+                self.model = payload["model"]  # the writer's own turn_context is not needed after it
+            self.emit(R.TurnContextLine(timestamp=self.ts, payload=msgspec.Raw(_encode(payload))))
+
     def turn_context(self, model: str) -> None:
         if model == self.model:
             return
         self.model = model
         cwd = self.options.cwd or (self.conv.meta.cwd if isinstance(self.conv.meta.cwd, str) else "/")
-        self.emit(
-            R.TurnContextLine(
-                timestamp=self.ts,
-                payload=R.TurnContext(
-                    cwd=cwd, model=model, approval_policy="never", sandbox_policy={"type": "read-only"}, summary="auto"
-                ),
-            )
+        settings = R.TurnContext(
+            cwd=cwd, model=model, approval_policy="never", sandbox_policy={"type": "read-only"}, summary="auto"
         )
+        self.emit(R.TurnContextLine(timestamp=self.ts, payload=msgspec.Raw(_encode(settings))))
 
     def compacted(self, msg: Message, n: int) -> None:
         text = "\n".join(b.text for b in msg.content if isinstance(b, Text))
@@ -477,12 +499,23 @@ class _Writer:
                 parts = []
                 self.tool_result(block, msg, n)
             elif type(block) is Context and block.source == "codex" and isinstance(block.value, dict):
-                self.flush_user(msg, parts)  # a goal tool's output, back as the item it was
+                self.flush_user(msg, parts)  # a goal or tool search output, back as the item it was
                 parts = []
                 self.item(block.value)
+            elif _carried_context(block):
+                self.flush_user(msg, parts)
+                parts = []
+                self.context_item(block)
             else:
                 parts.extend(self.user_part(block, n))
         self.flush_user(msg, parts)
+
+    def context_item(self, block: Context) -> None:
+        """Another client's context as codex gives its own: a message item of its own (developer
+        for what was sent as system, else user), apart from what the user typed: no
+        ``user_message`` event, so Codex's history and prompt list do not show it."""
+        role = "developer" if block.role == "system" else "user"
+        self.item(E.MessageItem(role=role, content=[E.InputText(block.text)]))
 
     def flush_user(self, msg: Message, parts: list[Any]) -> None:
         if not parts:
@@ -512,7 +545,7 @@ class _Writer:
         if isinstance(block, Document) and isinstance(block.data, str) and block.media_type == "text/plain":
             self.loss.add("write:document-as-text", f"message {n}")
             return block.data
-        self.loss.add(f"write:block:{getattr(block, 'type', type(block).__name__)}", f"message {n}: kept as JSON text")
+        self.loss.add(f"write:block:{block_kind(block)}", f"message {n}: kept as JSON text")
         return json.dumps(builtins(block), ensure_ascii=False)
 
     def tool_result(self, block: ToolResult, msg: Message, n: int) -> None:
@@ -598,6 +631,10 @@ class _Writer:
                     f"message {n}: server-side web_search {block.id} -> web_search_call (which keeps no id)",
                 )
                 self.item(R.WebSearchCallItem(status="completed", action=action))
+            elif _carried_context(block):
+                self.context_item(block)
+            elif type(block) is Context and block.source == "codex" and isinstance(block.value, dict):
+                self.item(block.value)  # a tool_search_call, back as the item it was
             elif isinstance(block, WebSearchToolResult) and block.tool_use_id in self.searches:
                 self.loss.add(
                     "write:web-search-result",
@@ -660,6 +697,7 @@ class _Writer:
                 )
             )
             return
+        mcp_namespace: Any = UNSET
         if self.from_codex:
             kind = "custom" if custom or (name in CUSTOM_TOOLS and isinstance(value, str)) else "function"
         else:
@@ -668,6 +706,10 @@ class _Writer:
                 self.loss.add(
                     "write:tool-mapped", f"message {n}: {use.name} -> {name}" + (f" ({note})" if note else "")
                 )
+            elif (mcp := _MCP_NAME.fullmatch(name)) is not None and isinstance(value, dict):
+                # Claude Code's mcp__<server>__<tool>: the namespace + name codex records
+                # an MCP call with (docs/codex.md#mcp-namespaces)
+                mcp_namespace, name = f"mcp__{mcp[1]}", mcp[2]
             elif name not in CODEX_TOOLS:
                 self.loss.add("write:tool-unmapped", f"message {n}: {name} kept by name; Codex offers no such tool")
         self.call_kinds[use.id] = kind
@@ -678,7 +720,7 @@ class _Writer:
             args = (
                 value if isinstance(value, str) else json.dumps(value if value is not None else {}, ensure_ascii=False)
             )
-            namespace: Any = UNSET
+            namespace: Any = mcp_namespace
             if self.from_codex and extra:
                 args = _source_arguments(extra, use.id, value, args)
                 spaces = extra.get("codex_namespaces")

@@ -49,6 +49,7 @@ from ...core.ids import shown
 from ...core.ids import source_cwd
 from ...kit.registry import WriteOptions
 from ...kit.registry import Written
+from ...kit.write import block_kind
 from ...model.common import Artifact
 from ...model.common import Command
 from ...model.common import Conversation
@@ -305,22 +306,21 @@ class _Builder:
             )
 
     def _fallback_text(self, block: Any, index: int) -> str:
-        kind = getattr(block, "type", None) or type(block).__name__
         if isinstance(block, Command):
             text = block.as_text()
         elif isinstance(block, Artifact):
             text = f"[artifact {block.path}]"
         elif isinstance(block, RawBlock):
             text = json.dumps(block.value, ensure_ascii=False)
-            kind = f"raw:{block.source_type}"
         elif isinstance(block, (Image, Document)):
-            text = f"[{kind}]"
+            text = f"[{type(block).__name__}]"
         elif isinstance(block, ToolResult):
             text = _result_text(block.content)
         else:  # a server tool's call or result: its JSON, as the other writers do
-            kind = block.__struct_config__.tag
             text = json.dumps(builtins(block), ensure_ascii=False)
-        self.loss.add(f"write:block-as-text:{kind}", "a block Gemini has no part for, written as text", line=index + 1)
+        self.loss.add(
+            f"write:block:{block_kind(block)}", "a block Gemini has no part for, written as text", line=index + 1
+        )
         return text
 
 

@@ -41,7 +41,6 @@ from ...model.common import Conversation
 from ...model.common import Document
 from ...model.common import Image
 from ...model.common import Message
-from ...model.common import RawBlock
 from ...model.common import RedactedThinking
 from ...model.common import Text
 from ...model.common import Thinking
@@ -320,8 +319,7 @@ class _Writer:
         return out
 
     def as_text(self, block: Any) -> dict[str, Any]:
-        kind = block.source_type if isinstance(block, RawBlock) else getattr(block, "type", type(block).__name__)
-        self.loss.add(f"write:block:{kind}", "pi has no content block for this; written as text")
+        self.loss.add(f"write:block:{writekit.block_kind(block)}", "pi has no content block for this; written as text")
         if isinstance(block, Command):
             text = " ".join(x for x in (block.name, block.args if isinstance(block.args, str) else "") if x)
         else:

@@ -41,7 +41,6 @@ from ...model.common import Conversation
 from ...model.common import Document
 from ...model.common import Image
 from ...model.common import Message
-from ...model.common import RawBlock
 from ...model.common import RedactedThinking
 from ...model.common import Text
 from ...model.common import Thinking
@@ -296,9 +295,7 @@ class _Writer:
         return {"functionResponse": {"id": block.tool_use_id, "name": name, "response": {key: self.result_text(block)}}}
 
     def as_text(self, block: Any) -> list[dict]:
-        kind = getattr(block, "type", type(block).__name__)
-        if isinstance(block, RawBlock):
-            kind = block.source_type
+        kind = writekit.block_kind(block)
         self.loss.add(f"write:block:{kind}", "Qwen Code has no part for this block; written as text")
         return [{"text": _render(block)}]
 

@@ -86,6 +86,36 @@ def thinking(thought: str, then: str = "ok", signature: str = "sig-mock") -> Rep
     return Reply([{"type": "thinking", "thinking": thought, "signature": signature}, {"type": "text", "text": then}])
 
 
+def web_search(query: str, results: list[tuple[str, str]], then: str, id: str = "srvtoolu_mock_search_1") -> Reply:
+    """A server-side web search in one reply, as the API gives it: the ``server_tool_use``
+    call, its ``web_search_tool_result`` (``(url, title)`` each), then the answer."""
+    found = [
+        {"type": "web_search_result", "url": url, "title": title, "encrypted_content": f"ENC-{n}", "page_age": None}
+        for n, (url, title) in enumerate(results, 1)
+    ]
+    return Reply(
+        [
+            {"type": "server_tool_use", "id": id, "name": "web_search", "input": {"query": query}},
+            {"type": "web_search_tool_result", "tool_use_id": id, "content": found},
+            {"type": "text", "text": then},
+        ]
+    )
+
+
+def web_fetch(url: str, page: str, then: str, id: str = "srvtoolu_mock_fetch_1") -> Reply:
+    """A server-side web fetch in one reply: the ``server_tool_use`` call, its
+    ``web_fetch_tool_result`` (the page as a plain-text document), then the answer."""
+    document = {"type": "document", "source": {"type": "text", "media_type": "text/plain", "data": page}}
+    result = {"type": "web_fetch_result", "url": url, "content": document, "retrieved_at": "2026-01-01T00:00:00Z"}
+    return Reply(
+        [
+            {"type": "server_tool_use", "id": id, "name": "web_fetch", "input": {"url": url}},
+            {"type": "web_fetch_tool_result", "tool_use_id": id, "content": result},
+            {"type": "text", "text": then},
+        ]
+    )
+
+
 def error(status: int, message: str = "mock error", type: str = "api_error") -> Reply:
     return Reply(status=status, error_type=type, error_message=message)
 
@@ -369,8 +399,21 @@ class AnthropicMock(ScriptedMock):
             "content": reply.content,
             "stop_reason": reply.final_stop_reason,
             "stop_sequence": None,
-            "usage": dict(reply.usage),
+            "usage": _usage(reply),
         }
+
+
+def _usage(reply: Reply) -> dict[str, Any]:
+    """The reply's usage; with server tool calls, their counts (``server_tool_use``) as the
+    API adds them."""
+    usage: dict[str, Any] = dict(reply.usage)
+    names = [b.get("name") for b in reply.content if b.get("type") == "server_tool_use"]
+    if names:
+        usage["server_tool_use"] = {
+            "web_search_requests": names.count("web_search"),
+            "web_fetch_requests": names.count("web_fetch"),
+        }
+    return usage
 
 
 def _error(status: int, kind: str, message: str) -> Response:
@@ -379,7 +422,7 @@ def _error(status: int, kind: str, message: str) -> Response:
 
 def _events(message: dict[str, Any]) -> list[tuple[str, Any]]:
     start = dict(message, content=[], stop_reason=None)
-    start["usage"] = dict(message["usage"], output_tokens=1)
+    start["usage"] = {k: v for k, v in message["usage"].items() if k != "server_tool_use"} | {"output_tokens": 1}
     events: list[tuple[str, Any]] = [("message_start", {"type": "message_start", "message": start})]
     for index, block in enumerate(message["content"]):
         events.extend(_block_events(index, block))
@@ -389,7 +432,14 @@ def _events(message: dict[str, Any]) -> list[tuple[str, Any]]:
             {
                 "type": "message_delta",
                 "delta": {"stop_reason": message["stop_reason"], "stop_sequence": None},
-                "usage": {"output_tokens": message["usage"].get("output_tokens", 0)},
+                "usage": {
+                    "output_tokens": message["usage"].get("output_tokens", 0),
+                    **(
+                        {"server_tool_use": message["usage"]["server_tool_use"]}
+                        if "server_tool_use" in message["usage"]
+                        else {}
+                    ),
+                },
             },
         )
     )
@@ -397,12 +447,19 @@ def _events(message: dict[str, Any]) -> list[tuple[str, Any]]:
     return events
 
 
+_STREAMED_INPUT = ("tool_use", "server_tool_use", "mcp_tool_use")
+
+
 def _block_events(index: int, block: dict[str, Any]) -> list[tuple[str, Any]]:
     kind = block.get("type")
     if kind == "text":
         opening, deltas = {"type": "text", "text": ""}, [{"type": "text_delta", "text": block["text"]}]
-    elif kind == "tool_use":
-        opening = {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}
+    elif kind in _STREAMED_INPUT:
+        # the API opens a client or server tool call with an empty input and streams it as
+        # input_json_delta (the SDK's MessageStream applies them to tool_use, server_tool_use
+        # and mcp_tool_use alike: ``tracksToolInput``); a server tool's result block
+        # (web_search_tool_result, ...) has no delta and is sent whole, below
+        opening = {**block, "input": {}}
         deltas = [{"type": "input_json_delta", "partial_json": json.dumps(block.get("input", {}))}]
     elif kind == "thinking":
         opening = {"type": "thinking", "thinking": ""}

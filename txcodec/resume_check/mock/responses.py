@@ -165,10 +165,10 @@ def input_to_common(items: list[Any]) -> list[Message]:
             enc = item.get("encrypted_content")
             push("assistant", Thinking(summary, **({"encrypted": enc} if isinstance(enc, str) else {})))
         elif kind == "function_call":
-            push(
-                "assistant",
-                ToolUse(item.get("call_id", ""), item.get("name", ""), json_arguments(item.get("arguments"))),
-            )
+            name, namespace = item.get("name", ""), item.get("namespace")
+            if isinstance(namespace, str) and namespace.startswith("mcp__"):
+                name = f"{namespace}__{name}"  # an MCP call, named as the codex reader names it
+            push("assistant", ToolUse(item.get("call_id", ""), name, json_arguments(item.get("arguments"))))
         elif kind == "custom_tool_call":
             push("assistant", ToolUse(item.get("call_id", ""), item.get("name", ""), item.get("input")))
         elif kind == "local_shell_call":
