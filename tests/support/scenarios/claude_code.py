@@ -18,6 +18,7 @@ from txcodec.resume_check.mock.anthropic import tool_uses
 from txcodec.resume_check.mock.anthropic import web_fetch
 from txcodec.resume_check.mock.anthropic import web_search
 
+from ..mcp_server import COMMAND as MCP_COMMAND
 from ..stream_json_scenarios import Invocation
 from ..stream_json_scenarios import Scenario as Run
 from ..stream_json_scenarios import run as run_claude
@@ -440,3 +441,53 @@ def server_tool_scenarios() -> list[Scenario]:
 
 
 SCENARIOS += server_tool_scenarios()
+
+
+# --- issue 31, machinery: MCP behind ToolSearch, hooks, plan mode, skills, resumes --------------
+
+# the notes server (tests/support/mcp_server.py), started by claude from --mcp-config
+# (--mcp-config takes several values: a flag after it ends the list before the prompt)
+MCP_CONFIG = json.dumps({"mcpServers": {"notes": {"command": MCP_COMMAND[0], "args": MCP_COMMAND[1:]}}})
+# ToolSearch on for every model (the mock's base URL would leave it off): the MCP tool is
+# deferred, announced by a deferred_tools_delta attachment and loaded by a tool_reference
+TOOL_SEARCH_SETTINGS = json.dumps({"env": {"ENABLE_TOOL_SEARCH": "true"}}).encode()
+
+
+def machinery_scenarios() -> list[Scenario]:
+    return [
+        claude(
+            "mcp_tool_search",
+            "a stdio MCP server (tests/support/mcp_server.py, --mcp-config) whose tool is deferred: "
+            "the model loads it with ToolSearch (a tool_reference result), calls it, and calls it "
+            "again after a resume",
+            [
+                tool_use(
+                    "ToolSearch",
+                    {"query": "select:mcp__notes__lookup", "max_results": 1},
+                    "toolu_ts1",
+                    say="Finding the tool.",
+                ),
+                tool_use("mcp__notes__lookup", {"key": "alpha"}, "toolu_mcp1", say="Looking it up."),
+                text("The note says Alpha is the first note."),
+                tool_use("mcp__notes__lookup", {"key": "ünïcode"}, "toolu_mcp2", say="Again."),
+                text("It keeps non-ASCII text."),
+            ],
+            [
+                Invocation(
+                    ["what does the alpha note say? ask the notes server"],
+                    ["--mcp-config", MCP_CONFIG, "--strict-mcp-config"],
+                ),
+                Invocation(["and the ünïcode note?"], ["--mcp-config", MCP_CONFIG, "--strict-mcp-config"]),
+            ],
+            files={".claude/settings.json": TOOL_SEARCH_SETTINGS},
+            facts=[
+                has_text('"type": "tool_reference"'),
+                has_text("deferred_tools_delta"),
+                has_text("Alpha is the first note."),
+            ],
+            covers=["MCP tools (stdio server)", "ToolSearch", "deferred tools"],
+        ),
+    ]
+
+
+SCENARIOS += machinery_scenarios()
