@@ -174,7 +174,14 @@ def discover(
                 listed.add(str(path))
     rows = [r for r in rows if _keep(r, project, since, until)]
     ordered: Iterable[SessionRow]
-    if lazy:
+    if lazy and limit is None:  # every file described: those the index does not hold, in forked workers
+        rank = {name: n for n, name in enumerate(stores())}
+        rows = [*rows, *(r for r in _described_items(pending, cache, errors) if _keep(r, project, since, until))]
+        # the stores' own order, then the newest first (a stable sort: equal times keep that order)
+        rows.sort(key=lambda r: rank.get(r.harness, 0))
+        rows.sort(key=lambda r: parse_timestamp(r.updated) or _OLDEST, reverse=True)
+        ordered = rows
+    elif lazy:
         ordered = _newest_first(rows, pending, lambda row: _keep(row, project, since, until), errors, cache)
     else:
         rows.sort(key=lambda r: parse_timestamp(r.updated) or _OLDEST, reverse=True)
@@ -284,36 +291,88 @@ _encode_row = msgspec.json.Encoder().encode
 
 def _described_item(name: str, item: Any, cache: Any, errors: list[str]) -> SessionRow | None:
     """``Store.describe_item`` of a listed file, as a row; with the session index (``cache``),
-    taken from it while the file is as it was when described, and kept for the next run. The
-    subagents counted are the listing's (the side folder is listed afresh each run)."""
-    path = _get(item, "path")
-    if cache is not None and path is not None:
-        path = str(path)
-        found = cache.get_listed(name, path)
-        if found is not None:
-            try:
-                row = _decode_row(found)
-            except msgspec.MsgspecError:
-                row = None
-            if row is not None and row.session_id == _get(item, "session_id", "id"):
-                listed = _row(name, item)
-                if listed is not None:
-                    row.subagents = listed.subagents
-                return row
-        from .session_index import stamp
-
-        before = stamp(path)
-    known = len(getattr(item, "errors", None) or ())
-    row = _row(name, registry.get(name).store.describe_item(item))
-    found_errors = (getattr(item, "errors", None) or [])[known:]
-    errors.extend(f"{name}: {e}" for e in found_errors)
-    if row is not None and cache is not None and path is not None and not found_errors:
-        try:
-            encoded = _encode_row(row)
-        except ValueError:  # a name that is not UTF-8 (os.fsdecode's surrogates): read afresh each run
-            return row
-        cache.put_listed(name, path, encoded, before)  # a file with trouble is read (and said) again
+    taken from it while the file is as it was when described, and kept for the next run."""
+    found = _cached_item(name, item, cache)
+    if found is not None:
+        return found
+    before = _stamp_of(item) if cache is not None else None
+    row, found_errors = _describe_item((name, item))
+    errors.extend(found_errors)
+    _keep_item(name, item, row, found_errors, cache, before)
     return row
+
+
+def _described_items(pending: list[tuple[str, Any]], cache: Any, errors: list[str]) -> list[SessionRow]:
+    """:func:`_described_item` of each of ``pending`` (in their order, those that give a row):
+    the index looked up for all first, the files it does not hold described in forked
+    workers when there are enough of them (as :func:`describe_rows` reads details)."""
+    rows: list[SessionRow | None] = [None] * len(pending)
+    todo: list[int] = []
+    for n, (name, item) in enumerate(pending):
+        rows[n] = _cached_item(name, item, cache)
+        if rows[n] is None:
+            todo.append(n)
+    stamps = [_stamp_of(pending[n][1]) if cache is not None else None for n in todo]
+    jobs = [pending[n] for n in todo]
+    for n, before, (row, found_errors) in zip(
+        todo, stamps, _forked(_describe_item, jobs, [s[0] if s else 0 for s in stamps])
+    ):
+        errors.extend(found_errors)
+        _keep_item(*pending[n], row, found_errors, cache, before)
+        rows[n] = row
+    return [row for row in rows if row is not None]
+
+
+def _stamp_of(item: Any) -> Any:
+    from .session_index import stamp
+
+    path = _get(item, "path")
+    return stamp(str(path)) if path is not None else None
+
+
+def _cached_item(name: str, item: Any, cache: Any) -> SessionRow | None:
+    """The row the index keeps for a listed file still as it was. The subagents counted are
+    the listing's (the side folder is listed afresh each run)."""
+    path = _get(item, "path")
+    if cache is None or path is None:
+        return None
+    found = cache.get_listed(name, str(path))
+    if found is None:
+        return None
+    try:
+        row = _decode_row(found)
+    except msgspec.MsgspecError:
+        return None
+    if row.session_id != _get(item, "session_id", "id"):
+        return None
+    listed = _row(name, item)
+    if listed is not None:
+        row.subagents = listed.subagents
+    return row
+
+
+def _describe_item(job: tuple[str, Any]) -> tuple[SessionRow | None, list[str]]:
+    """One listed file described by its store (in a worker or not): its row and the errors it met."""
+    name, item = job
+    known = len(getattr(item, "errors", None) or ())
+    try:
+        row = _row(name, registry.get(name).store.describe_item(item))
+    except (OSError, ValueError, RecursionError) as exc:  # as the store's own listing passes it over
+        return None, [f"{name}: {_get(item, 'path')}: {exc}"]
+    return row, [f"{name}: {e}" for e in (getattr(item, "errors", None) or [])[known:]]
+
+
+def _keep_item(name: str, item: Any, row: SessionRow | None, found_errors: list[str], cache: Any, before: Any) -> None:
+    """Keep a described row in the index, for the file as it was before it was read; a file
+    with trouble is read (and said) again next run."""
+    path = _get(item, "path")
+    if row is None or cache is None or path is None or found_errors:
+        return
+    try:
+        encoded = _encode_row(row)
+    except ValueError:  # a name that is not UTF-8 (os.fsdecode's surrogates): read afresh each run
+        return
+    cache.put_listed(name, str(path), encoded, before)
 
 
 def session_files(
@@ -500,30 +559,33 @@ def describe_stream(rows: list[SessionRow], index: Any = None) -> Iterator[Sessi
 
 
 def _read_entries(rows: list[SessionRow], sizes: list[int], pools: list[Any] | None = None) -> list[Any]:
-    """Each row's entry, read in forked workers when there are enough to read; ``pools``
-    holds a pool kept for later calls (made here when it is empty), else one is made for
-    this call alone."""
+    """Each row's entry (:func:`_forked`)."""
+    return _forked(_read_entry, rows, sizes, pools)
+
+
+def _forked(work: Any, jobs: list[Any], sizes: list[int], pools: list[Any] | None = None) -> list[Any]:
+    """``work`` of each job, in forked workers (one per CPU) when there are enough to read
+    (``sizes``: the bytes each reads); ``pools`` holds a pool kept for later calls (made here
+    when it is empty), else one is made for this call alone."""
+    cpus = os.cpu_count() or 1
+    if cpus < 2 or len(jobs) < _PARALLEL_ROWS or sum(sizes) < _PARALLEL_BYTES:
+        return [work(job) for job in jobs]
+    chunk = max(1, len(jobs) // (cpus * 8))
     if pools:
-        jobs = os.cpu_count() or 1
-        if jobs >= 2 and len(rows) >= _PARALLEL_ROWS and sum(sizes) >= _PARALLEL_BYTES:
-            return pools[0].map(_read_entry, rows, chunksize=max(1, len(rows) // (jobs * 8)))
-        return [_read_entry(row) for row in rows]
-    jobs = os.cpu_count() or 1
-    if jobs < 2 or len(rows) < _PARALLEL_ROWS or sum(sizes) < _PARALLEL_BYTES:
-        return [_read_entry(row) for row in rows]
+        return pools[0].map(work, jobs, chunksize=chunk)
     import multiprocessing
 
     try:
         context = multiprocessing.get_context("fork")
     except ValueError:  # no fork (Windows): one process
-        return [_read_entry(row) for row in rows]
+        return [work(job) for job in jobs]
     if multiprocessing.parent_process() is not None:  # a worker starts none of its own
-        return [_read_entry(row) for row in rows]
+        return [work(job) for job in jobs]
     if pools is not None:  # kept for the calls after this one
-        pools.append(context.Pool(jobs))
-        return pools[0].map(_read_entry, rows, chunksize=max(1, len(rows) // (jobs * 8)))
-    with context.Pool(min(jobs, len(rows))) as pool:
-        return pool.map(_read_entry, rows, chunksize=max(1, len(rows) // (jobs * 8)))
+        pools.append(context.Pool(cpus))
+        return pools[0].map(work, jobs, chunksize=chunk)
+    with context.Pool(min(cpus, len(jobs))) as pool:
+        return pool.map(work, jobs, chunksize=chunk)
 
 
 def _apply(row: SessionRow, entry: Any) -> None:
