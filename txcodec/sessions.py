@@ -190,11 +190,12 @@ def discover(
     sessions = 0  # subagent chats ride along with their session, not counted by ``limit``
     needle = _needles(grep) if grep else None
     closing = listed if harness is None and root is None else None  # a whole home: rows of files gone forgotten
+    search = _Search(needle, listed, closing, index) if needle is not None else None
     try:
         for row in ordered:
             if limit is not None and sessions >= limit:
                 break
-            if needle is not None and not _contains(row.path, needle):
+            if search is not None and not search.holds(row.path):
                 continue
             kept.append(row)
             sessions += row.parent is None
@@ -206,6 +207,9 @@ def discover(
         if cache is not None:
             cache.close(closing)
         raise
+    finally:
+        if search is not None:
+            search.close()
     if cache is not None:
         cache.close(closing)
     return Index(kept, errors, every_id)
@@ -654,6 +658,81 @@ def _contains(path: str | None, needles: tuple[bytes, ...], chunk: int = 1 << 20
     except (OSError, ValueError):  # zstandard.ZstdError is a ValueError
         return False
     return False
+
+
+class _Search:
+    """``--grep``: which files hold one of ``needles``. With the text index (made by
+    ``txcodec index --fts``, :mod:`txcodec.grep_index`) and ``index``, a file it holds as it
+    is now is answered from it; any other file is read, and a file read whole is added to it
+    (``closing``: a whole home's files, the texts of the others forgotten)."""
+
+    def __init__(self, needles: tuple[bytes, ...], listed: set[str], closing: set[str] | None, index: bool) -> None:
+        from . import grep_index
+
+        self.needles = needles
+        self.texts = grep_index.GrepIndex() if index and grep_index.exists() else None
+        self.held: set[str] = set()
+        self.matching: set[str] | None = None
+        if self.texts is not None:
+            if closing is not None:
+                self.texts.forget(closing)
+            self.matching = self.texts.matching(needles)
+            if self.matching is not None:
+                self.held = self.texts.held(listed)
+
+    def holds(self, path: str | None) -> bool:
+        if path is None:
+            return False
+        if path in self.held:
+            return self.matching is not None and path in self.matching
+        if self.texts is not None:
+            found = read_text(path, self.texts)
+            if found is not None:
+                return any(n in found for n in self.needles)
+        return _contains(path, self.needles)
+
+    def close(self) -> None:
+        if self.texts is not None:
+            self.texts.close()
+
+
+def read_text(path: str, texts: Any) -> bytes | None:
+    """The file's bytes, ASCII lower-cased (as ``--grep`` compares them), added to the text
+    index ``texts``; None when it cannot be read whole (too large, unreadable)."""
+    from .core.zst import open_regular
+    from .core.zst import open_stream
+    from .grep_index import MAX_BYTES
+    from .session_index import stamp
+
+    before = stamp(path)
+    try:
+        with open_stream(path) if path.endswith(".zst") else open_regular(path) as stream:
+            data = stream.read(MAX_BYTES + 1)
+    except (OSError, ValueError):
+        return None
+    if len(data) > MAX_BYTES:
+        return None
+    data = data.lower()
+    texts.add(path, data, before)
+    return data
+
+
+def index_texts() -> tuple[int, int]:
+    """``txcodec index --fts``: the text of every session file of the stores not held as it
+    is now read into the text index (made here); the files held, and how many were read."""
+    from .grep_index import GrepIndex
+
+    paths = {r.path for r in session_files() if r.path is not None}
+    texts = GrepIndex()
+    try:
+        texts.forget(paths)
+        held = texts.held(paths)
+        read = 0
+        for path in sorted(paths - held):
+            read += read_text(path, texts) is not None
+        return texts.count(), read
+    finally:
+        texts.close()
 
 
 # -- naming a session ----------------------------------------------------------------------------
