@@ -349,10 +349,14 @@ def _cached_item(name: str, item: Any, cache: Any) -> SessionRow | None:
         return None
     if row.session_id != _get(item, "session_id", "id"):
         return None
-    listed = _row(name, item)
-    if listed is not None:
-        row.subagents = listed.subagents
+    row.subagents = _subagents(item)
     return row
+
+
+def _subagents(item: Any) -> int:
+    """The subagent and workflow chats a store item counts (its side folders)."""
+    counts = getattr(item, "counts", None)
+    return (counts.get("subagents", 0) + counts.get("workflow_agents", 0)) if isinstance(counts, dict) else 0
 
 
 def _describe_item(job: tuple[str, Any]) -> tuple[SessionRow | None, list[str]]:
@@ -481,7 +485,7 @@ def _row(harness: str, item: Any) -> SessionRow | None:
         models=[model] if isinstance(model, str) else None,
         parent=_get(item, "parent_id"),
         status=status,
-        subagents=(counts.get("subagents", 0) + counts.get("workflow_agents", 0)) if isinstance(counts, dict) else 0,
+        subagents=_subagents(item),
     )
     if row.updated is None and row.path is not None:
         try:
