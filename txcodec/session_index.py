@@ -25,8 +25,9 @@ import msgspec
 from . import __version__
 
 # what a row holds; a change here, or in how a row is made (a new txcodec), rebuilds the index
-FORMAT = 2  # 2: the stores' own listing rows (``listed``) kept too
+FORMAT = 3  # 2: the stores' own listing rows (``listed``) kept too; 3: (path, key) rows read in bulk
 _SUFFIXES = ("", "-wal", "-shm", "-journal")
+_POINT_LOOKUPS = 64  # look-ups of single rows before a table is read whole
 
 
 class Entry(msgspec.Struct, kw_only=True, array_like=True):
@@ -82,6 +83,11 @@ class SessionIndex:
         self.path = path or default_path()
         self._pending: list[tuple[Any, ...]] = []
         self._pending_listed: list[tuple[Any, ...]] = []
+        # each table read whole at its first look-up ((path, key) -> stamp and value), and each
+        # file's stamp taken once a run: a warm listing is one query and one stat per file
+        self._loaded: dict[str, dict[tuple[str, str], tuple[Any, ...]]] = {}
+        self._stamps: dict[str, tuple[int, int, int] | None] = {}
+        self._lookups: dict[str, int] = {}
         self._db = self._open()
 
     def _open(self) -> sqlite3.Connection | None:
@@ -134,9 +140,7 @@ class SessionIndex:
 
     def get(self, path: str, session_id: str) -> Entry | None:
         """The row of ``session_id`` in ``path``, when the file is as it was then."""
-        found = self._unchanged(
-            "SELECT size, mtime_ns, inode, entry FROM sessions WHERE path = ? AND session_id = ?", path, session_id
-        )
+        found = self._unchanged("sessions", "session_id", "entry", path, session_id)
         if found is None:
             return None
         try:
@@ -149,26 +153,40 @@ class SessionIndex:
         if self._db is not None and stamp is not None and _storable(path, session_id):
             self._pending.append((path, session_id, *stamp, _encode(entry)))
 
-    def get_listed(self, harness: str, path: str) -> bytes | None:
+    def get_listed(self, harness: str, path: str, stamp: tuple[int, int, int] | None = None) -> bytes | None:
         """What ``harness``'s store said of the file at ``path`` (its own listing row, encoded
-        by the caller), when the file is as it was then."""
-        return self._unchanged(
-            "SELECT size, mtime_ns, inode, item FROM listed WHERE path = ? AND harness = ?", path, harness
-        )
+        by the caller), when the file is as it was then (``stamp``: the caller's own, just taken)."""
+        if stamp is not None:
+            self._stamps.setdefault(path, stamp)
+        return self._unchanged("listed", "harness", "item", path, harness)
 
-    def _unchanged(self, query: str, path: str, key: str) -> Any:
-        """The last column of ``query``'s row for (``path``, ``key``), when the file's stamp
-        (size, mtime, inode: the first three columns) is still the one stored."""
-        if self._db is None or not _storable(path, key):
+    def _unchanged(self, table: str, key_column: str, value_column: str, path: str, key: str) -> Any:
+        """The ``value_column`` of ``table``'s row for (``path``, ``key``), when the file's stamp
+        (size, mtime, inode) is still the one stored. The first look-ups of a run ask for
+        their row alone (``list --limit 10``); past :data:`_POINT_LOOKUPS` the table is read whole, once."""
+        if self._db is None:
             return None
-        stamp = _stamp(path)
-        if stamp is None:
-            return None
+        rows = self._loaded.get(table)
+        query = f"SELECT path, {key_column}, size, mtime_ns, inode, {value_column} FROM {table}"  # noqa: S608 - fixed names
         try:
-            found = self._db.execute(query, (path, key)).fetchone()
+            if rows is not None:
+                found = rows.get((path, key))
+            elif self._lookups.get(table, 0) < _POINT_LOOKUPS:
+                self._lookups[table] = self._lookups.get(table, 0) + 1
+                row = self._db.execute(f"{query} WHERE path = ? AND {key_column} = ?", (path, key)).fetchone()
+                found = tuple(row[2:]) if row is not None else None
+            else:
+                rows = self._loaded[table] = {(r[0], r[1]): tuple(r[2:]) for r in self._db.execute(query)}
+                found = rows.get((path, key))
         except sqlite3.Error:
             return None
-        if found is None or tuple(found[:3]) != stamp:
+        if found is None:
+            return None
+        if path in self._stamps:
+            stamp = self._stamps[path]
+        else:
+            stamp = self._stamps[path] = _stamp(path)
+        if stamp is None or found[:3] != stamp:
             return None
         return found[3]
 

@@ -48,7 +48,16 @@ def _same_as_without_index():
     return with_index
 
 
-def test_list_with_the_index_follows_every_change_to_the_files(home, tmp_path):
+@pytest.fixture(params=["rows one by one", "tables read whole"])
+def lookups(request, monkeypatch):
+    """The index's two ways to look rows up: one query a row (the first look-ups of a run),
+    and each table read whole once (past ``_POINT_LOOKUPS``, a long listing)."""
+    if request.param == "tables read whole":
+        monkeypatch.setattr(session_index, "_POINT_LOOKUPS", 0)
+    return request.param
+
+
+def test_list_with_the_index_follows_every_change_to_the_files(home, tmp_path, lookups):
     first = _same_as_without_index()
     path = session_index.default_path()
     assert path.is_file() and session_index.SessionIndex(path).count() == 4
@@ -198,3 +207,47 @@ def test_the_stores_listing_rows_are_kept_and_used_while_the_file_is_unchanged(h
     db = sqlite3.connect(path)
     assert [h for (h,) in db.execute("SELECT harness FROM listed")] == ["claude_code"]
     db.close()
+
+
+def test_a_warm_listing_reads_each_table_of_the_index_once(home, monkeypatch):
+    """Past the first look-ups, the rows are read in one query a table, not one a session."""
+    monkeypatch.setattr(session_index, "_POINT_LOOKUPS", 0)
+    expected = _list()
+    queries = []
+    real = sqlite3.connect
+
+    def traced(*args, **kwargs):
+        db = real(*args, **kwargs)
+        db.set_trace_callback(queries.append)
+        return db
+
+    monkeypatch.setattr(session_index.sqlite3, "connect", traced)
+    assert _list() == expected
+    selects = [q for q in queries if q.startswith("SELECT path")]
+    assert sorted(selects) == [
+        "SELECT path, harness, size, mtime_ns, inode, item FROM listed",
+        "SELECT path, session_id, size, mtime_ns, inode, entry FROM sessions",
+    ]
+
+
+def test_the_stores_describe_the_files_in_forked_workers_when_cold(home, monkeypatch):
+    """A cold listing has the Claude Code and Codex files described by their stores in forked
+    processes (as their details are read): the same rows as one process; a warm one none."""
+    from txcodec import sessions
+
+    alone = _list("--no-index")
+    monkeypatch.setattr(sessions, "_PARALLEL_ROWS", 1)
+    monkeypatch.setattr(sessions, "_PARALLEL_BYTES", 0)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    calls = []
+    real = sessions._forked
+
+    def forked(work, jobs, *rest):
+        calls.append((work.__name__, len(jobs)))
+        return real(work, jobs, *rest)
+
+    monkeypatch.setattr(sessions, "_forked", forked)
+    assert _list() == alone
+    assert calls == [("_describe_item", 2), ("_read_entry", 4)]
+    calls.clear()
+    assert _list() == alone and calls == [("_describe_item", 0), ("_read_entry", 0)]  # from the index
