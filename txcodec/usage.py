@@ -708,14 +708,15 @@ _unpack = msgspec.msgpack.decode
 def _file_stamp(path: Path, lean: Any, subagents: bool) -> str | None:
     """What keeps a file's kept usage valid: its size, mtime and inode, and those of the
     subagent files counted with it (their set included); None when a file cannot be stat'ed."""
-    parts = []
-    for p in [path, *(lean.subagent_files(path) if subagents and lean.subagent_files is not None else [])]:
-        try:
+    try:
+        st = os.stat(path)
+        stamp = f"{'s' if subagents else 'm'}|{st.st_size}:{st.st_mtime_ns}:{st.st_ino}"
+        for p in lean.subagent_files(path) if subagents and lean.subagent_files is not None else ():
             st = os.stat(p)
-        except OSError:
-            return None
-        parts.append(f"{p.name}:{st.st_size}:{st.st_mtime_ns}:{st.st_ino}")
-    return ("s|" if subagents else "m|") + "|".join(parts)
+            stamp += f"|{p.name}:{st.st_size}:{st.st_mtime_ns}:{st.st_ino}"
+    except OSError:
+        return None
+    return stamp
 
 
 def _in_range(day: str | None, since: str | None, until: str | None) -> bool:
@@ -779,40 +780,26 @@ def _indexed_results(
                 fids[i] = row[0]
             else:
                 todo.append(i)
+        if len(todo) == len(work):  # nothing kept (a cold run): the dedupe as without the index, in memory
+            results = _run(
+                [(str(p), h, subagents, None, None, e) for p, h, e in work], jobs, [_size(job[0]) for job in work]
+            )
+            _keep(idx, results, stamps, zone)
+            results = [_within(r, since, until) for r in results]
+            copies = _drop_copies(results)
+            _keep_last(idx, digest, stamps, results, copies)
+            return results, copies
         read = _run(
             [(str(work[i][0]), work[i][1], subagents, None, None, work[i][2]) for i in todo],
             jobs,
             [_size(work[i][0]) for i in todo],
         )
-        new = []
         for i, result in zip(todo, read):
             results[i] = result
-            path, ident, cells, marks = result
-            if stamps[i] is None or ident is None:
-                continue
-            unmarked = {key: list(c) for key, c in cells.items()}
-            for key, one in marks.values():
-                for k, value in enumerate(one):
-                    unmarked[key][k] -= value
+        written, unmarked_new = _keep(idx, [results[i] for i in todo], [stamps[i] for i in todo], zone)
+        for i, unmarked in zip(todo, unmarked_new):
             unmarked_of[i] = unmarked
-            new.append(
-                (
-                    path,
-                    stamps[i],
-                    zone,
-                    ident[0],
-                    ident[1],
-                    ident[2],
-                    _pack([[m, d, c] for (m, d), c in cells.items()]),
-                    _pack([[m, d, c] for (m, d), c in unmarked.items()]),
-                    [(instant, model, key[1], _pack(one)) for (instant, model), (key, one) in marks.items()],
-                )
-            )
-        written = idx.usage_put(new) if new else {}
-        if written is None:  # the index cannot be written: every mark is in memory or in the index
-            written = {}
-        for i in todo:
-            if results[i][1] is not None and stamps[i] is not None and results[i][0] in written:
+            if results[i][0] in written:
                 fids[i] = written[results[i][0]]
         # files whose marks are in memory only: those not kept (another harness, a failed write)
         extra = [mark for i in range(len(work)) if fids[i] is None and results[i][3] for mark in results[i][3]]
@@ -830,21 +817,63 @@ def _indexed_results(
             if i is not None:
                 results[i][3][(instant, model)] = ((model, day), _unpack(one))
         if since is not None or until is not None:
-            for i, result in enumerate(results):
-                if result[1] is None:
-                    continue
-                cells = {key: c for key, c in result[2].items() if _in_range(key[1], since, until)}
-                marks = {m: v for m, v in (result[3] or {}).items() if _in_range(v[0][1], since, until)}
-                results[i] = (result[0], result[1], cells, marks)
-                if unmarked_of[i] is not None:
-                    unmarked_of[i] = {key: c for key, c in unmarked_of[i].items() if _in_range(key[1], since, until)}
+            results = [_within(r, since, until) for r in results]
+            unmarked_of = [
+                None if u is None else {key: c for key, c in u.items() if _in_range(key[1], since, until)}
+                for u in unmarked_of
+            ]
         copies = _drop_copies(results, unmarked_of)
-        if all(s is not None for s in stamps) and all(r[1] is not None for r in results):
-            done = [[r[0], list(r[1]), [[m, d, c] for (m, d), c in r[2].items()]] for r in results]
-            idx.usage_put([], (digest, _pack([done, copies])))
+        _keep_last(idx, digest, stamps, results, copies)
         return results, copies
     finally:
         idx.close()
+
+
+def _within(result: tuple, since: str | None, until: str | None) -> tuple:
+    """A read file's cells and marks of the days in [since, until] (as :func:`_cells` keeps them)."""
+    if (since is None and until is None) or result[1] is None:
+        return result
+    cells = {key: c for key, c in result[2].items() if _in_range(key[1], since, until)}
+    marks = {m: v for m, v in (result[3] or {}).items() if _in_range(v[0][1], since, until)}
+    return (result[0], result[1], cells, marks)
+
+
+def _keep(idx: Any, results: list[tuple], stamps: list[str | None], zone: str) -> tuple[dict[str, int], list]:
+    """Write the files just read (whole, every day) to the index; their ids by path (those
+    written), and each file's counters no mark covers (None for a file not kept)."""
+    new = []
+    unmarked_of: list[Cells | None] = []
+    for result, stamp in zip(results, stamps):
+        path, ident, cells, marks = result
+        if stamp is None or ident is None:
+            unmarked_of.append(None)
+            continue
+        unmarked = {key: list(c) for key, c in cells.items()}
+        for key, one in marks.values():
+            for k, value in enumerate(one):
+                unmarked[key][k] -= value
+        unmarked_of.append(unmarked)
+        new.append(
+            (
+                path,
+                stamp,
+                zone,
+                *ident,
+                _pack([[m, d, c] for (m, d), c in cells.items()]),
+                _pack([[m, d, c] for (m, d), c in unmarked.items()]),
+                [(instant, model, key[1], _pack(one)) for (instant, model), (key, one) in marks.items()],
+            )
+        )
+    written = idx.usage_put(new) if new else {}
+    return written or {}, unmarked_of
+
+
+def _keep_last(idx: Any, digest: str, stamps: list[str | None], results: list[tuple], copies: list[str]) -> None:
+    """Keep the report's deduped cells for a run over the same unchanged files (files left
+    with no cell add nothing to a report, and are not kept)."""
+    if all(s is not None for s in stamps) and all(r[1] is not None for r in results):
+        done = [[r[0], list(r[1]), [[m, d, c] for (m, d), c in r[2].items()]] for r in results if r[2]]
+        idx.usage_put([], (digest, _pack([done, copies])))
 
 
 def store_files(harness: str | None = None) -> list[tuple[Path, str]]:
