@@ -743,8 +743,9 @@ def _indexed_results(
     idx = UsageIndex()
     try:
         stamps: list[str | None] = []
+        leans: dict[str | None, Any] = {}
         for path, harness, _explicit in work:
-            lean = lean_reader(harness)
+            lean = leans[harness] if harness in leans else leans.setdefault(harness, lean_reader(harness))
             stamps.append(_file_stamp(path, lean, subagents) if lean is not None else None)
         digest = hashlib.sha256(
             _pack([zone, since, until, subagents, [[str(job[0]), job[1], s] for job, s in zip(work, stamps)]])
