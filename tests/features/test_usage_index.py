@@ -150,3 +150,32 @@ def test_a_damaged_index_is_rebuilt(home):
     path.write_bytes(b"not a database" * 100)
     assert _usage("--by", "day") == first
     assert _usage("--by", "day") == first
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_random_changes_keep_the_index_equal_to_no_index(home, seed):
+    """A random walk of changes (copies converted or not, truncations, deletions, touches,
+    subagent edits), each step compared with --no-index for two groupings."""
+    import random
+
+    rng = random.Random(seed)
+    claude, codex = home["claude"], home["codex"].parent
+    for step in range(8):
+        files = sorted([*claude.glob("*.jsonl"), *codex.glob("*.jsonl"), *claude.rglob("agent-*.jsonl")])
+        action = rng.choice(["copy", "convert", "truncate", "delete", "touch"])
+        target = rng.choice(files)
+        if action == "copy" and target.parent == claude:
+            (claude / f"{step:08d}-0000-4000-8000-000000000000.jsonl").write_bytes(target.read_bytes())
+        elif action == "convert" and target.parent == claude:
+            written, _ = api.convert(target, "codex")
+            name = f"rollout-2026-02-23T00-00-0{step}-0199aaaa-0000-7000-8000-00000000000{step}.jsonl"
+            (codex / name).write_bytes(written.files[written.main])
+        elif action == "truncate":
+            data = target.read_bytes()
+            target.write_bytes(data[: data.rfind(b"\n", 0, max(1, len(data) * 2 // 3)) + 1])
+        elif action == "delete" and len(files) > 2:
+            target.unlink()
+        else:
+            _touch_later(target)
+        for by in ("session,model", "day,model"):
+            assert _usage("--by", by) == _usage("--by", by, "--no-index"), (step, action, target)
