@@ -18,6 +18,9 @@ def register(group: click.Group) -> None:
         lineage, kept while the session's file keeps its size, time and inode. `list
         --no-index` reads past it; a damaged index, or one another txcodec version
         wrote, is rebuilt. See docs/speed.md.
+
+        `usage` keeps there each Claude Code and Codex file's tokens per model and day and
+        its calls' marks (`usage --no-index` reads past them; docs/usage.md).
         """
         path = session_index.default_path()
         if clear:
@@ -25,7 +28,7 @@ def register(group: click.Group) -> None:
             click.echo(f"removed {path}" if removed else f"no index at {path}")
             return
         if not path.exists():
-            click.echo(f"{path}: no index yet (txcodec list makes it)")
+            click.echo(f"{path}: no index yet (txcodec list or usage makes it)")
             return
         found = session_index.SessionIndex(path)
         try:
