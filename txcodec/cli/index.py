@@ -27,6 +27,9 @@ def register(group: click.Group) -> None:
         wrote, is rebuilt. --fts keeps the text of every session file too (a second
         database beside it, as large as the files and more), so that `list --grep`
         answers from it; `list --grep` then adds the files that changed. See docs/speed.md.
+
+        `usage` keeps there each Claude Code and Codex file's tokens per model and day and
+        its calls' marks (`usage --no-index` reads past them; docs/usage.md).
         """
         path = session_index.default_path()
         if clear:
@@ -37,7 +40,7 @@ def register(group: click.Group) -> None:
             held, read = sessions.index_texts()
             click.echo(f"{grep_index.default_path()}: the text of {held} session files ({read} read now)")
         if not path.exists():
-            click.echo(f"{path}: no index yet (txcodec list makes it)")
+            click.echo(f"{path}: no index yet (txcodec list or usage makes it)")
             return
         found = session_index.SessionIndex(path)
         try:
