@@ -18,12 +18,12 @@ Damaged or written by another format, it is made again empty (never trusted)."""
 from __future__ import annotations
 
 import contextlib
-import os
 import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
 
 from . import session_index
+from .kit.store import utf8_name
 
 FORMAT = 1
 MAX_BYTES = 64 << 20  # larger files are searched by reading them each time (memory stays flat)
@@ -68,16 +68,8 @@ class GrepIndex:
         return None
 
     def _connect(self) -> sqlite3.Connection:
+        db = session_index.open_private(self.path)
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-            os.close(os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600))
-            os.chmod(self.path, 0o600)
-        except OSError as exc:
-            raise sqlite3.OperationalError(str(exc)) from exc
-        db = sqlite3.connect(self.path, timeout=2.0, isolation_level=None)
-        try:
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=NORMAL")
             version = db.execute("PRAGMA user_version").fetchone()[0]
             if version == 0:
                 db.executescript(
@@ -123,7 +115,7 @@ class GrepIndex:
     def add(self, path: str, text: bytes, stamp: tuple[int, int, int] | None) -> None:
         """Hold ``text`` (the file's bytes, ASCII lower-cased) for the file as it was when
         read (``stamp``, taken before); a text with a NUL byte (SQLite's end of text) is not held."""
-        if self._db is None or stamp is None or b"\0" in text or not _utf8(path):
+        if self._db is None or stamp is None or b"\0" in text or not utf8_name(path):
             return
         try:
             found = self._db.execute("SELECT id FROM files WHERE path = ?", (path,)).fetchone()
@@ -168,11 +160,3 @@ class GrepIndex:
         finally:
             self._db.close()
             self._db = None
-
-
-def _utf8(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True

@@ -75,6 +75,26 @@ def _stamp(path: str) -> tuple[int, int, int] | None:
     return st.st_size, st.st_mtime_ns, st.st_ino
 
 
+def open_private(path: Path) -> sqlite3.Connection:
+    """A SQLite file of this user's only (0600 in a 0700 folder), in WAL mode; an OSError on
+    the way is raised as ``sqlite3.OperationalError`` (no index this run)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        # made 0600 before SQLite opens it (SQLite gives its WAL files the same mode)
+        os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
+        os.chmod(path, 0o600)
+    except OSError as exc:
+        raise sqlite3.OperationalError(str(exc)) from exc
+    db = sqlite3.connect(path, timeout=2.0, isolation_level=None)
+    try:
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+    except BaseException:
+        db.close()
+        raise
+    return db
+
+
 class SessionIndex:
     """The open index. :meth:`get` a row still valid for its file, :meth:`put` a new one;
     :meth:`close` writes what was put (in one transaction) and forgets the rows of files
@@ -105,17 +125,8 @@ class SessionIndex:
             return None
 
     def _connect(self) -> sqlite3.Connection:
+        db = open_private(self.path)
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-            # made 0600 before SQLite opens it (SQLite gives its WAL files the same mode)
-            os.close(os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600))
-            os.chmod(self.path, 0o600)
-        except OSError as exc:
-            raise sqlite3.OperationalError(str(exc)) from exc
-        db = sqlite3.connect(self.path, timeout=2.0, isolation_level=None)
-        try:
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=NORMAL")
             version = db.execute("PRAGMA user_version").fetchone()[0]
             if version == 0:  # new: made here
                 db.executescript(

@@ -21,6 +21,7 @@ from .core.dates import within
 from .core.errors import InputError
 from .kit import registry
 from .kit.store import shown_path
+from .kit.store import utf8_name
 from .model.common import ForkedFrom
 
 
@@ -425,17 +426,9 @@ def _listed(
             errors.extend(f"{name}: {e}" for e in getattr(item, "errors", None) or [])
             path = getattr(item, "path", None)
             path = os.fspath(path) if isinstance(path, os.PathLike) else path
-            if isinstance(path, str) and not _utf8(path):
+            if isinstance(path, str) and not utf8_name(path):
                 errors.append(f"{name}: {shown_path(path)}: its name is not UTF-8 (kept as os.fsdecode reads it)")
             yield name, item
-
-
-def _utf8(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def _keep(row: SessionRow, project: str | None, since: datetime | None, until: datetime | None) -> bool:
