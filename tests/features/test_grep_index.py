@@ -11,6 +11,7 @@ import stat
 
 import pytest
 from click.testing import CliRunner
+from support import homes
 
 from txcodec import api
 from txcodec import grep_index
@@ -24,24 +25,13 @@ _WORDS = ["Crème brûlée", 'say "hi"', "tab\there", "line\nbreak", "back\\slas
 
 @pytest.fixture
 def home(tmp_path, monkeypatch):
-    monkeypatch.setenv("HOME", str(tmp_path))
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    for name in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "QWEN_HOME", "PI_CODING_AGENT_DIR"):
-        monkeypatch.delenv(name, raising=False)
-    files = {}
-    for n, harness in enumerate(("claude_code", "codex", "pi", "qwen_code")):
-        sid = (
-            f"0199aaaa-0000-7000-8000-00000000000{n}"
-            if harness == "codex"
-            else f"4f6c1d2e-0000-4000-8000-00000000000{n}"
-        )
-        written, _ = api.convert(sample_path("claude_code"), harness, cwd="/home/dev/shop", session_id=sid)
-        path = api.install(written, harness)[0]
+    homes.isolate(tmp_path, monkeypatch)
+    files = homes.install_sample_copies()
+    for n, path in enumerate(files.values()):
         # a prompt of its own in each: raw UTF-8 in some files, JSON \\u escapes in the others
         prompt = " ".join(random.Random(n).sample(_WORDS, 4))
         escaped = json.dumps(prompt, ensure_ascii=n % 2 == 1)[1:-1]
         path.write_text(path.read_text(encoding="utf-8").replace(_PROMPT, escaped), encoding="utf-8")
-        files[harness] = path
     return files
 
 

@@ -11,6 +11,7 @@ import stat
 
 import pytest
 from click.testing import CliRunner
+from support import homes
 
 from txcodec import api
 from txcodec import session_index
@@ -20,20 +21,8 @@ from txcodec.cli.store import sample_path
 
 @pytest.fixture
 def home(tmp_path, monkeypatch):
-    monkeypatch.setenv("HOME", str(tmp_path))
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    for name in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "QWEN_HOME", "PI_CODING_AGENT_DIR"):
-        monkeypatch.delenv(name, raising=False)
-    files = {}
-    for n, harness in enumerate(("claude_code", "codex", "pi", "qwen_code")):
-        sid = (
-            f"0199aaaa-0000-7000-8000-00000000000{n}"
-            if harness == "codex"
-            else f"4f6c1d2e-0000-4000-8000-00000000000{n}"
-        )
-        written, _ = api.convert(sample_path("claude_code"), harness, cwd="/home/dev/shop", session_id=sid)
-        files[harness] = api.install(written, harness)[0]
-    return files
+    homes.isolate(tmp_path, monkeypatch)
+    return homes.install_sample_copies()
 
 
 def _list(*extra):
