@@ -177,7 +177,7 @@ class SessionIndex:
         """The ``value_column`` of ``table``'s row for (``path``, ``key``), when the file's stamp
         (size, mtime, inode) is still the one stored. The first look-ups of a run ask for
         their row alone (``list --limit 10``); past :data:`_POINT_LOOKUPS` the table is read whole, once."""
-        if self._db is None:
+        if self._db is None or not _storable(path, key):
             return None
         rows = self._loaded.get(table)
         query = f"SELECT path, {key_column}, size, mtime_ns, inode, {value_column} FROM {table}"  # noqa: S608 - fixed names

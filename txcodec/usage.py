@@ -990,7 +990,7 @@ def usage(
     if lo is not None and not paths:  # a store file untouched since before ``since`` holds no later call
         floor = datetime.fromisoformat(lo).timestamp() - 86400
         work = [job for job in work if _mtime(job[0]) >= floor]
-    if index:
+    if index and (not paths or harness is not None):  # files named alone are read: no index to open
         results, copies = _indexed_results(work, subagents, lo, hi, jobs, str(where))
     else:
         results = _run(
