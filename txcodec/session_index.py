@@ -25,8 +25,10 @@ import msgspec
 from . import __version__
 
 # what a row holds; a change here, or in how a row is made (a new txcodec), rebuilds the index
-FORMAT = 2  # 2: the stores' own listing rows (``listed``) kept too
+FORMAT = 4  # 2: the stores' own listing rows (``listed``) kept too; 3: (path, key) rows read in bulk;
+# 4: usage cells and call marks (``usage_*``)
 _SUFFIXES = ("", "-wal", "-shm", "-journal")
+_POINT_LOOKUPS = 64  # look-ups of single rows before a table is read whole
 
 
 class Entry(msgspec.Struct, kw_only=True, array_like=True):
@@ -73,6 +75,26 @@ def _stamp(path: str) -> tuple[int, int, int] | None:
     return st.st_size, st.st_mtime_ns, st.st_ino
 
 
+def open_private(path: Path) -> sqlite3.Connection:
+    """A SQLite file of this user's only (0600 in a 0700 folder), in WAL mode; an OSError on
+    the way is raised as ``sqlite3.OperationalError`` (no index this run)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        # made 0600 before SQLite opens it (SQLite gives its WAL files the same mode)
+        os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
+        os.chmod(path, 0o600)
+    except OSError as exc:
+        raise sqlite3.OperationalError(str(exc)) from exc
+    db = sqlite3.connect(path, timeout=2.0, isolation_level=None)
+    try:
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+    except BaseException:
+        db.close()
+        raise
+    return db
+
+
 class SessionIndex:
     """The open index. :meth:`get` a row still valid for its file, :meth:`put` a new one;
     :meth:`close` writes what was put (in one transaction) and forgets the rows of files
@@ -82,6 +104,11 @@ class SessionIndex:
         self.path = path or default_path()
         self._pending: list[tuple[Any, ...]] = []
         self._pending_listed: list[tuple[Any, ...]] = []
+        # each table read whole at its first look-up ((path, key) -> stamp and value), and each
+        # file's stamp taken once a run: a warm listing is one query and one stat per file
+        self._loaded: dict[str, dict[tuple[str, str], tuple[Any, ...]]] = {}
+        self._stamps: dict[str, tuple[int, int, int] | None] = {}
+        self._lookups: dict[str, int] = {}
         self._db = self._open()
 
     def _open(self) -> sqlite3.Connection | None:
@@ -98,17 +125,8 @@ class SessionIndex:
             return None
 
     def _connect(self) -> sqlite3.Connection:
+        db = open_private(self.path)
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-            # made 0600 before SQLite opens it (SQLite gives its WAL files the same mode)
-            os.close(os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600))
-            os.chmod(self.path, 0o600)
-        except OSError as exc:
-            raise sqlite3.OperationalError(str(exc)) from exc
-        db = sqlite3.connect(self.path, timeout=2.0, isolation_level=None)
-        try:
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=NORMAL")
             version = db.execute("PRAGMA user_version").fetchone()[0]
             if version == 0:  # new: made here
                 db.executescript(
@@ -118,6 +136,7 @@ class SessionIndex:
                     " mtime_ns INTEGER, inode INTEGER, entry BLOB, PRIMARY KEY (path, session_id)) WITHOUT ROWID;"
                     "CREATE TABLE IF NOT EXISTS listed (path TEXT, harness TEXT, size INTEGER,"
                     " mtime_ns INTEGER, inode INTEGER, item BLOB, PRIMARY KEY (path, harness)) WITHOUT ROWID;"
+                    f"{_USAGE_TABLES}"
                     f"PRAGMA user_version={FORMAT};"
                     "COMMIT;"
                 )
@@ -134,9 +153,7 @@ class SessionIndex:
 
     def get(self, path: str, session_id: str) -> Entry | None:
         """The row of ``session_id`` in ``path``, when the file is as it was then."""
-        found = self._unchanged(
-            "SELECT size, mtime_ns, inode, entry FROM sessions WHERE path = ? AND session_id = ?", path, session_id
-        )
+        found = self._unchanged("sessions", "session_id", "entry", path, session_id)
         if found is None:
             return None
         try:
@@ -149,26 +166,40 @@ class SessionIndex:
         if self._db is not None and stamp is not None and _storable(path, session_id):
             self._pending.append((path, session_id, *stamp, _encode(entry)))
 
-    def get_listed(self, harness: str, path: str) -> bytes | None:
+    def get_listed(self, harness: str, path: str, stamp: tuple[int, int, int] | None = None) -> bytes | None:
         """What ``harness``'s store said of the file at ``path`` (its own listing row, encoded
-        by the caller), when the file is as it was then."""
-        return self._unchanged(
-            "SELECT size, mtime_ns, inode, item FROM listed WHERE path = ? AND harness = ?", path, harness
-        )
+        by the caller), when the file is as it was then (``stamp``: the caller's own, just taken)."""
+        if stamp is not None:
+            self._stamps.setdefault(path, stamp)
+        return self._unchanged("listed", "harness", "item", path, harness)
 
-    def _unchanged(self, query: str, path: str, key: str) -> Any:
-        """The last column of ``query``'s row for (``path``, ``key``), when the file's stamp
-        (size, mtime, inode: the first three columns) is still the one stored."""
+    def _unchanged(self, table: str, key_column: str, value_column: str, path: str, key: str) -> Any:
+        """The ``value_column`` of ``table``'s row for (``path``, ``key``), when the file's stamp
+        (size, mtime, inode) is still the one stored. The first look-ups of a run ask for
+        their row alone (``list --limit 10``); past :data:`_POINT_LOOKUPS` the table is read whole, once."""
         if self._db is None or not _storable(path, key):
             return None
-        stamp = _stamp(path)
-        if stamp is None:
-            return None
+        rows = self._loaded.get(table)
+        query = f"SELECT path, {key_column}, size, mtime_ns, inode, {value_column} FROM {table}"  # noqa: S608 - fixed names
         try:
-            found = self._db.execute(query, (path, key)).fetchone()
+            if rows is not None:
+                found = rows.get((path, key))
+            elif self._lookups.get(table, 0) < _POINT_LOOKUPS:
+                self._lookups[table] = self._lookups.get(table, 0) + 1
+                row = self._db.execute(f"{query} WHERE path = ? AND {key_column} = ?", (path, key)).fetchone()
+                found = tuple(row[2:]) if row is not None else None
+            else:
+                rows = self._loaded[table] = {(r[0], r[1]): tuple(r[2:]) for r in self._db.execute(query)}
+                found = rows.get((path, key))
         except sqlite3.Error:
             return None
-        if found is None or tuple(found[:3]) != stamp:
+        if found is None:
+            return None
+        if path in self._stamps:
+            stamp = self._stamps[path]
+        else:
+            stamp = self._stamps[path] = _stamp(path)
+        if stamp is None or found[:3] != stamp:
             return None
         return found[3]
 
@@ -228,3 +259,123 @@ class _Foreign(Exception):
 def stamp(path: str) -> tuple[int, int, int] | None:
     """The file's size, modification time (ns) and inode: what keeps a row valid."""
     return _stamp(path)
+
+
+# --- usage (``txcodec usage``): per-file cells and each call's mark -------------------------
+#
+# ``usage_files``: one row per session file read by a lean usage pass, valid while its stamp
+# (the file's and its subagent files' size, mtime and inode) and the report's time zone are
+# what they were: the file's identity, its counters per (model, day) and the part of them no
+# mark covers. ``usage_marks``: each marked call (instant in ms and model) of those files, its
+# day and counters, so SQLite finds the marks several files share (a converted copy) and only
+# those are loaded. ``usage_last``: the last report's files after the cross-file dedupe, used
+# as it is while no file of the run changed.
+
+_USAGE_TABLES = (
+    "CREATE TABLE IF NOT EXISTS usage_files (fid INTEGER PRIMARY KEY, path TEXT UNIQUE, stamp TEXT, zone TEXT,"
+    " harness TEXT, session TEXT, cwd TEXT, cells BLOB, unmarked BLOB);"
+    "CREATE TABLE IF NOT EXISTS usage_marks (instant INTEGER, model TEXT, fid INTEGER, day TEXT, one BLOB);"
+    "CREATE INDEX IF NOT EXISTS usage_marks_mark ON usage_marks (instant, model);"
+    "CREATE INDEX IF NOT EXISTS usage_marks_fid ON usage_marks (fid);"
+    "CREATE TABLE IF NOT EXISTS usage_last (key TEXT PRIMARY KEY, result BLOB);"
+)
+
+
+class UsageIndex(SessionIndex):
+    """The session index as ``usage`` uses it. Every method answers None (or nothing) when
+    the index cannot be used: the report then reads the files."""
+
+    def usage_last(self, key: str) -> bytes | None:
+        """The last report's result when it was made for ``key`` (its files and their stamps)."""
+        if self._db is None:
+            return None
+        try:
+            found = self._db.execute("SELECT result FROM usage_last WHERE key = ?", (key,)).fetchone()
+        except sqlite3.Error:
+            return None
+        return None if found is None else found[0]
+
+    def usage_rows(self) -> dict[str, tuple[Any, ...]]:
+        """Every kept file: path -> (fid, stamp, zone, harness, session, cwd, cells, unmarked)."""
+        if self._db is None:
+            return {}
+        try:
+            return {row[1]: (row[0], *row[2:]) for row in self._db.execute("SELECT * FROM usage_files")}
+        except sqlite3.Error:
+            return {}
+
+    def usage_put(self, rows: list[tuple[Any, ...]], last: tuple[str, bytes] | None = None) -> dict[str, int] | None:
+        """Keep ``rows`` (path, stamp, zone, harness, session, cwd, cells, unmarked, marks: a
+        list of (instant, model, day, one)), replacing each path's row and marks, and forget
+        ``usage_last``; the new rows' ids by path, None when nothing could be written."""
+        if self._db is None:
+            return None
+        db = self._db
+        fids: dict[str, int] = {}
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            for path, *row, marks in rows:
+                if not _storable(path, *[v for v in row[:4] if isinstance(v, str)]):
+                    continue
+                old = db.execute("SELECT fid FROM usage_files WHERE path = ?", (path,)).fetchone()
+                if old is not None:
+                    db.execute("DELETE FROM usage_marks WHERE fid = ?", old)
+                    db.execute("DELETE FROM usage_files WHERE fid = ?", old)
+                fid = db.execute(
+                    "INSERT INTO usage_files (path, stamp, zone, harness, session, cwd, cells, unmarked)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (path, *row),
+                ).lastrowid
+                db.executemany(
+                    "INSERT INTO usage_marks VALUES (?, ?, ?, ?, ?)", [(i, m, fid, d, o) for i, m, d, o in marks]
+                )
+                fids[path] = fid
+            db.execute("DELETE FROM usage_last")
+            if last is not None:
+                db.execute("INSERT INTO usage_last VALUES (?, ?)", last)
+            db.execute("COMMIT")
+        except sqlite3.Error:
+            with contextlib.suppress(sqlite3.Error):
+                db.execute("ROLLBACK")
+            return None
+        return fids
+
+    def usage_shared(self, fids: list[int], extra: list[tuple[int, str]]) -> list[tuple[Any, ...]] | None:
+        """The marks of files ``fids`` that another of them holds too, or that one of
+        ``extra`` (marks of files not kept here) equals: (fid, instant, model, day, one)
+        rows; None when the index cannot answer."""
+        if self._db is None:
+            return None
+        db = self._db
+        try:
+            db.execute("CREATE TEMP TABLE IF NOT EXISTS usage_run (fid INTEGER PRIMARY KEY)")
+            db.execute("CREATE TEMP TABLE IF NOT EXISTS usage_extra (instant INTEGER, model TEXT)")
+            db.execute("DELETE FROM usage_run")
+            db.execute("DELETE FROM usage_extra")
+            db.executemany("INSERT OR IGNORE INTO usage_run VALUES (?)", [(f,) for f in fids])
+            db.executemany("INSERT INTO usage_extra VALUES (?, ?)", extra)
+            return db.execute(
+                "WITH mine AS (SELECT m.* FROM usage_marks m JOIN usage_run r ON m.fid = r.fid),"
+                " shared AS (SELECT instant, model FROM mine GROUP BY instant, model HAVING count(*) > 1"
+                " UNION SELECT instant, model FROM usage_extra)"
+                " SELECT mine.fid, mine.instant, mine.model, mine.day, mine.one FROM mine"
+                " JOIN shared ON mine.instant = shared.instant AND mine.model = shared.model"
+            ).fetchall()
+        except sqlite3.Error:
+            return None
+
+    def usage_forget(self, paths: list[str]) -> None:
+        """Drop the rows (and marks) of files gone from a whole-store run."""
+        if self._db is None or not paths:
+            return
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+            for path in paths:
+                self._db.execute(
+                    "DELETE FROM usage_marks WHERE fid IN (SELECT fid FROM usage_files WHERE path = ?)", (path,)
+                )
+                self._db.execute("DELETE FROM usage_files WHERE path = ?", (path,))
+            self._db.execute("COMMIT")
+        except sqlite3.Error:
+            with contextlib.suppress(sqlite3.Error):
+                self._db.execute("ROLLBACK")

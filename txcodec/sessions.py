@@ -21,6 +21,7 @@ from .core.dates import within
 from .core.errors import InputError
 from .kit import registry
 from .kit.store import shown_path
+from .kit.store import utf8_name
 from .model.common import ForkedFrom
 
 
@@ -174,7 +175,14 @@ def discover(
                 listed.add(str(path))
     rows = [r for r in rows if _keep(r, project, since, until)]
     ordered: Iterable[SessionRow]
-    if lazy:
+    if lazy and limit is None:  # every file described: those the index does not hold, in forked workers
+        rank = {name: n for n, name in enumerate(stores())}
+        rows = [*rows, *(r for r in _described_items(pending, cache, errors) if _keep(r, project, since, until))]
+        # the stores' own order, then the newest first (a stable sort: equal times keep that order)
+        rows.sort(key=lambda r: rank.get(r.harness, 0))
+        rows.sort(key=lambda r: parse_timestamp(r.updated) or _OLDEST, reverse=True)
+        ordered = rows
+    elif lazy:
         ordered = _newest_first(rows, pending, lambda row: _keep(row, project, since, until), errors, cache)
     else:
         rows.sort(key=lambda r: parse_timestamp(r.updated) or _OLDEST, reverse=True)
@@ -183,11 +191,12 @@ def discover(
     sessions = 0  # subagent chats ride along with their session, not counted by ``limit``
     needle = _needles(grep) if grep else None
     closing = listed if harness is None and root is None else None  # a whole home: rows of files gone forgotten
+    search = _Search(needle, listed, closing, index) if needle is not None else None
     try:
         for row in ordered:
             if limit is not None and sessions >= limit:
                 break
-            if needle is not None and not _contains(row.path, needle):
+            if search is not None and not search.holds(row.path):
                 continue
             kept.append(row)
             sessions += row.parent is None
@@ -199,6 +208,9 @@ def discover(
         if cache is not None:
             cache.close(closing)
         raise
+    finally:
+        if search is not None:
+            search.close()
     if cache is not None:
         cache.close(closing)
     return Index(kept, errors, every_id)
@@ -284,36 +296,92 @@ _encode_row = msgspec.json.Encoder().encode
 
 def _described_item(name: str, item: Any, cache: Any, errors: list[str]) -> SessionRow | None:
     """``Store.describe_item`` of a listed file, as a row; with the session index (``cache``),
-    taken from it while the file is as it was when described, and kept for the next run. The
-    subagents counted are the listing's (the side folder is listed afresh each run)."""
-    path = _get(item, "path")
-    if cache is not None and path is not None:
-        path = str(path)
-        found = cache.get_listed(name, path)
-        if found is not None:
-            try:
-                row = _decode_row(found)
-            except msgspec.MsgspecError:
-                row = None
-            if row is not None and row.session_id == _get(item, "session_id", "id"):
-                listed = _row(name, item)
-                if listed is not None:
-                    row.subagents = listed.subagents
-                return row
-        from .session_index import stamp
-
-        before = stamp(path)
-    known = len(getattr(item, "errors", None) or ())
-    row = _row(name, registry.get(name).store.describe_item(item))
-    found_errors = (getattr(item, "errors", None) or [])[known:]
-    errors.extend(f"{name}: {e}" for e in found_errors)
-    if row is not None and cache is not None and path is not None and not found_errors:
-        try:
-            encoded = _encode_row(row)
-        except ValueError:  # a name that is not UTF-8 (os.fsdecode's surrogates): read afresh each run
-            return row
-        cache.put_listed(name, path, encoded, before)  # a file with trouble is read (and said) again
+    taken from it while the file is as it was when described, and kept for the next run."""
+    found = _cached_item(name, item, cache)
+    if found is not None:
+        return found
+    before = _stamp_of(item) if cache is not None else None
+    row, found_errors = _describe_item((name, item))
+    errors.extend(found_errors)
+    _keep_item(name, item, row, found_errors, cache, before)
     return row
+
+
+def _described_items(pending: list[tuple[str, Any]], cache: Any, errors: list[str]) -> list[SessionRow]:
+    """:func:`_described_item` of each of ``pending`` (in their order, those that give a row):
+    the index looked up for all first, the files it does not hold described in forked
+    workers when there are enough of them (as :func:`describe_rows` reads details)."""
+    rows: list[SessionRow | None] = [None] * len(pending)
+    todo: list[int] = []
+    for n, (name, item) in enumerate(pending):
+        rows[n] = _cached_item(name, item, cache)
+        if rows[n] is None:
+            todo.append(n)
+    stamps = [_stamp_of(pending[n][1]) if cache is not None else None for n in todo]
+    jobs = [pending[n] for n in todo]
+    for n, before, (row, found_errors) in zip(
+        todo, stamps, _forked(_describe_item, jobs, [s[0] if s else 0 for s in stamps])
+    ):
+        errors.extend(found_errors)
+        _keep_item(*pending[n], row, found_errors, cache, before)
+        rows[n] = row
+    return [row for row in rows if row is not None]
+
+
+def _stamp_of(item: Any) -> Any:
+    from .session_index import stamp
+
+    path = _get(item, "path")
+    return stamp(str(path)) if path is not None else None
+
+
+def _cached_item(name: str, item: Any, cache: Any) -> SessionRow | None:
+    """The row the index keeps for a listed file still as it was. The subagents counted are
+    the listing's (the side folder is listed afresh each run)."""
+    path = _get(item, "path")
+    if cache is None or path is None:
+        return None
+    found = cache.get_listed(name, str(path))
+    if found is None:
+        return None
+    try:
+        row = _decode_row(found)
+    except msgspec.MsgspecError:
+        return None
+    if row.session_id != _get(item, "session_id", "id"):
+        return None
+    row.subagents = _subagents(item)
+    return row
+
+
+def _subagents(item: Any) -> int:
+    """The subagent and workflow chats a store item counts (its side folders)."""
+    counts = getattr(item, "counts", None)
+    return (counts.get("subagents", 0) + counts.get("workflow_agents", 0)) if isinstance(counts, dict) else 0
+
+
+def _describe_item(job: tuple[str, Any]) -> tuple[SessionRow | None, list[str]]:
+    """One listed file described by its store (in a worker or not): its row and the errors it met."""
+    name, item = job
+    known = len(getattr(item, "errors", None) or ())
+    try:
+        row = _row(name, registry.get(name).store.describe_item(item))
+    except (OSError, ValueError, RecursionError) as exc:  # as the store's own listing passes it over
+        return None, [f"{name}: {_get(item, 'path')}: {exc}"]
+    return row, [f"{name}: {e}" for e in (getattr(item, "errors", None) or [])[known:]]
+
+
+def _keep_item(name: str, item: Any, row: SessionRow | None, found_errors: list[str], cache: Any, before: Any) -> None:
+    """Keep a described row in the index, for the file as it was before it was read; a file
+    with trouble is read (and said) again next run."""
+    path = _get(item, "path")
+    if row is None or cache is None or path is None or found_errors:
+        return
+    try:
+        encoded = _encode_row(row)
+    except ValueError:  # a name that is not UTF-8 (os.fsdecode's surrogates): read afresh each run
+        return
+    cache.put_listed(name, str(path), encoded, before)
 
 
 def session_files(
@@ -358,17 +426,9 @@ def _listed(
             errors.extend(f"{name}: {e}" for e in getattr(item, "errors", None) or [])
             path = getattr(item, "path", None)
             path = os.fspath(path) if isinstance(path, os.PathLike) else path
-            if isinstance(path, str) and not _utf8(path):
+            if isinstance(path, str) and not utf8_name(path):
                 errors.append(f"{name}: {shown_path(path)}: its name is not UTF-8 (kept as os.fsdecode reads it)")
             yield name, item
-
-
-def _utf8(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def _keep(row: SessionRow, project: str | None, since: datetime | None, until: datetime | None) -> bool:
@@ -418,7 +478,7 @@ def _row(harness: str, item: Any) -> SessionRow | None:
         models=[model] if isinstance(model, str) else None,
         parent=_get(item, "parent_id"),
         status=status,
-        subagents=(counts.get("subagents", 0) + counts.get("workflow_agents", 0)) if isinstance(counts, dict) else 0,
+        subagents=_subagents(item),
     )
     if row.updated is None and row.path is not None:
         try:
@@ -500,30 +560,33 @@ def describe_stream(rows: list[SessionRow], index: Any = None) -> Iterator[Sessi
 
 
 def _read_entries(rows: list[SessionRow], sizes: list[int], pools: list[Any] | None = None) -> list[Any]:
-    """Each row's entry, read in forked workers when there are enough to read; ``pools``
-    holds a pool kept for later calls (made here when it is empty), else one is made for
-    this call alone."""
+    """Each row's entry (:func:`_forked`)."""
+    return _forked(_read_entry, rows, sizes, pools)
+
+
+def _forked(work: Any, jobs: list[Any], sizes: list[int], pools: list[Any] | None = None) -> list[Any]:
+    """``work`` of each job, in forked workers (one per CPU) when there are enough to read
+    (``sizes``: the bytes each reads); ``pools`` holds a pool kept for later calls (made here
+    when it is empty), else one is made for this call alone."""
+    cpus = os.cpu_count() or 1
+    if cpus < 2 or len(jobs) < _PARALLEL_ROWS or sum(sizes) < _PARALLEL_BYTES:
+        return [work(job) for job in jobs]
+    chunk = max(1, len(jobs) // (cpus * 8))
     if pools:
-        jobs = os.cpu_count() or 1
-        if jobs >= 2 and len(rows) >= _PARALLEL_ROWS and sum(sizes) >= _PARALLEL_BYTES:
-            return pools[0].map(_read_entry, rows, chunksize=max(1, len(rows) // (jobs * 8)))
-        return [_read_entry(row) for row in rows]
-    jobs = os.cpu_count() or 1
-    if jobs < 2 or len(rows) < _PARALLEL_ROWS or sum(sizes) < _PARALLEL_BYTES:
-        return [_read_entry(row) for row in rows]
+        return pools[0].map(work, jobs, chunksize=chunk)
     import multiprocessing
 
     try:
         context = multiprocessing.get_context("fork")
     except ValueError:  # no fork (Windows): one process
-        return [_read_entry(row) for row in rows]
+        return [work(job) for job in jobs]
     if multiprocessing.parent_process() is not None:  # a worker starts none of its own
-        return [_read_entry(row) for row in rows]
+        return [work(job) for job in jobs]
     if pools is not None:  # kept for the calls after this one
-        pools.append(context.Pool(jobs))
-        return pools[0].map(_read_entry, rows, chunksize=max(1, len(rows) // (jobs * 8)))
-    with context.Pool(min(jobs, len(rows))) as pool:
-        return pool.map(_read_entry, rows, chunksize=max(1, len(rows) // (jobs * 8)))
+        pools.append(context.Pool(cpus))
+        return pools[0].map(work, jobs, chunksize=chunk)
+    with context.Pool(min(cpus, len(jobs))) as pool:
+        return pool.map(work, jobs, chunksize=chunk)
 
 
 def _apply(row: SessionRow, entry: Any) -> None:
@@ -592,6 +655,81 @@ def _contains(path: str | None, needles: tuple[bytes, ...], chunk: int = 1 << 20
     except (OSError, ValueError):  # zstandard.ZstdError is a ValueError
         return False
     return False
+
+
+class _Search:
+    """``--grep``: which files hold one of ``needles``. With the text index (made by
+    ``txcodec index --fts``, :mod:`txcodec.grep_index`) and ``index``, a file it holds as it
+    is now is answered from it; any other file is read, and a file read whole is added to it
+    (``closing``: a whole home's files, the texts of the others forgotten)."""
+
+    def __init__(self, needles: tuple[bytes, ...], listed: set[str], closing: set[str] | None, index: bool) -> None:
+        from . import grep_index
+
+        self.needles = needles
+        self.texts = grep_index.GrepIndex() if index and grep_index.exists() else None
+        self.held: set[str] = set()
+        self.matching: set[str] | None = None
+        if self.texts is not None:
+            if closing is not None:
+                self.texts.forget(closing)
+            self.matching = self.texts.matching(needles)
+            if self.matching is not None:
+                self.held = self.texts.held(listed)
+
+    def holds(self, path: str | None) -> bool:
+        if path is None:
+            return False
+        if path in self.held:
+            return self.matching is not None and path in self.matching
+        if self.texts is not None:
+            found = read_text(path, self.texts)
+            if found is not None:
+                return any(n in found for n in self.needles)
+        return _contains(path, self.needles)
+
+    def close(self) -> None:
+        if self.texts is not None:
+            self.texts.close()
+
+
+def read_text(path: str, texts: Any) -> bytes | None:
+    """The file's bytes, ASCII lower-cased (as ``--grep`` compares them), added to the text
+    index ``texts``; None when it cannot be read whole (too large, unreadable)."""
+    from .core.zst import open_regular
+    from .core.zst import open_stream
+    from .grep_index import MAX_BYTES
+    from .session_index import stamp
+
+    before = stamp(path)
+    try:
+        with open_stream(path) if path.endswith(".zst") else open_regular(path) as stream:
+            data = stream.read(MAX_BYTES + 1)
+    except (OSError, ValueError):
+        return None
+    if len(data) > MAX_BYTES:
+        return None
+    data = data.lower()
+    texts.add(path, data, before)
+    return data
+
+
+def index_texts() -> tuple[int, int]:
+    """``txcodec index --fts``: the text of every session file of the stores not held as it
+    is now read into the text index (made here); the files held, and how many were read."""
+    from .grep_index import GrepIndex
+
+    paths = {r.path for r in session_files() if r.path is not None}
+    texts = GrepIndex()
+    try:
+        texts.forget(paths)
+        held = texts.held(paths)
+        read = 0
+        for path in sorted(paths - held):
+            read += read_text(path, texts) is not None
+        return texts.count(), read
+    finally:
+        texts.close()
 
 
 # -- naming a session ----------------------------------------------------------------------------

@@ -608,11 +608,13 @@ def _read_one(job: tuple[str, str | None, bool, str | None, str | None, bool]) -
     return (path, (fu.harness, fu.session, fu.cwd), *_cells(fu, since, until))
 
 
-def _drop_copies(results: list[tuple]) -> list[str]:
+def _drop_copies(results: list[tuple], unmarked_of: list[Cells | None] | None = None) -> list[str]:
     """Count each model call once across files: a call whose mark (instant and model) is
     in several files counts in the one written first (the oldest file: a conversion writes
     its copy after the session it copies), and comes off the others' cells. Returns one
-    line per file that held copies (docs/usage.md#converted-sessions)."""
+    line per file that held copies (docs/usage.md#converted-sessions). ``unmarked_of``:
+    each file's counters that no mark covers, where its marks are not all in ``results``
+    (the session index loads only the shared ones)."""
     owner: dict[tuple[int, str], int] = {}
     shared: set[tuple[int, str]] = set()
     for i, result in enumerate(results):
@@ -669,10 +671,14 @@ def _drop_copies(results: list[tuple]) -> list[str]:
         for i in files:
             if results[i][1][0] == results[first][1][0]:
                 continue
-            unmarked = {key: list(cell) for key, cell in results[i][2].items()}
-            for key, one in (results[i][3] or {}).values():
-                for k, value in enumerate(one):
-                    unmarked[key][k] -= value
+            known = unmarked_of[i] if unmarked_of is not None else None
+            if known is not None:
+                unmarked = {key: list(cell) for key, cell in known.items()}
+            else:
+                unmarked = {key: list(cell) for key, cell in results[i][2].items()}
+                for key, one in (results[i][3] or {}).values():
+                    for k, value in enumerate(one):
+                        unmarked[key][k] -= value
             n = 0
             for key, left in unmarked.items():
                 if left[0] > 0:
@@ -691,6 +697,184 @@ def _drop_copies(results: list[tuple]) -> list[str]:
         where = ", ".join(sorted(results[j][0] for j in origins))
         lines.append(f"{results[i][0]}: {n} call{'s' if n != 1 else ''} already counted in {where}")
     return lines
+
+
+# --- from the session index ---------------------------------------------------------------
+
+_pack = msgspec.msgpack.Encoder().encode
+_unpack = msgspec.msgpack.decode
+
+
+def _file_stamp(path: Path, lean: Any, subagents: bool) -> str | None:
+    """What keeps a file's kept usage valid: its size, mtime and inode, and those of the
+    subagent files counted with it (their set included); None when a file cannot be stat'ed."""
+    try:
+        st = os.stat(path)
+        stamp = f"{'s' if subagents else 'm'}|{st.st_size}:{st.st_mtime_ns}:{st.st_ino}"
+        for p in lean.subagent_files(path) if subagents and lean.subagent_files is not None else ():
+            st = os.stat(p)
+            stamp += f"|{p.name}:{st.st_size}:{st.st_mtime_ns}:{st.st_ino}"
+    except OSError:
+        return None
+    return stamp
+
+
+def _in_range(day: str | None, since: str | None, until: str | None) -> bool:
+    return (since is None and until is None) or not (day is None or (since and day < since) or (until and day > until))
+
+
+def _indexed_results(
+    work: list[tuple[Path, str | None, bool]],
+    subagents: bool,
+    since: str | None,
+    until: str | None,
+    jobs: int | None,
+    zone: str,
+) -> tuple[list[tuple], list[str]]:
+    """:func:`_run` and :func:`_drop_copies` with the session index: a file of a harness with
+    a lean usage pass is read only when it (or a subagent file) changed since it was kept;
+    only the marks several files share are loaded for the dedupe; and while no file of the
+    run changed, the last report's deduped cells are used as they are. Same results as
+    without the index (tests/features/test_usage_index.py)."""
+    import hashlib
+
+    from .session_index import UsageIndex
+
+    idx = UsageIndex()
+    try:
+        stamps: list[str | None] = []
+        leans: dict[str | None, Any] = {}
+        for path, harness, _explicit in work:
+            lean = leans[harness] if harness in leans else leans.setdefault(harness, lean_reader(harness))
+            stamps.append(_file_stamp(path, lean, subagents) if lean is not None else None)
+        digest = hashlib.sha256(
+            _pack([zone, since, until, subagents, [[str(job[0]), job[1], s] for job, s in zip(work, stamps)]])
+        ).hexdigest()
+        kept = idx.usage_last(digest) if all(s is not None for s in stamps) else None
+        if kept is not None:
+            try:
+                done = _unpack(kept)
+                return [(p, tuple(ident), {(m, d): c for m, d, c in cells}, None) for p, ident, cells in done[0]], done[
+                    1
+                ]
+            except (msgspec.DecodeError, ValueError, TypeError):
+                pass  # read as if it were not kept
+        rows = idx.usage_rows()
+        if rows:  # forget the files gone (a file of another run that still exists is kept)
+            inrun = {str(job[0]) for job in work}
+            idx.usage_forget([p for p in rows if p not in inrun and not os.path.exists(p)])
+        results: list[Any] = [None] * len(work)
+        unmarked_of: list[Cells | None] = [None] * len(work)
+        fids: list[int | None] = [None] * len(work)
+        todo = []
+        for i, ((path, harness, _explicit), stamp) in enumerate(zip(work, stamps)):
+            row = rows.get(str(path)) if stamp is not None else None
+            if row is not None and row[1] == stamp and row[2] == zone and row[3] == harness:
+                try:
+                    cells = {(m, d): c for m, d, c in _unpack(row[6])}
+                    unmarked = {(m, d): c for m, d, c in _unpack(row[7])}
+                except (msgspec.DecodeError, ValueError, TypeError):
+                    todo.append(i)
+                    continue
+                results[i] = (str(path), (harness, row[4], row[5]), cells, {})
+                unmarked_of[i] = unmarked
+                fids[i] = row[0]
+            else:
+                todo.append(i)
+        if len(todo) == len(work):  # nothing kept (a cold run): the dedupe as without the index, in memory
+            results = _run(
+                [(str(p), h, subagents, None, None, e) for p, h, e in work], jobs, [_size(job[0]) for job in work]
+            )
+            _keep(idx, results, stamps, zone)
+            results = [_within(r, since, until) for r in results]
+            copies = _drop_copies(results)
+            _keep_last(idx, digest, stamps, results, copies)
+            return results, copies
+        read = _run(
+            [(str(work[i][0]), work[i][1], subagents, None, None, work[i][2]) for i in todo],
+            jobs,
+            [_size(work[i][0]) for i in todo],
+        )
+        for i, result in zip(todo, read):
+            results[i] = result
+        written, unmarked_new = _keep(idx, [results[i] for i in todo], [stamps[i] for i in todo], zone)
+        for i, unmarked in zip(todo, unmarked_new):
+            unmarked_of[i] = unmarked
+            if results[i][0] in written:
+                fids[i] = written[results[i][0]]
+        # files whose marks are in memory only: those not kept (another harness, a failed write)
+        extra = [mark for i in range(len(work)) if fids[i] is None and results[i][3] for mark in results[i][3]]
+        shared = idx.usage_shared([f for f in fids if f is not None], extra)
+        if shared is None:  # cannot answer: read everything
+            results = _run(
+                [(str(p), h, subagents, since, until, e) for p, h, e in work], jobs, [_size(job[0]) for job in work]
+            )
+            return results, _drop_copies(results)
+        at = {f: i for i, f in enumerate(fids) if f is not None}
+        for i in at.values():
+            results[i] = (*results[i][:3], {})  # only the shared marks, below
+        for fid, instant, model, day, one in shared:
+            i = at.get(fid)
+            if i is not None:
+                results[i][3][(instant, model)] = ((model, day), _unpack(one))
+        if since is not None or until is not None:
+            results = [_within(r, since, until) for r in results]
+            unmarked_of = [
+                None if u is None else {key: c for key, c in u.items() if _in_range(key[1], since, until)}
+                for u in unmarked_of
+            ]
+        copies = _drop_copies(results, unmarked_of)
+        _keep_last(idx, digest, stamps, results, copies)
+        return results, copies
+    finally:
+        idx.close()
+
+
+def _within(result: tuple, since: str | None, until: str | None) -> tuple:
+    """A read file's cells and marks of the days in [since, until] (as :func:`_cells` keeps them)."""
+    if (since is None and until is None) or result[1] is None:
+        return result
+    cells = {key: c for key, c in result[2].items() if _in_range(key[1], since, until)}
+    marks = {m: v for m, v in (result[3] or {}).items() if _in_range(v[0][1], since, until)}
+    return (result[0], result[1], cells, marks)
+
+
+def _keep(idx: Any, results: list[tuple], stamps: list[str | None], zone: str) -> tuple[dict[str, int], list]:
+    """Write the files just read (whole, every day) to the index; their ids by path (those
+    written), and each file's counters no mark covers (None for a file not kept)."""
+    new = []
+    unmarked_of: list[Cells | None] = []
+    for result, stamp in zip(results, stamps):
+        path, ident, cells, marks = result
+        if stamp is None or ident is None:
+            unmarked_of.append(None)
+            continue
+        unmarked = {key: list(c) for key, c in cells.items()}
+        for key, one in marks.values():
+            for k, value in enumerate(one):
+                unmarked[key][k] -= value
+        unmarked_of.append(unmarked)
+        new.append(
+            (
+                path,
+                stamp,
+                zone,
+                *ident,
+                _pack([[m, d, c] for (m, d), c in cells.items()]),
+                _pack([[m, d, c] for (m, d), c in unmarked.items()]),
+                [(instant, model, key[1], _pack(one)) for (instant, model), (key, one) in marks.items()],
+            )
+        )
+    written = idx.usage_put(new) if new else {}
+    return written or {}, unmarked_of
+
+
+def _keep_last(idx: Any, digest: str, stamps: list[str | None], results: list[tuple], copies: list[str]) -> None:
+    """Keep the report's deduped cells for a run over the same unchanged files (files left
+    with no cell add nothing to a report, and are not kept)."""
+    if all(s is not None for s in stamps) and all(r[1] is not None for r in results):
+        done = [[r[0], list(r[1]), [[m, d, c] for (m, d), c in r[2].items()]] for r in results if r[2]]
+        idx.usage_put([], (digest, _pack([done, copies])))
 
 
 def store_files(harness: str | None = None) -> list[tuple[Path, str]]:
@@ -776,6 +960,7 @@ def usage(
     jobs: int | None = None,
     prices: bool = True,
     timezone: str | None = None,
+    index: bool = False,
 ) -> UsageReport:
     """Token usage (and cost) of session files, folders (recursively), or with no
     ``paths`` every store, grouped ``by`` any of session, day, week, month, model,
@@ -784,7 +969,9 @@ def usage(
     ``today``, an age such as ``"7d"``); ``project`` keeps sessions whose folder is named so (or whose
     cwd contains it); ``harness`` keeps one harness. Files are read by ``jobs``
     processes (default: the CPU count). A file that cannot be read is an error line in
-    the report, not an exception."""
+    the report, not an exception. ``index``: files whose harness has a lean usage pass are
+    taken from the session index (:class:`~txcodec.session_index.UsageIndex`) while they are
+    unchanged; the report is the same."""
     by = list(by)
     if harness is not None:
         from .kit import registry
@@ -803,16 +990,19 @@ def usage(
     if lo is not None and not paths:  # a store file untouched since before ``since`` holds no later call
         floor = datetime.fromisoformat(lo).timestamp() - 86400
         work = [job for job in work if _mtime(job[0]) >= floor]
-    results = _run(
-        [(str(p), h, subagents, lo, hi, explicit) for p, h, explicit in work], jobs, [_size(job[0]) for job in work]
-    )
+    if index and (not paths or harness is not None):  # files named alone are read: no index to open
+        results, copies = _indexed_results(work, subagents, lo, hi, jobs, str(where))
+    else:
+        results = _run(
+            [(str(p), h, subagents, lo, hi, explicit) for p, h, explicit in work], jobs, [_size(job[0]) for job in work]
+        )
+        copies = _drop_copies(results)
     groups: dict[tuple, list] = {}  # the group's keys -> [counters, dollars, every call priced]
     models_cost: dict[str, Any] = {}
     errors: list[str] = []
     rates = _Prices() if prices else None
     by_day = bool({"day", "week", "month"} & set(by))
     weeks: dict[str, str] = {}
-    copies = _drop_copies(results)
     for path, ident, cells, _marks in results:
         if ident is None:
             if cells is not None:

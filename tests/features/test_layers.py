@@ -24,6 +24,7 @@ LAYERS = {
     "api": 4,
     "sessions": 4,
     "session_index": 4,
+    "grep_index": 4,
     "batch": 4,
     "lineage": 4,
     "usage": 4,

@@ -10,6 +10,7 @@ from datetime import datetime
 
 import pytest
 from click.testing import CliRunner
+from support import homes
 
 from txcodec import api
 from txcodec.cli import main
@@ -42,10 +43,7 @@ def _claude(project, n: int, minute: int) -> None:
 
 @pytest.fixture
 def home(tmp_path, monkeypatch):
-    monkeypatch.setenv("HOME", str(tmp_path))
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    for name in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "QWEN_HOME", "PI_CODING_AGENT_DIR"):
-        monkeypatch.delenv(name, raising=False)
+    homes.isolate(tmp_path, monkeypatch)
     project = tmp_path / ".claude" / "projects" / "-home-dev-shop"
     project.mkdir(parents=True)
     for n in range(SESSIONS):

@@ -161,7 +161,9 @@ def _follow_while_it_runs(find_path, run, result, last_words) -> None:
     watcher.join()
 
     assert result and result[0][0] == 0, result and result[0][1][-2000:]
-    assert len(seen) >= 4  # the session was written over time, not at once
+    # the session was written over time, not at once (on a loaded machine the 10 ms look can
+    # miss a state or two of a fast client: two states are what the check needs)
+    assert len(seen) >= 2
     for end, when in seen.items():
         read = min((t for t, offset in polls if offset >= end), default=None)
         assert read is not None and read - when < 1.0, f"line ending at {end} read {read and read - when:.2f}s late"

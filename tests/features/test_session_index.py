@@ -11,6 +11,7 @@ import stat
 
 import pytest
 from click.testing import CliRunner
+from support import homes
 
 from txcodec import api
 from txcodec import session_index
@@ -20,20 +21,8 @@ from txcodec.cli.store import sample_path
 
 @pytest.fixture
 def home(tmp_path, monkeypatch):
-    monkeypatch.setenv("HOME", str(tmp_path))
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    for name in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "QWEN_HOME", "PI_CODING_AGENT_DIR"):
-        monkeypatch.delenv(name, raising=False)
-    files = {}
-    for n, harness in enumerate(("claude_code", "codex", "pi", "qwen_code")):
-        sid = (
-            f"0199aaaa-0000-7000-8000-00000000000{n}"
-            if harness == "codex"
-            else f"4f6c1d2e-0000-4000-8000-00000000000{n}"
-        )
-        written, _ = api.convert(sample_path("claude_code"), harness, cwd="/home/dev/shop", session_id=sid)
-        files[harness] = api.install(written, harness)[0]
-    return files
+    homes.isolate(tmp_path, monkeypatch)
+    return homes.install_sample_copies()
 
 
 def _list(*extra):
@@ -48,7 +37,16 @@ def _same_as_without_index():
     return with_index
 
 
-def test_list_with_the_index_follows_every_change_to_the_files(home, tmp_path):
+@pytest.fixture(params=["rows one by one", "tables read whole"])
+def lookups(request, monkeypatch):
+    """The index's two ways to look rows up: one query a row (the first look-ups of a run),
+    and each table read whole once (past ``_POINT_LOOKUPS``, a long listing)."""
+    if request.param == "tables read whole":
+        monkeypatch.setattr(session_index, "_POINT_LOOKUPS", 0)
+    return request.param
+
+
+def test_list_with_the_index_follows_every_change_to_the_files(home, tmp_path, lookups):
     first = _same_as_without_index()
     path = session_index.default_path()
     assert path.is_file() and session_index.SessionIndex(path).count() == 4
@@ -198,3 +196,47 @@ def test_the_stores_listing_rows_are_kept_and_used_while_the_file_is_unchanged(h
     db = sqlite3.connect(path)
     assert [h for (h,) in db.execute("SELECT harness FROM listed")] == ["claude_code"]
     db.close()
+
+
+def test_a_warm_listing_reads_each_table_of_the_index_once(home, monkeypatch):
+    """Past the first look-ups, the rows are read in one query a table, not one a session."""
+    monkeypatch.setattr(session_index, "_POINT_LOOKUPS", 0)
+    expected = _list()
+    queries = []
+    real = sqlite3.connect
+
+    def traced(*args, **kwargs):
+        db = real(*args, **kwargs)
+        db.set_trace_callback(queries.append)
+        return db
+
+    monkeypatch.setattr(session_index.sqlite3, "connect", traced)
+    assert _list() == expected
+    selects = [q for q in queries if q.startswith("SELECT path")]
+    assert sorted(selects) == [
+        "SELECT path, harness, size, mtime_ns, inode, item FROM listed",
+        "SELECT path, session_id, size, mtime_ns, inode, entry FROM sessions",
+    ]
+
+
+def test_the_stores_describe_the_files_in_forked_workers_when_cold(home, monkeypatch):
+    """A cold listing has the Claude Code and Codex files described by their stores in forked
+    processes (as their details are read): the same rows as one process; a warm one none."""
+    from txcodec import sessions
+
+    alone = _list("--no-index")
+    monkeypatch.setattr(sessions, "_PARALLEL_ROWS", 1)
+    monkeypatch.setattr(sessions, "_PARALLEL_BYTES", 0)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    calls = []
+    real = sessions._forked
+
+    def forked(work, jobs, *rest):
+        calls.append((work.__name__, len(jobs)))
+        return real(work, jobs, *rest)
+
+    monkeypatch.setattr(sessions, "_forked", forked)
+    assert _list() == alone
+    assert calls == [("_describe_item", 2), ("_read_entry", 4)]
+    calls.clear()
+    assert _list() == alone and calls == [("_describe_item", 0), ("_read_entry", 0)]  # from the index

@@ -62,12 +62,17 @@ def short_ids(ids: Iterable[str], shortest: int = SHORTEST_ID) -> dict[str, str]
 
 def _fit(text: str, width: int, right: bool = False) -> str:
     """``text`` in exactly ``width`` terminal cells: padded, or cut with an ellipsis."""
-    from rich.cells import cell_len
-    from rich.cells import set_cell_size
+    if text.isascii() and text.isprintable():  # one cell a character (most cells of a listing)
+        size = len(text)
+    else:
+        from rich.cells import cell_len
 
-    if cell_len(text) > width:
+        size = cell_len(text)
+    if size > width:
+        from rich.cells import set_cell_size
+
         return set_cell_size(text, width - 1) + "…" if width > 1 else set_cell_size(text, width)
-    padding = " " * (width - cell_len(text))
+    padding = " " * (width - size)
     return padding + text if right else text + padding
 
 

@@ -171,6 +171,11 @@ def register(group: click.Group) -> None:
     @click.option("--no-subagents", is_flag=True, help="Count the main transcript only.")
     @click.option("--no-cost", is_flag=True, help="Leave out dollars (no price table is read).")
     @click.option("--jobs", type=click.IntRange(1), help="Processes reading files (default: the CPU count).")
+    @click.option(
+        "--no-index",
+        is_flag=True,
+        help="Read every file, past the session index (which keeps each unchanged file's usage between runs).",
+    )
     def usage(
         paths: tuple[Path, ...],
         by: str,
@@ -182,6 +187,7 @@ def register(group: click.Group) -> None:
         no_subagents: bool,
         no_cost: bool,
         jobs: int | None,
+        no_index: bool,
     ) -> None:
         """Tokens and cost per session and model, or grouped --by day, week, month, model,
         project or harness, with a totals row. PATHs are session files or folders (read
@@ -206,6 +212,7 @@ def register(group: click.Group) -> None:
                 jobs=jobs,
                 prices=not no_cost,
                 timezone=chosen_timezone(),
+                index=not no_index,
             )
         for line in report.errors:
             click.echo(f"Error: {line}", err=True)

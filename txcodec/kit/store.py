@@ -67,6 +67,16 @@ def shown_path(path: Any) -> str:
     return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
+def utf8_name(text: str) -> bool:
+    """Whether a name read with ``os.fsdecode`` is valid UTF-8 (no surrogate escapes), so
+    that it can be kept in an index or printed as it is."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def described(paths: Iterable[Path], describe: Callable[[Path], T | None]) -> Listing:
     """Each of ``paths`` described, in order; a path that is no session of the store
     (None) is left out, and one that cannot be read is left out with a line in

@@ -129,13 +129,17 @@ def test_scenarios_resume_with_the_same_context(source, tmp_path):
     assert original and mine == original
 
 
-def test_codex_gets_the_hook_context_as_text(hooked):
+def test_codex_gets_the_hook_context_as_items_of_its_own(hooked):
+    # Codex gives context as message items of their own (docs/codex.md): the hook's text is one,
+    # in place, and never part of the typed prompt's item or its user_message event
     written, loss = api.convert(hooked, "codex")
     body = b"".join(written.files.values()).decode()
     assert START in body and PROMPT in body
     assert body.index(START) < body.index("hello there") < body.index(PROMPT)
-    kinds = [e.detail for e in loss.entries if e.kind == "write:context-as-text"]
-    assert any("hook_additional_context" in d for d in kinds)
+    records = [json.loads(line) for line in body.splitlines()]
+    typed = [r["payload"]["message"] for r in records if r.get("payload", {}).get("type") == "user_message"]
+    assert typed and not any(START in text for text in typed)
+    assert not [e for e in loss.entries if e.kind == "write:context-as-text"]
 
 
 SKILL = (

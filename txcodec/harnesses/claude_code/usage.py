@@ -210,7 +210,8 @@ def subagent_files(path: Path) -> list[Path]:
     """The subagent transcripts whose calls count with the session at ``path``: none
     when it has no session folder (``sidefiles.session_files``' name for it), known with
     one stat, and the side files are read only for a session that has one."""
-    if not os.path.isdir(path.with_name(path.name.removesuffix(".jsonl"))):
+    name = os.fspath(path)
+    if not os.path.isdir(name.removesuffix(".jsonl") if name.endswith(".jsonl") else name):
         return []
     from .sidefiles import session_files
 

@@ -76,8 +76,15 @@ def _decode_lines(data: bytes | memoryview) -> list[_Line]:
 
 
 # items that open an assistant message or join the open one (read.side("assistant"))
-_ASSISTANT_ITEMS = {"reasoning", "function_call", "custom_tool_call", "local_shell_call", "web_search_call"}
-_USER_ITEMS = {"function_call_output", "custom_tool_call_output"}
+_ASSISTANT_ITEMS = {
+    "reasoning",
+    "function_call",
+    "custom_tool_call",
+    "local_shell_call",
+    "web_search_call",
+    "tool_search_call",
+}
+_USER_ITEMS = {"function_call_output", "custom_tool_call_output", "tool_search_output"}
 _COMPACTION_ITEMS = {"compaction", "compaction_summary"}
 
 
