@@ -29,6 +29,8 @@ from support.scenarios.views import check_resume
 from support.scenarios.views import facts_of
 from support.scenarios.views import haystack
 from support.scenarios.views import resumed_view
+from support.scenarios.views import sent_texts
+from support.scenarios.views import unseen
 
 from txcodec import api
 from txcodec.kit import registry
@@ -181,6 +183,7 @@ def cross(scenario, target: str, folder: Path) -> dict:
         "declared": declared,
         "missing": missing,
         "kinds": sorted(kinds),
+        "unseen": unseen(scenario.seen, sent_texts(report)),
     }
 
 
@@ -210,6 +213,19 @@ def test_x_to_y_resumes_with_every_fact_kept_or_declared(scenario, target, matri
     assert "error" not in result, result["error"]
     assert result["resumed"], result["why"]
     assert not result["missing"], result["missing"]
+
+
+SEEN_PAIRS = [(s, t) for s, t in PAIRS if s.seen]
+
+
+@pytest.mark.parametrize("scenario,target", SEEN_PAIRS, ids=lambda v: v if isinstance(v, str) else _id(v))
+def test_x_to_y_shows_the_model_the_context_in_place(scenario, target, matrix):
+    """Class 3: context the source client showed the model that is no message (hook
+    ``additionalContext``, the plan-mode reminders: the scenario's ``seen`` texts) reaches the
+    request the real target sends, in the original's order among the messages."""
+    result = matrix[(_id(scenario), target)]
+    assert "error" not in result, result["error"]
+    assert not result["unseen"], result["unseen"]
 
 
 # --- docs/mapping.md ----------------------------------------------------------------------

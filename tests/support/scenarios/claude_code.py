@@ -85,7 +85,17 @@ def session_files(cap) -> dict[str, bytes]:
 
 
 def claude(
-    name: str, about: str, script, prompts, *, files=None, facts=(), covers=(), harness="claude_code", routes=None
+    name: str,
+    about: str,
+    script,
+    prompts,
+    *,
+    files=None,
+    facts=(),
+    covers=(),
+    harness="claude_code",
+    routes=None,
+    seen=(),
 ) -> Scenario:
     """A scenario recording the session file (``harness="stream_json"``: the stdout)."""
     produce, texts = capture(script, prompts, files, routes)
@@ -101,7 +111,7 @@ def claude(
         def record(tmp):
             return session_files(produce(tmp))
 
-    return Scenario(name, harness, about, record, texts, list(facts), list(covers))
+    return Scenario(name, harness, about, record, texts, list(facts), list(covers), list(seen))
 
 
 # --- facts about the native file -------------------------------------------------------
@@ -491,3 +501,113 @@ def machinery_scenarios() -> list[Scenario]:
 
 
 SCENARIOS += machinery_scenarios()
+
+
+# --- issue 31, machinery: hooks that give the model context ------------------------------------
+
+HOOK_TEXTS = {
+    "SessionStart": "HOOK-SESSION-START: the repo uses tabs",
+    "UserPromptSubmit": "HOOK-PROMPT: the user is on call today",
+    "PreToolUse": "HOOK-PRE-TOOL: commands run in a sandbox",
+    "PostToolUse": "HOOK-POST-TOOL: the output was checked",
+}
+
+
+def hook_settings(texts: dict[str, str]) -> bytes:
+    """A project's .claude/settings.json whose hooks (a command each) print ``additionalContext``
+    for their event; the tool hooks match every tool."""
+
+    def entry(event: str, text: str) -> dict:
+        out = json.dumps({"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}})
+        hook = {"hooks": [{"type": "command", "command": f"printf '%s' '{out}'"}]}
+        return {"matcher": "*", **hook} if event in ("PreToolUse", "PostToolUse") else hook
+
+    return json.dumps({"hooks": {event: [entry(event, text)] for event, text in texts.items()}}).encode()
+
+
+def hook_scenarios() -> list[Scenario]:
+    return [
+        claude(
+            "hooks",
+            "SessionStart, UserPromptSubmit, PreToolUse and PostToolUse hooks (the project's "
+            ".claude/settings.json) each give additionalContext around a Bash call; a second prompt "
+            "after a resume",
+            [
+                tool_use("Bash", {"command": "echo hooked"}, "toolu_hk1", say="Running it."),
+                text("It printed hooked."),
+                text("Still here."),
+            ],
+            ["run echo hooked", "and now?"],
+            files={".claude/settings.json": hook_settings(HOOK_TEXTS)},
+            facts=[has_text(text) for text in HOOK_TEXTS.values()],
+            seen=[
+                HOOK_TEXTS["SessionStart"],
+                "run echo hooked",
+                HOOK_TEXTS["UserPromptSubmit"],
+                "Running it.",
+                HOOK_TEXTS["PreToolUse"],
+                HOOK_TEXTS["PostToolUse"],
+                "It printed hooked.",
+                "and now?",
+                HOOK_TEXTS["UserPromptSubmit"],
+            ],
+            covers=["hooks: SessionStart, UserPromptSubmit, PreToolUse, PostToolUse additionalContext", "class 3"],
+        ),
+    ]
+
+
+SCENARIOS += hook_scenarios()
+
+
+# --- issue 31, machinery: plan mode -------------------------------------------------------------
+
+PLAN = "1. Write hello.txt saying hi.\n2. Check it."
+
+
+def plan_scenarios() -> list[Scenario]:
+    return [
+        claude(
+            "plan_mode",
+            "claude -p --permission-mode plan: the model reads in plan mode, calls ExitPlanMode with its "
+            "plan, then works; a second prompt after a resume",
+            lambda project: [
+                tool_use("Bash", {"command": "ls"}, "toolu_pl1", say="Looking around first."),
+                tool_use("ToolSearch", {"query": "select:ExitPlanMode", "max_results": 1}, "toolu_pl2"),
+                tool_use("ExitPlanMode", {"plan": PLAN}, "toolu_pl3", say="Here is the plan."),
+                tool_use(
+                    "Write", {"file_path": str(project / "hello.txt"), "content": "hi\n"}, "toolu_pl4", say="Writing."
+                ),
+                text("hello.txt says hi."),
+                text("Done, nothing else to do."),
+            ],
+            [
+                Invocation(
+                    ["plan then write hello.txt"],
+                    ["--permission-mode", "plan", "--input-format", "stream-json"],
+                    stdin=True,
+                    approve=True,
+                ),
+                "anything else?",
+            ],
+            facts=[
+                has_text('"type": "plan_mode"'),
+                has_text('"type": "plan_mode_exit"'),
+                has_text("User has approved exiting plan mode"),
+                has_text('"permissionMode": "plan"'),
+            ],
+            # the plan_mode and plan_mode_exit attachments as 2.1.332 renders them
+            seen=[
+                "plan then write hello.txt",
+                "Plan mode is active.",
+                "Looking around first.",
+                "User has approved exiting plan mode",
+                "You have exited plan mode.",
+                "Writing.",
+                "anything else?",
+            ],
+            covers=["plan mode (--permission-mode plan, ExitPlanMode)", "class 3"],
+        ),
+    ]
+
+
+SCENARIOS += plan_scenarios()

@@ -100,6 +100,55 @@ def resumed_view(harness: str, report) -> Any:
     return _json(_generic(report.sent))
 
 
+def _qwen_check_resume(path: Path):
+    """Qwen Code's resume check (:func:`txcodec.resume_check.qwen_code.check_resume`), the
+    report also carrying ``everything``: the history sent with the ``<system-reminder>``
+    parts the report leaves out (Qwen's own skills and date, but also where another
+    client's context is written)."""
+    from txcodec.core.atomic import write_atomic
+    from txcodec.core.ids import check_id
+    from txcodec.core.zst import read_bytes
+    from txcodec.harnesses.qwen_code.store import session_relpath
+    from txcodec.resume_check.chat_cli import resume_report
+    from txcodec.resume_check.qwen_code import Qwen
+    from txcodec.resume_check.qwen_code import _session_id
+    from txcodec.resume_check.qwen_code import client_version
+    from txcodec.resume_check.qwen_code import injected
+    from txcodec.resume_check.qwen_code import rewrite_cwd
+    from txcodec.resume_check.report import ResumeReport
+
+    class QwenReport(ResumeReport):
+        everything: list = []
+
+    data = read_bytes(path)
+    session_id = check_id(_session_id(data) or path.stem, f"{path}: session id")
+    with Qwen() as box:
+        write_atomic(box.store / session_relpath(str(box.cwd), session_id), rewrite_cwd(data, str(box.cwd)))
+        run = box.qwen("continue", resume=session_id)
+        report = resume_report(
+            "qwen_code", client_version(), session_id, run, run.history("continue", injected), "qwen"
+        )
+        return QwenReport(**msgspec.structs.asdict(report), everything=run.history("continue"))
+
+
+def sent_texts(report) -> str:
+    """Every text the resumed client's first request carried (:func:`haystack`), its
+    injected context included (Qwen's report keeps it apart: ``everything``)."""
+    return haystack(report.everything if report.harness == "qwen_code" else report.sent)
+
+
+def unseen(seen: list[str], texts: str) -> list[str]:
+    """Of ``seen`` (texts in order), those ``texts`` lacks after the one before them."""
+    missing, at = [], 0
+    for text in seen:
+        found = texts.find(text, at)
+        if found < 0:
+            missing.append(text)
+        else:
+            at = found + len(text)
+    return missing
+
+
 def _codex_report():
     from txcodec.resume_check.report import ResumeReport
 
@@ -116,6 +165,8 @@ def check_resume(harness: str, path: Path, like: Path | None = None):
     original rollout, whose provider is then the user's own (our file names none, and
     0.171 sends some fields, such as ``internal_chat_message_metadata_passthrough``, to
     the built-in ``openai`` provider only)."""
+    if harness == "qwen_code":
+        return _qwen_check_resume(path)
     if harness != "codex":
         from txcodec.kit import registry
 
