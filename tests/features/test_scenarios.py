@@ -26,6 +26,7 @@ from support.scenarios import HARNESSES
 from support.scenarios import MORE
 from support.scenarios import recorded
 from support.scenarios.views import check_resume
+from support.scenarios.views import claude_sent_texts
 from support.scenarios.views import facts_of
 from support.scenarios.views import haystack
 from support.scenarios.views import resumed_view
@@ -183,7 +184,10 @@ def cross(scenario, target: str, folder: Path) -> dict:
         "declared": declared,
         "missing": missing,
         "kinds": sorted(kinds),
-        "unseen": unseen(scenario.seen, sent_texts(report)),
+        # the client's context is not in Claude's report: its system entries are read anew
+        "unseen": unseen(
+            scenario.seen, claude_sent_texts(path) if target == "claude_code" and scenario.seen else sent_texts(report)
+        ),
     }
 
 

@@ -19,6 +19,7 @@ from txcodec.model.common import Text
 from txcodec.model.common import Thinking
 from txcodec.model.common import ToolResult
 from txcodec.model.common import ToolUse
+from txcodec.resume_check.mock.anthropic import api_block
 
 
 def _json(value: Any) -> Any:
@@ -135,6 +136,39 @@ def sent_texts(report) -> str:
     """Every text the resumed client's first request carried (:func:`haystack`), its
     injected context included (Qwen's report keeps it apart: ``everything``)."""
     return haystack(report.everything if report.harness == "qwen_code" else report.sent)
+
+
+def claude_sent_texts(path: Path) -> str:
+    """Every text of the first request the real claude sends when it resumes ``path``, its
+    ``role:"system"`` entries included (the resume check's report leaves them out: they are
+    the client's context, not the conversation)."""
+    import tempfile
+
+    from txcodec.resume_check.claude_code import place_session
+    from txcodec.resume_check.claude_code import run_claude
+    from txcodec.resume_check.claude_code import session_id_for
+    from txcodec.resume_check.mock.anthropic import AnthropicMock
+    from txcodec.resume_check.mock.server import MockServer
+
+    with tempfile.TemporaryDirectory(prefix="claude-sent-") as tmp:
+        home, work = Path(tmp) / "home", Path(tmp) / "work"
+        home.mkdir()
+        work.mkdir()
+        sid = session_id_for(path)
+        place_session(path, home, work, sid)
+        mock = AnthropicMock(strict=True)
+        with MockServer(mock) as server:
+            run = run_claude(["-p", "--resume", sid, "continue"], work, home, server)
+            bodies = [
+                r.json() for r in server.requests if r.method == "POST" and r.path.split("?")[0] == "/v1/messages"
+            ]
+    assert run.exit_code == 0 and bodies and not mock.rejected, (run.stderr[-800:], mock.rejected)
+    texts = []
+    for message in bodies[0]["messages"]:
+        content = message["content"]
+        for block in [{"type": "text", "text": content}] if isinstance(content, str) else content:
+            texts.extend(_flat(api_block(block)) if isinstance(block, dict) else [])
+    return "\n".join(texts)
 
 
 def unseen(seen: list[str], texts: str) -> list[str]:

@@ -39,6 +39,7 @@ from ...kit.read import report_unknown_keys
 from ...model.common import Child
 from ...model.common import ChildLink
 from ...model.common import Command
+from ...model.common import Context
 from ...model.common import Conversation
 from ...model.common import Epoch
 from ...model.common import Message
@@ -414,6 +415,29 @@ class _Reader:
             )
             del messages[at + 1]
 
+    def on_hook_response(self, line: SystemLine, n: int) -> None:
+        """A hook's ``additionalContext`` is context the model is sent: a SessionStart hook's
+        becomes the ``hook_additional_context`` attachment 2.1.332 records in its session file
+        (a context message before the run's prompt). A resumed run's (``SessionStart:resume``)
+        is not in that file, so not carried (docs/stream_json.md#hooks)."""
+        text = _additional_context(line.output)
+        event, name = _set(line.hook_event), _set(line.hook_name)
+        if text is None or not isinstance(event, str) or (isinstance(name, str) and name.endswith(":resume")):
+            self.loss.add(
+                f"record:system/{line.subtype}",
+                "hook output the session file keeps no context of",
+                file=self.file,
+                line=n,
+            )
+            return
+        block = Context("hook_additional_context", text=f"{event} hook additional context: {text}", role="system")
+        if event == "SessionStart":  # as the session file of the same run holds it
+            block.source = "claude_code"
+            attachment = {"type": "hook_additional_context", "content": [text], "hookName": event}
+            block.value = {"attachment": attachment | {"toolUseID": event, "hookEvent": event}}
+        message = Message(role="user", content=[block], meta=True)
+        self.main.messages.append(message)
+
     def _quiet(self, line: SystemLine, n: int) -> None:
         """Progress lines whose facts live elsewhere (the messages, the result)."""
         self.loss.add(f"record:system/{line.subtype}", "progress line; no Common form", file=self.file, line=n)
@@ -722,11 +746,23 @@ class _Reader:
         "task_notification": on_task_notification,
         "permission_denied": on_permission_denied,
         "compact_boundary": on_compact_boundary,
+        "hook_response": on_hook_response,
         "status": _quiet,
         "thinking_tokens": _quiet,
         "task_progress": _quiet,
         "task_updated": _quiet,
     }
+
+
+def _additional_context(output: Any) -> str | None:
+    """The ``hookSpecificOutput.additionalContext`` a hook printed (its ``output``, JSON)."""
+    try:
+        value = json.loads(output) if isinstance(output, str) else None
+    except ValueError:
+        return None
+    specific = value.get("hookSpecificOutput") if isinstance(value, dict) else None
+    text = specific.get("additionalContext") if isinstance(specific, dict) else None
+    return text if isinstance(text, str) and text else None
 
 
 def _slash(message: Message) -> tuple[str, str] | None:
