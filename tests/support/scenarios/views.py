@@ -127,7 +127,7 @@ def _qwen_check_resume(path: Path):
         write_atomic(box.store / session_relpath(str(box.cwd), session_id), rewrite_cwd(data, str(box.cwd)))
         run = box.qwen("continue", resume=session_id)
         report = resume_report(
-            "qwen_code", client_version(), session_id, run, run.history("continue", injected), "qwen"
+            "qwen_code", client_version(), session_id, run, run.history("continue", injected), "qwen", output=run.stderr
         )
         return QwenReport(**msgspec.structs.asdict(report), everything=run.history("continue"))
 
