@@ -79,6 +79,7 @@ from .envelopes import parse_envelope
 from .envelopes import render_caveat
 from .envelopes import render_command
 from .envelopes import render_output
+from .store import munge_cwd
 
 # One fixed namespace for every id this writer makes (never change it: ids would move).
 NAMESPACE = uuid.UUID("5d3c1e0a-7f3b-5b8e-9c44-2f0a6c1d7e91")
@@ -95,10 +96,6 @@ MISSING_RESULT = "[Tool result missing: the source recorded no result for this c
 _RESULT_PART_TYPES = {"text", "image", "document", "search_result", "tool_reference"}
 # RawBlocks the API takes as they are (they carry their own integrity data).
 _PASS_THROUGH = {"assistant": {"redacted_thinking"}, "user": set()}
-
-
-def munge_cwd(cwd: str) -> str:
-    return re.sub(r"[^A-Za-z0-9]", "-", cwd)
 
 
 def entry_id(session_id: str, position: str) -> str:
