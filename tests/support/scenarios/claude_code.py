@@ -514,8 +514,12 @@ def part_b_scenarios() -> list[Scenario]:
             files={".claude/skills/changelog/SKILL.md": SKILL_MD},
             facts=[
                 has_text('"name": "Skill"'),
-                has_text("<command-name>/changelog</command-name>"),
-                has_text("<command-args>2.1</command-args>"),
+                # message, name, args, unindented (a built-in such as /compact: name first, indented)
+                has_text(
+                    "<command-message>changelog</command-message>\\n<command-name>/changelog</command-name>\\n"
+                    "<command-args>2.1</command-args>"
+                ),
+                has_text("Launching skill: changelog"),
             ],
             covers=["skills (Skill tool)", "/skill typed with arguments", "class 4"],
         ),
