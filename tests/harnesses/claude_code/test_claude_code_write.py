@@ -259,6 +259,13 @@ def test_a_persisted_output_is_written_where_its_marker_names_it():
         assert written.files[f"-tmp-p-q/{written.session_id}/tool-results/b1x.txt"] == b"the whole output\n"
 
 
+def test_a_persisted_output_with_a_lone_surrogate_is_written_without_an_error():
+    conversation = _persisted(MARKER.format("b1x.txt"))
+    conversation.messages[2].content[0].persisted_output = "a \ud83d b"  # Common JSON may hold one
+    written = write(conversation, LossReport(), WriteOptions())
+    assert written.files[f"-tmp-p-q/{written.session_id}/tool-results/b1x.txt"] == b"a ? b"
+
+
 def test_a_persisted_output_name_that_cannot_name_a_file_is_the_call_id():
     for name in ("$(id).txt", "..", ".hidden"):
         written = write(_persisted(MARKER.format(name)), LossReport(), WriteOptions())

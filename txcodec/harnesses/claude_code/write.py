@@ -846,7 +846,9 @@ class _Writer:
         name = found.group(1) if found else None
         if not is_safe_id(name):
             name = f"{api_tool_id(result.tool_use_id)}.txt"
-        self.files.setdefault(f"{self.root_rel}/{self.sid}/tool-results/{name}", result.persisted_output.encode())
+        self.files.setdefault(
+            f"{self.root_rel}/{self.sid}/tool-results/{name}", result.persisted_output.encode("utf-8", "replace")
+        )
 
     def context(self, block: Context, s: _Stream, where: str) -> int:
         """Context the client added: its own attachment record, as it was, where the source
