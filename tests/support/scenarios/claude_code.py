@@ -90,20 +90,10 @@ def session_files(cap) -> dict[str, bytes]:
 
 
 def claude(
-    name: str,
-    about: str,
-    script,
-    prompts,
-    *,
-    files=None,
-    facts=(),
-    covers=(),
-    harness="claude_code",
-    routes=None,
-    folder="project",
+    name: str, about: str, script, prompts, *, files=None, facts=(), covers=(), harness="claude_code", routes=None
 ) -> Scenario:
     """A scenario recording the session file (``harness="stream_json"``: the stdout)."""
-    produce, texts = capture(script, prompts, files, routes, folder)
+    produce, texts = capture(script, prompts, files, routes)
     if harness == "stream_json":
 
         def record(tmp):
@@ -499,6 +489,14 @@ def cwd_has(fragment: str):
     return fact
 
 
+def claude_in(folder: str, name: str, about: str, script, prompts, *, files=None, facts=(), covers=()) -> Scenario:
+    """A Claude Code scenario whose work folder is named ``folder`` (not ``project``)."""
+    produce, texts = capture(script, prompts, files, None, folder)
+    return Scenario(
+        name, "claude_code", about, lambda tmp: session_files(produce(tmp)), texts, list(facts), list(covers)
+    )
+
+
 def part_b_scenarios() -> list[Scenario]:
     return [
         claude(
@@ -550,7 +548,8 @@ def part_b_scenarios() -> list[Scenario]:
             facts=[boundaries(2), typed_prompts(4)],
             covers=["two compactions in one session", "a session resumed five times"],
         ),
-        claude(
+        claude_in(
+            NON_ASCII_FOLDER,
             "non_ascii",
             "a work folder with umlauts, CJK and an astral emoji (Claude's project folder name counts "
             "UTF-16 units), prompts and a command output that are not ASCII, then a command printing "
@@ -568,7 +567,6 @@ def part_b_scenarios() -> list[Scenario]:
                 f"Danke sch\u00f6n \u2713 \U0001f680 \u2014 jetzt {HUGE_LINES} Zeilen, bitte",
             ],
             files={"\u65e5\u672c\u8a9e.txt": "\u00fcn\u00efcode \u2713\n".encode()},
-            folder=NON_ASCII_FOLDER,
             facts=[cwd_has("\u65e5\u672c-\U0001f680"), has_text("Gr\\u00fc\\u00dfe"), has_text("<persisted-output>")],
             covers=["non-ASCII work folder", "non-ASCII prompts", "a 300k-line tool output"],
         ),
