@@ -502,6 +502,7 @@ def _use_zone(where: Any) -> None:
     if where is not _zone:
         _zone = where
         _day_cache.clear()
+        _moments.clear()
 
 
 def local_day(ts: str | None) -> str | None:
@@ -521,26 +522,19 @@ def local_day(ts: str | None) -> str | None:
     return day
 
 
-_instant_cache: dict[str, int | None] = {}
-
-
 def call_instant(ts: str | None) -> int | None:
     """A call's timestamp as whole milliseconds since the epoch (a time without a zone is
     UTC, as the writers that drop it mean it): the same call keeps its instant whatever
     format a conversion wrote it in (``...Z``, ``+00:00``, microseconds)."""
     if not ts:
         return None
-    found = _instant_cache.get(ts, 0)
-    if found != 0:
-        return found
     try:
         moment = datetime.fromisoformat(ts)
     except ValueError:
-        moment = None
-    if moment is not None and moment.tzinfo is None:
+        return None
+    if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
-    found = _instant_cache[ts] = round(moment.timestamp() * 1000) if moment is not None else None
-    return found
+    return round(moment.timestamp() * 1000)
 
 
 Cells = dict[tuple[str, str | None], list[int]]
@@ -581,6 +575,19 @@ _NONE, _VERIFIED, _UNVERIFIED, _AMBIGUOUS = 0, 1, 2, 3
 _EMPTY = (0, 0, 0, 0)
 
 
+_moments: dict[str, tuple[str | None, int | None]] = {}  # a call's timestamp -> its day and instant
+
+
+def _moment(ts: str) -> tuple[str | None, int | None]:
+    """The report-zone day and the instant (:func:`call_instant`) of a timestamp, kept for
+    the run (one look-up per call). A worker keeps its own; bounded: past 262,144
+    timestamps (a home of that many calls, each at its own time) it starts again."""
+    if len(_moments) >= 1 << 18:
+        _moments.clear()
+    found = _moments[ts] = (local_day(ts), call_instant(ts))
+    return found
+
+
 def _add_call(cells: Cells, key: tuple[str, str | None], kind: int, tokens: Sequence[int], reasoning: int) -> None:
     c = cells.get(key)
     if c is None:
@@ -613,14 +620,19 @@ def _cells(fu: FileUsage) -> tuple[Cells, Cells, Marks | None]:
     groups: dict[str, tuple[dict[int, int], list[int], list[int], list[int]]] = {}
     day_at: dict[str | None, int] = {}
     seen: set[str] = set()
-    days = _day_cache
-    instants = _instant_cache
+    moments = _moments
     for mid, model, ts, tokens, verified, reasoning in fu.calls:
         if mid is not None:
             if mid in seen:
                 continue
             seen.add(mid)
-        day = (days.get(ts[:16] + ts[-6:]) or local_day(ts)) if ts else None
+        if ts:
+            moment = moments.get(ts)
+            if moment is None:
+                moment = _moment(ts)
+            day, instant = moment
+        else:
+            day = instant = None
         key = (model or "?", day)
         c = cells.get(key)
         if c is None:
@@ -647,13 +659,7 @@ def _cells(fu: FileUsage) -> tuple[Cells, Cells, Marks | None]:
             c[8] += tokens[1]
             c[9] += tokens[2]
             c[10] += tokens[3]
-        if not model or not ts:
-            _add_call(unmarked, key, kind, tokens, reasoning)
-            continue
-        instant = instants.get(ts, 0)
-        if instant == 0:
-            instant = call_instant(ts)
-        if instant is None:
+        if instant is None or not model:
             _add_call(unmarked, key, kind, tokens, reasoning)
             continue
         g = groups.get(model)
