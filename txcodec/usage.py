@@ -698,8 +698,10 @@ def _cells(fu: FileUsage) -> tuple[Cells, Cells, Marks | None]:
 
 
 def _read_one(job: tuple[str, str | None, bool, bool]) -> tuple[Any, ...]:
-    """A worker's share: one file's identity, cells, unmarked cells and marks, or its
-    error line (``None`` for a file found in a folder that is no session)."""
+    """A worker's share: one file's identity, cells, unmarked cells and marks, packed as
+    the index keeps them (bytes cross to the parent process far faster than objects, and
+    are written as they are), or its error line (``None`` for a file found in a folder
+    that is no session). :func:`_unpacked` makes them objects again."""
     from .core.errors import TxcodecError
 
     path, harness, subagents, explicit = job
@@ -709,7 +711,15 @@ def _read_one(job: tuple[str, str | None, bool, bool]) -> tuple[Any, ...]:
         return (path, None, str(exc) if explicit else None, None, None)
     except (OSError, ValueError, TxcodecError, msgspec.MsgspecError) as exc:
         return (path, None, str(exc) if str(exc).startswith(path) else f"{path}: {exc}", None, None)
-    return (path, (fu.harness, fu.session, fu.cwd), *_cells(fu))
+    cells, unmarked, marks = _cells(fu)
+    return (path, (fu.harness, fu.session, fu.cwd), _cells_blob(cells), _cells_blob(unmarked), _marks_blob(marks))
+
+
+def _unpacked(result: tuple) -> tuple:
+    path, ident, cells, unmarked, marks = result
+    if ident is None:
+        return result
+    return (path, ident, _cells_of(cells), _cells_of(unmarked), _marks_of(marks))
 
 
 def _in_range(day: str | None, since: str | None, until: str | None) -> bool:
@@ -1021,9 +1031,9 @@ def _indexed_results(
                 jobs,
                 [_size(work[i][0]) for i in todo],
             )
-            for i, result in zip(todo, read):
-                results[i] = result
             _keep(idx, read, [stamps[i] for i in todo], zone)
+            for i, result in zip(todo, read):
+                results[i] = _unpacked(result)
         results = [_within(r, since, until) for r in results]
         copies = _drop_copies(results)
         _keep_last(idx, digest, stamps, results, copies)
@@ -1037,9 +1047,10 @@ def _cells_of_list(cells: list) -> Cells:
 
 
 def _keep(idx: Any, results: list[tuple], stamps: list[str | None], zone: str) -> None:
-    """Write the files just read (whole, every day) to the index, in one transaction."""
+    """Write the files just read (whole, every day; as :func:`_read_one` packs them) to the
+    index, in one transaction."""
     new = [
-        (path, stamp, zone, *ident, _cells_blob(cells), _cells_blob(unmarked), _marks_blob(marks))
+        (path, stamp, zone, *ident, cells, unmarked, marks)
         for (path, ident, cells, unmarked, marks), stamp in zip(results, stamps)
         if stamp is not None and ident is not None
     ]
@@ -1164,18 +1175,23 @@ def usage(
     _use_zone(where)
     lo = (since if isinstance(since, date) else dates.parse_day(since, tz=where)).isoformat() if since else None
     hi = (until if isinstance(until, date) else dates.parse_day(until, tz=where)).isoformat() if until else None
-    work = _jobs_for(paths, harness)
-    if lo is not None and not paths:  # a store file untouched since before ``since`` holds no later call
-        floor = datetime.fromisoformat(lo).timestamp() - 86400
-        work = [job for job in work if _mtime(job[0]) >= floor]
-    if index and (not paths or harness is not None):  # files named alone are read: no index to open
-        results, copies = _indexed_results(work, subagents, lo, hi, jobs, str(where))
-    else:
-        results = _run(
-            [(str(p), h, subagents, explicit) for p, h, explicit in work], jobs, [_size(job[0]) for job in work]
-        )
-        results = [_within(r, lo, hi) for r in results]
-        copies = _drop_copies(results)
+    from .core.gcpause import no_cycle_collection
+
+    # a home's calls are millions of small objects and no cycle: the collector would only
+    # scan them again and again (in the workers too, forked with it paused)
+    with no_cycle_collection():
+        work = _jobs_for(paths, harness)
+        if lo is not None and not paths:  # a store file untouched since before ``since`` holds no later call
+            floor = datetime.fromisoformat(lo).timestamp() - 86400
+            work = [job for job in work if _mtime(job[0]) >= floor]
+        if index and (not paths or harness is not None):  # files named alone are read: no index to open
+            results, copies = _indexed_results(work, subagents, lo, hi, jobs, str(where))
+        else:
+            results = _run(
+                [(str(p), h, subagents, explicit) for p, h, explicit in work], jobs, [_size(job[0]) for job in work]
+            )
+            results = [_within(_unpacked(r), lo, hi) for r in results]
+            copies = _drop_copies(results)
     groups: dict[tuple, list] = {}  # the group's keys -> [counters, dollars, every call priced]
     models_cost: dict[str, Any] = {}
     errors: list[str] = []
