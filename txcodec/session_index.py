@@ -291,6 +291,15 @@ class UsageIndex(SessionIndex):
             return None
         return None if found is None else found[0]
 
+    def usage_empty(self) -> bool:
+        """True when no file's usage is kept (a first run, or no index this run)."""
+        if self._db is None:
+            return True
+        try:
+            return self._db.execute("SELECT 1 FROM usage_files LIMIT 1").fetchone() is None
+        except sqlite3.Error:
+            return True
+
     def usage_rows(self) -> dict[str, tuple[Any, ...]]:
         """Every kept file: path -> (stamp, zone, harness, session, cwd, cells, unmarked, marks)."""
         if self._db is None:

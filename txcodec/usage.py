@@ -697,28 +697,40 @@ def _cells(fu: FileUsage) -> tuple[Cells, Cells, Marks | None]:
     )
 
 
-def _read_one(job: tuple[str, str | None, bool, bool]) -> tuple[Any, ...]:
+def _read_one(job: tuple[str, str | None, bool, bool, bool]) -> tuple[Any, ...]:
     """A worker's share: one file's identity, cells, unmarked cells and marks, packed as
     the index keeps them (bytes cross to the parent process far faster than objects, and
     are written as they are), or its error line (``None`` for a file found in a folder
-    that is no session). :func:`_unpacked` makes them objects again."""
+    that is no session); last, when asked (``job[4]``), the file's stamp taken before it
+    was read (:func:`_file_stamp`). :func:`_unpacked` makes them objects again."""
     from .core.errors import TxcodecError
 
-    path, harness, subagents, explicit = job
+    path, harness, subagents, explicit, stamp_it = job
+    stamp = None
+    if stamp_it:
+        lean = lean_reader(harness)
+        stamp = _file_stamp(Path(path), lean, subagents) if lean is not None else None
     try:
         fu = file_usage(path, harness, subagents=subagents)
     except NotASession as exc:
-        return (path, None, str(exc) if explicit else None, None, None)
+        return (path, None, str(exc) if explicit else None, None, None, stamp)
     except (OSError, ValueError, TxcodecError, msgspec.MsgspecError) as exc:
-        return (path, None, str(exc) if str(exc).startswith(path) else f"{path}: {exc}", None, None)
+        return (path, None, str(exc) if str(exc).startswith(path) else f"{path}: {exc}", None, None, stamp)
     cells, unmarked, marks = _cells(fu)
-    return (path, (fu.harness, fu.session, fu.cwd), _cells_blob(cells), _cells_blob(unmarked), _marks_blob(marks))
+    return (
+        path,
+        (fu.harness, fu.session, fu.cwd),
+        _cells_blob(cells),
+        _cells_blob(unmarked),
+        _marks_blob(marks),
+        stamp,
+    )
 
 
 def _unpacked(result: tuple) -> tuple:
-    path, ident, cells, unmarked, marks = result
+    path, ident, cells, unmarked, marks, _stamp = result
     if ident is None:
-        return result
+        return (path, ident, cells, unmarked, marks)
     return (path, ident, _cells_of(cells), _cells_of(unmarked), _marks_of(marks))
 
 
@@ -982,31 +994,31 @@ def _indexed_results(
     (its cells, unmarked cells and marks are kept in its row); while no file of the run
     changed, the last report's deduped cells are used as they are. Same results as without
     the index (tests/features/test_usage_index.py)."""
-    import hashlib
-
     from .session_index import UsageIndex
 
     idx = UsageIndex()
     try:
-        stamps: list[str | None] = []
-        leans: dict[str | None, Any] = {}
-        for path, harness, _explicit in work:
-            lean = leans[harness] if harness in leans else leans.setdefault(harness, lean_reader(harness))
-            stamps.append(_file_stamp(path, lean, subagents) if lean is not None else None)
-        digest = hashlib.sha256(
-            _pack([zone, since, until, subagents, [[str(job[0]), job[1], s] for job, s in zip(work, stamps)]])
-        ).hexdigest()
-        kept = idx.usage_last(digest) if all(s is not None for s in stamps) else None
-        if kept is not None:
-            try:
-                done = _unpack(kept)
-                return [(p, tuple(ident), _cells_of_list(cells), {}, None) for p, ident, cells in done[0]], done[1]
-            except (msgspec.DecodeError, ValueError, TypeError):
-                pass  # read as if it were not kept
-        rows = idx.usage_rows()
-        if rows:  # forget the files gone (a file of another run that still exists is kept)
-            inrun = {str(job[0]) for job in work}
-            idx.usage_forget([p for p in rows if p not in inrun and not os.path.exists(p)])
+        # nothing kept (a first run): no stamp is taken before the reading, the workers take
+        # each file's as they read it
+        cold = idx.usage_empty()
+        stamps: list[str | None] = [None] * len(work)
+        rows: dict[str, tuple[Any, ...]] = {}
+        if not cold:
+            leans: dict[str | None, Any] = {}
+            for i, (path, harness, _explicit) in enumerate(work):
+                lean = leans[harness] if harness in leans else leans.setdefault(harness, lean_reader(harness))
+                stamps[i] = _file_stamp(path, lean, subagents) if lean is not None else None
+            kept = idx.usage_last(_digest(work, stamps, zone, since, until, subagents))
+            if kept is not None and all(s is not None for s in stamps):
+                try:
+                    done = _unpack(kept)
+                    return [(p, tuple(ident), _cells_of_list(c), {}, None) for p, ident, c in done[0]], done[1]
+                except (msgspec.DecodeError, ValueError, TypeError):
+                    pass  # read as if it were not kept
+            rows = idx.usage_rows()
+            if rows:  # forget the files gone (a file of another run that still exists is kept)
+                inrun = {str(job[0]) for job in work}
+                idx.usage_forget([p for p in rows if p not in inrun and not os.path.exists(p)])
         results: list[Any] = [None] * len(work)
         todo = []
         for i, ((path, harness, _explicit), stamp) in enumerate(zip(work, stamps)):
@@ -1027,19 +1039,38 @@ def _indexed_results(
         rows.clear()
         if todo:
             read = _run(
-                [(str(work[i][0]), work[i][1], subagents, work[i][2]) for i in todo],
+                [(str(work[i][0]), work[i][1], subagents, work[i][2], cold) for i in todo],
                 jobs,
                 [_size(work[i][0]) for i in todo],
             )
+            if cold:
+                for i, result in zip(todo, read):
+                    stamps[i] = result[5]
             _keep(idx, read, [stamps[i] for i in todo], zone)
             for i, result in zip(todo, read):
                 results[i] = _unpacked(result)
         results = [_within(r, since, until) for r in results]
         copies = _drop_copies(results)
-        _keep_last(idx, digest, stamps, results, copies)
+        _keep_last(idx, _digest(work, stamps, zone, since, until, subagents), stamps, results, copies)
         return results, copies
     finally:
         idx.close()
+
+
+def _digest(
+    work: list[tuple[Path, str | None, bool]],
+    stamps: list[str | None],
+    zone: str,
+    since: str | None,
+    until: str | None,
+    subagents: bool,
+) -> str:
+    """What a report's kept result (``usage_last``) is for: its files, their stamps and its options."""
+    import hashlib
+
+    return hashlib.sha256(
+        _pack([zone, since, until, subagents, [[str(job[0]), job[1], s] for job, s in zip(work, stamps)]])
+    ).hexdigest()
 
 
 def _cells_of_list(cells: list) -> Cells:
@@ -1051,7 +1082,7 @@ def _keep(idx: Any, results: list[tuple], stamps: list[str | None], zone: str) -
     index, in one transaction."""
     new = [
         (path, stamp, zone, *ident, cells, unmarked, marks)
-        for (path, ident, cells, unmarked, marks), stamp in zip(results, stamps)
+        for (path, ident, cells, unmarked, marks, _stamp), stamp in zip(results, stamps)
         if stamp is not None and ident is not None
     ]
     if new:
@@ -1188,7 +1219,9 @@ def usage(
             results, copies = _indexed_results(work, subagents, lo, hi, jobs, str(where))
         else:
             results = _run(
-                [(str(p), h, subagents, explicit) for p, h, explicit in work], jobs, [_size(job[0]) for job in work]
+                [(str(p), h, subagents, explicit, False) for p, h, explicit in work],
+                jobs,
+                [_size(job[0]) for job in work],
             )
             results = [_within(_unpacked(r), lo, hi) for r in results]
             copies = _drop_copies(results)
