@@ -768,11 +768,12 @@ def _within(result: tuple, since: str | None, until: str | None) -> tuple:
     return (path, ident, cells, unmarked, marks)
 
 
-def _drop_copies(results: list[tuple]) -> list[str]:
+def _drop_copies(results: list[tuple], stamps: Sequence[str | None] | None = None) -> list[str]:
     """Count each model call once across files: a call whose mark (instant and model) is
     in several files counts in the one written first (the oldest file: a conversion writes
     its copy after the session it copies), and comes off the others' cells. Returns one
-    line per file that held copies (docs/usage.md#converted-sessions).
+    line per file that held copies (docs/usage.md#converted-sessions). A file's age is its
+    modification time (ns), from its stamp in ``stamps`` (:func:`_file_stamp`) where given.
 
     Set operations do the finding: the marks two files share, then, file by file from the
     oldest, which of its shared marks an older file holds (its copies) and which it is the
@@ -798,11 +799,13 @@ def _drop_copies(results: list[tuple]) -> list[str]:
             if both:
                 dup.setdefault(model, set()).update(both)
             known |= s
-    mtimes: dict[int, tuple[float, str, int]] = {}
+    mtimes: dict[int, tuple[int, str, int]] = {}
 
-    def age(i: int) -> tuple[float, str, int]:
+    def age(i: int) -> tuple[int, str, int]:
         if i not in mtimes:
-            mtimes[i] = (_mtime(results[i][0]), results[i][0], i)
+            stamp = stamps[i] if stamps is not None else None
+            when = int(stamp.split("|", 2)[1].split(":")[1]) if stamp else _mtime_ns(results[i][0])
+            mtimes[i] = (when, results[i][0], i)
         return mtimes[i]
 
     skipped: dict[int, tuple[int, set[int]]] = {}
@@ -848,7 +851,7 @@ def _drop_copies(results: list[tuple]) -> list[str]:
                     origins.update({mark_owner[m] for m in taken})
                     taken_here.append((g, taken))
             if taken_here:
-                _take(results, i, taken_here)
+                _take(results, i, taken_here, mine)
                 skipped[i] = (sum(len(t) for _, t in taken_here), origins)
     # a copy whose format keeps no instant or model marks no call: a conversion keeps the
     # session's id where the target allows, so its unmarked calls are matched by that id
@@ -884,11 +887,11 @@ def _drop_copies(results: list[tuple]) -> list[str]:
     return lines
 
 
-def _take(results: list[tuple], i: int, taken: list[tuple[int, set[int]]]) -> None:
+def _take(results: list[tuple], i: int, taken: list[tuple[int, set[int]]], sets: list[set[int]]) -> None:
     """Take file ``i``'s copies (``taken``: per model index, the instants counted in an older
     file) off its cells. When they are most of its marks, its cells are made again from its
-    unmarked part and the marks it keeps instead. The cells keep their order either way, so
-    dollars add up in one order."""
+    unmarked part and the marks it keeps instead (``sets``: each model's instants). The
+    cells keep their order either way, so dollars add up in one order."""
     path, ident, cells, unmarked, marks = results[i]
     n_taken = sum(len(t) for _, t in taken)
     n_marks = sum(len(instants) for instants in marks.instants)
@@ -906,9 +909,11 @@ def _take(results: list[tuple], i: int, taken: list[tuple[int, set[int]]]) -> No
         new = {key: list(c) for key, c in unmarked.items()}
         gone_of = dict(taken)
         for g, instants in enumerate(marks.instants):
-            skip = gone_of.get(g, set()).union(marks.ambiguous[g])
+            left = sets[g].difference(gone_of.get(g, ()), marks.ambiguous[g])
+            if not left:
+                continue
             for p, instant in enumerate(instants):
-                if instant in skip:
+                if instant not in left:
                     continue
                 key, one = marks.one(g, p)
                 cell = new.get(key)
@@ -919,6 +924,13 @@ def _take(results: list[tuple], i: int, taken: list[tuple[int, set[int]]]) -> No
                         cell[k] += value
     kept = {key: new[key] for key in cells if key in new and new[key][0]}
     results[i] = (path, ident, kept, unmarked, marks)
+
+
+def _mtime_ns(path: str) -> int:
+    try:
+        return os.stat(path).st_mtime_ns
+    except OSError:
+        return 1 << 62  # let the reader report it: the newest
 
 
 # --- from the session index ---------------------------------------------------------------
@@ -1050,7 +1062,7 @@ def _indexed_results(
             for i, result in zip(todo, read):
                 results[i] = _unpacked(result)
         results = [_within(r, since, until) for r in results]
-        copies = _drop_copies(results)
+        copies = _drop_copies(results, stamps)
         _keep_last(idx, _digest(work, stamps, zone, since, until, subagents), stamps, results, copies)
         return results, copies
     finally:
