@@ -617,7 +617,7 @@ def _cells(fu: FileUsage) -> tuple[Cells, Cells, Marks | None]:
     (docs/usage.md#converted-sessions)."""
     cells: Cells = {}
     unmarked: Cells = {}
-    groups: dict[str, tuple[dict[int, int], list[int], list[int], list[int]]] = {}
+    groups: dict[str, tuple[dict[int, int], list[int], list[int]]] = {}  # model -> positions, rest, ambiguous
     day_at: dict[str | None, int] = {}
     seen: set[str] = set()
     moments = _moments
@@ -664,23 +664,23 @@ def _cells(fu: FileUsage) -> tuple[Cells, Cells, Marks | None]:
             continue
         g = groups.get(model)
         if g is None:
-            g = groups[model] = ({}, [], [], [])
-        p = g[0].get(instant)
+            g = groups[model] = ({}, [], [])
+        positions = g[0]
+        p = positions.get(instant)
         if p is None:
             didx = day_at.get(day)
             if didx is None:
                 didx = day_at[day] = len(day_at)
-            g[0][instant] = len(g[1])
-            g[1].append(instant)
-            g[2].extend((didx, kind, *tokens, reasoning))
+            positions[instant] = len(positions)
+            g[1].extend((didx, kind, *tokens, reasoning))
             continue
         # two calls of one model in one millisecond: both (and any more) count unmarked
-        rest, at = g[2], 7 * p
+        rest, at = g[1], 7 * p
         if rest[at + 1] != _AMBIGUOUS:
             first = rest[at : at + 7]
             _add_call(unmarked, (model, list(day_at)[first[0]]), first[1], first[2:6], first[6])
             rest[at + 1] = _AMBIGUOUS
-            g[3].append(instant)
+            g[2].append(instant)
         _add_call(unmarked, key, kind, tokens, reasoning)
     if not groups:
         return cells, unmarked, None
@@ -690,9 +690,9 @@ def _cells(fu: FileUsage) -> tuple[Cells, Cells, Marks | None]:
         Marks(
             list(day_at),
             list(groups),
+            [array("q", g[0]) for g in groups.values()],
             [array("q", g[1]) for g in groups.values()],
-            [array("q", g[2]) for g in groups.values()],
-            [g[3] for g in groups.values()],
+            [g[2] for g in groups.values()],
         ),
     )
 
