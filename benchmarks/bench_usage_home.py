@@ -26,10 +26,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def timed_run(cmd: list[str], env: dict[str, str]) -> tuple[float, float, int, bytes]:
+def timed_run(cmd: list[str], env: dict[str, str], cwd: str) -> tuple[float, float, int, bytes]:
     """Wall s, CPU s (user + system of the child and its workers), peak RSS (KiB) and stdout."""
     start = time.perf_counter()
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    # cwd: not a checkout (``python -m`` would import the txcodec of the current folder first)
+    proc = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     assert proc.stdout is not None
     out = proc.stdout.read()
     _, status, usage = os.wait4(proc.pid, 0)  # this child's own figures (with the workers it waited for)
@@ -72,6 +73,7 @@ def main() -> None:
         }
         tx = [sys.executable, "-m", "txcodec", "usage", "--by", "day", "--json"]
         print("run                        wall s    CPU s   peak RSS MiB", flush=True)
+        seen: dict[str, set[bytes]] = {}
         for _ in range(args.rounds):
             for name, checkout in checkouts:
                 cache = Path(tmp) / name
@@ -81,12 +83,16 @@ def main() -> None:
                 for label, extra in (("cold", []), ("warm", []), ("--no-index", ["--no-index"]), ("one row gone", [])):
                     if label == "one row gone":
                         drop_one_row(cache)
-                    wall, cpu, rss, out = timed_run([*tx, *extra], mine)
+                    wall, cpu, rss, out = timed_run([*tx, *extra], mine, tmp)
                     outputs.add(out)
                     print(f"{name:9} {label:14} {wall:8.2f} {cpu:8.2f} {rss / 1024:10.0f}", flush=True)
                 print(f"{name:9} --json outputs {'all the same' if len(outputs) == 1 else 'DIFFER'}", flush=True)
+                seen.setdefault(name, set()).update(outputs)
+            if len(seen) > 1:
+                same = len(set().union(*seen.values())) == 1
+                print(f"this and baseline print {'the same' if same else 'DIFFERENT'} --json", flush=True)
             if args.ccusage.exists():
-                wall, cpu, rss, _ = timed_run([str(args.ccusage), "daily", "--offline", "--json"], env)
+                wall, cpu, rss, _ = timed_run([str(args.ccusage), "daily", "--offline", "--json"], env, tmp)
                 print(f"{'ccusage daily --offline':24} {wall:8.2f} {cpu:8.2f} {rss / 1024:10.0f}", flush=True)
 
 
