@@ -968,6 +968,8 @@ def _marks_of(blob: bytes | None) -> Marks | None:
         out.rest.append(a)
     if len(out.instants) != len(models) or len(out.rest) != len(models) or len(ambiguous) != len(models):
         raise ValueError("a damaged row")
+    if any(len(r) != 7 * len(i) for i, r in zip(out.instants, out.rest)):
+        raise ValueError("a damaged row")
     return out
 
 

@@ -201,3 +201,25 @@ def test_two_calls_in_one_millisecond_and_their_copies_are_kept_as_without_the_i
     data = copy.read_bytes()
     copy.write_bytes(data[: data.rfind(b"\n", 0, len(data) // 2) + 1])
     _same("--since", "2020-01-01")
+
+
+def test_a_kept_row_whose_marks_do_not_fit_is_read_again(home):
+    """A row whose marks blob is damaged (cut, or arrays that do not match) is not used:
+    the file is read again, and the report is the one without the index."""
+    import msgspec
+
+    copy = home["claude"] / "00000000-0000-4000-8000-0000000c0de2.jsonl"
+    copy.write_bytes(MODERN.read_bytes())  # newer: its calls are copies, taken off with its marks
+    honest = _usage("--by", "day", "--no-index")
+    assert honest["copies"]
+    _usage("--by", "day")
+    db = session_index.UsageIndex()
+    assert db._db is not None
+    (marks,) = db._db.execute("SELECT marks FROM usage_files WHERE path = ?", (str(copy),)).fetchone()
+    days, models, instants, rest, ambiguous = msgspec.msgpack.decode(marks)
+    short = msgspec.msgpack.encode([days, models, [i[:-8] for i in instants], rest, ambiguous])  # a mark lost
+    db._db.execute("UPDATE usage_files SET marks = ? WHERE path = ?", (short, str(copy)))
+    db._db.execute("UPDATE usage_files SET marks = ? WHERE path = ?", (marks[:-3], str(home["codex"])))
+    db._db.execute("DELETE FROM usage_last")
+    db.close()
+    assert _usage("--by", "day") == honest
