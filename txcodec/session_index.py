@@ -291,6 +291,10 @@ class UsageIndex(SessionIndex):
             return None
         return None if found is None else found[0]
 
+    def usable(self) -> bool:
+        """False when there is no index this run (locked, read-only, no room)."""
+        return self._db is not None
+
     def usage_empty(self) -> bool:
         """True when no file's usage is kept (a first run, or no index this run)."""
         if self._db is None:

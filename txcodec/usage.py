@@ -1008,9 +1008,12 @@ def _indexed_results(
     (its cells, unmarked cells and marks are kept in its row); while no file of the run
     changed, the last report's deduped cells are used as they are. Same results as without
     the index (tests/features/test_usage_index.py)."""
+    import threading
+
     from .session_index import UsageIndex
 
     idx = UsageIndex()
+    writer: threading.Thread | None = None
     try:
         # nothing kept (a first run): no stamp is taken before the reading, the workers take
         # each file's as they read it
@@ -1060,14 +1063,23 @@ def _indexed_results(
             if cold:
                 for i, result in zip(todo, read):
                     stamps[i] = result[5]
-            _keep(idx, read, [stamps[i] for i in todo], zone)
+            # the rows are written by a thread of their own (SQLite's work lets go of the GIL)
+            # while this one unpacks them and counts the copies
+            if idx.usable():
+                writer = threading.Thread(target=_keep, args=(None, read, [stamps[i] for i in todo], zone))
+                writer.start()
             for i, result in zip(todo, read):
                 results[i] = _unpacked(result)
         results = [_within(r, since, until) for r in results]
         copies = _drop_copies(results, stamps)
+        if writer is not None:
+            writer.join()
+            writer = None
         _keep_last(idx, _digest(work, stamps, zone, since, until, subagents), stamps, results, copies)
         return results, copies
     finally:
+        if writer is not None:
+            writer.join()
         idx.close()
 
 
@@ -1093,14 +1105,24 @@ def _cells_of_list(cells: list) -> Cells:
 
 def _keep(idx: Any, results: list[tuple], stamps: list[str | None], zone: str) -> None:
     """Write the files just read (whole, every day; as :func:`_read_one` packs them) to the
-    index, in one transaction."""
+    index, in one transaction (``idx`` None: through a connection of its own, for a thread)."""
     new = [
         (path, stamp, zone, *ident, cells, unmarked, marks)
         for (path, ident, cells, unmarked, marks, _stamp), stamp in zip(results, stamps)
         if stamp is not None and ident is not None
     ]
-    if new:
+    if not new:
+        return
+    if idx is not None:
         idx.usage_put(new)
+        return
+    from .session_index import UsageIndex
+
+    own = UsageIndex()
+    try:
+        own.usage_put(new)
+    finally:
+        own.close()
 
 
 def _keep_last(idx: Any, digest: str, stamps: list[str | None], results: list[tuple], copies: list[str]) -> None:
