@@ -41,8 +41,10 @@ from .model.native import NativeSession
 from .model.native import Opaque
 from .model.native import decode_session
 
-# the bytes read at once from a followed file: a 500 MB file is taken a block at a time
-BLOCK = 8 << 20
+# the bytes read at once from a followed file: a 500 MB file is taken a block at a time,
+# and a block's decoded lines are what a follow's memory peaks at (a line longer than a
+# block is read whole); 1 MB: 8 MB peaked 50 MB higher, and read no faster (docs/live.md#cost)
+BLOCK = 1 << 20
 # a look compares the messages from this far back: a reply streamed in fragments, or a
 # tool's result, changes the last few messages, never one further back (a re-read of the
 # whole file compares them all)
