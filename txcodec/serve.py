@@ -66,6 +66,10 @@ class _Session:
         self.version = 0
         self.conversation: Any = None
         self.looked = 0.0
+        # the event that brings a version to the pages, made once for all the readers
+        # (each made its own: 50 readers held 50 copies of the conversation's HTML)
+        self.sent: tuple[int, bytes] | None = None
+        self.rendering = threading.Lock()
 
     def look(self, interval: float) -> tuple[int, Any]:
         """The conversation and its version, looking at the file at most once per ``interval``."""
@@ -78,6 +82,19 @@ class _Session:
                     if type(event) is Update:
                         self.conversation, self.version = event.conversation, self.version + 1
             return self.version, self.conversation
+
+    def event(self, version: int, conv: Any) -> tuple[int, bytes]:
+        """The server-sent event that brings ``version`` (``conv``) to a page, made once
+        (the readers woken together wait for the first to make it), or a later one's."""
+        from .export import html
+
+        with self.rendering:
+            sent = self.sent
+            if sent is None or sent[0] < version:
+                body = html.conversation_html(conv)
+                data = "event: update\n" + "".join(f"data: {line}\n" for line in body.split("\n")) + "\n"
+                sent = self.sent = (version, data.encode())
+            return sent
 
     async def changed(self, interval: float) -> bool:
         """Until the session's folder changes (True; waiting at most about a second), or
@@ -271,12 +288,11 @@ def make_app(site: Site, *, hosts: list[str], token: str | None = None) -> Any:
                     # woken by a change: look now (one reader looks, the others find it looked at)
                     version, conv = await asyncio.to_thread(found.look, 0.0 if rung else site.interval)
                     if version != seen and conv is not None:
-                        seen = version
-                        body = await asyncio.to_thread(html.conversation_html, conv)
-                        yield "event: update\n" + "".join(f"data: {line}\n" for line in body.split("\n")) + "\n"
+                        seen, data = await asyncio.to_thread(found.event, version, conv)
+                        yield data  # the same bytes for every reader
                         quiet = time.monotonic()
                     elif time.monotonic() - quiet >= HEARTBEAT:
-                        yield ": still here\n\n"
+                        yield b": still here\n\n"
                         quiet = time.monotonic()
                     rung = await found.changed(site.interval)  # a change in its folder, or the interval when polling
             finally:

@@ -160,11 +160,18 @@ def test_a_page_gains_new_messages_without_a_reload_keeping_its_scroll(tmp_path:
 
 @pytest.mark.parametrize("notify", [True, False], ids=["watchfiles", "polling"])
 def test_fifty_readers_of_a_growing_session_all_get_the_update_and_the_index_answers(
-    tmp_path: Path, notify: bool
+    tmp_path: Path, notify: bool, monkeypatch
 ) -> None:
     """With watchfiles (one watch of the session's folder rings for all its readers) and
-    without it (each reader looks every interval)."""
+    without it (each reader looks every interval). The update is made once for all of
+    them (benchmarks/bench_serve.py: 50 readers each making their own held 50 copies)."""
     import httpx
+
+    from txcodec.export import html
+
+    made: list[int] = []
+    real = html.conversation_html
+    monkeypatch.setattr(html, "conversation_html", lambda conv: made.append(len(conv.messages)) or real(conv))
 
     lines = SOURCE.read_bytes().splitlines(keepends=True)
     root, path = _store(tmp_path, lines=len(lines) // 2)
@@ -197,6 +204,7 @@ def test_fifty_readers_of_a_growing_session_all_get_the_update_and_the_index_ans
         for t in threads:
             t.join(timeout=30)
         assert len(got) == 50, f"{len(got)} of 50 readers got the update"
+        assert len(made) == 1  # one event made, the same bytes sent to every reader
         assert time.monotonic() - started < 30
         assert len(site.sessions) == 1  # one follower for all of them
         found = site.sessions["claude_code", SID]
