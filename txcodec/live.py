@@ -300,19 +300,28 @@ class Follower:
         whole = data[:cut]
         if self.harness is None:
             self.harness = detect(whole)
-        self.lines.extend(self._decode(whole, events))
+        lines = self._decode(whole, events)
         self.offset += len(whole)
-        session = NativeSession(self.harness, self.codec, list(self.lines), True, None)
-        try:
-            conv = api.to_common(session, LossReport())
-        except (TxcodecError, ValueError) as exc:
-            events.append(Notice(f"{self.path}: cannot read it into Common ({exc})"))
-            return events
+        if self.carry is None and not self.lines and self._carries_on():
+            # its reader carries on (a stream-json capture's): fed what came, never read again
+            self.carry = registry.get(self.harness).carry_on(None)  # type: ignore[arg-type,misc]
+        if self.carry is not None:
+            self.carry.feed(lines)
+            conv, self.touched = self._carried()
+        else:
+            self.lines.extend(lines)
+            session = NativeSession(self.harness, self.codec, list(self.lines), True, None)
+            try:
+                conv = api.to_common(session, LossReport())
+            except (TxcodecError, ValueError) as exc:
+                events.append(Notice(f"{self.path}: cannot read it into Common ({exc})"))
+                return events
         if not self.closed and conv.messages and conv.messages[-1].interrupted:
             # a reply still streaming (a capture with partial messages) reads as interrupted
             # until its last event: it is shown when it ends, or when the pipe closes
             conv = msgspec.structs.replace(conv, messages=conv.messages[:-1])
-        update = self.differ.update(conv)
+        touched = None if self.touched is None else [i for i in self.touched if i < len(conv.messages)]
+        update = self.differ.update(conv, touched=touched)
         if update is not None:
             events.append(update)
         return events
