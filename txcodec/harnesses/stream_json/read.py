@@ -915,6 +915,7 @@ class CarryOn:
         self.dirty: dict[int, Message] = {}  # the messages the lines fed since the last look changed, by id()
         self.last: list[Message] = []  # the messages the last look gave, before fitting
         self.holding: dict[str, Message] = {}  # a subagent's call id -> the message holding it
+        self.final_runs: list[Any] = []  # the summaries of the first runs, ended, as fitted
         self.fitted = Fitted()
 
     def feed(self, lines: list[Any]) -> None:
@@ -980,7 +981,24 @@ class CarryOn:
             if i >= len(last) or m is not last[i] or id(m) in dirty and dirty[id(m)] is m
         }
         self.dirty, self.last = {}, list(messages)
-        return self.fitted.fit(conversation, touched, self.loss)
+        # the summary of each run (meta.extra["runs"]): those of the runs ended are final,
+        # fitted once; the frame is fitted without them (its cost was a pass over them all)
+        summaries = conversation.meta.extra.get("runs")
+        if not isinstance(summaries, list):
+            return self.fitted.fit(conversation, touched, self.loss)
+        reader, final = self.reader, self.final_runs
+        while len(final) < len(summaries) and self._ended_run(reader.runs[len(final)]):
+            final.append(_plain.decode(_json.encode(summaries[len(final)])))
+        conversation.meta.extra["runs"] = []
+        out, changed = self.fitted.fit(conversation, touched, self.loss)
+        out.meta.extra["runs"] = final + [_plain.decode(_json.encode(s)) for s in summaries[len(final) :]]
+        return out, changed
+
+    def _ended_run(self, run: _Run) -> bool:
+        """Whether ``run`` will not change: it was closed (its prompt placed) and is not
+        waiting for its result (which goes to the open run or the first waiting one)."""
+        reader = self.reader
+        return run is not reader.run and all(run is not r for r in reader.awaiting)
 
     def _ended(self) -> Conversation:
         """The reader's end step run on a copy of what it changes."""
@@ -1027,6 +1045,10 @@ class CarryOn:
                 mine, thread, stream.main, stream.blocks, stream.lines_seen, stream.stopped, stream.start_usage
             )
         return clone.finish()
+
+
+_json = msgspec.json.Encoder()
+_plain = msgspec.json.Decoder()  # a value of meta.extra fitted as the whole frame's JSON fits it
 
 
 def carry_on(path: Any = None, window: int | None = None) -> CarryOn:
