@@ -62,6 +62,10 @@ def test_seen_ids_keep_about_sixteen_bytes_an_id() -> None:
     assert size < (1 << 20) + 4096 * 130 + 60_000 * 20
     assert all(key in seen for key in keys[::97])
     assert str(uuid.UUID(int=12345, version=4)) not in seen
+    few = SeenIds(4096)
+    for key in keys[:4000]:
+        few.add(key)
+    assert not few.bits and not few.runs  # a session of fewer ids (one followed by watch) pays no bitmap
 
 
 def _line(n: int, kind: str, content, message_id: str | None = None, **extra) -> dict:
@@ -148,3 +152,90 @@ def test_a_follow_keeps_the_names_of_the_calls_not_answered_only(tmp_path) -> No
     more = [text for event in follower.poll() if type(event) is Update for _, text in view.lines(event)]
     assert "  ◂ Read result: late" in more
     assert set(view.names) <= {"toolu_00006003"}  # at most the last call, whose result is in the window
+
+
+# --- what a follow cannot hand on: pi's and Qwen Code's branches -----------------------
+
+
+def _follow_pieces(path: Path, harness: str, lines: list[bytes], window: int = 1) -> list:
+    """``lines`` written one at a time to ``path``, followed with a window as ``show
+    --follow`` follows: the session's messages as the follow last gave them."""
+    path.write_bytes(b"")
+    follower, held = Follower(path, harness, window=window), []
+    for line in lines:
+        with path.open("ab") as file:
+            file.write(line)
+        for event in follower.poll():
+            if type(event) is Update:
+                held = held[: event.base - len(event.passed)] + [m for m, _ in event.passed]
+                held += event.conversation.messages
+    return held
+
+
+def test_a_pi_branch_can_go_back_to_the_first_entry_after_any_number_of_messages(tmp_path) -> None:
+    """pi appends each entry as a child of the leaf, and ``/tree`` moves the leaf to any
+    entry before the next append (docs/pi.md): after 150 messages an entry whose parent is
+    the first one makes the conversation two messages. No message is ever final, so pi's
+    reader hands none on: the follow, asked for a window of one, still holds them all."""
+    header = {"type": "session", "version": 3, "id": SID, "timestamp": "2026-12-01T00:00:00.000Z", "cwd": "/work"}
+    lines, parent = [json.dumps(header).encode() + b"\n"], None
+    for n in range(150):
+        role = "user" if n % 2 == 0 else "assistant"
+        message = {"role": role, "content": [{"type": "text", "text": f"say {n}"}], "timestamp": 1796088300000 + n}
+        if role == "assistant":
+            message.update(api="anthropic-messages", provider="anthropic", model="m", stopReason="stop")
+            message["usage"] = {"input": 1, "output": 1, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 2}
+        entry = {"type": "message", "id": f"{n:08x}", "parentId": parent, "timestamp": "2026-12-01T00:00:01.000Z"}
+        lines.append(json.dumps({**entry, "message": message}).encode() + b"\n")
+        parent = entry["id"]
+    branch = {"role": "user", "content": [{"type": "text", "text": "back to the start"}], "timestamp": 1796088400000}
+    entry = {"type": "message", "id": "b0000001", "parentId": "00000000", "timestamp": "2026-12-01T00:01:00.000Z"}
+    lines.append(json.dumps({**entry, "message": branch}).encode() + b"\n")
+    path = tmp_path / "2026-12-01T00-00-00-000Z_session.jsonl"
+    held = _follow_pieces(path, "pi", lines)
+    whole = api.to_common(api.load(path, "pi"))
+    assert [b.text for m in whole.messages for b in m.content] == ["say 0", "back to the start"]
+    assert [b.text for m in held for b in m.content] == ["say 0", "back to the start"]
+
+
+def test_a_qwen_rewind_can_go_back_to_the_first_turn_after_any_number_of_messages(tmp_path) -> None:
+    """Qwen Code 0.24.4's ``rewindRecording(targetTurnIndex)`` sets the next record's
+    parent to the one before that user turn (0: before the first), writing a ``rewind``
+    system record there (docs/qwen_code.md): the chain back from the last record then
+    leaves out every message after it, however many. Its reader hands none on."""
+    lines, parent = [], None
+    for n in range(150):
+        kind = "user" if n % 2 == 0 else "assistant"
+        record = {
+            "uuid": str(uuid.UUID(int=n + 1, version=4)),
+            "parentUuid": parent,
+            "sessionId": SID,
+            "timestamp": f"2026-12-01T04:{n // 60:02d}:{n % 60:02d}.000Z",
+            "type": kind,
+            "cwd": "/work",
+            "version": "0.24.4",
+            "message": {"role": "user" if kind == "user" else "model", "parts": [{"text": f"say {n}"}]},
+        }
+        if kind == "assistant":
+            record["model"] = "m"
+        lines.append(json.dumps(record).encode() + b"\n")
+        parent = record["uuid"]
+    rewind = {
+        "uuid": str(uuid.UUID(int=1000, version=4)),
+        "parentUuid": None,  # turnParentUuids[0]: what came before the first user turn
+        "sessionId": SID,
+        "timestamp": "2026-12-01T05:00:00.000Z",
+        "type": "system",
+        "subtype": "rewind",
+        "cwd": "/work",
+        "version": "0.24.4",
+        "systemPayload": {},
+    }
+    again = dict(json.loads(lines[0]), uuid=str(uuid.UUID(int=1001, version=4)), parentUuid=rewind["uuid"])
+    again["message"] = {"role": "user", "parts": [{"text": "from the start"}]}
+    lines += [json.dumps(rewind).encode() + b"\n", json.dumps(again).encode() + b"\n"]
+    path = tmp_path / f"{SID}.jsonl"
+    held = _follow_pieces(path, "qwen_code", lines)
+    whole = api.to_common(api.load(path, "qwen_code"))
+    assert [b.text for m in whole.messages for b in m.content] == ["from the start"]
+    assert [b.text for m in held for b in m.content] == ["from the start"]

@@ -496,7 +496,7 @@ class SeenIds:
         self.recent: set[str] = set()
         self.odd: set[str] = set()  # ids that are not lower-case UUIDs, kept as they are
         self.runs: list[tuple[array, array]] = []  # (high 64 bits, low 64 bits), sorted
-        self.bits = bytearray(self.BITS >> 3)
+        self.bits = bytearray()  # made at the first packing: a short session never pays its MiB
         self.batch = batch or self.BATCH
 
     def __len__(self) -> int:
@@ -535,6 +535,8 @@ class SeenIds:
 
     def _pack(self) -> None:
         numbers = []
+        if not self.bits:
+            self.bits = bytearray(self.BITS >> 3)
         bits, mask = self.bits, self.BITS - 1
         for key in self.recent:
             if _UUID.fullmatch(key) is None:
