@@ -34,6 +34,9 @@ SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,199}")
 HARNESS = re.compile(r"[a-z][a-z0-9_]{0,39}")
 COOKIE = "txcodec_token"
 HEARTBEAT = 15.0  # seconds between comments on a quiet event stream (proxies close silent ones)
+# the sessions without readers kept followed (each holds its conversation): the others, the
+# least lately looked at, are let go, and followed anew if asked for again
+IDLE_KEPT = 8
 
 
 class MissingExtra(TxcodecError, ImportError):
@@ -181,7 +184,11 @@ class Site:
         if path.suffix == ".db":  # one session of a database (opencode, Kilo), read-only
             path = Path(f"{path}#{session_id}")
         with self.lock:
-            return self.sessions.setdefault(key, _Session(harness, path, self.notify))
+            found = self.sessions.setdefault(key, _Session(harness, path, self.notify))
+            idle = [k for k, s in self.sessions.items() if k != key and not s.readers and s.watching is None]
+            for gone in sorted(idle, key=lambda k: self.sessions[k].looked)[: max(0, len(idle) - IDLE_KEPT)]:
+                del self.sessions[gone]
+            return found
 
     def index_rows(self) -> list[dict[str, Any]]:
         """A row per session for the index, with its words for the search; a session's row

@@ -232,3 +232,25 @@ def test_binding_elsewhere_prints_the_token_every_request_needs(tmp_path: Path, 
     server.serve("127.0.0.1", 9999, harness="claude_code", root=root, say=said.append)
     assert "token" not in said[0]  # loopback: no token
     assert TestClient(ran["app"], base_url="http://127.0.0.1:9999").get("/").status_code == 200
+
+
+def test_sessions_without_readers_are_let_go_beyond_a_few(tmp_path: Path) -> None:
+    """Each session served is followed whole (its page shows it all): those without readers
+    are kept up to ``IDLE_KEPT``, the least lately looked at let go (and followed anew when
+    asked for again), so browsing many sessions does not keep them all."""
+    import uuid
+
+    from txcodec import serve as server
+
+    root, _ = _store(tmp_path)
+    data = SOURCE.read_bytes()
+    ids = [str(uuid.UUID(int=n + 1, version=4)) for n in range(server.IDLE_KEPT + 4)]
+    for sid in ids:
+        (root / "-home-dev-shop" / f"{sid}.jsonl").write_bytes(data.replace(SID.encode(), sid.encode()))
+    site = Site("claude_code", root)
+    client = TestClient(make_app(site, hosts=LOCAL), base_url="http://127.0.0.1")
+    for sid in ids:
+        assert client.get(f"/s/claude_code/{sid}").status_code == 200
+    assert len(site.sessions) == server.IDLE_KEPT + 1  # the one asked for last, and the kept
+    assert ("claude_code", ids[-1]) in site.sessions and ("claude_code", ids[0]) not in site.sessions
+    assert client.get(f"/s/claude_code/{ids[0]}").status_code == 200  # followed anew
