@@ -7,6 +7,7 @@ and :func:`resolve` here, so they all find the same sessions."""
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterable
 from collections.abc import Iterator
 from datetime import UTC
@@ -152,19 +153,33 @@ def discover(
         if store.describe_item is not None and store.discover_files is not None
     }
     pending: list[tuple[str, Any]] = []
+    # a lazy store whose whole listing the index keeps, every folder and file as it was then:
+    # its rows as they were (none of its files listed or read); the others' folders noted
+    # before they are listed, so that the listing made now can be kept (_Listings)
+    listings = (
+        _Listings(cache, {n: s for n, s in stores(harness).items() if n in lazy}, root, errors)
+        if lazy and cache is not None
+        else None
+    )
 
     def lister(store: registry.Store) -> Any:
         if lazy and store.describe_item is not None and store.discover_files is not None:
             return store.discover_files
         return store.discover if describe else store.discover_files or store.discover
 
-    for name, item in _listed(harness, root, lister, errors):
+    skip = set(listings.kept) if listings is not None else set()
+    for name, item in _listed(harness, root, lister, errors, skip):
         if name in lazy:
             pending.append((name, item))
             continue
         row = _row(name, item)
         if row is not None:
             rows.append(row)
+    done: set[int] = set()  # rows as the index kept them, details and all
+    if listings is not None:
+        for kept_rows in listings.kept.values():
+            rows.extend(kept_rows)
+            done.update(map(id, kept_rows))
     every_id = [r.session_id for r in rows]
     listed = {r.path for r in rows if r.path is not None}
     for _, item in pending:
@@ -175,17 +190,18 @@ def discover(
                 listed.add(str(path))
     rows = [r for r in rows if _keep(r, project, since, until)]
     ordered: Iterable[SessionRow]
+    when = listings.when if listings is not None else _when
     if lazy and limit is None:  # every file described: those the index does not hold, in forked workers
         rank = {name: n for n, name in enumerate(stores())}
         rows = [*rows, *(r for r in _described_items(pending, cache, errors) if _keep(r, project, since, until))]
         # the stores' own order, then the newest first (a stable sort: equal times keep that order)
         rows.sort(key=lambda r: rank.get(r.harness, 0))
-        rows.sort(key=lambda r: parse_timestamp(r.updated) or _OLDEST, reverse=True)
+        rows.sort(key=when, reverse=True)
         ordered = rows
     elif lazy:
-        ordered = _newest_first(rows, pending, lambda row: _keep(row, project, since, until), errors, cache)
+        ordered = _newest_first(rows, pending, lambda row: _keep(row, project, since, until), errors, cache, when)
     else:
-        rows.sort(key=lambda r: parse_timestamp(r.updated) or _OLDEST, reverse=True)
+        rows.sort(key=when, reverse=True)
         ordered = rows
     kept: list[SessionRow] = []
     sessions = 0  # subagent chats ride along with their session, not counted by ``limit``
@@ -200,10 +216,22 @@ def discover(
                 continue
             kept.append(row)
             sessions += row.parent is None
+        # a store's listing is kept when it was listed whole, unfiltered, and said no trouble
+        whole = limit is None and search is None and project is None and since is None and until is None
+        keep_listings = listings if whole and listings is not None else None
         if details and stream:
-            return Index(kept, errors, every_id, lambda order: _described(order, cache, closing))
+            every = {id(r) for r in kept}
+
+            def described(order: list[SessionRow]) -> Iterator[SessionRow]:
+                # a listing is kept only from every row of the run
+                whole = len(order) == len(every) and every.issuperset(map(id, order))
+                return _described(order, cache, closing, done, keep_listings if whole else None)
+
+            return Index(kept, errors, every_id, described)
         if details:
-            describe_rows(kept, cache)
+            describe_rows([r for r in kept if id(r) not in done], cache)
+            if keep_listings is not None:
+                keep_listings.keep(kept, errors)
     except BaseException:
         if cache is not None:
             cache.close(closing)
@@ -216,12 +244,183 @@ def discover(
     return Index(kept, errors, every_id)
 
 
-def _described(rows: list[SessionRow], cache: Any, closing: set[str] | None) -> Iterator[SessionRow]:
+def _described(
+    rows: list[SessionRow], cache: Any, closing: set[str] | None, done: set[int], listings: _Listings | None
+) -> Iterator[SessionRow]:
     try:
-        yield from describe_stream(rows, cache)
+        every: list[SessionRow] = []
+        for row in describe_stream(rows, cache, done):
+            every.append(row)
+            if listings is not None and len(every) == len(rows):  # kept before the last is handed on:
+                listings.keep(every, listings.errors)  # a caller need not ask past it
+            yield row
     finally:
         if cache is not None:
             cache.close(closing)
+
+
+def _when(row: SessionRow) -> datetime:
+    """Where a row sorts: its last update (newest first), a row without one last."""
+    return parse_timestamp(row.updated) or _OLDEST
+
+
+class _KeptRow(msgspec.Struct, array_like=True):
+    """A row of a kept listing: the file's size, mtime (ns), inode and mode, where it sorts,
+    and the row as ``list`` showed it."""
+
+    stamp: tuple[int, int, int, int]
+    when: datetime
+    row: SessionRow
+
+
+class _KeptListing(msgspec.Struct, array_like=True):
+    """A store's whole listing (``session_index.listings``): each folder under its root with its
+    mtime (ns; -1: missing) as they were before the store was listed, and its rows."""
+
+    folders: list[tuple[str, int]]
+    rows: list[_KeptRow]
+
+
+_encode_listing = msgspec.msgpack.Encoder().encode
+_decode_listing = msgspec.msgpack.Decoder(_KeptListing).decode
+_RACY_NS = 2_000_000_000  # a folder changed this close to its listing may change again unseen (a clock tick)
+
+
+class _Listings:
+    """The whole listings of the lazy ``stores`` (those with ``discover_files`` and
+    ``describe_item``) the session index keeps. ``kept``: the rows of each store whose kept
+    listing holds (every folder under its root and every file as it was then); of the others,
+    the folders are noted now, before they are listed, so that :meth:`keep` can keep what
+    this run lists. A store's listing is a function of the names under its root and of its
+    files (``discover_files`` reads no file's content, docs/speed.md): a folder's mtime changes
+    with its names, a file's stamp with its content or mode."""
+
+    def __init__(
+        self, index: Any, stores: dict[str, registry.Store], root: str | os.PathLike[str] | None, errors: list[str]
+    ) -> None:
+        from . import session_index
+
+        self.index = index
+        self.kept: dict[str, list[SessionRow]] = {}
+        self.whens: dict[int, datetime] = {}
+        self.roots: dict[str, str] = {}
+        self.folders: dict[str, list[tuple[str, int]] | None] = {}
+        self.errors = errors  # the run's: a store that said trouble is listed again next run
+        for name, store in stores.items():
+            try:
+                self.roots[name] = os.path.abspath(os.fspath(root if root is not None else store.default_root()))
+            except (OSError, ValueError):
+                continue
+            found = session_index.get_listing(index, name, self.roots[name])
+            listing = _holding(found) if found is not None else None
+            if listing is not None:
+                self.kept[name] = [kept.row for kept in listing.rows]
+                self.whens.update((id(kept.row), kept.when) for kept in listing.rows)
+                continue
+            if found is not None:
+                session_index.put_listing(index, name, self.roots[name], None)  # no longer holds
+            self.folders[name] = _folders(self.roots[name])
+
+    def when(self, row: SessionRow) -> datetime:
+        found = self.whens.get(id(row))
+        return found if found is not None else _when(row)
+
+    def keep(self, rows: list[SessionRow], errors: list[str]) -> None:
+        """Keep the listing of each store listed this run from ``rows`` (every row of the run,
+        described), unless the store or one of its files said trouble (``errors``: said again
+        next run), or a row was made of parts read at different states of its file."""
+        from . import session_index
+
+        for name, folders in self.folders.items():
+            root = self.roots[name]
+            mine = [r for r in rows if r.harness == name]
+            if folders is None or any(e.startswith(f"{name}: ") for e in errors):
+                continue
+            kept: list[_KeptRow] = []
+            for row in mine:
+                stamp = _listing_stamp(self.index, row, root)
+                if stamp is None:
+                    break
+                kept.append(_KeptRow(stamp, _when(row), row))
+            else:
+                try:
+                    listing = _encode_listing(_KeptListing(folders, kept))
+                except (ValueError, UnicodeEncodeError):  # a name that is not UTF-8: listed afresh each run
+                    continue
+                session_index.put_listing(self.index, name, root, listing)
+
+
+def _holding(found: bytes) -> _KeptListing | None:
+    """The kept listing, when every folder and file is as it was then."""
+    try:
+        listing = _decode_listing(found)
+    except (msgspec.MsgspecError, ValueError):
+        return None
+    for folder, mtime in listing.folders:
+        try:
+            now = os.stat(folder).st_mtime_ns
+        except OSError:
+            now = -1
+        if now != mtime:
+            return None
+    take = os.stat
+    for kept in listing.rows:
+        try:
+            st = take(kept.row.path)
+        except (OSError, TypeError, ValueError):
+            return None
+        if (st.st_size, st.st_mtime_ns, st.st_ino, st.st_mode) != kept.stamp:
+            return None
+    return listing
+
+
+def _folders(root: str) -> list[tuple[str, int]] | None:
+    """Every folder under ``root`` (``root`` first, followed if a symlink; symlinked folders
+    below it not entered, as the stores do not enter them) with its mtime (ns; -1: missing),
+    each taken before the folder is listed; None when one cannot be listed, or changed so
+    recently that a change in the same clock tick would not show."""
+    import time
+
+    now = time.time_ns()
+    try:
+        top = os.stat(root)
+    except OSError:
+        return [(root, -1)]
+    found = [(root, top.st_mtime_ns)]
+    if not stat.S_ISDIR(top.st_mode):
+        return found
+    todo = [root]
+    try:
+        while todo:
+            with os.scandir(todo.pop()) as entries:
+                for entry in entries:
+                    if entry.is_dir(follow_symlinks=False):
+                        found.append((entry.path, entry.stat(follow_symlinks=False).st_mtime_ns))
+                        todo.append(entry.path)
+    except OSError:
+        return None
+    if any(mtime > now - _RACY_NS for _, mtime in found):
+        return None
+    return found
+
+
+def _listing_stamp(index: Any, row: SessionRow, root: str) -> tuple[int, int, int, int] | None:
+    """The file's stamp (size, mtime, inode, mode) when its row's listing part and its details
+    were both made from the file as it is now, inside ``root``; else None."""
+    path = row.path
+    if path is None or not path.startswith(root + os.sep):
+        return None
+    used = index.used
+    listed = used.get(("listed", path, row.harness))
+    if listed is None or used.get(("sessions", path, row.session_id)) != listed:
+        return None
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    if (st.st_size, st.st_mtime_ns, st.st_ino) != listed:
+        return None
+    return st.st_size, st.st_mtime_ns, st.st_ino, st.st_mode
 
 
 _decode_row = msgspec.json.Decoder(SessionRow).decode
@@ -244,7 +443,12 @@ class _Later:
 
 
 def _newest_first(
-    rows: list[SessionRow], pending: list[tuple[str, Any]], keep: Any, errors: list[str], cache: Any = None
+    rows: list[SessionRow],
+    pending: list[tuple[str, Any]],
+    keep: Any,
+    errors: list[str],
+    cache: Any = None,
+    when: Any = None,
 ) -> Iterator[SessionRow]:
     """The rows in :func:`discover`'s order (newest first; equal times in the stores' own
     order), describing the ``pending`` items (``Store.describe_item``) only as the order
@@ -256,8 +460,9 @@ def _newest_first(
 
     rank = {name: n for n, name in enumerate(stores())}
     heap: list[tuple[Any, ...]] = []
+    when = when or _when
     for n, row in enumerate(rows):  # described already: in their stores' own order
-        heap.append((_Later(parse_timestamp(row.updated) or _OLDEST), rank.get(row.harness, 0), n, n, row))
+        heap.append((_Later(when(row)), rank.get(row.harness, 0), n, n, row))
     heapq.heapify(heap)
     bounded: list[tuple[datetime, int, str, Any]] = []
     for n, (name, item) in enumerate(pending):
@@ -410,12 +615,18 @@ def session_files(
 
 
 def _listed(
-    harness: str | None, root: str | os.PathLike[str] | None, lister: Any, errors: list[str]
+    harness: str | None,
+    root: str | os.PathLike[str] | None,
+    lister: Any,
+    errors: list[str],
+    skip: set[str] | frozenset[str] = frozenset(),
 ) -> Iterator[tuple[str, Any]]:
-    """Each store's listing, item by item with its store's name (``lister(store)`` is the
-    listing asked of it). What a store or an item could not list goes to ``errors``; one
+    """Each store's listing (but ``skip``'s), item by item with its store's name (``lister(store)``
+    is the listing asked of it). What a store or an item could not list goes to ``errors``; one
     store's trouble does not hide the others."""
     for name, store in stores(harness).items():
+        if name in skip:
+            continue
         try:
             found = lister(store)(Path(root) if root is not None else None)
         except (OSError, ValueError, RecursionError) as exc:
@@ -530,10 +741,11 @@ def describe_rows(rows: list[SessionRow], index: Any = None) -> None:
 _BLOCK_ROWS = 512  # rows looked up and read at a time by describe_stream
 
 
-def describe_stream(rows: list[SessionRow], index: Any = None) -> Iterator[SessionRow]:
+def describe_stream(rows: list[SessionRow], index: Any = None, done: set[int] = frozenset()) -> Iterator[SessionRow]:  # type: ignore[assignment]
     """:func:`describe_rows`, each row handed on, in order, once it and those before it are
     described: a block of rows at a time, those the index does not hold read in forked
-    processes (one pool for every block) when a block has enough of them."""
+    processes (one pool for every block) when a block has enough of them. Rows in ``done``
+    (their ids) are described already."""
     from .session_index import stamp
 
     pools: list[Any] = []  # the one pool every block shares, once a block needs it
@@ -542,6 +754,8 @@ def describe_stream(rows: list[SessionRow], index: Any = None) -> Iterator[Sessi
             block = rows[start : start + _BLOCK_ROWS]
             pending: list[SessionRow] = []
             for row in block:
+                if done and id(row) in done:
+                    continue
                 entry = index.get(row.path, row.session_id) if index is not None and row.path is not None else None
                 if entry is not None:
                     _apply(row, entry)
