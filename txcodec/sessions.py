@@ -208,6 +208,8 @@ def discover(
     needle = _needles(grep) if grep else None
     closing = listed if harness is None and root is None else None  # a whole home: rows of files gone forgotten
     search = _Search(needle, listed, closing, index) if needle is not None else None
+    # every row from a kept listing: no file of them is gone, and no row of the index need be forgotten
+    forget = None if done and len(done) == len(every_id) else closing
     try:
         for row in ordered:
             if limit is not None and sessions >= limit:
@@ -225,7 +227,7 @@ def discover(
             def described(order: list[SessionRow]) -> Iterator[SessionRow]:
                 # a listing is kept only from every row of the run
                 whole = len(order) == len(every) and every.issuperset(map(id, order))
-                return _described(order, cache, closing, done, keep_listings if whole else None)
+                return _described(order, cache, forget, done, keep_listings if whole else None)
 
             return Index(kept, errors, every_id, described)
         if details:
@@ -234,13 +236,13 @@ def discover(
                 keep_listings.keep(kept, errors)
     except BaseException:
         if cache is not None:
-            cache.close(closing)
+            cache.close(forget)
         raise
     finally:
         if search is not None:
             search.close()
     if cache is not None:
-        cache.close(closing)
+        cache.close(forget)
     return Index(kept, errors, every_id)
 
 
@@ -352,8 +354,11 @@ class _Listings:
 
 def _holding(found: bytes) -> _KeptListing | None:
     """The kept listing, when every folder and file is as it was then."""
+    from .core.gcpause import no_cycle_collection
+
     try:
-        listing = _decode_listing(found)
+        with no_cycle_collection():  # rows by the ten thousand, no cycle among them
+            listing = _decode_listing(found)
     except (msgspec.MsgspecError, ValueError):
         return None
     for folder, mtime in listing.folders:
