@@ -189,7 +189,8 @@ def discover(
             every_id.append(session_id)
             if path is not None:
                 listed.add(str(path))
-    rows = [r for r in rows if _keep(r, project, since, until)]
+    if project is not None or since is not None or until is not None:
+        rows = [r for r in rows if _keep(r, project, since, until)]
     ordered: Iterable[SessionRow]
     when = listings.when if listings is not None else _when
     if lazy and limit is None:  # every file described: those the index does not hold, in forked workers
@@ -249,6 +250,9 @@ def _described(
     rows: list[SessionRow], cache: Any, closing: set[str] | None, done: set[int], listings: _Listings | None
 ) -> Iterator[SessionRow]:
     try:
+        if len(done) == len(rows) and (listings is None or not listings.folders):  # every row as kept
+            yield from rows
+            return
         every: list[SessionRow] = []
         for row in describe_stream(rows, cache, done):
             every.append(row)
@@ -300,6 +304,7 @@ class _Listings:
         self, index: Any, stores: dict[str, registry.Store], root: str | os.PathLike[str] | None, errors: list[str]
     ) -> None:
         from . import session_index
+        from .core.gcpause import no_cycle_collection
 
         self.index = index
         self.kept: dict[str, list[SessionRow]] = {}
@@ -313,10 +318,12 @@ class _Listings:
             except (OSError, ValueError):
                 continue
             found = session_index.get_listing(index, name, self.roots[name])
-            listing = _holding(found) if found is not None else None
+            with no_cycle_collection():  # rows by the ten thousand, no cycle among them
+                listing = _holding(found) if found is not None else None
+                if listing is not None:
+                    self.kept[name] = [kept.row for kept in listing.rows]
+                    self.whens.update((id(kept.row), kept.when) for kept in listing.rows)
             if listing is not None:
-                self.kept[name] = [kept.row for kept in listing.rows]
-                self.whens.update((id(kept.row), kept.when) for kept in listing.rows)
                 continue
             if found is not None:
                 session_index.put_listing(index, name, self.roots[name], None)  # no longer holds
@@ -353,11 +360,8 @@ class _Listings:
 
 def _holding(found: bytes) -> _KeptListing | None:
     """The kept listing, when every folder and file is as it was then."""
-    from .core.gcpause import no_cycle_collection
-
     try:
-        with no_cycle_collection():  # rows by the ten thousand, no cycle among them
-            listing = _decode_listing(found)
+        listing = _decode_listing(found)
     except (msgspec.MsgspecError, ValueError):
         return None
     for folder, mtime in listing.folders:
