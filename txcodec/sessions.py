@@ -176,11 +176,11 @@ def discover(
         row = _row(name, item)
         if row is not None:
             rows.append(row)
-    done: set[int] = set()  # rows as the index kept them, details and all
+    # rows as the index kept them, details and all (those of a kept listing's unchanged files too)
+    done: set[int] = listings.done if listings is not None else set()
     if listings is not None:
         for kept_rows in listings.kept.values():
             rows.extend(kept_rows)
-            done.update(map(id, kept_rows))
     every_id = [r.session_id for r in rows]
     listed = {r.path for r in rows if r.path is not None}
     for _, item in pending:
@@ -195,13 +195,16 @@ def discover(
     when = listings.when if listings is not None else _when
     if lazy and limit is None:  # every file described: those the index does not hold, in forked workers
         rank = {name: n for n, name in enumerate(stores())}
-        rows = [*rows, *(r for r in _described_items(pending, cache, errors) if _keep(r, project, since, until))]
+        described = _described_items(pending, cache, errors, listings)
+        rows = [*rows, *(r for r in described if _keep(r, project, since, until))]
         # the stores' own order, then the newest first (a stable sort: equal times keep that order)
         rows.sort(key=lambda r: rank.get(r.harness, 0))
         rows.sort(key=when, reverse=True)
         ordered = rows
     elif lazy:
-        ordered = _newest_first(rows, pending, lambda row: _keep(row, project, since, until), errors, cache, when)
+        ordered = _newest_first(
+            rows, pending, lambda row: _keep(row, project, since, until), errors, cache, when, listings
+        )
     else:
         rows.sort(key=when, reverse=True)
         ordered = rows
@@ -308,6 +311,10 @@ class _Listings:
 
         self.index = index
         self.kept: dict[str, list[SessionRow]] = {}
+        self.done: set[int] = set()  # the rows handed on as kept
+        self.stamps: dict[int, tuple[int, int, int, int]] = {}  # of the rows reused: the stamp each was made for
+        # a store whose folders hold but some of whose files changed: its unchanged files' rows by path
+        self.reusable: dict[str, dict[str, _KeptRow]] = {}
         self.whens: dict[int, datetime] = {}
         self.roots: dict[str, str] = {}
         self.folders: dict[str, list[tuple[str, int]] | None] = {}
@@ -319,15 +326,33 @@ class _Listings:
                 continue
             found = session_index.get_listing(index, name, self.roots[name])
             with no_cycle_collection():  # rows by the ten thousand, no cycle among them
-                listing = _holding(found) if found is not None else None
-                if listing is not None:
-                    self.kept[name] = [kept.row for kept in listing.rows]
-                    self.whens.update((id(kept.row), kept.when) for kept in listing.rows)
-            if listing is not None:
+                held = _holding(found) if found is not None else None
+                if held is not None:
+                    self.whens.update((id(kept.row), kept.when) for kept in held[0].rows)
+            if held is not None and all(held[1]):
+                self.kept[name] = [kept.row for kept in held[0].rows]
+                self.done.update(map(id, self.kept[name]))
+                continue
+            if held is not None:  # the folders hold, some files changed: listed again, the others' rows reused
+                rows = zip(held[0].rows, held[1])
+                self.reusable[name] = {kept.row.path: kept for kept, same in rows if same and kept.row.path}
+                self.folders[name] = held[0].folders  # as they were before this listing, too
                 continue
             if found is not None:
                 session_index.put_listing(index, name, self.roots[name], None)  # no longer holds
             self.folders[name] = _folders(self.roots[name])
+
+    def reuse(self, name: str, path: str, session_id: Any) -> SessionRow | None:
+        """The kept row of an unchanged file of a store listed again (its folders as they were:
+        the same items), noted as made from the file as it is (:func:`_listing_stamp`)."""
+        kept = self.reusable.get(name, {}).get(path)
+        if kept is None or kept.row.session_id != session_id:
+            return None
+        stamp = kept.stamp[:3]
+        self.index.used[("listed", path, name)] = self.index.used[("sessions", path, session_id)] = stamp
+        self.done.add(id(kept.row))
+        self.stamps[id(kept.row)] = kept.stamp
+        return kept.row
 
     def when(self, row: SessionRow) -> datetime:
         found = self.whens.get(id(row))
@@ -346,7 +371,8 @@ class _Listings:
                 continue
             kept: list[_KeptRow] = []
             for row in mine:
-                stamp = _listing_stamp(self.index, row, root)
+                # a reused row keeps the stamp it was made for (a file changed since shows next run)
+                stamp = self.stamps.get(id(row)) or _listing_stamp(self.index, row, root)
                 if stamp is None:
                     break
                 kept.append(_KeptRow(stamp, _when(row), row))
@@ -358,8 +384,8 @@ class _Listings:
                 session_index.put_listing(self.index, name, root, listing)
 
 
-def _holding(found: bytes) -> _KeptListing | None:
-    """The kept listing, when every folder and file is as it was then."""
+def _holding(found: bytes) -> tuple[_KeptListing, list[bool]] | None:
+    """The kept listing, when every folder is as it was then, with whether each row's file is."""
     try:
         listing = _decode_listing(found)
     except (msgspec.MsgspecError, ValueError):
@@ -372,14 +398,15 @@ def _holding(found: bytes) -> _KeptListing | None:
         if now != mtime:
             return None
     take = os.stat
+    same = []
     for kept in listing.rows:
         try:
             st = take(kept.row.path)
         except (OSError, TypeError, ValueError):
-            return None
-        if (st.st_size, st.st_mtime_ns, st.st_ino, st.st_mode) != kept.stamp:
-            return None
-    return listing
+            same.append(False)
+            continue
+        same.append((st.st_size, st.st_mtime_ns, st.st_ino, st.st_mode) == kept.stamp)
+    return listing, same
 
 
 def _folders(root: str) -> list[tuple[str, int]] | None:
@@ -457,6 +484,7 @@ def _newest_first(
     errors: list[str],
     cache: Any = None,
     when: Any = None,
+    listings: _Listings | None = None,
 ) -> Iterator[SessionRow]:
     """The rows in :func:`discover`'s order (newest first; equal times in the stores' own
     order), describing the ``pending`` items (``Store.describe_item``) only as the order
@@ -487,7 +515,7 @@ def _newest_first(
         while bounded and (not heap or not trusted or bounded[-1][0] >= heap[0][0].value):
             bound, n, name, item = bounded.pop()
             try:
-                row = _described_item(name, item, cache, errors)
+                row = _described_item(name, item, cache, errors, listings)
             except (OSError, ValueError, RecursionError) as exc:  # as the store's own listing passes it over
                 errors.append(f"{name}: {_get(item, 'path')}: {exc}")
                 continue
@@ -507,10 +535,12 @@ def _newest_first(
 _encode_row = msgspec.json.Encoder().encode
 
 
-def _described_item(name: str, item: Any, cache: Any, errors: list[str]) -> SessionRow | None:
+def _described_item(
+    name: str, item: Any, cache: Any, errors: list[str], listings: _Listings | None = None
+) -> SessionRow | None:
     """``Store.describe_item`` of a listed file, as a row; with the session index (``cache``),
     taken from it while the file is as it was when described, and kept for the next run."""
-    found = _cached_item(name, item, cache)
+    found = _cached_item(name, item, cache, listings)
     if found is not None:
         return found
     before = _stamp_of(item) if cache is not None else None
@@ -520,14 +550,16 @@ def _described_item(name: str, item: Any, cache: Any, errors: list[str]) -> Sess
     return row
 
 
-def _described_items(pending: list[tuple[str, Any]], cache: Any, errors: list[str]) -> list[SessionRow]:
+def _described_items(
+    pending: list[tuple[str, Any]], cache: Any, errors: list[str], listings: _Listings | None = None
+) -> list[SessionRow]:
     """:func:`_described_item` of each of ``pending`` (in their order, those that give a row):
     the index looked up for all first, the files it does not hold described in forked
     workers when there are enough of them (as :func:`describe_rows` reads details)."""
     rows: list[SessionRow | None] = [None] * len(pending)
     todo: list[int] = []
     for n, (name, item) in enumerate(pending):
-        rows[n] = _cached_item(name, item, cache)
+        rows[n] = _cached_item(name, item, cache, listings)
         if rows[n] is None:
             todo.append(n)
     stamps = [_stamp_of(pending[n][1]) if cache is not None else None for n in todo]
@@ -548,12 +580,18 @@ def _stamp_of(item: Any) -> Any:
     return stamp(str(path)) if path is not None else None
 
 
-def _cached_item(name: str, item: Any, cache: Any) -> SessionRow | None:
-    """The row the index keeps for a listed file still as it was. The subagents counted are
-    the listing's (the side folder is listed afresh each run)."""
+def _cached_item(name: str, item: Any, cache: Any, listings: _Listings | None = None) -> SessionRow | None:
+    """The row the index keeps for a listed file still as it was: from the store's kept listing
+    when its folders are as they were (the row whole, details and all: ``listings.done``),
+    else from the ``listed`` table, the subagents counted being the listing's (the side
+    folder is listed afresh each run)."""
     path = _get(item, "path")
     if cache is None or path is None:
         return None
+    if listings is not None:
+        kept = listings.reuse(name, str(path), _get(item, "session_id", "id"))
+        if kept is not None:
+            return kept
     found = cache.get_listed(name, str(path))
     if found is None:
         return None

@@ -104,6 +104,32 @@ def test_a_kept_listing_is_used_while_every_folder_and_file_holds(home, asked):
     assert {r["harness"]: r for r in _list()}["codex"]["title"] != "from the kept listing"
 
 
+def test_a_store_listed_again_reuses_the_kept_rows_of_its_unchanged_files(home, tmp_path, asked):
+    """A file changed in place (its folder's time unmoved): the store is listed again, the
+    changed file described again, the others' rows taken from the kept listing."""
+    written, _ = api.convert(sample_path("claude_code"), "codex", session_id="0199aaaa-0000-7000-8000-0000000000ff")
+    second = api.install(written, "codex")[0]
+    _settle(tmp_path)
+    _same_as_without_index()
+    db = sqlite3.connect(session_index.default_path())
+    (blob,) = db.execute("SELECT listing FROM listings WHERE harness = 'codex'").fetchone()
+    listing = sessions._decode_listing(blob)
+    (forged,) = [k for k in listing.rows if k.row.path == str(home["codex"])]
+    forged.row.title = "from the kept listing"
+    db.execute("UPDATE listings SET listing = ? WHERE harness = 'codex'", (sessions._encode_listing(listing),))
+    db.commit()
+    db.close()
+    second.write_text(second.read_text().replace("Checkout returns 500", "Checkout now returns 503"))
+    asked.clear()
+    rows = {r["path"]: r for r in _list()}
+    assert asked == ["codex"]  # listed again; Claude Code's listing held
+    assert rows[str(home["codex"])]["title"] == "from the kept listing"  # reused
+    assert rows[str(second)]["first_prompt"].startswith("Checkout now returns 503")  # read again
+    assert {r["path"]: r for r in _list()}[str(home["codex"])]["title"] == "from the kept listing"  # kept anew
+    os.utime(home["codex"], ns=(1, 1))
+    _same_as_without_index()
+
+
 def test_a_warm_listing_follows_every_change_to_files_and_folders(home, tmp_path, asked):
     first = _same_as_without_index()
     claude = home["claude_code"]
