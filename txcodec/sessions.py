@@ -253,7 +253,7 @@ def _described(
     rows: list[SessionRow], cache: Any, closing: set[str] | None, done: set[int], listings: _Listings | None
 ) -> Iterator[SessionRow]:
     try:
-        if len(done) == len(rows) and (listings is None or not listings.folders):  # every row as kept
+        if (listings is None or not listings.folders) and all(id(row) in done for row in rows):  # every row as kept
             yield from rows
             return
         every: list[SessionRow] = []

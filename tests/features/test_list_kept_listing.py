@@ -181,6 +181,7 @@ def test_a_warm_listing_follows_every_change_to_files_and_folders(home, tmp_path
     asked.clear()
     assert _same_as_without_index("--limit", "2") == whole[:2]
     assert _same_as_without_index("--project", "other") == [r for r in whole if r["project"] == "other"]
+    assert _same_as_without_index("--project", "shop") == [r for r in whole if r["project"] == "shop"]
     assert _same_as_without_index("--grep", "returns 500")
     assert _same_as_without_index("--harness", "codex") == [r for r in whole if r["harness"] == "codex"]
 
