@@ -23,10 +23,13 @@ from typing import Any
 import msgspec
 
 from . import __version__
+from .model.common import ForkedFrom
+from .model.origin import Origin
 
 # what a row holds; a change here, or in how a row is made (a new txcodec), rebuilds the index
-FORMAT = 5  # 2: the stores' own listing rows (``listed``) kept too; 3: (path, key) rows read in bulk;
-# 4: usage cells and call marks (``usage_*``); 5: each store's whole listing (``listings``)
+FORMAT = 6  # 2: the stores' own listing rows (``listed``) kept too; 3: (path, key) rows read in bulk;
+# 4: usage cells and call marks (``usage_*``); 5: each file's origin for ``txcodec lineage`` (``origins``);
+# 6: each store's whole listing (``listings``)
 _SUFFIXES = ("", "-wal", "-shm", "-journal")
 _POINT_LOOKUPS = 64  # look-ups of single rows before a table is read whole
 
@@ -46,6 +49,8 @@ class Entry(msgspec.Struct, kw_only=True, array_like=True):
 
 _encode = msgspec.json.Encoder().encode
 _decode = msgspec.json.Decoder(Entry).decode
+# an origin: (session id, started by, forked-from session id, forked-from message id)
+_decode_origin = msgspec.json.Decoder(tuple[str | None, str | None, str | None, str | None]).decode
 
 
 def default_path() -> Path:
@@ -104,6 +109,7 @@ class SessionIndex:
         self.path = path or default_path()
         self._pending: list[tuple[Any, ...]] = []
         self._pending_listed: list[tuple[Any, ...]] = []
+        self._pending_origins: list[tuple[Any, ...]] = []
         # each table read whole at its first look-up ((path, key) -> stamp and value), and each
         # file's stamp taken once a run: a warm listing is one query and one stat per file
         self._loaded: dict[str, dict[tuple[str, str], tuple[Any, ...]]] = {}
@@ -139,6 +145,8 @@ class SessionIndex:
                     " mtime_ns INTEGER, inode INTEGER, entry BLOB, PRIMARY KEY (path, session_id)) WITHOUT ROWID;"
                     "CREATE TABLE IF NOT EXISTS listed (path TEXT, harness TEXT, size INTEGER,"
                     " mtime_ns INTEGER, inode INTEGER, item BLOB, PRIMARY KEY (path, harness)) WITHOUT ROWID;"
+                    "CREATE TABLE IF NOT EXISTS origins (path TEXT, harness TEXT, size INTEGER,"
+                    " mtime_ns INTEGER, inode INTEGER, origin BLOB, PRIMARY KEY (path, harness)) WITHOUT ROWID;"
                     f"{_USAGE_TABLES}"
                     f"{_LISTING_TABLES}"
                     f"PRAGMA user_version={FORMAT};"
@@ -217,16 +225,41 @@ class SessionIndex:
         if self._db is not None and stamp is not None and _storable(path, harness):
             self._pending_listed.append((path, harness, *stamp, item))
 
+    def get_origin(self, harness: str, path: str) -> Origin | None:
+        """How the session in ``path`` began (:func:`txcodec.lineage.file_origin`), when the
+        file is as it was then."""
+        found = self._unchanged("origins", "harness", "origin", path, harness)
+        if found is None:
+            return None
+        try:
+            session_id, started_by, parent, message = _decode_origin(found)
+        except (msgspec.MsgspecError, ValueError):
+            return None
+        forked = ForkedFrom(parent, msgspec.UNSET if message is None else message) if parent is not None else None
+        return Origin(harness, session_id, started_by, forked, Path(path))
+
+    def put_origin(self, origin: Origin, path: str, stamp: tuple[int, int, int] | None) -> None:
+        """Keep ``origin`` for the file as it was when it was read (``stamp``, taken before)."""
+        if self._db is None or stamp is None or not _storable(path, origin.harness):
+            return
+        link = origin.forked_from
+        parent, message = (link.session_id, link.message_id or None) if link is not None else (None, None)
+        if not _storable(origin.session_id, parent, message):
+            return
+        blob = _encode([origin.session_id, origin.started_by, parent, message])
+        self._pending_origins.append((path, origin.harness, *stamp, blob))
+
     def close(self, seen: set[str] | None = None) -> None:
         if self._db is None:
             return
         try:
-            if self._pending or self._pending_listed or seen is not None:
+            if self._pending or self._pending_listed or self._pending_origins or seen is not None:
                 self._db.execute("BEGIN IMMEDIATE")
                 self._db.executemany("INSERT OR REPLACE INTO sessions VALUES (?, ?, ?, ?, ?, ?)", self._pending)
                 self._db.executemany("INSERT OR REPLACE INTO listed VALUES (?, ?, ?, ?, ?, ?)", self._pending_listed)
+                self._db.executemany("INSERT OR REPLACE INTO origins VALUES (?, ?, ?, ?, ?, ?)", self._pending_origins)
                 if seen is not None:
-                    for table in ("sessions", "listed"):
+                    for table in ("sessions", "listed", "origins"):
                         known = self._db.execute(f"SELECT DISTINCT path FROM {table}")  # noqa: S608 - fixed names
                         gone = [(p,) for (p,) in known if p not in seen]
                         self._db.executemany(f"DELETE FROM {table} WHERE path = ?", gone)  # noqa: S608
@@ -237,6 +270,7 @@ class SessionIndex:
         finally:
             self._pending = []
             self._pending_listed = []
+            self._pending_origins = []
             self._db.close()
             self._db = None
 

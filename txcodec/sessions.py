@@ -154,11 +154,12 @@ def discover(
         if store.describe_item is not None and store.discover_files is not None
     }
     pending: list[tuple[str, Any]] = []
+    filtered = limit is not None or grep is not None or any(v is not None for v in (project, since, until))
     # a lazy store whose whole listing the index keeps, every folder and file as it was then:
     # its rows as they were (none of its files listed or read); the others' folders noted
     # before they are listed, so that the listing made now can be kept (_Listings)
     listings = (
-        _Listings(cache, {n: s for n, s in stores(harness).items() if n in lazy}, root, errors)
+        _Listings(cache, {n: s for n, s in stores(harness).items() if n in lazy}, root, errors, whole=not filtered)
         if lazy and cache is not None
         else None
     )
@@ -222,8 +223,7 @@ def discover(
             kept.append(row)
             sessions += row.parent is None
         # a store's listing is kept when it was listed whole, unfiltered, and said no trouble
-        whole = limit is None and search is None and project is None and since is None and until is None
-        keep_listings = listings if whole and listings is not None else None
+        keep_listings = listings if not filtered and listings is not None else None
         if details and stream:
             every = {id(r) for r in kept}
 
@@ -304,7 +304,12 @@ class _Listings:
     with its names, a file's stamp with its content or mode."""
 
     def __init__(
-        self, index: Any, stores: dict[str, registry.Store], root: str | os.PathLike[str] | None, errors: list[str]
+        self,
+        index: Any,
+        stores: dict[str, registry.Store],
+        root: str | os.PathLike[str] | None,
+        errors: list[str],
+        whole: bool = True,
     ) -> None:
         from . import session_index
         from .core.gcpause import no_cycle_collection
@@ -340,7 +345,8 @@ class _Listings:
                 continue
             if found is not None:
                 session_index.put_listing(index, name, self.roots[name], None)  # no longer holds
-            self.folders[name] = _folders(self.roots[name])
+            if whole:  # a run that lists a store whole (unfiltered) keeps its listing
+                self.folders[name] = _folders(self.roots[name])
 
     def reuse(self, name: str, path: str, session_id: Any) -> SessionRow | None:
         """The kept row of an unchanged file of a store listed again (its folders as they were:
