@@ -27,9 +27,9 @@ from .model.common import ForkedFrom
 from .model.origin import Origin
 
 # what a row holds; a change here, or in how a row is made (a new txcodec), rebuilds the index
-FORMAT = 6  # 2: the stores' own listing rows (``listed``) kept too; 3: (path, key) rows read in bulk;
+FORMAT = 7  # 2: the stores' own listing rows (``listed``) kept too; 3: (path, key) rows read in bulk;
 # 4: usage cells and call marks (``usage_*``); 5: each file's origin for ``txcodec lineage`` (``origins``);
-# 6: each store's whole listing (``listings``)
+# 6: a file's usage marks in its own row (no ``usage_marks``); 7: each store's whole listing (``listings``)
 _SUFFIXES = ("", "-wal", "-shm", "-journal")
 _POINT_LOOKUPS = 64  # look-ups of single rows before a table is read whole
 
@@ -116,7 +116,7 @@ class SessionIndex:
         self._stamps: dict[str, tuple[int, int, int] | None] = {}
         self._lookups: dict[str, int] = {}
         # (table, path, key) -> the stamp of the file a row of this run was valid for, or read at
-        # (a store's whole listing is kept only when each row's parts agree: _listing_stamps)
+        # (a store's whole listing is kept only when each row's parts agree: sessions._listing_stamp)
         self.used: dict[tuple[str, str, str], tuple[int, int, int]] = {}
         self._db = self._open()
 
@@ -349,18 +349,14 @@ def put_listing(index: SessionIndex, harness: str, root: str, listing: bytes | N
 #
 # ``usage_files``: one row per session file read by a lean usage pass, valid while its stamp
 # (the file's and its subagent files' size, mtime and inode) and the report's time zone are
-# what they were: the file's identity, its counters per (model, day) and the part of them no
-# mark covers. ``usage_marks``: each marked call (instant in ms and model) of those files, its
-# day and counters, so SQLite finds the marks several files share (a converted copy) and only
-# those are loaded. ``usage_last``: the last report's files after the cross-file dedupe, used
-# as it is while no file of the run changed.
+# what they were: the file's identity, its counters per (model, day), the part of them no
+# mark covers, and its marks (each marked call's instant and model, day and counters, as
+# integer arrays: ``usage.Marks``), one blob per file. ``usage_last``: the last report's files
+# after the cross-file dedupe, used as it is while no file of the run changed.
 
 _USAGE_TABLES = (
     "CREATE TABLE IF NOT EXISTS usage_files (fid INTEGER PRIMARY KEY, path TEXT UNIQUE, stamp TEXT, zone TEXT,"
-    " harness TEXT, session TEXT, cwd TEXT, cells BLOB, unmarked BLOB);"
-    "CREATE TABLE IF NOT EXISTS usage_marks (instant INTEGER, model TEXT, fid INTEGER, day TEXT, one BLOB);"
-    "CREATE INDEX IF NOT EXISTS usage_marks_mark ON usage_marks (instant, model);"
-    "CREATE INDEX IF NOT EXISTS usage_marks_fid ON usage_marks (fid);"
+    " harness TEXT, session TEXT, cwd TEXT, cells BLOB, unmarked BLOB, marks BLOB);"
     "CREATE TABLE IF NOT EXISTS usage_last (key TEXT PRIMARY KEY, result BLOB);"
 )
 
@@ -379,41 +375,43 @@ class UsageIndex(SessionIndex):
             return None
         return None if found is None else found[0]
 
+    def usable(self) -> bool:
+        """False when there is no index this run (locked, read-only, no room)."""
+        return self._db is not None
+
+    def usage_empty(self) -> bool:
+        """True when no file's usage is kept (a first run, or no index this run)."""
+        if self._db is None:
+            return True
+        try:
+            return self._db.execute("SELECT 1 FROM usage_files LIMIT 1").fetchone() is None
+        except sqlite3.Error:
+            return True
+
     def usage_rows(self) -> dict[str, tuple[Any, ...]]:
-        """Every kept file: path -> (fid, stamp, zone, harness, session, cwd, cells, unmarked)."""
+        """Every kept file: path -> (stamp, zone, harness, session, cwd, cells, unmarked, marks)."""
         if self._db is None:
             return {}
         try:
-            return {row[1]: (row[0], *row[2:]) for row in self._db.execute("SELECT * FROM usage_files")}
+            query = "SELECT path, stamp, zone, harness, session, cwd, cells, unmarked, marks FROM usage_files"
+            return {row[0]: row[1:] for row in self._db.execute(query)}
         except sqlite3.Error:
             return {}
 
-    def usage_put(self, rows: list[tuple[Any, ...]], last: tuple[str, bytes] | None = None) -> dict[str, int] | None:
-        """Keep ``rows`` (path, stamp, zone, harness, session, cwd, cells, unmarked, marks: a
-        list of (instant, model, day, one)), replacing each path's row and marks, and forget
-        ``usage_last``; the new rows' ids by path, None when nothing could be written."""
+    def usage_put(self, rows: list[tuple[Any, ...]], last: tuple[str, bytes] | None = None) -> bool:
+        """Keep ``rows`` (path, stamp, zone, harness, session, cwd, cells, unmarked, marks),
+        each replacing its path's row, in one transaction, and forget ``usage_last`` (then
+        keep ``last``); False when nothing could be written."""
         if self._db is None:
-            return None
+            return False
         db = self._db
-        fids: dict[str, int] = {}
         try:
             db.execute("BEGIN IMMEDIATE")
-            for path, *row, marks in rows:
-                if not _storable(path, *[v for v in row[:4] if isinstance(v, str)]):
-                    continue
-                old = db.execute("SELECT fid FROM usage_files WHERE path = ?", (path,)).fetchone()
-                if old is not None:
-                    db.execute("DELETE FROM usage_marks WHERE fid = ?", old)
-                    db.execute("DELETE FROM usage_files WHERE fid = ?", old)
-                fid = db.execute(
-                    "INSERT INTO usage_files (path, stamp, zone, harness, session, cwd, cells, unmarked)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    (path, *row),
-                ).lastrowid
-                db.executemany(
-                    "INSERT INTO usage_marks VALUES (?, ?, ?, ?, ?)", [(i, m, fid, d, o) for i, m, d, o in marks]
-                )
-                fids[path] = fid
+            db.executemany(
+                "INSERT OR REPLACE INTO usage_files (path, stamp, zone, harness, session, cwd, cells, unmarked, marks)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [row for row in rows if _storable(*[v for v in row[:6] if isinstance(v, str)])],
+            )
             db.execute("DELETE FROM usage_last")
             if last is not None:
                 db.execute("INSERT INTO usage_last VALUES (?, ?)", last)
@@ -421,44 +419,16 @@ class UsageIndex(SessionIndex):
         except sqlite3.Error:
             with contextlib.suppress(sqlite3.Error):
                 db.execute("ROLLBACK")
-            return None
-        return fids
-
-    def usage_shared(self, fids: list[int], extra: list[tuple[int, str]]) -> list[tuple[Any, ...]] | None:
-        """The marks of files ``fids`` that another of them holds too, or that one of
-        ``extra`` (marks of files not kept here) equals: (fid, instant, model, day, one)
-        rows; None when the index cannot answer."""
-        if self._db is None:
-            return None
-        db = self._db
-        try:
-            db.execute("CREATE TEMP TABLE IF NOT EXISTS usage_run (fid INTEGER PRIMARY KEY)")
-            db.execute("CREATE TEMP TABLE IF NOT EXISTS usage_extra (instant INTEGER, model TEXT)")
-            db.execute("DELETE FROM usage_run")
-            db.execute("DELETE FROM usage_extra")
-            db.executemany("INSERT OR IGNORE INTO usage_run VALUES (?)", [(f,) for f in fids])
-            db.executemany("INSERT INTO usage_extra VALUES (?, ?)", extra)
-            return db.execute(
-                "WITH mine AS (SELECT m.* FROM usage_marks m JOIN usage_run r ON m.fid = r.fid),"
-                " shared AS (SELECT instant, model FROM mine GROUP BY instant, model HAVING count(*) > 1"
-                " UNION SELECT instant, model FROM usage_extra)"
-                " SELECT mine.fid, mine.instant, mine.model, mine.day, mine.one FROM mine"
-                " JOIN shared ON mine.instant = shared.instant AND mine.model = shared.model"
-            ).fetchall()
-        except sqlite3.Error:
-            return None
+            return False
+        return True
 
     def usage_forget(self, paths: list[str]) -> None:
-        """Drop the rows (and marks) of files gone from a whole-store run."""
+        """Drop the rows of files gone from a whole-store run."""
         if self._db is None or not paths:
             return
         try:
             self._db.execute("BEGIN IMMEDIATE")
-            for path in paths:
-                self._db.execute(
-                    "DELETE FROM usage_marks WHERE fid IN (SELECT fid FROM usage_files WHERE path = ?)", (path,)
-                )
-                self._db.execute("DELETE FROM usage_files WHERE path = ?", (path,))
+            self._db.executemany("DELETE FROM usage_files WHERE path = ?", [(p,) for p in paths])
             self._db.execute("COMMIT")
         except sqlite3.Error:
             with contextlib.suppress(sqlite3.Error):
