@@ -8,6 +8,11 @@ its last record, as a client leaves it. The copies keep their sources' times, so
 shared by every copy of one source (about N / 30 files).
 
     nice python benchmarks/bench_home.py [--sessions 50000] [--home DIR] [--baseline /work/main]
+        [--cache DIR] [--warm-only] [--rounds N]
+
+Each checkout keeps its session index in a cache folder of its own (``--cache DIR``: kept
+between runs, ``DIR/this`` and ``DIR/baseline``), so that two index formats do not rebuild
+each other's; ``--warm-only`` leaves out the cold jobs (an index not there yet is made first).
 """
 
 from __future__ import annotations
@@ -57,6 +62,9 @@ def main() -> None:
     ap.add_argument("--build", type=Path, help="only build a home in this folder")
     ap.add_argument("--baseline", type=Path, help="another checkout measured in the same run (e.g. main)")
     ap.add_argument("--word", default="migration", help="what --grep and grep -rliF look for")
+    ap.add_argument("--cache", type=Path, help="the checkouts' cache folders, kept (default: a temporary one)")
+    ap.add_argument("--warm-only", action="store_true", help="no cold job")
+    ap.add_argument("--rounds", type=int, default=1, help="each job this many times, the checkouts in turns")
     ap.add_argument(
         "--ccusage", type=Path, default=ROOT.parent / "main" / "clients" / "node_modules" / ".bin" / "ccusage"
     )
@@ -69,24 +77,25 @@ def main() -> None:
         if home is None:
             home = Path(tmp) / "home"
             build(home, args.sessions)
-        cache = Path(tmp) / "cache"
+        caches = args.cache or Path(tmp) / "cache"
         env = {
             **os.environ,
             "HOME": str(home),
             "CLAUDE_CONFIG_DIR": str(home / ".claude"),
             "CODEX_HOME": str(home / ".codex"),
-            "XDG_CACHE_HOME": str(cache),
             "COLUMNS": "160",
         }
 
-        def clear() -> None:
-            shutil.rmtree(cache / "txcodec", ignore_errors=True)
+        def clear(name: str) -> None:
+            shutil.rmtree(caches / name / "txcodec", ignore_errors=True)
 
         first: list[float] = []
 
-        def run(cmd: list[str], checkout: Path | None = None) -> tuple[float, float]:
+        def run(cmd: list[str], checkout: Path | None = None, name: str = "this") -> tuple[float, float]:
             """Wall and CPU seconds; the seconds to the first byte on stdout go to ``first``."""
-            extra = {"PYTHONPATH": str(checkout)} if checkout is not None else {}
+            extra = {"XDG_CACHE_HOME": str(caches / name)}
+            if checkout is not None:
+                extra["PYTHONPATH"] = str(checkout)
 
             def one() -> None:
                 start = time.perf_counter()
@@ -108,6 +117,7 @@ def main() -> None:
         jobs = [
             ("list, cold", ["list"], True),
             ("list, warm", ["list"], False),
+            ("list --json, warm", ["list", "--json"], False),
             ("list --limit 10, cold", ["list", "--limit", "10"], True),
             ("list --limit 10, warm", ["list", "--limit", "10"], False),
             ("usage --by day", ["usage", "--by", "day"], False),
@@ -118,21 +128,24 @@ def main() -> None:
             1 for _ in home.glob(".codex/sessions/**/*.jsonl")
         )
         print(f"{home}: {files} session files; wall s (CPU s with children, s to the first line)", flush=True)
-        for label, cmd, cold in jobs:
-            line = f"{label:24}"
-            for name, checkout in checkouts:
-                if cold:
-                    clear()
-                else:
-                    run([*tx, "list"], checkout)  # the index as this checkout keeps it
-                wall, cpu = run([*tx, *cmd], checkout)
-                line += f"  {name} {wall:7.2f} ({cpu:6.2f}, first line {first[-1]:6.2f})"
-            print(line, flush=True)
-        if args.ccusage.exists():
-            wall, cpu = run([str(args.ccusage), "daily", "--offline", "--json"])
-            print(f"{'ccusage daily --offline':24}  {wall:7.2f} ({cpu:6.2f})", flush=True)
-        wall, cpu = run(["grep", "-rliF", args.word, str(home / ".claude"), str(home / ".codex")])
-        print(f"{'grep -rliF':24}  {wall:7.2f} ({cpu:6.2f})", flush=True)
+        for _ in range(args.rounds):
+            for label, cmd, cold in jobs:
+                if cold and args.warm_only:
+                    continue
+                line = f"{label:24}"
+                for name, checkout in checkouts:
+                    if cold:
+                        clear(name)
+                    else:
+                        run([*tx, "list"], checkout, name)  # the index as this checkout keeps it
+                    wall, cpu = run([*tx, *cmd], checkout, name)
+                    line += f"  {name} {wall:7.2f} ({cpu:6.2f}, first line {first[-1]:6.2f})"
+                print(line, flush=True)
+            if args.ccusage.exists() and not args.warm_only:
+                wall, cpu = run([str(args.ccusage), "daily", "--offline", "--json"])
+                print(f"{'ccusage daily --offline':24}  {wall:7.2f} ({cpu:6.2f})", flush=True)
+            wall, cpu = run(["grep", "-rliF", args.word, str(home / ".claude"), str(home / ".codex")])
+            print(f"{'grep -rliF':24}  {wall:7.2f} ({cpu:6.2f})", flush=True)
 
 
 if __name__ == "__main__":

@@ -27,9 +27,9 @@ from .model.common import ForkedFrom
 from .model.origin import Origin
 
 # what a row holds; a change here, or in how a row is made (a new txcodec), rebuilds the index
-FORMAT = 6  # 2: the stores' own listing rows (``listed``) kept too; 3: (path, key) rows read in bulk;
+FORMAT = 7  # 2: the stores' own listing rows (``listed``) kept too; 3: (path, key) rows read in bulk;
 # 4: usage cells and call marks (``usage_*``); 5: each file's origin for ``txcodec lineage`` (``origins``);
-# 6: a file's usage marks in its own row (no ``usage_marks``)
+# 6: a file's usage marks in its own row (no ``usage_marks``); 7: each store's whole listing (``listings``)
 _SUFFIXES = ("", "-wal", "-shm", "-journal")
 _POINT_LOOKUPS = 64  # look-ups of single rows before a table is read whole
 
@@ -115,6 +115,9 @@ class SessionIndex:
         self._loaded: dict[str, dict[tuple[str, str], tuple[Any, ...]]] = {}
         self._stamps: dict[str, tuple[int, int, int] | None] = {}
         self._lookups: dict[str, int] = {}
+        # (table, path, key) -> the stamp of the file a row of this run was valid for, or read at
+        # (a store's whole listing is kept only when each row's parts agree: sessions._listing_stamp)
+        self.used: dict[tuple[str, str, str], tuple[int, int, int]] = {}
         self._db = self._open()
 
     def _open(self) -> sqlite3.Connection | None:
@@ -145,6 +148,7 @@ class SessionIndex:
                     "CREATE TABLE IF NOT EXISTS origins (path TEXT, harness TEXT, size INTEGER,"
                     " mtime_ns INTEGER, inode INTEGER, origin BLOB, PRIMARY KEY (path, harness)) WITHOUT ROWID;"
                     f"{_USAGE_TABLES}"
+                    f"{_LISTING_TABLES}"
                     f"PRAGMA user_version={FORMAT};"
                     "COMMIT;"
                 )
@@ -171,6 +175,8 @@ class SessionIndex:
 
     def put(self, path: str, session_id: str, entry: Entry, stamp: tuple[int, int, int] | None) -> None:
         """Keep ``entry`` for the file as it was when it was read (``stamp``, taken before)."""
+        if stamp is not None:
+            self.used[("sessions", path, session_id)] = stamp
         if self._db is not None and stamp is not None and _storable(path, session_id):
             self._pending.append((path, session_id, *stamp, _encode(entry)))
 
@@ -209,10 +215,13 @@ class SessionIndex:
             stamp = self._stamps[path] = _stamp(path)
         if stamp is None or found[:3] != stamp:
             return None
+        self.used[(table, path, key)] = stamp
         return found[3]
 
     def put_listed(self, harness: str, path: str, item: bytes, stamp: tuple[int, int, int] | None) -> None:
         """Keep the store's listing row ``item`` for the file as it was when read (``stamp``, taken before)."""
+        if stamp is not None:
+            self.used[("listed", path, harness)] = stamp
         if self._db is not None and stamp is not None and _storable(path, harness):
             self._pending_listed.append((path, harness, *stamp, item))
 
@@ -293,6 +302,47 @@ class _Foreign(Exception):
 def stamp(path: str) -> tuple[int, int, int] | None:
     """The file's size, modification time (ns) and inode: what keeps a row valid."""
     return _stamp(path)
+
+
+# --- the stores' whole listings (``txcodec list``) ---------------------------------------------
+#
+# ``listings``: one row per (store, root): the store's whole listing as ``list`` showed it (every
+# row with its details), with the folders under the root and their modification times as they
+# were before the store was listed, and each file's size, mtime, inode and mode. A folder's
+# mtime changes when an entry is added, removed or renamed in it, so while every folder's time
+# and every file's stamp hold, the store would list the same rows: a warm ``list`` stats them
+# and decodes the rows, asking nothing of the store (``txcodec.sessions._Listings``).
+
+_LISTING_TABLES = (
+    "CREATE TABLE IF NOT EXISTS listings (harness TEXT, root TEXT, listing BLOB, PRIMARY KEY (harness, root));"
+)
+
+
+def get_listing(index: SessionIndex, harness: str, root: str) -> bytes | None:
+    """The kept listing of ``harness``'s store under ``root`` (encoded by the caller), or None."""
+    if index._db is None or not _storable(harness, root):
+        return None
+    try:
+        found = index._db.execute(
+            "SELECT listing FROM listings WHERE harness = ? AND root = ?", (harness, root)
+        ).fetchone()
+    except sqlite3.Error:
+        return None
+    return None if found is None else found[0]
+
+
+def put_listing(index: SessionIndex, harness: str, root: str, listing: bytes | None) -> None:
+    """Keep ``listing`` for ``harness``'s store under ``root`` (None: forget the kept one), in a
+    transaction of its own (a failed write costs the next run its listing)."""
+    if index._db is None or not _storable(harness, root):
+        return
+    try:
+        if listing is None:
+            index._db.execute("DELETE FROM listings WHERE harness = ? AND root = ?", (harness, root))
+        else:
+            index._db.execute("INSERT OR REPLACE INTO listings VALUES (?, ?, ?)", (harness, root, listing))
+    except sqlite3.Error:
+        pass
 
 
 # --- usage (``txcodec usage``): per-file cells and each call's mark -------------------------

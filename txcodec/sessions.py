@@ -7,10 +7,12 @@ and :func:`resolve` here, so they all find the same sessions."""
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterable
 from collections.abc import Iterator
 from datetime import UTC
 from datetime import datetime
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -152,19 +154,34 @@ def discover(
         if store.describe_item is not None and store.discover_files is not None
     }
     pending: list[tuple[str, Any]] = []
+    filtered = limit is not None or grep is not None or any(v is not None for v in (project, since, until))
+    # a lazy store whose whole listing the index keeps, every folder and file as it was then:
+    # its rows as they were (none of its files listed or read); the others' folders noted
+    # before they are listed, so that the listing made now can be kept (_Listings)
+    listings = (
+        _Listings(cache, {n: s for n, s in stores(harness).items() if n in lazy}, root, errors, whole=not filtered)
+        if lazy and cache is not None
+        else None
+    )
 
     def lister(store: registry.Store) -> Any:
         if lazy and store.describe_item is not None and store.discover_files is not None:
             return store.discover_files
         return store.discover if describe else store.discover_files or store.discover
 
-    for name, item in _listed(harness, root, lister, errors):
+    skip = set(listings.kept) if listings is not None else set()
+    for name, item in _listed(harness, root, lister, errors, skip):
         if name in lazy:
             pending.append((name, item))
             continue
         row = _row(name, item)
         if row is not None:
             rows.append(row)
+    # rows as the index kept them, details and all (those of a kept listing's unchanged files too)
+    done: set[int] = listings.done if listings is not None else set()
+    if listings is not None:
+        for kept_rows in listings.kept.values():
+            rows.extend(kept_rows)
     every_id = [r.session_id for r in rows]
     listed = {r.path for r in rows if r.path is not None}
     for _, item in pending:
@@ -173,55 +190,278 @@ def discover(
             every_id.append(session_id)
             if path is not None:
                 listed.add(str(path))
-    rows = [r for r in rows if _keep(r, project, since, until)]
+    if project is not None or since is not None or until is not None:
+        rows = [r for r in rows if _keep(r, project, since, until)]
     ordered: Iterable[SessionRow]
+    when = listings.when if listings is not None else _when
     if lazy and limit is None:  # every file described: those the index does not hold, in forked workers
         rank = {name: n for n, name in enumerate(stores())}
-        rows = [*rows, *(r for r in _described_items(pending, cache, errors) if _keep(r, project, since, until))]
+        described = _described_items(pending, cache, errors, listings)
+        rows = [*rows, *(r for r in described if _keep(r, project, since, until))]
         # the stores' own order, then the newest first (a stable sort: equal times keep that order)
         rows.sort(key=lambda r: rank.get(r.harness, 0))
-        rows.sort(key=lambda r: parse_timestamp(r.updated) or _OLDEST, reverse=True)
+        rows.sort(key=when, reverse=True)
         ordered = rows
     elif lazy:
-        ordered = _newest_first(rows, pending, lambda row: _keep(row, project, since, until), errors, cache)
+        ordered = _newest_first(
+            rows, pending, lambda row: _keep(row, project, since, until), errors, cache, when, listings
+        )
     else:
-        rows.sort(key=lambda r: parse_timestamp(r.updated) or _OLDEST, reverse=True)
+        rows.sort(key=when, reverse=True)
         ordered = rows
     kept: list[SessionRow] = []
     sessions = 0  # subagent chats ride along with their session, not counted by ``limit``
     needle = _needles(grep) if grep else None
     closing = listed if harness is None and root is None else None  # a whole home: rows of files gone forgotten
     search = _Search(needle, listed, closing, index) if needle is not None else None
+    # every row from a kept listing: no file of them is gone, and no row of the index need be forgotten
+    forget = None if done and len(done) == len(every_id) else closing
     try:
-        for row in ordered:
+        for row in ordered if search is None else search.rows(ordered):
             if limit is not None and sessions >= limit:
                 break
-            if search is not None and not search.holds(row.path):
-                continue
             kept.append(row)
             sessions += row.parent is None
+        # a store's listing is kept when it was listed whole, unfiltered, and said no trouble
+        keep_listings = listings if not filtered and listings is not None else None
         if details and stream:
-            return Index(kept, errors, every_id, lambda order: _described(order, cache, closing))
+            every = {id(r) for r in kept}
+
+            def described(order: list[SessionRow]) -> Iterator[SessionRow]:
+                # a listing is kept only from every row of the run
+                whole = len(order) == len(every) and every.issuperset(map(id, order))
+                return _described(order, cache, forget, done, keep_listings if whole else None)
+
+            return Index(kept, errors, every_id, described)
         if details:
-            describe_rows(kept, cache)
+            describe_rows([r for r in kept if id(r) not in done], cache)
+            if keep_listings is not None:
+                keep_listings.keep(kept, errors)
     except BaseException:
         if cache is not None:
-            cache.close(closing)
+            cache.close(forget)
         raise
     finally:
         if search is not None:
             search.close()
     if cache is not None:
-        cache.close(closing)
+        cache.close(forget)
     return Index(kept, errors, every_id)
 
 
-def _described(rows: list[SessionRow], cache: Any, closing: set[str] | None) -> Iterator[SessionRow]:
+def _described(
+    rows: list[SessionRow], cache: Any, closing: set[str] | None, done: set[int], listings: _Listings | None
+) -> Iterator[SessionRow]:
     try:
-        yield from describe_stream(rows, cache)
+        if (listings is None or not listings.folders) and all(id(row) in done for row in rows):  # every row as kept
+            yield from rows
+            return
+        every: list[SessionRow] = []
+        for row in describe_stream(rows, cache, done):
+            every.append(row)
+            if listings is not None and len(every) == len(rows):  # kept before the last is handed on:
+                listings.keep(every, listings.errors)  # a caller need not ask past it
+            yield row
     finally:
         if cache is not None:
             cache.close(closing)
+
+
+def _when(row: SessionRow) -> datetime:
+    """Where a row sorts: its last update (newest first), a row without one last."""
+    return parse_timestamp(row.updated) or _OLDEST
+
+
+class _KeptRow(msgspec.Struct, array_like=True):
+    """A row of a kept listing: the file's size, mtime (ns), inode and mode, where it sorts,
+    and the row as ``list`` showed it."""
+
+    stamp: tuple[int, int, int, int]
+    when: datetime
+    row: SessionRow
+
+
+class _KeptListing(msgspec.Struct, array_like=True):
+    """A store's whole listing (``session_index.listings``): each folder under its root with its
+    mtime (ns; -1: missing) as they were before the store was listed, and its rows."""
+
+    folders: list[tuple[str, int]]
+    rows: list[_KeptRow]
+
+
+_encode_listing = msgspec.msgpack.Encoder().encode
+_decode_listing = msgspec.msgpack.Decoder(_KeptListing).decode
+_RACY_NS = 2_000_000_000  # a folder changed this close to its listing may change again unseen (a clock tick)
+
+
+class _Listings:
+    """The whole listings of the lazy ``stores`` (those with ``discover_files`` and
+    ``describe_item``) the session index keeps. ``kept``: the rows of each store whose kept
+    listing holds (every folder under its root and every file as it was then); of the others,
+    the folders are noted now, before they are listed, so that :meth:`keep` can keep what
+    this run lists. A store's listing is a function of the names under its root and of its
+    files (``discover_files`` reads no file's content, docs/speed.md): a folder's mtime changes
+    with its names, a file's stamp with its content or mode."""
+
+    def __init__(
+        self,
+        index: Any,
+        stores: dict[str, registry.Store],
+        root: str | os.PathLike[str] | None,
+        errors: list[str],
+        whole: bool = True,
+    ) -> None:
+        from . import session_index
+        from .core.gcpause import no_cycle_collection
+
+        self.index = index
+        self.kept: dict[str, list[SessionRow]] = {}
+        self.done: set[int] = set()  # the rows handed on as kept
+        self.stamps: dict[int, tuple[int, int, int, int]] = {}  # of the rows reused: the stamp each was made for
+        # a store whose folders hold but some of whose files changed: its unchanged files' rows by path
+        self.reusable: dict[str, dict[str, _KeptRow]] = {}
+        self.whens: dict[int, datetime] = {}
+        self.roots: dict[str, str] = {}
+        self.folders: dict[str, list[tuple[str, int]] | None] = {}
+        self.errors = errors  # the run's: a store that said trouble is listed again next run
+        for name, store in stores.items():
+            try:
+                self.roots[name] = os.path.abspath(os.fspath(root if root is not None else store.default_root()))
+            except (OSError, ValueError):
+                continue
+            found = session_index.get_listing(index, name, self.roots[name])
+            with no_cycle_collection():  # rows by the ten thousand, no cycle among them
+                held = _holding(found) if found is not None else None
+                if held is not None:
+                    self.whens.update((id(kept.row), kept.when) for kept in held[0].rows)
+            if held is not None and all(held[1]):
+                self.kept[name] = [kept.row for kept in held[0].rows]
+                self.done.update(map(id, self.kept[name]))
+                continue
+            if held is not None:  # the folders hold, some files changed: listed again, the others' rows reused
+                rows = zip(held[0].rows, held[1])
+                self.reusable[name] = {kept.row.path: kept for kept, same in rows if same and kept.row.path}
+                self.folders[name] = held[0].folders  # as they were before this listing, too
+                continue
+            if found is not None:
+                session_index.put_listing(index, name, self.roots[name], None)  # no longer holds
+            if whole:  # a run that lists a store whole (unfiltered) keeps its listing
+                self.folders[name] = _folders(self.roots[name])
+
+    def reuse(self, name: str, path: str, session_id: Any) -> SessionRow | None:
+        """The kept row of an unchanged file of a store listed again (its folders as they were:
+        the same items), noted as made from the file as it is (:func:`_listing_stamp`)."""
+        kept = self.reusable.get(name, {}).get(path)
+        if kept is None or kept.row.session_id != session_id:
+            return None
+        stamp = kept.stamp[:3]
+        self.index.used[("listed", path, name)] = self.index.used[("sessions", path, session_id)] = stamp
+        self.done.add(id(kept.row))
+        self.stamps[id(kept.row)] = kept.stamp
+        return kept.row
+
+    def when(self, row: SessionRow) -> datetime:
+        found = self.whens.get(id(row))
+        return found if found is not None else _when(row)
+
+    def keep(self, rows: list[SessionRow], errors: list[str]) -> None:
+        """Keep the listing of each store listed this run from ``rows`` (every row of the run,
+        described), unless the store or one of its files said trouble (``errors``: said again
+        next run), or a row was made of parts read at different states of its file."""
+        from . import session_index
+
+        for name, folders in self.folders.items():
+            root = self.roots[name]
+            mine = [r for r in rows if r.harness == name]
+            if folders is None or any(e.startswith(f"{name}: ") for e in errors):
+                continue
+            kept: list[_KeptRow] = []
+            for row in mine:
+                # a reused row keeps the stamp it was made for (a file changed since shows next run)
+                stamp = self.stamps.get(id(row)) or _listing_stamp(self.index, row, root)
+                if stamp is None:
+                    break
+                kept.append(_KeptRow(stamp, _when(row), row))
+            else:
+                try:
+                    listing = _encode_listing(_KeptListing(folders, kept))
+                except (ValueError, UnicodeEncodeError):  # a name that is not UTF-8: listed afresh each run
+                    continue
+                session_index.put_listing(self.index, name, root, listing)
+
+
+def _holding(found: bytes) -> tuple[_KeptListing, list[bool]] | None:
+    """The kept listing, when every folder is as it was then, with whether each row's file is."""
+    try:
+        listing = _decode_listing(found)
+    except (msgspec.MsgspecError, ValueError):
+        return None
+    for folder, mtime in listing.folders:
+        try:
+            now = os.stat(folder).st_mtime_ns
+        except OSError:
+            now = -1
+        if now != mtime:
+            return None
+    take = os.stat
+    same = []
+    for kept in listing.rows:
+        try:
+            st = take(kept.row.path)
+        except (OSError, TypeError, ValueError):
+            same.append(False)
+            continue
+        same.append((st.st_size, st.st_mtime_ns, st.st_ino, st.st_mode) == kept.stamp)
+    return listing, same
+
+
+def _folders(root: str) -> list[tuple[str, int]] | None:
+    """Every folder under ``root`` (``root`` first, followed if a symlink; symlinked folders
+    below it not entered, as the stores do not enter them) with its mtime (ns; -1: missing),
+    each taken before the folder is listed; None when one cannot be listed, or changed so
+    recently that a change in the same clock tick would not show."""
+    import time
+
+    now = time.time_ns()
+    try:
+        top = os.stat(root)
+    except OSError:
+        return [(root, -1)]
+    found = [(root, top.st_mtime_ns)]
+    if not stat.S_ISDIR(top.st_mode):
+        return found
+    todo = [root]
+    try:
+        while todo:
+            with os.scandir(todo.pop()) as entries:
+                for entry in entries:
+                    if entry.is_dir(follow_symlinks=False):
+                        found.append((entry.path, entry.stat(follow_symlinks=False).st_mtime_ns))
+                        todo.append(entry.path)
+    except OSError:
+        return None
+    if any(mtime > now - _RACY_NS for _, mtime in found):
+        return None
+    return found
+
+
+def _listing_stamp(index: Any, row: SessionRow, root: str) -> tuple[int, int, int, int] | None:
+    """The file's stamp (size, mtime, inode, mode) when its row's listing part and its details
+    were both made from the file as it is now, inside ``root``; else None."""
+    path = row.path
+    if path is None or not path.startswith(root + os.sep):
+        return None
+    used = index.used
+    listed = used.get(("listed", path, row.harness))
+    if listed is None or used.get(("sessions", path, row.session_id)) != listed:
+        return None
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    if (st.st_size, st.st_mtime_ns, st.st_ino) != listed:
+        return None
+    return st.st_size, st.st_mtime_ns, st.st_ino, st.st_mode
 
 
 _decode_row = msgspec.json.Decoder(SessionRow).decode
@@ -244,7 +484,13 @@ class _Later:
 
 
 def _newest_first(
-    rows: list[SessionRow], pending: list[tuple[str, Any]], keep: Any, errors: list[str], cache: Any = None
+    rows: list[SessionRow],
+    pending: list[tuple[str, Any]],
+    keep: Any,
+    errors: list[str],
+    cache: Any = None,
+    when: Any = None,
+    listings: _Listings | None = None,
 ) -> Iterator[SessionRow]:
     """The rows in :func:`discover`'s order (newest first; equal times in the stores' own
     order), describing the ``pending`` items (``Store.describe_item``) only as the order
@@ -256,8 +502,9 @@ def _newest_first(
 
     rank = {name: n for n, name in enumerate(stores())}
     heap: list[tuple[Any, ...]] = []
+    when = when or _when
     for n, row in enumerate(rows):  # described already: in their stores' own order
-        heap.append((_Later(parse_timestamp(row.updated) or _OLDEST), rank.get(row.harness, 0), n, n, row))
+        heap.append((_Later(when(row)), rank.get(row.harness, 0), n, n, row))
     heapq.heapify(heap)
     bounded: list[tuple[datetime, int, str, Any]] = []
     for n, (name, item) in enumerate(pending):
@@ -274,7 +521,7 @@ def _newest_first(
         while bounded and (not heap or not trusted or bounded[-1][0] >= heap[0][0].value):
             bound, n, name, item = bounded.pop()
             try:
-                row = _described_item(name, item, cache, errors)
+                row = _described_item(name, item, cache, errors, listings)
             except (OSError, ValueError, RecursionError) as exc:  # as the store's own listing passes it over
                 errors.append(f"{name}: {_get(item, 'path')}: {exc}")
                 continue
@@ -294,10 +541,12 @@ def _newest_first(
 _encode_row = msgspec.json.Encoder().encode
 
 
-def _described_item(name: str, item: Any, cache: Any, errors: list[str]) -> SessionRow | None:
+def _described_item(
+    name: str, item: Any, cache: Any, errors: list[str], listings: _Listings | None = None
+) -> SessionRow | None:
     """``Store.describe_item`` of a listed file, as a row; with the session index (``cache``),
     taken from it while the file is as it was when described, and kept for the next run."""
-    found = _cached_item(name, item, cache)
+    found = _cached_item(name, item, cache, listings)
     if found is not None:
         return found
     before = _stamp_of(item) if cache is not None else None
@@ -307,14 +556,16 @@ def _described_item(name: str, item: Any, cache: Any, errors: list[str]) -> Sess
     return row
 
 
-def _described_items(pending: list[tuple[str, Any]], cache: Any, errors: list[str]) -> list[SessionRow]:
+def _described_items(
+    pending: list[tuple[str, Any]], cache: Any, errors: list[str], listings: _Listings | None = None
+) -> list[SessionRow]:
     """:func:`_described_item` of each of ``pending`` (in their order, those that give a row):
     the index looked up for all first, the files it does not hold described in forked
     workers when there are enough of them (as :func:`describe_rows` reads details)."""
     rows: list[SessionRow | None] = [None] * len(pending)
     todo: list[int] = []
     for n, (name, item) in enumerate(pending):
-        rows[n] = _cached_item(name, item, cache)
+        rows[n] = _cached_item(name, item, cache, listings)
         if rows[n] is None:
             todo.append(n)
     stamps = [_stamp_of(pending[n][1]) if cache is not None else None for n in todo]
@@ -335,12 +586,18 @@ def _stamp_of(item: Any) -> Any:
     return stamp(str(path)) if path is not None else None
 
 
-def _cached_item(name: str, item: Any, cache: Any) -> SessionRow | None:
-    """The row the index keeps for a listed file still as it was. The subagents counted are
-    the listing's (the side folder is listed afresh each run)."""
+def _cached_item(name: str, item: Any, cache: Any, listings: _Listings | None = None) -> SessionRow | None:
+    """The row the index keeps for a listed file still as it was: from the store's kept listing
+    when its folders are as they were (the row whole, details and all: ``listings.done``),
+    else from the ``listed`` table, the subagents counted being the listing's (the side
+    folder is listed afresh each run)."""
     path = _get(item, "path")
     if cache is None or path is None:
         return None
+    if listings is not None:
+        kept = listings.reuse(name, str(path), _get(item, "session_id", "id"))
+        if kept is not None:
+            return kept
     found = cache.get_listed(name, str(path))
     if found is None:
         return None
@@ -410,12 +667,18 @@ def session_files(
 
 
 def _listed(
-    harness: str | None, root: str | os.PathLike[str] | None, lister: Any, errors: list[str]
+    harness: str | None,
+    root: str | os.PathLike[str] | None,
+    lister: Any,
+    errors: list[str],
+    skip: set[str] | frozenset[str] = frozenset(),
 ) -> Iterator[tuple[str, Any]]:
-    """Each store's listing, item by item with its store's name (``lister(store)`` is the
-    listing asked of it). What a store or an item could not list goes to ``errors``; one
+    """Each store's listing (but ``skip``'s), item by item with its store's name (``lister(store)``
+    is the listing asked of it). What a store or an item could not list goes to ``errors``; one
     store's trouble does not hide the others."""
     for name, store in stores(harness).items():
+        if name in skip:
+            continue
         try:
             found = lister(store)(Path(root) if root is not None else None)
         except (OSError, ValueError, RecursionError) as exc:
@@ -530,10 +793,11 @@ def describe_rows(rows: list[SessionRow], index: Any = None) -> None:
 _BLOCK_ROWS = 512  # rows looked up and read at a time by describe_stream
 
 
-def describe_stream(rows: list[SessionRow], index: Any = None) -> Iterator[SessionRow]:
+def describe_stream(rows: list[SessionRow], index: Any = None, done: set[int] = frozenset()) -> Iterator[SessionRow]:  # type: ignore[assignment]
     """:func:`describe_rows`, each row handed on, in order, once it and those before it are
     described: a block of rows at a time, those the index does not hold read in forked
-    processes (one pool for every block) when a block has enough of them."""
+    processes (one pool for every block) when a block has enough of them. Rows in ``done``
+    (their ids) are described already."""
     from .session_index import stamp
 
     pools: list[Any] = []  # the one pool every block shares, once a block needs it
@@ -542,6 +806,8 @@ def describe_stream(rows: list[SessionRow], index: Any = None) -> Iterator[Sessi
             block = rows[start : start + _BLOCK_ROWS]
             pending: list[SessionRow] = []
             for row in block:
+                if done and id(row) in done:
+                    continue
                 entry = index.get(row.path, row.session_id) if index is not None and row.path is not None else None
                 if entry is not None:
                     _apply(row, entry)
@@ -677,6 +943,32 @@ class _Search:
             if self.matching is not None:
                 self.held = self.texts.held(listed)
 
+    def rows(self, rows: Iterable[SessionRow]) -> Iterator[SessionRow]:
+        """The rows whose file holds a needle, in their order: a block of rows at a time (the
+        first small, for ``--limit``), the files the text index cannot answer asked of
+        ``grep`` in one process a block when there is one (:func:`_grep`), else read here."""
+        source = iter(rows)
+        size = 64
+        while block := list(islice(source, size)):
+            size = min(size * 4, _GREP_BLOCK)
+            found = self._grepped([r.path for r in block])
+            for row in block:
+                if row.path is not None and (row.path in found if found is not None else self.holds(row.path)):
+                    yield row
+
+    def _grepped(self, paths: list[str | None]) -> set[str] | None:
+        """Which of ``paths`` hold a needle, by ``grep`` (None: read each here instead)."""
+        if self.texts is not None or not _greppable(self.needles):
+            return None
+        files = [p for p in paths if p is not None and not p.endswith(".zst")]
+        found = _grep(self.needles, files) if files else set()
+        if found is None:
+            return None
+        for path in paths:  # a compressed file is read here
+            if path is not None and path.endswith(".zst") and self.holds(path):
+                found.add(path)
+        return found
+
     def holds(self, path: str | None) -> bool:
         if path is None:
             return False
@@ -691,6 +983,47 @@ class _Search:
     def close(self) -> None:
         if self.texts is not None:
             self.texts.close()
+
+
+_GREP_BLOCK = 2048  # files a grep process is given at most (their names: well under the argument limit)
+
+
+def _greppable(needles: tuple[bytes, ...]) -> bool:
+    """Whether ``grep -F`` can take the needles as they are: no empty one (it matches even a
+    file of one empty line), no newline (two patterns), no NUL (no argument holds one)."""
+    return all(needle and b"\n" not in needle and b"\0" not in needle for needle in needles)
+
+
+def _grep(needles: tuple[bytes, ...], paths: list[str]) -> set[str] | None:
+    """The files of ``paths`` holding one of ``needles``, ASCII letters in any case, as
+    :func:`_contains` says (``grep -F -i`` in the C locale folds ASCII letters only, as
+    ``bytes.lower`` does; ``-a``: NUL bytes are text; ``-D skip``: no FIFO or device is
+    opened; a file that cannot be read holds none). None when there is no ``grep``, or it
+    failed for another reason than a file it could not read (the files are read here then).
+    ``grep`` reads at about twice the speed of Python's ``bytes.lower`` (docs/speed.md)."""
+    import shutil
+    import subprocess
+
+    program = shutil.which("grep")
+    if program is None:
+        return None
+    patterns = [arg for needle in needles for arg in (b"-e", needle)]
+    try:
+        done = subprocess.run(
+            [program, "-l", "-i", "-F", "-a", "-s", "-D", "skip", "--null", *patterns, "--", *map(os.fsencode, paths)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env={**os.environ, "LC_ALL": "C"},
+            check=False,
+        )
+    except OSError:
+        return None
+    if done.returncode == 2:  # an unreadable file, or a grep without these options: read here to be sure
+        return None
+    if done.returncode not in (0, 1):
+        return None
+    return {os.fsdecode(name) for name in done.stdout.split(b"\0") if name}
 
 
 def read_text(path: str, texts: Any) -> bytes | None:

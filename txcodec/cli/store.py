@@ -6,11 +6,14 @@ Both are thin: the index (one row type for every harness, filters, content searc
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import os
 import re
 import shutil
 import sys
 from collections.abc import Iterable
+from collections.abc import Iterator
 from pathlib import Path
 
 import click
@@ -30,16 +33,27 @@ from .options import timezone_option
 from .options import user_errors
 
 
-def _row_cells(row: SessionRow, child: bool, wide: bool, shown_id: str) -> list[str]:
+def _head_cells(row: SessionRow, child: bool, wide: bool, shown_id: str) -> list[str]:
+    """The cells of a row but the title (the columns measured for their widths)."""
     when = (row.updated or row.started or "")[:16].replace("T", " ")
+    cells = [row.harness, when if wide else when[5:], _messages_cell(row), ("└ " if child else "") + shown_id]
+    if wide:
+        project = row.project or ""
+        cells.append(project if project.isprintable() else _CONTROL.sub("?", project))
+    return cells
+
+
+def _messages_cell(row: SessionRow) -> str:
     messages = "" if row.messages is None else str(row.messages)
-    if row.subagents:
-        messages += f" +{row.subagents}"
-    sid = ("└ " if child else "") + shown_id
+    return f"{messages} +{row.subagents}" if row.subagents else messages
+
+
+def _title_cell(row: SessionRow) -> str:
     status = "" if row.status == "ok" else f"[{row.status}] "
-    cells = [row.harness, when if wide else when[5:], messages, sid]
-    label = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", row.label)  # no escape sequence reaches the terminal
-    return [*cells, _CONTROL.sub("?", row.project or ""), status + label] if wide else [*cells, status + label]
+    label = row.label
+    if not label.isprintable():  # no escape sequence reaches the terminal
+        label = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", label)
+    return status + label
 
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
@@ -50,14 +64,25 @@ def short_ids(ids: Iterable[str], shortest: int = SHORTEST_ID) -> dict[str, str]
     """Each id's shortest prefix that no other of ``ids`` starts with, as ``git`` abbreviates
     commits (never shorter than ``shortest``): what ``txcodec show PREFIX`` resolves to it."""
     ordered = sorted(set(ids))
-    found = {}
-    for i, sid in enumerate(ordered):
-        shared = 0
-        for other in ordered[max(i - 1, 0) : i + 2]:
-            if other != sid:
-                shared = max(shared, len(os.path.commonprefix((sid, other))))
-        found[sid] = sid[: max(shortest, shared + 1)]
-    return found
+    # the longest prefix each shares with a neighbour in sorted order (no other id shares more);
+    # ids that differ within their first ``shortest`` characters need no count
+    shared = [0] * len(ordered)
+    for i in range(1, len(ordered)):
+        before, sid = ordered[i - 1], ordered[i]
+        if before[:shortest] == sid[:shortest]:
+            common = len(os.path.commonprefix((before, sid)))
+            shared[i - 1] = max(shared[i - 1], common)
+            shared[i] = max(shared[i], common)
+    return {sid: sid[: max(shortest, common + 1)] for sid, common in zip(ordered, shared)}
+
+
+def _cell_len(text: str) -> int:
+    """The terminal cells ``text`` takes (one a character when it is printable ASCII)."""
+    if text.isascii() and text.isprintable():
+        return len(text)
+    from rich.cells import cell_len
+
+    return cell_len(text)
 
 
 def _fit(text: str, width: int, right: bool = False) -> str:
@@ -84,6 +109,8 @@ _FLUSH = 256  # lines of a streamed table written at a time
 def _order(rows: list[SessionRow]) -> list[tuple[SessionRow, bool]]:
     """The rows in the order they are shown, each with whether it is a subagent chat shown
     under its session."""
+    if all(r.parent is None for r in rows):  # no subagent chats listed: the rows as they are
+        return [(row, False) for row in rows]
     children: dict[tuple[str, str], list[SessionRow]] = {}
     ids = {(r.harness, r.session_id) for r in rows if r.parent is None}
     for row in rows:
@@ -116,37 +143,57 @@ def _table(rows: sessions.Index, every_id: Iterable[str], full_id: bool) -> None
     if not streamed:
         described = iter(list(described))
 
-    def cells(row: SessionRow, child: bool) -> list[str]:
-        return _row_cells(row, child, wide, shown.get(row.session_id, row.session_id))
-
     headers = ["harness", "updated", "msgs", "session", *(["project"] if wide else []), "title / first prompt"]
     right = headers.index("msgs")
-    # every column but the last as wide as its widest cell (the project at most 20); the
-    # title gets what is left of the line. Reading a row's details changes its message
-    # count alone: a streamed table's other columns are measured before
-    from rich.cells import cell_len
-
-    lines = [cells(row, child) for row, child in order]
-    widths = [max(len(h), *(cell_len(line[i]) for line in lines)) for i, h in enumerate(headers[:-1])]
+    # every column but the last as wide as its widest cell (the project at most 20), each
+    # distinct cell measured once; the title gets what is left of the line. Reading a row's
+    # details changes its message count alone: a streamed table's other columns are measured before
+    heads = [_head_cells(row, child, wide, shown.get(row.session_id, row.session_id)) for row, child in order]
+    columns = [set(column) for column in zip(*heads)]
+    widths = [max([len(h), *map(_cell_len, column)]) for h, column in zip(headers, columns)]
     if streamed:
         widths[right] = _MSGS_WIDTH
     if wide:
         widths[-1] = min(widths[-1], 20)
     widths.append(max(8, width - sum(widths) - 2 * (len(headers) - 1)))
 
+    # a line of printable ASCII (most of them) is one format: a character a cell
+    line = "  ".join(f"{{:{'>' if i == right else '<'}{w}}}" for i, w in enumerate(widths))
+
     def render(cells: list[str]) -> str:
+        joined = "".join(cells)
+        if joined.isascii() and joined.isprintable():
+            cut = [c if len(c) <= w else c[: w - 1] + "…" if w > 1 else c[:w] for c, w in zip(cells, widths)]
+            return line.format(*cut).rstrip()
         fitted = [_fit(c, w, i == right) for i, (c, w) in enumerate(zip(cells, widths))]
         return "  ".join(fitted).rstrip()
 
     head = render(headers)
     out = [click.style(head, bold=True) if tty else head]
-    for (_, child), row in zip(order, described):
-        out.append(render(cells(row, child)))
+    for cells, row in zip(heads, described):
+        cells[right] = _messages_cell(row)  # the one cell of them reading the row's details changes
+        cells.append(_title_cell(row))
+        out.append(render(cells))
         if streamed and len(out) >= _FLUSH:
             click.echo("\n".join(out))
             out = []
     if out:
         click.echo("\n".join(out))
+
+
+@contextlib.contextmanager
+def _rows_kept_alive() -> Iterator[None]:
+    """The rows found live to the end of the command: the cycle collector leaves the objects
+    alive now alone (``gc.freeze``) instead of scanning them again and again as the table's
+    cells are made (a quarter of a warm listing of 50,000 rows), until the command ends."""
+    if gc.get_freeze_count():  # someone else's freeze: theirs to end
+        yield
+        return
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 def _warn(errors: list[str]) -> None:
@@ -263,7 +310,7 @@ def register(group: click.Group) -> None:
         """
         found = select(harness, project, since, until, grep, root, limit, index=not no_index, stream=True)
         _warn(found.errors)
-        with user_errors():
+        with _rows_kept_alive(), user_errors():
             if as_json:  # a JSON array is of use once whole: read whole
                 echo_json(list(found.described()))
                 return

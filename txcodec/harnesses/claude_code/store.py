@@ -437,19 +437,26 @@ def _gather(sid: str, main_dirs: list[Path], folder_dirs: list[Path], describe: 
         run = script_run_id(script.name)
         if run is not None:
             info.workflow_scripts.setdefault(run, []).append(script)
+    # the side files' counts come from their names: a listing that reads no file has them too
+    # (a kept row of the session index takes its subagent count from them, sessions._cached_item)
+    info.counts = _side_counts(merged)
     if describe:
         _describe(info)
     return info
 
 
-def _describe(info: SessionInfo) -> None:
-    files = info.files
-    info.counts = {
+def _side_counts(files: SessionFiles) -> dict[str, int]:
+    return {
         "subagents": sum(1 for a in files.agents if a.workflow is None),
         "workflow_agents": sum(1 for a in files.agents if a.workflow is not None),
         "workflows": len({a.workflow for a in files.agents if a.workflow} | set(files.journals)),
         "tool_results": len(files.tool_results),
     }
+
+
+def _describe(info: SessionInfo) -> None:
+    files = info.files
+    info.counts = _side_counts(files)
     if files.main is not None:
         try:
             found = scan(files.main)
