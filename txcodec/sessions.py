@@ -605,6 +605,19 @@ def _read_entry(row: SessionRow) -> Any:
     from .model.summary import summarize
     from .session_index import Entry
 
+    store = registry.get(row.harness).store if row.harness else None
+    if store is not None and store.summarize is not None and row.path is not None:
+        lean = store.summarize(row.path)  # the row's details without building Common; None: read whole
+        if lean is not None:
+            return Entry(
+                read=True,
+                title=lean.title,
+                first_prompt=lean.first_prompt,
+                messages=lean.messages,
+                models=lean.models or None,
+                started_by=lean.started_by,
+                forked_from=lean.forked_from,
+            )
     try:
         conv = to_common(load_row(row.harness, row.session_id, row.path))
     except (OSError, ValueError, RecursionError, msgspec.MsgspecError):

@@ -305,10 +305,19 @@ def main_files(root: Path) -> list[Path]:
     return [p for p, _ in rollout_files(root)]
 
 
+def summarize(path: str | os.PathLike[str]) -> Any:
+    """``list``'s details of the rollout at ``path`` read lean (:mod:`.details`), or None
+    where only the full read can tell. The reader's modules are imported on first use."""
+    from .details import summarize as lean
+
+    return lean(path)
+
+
 STORE = Store(
     default_root=default_root,
     discover=discover,
     discover_files=discover_files,
     describe_item=describe_item,
     main_files=main_files,
+    summarize=summarize,
 )
