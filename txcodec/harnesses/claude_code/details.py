@@ -20,6 +20,7 @@ from typing import Any
 import msgspec
 from msgspec import UNSET
 
+from ...core.gcpause import no_cycle_collection
 from ...core.zst import read_bytes
 from ...kit.detect import spread_document
 from ...model.native import RawLines
@@ -309,7 +310,12 @@ class _Lean:
 
 def summarize(path: str | Path) -> Details | None:
     """The session's row details read lean, or None when only the full read can tell."""
-    path = Path(path)
+    # records by the thousand and no cycle among them: the collector would only scan them
+    with no_cycle_collection():
+        return _summarize(Path(path))
+
+
+def _summarize(path: Path) -> Details | None:
     try:
         data = read_bytes(path)
         if path.suffix == ".json" or spread_document(data):

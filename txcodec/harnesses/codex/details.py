@@ -17,6 +17,7 @@ from typing import Any
 
 import msgspec
 
+from ...core.gcpause import no_cycle_collection
 from ...core.zst import read_bytes
 from ...kit.detect import is_document
 from ...kit.detect import spread_document
@@ -171,7 +172,12 @@ class _Lean:
 
 def summarize(path: str | Path) -> Details | None:
     """The rollout's row details read lean, or None when only the full read can tell."""
-    path = Path(path)
+    # records by the thousand and no cycle among them: the collector would only scan them
+    with no_cycle_collection():
+        return _summarize(Path(path))
+
+
+def _summarize(path: Path) -> Details | None:
     try:
         if is_document(path):
             return None
