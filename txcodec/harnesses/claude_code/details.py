@@ -30,7 +30,7 @@ from ...model.summary import PROMPT_MAX
 from ...model.summary import Details
 from . import envelopes
 from .codec import UNREAD_CODEC
-from .origin import _FORKED_FROM
+from .origin import FORKED_FROM
 from .origin import claude_origin
 from .read import SYNTHETIC_MODEL
 from .read import _origin_kind
@@ -328,7 +328,7 @@ def _summarize(path: Path) -> Details | None:
             # all (the full read may say it is another client's file)
             return None
         found = lean.details()
-        origin = claude_origin(RawLines(data), path, None, _FORKED_FROM.search(data) is not None)
+        origin = claude_origin(RawLines(data), path, None, FORKED_FROM in data)  # a fast substring search
     except (_Unsure, RecursionError, msgspec.MsgspecError, TypeError, AttributeError, KeyError, IndexError, ValueError):
         return None
     except OSError:
