@@ -7,7 +7,7 @@ their ids made unique per copy (three Claude Code sessions to one rollout), each
 its last record, as a client leaves it. The copies keep their sources' times, so each time is
 shared by every copy of one source (about N / 30 files).
 
-    nice python benchmarks/bench_home.py [--sessions 50000] [--home DIR] [--baseline /work/main]
+    nice python benchmarks/bench_home.py [--sessions 50000] [--home DIR] [--baseline /work/main] [--only 'list, cold']
 """
 
 from __future__ import annotations
@@ -57,6 +57,7 @@ def main() -> None:
     ap.add_argument("--build", type=Path, help="only build a home in this folder")
     ap.add_argument("--baseline", type=Path, help="another checkout measured in the same run (e.g. main)")
     ap.add_argument("--word", default="migration", help="what --grep and grep -rliF look for")
+    ap.add_argument("--only", help="only the jobs whose label starts with this (e.g. 'list, cold'), and the peers")
     ap.add_argument(
         "--ccusage", type=Path, default=ROOT.parent / "main" / "clients" / "node_modules" / ".bin" / "ccusage"
     )
@@ -114,6 +115,7 @@ def main() -> None:
             ("list --grep, cold", ["list", "--grep", args.word], True),
             ("list --grep, warm", ["list", "--grep", args.word], False),
         ]
+        jobs = [job for job in jobs if args.only is None or job[0].startswith(args.only)]
         files = sum(1 for _ in home.glob(".claude/projects/*/*.jsonl")) + sum(
             1 for _ in home.glob(".codex/sessions/**/*.jsonl")
         )
