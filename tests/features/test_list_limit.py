@@ -80,9 +80,9 @@ def test_a_limited_listing_reads_only_the_newest_files(home, monkeypatch):
     read = []
     describe = claude_store._describe
 
-    def counted(info):
+    def counted(info, data=None):  # data: the main file's bytes, read with its details (a cold listing)
         read.append(info.session_id)
-        describe(info)
+        describe(info, data)
 
     monkeypatch.setattr(claude_store, "_describe", counted)
     rollouts = []
