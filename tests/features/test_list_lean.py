@@ -256,3 +256,35 @@ def test_a_scan_of_bytes_read_already_equals_the_scan_of_the_file(tmp_path):
         files.append(path)
     for path in files:
         assert store.scan_bytes(path.read_bytes()) == store.scan(path), path
+
+
+class _Refused:
+    """A decoder that takes nothing: every line read in the two steps of before."""
+
+    def decode(self, data: object) -> object:
+        raise msgspec.ValidationError("refused")
+
+
+def _scans(path: Path, data: bytes) -> tuple[object, object]:
+    from txcodec.harnesses.codex import store
+
+    one = store.scan(path, data)
+    real = store._line_peek
+    store._line_peek = _Refused()
+    try:
+        return one, store.scan(path, data)
+    finally:
+        store._line_peek = real
+
+
+def test_a_rollout_line_and_its_payload_peeked_in_one_decode_give_the_two_step_scan():
+    for path in _files("codex"):
+        one, two = _scans(path, path.read_bytes())
+        assert one == two, path
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=_mutants("codex"))
+def test_the_one_decode_scan_equals_the_two_step_scan_on_mutated_lines(data):
+    one, two = _scans(Path("rollout-x.jsonl"), data)
+    assert one == two

@@ -77,8 +77,17 @@ class _PayloadPeek(msgspec.Struct):
     forked_from_id: Any = None
 
 
+class _LinePeek(msgspec.Struct):
+    """:class:`_Peek` with its payload peeked in the same decode (None: absent or null)."""
+
+    type: str | None = None
+    timestamp: Any = None
+    payload: _PayloadPeek | None = None
+
+
 _peek = msgspec.json.Decoder(_Peek)
 _payload_peek = msgspec.json.Decoder(_PayloadPeek)
+_line_peek = msgspec.json.Decoder(_LinePeek)
 _CALLS = {"function_call", "custom_tool_call", "local_shell_call", "web_search_call"}
 
 
@@ -205,6 +214,17 @@ def scan(path: Path, data: bytes | None = None) -> SessionInfo:
         if not raw.strip():
             continue
         info.lines += 1
+        try:  # most lines: the line and its payload in one decode
+            both = _line_peek.decode(json_source(raw))
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            both = None  # read in two steps below, which say which part does not fit
+        if both is not None and both.payload is not None:
+            if isinstance(both.timestamp, str):
+                if info.first_timestamp is UNSET:
+                    info.first_timestamp = both.timestamp
+                info.last_timestamp = both.timestamp
+            _count(info, both.type, both.payload)
+            continue
         try:
             line = _peek.decode(json_source(raw))
         except (msgspec.DecodeError, msgspec.ValidationError):
