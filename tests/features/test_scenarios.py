@@ -34,6 +34,7 @@ from txcodec import api
 from txcodec.kit import registry
 from txcodec.kit.registry import WriteOptions
 from txcodec.kit.write import carry_context
+from txcodec.kit.write import name_persisted_outputs
 from txcodec.model.common import Thinking
 from txcodec.model.loss import LossReport
 
@@ -76,8 +77,11 @@ def _convert(scenario, target: str, folder: Path):
     if scenario.harness == "stream_json":  # a capture lacks the prompts given on argv
         session.prompts = list(scenario.prompts)
     conversation = api.to_common(session, loss)
-    # as api.convert does: another client's context reaches the writer as its text
+    # as api.convert does: another client's context reaches the writer as its text, and an
+    # output saved beside the source that the target does not write back is named
     written = registry.get(target).write(carry_context(conversation, target, loss), loss, WriteOptions())
+    if not registry.get(target).writes_persisted_output:
+        name_persisted_outputs(conversation, registry.get(target).title, loss)
     return conversation, _save(written, folder), loss
 
 

@@ -57,6 +57,7 @@ class Scenario:
     invocations: list[Invocation]
     about: str = ""
     routes: dict[str, list[Reply]] = field(default_factory=dict)  # see AnthropicMock.routes
+    project: str = "project"  # the work folder's path below the run's folder (may hold non-ASCII)
 
     @property
     def prompts(self) -> list[str]:
@@ -157,7 +158,7 @@ SCENARIOS = {
 
 def run(scenario: Scenario, workdir: Path) -> Capture:
     """Run the scenario in ``workdir`` (a throw-away HOME and project folder)."""
-    home, cwd = workdir / "home", workdir / "project"
+    home, cwd = workdir / "home", workdir / scenario.project
     home.mkdir(parents=True, exist_ok=True)
     cwd.mkdir(parents=True, exist_ok=True)
     mock = AnthropicMock(list(scenario.script), strict=False, routes={k: list(v) for k, v in scenario.routes.items()})
