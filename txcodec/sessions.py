@@ -185,7 +185,7 @@ def discover(
         rows.sort(key=lambda r: parse_timestamp(r.updated) or _OLDEST, reverse=True)
         ordered = rows
     elif lazy:
-        ordered = _newest_first(rows, pending, lambda row: _keep(row, project, since, until), errors, cache, known)
+        ordered = _newest_first(rows, pending, lambda row: _keep(row, project, since, until), errors, cache)
     else:
         rows.sort(key=lambda r: parse_timestamp(r.updated) or _OLDEST, reverse=True)
         ordered = rows
@@ -248,12 +248,7 @@ class _Later:
 
 
 def _newest_first(
-    rows: list[SessionRow],
-    pending: list[tuple[str, Any]],
-    keep: Any,
-    errors: list[str],
-    cache: Any = None,
-    known: dict[str, tuple[Any, Any]] | None = None,
+    rows: list[SessionRow], pending: list[tuple[str, Any]], keep: Any, errors: list[str], cache: Any = None
 ) -> Iterator[SessionRow]:
     """The rows in :func:`discover`'s order (newest first; equal times in the stores' own
     order), describing the ``pending`` items (``Store.describe_item``) only as the order
@@ -283,7 +278,7 @@ def _newest_first(
         while bounded and (not heap or not trusted or bounded[-1][0] >= heap[0][0].value):
             bound, n, name, item = bounded.pop()
             try:
-                row = _described_item(name, item, cache, errors, known)
+                row = _described_item(name, item, cache, errors)
             except (OSError, ValueError, RecursionError) as exc:  # as the store's own listing passes it over
                 errors.append(f"{name}: {_get(item, 'path')}: {exc}")
                 continue
@@ -303,18 +298,14 @@ def _newest_first(
 _encode_row = msgspec.json.Encoder().encode
 
 
-def _described_item(
-    name: str, item: Any, cache: Any, errors: list[str], known: dict[str, tuple[Any, Any]] | None = None
-) -> SessionRow | None:
+def _described_item(name: str, item: Any, cache: Any, errors: list[str]) -> SessionRow | None:
     """``Store.describe_item`` of a listed file, as a row; with the session index (``cache``),
     taken from it while the file is as it was when described, and kept for the next run."""
     found = _cached_item(name, item, cache)
     if found is not None:
         return found
     before = _stamp_of(item) if cache is not None else None
-    row, found_errors, entry = _describe_item((name, item))
-    if entry is not None and known is not None and row is not None and row.path is not None:
-        known[row.path] = (entry, before)  # the details read in the same pass (Store.describe_summarized)
+    row, found_errors, _ = _describe_item((name, item))
     errors.extend(found_errors)
     _keep_item(name, item, row, found_errors, cache, before)
     return row

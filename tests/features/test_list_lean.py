@@ -205,7 +205,7 @@ def test_a_file_the_lean_read_cannot_be_sure_of_is_read_whole(tmp_path):
 # -- through discover ------------------------------------------------------------------------------
 
 
-def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_cold_listing_reads_no_session_to_common_and_gives_the_full_reads_rows(tmp_path, monkeypatch):
     home = tmp_path / "home"
     project = home / ".claude" / "projects" / "-p"
     project.mkdir(parents=True)
@@ -217,10 +217,6 @@ def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         shutil.copy(path, day / f"rollout-2026-01-02T00-00-0{n}-0f0e0d0c-0000-4000-8000-00000000001{n}.jsonl")
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home / ".claude"))
     monkeypatch.setenv("CODEX_HOME", str(home / ".codex"))
-
-
-def test_a_cold_listing_reads_no_session_to_common_and_gives_the_full_reads_rows(tmp_path, monkeypatch):
-    _home(tmp_path, monkeypatch)
     full_reads: list[str] = []
     full = sessions._full_entry
 
@@ -292,15 +288,3 @@ def test_a_rollout_line_and_its_payload_peeked_in_one_decode_give_the_two_step_s
 def test_the_one_decode_scan_equals_the_two_step_scan_on_mutated_lines(data):
     one, two = _scans(Path("rollout-x.jsonl"), data)
     assert one == two
-
-
-def test_a_limited_cold_listing_reads_each_file_it_needs_once(tmp_path, monkeypatch):
-    _home(tmp_path, monkeypatch)
-    whole = list(sessions.discover(index=False))
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cold"))
-    lean_reads: list[str] = []
-    lean = sessions._lean_entry
-    monkeypatch.setattr(sessions, "_lean_entry", lambda row: lean_reads.append(row.path) or lean(row))
-    # the details come with the store's row (Store.describe_summarized), not from a read of their own
-    assert list(sessions.discover(limit=3)) == whole[:3]
-    assert lean_reads == []
