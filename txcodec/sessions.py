@@ -152,7 +152,6 @@ def discover(
         if store.describe_item is not None and store.discover_files is not None
     }
     pending: list[tuple[str, Any]] = []
-    known: dict[str, tuple[Any, Any]] = {}  # path -> the details its store read with its row, and its stamp
 
     def lister(store: registry.Store) -> Any:
         if lazy and store.describe_item is not None and store.discover_files is not None:
@@ -178,8 +177,7 @@ def discover(
     ordered: Iterable[SessionRow]
     if lazy and limit is None:  # every file described: those the index does not hold, in forked workers
         rank = {name: n for n, name in enumerate(stores())}
-        found = _described_items(pending, cache, errors, known)
-        rows = [*rows, *(r for r in found if _keep(r, project, since, until))]
+        rows = [*rows, *(r for r in _described_items(pending, cache, errors) if _keep(r, project, since, until))]
         # the stores' own order, then the newest first (a stable sort: equal times keep that order)
         rows.sort(key=lambda r: rank.get(r.harness, 0))
         rows.sort(key=lambda r: parse_timestamp(r.updated) or _OLDEST, reverse=True)
@@ -203,9 +201,9 @@ def discover(
             kept.append(row)
             sessions += row.parent is None
         if details and stream:
-            return Index(kept, errors, every_id, lambda order: _described(order, cache, closing, known))
+            return Index(kept, errors, every_id, lambda order: _described(order, cache, closing))
         if details:
-            describe_rows(kept, cache, known)
+            describe_rows(kept, cache)
     except BaseException:
         if cache is not None:
             cache.close(closing)
@@ -218,11 +216,9 @@ def discover(
     return Index(kept, errors, every_id)
 
 
-def _described(
-    rows: list[SessionRow], cache: Any, closing: set[str] | None, known: dict[str, tuple[Any, Any]] | None = None
-) -> Iterator[SessionRow]:
+def _described(rows: list[SessionRow], cache: Any, closing: set[str] | None) -> Iterator[SessionRow]:
     try:
-        yield from describe_stream(rows, cache, known)
+        yield from describe_stream(rows, cache)
     finally:
         if cache is not None:
             cache.close(closing)
@@ -305,19 +301,16 @@ def _described_item(name: str, item: Any, cache: Any, errors: list[str]) -> Sess
     if found is not None:
         return found
     before = _stamp_of(item) if cache is not None else None
-    row, found_errors, _ = _describe_item((name, item))
+    row, found_errors = _describe_item((name, item))
     errors.extend(found_errors)
     _keep_item(name, item, row, found_errors, cache, before)
     return row
 
 
-def _described_items(
-    pending: list[tuple[str, Any]], cache: Any, errors: list[str], known: dict[str, tuple[Any, Any]] | None = None
-) -> list[SessionRow]:
+def _described_items(pending: list[tuple[str, Any]], cache: Any, errors: list[str]) -> list[SessionRow]:
     """:func:`_described_item` of each of ``pending`` (in their order, those that give a row):
     the index looked up for all first, the files it does not hold described in forked
-    workers when there are enough of them (as :func:`describe_rows` reads details). The
-    details a store read in the same pass (``Store.describe_summarized``) go to ``known``."""
+    workers when there are enough of them (as :func:`describe_rows` reads details)."""
     rows: list[SessionRow | None] = [None] * len(pending)
     todo: list[int] = []
     for n, (name, item) in enumerate(pending):
@@ -326,10 +319,9 @@ def _described_items(
             todo.append(n)
     stamps = [_stamp_of(pending[n][1]) if cache is not None else None for n in todo]
     jobs = [pending[n] for n in todo]
-    sizes = [s[0] if s else 0 for s in stamps]
-    for n, before, (row, found_errors, entry) in zip(todo, stamps, _forked(_describe_item, jobs, sizes)):
-        if entry is not None and known is not None and row is not None and row.path is not None:
-            known[row.path] = (entry, before)
+    for n, before, (row, found_errors) in zip(
+        todo, stamps, _forked(_describe_item, jobs, [s[0] if s else 0 for s in stamps])
+    ):
         errors.extend(found_errors)
         _keep_item(*pending[n], row, found_errors, cache, before)
         rows[n] = row
@@ -368,23 +360,15 @@ def _subagents(item: Any) -> int:
     return (counts.get("subagents", 0) + counts.get("workflow_agents", 0)) if isinstance(counts, dict) else 0
 
 
-def _describe_item(job: tuple[str, Any]) -> tuple[SessionRow | None, list[str], Any]:
-    """One listed file described by its store (in a worker or not): its row, the errors it
-    met, and the row's details when the store read them in the same pass (else None)."""
+def _describe_item(job: tuple[str, Any]) -> tuple[SessionRow | None, list[str]]:
+    """One listed file described by its store (in a worker or not): its row and the errors it met."""
     name, item = job
     known = len(getattr(item, "errors", None) or ())
-    store = registry.get(name).store
-    details = None
     try:
-        if store.describe_summarized is not None:
-            described, details = store.describe_summarized(item)
-        else:
-            described = store.describe_item(item)
-        row = _row(name, described)
+        row = _row(name, registry.get(name).store.describe_item(item))
     except (OSError, ValueError, RecursionError) as exc:  # as the store's own listing passes it over
-        return None, [f"{name}: {_get(item, 'path')}: {exc}"], None
-    entry = _entry(details) if details is not None else None
-    return row, [f"{name}: {e}" for e in (getattr(item, "errors", None) or [])[known:]], entry
+        return None, [f"{name}: {_get(item, 'path')}: {exc}"]
+    return row, [f"{name}: {e}" for e in (getattr(item, "errors", None) or [])[known:]]
 
 
 def _keep_item(name: str, item: Any, row: SessionRow | None, found_errors: list[str], cache: Any, before: Any) -> None:
@@ -522,10 +506,9 @@ def describe_row(row: SessionRow, index: Any = None) -> None:
 _PARALLEL_ROWS, _PARALLEL_BYTES = 64, 4 << 20
 
 
-def describe_rows(rows: list[SessionRow], index: Any = None, known: dict[str, tuple[Any, Any]] | None = None) -> None:
+def describe_rows(rows: list[SessionRow], index: Any = None) -> None:
     """:func:`describe_row` for each of ``rows``; the sessions the index does not hold are
-    read in forked processes (one per CPU) when there are enough of them. ``known``: the
-    details already read with the store's row (path -> entry and the file's stamp)."""
+    read in forked processes (one per CPU) when there are enough of them."""
     from .session_index import stamp
 
     pending: list[SessionRow] = []
@@ -533,9 +516,9 @@ def describe_rows(rows: list[SessionRow], index: Any = None, known: dict[str, tu
         if row.path is None:
             continue
         entry = index.get(row.path, row.session_id) if index is not None else None
-        if entry is None and not _known(row, index, known):
+        if entry is None:
             pending.append(row)
-        elif entry is not None:
+        else:
             _apply(row, entry)
     stamps = [stamp(r.path) for r in pending]  # the files as they were read (size, time, inode)
     for n, entry in enumerate(_read_entries(pending, [s[0] if s else 0 for s in stamps])):
@@ -547,21 +530,7 @@ def describe_rows(rows: list[SessionRow], index: Any = None, known: dict[str, tu
 _BLOCK_ROWS = 512  # rows looked up and read at a time by describe_stream
 
 
-def _known(row: SessionRow, index: Any, known: dict[str, tuple[Any, Any]] | None) -> bool:
-    """Whether the row's details were read with its store row (``known``): applied, and kept in the index."""
-    found = known.get(row.path) if known and row.path is not None else None
-    if found is None:
-        return False
-    entry, before = found
-    _apply(row, entry)
-    if index is not None:
-        index.put(row.path, row.session_id, entry, before)
-    return True
-
-
-def describe_stream(
-    rows: list[SessionRow], index: Any = None, known: dict[str, tuple[Any, Any]] | None = None
-) -> Iterator[SessionRow]:
+def describe_stream(rows: list[SessionRow], index: Any = None) -> Iterator[SessionRow]:
     """:func:`describe_rows`, each row handed on, in order, once it and those before it are
     described: a block of rows at a time, those the index does not hold read in forked
     processes (one pool for every block) when a block has enough of them."""
@@ -576,7 +545,7 @@ def describe_stream(
                 entry = index.get(row.path, row.session_id) if index is not None and row.path is not None else None
                 if entry is not None:
                     _apply(row, entry)
-                elif row.path is not None and not _known(row, index, known):
+                elif row.path is not None:
                     pending.append(row)
             stamps = [stamp(r.path) for r in pending]
             entries = _read_entries(pending, [s[0] if s else 0 for s in stamps], pools)
@@ -639,17 +608,14 @@ def _read_entry(row: SessionRow) -> Any:
 
 
 def _lean_entry(row: SessionRow) -> Any:
+    from .session_index import Entry
+
     store = registry.get(row.harness).store if row.harness else None
     if store is None or store.summarize is None or row.path is None:
         return None
     found = store.summarize(row.path)  # the row's details without building Common; None: read whole
-    return _entry(found) if found is not None else None
-
-
-def _entry(found: Any) -> Any:
-    """The index entry of a store's lean details (``model.summary.Details``)."""
-    from .session_index import Entry
-
+    if found is None:
+        return None
     return Entry(
         read=True,
         title=found.title,

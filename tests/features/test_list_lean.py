@@ -227,35 +227,9 @@ def test_a_cold_listing_reads_no_session_to_common_and_gives_the_full_reads_rows
     monkeypatch.setattr(sessions, "_full_entry", counted)
     lean_rows = list(sessions.discover(index=False))
     assert lean_rows and not full_reads
-    # cold with the session index: each file's store row and details from one read
-    # (Store.describe_summarized), no separate lean read either
-    lean_reads: list[str] = []
-    lean = sessions._lean_entry
-    monkeypatch.setattr(sessions, "_lean_entry", lambda row: lean_reads.append(row.path) or lean(row))
-    assert list(sessions.discover()) == lean_rows
-    assert not full_reads and not lean_reads
-    assert list(sessions.discover()) == lean_rows  # warm: from the index
     monkeypatch.setattr(sessions, "_lean_entry", lambda row: None)  # every file read whole
     assert list(sessions.discover(index=False)) == lean_rows
     assert len(full_reads) == len(lean_rows)
-
-
-def test_a_scan_of_bytes_read_already_equals_the_scan_of_the_file(tmp_path):
-    from txcodec.harnesses.claude_code import store
-
-    files = [p for p in _files("claude_code") if p.suffix == ".jsonl"]
-    odd = {
-        "empty": b"",
-        "no final LF": b'{"type":"user","cwd":"/a"}\n{"type":"summary","summary":"t"}',
-        "BOM, blank, CRLF, garbage": b'\xef\xbb\xbf{"type":"user"}\n\n{"type":"assistant"}\r\nnot json\n[1]\n',
-        "only LFs": b"\n\n",
-    }
-    for name, data in odd.items():
-        path = tmp_path / f"{name}.jsonl"
-        path.write_bytes(data)
-        files.append(path)
-    for path in files:
-        assert store.scan_bytes(path.read_bytes()) == store.scan(path), path
 
 
 class _Refused:

@@ -80,9 +80,9 @@ def test_a_limited_listing_reads_only_the_newest_files(home, monkeypatch):
     read = []
     describe = claude_store._describe
 
-    def counted(info, data=None):  # data: the main file's bytes, read with its details (a cold listing)
+    def counted(info):
         read.append(info.session_id)
-        describe(info, data)
+        describe(info)
 
     monkeypatch.setattr(claude_store, "_describe", counted)
     rollouts = []

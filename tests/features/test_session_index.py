@@ -134,9 +134,8 @@ def test_sessions_read_in_forked_workers_give_the_same_rows(home, monkeypatch):
         sessions, "_read_entries", lambda rows, sizes, *pools: calls.append(len(rows)) or real(rows, sizes, *pools)
     )
     assert _list() == alone
-    # the Claude Code and Codex rows' details were read with their store rows (Store.describe_summarized)
-    assert calls == [2]
-    assert _list() == alone and calls == [2, 0]  # the second run from the index
+    assert calls == [4]
+    assert _list() == alone and calls == [4, 0]  # the second run from the index
 
 
 def test_an_index_that_cannot_be_written_is_left_alone(home):
@@ -238,7 +237,6 @@ def test_the_stores_describe_the_files_in_forked_workers_when_cold(home, monkeyp
 
     monkeypatch.setattr(sessions, "_forked", forked)
     assert _list() == alone
-    # their details read in the same pass (Store.describe_summarized): only the other stores' rows are read after
-    assert calls == [("_describe_item", 2), ("_read_entry", 2)]
+    assert calls == [("_describe_item", 2), ("_read_entry", 4)]
     calls.clear()
     assert _list() == alone and calls == [("_describe_item", 0), ("_read_entry", 0)]  # from the index

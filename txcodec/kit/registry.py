@@ -152,9 +152,6 @@ class Store(msgspec.Struct, frozen=True):
     # summarize(path) -> model.summary.Details, equal to what the full read gives, or None where
     # the lean read cannot be sure (the caller then reads the file whole)
     summarize: Callable[[Any], Any] | None = None
-    # describe_item and summarize in one read of the file (a cold ``list``):
-    # describe_summarized(item) -> (item described, Details or None)
-    describe_summarized: Callable[[Any], Any] | None = None
     # the main session files under a root, quickest (usage over a store): main_files(root) -> list[Path]
     main_files: Callable[[Any], list[Any]] | None = None
     # file names that alone say a file is this harness's, whatever its bytes

@@ -318,19 +318,6 @@ def summarize(path: str | Path) -> Details | None:
 def _summarize(path: Path) -> Details | None:
     try:
         data = read_bytes(path)
-    except (OSError, ValueError):
-        return None
-    return _summarize_data(path, data)
-
-
-def summarize_data(path: str | Path, data: bytes) -> Details | None:
-    """:func:`summarize` of the file's bytes, already read."""
-    with no_cycle_collection():
-        return _summarize_data(Path(path), data)
-
-
-def _summarize_data(path: Path, data: bytes) -> Details | None:
-    try:
         if path.suffix == ".json" or spread_document(data):
             return None
         lean = _Lean()

@@ -165,26 +165,6 @@ def scan(path: Path) -> Scan:
     return out
 
 
-def scan_bytes(data: bytes) -> Scan:
-    """:func:`scan` of a file's bytes already read: the same lines (split at LF, a last one
-    without LF counted), each decoded alone as :func:`scan` decodes it."""
-    out = Scan(bytes=len(data))
-    lines = data.split(b"\n")
-    if not lines[-1]:  # the empty piece after a final LF (or of an empty file) is no line
-        lines.pop()
-    for n, body in enumerate(lines):
-        out.lines += 1
-        if n == 0 and body.startswith(BOM):
-            body = body[3:]
-        try:
-            peek = _peek.decode(body)
-        except (msgspec.MsgspecError, RecursionError):
-            out.unparsed += 1
-            continue
-        _take(out, peek)
-    return out
-
-
 def _take(out: Scan, peek: _Peek) -> None:
     kind = _text(peek.type)  # a type that is not a string names no record
     if kind in CONVERSATION_TYPES:
@@ -462,9 +442,7 @@ def _gather(sid: str, main_dirs: list[Path], folder_dirs: list[Path], describe: 
     return info
 
 
-def _describe(info: SessionInfo, data: bytes | None = None) -> None:
-    """Fill ``info`` from its files: its main transcript scanned (``data``: its bytes, when
-    already read)."""
+def _describe(info: SessionInfo) -> None:
     files = info.files
     info.counts = {
         "subagents": sum(1 for a in files.agents if a.workflow is None),
@@ -474,7 +452,7 @@ def _describe(info: SessionInfo, data: bytes | None = None) -> None:
     }
     if files.main is not None:
         try:
-            found = scan(files.main) if data is None else scan_bytes(data)
+            found = scan(files.main)
         except OSError as exc:
             info.status = "unreadable"
             info.errors.append(f"{files.main}: {exc.strerror or exc}")
@@ -496,24 +474,6 @@ def describe_item(info: SessionInfo) -> SessionInfo:
     (``list --limit`` reads only the files that can be among the newest)."""
     _describe(info)
     return info
-
-
-def describe_summarized(info: SessionInfo) -> tuple[SessionInfo, Any]:
-    """:func:`describe_item` and :func:`summarize` from one read of the main transcript (a
-    cold ``list``): the item described, and its details (None where only the full read can
-    tell, or for a session with no main transcript)."""
-    main = info.files.main
-    if main is None:
-        return describe_item(info), None
-    try:
-        with open_regular(main) as stream:  # as scan opens it: a FIFO or a device raises
-            data = stream.read()
-    except OSError:
-        return describe_item(info), None  # described as scan fails on it: unreadable, said once
-    from .details import summarize_data
-
-    _describe(info, data)
-    return info, summarize_data(main, data)
 
 
 def _status(found: Scan) -> str:
@@ -639,5 +599,4 @@ STORE = Store(
     side_files=side_files,
     not_a_session=not_a_session,
     summarize=summarize,
-    describe_summarized=describe_summarized,
 )

@@ -178,23 +178,10 @@ def summarize(path: str | Path) -> Details | None:
 
 
 def _summarize(path: Path) -> Details | None:
-    if is_document(path):
-        return None
     try:
+        if is_document(path):
+            return None
         data = read_bytes(path)
-    except (OSError, ValueError):
-        return None
-    return _summarize_data(path, data)
-
-
-def summarize_data(path: str | Path, data: bytes) -> Details | None:
-    """:func:`summarize` of the rollout's bytes, already read (decompressed)."""
-    with no_cycle_collection():
-        return None if is_document(Path(path)) else _summarize_data(Path(path), data)
-
-
-def _summarize_data(path: Path, data: bytes) -> Details | None:
-    try:
         if spread_document(data):
             return None
         lean = _Lean()

@@ -185,22 +185,6 @@ def describe_item(info: SessionInfo) -> SessionInfo:
     return described
 
 
-def describe_summarized(info: SessionInfo) -> tuple[SessionInfo, Any]:
-    """:func:`describe_item` and :func:`summarize` from one read of the rollout (a cold
-    ``list``): the item described, and its details (None where only the full read can tell)."""
-    from ...core.zst import read_bytes
-
-    try:
-        data = read_bytes(info.path)
-    except UNREADABLE:
-        return describe_item(info), None  # raises as describe_item raises on it
-    described = scan(Path(info.path), data)
-    described.archived = info.archived
-    from .details import summarize_data
-
-    return described, summarize_data(info.path, data)
-
-
 def scan(path: Path, data: bytes | None = None) -> SessionInfo:
     if data is None:
         from ...core.zst import read_bytes
@@ -356,5 +340,4 @@ STORE = Store(
     describe_item=describe_item,
     main_files=main_files,
     summarize=summarize,
-    describe_summarized=describe_summarized,
 )
