@@ -8,7 +8,7 @@ its last record, as a client leaves it. The copies keep their sources' times, so
 shared by every copy of one source (about N / 30 files).
 
     nice python benchmarks/bench_home.py [--sessions 50000] [--home DIR] [--baseline /work/main]
-        [--cache DIR] [--warm-only] [--rounds N]
+        [--cache DIR] [--warm-only] [--rounds N] [--only 'list, cold']
 
 Each checkout keeps its session index in a cache folder of its own (``--cache DIR``: kept
 between runs, ``DIR/this`` and ``DIR/baseline``), so that two index formats do not rebuild
@@ -65,6 +65,7 @@ def main() -> None:
     ap.add_argument("--cache", type=Path, help="the checkouts' cache folders, kept (default: a temporary one)")
     ap.add_argument("--warm-only", action="store_true", help="no cold job")
     ap.add_argument("--rounds", type=int, default=1, help="each job this many times, the checkouts in turns")
+    ap.add_argument("--only", help="only the jobs whose label starts with this (e.g. 'list, cold'), and the peers")
     ap.add_argument(
         "--ccusage", type=Path, default=ROOT.parent / "main" / "clients" / "node_modules" / ".bin" / "ccusage"
     )
@@ -124,6 +125,7 @@ def main() -> None:
             ("list --grep, cold", ["list", "--grep", args.word], True),
             ("list --grep, warm", ["list", "--grep", args.word], False),
         ]
+        jobs = [job for job in jobs if args.only is None or job[0].startswith(args.only)]
         files = sum(1 for _ in home.glob(".claude/projects/*/*.jsonl")) + sum(
             1 for _ in home.glob(".codex/sessions/**/*.jsonl")
         )

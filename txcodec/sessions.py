@@ -867,6 +867,33 @@ def _apply(row: SessionRow, entry: Any) -> None:
 
 
 def _read_entry(row: SessionRow) -> Any:
+    """The row's entry: read lean by its store (``Store.summarize``) where it can be, else
+    from the session read whole to Common."""
+    lean = _lean_entry(row)
+    return lean if lean is not None else _full_entry(row)
+
+
+def _lean_entry(row: SessionRow) -> Any:
+    from .session_index import Entry
+
+    store = registry.get(row.harness).store if row.harness else None
+    if store is None or store.summarize is None or row.path is None:
+        return None
+    found = store.summarize(row.path)  # the row's details without building Common; None: read whole
+    if found is None:
+        return None
+    return Entry(
+        read=True,
+        title=found.title,
+        first_prompt=found.first_prompt,
+        messages=found.messages,
+        models=found.models or None,
+        started_by=found.started_by,
+        forked_from=found.forked_from,
+    )
+
+
+def _full_entry(row: SessionRow) -> Any:
     from .api import to_common
     from .model.summary import summarize
     from .session_index import Entry

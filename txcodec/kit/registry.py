@@ -148,6 +148,10 @@ class Store(msgspec.Struct, frozen=True):
     # an item of discover_files described as discover describes it: describe_item(item) ->
     # item (a listing that stops early, ``list --limit``, reads only the newest files)
     describe_item: Callable[[Any], Any] | None = None
+    # a listed session file's row details read lean, without building Common (``list`` cold):
+    # summarize(path) -> model.summary.Details, equal to what the full read gives, or None where
+    # the lean read cannot be sure (the caller then reads the file whole)
+    summarize: Callable[[Any], Any] | None = None
     # the main session files under a root, quickest (usage over a store): main_files(root) -> list[Path]
     main_files: Callable[[Any], list[Any]] | None = None
     # file names that alone say a file is this harness's, whatever its bytes

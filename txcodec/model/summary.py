@@ -32,6 +32,16 @@ class Summary(msgspec.Struct, kw_only=True):
     models: list[str] = msgspec.field(default_factory=list)
 
 
+class Details(Summary, kw_only=True):
+    """What ``txcodec list`` shows of a session beyond its store's listing: the
+    :class:`Summary` and how the session began (``started_by``: new, clear or fork;
+    ``forked_from``: the id of the session it was forked from), as a harness's lean read
+    finds them without building Common (``Store.summarize``)."""
+
+    started_by: str | None = None
+    forked_from: str | None = None
+
+
 def typed(message: Message) -> bool:
     """Whether ``message`` is a turn of the conversation: the model's, or the user's own
     (not a tool result carried in a user message, not injected context, not a compaction

@@ -588,6 +588,14 @@ def not_a_session(path: Path, folder: Path) -> bool:
     return (Path(*path.parts[: i - 1]) / (path.parts[i - 1] + ".jsonl")).exists()
 
 
+def summarize(path: str | os.PathLike[str]) -> Any:
+    """``list``'s details of the session at ``path`` read lean (:mod:`.details`), or None
+    where only the full read can tell. The reader's modules are imported on first use."""
+    from .details import summarize as lean
+
+    return lean(path)
+
+
 STORE = Store(
     default_root=default_root,
     discover=discover,
@@ -597,4 +605,5 @@ STORE = Store(
     main_files=main_files,
     side_files=side_files,
     not_a_session=not_a_session,
+    summarize=summarize,
 )

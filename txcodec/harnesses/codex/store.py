@@ -77,8 +77,17 @@ class _PayloadPeek(msgspec.Struct):
     forked_from_id: Any = None
 
 
+class _LinePeek(msgspec.Struct):
+    """:class:`_Peek` with its payload peeked in the same decode (None: absent or null)."""
+
+    type: str | None = None
+    timestamp: Any = None
+    payload: _PayloadPeek | None = None
+
+
 _peek = msgspec.json.Decoder(_Peek)
 _payload_peek = msgspec.json.Decoder(_PayloadPeek)
+_line_peek = msgspec.json.Decoder(_LinePeek)
 _CALLS = {"function_call", "custom_tool_call", "local_shell_call", "web_search_call"}
 
 
@@ -189,6 +198,17 @@ def scan(path: Path, data: bytes | None = None) -> SessionInfo:
         if not raw.strip():
             continue
         info.lines += 1
+        try:  # most lines: the line and its payload in one decode
+            both = _line_peek.decode(json_source(raw))
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            both = None  # read in two steps below, which say which part does not fit
+        if both is not None and both.payload is not None:
+            if isinstance(both.timestamp, str):
+                if info.first_timestamp is UNSET:
+                    info.first_timestamp = both.timestamp
+                info.last_timestamp = both.timestamp
+            _count(info, both.type, both.payload)
+            continue
         try:
             line = _peek.decode(json_source(raw))
         except (msgspec.DecodeError, msgspec.ValidationError):
@@ -305,10 +325,19 @@ def main_files(root: Path) -> list[Path]:
     return [p for p, _ in rollout_files(root)]
 
 
+def summarize(path: str | os.PathLike[str]) -> Any:
+    """``list``'s details of the rollout at ``path`` read lean (:mod:`.details`), or None
+    where only the full read can tell. The reader's modules are imported on first use."""
+    from .details import summarize as lean
+
+    return lean(path)
+
+
 STORE = Store(
     default_root=default_root,
     discover=discover,
     discover_files=discover_files,
     describe_item=describe_item,
     main_files=main_files,
+    summarize=summarize,
 )

@@ -1,0 +1,264 @@
+"""``list``'s row details read lean (``Store.summarize``: Claude Code, Codex) equal what the
+session read whole to Common gives (``sessions._full_entry``): on every golden and corpus
+file, on mutated lines, and through ``discover`` (docs/speed.md, issue 37)."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+
+import msgspec
+import pytest
+from hypothesis import HealthCheck
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
+from support.paths import GOLDEN
+from support.paths import corpus_files
+
+from txcodec import sessions
+from txcodec.kit import registry
+from txcodec.sessions import SessionRow
+
+LEAN = ("claude_code", "codex")
+
+
+@pytest.fixture(autouse=True)
+def _own_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+
+
+def _files(harness: str) -> list[Path]:
+    found = [p for p in corpus_files(harness) if p.suffix in (".jsonl", ".json", ".zst")]
+    found += sorted(p for p in (GOLDEN / harness).rglob("*") if p.suffix in (".jsonl", ".json") and p.is_file())
+    return found
+
+
+def _both(harness: str, path: Path) -> tuple[object, object]:
+    row = SessionRow(harness=harness, session_id="s", path=str(path))
+    return sessions._lean_entry(row), sessions._full_entry(row)
+
+
+@pytest.mark.parametrize("harness", LEAN)
+def test_the_lean_details_equal_the_full_read_on_every_golden_and_corpus_file(harness):
+    assert registry.get(harness).store.summarize is not None
+    lean_files = 0
+    files = _files(harness)
+    for path in files:
+        lean, full = _both(harness, path)
+        if lean is not None:
+            assert lean == full, path
+            lean_files += 1
+    # the lean read is the one taken on real sessions (what it passes by is rare)
+    assert lean_files >= 25 and lean_files >= len([p for p in files if p.suffix == ".jsonl"]) - 4
+
+
+# -- mutated lines ---------------------------------------------------------------------------------
+
+_SEEDS = {
+    "claude_code": sorted(p for p in (GOLDEN / "claude_code").glob("*/*.jsonl") if p.stat().st_size < 200_000),
+    "codex": sorted(p for p in (GOLDEN / "codex").rglob("*.jsonl") if p.stat().st_size < 200_000),
+}
+# the keys the reader decides a message by, and values of every shape for them
+_KEYS = (
+    ("type",),
+    ("uuid",),
+    ("parentUuid",),
+    ("isMeta",),
+    ("isSidechain",),
+    ("isCompactSummary",),
+    ("version",),
+    ("subtype",),
+    ("content",),
+    ("attachment",),
+    ("customTitle",),
+    ("agentName",),
+    ("summary",),
+    ("forkedFrom",),
+    ("message",),
+    ("message", "id"),
+    ("message", "model"),
+    ("message", "role"),
+    ("message", "content"),
+    ("payload",),
+    ("payload", "type"),
+    ("payload", "role"),
+    ("payload", "content"),
+    ("payload", "call_id"),
+    ("payload", "name"),
+    ("payload", "output"),
+    ("payload", "model"),
+    ("payload", "id"),
+)
+_VALUES = st.sampled_from(
+    [
+        None,
+        True,
+        0,
+        "",
+        "x",
+        "user",
+        "assistant",
+        "message",
+        "<synthetic>",
+        "attachment",
+        "local_command",
+        "function_call_output",
+        "developer",
+        "2.0.1",
+        "<command-name>/model</command-name>",
+        "<local-command-stdout>ok</local-command-stdout>",
+        "# AGENTS.md\nhi",
+        [],
+        {},
+        [{"type": "text", "text": " typed "}],
+        [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "r"}],
+        [{"type": "tool_use", "id": "toolu_1", "name": "Artifact", "input": {"file_path": "a"}}],
+        [{"type": "input_text", "text": "<environment_context>"}],
+        [{"type": "input_text", "text": 3}],
+        [{"type": "odd"}],
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hello"}]},
+        {"type": "hook_additional_context", "content": [1]},
+        {"sessionId": "other", "messageUuid": "m"},
+    ]
+)
+
+
+def _set(value: dict, key: tuple[str, ...], new: object) -> None:
+    for part in key[:-1]:
+        inner = value.get(part)
+        if not isinstance(inner, dict):
+            return
+        value = inner
+    value[key[-1]] = new
+
+
+@st.composite
+def _mutants(draw, harness: str) -> bytes:
+    seed = draw(st.sampled_from(_SEEDS[harness]))
+    lines = seed.read_bytes().split(b"\n")
+    for _ in range(draw(st.integers(1, 4))):
+        n = draw(st.integers(0, max(0, len(lines) - 1)))
+        op = draw(st.sampled_from(["set", "set", "set", "drop", "dup", "dup", "garbage", "swap"]))
+        if op == "drop" and len(lines) > 1:
+            del lines[n]
+        elif op == "dup":  # a copy of a line somewhere else
+            lines.insert(draw(st.integers(0, len(lines))), lines[n])
+        elif op == "garbage":
+            lines.insert(n, draw(st.sampled_from([b"", b"not json", b"[1]", b'"s"', b'{"type": 5}', b"{"])))
+        elif op == "swap":
+            m = draw(st.integers(0, max(0, len(lines) - 1)))
+            lines[n], lines[m] = lines[m], lines[n]
+        else:
+            try:
+                value = msgspec.json.decode(lines[n])
+            except msgspec.DecodeError:
+                continue
+            if isinstance(value, dict):
+                _set(value, draw(st.sampled_from(_KEYS)), draw(_VALUES))
+                lines[n] = msgspec.json.encode(value)
+    return b"\n".join(lines)
+
+
+@pytest.mark.parametrize("harness", LEAN)
+def test_the_lean_details_equal_the_full_read_on_mutated_lines(harness):
+    folder = Path(tempfile.mkdtemp(prefix="lean-"))
+    name = "0f0e0d0c-0000-4000-8000-000000000001.jsonl" if harness == "claude_code" else "rollout-x.jsonl"
+    path = folder / name
+    seen = {"lean": 0}
+
+    @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(data=_mutants(harness))
+    def check(data: bytes) -> None:
+        path.write_bytes(data)
+        lean, full = _both(harness, path)
+        if lean is not None:
+            seen["lean"] += 1
+            assert lean == full, data
+
+    try:
+        check()
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    assert seen["lean"] >= 50  # most mutants are still read lean, not passed to the full read
+
+
+def test_a_file_the_lean_read_cannot_be_sure_of_is_read_whole(tmp_path):
+    # a main file with nothing but an old client's sidechain records (a subagent's file read alone)
+    path = tmp_path / "0f0e0d0c-0000-4000-8000-000000000002.jsonl"
+    record = {
+        "type": "user",
+        "uuid": "u1",
+        "isSidechain": True,
+        "version": "1.0.30",
+        "sessionId": "s",
+        "message": {"role": "user", "content": "hi"},
+    }
+    path.write_bytes(msgspec.json.encode(record) + b"\n")
+    row = SessionRow(harness="claude_code", session_id="s", path=str(path))
+    assert registry.get("claude_code").store.summarize(str(path)) is None
+    assert sessions._read_entry(row) == sessions._full_entry(row)
+    assert sessions._full_entry(row).messages == 1
+
+
+# -- through discover ------------------------------------------------------------------------------
+
+
+def test_a_cold_listing_reads_no_session_to_common_and_gives_the_full_reads_rows(tmp_path, monkeypatch):
+    home = tmp_path / "home"
+    project = home / ".claude" / "projects" / "-p"
+    project.mkdir(parents=True)
+    for path in _SEEDS["claude_code"][:12]:
+        shutil.copy(path, project / path.name)
+    day = home / ".codex" / "sessions" / "2026" / "01" / "02"
+    day.mkdir(parents=True)
+    for n, path in enumerate(_SEEDS["codex"][:8]):
+        shutil.copy(path, day / f"rollout-2026-01-02T00-00-0{n}-0f0e0d0c-0000-4000-8000-00000000001{n}.jsonl")
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home / ".claude"))
+    monkeypatch.setenv("CODEX_HOME", str(home / ".codex"))
+    full_reads: list[str] = []
+    full = sessions._full_entry
+
+    def counted(row: SessionRow) -> object:
+        full_reads.append(row.path or "")
+        return full(row)
+
+    monkeypatch.setattr(sessions, "_full_entry", counted)
+    lean_rows = list(sessions.discover(index=False))
+    assert lean_rows and not full_reads
+    monkeypatch.setattr(sessions, "_lean_entry", lambda row: None)  # every file read whole
+    assert list(sessions.discover(index=False)) == lean_rows
+    assert len(full_reads) == len(lean_rows)
+
+
+class _Refused:
+    """A decoder that takes nothing: every line read in the two steps of before."""
+
+    def decode(self, data: object) -> object:
+        raise msgspec.ValidationError("refused")
+
+
+def _scans(path: Path, data: bytes) -> tuple[object, object]:
+    from txcodec.harnesses.codex import store
+
+    one = store.scan(path, data)
+    real = store._line_peek
+    store._line_peek = _Refused()
+    try:
+        return one, store.scan(path, data)
+    finally:
+        store._line_peek = real
+
+
+def test_a_rollout_line_and_its_payload_peeked_in_one_decode_give_the_two_step_scan():
+    for path in _files("codex"):
+        one, two = _scans(path, path.read_bytes())
+        assert one == two, path
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=_mutants("codex"))
+def test_the_one_decode_scan_equals_the_two_step_scan_on_mutated_lines(data):
+    one, two = _scans(Path("rollout-x.jsonl"), data)
+    assert one == two

@@ -1,0 +1,200 @@
+"""What ``txcodec list`` shows of a Codex rollout (first prompt, message count, models,
+lineage), read lean: the lines are decoded into the reader's own typed records (the same
+codec), and a small state machine follows :mod:`.read`'s rules only as far as the count needs
+them: which items open a message and which join the open one (``_Reader.side``), and which
+message is a turn (:func:`txcodec.model.summary.typed`). No Common block is built, no tool
+argument decoded, nothing conformed. Codex keeps no title.
+
+An events-only rollout, a 0.1.x document, or a rollout with no message at all is read whole
+(:func:`summarize` returns None), as is one where a handler the full reader runs would stop.
+``tests/harnesses/codex/test_codex_details.py`` compares both on every golden and corpus
+rollout and on mutated lines."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from ...core.gcpause import no_cycle_collection
+from ...core.zst import read_bytes
+from ...kit.detect import is_document
+from ...kit.detect import spread_document
+from ...model.native import Opaque
+from ...model.native import decode_batches
+from ...model.summary import NOT_TYPED
+from ...model.summary import PROMPT_MAX
+from ...model.summary import Details
+from . import records as R
+from .codec import CODEC
+from .origin import codex_meta_candidates
+from .origin import codex_origin
+from .prelude import prelude_kind
+from .read import _is_part
+
+
+class _Unsure(Exception):
+    """The lean read cannot tell what the full read gives: read the rollout whole."""
+
+
+class _Msg:
+    __slots__ = ("assistant", "meta", "synthetic", "compact", "blocks", "results", "contexts", "texts")
+
+    def __init__(self, assistant: bool, meta: bool = False, synthetic: bool = False, compact: bool = False) -> None:
+        self.assistant = assistant
+        self.meta = meta
+        self.synthetic = synthetic
+        self.compact = compact
+        self.blocks = 0
+        self.results = 0  # ToolResult blocks
+        self.contexts = 0  # Context blocks
+        self.texts: list[str] = []
+
+
+_TOOL_SEARCH = {"tool_search_call": True, "tool_search_output": False}  # is the assistant's
+_CALLS = (R.FunctionCallItem, R.CustomToolCallItem, R.LocalShellCallItem)
+_OUTPUTS = (R.FunctionCallOutputItem, R.CustomToolCallOutputItem)
+_COMPACTIONS = (R.CompactionItem, R.CompactionSummaryItem)
+_BARE = frozenset(R.RESPONSE_ITEM_TYPES.values())
+
+
+class _Lean:
+    def __init__(self) -> None:
+        self.messages: list[_Msg] = []
+        self.models: list[str] = []
+        self.has_message_item = False
+
+    def _new(self, msg: _Msg) -> _Msg:
+        self.messages.append(msg)
+        return msg
+
+    def side(self, assistant: bool) -> _Msg:
+        """read._Reader.side: the open message of that side, or a new one."""
+        last = self.messages[-1] if self.messages else None
+        if (
+            last is not None
+            and last.assistant is assistant
+            and not (last.meta or last.synthetic or last.compact)
+            and (assistant or last.results == last.blocks)
+        ):
+            return last
+        return self._new(_Msg(assistant))
+
+    def feed(self, records: list[Any]) -> None:
+        for record in records:
+            kind = type(record)
+            if kind is R.ResponseItemLine:
+                self.item(record.payload)
+            elif kind is R.TurnContextLine:
+                model = R.turn_settings(record.payload).model
+                if isinstance(model, str) and model not in self.models:
+                    self.models.append(model)
+            elif kind is R.CompactedLine:
+                self._new(_Msg(False, synthetic=True, compact=True)).blocks = 1
+            elif kind is R.EventMsgLine:
+                if type(record.payload) is R.ErrorEvent:
+                    self._new(_Msg(True, synthetic=True)).blocks = 1
+            elif kind is R.TsRollout:
+                raise _Unsure  # a 0.1.x document: read whole
+            elif kind in _BARE:
+                self.item(record)
+
+    def item(self, p: Any) -> None:
+        kind = type(p)
+        if kind is R.MessageItem:
+            self.has_message_item = True
+            self.message_item(p)
+        elif kind is R.ReasoningItem or kind in _CALLS:
+            self.side(True).blocks += 1
+        elif kind is R.WebSearchCallItem:
+            self.side(True).blocks += 1
+            msg = self._new(_Msg(False, synthetic=True))
+            msg.blocks = msg.results = 1
+        elif kind in _OUTPUTS:
+            self.call_output(p)
+        elif kind in _COMPACTIONS:
+            self._new(_Msg(True, compact=True)).blocks = 1
+        elif kind is msgspec.Raw:
+            value = R.raw_json(p)
+            found = value.get("type") if isinstance(value, dict) else None
+            if isinstance(found, str) and found in _TOOL_SEARCH:
+                self.context(self.side(_TOOL_SEARCH[found]))
+
+    def message_item(self, p: R.MessageItem) -> None:
+        parts = p.content
+        if p.role == "assistant":
+            self.side(True).blocks += len(parts)
+            return
+        texts = [part.text for part in parts if isinstance(part, (R.InputText, R.OutputText))]
+        kinds = {prelude_kind(t) for t in texts}
+        meta = p.role in ("developer", "system") or bool(texts and None not in kinds)
+        msg = self._new(_Msg(False, meta=meta))
+        msg.blocks = len(parts)
+        msg.texts = texts
+
+    @staticmethod
+    def context(msg: _Msg) -> None:
+        if not msg.assistant and msg.contexts == msg.blocks:
+            msg.meta = True
+        msg.blocks += 1
+        msg.contexts += 1
+
+    def call_output(self, p: Any) -> None:
+        if not p.call_id and isinstance(getattr(p, "name", None), str):  # a goal's output (read.goal_output)
+            self.context(self.side(False))
+            return
+        output = p.output
+        if isinstance(output, list):
+            for part in output:
+                if _is_part(part):
+                    msgspec.convert(part, R.ContentPart)  # where the full reader stops, this stops too
+        msg = self.side(False)
+        msg.blocks += 1
+        msg.results += 1
+
+    def details(self) -> Details:
+        count = 0
+        prompt = None
+        for msg in self.messages:
+            if msg.assistant:
+                count += not msg.synthetic
+                continue
+            if msg.meta or msg.synthetic or msg.compact or msg.blocks == msg.results:
+                continue
+            count += 1
+            if prompt is None:
+                text = "\n".join(msg.texts).strip()
+                if text and not text.startswith(NOT_TYPED):
+                    prompt = text[:PROMPT_MAX]
+        return Details(title=None, first_prompt=prompt, messages=count, models=list(self.models))
+
+
+def summarize(path: str | Path) -> Details | None:
+    """The rollout's row details read lean, or None when only the full read can tell."""
+    # records by the thousand and no cycle among them: the collector would only scan them
+    with no_cycle_collection():
+        return _summarize(Path(path))
+
+
+def _summarize(path: Path) -> Details | None:
+    try:
+        if is_document(path):
+            return None
+        data = read_bytes(path)
+        if spread_document(data):
+            return None
+        lean = _Lean()
+        candidates: list[Any] = []
+        for batch, _, _ in decode_batches(data, CODEC):
+            candidates.extend(codex_meta_candidates(batch))
+            lean.feed([line._record for line in batch if type(line._record) is not Opaque])
+        if not lean.has_message_item or not lean.messages:
+            return None  # events only (read from its events), or nothing: read whole
+        found = lean.details()
+        origin = codex_origin(candidates, path)
+    except (_Unsure, RecursionError, OSError, msgspec.MsgspecError, TypeError, AttributeError, KeyError, ValueError):
+        return None
+    found.started_by = origin.started_by
+    found.forked_from = origin.forked_from.session_id if origin.forked_from is not None else None
+    return found
