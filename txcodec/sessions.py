@@ -133,9 +133,10 @@ def discover(
     Parquet export): a store that can list them without reading each (``discover_files``)
     does, and its rows say no more than the files do (no title, cwd or count; ``updated``
     is the file's time). One store's trouble is reported in ``errors`` and does not hide
-    the others. ``index``: the details of a session whose file has not changed since an
-    earlier run are taken from the session index (:mod:`txcodec.session_index`) instead of
-    reading it again. ``stream``: the rows come undescribed, and :meth:`Index.described`
+    the others. ``index``: the rows and details of a session whose file has not changed since
+    an earlier run are taken from the session index (:mod:`txcodec.session_index`) instead of
+    reading it again, with or without ``details`` (so that a session named by its id is found
+    without reading the stores). ``stream``: the rows come undescribed, and :meth:`Index.described`
     reads their details as they are asked for."""
     rows: list[SessionRow] = []
     errors: list[str] = []
@@ -144,7 +145,7 @@ def discover(
     # that can be among the newest read (_newest_first)
     # and with the session index, its rows of files not changed since are taken from the index
     cache = None
-    if details and index:
+    if describe and index:  # details or not: naming a session by id (resolve_row) reads kept listings too
         from .session_index import SessionIndex
 
         cache = SessionIndex()

@@ -219,7 +219,7 @@ class SessionParam(click.ParamType):
             from .. import sessions
 
             try:
-                rows = sessions.discover(details=False, index=False)
+                rows = sessions.discover(details=False)
             except (OSError, ValueError, msgspec.MsgspecError):  # no store to read: files only
                 rows = []
             seen: dict[str, None] = {}
