@@ -33,6 +33,9 @@ def main() -> None:
     ap.add_argument("--cache", type=Path, help="where the indexes go (default: a temporary folder, removed)")
     ap.add_argument("--word", default="migration", help="what --grep and grep -rliF look for")
     ap.add_argument("--baseline", type=Path, help="another checkout whose text index is measured too (e.g. main)")
+    ap.add_argument(
+        "--skip-cold", action="store_true", help="keep the session index --cache holds; only the text index made again"
+    )
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-grep-") as tmp:
         cache_root = args.cache or Path(tmp)
@@ -68,9 +71,13 @@ def main() -> None:
         checkouts = [("this", ROOT), *([("baseline", args.baseline)] if args.baseline else [])]
         answers = {}
         for name, checkout in checkouts:
-            shutil.rmtree(cache_root / name, ignore_errors=True)
-            answers["cold, no index"] = rows(run(f"[{name}] list --grep, cold (no index)", grep, name, checkout))
-            run(f"[{name}] list, cold (the session index made)", [*tx, "list", "--json"], name, checkout)
+            if args.skip_cold:
+                for old in (cache_root / name / "txcodec").glob("grep.sqlite3*"):
+                    old.unlink()
+            else:
+                shutil.rmtree(cache_root / name, ignore_errors=True)
+                answers["cold, no index"] = rows(run(f"[{name}] list --grep, cold (no index)", grep, name, checkout))
+                run(f"[{name}] list, cold (the session index made)", [*tx, "list", "--json"], name, checkout)
             run(f"[{name}] list --json, warm", [*tx, "list", "--json"], name, checkout)
             answers["warm, no --fts"] = rows(run(f"[{name}] list --grep, warm, no --fts", grep, name, checkout))
             run(f"[{name}] index --fts, first", [*tx, "index", "--fts"], name, checkout)

@@ -16,9 +16,12 @@ byte, larger than :data:`MAX_BYTES`); ``list --grep`` adds the changed and new o
 reads them. A ``.zst`` file the index names is read whole (its blocks are of the
 decompressed text).
 
-A contentless table (SQLite before 3.43) cannot drop one file's rows: a changed or deleted
-file's blocks stay behind under a number no file has any more (they never match a file), and
-``txcodec index --fts`` makes the index again when such rows outnumber the live ones.
+A contentless table (SQLite before 3.43) cannot drop a row without its text: the rows of a
+changed or deleted file stay behind, stale (no part of a held file names them, so they never
+match). A file that only grew (the text held, whose SHA-256 is kept, is the start of its text
+now: a session being written) keeps the rows whose block and overlap it held whole, and only
+the blocks from there on are added. ``txcodec index --fts`` makes the index again when the
+stale rows outnumber the live ones (and :data:`COMPACT_MIN`).
 
 One database next to the session index (``grep.sqlite3``), mode 0600 (it tells which texts a
 session holds); ``txcodec index --clear`` removes it, ``--no-index`` passes it by. Damaged or
@@ -27,6 +30,7 @@ written by another format, it is made again empty (never trusted)."""
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
@@ -34,14 +38,15 @@ from pathlib import Path
 from . import session_index
 from .kit.store import utf8_name
 
-FORMAT = 2
+FORMAT = 3
 MAX_BYTES = 64 << 20  # larger files are searched by reading them each time (memory stays flat)
 BLOCK = 16 << 10  # bytes of a file a row of the index stands for
 OVERLAP = 255  # bytes of the next block a row holds too: needles up to OVERLAP + 1 lie whole in a row
 _SHIFT = 20  # a row's number: the file's number << _SHIFT | the block's (MAX_BYTES / BLOCK < 2**_SHIFT)
 _TRIGRAM = 3
 _QUERY_TRIGRAMS = 64  # at most this many of a needle's trigrams are asked for (fewer only widen)
-COMPACT_MIN = 1000  # ``index --fts`` makes the index again past this many files' unreachable rows
+COMMIT_BYTES = 256 << 20  # a run adding more text commits each time it has added this much
+COMPACT_MIN = 10000  # ``index --fts`` makes the index again past this many stale rows
 
 
 def default_path() -> Path:
@@ -125,13 +130,21 @@ class GrepIndex:
     """The open text index: :meth:`held` the files it holds as they are now, :meth:`matching`
     those of them that may hold a needle, :meth:`add` a file's text read now; :meth:`close`
     commits. ``compact``: made again empty first when the rows of files changed or gone since
-    outnumber the others (``txcodec index --fts``)."""
+    outnumber the others (``txcodec index --fts``).
+
+    ``files``: each file held, its stamp, and the digest of its text (so that a file that only
+    grew keeps the rows of its blocks the growth did not reach). ``parts``: the file's rows,
+    one part a number (``id``, the high bits of a row's number) and the blocks of it that are
+    still the file's (``first`` to ``end``); a row of a part or block no longer listed is
+    stale, and ``stale`` counts them."""
 
     def __init__(self, path: Path | None = None, compact: bool = False) -> None:
         self.path = path or default_path()
         self._compact = compact
         self._db = self._open()
-        self._files: dict[str, tuple[int, int, int, int]] | None = None  # path: id, size, mtime, inode
+        self._files: dict[str, tuple[int, int, int]] | None = None  # path: size, mtime, inode
+        self._written = 0  # bytes of text added this run
+        self._committed = 0  # of them, committed (a long build commits every COMMIT_BYTES)
 
     def _open(self) -> sqlite3.Connection | None:
         for attempt in range(2):
@@ -153,9 +166,13 @@ class GrepIndex:
             if version == 0:
                 db.executescript(
                     "BEGIN;"
-                    "CREATE TABLE files (id INTEGER PRIMARY KEY AUTOINCREMENT, path TEXT UNIQUE, size INTEGER,"
-                    " mtime_ns INTEGER, inode INTEGER);"
-                    "CREATE VIRTUAL TABLE texts USING fts5(body, content='', detail=none,"
+                    "CREATE TABLE files (path TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER, inode INTEGER,"
+                    " digest BLOB);"
+                    "CREATE TABLE parts (id INTEGER PRIMARY KEY AUTOINCREMENT, path TEXT, first INTEGER, end INTEGER);"
+                    "CREATE INDEX parts_path ON parts (path);"
+                    "CREATE TABLE stale (rows INTEGER);"
+                    "INSERT INTO stale VALUES (0);"
+                    "CREATE VIRTUAL TABLE texts USING fts5(body, content='', detail=none, columnsize=0,"
                     " tokenize='trigram case_sensitive 1');"
                     f"PRAGMA user_version={FORMAT};"
                     "COMMIT;"
@@ -163,8 +180,10 @@ class GrepIndex:
             elif version != FORMAT:
                 raise sqlite3.DatabaseError("another format")
             db.execute("BEGIN IMMEDIATE")  # one transaction for the run (closed by close)
-            if self._compact and self._stale(db) > max(self._live(db), COMPACT_MIN):
+            if self._compact and self._stale(db) > max(self._rows(db), COMPACT_MIN):
                 db.execute("DELETE FROM files")
+                db.execute("DELETE FROM parts")
+                db.execute("UPDATE stale SET rows = 0")
                 db.execute("INSERT INTO texts (texts) VALUES ('delete-all')")
                 db.execute("DELETE FROM sqlite_sequence")
         except BaseException:
@@ -173,19 +192,18 @@ class GrepIndex:
         return db
 
     @staticmethod
-    def _live(db: sqlite3.Connection) -> int:
-        return db.execute("SELECT count(*) FROM files").fetchone()[0]
+    def _rows(db: sqlite3.Connection) -> int:
+        return db.execute("SELECT coalesce(sum(end - first), 0) FROM parts").fetchone()[0]
 
     @staticmethod
     def _stale(db: sqlite3.Connection) -> int:
-        """How many files' rows the index keeps for no file (changed or gone since)."""
-        found = db.execute("SELECT seq FROM sqlite_sequence WHERE name = 'files'").fetchone()
-        return (found[0] if found else 0) - GrepIndex._live(db)
+        return db.execute("SELECT rows FROM stale").fetchone()[0]
 
-    def _held_files(self) -> dict[str, tuple[int, int, int, int]]:
+    def _held_files(self) -> dict[str, tuple[int, int, int]]:
         if self._files is None:
             assert self._db is not None
-            self._files = {p: (i, s, m, n) for i, p, s, m, n in self._db.execute("SELECT * FROM files")}
+            found = self._db.execute("SELECT path, size, mtime_ns, inode FROM files")
+            self._files = {p: (s, m, n) for p, s, m, n in found}
         return self._files
 
     def held(self, paths: Iterable[str]) -> set[str]:
@@ -196,7 +214,7 @@ class GrepIndex:
             stored = self._held_files()
         except sqlite3.Error:
             return set()
-        return {p for p in paths if p in stored and session_index.stamp(p) == stored[p][1:]}
+        return {p for p in paths if p in stored and session_index.stamp(p) == stored[p]}
 
     def matching(self, needles: tuple[bytes, ...]) -> Found | None:
         """The files the index holds that may hold one of ``needles``, with their blocks that
@@ -205,12 +223,13 @@ class GrepIndex:
         if self._db is None or any(len(n) < _TRIGRAM or b"\0" in n for n in needles):
             return None
         try:
-            names = {i: p for p, (i, *_) in self._held_files().items()}
+            parts = {i: (p, first, end) for i, p, first, end in self._db.execute("SELECT * FROM parts")}
             blocks: dict[str, list[int]] = {}
+            mask = (1 << _SHIFT) - 1
             for (row,) in self._db.execute("SELECT rowid FROM texts WHERE texts MATCH ?", (_query(needles),)):
-                path = names.get(row >> _SHIFT)
-                if path is not None:  # else a file changed or gone since
-                    blocks.setdefault(path, []).append(row & ((1 << _SHIFT) - 1))
+                part = parts.get(row >> _SHIFT)
+                if part is not None and part[1] <= row & mask < part[2]:  # else stale
+                    blocks.setdefault(part[0], []).append(row & mask)
         except sqlite3.Error:
             return None
         return Found(blocks, needles)
@@ -218,51 +237,90 @@ class GrepIndex:
     def add(self, path: str, text: bytes, stamp: tuple[int, int, int] | None) -> None:
         """Hold ``text`` (the file's bytes, ASCII lower-cased) for the file as it was when
         read (``stamp``, taken before); a text with a NUL byte (SQLite's end of text) or
-        larger than MAX_BYTES is not held."""
+        larger than MAX_BYTES is not held. A file that only grew since it was held keeps the
+        rows whose blocks (and overlap) it held whole; only the blocks after are added."""
         if self._db is None or stamp is None or len(text) > MAX_BYTES or b"\0" in text or not utf8_name(path):
             return
+        db = self._db
         try:
-            self._db.execute("DELETE FROM files WHERE path = ?", (path,))  # its old rows stay, unreachable
-            file_id = self._db.execute(
-                "INSERT INTO files (path, size, mtime_ns, inode) VALUES (?, ?, ?, ?)", (path, *stamp)
-            ).lastrowid
-            assert file_id is not None
-            body = text.decode("latin-1")
-            self._db.executemany(
-                "INSERT INTO texts (rowid, body) VALUES (?, ?)",
-                (
-                    (file_id << _SHIFT | b, body[b * BLOCK : (b + 1) * BLOCK + OVERLAP])
-                    for b in range(max(1, -(-len(body) // BLOCK)))
-                ),
-            )
-            if self._files is not None:
-                self._files[path] = (file_id, *stamp)
+            db.execute("SAVEPOINT one_file")  # all of the file's rows, or none
         except sqlite3.Error:
-            pass
+            return
+        try:
+            old = db.execute("SELECT size, digest FROM files WHERE path = ?", (path,)).fetchone()
+            blocks = max(1, -(-len(text) // BLOCK))
+            keep = 0  # the blocks kept: those whose rows the file held whole
+            if old is not None and len(text) >= old[0] and hashlib.sha256(text[: old[0]]).digest() == old[1]:
+                keep = blocks if len(text) == old[0] else max(0, (old[0] - OVERLAP) // BLOCK)
+            self._drop(path, keep)
+            db.execute(
+                "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?)", (path, *stamp, hashlib.sha256(text).digest())
+            )
+            if keep < blocks:
+                part = db.execute("INSERT INTO parts (path, first, end) VALUES (?, ?, ?)", (path, keep, blocks))
+                assert part.lastrowid is not None
+                high = part.lastrowid << _SHIFT
+                body = text.decode("latin-1")
+                db.executemany(
+                    "INSERT INTO texts (rowid, body) VALUES (?, ?)",
+                    ((high | b, body[b * BLOCK : (b + 1) * BLOCK + OVERLAP]) for b in range(keep, blocks)),
+                )
+            db.execute("RELEASE one_file")
+        except sqlite3.Error:
+            with contextlib.suppress(sqlite3.Error):
+                db.execute("ROLLBACK TO one_file")
+                db.execute("RELEASE one_file")
+            return
+        if self._files is not None:
+            self._files[path] = stamp
+        self._written += len(text)
+        if self._written - self._committed > COMMIT_BYTES:  # the log bounded, the work so far kept
+            try:
+                db.execute("COMMIT")
+                self._committed = self._written
+                db.execute("BEGIN IMMEDIATE")
+            except sqlite3.Error:  # another run has it now: this one adds no more
+                db.close()
+                self._db = None
+
+    def _drop(self, path: str, keep: int = 0) -> None:
+        """The file's rows of blocks from ``keep`` on made stale."""
+        assert self._db is not None
+        dropped = 0
+        for i, first, end in self._db.execute("SELECT id, first, end FROM parts WHERE path = ?", (path,)).fetchall():
+            if end > keep:
+                dropped += end - max(first, keep)
+                if first >= keep:
+                    self._db.execute("DELETE FROM parts WHERE id = ?", (i,))
+                else:
+                    self._db.execute("UPDATE parts SET end = ? WHERE id = ?", (keep, i))
+        if dropped:
+            self._db.execute("UPDATE stale SET rows = rows + ?", (dropped,))
 
     def forget(self, keep: set[str]) -> None:
         """Let go of the files not in ``keep`` (gone from the stores): their rows stay,
-        unreachable, until ``txcodec index --fts`` makes the index again."""
+        stale, until ``txcodec index --fts`` makes the index again."""
         if self._db is None:
             return
         try:
-            gone = [(p,) for p in self._held_files() if p not in keep]
-            self._db.executemany("DELETE FROM files WHERE path = ?", gone)
-            for (p,) in gone:
-                del self._held_files()[p]
+            for path in [p for p in self._held_files() if p not in keep]:
+                self._drop(path)
+                self._db.execute("DELETE FROM files WHERE path = ?", (path,))
+                del self._held_files()[path]
         except sqlite3.Error:
             pass
 
     def count(self) -> int:
+        """How many files the index holds."""
         if self._db is None:
             return 0
         try:
-            return self._live(self._db)
+            return self._db.execute("SELECT count(*) FROM files").fetchone()[0]
         except sqlite3.Error:
             return 0
 
     def stale(self) -> int:
-        """How many files' rows the index keeps for no file (changed or gone since)."""
+        """How many rows the index keeps for no file's block (changed or gone since)."""
         if self._db is None:
             return 0
         try:
@@ -275,6 +333,8 @@ class GrepIndex:
             return
         try:
             self._db.execute("COMMIT")
+            if self._written:  # the write-ahead log given back (a first build leaves it as large as the index)
+                self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         except sqlite3.Error:
             with contextlib.suppress(sqlite3.Error):
                 self._db.execute("ROLLBACK")

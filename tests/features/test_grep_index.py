@@ -7,6 +7,7 @@ search reads only the blocks the index names; private, cleared, made again when 
 from __future__ import annotations
 
 import json
+import os
 import random
 import stat
 from pathlib import Path
@@ -44,10 +45,11 @@ def home(tmp_path, monkeypatch):
 @pytest.fixture(params=["16k", "64"])
 def blocks(request, monkeypatch):
     """The index's blocks as made (16 KB, larger than these files) or of 64 bytes and 15 more
-    (so that texts cross a block's end and are longer than the overlap)."""
+    (so that texts cross a block's end and are longer than the overlap), committed after each file."""
     if request.param == "64":
         monkeypatch.setattr(grep_index, "BLOCK", 64)
         monkeypatch.setattr(grep_index, "OVERLAP", 15)
+        monkeypatch.setattr(grep_index, "COMMIT_BYTES", 0)
     return request.param
 
 
@@ -194,3 +196,45 @@ def test_a_damaged_text_index_is_made_again(home):
     path.write_bytes(b"not a database" * 300)
     assert _paths("brûlée") == _paths("brûlée", index=False)
     assert grep_index.GrepIndex(path).count() == 4  # made again, filled by the search
+
+
+def _stale():
+    texts = grep_index.GrepIndex()
+    try:
+        return texts.stale()
+    finally:
+        texts.close()
+
+
+def test_a_file_that_only_grew_keeps_the_rows_of_its_blocks_held_whole(home, monkeypatch):
+    monkeypatch.setattr(grep_index, "BLOCK", 64)
+    monkeypatch.setattr(grep_index, "OVERLAP", 15)
+    claude = home["claude_code"]
+    tail = claude.read_bytes().rstrip(b"\n").rsplit(b"\n", 1)[-1]  # the last line again, another text in it
+    assert b"empty cart" in tail
+    line = b'{"type":"summary","summary":"padding","leafUuid":"p"}\n'
+    pad = (5 - len(claude.read_bytes()) - len(line)) % 64  # held ending 5 bytes into a block
+    claude.write_bytes(claude.read_bytes() + line.replace(b"padding", b"padding" + b"d" * pad))
+    CliRunner().invoke(main, ["index", "--fts"])
+    before = claude.read_bytes()
+    assert len(before) % 64 == 5
+    claude.write_bytes(before + tail.replace(b"empty cart", b"grown \xc2\xabtail\xc2\xbb text") + b"\n")
+    assert _paths("«tail»") == [str(claude)]
+    assert _stale() <= 2  # the rows that reached the old end, not the file's len(before) // 64
+    after = claude.read_bytes()
+    for start in range(len(before) - 40, len(before)):  # across the old end, from the last row held whole on
+        piece = after[start : start + 30].decode("utf-8", "replace").strip("\ufffd")
+        assert str(claude) in _paths(piece), (start, piece)
+    _same_as_reading(home, 4)
+
+    os.utime(claude)  # touched: the same text, nothing read into the index again
+    stale = _stale()
+    assert _paths("«tail»") == [str(claude)]
+    assert _stale() == stale
+
+    grown = claude.read_bytes()  # changed inside and grown: read again whole
+    claude.write_bytes(grown.replace(b"\xc2\xabtail\xc2\xbb", b"\xc2\xabtoil\xc2\xbb") + b"\n")
+    assert _paths("«toil»") == [str(claude)]
+    assert _paths("«tail»") == []
+    assert _stale() >= stale + len(grown) // 64
+    _same_as_reading(home, 5)
