@@ -38,7 +38,7 @@ from pathlib import Path
 from . import session_index
 from .kit.store import utf8_name
 
-FORMAT = 3
+FORMAT = 4
 MAX_BYTES = 64 << 20  # larger files are searched by reading them each time (memory stays flat)
 BLOCK = 16 << 10  # bytes of a file a row of the index stands for
 OVERLAP = 255  # bytes of the next block a row holds too: needles up to OVERLAP + 1 lie whole in a row
@@ -167,7 +167,7 @@ class GrepIndex:
                 db.executescript(
                     "BEGIN;"
                     "CREATE TABLE files (path TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER, inode INTEGER,"
-                    " digest BLOB);"
+                    " length INTEGER, digest BLOB);"
                     "CREATE TABLE parts (id INTEGER PRIMARY KEY AUTOINCREMENT, path TEXT, first INTEGER, end INTEGER);"
                     "CREATE INDEX parts_path ON parts (path);"
                     "CREATE TABLE stale (rows INTEGER);"
@@ -247,14 +247,15 @@ class GrepIndex:
         except sqlite3.Error:
             return
         try:
-            old = db.execute("SELECT size, digest FROM files WHERE path = ?", (path,)).fetchone()
+            old = db.execute("SELECT length, digest FROM files WHERE path = ?", (path,)).fetchone()
             blocks = max(1, -(-len(text) // BLOCK))
             keep = 0  # the blocks kept: those whose rows the file held whole
             if old is not None and len(text) >= old[0] and hashlib.sha256(text[: old[0]]).digest() == old[1]:
                 keep = blocks if len(text) == old[0] else max(0, (old[0] - OVERLAP) // BLOCK)
             self._drop(path, keep)
             db.execute(
-                "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?)", (path, *stamp, hashlib.sha256(text).digest())
+                "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?)",
+                (path, *stamp, len(text), hashlib.sha256(text).digest()),
             )
             if keep < blocks:
                 part = db.execute("INSERT INTO parts (path, first, end) VALUES (?, ?, ?)", (path, keep, blocks))
