@@ -238,3 +238,21 @@ def test_a_file_that_only_grew_keeps_the_rows_of_its_blocks_held_whole(home, mon
     assert _paths("«tail»") == []
     assert _stale() >= stale + len(grown) // 64
     _same_as_reading(home, 5)
+
+
+def test_a_compressed_rollout_is_narrowed_by_the_index_and_read_whole(home, monkeypatch):
+    import zstandard
+
+    codex = home["codex"]
+    packed = codex.with_name(codex.name + ".zst")
+    packed.write_bytes(zstandard.ZstdCompressor().compress(codex.read_bytes()))
+    codex.unlink()
+    result = CliRunner().invoke(main, ["index", "--fts"])
+    assert "the text of 4 session files (4 read now)" in result.output  # its text, not its bytes
+    expected = {text: _paths(text, index=False) for text in ("empty cart", "brûlée", "zqxjkvw", "Return")}
+    assert str(packed) in expected["empty cart"]
+    read = []
+    in_blocks = grep_index._in_blocks
+    monkeypatch.setattr(grep_index, "_in_blocks", lambda path, *rest: read.append(path) or in_blocks(path, *rest))
+    assert {text: _paths(text) for text in expected} == expected
+    assert read and str(packed) not in read  # its blocks are of the decompressed text: read whole
