@@ -19,6 +19,9 @@ With ``--view`` the lines ``show --follow`` prints are made too (and thrown away
 repeated), opens it with a follower and prints a look after one more turn is appended.
 ``--files N`` follows N sessions at once (1 MB each), appends a turn to every one, and
 prints the CPU of the round of looks that reads them all (a ``watch`` tick).
+``--capture MB`` makes a stream-json capture of that size (the ``two_runs`` golden's runs
+repeated), opens it with a follower and prints a look after one more run is appended,
+and the same with the capture coming on a pipe (``show -f -``).
 """
 
 from __future__ import annotations
@@ -75,6 +78,7 @@ def main() -> None:
     ap.add_argument("--open", type=float, default=0.0, help="MB of a session opened in a process of its own")
     ap.add_argument("--files", type=int, default=0, help="sessions followed at once")
     ap.add_argument("--codex", type=float, default=0.0, help="MB of a Codex rollout followed")
+    ap.add_argument("--capture", type=float, nargs="+", default=[], help="MB of stream-json captures followed")
     ap.add_argument("--view", action="store_true", help="with --open: make the lines show --follow prints")
     ap.add_argument("--window", type=int, default=None, help="with --open: messages held (0: all)")
     ap.add_argument("--child", help=argparse.SUPPRESS)
@@ -92,7 +96,9 @@ def main() -> None:
         many(conversation, head, args.files, args.window)
     if args.codex:
         codex(args.codex, args.rounds, args.window)
-    if args.open or args.files or args.codex:
+    for size in args.capture:
+        capture(size, args.rounds)
+    if args.open or args.files or args.codex or args.capture:
         return
     print(f"one appended turn: {len(one)} bytes, {len(one.splitlines())} lines")
     print(f"{'size':>8} {'open':>8} {'idle look':>10} {'decode':>8} {'look':>8}")
@@ -245,6 +251,39 @@ def codex(size: float, rounds: int, window: int | None = None) -> None:
             f"codex {path.stat().st_size / 1e6:.0f} MB (window {window or 'none'}): open {opened:.2f} s, "
             f"peak RSS {peak:.0f} MiB, "
             f"a look after one turn ({len(turn)} bytes) {min(looks) * 1e3:.1f} ms"
+        )
+
+
+def capture(size: float, rounds: int) -> None:
+    """A stream-json capture of ``size`` MB followed from a file and from a pipe: the look
+    after one run (a few lines) is appended, best of ``rounds``."""
+    import os
+
+    run = (ROOT / "golden" / "stream_json" / "two_runs" / "capture.jsonl").read_bytes()
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "capture.jsonl"
+        path.write_bytes(run * (int(size * 1e6 / len(run)) + 1))
+        follower = Follower(path, "stream_json")
+        opened = _cpu(follower.poll)
+        looks = []
+        for _ in range(rounds):
+            with path.open("ab") as file:
+                file.write(run)
+            looks.append(_cpu(follower.poll))
+        read, write = os.pipe()
+        with open(read, "rb", buffering=0) as out, open(write, "wb", buffering=0) as into:
+            piped = Follower("-", "stream_json", stream=out)
+            data = path.read_bytes()
+            for at in range(0, len(data), 1 << 16):  # the pipe holds 64 KB: read as it is written
+                into.write(data[at : at + (1 << 16)])
+                piped.poll()
+            pipe_looks = []
+            for _ in range(rounds):
+                into.write(run)
+                pipe_looks.append(_cpu(piped.poll))
+        print(
+            f"stream-json capture {path.stat().st_size / 1e6:.1f} MB ({len(run)} bytes a run): open {opened:.2f} s, "
+            f"a look after one run {min(looks) * 1e3:.1f} ms; on a pipe {min(pipe_looks) * 1e3:.1f} ms"
         )
 
 

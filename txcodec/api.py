@@ -265,6 +265,10 @@ def _convert(
     from .kit.write import carry_context
 
     written = target.write(carry_context(conversation, target.name, loss), loss, options)
+    if not target.writes_persisted_output:
+        from .kit.write import name_persisted_outputs
+
+        name_persisted_outputs(conversation, target.title, loss)
     written.cwd = cwd or recorded
     if conversation.meta.forked_from is not msgspec.UNSET and target.fork_slot is None:
         loss.add(

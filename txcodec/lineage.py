@@ -85,15 +85,46 @@ def default_root(harness: str, path: Path) -> Path:
     return path.resolve().parent.parent
 
 
-def store_origins(harness: str, root: Path) -> list[Origin]:
+def file_origin(path: Path, harness: str) -> Origin:
+    """:func:`origin` of a main session file from its bytes, split into lines, without
+    loading it: the origin readers read a line as bytes as they read a loaded one
+    (``tests/features/test_lineage.py`` holds them equal on every golden and corpus file)."""
+    from .core.zst import read_bytes
+
+    reader = _reader(harness)
+    if reader is None:
+        return Origin(harness, None, None, None, path)
+    data = read_bytes(path)
+    return reader.read(data.split(b"\n"), path, data)
+
+
+def store_origins(harness: str, root: Path, index: bool = True) -> list[Origin]:
     """The origin of every main session under ``root``; a file that cannot be read is
-    left out (its own command reports it)."""
+    left out (its own command reports it). With ``index``, each origin is kept in the
+    session index while its file keeps its size, time and inode, and read from there."""
+    from .session_index import SessionIndex
+    from .session_index import stamp
+
+    kept = SessionIndex() if index else None
     out = []
-    for path in store_files(harness, root):
-        try:
-            out.append(origin(path, harness))
-        except (OSError, ValueError):
-            continue
+    try:
+        for path in store_files(harness, root):
+            name = str(path)
+            found = kept.get_origin(harness, name) if kept is not None else None
+            if found is not None:
+                out.append(found)
+                continue
+            before = stamp(name)
+            try:
+                found = file_origin(path, harness)
+            except (OSError, ValueError):
+                continue
+            out.append(found)
+            if kept is not None:
+                kept.put_origin(found, name, before)
+    finally:
+        if kept is not None:
+            kept.close()
     return out
 
 

@@ -41,8 +41,10 @@ from .model.native import NativeSession
 from .model.native import Opaque
 from .model.native import decode_session
 
-# the bytes read at once from a followed file: a 500 MB file is taken a block at a time
-BLOCK = 8 << 20
+# the bytes read at once from a followed file: a 500 MB file is taken a block at a time,
+# and a block's decoded lines are what a follow's memory peaks at (a line longer than a
+# block is read whole); 1 MB: 8 MB peaked 50 MB higher, and read no faster (docs/live.md#cost)
+BLOCK = 1 << 20
 # a look compares the messages from this far back: a reply streamed in fragments, or a
 # tool's result, changes the last few messages, never one further back (a re-read of the
 # whole file compares them all)
@@ -298,19 +300,28 @@ class Follower:
         whole = data[:cut]
         if self.harness is None:
             self.harness = detect(whole)
-        self.lines.extend(self._decode(whole, events))
+        lines = self._decode(whole, events)
         self.offset += len(whole)
-        session = NativeSession(self.harness, self.codec, list(self.lines), True, None)
-        try:
-            conv = api.to_common(session, LossReport())
-        except (TxcodecError, ValueError) as exc:
-            events.append(Notice(f"{self.path}: cannot read it into Common ({exc})"))
-            return events
+        if self.carry is None and not self.lines and self._carries_on():
+            # its reader carries on (a stream-json capture's): fed what came, never read again
+            self.carry = registry.get(self.harness).carry_on(None)  # type: ignore[arg-type,misc]
+        if self.carry is not None:
+            self.carry.feed(lines)
+            conv, self.touched = self._carried()
+        else:
+            self.lines.extend(lines)
+            session = NativeSession(self.harness, self.codec, list(self.lines), True, None)
+            try:
+                conv = api.to_common(session, LossReport())
+            except (TxcodecError, ValueError) as exc:
+                events.append(Notice(f"{self.path}: cannot read it into Common ({exc})"))
+                return events
         if not self.closed and conv.messages and conv.messages[-1].interrupted:
             # a reply still streaming (a capture with partial messages) reads as interrupted
             # until its last event: it is shown when it ends, or when the pipe closes
             conv = msgspec.structs.replace(conv, messages=conv.messages[:-1])
-        update = self.differ.update(conv)
+        touched = None if self.touched is None else [i for i in self.touched if i < len(conv.messages)]
+        update = self.differ.update(conv, touched=touched)
         if update is not None:
             events.append(update)
         return events

@@ -34,6 +34,9 @@ SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,199}")
 HARNESS = re.compile(r"[a-z][a-z0-9_]{0,39}")
 COOKIE = "txcodec_token"
 HEARTBEAT = 15.0  # seconds between comments on a quiet event stream (proxies close silent ones)
+# the sessions without readers kept followed (each holds its conversation): the others, the
+# least lately looked at, are let go, and followed anew if asked for again
+IDLE_KEPT = 8
 
 
 class MissingExtra(TxcodecError, ImportError):
@@ -66,6 +69,10 @@ class _Session:
         self.version = 0
         self.conversation: Any = None
         self.looked = 0.0
+        # the event that brings a version to the pages, made once for all the readers
+        # (each made its own: 50 readers held 50 copies of the conversation's HTML)
+        self.sent: tuple[int, bytes] | None = None
+        self.rendering = threading.Lock()
 
     def look(self, interval: float) -> tuple[int, Any]:
         """The conversation and its version, looking at the file at most once per ``interval``."""
@@ -78,6 +85,19 @@ class _Session:
                     if type(event) is Update:
                         self.conversation, self.version = event.conversation, self.version + 1
             return self.version, self.conversation
+
+    def event(self, version: int, conv: Any) -> tuple[int, bytes]:
+        """The server-sent event that brings ``version`` (``conv``) to a page, made once
+        (the readers woken together wait for the first to make it), or a later one's."""
+        from .export import html
+
+        with self.rendering:
+            sent = self.sent
+            if sent is None or sent[0] < version:
+                body = html.conversation_html(conv)
+                data = "event: update\n" + "".join(f"data: {line}\n" for line in body.split("\n")) + "\n"
+                sent = self.sent = (version, data.encode())
+            return sent
 
     async def changed(self, interval: float) -> bool:
         """Until the session's folder changes (True; waiting at most about a second), or
@@ -164,7 +184,11 @@ class Site:
         if path.suffix == ".db":  # one session of a database (opencode, Kilo), read-only
             path = Path(f"{path}#{session_id}")
         with self.lock:
-            return self.sessions.setdefault(key, _Session(harness, path, self.notify))
+            found = self.sessions.setdefault(key, _Session(harness, path, self.notify))
+            idle = [k for k, s in self.sessions.items() if k != key and not s.readers and s.watching is None]
+            for gone in sorted(idle, key=lambda k: self.sessions[k].looked)[: max(0, len(idle) - IDLE_KEPT)]:
+                del self.sessions[gone]
+            return found
 
     def index_rows(self) -> list[dict[str, Any]]:
         """A row per session for the index, with its words for the search; a session's row
@@ -271,12 +295,11 @@ def make_app(site: Site, *, hosts: list[str], token: str | None = None) -> Any:
                     # woken by a change: look now (one reader looks, the others find it looked at)
                     version, conv = await asyncio.to_thread(found.look, 0.0 if rung else site.interval)
                     if version != seen and conv is not None:
-                        seen = version
-                        body = await asyncio.to_thread(html.conversation_html, conv)
-                        yield "event: update\n" + "".join(f"data: {line}\n" for line in body.split("\n")) + "\n"
+                        seen, data = await asyncio.to_thread(found.event, version, conv)
+                        yield data  # the same bytes for every reader
                         quiet = time.monotonic()
                     elif time.monotonic() - quiet >= HEARTBEAT:
-                        yield ": still here\n\n"
+                        yield b": still here\n\n"
                         quiet = time.monotonic()
                     rung = await found.changed(site.interval)  # a change in its folder, or the interval when polling
             finally:

@@ -23,10 +23,13 @@ from typing import Any
 import msgspec
 
 from . import __version__
+from .model.common import ForkedFrom
+from .model.origin import Origin
 
 # what a row holds; a change here, or in how a row is made (a new txcodec), rebuilds the index
-FORMAT = 4  # 2: the stores' own listing rows (``listed``) kept too; 3: (path, key) rows read in bulk;
-# 4: usage cells and call marks (``usage_*``)
+FORMAT = 6  # 2: the stores' own listing rows (``listed``) kept too; 3: (path, key) rows read in bulk;
+# 4: usage cells and call marks (``usage_*``); 5: each file's origin for ``txcodec lineage`` (``origins``);
+# 6: a file's usage marks in its own row (no ``usage_marks``)
 _SUFFIXES = ("", "-wal", "-shm", "-journal")
 _POINT_LOOKUPS = 64  # look-ups of single rows before a table is read whole
 
@@ -46,6 +49,8 @@ class Entry(msgspec.Struct, kw_only=True, array_like=True):
 
 _encode = msgspec.json.Encoder().encode
 _decode = msgspec.json.Decoder(Entry).decode
+# an origin: (session id, started by, forked-from session id, forked-from message id)
+_decode_origin = msgspec.json.Decoder(tuple[str | None, str | None, str | None, str | None]).decode
 
 
 def default_path() -> Path:
@@ -104,6 +109,7 @@ class SessionIndex:
         self.path = path or default_path()
         self._pending: list[tuple[Any, ...]] = []
         self._pending_listed: list[tuple[Any, ...]] = []
+        self._pending_origins: list[tuple[Any, ...]] = []
         # each table read whole at its first look-up ((path, key) -> stamp and value), and each
         # file's stamp taken once a run: a warm listing is one query and one stat per file
         self._loaded: dict[str, dict[tuple[str, str], tuple[Any, ...]]] = {}
@@ -136,6 +142,8 @@ class SessionIndex:
                     " mtime_ns INTEGER, inode INTEGER, entry BLOB, PRIMARY KEY (path, session_id)) WITHOUT ROWID;"
                     "CREATE TABLE IF NOT EXISTS listed (path TEXT, harness TEXT, size INTEGER,"
                     " mtime_ns INTEGER, inode INTEGER, item BLOB, PRIMARY KEY (path, harness)) WITHOUT ROWID;"
+                    "CREATE TABLE IF NOT EXISTS origins (path TEXT, harness TEXT, size INTEGER,"
+                    " mtime_ns INTEGER, inode INTEGER, origin BLOB, PRIMARY KEY (path, harness)) WITHOUT ROWID;"
                     f"{_USAGE_TABLES}"
                     f"PRAGMA user_version={FORMAT};"
                     "COMMIT;"
@@ -208,16 +216,41 @@ class SessionIndex:
         if self._db is not None and stamp is not None and _storable(path, harness):
             self._pending_listed.append((path, harness, *stamp, item))
 
+    def get_origin(self, harness: str, path: str) -> Origin | None:
+        """How the session in ``path`` began (:func:`txcodec.lineage.file_origin`), when the
+        file is as it was then."""
+        found = self._unchanged("origins", "harness", "origin", path, harness)
+        if found is None:
+            return None
+        try:
+            session_id, started_by, parent, message = _decode_origin(found)
+        except (msgspec.MsgspecError, ValueError):
+            return None
+        forked = ForkedFrom(parent, msgspec.UNSET if message is None else message) if parent is not None else None
+        return Origin(harness, session_id, started_by, forked, Path(path))
+
+    def put_origin(self, origin: Origin, path: str, stamp: tuple[int, int, int] | None) -> None:
+        """Keep ``origin`` for the file as it was when it was read (``stamp``, taken before)."""
+        if self._db is None or stamp is None or not _storable(path, origin.harness):
+            return
+        link = origin.forked_from
+        parent, message = (link.session_id, link.message_id or None) if link is not None else (None, None)
+        if not _storable(origin.session_id, parent, message):
+            return
+        blob = _encode([origin.session_id, origin.started_by, parent, message])
+        self._pending_origins.append((path, origin.harness, *stamp, blob))
+
     def close(self, seen: set[str] | None = None) -> None:
         if self._db is None:
             return
         try:
-            if self._pending or self._pending_listed or seen is not None:
+            if self._pending or self._pending_listed or self._pending_origins or seen is not None:
                 self._db.execute("BEGIN IMMEDIATE")
                 self._db.executemany("INSERT OR REPLACE INTO sessions VALUES (?, ?, ?, ?, ?, ?)", self._pending)
                 self._db.executemany("INSERT OR REPLACE INTO listed VALUES (?, ?, ?, ?, ?, ?)", self._pending_listed)
+                self._db.executemany("INSERT OR REPLACE INTO origins VALUES (?, ?, ?, ?, ?, ?)", self._pending_origins)
                 if seen is not None:
-                    for table in ("sessions", "listed"):
+                    for table in ("sessions", "listed", "origins"):
                         known = self._db.execute(f"SELECT DISTINCT path FROM {table}")  # noqa: S608 - fixed names
                         gone = [(p,) for (p,) in known if p not in seen]
                         self._db.executemany(f"DELETE FROM {table} WHERE path = ?", gone)  # noqa: S608
@@ -228,6 +261,7 @@ class SessionIndex:
         finally:
             self._pending = []
             self._pending_listed = []
+            self._pending_origins = []
             self._db.close()
             self._db = None
 
@@ -265,18 +299,14 @@ def stamp(path: str) -> tuple[int, int, int] | None:
 #
 # ``usage_files``: one row per session file read by a lean usage pass, valid while its stamp
 # (the file's and its subagent files' size, mtime and inode) and the report's time zone are
-# what they were: the file's identity, its counters per (model, day) and the part of them no
-# mark covers. ``usage_marks``: each marked call (instant in ms and model) of those files, its
-# day and counters, so SQLite finds the marks several files share (a converted copy) and only
-# those are loaded. ``usage_last``: the last report's files after the cross-file dedupe, used
-# as it is while no file of the run changed.
+# what they were: the file's identity, its counters per (model, day), the part of them no
+# mark covers, and its marks (each marked call's instant and model, day and counters, as
+# integer arrays: ``usage.Marks``), one blob per file. ``usage_last``: the last report's files
+# after the cross-file dedupe, used as it is while no file of the run changed.
 
 _USAGE_TABLES = (
     "CREATE TABLE IF NOT EXISTS usage_files (fid INTEGER PRIMARY KEY, path TEXT UNIQUE, stamp TEXT, zone TEXT,"
-    " harness TEXT, session TEXT, cwd TEXT, cells BLOB, unmarked BLOB);"
-    "CREATE TABLE IF NOT EXISTS usage_marks (instant INTEGER, model TEXT, fid INTEGER, day TEXT, one BLOB);"
-    "CREATE INDEX IF NOT EXISTS usage_marks_mark ON usage_marks (instant, model);"
-    "CREATE INDEX IF NOT EXISTS usage_marks_fid ON usage_marks (fid);"
+    " harness TEXT, session TEXT, cwd TEXT, cells BLOB, unmarked BLOB, marks BLOB);"
     "CREATE TABLE IF NOT EXISTS usage_last (key TEXT PRIMARY KEY, result BLOB);"
 )
 
@@ -295,41 +325,43 @@ class UsageIndex(SessionIndex):
             return None
         return None if found is None else found[0]
 
+    def usable(self) -> bool:
+        """False when there is no index this run (locked, read-only, no room)."""
+        return self._db is not None
+
+    def usage_empty(self) -> bool:
+        """True when no file's usage is kept (a first run, or no index this run)."""
+        if self._db is None:
+            return True
+        try:
+            return self._db.execute("SELECT 1 FROM usage_files LIMIT 1").fetchone() is None
+        except sqlite3.Error:
+            return True
+
     def usage_rows(self) -> dict[str, tuple[Any, ...]]:
-        """Every kept file: path -> (fid, stamp, zone, harness, session, cwd, cells, unmarked)."""
+        """Every kept file: path -> (stamp, zone, harness, session, cwd, cells, unmarked, marks)."""
         if self._db is None:
             return {}
         try:
-            return {row[1]: (row[0], *row[2:]) for row in self._db.execute("SELECT * FROM usage_files")}
+            query = "SELECT path, stamp, zone, harness, session, cwd, cells, unmarked, marks FROM usage_files"
+            return {row[0]: row[1:] for row in self._db.execute(query)}
         except sqlite3.Error:
             return {}
 
-    def usage_put(self, rows: list[tuple[Any, ...]], last: tuple[str, bytes] | None = None) -> dict[str, int] | None:
-        """Keep ``rows`` (path, stamp, zone, harness, session, cwd, cells, unmarked, marks: a
-        list of (instant, model, day, one)), replacing each path's row and marks, and forget
-        ``usage_last``; the new rows' ids by path, None when nothing could be written."""
+    def usage_put(self, rows: list[tuple[Any, ...]], last: tuple[str, bytes] | None = None) -> bool:
+        """Keep ``rows`` (path, stamp, zone, harness, session, cwd, cells, unmarked, marks),
+        each replacing its path's row, in one transaction, and forget ``usage_last`` (then
+        keep ``last``); False when nothing could be written."""
         if self._db is None:
-            return None
+            return False
         db = self._db
-        fids: dict[str, int] = {}
         try:
             db.execute("BEGIN IMMEDIATE")
-            for path, *row, marks in rows:
-                if not _storable(path, *[v for v in row[:4] if isinstance(v, str)]):
-                    continue
-                old = db.execute("SELECT fid FROM usage_files WHERE path = ?", (path,)).fetchone()
-                if old is not None:
-                    db.execute("DELETE FROM usage_marks WHERE fid = ?", old)
-                    db.execute("DELETE FROM usage_files WHERE fid = ?", old)
-                fid = db.execute(
-                    "INSERT INTO usage_files (path, stamp, zone, harness, session, cwd, cells, unmarked)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    (path, *row),
-                ).lastrowid
-                db.executemany(
-                    "INSERT INTO usage_marks VALUES (?, ?, ?, ?, ?)", [(i, m, fid, d, o) for i, m, d, o in marks]
-                )
-                fids[path] = fid
+            db.executemany(
+                "INSERT OR REPLACE INTO usage_files (path, stamp, zone, harness, session, cwd, cells, unmarked, marks)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [row for row in rows if _storable(*[v for v in row[:6] if isinstance(v, str)])],
+            )
             db.execute("DELETE FROM usage_last")
             if last is not None:
                 db.execute("INSERT INTO usage_last VALUES (?, ?)", last)
@@ -337,44 +369,16 @@ class UsageIndex(SessionIndex):
         except sqlite3.Error:
             with contextlib.suppress(sqlite3.Error):
                 db.execute("ROLLBACK")
-            return None
-        return fids
-
-    def usage_shared(self, fids: list[int], extra: list[tuple[int, str]]) -> list[tuple[Any, ...]] | None:
-        """The marks of files ``fids`` that another of them holds too, or that one of
-        ``extra`` (marks of files not kept here) equals: (fid, instant, model, day, one)
-        rows; None when the index cannot answer."""
-        if self._db is None:
-            return None
-        db = self._db
-        try:
-            db.execute("CREATE TEMP TABLE IF NOT EXISTS usage_run (fid INTEGER PRIMARY KEY)")
-            db.execute("CREATE TEMP TABLE IF NOT EXISTS usage_extra (instant INTEGER, model TEXT)")
-            db.execute("DELETE FROM usage_run")
-            db.execute("DELETE FROM usage_extra")
-            db.executemany("INSERT OR IGNORE INTO usage_run VALUES (?)", [(f,) for f in fids])
-            db.executemany("INSERT INTO usage_extra VALUES (?, ?)", extra)
-            return db.execute(
-                "WITH mine AS (SELECT m.* FROM usage_marks m JOIN usage_run r ON m.fid = r.fid),"
-                " shared AS (SELECT instant, model FROM mine GROUP BY instant, model HAVING count(*) > 1"
-                " UNION SELECT instant, model FROM usage_extra)"
-                " SELECT mine.fid, mine.instant, mine.model, mine.day, mine.one FROM mine"
-                " JOIN shared ON mine.instant = shared.instant AND mine.model = shared.model"
-            ).fetchall()
-        except sqlite3.Error:
-            return None
+            return False
+        return True
 
     def usage_forget(self, paths: list[str]) -> None:
-        """Drop the rows (and marks) of files gone from a whole-store run."""
+        """Drop the rows of files gone from a whole-store run."""
         if self._db is None or not paths:
             return
         try:
             self._db.execute("BEGIN IMMEDIATE")
-            for path in paths:
-                self._db.execute(
-                    "DELETE FROM usage_marks WHERE fid IN (SELECT fid FROM usage_files WHERE path = ?)", (path,)
-                )
-                self._db.execute("DELETE FROM usage_files WHERE path = ?", (path,))
+            self._db.executemany("DELETE FROM usage_files WHERE path = ?", [(p,) for p in paths])
             self._db.execute("COMMIT")
         except sqlite3.Error:
             with contextlib.suppress(sqlite3.Error):

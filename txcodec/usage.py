@@ -18,6 +18,7 @@ falls back to Common for anything else, and spreads files over processes.
 from __future__ import annotations
 
 import os
+from array import array
 from collections.abc import Callable
 from collections.abc import Iterable
 from collections.abc import Iterator
@@ -501,6 +502,7 @@ def _use_zone(where: Any) -> None:
     if where is not _zone:
         _zone = where
         _day_cache.clear()
+        _moments.clear()
 
 
 def local_day(ts: str | None) -> str | None:
@@ -520,143 +522,337 @@ def local_day(ts: str | None) -> str | None:
     return day
 
 
-_instant_cache: dict[str, int | None] = {}
-
-
 def call_instant(ts: str | None) -> int | None:
     """A call's timestamp as whole milliseconds since the epoch (a time without a zone is
     UTC, as the writers that drop it mean it): the same call keeps its instant whatever
     format a conversion wrote it in (``...Z``, ``+00:00``, microseconds)."""
     if not ts:
         return None
-    found = _instant_cache.get(ts, 0)
-    if found != 0:
-        return found
     try:
         moment = datetime.fromisoformat(ts)
     except ValueError:
-        moment = None
-    if moment is not None and moment.tzinfo is None:
+        return None
+    if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
-    found = _instant_cache[ts] = round(moment.timestamp() * 1000) if moment is not None else None
-    return found
+    return round(moment.timestamp() * 1000)
 
 
 Cells = dict[tuple[str, str | None], list[int]]
-# a call that a copy may share: (instant in ms, model) -> (its cell, its counters)
-Marks = dict[tuple[int, str], tuple[tuple[str, str | None], list[int]]]
 
 
-def _cells(fu: FileUsage, since: str | None, until: str | None) -> tuple[Cells, Marks]:
-    """The file's counters per (model, local day), calls outside [since, until] left out;
-    each call once (:func:`_unique`, inlined: this runs once per call of a whole store).
-    With them, each counted call's mark (its instant and model) and its own counters: a
-    session converted by txcodec keeps both, so the report finds the copy's calls in the
-    original (docs/usage.md#converted-sessions)."""
+class Marks(msgspec.Struct, gc=False):
+    """A file's marked calls: each counted call with an instant and a model, which a copy
+    may share. Grouped by model: ``instants`` (ms since the epoch, each once) and, per
+    instant, seven integers in ``rest``: the index of its day in ``days``, its kind
+    (:data:`_NONE`, :data:`_VERIFIED`, :data:`_UNVERIFIED`, or :data:`_AMBIGUOUS` when two
+    calls of the model share the millisecond: no mark can tell them apart), its four token
+    counts and its reasoning tokens. Flat integer arrays: a worker hands them back, and the
+    index keeps them, as bytes."""
+
+    days: list[str | None]
+    models: list[str]
+    instants: list[array]  # array('q') per model
+    rest: list[array]  # array('q') per model, 7 per instant
+    ambiguous: list[list[int]]  # per model, its instants of kind _AMBIGUOUS
+
+    def one(self, g: int, p: int) -> tuple[tuple[str, str | None], list[int]]:
+        """The cell and counters of model ``g``'s ``p``-th mark (not an ambiguous one)."""
+        at = 7 * p
+        didx, kind, a, b, cw, cr, r = self.rest[g][at : at + 7]
+        one = [1] + [0] * (_N - 1)
+        if kind == _NONE:
+            one[2] = 1
+        elif kind == _VERIFIED:
+            one[3:7] = (a, b, cw, cr)
+            one[11] = r
+        else:
+            one[1] = 1
+            one[7:11] = (a, b, cw, cr)
+        return (self.models[g], self.days[didx]), one
+
+
+_NONE, _VERIFIED, _UNVERIFIED, _AMBIGUOUS = 0, 1, 2, 3
+_EMPTY = (0, 0, 0, 0)
+
+
+_moments: dict[str, tuple[str | None, int | None]] = {}  # a call's timestamp -> its day and instant
+
+
+def _moment(ts: str) -> tuple[str | None, int | None]:
+    """The report-zone day and the instant (:func:`call_instant`) of a timestamp, kept for
+    the run (one look-up per call). A worker keeps its own; bounded: past 262,144
+    timestamps (a home of that many calls, each at its own time) it starts again."""
+    if len(_moments) >= 1 << 18:
+        _moments.clear()
+    found = _moments[ts] = (local_day(ts), call_instant(ts))
+    return found
+
+
+def _add_call(cells: Cells, key: tuple[str, str | None], kind: int, tokens: Sequence[int], reasoning: int) -> None:
+    c = cells.get(key)
+    if c is None:
+        c = cells[key] = [0] * _N
+    c[0] += 1
+    if kind == _NONE:
+        c[2] += 1
+    elif kind == _VERIFIED:
+        c[3] += tokens[0]
+        c[4] += tokens[1]
+        c[5] += tokens[2]
+        c[6] += tokens[3]
+        c[11] += reasoning
+    else:
+        c[1] += 1
+        c[7] += tokens[0]
+        c[8] += tokens[1]
+        c[9] += tokens[2]
+        c[10] += tokens[3]
+
+
+def _cells(fu: FileUsage) -> tuple[Cells, Cells, Marks | None]:
+    """The file's counters per (model, local day), each call once (:func:`_unique`,
+    inlined: this runs once per call of a whole store); the part of them no mark covers;
+    and each counted call's mark (its instant and model) with its own counters: a session
+    converted by txcodec keeps both, so the report finds the copy's calls in the original
+    (docs/usage.md#converted-sessions)."""
     cells: Cells = {}
-    marks: Marks = {}
+    unmarked: Cells = {}
+    groups: dict[str, tuple[dict[int, int], list[int], list[int]]] = {}  # model -> positions, rest, ambiguous
+    day_at: dict[str | None, int] = {}
     seen: set[str] = set()
-    days = _day_cache
-    bounded = since is not None or until is not None
-    for call in fu.calls:
-        mid, model, ts, tokens, verified, reasoning = call
+    moments = _moments
+    for mid, model, ts, tokens, verified, reasoning in fu.calls:
         if mid is not None:
             if mid in seen:
                 continue
             seen.add(mid)
-        day = (days.get(ts[:16] + ts[-6:]) or local_day(ts)) if ts else None
-        if bounded and (day is None or (since and day < since) or (until and day > until)):
-            continue
+        if ts:
+            moment = moments.get(ts)
+            if moment is None:
+                moment = _moment(ts)
+            day, instant = moment
+        else:
+            day = instant = None
         key = (model or "?", day)
         c = cells.get(key)
         if c is None:
             c = cells[key] = [0] * _N
-        one = [0] * _N  # this call's counters, in ModelUsage's order: see _count
-        one[0] = 1
+        c[0] += 1
         if tokens is None:
-            one[2] = 1
+            kind = _NONE
+            tokens = _EMPTY
+            reasoning = 0
+            c[2] += 1
         elif verified:
-            one[3:7] = tokens
-            one[11] = reasoning or 0
+            kind = _VERIFIED
+            reasoning = reasoning or 0
+            c[3] += tokens[0]
+            c[4] += tokens[1]
+            c[5] += tokens[2]
+            c[6] += tokens[3]
+            c[11] += reasoning
         else:
-            one[1] = 1
-            one[7:11] = tokens
-        for i, value in enumerate(one):
-            c[i] += value
-        instant = call_instant(ts) if model else None
-        if instant is not None:
-            mark = (instant, model)
-            if mark in marks:  # two calls of one model in one millisecond: no mark can tell them apart
-                marks[mark] = (key, [])
-            else:
-                marks[mark] = (key, one)
-    return cells, marks
+            kind = _UNVERIFIED
+            reasoning = 0
+            c[1] += 1
+            c[7] += tokens[0]
+            c[8] += tokens[1]
+            c[9] += tokens[2]
+            c[10] += tokens[3]
+        if instant is None or not model:
+            _add_call(unmarked, key, kind, tokens, reasoning)
+            continue
+        g = groups.get(model)
+        if g is None:
+            g = groups[model] = ({}, [], [])
+        positions = g[0]
+        p = positions.get(instant)
+        if p is None:
+            didx = day_at.get(day)
+            if didx is None:
+                didx = day_at[day] = len(day_at)
+            positions[instant] = len(positions)
+            g[1].extend((didx, kind, *tokens, reasoning))
+            continue
+        # two calls of one model in one millisecond: both (and any more) count unmarked
+        rest, at = g[1], 7 * p
+        if rest[at + 1] != _AMBIGUOUS:
+            first = rest[at : at + 7]
+            _add_call(unmarked, (model, list(day_at)[first[0]]), first[1], first[2:6], first[6])
+            rest[at + 1] = _AMBIGUOUS
+            g[2].append(instant)
+        _add_call(unmarked, key, kind, tokens, reasoning)
+    if not groups:
+        return cells, unmarked, None
+    return (
+        cells,
+        unmarked,
+        Marks(
+            list(day_at),
+            list(groups),
+            [array("q", g[0]) for g in groups.values()],
+            [array("q", g[1]) for g in groups.values()],
+            [g[2] for g in groups.values()],
+        ),
+    )
 
 
-def _read_one(job: tuple[str, str | None, bool, str | None, str | None, bool]) -> tuple[Any, ...]:
-    """A worker's share: one file's identity and cells, or its error line (``None``
-    for a file found in a folder that is no session)."""
+def _read_one(job: tuple[str, str | None, bool, bool, bool]) -> tuple[Any, ...]:
+    """A worker's share: one file's identity, cells, unmarked cells and marks, packed as
+    the index keeps them (bytes cross to the parent process far faster than objects, and
+    are written as they are), or its error line (``None`` for a file found in a folder
+    that is no session); last, when asked (``job[4]``), the file's stamp taken before it
+    was read (:func:`_file_stamp`). :func:`_unpacked` makes them objects again."""
     from .core.errors import TxcodecError
 
-    path, harness, subagents, since, until, explicit = job
+    path, harness, subagents, explicit, stamp_it = job
+    stamp = None
+    if stamp_it:
+        lean = lean_reader(harness)
+        stamp = _file_stamp(Path(path), lean, subagents) if lean is not None else None
     try:
         fu = file_usage(path, harness, subagents=subagents)
     except NotASession as exc:
-        return (path, None, str(exc) if explicit else None, None)
+        return (path, None, str(exc) if explicit else None, None, None, stamp)
     except (OSError, ValueError, TxcodecError, msgspec.MsgspecError) as exc:
-        return (path, None, str(exc) if str(exc).startswith(path) else f"{path}: {exc}", None)
-    return (path, (fu.harness, fu.session, fu.cwd), *_cells(fu, since, until))
+        return (path, None, str(exc) if str(exc).startswith(path) else f"{path}: {exc}", None, None, stamp)
+    cells, unmarked, marks = _cells(fu)
+    return (
+        path,
+        (fu.harness, fu.session, fu.cwd),
+        _cells_blob(cells),
+        _cells_blob(unmarked),
+        _marks_blob(marks),
+        stamp,
+    )
 
 
-def _drop_copies(results: list[tuple], unmarked_of: list[Cells | None] | None = None) -> list[str]:
+def _unpacked(result: tuple) -> tuple:
+    path, ident, cells, unmarked, marks, _stamp = result
+    if ident is None:
+        return (path, ident, cells, unmarked, marks)
+    return (path, ident, _cells_of(cells), _cells_of(unmarked), _marks_of(marks))
+
+
+def _in_range(day: str | None, since: str | None, until: str | None) -> bool:
+    return (since is None and until is None) or not (day is None or (since and day < since) or (until and day > until))
+
+
+def _within(result: tuple, since: str | None, until: str | None) -> tuple:
+    """A read file's cells, unmarked cells and marks of the days in [since, until]."""
+    if (since is None and until is None) or result[1] is None:
+        return result
+    path, ident, cells, unmarked, marks = result
+    cells = {key: c for key, c in cells.items() if _in_range(key[1], since, until)}
+    unmarked = {key: c for key, c in unmarked.items() if _in_range(key[1], since, until)}
+    if marks is not None:
+        keep_day = [_in_range(day, since, until) for day in marks.days]
+        kept = Marks(marks.days, [], [], [], [])
+        for model, instants, rest, ambiguous in zip(marks.models, marks.instants, marks.rest, marks.ambiguous):
+            if all(keep_day[rest[7 * p]] for p in range(len(instants))):
+                kept_instants, kept_rest = instants, rest
+            else:
+                wanted = [p for p in range(len(instants)) if keep_day[rest[7 * p]]]
+                if not wanted:
+                    continue
+                kept_instants = array("q", [instants[p] for p in wanted])
+                kept_rest = array("q")
+                for p in wanted:
+                    kept_rest.extend(rest[7 * p : 7 * p + 7])
+            kept.models.append(model)
+            kept.instants.append(kept_instants)
+            kept.rest.append(kept_rest)
+            gone = set(instants) - set(kept_instants) if kept_instants is not instants else ()
+            kept.ambiguous.append([i for i in ambiguous if i not in gone])
+        marks = kept if kept.models else None
+    return (path, ident, cells, unmarked, marks)
+
+
+def _drop_copies(results: list[tuple], stamps: Sequence[str | None] | None = None) -> list[str]:
     """Count each model call once across files: a call whose mark (instant and model) is
     in several files counts in the one written first (the oldest file: a conversion writes
     its copy after the session it copies), and comes off the others' cells. Returns one
-    line per file that held copies (docs/usage.md#converted-sessions). ``unmarked_of``:
-    each file's counters that no mark covers, where its marks are not all in ``results``
-    (the session index loads only the shared ones)."""
-    owner: dict[tuple[int, str], int] = {}
-    shared: set[tuple[int, str]] = set()
-    for i, result in enumerate(results):
-        marks = result[3]
-        if not marks:
-            continue
-        for mark in marks:
-            if owner.setdefault(mark, i) != i:
-                shared.add(mark)
-    mtimes: dict[int, tuple[float, str]] = {}
+    line per file that held copies (docs/usage.md#converted-sessions). A file's age is its
+    modification time (ns), from its stamp in ``stamps`` (:func:`_file_stamp`) where given.
 
-    def age(i: int) -> tuple[float, str]:
+    Set operations do the finding: the marks two files share, then, file by file from the
+    oldest, which of its shared marks an older file holds (its copies) and which it is the
+    first to hold. Only the calls that change a file's cells cost Python steps: the copies
+    taken off, or, when most of a file's calls are copies, the calls it keeps added to its
+    unmarked part."""
+    sets: list[list[set[int]] | None] = [None] * len(results)
+    seen: dict[str, set[int]] = {}
+    dup: dict[str, set[int]] = {}
+    for i, result in enumerate(results):
+        marks = result[4]
+        if marks is None:
+            continue
+        mine = sets[i] = []
+        for model, instants in zip(marks.models, marks.instants):
+            s = set(instants)
+            mine.append(s)
+            known = seen.get(model)
+            if known is None:
+                seen[model] = set(s)
+                continue
+            both = known & s
+            if both:
+                dup.setdefault(model, set()).update(both)
+            known |= s
+    mtimes: dict[int, tuple[int, str, int]] = {}
+
+    def age(i: int) -> tuple[int, str, int]:
         if i not in mtimes:
-            mtimes[i] = (_mtime(Path(results[i][0])), results[i][0])
+            stamp = stamps[i] if stamps is not None else None
+            when = int(stamp.split("|", 2)[1].split(":")[1]) if stamp else _mtime_ns(results[i][0])
+            mtimes[i] = (when, results[i][0], i)
         return mtimes[i]
 
-    holders: dict[tuple[int, str], list[int]] = {}
-    for i, result in enumerate(results):
-        marks = result[3]
-        if marks:
-            for mark in shared.intersection(marks):
-                holders.setdefault(mark, []).append(i)
     skipped: dict[int, tuple[int, set[int]]] = {}
-    for mark, files in holders.items():
-        first = min(files, key=age)
-        if not results[first][3][mark][1]:
-            continue  # ambiguous in its own file
-        for i in files:
-            if i == first:
-                continue
-            key, one = results[i][3][mark]
-            if not one:
-                continue
-            del results[i][3][mark]
-            cell = results[i][2][key]
-            for k, value in enumerate(one):
-                cell[k] -= value
-            if not cell[0]:
-                del results[i][2][key]
-            n, origins = skipped.get(i, (0, set()))
-            origins.add(first)
-            skipped[i] = (n + 1, origins)
+    if dup:
+        holders = [
+            i
+            for i, mine in enumerate(sets)
+            if mine is not None
+            and any(
+                (d := dup.get(model)) is not None and not d.isdisjoint(s)
+                for model, s in zip(results[i][4].models, mine)
+            )
+        ]
+        owner: dict[str, dict[int, int]] = {}
+        claimed: dict[str, set[int]] = {}
+        skip: dict[str, set[int]] = {}  # marks whose first holder holds them ambiguously: never taken
+        for i in sorted(holders, key=age):
+            marks, mine = results[i][4], sets[i]
+            taken_here: list[tuple[int, set[int]]] = []
+            origins: set[int] = set()
+            for g, (model, s) in enumerate(zip(marks.models, mine)):
+                d = dup.get(model)
+                if d is None:
+                    continue
+                shared = s & d
+                if not shared:
+                    continue
+                had = claimed.setdefault(model, set())
+                new = shared - had
+                if new:
+                    owner.setdefault(model, {}).update(dict.fromkeys(new, i))
+                    had |= new
+                    ambiguous = set(marks.ambiguous[g])
+                    if ambiguous:
+                        skip.setdefault(model, set()).update(new & ambiguous)
+                taken = shared - new
+                if taken and model in skip:
+                    taken -= skip[model]
+                if taken and marks.ambiguous[g]:
+                    taken.difference_update(marks.ambiguous[g])
+                if taken:
+                    mark_owner = owner[model]
+                    origins.update({mark_owner[m] for m in taken})
+                    taken_here.append((g, taken))
+            if taken_here:
+                _take(results, i, taken_here, mine)
+                skipped[i] = (sum(len(t) for _, t in taken_here), origins)
     # a copy whose format keeps no instant or model marks no call: a conversion keeps the
     # session's id where the target allows, so its unmarked calls are matched by that id
     # in an older file of another harness (its origin)
@@ -671,16 +867,8 @@ def _drop_copies(results: list[tuple], unmarked_of: list[Cells | None] | None = 
         for i in files:
             if results[i][1][0] == results[first][1][0]:
                 continue
-            known = unmarked_of[i] if unmarked_of is not None else None
-            if known is not None:
-                unmarked = {key: list(cell) for key, cell in known.items()}
-            else:
-                unmarked = {key: list(cell) for key, cell in results[i][2].items()}
-                for key, one in (results[i][3] or {}).values():
-                    for k, value in enumerate(one):
-                        unmarked[key][k] -= value
             n = 0
-            for key, left in unmarked.items():
+            for key, left in results[i][3].items():
                 if left[0] > 0:
                     n += left[0]
                     cell = results[i][2][key]
@@ -699,10 +887,98 @@ def _drop_copies(results: list[tuple], unmarked_of: list[Cells | None] | None = 
     return lines
 
 
+def _take(results: list[tuple], i: int, taken: list[tuple[int, set[int]]], sets: list[set[int]]) -> None:
+    """Take file ``i``'s copies (``taken``: per model index, the instants counted in an older
+    file) off its cells. When they are most of its marks, its cells are made again from its
+    unmarked part and the marks it keeps instead (``sets``: each model's instants). The
+    cells keep their order either way, so dollars add up in one order."""
+    path, ident, cells, unmarked, marks = results[i]
+    n_taken = sum(len(t) for _, t in taken)
+    n_marks = sum(len(instants) for instants in marks.instants)
+    if 2 * n_taken <= n_marks:
+        new = {key: list(c) for key, c in cells.items()}
+        for g, gone in taken:
+            instants = marks.instants[g]
+            at = dict(zip(instants, range(len(instants))))
+            for instant in gone:
+                key, one = marks.one(g, at[instant])
+                cell = new[key]
+                for k, value in enumerate(one):
+                    cell[k] -= value
+    else:
+        new = {key: list(c) for key, c in unmarked.items()}
+        gone_of = dict(taken)
+        for g, instants in enumerate(marks.instants):
+            left = sets[g].difference(gone_of.get(g, ()), marks.ambiguous[g])
+            if not left:
+                continue
+            for p, instant in enumerate(instants):
+                if instant not in left:
+                    continue
+                key, one = marks.one(g, p)
+                cell = new.get(key)
+                if cell is None:
+                    new[key] = one
+                else:
+                    for k, value in enumerate(one):
+                        cell[k] += value
+    kept = {key: new[key] for key in cells if key in new and new[key][0]}
+    results[i] = (path, ident, kept, unmarked, marks)
+
+
+def _mtime_ns(path: str) -> int:
+    try:
+        return os.stat(path).st_mtime_ns
+    except OSError:
+        return 1 << 62  # let the reader report it: the newest
+
+
 # --- from the session index ---------------------------------------------------------------
 
 _pack = msgspec.msgpack.Encoder().encode
 _unpack = msgspec.msgpack.decode
+
+
+def _marks_blob(marks: Marks | None) -> bytes | None:
+    if marks is None:
+        return None
+    return _pack(
+        [
+            marks.days,
+            marks.models,
+            [a.tobytes() for a in marks.instants],
+            [a.tobytes() for a in marks.rest],
+            marks.ambiguous,
+        ]
+    )
+
+
+def _marks_of(blob: bytes | None) -> Marks | None:
+    if blob is None:
+        return None
+    days, models, instants, rest, ambiguous = _unpack(blob)
+    out = Marks(days, models, [], [], ambiguous)
+    for raw in instants:
+        a = array("q")
+        a.frombytes(raw)
+        out.instants.append(a)
+    for raw in rest:
+        a = array("q")
+        a.frombytes(raw)
+        out.rest.append(a)
+    if len(out.instants) != len(models) or len(out.rest) != len(models) or len(ambiguous) != len(models):
+        raise ValueError("a damaged row")
+    if any(len(r) != 7 * len(i) for i, r in zip(out.instants, out.rest)):
+        raise ValueError("a damaged row")
+    return out
+
+
+def _cells_of(blob: bytes) -> Cells:
+    return {(m, d): c for m, d, c in _unpack(blob)}
+
+
+def _cells_blob(cells: Cells) -> bytes:
+    return _pack([[m, d, c] for (m, d), c in cells.items()])
 
 
 def _file_stamp(path: Path, lean: Any, subagents: bool) -> str | None:
@@ -719,10 +995,6 @@ def _file_stamp(path: Path, lean: Any, subagents: bool) -> str | None:
     return stamp
 
 
-def _in_range(day: str | None, since: str | None, until: str | None) -> bool:
-    return (since is None and until is None) or not (day is None or (since and day < since) or (until and day > until))
-
-
 def _indexed_results(
     work: list[tuple[Path, str | None, bool]],
     subagents: bool,
@@ -732,141 +1004,125 @@ def _indexed_results(
     zone: str,
 ) -> tuple[list[tuple], list[str]]:
     """:func:`_run` and :func:`_drop_copies` with the session index: a file of a harness with
-    a lean usage pass is read only when it (or a subagent file) changed since it was kept;
-    only the marks several files share are loaded for the dedupe; and while no file of the
-    run changed, the last report's deduped cells are used as they are. Same results as
-    without the index (tests/features/test_usage_index.py)."""
-    import hashlib
+    a lean usage pass is read only when it (or a subagent file) changed since it was kept
+    (its cells, unmarked cells and marks are kept in its row); while no file of the run
+    changed, the last report's deduped cells are used as they are. Same results as without
+    the index (tests/features/test_usage_index.py)."""
+    import threading
 
     from .session_index import UsageIndex
 
     idx = UsageIndex()
+    writer: threading.Thread | None = None
     try:
-        stamps: list[str | None] = []
-        leans: dict[str | None, Any] = {}
-        for path, harness, _explicit in work:
-            lean = leans[harness] if harness in leans else leans.setdefault(harness, lean_reader(harness))
-            stamps.append(_file_stamp(path, lean, subagents) if lean is not None else None)
-        digest = hashlib.sha256(
-            _pack([zone, since, until, subagents, [[str(job[0]), job[1], s] for job, s in zip(work, stamps)]])
-        ).hexdigest()
-        kept = idx.usage_last(digest) if all(s is not None for s in stamps) else None
-        if kept is not None:
-            try:
-                done = _unpack(kept)
-                return [(p, tuple(ident), {(m, d): c for m, d, c in cells}, None) for p, ident, cells in done[0]], done[
-                    1
-                ]
-            except (msgspec.DecodeError, ValueError, TypeError):
-                pass  # read as if it were not kept
-        rows = idx.usage_rows()
-        if rows:  # forget the files gone (a file of another run that still exists is kept)
-            inrun = {str(job[0]) for job in work}
-            idx.usage_forget([p for p in rows if p not in inrun and not os.path.exists(p)])
+        # nothing kept (a first run): no stamp is taken before the reading, the workers take
+        # each file's as they read it
+        cold = idx.usage_empty()
+        stamps: list[str | None] = [None] * len(work)
+        rows: dict[str, tuple[Any, ...]] = {}
+        if not cold:
+            leans: dict[str | None, Any] = {}
+            for i, (path, harness, _explicit) in enumerate(work):
+                lean = leans[harness] if harness in leans else leans.setdefault(harness, lean_reader(harness))
+                stamps[i] = _file_stamp(path, lean, subagents) if lean is not None else None
+            kept = idx.usage_last(_digest(work, stamps, zone, since, until, subagents))
+            if kept is not None and all(s is not None for s in stamps):
+                try:
+                    done = _unpack(kept)
+                    return [(p, tuple(ident), _cells_of_list(c), {}, None) for p, ident, c in done[0]], done[1]
+                except (msgspec.DecodeError, ValueError, TypeError):
+                    pass  # read as if it were not kept
+            rows = idx.usage_rows()
+            if rows:  # forget the files gone (a file of another run that still exists is kept)
+                inrun = {str(job[0]) for job in work}
+                idx.usage_forget([p for p in rows if p not in inrun and not os.path.exists(p)])
         results: list[Any] = [None] * len(work)
-        unmarked_of: list[Cells | None] = [None] * len(work)
-        fids: list[int | None] = [None] * len(work)
         todo = []
         for i, ((path, harness, _explicit), stamp) in enumerate(zip(work, stamps)):
             row = rows.get(str(path)) if stamp is not None else None
-            if row is not None and row[1] == stamp and row[2] == zone and row[3] == harness:
+            if row is not None and row[0] == stamp and row[1] == zone and row[2] == harness:
                 try:
-                    cells = {(m, d): c for m, d, c in _unpack(row[6])}
-                    unmarked = {(m, d): c for m, d, c in _unpack(row[7])}
-                except (msgspec.DecodeError, ValueError, TypeError):
-                    todo.append(i)
+                    results[i] = (
+                        str(path),
+                        (harness, row[3], row[4]),
+                        _cells_of(row[5]),
+                        _cells_of(row[6]),
+                        _marks_of(row[7]),
+                    )
                     continue
-                results[i] = (str(path), (harness, row[4], row[5]), cells, {})
-                unmarked_of[i] = unmarked
-                fids[i] = row[0]
-            else:
-                todo.append(i)
-        if len(todo) == len(work):  # nothing kept (a cold run): the dedupe as without the index, in memory
-            results = _run(
-                [(str(p), h, subagents, None, None, e) for p, h, e in work], jobs, [_size(job[0]) for job in work]
+                except (msgspec.DecodeError, ValueError, TypeError):
+                    pass  # read again
+            todo.append(i)
+        rows.clear()
+        if todo:
+            read = _run(
+                [(str(work[i][0]), work[i][1], subagents, work[i][2], cold) for i in todo],
+                jobs,
+                [_size(work[i][0]) for i in todo],
             )
-            _keep(idx, results, stamps, zone)
-            results = [_within(r, since, until) for r in results]
-            copies = _drop_copies(results)
-            _keep_last(idx, digest, stamps, results, copies)
-            return results, copies
-        read = _run(
-            [(str(work[i][0]), work[i][1], subagents, None, None, work[i][2]) for i in todo],
-            jobs,
-            [_size(work[i][0]) for i in todo],
-        )
-        for i, result in zip(todo, read):
-            results[i] = result
-        written, unmarked_new = _keep(idx, [results[i] for i in todo], [stamps[i] for i in todo], zone)
-        for i, unmarked in zip(todo, unmarked_new):
-            unmarked_of[i] = unmarked
-            if results[i][0] in written:
-                fids[i] = written[results[i][0]]
-        # files whose marks are in memory only: those not kept (another harness, a failed write)
-        extra = [mark for i in range(len(work)) if fids[i] is None and results[i][3] for mark in results[i][3]]
-        shared = idx.usage_shared([f for f in fids if f is not None], extra)
-        if shared is None:  # cannot answer: read everything
-            results = _run(
-                [(str(p), h, subagents, since, until, e) for p, h, e in work], jobs, [_size(job[0]) for job in work]
-            )
-            return results, _drop_copies(results)
-        at = {f: i for i, f in enumerate(fids) if f is not None}
-        for i in at.values():
-            results[i] = (*results[i][:3], {})  # only the shared marks, below
-        for fid, instant, model, day, one in shared:
-            i = at.get(fid)
-            if i is not None:
-                results[i][3][(instant, model)] = ((model, day), _unpack(one))
-        if since is not None or until is not None:
-            results = [_within(r, since, until) for r in results]
-            unmarked_of = [
-                None if u is None else {key: c for key, c in u.items() if _in_range(key[1], since, until)}
-                for u in unmarked_of
-            ]
-        copies = _drop_copies(results, unmarked_of)
-        _keep_last(idx, digest, stamps, results, copies)
+            if cold:
+                for i, result in zip(todo, read):
+                    stamps[i] = result[5]
+            # the rows are written by a thread of their own (SQLite's work lets go of the GIL)
+            # while this one unpacks them and counts the copies
+            if idx.usable():
+                writer = threading.Thread(target=_keep, args=(None, read, [stamps[i] for i in todo], zone))
+                writer.start()
+            for i, result in zip(todo, read):
+                results[i] = _unpacked(result)
+        results = [_within(r, since, until) for r in results]
+        copies = _drop_copies(results, stamps)
+        if writer is not None:
+            writer.join()
+            writer = None
+        _keep_last(idx, _digest(work, stamps, zone, since, until, subagents), stamps, results, copies)
         return results, copies
     finally:
+        if writer is not None:
+            writer.join()
         idx.close()
 
 
-def _within(result: tuple, since: str | None, until: str | None) -> tuple:
-    """A read file's cells and marks of the days in [since, until] (as :func:`_cells` keeps them)."""
-    if (since is None and until is None) or result[1] is None:
-        return result
-    cells = {key: c for key, c in result[2].items() if _in_range(key[1], since, until)}
-    marks = {m: v for m, v in (result[3] or {}).items() if _in_range(v[0][1], since, until)}
-    return (result[0], result[1], cells, marks)
+def _digest(
+    work: list[tuple[Path, str | None, bool]],
+    stamps: list[str | None],
+    zone: str,
+    since: str | None,
+    until: str | None,
+    subagents: bool,
+) -> str:
+    """What a report's kept result (``usage_last``) is for: its files, their stamps and its options."""
+    import hashlib
+
+    return hashlib.sha256(
+        _pack([zone, since, until, subagents, [[str(job[0]), job[1], s] for job, s in zip(work, stamps)]])
+    ).hexdigest()
 
 
-def _keep(idx: Any, results: list[tuple], stamps: list[str | None], zone: str) -> tuple[dict[str, int], list]:
-    """Write the files just read (whole, every day) to the index; their ids by path (those
-    written), and each file's counters no mark covers (None for a file not kept)."""
-    new = []
-    unmarked_of: list[Cells | None] = []
-    for result, stamp in zip(results, stamps):
-        path, ident, cells, marks = result
-        if stamp is None or ident is None:
-            unmarked_of.append(None)
-            continue
-        unmarked = {key: list(c) for key, c in cells.items()}
-        for key, one in marks.values():
-            for k, value in enumerate(one):
-                unmarked[key][k] -= value
-        unmarked_of.append(unmarked)
-        new.append(
-            (
-                path,
-                stamp,
-                zone,
-                *ident,
-                _pack([[m, d, c] for (m, d), c in cells.items()]),
-                _pack([[m, d, c] for (m, d), c in unmarked.items()]),
-                [(instant, model, key[1], _pack(one)) for (instant, model), (key, one) in marks.items()],
-            )
-        )
-    written = idx.usage_put(new) if new else {}
-    return written or {}, unmarked_of
+def _cells_of_list(cells: list) -> Cells:
+    return {(m, d): c for m, d, c in cells}
+
+
+def _keep(idx: Any, results: list[tuple], stamps: list[str | None], zone: str) -> None:
+    """Write the files just read (whole, every day; as :func:`_read_one` packs them) to the
+    index, in one transaction (``idx`` None: through a connection of its own, for a thread)."""
+    new = [
+        (path, stamp, zone, *ident, cells, unmarked, marks)
+        for (path, ident, cells, unmarked, marks, _stamp), stamp in zip(results, stamps)
+        if stamp is not None and ident is not None
+    ]
+    if not new:
+        return
+    if idx is not None:
+        idx.usage_put(new)
+        return
+    from .session_index import UsageIndex
+
+    own = UsageIndex()
+    try:
+        own.usage_put(new)
+    finally:
+        own.close()
 
 
 def _keep_last(idx: Any, digest: str, stamps: list[str | None], results: list[tuple], copies: list[str]) -> None:
@@ -986,24 +1242,32 @@ def usage(
     _use_zone(where)
     lo = (since if isinstance(since, date) else dates.parse_day(since, tz=where)).isoformat() if since else None
     hi = (until if isinstance(until, date) else dates.parse_day(until, tz=where)).isoformat() if until else None
-    work = _jobs_for(paths, harness)
-    if lo is not None and not paths:  # a store file untouched since before ``since`` holds no later call
-        floor = datetime.fromisoformat(lo).timestamp() - 86400
-        work = [job for job in work if _mtime(job[0]) >= floor]
-    if index and (not paths or harness is not None):  # files named alone are read: no index to open
-        results, copies = _indexed_results(work, subagents, lo, hi, jobs, str(where))
-    else:
-        results = _run(
-            [(str(p), h, subagents, lo, hi, explicit) for p, h, explicit in work], jobs, [_size(job[0]) for job in work]
-        )
-        copies = _drop_copies(results)
+    from .core.gcpause import no_cycle_collection
+
+    # a home's calls are millions of small objects and no cycle: the collector would only
+    # scan them again and again (in the workers too, forked with it paused)
+    with no_cycle_collection():
+        work = _jobs_for(paths, harness)
+        if lo is not None and not paths:  # a store file untouched since before ``since`` holds no later call
+            floor = datetime.fromisoformat(lo).timestamp() - 86400
+            work = [job for job in work if _mtime(job[0]) >= floor]
+        if index and (not paths or harness is not None):  # files named alone are read: no index to open
+            results, copies = _indexed_results(work, subagents, lo, hi, jobs, str(where))
+        else:
+            results = _run(
+                [(str(p), h, subagents, explicit, False) for p, h, explicit in work],
+                jobs,
+                [_size(job[0]) for job in work],
+            )
+            results = [_within(_unpacked(r), lo, hi) for r in results]
+            copies = _drop_copies(results)
     groups: dict[tuple, list] = {}  # the group's keys -> [counters, dollars, every call priced]
     models_cost: dict[str, Any] = {}
     errors: list[str] = []
     rates = _Prices() if prices else None
     by_day = bool({"day", "week", "month"} & set(by))
     weeks: dict[str, str] = {}
-    for path, ident, cells, _marks in results:
+    for path, ident, cells, _unmarked, _marks in results:
         if ident is None:
             if cells is not None:
                 errors.append(cells)
@@ -1070,9 +1334,9 @@ def _add_counters(row: Any, counters: Sequence[int]) -> None:
             setattr(row, name, getattr(row, name) + value)
 
 
-def _mtime(path: Path) -> float:
+def _mtime(path: str | os.PathLike[str]) -> float:
     try:
-        return path.stat().st_mtime
+        return os.stat(path).st_mtime
     except OSError:
         return float("inf")  # let the reader report it
 

@@ -9,20 +9,31 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from support.homes import isolate
+from support.paths import corpus_files
 
 from tests.conftest import GOLDEN
 from txcodec import api
+from txcodec import lineage as lineage_module
 from txcodec.cli import main
 from txcodec.harnesses.claude_code.origin import is_clear_head
+from txcodec.lineage import file_origin
 from txcodec.lineage import lineage
 from txcodec.lineage import origin
 from txcodec.lineage import store_origins
 from txcodec.model.common import ForkedFrom
 
 GENUINE = GOLDEN / "claude_code" / "lineage_genuine"
+LINEAGE_HARNESSES = ("claude_code", "codex", "pi")
 IDS = dict(line.split() for line in (GENUINE / "ids.txt").read_text().splitlines())
 STORE = GENUINE / "store"
 FORKED = next((GOLDEN / "claude_code" / "session_lineage").glob("*.jsonl"))
+
+
+@pytest.fixture(autouse=True)
+def _own_cache(tmp_path, monkeypatch):
+    """store_origins keeps origins in the session index: one of the test's own."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
 
 
 def genuine(name: str) -> Path:
@@ -256,3 +267,69 @@ def test_converted_fork_resumes_in_the_real_client(target, tmp_path):
     path.write_bytes(written.files[written.main])
     report = (claude if target == "claude_code" else codex).check_resume(path)
     assert report.exit_code == 0 and report.resumed and report.rejected == [], report
+
+
+# --- a store's origins read from bytes and kept in the session index ----------------------
+
+
+def _session_files(harness: str) -> list[Path]:
+    golden = sorted((GOLDEN / harness).rglob("*.jsonl"))
+    corpus = [p for p in corpus_files(harness, (".jsonl",)) if p.exists()]
+    return [p for p in golden + corpus if "/subagents/" not in str(p)]
+
+
+@pytest.mark.parametrize("harness", LINEAGE_HARNESSES)
+def test_an_origin_read_from_bytes_is_the_loaded_files(harness):
+    """``store_origins`` reads each file's bytes, not its loaded session: the same origin for
+    every golden and corpus file (the corpus is there in CI)."""
+    checked = 0
+    for path in _session_files(harness):
+        try:
+            loaded = origin(path, harness)
+        except (OSError, ValueError):
+            continue
+        assert file_origin(path, harness) == loaded, path
+        checked += 1
+    assert checked >= 3
+
+
+def _origins(root: Path, index: bool) -> list[dict]:
+    return sorted(
+        (o.to_dict() for o in lineage_module.store_origins("claude_code", root, index=index)), key=lambda d: d["path"]
+    )
+
+
+def test_the_index_keeps_each_origin_while_its_file_is_unchanged(tmp_path, monkeypatch):
+    isolate(tmp_path, monkeypatch)
+    root = tmp_path / "projects"
+    shutil.copytree(STORE, root)
+    folder = next(root.iterdir())
+    assert _origins(root, True) == _origins(root, False)  # cold: read, then kept
+
+    reads = []
+    real = lineage_module.file_origin
+    monkeypatch.setattr(lineage_module, "file_origin", lambda path, harness: reads.append(path) or real(path, harness))
+    assert _origins(root, True) == _origins(root, False) and len(reads) == len(list(root.glob("*/*.jsonl")))
+    reads.clear()
+    _origins(root, True)
+    assert reads == []  # warm: no file read
+
+    child = _fork_of(genuine("source"), "11111111-1111-4111-8111-111111111111", folder)  # added
+    branch = next(folder.glob(f"{IDS['branch']}.jsonl"))
+    data = branch.read_bytes()
+    kept = [line for line in data.splitlines(keepends=True) if b"forkedFrom" not in line]
+    branch.write_bytes(b"".join(kept))  # changed: no longer a fork
+    next(folder.glob(f"{IDS['clear']}.jsonl")).unlink()  # deleted
+    source = next(folder.glob(f"{IDS['source']}.jsonl"))
+    source.write_bytes(source.read_bytes()[:200])  # truncated
+    reads.clear()
+    found = _origins(root, True)
+    assert sorted(map(str, reads)) == sorted(map(str, [child, branch, source]))
+    assert found == _origins(root, False)
+    by_id = {o["session_id"]: o["started_by"] for o in found}
+    assert by_id[IDS["branch"]] == "new" and by_id["11111111-1111-4111-8111-111111111111"] == "fork"
+    assert IDS["clear"] not in by_id
+
+    out = CliRunner().invoke(main, ["lineage", str(child), "--json"])
+    bypass = CliRunner().invoke(main, ["lineage", str(child), "--json", "--no-index"])
+    assert out.exit_code == 0 and out.output == bypass.output

@@ -417,3 +417,53 @@ def test_side_files_appearing_switch_the_follow_to_reading_again(tmp_path: Path)
     assert follower.carry is None
     assert any("┌ subagent" in t for t in after) and not any(t.startswith("⚠") for t in after)
     assert before[1:] + [t for t in after if not t.startswith("⟲")] != before[1:]
+
+
+CAPTURES = [p for p in GOLDENS if p.values[0] == "stream_json"]
+
+
+@pytest.mark.parametrize("piped", [False, True], ids=["file", "pipe"])
+@pytest.mark.parametrize(("harness", "path"), CAPTURES)
+def test_a_capture_is_never_read_again_from_a_file_or_a_pipe(
+    harness: str, path: Path, piped: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A stream-json capture followed a line at a time, from a file and from a pipe
+    (``show -f -``): its reader carries on (its end step run on a copy at each look), the
+    capture is never read again whole, and what the follow printed is what ``show`` prints."""
+    import os
+
+    assert len(CAPTURES) >= 8
+    data = path.read_bytes()
+    monkeypatch.setattr(live.api, "to_common", lambda *a, **k: pytest.fail("the capture was read again"))
+    view, out, last, grew_back = terminal.FollowView(), [], None, False
+    if piped:
+        read, write = os.pipe()
+        into = open(write, "wb", buffering=0)  # noqa: SIM115
+        follower = Follower("<stdin>", harness, stream=open(read, "rb", buffering=0))  # noqa: SIM115
+    else:
+        target = tmp_path / path.name
+        target.write_bytes(b"")
+        follower = Follower(target, harness)
+    lines = data.splitlines(keepends=True)
+    for i, line in enumerate(lines):
+        if piped:
+            into.write(line)
+            if i == len(lines) - 1:
+                into.close()
+        else:
+            with target.open("ab") as file:
+                file.write(line)
+        for event in follower.poll():
+            out += [text for _, text in view.lines(event)]
+            if type(event) is Update:
+                grew_back |= last is not None and any(i < len(last.messages) - 1 for i in event.changed)
+                last = event.conversation
+    assert follower.carry is not None and follower.lines == []
+    monkeypatch.undo()
+    whole = api.to_common(api.load(path, harness))
+    assert last is not None and _encoded(last.messages) == _encoded(whole.messages)
+    printed = [t for t in out if not t.startswith("⚠")][1:]
+    if any(t.startswith(("⟲", "↻")) for t in out):
+        return  # printed as what it is (a reply streaming read as interrupted, a local command's prompt)
+    shown = terminal.render(whole).splitlines()[1:]
+    assert sorted(printed) == sorted(shown) if grew_back else printed == shown  # a subagent's lines come later

@@ -15,6 +15,7 @@ import re
 
 import pytest
 from support import fuzzing
+from support.paths import GOLDEN
 
 import txcodec
 from txcodec import api
@@ -331,3 +332,18 @@ def test_unknown_keys_are_reported_in_the_same_order_whatever_the_hash_seed(tmp_
     assert len(runs) == 1
     details = json.loads(runs.pop())
     assert [d.split("'")[1] for d in details] == ["zeta", "alpha", "mid", "kappa", "message.omega", "message.beta"]
+
+
+def test_a_persisted_output_is_named_by_a_target_that_does_not_write_it():
+    # Claude Code's <persisted-output> (the non_ascii scenario, real claude 2.1.332): the model saw
+    # a preview and the path of the whole output; Claude Code writes the file back, others name it
+    from txcodec.kit import registry
+
+    [source] = (GOLDEN / "claude_code" / "scenarios" / "non_ascii").glob("*.jsonl")
+    for target in ("claude_code", *[t for t in TARGETS if not registry.get(t).writes_persisted_output][:3]):
+        _, loss = api.convert(source, target)
+        named = [e.detail for e in loss.entries if e.kind == "write:persisted-output"]
+        if target == "claude_code":
+            assert named == []
+        else:
+            assert len(named) == 1 and "'toolu_huge' (1500004 characters)" in named[0], (target, named)

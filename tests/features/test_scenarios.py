@@ -26,14 +26,18 @@ from support.scenarios import HARNESSES
 from support.scenarios import MORE
 from support.scenarios import recorded
 from support.scenarios.views import check_resume
+from support.scenarios.views import claude_sent_texts
 from support.scenarios.views import facts_of
 from support.scenarios.views import haystack
 from support.scenarios.views import resumed_view
+from support.scenarios.views import sent_texts
+from support.scenarios.views import unseen
 
 from txcodec import api
 from txcodec.kit import registry
 from txcodec.kit.registry import WriteOptions
 from txcodec.kit.write import carry_context
+from txcodec.kit.write import name_persisted_outputs
 from txcodec.model.common import Thinking
 from txcodec.model.loss import LossReport
 
@@ -76,8 +80,11 @@ def _convert(scenario, target: str, folder: Path):
     if scenario.harness == "stream_json":  # a capture lacks the prompts given on argv
         session.prompts = list(scenario.prompts)
     conversation = api.to_common(session, loss)
-    # as api.convert does: another client's context reaches the writer as its text
+    # as api.convert does: another client's context reaches the writer as its text, and an
+    # output saved beside the source that the target does not write back is named
     written = registry.get(target).write(carry_context(conversation, target, loss), loss, WriteOptions())
+    if not registry.get(target).writes_persisted_output:
+        name_persisted_outputs(conversation, registry.get(target).title, loss)
     return conversation, _save(written, folder), loss
 
 
@@ -181,6 +188,10 @@ def cross(scenario, target: str, folder: Path) -> dict:
         "declared": declared,
         "missing": missing,
         "kinds": sorted(kinds),
+        # the client's context is not in Claude's report: its system entries are read anew
+        "unseen": unseen(
+            scenario.seen, claude_sent_texts(path) if target == "claude_code" and scenario.seen else sent_texts(report)
+        ),
     }
 
 
@@ -210,6 +221,19 @@ def test_x_to_y_resumes_with_every_fact_kept_or_declared(scenario, target, matri
     assert "error" not in result, result["error"]
     assert result["resumed"], result["why"]
     assert not result["missing"], result["missing"]
+
+
+SEEN_PAIRS = [(s, t) for s, t in PAIRS if s.seen]
+
+
+@pytest.mark.parametrize("scenario,target", SEEN_PAIRS, ids=lambda v: v if isinstance(v, str) else _id(v))
+def test_x_to_y_shows_the_model_the_context_in_place(scenario, target, matrix):
+    """Class 3: context the source client showed the model that is no message (hook
+    ``additionalContext``, the plan-mode reminders: the scenario's ``seen`` texts) reaches the
+    request the real target sends, in the original's order among the messages."""
+    result = matrix[(_id(scenario), target)]
+    assert "error" not in result, result["error"]
+    assert not result["unseen"], result["unseen"]
 
 
 # --- docs/mapping.md ----------------------------------------------------------------------

@@ -160,11 +160,18 @@ def test_a_page_gains_new_messages_without_a_reload_keeping_its_scroll(tmp_path:
 
 @pytest.mark.parametrize("notify", [True, False], ids=["watchfiles", "polling"])
 def test_fifty_readers_of_a_growing_session_all_get_the_update_and_the_index_answers(
-    tmp_path: Path, notify: bool
+    tmp_path: Path, notify: bool, monkeypatch
 ) -> None:
     """With watchfiles (one watch of the session's folder rings for all its readers) and
-    without it (each reader looks every interval)."""
+    without it (each reader looks every interval). The update is made once for all of
+    them (benchmarks/bench_serve.py: 50 readers each making their own held 50 copies)."""
     import httpx
+
+    from txcodec.export import html
+
+    made: list[int] = []
+    real = html.conversation_html
+    monkeypatch.setattr(html, "conversation_html", lambda conv: made.append(len(conv.messages)) or real(conv))
 
     lines = SOURCE.read_bytes().splitlines(keepends=True)
     root, path = _store(tmp_path, lines=len(lines) // 2)
@@ -197,6 +204,7 @@ def test_fifty_readers_of_a_growing_session_all_get_the_update_and_the_index_ans
         for t in threads:
             t.join(timeout=30)
         assert len(got) == 50, f"{len(got)} of 50 readers got the update"
+        assert len(made) == 1  # one event made, the same bytes sent to every reader
         assert time.monotonic() - started < 30
         assert len(site.sessions) == 1  # one follower for all of them
         found = site.sessions["claude_code", SID]
@@ -224,3 +232,25 @@ def test_binding_elsewhere_prints_the_token_every_request_needs(tmp_path: Path, 
     server.serve("127.0.0.1", 9999, harness="claude_code", root=root, say=said.append)
     assert "token" not in said[0]  # loopback: no token
     assert TestClient(ran["app"], base_url="http://127.0.0.1:9999").get("/").status_code == 200
+
+
+def test_sessions_without_readers_are_let_go_beyond_a_few(tmp_path: Path) -> None:
+    """Each session served is followed whole (its page shows it all): those without readers
+    are kept up to ``IDLE_KEPT``, the least lately looked at let go (and followed anew when
+    asked for again), so browsing many sessions does not keep them all."""
+    import uuid
+
+    from txcodec import serve as server
+
+    root, _ = _store(tmp_path)
+    data = SOURCE.read_bytes()
+    ids = [str(uuid.UUID(int=n + 1, version=4)) for n in range(server.IDLE_KEPT + 4)]
+    for sid in ids:
+        (root / "-home-dev-shop" / f"{sid}.jsonl").write_bytes(data.replace(SID.encode(), sid.encode()))
+    site = Site("claude_code", root)
+    client = TestClient(make_app(site, hosts=LOCAL), base_url="http://127.0.0.1")
+    for sid in ids:
+        assert client.get(f"/s/claude_code/{sid}").status_code == 200
+    assert len(site.sessions) == server.IDLE_KEPT + 1  # the one asked for last, and the kept
+    assert ("claude_code", ids[-1]) in site.sessions and ("claude_code", ids[0]) not in site.sessions
+    assert client.get(f"/s/claude_code/{ids[0]}").status_code == 200  # followed anew

@@ -179,3 +179,47 @@ def test_random_changes_keep_the_index_equal_to_no_index(home, seed):
             _touch_later(target)
         for by in ("session,model", "day,model"):
             assert _usage("--by", by) == _usage("--by", by, "--no-index"), (step, action, target)
+
+
+def test_two_calls_in_one_millisecond_and_their_copies_are_kept_as_without_the_index(home):
+    """Two calls of one model at the same instant mark nothing (no mark tells them apart);
+    kept in the index with the file's other marks, read back, and counted across a copy
+    and a truncated copy as without the index."""
+    modern = home["claude"] / MODERN.name
+    lines = modern.read_bytes().splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if b'"type":"assistant"' in line)
+    twin = lines[at].replace(b'"id":"msg_', b'"id":"msg_twin').replace(b'"uuid":"', b'"uuid":"twin-', 1)
+    assert twin != lines[at]
+    modern.write_bytes(b"".join([*lines[: at + 1], twin, *lines[at + 1 :]]))
+    os.utime(modern, (time.time() - 86400,) * 2)
+    one = _same()
+    copy = home["claude"] / "00000000-0000-4000-8000-00000000c0de.jsonl"
+    copy.write_bytes(modern.read_bytes())
+    both = _same()
+    assert both["totals"]["calls"] == one["totals"]["calls"] + 2  # the twins count in each file
+    assert both["copies"] and both["copies"][0].startswith(str(copy))
+    data = copy.read_bytes()
+    copy.write_bytes(data[: data.rfind(b"\n", 0, len(data) // 2) + 1])
+    _same("--since", "2020-01-01")
+
+
+def test_a_kept_row_whose_marks_do_not_fit_is_read_again(home):
+    """A row whose marks blob is damaged (cut, or arrays that do not match) is not used:
+    the file is read again, and the report is the one without the index."""
+    import msgspec
+
+    copy = home["claude"] / "00000000-0000-4000-8000-0000000c0de2.jsonl"
+    copy.write_bytes(MODERN.read_bytes())  # newer: its calls are copies, taken off with its marks
+    honest = _usage("--by", "day", "--no-index")
+    assert honest["copies"]
+    _usage("--by", "day")
+    db = session_index.UsageIndex()
+    assert db._db is not None
+    (marks,) = db._db.execute("SELECT marks FROM usage_files WHERE path = ?", (str(copy),)).fetchone()
+    days, models, instants, rest, ambiguous = msgspec.msgpack.decode(marks)
+    short = msgspec.msgpack.encode([days, models, [i[:-8] for i in instants], rest, ambiguous])  # a mark lost
+    db._db.execute("UPDATE usage_files SET marks = ? WHERE path = ?", (short, str(copy)))
+    db._db.execute("UPDATE usage_files SET marks = ? WHERE path = ?", (marks[:-3], str(home["codex"])))
+    db._db.execute("DELETE FROM usage_last")
+    db.close()
+    assert _usage("--by", "day") == honest

@@ -48,6 +48,9 @@ class Invocation:
     control: list[dict] = field(default_factory=list)  # stdin lines sent before the prompts
     resume: bool = False  # --resume the session of the previous invocation
     interrupt: bool = False  # send a control_request interrupt once a tool call is printed
+    # an SDK host that allows every can_use_tool request (--permission-prompt-tool stdio), run
+    # without --dangerously-skip-permissions (which would override --permission-mode)
+    approve: bool = False
 
 
 @dataclass
@@ -57,6 +60,7 @@ class Scenario:
     invocations: list[Invocation]
     about: str = ""
     routes: dict[str, list[Reply]] = field(default_factory=dict)  # see AnthropicMock.routes
+    project: str = "project"  # the work folder's path below the run's folder (may hold non-ASCII)
 
     @property
     def prompts(self) -> list[str]:
@@ -157,7 +161,7 @@ SCENARIOS = {
 
 def run(scenario: Scenario, workdir: Path) -> Capture:
     """Run the scenario in ``workdir`` (a throw-away HOME and project folder)."""
-    home, cwd = workdir / "home", workdir / "project"
+    home, cwd = workdir / "home", workdir / scenario.project
     home.mkdir(parents=True, exist_ok=True)
     cwd.mkdir(parents=True, exist_ok=True)
     mock = AnthropicMock(list(scenario.script), strict=False, routes={k: list(v) for k, v in scenario.routes.items()})
@@ -166,6 +170,9 @@ def run(scenario: Scenario, workdir: Path) -> Capture:
     with MockServer(mock) as server:
         for inv in scenario.invocations:
             args = [str(claude_binary()), *OUTPUT, *inv.flags]
+            if inv.approve:
+                args = [a for a in args if a != "--dangerously-skip-permissions"]
+                args += ["--permission-prompt-tool", "stdio"]
             if inv.resume:
                 args += ["--resume", session_id]
             feed = None
@@ -189,6 +196,9 @@ def run(scenario: Scenario, workdir: Path) -> Capture:
             if inv.interrupt:
                 code, out, err = _interrupted(args, cwd, claude_env(home, server), feed or b"")
                 stdin += INTERRUPT
+            elif inv.approve:
+                code, out, err, answers = _hosted(args, cwd, claude_env(home, server), feed or b"")
+                stdin += answers
             else:
                 code, out, err = run_bytes(args, cwd, claude_env(home, server), TIMEOUT, "claude", input=feed)
             stdout += out
@@ -246,6 +256,63 @@ def _interrupted(args: list[str], cwd: Path, env: dict[str, str], feed: bytes) -
                 break
         rest, err = proc.communicate(b"", timeout=TIMEOUT)
         return proc.returncode, out + rest, err
+    finally:
+        if proc.poll() is None:
+            stop(proc.pid)
+        reap(token, proc.pid)
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def _allow(line: bytes) -> bytes:
+    """The host's answer to a ``can_use_tool`` control request: allow, input unchanged."""
+    request = json.loads(line)
+    response = {"behavior": "allow", "updatedInput": request["request"].get("input", {})}
+    answer = {"subtype": "success", "request_id": request["request_id"], "response": response}
+    return json.dumps({"type": "control_response", "response": answer}).encode() + b"\n"
+
+
+def _hosted(args: list[str], cwd: Path, env: dict[str, str], feed: bytes) -> tuple[int, bytes, bytes, bytes]:
+    """Run claude as an SDK host does: ``feed`` on stdin, each ``can_use_tool`` control
+    request answered with an allow, stdin closed once the turn's ``result`` is printed.
+    Returns the exit code, stdout, stderr and the answers sent."""
+    import subprocess
+    import uuid
+
+    from txcodec.resume_check.process import MARKER
+    from txcodec.resume_check.process import reap
+    from txcodec.resume_check.process import reaped
+    from txcodec.resume_check.process import recent
+    from txcodec.resume_check.process import stop
+
+    token = uuid.uuid4().hex
+    recent.append(token)
+    proc = subprocess.Popen(
+        reaped(args, env),
+        cwd=cwd,
+        env={**env, MARKER: token},
+        start_new_session=True,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    answers = b""
+    try:
+        proc.stdin.write(feed)
+        proc.stdin.flush()
+        out = b""
+        for line in proc.stdout:
+            out += line
+            kind = json.loads(line).get("type") if line.strip() else None
+            if kind == "control_request" and b'"can_use_tool"' in line:
+                answers += _allow(line)
+                proc.stdin.write(_allow(line))
+                proc.stdin.flush()
+            elif kind == "result":
+                break
+        rest, err = proc.communicate(b"", timeout=TIMEOUT)  # closes stdin: the host is done
+        return proc.returncode, out + rest, err, answers
     finally:
         if proc.poll() is None:
             stop(proc.pid)

@@ -30,7 +30,8 @@ def register(group: click.Group) -> None:
         hold the text; `list --grep` then adds the files that changed. See docs/speed.md.
 
         `usage` keeps there each Claude Code and Codex file's tokens per model and day and
-        its calls' marks (`usage --no-index` reads past them; docs/usage.md).
+        its calls' marks (`usage --no-index` reads past them; docs/usage.md), and `lineage`
+        how each session of a store began (`lineage --no-index` reads every file).
         """
         path = session_index.default_path()
         if clear:

@@ -35,7 +35,12 @@ def register(group: click.Group) -> None:
         help="The store to search for relatives (default: the store the file is in).",
     )
     @click.option("--json", "as_json", is_flag=True, help="The lineage as one JSON object.")
-    def lineage_command(path: Path, root: Path | None, as_json: bool) -> None:
+    @click.option(
+        "--no-index",
+        is_flag=True,
+        help="Read every session of the store, past the origins the session index keeps (see `txcodec index`).",
+    )
+    def lineage_command(path: Path, root: Path | None, as_json: bool, no_index: bool) -> None:
         """How the session in PATH began (new, clear, fork, resume), the sessions it was
         forked from and the ones forked from it, by the links the files record
         (forkedFrom, forked_from_id, parentSession), never by guessing. A session begun
@@ -46,7 +51,7 @@ def register(group: click.Group) -> None:
             own = session_origin(session)
             if own.started_by is None:
                 raise click.ClickException(f"{path}: {session.harness} records no session lineage")
-            found = store_origins(own.harness, root or default_root(own.harness, path))
+            found = store_origins(own.harness, root or default_root(own.harness, path), index=not no_index)
             result = lineage(own, found)
         if as_json:
             echo_json(

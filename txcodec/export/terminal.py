@@ -59,22 +59,35 @@ def streamed_lines(stream: StreamedConversation, with_heading: bool = False) -> 
     """:func:`lines` of a conversation read a message at a time (``api.to_common_streamed``),
     each message's as it comes; ``with_heading``: :func:`heading` first, as :func:`chunks`
     writes it (known once the first message is read)."""
-    names: dict[str, str] = {}
+    names: dict[str, str] = {}  # the calls not answered yet (a result names its tool)
     headed = not with_heading
     for m, compacted in stream.messages:
         if not headed:
             yield "assistant", heading(stream)
             headed = True
-        for b in m.content:
-            if type(b) is ToolUse:
-                names[b.id] = b.name
-        yield from _message(m, compacted, 0, {}, names)
+        yield from _message(m, compacted, 0, {}, _answering(m, names))
     tail = stream.tail()
     if not headed:
         yield "assistant", heading(tail)
     children, rest = children_by_call(tail)
     for child in rest:  # the reader streams no session with subagents; any named here had no call
         yield from _child(child, None, 1)
+
+
+def _answering(m: Message, names: dict[str, str]) -> dict[str, str]:
+    """The names a message read a message at a time labels its results with: those of
+    the calls before it not answered yet, and its own. ``names`` is then updated: its calls
+    added, the calls it answers forgotten (a streamed read keeps only the calls still
+    open, not a name per call of the session)."""
+    content = m.content
+    answered = [b.tool_use_id for b in content if type(b) is ToolResult]
+    names.update((b.id, b.name) for b in content if type(b) is ToolUse)
+    if not answered:
+        return names
+    labels = dict(names)
+    for tool_use_id in answered:
+        names.pop(tool_use_id, None)
+    return labels
 
 
 def _message(m: Message, compacted: bool, indent: int, children: dict, names: dict) -> Iterator[tuple[str, str]]:
@@ -141,13 +154,14 @@ class FollowView:
     a message seen before only what it gained (a reply streamed as several records);
     one that changed otherwise is printed again after a line saying so. A follow with a
     window hands on the messages that left it (``Update.passed``): their lines are kept
-    until then, and forgotten after (the names of the tools called are kept, for the
-    results that name them)."""
+    until then, and forgotten after (the names of the calls not answered yet are kept,
+    for the results that name them)."""
 
     def __init__(self) -> None:
         self.shown: list[list[tuple[str, str]]] = []  # the lines of messages base, base + 1, ...
         self.base = 0
-        self.names: dict[str, str] = {}  # tool_use id -> tool name, of every call seen
+        # tool_use id -> tool name, of the calls handed on (Update.passed) not answered yet
+        self.names: dict[str, str] = {}
         self.rest: list[list[tuple[str, str]]] = []  # the lines of each subagent without a recorded call
         self.count = 0  # messages in the conversation last seen
         self.headed = False
@@ -167,17 +181,22 @@ class FollowView:
             # comes back as it was is not printed again
             out.append(("dim", f"⟲ the history was rewritten: {n} message{'s' if n != 1 else ''} now"))
         self.count = n
+        # a result is labelled as show labels it, with the calls not answered before it
+        # (streamed_lines): those of the messages handed on are kept, the window's walked
         names = self.names
-        for m, _ in event.passed:
-            names.update((b.id, b.name) for b in m.content if type(b) is ToolUse)
-        names.update(tool_names(conv))
         start = base - len(event.passed)
         for j, (m, compacted) in enumerate(event.passed):
-            self._show(start + j, list(_message(m, compacted, 0, {}, names)), out)
+            self._show(start + j, list(_message(m, compacted, 0, {}, _answering(m, names))), out)
         children, _ = children_by_call(conv)
         epochs = {e.start for e in conv.epochs}
-        for i in sorted({*event.added, *event.changed}):
-            self._show(base + i, list(_message(conv.messages[i], base + i in epochs, 0, children, names)), out)
+        shown = {*event.added, *event.changed}
+        if shown:
+            walk = dict(names)
+            last = max(shown)
+            for i, m in enumerate(conv.messages[: last + 1]):
+                labels = _answering(m, walk)
+                if i in shown:
+                    self._show(base + i, list(_message(m, base + i in epochs, 0, children, labels)), out)
         if base > self.base:  # final and printed: forgotten
             del self.shown[: base - self.base]
             self.base = base

@@ -5,6 +5,8 @@ from __future__ import annotations
 import contextlib
 import mmap
 import re
+from array import array
+from bisect import bisect_left
 from collections.abc import Callable
 from collections.abc import Iterator
 from operator import is_
@@ -466,3 +468,86 @@ class LastMessageCarryOn:
         return [
             (f, first + j in starts) for j, m in enumerate(gone) if (f := self.fitted.fit_one(m, self.loss)) is not None
         ]
+
+
+_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+_LOW = (1 << 64) - 1
+
+
+class SeenIds:
+    """A set of the record ids a reader has read (Claude Code's rule 1, ``(file, uuid)``),
+    for a reader that keeps no more of a session than a window: a client may copy a
+    record again at any distance (docs/claude_code_reader.md#streamed-reading), so every
+    id is kept, but in about 16 bytes rather than a Python string's hundred and more.
+
+    The last ``batch`` ids added are a plain set; then those that are lower-case UUIDs
+    (every id Claude Code writes) become 128-bit numbers in a sorted pair of arrays (a
+    *run*), the others stay strings. A bitmap of two bits per packed id, chosen by the
+    string's hash, answers most look-ups of an id never seen without touching a run.
+    It answers ``in`` exactly as a set of the strings would."""
+
+    __slots__ = ("recent", "odd", "runs", "bits", "batch")
+
+    BITS = 1 << 23  # the bitmap: 1 MiB
+
+    BATCH = 1 << 15  # the ids kept as strings before they are packed
+
+    def __init__(self, batch: int | None = None) -> None:
+        self.recent: set[str] = set()
+        self.odd: set[str] = set()  # ids that are not lower-case UUIDs, kept as they are
+        self.runs: list[tuple[array, array]] = []  # (high 64 bits, low 64 bits), sorted
+        self.bits = bytearray()  # made at the first packing: a short session never pays its MiB
+        self.batch = batch or self.BATCH
+
+    def __len__(self) -> int:
+        return len(self.recent) + len(self.odd) + sum(len(high) for high, _ in self.runs)
+
+    def __contains__(self, key: str) -> bool:
+        if key in self.recent or key in self.odd:
+            return True
+        return bool(self.runs) and self._packed(key)
+
+    def _packed(self, key: str) -> bool:
+        h = hash(key)
+        bits = self.bits
+        one, two = h & (self.BITS - 1), (h >> 23) & (self.BITS - 1)
+        if not (bits[one >> 3] >> (one & 7)) & (bits[two >> 3] >> (two & 7)) & 1:
+            return False
+        if _UUID.fullmatch(key) is None:
+            return False
+        number = int(key.replace("-", ""), 16)
+        high, low = number >> 64, number & _LOW
+        for highs, lows in self.runs:
+            i = bisect_left(highs, high)
+            while i < len(highs) and highs[i] == high:
+                if lows[i] == low:
+                    return True
+                i += 1
+        return False
+
+    def add(self, key: str) -> None:
+        recent = self.recent
+        if key in self.odd or (self.runs and key not in recent and self._packed(key)):
+            return  # seen: packed or kept apart
+        recent.add(key)
+        if len(recent) >= self.batch:
+            self._pack()
+
+    def _pack(self) -> None:
+        numbers = []
+        if not self.bits:
+            self.bits = bytearray(self.BITS >> 3)
+        bits, mask = self.bits, self.BITS - 1
+        for key in self.recent:
+            if _UUID.fullmatch(key) is None:
+                self.odd.add(key)
+                continue
+            numbers.append(int(key.replace("-", ""), 16))
+            h = hash(key)
+            one, two = h & mask, (h >> 23) & mask
+            bits[one >> 3] |= 1 << (one & 7)
+            bits[two >> 3] |= 1 << (two & 7)
+        self.recent = set()
+        if numbers:
+            numbers.sort()
+            self.runs.append((array("Q", [n >> 64 for n in numbers]), array("Q", [n & _LOW for n in numbers])))

@@ -269,6 +269,10 @@ class Harness(msgspec.Struct, frozen=True):
     # model the way its own client gives context, as an item of its own apart from what the
     # user typed; False: ``kit.write.carry_context`` turns it into user text in place
     writes_context: bool = False
+    # its writer writes back a tool output the source client saved whole beside the session
+    # (Common ``ToolResult.persisted_output``: Claude Code's tool-results/); False: the preview
+    # the model saw stays and ``api.convert`` names the rest (``write:persisted-output``)
+    writes_persisted_output: bool = False
     # check_resume(path: Path, **options) -> ResumeReport: what the real client sends
     check_resume: Callable[..., Any] | None = None
     # the client's command that continues a session of its store, "{id}" standing for the

@@ -180,6 +180,23 @@ def thinking_text(
     return block.thinking
 
 
+def name_persisted_outputs(conversation: Conversation, title: str, loss: LossReport) -> None:
+    """A tool output the source client saved whole beside the session (Claude Code's
+    ``<persisted-output>``; its model saw a preview and the file's path) has no place in a
+    target that does not write such files back (``Harness.writes_persisted_output``): the
+    preview stays, the rest is named ``write:persisted-output``."""
+    for i, message in enumerate(conversation.messages):
+        for block in message.content:
+            if type(block) is ToolResult and isinstance(block.persisted_output, str):
+                loss.add(
+                    "write:persisted-output",
+                    f"message {i}: the whole output of {shown(block.tool_use_id)} "
+                    f"({len(block.persisted_output)} characters) is not written: {title} gets the preview",
+                )
+    for child in conversation.children:
+        name_persisted_outputs(child.conversation, title, loss)
+
+
 def carry_context(conversation: Conversation, target: str, loss: LossReport) -> Conversation:
     """The conversation as ``target`` gets it: a :class:`Context` block of another client
     becomes the text its model saw, in place (reported ``write:context-as-text``, since the

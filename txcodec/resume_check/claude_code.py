@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import functools
 import os
-import re
 import shutil
 import tempfile
 from dataclasses import dataclass
@@ -23,6 +22,7 @@ from ..core.errors import InputError
 from ..core.ids import inside
 from ..core.ids import is_uuid
 from ..core.zst import read_bytes
+from ..harnesses.claude_code.store import munge_cwd as munge_cwd
 from .mock.anthropic import AnthropicMock
 from .mock.anthropic import request_messages
 from .mock.server import MockServer
@@ -35,12 +35,6 @@ from .report import find_client
 from .report import require_client
 
 RESUME_PROMPT = "continue"
-
-
-def munge_cwd(cwd: str) -> str:
-    """The project folder name: every character outside ``[A-Za-z0-9]`` becomes ``-``
-    (docs/claude_code.md#discovery; ``/tmp/my_proj.v2 x`` -> ``-tmp-my-proj-v2-x``)."""
-    return re.sub(r"[^A-Za-z0-9]", "-", cwd)
 
 
 def claude_binary() -> Path:

@@ -182,3 +182,41 @@ def test_a_skill_envelope_resumes_with_its_own_order_and_whitespace(tmp_path):
     original = _sent(source, tmp_path / "a", work)
     assert original[0] == {"role": "user", "content": SKILL}  # the model sees the envelope as recorded
     assert _sent(mine, tmp_path / "b", work) == original
+
+
+REMOVED = "[Tool references removed - tools no longer available]"
+
+
+def _reference_results(path: Path) -> list:
+    """The ToolSearch result the real client sends when it resumes ``path``."""
+    from txcodec.kit import registry
+    from txcodec.resume_check.claude_code import comparable
+
+    report = registry.get("claude_code").check_resume(path)
+    assert report.resumed, (report.rejected, report.stderr[-800:])
+    return [
+        block for _, blocks in comparable(report.sent) for block in blocks if block[:2] == ("tool_result", "toolu_ts1")
+    ]
+
+
+def test_the_deferred_tools_records_keep_toolsearchs_tool_reference(tmp_path):
+    """Class 1 (docs/claude_code.md#deferred-tools-and-toolsearch): the mcp_tool_search scenario's
+    ``deferred_tools_delta`` and ``deferred_tools_record`` attachments are what let 2.1.332 resend
+    the ToolSearch result's ``tool_reference``. Without them it sends a placeholder text; Claude ->
+    Common -> Claude keeps both records, so the reference is resent."""
+    [source] = (GOLDEN / "claude_code" / "scenarios" / "mcp_tool_search").glob("*.jsonl")
+    written, _ = api.convert(source, "claude_code")
+    mine = tmp_path / "mine" / written.main
+    mine.parent.mkdir(parents=True)
+    mine.write_bytes(written.files[written.main])
+    kinds = [json.loads(line).get("attachment", {}).get("type") for line in mine.read_bytes().splitlines()]
+    assert "deferred_tools_delta" in kinds and "deferred_tools_record" in kinds
+    dropped = tmp_path / "dropped" / source.name
+    dropped.parent.mkdir()
+    dropped.write_bytes(
+        b"".join(line + b"\n" for line in source.read_bytes().splitlines() if b'"deferred_tools_' not in line)
+    )
+
+    kept = _reference_results(mine)
+    assert "tool_reference" in json.dumps(kept) and REMOVED not in json.dumps(kept)  # as the original's
+    assert REMOVED in json.dumps(_reference_results(dropped))

@@ -104,6 +104,17 @@ def test_munge_cwd():
     assert store.munge_cwd("/home/dév") == "-home-d-v"
 
 
+def test_munge_cwd_counts_utf16_units_and_hashes_a_long_name():
+    # 2.1.332 replaces per UTF-16 unit: a character beyond U+FFFF gives two dashes
+    assert store.munge_cwd("/w/日本-\U0001f680") == "-w-" + "--" + "-" + "--"
+    # over 200 units: cut to 200, then "-" and the path's string hash in base 36; the folder
+    # the real client made for this very path (tests/harnesses/claude_code/test_claude_code_project_folder_real.py)
+    long = "/tmp/tmpm22n60lz/" + "ä" * 40 + "-\U0001f680" * 20 + "/" + "x" * 20 + "/y" * 80
+    name = store.munge_cwd(long)
+    assert name.endswith("-q94a87") and len(name) == 207
+    assert name[:200] == ("-tmp-tmpm22n60lz-" + "-" * 100 + "-" + "x" * 20 + "-y" * 80)[:200]
+
+
 def test_script_run_id_splits_on_last_wf():
     assert script_run_id("sweep-wf_notes-wf_ab12-cd3.js") == "wf_ab12-cd3"
     assert script_run_id("docs-sweep-wf_afa31e47-f6c.js") == "wf_afa31e47-f6c"

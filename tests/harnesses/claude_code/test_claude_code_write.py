@@ -9,7 +9,9 @@ import uuid
 from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
+from support.paths import GOLDEN
 
+from txcodec import api
 from txcodec.harnesses.claude_code.envelopes import parse_envelope
 from txcodec.harnesses.claude_code.write import NAMESPACE
 from txcodec.harnesses.claude_code.write import write
@@ -227,3 +229,56 @@ def test_a_direct_subagent_keeps_its_id_over_a_deeper_repeat():
         m for name, m in metas.items() if name not in ("a0000000000000000.meta.json", "a0000000000000001.meta.json")
     ]
     assert renamed["parentAgentId"] == "a0000000000000001" and loss.counts() == {"write:agent-id": 1}
+
+
+def _persisted(content: str, structured=None) -> Conversation:
+    result = ToolResult("t1", content, persisted_output="the whole output\n")
+    if structured is not None:
+        result.structured = structured
+    return Conversation(
+        meta=Meta(id="s", cwd="/tmp/p q"),
+        messages=[
+            Message("user", [Text("print a lot")]),
+            Message("assistant", [ToolUse("t1", "Bash", {"command": "seq 1 99999"})]),
+            Message("user", [result]),
+            Message("assistant", [Text("done")]),
+        ],
+    )
+
+
+MARKER = "<persisted-output>\nOutput too large. Full output saved to: /h/.claude/projects/-p/S/tool-results/{}\n\n"
+
+
+def test_a_persisted_output_is_written_where_its_marker_names_it():
+    # the client keeps the whole output in <sid>/tool-results/ (docs/claude_code.md#persisted-output)
+    for conversation in (
+        _persisted(MARKER.format("b1x.txt")),  # a plain result: the marker names the file
+        _persisted(MARKER.format("b1x.txt"), {"persistedOutputPath": "/h/x/tool-results/b1x.txt", "stdout": ""}),
+    ):
+        written = write(conversation, LossReport(), WriteOptions())
+        assert written.files[f"-tmp-p-q/{written.session_id}/tool-results/b1x.txt"] == b"the whole output\n"
+
+
+def test_a_persisted_output_with_a_lone_surrogate_is_written_without_an_error():
+    conversation = _persisted(MARKER.format("b1x.txt"))
+    conversation.messages[2].content[0].persisted_output = "a \ud83d b"  # Common JSON may hold one
+    written = write(conversation, LossReport(), WriteOptions())
+    assert written.files[f"-tmp-p-q/{written.session_id}/tool-results/b1x.txt"] == b"a ? b"
+
+
+def test_a_persisted_output_name_that_cannot_name_a_file_is_the_call_id():
+    for name in ("$(id).txt", "..", ".hidden"):
+        written = write(_persisted(MARKER.format(name)), LossReport(), WriteOptions())
+        side = [rel for rel in written.files if "/tool-results/" in rel]
+        assert side == [f"-tmp-p-q/{written.session_id}/tool-results/t1.txt"], name
+
+
+def test_a_recorded_persisted_output_comes_back_byte_for_byte():
+    # the non_ascii scenario (real claude 2.1.332): a 300k-line output saved beside the transcript
+    folder = GOLDEN / "claude_code" / "scenarios" / "non_ascii"
+    [main] = folder.glob("*.jsonl")
+    [saved] = folder.glob("*/tool-results/*.txt")
+    written, _ = api.convert(main, "claude_code")
+    assert written.files[f"{written.main.rsplit('/', 1)[0]}/{main.stem}/tool-results/{saved.name}"] == (
+        saved.read_bytes()
+    )

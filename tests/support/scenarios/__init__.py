@@ -45,6 +45,9 @@ class Scenario:
     prompts: list[str]
     facts: list[Callable[[list[dict[str, Any]]], None]] = field(default_factory=list)  # on the main file's lines
     covers: list[str] = field(default_factory=list)  # the issue-11 topics and bug classes it pins
+    # context the client showed the model that is no message (hook output, mode reminders), in
+    # order, with message texts between as anchors: every target's request must hold them so
+    seen: list[str] = field(default_factory=list)
 
     @property
     def folder(self) -> Path:

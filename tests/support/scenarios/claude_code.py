@@ -18,6 +18,7 @@ from txcodec.resume_check.mock.anthropic import tool_uses
 from txcodec.resume_check.mock.anthropic import web_fetch
 from txcodec.resume_check.mock.anthropic import web_search
 
+from ..mcp_server import COMMAND as MCP_COMMAND
 from ..stream_json_scenarios import Invocation
 from ..stream_json_scenarios import Scenario as Run
 from ..stream_json_scenarios import run as run_claude
@@ -46,22 +47,28 @@ HOSTILE = (
 )
 
 
-def capture(script: list[Reply], prompts: list[str | Invocation], files: dict[str, bytes] | None = None, routes=None):
+def capture(
+    script: list[Reply],
+    prompts: list[str | Invocation],
+    files: dict[str, bytes] | None = None,
+    routes=None,
+    folder: str = "project",
+):
     """Run ``prompts`` (each a ``claude -p`` process, the later ones resuming) with
-    ``files`` placed in the project folder (``routes``: AnthropicMock.routes); return
-    the run's capture."""
+    ``files`` placed in the project folder (``folder``, below the run's temp folder;
+    ``routes``: AnthropicMock.routes); return the run's capture."""
     invocations = [p if isinstance(p, Invocation) else Invocation([p]) for p in prompts]
     for i, inv in enumerate(invocations):
         inv.resume = i > 0
 
     def produce(tmp: Path):
-        project = tmp / "project"
+        project = tmp / folder
         project.mkdir(parents=True, exist_ok=True)
         for rel, data in (files or {}).items():
             (project / rel).parent.mkdir(parents=True, exist_ok=True)
             (project / rel).write_bytes(data)
         replies = script(project.resolve()) if callable(script) else list(script)
-        return run_claude(Run("scenario", replies, invocations, routes=routes or {}), tmp)
+        return run_claude(Run("scenario", replies, invocations, routes=routes or {}, project=folder), tmp)
 
     # a prompt sent as content blocks (stdin) counts by its texts
     texts = [
@@ -84,7 +91,17 @@ def session_files(cap) -> dict[str, bytes]:
 
 
 def claude(
-    name: str, about: str, script, prompts, *, files=None, facts=(), covers=(), harness="claude_code", routes=None
+    name: str,
+    about: str,
+    script,
+    prompts,
+    *,
+    files=None,
+    facts=(),
+    covers=(),
+    harness="claude_code",
+    routes=None,
+    seen=(),
 ) -> Scenario:
     """A scenario recording the session file (``harness="stream_json"``: the stdout)."""
     produce, texts = capture(script, prompts, files, routes)
@@ -100,7 +117,7 @@ def claude(
         def record(tmp):
             return session_files(produce(tmp))
 
-    return Scenario(name, harness, about, record, texts, list(facts), list(covers))
+    return Scenario(name, harness, about, record, texts, list(facts), list(covers), list(seen))
 
 
 # --- facts about the native file -------------------------------------------------------
@@ -412,6 +429,174 @@ SCENARIOS = [
 ]
 
 
+# --- issue 31, machinery part B: skills, compactions and resumes, non-ASCII, size, length ----
+
+SKILL_MD = b"""---
+name: changelog
+description: Write the changelog entry for a version. Use when asked for a changelog.
+---
+Write the changelog entry for version $ARGUMENTS in one line.
+"""
+NON_ASCII_FOLDER = "w\u00f6rk-\u00fcn\u00ef-\u65e5\u672c-\U0001f680"  # an astral character too (two UTF-16 units)
+HUGE_LINES = 300_000
+LONG_PROMPTS, LONG_CALLS = 40, 5  # 40 prompts of 5 calls each: 200 calls
+
+
+def _long_script() -> list[Reply]:
+    """Per prompt: two parallel calls, three single ones, then the answer."""
+    replies = []
+    for i in range(1, LONG_PROMPTS + 1):
+        replies.append(
+            tool_uses(
+                (f"toolu_long_{i}_1", "Bash", {"command": f"echo {i}-1"}),
+                (f"toolu_long_{i}_2", "Bash", {"command": f"echo {i}-2"}),
+                say=f"Turn {i}: two at once.",
+            )
+        )
+        replies += [tool_use("Bash", {"command": f"echo {i}-{j}"}, f"toolu_long_{i}_{j}") for j in (3, 4, 5)]
+        replies.append(text(f"Turn {i} done."))
+    return replies
+
+
+def calls(n: int):
+    def fact(lines):
+        found = len({b["id"] for b in _blocks(lines, "assistant", "tool_use")})
+        assert found == n, found
+
+    fact.__doc__ = f"the file holds {n} distinct tool calls"
+    return fact
+
+
+def typed_prompts(n: int):
+    def fact(lines):
+        prompts = [
+            v
+            for v in lines
+            if v.get("type") == "user"
+            and not v.get("isMeta")
+            and isinstance((v.get("message") or {}).get("content"), str)
+        ]
+        assert len(prompts) >= n, len(prompts)
+
+    fact.__doc__ = f"the file holds {n}+ typed prompts"
+    return fact
+
+
+def boundaries(n: int):
+    def fact(lines):
+        found = [v for v in lines if v.get("subtype") == "compact_boundary"]
+        assert len(found) == n, len(found)
+
+    fact.__doc__ = f"the file holds {n} compact_boundary records"
+    return fact
+
+
+def cwd_has(fragment: str):
+    def fact(lines):
+        cwds = {v["cwd"] for v in lines if isinstance(v.get("cwd"), str)}
+        assert cwds and all(fragment in c for c in cwds), cwds
+
+    fact.__doc__ = f"every record's cwd holds {fragment!r}"
+    return fact
+
+
+def claude_in(folder: str, name: str, about: str, script, prompts, *, files=None, facts=(), covers=()) -> Scenario:
+    """A Claude Code scenario whose work folder is named ``folder`` (not ``project``)."""
+    produce, texts = capture(script, prompts, files, None, folder)
+    return Scenario(
+        name, "claude_code", about, lambda tmp: session_files(produce(tmp)), texts, list(facts), list(covers)
+    )
+
+
+def part_b_scenarios() -> list[Scenario]:
+    return [
+        claude(
+            "skill",
+            "a project skill (.claude/skills/changelog/SKILL.md) invoked by the model with the Skill tool, "
+            "then typed by the user as /changelog 2.1",
+            [
+                tool_use("Skill", {"skill": "changelog", "args": "2.0"}, "toolu_skill_1", say="Using the skill."),
+                text("2.0: the first changelog entry."),
+                text("2.1: the second changelog entry."),
+            ],
+            ["write the changelog entry for 2.0", "/changelog 2.1"],
+            files={".claude/skills/changelog/SKILL.md": SKILL_MD},
+            facts=[
+                has_text('"name": "Skill"'),
+                # message, name, args, unindented (a built-in such as /compact: name first, indented)
+                has_text(
+                    "<command-message>changelog</command-message>\\n<command-name>/changelog</command-name>\\n"
+                    "<command-args>2.1</command-args>"
+                ),
+                has_text("Launching skill: changelog"),
+            ],
+            covers=["skills (Skill tool)", "/skill typed with arguments", "class 4"],
+        ),
+        claude(
+            "compact_twice",
+            "six claude -p processes (five --resume): a tool call, /compact, a turn, /compact with "
+            "instructions, a turn after",
+            [
+                tool_use("Bash", {"command": "echo one"}, "toolu_ct1", say="Checking."),
+                text("First answer."),
+                text("Second answer."),
+                # each /compact makes two requests (as in manual_compact): the summary, then one more
+                text("Summary one: the user ran echo one."),
+                text("Summary."),
+                text("Third answer."),
+                text("Summary two: echo one, then three answers."),
+                text("Summary."),
+                text("Fourth answer."),
+            ],
+            [
+                "first question",
+                "second question",
+                "/compact",
+                "third question",
+                "/compact keep the answers",
+                "fourth question",
+            ],
+            facts=[boundaries(2), typed_prompts(4)],
+            covers=["two compactions in one session", "a session resumed five times"],
+        ),
+        claude_in(
+            NON_ASCII_FOLDER,
+            "non_ascii",
+            "a work folder with umlauts, CJK and an astral emoji (Claude's project folder name counts "
+            "UTF-16 units), prompts and a command output that are not ASCII, then a command printing "
+            f"{HUGE_LINES} lines (persisted to tool-results under that folder, a preview inline)",
+            [
+                tool_use("Bash", {"command": "cat \u65e5\u672c\u8a9e.txt; pwd"}, "toolu_na1", say="Lese."),
+                text("Es steht \u201e\u00fcn\u00efcode \u2713\u201c darin."),
+                tool_use(
+                    "Bash", {"command": f"yes line | head -n {HUGE_LINES}; echo end"}, "toolu_huge", say="Drucke."
+                ),
+                text("Gern geschehen \u2014 \u3055\u3088\u3046\u306a\u3089 \U0001f44b"),
+            ],
+            [
+                "Gr\u00fc\u00dfe aus K\u00f6ln \u2014 was steht in \u65e5\u672c\u8a9e.txt?",
+                f"Danke sch\u00f6n \u2713 \U0001f680 \u2014 jetzt {HUGE_LINES} Zeilen, bitte",
+            ],
+            files={"\u65e5\u672c\u8a9e.txt": "\u00fcn\u00efcode \u2713\n".encode()},
+            facts=[cwd_has("\u65e5\u672c-\U0001f680"), has_text("Gr\\u00fc\\u00dfe"), has_text("<persisted-output>")],
+            covers=["non-ASCII work folder", "non-ASCII prompts", "a 300k-line tool output"],
+        ),
+        claude(
+            "long_session",
+            f"{LONG_PROMPTS} prompts, a claude -p process each (the later ones --resume), each answered after "
+            f"{LONG_CALLS} Bash calls (two parallel, three single): {LONG_PROMPTS * LONG_CALLS} calls",
+            _long_script(),
+            # (prompts queued on one process's stream-json stdin are merged into fewer turns)
+            [f"prompt {i}: run the commands" for i in range(1, LONG_PROMPTS + 1)],
+            facts=[calls(LONG_PROMPTS * LONG_CALLS), typed_prompts(LONG_PROMPTS)],
+            covers=["a long session (40 prompts, 200 calls)"],
+        ),
+    ]
+
+
+SCENARIOS += part_b_scenarios()
+
+
 # --- issue 31: the API's server tools (web search, web fetch) -------------------------------
 
 
@@ -440,3 +625,163 @@ def server_tool_scenarios() -> list[Scenario]:
 
 
 SCENARIOS += server_tool_scenarios()
+
+
+# --- issue 31, machinery: MCP behind ToolSearch, hooks, plan mode, skills, resumes --------------
+
+# the notes server (tests/support/mcp_server.py), started by claude from --mcp-config
+# (--mcp-config takes several values: a flag after it ends the list before the prompt)
+MCP_CONFIG = json.dumps({"mcpServers": {"notes": {"command": MCP_COMMAND[0], "args": MCP_COMMAND[1:]}}})
+# ToolSearch on for every model (the mock's base URL would leave it off): the MCP tool is
+# deferred, announced by a deferred_tools_delta attachment and loaded by a tool_reference
+TOOL_SEARCH_SETTINGS = json.dumps({"env": {"ENABLE_TOOL_SEARCH": "true"}}).encode()
+
+
+def machinery_scenarios() -> list[Scenario]:
+    return [
+        claude(
+            "mcp_tool_search",
+            "a stdio MCP server (tests/support/mcp_server.py, --mcp-config) whose tool is deferred: "
+            "the model loads it with ToolSearch (a tool_reference result), calls it, and calls it "
+            "again after a resume",
+            [
+                tool_use(
+                    "ToolSearch",
+                    {"query": "select:mcp__notes__lookup", "max_results": 1},
+                    "toolu_ts1",
+                    say="Finding the tool.",
+                ),
+                tool_use("mcp__notes__lookup", {"key": "alpha"}, "toolu_mcp1", say="Looking it up."),
+                text("The note says Alpha is the first note."),
+                tool_use("mcp__notes__lookup", {"key": "ünïcode"}, "toolu_mcp2", say="Again."),
+                text("It keeps non-ASCII text."),
+            ],
+            [
+                Invocation(
+                    ["what does the alpha note say? ask the notes server"],
+                    ["--mcp-config", MCP_CONFIG, "--strict-mcp-config"],
+                ),
+                Invocation(["and the ünïcode note?"], ["--mcp-config", MCP_CONFIG, "--strict-mcp-config"]),
+            ],
+            files={".claude/settings.json": TOOL_SEARCH_SETTINGS},
+            facts=[
+                has_text('"type": "tool_reference"'),
+                has_text("deferred_tools_delta"),
+                has_text("Alpha is the first note."),
+            ],
+            covers=["MCP tools (stdio server)", "ToolSearch", "deferred tools"],
+        ),
+    ]
+
+
+SCENARIOS += machinery_scenarios()
+
+
+# --- issue 31, machinery: hooks that give the model context ------------------------------------
+
+HOOK_TEXTS = {
+    "SessionStart": "HOOK-SESSION-START: the repo uses tabs",
+    "UserPromptSubmit": "HOOK-PROMPT: the user is on call today",
+    "PreToolUse": "HOOK-PRE-TOOL: commands run in a sandbox",
+    "PostToolUse": "HOOK-POST-TOOL: the output was checked",
+}
+
+
+def hook_settings(texts: dict[str, str]) -> bytes:
+    """A project's .claude/settings.json whose hooks (a command each) print ``additionalContext``
+    for their event; the tool hooks match every tool."""
+
+    def entry(event: str, text: str) -> dict:
+        out = json.dumps({"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}})
+        hook = {"hooks": [{"type": "command", "command": f"printf '%s' '{out}'"}]}
+        return {"matcher": "*", **hook} if event in ("PreToolUse", "PostToolUse") else hook
+
+    return json.dumps({"hooks": {event: [entry(event, text)] for event, text in texts.items()}}).encode()
+
+
+def hook_scenarios() -> list[Scenario]:
+    return [
+        claude(
+            "hooks",
+            "SessionStart, UserPromptSubmit, PreToolUse and PostToolUse hooks (the project's "
+            ".claude/settings.json) each give additionalContext around a Bash call; a second prompt "
+            "after a resume",
+            [
+                tool_use("Bash", {"command": "echo hooked"}, "toolu_hk1", say="Running it."),
+                text("It printed hooked."),
+                text("Still here."),
+            ],
+            ["run echo hooked", "and now?"],
+            files={".claude/settings.json": hook_settings(HOOK_TEXTS)},
+            facts=[has_text(text) for text in HOOK_TEXTS.values()],
+            seen=[
+                HOOK_TEXTS["SessionStart"],
+                "run echo hooked",
+                HOOK_TEXTS["UserPromptSubmit"],
+                "Running it.",
+                HOOK_TEXTS["PreToolUse"],
+                HOOK_TEXTS["PostToolUse"],
+                "It printed hooked.",
+                "and now?",
+                HOOK_TEXTS["UserPromptSubmit"],
+            ],
+            covers=["hooks: SessionStart, UserPromptSubmit, PreToolUse, PostToolUse additionalContext", "class 3"],
+        ),
+    ]
+
+
+SCENARIOS += hook_scenarios()
+
+
+# --- issue 31, machinery: plan mode -------------------------------------------------------------
+
+PLAN = "1. Write hello.txt saying hi.\n2. Check it."
+
+
+def plan_scenarios() -> list[Scenario]:
+    return [
+        claude(
+            "plan_mode",
+            "claude -p --permission-mode plan: the model reads in plan mode, calls ExitPlanMode with its "
+            "plan, then works; a second prompt after a resume",
+            lambda project: [
+                tool_use("Bash", {"command": "ls"}, "toolu_pl1", say="Looking around first."),
+                tool_use("ToolSearch", {"query": "select:ExitPlanMode", "max_results": 1}, "toolu_pl2"),
+                tool_use("ExitPlanMode", {"plan": PLAN}, "toolu_pl3", say="Here is the plan."),
+                tool_use(
+                    "Write", {"file_path": str(project / "hello.txt"), "content": "hi\n"}, "toolu_pl4", say="Writing."
+                ),
+                text("hello.txt says hi."),
+                text("Done, nothing else to do."),
+            ],
+            [
+                Invocation(
+                    ["plan then write hello.txt"],
+                    ["--permission-mode", "plan", "--input-format", "stream-json"],
+                    stdin=True,
+                    approve=True,
+                ),
+                "anything else?",
+            ],
+            facts=[
+                has_text('"type": "plan_mode"'),
+                has_text('"type": "plan_mode_exit"'),
+                has_text("User has approved exiting plan mode"),
+                has_text('"permissionMode": "plan"'),
+            ],
+            # the plan_mode and plan_mode_exit attachments as 2.1.332 renders them
+            seen=[
+                "plan then write hello.txt",
+                "Plan mode is active.",
+                "Looking around first.",
+                "User has approved exiting plan mode",
+                "You have exited plan mode.",
+                "Writing.",
+                "anything else?",
+            ],
+            covers=["plan mode (--permission-mode plan, ExitPlanMode)", "class 3"],
+        ),
+    ]
+
+
+SCENARIOS += plan_scenarios()

@@ -11,9 +11,12 @@ from txcodec.resume_check.mock.anthropic import tool_use
 from ..stream_json_scenarios import STREAM_INPUT
 from ..stream_json_scenarios import Invocation
 from .claude_code import BACKGROUND
+from .claude_code import HOOK_TEXTS
 from .claude_code import REDACTED
 from .claude_code import claude
 from .claude_code import has_text
+from .claude_code import hook_settings
+from .claude_code import lacks_text
 
 
 def _line(kind: str, subtype: str | None = None):
@@ -97,6 +100,24 @@ SCENARIOS = [
         routes=BACKGROUND["routes"],
         facts=[_line("system", "task_notification"), results(2)],
         covers=["background subagents with task notifications", "class 5"],
+        harness="stream_json",
+    ),
+    claude(
+        "hooks",
+        "SessionStart, UserPromptSubmit, PreToolUse and PostToolUse hooks giving additionalContext "
+        "around a Bash call, in a capture",
+        [
+            tool_use("Bash", {"command": "echo hooked"}, "toolu_sjh1", say="Running it."),
+            text("It printed hooked."),
+            text("Still here."),
+        ],
+        ["run echo hooked", "and now?"],
+        files={".claude/settings.json": hook_settings(HOOK_TEXTS)},
+        # -p prints a SessionStart hook's output (a hook_response line), no other event's
+        facts=[has_text(HOOK_TEXTS["SessionStart"]), lacks_text(HOOK_TEXTS["PostToolUse"])],
+        covers=["hooks", "class 3"],
+        # (claude itself sends it after the first prompt, the other clients before it)
+        seen=[HOOK_TEXTS["SessionStart"], "Running it."],
         harness="stream_json",
     ),
 ]

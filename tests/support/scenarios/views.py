@@ -19,6 +19,7 @@ from txcodec.model.common import Text
 from txcodec.model.common import Thinking
 from txcodec.model.common import ToolResult
 from txcodec.model.common import ToolUse
+from txcodec.resume_check.mock.anthropic import api_block
 
 
 def _json(value: Any) -> Any:
@@ -100,6 +101,88 @@ def resumed_view(harness: str, report) -> Any:
     return _json(_generic(report.sent))
 
 
+def _qwen_check_resume(path: Path):
+    """Qwen Code's resume check (:func:`txcodec.resume_check.qwen_code.check_resume`), the
+    report also carrying ``everything``: the history sent with the ``<system-reminder>``
+    parts the report leaves out (Qwen's own skills and date, but also where another
+    client's context is written)."""
+    from txcodec.core.atomic import write_atomic
+    from txcodec.core.ids import check_id
+    from txcodec.core.zst import read_bytes
+    from txcodec.harnesses.qwen_code.store import session_relpath
+    from txcodec.resume_check.chat_cli import resume_report
+    from txcodec.resume_check.qwen_code import Qwen
+    from txcodec.resume_check.qwen_code import _session_id
+    from txcodec.resume_check.qwen_code import client_version
+    from txcodec.resume_check.qwen_code import injected
+    from txcodec.resume_check.qwen_code import rewrite_cwd
+    from txcodec.resume_check.report import ResumeReport
+
+    class QwenReport(ResumeReport):
+        everything: list = []
+
+    data = read_bytes(path)
+    session_id = check_id(_session_id(data) or path.stem, f"{path}: session id")
+    with Qwen() as box:
+        write_atomic(box.store / session_relpath(str(box.cwd), session_id), rewrite_cwd(data, str(box.cwd)))
+        run = box.qwen("continue", resume=session_id)
+        report = resume_report(
+            "qwen_code", client_version(), session_id, run, run.history("continue", injected), "qwen", output=run.stderr
+        )
+        return QwenReport(**msgspec.structs.asdict(report), everything=run.history("continue"))
+
+
+def sent_texts(report) -> str:
+    """Every text the resumed client's first request carried (:func:`haystack`), its
+    injected context included (Qwen's report keeps it apart: ``everything``)."""
+    return haystack(report.everything if report.harness == "qwen_code" else report.sent)
+
+
+def claude_sent_texts(path: Path) -> str:
+    """Every text of the first request the real claude sends when it resumes ``path``, its
+    ``role:"system"`` entries included (the resume check's report leaves them out: they are
+    the client's context, not the conversation)."""
+    import tempfile
+
+    from txcodec.resume_check.claude_code import place_session
+    from txcodec.resume_check.claude_code import run_claude
+    from txcodec.resume_check.claude_code import session_id_for
+    from txcodec.resume_check.mock.anthropic import AnthropicMock
+    from txcodec.resume_check.mock.server import MockServer
+
+    with tempfile.TemporaryDirectory(prefix="claude-sent-") as tmp:
+        home, work = Path(tmp) / "home", Path(tmp) / "work"
+        home.mkdir()
+        work.mkdir()
+        sid = session_id_for(path)
+        place_session(path, home, work, sid)
+        mock = AnthropicMock(strict=True)
+        with MockServer(mock) as server:
+            run = run_claude(["-p", "--resume", sid, "continue"], work, home, server)
+            bodies = [
+                r.json() for r in server.requests if r.method == "POST" and r.path.split("?")[0] == "/v1/messages"
+            ]
+    assert run.exit_code == 0 and bodies and not mock.rejected, (run.stderr[-800:], mock.rejected)
+    texts = []
+    for message in bodies[0]["messages"]:
+        content = message["content"]
+        for block in [{"type": "text", "text": content}] if isinstance(content, str) else content:
+            texts.extend(_flat(api_block(block)) if isinstance(block, dict) else [])
+    return "\n".join(texts)
+
+
+def unseen(seen: list[str], texts: str) -> list[str]:
+    """Of ``seen`` (texts in order), those ``texts`` lacks after the one before them."""
+    missing, at = [], 0
+    for text in seen:
+        found = texts.find(text, at)
+        if found < 0:
+            missing.append(text)
+        else:
+            at = found + len(text)
+    return missing
+
+
 def _codex_report():
     from txcodec.resume_check.report import ResumeReport
 
@@ -116,6 +199,8 @@ def check_resume(harness: str, path: Path, like: Path | None = None):
     original rollout, whose provider is then the user's own (our file names none, and
     0.171 sends some fields, such as ``internal_chat_message_metadata_passthrough``, to
     the built-in ``openai`` provider only)."""
+    if harness == "qwen_code":
+        return _qwen_check_resume(path)
     if harness != "codex":
         from txcodec.kit import registry
 

@@ -55,6 +55,7 @@ HARNESS = package_harness(
     fast_paths={"codex": lazy(f"{__name__}.from_codex", "fast")},
     token_metric="claude_code.token.usage",  # what Claude Code's own exporter sends
     flags_failed_results=True,  # the Messages API\'s is_error (docs/dataset.md#tool-failures)
+    writes_persisted_output=True,  # <sid>/tool-results/ (docs/claude_code.md#persisted-output)
     resume=("claude", "--resume", "{id}"),
     origin=Later(f"{__name__}.origin", "ORIGIN"),
     usage=Later(f"{__name__}.usage", "USAGE"),  # the lean pass imports this module alone

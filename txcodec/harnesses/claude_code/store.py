@@ -2,7 +2,8 @@
 
 The root is ``$CLAUDE_CONFIG_DIR/projects`` when that variable is set and non-empty,
 else ``~/.claude/projects``. Under it, one folder per project working directory (the cwd
-with every character outside ``[A-Za-z0-9]`` replaced by ``-``: :func:`munge_cwd`).
+with every UTF-16 unit outside ``[A-Za-z0-9]`` replaced by ``-``, a long one cut and hashed:
+:func:`munge_cwd`).
 
 Discovery is *session-first*: every project folder is scanned for entries whose name has
 the shape of a session id (``<uuid>.jsonl`` files and ``<uuid>/`` folders), and the
@@ -54,10 +55,39 @@ def default_root() -> Path:
     return base / "projects"
 
 
+# a name longer than this is cut and given the path's hash (docs/claude_code.md#discovery)
+_MUNGED_MAX = 200
+_BASE36 = "0123456789abcdefghijklmnopqrstuvwxyz"
+
+
 def munge_cwd(cwd: str) -> str:
-    """The project folder name for a working directory (docs/claude_code.md#discovery). Not reversible:
-    distinct paths can collide, and the real cwd is known only from the records."""
-    return _MUNGE.sub("-", cwd)
+    """The project folder name for a working directory, as Claude Code 2.1.332 makes it
+    (docs/claude_code.md#discovery): every UTF-16 unit outside ``[A-Za-z0-9]`` becomes ``-``
+    (a character beyond U+FFFF gives two), and a name over 200 units is cut to 200 and
+    given ``-`` and the path's string hash in base 36. Not reversible: distinct paths can
+    collide, and the real cwd is known only from the records."""
+    name = _MUNGE.sub(lambda m: "--" if ord(m.group()) > 0xFFFF else "-", cwd)
+    if len(name) <= _MUNGED_MAX:
+        return name
+    return f"{name[:_MUNGED_MAX]}-{_base36(abs(_string_hash(cwd)))}"
+
+
+def _string_hash(text: str) -> int:
+    """JavaScript's ``h = (h << 5) - h + charCodeAt(i) | 0`` over the UTF-16 units: a signed 32-bit value."""
+    units = text.encode("utf-16-le", "surrogatepass")
+    h = 0
+    for i in range(0, len(units), 2):
+        h = (h * 31 + (units[i] | units[i + 1] << 8)) & 0xFFFFFFFF
+    return h - (1 << 32) if h & 0x80000000 else h
+
+
+def _base36(n: int) -> str:
+    digits = ""
+    while True:
+        n, r = divmod(n, 36)
+        digits = _BASE36[r] + digits
+        if not n:
+            return digits
 
 
 def is_session_id(name: str) -> bool:

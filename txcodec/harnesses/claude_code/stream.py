@@ -23,6 +23,7 @@ from typing import Any
 import msgspec
 from msgspec import UNSET
 
+from ...kit.read import SeenIds
 from ...kit.read import StreamedConversation
 from ...kit.read import report_lone_surrogate_lines
 from ...model.common import Command
@@ -52,6 +53,9 @@ class MessageStream(_FileReader):
         super().__init__(session, loss, file, tool_results)
         self.window = max(1, window)
         self.sealed: set[str] = set()  # message ids of calls handed on
+        # rule 1 reaches any distance back (a client copies records again: see the docs), so
+        # every uuid is kept, packed: about 16 bytes each, not a string's hundred
+        self.seen = SeenIds()
         self.epoch_starts: set[int] = set()
         self.handlers = {**self.handlers, AssistantRecord: MessageStream.assistant}
 

@@ -79,6 +79,7 @@ from .envelopes import parse_envelope
 from .envelopes import render_caveat
 from .envelopes import render_command
 from .envelopes import render_output
+from .store import munge_cwd
 
 # One fixed namespace for every id this writer makes (never change it: ids would move).
 NAMESPACE = uuid.UUID("5d3c1e0a-7f3b-5b8e-9c44-2f0a6c1d7e91")
@@ -95,10 +96,6 @@ MISSING_RESULT = "[Tool result missing: the source recorded no result for this c
 _RESULT_PART_TYPES = {"text", "image", "document", "search_result", "tool_reference"}
 # RawBlocks the API takes as they are (they carry their own integrity data).
 _PASS_THROUGH = {"assistant": {"redacted_thinking"}, "user": set()}
-
-
-def munge_cwd(cwd: str) -> str:
-    return re.sub(r"[^A-Za-z0-9]", "-", cwd)
 
 
 def entry_id(session_id: str, position: str) -> str:
@@ -687,6 +684,7 @@ class _Writer:
             return False
         records = s.tool_records
         for block in content:
+            self.persist(block)
             tool_id = api_tool_id(block.tool_use_id)
             out: dict[str, Any] = {"tool_use_id": tool_id, "type": "tool_result", "content": block.content}
             if block.is_error is not None:
@@ -822,6 +820,7 @@ class _Writer:
             text = content if isinstance(content, str) else _flatten(content)
             return Text(f"[tool result {result.tool_use_id}] {text}")
         s.open_calls.discard(result.tool_use_id)
+        self.persist(result)
         block: dict[str, Any] = {
             "tool_use_id": api_tool_id(result.tool_use_id),
             "type": "tool_result",
@@ -833,6 +832,23 @@ class _Writer:
         if result.structured is not UNSET:
             fields["toolUseResult"] = result.structured
         return block, fields
+
+    def persist(self, result: ToolResult) -> None:
+        """An output the client saved beside the transcript (its ``<persisted-output>`` marker
+        names it) is written back as ``<sid>/tool-results/<name>``, where the client keeps it
+        (docs/claude_code.md#persisted-output)."""
+        if type(result.persisted_output) is not str:
+            return
+        path = result.structured.get("persistedOutputPath") if isinstance(result.structured, dict) else None
+        if not isinstance(path, str):
+            path = result.content if isinstance(result.content, str) else ""
+        found = _PERSISTED_NAME.search(path)
+        name = found.group(1) if found else None
+        if not is_safe_id(name):
+            name = f"{api_tool_id(result.tool_use_id)}.txt"
+        self.files.setdefault(
+            f"{self.root_rel}/{self.sid}/tool-results/{name}", result.persisted_output.encode("utf-8", "replace")
+        )
 
     def context(self, block: Context, s: _Stream, where: str) -> int:
         """Context the client added: its own attachment record, as it was, where the source
@@ -1031,6 +1047,10 @@ def _unanswered(calls: list[str], following: Message | None) -> list[str]:
         else set()
     )
     return [c for c in calls if c not in got]
+
+
+# the file a persisted output's path or marker names: .../tool-results/<name>
+_PERSISTED_NAME = re.compile(r"tool-results/([^\s/\\]+)(?:\s|$)")
 
 
 def _safe_name(path: str) -> str:

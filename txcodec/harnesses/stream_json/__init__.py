@@ -58,6 +58,7 @@ HARNESS = Harness(
     reads_prompts=True,
     writes_stdin_side=True,
     append_only=True,  # a capture grows line by line as the CLI prints (txcodec.live)
+    carry_on=Later(f"{__name__}.read", "carry_on"),  # its reader kept between looks, ended on a copy
     token_metric="claude_code.token.usage",  # Claude Code's own exporter's name
     flags_failed_results=True,  # the Messages API\'s is_error (docs/dataset.md#tool-failures)
     # no origin: a capture records none. Its tool_use_result is Claude Code's toolUseResult

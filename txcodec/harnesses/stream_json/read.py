@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from dataclasses import field
 from typing import Any
 
+import msgspec
 from msgspec import UNSET
 
 from ...kit.read import malformed
@@ -39,6 +40,7 @@ from ...kit.read import report_unknown_keys
 from ...model.common import Child
 from ...model.common import ChildLink
 from ...model.common import Command
+from ...model.common import Context
 from ...model.common import Conversation
 from ...model.common import Epoch
 from ...model.common import Message
@@ -385,14 +387,18 @@ class _Reader:
         ``<synthetic>``; the CLI records it as a command with its stdout: so it is read,
         the prompt and that line becoming one :class:`Command`."""
         messages = self.main.messages
+        # where each message is, found once (a follow ends a capture at each look: a search
+        # per run cost the runs times the messages); the edits are made after, from the end
+        position = {id(m): i for i, m in enumerate(messages)}
+        edits: list[tuple[int, Message]] = []
         for run in self.runs:
             prompt = run.prompt
             # a run whose prompt was not captured and whose only answer is a <synthetic> line
             # ran a local command too: the model never saw its output (issue 31 item 8)
             unnamed = prompt is not None and prompt.extra.get("missing_prompt") is True
-            if prompt is None or prompt not in messages or (_slash(prompt) is None and not unnamed):
+            at = position.get(id(prompt)) if prompt is not None else None
+            if at is None or (_slash(prompt) is None and not unnamed):
                 continue
-            at = next(i for i, m in enumerate(messages) if m is prompt)
             reply = messages[at + 1] if at + 1 < len(messages) else None
             if reply is None or reply.role != "assistant" or reply.model != "<synthetic>" or reply.api_error:
                 continue
@@ -409,10 +415,36 @@ class _Reader:
             else:
                 name, args = _slash(prompt)
             output = "\n".join(b.text for b in reply.content if isinstance(b, Text))
-            messages[at] = Message(
+            command = Message(
                 "user", [Command(name=name, args=args, output=output)], source_ids=prompt.source_ids + reply.source_ids
             )
+            edits.append((at, command))
+        for at, command in sorted(edits, key=lambda edit: edit[0], reverse=True):  # each a prompt and its reply
+            messages[at] = command
             del messages[at + 1]
+
+    def on_hook_response(self, line: SystemLine, n: int) -> None:
+        """A hook's ``additionalContext`` is context the model is sent: a SessionStart hook's
+        becomes the ``hook_additional_context`` attachment 2.1.332 records in its session file
+        (a context message before the run's prompt). A resumed run's (``SessionStart:resume``)
+        is not in that file, so not carried (docs/stream_json.md#hooks)."""
+        text = _additional_context(line.output)
+        event, name = _set(line.hook_event), _set(line.hook_name)
+        if text is None or not isinstance(event, str) or (isinstance(name, str) and name.endswith(":resume")):
+            self.loss.add(
+                f"record:system/{line.subtype}",
+                "hook output the session file keeps no context of",
+                file=self.file,
+                line=n,
+            )
+            return
+        block = Context("hook_additional_context", text=f"{event} hook additional context: {text}", role="system")
+        if event == "SessionStart":  # as the session file of the same run holds it
+            block.source = "claude_code"
+            attachment = {"type": "hook_additional_context", "content": [text], "hookName": event}
+            block.value = {"attachment": attachment | {"toolUseID": event, "hookEvent": event}}
+        message = Message(role="user", content=[block], meta=True)
+        self.main.messages.append(message)
 
     def _quiet(self, line: SystemLine, n: int) -> None:
         """Progress lines whose facts live elsewhere (the messages, the result)."""
@@ -722,11 +754,23 @@ class _Reader:
         "task_notification": on_task_notification,
         "permission_denied": on_permission_denied,
         "compact_boundary": on_compact_boundary,
+        "hook_response": on_hook_response,
         "status": _quiet,
         "thinking_tokens": _quiet,
         "task_progress": _quiet,
         "task_updated": _quiet,
     }
+
+
+def _additional_context(output: Any) -> str | None:
+    """The ``hookSpecificOutput.additionalContext`` a hook printed (its ``output``, JSON)."""
+    try:
+        value = json.loads(output) if isinstance(output, str) else None
+    except ValueError:
+        return None
+    specific = value.get("hookSpecificOutput") if isinstance(value, dict) else None
+    text = specific.get("additionalContext") if isinstance(specific, dict) else None
+    return text if isinstance(text, str) and text else None
 
 
 def _slash(message: Message) -> tuple[str, str] | None:
@@ -880,3 +924,168 @@ def read(
             reader.feed(record, n)
     report_unknown_keys(session, loss, file, _Reader.HANDLERS)
     return reader.finish()
+
+
+# --- a reader that carries on (Harness.carry_on, txcodec.live) -------------------------
+
+
+class CarryOn:
+    """A capture read as the CLI prints it: the reader's state is kept between feeds, so a
+    feed costs what its lines cost. Its end step (:meth:`_Reader.finish`: the open run's
+    prompt put at its place, a stream cut off rebuilt, local commands and compactions
+    rewritten, subagents built) changes that state, so each look runs it on a copy: the
+    lists and runs it changes are copied (references, not messages), and the messages it
+    changes (those of streams still open) are copied alone. The messages a feed built or
+    changed, and those the end step put in place, are fitted to Common again; the others
+    are as last fitted. Every message is held (the end step can reach any run still
+    waiting for its result): nothing is handed on (docs/live.md#show---follow)."""
+
+    def __init__(self, path: Any = None, window: int | None = None) -> None:
+        from ...kit.conform import Fitted
+        from ...model.loss import UnreadLoss
+
+        self.file = str(path) if path is not None else None
+        self.loss = UnreadLoss()  # a follow shows the conversation, not what it lost
+        self.reader = _Reader(self.loss, self.file, None)
+        self.lines = 0
+        self.dirty: dict[int, Message] = {}  # the messages the lines fed since the last look changed, by id()
+        self.last: list[Message] = []  # the messages the last look gave, before fitting
+        self.holding: dict[str, Message] = {}  # a subagent's call id -> the message holding it
+        self.final_runs: list[Any] = []  # the summaries of the first runs, ended, as fitted
+        self.fitted = Fitted()
+
+    def feed(self, lines: list[Any]) -> None:
+        reader, dirty, loss, file = self.reader, self.dirty, self.loss, self.file
+        for n, line in enumerate(lines, self.lines + 1):
+            record = line.record
+            runs = (reader.run, *reader.awaiting)  # a result lands on one of these
+            with malformed(loss, file, n):
+                reader.feed(record, n)
+            # what a line can change besides the messages it adds: the last message of its
+            # thread (results joining it), a reply it is a fragment of, the reply its run's
+            # result lands on, and the messages still streaming
+            main = reader.main.messages
+            if main:
+                dirty[id(main[-1])] = main[-1]
+            if type(record) is AssistantLine and isinstance(record.message.id, str):
+                target = reader.main.by_id.get(record.message.id)
+                if target is not None:
+                    dirty[id(target)] = target
+            for run in (*runs, reader.run):
+                if run is not None and run.last_assistant is not None:
+                    dirty[id(run.last_assistant)] = run.last_assistant
+            for stream in reader.streams.values():
+                dirty[id(stream.message)] = stream.message
+            # a subagent's line grows the call that started it (a follow compares a message
+            # with its subagents' sizes): the main thread's call, above nested ones
+            call = getattr(record, "parent_tool_use_id", None)
+            if not isinstance(call, str) and type(record) is SystemLine:
+                call = record.tool_use_id
+            if isinstance(call, str) and call:
+                message = self._holding(call)
+                if message is not None:
+                    dirty[id(message)] = message
+        self.lines += len(lines)
+
+    def _holding(self, call: str) -> Message | None:
+        """The main thread's message holding the call that (through nested subagents)
+        started the subagent of ``call``."""
+        holder, seen = self.reader.tool_holder, set()
+        while isinstance(holder.get(call), str) and call not in seen:
+            seen.add(call)
+            call = holder[call]
+        found = self.holding.get(call)
+        if found is None:
+            for message in reversed(self.reader.main.messages):
+                if any(type(b) is ToolUse and b.id == call for b in message.content):
+                    found = self.holding[call] = message
+                    break
+        return found
+
+    def hand_on(self) -> list[tuple[Message, bool]]:
+        return []
+
+    def conversation(self) -> tuple[Conversation, list[int]]:
+        conversation = self._ended()
+        messages, last = conversation.messages, self.last
+        dirty = self.dirty
+        # a message put in place of another (a prompt inserted, a command made of two) moves
+        # or replaces those after it: told by identity; those changed in place by the lines
+        touched = {
+            i
+            for i, m in enumerate(messages)
+            if i >= len(last) or m is not last[i] or id(m) in dirty and dirty[id(m)] is m
+        }
+        self.dirty, self.last = {}, list(messages)
+        # the summary of each run (meta.extra["runs"]): those of the runs ended are final,
+        # fitted once; the frame is fitted without them (its cost was a pass over them all)
+        summaries = conversation.meta.extra.get("runs")
+        if not isinstance(summaries, list):
+            return self.fitted.fit(conversation, touched, self.loss)
+        reader, final = self.reader, self.final_runs
+        while len(final) < len(summaries) and self._ended_run(reader.runs[len(final)]):
+            final.append(_plain.decode(_json.encode(summaries[len(final)])))
+        conversation.meta.extra["runs"] = []
+        out, changed = self.fitted.fit(conversation, touched, self.loss)
+        out.meta.extra["runs"] = final + [_plain.decode(_json.encode(s)) for s in summaries[len(final) :]]
+        return out, changed
+
+    def _ended_run(self, run: _Run) -> bool:
+        """Whether ``run`` will not change: it was closed (its prompt placed) and is not
+        waiting for its result (which goes to the open run or the first waiting one)."""
+        reader = self.reader
+        return run is not reader.run and all(run is not r for r in reader.awaiting)
+
+    def _ended(self) -> Conversation:
+        """The reader's end step run on a copy of what it changes."""
+        import copy
+
+        from ...model.loss import UnreadLoss
+
+        reader = self.reader
+        clone = copy.copy(reader)
+        clone.loss = UnreadLoss()
+        meta = reader.meta
+        clone.meta = msgspec.structs.replace(meta, extra=dict(meta.extra), models=list(meta.models))
+        threads = {
+            id(t): _Thread(list(t.messages), dict(t.by_id), t.results_open)
+            for t in (reader.main, *reader.children.values())
+        }
+        clone.main = threads[id(reader.main)]
+        clone.children = {k: threads[id(t)] for k, t in reader.children.items()}
+        # the end step changes the open run alone, and the runs whose reply is still
+        # streaming (copied below): the others are shared
+        clone.runs = list(reader.runs)
+        if reader.run is not None:
+            clone.run = copy.copy(reader.run)
+            clone.runs[-1 if clone.runs[-1] is reader.run else clone.runs.index(reader.run)] = clone.run
+        clone.awaiting = deque(reader.awaiting)
+        clone.inputs = deque(reader.inputs)
+        clone.streams = {}
+        for mid, stream in reader.streams.items():
+            thread = threads[id(stream.thread)]
+            message = stream.message
+            mine = msgspec.structs.replace(message, content=list(message.content), extra=dict(message.extra))
+            for i in range(len(thread.messages) - 1, -1, -1):
+                if thread.messages[i] is message:
+                    thread.messages[i] = mine
+                    break
+            if isinstance(message.id, str) and thread.by_id.get(message.id) is message:
+                thread.by_id[message.id] = mine
+            for i, run in enumerate(clone.runs):
+                if run.last_assistant is message:
+                    if run is not clone.run:
+                        run = clone.runs[i] = copy.copy(run)
+                    run.last_assistant = mine
+            clone.streams[mid] = _Stream(
+                mine, thread, stream.main, stream.blocks, stream.lines_seen, stream.stopped, stream.start_usage
+            )
+        return clone.finish()
+
+
+_json = msgspec.json.Encoder()
+_plain = msgspec.json.Decoder()  # a value of meta.extra fitted as the whole frame's JSON fits it
+
+
+def carry_on(path: Any = None, window: int | None = None) -> CarryOn:
+    return CarryOn(path, window)

@@ -80,6 +80,15 @@ class SystemLine(_Envelope, tag="system"):
     decision_reason_type: Any = UNSET
     # compact_boundary
     compact_metadata: Any = UNSET
+    # hook_started / hook_response (a SessionStart hook's; -p prints no other event's)
+    hook_id: Any = UNSET
+    hook_name: Any = UNSET
+    hook_event: Any = UNSET
+    output: Any = UNSET
+    stdout: Any = UNSET
+    stderr: Any = UNSET
+    exit_code: Any = UNSET
+    outcome: Any = UNSET
 
 
 class _Conversational(_Envelope):
