@@ -953,8 +953,8 @@ def _contains(path: str | None, needles: tuple[bytes, ...], chunk: int = 1 << 20
 
 class _Search:
     """``--grep``: which files hold one of ``needles``. With the text index (made by
-    ``txcodec index --fts``, :mod:`txcodec.grep_index`) and ``index``, a file it holds as it
-    is now is answered from it; any other file is read, and a file read whole is added to it
+    ``txcodec index --fts``, :mod:`txcodec.grep_index`) and ``index``, of a file it holds as it
+    is now only the blocks it names are read; any other file is read, and a file read whole is added to it
     (``closing``: a whole home's files, the texts of the others forgotten)."""
 
     def __init__(self, needles: tuple[bytes, ...], listed: set[str], closing: set[str] | None, index: bool) -> None:
@@ -963,7 +963,7 @@ class _Search:
         self.needles = needles
         self.texts = grep_index.GrepIndex() if index and grep_index.exists() else None
         self.held: set[str] = set()
-        self.matching: set[str] | None = None
+        self.matching: grep_index.Found | None = None
         if self.texts is not None:
             if closing is not None:
                 self.texts.forget(closing)
@@ -1000,8 +1000,9 @@ class _Search:
     def holds(self, path: str | None) -> bool:
         if path is None:
             return False
-        if path in self.held:
-            return self.matching is not None and path in self.matching
+        if path in self.held and self.matching is not None:
+            answer = self.matching.holds(path)  # the blocks that may hold a needle read
+            return _contains(path, self.needles) if answer is None else answer
         if self.texts is not None:
             found = read_text(path, self.texts)
             if found is not None:
@@ -1081,7 +1082,7 @@ def index_texts() -> tuple[int, int]:
     from .grep_index import GrepIndex
 
     paths = {r.path for r in session_files() if r.path is not None}
-    texts = GrepIndex()
+    texts = GrepIndex(compact=True)
     try:
         texts.forget(paths)
         held = texts.held(paths)

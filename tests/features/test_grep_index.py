@@ -1,16 +1,23 @@
-"""The text index ``list --grep`` answers from once ``txcodec index --fts`` made it
-(txcodec.grep_index): the same files as reading each one (``--no-index``), for any text
-(escapes, non-ASCII, quotes, one or two characters trigrams cannot narrow), however the
-files change between runs; a warm search reads no file; private and cleared."""
+"""The text index ``list --grep`` narrows its search with once ``txcodec index --fts`` made
+it (txcodec.grep_index): the same files as reading each one (``--no-index``), for any text
+(escapes, non-ASCII, quotes, one or two characters trigrams cannot narrow, texts across a
+block's end, longer than a block's overlap), however the files change between runs; a warm
+search reads only the blocks the index names; private, cleared, made again when stale."""
 
 from __future__ import annotations
 
 import json
+import os
 import random
 import stat
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import HealthCheck
+from hypothesis import given
+from hypothesis import settings
+from hypothesis import strategies as st
 from support import homes
 
 from txcodec import api
@@ -35,6 +42,17 @@ def home(tmp_path, monkeypatch):
     return files
 
 
+@pytest.fixture(params=["16k", "64"])
+def blocks(request, monkeypatch):
+    """The index's blocks as made (16 KB, larger than these files) or of 64 bytes and 15 more
+    (so that texts cross a block's end and are longer than the overlap), committed after each file."""
+    if request.param == "64":
+        monkeypatch.setattr(grep_index, "BLOCK", 64)
+        monkeypatch.setattr(grep_index, "OVERLAP", 15)
+        monkeypatch.setattr(grep_index, "COMMIT_BYTES", 0)
+    return request.param
+
+
 def _paths(text, index=True):
     return sorted(r.path for r in sessions.discover(grep=text, details=False, index=index))
 
@@ -57,7 +75,7 @@ def _same_as_reading(files, seed):
         assert _paths(text) == _paths(text, index=False), repr(text)
 
 
-def test_the_text_index_answers_as_reading_every_file_however_they_change(home):
+def test_the_text_index_answers_as_reading_every_file_however_they_change(home, blocks):
     result = CliRunner().invoke(main, ["index", "--fts"])
     assert result.exit_code == 0, result.output
     assert "the text of 4 session files (4 read now)" in result.output
@@ -79,20 +97,87 @@ def test_the_text_index_answers_as_reading_every_file_however_they_change(home):
     assert grep_index.GrepIndex(path).count() == 4  # the new file added, the deleted one forgotten
 
 
-def test_a_current_text_index_is_answered_without_reading_a_file(home, monkeypatch):
+def test_a_current_text_index_reads_only_the_blocks_it_names(home, blocks, monkeypatch):
     CliRunner().invoke(main, ["index", "--fts"])
     expected = _paths("brûlée", index=False)
-    assert expected
+    assert expected and len(expected) < len(home)
+    cart, art = _paths("cart", index=False), _paths("art", index=False)
 
     def no_reading(*args):
-        raise AssertionError("a session file was read")
+        raise AssertionError("a session file was read whole")
 
     monkeypatch.setattr(sessions, "_contains", no_reading)
     monkeypatch.setattr(sessions, "read_text", no_reading)
+    read = []
+    in_blocks = grep_index._in_blocks
+    monkeypatch.setattr(
+        grep_index,
+        "_in_blocks",
+        lambda path, found, needles: read.append((path, found)) or in_blocks(path, found, needles),
+    )
     assert _paths("brûlée") == expected
+    assert sorted({path for path, _ in read}) == expected  # the files without it are not opened
+    if blocks == "64":  # a few blocks of each, not the whole file
+        assert all(len(found) < path.stat().st_size // 64 // 2 for path, found in ((Path(p), f) for p, f in read))
+    read.clear()
+    assert _paths("zqxjkvw") == []
+    assert read == []  # no block may hold it: nothing read
     assert _paths("Return") == _paths("return")  # ASCII letters in any case
+    assert _paths("cart") == cart
+    read.clear()
+    assert _paths("art") == art
+    assert read == []  # a needle of one trigram: the index's blocks are the answer
     with pytest.raises(AssertionError):  # two characters: trigrams cannot narrow, every file is read
         _paths("br")
+
+
+@pytest.fixture
+def indexed_home(home, blocks):
+    CliRunner().invoke(main, ["index", "--fts"])
+    return {path: path.read_bytes() for path in home.values()}
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_any_piece_of_a_file_is_found_as_reading_finds_it(indexed_home, data):
+    """Random needles: pieces of the files (across blocks' ends, longer than the overlap),
+    in any case, one byte changed (most then in no file)."""
+    content = data.draw(st.sampled_from(sorted(indexed_home.items())))[1]
+    start = data.draw(st.integers(0, len(content) - 1))
+    piece = content[start : start + data.draw(st.integers(1, 300))]
+    if data.draw(st.booleans()):
+        at = data.draw(st.integers(0, len(piece) - 1))
+        piece = piece[:at] + bytes([data.draw(st.integers(0x20, 0x7E))]) + piece[at + 1 :]
+    text = piece.decode("utf-8", "replace").strip("\ufffd")
+    if data.draw(st.booleans()):
+        text = text.swapcase()
+    if text:
+        assert _paths(text) == _paths(text, index=False), repr(text)
+
+
+def test_the_rows_of_changed_files_are_dropped_when_they_outnumber_the_others(home, monkeypatch):
+    CliRunner().invoke(main, ["index", "--fts"])
+    monkeypatch.setattr(grep_index, "COMPACT_MIN", 0)
+    for _ in range(5):  # changed five times, each read again by a search: five files' rows unreachable
+        home["pi"].write_text(home["pi"].read_text(encoding="utf-8") + "\n", encoding="utf-8")
+        assert _paths("brûlée") == _paths("brûlée", index=False)
+    home["codex"].unlink()
+    assert _paths("brûlée") == _paths("brûlée", index=False)
+    texts = grep_index.GrepIndex()
+    try:
+        assert (texts.count(), texts.stale()) == (3, 6)
+    finally:
+        texts.close()
+    result = CliRunner().invoke(main, ["index", "--fts"])
+    assert "the text of 3 session files (3 read now)" in result.output  # made again
+    texts = grep_index.GrepIndex()
+    try:
+        assert (texts.count(), texts.stale()) == (3, 0)
+    finally:
+        texts.close()
+    result = CliRunner().invoke(main, ["index", "--fts"])
+    assert "the text of 3 session files (0 read now)" in result.output
+    _same_as_reading({k: v for k, v in home.items() if k != "codex"}, 3)
 
 
 def test_without_fts_no_text_is_kept_and_clear_removes_it(home):
@@ -111,3 +196,63 @@ def test_a_damaged_text_index_is_made_again(home):
     path.write_bytes(b"not a database" * 300)
     assert _paths("brûlée") == _paths("brûlée", index=False)
     assert grep_index.GrepIndex(path).count() == 4  # made again, filled by the search
+
+
+def _stale():
+    texts = grep_index.GrepIndex()
+    try:
+        return texts.stale()
+    finally:
+        texts.close()
+
+
+def test_a_file_that_only_grew_keeps_the_rows_of_its_blocks_held_whole(home, monkeypatch):
+    monkeypatch.setattr(grep_index, "BLOCK", 64)
+    monkeypatch.setattr(grep_index, "OVERLAP", 15)
+    claude = home["claude_code"]
+    tail = claude.read_bytes().rstrip(b"\n").rsplit(b"\n", 1)[-1]  # the last line again, another text in it
+    assert b"empty cart" in tail
+    line = b'{"type":"summary","summary":"padding","leafUuid":"p"}\n'
+    pad = (5 - len(claude.read_bytes()) - len(line)) % 64  # held ending 5 bytes into a block
+    claude.write_bytes(claude.read_bytes() + line.replace(b"padding", b"padding" + b"d" * pad))
+    CliRunner().invoke(main, ["index", "--fts"])
+    before = claude.read_bytes()
+    assert len(before) % 64 == 5
+    claude.write_bytes(before + tail.replace(b"empty cart", b"grown \xc2\xabtail\xc2\xbb text") + b"\n")
+    assert _paths("«tail»") == [str(claude)]
+    assert _stale() <= 2  # the rows that reached the old end, not the file's len(before) // 64
+    after = claude.read_bytes()
+    for start in range(len(before) - 40, len(before)):  # across the old end, from the last row held whole on
+        piece = after[start : start + 30].decode("utf-8", "replace").strip("\ufffd")
+        assert str(claude) in _paths(piece), (start, piece)
+    _same_as_reading(home, 4)
+
+    os.utime(claude)  # touched: the same text, nothing read into the index again
+    stale = _stale()
+    assert _paths("«tail»") == [str(claude)]
+    assert _stale() == stale
+
+    grown = claude.read_bytes()  # changed inside and grown: read again whole
+    claude.write_bytes(grown.replace(b"\xc2\xabtail\xc2\xbb", b"\xc2\xabtoil\xc2\xbb") + b"\n")
+    assert _paths("«toil»") == [str(claude)]
+    assert _paths("«tail»") == []
+    assert _stale() >= stale + len(grown) // 64
+    _same_as_reading(home, 5)
+
+
+def test_a_compressed_rollout_is_narrowed_by_the_index_and_read_whole(home, monkeypatch):
+    import zstandard
+
+    codex = home["codex"]
+    packed = codex.with_name(codex.name + ".zst")
+    packed.write_bytes(zstandard.ZstdCompressor().compress(codex.read_bytes()))
+    codex.unlink()
+    result = CliRunner().invoke(main, ["index", "--fts"])
+    assert "the text of 4 session files (4 read now)" in result.output  # its text, not its bytes
+    expected = {text: _paths(text, index=False) for text in ("empty cart", "brûlée", "zqxjkvw", "Return")}
+    assert str(packed) in expected["empty cart"]
+    read = []
+    in_blocks = grep_index._in_blocks
+    monkeypatch.setattr(grep_index, "_in_blocks", lambda path, *rest: read.append(path) or in_blocks(path, *rest))
+    assert {text: _paths(text) for text in expected} == expected
+    assert read and str(packed) not in read  # its blocks are of the decompressed text: read whole

@@ -15,7 +15,7 @@ def register(group: click.Group) -> None:
     @click.option(
         "--fts",
         is_flag=True,
-        help="Also keep every session's text, for `list --grep` (made or brought up to date now).",
+        help="Also keep which texts each session's file may hold, for `list --grep` (made or brought up to date now).",
     )
     def index(clear: bool, fts: bool) -> None:
         """Show or clear the session index, where `list` keeps what it read of each session.
@@ -24,9 +24,10 @@ def register(group: click.Group) -> None:
         0600, and holds each session's title, first prompt, message count, models and
         lineage, kept while the session's file keeps its size, time and inode. `list
         --no-index` reads past it; a damaged index, or one another txcodec version
-        wrote, is rebuilt. --fts keeps the text of every session file too (a second
-        database beside it, as large as the files and more), so that `list --grep`
-        answers from it; `list --grep` then adds the files that changed. See docs/speed.md.
+        wrote, is rebuilt. --fts also keeps, for every 16 KB of each session file, which
+        three-byte sequences it holds (a second database beside it, about a quarter of
+        the files' size), so that `list --grep` reads only the parts of the files that may
+        hold the text; `list --grep` then adds the files that changed. See docs/speed.md.
 
         `usage` keeps there each Claude Code and Codex file's tokens per model and day and
         its calls' marks (`usage --no-index` reads past them; docs/usage.md), and `lineage`
