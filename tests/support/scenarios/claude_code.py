@@ -141,6 +141,15 @@ def has_block(role: str, kind: str, n: int = 1):
     return fact
 
 
+def has_errors(n: int):
+    def fact(lines):
+        errors = [b for b in _blocks(lines, "user", "tool_result") if b.get("is_error") is True]
+        assert len(errors) >= n, f"fewer than {n} error results"
+
+    fact.__doc__ = f"the file holds {n}+ tool results marked is_error"
+    return fact
+
+
 def has_text(fragment: str):
     def fact(lines):
         # ASCII-escaped, so a lone surrogate is found as its escape
@@ -370,6 +379,25 @@ SCENARIOS = [
         ["write notes.txt then change beta to gamma"],
         facts=[has_block("assistant", "tool_use", 2)],
         covers=["file edits"],
+    ),
+    claude(
+        "failures",
+        "a command that exits 3, one that is not found, and an Edit whose old_string is not in the file: three error results",
+        lambda project: [
+            tool_use("Bash", {"command": "echo partial; echo oops >&2; exit 3"}, "toolu_f1", say="Running."),
+            tool_use("Bash", {"command": "no-such-command-txcodec"}, "toolu_f2", say="Trying another."),
+            tool_use(
+                "Edit",
+                {"file_path": str(project / "notes.txt"), "old_string": "absent", "new_string": "x"},
+                "toolu_f3",
+                say="Editing.",
+            ),
+            text("All three failed."),
+        ],
+        ["run the failing steps"],
+        files={"notes.txt": b"alpha\n"},
+        facts=[has_errors(3)],
+        covers=["failing commands", "a failed edit"],
     ),
     claude(
         "denied_tool",
