@@ -382,7 +382,8 @@ SCENARIOS = [
     ),
     claude(
         "failures",
-        "a command that exits 3, one that is not found, and an Edit whose old_string is not in the file: three error results",
+        "a command that exits 3, one that is not found, and an Edit whose old_string is not in the file: "
+        "three error results",
         lambda project: [
             tool_use("Bash", {"command": "echo partial; echo oops >&2; exit 3"}, "toolu_f1", say="Running."),
             tool_use("Bash", {"command": "no-such-command-txcodec"}, "toolu_f2", say="Trying another."),
