@@ -822,8 +822,9 @@ def describe_stream(rows: list[SessionRow], index: Any = None, done: set[int] = 
                     index.put(pending[n].path, pending[n].session_id, entry, stamps[n])
             yield from block
     finally:
-        for pool in pools:
-            pool.terminate()
+        from .core.forking import shut
+
+        shut(pools)
 
 
 def _read_entries(rows: list[SessionRow], sizes: list[int], pools: list[Any] | None = None) -> list[Any]:
@@ -838,22 +839,9 @@ def _forked(work: Any, jobs: list[Any], sizes: list[int], pools: list[Any] | Non
     cpus = os.cpu_count() or 1
     if cpus < 2 or len(jobs) < _PARALLEL_ROWS or sum(sizes) < _PARALLEL_BYTES:
         return [work(job) for job in jobs]
-    chunk = max(1, len(jobs) // (cpus * 8))
-    if pools:
-        return pools[0].map(work, jobs, chunksize=chunk)
-    import multiprocessing
+    from .core.forking import forked_map
 
-    try:
-        context = multiprocessing.get_context("fork")
-    except ValueError:  # no fork (Windows): one process
-        return [work(job) for job in jobs]
-    if multiprocessing.parent_process() is not None:  # a worker starts none of its own
-        return [work(job) for job in jobs]
-    if pools is not None:  # kept for the calls after this one
-        pools.append(context.Pool(cpus))
-        return pools[0].map(work, jobs, chunksize=chunk)
-    with context.Pool(min(cpus, len(jobs))) as pool:
-        return pool.map(work, jobs, chunksize=chunk)
+    return forked_map(work, jobs, min(cpus, len(jobs)), max(1, len(jobs) // (cpus * 8)), pools)
 
 
 def _apply(row: SessionRow, entry: Any) -> None:

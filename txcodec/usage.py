@@ -269,13 +269,14 @@ def _split(path: Path, lean: Any) -> Any:
     if jobs < 2 or multiprocessing.parent_process() is not None:
         return False
     try:
-        context = multiprocessing.get_context("fork")
+        multiprocessing.get_context("fork")
     except ValueError:
         return False
+    from .core.forking import forked_map
+
     ranges = _line_ranges(path, jobs)
     try:
-        with context.Pool(len(ranges)) as pool:
-            parts = pool.starmap(_wanted_range, [(lean.wanted_lines, str(path), a, b) for a, b in ranges])
+        parts = forked_map(_wanted_part, [(lean.wanted_lines, str(path), a, b) for a, b in ranges], len(ranges))
     except (msgspec.DecodeError, msgspec.ValidationError):
         return None
     return lean.calls_of_parts(parts)
@@ -299,6 +300,10 @@ def _line_ranges(path: Path, parts: int) -> list[tuple[int, int]]:
                 cuts.append(pos)
     cuts.append(size)
     return list(zip(cuts, cuts[1:]))
+
+
+def _wanted_part(job: tuple[Callable[[Any], list], str, int, int]) -> list:
+    return _wanted_range(*job)
 
 
 def _wanted_range(wanted: Callable[[Any], list], path: str, start: int, end: int) -> list:
@@ -1360,13 +1365,14 @@ def _run(work: list[tuple], jobs: int | None, sizes: list[int]) -> list[tuple]:
     import multiprocessing
 
     try:
-        context = multiprocessing.get_context("fork")
+        multiprocessing.get_context("fork")
     except ValueError:  # no fork (Windows): one process
         return [_read_one(job) for job in work]
+    from .core.forking import forked_map
+
     # big files first, so one large file does not finish last alone
     order = sorted(range(len(work)), key=lambda i: -sizes[i])
-    with context.Pool(min(jobs, len(work))) as pool:
-        done = pool.map(_read_one, [work[i] for i in order], chunksize=max(1, len(work) // (jobs * 8)))
+    done = forked_map(_read_one, [work[i] for i in order], min(jobs, len(work)), max(1, len(work) // (jobs * 8)))
     out: list[Any] = [None] * len(work)
     for i, result in zip(order, done):
         out[i] = result

@@ -1,0 +1,59 @@
+"""Reading work spread over forked worker processes, safe against a worker that dies.
+
+``multiprocessing.Pool.map`` waits forever for the chunk of a worker killed from outside
+(a signal, the out-of-memory killer): the pool starts a new worker but the chunk is lost.
+``concurrent.futures`` notices the death instead, and the work is then done here."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+
+def forked_map(
+    work: Callable[[Any], Any], jobs: list[Any], processes: int, chunksize: int = 1, kept: list[Any] | None = None
+) -> list[Any]:
+    """``[work(job) for job in jobs]``, in ``processes`` forked workers where this process
+    may start them (a platform with ``fork``, and not itself a worker), else here. ``work``
+    must be a module-level function and each job must pickle; what ``work`` raises is
+    raised here. When a worker dies, every job is done again here, in order: the work is
+    a read, so doing a job twice changes nothing. ``kept`` holds the pool for later calls
+    (made here when it is empty; the caller shuts it down, :func:`shut`)."""
+    import multiprocessing
+
+    try:
+        context = multiprocessing.get_context("fork")
+    except ValueError:  # no fork (Windows)
+        return [work(job) for job in jobs]
+    if multiprocessing.parent_process() is not None:  # a worker starts none of its own
+        return [work(job) for job in jobs]
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    if kept:
+        pool = kept[0]
+    else:
+        pool = ProcessPoolExecutor(processes, mp_context=context)
+        if kept is not None:
+            kept.append(pool)
+    try:
+        done = list(pool.map(work, jobs, chunksize=chunksize))
+    except BrokenProcessPool:
+        if kept:
+            kept.clear()
+        pool.shutdown(wait=False, cancel_futures=True)
+        return [work(job) for job in jobs]
+    except BaseException:
+        if kept is None:
+            pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    if kept is None:
+        pool.shutdown()
+    return done
+
+
+def shut(kept: list[Any]) -> None:
+    """Shut the pools :func:`forked_map` kept."""
+    for pool in kept:
+        pool.shutdown(wait=False, cancel_futures=True)
+    kept.clear()
