@@ -467,3 +467,13 @@ def test_a_capture_is_never_read_again_from_a_file_or_a_pipe(
         return  # printed as what it is (a reply streaming read as interrupted, a local command's prompt)
     shown = terminal.render(whole).splitlines()[1:]
     assert sorted(printed) == sorted(shown) if grew_back else printed == shown  # a subagent's lines come later
+
+
+def test_a_first_look_that_ends_between_two_parallel_results_keeps_them_together():
+    """Found by the test above on the long_session scenario: a first look that handed on
+    hundreds of messages at once let go of the current call (its bound counted every message
+    held, not those after the call), so the second of its parallel results became a message
+    of its own."""
+    path = next((GOLDEN / "claude_code" / "scenarios" / "long_session").glob("*.jsonl"))
+    test = test_with_a_window_what_was_handed_on_and_what_is_held_is_the_whole_file_readers
+    test.hypothesis.inner_test("claude_code", path, [0.7235527810705652], 1)

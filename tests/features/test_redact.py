@@ -221,12 +221,24 @@ def test_missing_input_is_one_line(tmp_path: Path) -> None:
 def _decodes(line: bytes) -> bool:
     try:
         msgspec.json.decode(line)
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, RecursionError):  # nested deeper than a decoder goes: redacted as text
         return False
     return True
 
 
 _SETTINGS = dict(deadline=None, suppress_health_check=list(HealthCheck))
+
+
+def test_a_line_nested_deeper_than_the_decoder_goes_is_redacted_as_text():
+    """Found by the fuzzed sessions above: a record nested 20,000 deep made the document
+    check raise RecursionError. Such a line is redacted as text, and nothing else moves."""
+    name, secret, _ = FAMILIES[0]
+    deep = b'{"a":' * 20000 + b"1" + b"}" * 20000
+    line = b'{"type":"user","parentUuid":' + deep + b',"note":"' + secret.encode() + b'"}'
+    source = b"\n".join([line, b'{"type":"user","message":{"role":"user","content":"hi"}}', line, b""])
+    out = Redactor().redact_bytes(source, "deep.jsonl", Report(), "claude_code")
+    assert out.count(b"\n") == source.count(b"\n") and not leaks(out.decode())
+    assert out.split(b"\n")[1] == source.split(b"\n")[1]
 
 
 @pytest.mark.parametrize("codec", ["claude_code", "codex", "gemini_cli", "qwen_code", "pi"])

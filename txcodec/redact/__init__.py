@@ -488,7 +488,7 @@ def _json(text: str | bytes) -> Any:
         return None
     try:
         return msgspec.json.decode(text)
-    except (msgspec.DecodeError, UnicodeEncodeError):
+    except (msgspec.DecodeError, UnicodeEncodeError, RecursionError):  # nested too deep: its text is redacted
         return None
 
 

@@ -81,9 +81,11 @@ class MessageStream(_FileReader):
         messages = self.messages
         held = (self.last_call.message, self.last_call.results) if self.last_call is not None else ()
         out: list[tuple[Message, bool]] = []
-        for msg in messages[: max(count, 0)]:
-            if any(msg is h for h in held) and len(messages) <= 4 * self.window:
-                break  # the current call can still grow: it and what follows wait (up to a bound)
+        for i, msg in enumerate(messages[: max(count, 0)]):
+            # the current call can still grow: it and what follows wait, up to a bound counted
+            # from the call (a first look at a long file hands on many messages at once)
+            if any(msg is h for h in held) and len(messages) - i <= 4 * self.window:
+                break
             out.append((msg, self.base + len(out) in self._starts()))
             if msg.role == "assistant":
                 self._seal_call(msg)
