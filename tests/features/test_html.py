@@ -513,6 +513,32 @@ def test_store_export_is_incremental(tmp_path):
     assert "1 pages written, 1 unchanged" in _export_all(store, out)
 
 
+def _stamp(path):
+    st = path.stat()
+    return st.st_mtime_ns, st.st_ino
+
+
+def test_an_unchanged_site_writes_nothing(tmp_path):
+    """With nothing changed, neither index.html nor the manifest is written again (a run is a
+    stat per source); a run over fewer sessions, or with another title, writes the index anew."""
+    store, out = _store(tmp_path), tmp_path / "site"
+    _export_all(store, out)
+    index, manifest = out / "index.html", out / site.MANIFEST
+    before = (_stamp(index), _stamp(manifest))
+    assert "0 pages written, 2 unchanged" in _export_all(store, out)
+    assert (_stamp(index), _stamp(manifest)) == before
+
+    wanted = next(store.rglob("9e0e95a4*.jsonl"))
+    rows = [{"harness": "claude_code", "session_id": wanted.stem, "path": str(wanted)}]
+    site.export_store(rows, out)  # one session of the two: the index lists it alone
+    assert _stamp(index) != before[0] and index.read_text().count('data-role="session"') == 1
+    shown = index.read_bytes()
+    site.export_store(rows, out, title="Other")
+    assert index.read_bytes() != shown and "Other" in index.read_text()
+    assert "0 pages written, 2 unchanged" in _export_all(store, out)
+    assert index.read_text().count('data-role="session"') == 2
+
+
 def test_store_export_takes_list_s_filters(tmp_path):
     """``export --all --to html`` selects sessions as ``list`` does (here ``--grep``):
     only the matching session gets a page, and the index lists only it."""

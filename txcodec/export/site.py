@@ -224,13 +224,18 @@ def export_store(
             },
         }
         report.rendered.append(name)
+    # pages of sessions not in this run (filtered out, or gone) stay listed in the manifest
+    # only while their page exists, so a later run with other filters can reuse them
+    keep = {k: v for k, v in old_pages.items() if k not in pages and (out / k).is_file()}
+    # what index.html was made from: this run's pages, in order, and the title
+    shown = {"title": title, "index": list(pages)}
+    manifest = {"renderer": version, "pages": {**keep, **pages}, **shown}
+    if manifest == old and (out / "index.html").is_file():
+        return report  # nothing changed: the index and the manifest are already these (a stat per source)
     write_atomic(
         out / "index.html",
         html.render_index([p["row"] for p in pages.values()], title).encode("utf-8", "backslashreplace"),
         overwrite=True,
     )
-    # pages of sessions not in this run (filtered out, or gone) stay listed in the manifest
-    # only while their page exists, so a later run with other filters can reuse them
-    keep = {k: v for k, v in old_pages.items() if k not in pages and (out / k).is_file()}
-    write_atomic(out / MANIFEST, msgspec.json.encode({"renderer": version, "pages": {**keep, **pages}}), overwrite=True)
+    write_atomic(out / MANIFEST, msgspec.json.encode(manifest), overwrite=True)
     return report
