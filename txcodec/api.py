@@ -264,7 +264,11 @@ def _convert(
     options = registry.WriteOptions(session_id=session_id, cwd=cwd, stdin_side=stdin_side)
     from .kit.write import carry_context
 
-    written = target.write(carry_context(conversation, target.name, loss), loss, options)
+    empty = not conversation.messages and not conversation.children
+    # the source's own records of another client's context (a Claude Code session's attachments:
+    # a third of its bytes) are freed before the writer runs, not held beside its output
+    conversation = carry_context(conversation, target.name, loss)
+    written = target.write(conversation, loss, options)
     if not target.writes_persisted_output:
         from .kit.write import name_persisted_outputs
 
@@ -280,7 +284,7 @@ def _convert(
 
     for rel in written.files:  # a writer's names are checked once more: a caller may write them out as they are
         safe_relpath(rel)
-    if not conversation.messages and not conversation.children and "write:no-conversation" not in loss.counts():
+    if empty and "write:no-conversation" not in loss.counts():
         loss.add(
             "write:no-conversation", f"{_name(source)} holds no message: {target.title} will find nothing to resume"
         )

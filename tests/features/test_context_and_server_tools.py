@@ -12,6 +12,7 @@ from pathlib import Path
 
 import msgspec
 import pytest
+from support.paths import GOLDEN
 
 from txcodec import api
 from txcodec.kit import registry
@@ -234,3 +235,27 @@ def test_mapping_shows_context_and_server_tools_per_target():
         MAPPING.write_text(text[:start] + "\n" + table + "\n" + text[end:], encoding="utf-8")
         return
     assert text[start:end].strip() == table
+
+
+def test_another_clients_context_records_are_freed_before_the_writer_runs(monkeypatch):
+    """Issue 37: a Claude Code session's attachment records are often a third of its bytes
+    (2.1.332's prompt snapshots), held whole in their Context blocks. A conversion to
+    another client keeps only their text, so the blocks are let go before the target's
+    writer runs, not held beside its output (docs/speed.md#big-sessions-issue-37)."""
+    import gc
+
+    codex = registry.get("codex")
+    held: list[int] = []
+
+    def spy(conversation, loss, options):
+        held.append(sum(type(o) is Context and o.source == "claude_code" for o in gc.get_objects()))
+        return codex.write(conversation, loss, options)
+
+    spied = msgspec.structs.replace(codex, write=spy)
+    real_get = registry.get
+    monkeypatch.setattr(registry, "get", lambda name: spied if registry.canonical(name) == "codex" else real_get(name))
+    source = next((GOLDEN / "claude_code" / "attachment_signals").glob("*.jsonl"))
+    assert any(type(b) is Context for _, m in api.messages(api.to_common(api.load(source))) for b in m.content)
+    written, loss = api.convert(source, "codex")
+    assert held == [0]
+    assert written.files and {"write:context", "write:context-as-text"} & set(loss.counts())
