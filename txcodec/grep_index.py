@@ -31,7 +31,9 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import os
 import sqlite3
+import stat
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -105,8 +107,6 @@ def _in_blocks(path: str, blocks: list[int], needles: tuple[bytes, ...]) -> bool
     """Whether one of ``needles`` lies in the file from one of ``blocks`` on (a needle found
     in a block starts in it: the block and the needle's length after it are read), runs of
     neighbouring blocks read at once."""
-    from .core.zst import open_regular
-
     after = max(OVERLAP, max(len(n) for n in needles) - 1)
     runs: list[list[int]] = []
     for b in sorted(blocks):
@@ -114,16 +114,27 @@ def _in_blocks(path: str, blocks: list[int], needles: tuple[bytes, ...]) -> bool
             runs[-1][1] = b + 1
         else:
             runs.append([b, b + 1])
+    # os.pread on a descriptor: thousands of files a run, each a read or two (a FIFO or device,
+    # opened without blocking, holds nothing, as for ``_contains``)
     try:
-        with open_regular(path, buffering=0) as stream:
-            for first, end in runs:
-                stream.seek(first * BLOCK)
-                window = stream.read((end - first) * BLOCK + after).lower()
-                if any(n in window for n in needles):
-                    return True
-    except (OSError, ValueError):
+        fd = os.open(path, _READ_FLAGS)
+    except OSError:
         return False
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return False
+        for first, end in runs:
+            window = os.pread(fd, (end - first) * BLOCK + after, first * BLOCK).lower()
+            if any(n in window for n in needles):
+                return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
     return False
+
+
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
 class GrepIndex:
@@ -206,15 +217,18 @@ class GrepIndex:
             self._files = {p: (s, m, n) for p, s, m, n in found}
         return self._files
 
-    def held(self, paths: Iterable[str]) -> set[str]:
-        """Those of ``paths`` whose text the index holds as the file is now."""
+    def held(self, paths: Iterable[str], known: dict[str, tuple[int, int, int]] | None = None) -> set[str]:
+        """Those of ``paths`` whose text the index holds as the file is now (``known``: files
+        statted a moment ago by the caller, their size, mtime and inode; the others statted here)."""
         if self._db is None:
             return set()
         try:
             stored = self._held_files()
         except sqlite3.Error:
             return set()
-        return {p for p in paths if p in stored and session_index.stamp(p) == stored[p]}
+        known = known or {}
+        get, stamp = known.get, session_index.stamp
+        return {p for p in paths if (held := stored.get(p)) is not None and (get(p) or stamp(p)) == held}
 
     def matching(self, needles: tuple[bytes, ...]) -> Found | None:
         """The files the index holds that may hold one of ``needles``, with their blocks that
@@ -223,13 +237,16 @@ class GrepIndex:
         if self._db is None or any(len(n) < _TRIGRAM or b"\0" in n for n in needles):
             return None
         try:
-            parts = {i: (p, first, end) for i, p, first, end in self._db.execute("SELECT * FROM parts")}
             blocks: dict[str, list[int]] = {}
             mask = (1 << _SHIFT) - 1
-            for (row,) in self._db.execute("SELECT rowid FROM texts WHERE texts MATCH ?", (_query(needles),)):
-                part = parts.get(row >> _SHIFT)
-                if part is not None and part[1] <= row & mask < part[2]:  # else stale
-                    blocks.setdefault(part[0], []).append(row & mask)
+            # each matching row with its part: the part's number is the row's high bits
+            query = (
+                "SELECT t.rowid, p.path, p.first, p.end FROM texts AS t JOIN parts AS p"
+                f" ON p.id = t.rowid >> {_SHIFT} WHERE texts MATCH ?"
+            )
+            for row, path, first, end in self._db.execute(query, (_query(needles),)):
+                if first <= row & mask < end:  # else stale
+                    blocks.setdefault(path, []).append(row & mask)
         except sqlite3.Error:
             return None
         return Found(blocks, needles)

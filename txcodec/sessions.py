@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Callable
 from collections.abc import Iterable
 from collections.abc import Iterator
 from datetime import UTC
@@ -195,29 +196,34 @@ def discover(
         rows = [r for r in rows if _keep(r, project, since, until)]
     ordered: Iterable[SessionRow]
     when = listings.when if listings is not None else _when
-    if lazy and limit is None:  # every file described: those the index does not hold, in forked workers
-        rank = {name: n for n, name in enumerate(stores())}
-        described = _described_items(pending, cache, errors, listings)
-        rows = [*rows, *(r for r in described if _keep(r, project, since, until))]
-        # the stores' own order, then the newest first (a stable sort: equal times keep that order)
-        rows.sort(key=lambda r: rank.get(r.harness, 0))
-        rows.sort(key=when, reverse=True)
-        ordered = rows
-    elif lazy:
-        ordered = _newest_first(
-            rows, pending, lambda row: _keep(row, project, since, until), errors, cache, when, listings
-        )
-    else:
-        rows.sort(key=when, reverse=True)
-        ordered = rows
-    kept: list[SessionRow] = []
-    sessions = 0  # subagent chats ride along with their session, not counted by ``limit``
     needle = _needles(grep) if grep else None
     closing = listed if harness is None and root is None else None  # a whole home: rows of files gone forgotten
-    search = _Search(needle, listed, closing, index) if needle is not None else None
     # every row from a kept listing: no file of them is gone, and no row of the index need be forgotten
     forget = None if done and len(done) == len(every_id) else closing
+    kept: list[SessionRow] = []
+    sessions = 0  # subagent chats ride along with their session, not counted by ``limit``
+    known = listings.file_stamps if listings is not None else dict
+    search = _Search(needle, listed, closing, index, known) if needle is not None else None
     try:
+        if lazy and limit is None and search is not None:
+            # only the files holding the text are described: a cold ``--grep`` reads the others once, by grep
+            holding = search.holding([_get(item, "path") for _, item in pending])
+            pending = [(name, item) for name, item in pending if str(_get(item, "path")) in holding]
+        if lazy and limit is None:  # every file described: those the index does not hold, in forked workers
+            rank = {name: n for n, name in enumerate(stores())}
+            described = _described_items(pending, cache, errors, listings)
+            rows = [*rows, *(r for r in described if _keep(r, project, since, until))]
+            # the stores' own order, then the newest first (a stable sort: equal times keep that order)
+            rows.sort(key=lambda r: rank.get(r.harness, 0))
+            rows.sort(key=when, reverse=True)
+            ordered = rows
+        elif lazy:
+            ordered = _newest_first(
+                rows, pending, lambda row: _keep(row, project, since, until), errors, cache, when, listings
+            )
+        else:
+            rows.sort(key=when, reverse=True)
+            ordered = rows
         for row in ordered if search is None else search.rows(ordered):
             if limit is not None and sessions >= limit:
                 break
@@ -324,6 +330,7 @@ class _Listings:
         self.whens: dict[int, datetime] = {}
         self.roots: dict[str, str] = {}
         self.folders: dict[str, list[tuple[str, int]] | None] = {}
+        self.checked: list[tuple[_KeptListing, list[bool]]] = []  # each kept listing, and which files are as kept
         self.errors = errors  # the run's: a store that said trouble is listed again next run
         for name, store in stores.items():
             try:
@@ -335,6 +342,8 @@ class _Listings:
                 held = _holding(found) if found is not None else None
                 if held is not None:
                     self.whens.update((id(kept.row), kept.when) for kept in held[0].rows)
+            if held is not None:
+                self.checked.append(held)
             if held is not None and all(held[1]):
                 self.kept[name] = [kept.row for kept in held[0].rows]
                 self.done.update(map(id, self.kept[name]))
@@ -360,6 +369,16 @@ class _Listings:
         self.done.add(id(kept.row))
         self.stamps[id(kept.row)] = kept.stamp
         return kept.row
+
+    def file_stamps(self) -> dict[str, tuple[int, int, int]]:
+        """The size, mtime and inode of each kept row's file found as it was kept, as this run
+        statted it (``--grep`` asks the text index with them instead of statting each again)."""
+        return {
+            kept.row.path: kept.stamp[:3]
+            for listing, same in self.checked
+            for kept, now in zip(listing.rows, same)
+            if now and kept.row.path is not None
+        }
 
     def when(self, row: SessionRow) -> datetime:
         found = self.whens.get(id(row))
@@ -945,19 +964,27 @@ class _Search:
     is now only the blocks it names are read; any other file is read, and a file read whole is added to it
     (``closing``: a whole home's files, the texts of the others forgotten)."""
 
-    def __init__(self, needles: tuple[bytes, ...], listed: set[str], closing: set[str] | None, index: bool) -> None:
+    def __init__(
+        self,
+        needles: tuple[bytes, ...],
+        listed: set[str],
+        closing: set[str] | None,
+        index: bool,
+        known: Callable[[], dict[str, tuple[int, int, int]]] = dict,
+    ) -> None:
         from . import grep_index
 
         self.needles = needles
         self.texts = grep_index.GrepIndex() if index and grep_index.exists() else None
         self.held: set[str] = set()
+        self.answers: dict[str, bool] = {}  # a file's answer, once asked
         self.matching: grep_index.Found | None = None
         if self.texts is not None:
             if closing is not None:
                 self.texts.forget(closing)
             self.matching = self.texts.matching(needles)
             if self.matching is not None:
-                self.held = self.texts.held(listed)
+                self.held = self.texts.held(listed, known())
 
     def rows(self, rows: Iterable[SessionRow]) -> Iterator[SessionRow]:
         """The rows whose file holds a needle, in their order: a block of rows at a time (the
@@ -967,10 +994,44 @@ class _Search:
         size = 64
         while block := list(islice(source, size)):
             size = min(size * 4, _GREP_BLOCK)
-            found = self._grepped([r.path for r in block])
-            for row in block:
-                if row.path is not None and (row.path in found if found is not None else self.holds(row.path)):
-                    yield row
+            found = self.holding([r.path for r in block])
+            yield from (row for row in block if row.path in found)
+
+    def holding(self, paths: list[Any]) -> set[str]:
+        """Which of ``paths`` hold a needle; a file asked of before is not read again."""
+        asking = [str(p) for p in dict.fromkeys(paths) if p is not None and str(p) not in self.answers]
+        if self.matching is not None:  # files the text index holds as they are: only its candidates read
+            self._held_answers([p for p in asking if p in self.held])
+            asking = [p for p in asking if p not in self.answers]
+        blocks = [asking[start : start + _GREP_BLOCK] for start in range(0, len(asking), _GREP_BLOCK)]
+        if len(blocks) > 1 and self.texts is None and _greppable(self.needles):
+            # a grep process per CPU at once: each reads and compares a block of files on its own
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(min(len(blocks), os.cpu_count() or 1)) as pool:
+                answers = list(pool.map(self._grepped, blocks))
+        else:
+            answers = [self._grepped(block) for block in blocks]
+        for block, found in zip(blocks, answers):
+            for path in block:
+                self.answers[path] = path in found if found is not None else self.holds(path)
+        return {str(p) for p in paths if p is not None and self.answers.get(str(p))}
+
+    def _held_answers(self, paths: list[str]) -> None:
+        """The answers for files the text index holds as they are now: no candidate block, no
+        needle; of a candidate, only its candidate blocks are read."""
+        assert self.matching is not None
+        named = self.matching.blocks
+        reads = []
+        for path in paths:
+            if path in named:
+                reads.append(path)
+            else:
+                self.answers[path] = False
+        holds = self.matching.holds
+        for path in reads:
+            answer = holds(path)
+            self.answers[path] = _contains(path, self.needles) if answer is None else answer
 
     def _grepped(self, paths: list[str | None]) -> set[str] | None:
         """Which of ``paths`` hold a needle, by ``grep`` (None: read each here instead)."""

@@ -10,6 +10,7 @@ import json
 import os
 import random
 import stat
+import time
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,7 @@ from support import homes
 
 from txcodec import api
 from txcodec import grep_index
+from txcodec import session_index
 from txcodec import sessions
 from txcodec.cli import main
 from txcodec.cli.store import sample_path
@@ -256,3 +258,26 @@ def test_a_compressed_rollout_is_narrowed_by_the_index_and_read_whole(home, monk
     monkeypatch.setattr(grep_index, "_in_blocks", lambda path, *rest: read.append(path) or in_blocks(path, *rest))
     assert {text: _paths(text) for text in expected} == expected
     assert read and str(packed) not in read  # its blocks are of the decompressed text: read whole
+
+
+def test_the_files_a_kept_listing_statted_are_not_statted_again_for_the_text_index(home, monkeypatch):
+    """Issue 37: a warm ``list --grep`` stats each file once. The stores' kept listings stat
+    every file to see it is as it was; the text index asks with those stamps instead of its own.
+    A file changed since is still read, not answered from blocks made before."""
+    old = time.time() - 3600  # a folder changed within a clock tick of its listing is listed again
+    for folder, _, names in os.walk(os.environ["HOME"]):
+        for path in [folder, *(os.path.join(folder, name) for name in names)]:
+            os.utime(path, (old, old))
+    CliRunner().invoke(main, ["index", "--fts"])
+    list(sessions.discover())  # keeps the stores' listings
+    expected = _paths("brûlée", index=False)
+    statted = []
+    stamp = session_index.stamp
+    monkeypatch.setattr(session_index, "stamp", lambda path: statted.append(path) or stamp(path))
+    assert _paths("brûlée") == expected
+    kept = {str(home[name]) for name in ("claude_code", "codex")}
+    assert statted and not kept & set(statted)  # the other stores' files statted here
+    claude = home["claude_code"]  # the same size, another text: the kept listing sees it changed
+    text = claude.read_text(encoding="utf-8")
+    claude.write_text(text.replace("empty cart", "empty cbrt"), encoding="utf-8")
+    assert _paths("cbrt") == [str(claude)] == _paths("cbrt", index=False)

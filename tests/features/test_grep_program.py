@@ -13,6 +13,7 @@ import shutil
 import pytest
 from support import homes
 
+from txcodec import session_index
 from txcodec import sessions
 
 _WORDS = ["Crème brûlée", 'say "hi"', "tab\there", "back\\slash", "日本語", "ÉCOLE", "straße", "x", "MiGrAtIoN"]
@@ -86,3 +87,26 @@ def test_a_text_grep_cannot_take_is_read_here(home, monkeypatch):
     assert holding  # the fixture wrote it into some files
     monkeypatch.setattr(sessions, "_grep", lambda *a: pytest.fail("grep asked"))
     assert sorted(r.path for r in sessions.discover(grep=_BREAK, details=False)) == holding
+
+
+@pytest.mark.parametrize("block", [sessions._GREP_BLOCK, 1])
+def test_a_cold_grep_describes_only_the_files_holding_the_text(home, monkeypatch, block):
+    """Issue 37: with no session index yet, ``list --grep`` asks grep first and describes only
+    the files that hold the text (before, every file was read for its row, then grepped). Its
+    rows are those of the whole listing whose file holds the text. With blocks of one file,
+    several grep processes run at once."""
+    monkeypatch.setattr(sessions, "_GREP_BLOCK", block)
+    every = list(sessions.discover(details=False, index=False))
+    described = []
+    describe = sessions._describe_item
+    monkeypatch.setattr(sessions, "_describe_item", lambda job: described.append(str(job[1].path)) or describe(job))
+    for n, text in enumerate(["MiGrAtIoN", "straße", "no such text anywhere"]):
+        needles = sessions._needles(text)
+        holding = [r for r in every if sessions._contains(r.path, needles)]
+        session_index.clear()  # cold: no index
+        described.clear()
+        rows = list(sessions.discover(grep=text, details=False))
+        assert [(r.harness, r.path, r.title) for r in rows] == [(r.harness, r.path, r.title) for r in holding]
+        lazy = {r.path for r in holding if r.harness in ("claude_code", "codex")}
+        assert set(described) == lazy, text
+        assert n < 2 or not described
