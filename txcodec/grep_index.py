@@ -89,6 +89,7 @@ class Found:
         self.needles = needles
         # one trigram each: a row holding it holds the needle (blocks are exact)
         self.exact = all(len(n) == _TRIGRAM for n in needles)
+        self.after = max(OVERLAP, max(len(n) for n in needles) - 1)  # read past a block's end
 
     def holds(self, path: str) -> bool | None:
         """Whether the file (held by the index as it is now) holds a needle, reading only its
@@ -100,20 +101,22 @@ class Found:
             return True
         if path.endswith(".zst"):
             return None
-        return _in_blocks(path, blocks, self.needles)
+        return _in_blocks(path, blocks, self.needles, self.after)
 
 
-def _in_blocks(path: str, blocks: list[int], needles: tuple[bytes, ...]) -> bool:
+def _in_blocks(path: str, blocks: list[int], needles: tuple[bytes, ...], after: int) -> bool:
     """Whether one of ``needles`` lies in the file from one of ``blocks`` on (a needle found
-    in a block starts in it: the block and the needle's length after it are read), runs of
+    in a block starts in it: the block and ``after`` bytes past it are read), runs of
     neighbouring blocks read at once."""
-    after = max(OVERLAP, max(len(n) for n in needles) - 1)
-    runs: list[list[int]] = []
-    for b in sorted(blocks):
-        if runs and runs[-1][1] == b:
-            runs[-1][1] = b + 1
-        else:
-            runs.append([b, b + 1])
+    blocks = sorted(blocks)
+    runs: list[tuple[int, int]] = []
+    first = last = blocks[0]
+    for block in blocks[1:]:
+        if block != last + 1:
+            runs.append((first, last + 1))
+            first = block
+        last = block
+    runs.append((first, last + 1))
     # os.pread on a descriptor: thousands of files a run, each a read or two (a FIFO or device,
     # opened without blocking, holds nothing, as for ``_contains``)
     try:

@@ -203,7 +203,7 @@ def discover(
     kept: list[SessionRow] = []
     sessions = 0  # subagent chats ride along with their session, not counted by ``limit``
     known = listings.file_stamps if listings is not None else dict
-    search = _Search(needle, listed, closing, index, known) if needle is not None else None
+    search = _Search(needle, listed, forget, index, known) if needle is not None else None
     try:
         if lazy and limit is None and search is not None:
             # only the files holding the text are described: a cold ``--grep`` reads the others once, by grep

@@ -115,7 +115,7 @@ def test_a_current_text_index_reads_only_the_blocks_it_names(home, blocks, monke
     monkeypatch.setattr(
         grep_index,
         "_in_blocks",
-        lambda path, found, needles: read.append((path, found)) or in_blocks(path, found, needles),
+        lambda path, found, *rest: read.append((path, found)) or in_blocks(path, found, *rest),
     )
     assert _paths("brûlée") == expected
     assert sorted({path for path, _ in read}) == expected  # the files without it are not opened
