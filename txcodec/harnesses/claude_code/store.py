@@ -574,7 +574,8 @@ def main_files(root: Path) -> list[Path]:
         except OSError:
             continue
     found.sort()
-    return [root / project / name for project, name in found]
+    folders = {project: root / project for project in {project for project, _ in found}}
+    return [folders[project] / name for project, name in found]  # one join a file: pathlib's parse is the cost
 
 
 def not_a_session(path: Path, folder: Path) -> bool:
