@@ -303,6 +303,10 @@ def test_list_shows_the_shortest_unique_id_prefix_and_full_ids_on_request(home):
         "4f6c1d2e-1": "4f6c1d2e",
     }
     assert short_ids(["abcdef0123", "abcdef0456"]) == {"abcdef0123": "abcdef01", "abcdef0456": "abcdef04"}
+    many = [f"{n:04x}{m:04x}-{n}" for n in range(40) for m in range(3)] + ["00000000-7", "0000000a"]
+    whole = short_ids(many)
+    for wanted in (many[:1], many[5:9], many[-2:], many):  # a few of many (list --grep): the same prefixes
+        assert short_ids(many, wanted=wanted) == {sid: whole[sid] for sid in wanted}
     lines = run("list", "--harness", "codex").stdout.splitlines()
     shown = lines[1].split()[4]  # harness, date, time, messages, id
     assert shown == home["codex"][:8] and home["codex"] not in lines[1]  # the only codex id: 8 digits name it

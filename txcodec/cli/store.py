@@ -60,12 +60,24 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 SHORTEST_ID = 8  # the first group of a UUID: a shorter prefix than that is no use to a reader
 
 
-def short_ids(ids: Iterable[str], shortest: int = SHORTEST_ID) -> dict[str, str]:
+def short_ids(ids: Iterable[str], shortest: int = SHORTEST_ID, wanted: Iterable[str] | None = None) -> dict[str, str]:
     """Each id's shortest prefix that no other of ``ids`` starts with, as ``git`` abbreviates
-    commits (never shorter than ``shortest``): what ``txcodec show PREFIX`` resolves to it."""
+    commits (never shorter than ``shortest``): what ``txcodec show PREFIX`` resolves to it.
+    ``wanted``: only these ids' (each one of ``ids``), for a listing that shows a few of many."""
     ordered = sorted(set(ids))
     # the longest prefix each shares with a neighbour in sorted order (no other id shares more);
     # ids that differ within their first ``shortest`` characters need no count
+    if wanted is not None:
+        from bisect import bisect_left
+
+        out = {}
+        for sid in set(wanted):
+            at, common = bisect_left(ordered, sid), 0
+            for near in (at - 1, at + 1):
+                if 0 <= near < len(ordered) and ordered[near][:shortest] == sid[:shortest]:
+                    common = max(common, len(os.path.commonprefix((ordered[near], sid))))
+            out[sid] = sid[: max(shortest, common + 1)]
+        return out
     shared = [0] * len(ordered)
     for i in range(1, len(ordered)):
         before, sid = ordered[i - 1], ordered[i]
@@ -126,7 +138,7 @@ def _order(rows: list[SessionRow]) -> list[tuple[SessionRow, bool]]:
     return shown
 
 
-def _table(rows: sessions.Index, every_id: Iterable[str], full_id: bool) -> None:
+def _table(rows: sessions.Index, every_id: list[str], full_id: bool) -> None:
     """A table fitted to the terminal: the harness, time, size and id always whole (the id
     as its shortest unique prefix unless ``full_id``: what other commands take), the project
     only when there is room, the title taking what is left; subagent chats under their
@@ -136,7 +148,9 @@ def _table(rows: sessions.Index, every_id: Iterable[str], full_id: bool) -> None
     tty = sys.stdout.isatty()
     width = shutil.get_terminal_size((160, 24)).columns if tty else 160
     wide = width >= 110
-    shown = {} if full_id else short_ids([*every_id, *(r.session_id for r in rows)])
+    ids = [r.session_id for r in rows]
+    # a filtered listing (--grep) shows a few of the home's ids: only theirs are worked out
+    shown = {} if full_id else short_ids([*every_id, *ids], wanted=ids if len(ids) * 4 < len(every_id) else None)
     order = _order(rows)
     streamed = len(order) >= STREAM_ROWS
     described = rows.described(row for row, _ in order)
