@@ -220,18 +220,18 @@ class GrepIndex:
             self._files = {p: (s, m, n) for p, s, m, n in found}
         return self._files
 
-    def held(self, paths: Iterable[str], known: dict[str, tuple[int, int, int]] | None = None) -> set[str]:
+    def held(self, paths: Iterable[str], known: dict[str, tuple[int, ...]] | None = None) -> set[str]:
         """Those of ``paths`` whose text the index holds as the file is now (``known``: files
-        statted a moment ago by the caller, their size, mtime and inode; the others statted here)."""
+        statted a moment ago by the caller, their size, mtime and inode first; the others
+        statted here)."""
         if self._db is None:
             return set()
         try:
             stored = self._held_files()
         except sqlite3.Error:
             return set()
-        known = known or {}
-        get, stamp = known.get, session_index.stamp
-        return {p for p in paths if (held := stored.get(p)) is not None and (get(p) or stamp(p)) == held}
+        get, stamp = (known or {}).get, session_index.stamp
+        return {p for p in paths if (held := stored.get(p)) is not None and ((get(p) or stamp(p)) or ())[:3] == held}
 
     def matching(self, needles: tuple[bytes, ...]) -> Found | None:
         """The files the index holds that may hold one of ``needles``, with their blocks that

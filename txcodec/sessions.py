@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from collections.abc import Iterator
 from datetime import UTC
 from datetime import datetime
+from itertools import compress
 from itertools import islice
 from pathlib import Path
 from typing import Any
@@ -370,15 +371,13 @@ class _Listings:
         self.stamps[id(kept.row)] = kept.stamp
         return kept.row
 
-    def file_stamps(self) -> dict[str, tuple[int, int, int]]:
-        """The size, mtime and inode of each kept row's file found as it was kept, as this run
-        statted it (``--grep`` asks the text index with them instead of statting each again)."""
-        return {
-            kept.row.path: kept.stamp[:3]
-            for listing, same in self.checked
-            for kept, now in zip(listing.rows, same)
-            if now and kept.row.path is not None
-        }
+    def file_stamps(self) -> dict[str, tuple[int, int, int, int]]:
+        """The size, mtime, inode and mode of each kept row's file found as it was kept, as this
+        run statted it (``--grep`` asks the text index with them instead of statting each again)."""
+        found: dict[str, tuple[int, int, int, int]] = {}
+        for listing, same in self.checked:
+            found.update((kept.row.path, kept.stamp) for kept in compress(listing.rows, same))
+        return found
 
     def when(self, row: SessionRow) -> datetime:
         found = self.whens.get(id(row))
@@ -970,7 +969,7 @@ class _Search:
         listed: set[str],
         closing: set[str] | None,
         index: bool,
-        known: Callable[[], dict[str, tuple[int, int, int]]] = dict,
+        known: Callable[[], dict[str, tuple[int, int, int, int]]] = dict,
     ) -> None:
         from . import grep_index
 
