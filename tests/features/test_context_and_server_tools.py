@@ -246,9 +246,10 @@ def test_another_clients_context_records_are_freed_before_the_writer_runs(monkey
 
     codex = registry.get("codex")
     held: list[int] = []
+    before: set[int] = set()  # blocks other tests of this process left alive are not this conversion's
 
     def spy(conversation, loss, options):
-        held.append(sum(type(o) is Context and o.source == "claude_code" for o in gc.get_objects()))
+        held.append(sum(type(o) is Context and id(o) not in before for o in gc.get_objects()))
         return codex.write(conversation, loss, options)
 
     spied = msgspec.structs.replace(codex, write=spy)
@@ -256,6 +257,8 @@ def test_another_clients_context_records_are_freed_before_the_writer_runs(monkey
     monkeypatch.setattr(registry, "get", lambda name: spied if registry.canonical(name) == "codex" else real_get(name))
     source = next((GOLDEN / "claude_code" / "attachment_signals").glob("*.jsonl"))
     assert any(type(b) is Context for _, m in api.messages(api.to_common(api.load(source))) for b in m.content)
+    gc.collect()
+    before.update(id(o) for o in gc.get_objects() if type(o) is Context)
     written, loss = api.convert(source, "codex")
     assert held == [0]
     assert written.files and {"write:context", "write:context-as-text"} & set(loss.counts())
