@@ -999,9 +999,6 @@ class _Search:
     def holding(self, paths: list[Any]) -> set[str]:
         """Which of ``paths`` hold a needle; a file asked of before is not read again."""
         asking = [str(p) for p in dict.fromkeys(paths) if p is not None and str(p) not in self.answers]
-        if self.matching is not None:  # files the text index holds as they are: only its candidates read
-            self._held_answers([p for p in asking if p in self.held])
-            asking = [p for p in asking if p not in self.answers]
         blocks = [asking[start : start + _GREP_BLOCK] for start in range(0, len(asking), _GREP_BLOCK)]
         if len(blocks) > 1 and self.texts is None and _greppable(self.needles):
             # a grep process per CPU at once: each reads and compares a block of files on its own
@@ -1015,22 +1012,6 @@ class _Search:
             for path in block:
                 self.answers[path] = path in found if found is not None else self.holds(path)
         return {str(p) for p in paths if p is not None and self.answers.get(str(p))}
-
-    def _held_answers(self, paths: list[str]) -> None:
-        """The answers for files the text index holds as they are now: no candidate block, no
-        needle; of a candidate, only its candidate blocks are read."""
-        assert self.matching is not None
-        named = self.matching.blocks
-        reads = []
-        for path in paths:
-            if path in named:
-                reads.append(path)
-            else:
-                self.answers[path] = False
-        holds = self.matching.holds
-        for path in reads:
-            answer = holds(path)
-            self.answers[path] = _contains(path, self.needles) if answer is None else answer
 
     def _grepped(self, paths: list[str | None]) -> set[str] | None:
         """Which of ``paths`` hold a needle, by ``grep`` (None: read each here instead)."""
