@@ -212,7 +212,8 @@ def discover(
             pending = [(name, item) for name, item in pending if str(_get(item, "path")) in holding]
         if lazy and limit is None:  # every file described: those the index does not hold, in forked workers
             rank = {name: n for n, name in enumerate(stores())}
-            described = _described_items(pending, cache, errors, listings)
+            described, detailed = _described_items(pending, cache, errors, listings, details)
+            done = done | detailed  # their details were read with them
             rows = [*rows, *(r for r in described if _keep(r, project, since, until))]
             # the stores' own order, then the newest first (a stable sort: equal times keep that order)
             rows.sort(key=lambda r: rank.get(r.harness, 0))
@@ -569,18 +570,20 @@ def _described_item(
     if found is not None:
         return found
     before = _stamp_of(item) if cache is not None else None
-    row, found_errors = _describe_item((name, item))
+    row, found_errors, _ = _describe_item((name, item, False))
     errors.extend(found_errors)
     _keep_item(name, item, row, found_errors, cache, before)
     return row
 
 
 def _described_items(
-    pending: list[tuple[str, Any]], cache: Any, errors: list[str], listings: _Listings | None = None
-) -> list[SessionRow]:
+    pending: list[tuple[str, Any]], cache: Any, errors: list[str], listings: _Listings | None, details: bool
+) -> tuple[list[SessionRow], set[int]]:
     """:func:`_described_item` of each of ``pending`` (in their order, those that give a row):
     the index looked up for all first, the files it does not hold described in forked
-    workers when there are enough of them (as :func:`describe_rows` reads details)."""
+    workers when there are enough of them (as :func:`describe_rows` reads details). With
+    ``details``, a file described here has its details read in the same worker, right after
+    (one pass of workers, each file read while it is hot): the ids of those rows come second."""
     rows: list[SessionRow | None] = [None] * len(pending)
     todo: list[int] = []
     for n, (name, item) in enumerate(pending):
@@ -588,14 +591,20 @@ def _described_items(
         if rows[n] is None:
             todo.append(n)
     stamps = [_stamp_of(pending[n][1]) if cache is not None else None for n in todo]
-    jobs = [pending[n] for n in todo]
-    for n, before, (row, found_errors) in zip(
+    jobs = [(*pending[n], details) for n in todo]
+    detailed: set[int] = set()
+    for n, before, (row, found_errors, entry) in zip(
         todo, stamps, _forked(_describe_item, jobs, [s[0] if s else 0 for s in stamps])
     ):
         errors.extend(found_errors)
         _keep_item(*pending[n], row, found_errors, cache, before)
         rows[n] = row
-    return [row for row in rows if row is not None]
+        if row is not None and entry is not None:
+            _apply(row, entry)
+            detailed.add(id(row))
+            if cache is not None:
+                cache.put(row.path, row.session_id, entry, before)
+    return [row for row in rows if row is not None], detailed
 
 
 def _stamp_of(item: Any) -> Any:
@@ -636,15 +645,26 @@ def _subagents(item: Any) -> int:
     return (counts.get("subagents", 0) + counts.get("workflow_agents", 0)) if isinstance(counts, dict) else 0
 
 
-def _describe_item(job: tuple[str, Any]) -> tuple[SessionRow | None, list[str]]:
-    """One listed file described by its store (in a worker or not): its row and the errors it met."""
-    name, item = job
+def _describe_item(job: tuple[str, Any, bool]) -> tuple[SessionRow | None, list[str], Any]:
+    """One listed file described by its store (in a worker or not): its row, the errors it met,
+    and with ``details`` (the job's third part) its entry (:func:`_read_entry`), from the
+    same read of the file where the store can (``Store.describe_lean``)."""
+    name, item, details = job
+    store = registry.get(name).store
     known = len(getattr(item, "errors", None) or ())
+    lean: Any = None
     try:
-        row = _row(name, registry.get(name).store.describe_item(item))
+        if details and store.describe_lean is not None:
+            item, lean = store.describe_lean(item)
+        else:
+            item = store.describe_item(item)
+        row = _row(name, item)
     except (OSError, ValueError, RecursionError) as exc:  # as the store's own listing passes it over
-        return None, [f"{name}: {_get(item, 'path')}: {exc}"]
-    return row, [f"{name}: {e}" for e in (getattr(item, "errors", None) or [])[known:]]
+        return None, [f"{name}: {_get(item, 'path')}: {exc}"], None
+    entry = None
+    if details and row is not None and row.path is not None:
+        entry = _entry(lean) if lean is not None else _read_entry(row)
+    return row, [f"{name}: {e}" for e in (getattr(item, "errors", None) or [])[known:]], entry
 
 
 def _keep_item(name: str, item: Any, row: SessionRow | None, found_errors: list[str], cache: Any, before: Any) -> None:
@@ -881,14 +901,17 @@ def _read_entry(row: SessionRow) -> Any:
 
 
 def _lean_entry(row: SessionRow) -> Any:
-    from .session_index import Entry
-
     store = registry.get(row.harness).store if row.harness else None
     if store is None or store.summarize is None or row.path is None:
         return None
     found = store.summarize(row.path)  # the row's details without building Common; None: read whole
-    if found is None:
-        return None
+    return _entry(found) if found is not None else None
+
+
+def _entry(found: Any) -> Any:
+    """The entry of a row's details read lean (:class:`txcodec.model.summary.Details`)."""
+    from .session_index import Entry
+
     return Entry(
         read=True,
         title=found.title,

@@ -54,6 +54,48 @@ def test_the_lean_details_equal_the_full_read_on_every_golden_and_corpus_file(ha
     assert lean_files >= 25 and lean_files >= len([p for p in files if p.suffix == ".jsonl"]) - 4
 
 
+# -- a file described with its details, from one read (Store.describe_lean) -------------------------
+
+SID = "0f0e0d0c-0000-4000-8000-000000000001"
+# where each store keeps a session file, under its root
+_LAYOUT = {
+    "claude_code": f"-p/{SID}.jsonl",
+    "codex": f"sessions/2026/01/01/rollout-2026-01-01T00-00-00-{SID}.jsonl",
+}
+DESCRIBED_LEAN = [h for h in LEAN if registry.get(h).store.describe_lean is not None]
+
+
+def _plain(item: object) -> object:
+    return item.to_dict() if hasattr(item, "to_dict") else msgspec.to_builtins(item)
+
+
+def _described_both(harness: str, root: Path) -> tuple[object, object]:
+    """The file under ``root`` as ``describe_item`` describes it with ``summarize``'s details,
+    and as ``describe_lean`` describes it."""
+    store = registry.get(harness).store
+    (item,) = store.discover_files(root)
+    alone = _plain(store.describe_item(item)), store.summarize(_layout_path(root, harness))
+    (item,) = store.discover_files(root)
+    described, details = store.describe_lean(item)
+    return alone, (_plain(described), details)
+
+
+def _layout_path(root: Path, harness: str) -> Path:
+    return root / _LAYOUT[harness]
+
+
+@pytest.mark.parametrize("harness", DESCRIBED_LEAN)
+def test_a_file_described_with_its_details_is_described_as_alone_on_every_golden_and_corpus_file(harness, tmp_path):
+    path = _layout_path(tmp_path, harness)
+    path.parent.mkdir(parents=True)
+    files = [p for p in _files(harness) if p.suffix == ".jsonl"]
+    for source in files:
+        shutil.copyfile(source, path)
+        alone, lean = _described_both(harness, tmp_path)
+        assert lean == alone, source
+    assert len(files) >= 25
+
+
 # -- mutated lines ---------------------------------------------------------------------------------
 
 _SEEDS = {
@@ -125,6 +167,22 @@ _VALUES = st.sampled_from(
 )
 
 
+# lines no record is: and a BOM, a lone surrogate escape (lines the codec still types, the
+# line scans not), whitespace, two objects on one line
+_GARBAGE = [
+    b"",
+    b"not json",
+    b"[1]",
+    b'"s"',
+    b'{"type": 5}',
+    b"{",
+    b" ",
+    b"{} {}",
+    b'\xef\xbb\xbf{"type": "user", "message": {"role": "user", "content": "bom"}, "timestamp": "2030-01-01"}',
+    b'{"type": "user", "message": {"role": "user", "content": "\\ud800"}, "timestamp": "2030-01-02"}',
+]
+
+
 def _set(value: dict, key: tuple[str, ...], new: object) -> None:
     for part in key[:-1]:
         inner = value.get(part)
@@ -140,13 +198,15 @@ def _mutants(draw, harness: str) -> bytes:
     lines = seed.read_bytes().split(b"\n")
     for _ in range(draw(st.integers(1, 4))):
         n = draw(st.integers(0, max(0, len(lines) - 1)))
-        op = draw(st.sampled_from(["set", "set", "set", "drop", "dup", "dup", "garbage", "swap"]))
+        op = draw(st.sampled_from(["set", "set", "set", "drop", "dup", "dup", "garbage", "swap", "cr"]))
         if op == "drop" and len(lines) > 1:
             del lines[n]
         elif op == "dup":  # a copy of a line somewhere else
             lines.insert(draw(st.integers(0, len(lines))), lines[n])
         elif op == "garbage":
-            lines.insert(n, draw(st.sampled_from([b"", b"not json", b"[1]", b'"s"', b'{"type": 5}', b"{"])))
+            lines.insert(n, draw(st.sampled_from(_GARBAGE)))
+        elif op == "cr":
+            lines[n] += b"\r"
         elif op == "swap":
             m = draw(st.integers(0, max(0, len(lines) - 1)))
             lines[n], lines[m] = lines[m], lines[n]
@@ -163,9 +223,10 @@ def _mutants(draw, harness: str) -> bytes:
 
 @pytest.mark.parametrize("harness", LEAN)
 def test_the_lean_details_equal_the_full_read_on_mutated_lines(harness):
+    """...and the store's row of a file described with its details equals its row alone."""
     folder = Path(tempfile.mkdtemp(prefix="lean-"))
-    name = "0f0e0d0c-0000-4000-8000-000000000001.jsonl" if harness == "claude_code" else "rollout-x.jsonl"
-    path = folder / name
+    path = _layout_path(folder, harness)
+    path.parent.mkdir(parents=True)
     seen = {"lean": 0}
 
     @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
@@ -176,6 +237,9 @@ def test_the_lean_details_equal_the_full_read_on_mutated_lines(harness):
         if lean is not None:
             seen["lean"] += 1
             assert lean == full, data
+        if harness in DESCRIBED_LEAN:
+            alone, described = _described_both(harness, folder)
+            assert described == alone, data
 
     try:
         check()
@@ -238,6 +302,8 @@ class _Refused:
     def decode(self, data: object) -> object:
         raise msgspec.ValidationError("refused")
 
+    decode_lines = decode
+
 
 def _scans(path: Path, data: bytes) -> tuple[object, object]:
     from txcodec.harnesses.codex import store
@@ -262,3 +328,20 @@ def test_a_rollout_line_and_its_payload_peeked_in_one_decode_give_the_two_step_s
 def test_the_one_decode_scan_equals_the_two_step_scan_on_mutated_lines(data):
     one, two = _scans(Path("rollout-x.jsonl"), data)
     assert one == two
+
+
+def test_assistant_lines_without_a_message_id_are_told_apart_by_their_line_in_the_file(tmp_path):
+    """An assistant line without ``message.id`` is a message of its own, keyed by its line
+    number (docs/claude_code_reader.md#reconstruction-rules). The lean read decodes a batch of
+    lines at a time: two such lines at the same place in two batches are still two messages."""
+    from txcodec.model import native
+
+    def line(n: int, kind: str) -> bytes:
+        message = {"role": kind, "content": [{"type": "text", "text": f"{kind} {n}"}]}
+        return msgspec.json.encode({"type": kind, "uuid": f"u{n}", "sessionId": "s", "message": message})
+
+    lines = [line(n, "user" if n % 2 else "assistant") for n in range(native._BATCH + 10)]
+    path = tmp_path / f"{SID}.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    lean, full = _both("claude_code", path)
+    assert lean == full and full.messages == len(lines)

@@ -78,13 +78,13 @@ def test_a_limited_listing_is_the_head_of_the_whole_one(home, limit, index):
 
 def test_a_limited_listing_reads_only_the_newest_files(home, monkeypatch):
     read = []
-    describe = claude_store._describe
+    describe = claude_store.described  # every Claude Code session described, with its details or not
 
-    def counted(info):
+    def counted(info, found):
         read.append(info.session_id)
-        describe(info)
+        describe(info, found)
 
-    monkeypatch.setattr(claude_store, "_describe", counted)
+    monkeypatch.setattr(claude_store, "described", counted)
     rollouts = []
     scan = codex_store.scan
     monkeypatch.setattr(codex_store, "scan", lambda path, data=None: rollouts.append(path) or scan(path, data))

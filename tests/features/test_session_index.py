@@ -134,8 +134,8 @@ def test_sessions_read_in_forked_workers_give_the_same_rows(home, monkeypatch):
         sessions, "_read_entries", lambda rows, sizes, *pools: calls.append(len(rows)) or real(rows, sizes, *pools)
     )
     assert _list() == alone
-    assert calls == [4]
-    assert _list() == alone and calls == [4, 0]  # the second run from the index
+    assert calls == [2]  # the other two (Claude Code, Codex) had theirs read as their stores described them
+    assert _list() == alone and calls == [2, 0]  # the second run from the index
 
 
 def test_an_index_that_cannot_be_written_is_left_alone(home):
@@ -221,7 +221,8 @@ def test_a_warm_listing_reads_each_table_of_the_index_once(home, monkeypatch):
 
 def test_the_stores_describe_the_files_in_forked_workers_when_cold(home, monkeypatch):
     """A cold listing has the Claude Code and Codex files described by their stores in forked
-    processes (as their details are read): the same rows as one process; a warm one none."""
+    processes, each file's details read in the same worker right after (no second pass of
+    workers for them): the same rows as one process; a warm one none."""
     from txcodec import sessions
 
     alone = _list("--no-index")
@@ -237,6 +238,6 @@ def test_the_stores_describe_the_files_in_forked_workers_when_cold(home, monkeyp
 
     monkeypatch.setattr(sessions, "_forked", forked)
     assert _list() == alone
-    assert calls == [("_describe_item", 2), ("_read_entry", 4)]
+    assert calls == [("_describe_item", 2), ("_read_entry", 2)]
     calls.clear()
     assert _list() == alone and calls == [("_describe_item", 0), ("_read_entry", 0)]  # from the index

@@ -8,6 +8,7 @@ trailing whitespace, so the line still decodes.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterator
 from typing import BinaryIO
 
@@ -24,6 +25,27 @@ def split_lines(data: bytes) -> tuple[list[bytes], bool]:
     if final_newline or not data:
         parts.pop()
     return parts, final_newline
+
+
+def object_lines(data: bytes) -> list[bytes] | None:
+    """The lines of ``data`` (without their LF) when each starts with ``{`` and ends with ``}``,
+    else None (an empty line, a CR, a BOM, a line cut off, anything else). A raw LF cannot be
+    inside a JSON value, so then every line holds at least one value, and a ``decode_lines``
+    of ``data`` that yields as many values as there are lines yielded one per line, in order:
+    a whole file decoded in one call, no line looked for one by one."""
+    lines = data.split(b"\n")
+    if not lines[-1]:
+        lines.pop()
+    try:
+        firsts, lasts = bytes(map(_FIRST, lines)), bytes(map(_LAST, lines))
+    except IndexError:  # an empty line
+        return None
+    if firsts.count(0x7B) != len(lines) or lasts.count(0x7D) != len(lines):
+        return None
+    return lines
+
+
+_FIRST, _LAST = operator.itemgetter(0), operator.itemgetter(-1)
 
 
 def join_lines(lines: list[bytes], final_newline: bool) -> bytes:

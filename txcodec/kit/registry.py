@@ -152,6 +152,9 @@ class Store(msgspec.Struct, frozen=True):
     # summarize(path) -> model.summary.Details, equal to what the full read gives, or None where
     # the lean read cannot be sure (the caller then reads the file whole)
     summarize: Callable[[Any], Any] | None = None
+    # both of the above from one read of the file (``list`` cold, every line decoded once):
+    # describe_lean(item) -> (describe_item(item), summarize(its path))
+    describe_lean: Callable[[Any], tuple[Any, Any]] | None = None
     # the main session files under a root, quickest (usage over a store): main_files(root) -> list[Path]
     main_files: Callable[[Any], list[Any]] | None = None
     # file names that alone say a file is this harness's, whatever its bytes

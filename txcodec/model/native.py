@@ -28,6 +28,7 @@ from ..core.errors import strict
 from ..core.gcpause import no_cycle_collection
 from ..core.jsonl import BOM
 from ..core.jsonl import join_lines
+from ..core.jsonl import object_lines
 from ..core.jsonl import split_lines
 
 
@@ -270,6 +271,28 @@ def decode_batches(data: Any, codec: Any) -> Iterator[tuple[list[Line], int, boo
         if records is None:
             records = decode_all(decode, raws)
         yield list(map(Line, raws, records, untouched)), ends[-1], whole  # no bytecode per line
+
+
+_WHOLE_BYTES = 8 << 20  # a bigger file is decoded a batch at a time (its records are not all held)
+
+
+def decode_whole(data: bytes, codec: Any) -> tuple[list[bytes], list[Any]] | None:
+    """Every line of ``data`` (without its LF) and its record from one ``codec.decode_batch``
+    call, in line order, or None where that cannot be sure of giving what
+    :func:`decode_batches` gives (the caller then uses it): a codec without a batch decoder,
+    a file over ``_WHOLE_BYTES``, lines not one object each (:func:`~txcodec.core.jsonl.object_lines`),
+    or one the batch refuses. For a reader of records alone: each line is bytes of its own."""
+    batch = getattr(codec, "decode_batch", None)
+    if batch is None or not data or len(data) > _WHOLE_BYTES:
+        return None
+    lines = object_lines(data)
+    if lines is None:
+        return None
+    try:
+        records = batch(data)
+    except Exception:  # RecursionError when too deep: decoded a batch at a time by the caller
+        return None
+    return (lines, records) if records is not None and len(records) == len(lines) else None
 
 
 class RawLines:

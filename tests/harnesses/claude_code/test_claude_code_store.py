@@ -375,3 +375,54 @@ def test_to_dict_is_json_ready(tree):
             str(tree / "-home-dev-shop-docs" / S1 / "workflows" / "scripts" / "sweep-wf_notes-wf_ab12-cd3.js")
         ]
     }
+
+
+# -- a session described with its details, from one read (list, cold) --------------------------------
+
+
+def _described_both(root: Path) -> list[tuple[dict, dict]]:
+    """Each session as ``describe_item`` describes it, and as ``describe_lean`` does."""
+    alone = [store.describe_item(info).to_dict() for info in store.discover_files(root)]
+    lean = [store.describe_lean(info)[0].to_dict() for info in store.discover_files(root)]
+    return list(zip(alone, lean, strict=True))
+
+
+def _lines(*records: dict | bytes) -> bytes:
+    return b"".join((r if isinstance(r, bytes) else json.dumps(r).encode()) + b"\n" for r in records)
+
+
+_ODD_LINES = {
+    # the codec strips a BOM on any line and types it; the scan only on the first line
+    "a BOM mid-file": b"\xef\xbb\xbf" + json.dumps(rec("user", S1, 59, cwd="/bom")).encode(),
+    # the codec repairs a lone surrogate escape and types the line; the scan cannot decode it
+    "a lone surrogate": json.dumps(rec("user", S1, 58)).replace('"hi"', '"\\ud800"').encode(),
+    "a blank line": b"",
+    "a CR before the LF": json.dumps(rec("assistant", S1, 57)).encode() + b"\r",
+    "two objects on a line": json.dumps(rec("user", S1, 56)).encode() + b" {}",
+    "not an object": b"[1]",
+    "a field of another type": json.dumps(rec("user", S1, 55, timestamp=5, cwd=None)).encode(),
+    "a progress line": json.dumps(rec("progress", S1, 54, data={"type": "hook"})).encode(),
+    "a title": json.dumps({"type": "custom-title", "customTitle": "named", "sessionId": S1}).encode(),
+}
+
+
+@pytest.mark.parametrize("odd", sorted(_ODD_LINES))
+@pytest.mark.parametrize("where", [0, 1, 3])
+def test_a_session_described_with_its_details_is_described_as_alone(tmp_path, odd, where):
+    """``describe_lean`` takes the scan from the records its details are read from: the same
+    status, counts, times, cwd and titles as the store's own scan, whatever the odd line."""
+    records: list[dict | bytes] = [rec("system", S1, 2, cwd="/first"), *conversation(S1)]
+    records.insert(where, _ODD_LINES[odd])
+    path = tmp_path / "projects" / "-p" / f"{S1}.jsonl"
+    path.parent.mkdir(parents=True)
+    path.write_bytes(_lines(*records))
+    for alone, lean in _described_both(tmp_path / "projects"):
+        assert lean == alone
+
+
+def test_a_session_described_lean_has_the_details_summarize_reads(tmp_path):
+    path = write_jsonl(tmp_path / "projects" / "-p" / f"{S1}.jsonl", [rec("system", S1, 2), *conversation(S1)])
+    (info,) = store.discover_files(tmp_path / "projects")
+    described, details = store.describe_lean(info)
+    assert details == store.summarize(path) and details.messages == 3
+    assert described.status == "ok" and described.counts["messages"] == 3

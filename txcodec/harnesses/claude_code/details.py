@@ -29,7 +29,7 @@ from ...model.summary import NOT_TYPED
 from ...model.summary import PROMPT_MAX
 from ...model.summary import Details
 from . import envelopes
-from .codec import UNREAD_CODEC
+from .codec import CODEC
 from .origin import FORKED_FROM
 from .origin import claude_origin
 from .read import SYNTHETIC_MODEL
@@ -41,6 +41,7 @@ from .records import AssistantRecord
 from .records import AttachmentRecord
 from .records import CustomTitleRecord
 from .records import PageUserRecord
+from .records import ProgressRecord
 from .records import StreamedUserRecord
 from .records import SummaryRecord
 from .records import SystemRecord
@@ -48,6 +49,8 @@ from .records import TextBlock
 from .records import ToolResultBlock
 from .records import ToolUseBlock
 from .records import UserRecord
+from .scan import Scan
+from .scan import scan_line
 
 _decode = msgspec.json.decode
 
@@ -103,10 +106,10 @@ class _Lean:
         self.seen: set[str] = set()
         self.sidechains = False
 
-    def feed(self, lines: list[Any]) -> None:
+    def feed(self, records: list[Any], first: int) -> None:
+        """Read the records of the file's lines numbered from ``first`` (as the reader numbers them)."""
         seen = self.seen
-        for n, line in enumerate(lines):
-            rec = line._record
+        for n, rec in enumerate(records, first):
             kind = type(rec)
             if getattr(rec, "is_sidechain", None) is True and _sidechain_in_main(rec.version):
                 # an old main file holds its subagents' records: set apart, read as children
@@ -312,27 +315,87 @@ def summarize(path: str | Path) -> Details | None:
     """The session's row details read lean, or None when only the full read can tell."""
     # records by the thousand and no cycle among them: the collector would only scan them
     with no_cycle_collection():
-        return _summarize(Path(path))
+        return _summarize(Path(path), None)
 
 
-def _summarize(path: Path) -> Details | None:
+def summarize_scanning(path: Path, data: bytes, found: Scan) -> Details | None:
+    """:func:`summarize` of the file's bytes, adding each line to ``found`` as :func:`.scan.scan`
+    would: whole when ``found.bytes`` is the file's size (else the caller scans the file)."""
+    with no_cycle_collection():
+        return _summarize(path, data, found)
+
+
+def _summarize(path: Path, data: bytes | None, found: Scan | None = None) -> Details | None:
+    """The details of the file at ``path`` (its bytes: ``data``), and with ``found``, its
+    store scan, whole when ``found.bytes`` is the file's size."""
     try:
-        data = read_bytes(path)
+        if data is None:
+            data = read_bytes(path)
         if path.suffix == ".json" or spread_document(data):
             return None
         lean = _Lean()
-        for batch, _, _ in decode_batches(data, UNREAD_CODEC):
-            lean.feed(batch)
+        first = 1
+        for batch, _, whole in decode_batches(data, CODEC):
+            if found is not None:
+                _scan(found, batch, whole)
+            lean.feed([line._record for line in batch], first)
+            first += len(batch)
+        if found is not None:
+            found.bytes = len(data)
         if not lean.messages:
             # only sidechains (a subagent's file read alone: read whole), or no message at
             # all (the full read may say it is another client's file)
             return None
-        found = lean.details()
+        result = lean.details()
         origin = claude_origin(RawLines(data), path, None, FORKED_FROM in data)  # a fast substring search
     except (_Unsure, RecursionError, msgspec.MsgspecError, TypeError, AttributeError, KeyError, IndexError, ValueError):
         return None
     except OSError:
         return None
-    found.started_by = origin.started_by
-    found.forked_from = origin.forked_from.session_id if origin.forked_from is not None else None
-    return found
+    result.started_by = origin.started_by
+    result.forked_from = origin.forked_from.session_id if origin.forked_from is not None else None
+    return result
+
+
+# the records that carry every field the store's scan reads (timestamp, sessionId, cwd, gitBranch,
+# version), and whether their type is a conversation one (docs/claude_code.md#what-is-typed)
+_SCANNED = {
+    UserRecord: True,
+    AssistantRecord: True,
+    SystemRecord: False,
+    AttachmentRecord: False,
+    ProgressRecord: False,
+}
+
+
+def _scan(found: Scan, lines: list[Any], whole: bool) -> None:
+    """The lines of a batch added to ``found`` as :func:`.scan.scan` adds them. Only a batch
+    decoded whole holds nothing but plain objects, decoded by msgspec as the scan's own
+    decoder decodes them (no BOM stripped, no lone surrogate repaired): there a record of
+    :data:`_SCANNED` gives its fields, typed str or absent. Any other line is scanned."""
+    for line in lines:
+        rec = line._record
+        conversation = _SCANNED.get(type(rec)) if whole else None
+        if conversation is None:
+            scan_line(found, line._raw)
+            continue
+        found.lines += 1
+        if conversation:
+            found.messages += 1
+        else:
+            found.metadata += 1
+        if found.session_id is None or found.cwd is None or found.git_branch is None or found.version is None:
+            if found.session_id is None and rec.session_id is not UNSET:
+                found.session_id = rec.session_id
+            if found.cwd is None and rec.cwd is not UNSET:
+                found.cwd = rec.cwd
+            if found.git_branch is None and rec.git_branch is not UNSET:
+                found.git_branch = rec.git_branch
+            if found.version is None and rec.version is not UNSET:
+                found.version = rec.version
+        stamp = rec.timestamp
+        if stamp:
+            if found.first_timestamp is None or stamp < found.first_timestamp:
+                found.first_timestamp = stamp
+            if found.last_timestamp is None or stamp > found.last_timestamp:
+                found.last_timestamp = stamp

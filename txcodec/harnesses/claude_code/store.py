@@ -13,9 +13,7 @@ script under whatever cwd the agent had at the time (docs/claude_code.md#discove
 case-folded (docs/claude_code.md#discovery). Directories behind symlinks are not
 followed; a file that cannot be read is reported on its session, never fatal.
 
-Listing needs only a few fields per session, so :func:`scan` reads each line into a
-small struct naming just those fields; msgspec skips the rest of the line without
-building it.
+Listing needs only a few fields per session: :mod:`.scan` reads them.
 """
 
 from __future__ import annotations
@@ -29,9 +27,11 @@ from typing import Any
 
 import msgspec
 
-from ...core.jsonl import BOM
-from ...core.zst import open_regular
+from ...core.zst import read_bytes
 from ...kit.registry import Store
+from .scan import Scan
+from .scan import scan
+from .scan import scan_data
 from .sidefiles import AgentFile
 from .sidefiles import SessionFiles
 from .sidefiles import script_run_id
@@ -44,9 +44,6 @@ HARNESS = "claude_code"
 # Upper-case hex is allowed: ids are not reliably lower-case (docs/claude_code.md#discovery).
 SESSION_ID = re.compile(r"[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}")
 _MUNGE = re.compile(r"[^A-Za-z0-9]")
-
-# user / assistant lines are the conversation; every other type is metadata (docs/claude_code.md#discovery).
-CONVERSATION_TYPES = frozenset({"user", "assistant"})
 
 
 def default_root() -> Path:
@@ -92,106 +89,6 @@ def _base36(n: int) -> str:
 
 def is_session_id(name: str) -> bool:
     return SESSION_ID.fullmatch(name) is not None
-
-
-# --- shallow scan ----------------------------------------------------------------------
-
-
-class _Peek(msgspec.Struct):
-    """The handful of fields a listing reads. ``Any`` so that an odd value in one field
-    never hides the others; everything else in the line is skipped unbuilt."""
-
-    type: Any = None
-    sessionId: Any = None
-    cwd: Any = None
-    gitBranch: Any = None
-    version: Any = None
-    timestamp: Any = None
-    customTitle: Any = None
-    agentName: Any = None
-    summary: Any = None
-
-
-_peek = msgspec.json.Decoder(_Peek)
-
-
-@dataclass
-class Scan:
-    """What one pass over a transcript found, without decoding its records."""
-
-    session_id: str | None = None  # the sessionId field of the first record carrying one
-    cwd: str | None = None
-    git_branch: str | None = None
-    version: str | None = None
-    custom_title: str | None = None  # the last one wins: a rename replaces the title
-    agent_name: str | None = None
-    summary: str | None = None
-    first_timestamp: str | None = None
-    last_timestamp: str | None = None
-    lines: int = 0
-    messages: int = 0  # user + assistant lines
-    metadata: int = 0  # every other parsed line
-    unparsed: int = 0  # lines that are not a JSON object (blank, cut off, garbage)
-    bytes: int = 0
-
-    @property
-    def title(self) -> tuple[str | None, str | None]:
-        """``(title, source)``: custom-title > agent-name > summary (docs/claude_code_reader.md#titles)."""
-        for source in ("custom_title", "agent_name", "summary"):
-            value = getattr(self, source)
-            if value:
-                return value, source.replace("_", "-")
-        return None, None
-
-
-def _text(value: Any) -> str | None:
-    return value if isinstance(value, str) else None
-
-
-def scan(path: Path) -> Scan:
-    """One streaming pass over ``path``; raises :class:`OSError` when it cannot be read."""
-    out = Scan()
-    with open_regular(path) as stream:  # a FIFO or a device raises (docs/guarantees.md#limits)
-        for n, line in enumerate(stream):
-            out.lines += 1
-            out.bytes += len(line)
-            body = line[3:] if n == 0 and line.startswith(BOM) else line
-            try:
-                peek = _peek.decode(body)
-            except (msgspec.MsgspecError, RecursionError):  # RecursionError: nested too deeply
-                out.unparsed += 1
-                continue
-            _take(out, peek)
-    return out
-
-
-def _take(out: Scan, peek: _Peek) -> None:
-    kind = _text(peek.type)  # a type that is not a string names no record
-    if kind in CONVERSATION_TYPES:
-        out.messages += 1
-    else:
-        out.metadata += 1
-    if out.session_id is None:
-        out.session_id = _text(peek.sessionId)
-    if out.cwd is None:
-        out.cwd = _text(peek.cwd)
-    if out.git_branch is None:
-        out.git_branch = _text(peek.gitBranch)
-    if out.version is None:
-        out.version = _text(peek.version)
-    stamp = _text(peek.timestamp)
-    if stamp:
-        # ISO 8601 UTC strings order lexicographically; line order is not time order
-        if out.first_timestamp is None or stamp < out.first_timestamp:
-            out.first_timestamp = stamp
-        if out.last_timestamp is None or stamp > out.last_timestamp:
-            out.last_timestamp = stamp
-    if kind == "custom-title" and _text(peek.customTitle):
-        out.custom_title = peek.customTitle
-    elif kind == "agent-name" and _text(peek.agentName):
-        out.agent_name = peek.agentName
-    elif kind == "summary" and _text(peek.summary) and out.summary is None:
-        out.summary = peek.summary  # the first summary (docs/claude_code_reader.md#titles)
 
 
 # --- discovery -------------------------------------------------------------------------
@@ -456,14 +353,28 @@ def _side_counts(files: SessionFiles) -> dict[str, int]:
 
 def _describe(info: SessionInfo) -> None:
     files = info.files
-    info.counts = _side_counts(files)
     if files.main is not None:
         try:
             found = scan(files.main)
         except OSError as exc:
-            info.status = "unreadable"
-            info.errors.append(f"{files.main}: {exc.strerror or exc}")
+            unreadable(info, exc)
             return
+    else:
+        found = None
+    described(info, found)
+
+
+def unreadable(info: SessionInfo, exc: OSError) -> None:
+    """``info`` said unreadable: its main file could not be read."""
+    info.counts = _side_counts(info.files)
+    info.status = "unreadable"
+    info.errors.append(f"{info.files.main}: {exc.strerror or exc}")
+
+
+def described(info: SessionInfo, found: Scan | None) -> None:
+    """``info`` described from its main file's :class:`Scan` (None: it has none, pruned)."""
+    info.counts = _side_counts(info.files)
+    if found is not None:
         info.status = _status(found)
         info.counts.update(lines=found.lines, messages=found.messages, metadata=found.metadata, unparsed=found.unparsed)
     else:
@@ -597,6 +508,28 @@ def summarize(path: str | os.PathLike[str]) -> Any:
     return lean(path)
 
 
+def describe_lean(info: SessionInfo) -> tuple[SessionInfo, Any]:
+    """:func:`describe_item` and :func:`summarize` from one read of the main file, each line
+    decoded once: the scan is taken from the records the details are read from
+    (:func:`.details.summarize_scanning`). A session with no main file is described as before."""
+    from .details import summarize_scanning
+
+    main = info.files.main
+    if main is None or main.suffix != ".jsonl":
+        return describe_item(info), None
+    try:
+        data = read_bytes(main)
+    except OSError as exc:
+        unreadable(info, exc)
+        return info, None
+    found = Scan()
+    details = summarize_scanning(main, data, found)
+    if found.bytes != len(data) or not data:  # not every line was read there
+        found = scan_data(data)
+    described(info, found)
+    return info, details
+
+
 STORE = Store(
     default_root=default_root,
     discover=discover,
@@ -607,4 +540,5 @@ STORE = Store(
     side_files=side_files,
     not_a_session=not_a_session,
     summarize=summarize,
+    describe_lean=describe_lean,
 )

@@ -23,12 +23,14 @@ from ...kit.detect import is_document
 from ...kit.detect import spread_document
 from ...model.native import Opaque
 from ...model.native import decode_batches
+from ...model.native import decode_whole
 from ...model.summary import NOT_TYPED
 from ...model.summary import PROMPT_MAX
 from ...model.summary import Details
 from . import records as R
 from .codec import CODEC
 from .origin import codex_meta_candidates
+from .origin import codex_meta_lines
 from .origin import codex_origin
 from .prelude import prelude_kind
 from .read import _is_part
@@ -186,9 +188,14 @@ def _summarize(path: Path) -> Details | None:
             return None
         lean = _Lean()
         candidates: list[Any] = []
-        for batch, _, _ in decode_batches(data, CODEC):
-            candidates.extend(codex_meta_candidates(batch))
-            lean.feed([line._record for line in batch if type(line._record) is not Opaque])
+        whole = decode_whole(data, CODEC)
+        if whole is not None:  # every line typed: no line is opaque
+            candidates = codex_meta_lines(*whole)
+            lean.feed(whole[1])
+        else:
+            for batch, _, _ in decode_batches(data, CODEC):
+                candidates.extend(codex_meta_candidates(batch))
+                lean.feed([line._record for line in batch if type(line._record) is not Opaque])
         if not lean.has_message_item or not lean.messages:
             return None  # events only (read from its events), or nothing: read whole
         found = lean.details()

@@ -24,6 +24,7 @@ from msgspec import UNSET
 from msgspec import UnsetType
 
 from ...core.atomic import write_atomic
+from ...core.jsonl import object_lines
 from ...core.jsonl import split_lines
 from ...core.zst import open_regular
 from ...kit.registry import Store
@@ -193,8 +194,29 @@ def scan(path: Path, data: bytes | None = None) -> SessionInfo:
     info = SessionInfo(id="", path=str(path), compressed=path.name.endswith(".zst"))
     if path.name.endswith(".json"):
         _scan_document(info, data)
-    lines, _ = split_lines(data)
-    for raw in lines if not path.name.endswith(".json") else ():
+    else:
+        _scan_lines(info, data)
+    if not info.id:
+        info.id = id_from_name(path.name) or path.name
+    return info
+
+
+def _scan_lines(info: SessionInfo, data: bytes) -> None:
+    """A JSONL rollout's lines. Where every line is one object
+    (:func:`~txcodec.core.jsonl.object_lines`: none blank, none with a BOM) they are peeked at
+    in one decode, else line by line: the same peeks either way."""
+    lines = object_lines(data) if data else None
+    if lines is not None:
+        try:
+            peeks = _line_peek.decode_lines(data)
+        except (msgspec.DecodeError, msgspec.ValidationError):  # a line to read in two steps
+            peeks = []
+        if len(peeks) == len(lines):
+            for raw, both in zip(lines, peeks):
+                info.lines += 1
+                _scan_line(info, raw, both)
+            return
+    for raw in split_lines(data)[0]:
         if not raw.strip():
             continue
         info.lines += 1
@@ -202,34 +224,36 @@ def scan(path: Path, data: bytes | None = None) -> SessionInfo:
             both = _line_peek.decode(json_source(raw))
         except (msgspec.DecodeError, msgspec.ValidationError):
             both = None  # read in two steps below, which say which part does not fit
-        if both is not None and both.payload is not None:
-            if isinstance(both.timestamp, str):
-                if info.first_timestamp is UNSET:
-                    info.first_timestamp = both.timestamp
-                info.last_timestamp = both.timestamp
-            _count(info, both.type, both.payload)
-            continue
-        try:
-            line = _peek.decode(json_source(raw))
-        except (msgspec.DecodeError, msgspec.ValidationError):
-            continue
-        if isinstance(line.timestamp, str):
+        _scan_line(info, raw, both)
+
+
+def _scan_line(info: SessionInfo, raw: bytes, both: _LinePeek | None) -> None:
+    """One line counted in ``info`` (``both``: its peek in one decode, None where that failed)."""
+    if both is not None and both.payload is not None:
+        if isinstance(both.timestamp, str):
             if info.first_timestamp is UNSET:
-                info.first_timestamp = line.timestamp
-            info.last_timestamp = line.timestamp
-        kind = line.type
-        try:
-            if line.payload == _NULL:  # 2025 (0.20): a bare meta first, then bare items
-                body = _payload_peek.decode(json_source(raw))
-                kind = "response_item" if body.type is not None else "session_meta" if info.lines == 1 else None
-            else:
-                body = _payload_peek.decode(line.payload)
-        except (msgspec.DecodeError, msgspec.ValidationError):
-            continue
-        _count(info, kind, body)
-    if not info.id:
-        info.id = id_from_name(path.name) or path.name
-    return info
+                info.first_timestamp = both.timestamp
+            info.last_timestamp = both.timestamp
+        _count(info, both.type, both.payload)
+        return
+    try:
+        line = _peek.decode(json_source(raw))
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return
+    if isinstance(line.timestamp, str):
+        if info.first_timestamp is UNSET:
+            info.first_timestamp = line.timestamp
+        info.last_timestamp = line.timestamp
+    kind = line.type
+    try:
+        if line.payload == _NULL:  # 2025 (0.20): a bare meta first, then bare items
+            body = _payload_peek.decode(json_source(raw))
+            kind = "response_item" if body.type is not None else "session_meta" if info.lines == 1 else None
+        else:
+            body = _payload_peek.decode(line.payload)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return
+    _count(info, kind, body)
 
 
 class _TsSessionPeek(_PayloadPeek):
