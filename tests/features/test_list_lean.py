@@ -306,15 +306,15 @@ class _Refused:
 
 
 def _scans(path: Path, data: bytes) -> tuple[object, object]:
-    from txcodec.harnesses.codex import store
+    from txcodec.harnesses.codex import scan
 
-    one = store.scan(path, data)
-    real = store._line_peek
-    store._line_peek = _Refused()
+    one = scan.scan(path, data)
+    real = scan._line_peek
+    scan._line_peek = _Refused()
     try:
-        return one, store.scan(path, data)
+        return one, scan.scan(path, data)
     finally:
-        store._line_peek = real
+        scan._line_peek = real
 
 
 def test_a_rollout_line_and_its_payload_peeked_in_one_decode_give_the_two_step_scan():

@@ -85,13 +85,14 @@ def test_a_limited_listing_reads_only_the_newest_files(home, monkeypatch):
         describe(info, found)
 
     monkeypatch.setattr(claude_store, "described", counted)
-    rollouts = []
-    scan = codex_store.scan
-    monkeypatch.setattr(codex_store, "scan", lambda path, data=None: rollouts.append(path) or scan(path, data))
+    rollouts = set()  # each rollout read: scanned alone (a whole listing), or described with its details
+    scan, rollout = codex_store.scan, codex_store.described
+    monkeypatch.setattr(codex_store, "scan", lambda path, data=None: rollouts.add(str(path)) or scan(path, data))
+    monkeypatch.setattr(codex_store, "described", lambda found, item: rollouts.add(found.path) or rollout(found, item))
     rows = _rows("--limit", "3")
     assert len(rows) == 3
     assert len(read) <= 5  # the three newest and those written in the same minute, not all 40
-    assert rollouts == []  # written before the newest three
+    assert not rollouts  # written before the newest three
     first = set(read)
     read.clear()
     whole = _rows()
@@ -101,7 +102,7 @@ def test_a_limited_listing_reads_only_the_newest_files(home, monkeypatch):
     read.clear()
     rollouts.clear()
     assert _rows() == whole  # warm: no file read for the listing
-    assert read == [] and rollouts == []
+    assert read == [] and not rollouts
     assert _rows("--no-index") == whole
     assert len(read) == SESSIONS and len(rollouts) == 2
 

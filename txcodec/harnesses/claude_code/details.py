@@ -315,24 +315,23 @@ def summarize(path: str | Path) -> Details | None:
     """The session's row details read lean, or None when only the full read can tell."""
     # records by the thousand and no cycle among them: the collector would only scan them
     with no_cycle_collection():
-        return _summarize(Path(path), None)
+        return _summarize(Path(path), None, None)[0]
 
 
-def summarize_scanning(path: Path, data: bytes, found: Scan) -> Details | None:
-    """:func:`summarize` of the file's bytes, adding each line to ``found`` as :func:`.scan.scan`
-    would: whole when ``found.bytes`` is the file's size (else the caller scans the file)."""
+def summarize_scanning(path: Path, data: bytes, found: Scan) -> tuple[Details | None, bool]:
+    """:func:`summarize` of the file's bytes, adding each line to ``found`` as
+    :func:`.scan.scan` would; and whether every line was (else the caller scans the file)."""
     with no_cycle_collection():
         return _summarize(path, data, found)
 
 
-def _summarize(path: Path, data: bytes | None, found: Scan | None = None) -> Details | None:
-    """The details of the file at ``path`` (its bytes: ``data``), and with ``found``, its
-    store scan, whole when ``found.bytes`` is the file's size."""
+def _summarize(path: Path, data: bytes | None, found: Scan | None) -> tuple[Details | None, bool]:
+    scanned = False
     try:
         if data is None:
             data = read_bytes(path)
         if path.suffix == ".json" or spread_document(data):
-            return None
+            return None, False
         lean = _Lean()
         first = 1
         for batch, _, whole in decode_batches(data, CODEC):
@@ -342,19 +341,20 @@ def _summarize(path: Path, data: bytes | None, found: Scan | None = None) -> Det
             first += len(batch)
         if found is not None:
             found.bytes = len(data)
+        scanned = True
         if not lean.messages:
             # only sidechains (a subagent's file read alone: read whole), or no message at
             # all (the full read may say it is another client's file)
-            return None
+            return None, scanned
         result = lean.details()
         origin = claude_origin(RawLines(data), path, None, FORKED_FROM in data)  # a fast substring search
     except (_Unsure, RecursionError, msgspec.MsgspecError, TypeError, AttributeError, KeyError, IndexError, ValueError):
-        return None
+        return None, scanned
     except OSError:
-        return None
+        return None, scanned
     result.started_by = origin.started_by
     result.forked_from = origin.forked_from.session_id if origin.forked_from is not None else None
-    return result
+    return result, scanned
 
 
 # the records that carry every field the store's scan reads (timestamp, sessionId, cwd, gitBranch,

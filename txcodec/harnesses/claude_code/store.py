@@ -523,8 +523,8 @@ def describe_lean(info: SessionInfo) -> tuple[SessionInfo, Any]:
         unreadable(info, exc)
         return info, None
     found = Scan()
-    details = summarize_scanning(main, data, found)
-    if found.bytes != len(data) or not data:  # not every line was read there
+    details, whole = summarize_scanning(main, data, found)
+    if not whole:
         found = scan_data(data)
     described(info, found)
     return info, details

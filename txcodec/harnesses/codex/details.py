@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
+from msgspec import UNSET
 
 from ...core.gcpause import no_cycle_collection
 from ...core.zst import read_bytes
@@ -34,6 +35,8 @@ from .origin import codex_meta_lines
 from .origin import codex_origin
 from .prelude import prelude_kind
 from .read import _is_part
+from .scan import SessionInfo
+from .scan import scan_line
 
 
 class _Unsure(Exception):
@@ -176,32 +179,91 @@ def summarize(path: str | Path) -> Details | None:
     """The rollout's row details read lean, or None when only the full read can tell."""
     # records by the thousand and no cycle among them: the collector would only scan them
     with no_cycle_collection():
-        return _summarize(Path(path))
+        return _summarize(Path(path), None, None)[0]
 
 
-def _summarize(path: Path) -> Details | None:
+def summarize_scanning(path: Path, data: bytes, found: SessionInfo) -> tuple[Details | None, bool]:
+    """:func:`summarize` of the rollout's bytes, adding each line to ``found`` as
+    :func:`.scan.scan` would; and whether every line was (else the caller scans the file)."""
+    with no_cycle_collection():
+        return _summarize(path, data, found)
+
+
+def _summarize(path: Path, data: bytes | None, found: SessionInfo | None) -> tuple[Details | None, bool]:
+    scanned = False
     try:
         if is_document(path):
-            return None
-        data = read_bytes(path)
+            return None, False
+        if data is None:
+            data = read_bytes(path)
         if spread_document(data):
-            return None
+            return None, False
         lean = _Lean()
         candidates: list[Any] = []
         whole = decode_whole(data, CODEC)
         if whole is not None:  # every line typed: no line is opaque
+            if found is not None:
+                _scan(found, *whole, True)
             candidates = codex_meta_lines(*whole)
             lean.feed(whole[1])
         else:
-            for batch, _, _ in decode_batches(data, CODEC):
+            for batch, _, typed in decode_batches(data, CODEC):
+                if found is not None:
+                    _scan(found, [bytes(line._raw) for line in batch], [line._record for line in batch], typed)
                 candidates.extend(codex_meta_candidates(batch))
                 lean.feed([line._record for line in batch if type(line._record) is not Opaque])
+        scanned = True
         if not lean.has_message_item or not lean.messages:
-            return None  # events only (read from its events), or nothing: read whole
-        found = lean.details()
+            return None, scanned  # events only (read from its events), or nothing: read whole
+        result = lean.details()
         origin = codex_origin(candidates, path)
     except (_Unsure, RecursionError, OSError, msgspec.MsgspecError, TypeError, AttributeError, KeyError, ValueError):
-        return None
-    found.started_by = origin.started_by
-    found.forked_from = origin.forked_from.session_id if origin.forked_from is not None else None
-    return found
+        return None, scanned
+    result.started_by = origin.started_by
+    result.forked_from = origin.forked_from.session_id if origin.forked_from is not None else None
+    return result, scanned
+
+
+_ITEMS = frozenset(R.RESPONSE_ITEM_TYPES.values())
+_CALL_ITEMS = frozenset((R.FunctionCallItem, R.CustomToolCallItem, R.LocalShellCallItem, R.WebSearchCallItem))
+_EVENT_LINE, _ITEM_LINE, _MESSAGE = R.EventMsgLine, R.ResponseItemLine, R.MessageItem
+
+
+def _scan(found: SessionInfo, raws: list[Any], records: list[Any], typed: bool) -> None:
+    """Lines added to ``found`` as :func:`.scan.scan` adds them. In lines decoded together
+    (``typed``: plain objects, each decoded by msgspec as the scan's peek decodes it), an
+    event gives its time, all the scan takes of one whatever its payload; a response item
+    with a typed payload gives its time, type and role. But the peek refuses a payload's
+    ``role`` that is not a string, which only a message's struct checks: another item with a
+    ``role`` key (or a ``\\u`` escape that could spell one) is peeked at, as is every other
+    line (a meta, a turn's context, the rest)."""
+    if not typed:
+        for raw in raws:
+            scan_line(found, raw)
+        return
+    # the counts the loop keeps as locals: written back around each line peeked at
+    lines, first, last = found.lines, found.first_timestamp, found.last_timestamp
+    for raw, rec in zip(raws, records):
+        kind = type(rec)
+        if kind is _EVENT_LINE and rec.payload is not UNSET:
+            pass
+        elif kind is _ITEM_LINE and type(rec.payload) is _MESSAGE:
+            role = rec.payload.role
+            if role == "user":
+                found.user_messages += 1
+            elif role == "assistant":
+                found.assistant_messages += 1
+        elif kind is _ITEM_LINE and type(rec.payload) in _ITEMS and b'"role"' not in raw and b"\\u" not in raw:
+            found.tool_calls += type(rec.payload) in _CALL_ITEMS
+        else:
+            found.lines, found.first_timestamp, found.last_timestamp = lines, first, last
+            scan_line(found, raw)
+            lines, first, last = found.lines, found.first_timestamp, found.last_timestamp
+            continue
+        lines += 1
+        stamp = rec.timestamp
+        if stamp is not UNSET:
+            last = stamp
+            if first is UNSET:
+                first = stamp
+    found.lines, found.first_timestamp, found.last_timestamp = lines, first, last
