@@ -173,13 +173,26 @@ def discover(
         return store.discover if describe else store.discover_files or store.discover
 
     skip = set(listings.kept) if listings is not None else set()
-    for name, item in _listed(harness, root, lister, errors, skip):
-        if name in lazy:
-            pending.append((name, item))
-            continue
-        row = _row(name, item)
-        if row is not None:
-            rows.append(row)
+    needle = _needles(grep) if grep else None
+    # a cold --grep: the stores' files asked of grep while they are listed (each holds a CPU)
+    early = None
+    if needle is not None and _greppable(needle) and limit is None and listings is not None and listings.cold:
+        from . import grep_index
+
+        if not (index and grep_index.exists()):  # the text index answers instead
+            early = _EarlyGrep(needle, listings.main_files())
+    try:
+        for name, item in _listed(harness, root, lister, errors, skip):
+            if name in lazy:
+                pending.append((name, item))
+                continue
+            row = _row(name, item)
+            if row is not None:
+                rows.append(row)
+    except BaseException:
+        if early is not None:
+            early.cancel()
+        raise
     # rows as the index kept them, details and all (those of a kept listing's unchanged files too)
     done: set[int] = listings.done if listings is not None else set()
     if listings is not None:
@@ -197,14 +210,13 @@ def discover(
         rows = [r for r in rows if _keep(r, project, since, until)]
     ordered: Iterable[SessionRow]
     when = listings.when if listings is not None else _when
-    needle = _needles(grep) if grep else None
     closing = listed if harness is None and root is None else None  # a whole home: rows of files gone forgotten
     # every row from a kept listing: no file of them is gone, and no row of the index need be forgotten
     forget = None if done and len(done) == len(every_id) else closing
     kept: list[SessionRow] = []
     sessions = 0  # subagent chats ride along with their session, not counted by ``limit``
     known = listings.file_stamps if listings is not None else dict
-    search = _Search(needle, listed, forget, index, known) if needle is not None else None
+    search = _Search(needle, listed, forget, index, known, early) if needle is not None else None
     try:
         if lazy and limit is None and search is not None:
             # only the files holding the text are described: a cold ``--grep`` reads the others once, by grep
@@ -324,6 +336,7 @@ class _Listings:
         from .core.gcpause import no_cycle_collection
 
         self.index = index
+        self.stores = stores
         self.kept: dict[str, list[SessionRow]] = {}
         self.done: set[int] = set()  # the rows handed on as kept
         self.stamps: dict[int, tuple[int, int, int, int]] = {}  # of the rows reused: the stamp each was made for
@@ -359,6 +372,20 @@ class _Listings:
                 session_index.put_listing(index, name, self.roots[name], None)  # no longer holds
             if whole:  # a run that lists a store whole (unfiltered) keeps its listing
                 self.folders[name] = _folders(self.roots[name])
+
+    @property
+    def cold(self) -> bool:
+        """No store's listing kept, not even in part: every file of every store is to be read."""
+        return not self.kept and not self.reusable
+
+    def main_files(self) -> list[str]:
+        """Every store's main files, as ``Store.main_files`` finds them (quickest: no file read)."""
+        files: list[str] = []
+        for name, root in self.roots.items():
+            found = self.stores[name].main_files
+            if found is not None:
+                files.extend(map(str, found(Path(root))))
+        return files
 
     def reuse(self, name: str, path: str, session_id: Any) -> SessionRow | None:
         """The kept row of an unchanged file of a store listed again (its folders as they were:
@@ -993,10 +1020,12 @@ class _Search:
         closing: set[str] | None,
         index: bool,
         known: Callable[[], dict[str, tuple[int, int, int, int]]] = dict,
+        early: _EarlyGrep | None = None,
     ) -> None:
         from . import grep_index
 
         self.needles = needles
+        self.early = early
         self.texts = grep_index.GrepIndex() if index and grep_index.exists() else None
         self.held: set[str] = set()
         self.answers: dict[str, bool] = {}  # a file's answer, once asked
@@ -1021,6 +1050,9 @@ class _Search:
 
     def holding(self, paths: list[Any]) -> set[str]:
         """Which of ``paths`` hold a needle; a file asked of before is not read again."""
+        if self.early is not None:  # the answers of the greps started before the listing
+            self.answers.update(self.early.answers())
+            self.early = None
         asking = [str(p) for p in dict.fromkeys(paths) if p is not None and str(p) not in self.answers]
         blocks = [asking[start : start + _GREP_BLOCK] for start in range(0, len(asking), _GREP_BLOCK)]
         if len(blocks) > 1 and self.texts is None and _greppable(self.needles):
@@ -1062,8 +1094,39 @@ class _Search:
         return _contains(path, self.needles)
 
     def close(self) -> None:
+        if self.early is not None:
+            self.early.answers()
         if self.texts is not None:
             self.texts.close()
+
+
+class _EarlyGrep:
+    """``grep`` over ``paths`` in blocks, a process per CPU at once, started now in threads and
+    answered when :meth:`answers` is asked: a cold ``--grep`` asks it of the stores' files
+    while the stores are listed, which holds one CPU. A compressed file is left to be read."""
+
+    def __init__(self, needles: tuple[bytes, ...], paths: list[str]) -> None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        files = [p for p in paths if not p.endswith(".zst")]
+        self.blocks = [files[start : start + _GREP_BLOCK] for start in range(0, len(files), _GREP_BLOCK)]
+        self.pool = ThreadPoolExecutor(os.cpu_count() or 1)
+        self.futures = [self.pool.submit(_grep, needles, block) for block in self.blocks]
+
+    def cancel(self) -> None:
+        self.pool.shutdown(wait=False, cancel_futures=True)
+
+    def answers(self) -> dict[str, bool]:
+        """Each grepped file, and whether it holds a needle (a block grep could not answer: none)."""
+        found: dict[str, bool] = {}
+        try:
+            for block, future in zip(self.blocks, self.futures):
+                holding = future.result()
+                if holding is not None:
+                    found.update((path, path in holding) for path in block)
+        finally:
+            self.pool.shutdown(cancel_futures=True)
+        return found
 
 
 _GREP_BLOCK = 2048  # files a grep process is given at most (their names: well under the argument limit)

@@ -9,6 +9,7 @@ import json
 import os
 import random
 import shutil
+import time
 
 import pytest
 from support import homes
@@ -110,3 +111,37 @@ def test_a_cold_grep_describes_only_the_files_holding_the_text(home, monkeypatch
         lazy = {r.path for r in holding if r.harness in ("claude_code", "codex")}
         assert set(described) == lazy, text
         assert n < 2 or not described
+
+
+def test_a_cold_grep_asks_grep_of_the_stores_files_before_they_are_listed(home, monkeypatch):
+    """A cold ``--grep`` starts grep over the stores' main files (``Store.main_files``) before
+    listing them, in other processes, so the listing and the search share the CPUs. Its answers
+    are the ones grep gives after the listing (none asked again), and a block grep could not
+    answer is asked again afterwards."""
+    every = list(sessions.discover(details=False, index=False))
+    holding = [r.path for r in every if sessions._contains(r.path, sessions._needles("MiGrAtIoN"))]
+    early = []
+    start = sessions._EarlyGrep.__init__
+    monkeypatch.setattr(sessions._EarlyGrep, "__init__", lambda self, *a: early.extend(a[1]) or start(self, *a))
+    asked = []
+    grepped = sessions._Search._grepped
+    monkeypatch.setattr(sessions._Search, "_grepped", lambda self, paths: asked.extend(paths) or grepped(self, paths))
+    session_index.clear()
+    assert [r.path for r in sessions.discover(grep="MiGrAtIoN", details=False)] == holding
+    lazy = {r.path for r in every if r.harness in ("claude_code", "codex") and not r.path.endswith(".zst")}
+    assert lazy and lazy <= set(early)
+    assert not lazy & set(asked)
+    # an early grep that fails (no answer for its block): those files are asked again, same rows
+    asked.clear()
+    monkeypatch.setattr(sessions._EarlyGrep, "answers", lambda self: self.cancel() or {})
+    session_index.clear()
+    assert [r.path for r in sessions.discover(grep="MiGrAtIoN", details=False)] == holding
+    assert lazy <= set(asked)
+    # warm (a whole listing kept the stores' listings, its folders dated a while ago): no early grep
+    settled = time.time() - 3600
+    for folder, _, _ in os.walk(os.environ["HOME"]):
+        os.utime(folder, (settled, settled))
+    list(sessions.discover())
+    early.clear()
+    assert [r.path for r in sessions.discover(grep="MiGrAtIoN", details=False)] == holding
+    assert early == []
