@@ -294,7 +294,18 @@ def discover_mains(root: str | os.PathLike[str] | None = None) -> Sessions:
     return Sessions(root, items, errors)
 
 
+_NO_SIDES = {"subagents": 0, "workflow_agents": 0, "workflows": 0, "tool_results": 0}
+
+
 def _gather(sid: str, main_dirs: list[Path], folder_dirs: list[Path], describe: bool = True) -> SessionInfo | None:
+    if len(main_dirs) == 1 and not folder_dirs:  # most sessions: a main file alone, in one folder
+        project = main_dirs[0]
+        files = SessionFiles(sid, project / f"{sid}.jsonl", None)
+        info = SessionInfo(sid, "ok", files.main, files, [project])
+        info.counts = dict(_NO_SIDES)
+        if describe:
+            _describe(info)
+        return info
     merged: SessionFiles | None = None
     dirs: list[Path] = []
     copies: list[Path] = []
