@@ -14,6 +14,7 @@ corpus file and on mutated lines."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -334,9 +335,10 @@ def _summarize(path: Path, data: bytes | None, found: Scan | None) -> tuple[Deta
             return None, False
         lean = _Lean()
         first = 1
+        may_fork = False  # with ``found``: whether a line can name a fork, told as the lines go by
         for batch, _, whole in decode_batches(data, CODEC):
             if found is not None:
-                _scan(found, batch, whole)
+                may_fork = _scan(found, batch, whole) or may_fork
             lean.feed([line._record for line in batch], first)
             first += len(batch)
         if found is not None:
@@ -347,7 +349,9 @@ def _summarize(path: Path, data: bytes | None, found: Scan | None) -> tuple[Deta
             # all (the full read may say it is another client's file)
             return None, scanned
         result = lean.details()
-        origin = claude_origin(RawLines(data), path, None, FORKED_FROM in data)  # a fast substring search
+        if found is None:
+            may_fork = FORKED_FROM in data  # a fast substring search
+        origin = claude_origin(RawLines(data), path, None, may_fork)
     except (_Unsure, RecursionError, msgspec.MsgspecError, TypeError, AttributeError, KeyError, IndexError, ValueError):
         return None, scanned
     except OSError:
@@ -368,17 +372,23 @@ _SCANNED = {
 }
 
 
-def _scan(found: Scan, lines: list[Any], whole: bool) -> None:
-    """The lines of a batch added to ``found`` as :func:`.scan.scan` adds them. Only a batch
+def _scan(found: Scan, lines: list[Any], whole: bool) -> bool:
+    """The lines of a batch added to ``found`` as :func:`.scan.scan` adds them, and whether one
+    of them can name a fork (:func:`.origin.claude_origin`'s ``maybe_fork``). Only a batch
     decoded whole holds nothing but plain objects, decoded by msgspec as the scan's own
     decoder decodes them (no BOM stripped, no lone surrogate repaired): there a record of
-    :data:`_SCANNED` gives its fields, typed str or absent. Any other line is scanned."""
+    :data:`_SCANNED` gives its fields, typed str or absent, and names a fork only with its
+    own ``forkedFrom`` key. Any other line is scanned, and searched for the key."""
+    may_fork = False
     for line in lines:
         rec = line._record
         conversation = _SCANNED.get(type(rec)) if whole else None
         if conversation is None:
             scan_line(found, line._raw)
+            may_fork = may_fork or _FORK_KEY(line._raw) is not None
             continue
+        if rec.forked_from is not UNSET:
+            may_fork = True
         found.lines += 1
         if conversation:
             found.messages += 1
@@ -399,3 +409,7 @@ def _scan(found: Scan, lines: list[Any], whole: bool) -> None:
                 found.first_timestamp = stamp
             if found.last_timestamp is None or stamp > found.last_timestamp:
                 found.last_timestamp = stamp
+    return may_fork
+
+
+_FORK_KEY = re.compile(re.escape(FORKED_FROM)).search
