@@ -1094,8 +1094,8 @@ class _Search:
         return _contains(path, self.needles)
 
     def close(self) -> None:
-        if self.early is not None:
-            self.early.answers()
+        if self.early is not None:  # never asked (the run stopped before): not waited for
+            self.early.cancel()
         if self.texts is not None:
             self.texts.close()
 
@@ -1114,6 +1114,7 @@ class _EarlyGrep:
         self.futures = [self.pool.submit(_grep, needles, block) for block in self.blocks]
 
     def cancel(self) -> None:
+        """The blocks not started yet are not; those started end on their own."""
         self.pool.shutdown(wait=False, cancel_futures=True)
 
     def answers(self) -> dict[str, bool]:
