@@ -403,12 +403,8 @@ def _scan(found: Scan, lines: list[Any], whole: bool) -> bool:
                 found.git_branch = rec.git_branch
             if found.version is None and rec.version is not UNSET:
                 found.version = rec.version
-        stamp = rec.timestamp
-        if stamp:
-            if found.first_timestamp is None or stamp < found.first_timestamp:
-                found.first_timestamp = stamp
-            if found.last_timestamp is None or stamp > found.last_timestamp:
-                found.last_timestamp = stamp
+        if rec.timestamp:
+            found.stamped(rec.timestamp)
     return may_fork
 
 

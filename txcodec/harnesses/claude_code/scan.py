@@ -59,6 +59,14 @@ class Scan:
     unparsed: int = 0  # lines that are not a JSON object (blank, cut off, garbage)
     bytes: int = 0
 
+    def stamped(self, stamp: str) -> None:
+        """A record's time, the first and last kept: ISO 8601 UTC strings order lexicographically,
+        and line order is not time order."""
+        if self.first_timestamp is None or stamp < self.first_timestamp:
+            self.first_timestamp = stamp
+        if self.last_timestamp is None or stamp > self.last_timestamp:
+            self.last_timestamp = stamp
+
     @property
     def title(self) -> tuple[str | None, str | None]:
         """``(title, source)``: custom-title > agent-name > summary (docs/claude_code_reader.md#titles)."""
@@ -144,11 +152,7 @@ def _take(out: Scan, peek: _Peek) -> None:
         out.version = _text(peek.version)
     stamp = _text(peek.timestamp)
     if stamp:
-        # ISO 8601 UTC strings order lexicographically; line order is not time order
-        if out.first_timestamp is None or stamp < out.first_timestamp:
-            out.first_timestamp = stamp
-        if out.last_timestamp is None or stamp > out.last_timestamp:
-            out.last_timestamp = stamp
+        out.stamped(stamp)
     if kind == "custom-title" and _text(peek.customTitle):
         out.custom_title = peek.customTitle
     elif kind == "agent-name" and _text(peek.agentName):
