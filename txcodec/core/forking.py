@@ -2,10 +2,15 @@
 
 ``multiprocessing.Pool.map`` waits forever for the chunk of a worker killed from outside
 (a signal, the out-of-memory killer): the pool starts a new worker but the chunk is lost.
-``concurrent.futures`` notices the death instead, and the work is then done here."""
+``concurrent.futures`` notices the death instead, and the work is then done here.
+
+A pool forked for one map has its jobs in memory already: its workers are handed each job's
+place in the list rather than the job pickled (a listing's items, with their paths, cost more
+to unpickle than to describe)."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -30,6 +35,8 @@ def forked_map(
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
 
+    global _INHERITED
+    forked_before = bool(kept)
     if kept:
         pool = kept[0]
     else:
@@ -37,7 +44,18 @@ def forked_map(
         if kept is not None:
             kept.append(pool)
     try:
-        done = list(pool.map(work, jobs, chunksize=chunksize))
+        if forked_before:  # a kept pool has none of these jobs: each is pickled to it
+            done = list(pool.map(work, jobs, chunksize=chunksize))
+        else:
+            # A forking pool starts every worker at its first submit, which ``map`` makes before
+            # it returns; the lock keeps another thread's map from forking with these jobs.
+            with _FORKING:
+                _INHERITED = (work, jobs)
+                try:
+                    answers = pool.map(_inherited_job, range(len(jobs)), chunksize=chunksize)
+                finally:
+                    _INHERITED = None
+            done = list(answers)
     except BrokenProcessPool:
         if kept:
             kept.clear()
@@ -50,6 +68,16 @@ def forked_map(
     if kept is None:
         pool.shutdown()
     return done
+
+
+# the work and jobs of the map whose pool is being forked: a worker has them as they were then
+_INHERITED: tuple[Callable[[Any], Any], list[Any]] | None = None
+_FORKING = threading.Lock()
+
+
+def _inherited_job(n: int) -> Any:
+    work, jobs = _INHERITED  # type: ignore[misc]
+    return work(jobs[n])
 
 
 def shut(kept: list[Any]) -> None:
