@@ -127,7 +127,12 @@ def _in_blocks(path: str, blocks: list[int], needles: tuple[bytes, ...], after: 
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             return False
         for first, end in runs:
-            window = os.pread(fd, (end - first) * BLOCK + after, first * BLOCK).lower()
+            window = os.pread(fd, (end - first) * BLOCK + after, first * BLOCK)
+            # a needle with no capital letter is most often in the text as it is: looked for
+            # there first, the lower-cased copy made only when it is not
+            if any(n in window for n in needles if n == n.lower()):
+                return True
+            window = window.lower()
             if any(n in window for n in needles):
                 return True
     except OSError:
@@ -155,6 +160,7 @@ class GrepIndex:
     def __init__(self, path: Path | None = None, compact: bool = False) -> None:
         self.path = path or default_path()
         self._compact = compact
+        self._reading_only = False  # another run was writing when this one began
         self._db = self._open()
         self._files: dict[str, tuple[int, int, int]] | None = None  # path: size, mtime, inode
         self._written = 0  # bytes of text added this run
@@ -193,7 +199,18 @@ class GrepIndex:
                 )
             elif version != FORMAT:
                 raise sqlite3.DatabaseError("another format")
-            db.execute("BEGIN IMMEDIATE")  # one transaction for the run (closed by close)
+            # One transaction for the run (closed by close). A search does not wait for another
+            # run that writes: it reads the index as that run found it, and adds nothing.
+            if self._compact:
+                db.execute("BEGIN IMMEDIATE")
+            else:
+                db.execute("PRAGMA busy_timeout = 0")
+                try:
+                    db.execute("BEGIN IMMEDIATE")
+                except sqlite3.OperationalError:
+                    db.execute("BEGIN")
+                    self._reading_only = True
+                db.execute(f"PRAGMA busy_timeout = {session_index.BUSY_MS}")
             if self._compact and self._stale(db) > max(self._rows(db), COMPACT_MIN):
                 db.execute("DELETE FROM files")
                 db.execute("DELETE FROM parts")
@@ -259,7 +276,9 @@ class GrepIndex:
         read (``stamp``, taken before); a text with a NUL byte (SQLite's end of text) or
         larger than MAX_BYTES is not held. A file that only grew since it was held keeps the
         rows whose blocks (and overlap) it held whole; only the blocks after are added."""
-        if self._db is None or stamp is None or len(text) > MAX_BYTES or b"\0" in text or not utf8_name(path):
+        if self._db is None or self._reading_only or stamp is None:
+            return
+        if len(text) > MAX_BYTES or b"\0" in text or not utf8_name(path):
             return
         db = self._db
         try:
@@ -321,7 +340,7 @@ class GrepIndex:
     def forget(self, keep: set[str]) -> None:
         """Let go of the files not in ``keep`` (gone from the stores): their rows stay,
         stale, until ``txcodec index --fts`` makes the index again."""
-        if self._db is None:
+        if self._db is None or self._reading_only:
             return
         try:
             for path in [p for p in self._held_files() if p not in keep]:

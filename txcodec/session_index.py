@@ -80,6 +80,9 @@ def _stamp(path: str) -> tuple[int, int, int] | None:
     return st.st_size, st.st_mtime_ns, st.st_ino
 
 
+BUSY_MS = 2000  # how long a run waits for another that writes
+
+
 def open_private(path: Path) -> sqlite3.Connection:
     """A SQLite file of this user's only (0600 in a 0700 folder), in WAL mode; an OSError on
     the way is raised as ``sqlite3.OperationalError`` (no index this run)."""
@@ -90,7 +93,7 @@ def open_private(path: Path) -> sqlite3.Connection:
         os.chmod(path, 0o600)
     except OSError as exc:
         raise sqlite3.OperationalError(str(exc)) from exc
-    db = sqlite3.connect(path, timeout=2.0, isolation_level=None)
+    db = sqlite3.connect(path, timeout=BUSY_MS / 1000, isolation_level=None)
     try:
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=NORMAL")

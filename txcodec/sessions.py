@@ -29,9 +29,11 @@ from .kit.store import utf8_name
 from .model.common import ForkedFrom
 
 
-class SessionRow(msgspec.Struct, kw_only=True):
+class SessionRow(msgspec.Struct, kw_only=True, gc=False):
     """One session in a store, the same fields for every harness (``None`` when the
-    harness does not record it).
+    harness does not record it). Rows come by the ten thousand and hold only strings,
+    numbers and a list of strings, never a cycle: the cycle collector does not track them
+    (``gc=False``).
 
     ``path`` is the main transcript; ``project`` the last component of ``cwd`` (Gemini CLI:
     its project folder); ``title`` the harness's own title or summary; ``first_prompt`` the
@@ -293,7 +295,7 @@ def _when(row: SessionRow) -> datetime:
     return parse_timestamp(row.updated) or _OLDEST
 
 
-class _KeptRow(msgspec.Struct, array_like=True):
+class _KeptRow(msgspec.Struct, array_like=True, gc=False):
     """A row of a kept listing: the file's size, mtime (ns), inode and mode, where it sorts,
     and the row as ``list`` showed it."""
 
@@ -302,7 +304,7 @@ class _KeptRow(msgspec.Struct, array_like=True):
     row: SessionRow
 
 
-class _KeptListing(msgspec.Struct, array_like=True):
+class _KeptListing(msgspec.Struct, array_like=True, gc=False):
     """A store's whole listing (``session_index.listings``): each folder under its root with its
     mtime (ns; -1: missing) as they were before the store was listed, and its rows."""
 

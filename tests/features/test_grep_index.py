@@ -281,3 +281,39 @@ def test_the_files_a_kept_listing_statted_are_not_statted_again_for_the_text_ind
     text = claude.read_text(encoding="utf-8")
     claude.write_text(text.replace("empty cart", "empty cbrt"), encoding="utf-8")
     assert _paths("cbrt") == [str(claude)] == _paths("cbrt", index=False)
+
+
+def test_a_search_while_another_run_writes_the_index_reads_it_as_it_was(home, monkeypatch):
+    """Two commands at once (``index --fts`` running, or a second terminal): a search does not
+    wait for the run holding the index's write lock, nor read every file whole because it could
+    not get it. It answers from the index as that run found it and adds nothing to it."""
+    CliRunner().invoke(main, ["index", "--fts"])
+    expected = _paths("brûlée", index=False)
+    claude = home["claude_code"]  # changed since it was held: read whole, not added this run
+    claude.write_text(claude.read_text(encoding="utf-8").replace("empty cart", "empty «late» cart"), encoding="utf-8")
+    writer = session_index.open_private(grep_index.default_path())
+    writer.execute("BEGIN IMMEDIATE")
+    try:
+        read_whole = []
+        for name in ("_contains", "read_text"):
+            reader = getattr(sessions, name)
+            monkeypatch.setattr(sessions, name, lambda path, *rest, r=reader: read_whole.append(path) or r(path, *rest))
+        started = time.monotonic()
+        assert _paths("brûlée") == expected
+        assert _paths("«late»") == [str(claude)]
+        assert time.monotonic() - started < session_index.BUSY_MS / 1000  # it did not wait for the lock
+        assert set(read_whole) == {str(claude)}  # the others answered from their blocks
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()
+    texts = grep_index.GrepIndex()
+    try:
+        assert str(claude) not in texts.held([str(claude)])  # not added by the run that could not write
+    finally:
+        texts.close()
+    assert _paths("«late»") == [str(claude)]
+    texts = grep_index.GrepIndex()
+    try:
+        assert str(claude) in texts.held([str(claude)])  # the next run that can write adds it
+    finally:
+        texts.close()
