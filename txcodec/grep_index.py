@@ -166,6 +166,11 @@ class GrepIndex:
         self._written = 0  # bytes of text added this run
         self._committed = 0  # of them, committed (a long build commits every COMMIT_BYTES)
 
+    @property
+    def writable(self) -> bool:
+        """Whether this run can add to the index (open, and no other run was writing it)."""
+        return self._db is not None and not self._reading_only
+
     def _open(self) -> sqlite3.Connection | None:
         for attempt in range(2):
             try:

@@ -23,6 +23,7 @@ import msgspec
 from .core.dates import parse_timestamp
 from .core.dates import within
 from .core.errors import InputError
+from .core.errors import StoreError
 from .kit import registry
 from .kit.store import shown_path
 from .kit.store import utf8_name
@@ -1201,6 +1202,12 @@ def index_texts() -> tuple[int, int]:
 
     paths = {r.path for r in session_files() if r.path is not None}
     texts = GrepIndex(compact=True)
+    if not texts.writable:
+        raise StoreError(
+            "cannot be written now (another txcodec run is writing it, or its folder is read-only or full);"
+            " nothing was read",
+            path=texts.path,
+        )
     try:
         texts.forget(paths)
         held = texts.held(paths)

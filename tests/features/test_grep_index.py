@@ -317,3 +317,26 @@ def test_a_search_while_another_run_writes_the_index_reads_it_as_it_was(home, mo
         assert str(claude) in texts.held([str(claude)])  # the next run that can write adds it
     finally:
         texts.close()
+
+
+def test_index_fts_while_another_run_writes_says_so_and_reads_nothing(home, monkeypatch):
+    """``index --fts`` must write: while another run holds the text index it says so in one
+    line and fails, instead of reading every file for nothing and reporting an index of 0."""
+    CliRunner().invoke(main, ["index", "--fts"])
+    read = []
+    reader = sessions.read_text
+    monkeypatch.setattr(sessions, "read_text", lambda path, *rest: read.append(path) or reader(path, *rest))
+    home["pi"].write_text(home["pi"].read_text(encoding="utf-8") + "\n", encoding="utf-8")  # to be read again
+    writer = session_index.open_private(grep_index.default_path())
+    writer.execute("BEGIN IMMEDIATE")
+    try:
+        result = CliRunner().invoke(main, ["index", "--fts"])
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()
+    assert result.exit_code != 0
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and str(grep_index.default_path()) in lines[0] and "another txcodec run" in lines[0]
+    assert "Traceback" not in result.output and read == []
+    result = CliRunner().invoke(main, ["index", "--fts"])
+    assert result.exit_code == 0 and "(1 read now)" in result.output and read == [str(home["pi"])]
