@@ -1,8 +1,9 @@
 """``list --grep`` and its text index (``txcodec index --fts``, issue 37) on a whole home: the
 index's size and first build, then ``list --grep WORD --json`` cold (no index at all), warm
-without the text index, warm with it, ``--no-index``, and ``grep -rliF`` in the same run; the
-rows of every ``list --grep`` are checked to be the same files. ``--baseline`` measures another
-checkout's text index (size and first build, warm search) in its own cache folder too.
+without the text index, warm with it (also while another run holds its write lock),
+``--no-index``, and ``grep -rliF`` in the same run; the rows of every ``list --grep`` are
+checked to be the same files. ``--baseline`` measures another checkout's text index (size and
+first build, warm search) in its own cache folder too.
 
 The home is bench_home.py's (``--build``); it is only read: the indexes go to ``--cache``.
 
@@ -15,6 +16,7 @@ import argparse
 import json
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -86,6 +88,14 @@ def main() -> None:
             run(f"[{name}] index --fts, nothing changed", [*tx, "index", "--fts"], name, checkout)
             for n in (1, 2):
                 answers[f"{name} fts {n}"] = rows(run(f"[{name}] list --grep, warm, --fts ({n})", grep, name, checkout))
+            writer = sqlite3.connect(cache_root / name / "txcodec" / "grep.sqlite3", isolation_level=None)
+            writer.execute("BEGIN IMMEDIATE")  # as another run adding to the text index holds it
+            try:
+                label = f"[{name}] list --grep, warm, --fts, beside a writer"
+                answers[f"{name} fts beside a writer"] = rows(run(label, grep, name, checkout))
+            finally:
+                writer.execute("ROLLBACK")
+                writer.close()
             answers["--no-index"] = rows(run(f"[{name}] list --grep --no-index", [*grep, "--no-index"], name, checkout))
         found = run("grep -rliF", ["grep", "-rliF", args.word, str(home / ".claude"), str(home / ".codex")])
         print(f"rows: {len(answers['--no-index'])}; grep -rliF files: {len(found.splitlines())}", flush=True)
