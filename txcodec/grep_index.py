@@ -281,11 +281,10 @@ class GrepIndex:
         read (``stamp``, taken before); a text with a NUL byte (SQLite's end of text) or
         larger than MAX_BYTES is not held. A file that only grew since it was held keeps the
         rows whose blocks (and overlap) it held whole; only the blocks after are added."""
-        if self._db is None or self._reading_only or stamp is None:
-            return
-        if len(text) > MAX_BYTES or b"\0" in text or not utf8_name(path):
+        if not self.writable or stamp is None or len(text) > MAX_BYTES or b"\0" in text or not utf8_name(path):
             return
         db = self._db
+        assert db is not None
         try:
             db.execute("SAVEPOINT one_file")  # all of the file's rows, or none
         except sqlite3.Error:
@@ -345,7 +344,7 @@ class GrepIndex:
     def forget(self, keep: set[str]) -> None:
         """Let go of the files not in ``keep`` (gone from the stores): their rows stay,
         stale, until ``txcodec index --fts`` makes the index again."""
-        if self._db is None or self._reading_only:
+        if not self.writable:
             return
         try:
             for path in [p for p in self._held_files() if p not in keep]:

@@ -1202,13 +1202,13 @@ def index_texts() -> tuple[int, int]:
 
     paths = {r.path for r in session_files() if r.path is not None}
     texts = GrepIndex(compact=True)
-    if not texts.writable:
-        raise StoreError(
-            "cannot be written now (another txcodec run is writing it, or its folder is read-only or full);"
-            " nothing was read",
-            path=texts.path,
-        )
     try:
+        if not texts.writable:
+            raise StoreError(
+                "cannot be written now (another txcodec run is writing it, or its folder is read-only or full);"
+                " nothing was read",
+                path=texts.path,
+            )
         texts.forget(paths)
         held = texts.held(paths)
         read = 0
