@@ -11,9 +11,12 @@ import pytest
 from support.paths import GOLDEN
 from support.paths import corpus_files
 
+from txcodec import sessions
 from txcodec.core.jsonl import object_lines
+from txcodec.harnesses.codex import details
 from txcodec.harnesses.codex import scan
 from txcodec.harnesses.codex import store
+from txcodec.sessions import SessionRow
 
 _ROLLOUTS = sorted((GOLDEN / "codex").rglob("*.jsonl"))
 
@@ -57,7 +60,25 @@ _ODD_LINES = {
         b"\\\\ud800", b"\\ud800"
     ),
     "not an object": b"[1]",
+    # events, of which the count takes only an error: the listing keeps their payloads as bytes
+    "an error event": _line("event_msg", {"type": "error", "message": "boom"}),
+    "an error event spelt with an escape": _line("event_msg", {"type": "error", "message": "boom"}).replace(
+        b'"error"', b'"\\u0065rror"'
+    ),
+    "an error event whose message is not text": _line("event_msg", {"type": "error", "message": 5}),
+    "an event of a new type": _line("event_msg", {"type": "new_kind", "n": [1]}),
+    "an event with a null payload": _line("event_msg", None),
+    # a turn's context, read once for the scan's model and the count's
+    "a turn context": _line("turn_context", {"model": "gpt-odd", "cwd": "/w"}),
+    "a turn context of another type": _line("turn_context", {"type": 5, "model": "gpt-odd"}),
+    "a turn context whose cwd is a number": _line("turn_context", {"cwd": 1, "model": "gpt-odd"}),
+    "a turn context whose model is a number": _line("turn_context", {"model": 5}),
+    "a turn context with a model twice": _line("turn_context", {"model": "gpt-odd"}).replace(
+        b'{"model"', b'{"model": 5, "model"'
+    ),
+    "a turn context that is null": _line("turn_context", None),
 }
+_COUNTED = {odd for odd in _ODD_LINES if "event" in odd or "turn context" in odd}
 
 
 @pytest.mark.parametrize("odd", sorted(_ODD_LINES))
@@ -89,3 +110,36 @@ def test_a_rollout_described_with_its_details_is_described_as_alone(tmp_path, od
     (alone,) = [store.describe_item(info) for info in store.discover_files(tmp_path)]
     (lean,) = [store.describe_lean(info)[0] for info in store.discover_files(tmp_path)]
     assert msgspec.to_builtins(lean) == msgspec.to_builtins(alone)
+
+
+# a rollout whose count an odd line can change: an error event between the reasoning and the
+# answer makes the answer a message of its own, a second turn context a second model
+_BUILT = [
+    _line("session_meta", {"id": "0f0e0d0c-0000-4000-8000-000000000001", "cwd": "/w", "cli_version": "0.171.0"}),
+    _line("turn_context", {"model": "gpt-5", "cwd": "/w"}),
+    _line("response_item", {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]}),
+    _line("response_item", {"type": "reasoning", "summary": []}),
+    _line(
+        "response_item", {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "ok"}]}
+    ),
+    _line("event_msg", {"type": "token_count", "info": None}),
+]
+
+
+@pytest.mark.parametrize("odd", sorted(_COUNTED))
+@pytest.mark.parametrize("where", [0, 4, -1])
+def test_an_event_or_turn_context_gives_the_details_of_the_full_read(tmp_path, odd, where):
+    """The listing decodes events with their payloads as bytes and a turn's context once, for
+    both the scan and the count: its details are the full read's, its row the scan's."""
+    lines = list(_BUILT)
+    lines.insert(where if where >= 0 else len(lines), _ODD_LINES[odd])
+    path = tmp_path / "rollout-2026-01-01T00-00-00-0f0e0d0c-0000-4000-8000-000000000001.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    row = SessionRow(harness="codex", session_id="s", path=str(path))
+    lean = sessions._lean_entry(row)
+    assert lean is not None and lean == sessions._full_entry(row)
+    found = scan.SessionInfo(id="", path=str(path))
+    read, whole = details.summarize_scanning(path, path.read_bytes(), found)
+    assert whole and sessions._entry(read) == lean
+    found.id = found.id or scan.id_from_name(path.name)
+    assert msgspec.to_builtins(found) == msgspec.to_builtins(scan.scan(path))

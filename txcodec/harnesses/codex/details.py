@@ -14,15 +14,18 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
+from typing import Union
 
 import msgspec
 from msgspec import UNSET
+from msgspec import UnsetType
 
 from ...core.gcpause import no_cycle_collection
 from ...core.zst import read_bytes
 from ...kit.detect import is_document
 from ...kit.detect import spread_document
 from ...model.native import Opaque
+from ...model.native import batch_decoder
 from ...model.native import decode_batches
 from ...model.native import decode_whole
 from ...model.summary import NOT_TYPED
@@ -31,7 +34,6 @@ from ...model.summary import Details
 from . import records as R
 from .codec import CODEC
 from .origin import codex_meta_candidates
-from .origin import codex_meta_lines
 from .origin import codex_origin
 from .prelude import prelude_kind
 from .read import _is_part
@@ -92,18 +94,24 @@ class _Lean:
             if kind is R.ResponseItemLine:
                 self.item(record.payload)
             elif kind is R.TurnContextLine:
-                model = R.turn_settings(record.payload).model
-                if isinstance(model, str) and model not in self.models:
-                    self.models.append(model)
+                self.model(R.turn_settings(record.payload).model)
             elif kind is R.CompactedLine:
                 self._new(_Msg(False, synthetic=True, compact=True)).blocks = 1
             elif kind is R.EventMsgLine:
                 if type(record.payload) is R.ErrorEvent:
-                    self._new(_Msg(True, synthetic=True)).blocks = 1
+                    self.error()
             elif kind is R.TsRollout:
                 raise _Unsure  # a 0.1.x document: read whole
             elif kind in _BARE:
                 self.item(record)
+
+    def model(self, model: Any) -> None:
+        if isinstance(model, str) and model not in self.models:
+            self.models.append(model)
+
+    def error(self) -> None:
+        """An error event: the reader's synthetic assistant message."""
+        self._new(_Msg(True, synthetic=True)).blocks = 1
 
     def item(self, p: Any) -> None:
         kind = type(p)
@@ -199,19 +207,21 @@ def _summarize(path: Path, data: bytes | None, found: SessionInfo | None) -> tup
         if spread_document(data):
             return None, False
         lean = _Lean()
-        candidates: list[Any] = []
-        whole = decode_whole(data, CODEC)
+        found = found if found is not None else SessionInfo(id="", path="")  # the scan costs little here
+        whole = decode_whole(data, _LISTING_CODEC)
         if whole is not None:  # every line typed: no line is opaque
-            if found is not None:
-                _scan(found, *whole, True)
-            candidates = codex_meta_lines(*whole)
-            lean.feed(whole[1])
+            candidates = _scan_feeding(found, lean, *whole)
         else:
+            candidates = []
             for batch, _, typed in decode_batches(data, CODEC):
-                if found is not None:
-                    _scan(found, [bytes(line._raw) for line in batch], [line._record for line in batch], typed)
+                records = [line._record for line in batch]
+                if typed:
+                    candidates.extend(_scan_feeding(found, lean, [bytes(line._raw) for line in batch], records))
+                    continue
+                for line in batch:
+                    scan_line(found, bytes(line._raw))
                 candidates.extend(codex_meta_candidates(batch))
-                lean.feed([line._record for line in batch if type(line._record) is not Opaque])
+                lean.feed([record for record in records if type(record) is not Opaque])
         scanned = True
         if not lean.has_message_item or not lean.messages:
             return None, scanned  # events only (read from its events), or nothing: read whole
@@ -226,36 +236,110 @@ def _summarize(path: Path, data: bytes | None, found: SessionInfo | None) -> tup
 
 _ITEMS = frozenset(R.RESPONSE_ITEM_TYPES.values())
 _CALL_ITEMS = frozenset((R.FunctionCallItem, R.CustomToolCallItem, R.LocalShellCallItem, R.WebSearchCallItem))
-_EVENT_LINE, _ITEM_LINE, _MESSAGE = R.EventMsgLine, R.ResponseItemLine, R.MessageItem
+_ITEM_LINE, _EVENT_LINE, _TURN_LINE, _MESSAGE = R.ResponseItemLine, R.EventMsgLine, R.TurnContextLine, R.MessageItem
 
 
-def _scan(found: SessionInfo, raws: list[Any], records: list[Any], typed: bool) -> None:
-    """Lines added to ``found`` as :func:`.scan.scan` adds them. In lines decoded together
-    (``typed``: plain objects, each decoded by msgspec as the scan's peek decodes it), an
-    event gives its time, all the scan takes of one whatever its payload; a response item
-    with a typed payload gives its time, type and role. But the peek refuses a payload's
-    ``role`` that is not a string, which only a message's struct checks: another item with a
-    ``role`` key (or a ``\\u`` escape that could spell one) is peeked at, as is every other
-    line (a meta, a turn's context, the rest)."""
-    if not typed:
-        for raw in raws:
-            scan_line(found, raw)
-        return
+class _ListedEventLine(R.EventMsgLine, tag="event_msg"):
+    """An event line as the listing decodes it, its payload kept as bytes: of the events,
+    the count takes only an ``error`` (typed as the codec types it, :func:`_is_error`) and the
+    scan only the line's time. Where the codec refuses an event's payload it keeps it as
+    bytes too, the line around it typed the same: so the listing decodes a rollout whole
+    where every line but an event's payload fits the codec's union, with the same records."""
+
+    payload: msgspec.Raw | UnsetType = UNSET
+
+
+_LISTING = msgspec.json.Decoder(
+    Union[R.SessionMetaLine, R.ResponseItemLine, _ListedEventLine, R.TurnContextLine, R.CompactedLine]
+)
+_EVENT = msgspec.json.Decoder(R.EventMsg)
+
+
+class _ListingCodec:
+    decode_batch = batch_decoder(_LISTING)
+
+
+_LISTING_CODEC = _ListingCodec()
+
+
+def _is_error(payload: msgspec.Raw) -> bool:
+    try:
+        return type(_EVENT.decode(payload)) is R.ErrorEvent
+    except (msgspec.DecodeError, msgspec.ValidationError):  # the codec keeps it as bytes
+        return False
+
+
+class _TurnPeek(msgspec.Struct):
+    """A ``turn_context`` payload read once for the scan and the count: its keys typed as both
+    of theirs are (``scan._PayloadPeek``'s ``type`` and ``role``, ``records.TurnContext``'s own),
+    so where it fits, each of theirs fits and gives the same ``model``; where it does not, each
+    is read as before."""
+
+    type: str | None = None
+    role: str | None = None
+    turn_id: str | UnsetType = UNSET
+    cwd: str | UnsetType = UNSET
+    model: str | UnsetType = UNSET
+    effort: str | None | UnsetType = UNSET
+
+
+_turn_peek = msgspec.json.Decoder(_TurnPeek)
+
+
+def _scan_feeding(found: SessionInfo, lean: _Lean, raws: list[bytes], records: list[Any]) -> list[bytes]:
+    """Lines decoded together (a rollout the listing decoded whole with ``_LISTING``, or a batch
+    the codec did) added to ``found`` as :func:`.scan.scan` adds them and fed to ``lean``, in one
+    pass; and those that may name a session (as :func:`.origin.codex_meta_lines`: no item or
+    event line can). Such lines are plain objects, each decoded by msgspec as the scan's peek
+    decodes it: an event gives its time, all the scan takes of one whatever its payload; a
+    response item with a typed payload gives its time, type and role. But the peek refuses a
+    payload's ``role`` that is not a string, which only a message's struct checks: another item
+    with a ``role`` key (or a ``\\u`` escape that could spell one) is peeked at, as is every
+    other line (a meta, a turn's context that :class:`_TurnPeek` does not fit, the rest)."""
+    metas: list[bytes] = []
+    item = lean.item
     # the counts the loop keeps as locals: written back around each line peeked at
     lines, first, last = found.lines, found.first_timestamp, found.last_timestamp
     for raw, rec in zip(raws, records):
         kind = type(rec)
-        if kind is _EVENT_LINE and rec.payload is not UNSET:
-            pass
-        elif kind is _ITEM_LINE and type(rec.payload) is _MESSAGE:
-            role = rec.payload.role
-            if role == "user":
-                found.user_messages += 1
-            elif role == "assistant":
-                found.assistant_messages += 1
-        elif kind is _ITEM_LINE and type(rec.payload) in _ITEMS and b'"role"' not in raw and b"\\u" not in raw:
-            found.tool_calls += type(rec.payload) in _CALL_ITEMS
+        if kind is _ITEM_LINE:
+            payload = rec.payload
+            typed = type(payload)
+            item(payload)
+            if typed is _MESSAGE:
+                role = payload.role
+                if role == "user":
+                    found.user_messages += 1
+                elif role == "assistant":
+                    found.assistant_messages += 1
+            elif typed in _ITEMS and b'"role"' not in raw and b"\\u" not in raw:
+                found.tool_calls += typed in _CALL_ITEMS
+            else:
+                kind = None
+        elif kind is _ListedEventLine or kind is _EVENT_LINE:
+            payload = rec.payload
+            if payload is UNSET:
+                kind = None
+            elif kind is _EVENT_LINE:  # a batch the codec decoded: its payload typed
+                if type(payload) is R.ErrorEvent:
+                    lean.error()
+            elif (b"error" in raw or b"\\u" in raw) and _is_error(payload):  # the type "error", maybe escaped
+                lean.error()
+        elif kind is _TURN_LINE:
+            try:
+                turn = _turn_peek.decode(rec.payload)
+            except (msgspec.DecodeError, msgspec.ValidationError):
+                kind = None
+            else:
+                if turn.model is not UNSET:
+                    found.model = turn.model
+                    lean.model(turn.model)
         else:
+            kind = None
+        if kind is None:  # peeked at by the scan, read by the count as its records are
+            if type(rec) is not _ITEM_LINE:
+                metas.append(raw)
+                lean.feed([rec])
             found.lines, found.first_timestamp, found.last_timestamp = lines, first, last
             scan_line(found, raw)
             lines, first, last = found.lines, found.first_timestamp, found.last_timestamp
@@ -267,3 +351,4 @@ def _scan(found: SessionInfo, raws: list[Any], records: list[Any], typed: bool) 
             if first is UNSET:
                 first = stamp
     found.lines, found.first_timestamp, found.last_timestamp = lines, first, last
+    return metas
