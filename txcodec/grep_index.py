@@ -248,12 +248,17 @@ class GrepIndex:
         statted here)."""
         if self._db is None:
             return set()
+        wanted = paths if isinstance(paths, (set, frozenset, dict)) else set(paths)
+        get, stamp = (known or {}).get, session_index.stamp
         try:
-            stored = self._held_files()
+            # each file the index holds compared as it comes (a warm --grep asks of them all)
+            if self._files is not None:
+                rows: Iterable[tuple[str, int, int, int]] = ((p, *held) for p, held in self._files.items())
+            else:
+                rows = self._db.execute("SELECT path, size, mtime_ns, inode FROM files")
+            return {p for p, s, m, n in rows if p in wanted and ((get(p) or stamp(p)) or ())[:3] == (s, m, n)}
         except sqlite3.Error:
             return set()
-        get, stamp = (known or {}).get, session_index.stamp
-        return {p for p in paths if (held := stored.get(p)) is not None and ((get(p) or stamp(p)) or ())[:3] == held}
 
     def matching(self, needles: tuple[bytes, ...]) -> Found | None:
         """The files the index holds that may hold one of ``needles``, with their blocks that
