@@ -66,6 +66,9 @@ _ODD_LINES = {
         b'"error"', b'"\\u0065rror"'
     ),
     "an error event whose message is not text": _line("event_msg", {"type": "error", "message": 5}),
+    "an error event with a lone surrogate": _line("event_msg", {"type": "error", "message": "\\ud800"}).replace(
+        b"\\\\ud800", b"\\ud800"
+    ),
     "an event of a new type": _line("event_msg", {"type": "new_kind", "n": [1]}),
     "an event with a null payload": _line("event_msg", None),
     # a turn's context, read once for the scan's model and the count's
