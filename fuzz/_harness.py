@@ -62,21 +62,31 @@ def _seed(folder: Path, target: str, codec: str) -> None:
         regressions = [path for _, path in fuzzing.regression_files()]
         if target == "views":
             regressions += [path for name, path in fuzzing.view_regressions() if name == codec]
+        if target == "listing":
+            regressions += [path for name, path in fuzzing.listing_regressions() if name == codec]
     for path in regressions:
         (folder / f"regression-{path.name}").write_bytes(path.read_bytes())
 
 
 def main(codec: str, target: str = "codec") -> None:
     """``target``: ``codec`` (the invariants of fuzzing.check), ``views`` (the views behind
-    the codec: fuzzing.check_views) or ``common`` (Common JSON with every writer behind it:
+    the codec: fuzzing.check_views), ``listing`` (a store's file listed lean:
+    fuzzing.check_listing) or ``common`` (Common JSON with every writer behind it:
     fuzzing.check_common; ``codec`` is then ignored)."""
     harness = fuzzing.harness_for(codec)
-    folder = {"codec": codec, "views": f"{fuzzing.VIEWS}/{codec}", "common": fuzzing.COMMON}[target]
+    folder = {
+        "codec": codec,
+        "views": f"{fuzzing.VIEWS}/{codec}",
+        "listing": f"{fuzzing.LISTING}/{codec}",
+        "common": fuzzing.COMMON,
+    }[target]
 
     def one_input(data: bytes) -> None:
         try:
             if target == "common":
                 fuzzing.check_common(data)
+            elif target == "listing":
+                fuzzing.check_listing(data, codec)
             elif target == "views":
                 fuzzing.check_views(data, harness)
             else:
@@ -86,7 +96,7 @@ def main(codec: str, target: str = "codec") -> None:
             raise
 
     argv = list(sys.argv)
-    if target == "views":  # python fuzz/views.py CODEC [libFuzzer options]
+    if target in ("views", "listing"):  # python fuzz/views.py CODEC [libFuzzer options]
         argv = [argv[0], *argv[2:]]
     if not any(not a.startswith("-") for a in argv[1:]):
         work = _work_folder(folder)

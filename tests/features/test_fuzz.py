@@ -123,8 +123,15 @@ def test_common_json_mutants() -> None:
 
 
 @pytest.mark.fuzz
-@pytest.mark.parametrize("target", [fuzzing.COMMON, *(f"{fuzzing.VIEWS}/{c}" for c in fuzzing.CODECS)])
-def test_fuzz_long_views_and_common(target: str, request: pytest.FixtureRequest) -> None:
+@pytest.mark.parametrize(
+    "target",
+    [
+        fuzzing.COMMON,
+        *(f"{fuzzing.VIEWS}/{c}" for c in fuzzing.CODECS),
+        *(f"{fuzzing.LISTING}/{c}" for c in sorted(fuzzing.LISTED)),
+    ],
+)
+def test_fuzz_long_beyond_the_codecs(target: str, request: pytest.FixtureRequest) -> None:
     seconds = request.config.getoption("--fuzz-seconds")
     if not seconds:
         pytest.skip("a long fuzzing run: pytest -m fuzz --fuzz-seconds N")
@@ -141,6 +148,8 @@ def test_fuzz_long_views_and_common(target: str, request: pytest.FixtureRequest)
         try:
             if target == fuzzing.COMMON:
                 fuzzing.check_common(mutant)
+            elif target.startswith(fuzzing.LISTING):
+                fuzzing.check_listing(mutant, codec)
             else:
                 fuzzing.check_views(mutant, fuzzing.harness_for(codec))
         except Exception:
@@ -155,6 +164,24 @@ def test_fuzz_long_views_and_common(target: str, request: pytest.FixtureRequest)
 @pytest.mark.parametrize("codec,path", fuzzing.view_regressions(), ids=lambda v: v if isinstance(v, str) else v.name)
 def test_view_regressions(codec: str, path) -> None:
     fuzzing.check_views(path.read_bytes(), fuzzing.harness_for(codec))
+
+
+@pytest.mark.parametrize("codec", sorted(fuzzing.LISTED))
+def test_listing_of_mutants(codec: str) -> None:
+    """A store's file listed lean, as ``list`` lists it: the full read's details, the row its
+    store gives it alone."""
+
+    @settings(max_examples=QUICK_EXAMPLES, derandomize=True, **_SETTINGS)
+    @given(st.data())
+    def one(data: st.DataObject) -> None:
+        fuzzing.check_listing(_run(codec, data), codec)
+
+    one()
+
+
+@pytest.mark.parametrize("codec,path", fuzzing.listing_regressions(), ids=lambda v: v if isinstance(v, str) else v.name)
+def test_listing_regressions(codec: str, path) -> None:
+    fuzzing.check_listing(path.read_bytes(), codec)
 
 
 @pytest.mark.parametrize("path", fuzzing.common_regressions(), ids=lambda p: p.name)

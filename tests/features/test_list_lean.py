@@ -14,6 +14,7 @@ from hypothesis import HealthCheck
 from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
+from support import fuzzing
 from support.paths import GOLDEN
 from support.paths import corpus_files
 
@@ -56,12 +57,6 @@ def test_the_lean_details_equal_the_full_read_on_every_golden_and_corpus_file(ha
 
 # -- a file described with its details, from one read (Store.describe_lean) -------------------------
 
-SID = "0f0e0d0c-0000-4000-8000-000000000001"
-# where each store keeps a session file, under its root
-_LAYOUT = {
-    "claude_code": f"-p/{SID}.jsonl",
-    "codex": f"sessions/2026/01/01/rollout-2026-01-01T00-00-00-{SID}.jsonl",
-}
 DESCRIBED_LEAN = [h for h in LEAN if registry.get(h).store.describe_lean is not None]
 
 
@@ -81,7 +76,7 @@ def _described_both(harness: str, root: Path) -> tuple[object, object]:
 
 
 def _layout_path(root: Path, harness: str) -> Path:
-    return root / _LAYOUT[harness]
+    return root / fuzzing.LISTED[harness]
 
 
 @pytest.mark.parametrize("harness", DESCRIBED_LEAN)
@@ -341,7 +336,7 @@ def test_assistant_lines_without_a_message_id_are_told_apart_by_their_line_in_th
         return msgspec.json.encode({"type": kind, "uuid": f"u{n}", "sessionId": "s", "message": message})
 
     lines = [line(n, "user" if n % 2 else "assistant") for n in range(native._BATCH + 10)]
-    path = tmp_path / f"{SID}.jsonl"
+    path = tmp_path / f"{fuzzing.LISTED_SID}.jsonl"
     path.write_bytes(b"\n".join(lines) + b"\n")
     lean, full = _both("claude_code", path)
     assert lean == full and full.messages == len(lines)

@@ -146,6 +146,52 @@ def check_views(data: bytes, harness: str | None) -> None:
     views(conversation, session.harness)
 
 
+# where a store that lists its files lean (``Store.describe_lean``) keeps one, under its root
+LISTED_SID = "0f0e0d0c-0000-4000-8000-000000000001"
+LISTED = {
+    "claude_code": f"-p/{LISTED_SID}.jsonl",
+    "codex": f"sessions/2026/01/01/rollout-2026-01-01T00-00-00-{LISTED_SID}.jsonl",
+}
+
+
+def check_listing(data: bytes, harness: str) -> None:
+    """``data`` as a session file of ``harness``'s store, listed as ``list`` lists it: the
+    details read lean (``Store.summarize``) are the full read's, where the lean read does not
+    leave the file to it; and the file described with its details from one read
+    (``Store.describe_lean``) is the file described alone with them (``describe_item`` and
+    ``summarize``). A store refuses only a file it cannot read (an OSError): whatever its
+    content, the file is listed."""
+    import tempfile
+
+    import msgspec
+
+    from txcodec import sessions
+
+    store = registry.get(harness).store
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        path = root / LISTED[harness]
+        path.parent.mkdir(parents=True)
+        path.write_bytes(data)
+        row = sessions.SessionRow(harness=harness, session_id="s", path=str(path))
+        lean = sessions._lean_entry(row)
+        if lean is not None:
+            assert lean == sessions._full_entry(row), "the lean details differ from the full read's"
+
+        def described(both: bool) -> Any:
+            (item,) = store.discover_files(root)
+            try:
+                if both:
+                    found, details = store.describe_lean(item)
+                else:
+                    found, details = store.describe_item(item), store.summarize(path)
+            except OSError as exc:  # a file the store cannot read
+                return type(exc)
+            return msgspec.to_builtins(found.to_dict() if hasattr(found, "to_dict") else found), details
+
+        assert described(True) == described(False), "the file described with its details is another row"
+
+
 def _write_everywhere(conversation, read_main: bool = False) -> None:
     """Every writer writes ``conversation`` (or refuses cleanly), and each file it writes
     loads back byte-identically; ``read_main``: its main file also reads back into Common
@@ -451,16 +497,26 @@ def regression_files() -> list[tuple[str, Path]]:
     return [(p.parent.name, p) for p in sorted(REGRESSIONS.glob("*/*")) if p.is_file() and p.parent.name in CODECS]
 
 
-# the targets beyond the codecs: the views behind each codec (``views/<codec>``), and
-# Common JSON with every writer behind it (``common_json``)
+# the targets beyond the codecs: the views behind each codec (``views/<codec>``), a listing
+# of a store's file (``listing/<codec>``), and Common JSON with every writer behind it (``common_json``)
 COMMON = "common_json"
 VIEWS = "views"
+LISTING = "listing"
 
 
 def view_regressions() -> list[tuple[str, Path]]:
     """``(codec, file)`` for every input that once broke a view of :func:`check_views`."""
     return [
         (p.parent.name, p) for p in sorted((REGRESSIONS / VIEWS).glob("*/*")) if p.is_file() and p.parent.name in CODECS
+    ]
+
+
+def listing_regressions() -> list[tuple[str, Path]]:
+    """``(codec, file)`` for every input that once broke :func:`check_listing`."""
+    return [
+        (p.parent.name, p)
+        for p in sorted((REGRESSIONS / LISTING).glob("*/*"))
+        if p.is_file() and p.parent.name in LISTED
     ]
 
 

@@ -60,6 +60,9 @@ _ODD_LINES = {
         b"\\\\ud800", b"\\ud800"
     ),
     "not an object": b"[1]",
+    "a line nested too deeply": _line("response_item", {"type": "function_call", "name": "x"}).replace(
+        b'"name"', b'"deep": ' + b"[" * 100_000 + b"]" * 100_000 + b', "name"'
+    ),
     # events, of which the count takes only an error: the listing keeps their payloads as bytes
     "an error event": _line("event_msg", {"type": "error", "message": "boom"}),
     "an error event spelt with an escape": _line("event_msg", {"type": "error", "message": "boom"}).replace(

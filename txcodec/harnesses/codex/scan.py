@@ -100,7 +100,7 @@ def _scan_lines(info: SessionInfo, data: bytes) -> None:
     if lines is not None:
         try:
             peeks = _line_peek.decode_lines(data)
-        except (msgspec.DecodeError, msgspec.ValidationError):  # a line to read in two steps
+        except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):  # a line read in two steps, or too deep
             peeks = []
         if len(peeks) == len(lines):
             for raw, both in zip(lines, peeks):
@@ -118,7 +118,7 @@ def scan_line(info: SessionInfo, raw: bytes | memoryview) -> None:
     info.lines += 1
     try:  # most lines: the line and its payload in one decode
         both = _line_peek.decode(json_source(raw))
-    except (msgspec.DecodeError, msgspec.ValidationError):
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
         both = None  # read in two steps below, which say which part does not fit
     _scan_line(info, raw, both)
 
@@ -134,7 +134,7 @@ def _scan_line(info: SessionInfo, raw: bytes, both: _LinePeek | None) -> None:
         return
     try:
         line = _peek.decode(json_source(raw))
-    except (msgspec.DecodeError, msgspec.ValidationError):
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
         return
     if isinstance(line.timestamp, str):
         if info.first_timestamp is UNSET:
@@ -147,7 +147,7 @@ def _scan_line(info: SessionInfo, raw: bytes, both: _LinePeek | None) -> None:
             kind = "response_item" if body.type is not None else "session_meta" if info.lines == 1 else None
         else:
             body = _payload_peek.decode(line.payload)
-    except (msgspec.DecodeError, msgspec.ValidationError):
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
         return
     _count(info, kind, body)
 
@@ -169,7 +169,7 @@ def _scan_document(info: SessionInfo, data: bytes) -> None:
     """A 0.1.x rollout (docs/codex.md#versions-read): ``{session, items}``, one document."""
     try:
         document = _ts_peek.decode(json_source(data))
-    except (msgspec.DecodeError, msgspec.ValidationError):
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
         return
     info.lines = 1
     _count(info, "session_meta", document.session)
