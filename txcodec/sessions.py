@@ -614,18 +614,20 @@ def _described_items(
     workers when there are enough of them (as :func:`describe_rows` reads details). With
     ``details``, a file described here has its details read in the same worker, right after
     (one pass of workers, each file read while it is hot): the ids of those rows come second."""
+    from .core.gcpause import frozen
+
     rows: list[SessionRow | None] = [None] * len(pending)
     todo: list[int] = []
     for n, (name, item) in enumerate(pending):
         rows[n] = _cached_item(name, item, cache, listings)
         if rows[n] is None:
             todo.append(n)
-    stamps = [_stamp_of(pending[n][1]) if cache is not None else None for n in todo]
-    jobs = [(*pending[n], details) for n in todo]
+    with frozen():  # the listing's items, alive to the end (the workers forked now inherit them)
+        stamps = [_stamp_of(pending[n][1]) if cache is not None else None for n in todo]
+        jobs = [(*pending[n], details) for n in todo]
+        described = _forked(_describe_item, jobs, [s[0] if s else 0 for s in stamps])
     detailed: set[int] = set()
-    for n, before, (row, found_errors, entry) in zip(
-        todo, stamps, _forked(_describe_item, jobs, [s[0] if s else 0 for s in stamps])
-    ):
+    for n, before, (row, found_errors, entry) in zip(todo, stamps, described):
         errors.extend(found_errors)
         _keep_item(*pending[n], row, found_errors, cache, before)
         rows[n] = row
@@ -745,11 +747,20 @@ def _listed(
     """Each store's listing (but ``skip``'s), item by item with its store's name (``lister(store)``
     is the listing asked of it). What a store or an item could not list goes to ``errors``; one
     store's trouble does not hide the others."""
+    from contextlib import nullcontext
+
+    from .core.gcpause import no_cycle_collection
+
     for name, store in stores(harness).items():
         if name in skip:
             continue
+        listing = lister(store)
+        # a listing of names (no file read) makes items by the ten thousand, a few objects each
+        # and no cycle: the collector would walk them again and again (half the listing's time)
+        names = listing in (getattr(store, "discover_files", None), getattr(store, "discover_mains", None))
         try:
-            found = lister(store)(Path(root) if root is not None else None)
+            with no_cycle_collection() if names else nullcontext():
+                found = listing(Path(root) if root is not None else None)
         except (OSError, ValueError, RecursionError) as exc:
             errors.append(f"{name}: {exc}")
             continue

@@ -5,11 +5,14 @@ it back on while either still runs, and the state the first found is the one res
 from __future__ import annotations
 
 import gc
+import os
 import threading
 
 import pytest
 
 import txcodec
+from txcodec.core.forking import forked_map
+from txcodec.core.gcpause import frozen
 from txcodec.core.gcpause import no_cycle_collection
 
 
@@ -67,3 +70,28 @@ def test_threads_converting_at_once_leave_collection_as_they_found_it():
         t.join(60)
     assert not errors
     assert gc.isenabled()
+
+
+def _collecting(_: int) -> tuple[bool, int]:
+    return gc.isenabled(), os.getpid()
+
+
+def test_workers_are_forked_with_the_collector_on_and_the_answers_come_back_with_it_paused():
+    """forked_map pauses collection only while the answers come back (they hold no cycle),
+    after its workers are forked: a worker, which may read a session whole, collects."""
+    gc.enable()
+    answers = forked_map(_collecting, list(range(8)), 2)
+    assert all(on for on, _ in answers)
+    assert {pid for _, pid in answers} - {os.getpid()}  # read in forked workers
+    assert gc.isenabled()
+
+
+def test_a_freeze_leaves_out_what_is_alive_and_ends_as_it_found_the_collector():
+    assert gc.get_freeze_count() == 0
+    kept = [[n] for n in range(1000)]
+    with frozen():
+        assert gc.get_freeze_count() >= len(kept)
+        with frozen():  # within a freeze of its own: joins it, which the outer one ends
+            late = [[n] for n in range(10)]
+        assert gc.get_freeze_count() >= len(kept) + len(late)
+    assert gc.get_freeze_count() == 0

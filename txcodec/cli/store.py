@@ -6,14 +6,11 @@ Both are thin: the index (one row type for every harness, filters, content searc
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import os
 import re
 import shutil
 import sys
 from collections.abc import Iterable
-from collections.abc import Iterator
 from pathlib import Path
 
 import click
@@ -22,6 +19,7 @@ from .. import sessions
 from ..api import sample
 from ..api import samples
 from ..core.dates import parse_when
+from ..core.gcpause import frozen
 from ..sessions import SessionRow
 from .options import AliasOption
 from .options import canonical_choice
@@ -195,21 +193,6 @@ def _table(rows: sessions.Index, every_id: list[str], full_id: bool) -> None:
         click.echo("\n".join(out))
 
 
-@contextlib.contextmanager
-def _rows_kept_alive() -> Iterator[None]:
-    """The rows found live to the end of the command: the cycle collector leaves the objects
-    alive now alone (``gc.freeze``) instead of scanning them again and again as the table's
-    cells are made (a quarter of a warm listing of 50,000 rows), until the command ends."""
-    if gc.get_freeze_count():  # someone else's freeze: theirs to end
-        yield
-        return
-    gc.freeze()
-    try:
-        yield
-    finally:
-        gc.unfreeze()
-
-
 def _warn(errors: list[str]) -> None:
     for error in errors:
         click.echo(f"txcodec: warning: {error}", err=True)
@@ -324,7 +307,9 @@ def register(group: click.Group) -> None:
         """
         found = select(harness, project, since, until, grep, root, limit, index=not no_index, stream=True)
         _warn(found.errors)
-        with _rows_kept_alive(), user_errors():
+        # the rows found live to the end of the command: the collector leaves them alone instead
+        # of walking them again and again as the table's cells are made (a quarter of a warm listing)
+        with frozen(), user_errors():
             if as_json:  # a JSON array is of use once whole: read whole
                 echo_json(list(found.described()))
                 return

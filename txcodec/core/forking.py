@@ -14,6 +14,8 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from .gcpause import no_cycle_collection
+
 
 def forked_map(
     work: Callable[[Any], Any], jobs: list[Any], processes: int, chunksize: int = 1, kept: list[Any] | None = None
@@ -45,7 +47,8 @@ def forked_map(
             kept.append(pool)
     try:
         if forked_before:  # a kept pool has none of these jobs: each is pickled to it
-            done = list(pool.map(work, jobs, chunksize=chunksize))
+            with no_cycle_collection():  # the answers, by the ten thousand, hold no cycle
+                done = list(pool.map(work, jobs, chunksize=chunksize))
         else:
             # A forking pool starts every worker at its first submit, which ``map`` makes before
             # it returns; the lock keeps another thread's map from forking with these jobs.
@@ -55,7 +58,8 @@ def forked_map(
                     answers = pool.map(_inherited_job, range(len(jobs)), chunksize=chunksize)
                 finally:
                     _INHERITED = None
-            done = list(answers)
+            with no_cycle_collection():  # the workers are forked (with the collector on): the answers hold no cycle
+                done = list(answers)
     except BrokenProcessPool:
         if kept:
             kept.clear()
