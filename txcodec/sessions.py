@@ -172,8 +172,10 @@ def discover(
 
     def lister(store: registry.Store) -> Any:
         if lazy and store.describe_item is not None and store.discover_files is not None:
-            return store.discover_files
-        return store.discover if describe else store.discover_files or store.discover
+            return _names(store.discover_files)
+        if describe or store.discover_files is None:
+            return store.discover
+        return _names(store.discover_files)
 
     skip = set(listings.kept) if listings is not None else set()
     needle = _needles(grep) if grep else None
@@ -726,8 +728,9 @@ def session_files(
     errors: list[str] = []
 
     def lister(store: registry.Store) -> Any:
-        files = store.discover_files or store.discover
-        return files if sides else store.discover_mains or files
+        if not sides and store.discover_mains is not None:
+            return _names(store.discover_mains)
+        return _names(store.discover_files) if store.discover_files is not None else store.discover
 
     for name, item in _listed(harness, root, lister, errors):
         session_id = _get(item, "session_id", "id")
@@ -747,20 +750,11 @@ def _listed(
     """Each store's listing (but ``skip``'s), item by item with its store's name (``lister(store)``
     is the listing asked of it). What a store or an item could not list goes to ``errors``; one
     store's trouble does not hide the others."""
-    from contextlib import nullcontext
-
-    from .core.gcpause import no_cycle_collection
-
     for name, store in stores(harness).items():
         if name in skip:
             continue
-        listing = lister(store)
-        # a listing of names (no file read) makes items by the ten thousand, a few objects each
-        # and no cycle: the collector would walk them again and again (half the listing's time)
-        names = listing in (getattr(store, "discover_files", None), getattr(store, "discover_mains", None))
         try:
-            with no_cycle_collection() if names else nullcontext():
-                found = listing(Path(root) if root is not None else None)
+            found = lister(store)(Path(root) if root is not None else None)
         except (OSError, ValueError, RecursionError) as exc:
             errors.append(f"{name}: {exc}")
             continue
@@ -772,6 +766,19 @@ def _listed(
             if isinstance(path, str) and not utf8_name(path):
                 errors.append(f"{name}: {shown_path(path)}: its name is not UTF-8 (kept as os.fsdecode reads it)")
             yield name, item
+
+
+def _names(listing: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """A store's listing of names (``discover_files``, ``discover_mains``: no file read), made
+    with the cycle collector paused: items by the ten thousand, a few objects each and no
+    cycle, which it would walk again and again as they are made (half the listing's time)."""
+    from .core.gcpause import no_cycle_collection
+
+    def listed(root: Any) -> Any:
+        with no_cycle_collection():
+            return listing(root)
+
+    return listed
 
 
 def _keep(row: SessionRow, project: str | None, since: datetime | None, until: datetime | None) -> bool:
