@@ -47,8 +47,7 @@ def forked_map(
             kept.append(pool)
     try:
         if forked_before:  # a kept pool has none of these jobs: each is pickled to it
-            with no_cycle_collection():  # answers by the ten thousand, plain data kept whole
-                done = list(pool.map(work, jobs, chunksize=chunksize))
+            answers = pool.map(work, jobs, chunksize=chunksize)
         else:
             # A forking pool starts every worker at its first submit, which ``map`` makes before
             # it returns; the lock keeps another thread's map from forking with these jobs.
@@ -58,10 +57,10 @@ def forked_map(
                     answers = pool.map(_inherited_job, range(len(jobs)), chunksize=chunksize)
                 finally:
                     _INHERITED = None
-            # the workers are forked, collecting; here the answers come in by the ten thousand, plain
-            # data kept whole, which the collector would walk again and again as they grow
-            with no_cycle_collection():
-                done = list(answers)
+        # the workers are forked, collecting; here the answers come in by the ten thousand, plain
+        # data kept whole, which the collector would walk again and again as they grow
+        with no_cycle_collection():
+            done = list(answers)
     except BrokenProcessPool:
         if kept:
             kept.clear()

@@ -269,33 +269,28 @@ def _is_error(payload: msgspec.Raw) -> bool:
         return False
 
 
-class _TurnPeek(msgspec.Struct):
-    """A ``turn_context`` payload read once for the scan and the count: its keys typed as both
-    of theirs are (``scan._PayloadPeek``'s ``type`` and ``role``, ``records.TurnContext``'s own),
-    so where it fits, each of theirs fits and gives the same ``model``; where it does not, each
-    is read as before."""
-
-    type: str | None = None
-    role: str | None = None
-    turn_id: str | UnsetType = UNSET
-    cwd: str | UnsetType = UNSET
-    model: str | UnsetType = UNSET
-    effort: str | None | UnsetType = UNSET
-
-
+# A ``turn_context`` payload read once for the scan and the count: the scan's ``type`` and ``role``
+# typed as its peek types them (``scan._PayloadPeek``), and the keys the count's ``TurnContext``
+# types (those it takes as any value, left unread). Where it fits, each of theirs fits and gives
+# the same ``model``; where it does not, each is read as before.
+_TurnPeek = msgspec.defstruct(
+    "_TurnPeek",
+    [("type", str | None, None), ("role", str | None, None)]
+    + [(f.name, f.type, f.default) for f in msgspec.structs.fields(R.TurnContext) if f.type is not Any],
+)
 _turn_peek = msgspec.json.Decoder(_TurnPeek)
 
 
 def _scan_feeding(found: SessionInfo, lean: _Lean, raws: list[bytes], records: list[Any]) -> list[bytes]:
     """Lines decoded together (a rollout the listing decoded whole with ``_LISTING``, or a batch
     the codec did) added to ``found`` as :func:`.scan.scan` adds them and fed to ``lean``, in one
-    pass; and those that may name a session (as :func:`.origin.codex_meta_lines`: no item or
-    event line can). Such lines are plain objects, each decoded by msgspec as the scan's peek
-    decodes it: an event gives its time, all the scan takes of one whatever its payload; a
-    response item with a typed payload gives its time, type and role. But the peek refuses a
-    payload's ``role`` that is not a string, which only a message's struct checks: another item
-    with a ``role`` key (or a ``\\u`` escape that could spell one) is peeked at, as is every
-    other line (a meta, a turn's context that :class:`_TurnPeek` does not fit, the rest)."""
+    pass; and those that may name a session (as :func:`.origin.codex_meta_candidates` keeps
+    them: no item or event line can). Such lines are plain objects, each decoded by msgspec as
+    the scan's peek decodes it: an event gives its time, all the scan takes of one whatever its
+    payload; a response item with a typed payload gives its time, type and role. But the peek
+    refuses a payload's ``role`` that is not a string, which only a message's struct checks:
+    another item with a ``role`` key (or a ``\\u`` escape that could spell one) is peeked at, as
+    is every other line (a meta, a turn's context that :class:`_TurnPeek` does not fit, the rest)."""
     metas: list[bytes] = []
     item = lean.item
     # the counts the loop keeps as locals: written back around each line peeked at

@@ -50,16 +50,6 @@ def codex_meta_candidates(lines: list[Any]) -> list[Any]:
     return [line for line in lines if type(line) is not Line or type(line._record) not in skip]
 
 
-def codex_meta_lines(lines: list[bytes], records: list[Any]) -> list[bytes]:
-    """:func:`codex_meta_candidates` of a rollout decoded whole: of its ``lines``, those whose
-    record (``records``, one per line) is not a response item or an event."""
-    from .records import EventMsgLine
-    from .records import ResponseItemLine
-
-    skip = (ResponseItemLine, EventMsgLine)
-    return [line for line, record in zip(lines, records) if type(record) not in skip]
-
-
 def main_files(root: Path) -> list[Path]:
     return sorted(p for p in root.rglob("rollout-*.jsonl"))
 
