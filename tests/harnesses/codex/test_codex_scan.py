@@ -74,6 +74,13 @@ _ODD_LINES = {
     ),
     "an event of a new type": _line("event_msg", {"type": "new_kind", "n": [1]}),
     "an event with a null payload": _line("event_msg", None),
+    "an event whose payload is text": _line("event_msg", "boom"),
+    "an error event whose type is given twice, error last": _line("event_msg", {"type": "x", "message": "m"}).replace(
+        b'"message"', b'"type": "error", "message"'
+    ),
+    "an error event whose type is given twice, error first": _line("event_msg", {"type": "error", "message": "m"}).replace(
+        b'"message"', b'"type": "x", "message"'
+    ),
     # a turn's context, read once for the scan's model and the count's
     "a turn context": _line("turn_context", {"model": "gpt-odd", "cwd": "/w"}),
     "a turn context of another type": _line("turn_context", {"type": 5, "model": "gpt-odd"}),

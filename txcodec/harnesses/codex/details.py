@@ -239,20 +239,24 @@ _CALL_ITEMS = frozenset((R.FunctionCallItem, R.CustomToolCallItem, R.LocalShellC
 _ITEM_LINE, _EVENT_LINE, _TURN_LINE, _MESSAGE = R.ResponseItemLine, R.EventMsgLine, R.TurnContextLine, R.MessageItem
 
 
-class _ListedEventLine(R.EventMsgLine, tag="event_msg"):
-    """An event line as the listing decodes it, its payload kept as bytes: of the events,
-    the count takes only an ``error`` (typed as the codec types it, :func:`_is_error`) and the
-    scan only the line's time. Where the codec refuses an event's payload it keeps it as
-    bytes too, the line around it typed the same: so the listing decodes a rollout whole
-    where every line but an event's payload fits the codec's union, with the same records."""
+class _EventType(msgspec.Struct):
+    type: Any = None
 
-    payload: msgspec.Raw | UnsetType = UNSET
+
+class _ListedEventLine(R.EventMsgLine, tag="event_msg"):
+    """An event line as the listing decodes it, its payload read for its ``type`` alone: of
+    the events, the count takes only an ``error`` (typed as the codec types it,
+    :func:`_is_error`) and the scan only the line's time. Where the codec refuses an event's
+    payload object it keeps it as bytes, the line around it typed the same: so the listing
+    decodes a rollout whole where every line but an event's payload object fits the codec's
+    union, with the same records. (A payload that is no object sends the rollout to the codec.)"""
+
+    payload: _EventType | UnsetType = UNSET
 
 
 _LISTING = msgspec.json.Decoder(
     Union[R.SessionMetaLine, R.ResponseItemLine, _ListedEventLine, R.TurnContextLine, R.CompactedLine]
 )
-_EVENT = msgspec.json.Decoder(R.EventMsg)
 
 
 class _ListingCodec:
@@ -262,20 +266,20 @@ class _ListingCodec:
 _LISTING_CODEC = _ListingCodec()
 
 
-def _is_error(payload: msgspec.Raw) -> bool:
-    try:
-        return type(_EVENT.decode(payload)) is R.ErrorEvent
-    except (msgspec.DecodeError, msgspec.ValidationError):  # the codec keeps it as bytes
-        return False
+def _is_error(line: bytes) -> bool:
+    """Whether the codec types the event on ``line`` as an error (its payload's last ``type``
+    key said "error": a tagged struct checks them all, the codec's lenient path keeps the last)."""
+    record = CODEC.decode(line)
+    return type(record) is _EVENT_LINE and type(record.payload) is R.ErrorEvent
 
 
-# A ``turn_context`` payload read once for the scan and the count: the scan's ``type`` and ``role``
-# typed as its peek types them (``scan._PayloadPeek``), and the keys the count's ``TurnContext``
+# A ``turn_context`` payload read once for the scan and the count: the scan's ``type`` typed as
+# its peek types it (``scan._PayloadPeek``), and the keys the count's ``TurnContext``
 # types (those it takes as any value, left unread). Where it fits, each of theirs fits and gives
 # the same ``model``; where it does not, each is read as before.
 _TurnPeek = msgspec.defstruct(
     "_TurnPeek",
-    [("type", str | None, None), ("role", str | None, None)]
+    [("type", str | None, None)]
     + [(f.name, f.type, f.default) for f in msgspec.structs.fields(R.TurnContext) if f.type is not Any],
 )
 _turn_peek = msgspec.json.Decoder(_TurnPeek)
@@ -287,10 +291,9 @@ def _scan_feeding(found: SessionInfo, lean: _Lean, raws: list[bytes], records: l
     pass; and those that may name a session (as :func:`.origin.codex_meta_candidates` keeps
     them: no item or event line can). Such lines are plain objects, each decoded by msgspec as
     the scan's peek decodes it: an event gives its time, all the scan takes of one whatever its
-    payload; a response item with a typed payload gives its time, type and role. But the peek
-    refuses a payload's ``role`` that is not a string, which only a message's struct checks:
-    another item with a ``role`` key (or a ``\\u`` escape that could spell one) is peeked at, as
-    is every other line (a meta, a turn's context that :class:`_TurnPeek` does not fit, the rest)."""
+    payload; a response item with a typed payload gives its time, type and role. Every other
+    line is peeked at (a meta, a turn's context that :class:`_TurnPeek` does not fit, the rest).
+    No line's bytes are searched: that cost more than the rest of the pass."""
     metas: list[bytes] = []
     item = lean.item
     # the counts the loop keeps as locals: written back around each line peeked at
@@ -307,7 +310,7 @@ def _scan_feeding(found: SessionInfo, lean: _Lean, raws: list[bytes], records: l
                     found.user_messages += 1
                 elif role == "assistant":
                     found.assistant_messages += 1
-            elif typed in _ITEMS and b'"role"' not in raw and b"\\u" not in raw:
+            elif typed in _ITEMS:
                 found.tool_calls += typed in _CALL_ITEMS
             else:
                 kind = None
@@ -318,7 +321,7 @@ def _scan_feeding(found: SessionInfo, lean: _Lean, raws: list[bytes], records: l
             elif kind is _EVENT_LINE:  # a batch the codec decoded: its payload typed
                 if type(payload) is R.ErrorEvent:
                     lean.error()
-            elif (b"error" in raw or b"\\u" in raw) and _is_error(payload):  # the type "error", maybe escaped
+            elif payload.type == "error" and _is_error(raw):
                 lean.error()
         elif kind is _TURN_LINE:
             try:

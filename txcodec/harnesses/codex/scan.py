@@ -48,7 +48,7 @@ class _Peek(msgspec.Struct):
 
 class _PayloadPeek(msgspec.Struct):
     type: str | None = None
-    role: str | None = None
+    role: Any = None  # any value: only "user" or "assistant" counts a message, and no role stops a peek
     id: Any = None
     cwd: Any = None
     cli_version: Any = None
