@@ -63,7 +63,7 @@ _ODD_LINES = {
     "a line nested too deeply": _line("response_item", {"type": "function_call", "name": "x"}).replace(
         b'"name"', b'"deep": ' + b"[" * 100_000 + b"]" * 100_000 + b', "name"'
     ),
-    # events, of which the count takes only an error: the listing keeps their payloads as bytes
+    # events, of which the count takes only an error: the listing reads their payloads for their type alone
     "an error event": _line("event_msg", {"type": "error", "message": "boom"}),
     "an error event spelt with an escape": _line("event_msg", {"type": "error", "message": "boom"}).replace(
         b'"error"', b'"\\u0065rror"'
@@ -75,10 +75,11 @@ _ODD_LINES = {
     "an event of a new type": _line("event_msg", {"type": "new_kind", "n": [1]}),
     "an event with a null payload": _line("event_msg", None),
     "an event whose payload is text": _line("event_msg", "boom"),
-    "an error event whose type is given twice, error last": _line("event_msg", {"type": "x", "message": "m"}).replace(
+    # a tagged struct checks every "type" key, the codec's lenient path keeps the last
+    "an error event typed twice, error last": _line("event_msg", {"type": "x", "message": "m"}).replace(
         b'"message"', b'"type": "error", "message"'
     ),
-    "an error event whose type is given twice, error first": _line("event_msg", {"type": "error", "message": "m"}).replace(
+    "an error event typed twice, error first": _line("event_msg", {"type": "error", "message": "m"}).replace(
         b'"message"', b'"type": "x", "message"'
     ),
     # a turn's context, read once for the scan's model and the count's
@@ -142,8 +143,9 @@ _BUILT = [
 @pytest.mark.parametrize("odd", sorted(_COUNTED))
 @pytest.mark.parametrize("where", [0, 4, -1])
 def test_an_event_or_turn_context_gives_the_details_of_the_full_read(tmp_path, odd, where):
-    """The listing decodes events with their payloads as bytes and a turn's context once, for
-    both the scan and the count: its details are the full read's, its row the scan's."""
+    """The listing decodes events for their type alone (an error typed by the codec) and a
+    turn's context once, for both the scan and the count: its details are the full read's,
+    its row the scan's."""
     lines = list(_BUILT)
     lines.insert(where if where >= 0 else len(lines), _ODD_LINES[odd])
     path = tmp_path / "rollout-2026-01-01T00-00-00-0f0e0d0c-0000-4000-8000-000000000001.jsonl"
