@@ -9,7 +9,7 @@ decoded, and nothing is conformed, which is what makes the full read cost ten ti
 Where the lean read cannot be sure it gives the reader's answer (a handler the full reader would
 stop in, a file with no message of its own, such as a subagent's old sidechain file read alone),
 :func:`summarize` returns None and the caller reads the file whole.
-``tests/harnesses/claude_code/test_claude_details.py`` compares both on every golden and
+``tests/features/test_list_lean.py`` compares both on every golden and
 corpus file and on mutated lines."""
 
 from __future__ import annotations

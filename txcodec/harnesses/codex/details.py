@@ -7,7 +7,7 @@ argument decoded, nothing conformed. Codex keeps no title.
 
 An events-only rollout, a 0.1.x document, or a rollout with no message at all is read whole
 (:func:`summarize` returns None), as is one where a handler the full reader runs would stop.
-``tests/harnesses/codex/test_codex_details.py`` compares both on every golden and corpus
+``tests/features/test_list_lean.py`` compares both on every golden and corpus
 rollout and on mutated lines."""
 
 from __future__ import annotations
