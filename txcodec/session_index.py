@@ -15,6 +15,7 @@ only costs the next run its reads."""
 from __future__ import annotations
 
 import contextlib
+import operator
 import os
 import sqlite3
 from pathlib import Path
@@ -260,12 +261,12 @@ class SessionIndex:
             if any(pending.values()) or seen is not None:
                 self._db.execute("BEGIN IMMEDIATE")
                 for table, rows in pending.items():
-                    # a table that held no row before this run's has none of a file gone
-                    empty = seen is not None and self._db.execute(f"SELECT 1 FROM {table} LIMIT 1").fetchone() is None  # noqa: S608 - fixed names
-                    # in key order: each page filled once, fewer pages written (a cold listing: 0.1 s of 1)
-                    rows.sort(key=_row_key)
+                    # a table that held no row before this run's holds none of a file gone since
+                    held = seen is not None and self._db.execute(f"SELECT 1 FROM {table} LIMIT 1").fetchone()  # noqa: S608
+                    # in key order each page is written once (a stable sort: of two rows for one key the last wins)
+                    rows.sort(key=_KEY)
                     self._db.executemany(f"INSERT OR REPLACE INTO {table} VALUES (?, ?, ?, ?, ?, ?)", rows)  # noqa: S608
-                    if seen is not None and not empty:
+                    if held:
                         known = self._db.execute(f"SELECT DISTINCT path FROM {table}")  # noqa: S608
                         gone = [(p,) for (p,) in known if p not in seen]
                         self._db.executemany(f"DELETE FROM {table} WHERE path = ?", gone)  # noqa: S608
@@ -289,8 +290,7 @@ class SessionIndex:
             return 0
 
 
-def _row_key(row: tuple[Any, ...]) -> tuple[str, str]:
-    return row[0], row[1]  # a table's primary key: (path, session id or harness)
+_KEY = operator.itemgetter(0, 1)  # a row's primary key: (path, session id or harness)
 
 
 def _storable(*texts: str) -> bool:
