@@ -245,32 +245,72 @@ def line_spans(data: Any, lines: int, size: int) -> Iterator[tuple[list[int], li
         yield starts, ends
 
 
-def decode_batches(data: Any, codec: Any) -> Iterator[tuple[list[Line], int, bool]]:
+def decode_batches(data: Any, codec: Any, runs: bool = False) -> Iterator[tuple[list[Line], int, bool]]:
     """The lines of ``data`` (bytes, or a file mapped in memory) decoded from views into
     it, each batch with the offset where it ends and whether ``decode_batch`` took it
     whole (then no line of it holds a lone surrogate escape: msgspec refuses one
     anywhere in a line, skipped values included). Lines are found and decoded a batch at
     a time, so each batch is still in cache when it is decoded: up to ``_BATCH`` lines
     and ``_BATCH_BYTES`` go to ``codec.decode_batch`` in one call when the codec has one;
-    a long line, or a batch the codec refuses, is decoded line by line."""
+    a long line, or a batch the codec refuses, is decoded line by line. With ``runs``, the
+    lines of a refused batch that ``decode_batch`` takes alone come as whole batches still
+    (:func:`_runs`): for a reader that looks again at each line not decoded whole (a
+    listing), worth the cost of a call per line, which a plain load does not repay."""
     view = memoryview(data)
     decode = codec.decode
     batch = getattr(codec, "decode_batch", None)
-    untouched = itertools.repeat(False)
     for starts, ends in line_spans(data, _BATCH, _BATCH_BYTES):
         records = None
-        if batch is not None and len(starts) > 1 and _one_object_per_line(data, starts, ends):
-            try:
-                records = batch(view[starts[0] : ends[-1]])
-            except Exception:  # RecursionError when too deep; decoded line by line below
-                records = None
-            if records is not None and len(records) != len(starts):
-                records = None
+        if batch is not None and len(starts) > 1:
+            if _one_object_per_line(data, starts, ends):
+                try:
+                    records = batch(view[starts[0] : ends[-1]])
+                except Exception:  # RecursionError when too deep; decoded line by line below
+                    records = None
+                if records is not None and len(records) != len(starts):
+                    records = None
+            if records is None and runs:
+                yield from _runs(data, view, starts, ends, decode, batch)
+                continue
         raws = list(map(view.__getitem__, map(slice, starts, ends)))
         whole = records is not None
         if records is None:
             records = decode_all(decode, raws)
-        yield list(map(Line, raws, records, untouched)), ends[-1], whole  # no bytecode per line
+        yield list(map(Line, raws, records, itertools.repeat(False))), ends[-1], whole  # no bytecode per line
+
+
+def _runs(
+    data: Any, view: memoryview, starts: list[int], ends: list[int], decode: Any, batch: Any
+) -> Iterator[tuple[list[Line], int, bool]]:
+    """The lines of a batch ``batch`` refused, each given to it alone: a run of lines it takes
+    comes as a whole batch, a run of the others is decoded by ``decode``. A record type the
+    codec does not know yet, on one line, thus leaves the lines around it whole (a listing
+    takes a whole line as decoded, and looks at any other again)."""
+    records = [_alone(data, view, start, end, batch) for start, end in zip(starts, ends)]
+    first, count = 0, len(records)
+    while first < count:
+        taken = records[first] is not None
+        stop = first + 1
+        while stop < count and (records[stop] is not None) is taken:
+            stop += 1
+        raws = list(map(view.__getitem__, map(slice, starts[first:stop], ends[first:stop])))
+        found = records[first:stop] if taken else decode_all(decode, raws)
+        yield list(map(Line, raws, found, itertools.repeat(False))), ends[stop - 1], taken
+        first = stop
+
+
+def _alone(data: Any, view: memoryview, start: int, end: int, batch: Any) -> Any:
+    """The line's record as a batch decodes it, when it is one plain object (a CR before its
+    LF allowed, as in :func:`_one_object_per_line`) that ``batch`` takes; else None."""
+    if end - start < 2 or data[start] != 0x7B:
+        return None
+    if data[end - 1] != 0x7D and not (data[end - 1] == 0x0D and data[end - 2] == 0x7D):
+        return None
+    try:
+        found = batch(view[start:end])
+    except Exception:  # RecursionError when too deep
+        return None
+    return found[0] if found is not None and len(found) == 1 else None
 
 
 _WHOLE_BYTES = 8 << 20  # a bigger file is decoded a batch at a time (its records are not all held)

@@ -91,6 +91,17 @@ _ODD_LINES = {
         b'{"model"', b'{"model": 5, "model"'
     ),
     "a turn context that is null": _line("turn_context", None),
+    # a key decoded as any value has its strings checked as UTF-8: where one is not, the count's
+    # TurnContext, or the scan's peek, refuses the payload that a skipping decoder takes
+    "a turn context whose sandbox policy is not UTF-8": _line(
+        "turn_context", {"model": "gpt-odd", "sandbox_policy": {"type": "full-access"}}
+    ).replace(b"full-access", b"full\xff\xffaccess"),
+    "a turn context whose id is not UTF-8": _line("turn_context", {"model": "gpt-odd", "id": "t"}).replace(
+        b'"id": "t"', b'"id": "t\xff"'
+    ),
+    "a turn context with a number past range": _line("turn_context", {"model": "gpt-odd", "summary": 1}).replace(
+        b'"summary": 1', b'"summary": 1e999'
+    ),
 }
 _COUNTED = {odd for odd in _ODD_LINES if "event" in odd or "turn context" in odd}
 

@@ -336,7 +336,7 @@ def _summarize(path: Path, data: bytes | None, found: Scan | None) -> tuple[Deta
         lean = _Lean()
         first = 1
         may_fork = False  # with ``found``: whether a line can name a fork, told as the lines go by
-        for batch, _, whole in decode_batches(data, CODEC):
+        for batch, _, whole in decode_batches(data, CODEC, runs=True):
             if found is not None:
                 may_fork = _scan(found, batch, whole) or may_fork
             lean.feed([line._record for line in batch], first)

@@ -38,6 +38,7 @@ from .origin import codex_origin
 from .prelude import prelude_kind
 from .read import _is_part
 from .scan import SessionInfo
+from .scan import _PayloadPeek
 from .scan import scan_line
 
 
@@ -213,7 +214,7 @@ def _summarize(path: Path, data: bytes | None, found: SessionInfo | None) -> tup
             candidates = _scan_feeding(found, lean, *whole)
         else:
             candidates = []
-            for batch, _, typed in decode_batches(data, CODEC):
+            for batch, _, typed in decode_batches(data, CODEC, runs=True):
                 records = [line._record for line in batch]
                 if typed:
                     candidates.extend(_scan_feeding(found, lean, [bytes(line._raw) for line in batch], records))
@@ -273,15 +274,14 @@ def _is_error(line: bytes) -> bool:
     return type(record) is _EVENT_LINE and type(record.payload) is R.ErrorEvent
 
 
-# A ``turn_context`` payload read once for the scan and the count: the scan's ``type`` typed as
-# its peek types it (``scan._PayloadPeek``), and the keys the count's ``TurnContext``
-# types (those it takes as any value, left unread). Where it fits, each of theirs fits and gives
-# the same ``model``; where it does not, each is read as before.
-_TurnPeek = msgspec.defstruct(
-    "_TurnPeek",
-    [("type", str | None, None)]
-    + [(f.name, f.type, f.default) for f in msgspec.structs.fields(R.TurnContext) if f.type is not Any],
-)
+# A ``turn_context`` payload read once for the scan and the count: every key the count's
+# ``TurnContext`` decodes, typed as it types them, and the other keys the scan's peek
+# (:class:`.scan._PayloadPeek`) decodes, typed as it does. A key decoded as any value is decoded all
+# the same (its strings checked as UTF-8, its numbers for range), so where this fits, each of
+# theirs fits and gives the same ``model``; where it does not, each is read as before.
+_TURN_KEYS = {f.name: (f.name, f.type, f.default) for f in msgspec.structs.fields(_PayloadPeek)}
+_TURN_KEYS.update((f.name, (f.name, f.type, f.default)) for f in msgspec.structs.fields(R.TurnContext))
+_TurnPeek = msgspec.defstruct("_TurnPeek", list(_TURN_KEYS.values()))
 _turn_peek = msgspec.json.Decoder(_TurnPeek)
 
 
