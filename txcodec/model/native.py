@@ -287,14 +287,13 @@ def _runs(
     codec does not know yet, on one line, thus leaves the lines around it whole (a listing
     takes a whole line as decoded, and looks at any other again)."""
     records = [_alone(data, view, start, end, batch) for start, end in zip(starts, ends)]
-    first, count = 0, len(records)
-    while first < count:
-        taken = records[first] is not None
-        stop = first + 1
-        while stop < count and (records[stop] is not None) is taken:
-            stop += 1
+    first = 0
+    for taken, run in itertools.groupby(records, key=lambda record: record is not None):
+        found = list(run)
+        stop = first + len(found)
         raws = list(map(view.__getitem__, map(slice, starts[first:stop], ends[first:stop])))
-        found = records[first:stop] if taken else decode_all(decode, raws)
+        if not taken:
+            found = decode_all(decode, raws)
         yield list(map(Line, raws, found, itertools.repeat(False))), ends[stop - 1], taken
         first = stop
 
