@@ -299,11 +299,9 @@ def _runs(
 
 
 def _alone(data: Any, view: memoryview, start: int, end: int, batch: Any) -> Any:
-    """The line's record as a batch decodes it, when it is one plain object (a CR before its
-    LF allowed, as in :func:`_one_object_per_line`) that ``batch`` takes; else None."""
-    if end - start < 2 or data[start] != 0x7B:
-        return None
-    if data[end - 1] != 0x7D and not (data[end - 1] == 0x0D and data[end - 2] == 0x7D):
+    """The line's record as a batch decodes it, when it is one plain object
+    (:func:`_braced`) that ``batch`` takes; else None."""
+    if not _braced(data, start, end):
         return None
     try:
         found = batch(view[start:end])
@@ -399,10 +397,15 @@ def _one_object_per_line(data: bytes, starts: list[int], ends: list[int]) -> boo
         return False
     if lasts.count(0x7D) == len(lasts):
         return True
-    return all(
-        data[b - 1] == 0x7D or (data[b - 1] == 0x0D and b - 2 >= a and data[b - 2] == 0x7D)
-        for a, b in zip(starts, ends)
-    )
+    return all(map(_braced, itertools.repeat(data), starts, ends))
+
+
+def _braced(data: Any, start: int, end: int) -> bool:
+    """Whether the line ``data[start:end]`` starts with ``{`` and ends with ``}`` (a CR before
+    the LF allowed)."""
+    if end - start < 2 or data[start] != 0x7B:
+        return False
+    return data[end - 1] == 0x7D or (data[end - 1] == 0x0D and data[end - 2] == 0x7D)
 
 
 def decode_document(data: bytes, codec: Codec, harness: str, path: Path | None = None) -> NativeSession:
