@@ -340,3 +340,82 @@ def test_assistant_lines_without_a_message_id_are_told_apart_by_their_line_in_th
     path.write_bytes(b"\n".join(lines) + b"\n")
     lean, full = _both("claude_code", path)
     assert lean == full and full.messages == len(lines)
+
+
+# A value the codec keeps as bytes (msgspec.Raw) is not checked when its line decodes: a string in
+# it that is not UTF-8, or a number past range, fails only where the full read decodes it, and the
+# full read then drops that record. The lean read must not count what the full read drops. (Each
+# user line below holds a text block too, so that it is a turn: one dropped changes the count.)
+_NOT_DECODABLE = (b'"\xe1"', b'{"medi\xe1_type": "x"}', b"1e999", b"-" + b"9" * 5000)
+_TEXT = b'{"type":"text","text":"and this"}'
+_ASSISTANT_PLACES = {
+    "a tool call's input": b'{"type":"tool_use","id":"toolu_9","name":"Bash","input":{"command":BAD}}',
+    "an Artifact call's input": b'{"type":"tool_use","id":"toolu_9","name":"Artifact","input":{"file_path":BAD}}',
+    "a server tool call's input": b'{"type":"server_tool_use","id":"srv_9","name":"web_search","input":BAD}',
+    "an unknown block": b'{"type":"odd_block","value":BAD}',
+    "a tool result on an assistant line": b'{"type":"tool_result","tool_use_id":"toolu_1","content":{"v":BAD}}',
+    "an image's source": b'{"type":"image","source":{"type":"base64","data":BAD}}',
+    "a document's source": b'{"type":"document","source":BAD}',
+}
+_USER_PLACES = {
+    "a user image's source": b'{"type":"image","source":BAD}',
+    "a tool result's content": b'{"type":"tool_result","tool_use_id":"toolu_1","content":{"v":BAD}}',
+    "an image in a tool result": b'{"type":"tool_result","tool_use_id":"toolu_1","content":'
+    b'[{"type":"image","source":BAD}]}',
+}
+_GOOD_BLOCK = b'{"type":"text","text":"ok"}'
+_GOOD_RESULT = b'{"type":"tool_result","tool_use_id":"toolu_1","content":"r"}'
+
+
+def _session(assistant_block: bytes, user_block: bytes, extra: bytes = b"") -> bytes:
+    def line(kind: str, n: int, content: bytes, more: bytes = b"") -> bytes:
+        return (
+            b'{"type":"%s","uuid":"u%d","parentUuid":null,"sessionId":"s","timestamp":"2030-01-01T00:00:0%dZ",'
+            b'"message":{"role":"%s","id":"m%d","model":"claude-x","content":%s}%s}'
+            % (kind.encode(), n, n, kind.encode(), n, content, more)
+        )
+
+    tool_call = b'{"type":"tool_use","id":"toolu_1","name":"Bash","input":{}}'
+    return b"\n".join(
+        [
+            line("user", 1, b'"first prompt"'),
+            line("assistant", 2, b"[%s,%s]" % (tool_call, assistant_block)),
+            line("user", 3, b"[%s,%s]" % (user_block, _TEXT), extra),
+            b'{"type":"system","subtype":"compact_boundary","uuid":"u4","sessionId":"s","compactMetadata":META}',
+            line("assistant", 5, b"[%s]" % _GOOD_BLOCK),
+        ]
+    )
+
+
+def _cases() -> dict[str, bytes]:
+    cases = {}
+    for bad in _NOT_DECODABLE:
+        good_meta = b'{"trigger":"auto"}'
+        for place, block in _ASSISTANT_PLACES.items():
+            cases[f"{place}, {bad!r:.20}"] = _session(block.replace(b"BAD", bad), _GOOD_RESULT).replace(
+                b"META", good_meta
+            )
+        for place, block in _USER_PLACES.items():
+            cases[f"{place}, {bad!r:.20}"] = _session(_GOOD_BLOCK, block.replace(b"BAD", bad)).replace(
+                b"META", good_meta
+            )
+        with_result = _session(_GOOD_BLOCK, _GOOD_RESULT, b',"toolUseResult":{"stdout":%s}' % bad)
+        cases[f"toolUseResult, {bad!r:.20}"] = with_result.replace(b"META", good_meta)
+        cases[f"compactMetadata, {bad!r:.20}"] = _session(_GOOD_BLOCK, _GOOD_RESULT).replace(b"META", bad)
+    return cases
+
+
+_CASES = _cases()
+
+
+@pytest.mark.parametrize("name", _CASES)
+def test_a_kept_value_the_full_read_cannot_decode_is_not_counted_by_the_lean_read(tmp_path, name):
+    good = tmp_path / "good" / f"{fuzzing.LISTED_SID}.jsonl"
+    good.parent.mkdir()
+    good.write_bytes(_session(_GOOD_BLOCK, _GOOD_RESULT).replace(b"META", b"{}"))
+    lean, full = _both("claude_code", good)
+    assert lean == full and full.messages == 4  # the session, every value decodable, is read lean
+    path = tmp_path / good.name
+    path.write_bytes(_CASES[name])
+    lean, full = _both("claude_code", path)
+    assert lean is None or lean == full

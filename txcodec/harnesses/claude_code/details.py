@@ -3,8 +3,9 @@ models, lineage), read lean: the file's lines are decoded into the reader's own 
 (the same codec, so the same lines are typed, lenient or opaque), and a small state machine
 follows :mod:`.read`'s rules only as far as the count needs them (docs/claude_code_reader.md#reconstruction-rules):
 which records make a message, which join one, and which message is a turn
-(:func:`txcodec.model.summary.typed`). No Common block is built, no tool input or result is
-decoded, and nothing is conformed, which is what makes the full read cost ten times more.
+(:func:`txcodec.model.summary.typed`). No Common block is built and nothing is conformed,
+which is what makes the full read cost ten times more; the values the codec keeps as bytes are
+decoded only to learn whether the full read would drop their record.
 
 Where the lean read cannot be sure it gives the reader's answer (a handler the full reader would
 stop in, a file with no message of its own, such as a subagent's old sidechain file read alone),
@@ -25,6 +26,7 @@ from ...core.gcpause import no_cycle_collection
 from ...core.zst import read_bytes
 from ...kit.detect import spread_document
 from ...model.native import RawLines
+from ...model.native import builtins
 from ...model.native import decode_batches
 from ...model.summary import NOT_TYPED
 from ...model.summary import PROMPT_MAX
@@ -35,18 +37,23 @@ from .origin import FORKED_FROM
 from .origin import claude_origin
 from .read import SYNTHETIC_MODEL
 from .read import _origin_kind
+from .read import _raw
 from .read import _rendered_text
 from .read import _sidechain_in_main
+from .read import _value
 from .records import AgentNameRecord
 from .records import AssistantRecord
 from .records import AttachmentRecord
 from .records import CustomTitleRecord
 from .records import PageUserRecord
 from .records import ProgressRecord
+from .records import RedactedThinkingBlock
 from .records import StreamedUserRecord
 from .records import SummaryRecord
 from .records import SystemRecord
 from .records import TextBlock
+from .records import ThinkingBlock
+from .records import ToolReferenceBlock
 from .records import ToolResultBlock
 from .records import ToolUseBlock
 from .records import UserRecord
@@ -91,6 +98,12 @@ class _Command:
 
 
 _USERS = (UserRecord, StreamedUserRecord, PageUserRecord)
+
+# The full read decodes the values the codec keeps as bytes (a tool call's input, a tool result,
+# an image's source), and drops the record where one does not decode: msgspec keeps a value
+# without checking that its strings are UTF-8 or its numbers in range. The lean read decodes them
+# too, so that such a file is read whole. These blocks hold no value the full read decodes.
+_DECODED_BLOCKS = frozenset((TextBlock, ThinkingBlock, RedactedThinkingBlock, ToolReferenceBlock))
 
 
 class _Lean:
@@ -169,14 +182,16 @@ class _Lean:
         if isinstance(content, str) or content is UNSET:
             return
         for block in content:
-            if type(block) is ToolUseBlock:
+            t = type(block)
+            if t is ToolUseBlock:
                 self.owner[block.id] = call
-                if block.name == "Artifact":
-                    value = UNSET if block.input is UNSET else _decode(block.input)
-                    if isinstance(value, dict) and isinstance(value.get("file_path"), str):
-                        self.artifacts.add(block.id)
-                        continue
+                value = _raw(block.input)
+                if block.name == "Artifact" and isinstance(value, dict) and isinstance(value.get("file_path"), str):
+                    self.artifacts.add(block.id)
+                    continue
                 msg.tool_use = True
+            elif t not in _DECODED_BLOCKS:
+                builtins(block)
 
     # -- user: read._FileReader.user / _user / _mark_user
     def user(self, rec: Any, n: int) -> None:
@@ -201,6 +216,7 @@ class _Lean:
                 t = type(block)
                 if t is ToolResultBlock:
                     results = True
+                    _result_decodes(block.content)
                     if block.tool_use_id in self.artifacts:
                         continue
                     if first is None:
@@ -210,6 +226,10 @@ class _Lean:
                     kept = other = True
                     if t is TextBlock:
                         texts.append(block.text)
+                    else:
+                        builtins(block)
+            if results:
+                _value(rec.tool_use_result)  # read._FileReader._structured reads its shape
             if results and not kept:
                 return
             if results:
@@ -268,9 +288,11 @@ class _Lean:
     # -- system: read._FileReader.system
     def system(self, rec: SystemRecord, n: int) -> None:
         if rec.subtype == "local_command":
-            content = UNSET if rec.content is UNSET else _decode(rec.content)
+            content = _raw(rec.content)
             if isinstance(content, str):
                 self._envelope(rec, content)
+        elif rec.subtype == "compact_boundary":
+            _raw(rec.compact_metadata)
 
     # -- attachment: read._FileReader.attachment
     def attachment(self, rec: AttachmentRecord, n: int) -> None:
@@ -310,6 +332,16 @@ class _Lean:
                     prompt = text[:PROMPT_MAX]
         models = [m for m in self.models]
         return Details(title=title, first_prompt=prompt, messages=count, models=models)
+
+
+def _result_decodes(content: Any) -> None:
+    """Decodes what the full read decodes of a tool result's content: raises where it raises."""
+    if type(content) is list:
+        for part in content:
+            if type(part) is not TextBlock:
+                builtins(part)
+    else:
+        _value(content)
 
 
 def summarize(path: str | Path) -> Details | None:
