@@ -64,6 +64,8 @@ def _seed(folder: Path, target: str, codec: str) -> None:
             regressions += [path for name, path in fuzzing.view_regressions() if name == codec]
         if target == "listing":
             regressions += [path for name, path in fuzzing.listing_regressions() if name == codec]
+        if target == "usage":
+            regressions += [path for name, path in fuzzing.usage_regressions() if name == codec]
     for path in regressions:
         (folder / f"regression-{path.name}").write_bytes(path.read_bytes())
 
@@ -71,13 +73,15 @@ def _seed(folder: Path, target: str, codec: str) -> None:
 def main(codec: str, target: str = "codec") -> None:
     """``target``: ``codec`` (the invariants of fuzzing.check), ``views`` (the views behind
     the codec: fuzzing.check_views), ``listing`` (a store's file listed lean:
-    fuzzing.check_listing) or ``common`` (Common JSON with every writer behind it:
+    fuzzing.check_listing), ``usage`` (a store's file counted by its lean usage pass:
+    fuzzing.check_usage) or ``common`` (Common JSON with every writer behind it:
     fuzzing.check_common; ``codec`` is then ignored)."""
     harness = fuzzing.harness_for(codec)
     folder = {
         "codec": codec,
         "views": f"{fuzzing.VIEWS}/{codec}",
         "listing": f"{fuzzing.LISTING}/{codec}",
+        "usage": f"{fuzzing.USAGE}/{codec}",
         "common": fuzzing.COMMON,
     }[target]
 
@@ -87,6 +91,8 @@ def main(codec: str, target: str = "codec") -> None:
                 fuzzing.check_common(data)
             elif target == "listing":
                 fuzzing.check_listing(data, codec)
+            elif target == "usage":
+                fuzzing.check_usage(data, codec)
             elif target == "views":
                 fuzzing.check_views(data, harness)
             else:
@@ -96,7 +102,7 @@ def main(codec: str, target: str = "codec") -> None:
             raise
 
     argv = list(sys.argv)
-    if target in ("views", "listing"):  # python fuzz/views.py CODEC [libFuzzer options]
+    if target in ("views", "listing", "usage"):  # python fuzz/views.py CODEC [libFuzzer options]
         argv = [argv[0], *argv[2:]]
     if not any(not a.startswith("-") for a in argv[1:]):
         work = _work_folder(folder)

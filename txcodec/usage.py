@@ -277,7 +277,7 @@ def _split(path: Path, lean: Any) -> Any:
     ranges = _line_ranges(path, jobs)
     try:
         parts = forked_map(_wanted_part, [(lean.wanted_lines, str(path), a, b) for a, b in ranges], len(ranges))
-    except (msgspec.DecodeError, msgspec.ValidationError):
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
         return None
     return lean.calls_of_parts(parts)
 
@@ -721,15 +721,12 @@ def _read_one(job: tuple[str, str | None, bool, bool, bool]) -> tuple[Any, ...]:
         return (path, None, str(exc) if explicit else None, None, None, stamp)
     except (OSError, ValueError, TxcodecError, msgspec.MsgspecError) as exc:
         return (path, None, str(exc) if str(exc).startswith(path) else f"{path}: {exc}", None, None, stamp)
-    cells, unmarked, marks = _cells(fu)
-    return (
-        path,
-        (fu.harness, fu.session, fu.cwd),
-        _cells_blob(cells),
-        _cells_blob(unmarked),
-        _marks_blob(marks),
-        stamp,
-    )
+    try:
+        cells, unmarked, marks = _cells(fu)
+        blobs = (_cells_blob(cells), _cells_blob(unmarked), _marks_blob(marks))
+    except OverflowError:  # kept as 64-bit integers, which no count a client writes comes near
+        return (path, None, f"{path}: a token count past 2**63, which is no count of tokens", None, None, stamp)
+    return (path, (fu.harness, fu.session, fu.cwd), *blobs, stamp)
 
 
 def _unpacked(result: tuple) -> tuple:

@@ -129,6 +129,7 @@ def test_common_json_mutants() -> None:
         fuzzing.COMMON,
         *(f"{fuzzing.VIEWS}/{c}" for c in fuzzing.CODECS),
         *(f"{fuzzing.LISTING}/{c}" for c in sorted(fuzzing.LISTED)),
+        *(f"{fuzzing.USAGE}/{c}" for c in fuzzing.COUNTED),
     ],
 )
 def test_fuzz_long_beyond_the_codecs(target: str, request: pytest.FixtureRequest) -> None:
@@ -150,6 +151,8 @@ def test_fuzz_long_beyond_the_codecs(target: str, request: pytest.FixtureRequest
                 fuzzing.check_common(mutant)
             elif target.startswith(fuzzing.LISTING):
                 fuzzing.check_listing(mutant, codec)
+            elif target.startswith(fuzzing.USAGE):
+                fuzzing.check_usage(mutant, codec)
             else:
                 fuzzing.check_views(mutant, fuzzing.harness_for(codec))
         except Exception:
@@ -182,6 +185,24 @@ def test_listing_of_mutants(codec: str) -> None:
 @pytest.mark.parametrize("codec,path", fuzzing.listing_regressions(), ids=lambda v: v if isinstance(v, str) else v.name)
 def test_listing_regressions(codec: str, path) -> None:
     fuzzing.check_listing(path.read_bytes(), codec)
+
+
+@pytest.mark.parametrize("codec", fuzzing.COUNTED)
+def test_usage_of_mutants(codec: str) -> None:
+    """A store's file counted by ``usage``'s lean pass: the numbers of the full read, and a
+    file it cannot count said in one line, never an exception."""
+
+    @settings(max_examples=QUICK_EXAMPLES, derandomize=True, **_SETTINGS)
+    @given(st.data())
+    def one(data: st.DataObject) -> None:
+        fuzzing.check_usage(_run(codec, data), codec)
+
+    one()
+
+
+@pytest.mark.parametrize("codec,path", fuzzing.usage_regressions(), ids=lambda v: v if isinstance(v, str) else v.name)
+def test_usage_regressions(codec: str, path) -> None:
+    fuzzing.check_usage(path.read_bytes(), codec)
 
 
 @pytest.mark.parametrize("path", fuzzing.common_regressions(), ids=lambda p: p.name)

@@ -473,3 +473,100 @@ def test_the_codex_store_lists_what_rglob_lists(tmp_path):
     )
     assert rollout_files(tmp_path) == want and len(want) == 7  # rollout-c.json: a 0.1.x rollout
     assert want[-2][0].name == "rollout-h.jsonl"  # as a string, it would come before the 2026/ ones
+
+
+def _claude_line(kind: str, n: int, tokens: int = 5) -> bytes:
+    message: dict = {"role": kind, "content": [{"type": "text", "text": f"{kind} {n}"}]}
+    if kind == "assistant":
+        message |= {"id": f"msg_{n}", "model": "claude-x", "stop_reason": "end_turn"}
+        message["usage"] = {"input_tokens": tokens, "output_tokens": 1}
+    record = {"type": kind, "uuid": f"u{n}", "sessionId": "s", "timestamp": f"2030-01-01T00:00:0{n}Z"}
+    return msgspec.json.encode(record | {"message": message})
+
+
+def test_a_token_count_past_64_bits_is_one_error_line_not_a_traceback(tmp_path):
+    """Counts are kept as 64-bit integers (the session index, the copies' marks): a count of
+    2**63 or more is no real one, and the file is refused in one line (it used to stop
+    ``usage`` with an OverflowError)."""
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b"\n".join([_claude_line("user", 1), _claude_line("assistant", 2, tokens=2**63)]) + b"\n")
+    report = usage([path], prices=False)
+    assert report.rows == [] and report.errors == [f"{path}: a token count past 2**63, which is no count of tokens"]
+    out = CliRunner().invoke(main, ["usage", str(path)])
+    assert out.exit_code == 1 and "a token count past 2**63" in out.output and "Traceback" not in out.output
+    path.write_bytes(b"\n".join([_claude_line("user", 1), _claude_line("assistant", 2, tokens=2**63 - 1)]) + b"\n")
+    assert usage([path], by=["model"], prices=False).rows[0].input_tokens == 2**63 - 1  # the largest that fits
+
+
+def _rollout(*odd: bytes) -> bytes:
+    meta = {"id": "01990000-0000-7000-8000-0000000000c1", "cwd": "/w", "cli_version": "0.171.0"}
+    lines = [
+        {"type": "session_meta", "timestamp": "2030-01-01T00:00:00Z", "payload": meta},
+        {"type": "turn_context", "timestamp": "2030-01-01T00:00:00Z", "payload": {"model": "gpt-x", "cwd": "/w"}},
+        {
+            "type": "response_item",
+            "timestamp": "2030-01-01T00:00:01Z",
+            "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]},
+        },
+        {
+            "type": "response_item",
+            "timestamp": "2030-01-01T00:00:02Z",
+            "payload": {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "yo"}]},
+        },
+    ]
+    usage_ = {
+        "input_tokens": 9,
+        "cached_input_tokens": 0,
+        "output_tokens": 2,
+        "reasoning_output_tokens": 0,
+        "total_tokens": 11,
+    }
+    count = {
+        "type": "event_msg",
+        "timestamp": "2030-01-01T00:00:02Z",
+        "payload": {"type": "token_count", "info": {"total_token_usage": usage_, "last_token_usage": usage_}},
+    }
+    return b"\n".join([msgspec.json.encode(v) for v in lines] + list(odd) + [msgspec.json.encode(count)]) + b"\n"
+
+
+@pytest.mark.parametrize(
+    "odd",
+    [
+        b'{"type":"response_item","payload":{"type":"message","content":' + b"[" * 5000 + b"]" * 5000 + b"}}",
+        b'{"type":"response_item","timestamp":"2030-01-01T00:00:01Z","payload":{"type":{"a":1},"role":"user"}}',
+        b'{"type":"response_item","timestamp":"2030-01-01T00:00:01Z","payload":{"type":["message"],"role":"user"}}',
+    ],
+    ids=["nested too deeply", "an object for a type", "a list for a type"],
+)
+def test_a_codex_line_the_lean_pass_cannot_type_is_read_the_full_way(tmp_path, odd):
+    """It used to stop ``usage`` with a RecursionError or a TypeError; the file is now read
+    through Common, and its numbers are the full read's."""
+    from txcodec.harnesses.codex.usage import file_calls
+
+    data = _rollout(odd)
+    assert file_calls(_rollout()) is not None and file_calls(data) is None
+    path = tmp_path / "rollout-2030-01-01T00-00-00-01990000-0000-7000-8000-0000000000c1.jsonl"
+    path.write_bytes(data)
+    want = [msgspec.structs.replace(r, session="") for r in session_usage(api.to_common(api.load(path, "codex")))]
+    assert want and want[0].input_tokens == 9
+    assert _rows(path) == want
+
+
+def test_a_claude_code_line_nested_too_deeply_is_read_the_full_way(tmp_path, monkeypatch):
+    """...by one process or, cut in parts, by several (it used to stop ``usage`` with a
+    RecursionError either way)."""
+    from txcodec.harnesses.claude_code.usage import file_calls
+    from txcodec.usage import _split
+
+    deep = msgspec.json.decode(_claude_line("assistant", 3))
+    deep["message"]["content"] = "HOLE"
+    lines = [_claude_line("user", 1), _claude_line("assistant", 2), *[_claude_line("user", n) for n in range(4, 40)]]
+    lines.insert(2, msgspec.json.encode(deep).replace(b'"HOLE"', b"[" * 5000 + b"]" * 5000))
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    assert file_calls(path.read_bytes()) is None
+    monkeypatch.setattr("os.cpu_count", lambda: 3)
+    assert _split(path, lean_reader("claude_code")) is None
+    want = [msgspec.structs.replace(r, session="") for r in session_usage(api.to_common(api.load(path, "claude_code")))]
+    assert want and want[0].calls == 1  # the full read passes over the deep line, and counts the other call
+    assert _rows(path) == want

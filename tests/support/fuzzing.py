@@ -15,9 +15,12 @@ import hashlib
 import json
 import os
 import random
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 import txcodec
 from txcodec import api
@@ -163,8 +166,6 @@ def check_listing(data: bytes, harness: str) -> None:
     content, the file is listed."""
     import tempfile
 
-    import msgspec
-
     from txcodec import sessions
 
     store = registry.get(harness).store
@@ -190,6 +191,107 @@ def check_listing(data: bytes, harness: str) -> None:
             return msgspec.to_builtins(found.to_dict() if hasattr(found, "to_dict") else found), details
 
         assert described(True) == described(False), "the file described with its details is another row"
+
+
+# what the lean usage passes (``Harness.usage``) read of a file: the record types, response
+# items and events a call is made of. Where the full read could not read such a record (it kept
+# it opaque, or a value in it had an unexpected shape), a call still counts in ``usage``, which
+# reads only the fields a call needs, and the Common view leaves it out (docs/usage.md#a-damaged-line).
+COUNTED = ("claude_code", "codex")
+_CALL_PARTS = {
+    "message",
+    "reasoning",
+    "function_call",
+    "custom_tool_call",
+    "local_shell_call",
+    "web_search_call",
+    "tool_search_call",
+    "function_call_output",
+    "custom_tool_call_output",
+    "tool_search_output",
+    "compaction",
+    "compaction_summary",
+    "token_count",
+    "error",
+    "turn_context",
+    "session_meta",
+    "compacted",
+    "assistant",
+}
+
+
+def _unread_call_part(loss: Any, data: bytes) -> bool:
+    """Whether the full read left out a record the lean usage pass reads."""
+    lines = data.split(b"\n")
+    for entry in loss.entries:
+        kind = entry.kind
+        if kind in ("opaque", "read:malformed"):
+            return True
+        if kind == "duplicate" and _type_of(lines[entry.line - 1]) == "assistant":
+            # left out as a copy of an earlier record of its uuid: the lean pass takes an
+            # assistant line for a copy only of an earlier assistant line
+            uuid = _uuid_of(lines[entry.line - 1])
+            first = next(line for line in lines if _uuid_of(line) == uuid)
+            if _type_of(first) != "assistant":
+                return True
+        family, _, name = kind.partition(":")
+        if family in ("item", "event", "record") and name in _CALL_PARTS and "does not carry" in entry.detail:
+            return True
+    return False
+
+
+def _decoded(line: bytes) -> Any:
+    try:
+        return msgspec.json.decode(line.removeprefix(b"\xef\xbb\xbf"))
+    except msgspec.DecodeError:
+        return None
+
+
+def _type_of(line: bytes) -> Any:
+    value = _decoded(line)
+    return value.get("type") if isinstance(value, dict) else None
+
+
+def _uuid_of(line: bytes) -> Any:
+    value = _decoded(line)
+    return value.get("uuid") if isinstance(value, dict) else None
+
+
+def check_usage(data: bytes, harness: str) -> None:
+    """``data`` as a session file of ``harness``, counted as ``usage`` counts it: the report
+    never raises, and a file it cannot count is one line naming it; where the full read left
+    out no record a call is made of, the report's numbers are those of the conversation read
+    whole (``session_usage`` of Common), call for call and token for token."""
+    import tempfile
+
+    from txcodec.usage import ModelUsage
+    from txcodec.usage import session_usage
+    from txcodec.usage import usage
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / Path(LISTED[harness]).name
+        path.write_bytes(data)
+        report = usage([path], by=["model"], prices=False, harness=harness, jobs=1)
+    for error in report.errors:
+        assert error.startswith(str(path)) and "\n" not in error, error
+    loss = LossReport()
+    try:
+        conversation = api.to_common(txcodec.load(data, harness), loss)
+    except Exception as exc:
+        if clean(exc):
+            return
+        raise
+    want = [msgspec.structs.replace(row, session="") for row in session_usage(conversation)]
+    if report.errors:
+        # the one file error a session read whole can have: a count past a 64-bit integer
+        # (refused, never stored wrapped or cut), which takes 19 digits to write
+        assert re.search(rb"[0-9]{19}", data), report.errors
+        return
+    if _unread_call_part(loss, data):
+        return
+    fields = ModelUsage.__struct_fields__[2:]
+    got = [ModelUsage("", row.model, **{f: getattr(row, f) for f in fields}) for row in report.rows]
+    assert got == want, f"usage counts {got}, the full read {want}"
 
 
 def _write_everywhere(conversation, read_main: bool = False) -> None:
@@ -502,6 +604,7 @@ def regression_files() -> list[tuple[str, Path]]:
 COMMON = "common_json"
 VIEWS = "views"
 LISTING = "listing"
+USAGE = "usage"
 
 
 def view_regressions() -> list[tuple[str, Path]]:
@@ -517,6 +620,15 @@ def listing_regressions() -> list[tuple[str, Path]]:
         (p.parent.name, p)
         for p in sorted((REGRESSIONS / LISTING).glob("*/*"))
         if p.is_file() and p.parent.name in LISTED
+    ]
+
+
+def usage_regressions() -> list[tuple[str, Path]]:
+    """``(codec, file)`` for every input that once broke :func:`check_usage`."""
+    return [
+        (p.parent.name, p)
+        for p in sorted((REGRESSIONS / USAGE).glob("*/*"))
+        if p.is_file() and p.parent.name in COUNTED
     ]
 
 

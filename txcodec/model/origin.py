@@ -51,7 +51,7 @@ def line_objects(lines: Iterable[Any], needle: bytes | None = None) -> Iterable[
             continue
         try:
             value = _decode.decode(raw)
-        except msgspec.DecodeError:
+        except (msgspec.DecodeError, RecursionError):  # not JSON, or nested too deeply: no record to read
             continue
         if isinstance(value, dict):
             yield value

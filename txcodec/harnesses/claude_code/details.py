@@ -103,7 +103,7 @@ _USERS = (UserRecord, StreamedUserRecord, PageUserRecord)
 # an image's source), and drops the record where one does not decode: msgspec keeps a value
 # without checking that its strings are UTF-8 or its numbers in range. The lean read decodes them
 # too, so that such a file is read whole. These blocks hold no value the full read decodes.
-_DECODED_BLOCKS = frozenset((TextBlock, ThinkingBlock, RedactedThinkingBlock, ToolReferenceBlock))
+_NOTHING_TO_DECODE = frozenset((TextBlock, ThinkingBlock, RedactedThinkingBlock, ToolReferenceBlock))
 
 
 class _Lean:
@@ -190,7 +190,7 @@ class _Lean:
                     self.artifacts.add(block.id)
                     continue
                 msg.tool_use = True
-            elif t not in _DECODED_BLOCKS:
+            elif t not in _NOTHING_TO_DECODE:
                 builtins(block)
 
     # -- user: read._FileReader.user / _user / _mark_user

@@ -74,14 +74,15 @@ def file_calls(data: bytes | Iterable[bytes]) -> tuple[str | None, str | None, l
     ``None`` when a line needs the full reader."""
     try:
         return _calls(_read_lines(data))
-    except (msgspec.DecodeError, msgspec.ValidationError):
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):  # a line nested too deeply
         return None
 
 
 def wanted_lines(pieces: Iterable[bytes]) -> list[_Line]:
     """The lines :func:`file_calls` needs from part of a file (whole lines), for a
     process reading that part: every line until both ``sessionId`` and ``cwd`` were
-    seen, then assistant records only. Raises msgspec's errors."""
+    seen, then assistant records only. Raises msgspec's errors, and RecursionError for a
+    line nested too deeply."""
     return list(_read_lines(pieces))
 
 
@@ -91,7 +92,7 @@ def calls_of_parts(parts: Iterable[list[_Line]]) -> tuple[str | None, str | None
     order are among them, and the rules run over the lines in order as before."""
     try:
         return _calls(line for part in parts for line in part)
-    except (msgspec.DecodeError, msgspec.ValidationError):
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
         return None
 
 

@@ -95,7 +95,7 @@ def file_calls(data: bytes | Iterable[bytes]) -> tuple[str | None, str | None, l
     asked for). ``None`` when the rollout needs the full reader."""
     try:
         return _calls((data,) if isinstance(data, (bytes, bytearray, memoryview)) else data)
-    except (msgspec.DecodeError, msgspec.ValidationError):
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):  # a line nested too deeply
         return None
 
 
@@ -140,6 +140,8 @@ def _calls(pieces: Iterable[Any]) -> tuple[str | None, str | None, list[list]] |
                     open_call = None
             elif kind == "response_item":
                 t = p.type
+                if type(t) is not str:
+                    return None  # the full reader decides what a line of another shape is
                 if t == "message":
                     has_message_item = True
                     if p.role != "assistant":
