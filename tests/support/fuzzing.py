@@ -221,18 +221,30 @@ _CALL_PARTS = {
 
 
 def _unread_call_part(loss: Any, data: bytes) -> bool:
-    """Whether the full read left out a record the lean usage pass reads."""
+    """Whether the full read left out a record the lean usage pass reads, or may have read one
+    apart from the rest of its call: a Claude Code client before 2.0.28 kept its subagents'
+    records in the main file, and the full read reads each subagent's as a conversation of its
+    own, by their parent links and each line's ``version``, while the lean pass joins a call's
+    fragments by their id wherever they are (the two agree on every such file of the corpus,
+    ``test_usage_fast.py``; a mutated link or version parts them)."""
+    from txcodec.harnesses.claude_code.read import _sidechain_in_main
+
     lines = data.split(b"\n")
+    if any(
+        keys.is_sidechain is True and isinstance(keys.version, str) and _sidechain_in_main(keys.version)
+        for keys in map(_keys_of, lines)
+    ):
+        return True
     for entry in loss.entries:
         kind = entry.kind
         if kind in ("opaque", "read:malformed"):
             return True
-        if kind == "duplicate" and _type_of(lines[entry.line - 1]) == "assistant":
+        dropped = _keys_of(lines[entry.line - 1]) if kind == "duplicate" else None
+        if dropped is not None and dropped.type == "assistant":
             # left out as a copy of an earlier record of its uuid: the lean pass takes an
             # assistant line for a copy only of an earlier assistant line
-            uuid = _uuid_of(lines[entry.line - 1])
-            first = next(line for line in lines if _uuid_of(line) == uuid)
-            if _type_of(first) != "assistant":
+            first = next((keys for keys in map(_keys_of, lines) if keys.uuid == dropped.uuid), None)
+            if first is None or first.type != "assistant":
                 return True
         family, _, name = kind.partition(":")
         if family in ("item", "event", "record") and name in _CALL_PARTS and "does not carry" in entry.detail:
@@ -240,21 +252,24 @@ def _unread_call_part(loss: Any, data: bytes) -> bool:
     return False
 
 
-def _decoded(line: bytes) -> Any:
+class _Keys(msgspec.Struct, rename="camel"):
+    """The keys a duplicate and an old client's sidechain record are told by; the rest of the
+    line is passed over unchecked, as the codec passes over what it keeps as bytes."""
+
+    type: Any = None
+    uuid: Any = None
+    is_sidechain: Any = None
+    version: Any = None
+
+
+_keys = msgspec.json.Decoder(_Keys)
+
+
+def _keys_of(line: bytes) -> _Keys:
     try:
-        return msgspec.json.decode(line.removeprefix(b"\xef\xbb\xbf"))
-    except msgspec.DecodeError:
-        return None
-
-
-def _type_of(line: bytes) -> Any:
-    value = _decoded(line)
-    return value.get("type") if isinstance(value, dict) else None
-
-
-def _uuid_of(line: bytes) -> Any:
-    value = _decoded(line)
-    return value.get("uuid") if isinstance(value, dict) else None
+        return _keys.decode(line.removeprefix(b"\xef\xbb\xbf"))
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+        return _Keys()
 
 
 def check_usage(data: bytes, harness: str) -> None:
