@@ -28,6 +28,7 @@ from txcodec.core.errors import InternalError
 from txcodec.core.errors import TxcodecError
 from txcodec.export import markdown
 from txcodec.export import terminal
+from txcodec.harnesses.codex import usage as codex_usage
 from txcodec.kit import registry
 from txcodec.kit.changes import to_json
 from txcodec.model.common_json import from_json
@@ -199,18 +200,10 @@ def check_listing(data: bytes, harness: str) -> None:
 # reads only the fields a call needs, and the Common view leaves it out (docs/usage.md#a-damaged-line).
 COUNTED = ("claude_code", "codex")
 _CALL_PARTS = {
+    *codex_usage._ASSISTANT_ITEMS,
+    *codex_usage._USER_ITEMS,
+    *codex_usage._COMPACTION_ITEMS,
     "message",
-    "reasoning",
-    "function_call",
-    "custom_tool_call",
-    "local_shell_call",
-    "web_search_call",
-    "tool_search_call",
-    "function_call_output",
-    "custom_tool_call_output",
-    "tool_search_output",
-    "compaction",
-    "compaction_summary",
     "token_count",
     "error",
     "turn_context",
