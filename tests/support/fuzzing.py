@@ -216,8 +216,8 @@ _CALL_PARTS = {
 def _unread_call_part(loss: Any, data: bytes) -> bool:
     """Whether the full read left out a record the lean usage pass reads, or may have read one
     apart from the rest of its call: a Claude Code client before 2.0.28 kept its subagents'
-    records in the main file, and the full read reads each subagent's as a conversation of its
-    own, by their parent links and each line's ``version``, while the lean pass joins a call's
+    records in the main file, and the full read reads each subagent's records as a conversation
+    of its own, by their parent links and each line's ``version``, while the lean pass joins a call's
     fragments by their id wherever they are (the two agree on every such file of the corpus,
     ``test_usage_fast.py``; a mutated link or version parts them)."""
     from txcodec.harnesses.claude_code.read import _sidechain_in_main
