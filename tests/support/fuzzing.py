@@ -508,7 +508,10 @@ def _tree(op: Callable[[Any, tuple, Rng], str | None]) -> Callable[[bytes, Any, 
         if not paths:
             return _flip(line, value, rng)
         hole = op(value, rng.pick(paths), rng)
-        return _encode(value, hole)
+        try:
+            return _encode(value, hole)
+        except RecursionError:  # a line near the depth json can write, one level deeper
+            return _flip(line, value, rng)
 
     mutate.__name__ = op.__name__
     return mutate
