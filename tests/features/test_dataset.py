@@ -528,3 +528,40 @@ def test_the_outcomes_told_do_not_carry_the_rows(tmp_path):
     assert len(result.written) == len(told) == len(sources)
     assert all(o.status == "converted" and o.data is None for o in told)
     assert sum(result.rows.values()) > 0
+
+
+@pytest.mark.parametrize(
+    ("called", "answered", "millis"),
+    [
+        ("2030-01-01T00:00:01.000Z", "2030-01-01T00:00:02.500Z", 1500),
+        ("2030-01-01T00:00:01", "2030-01-01T00:00:03", 2000),
+        ("2030-01-01T01:00:01+01:00", "2030-01-01T00:00:02Z", 1000),
+        ("2030-01-01T00:00:01", "2030-01-01T00:00:02Z", None),  # one with an offset, one without: no clock in common
+        ("yesterday", "2030-01-01T00:00:02Z", None),
+    ],
+)
+def test_a_tool_call_s_duration_needs_both_times_on_one_clock(tmp_path, called, answered, millis):
+    """It used to stop the rows (and a Parquet export) with a TypeError when one time had an
+    offset and the other none (found by the views fuzz target)."""
+
+    def line(kind: str, n: int, stamp: str, content: list) -> dict:
+        return {
+            "type": kind,
+            "uuid": f"u{n}",
+            "sessionId": "s",
+            "timestamp": stamp,
+            "message": {"role": kind, "content": content},
+        }
+
+    call = {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "ls"}}
+    result = {"type": "tool_result", "tool_use_id": "toolu_1", "content": "ok"}
+    lines = [
+        line("user", 1, called, [{"type": "text", "text": "list"}]),
+        line("assistant", 2, called, [call]) | {"message": {"role": "assistant", "id": "m2", "content": [call]}},
+        line("user", 3, answered, [result]),
+    ]
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b"\n".join(msgspec.json.encode(v) for v in lines) + b"\n")
+    rows = columnar.rows(txcodec.to_common(txcodec.load(path)), columnar.Source("claude_code", str(path)))
+    (row,) = rows["tool_calls"]
+    assert row["result_message_index"] is not None and row["duration_ms"] == millis

@@ -474,7 +474,7 @@ def _millis_between(start: str | None, end: str | None) -> int | None:
         delta = datetime.fromisoformat(end.replace("Z", "+00:00")) - datetime.fromisoformat(
             start.replace("Z", "+00:00")
         )
-    except ValueError:
+    except (ValueError, TypeError):  # not a time, or one with an offset and one without (no clock in common)
         return None
     return round(delta.total_seconds() * 1000)
 
