@@ -60,12 +60,13 @@ def _seed(folder: Path, target: str, codec: str) -> None:
             for i in range(0, len(lines), 5):
                 (folder / f"{k}-{i}").write_bytes(b"\n".join(lines[i : i + 5]) + b"\n")
         regressions = [path for _, path in fuzzing.regression_files()]
-        if target == "views":
-            regressions += [path for name, path in fuzzing.view_regressions() if name == codec]
-        if target == "listing":
-            regressions += [path for name, path in fuzzing.listing_regressions() if name == codec]
-        if target == "usage":
-            regressions += [path for name, path in fuzzing.usage_regressions() if name == codec]
+        own = {
+            "views": fuzzing.view_regressions,
+            "listing": fuzzing.listing_regressions,
+            "usage": fuzzing.usage_regressions,
+        }
+        if target in own:
+            regressions += [path for name, path in own[target]() if name == codec]
     for path in regressions:
         (folder / f"regression-{path.name}").write_bytes(path.read_bytes())
 

@@ -222,21 +222,21 @@ def _unread_call_part(loss: Any, data: bytes) -> bool:
     ``test_usage_fast.py``; a mutated link or version parts them)."""
     from txcodec.harnesses.claude_code.read import _sidechain_in_main
 
-    lines = data.split(b"\n")
+    lines = [_keys_of(line) for line in data.split(b"\n")]
     if any(
         keys.is_sidechain is True and isinstance(keys.version, str) and _sidechain_in_main(keys.version)
-        for keys in map(_keys_of, lines)
+        for keys in lines
     ):
         return True
     for entry in loss.entries:
         kind = entry.kind
         if kind in ("opaque", "read:malformed"):
             return True
-        dropped = _keys_of(lines[entry.line - 1]) if kind == "duplicate" else None
+        dropped = lines[entry.line - 1] if kind == "duplicate" else None
         if dropped is not None and dropped.type == "assistant":
             # left out as a copy of an earlier record of its uuid: the lean pass takes an
             # assistant line for a copy only of an earlier assistant line
-            first = next((keys for keys in map(_keys_of, lines) if keys.uuid == dropped.uuid), None)
+            first = next((keys for keys in lines if keys.uuid == dropped.uuid), None)
             if first is None or first.type != "assistant":
                 return True
         family, _, name = kind.partition(":")
@@ -618,29 +618,27 @@ LISTING = "listing"
 USAGE = "usage"
 
 
+def _regressions_of(target: str, codecs: Any) -> list[tuple[str, Path]]:
+    return [
+        (p.parent.name, p)
+        for p in sorted((REGRESSIONS / target).glob("*/*"))
+        if p.is_file() and p.parent.name in codecs
+    ]
+
+
 def view_regressions() -> list[tuple[str, Path]]:
     """``(codec, file)`` for every input that once broke a view of :func:`check_views`."""
-    return [
-        (p.parent.name, p) for p in sorted((REGRESSIONS / VIEWS).glob("*/*")) if p.is_file() and p.parent.name in CODECS
-    ]
+    return _regressions_of(VIEWS, CODECS)
 
 
 def listing_regressions() -> list[tuple[str, Path]]:
     """``(codec, file)`` for every input that once broke :func:`check_listing`."""
-    return [
-        (p.parent.name, p)
-        for p in sorted((REGRESSIONS / LISTING).glob("*/*"))
-        if p.is_file() and p.parent.name in LISTED
-    ]
+    return _regressions_of(LISTING, LISTED)
 
 
 def usage_regressions() -> list[tuple[str, Path]]:
     """``(codec, file)`` for every input that once broke :func:`check_usage`."""
-    return [
-        (p.parent.name, p)
-        for p in sorted((REGRESSIONS / USAGE).glob("*/*"))
-        if p.is_file() and p.parent.name in COUNTED
-    ]
+    return _regressions_of(USAGE, COUNTED)
 
 
 def common_regressions() -> list[Path]:

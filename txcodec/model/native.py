@@ -263,12 +263,7 @@ def decode_batches(data: Any, codec: Any, runs: bool = False) -> Iterator[tuple[
         records = None
         if batch is not None and len(starts) > 1:
             if _one_object_per_line(data, starts, ends):
-                try:
-                    records = batch(view[starts[0] : ends[-1]])
-                except Exception:  # RecursionError when too deep; decoded line by line below
-                    records = None
-                if records is not None and len(records) != len(starts):
-                    records = None
+                records = _taken(batch, view[starts[0] : ends[-1]], len(starts))  # else decoded line by line below
             if records is None and runs:
                 yield from _runs(data, view, starts, ends, decode, batch)
                 continue
@@ -301,13 +296,17 @@ def _runs(
 def _alone(data: Any, view: memoryview, start: int, end: int, batch: Any) -> Any:
     """The line's record as a batch decodes it, when it is one plain object
     (:func:`_braced`) that ``batch`` takes; else None."""
-    if not _braced(data, start, end):
-        return None
+    found = _taken(batch, view[start:end], 1) if _braced(data, start, end) else None
+    return found[0] if found is not None else None
+
+
+def _taken(batch: Any, lines: memoryview, count: int) -> list[Any] | None:
+    """The records ``batch`` decodes the ``count`` lines into, or None where it refuses them."""
     try:
-        found = batch(view[start:end])
+        records = batch(lines)
     except Exception:  # RecursionError when too deep
         return None
-    return found[0] if found is not None and len(found) == 1 else None
+    return records if records is not None and len(records) == count else None
 
 
 _WHOLE_BYTES = 8 << 20  # a bigger file is decoded a batch at a time (its records are not all held)
